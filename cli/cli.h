@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/* The command line: parsed options shared by every command, exit codes, and the commands. */
+#ifndef HWC_CLI_H
+#define HWC_CLI_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "core/env.h"
+#include "core/facts.h"
+#include "rules/rules.h"
+
+enum hwc_exit {
+	HWC_EXIT_OK = 0,        /* nothing at or above --fail-on */
+	HWC_EXIT_FINDINGS = 1,  /* findings at or above --fail-on */
+	HWC_EXIT_USAGE = 2,     /* bad command line or bad input file */
+	HWC_EXIT_NOTHING = 3,   /* nothing could be collected */
+	HWC_EXIT_INTERNAL = 4,  /* a bug or out of memory */
+};
+
+struct hwc_cli {
+	const char *prog;
+	const char *command;   /* "check" by default */
+	char **args;           /* operands after the command */
+	int nargs;
+	char **argv_all;
+	int argc_all;
+	bool json, color, verbose, summary_line, no_tools;
+	const char *root, *facts_file, *profile, *output, *device, *pci_dump, *prom;
+	const char *exit_codes; /* "default", "nagios", "npd" */
+	int fail_on;           /* severity; default warn */
+	unsigned timeout_s, cmd_timeout_s;
+	bool redact;
+};
+
+/* One line "hwcheck: <what>: <why>" on stderr. */
+void hwc_cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Opens the env the options ask for; prints the error and returns an exit code on failure. */
+int hwc_cli_env(const struct hwc_cli *c, bool record, struct hwc_env **out);
+/* Collects live (or under --root), or loads --facts; never NULL unless out of memory.
+ * *exit_code is set non-zero when the input itself was unusable. */
+struct hwc_facts *hwc_cli_facts(const struct hwc_cli *c, int *exit_code);
+
+/* {"schema":..,"schema_version":..,"tool":..,"run":..,"facts":..,"findings"?:..,"errors":..} */
+json_t *hwc_report_json(const struct hwc_cli *c, const char *schema, const struct hwc_facts *f,
+			json_t *facts_json, const struct hwc_findings *fd);
+void hwc_render_facts_text(FILE *out, const struct hwc_cli *c, const json_t *facts);
+void hwc_render_check_text(FILE *out, const struct hwc_cli *c, const json_t *facts,
+			   const struct hwc_findings *fd, const struct hwc_facts *f);
+void hwc_render_errors(const struct hwc_facts *f);
+/* Writes JSON to --output or stdout (atomically for a file). */
+int hwc_emit_json(const struct hwc_cli *c, const json_t *j);
+
+int hwc_cmd_check(struct hwc_cli *c);
+int hwc_cmd_facts(struct hwc_cli *c);
+int hwc_cmd_snapshot(struct hwc_cli *c);
+int hwc_cmd_rules(struct hwc_cli *c);
+int hwc_cmd_version(struct hwc_cli *c);
+
+#endif

@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: MIT */
+/* The commands check, facts, rules and version, and the plumbing they share. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/sections.h"
+#include "core/json.h"
+#include "core/output.h"
+
+int hwc_cli_env(const struct hwc_cli *c, bool record, struct hwc_env **out)
+{
+	struct hwc_env_opts o = {
+		.root = c->root,
+		.record = record,
+		.cmd_timeout_ms = c->cmd_timeout_s * 1000u,
+		.total_timeout_ms = c->timeout_s * 1000u,
+		.no_tools = c->no_tools,
+	};
+	int rc = hwc_env_open(&o, out);
+	if (rc < 0) {
+		hwc_cli_err("--root %s: %s", c->root ? c->root : "/", strerror(-rc));
+		return HWC_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static struct hwc_facts *load_facts_file(const struct hwc_cli *c, int *exit_code)
+{
+	json_error_t je;
+	json_t *doc = json_load_file(c->facts_file, JSON_REJECT_DUPLICATES, &je);
+	if (!doc) {
+		hwc_cli_err("--facts %s:%d:%d: %s", c->facts_file, je.line, je.column, je.text);
+		*exit_code = HWC_EXIT_USAGE;
+		return NULL;
+	}
+	const char *schema = hwc_json_str_or(doc, "schema", NULL);
+	json_t *ver = json_object_get(doc, "schema_version");
+	const json_t *facts = json_object_get(doc, "facts");
+	if (!schema || (strcmp(schema, "hwcheck.report") && strcmp(schema, "hwcheck.facts")) ||
+	    !json_is_integer(ver) || !json_is_object(facts)) {
+		hwc_cli_err("--facts %s: not a hwcheck facts or report file (expected \"schema\": "
+			    "\"hwcheck.facts\" or \"hwcheck.report\", \"schema_version\" and \"facts\")",
+			    c->facts_file);
+		json_decref(doc);
+		*exit_code = HWC_EXIT_USAGE;
+		return NULL;
+	}
+	if (json_integer_value(ver) > HWC_SCHEMA_VERSION || json_integer_value(ver) < 1) {
+		hwc_cli_err("--facts %s: schema_version %lld is not one this hwcheck reads (1 to %d); "
+			    "upgrade hwcheck",
+			    c->facts_file, (long long)json_integer_value(ver), HWC_SCHEMA_VERSION);
+		json_decref(doc);
+		*exit_code = HWC_EXIT_USAGE;
+		return NULL;
+	}
+	struct hwc_facts *f = hwc_facts_new();
+	if (!f) {
+		json_decref(doc);
+		*exit_code = HWC_EXIT_INTERNAL;
+		return NULL;
+	}
+	hwc_facts_from_json(facts, f);
+	json_decref(doc);
+	return f;
+}
+
+struct hwc_facts *hwc_cli_facts(const struct hwc_cli *c, int *exit_code)
+{
+	*exit_code = 0;
+	if (c->facts_file)
+		return load_facts_file(c, exit_code);
+	struct hwc_env *e;
+	int rc = hwc_cli_env(c, false, &e);
+	if (rc) {
+		*exit_code = rc;
+		return NULL;
+	}
+	struct hwc_facts *f = hwc_facts_new();
+	if (!f) {
+		hwc_env_free(e);
+		*exit_code = HWC_EXIT_INTERNAL;
+		return NULL;
+	}
+	struct hwc_collect_opts o = {.device = c->device, .pci_dump = c->pci_dump};
+	hwc_collect_all(e, f, &o);
+	hwc_env_free(e);
+	return f;
+}
+
+int hwc_emit_json(const struct hwc_cli *c, const json_t *j)
+{
+	char *s = hwc_json_dumps(j, true);
+	if (!s) {
+		hwc_cli_err("out of memory while writing JSON");
+		return HWC_EXIT_INTERNAL;
+	}
+	size_t len = strlen(s);
+	int rc;
+	if (c->output && strcmp(c->output, "-") != 0) {
+		s[len] = '\n';
+		rc = hwc_write_file_atomic(c->output, s, len + 1);
+		if (rc < 0) {
+			free(s);
+			hwc_cli_err("%s: cannot write: %s", c->output, strerror(-rc));
+			return HWC_EXIT_USAGE;
+		}
+	} else {
+		fputs(s, stdout);
+		fputc('\n', stdout);
+		rc = fflush(stdout) == 0 ? 0 : -errno;
+	}
+	free(s);
+	return rc < 0 ? HWC_EXIT_INTERNAL : 0;
+}
+
+/* Maps the worst finding to the exit-code convention asked for. */
+static int exit_for(const struct hwc_cli *c, int worst, bool nothing)
+{
+	if (strcmp(c->exit_codes, "nagios") == 0) {
+		/* Nagios plugin API: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN */
+		if (nothing)
+			return 3;
+		return worst == HWC_SEV_ERROR ? 2 : worst == HWC_SEV_WARN ? 1 : 0;
+	}
+	if (strcmp(c->exit_codes, "npd") == 0) {
+		/* node-problem-detector custom plugin: 0 OK, 1 NonOK, 2 Unknown */
+		if (nothing)
+			return 2;
+		return worst >= c->fail_on ? 1 : 0;
+	}
+	if (nothing)
+		return HWC_EXIT_NOTHING;
+	return worst >= c->fail_on ? HWC_EXIT_FINDINGS : HWC_EXIT_OK;
+}
+
+int hwc_cmd_check(struct hwc_cli *c)
+{
+	if (c->nargs > 0) {
+		hwc_cli_err("check: unexpected argument '%s'; try 'hwcheck --help'", c->args[0]);
+		return HWC_EXIT_USAGE;
+	}
+	struct hwc_profile *prof = NULL;
+	char perr[512] = "";
+	if (hwc_profile_load(c->profile, &prof, perr, sizeof(perr)) < 0) {
+		hwc_cli_err("--profile %s", perr);
+		return HWC_EXIT_USAGE;
+	}
+	int ec;
+	struct hwc_facts *f = hwc_cli_facts(c, &ec);
+	if (!f) {
+		hwc_profile_free(prof);
+		return ec;
+	}
+	json_t *facts = hwc_facts_to_json(f);
+	bool nothing = hwc_facts_known_count(facts) == 0;
+	struct hwc_findings fd = {0};
+	if (!nothing)
+		hwc_rules_eval(facts, prof, f->arena, &fd);
+	int rc = 0;
+	if (c->json) {
+		json_t *rep = hwc_report_json(c, "hwcheck.report", f, json_incref(facts), &fd);
+		rc = rep ? hwc_emit_json(c, rep) : HWC_EXIT_INTERNAL;
+		json_decref(rep);
+	} else {
+		hwc_render_check_text(stdout, c, facts, &fd, f);
+	}
+	hwc_render_errors(f);
+	if (nothing)
+		hwc_cli_err("nothing could be collected under %s", c->facts_file ? c->facts_file :
+				  c->root ? c->root : "/");
+	if (!rc)
+		rc = exit_for(c, hwc_findings_worst(&fd), nothing);
+	json_decref(facts);
+	hwc_facts_free(f);
+	hwc_profile_free(prof);
+	return rc;
+}
+
+int hwc_cmd_facts(struct hwc_cli *c)
+{
+	if (c->nargs > 0) {
+		hwc_cli_err("facts: unexpected argument '%s'; try 'hwcheck --help'", c->args[0]);
+		return HWC_EXIT_USAGE;
+	}
+	int ec;
+	struct hwc_facts *f = hwc_cli_facts(c, &ec);
+	if (!f)
+		return ec;
+	json_t *facts = hwc_facts_to_json(f);
+	bool nothing = hwc_facts_known_count(facts) == 0;
+	int rc = 0;
+	if (c->json) {
+		json_t *rep = hwc_report_json(c, "hwcheck.facts", f, json_incref(facts), NULL);
+		rc = rep ? hwc_emit_json(c, rep) : HWC_EXIT_INTERNAL;
+		json_decref(rep);
+	} else {
+		hwc_render_facts_text(stdout, c, facts);
+	}
+	hwc_render_errors(f);
+	json_decref(facts);
+	hwc_facts_free(f);
+	if (nothing) {
+		hwc_cli_err("nothing could be collected under %s", c->root ? c->root : "/");
+		return HWC_EXIT_NOTHING;
+	}
+	return rc;
+}
+
+int hwc_cmd_rules(struct hwc_cli *c)
+{
+	size_t n;
+	const struct hwc_rule *t = hwc_rules_table(&n);
+	const char *sub = c->nargs > 0 ? c->args[0] : "list";
+	if (strcmp(sub, "list") == 0 && c->nargs <= 1) {
+		if (c->json) {
+			json_t *arr = json_array();
+			for (size_t i = 0; i < n; i++) {
+				json_t *o = json_object();
+				json_object_set_new(o, "id", json_string(t[i].id));
+				json_object_set_new(o, "severity", json_string(hwc_severity_name(t[i].severity)));
+				json_object_set_new(o, "title", json_string(t[i].title));
+				json_array_append_new(arr, o);
+			}
+			json_t *doc = json_pack("{s:s, s:i, s:o}", "schema", "hwcheck.rules",
+						"schema_version", HWC_SCHEMA_VERSION, "rules", arr);
+			int rc = hwc_emit_json(c, doc);
+			json_decref(doc);
+			return rc;
+		}
+		for (size_t i = 0; i < n; i++)
+			printf("%-32s %-5s  %s\n", t[i].id, hwc_severity_name(t[i].severity), t[i].title);
+		return 0;
+	}
+	if (strcmp(sub, "explain") == 0 && c->nargs == 2) {
+		const struct hwc_rule *r = hwc_rule_find(c->args[1]);
+		if (!r) {
+			hwc_cli_err("rules explain: no rule '%s'; 'hwcheck rules list' shows them", c->args[1]);
+			return HWC_EXIT_USAGE;
+		}
+		if (c->json) {
+			json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s}", "id", r->id, "severity",
+					      hwc_severity_name(r->severity), "title", r->title,
+					      "rationale", r->rationale, "fix", r->fix);
+			int rc = hwc_emit_json(c, o);
+			json_decref(o);
+			return rc;
+		}
+		printf("%s (%s): %s\n\nWhy: %s\n\nFix: %s\n", r->id, hwc_severity_name(r->severity),
+		       r->title, r->rationale, r->fix);
+		return 0;
+	}
+	hwc_cli_err("rules: expected 'list' or 'explain ID'; try 'hwcheck --help'");
+	return HWC_EXIT_USAGE;
+}
+
+int hwc_cmd_version(struct hwc_cli *c)
+{
+	if (c->json) {
+		json_t *o = json_pack("{s:s, s:s, s:i}", "name", "hwcheck", "version", HWCHECK_VERSION,
+				      "schema_version", HWC_SCHEMA_VERSION);
+		int rc = hwc_emit_json(c, o);
+		json_decref(o);
+		return rc;
+	}
+	printf("hwcheck %s (report schema %d)\n", HWCHECK_VERSION, HWC_SCHEMA_VERSION);
+	return 0;
+}

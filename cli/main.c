@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: MIT */
+/* hwcheck: entry point, option parsing and command dispatch. */
+#include <errno.h>
+#include <getopt.h>
+#include <locale.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+static const char usage_text[] =
+	"Usage: hwcheck [OPTIONS] [COMMAND [ARGS]]\n"
+	"Inspect NVIDIA/Mellanox ConnectX adapters and the host around them for bottlenecks.\n"
+	"\n"
+	"Commands:\n"
+	"  check              collect facts, run the rules, report findings (default)\n"
+	"  facts              print the collected facts\n"
+	"  snapshot -o FILE   capture every file and command output read into a tar that\n"
+	"                     replays with --root (untar it first)\n"
+	"  rules list         list the rules\n"
+	"  rules explain ID   explain one rule\n"
+	"  version            print the version\n"
+	"\n"
+	"Options:\n"
+	"  --json             machine-readable output (the versioned report schema)\n"
+	"  --root DIR         read the machine under DIR instead of / (also HWCHECK_ROOT);\n"
+	"                     external commands are then replayed from DIR/hwcheck/commands\n"
+	"  --facts FILE       run the rules on a saved facts or report file, off the machine\n"
+	"  --profile FILE     site policy (JSON): thresholds, expectations, waivers\n"
+	"  --fail-on SEV      exit 1 on findings at or above info|warn|error (default warn)\n"
+	"  -d, --device DEV   only this BDF, netdev or RDMA device\n"
+	"  --pci-dump FILE    read PCI devices from an 'lspci -xxxx' dump instead of sysfs\n"
+	"  -o, --output FILE  write the output to FILE (atomically) instead of stdout\n"
+	"  --timeout SEC      bound the whole run (default: none; each tool has its own)\n"
+	"  --cmd-timeout SEC  timeout of each external command (default 10)\n"
+	"  --no-tools         never run external tools (mstflint...)\n"
+	"  --summary-line     print one line of at most 80 characters\n"
+	"  --exit-codes MAP   default | nagios | npd\n"
+	"  --no-color         no colours (also when NO_COLOR is set or stdout is no TTY)\n"
+	"  -v, --verbose      more detail in the text report\n"
+	"  -h, --help         this help\n"
+	"\n"
+	"Exit codes:\n"
+	"  0  no finding at or above --fail-on\n"
+	"  1  findings at or above --fail-on\n"
+	"  2  usage error: unknown command or option, bad argument, unreadable input file\n"
+	"  3  nothing could be collected (empty or unreadable root)\n"
+	"  4  internal error\n";
+
+void hwc_cli_err(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("hwcheck: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+enum {
+	OPT_JSON = 256, OPT_ROOT, OPT_FACTS, OPT_PROFILE, OPT_FAIL_ON, OPT_PCI_DUMP, OPT_TIMEOUT,
+	OPT_CMD_TIMEOUT, OPT_NO_TOOLS, OPT_SUMMARY, OPT_EXIT_CODES, OPT_NO_COLOR, OPT_REDACT,
+	OPT_PROM,
+};
+
+static const struct option long_opts[] = {
+	{"json", no_argument, NULL, OPT_JSON},
+	{"root", required_argument, NULL, OPT_ROOT},
+	{"facts", required_argument, NULL, OPT_FACTS},
+	{"profile", required_argument, NULL, OPT_PROFILE},
+	{"fail-on", required_argument, NULL, OPT_FAIL_ON},
+	{"device", required_argument, NULL, 'd'},
+	{"pci-dump", required_argument, NULL, OPT_PCI_DUMP},
+	{"output", required_argument, NULL, 'o'},
+	{"timeout", required_argument, NULL, OPT_TIMEOUT},
+	{"cmd-timeout", required_argument, NULL, OPT_CMD_TIMEOUT},
+	{"no-tools", no_argument, NULL, OPT_NO_TOOLS},
+	{"summary-line", no_argument, NULL, OPT_SUMMARY},
+	{"exit-codes", required_argument, NULL, OPT_EXIT_CODES},
+	{"no-color", no_argument, NULL, OPT_NO_COLOR},
+	{"redact", no_argument, NULL, OPT_REDACT},
+	{"prom", required_argument, NULL, OPT_PROM},
+	{"verbose", no_argument, NULL, 'v'},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+static int parse_seconds(const char *opt, const char *s, unsigned *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || v == 0 || v > 86400 || *s == '-') {
+		hwc_cli_err("%s: expected seconds between 1 and 86400, got '%s'", opt, s);
+		return -1;
+	}
+	*out = (unsigned)v;
+	return 0;
+}
+
+struct command {
+	const char *name;
+	int (*fn)(struct hwc_cli *);
+};
+
+static const struct command commands[] = {
+	{"check", hwc_cmd_check},       {"facts", hwc_cmd_facts},
+	{"snapshot", hwc_cmd_snapshot}, {"rules", hwc_cmd_rules},
+	{"version", hwc_cmd_version},
+};
+
+int main(int argc, char **argv)
+{
+	setlocale(LC_ALL, "C");
+	struct hwc_cli c = {
+		.prog = "hwcheck",
+		.command = "check",
+		.fail_on = HWC_SEV_WARN,
+		.exit_codes = "default",
+		.argv_all = argv,
+		.argc_all = argc,
+	};
+	c.root = secure_getenv("HWCHECK_ROOT");
+	const char *nc = getenv("NO_COLOR");
+	c.color = isatty(STDOUT_FILENO) && !(nc && *nc);
+	opterr = 0;
+	int opt;
+	while ((opt = getopt_long(argc, argv, ":d:o:vh", long_opts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_JSON: c.json = true; break;
+		case OPT_ROOT: c.root = optarg; break;
+		case OPT_FACTS: c.facts_file = optarg; break;
+		case OPT_PROFILE: c.profile = optarg; break;
+		case OPT_FAIL_ON: {
+			int s = hwc_severity_from_name(optarg);
+			if (s < 0 || s == HWC_SEV_UNKNOWN) {
+				hwc_cli_err("--fail-on: expected info, warn or error, got '%s'", optarg);
+				return HWC_EXIT_USAGE;
+			}
+			c.fail_on = s;
+			break;
+		}
+		case 'd': c.device = optarg; break;
+		case OPT_PCI_DUMP: c.pci_dump = optarg; break;
+		case 'o': c.output = optarg; break;
+		case OPT_TIMEOUT:
+			if (parse_seconds("--timeout", optarg, &c.timeout_s) < 0)
+				return HWC_EXIT_USAGE;
+			break;
+		case OPT_CMD_TIMEOUT:
+			if (parse_seconds("--cmd-timeout", optarg, &c.cmd_timeout_s) < 0)
+				return HWC_EXIT_USAGE;
+			break;
+		case OPT_NO_TOOLS: c.no_tools = true; break;
+		case OPT_SUMMARY: c.summary_line = true; break;
+		case OPT_EXIT_CODES:
+			if (strcmp(optarg, "default") && strcmp(optarg, "nagios") && strcmp(optarg, "npd")) {
+				hwc_cli_err("--exit-codes: expected default, nagios or npd, got '%s'", optarg);
+				return HWC_EXIT_USAGE;
+			}
+			c.exit_codes = optarg;
+			break;
+		case OPT_NO_COLOR: c.color = false; break;
+		case OPT_REDACT: c.redact = true; break;
+		case OPT_PROM: c.prom = optarg; break;
+		case 'v': c.verbose = true; break;
+		case 'h': fputs(usage_text, stdout); return HWC_EXIT_OK;
+		case ':':
+			hwc_cli_err("option '%s' needs an argument; try 'hwcheck --help'", argv[optind - 1]);
+			return HWC_EXIT_USAGE;
+		default:
+			if (optopt)
+				hwc_cli_err("unknown option '-%c'; try 'hwcheck --help'", optopt);
+			else
+				hwc_cli_err("unknown option '%s'; try 'hwcheck --help'", argv[optind - 1]);
+			return HWC_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		c.command = argv[optind++];
+		c.args = argv + optind;
+		c.nargs = argc - optind;
+	}
+	if (c.json)
+		c.color = false;
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(commands[i].name, c.command) == 0)
+			return commands[i].fn(&c);
+	if (strcmp(c.command, "help") == 0) {
+		fputs(usage_text, stdout);
+		return HWC_EXIT_OK;
+	}
+	hwc_cli_err("unknown command '%s'; try 'hwcheck --help'", c.command);
+	return HWC_EXIT_USAGE;
+}

@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: MIT */
+/* Renderers: the JSON report envelope, the text report, the facts tree, the error list. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/sections.h"
+#include "core/json.h"
+
+#define C_RED "\033[31m"
+#define C_YEL "\033[33m"
+#define C_BLU "\033[36m"
+#define C_DIM "\033[2m"
+#define C_BOLD "\033[1m"
+#define C_OFF "\033[0m"
+
+static json_t *run_json(const struct hwc_cli *c)
+{
+	json_t *run = json_object();
+	char ts[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	json_object_set_new(run, "started_at", json_string(ts));
+	char host[256] = "";
+	gethostname(host, sizeof(host) - 1);
+	json_object_set_new(run, "hostname", hwc_json_string(host));
+	json_t *argv = json_array();
+	for (int i = 0; i < c->argc_all; i++)
+		json_array_append_new(argv, hwc_json_string(c->argv_all[i]));
+	json_object_set_new(run, "argv", argv);
+	json_object_set_new(run, "root", hwc_json_string(c->root ? c->root : "/"));
+	if (c->facts_file)
+		json_object_set_new(run, "facts_file", hwc_json_string(c->facts_file));
+	json_object_set_new(run, "euid", json_integer((json_int_t)geteuid()));
+	return run;
+}
+
+json_t *hwc_report_json(const struct hwc_cli *c, const char *schema, const struct hwc_facts *f,
+			json_t *facts_json, const struct hwc_findings *fd)
+{
+	json_t *r = json_object();
+	if (!r) {
+		json_decref(facts_json);
+		return NULL;
+	}
+	json_object_set_new(r, "schema", json_string(schema));
+	json_object_set_new(r, "schema_version", json_integer(HWC_SCHEMA_VERSION));
+	json_object_set_new(r, "tool", json_pack("{s:s, s:s}", "name", "hwcheck", "version",
+						 HWCHECK_VERSION));
+	json_object_set_new(r, "run", run_json(c));
+	json_object_set_new(r, "facts", facts_json ? facts_json : json_object());
+	if (fd)
+		json_object_set_new(r, "findings", hwc_findings_to_json(fd));
+	json_t *errs = json_array();
+	for (size_t i = 0; i < f->errors.n; i++) {
+		const struct hwc_diag *d = &f->errors.items[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "source", hwc_json_string(d->source));
+		json_object_set_new(o, "subject", d->subject ? hwc_json_string(d->subject) : json_null());
+		json_object_set_new(o, "message", hwc_json_string(d->message));
+		json_array_append_new(errs, o);
+	}
+	json_object_set_new(r, "errors", errs);
+	return r;
+}
+
+void hwc_render_errors(const struct hwc_facts *f)
+{
+	for (size_t i = 0; i < f->errors.n; i++) {
+		const struct hwc_diag *d = &f->errors.items[i];
+		if (d->subject)
+			hwc_cli_err("%s: %s: %s", d->source, d->subject, d->message);
+		else
+			hwc_cli_err("%s: %s", d->source, d->message);
+	}
+}
+
+/* ------------------------------------------------------------------ facts as a tree */
+
+static void scalar(FILE *out, const json_t *v)
+{
+	if (json_is_string(v))
+		fputs(json_string_value(v), out);
+	else if (json_is_integer(v))
+		fprintf(out, "%lld", (long long)json_integer_value(v));
+	else if (json_is_real(v))
+		fprintf(out, "%.6g", json_real_value(v));
+	else if (json_is_true(v))
+		fputs("yes", out);
+	else if (json_is_false(v))
+		fputs("no", out);
+	else
+		fputs("?", out);
+}
+
+static const char *label_of(const json_t *o)
+{
+	static const char *const keys[] = {"bdf", "name", "chip", "id", "label", NULL};
+	for (int i = 0; keys[i]; i++) {
+		const char *s = json_string_value(json_object_get(o, keys[i]));
+		if (s)
+			return s;
+	}
+	return NULL;
+}
+
+static void tree(FILE *out, const struct hwc_cli *c, const json_t *v, int depth)
+{
+	const json_t *un = json_object_get(v, HWC_JSON_UNAVAILABLE);
+	const char *k;
+	json_t *x;
+	json_object_foreach((json_t *)v, k, x) {
+		if (strcmp(k, HWC_JSON_UNAVAILABLE) == 0)
+			continue;
+		fprintf(out, "%*s%s: ", depth * 2, "", k);
+		if (json_is_null(x)) {
+			const json_t *u = json_object_get(un, k);
+			const char *st = hwc_json_str_or(u, "status", "unknown");
+			const char *d = hwc_json_str_or(u, "detail", NULL);
+			fprintf(out, "%sunknown (%s%s%s)%s\n", c->color ? C_DIM : "", st, d ? ": " : "",
+				d ? d : "", c->color ? C_OFF : "");
+		} else if (json_is_object(x)) {
+			fputc('\n', out);
+			tree(out, c, x, depth + 1);
+		} else if (json_is_array(x)) {
+			if (json_array_size(x) == 0) {
+				fputs("(none)\n", out);
+				continue;
+			}
+			bool simple = !json_is_object(json_array_get(x, 0)) && !json_is_array(json_array_get(x, 0));
+			if (simple) {
+				size_t i;
+				json_t *e;
+				json_array_foreach(x, i, e) {
+					if (i)
+						fputs(", ", out);
+					scalar(out, e);
+				}
+				fputc('\n', out);
+				continue;
+			}
+			fputc('\n', out);
+			size_t i;
+			json_t *e;
+			json_array_foreach(x, i, e) {
+				const char *l = json_is_object(e) ? label_of(e) : NULL;
+				fprintf(out, "%*s- [%zu]%s%s\n", (depth + 1) * 2, "", i, l ? " " : "", l ? l : "");
+				if (json_is_object(e))
+					tree(out, c, e, depth + 2);
+			}
+		} else {
+			scalar(out, x);
+			fputc('\n', out);
+		}
+	}
+}
+
+void hwc_render_facts_text(FILE *out, const struct hwc_cli *c, const json_t *facts)
+{
+	tree(out, c, facts, 0);
+}
+
+/* ------------------------------------------------------------------ check report */
+
+static const char *sev_color(enum hwc_severity s)
+{
+	return s == HWC_SEV_ERROR ? C_RED : s == HWC_SEV_WARN ? C_YEL : s == HWC_SEV_INFO ? C_BLU : C_DIM;
+}
+
+void hwc_render_check_text(FILE *out, const struct hwc_cli *c, const json_t *facts,
+			   const struct hwc_findings *fd, const struct hwc_facts *f)
+{
+	size_t cnt[4] = {0};
+	for (size_t i = 0; i < fd->n; i++)
+		if (!fd->items[i].waived_reason)
+			cnt[fd->items[i].severity]++;
+	if (c->summary_line) {
+		char line[96];
+		const char *worst = cnt[HWC_SEV_ERROR] ? "ERROR" : cnt[HWC_SEV_WARN] ? "WARN" : "OK";
+		const char *first = NULL;
+		for (size_t i = 0; i < fd->n && !first; i++)
+			if (!fd->items[i].waived_reason && fd->items[i].severity != HWC_SEV_INFO)
+				first = fd->items[i].rule_id;
+		snprintf(line, sizeof(line), "hwcheck: %s %zu error %zu warn%s%s", worst,
+			 cnt[HWC_SEV_ERROR], cnt[HWC_SEV_WARN], first ? " " : "", first ? first : "");
+		line[80] = 0;
+		fprintf(out, "%s\n", line);
+		return;
+	}
+	const json_t *host = json_object_get(facts, "host");
+	const char *model = json_string_value(json_object_get(json_object_get(host, "cpu"), "model"));
+	const char *kern = json_string_value(json_object_get(json_object_get(host, "kernel"), "release"));
+	fprintf(out, "%shwcheck %s%s  root %s\n", c->color ? C_BOLD : "", HWCHECK_VERSION,
+		c->color ? C_OFF : "", c->facts_file ? c->facts_file : c->root ? c->root : "/");
+	fprintf(out, "host: %s, kernel %s\n", model ? model : "CPU unknown", kern ? kern : "unknown");
+	const json_t *ad = json_object_get(json_object_get(facts, "mlx"), "adapters");
+	size_t i;
+	json_t *a;
+	json_array_foreach(ad, i, a) {
+		fprintf(out, "adapter %s: %s, firmware %s\n", hwc_json_str_or(a, "bdf", "?"),
+			hwc_json_str_or(a, "product", "unknown product"),
+			hwc_json_str_or(a, "fw_version", "unknown"));
+	}
+	if (json_array_size(ad) == 0)
+		fputs("no ConnectX adapter found\n", out);
+	fputc('\n', out);
+	const char *subject = NULL;
+	for (size_t k = 0; k < fd->n; k++) {
+		const struct hwc_finding *x = &fd->items[k];
+		if (x->severity == HWC_SEV_INFO && !c->verbose && x->evidence.n == 0)
+			continue;
+		if (!subject || strcmp(subject, x->subject) != 0) {
+			subject = x->subject;
+			fprintf(out, "%s%s%s\n", c->color ? C_BOLD : "", subject, c->color ? C_OFF : "");
+		}
+		fprintf(out, "  %s%-5s%s %s: %s%s\n", c->color ? sev_color(x->severity) : "",
+			hwc_severity_name(x->severity), c->color ? C_OFF : "", x->rule_id, x->message,
+			x->waived_reason ? " (waived)" : "");
+		for (size_t e = 0; e < x->evidence.n; e++) {
+			const struct hwc_evidence *ev = &x->evidence.items[e];
+			fprintf(out, "        %s = %s%s%s\n", ev->fact, ev->observed ? ev->observed : "unknown",
+				ev->expected ? ", expected " : "", ev->expected ? ev->expected : "");
+		}
+		if (x->waived_reason)
+			fprintf(out, "        waived: %s\n", x->waived_reason);
+		if (x->fix)
+			fprintf(out, "        fix: %s\n", x->fix);
+	}
+	fprintf(out, "%s%zu error, %zu warn, %zu info%s; %zu collection problem%s\n",
+		fd->n ? "\n" : "", cnt[HWC_SEV_ERROR], cnt[HWC_SEV_WARN], cnt[HWC_SEV_INFO],
+		cnt[HWC_SEV_UNKNOWN] ? " (some rules could not decide)" : "", f->errors.n,
+		f->errors.n == 1 ? "" : "s");
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/* The section table: who collects what, in which order, and under which JSON key. */
+#include "cli/sections.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "core/json.h"
+#include "hwinfo/hwinfo.h"
+#include "mlx/mlx.h"
+#include "pci/pci.h"
+#include "probe/probe.h"
+#include "thermal/thermal.h"
+
+/* Order matters: mlx/ maps the PCI functions pci/ found; netdevs and thermal tie themselves to
+ * the cards mlx/ found; the probe (when asked) needs all of them. */
+static const struct hwc_section sections[] = {
+	{"host", hwc_host_collect, hwc_host_to_json, hwc_host_from_json},
+	{"pci", hwc_pci_collect, hwc_pci_to_json, hwc_pci_from_json},
+	{"mlx", hwc_mlx_collect, hwc_mlx_to_json, hwc_mlx_from_json},
+	{"netdevs", hwc_netdev_collect, hwc_netdev_to_json, hwc_netdev_from_json},
+	{"thermal", hwc_thermal_collect, hwc_thermal_to_json, hwc_thermal_from_json},
+	{"probe", hwc_probe_collect, hwc_probe_to_json, hwc_probe_from_json},
+};
+
+const struct hwc_section *hwc_sections(size_t *n)
+{
+	*n = sizeof(sections) / sizeof(sections[0]);
+	return sections;
+}
+
+void hwc_collect_all(struct hwc_env *e, struct hwc_facts *f, const struct hwc_collect_opts *o)
+{
+	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
+		int rc = sections[i].collect(e, f, o);
+		if (rc < 0)
+			hwc_facts_error(f, sections[i].name, NULL, "collector failed: %s",
+					strerror(-rc));
+	}
+}
+
+json_t *hwc_facts_to_json(const struct hwc_facts *f)
+{
+	json_t *j = json_object();
+	if (!j)
+		return NULL;
+	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
+		json_t *s = sections[i].to_json(f);
+		if (s)
+			json_object_set_new(j, sections[i].name, s);
+	}
+	return j;
+}
+
+int hwc_facts_from_json(const json_t *facts, struct hwc_facts *f)
+{
+	if (!json_is_object(facts)) {
+		hwc_facts_error(f, "facts-file", "facts", "expected an object");
+		return -EINVAL;
+	}
+	int used = 0;
+	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
+		const json_t *s = json_object_get(facts, sections[i].name);
+		if (!s)
+			continue;
+		int rc = sections[i].from_json(s, f);
+		if (rc < 0)
+			hwc_facts_error(f, "facts-file", sections[i].name,
+					"section not fully readable: %s", strerror(-rc));
+		else
+			used++;
+	}
+	return used ? 0 : -EINVAL;
+}
+
+size_t hwc_facts_known_count(const json_t *facts)
+{
+	size_t n = 0;
+	if (json_is_object(facts)) {
+		const char *k;
+		json_t *v;
+		json_object_foreach((json_t *)facts, k, v) {
+			if (strcmp(k, HWC_JSON_UNAVAILABLE) == 0)
+				continue;
+			n += hwc_facts_known_count(v);
+		}
+	} else if (json_is_array(facts)) {
+		size_t i;
+		json_t *v;
+		json_array_foreach(facts, i, v) n += hwc_facts_known_count(v);
+	} else if (!json_is_null(facts)) {
+		n = 1;
+	}
+	return n;
+}

@@ -1,0 +1,780 @@
+/* SPDX-License-Identifier: MIT */
+/* Root-confined path resolution, readers that report why, and the capture set for snapshots. */
+#include "core/env.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_LINKS 40
+#define MAX_DEPTH 256
+#define READ_CAP_DEFAULT (1u << 20)
+
+struct cap_entry {
+	enum hwc_capture_kind kind;
+	char *path;
+	unsigned char *data;
+	size_t len;
+};
+
+struct hwc_env {
+	char *root;
+	int root_fd;
+	bool live, is_root_user, no_tools, record;
+	enum hwc_run_mode mode;
+	unsigned cmd_timeout_ms;
+	size_t cmd_output_cap;
+	struct timespec deadline;
+	bool has_deadline;
+	/* capture set: open-addressed hash on path */
+	struct cap_entry *caps;
+	size_t ncaps, capcap;
+};
+
+/* ------------------------------------------------------------------ open / free */
+
+int hwc_env_open(const struct hwc_env_opts *o, struct hwc_env **out)
+{
+	struct hwc_env_opts def = {0};
+	if (!o)
+		o = &def;
+	const char *root = (o->root && *o->root) ? o->root : "/";
+	struct hwc_env *e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	e->root_fd = -1;
+	char *real = realpath(root, NULL);
+	if (!real) {
+		int err = errno;
+		free(e);
+		return -err;
+	}
+	e->root = real;
+	e->root_fd = open(real, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (e->root_fd < 0) {
+		int err = errno;
+		hwc_env_free(e);
+		return -err;
+	}
+	e->live = strcmp(real, "/") == 0;
+	e->is_root_user = geteuid() == 0;
+	e->no_tools = o->no_tools;
+	e->record = o->record;
+	e->mode = o->mode;
+	if (e->mode == HWC_RUN_AUTO)
+		e->mode = e->live ? HWC_RUN_EXEC : HWC_RUN_REPLAY;
+	e->cmd_timeout_ms = o->cmd_timeout_ms ? o->cmd_timeout_ms : 10000;
+	e->cmd_output_cap = o->cmd_output_cap ? o->cmd_output_cap : (8u << 20);
+	if (o->total_timeout_ms) {
+		clock_gettime(CLOCK_MONOTONIC, &e->deadline);
+		e->deadline.tv_sec += o->total_timeout_ms / 1000;
+		e->deadline.tv_nsec += (long)(o->total_timeout_ms % 1000) * 1000000L;
+		if (e->deadline.tv_nsec >= 1000000000L) {
+			e->deadline.tv_sec++;
+			e->deadline.tv_nsec -= 1000000000L;
+		}
+		e->has_deadline = true;
+	}
+	*out = e;
+	return 0;
+}
+
+void hwc_env_free(struct hwc_env *e)
+{
+	if (!e)
+		return;
+	if (e->root_fd >= 0)
+		close(e->root_fd);
+	for (size_t i = 0; i < e->capcap; i++) {
+		free(e->caps[i].path);
+		free(e->caps[i].data);
+	}
+	free(e->caps);
+	free(e->root);
+	free(e);
+}
+
+const char *hwc_env_root(const struct hwc_env *e) { return e->root; }
+bool hwc_env_is_live(const struct hwc_env *e) { return e->live; }
+enum hwc_run_mode hwc_env_mode(const struct hwc_env *e) { return e->mode; }
+bool hwc_env_is_root_user(const struct hwc_env *e) { return e->is_root_user; }
+bool hwc_env_no_tools(const struct hwc_env *e) { return e->no_tools; }
+unsigned hwc_env_cmd_timeout_ms(const struct hwc_env *e) { return e->cmd_timeout_ms; }
+size_t hwc_env_cmd_output_cap(const struct hwc_env *e) { return e->cmd_output_cap; }
+bool hwc_env_recording(const struct hwc_env *e) { return e->record; }
+
+unsigned hwc_env_time_left_ms(const struct hwc_env *e)
+{
+	if (!e->has_deadline)
+		return UINT32_MAX;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	long long ms = (long long)(e->deadline.tv_sec - now.tv_sec) * 1000 +
+		       (e->deadline.tv_nsec - now.tv_nsec) / 1000000;
+	return ms <= 0 ? 0 : (ms > UINT32_MAX ? UINT32_MAX : (unsigned)ms);
+}
+
+/* ------------------------------------------------------------------ capture set */
+
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static struct cap_entry *cap_slot(struct hwc_env *e, const char *path)
+{
+	if (e->ncaps * 2 >= e->capcap) {
+		size_t ncap = e->capcap ? e->capcap * 2 : 256;
+		struct cap_entry *n = calloc(ncap, sizeof(*n));
+		if (!n)
+			return NULL;
+		for (size_t i = 0; i < e->capcap; i++) {
+			if (!e->caps[i].path)
+				continue;
+			size_t j = fnv1a(e->caps[i].path) & (ncap - 1);
+			while (n[j].path)
+				j = (j + 1) & (ncap - 1);
+			n[j] = e->caps[i];
+		}
+		free(e->caps);
+		e->caps = n;
+		e->capcap = ncap;
+	}
+	size_t j = fnv1a(path) & (e->capcap - 1);
+	while (e->caps[j].path && strcmp(e->caps[j].path, path) != 0)
+		j = (j + 1) & (e->capcap - 1);
+	return &e->caps[j];
+}
+
+static void cap_put(struct hwc_env *e, enum hwc_capture_kind kind, const char *path,
+		    const void *data, size_t len)
+{
+	if (!e->record || !*path)
+		return;
+	struct cap_entry *s = cap_slot(e, path);
+	if (!s)
+		return;
+	if (s->path) {
+		/* A directory seen first as a parent and later as a file cannot happen; a file read
+		 * twice keeps its first content (what the collectors used). */
+		return;
+	}
+	s->path = strdup(path);
+	if (!s->path)
+		return;
+	s->kind = kind;
+	if (len) {
+		s->data = malloc(len);
+		if (s->data)
+			memcpy(s->data, data, len);
+		s->len = s->data ? len : 0;
+	}
+	e->ncaps++;
+}
+
+int hwc_env_capture_blob(struct hwc_env *e, const char *path, const void *data, size_t len)
+{
+	while (*path == '/')
+		path++;
+	cap_put(e, HWC_CAP_FILE, path, data, len);
+	return 0;
+}
+
+static int cap_cmp(const void *a, const void *b)
+{
+	const struct cap_entry *x = *(const struct cap_entry *const *)a;
+	const struct cap_entry *y = *(const struct cap_entry *const *)b;
+	return strcmp(x->path, y->path);
+}
+
+int hwc_env_captures(const struct hwc_env *e, int (*fn)(const struct hwc_capture *, void *),
+		     void *ctx)
+{
+	if (!e->ncaps)
+		return 0;
+	const struct cap_entry **v = calloc(e->ncaps, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	size_t n = 0;
+	for (size_t i = 0; i < e->capcap; i++)
+		if (e->caps[i].path)
+			v[n++] = &e->caps[i];
+	qsort(v, n, sizeof(*v), cap_cmp);
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		struct hwc_capture c = {v[i]->kind, v[i]->path, v[i]->data, v[i]->len};
+		rc = fn(&c, ctx);
+	}
+	free(v);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ resolution */
+
+/* Walk `path` from the root, following links inside it. On success returns a dirfd (O_PATH) for
+ * the parent and the final component in `last` (empty when the path is the root itself), and the
+ * resolved path in `res`. With follow_last the final component is resolved too. */
+struct walk {
+	int fds[MAX_DEPTH];
+	size_t depth;
+	char res[PATH_MAX];
+	size_t reslen;
+};
+
+static void walk_reset(struct walk *w)
+{
+	for (size_t i = 1; i < w->depth; i++)
+		close(w->fds[i]);
+	w->depth = 1;
+	w->reslen = 0;
+	w->res[0] = 0;
+}
+
+static void walk_pop(struct walk *w)
+{
+	if (w->depth > 1) {
+		close(w->fds[--w->depth]);
+		char *slash = strrchr(w->res, '/');
+		w->reslen = slash ? (size_t)(slash - w->res) : 0;
+		w->res[w->reslen] = 0;
+	}
+}
+
+static int res_append(struct walk *w, const char *comp)
+{
+	size_t cl = strlen(comp);
+	if (w->reslen + cl + 2 >= sizeof(w->res))
+		return -ENAMETOOLONG;
+	if (w->reslen)
+		w->res[w->reslen++] = '/';
+	memcpy(w->res + w->reslen, comp, cl + 1);
+	w->reslen += cl;
+	return 0;
+}
+
+/* Resolves everything; the final object's own (unfollowed unless follow_last) name is
+ * returned in `last`, with the fd of its directory on top of the stack. */
+static int walk_path(struct hwc_env *e, struct walk *w, const char *path, bool follow_last,
+		     char *last, size_t lastsz)
+{
+	char *rest = malloc(2 * PATH_MAX);
+	if (!rest)
+		return -ENOMEM;
+	w->fds[0] = e->root_fd;
+	w->depth = 1;
+	w->reslen = 0;
+	w->res[0] = 0;
+	last[0] = 0;
+	if (strlen(path) >= 2 * PATH_MAX) {
+		free(rest);
+		return -ENAMETOOLONG;
+	}
+	strcpy(rest, path);
+	int links = 0, rc = 0;
+	char *p = rest;
+	for (;;) {
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		char *end = strchr(p, '/');
+		size_t cl = end ? (size_t)(end - p) : strlen(p);
+		char comp[NAME_MAX + 1];
+		if (cl > NAME_MAX) {
+			rc = -ENAMETOOLONG;
+			goto out;
+		}
+		memcpy(comp, p, cl);
+		comp[cl] = 0;
+		p += cl;
+		bool is_last = true;
+		for (const char *q = p; *q; q++)
+			if (*q != '/') {
+				is_last = false;
+				break;
+			}
+		if (strcmp(comp, ".") == 0) {
+			if (is_last)
+				break;
+			continue;
+		}
+		if (strcmp(comp, "..") == 0) {
+			walk_pop(w);
+			if (is_last)
+				break;
+			continue;
+		}
+		int dfd = w->fds[w->depth - 1];
+		struct stat st;
+		if (fstatat(dfd, comp, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			rc = -errno;
+			/* A missing final component is still a resolved parent: report it in `last`. */
+			if (is_last && rc == -ENOENT) {
+				snprintf(last, lastsz, "%s", comp);
+			}
+			goto out;
+		}
+		if (S_ISLNK(st.st_mode) && (!is_last || follow_last)) {
+			if (++links > MAX_LINKS) {
+				rc = -ELOOP;
+				goto out;
+			}
+			char target[PATH_MAX];
+			ssize_t tl = readlinkat(dfd, comp, target, sizeof(target) - 1);
+			if (tl < 0) {
+				rc = -errno;
+				goto out;
+			}
+			target[tl] = 0;
+			if (e->record) {
+				char lp[PATH_MAX];
+				int n = snprintf(lp, sizeof(lp), "%s%s%s", w->res, w->reslen ? "/" : "",
+						 comp);
+				if (n > 0 && (size_t)n < sizeof(lp))
+					cap_put(e, HWC_CAP_LINK, lp, target, (size_t)tl);
+			}
+			/* Splice the target in front of what is left. */
+			size_t restlen = strlen(p);
+			if ((size_t)tl + restlen + 2 >= 2 * PATH_MAX) {
+				rc = -ENAMETOOLONG;
+				goto out;
+			}
+			memmove(rest + tl + 1, p, restlen + 1);
+			memcpy(rest, target, (size_t)tl);
+			rest[tl] = '/';
+			if (restlen == 0)
+				rest[tl] = 0;
+			p = rest;
+			if (target[0] == '/')
+				walk_reset(w);
+			continue;
+		}
+		if (is_last) {
+			snprintf(last, lastsz, "%s", comp);
+			break;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			rc = -ENOTDIR;
+			goto out;
+		}
+		if (w->depth >= MAX_DEPTH) {
+			rc = -ELOOP;
+			goto out;
+		}
+		int nfd = openat(dfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (nfd < 0) {
+			rc = -errno;
+			goto out;
+		}
+		w->fds[w->depth++] = nfd;
+		if ((rc = res_append(w, comp)) < 0)
+			goto out;
+	}
+out:
+	free(rest);
+	return rc;
+}
+
+static void walk_done(struct walk *w)
+{
+	for (size_t i = 1; i < w->depth; i++)
+		close(w->fds[i]);
+	w->depth = 0;
+}
+
+/* Resolve fully and open with flags; records the resolved path in `resolved` if given. */
+static int open_resolved(struct hwc_env *e, const char *path, int flags, char *resolved,
+			 size_t rsz)
+{
+	struct walk w;
+	char last[NAME_MAX + 1];
+	int rc = walk_path(e, &w, path, true, last, sizeof(last));
+	if (rc < 0) {
+		walk_done(&w);
+		return rc;
+	}
+	int fd;
+	if (!last[0])
+		fd = openat(w.fds[w.depth - 1], ".", flags | O_CLOEXEC);
+	else
+		fd = openat(w.fds[w.depth - 1], last, flags | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		fd = -errno;
+	if (fd >= 0 && resolved) {
+		if (last[0])
+			res_append(&w, last);
+		snprintf(resolved, rsz, "%s", w.res);
+	}
+	walk_done(&w);
+	return fd;
+}
+
+int hwc_env_open_path(struct hwc_env *e, const char *path)
+{
+	return open_resolved(e, path, O_RDONLY, NULL, 0);
+}
+
+int hwc_env_realpath(struct hwc_env *e, const char *path, struct hwc_arena *a, const char **out)
+{
+	char res[PATH_MAX];
+	int fd = open_resolved(e, path, O_PATH, res, sizeof(res));
+	if (fd < 0)
+		return fd;
+	close(fd);
+	const char *s = hwc_arena_strdup(a, res);
+	if (!s)
+		return -ENOMEM;
+	*out = s;
+	return 0;
+}
+
+int hwc_env_readlink(struct hwc_env *e, const char *path, struct hwc_arena *a, const char **out)
+{
+	struct walk w;
+	char last[NAME_MAX + 1];
+	int rc = walk_path(e, &w, path, false, last, sizeof(last));
+	if (rc < 0)
+		goto done;
+	if (!last[0]) {
+		rc = -EINVAL;
+		goto done;
+	}
+	char target[PATH_MAX];
+	ssize_t tl = readlinkat(w.fds[w.depth - 1], last, target, sizeof(target) - 1);
+	if (tl < 0) {
+		rc = -errno;
+		goto done;
+	}
+	target[tl] = 0;
+	if (e->record) {
+		res_append(&w, last);
+		cap_put(e, HWC_CAP_LINK, w.res, target, (size_t)tl);
+	}
+	*out = hwc_arena_strdup(a, target);
+	rc = *out ? 0 : -ENOMEM;
+done:
+	walk_done(&w);
+	return rc;
+}
+
+int hwc_env_access(struct hwc_env *e, const char *path)
+{
+	int fd = open_resolved(e, path, O_PATH, NULL, 0);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
+bool hwc_env_is_dir(struct hwc_env *e, const char *path)
+{
+	int fd = open_resolved(e, path, O_PATH | O_DIRECTORY, NULL, 0);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int hwc_env_list_dir(struct hwc_env *e, const char *path, struct hwc_arena *a,
+		     struct hwc_dirlist *out)
+{
+	char res[PATH_MAX];
+	int fd = open_resolved(e, path, O_RDONLY | O_DIRECTORY, res, sizeof(res));
+	if (fd < 0)
+		return fd;
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		int err = errno;
+		close(fd);
+		return -err;
+	}
+	const char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	int rc = 0;
+	if (e->record)
+		cap_put(e, HWC_CAP_DIR, res, NULL, 0);
+	while ((de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (hwc_arena_grow(a, (void **)&names, sizeof(*names), &cap, n + 1) < 0) {
+			rc = -ENOMEM;
+			break;
+		}
+		names[n] = hwc_arena_strdup(a, de->d_name);
+		if (!names[n]) {
+			rc = -ENOMEM;
+			break;
+		}
+		n++;
+		/* Keep the shape of the directory: links and subdirectories, not unread files. */
+		if (e->record && (de->d_type == DT_LNK || de->d_type == DT_DIR)) {
+			char ep[PATH_MAX];
+			int k = snprintf(ep, sizeof(ep), "%s%s%s", res, *res ? "/" : "", de->d_name);
+			if (k > 0 && (size_t)k < sizeof(ep)) {
+				if (de->d_type == DT_DIR) {
+					cap_put(e, HWC_CAP_DIR, ep, NULL, 0);
+				} else {
+					char target[PATH_MAX];
+					ssize_t tl = readlinkat(dirfd(d), de->d_name, target,
+								sizeof(target) - 1);
+					if (tl >= 0)
+						cap_put(e, HWC_CAP_LINK, ep, target, (size_t)tl);
+				}
+			}
+		}
+	}
+	closedir(d);
+	if (rc < 0)
+		return rc;
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);
+	out->names = names;
+	out->n = n;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ readers */
+
+void hwc_env_fail(struct hwc_env *e, struct hwc_fmeta *m, struct hwc_arena *a, const char *path,
+		  int err)
+{
+	if (err < 0)
+		err = -err;
+	enum hwc_status st = HWC_ST_UNREADABLE;
+	const char *why = strerror(err);
+	if (err == ENOENT || err == ENOTDIR || err == ENODEV || err == ENXIO)
+		st = HWC_ST_ABSENT;
+	else if ((err == EACCES || err == EPERM) && !(e->live ? e->is_root_user : true))
+		st = HWC_ST_NEEDS_ROOT;
+	else if (err == ELOOP)
+		why = "too many symbolic links (or a loop) under the root";
+	while (*path == '/')
+		path++;
+	hwc_fmeta_set(m, st, st == HWC_ST_UNREADABLE ? err : 0,
+		      hwc_arena_printf(a, "/%s: %s", path, why));
+}
+
+int hwc_read_bytes(struct hwc_env *e, const char *path, size_t cap, struct hwc_arena *a,
+		   const unsigned char **data, size_t *len, struct hwc_fmeta *m)
+{
+	if (!cap)
+		cap = READ_CAP_DEFAULT;
+	char res[PATH_MAX];
+	int fd = open_resolved(e, path, O_RDONLY, res, sizeof(res));
+	if (fd < 0) {
+		hwc_env_fail(e, m, a, path, fd);
+		return fd;
+	}
+	unsigned char *buf = hwc_arena_zalloc(a, cap + 1);
+	if (!buf) {
+		close(fd);
+		hwc_env_fail(e, m, a, path, ENOMEM);
+		return -ENOMEM;
+	}
+	size_t got = 0;
+	bool more = false;
+	for (;;) {
+		if (got == cap) {
+			char one;
+			ssize_t r = read(fd, &one, 1);
+			more = r > 0;
+			break;
+		}
+		ssize_t r = read(fd, buf + got, cap - got);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			int err = errno;
+			close(fd);
+			/* sysfs config beyond 64 bytes as non-root reads short, not EACCES. EIO from a
+			 * sysfs attribute means the device could not answer. */
+			hwc_env_fail(e, m, a, path, err);
+			return -err;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	buf[got] = 0;
+	*data = buf;
+	*len = got;
+	if (e->record)
+		cap_put(e, HWC_CAP_FILE, res, buf, got);
+	if (more) {
+		while (*path == '/')
+			path++;
+		hwc_fmeta_set(m, HWC_ST_TRUNCATED, 0,
+			      hwc_arena_printf(a, "/%s: longer than %zu bytes", path, cap));
+		return -EFBIG;
+	}
+	hwc_fmeta_set(m, HWC_ST_OK, 0, NULL);
+	return 0;
+}
+
+int hwc_read_str(struct hwc_env *e, const char *path, struct hwc_arena *a, struct hwc_fstr *out)
+{
+	const unsigned char *d;
+	size_t len;
+	struct hwc_fmeta m;
+	int rc = hwc_read_bytes(e, path, 64 * 1024, a, &d, &len, &m);
+	if (rc < 0 && m.st != HWC_ST_TRUNCATED) {
+		out->m = m;
+		return rc;
+	}
+	char *s = (char *)d;
+	if (memchr(s, 0, len)) {
+		while (*path == '/')
+			path++;
+		HWC_FAIL(*out, HWC_ST_INVALID, 0,
+			 hwc_arena_printf(a, "/%s: binary content where text was expected", path));
+		return -EINVAL;
+	}
+	while (len && isspace((unsigned char)s[len - 1]))
+		s[--len] = 0;
+	out->v = s;
+	out->m = m;
+	return rc;
+}
+
+int hwc_parse_i64(const char *s, int base, int64_t *out)
+{
+	if (!s)
+		return -EINVAL;
+	while (isspace((unsigned char)*s))
+		s++;
+	if (!*s)
+		return -EINVAL;
+	errno = 0;
+	char *end;
+	long long v = strtoll(s, &end, base);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (end == s)
+		return -EINVAL;
+	while (isspace((unsigned char)*end))
+		end++;
+	if (*end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int hwc_parse_u64(const char *s, int base, uint64_t *out)
+{
+	if (!s)
+		return -EINVAL;
+	while (isspace((unsigned char)*s))
+		s++;
+	if (!*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	char *end;
+	unsigned long long v = strtoull(s, &end, base);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (end == s)
+		return -EINVAL;
+	while (isspace((unsigned char)*end))
+		end++;
+	if (*end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static void invalid(struct hwc_fmeta *m, struct hwc_arena *a, const char *path, const char *what,
+		    const char *got)
+{
+	while (*path == '/')
+		path++;
+	char shown[48];
+	snprintf(shown, sizeof(shown), "%s", got);
+	hwc_fmeta_set(m, HWC_ST_INVALID, 0,
+		      hwc_arena_printf(a, "/%s: expected %s, got '%s'%s", path, what, shown,
+				       strlen(got) >= sizeof(shown) ? "..." : ""));
+}
+
+int hwc_read_i64(struct hwc_env *e, const char *path, struct hwc_arena *a, struct hwc_fi64 *out)
+{
+	struct hwc_fstr s = {0};
+	int rc = hwc_read_str(e, path, a, &s);
+	if (rc < 0) {
+		out->m = s.m;
+		return rc;
+	}
+	int64_t v;
+	if (hwc_parse_i64(s.v, 0, &v) < 0) {
+		invalid(&out->m, a, path, "an integer", s.v);
+		return -EINVAL;
+	}
+	HWC_SET(*out, v);
+	return 0;
+}
+
+int hwc_read_hex(struct hwc_env *e, const char *path, struct hwc_arena *a, struct hwc_fu64 *out)
+{
+	struct hwc_fstr s = {0};
+	int rc = hwc_read_str(e, path, a, &s);
+	if (rc < 0) {
+		out->m = s.m;
+		return rc;
+	}
+	const char *p = s.v;
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		p += 2;
+	uint64_t v;
+	if (!*p || hwc_parse_u64(p, 16, &v) < 0 || strchr(p, 'x') || strchr(p, '+')) {
+		invalid(&out->m, a, path, "a hexadecimal number", s.v);
+		return -EINVAL;
+	}
+	HWC_SET(*out, v);
+	return 0;
+}
+
+int hwc_read_link_name(struct hwc_env *e, const char *path, struct hwc_arena *a,
+		       struct hwc_fstr *out)
+{
+	const char *t;
+	int rc = hwc_env_readlink(e, path, a, &t);
+	if (rc < 0) {
+		hwc_env_fail(e, &out->m, a, path, rc == -EINVAL ? EINVAL : -rc);
+		return rc;
+	}
+	const char *slash = strrchr(t, '/');
+	HWC_SET(*out, slash ? slash + 1 : t);
+	return 0;
+}
+
+void hwc_env_capture_path(struct hwc_env *e, const char *path)
+{
+	if (!e->record)
+		return;
+	struct hwc_arena *a = hwc_arena_new();
+	if (!a)
+		return;
+	const unsigned char *d;
+	size_t len;
+	struct hwc_fmeta m;
+	hwc_read_bytes(e, path, 0, a, &d, &len, &m); /* the read records it */
+	hwc_arena_free(a);
+}

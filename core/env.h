@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/* The one door to the world: a root directory every read goes through, never escaping it. */
+#ifndef HWC_CORE_ENV_H
+#define HWC_CORE_ENV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/arena.h"
+#include "core/fact.h"
+
+struct hwc_env;
+
+/* How external commands and ioctls are served. */
+enum hwc_run_mode {
+	HWC_RUN_AUTO = 0, /* exec on the live root "/", replay on any other root */
+	HWC_RUN_EXEC,     /* run the real tools */
+	HWC_RUN_REPLAY,   /* serve recordings from <root>/hwcheck/commands */
+};
+
+struct hwc_env_opts {
+	const char *root;        /* NULL or "/" = the live machine */
+	enum hwc_run_mode mode;
+	unsigned cmd_timeout_ms; /* default per external command; 0 = 10000 */
+	size_t cmd_output_cap;   /* bytes per stream; 0 = 8 MiB */
+	unsigned total_timeout_ms; /* whole run (--timeout); 0 = none */
+	bool no_tools;           /* never run external tools (statuses say "blocked") */
+	bool record;             /* keep every read and command output (snapshot) */
+};
+
+/* Opens the root. Returns 0 or -errno (-ENOENT, -ENOTDIR, -EACCES...). */
+int hwc_env_open(const struct hwc_env_opts *opts, struct hwc_env **out);
+void hwc_env_free(struct hwc_env *e);
+
+const char *hwc_env_root(const struct hwc_env *e); /* absolute path, "/" when live */
+bool hwc_env_is_live(const struct hwc_env *e);
+enum hwc_run_mode hwc_env_mode(const struct hwc_env *e); /* never AUTO */
+bool hwc_env_is_root_user(const struct hwc_env *e);     /* euid 0 (live) */
+bool hwc_env_no_tools(const struct hwc_env *e);
+unsigned hwc_env_cmd_timeout_ms(const struct hwc_env *e);
+size_t hwc_env_cmd_output_cap(const struct hwc_env *e);
+/* Milliseconds left of the whole-run budget, UINT32_MAX when unbounded. */
+unsigned hwc_env_time_left_ms(const struct hwc_env *e);
+
+/* ---- paths ---------------------------------------------------------------------------------
+ * Paths are relative to the root ("sys/class/net" or "/sys/class/net": same thing). Symbolic
+ * links are followed *inside* the root: an absolute target restarts at the root and ".." stops at
+ * it, the way a chroot resolves them. More than 40 links is -ELOOP. */
+
+/* Open a file for reading (O_RDONLY|O_CLOEXEC). Returns an fd or -errno. */
+int hwc_env_open_path(struct hwc_env *e, const char *path);
+/* The path with every link resolved, relative to the root, no leading '/'. */
+int hwc_env_realpath(struct hwc_env *e, const char *path, struct hwc_arena *a, const char **out);
+/* Target of a symbolic link as stored (not resolved). -EINVAL if not a link. */
+int hwc_env_readlink(struct hwc_env *e, const char *path, struct hwc_arena *a, const char **out);
+/* 0 if it exists (after links), else -errno. */
+int hwc_env_access(struct hwc_env *e, const char *path);
+bool hwc_env_is_dir(struct hwc_env *e, const char *path);
+
+/* Sorted entry names of a directory, "." and ".." excluded. */
+struct hwc_dirlist {
+	const char **names;
+	size_t n;
+};
+int hwc_env_list_dir(struct hwc_env *e, const char *path, struct hwc_arena *a,
+		     struct hwc_dirlist *out);
+
+/* ---- readers that say why -------------------------------------------------------------------
+ * Each fills a fact: ok with the value, or the status (absent / needs_root / unreadable errno /
+ * truncated / invalid) with a detail that names the path. They return 0 when the fact is ok and a
+ * negative errno otherwise, so callers may ignore the return value. */
+
+/* Whole file as bytes, up to cap; larger is HWC_ST_TRUNCATED (the first cap bytes are kept). */
+int hwc_read_bytes(struct hwc_env *e, const char *path, size_t cap, struct hwc_arena *a,
+		   const unsigned char **data, size_t *len, struct hwc_fmeta *m);
+/* Text, trailing whitespace removed (sysfs values end in '\n'). */
+int hwc_read_str(struct hwc_env *e, const char *path, struct hwc_arena *a, struct hwc_fstr *out);
+/* Integer: decimal, or hex with 0x prefix, optional sign; "-1" is a value, not an error. */
+int hwc_read_i64(struct hwc_env *e, const char *path, struct hwc_arena *a, struct hwc_fi64 *out);
+/* Hex with or without 0x ("0x15b3" or "15b3"). */
+int hwc_read_hex(struct hwc_env *e, const char *path, struct hwc_arena *a, struct hwc_fu64 *out);
+/* Basename of a link's target (driver -> ../../bus/pci/drivers/mlx5_core gives "mlx5_core"). */
+int hwc_read_link_name(struct hwc_env *e, const char *path, struct hwc_arena *a,
+		       struct hwc_fstr *out);
+
+/* Parse helpers shared by every parser: strict, whole-string. Return 0 or -EINVAL/-ERANGE. */
+int hwc_parse_i64(const char *s, int base, int64_t *out);
+int hwc_parse_u64(const char *s, int base, uint64_t *out);
+
+/* Map a failed open/read to a fact status (ENOENT -> absent, EACCES as non-root -> needs_root). */
+void hwc_env_fail(struct hwc_env *e, struct hwc_fmeta *m, struct hwc_arena *a, const char *path,
+		  int err);
+
+/* ---- capture (snapshot) --------------------------------------------------------------------
+ * In record mode every file read, every link crossed, every directory listed and every command
+ * run is kept, so the capture replays to the same facts. */
+bool hwc_env_recording(const struct hwc_env *e);
+/* Read and keep a file or link that something else (libpci) reads behind our back. */
+void hwc_env_capture_path(struct hwc_env *e, const char *path);
+/* Keep an arbitrary blob (ioctl answers) at a root-relative path. */
+int hwc_env_capture_blob(struct hwc_env *e, const char *path, const void *data, size_t len);
+
+enum hwc_capture_kind { HWC_CAP_FILE, HWC_CAP_LINK, HWC_CAP_DIR };
+struct hwc_capture {
+	enum hwc_capture_kind kind;
+	const char *path;          /* root-relative */
+	const unsigned char *data; /* file content, or link target */
+	size_t len;
+};
+/* Visit what was captured, sorted by path. */
+int hwc_env_captures(const struct hwc_env *e, int (*fn)(const struct hwc_capture *, void *),
+		     void *ctx);
+
+#endif

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/* Names of fact statuses as they appear in JSON. */
+#include "core/fact.h"
+
+#include <string.h>
+
+static const char *const names[HWC_ST__COUNT] = {
+	[HWC_ST_UNSET] = "not_collected", [HWC_ST_OK] = "ok",
+	[HWC_ST_ABSENT] = "absent",       [HWC_ST_NEEDS_ROOT] = "needs_root",
+	[HWC_ST_UNREADABLE] = "unreadable", [HWC_ST_TRUNCATED] = "truncated",
+	[HWC_ST_UNSUPPORTED] = "unsupported", [HWC_ST_TIMEOUT] = "timeout",
+	[HWC_ST_INVALID] = "invalid",     [HWC_ST_BLOCKED] = "blocked",
+};
+
+const char *hwc_status_name(enum hwc_status st)
+{
+	return (unsigned)st < HWC_ST__COUNT ? names[st] : "invalid";
+}
+
+enum hwc_status hwc_status_from_name(const char *name)
+{
+	if (!name)
+		return HWC_ST__COUNT;
+	for (unsigned i = 0; i < HWC_ST__COUNT; i++)
+		if (strcmp(names[i], name) == 0)
+			return (enum hwc_status)i;
+	return HWC_ST__COUNT;
+}

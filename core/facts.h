@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/* The facts of one machine: one arena, one section per collector, and the errors met on the way. */
+#ifndef HWC_CORE_FACTS_H
+#define HWC_CORE_FACTS_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "core/arena.h"
+#include "core/fact.h"
+
+/* Each section's type belongs to its module (pci/pci.h ...); core only holds the pointers. */
+struct hwc_host_facts;    /* hwinfo/ */
+struct hwc_pci_facts;     /* pci/ */
+struct hwc_mlx_facts;     /* mlx/ */
+struct hwc_netdev_facts;  /* hwinfo/ (netdev tuning) */
+struct hwc_thermal_facts; /* thermal/ */
+struct hwc_probe_facts;   /* probe/ */
+
+/* A problem met while collecting or loading: reported once by cli/ (stderr, and "errors" in
+ * JSON); the run goes on. */
+struct hwc_diag {
+	const char *source;  /* "pci", "mlx", "facts-file"... */
+	const char *subject; /* the path, command, field or device it concerns */
+	const char *message;
+};
+
+/* What the user narrowed the collection to. */
+struct hwc_collect_opts {
+	const char *device;   /* -d: a BDF, netdev or RDMA device name; NULL = all */
+	const char *pci_dump; /* --pci-dump: an 'lspci -xxxx' file instead of sysfs */
+};
+
+struct hwc_facts {
+	struct hwc_arena *arena;
+	struct hwc_host_facts *host;
+	struct hwc_pci_facts *pci;
+	struct hwc_mlx_facts *mlx;
+	struct hwc_netdev_facts *netdevs;
+	struct hwc_thermal_facts *thermal;
+	struct hwc_probe_facts *probe;
+	struct {
+		struct hwc_diag *items;
+		size_t n, cap;
+	} errors;
+};
+
+/* NULL with errno on failure. */
+struct hwc_facts *hwc_facts_new(void);
+/* Frees everything the facts own, sections included (all live in the arena). */
+void hwc_facts_free(struct hwc_facts *f);
+
+void hwc_facts_error(struct hwc_facts *f, const char *source, const char *subject,
+		     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+#endif

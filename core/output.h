@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/* Writing what the user asked for, atomically: a temporary file beside the target, fsync, rename.
+ * Also the tar writer a snapshot uses. */
+#ifndef HWC_CORE_OUTPUT_H
+#define HWC_CORE_OUTPUT_H
+
+#include <stdio.h>
+#include <stddef.h>
+
+/* An output being written: `fp` writes to a temporary file that becomes `path` on commit. */
+struct hwc_outfile {
+	FILE *fp;
+	char *path;
+	char *tmp;
+};
+/* Returns 0 or -errno. path "-" writes to stdout (no atomicity needed there). */
+int hwc_outfile_open(struct hwc_outfile *o, const char *path);
+/* Flushes, fsyncs, renames. On failure the temporary file is removed and the target untouched. */
+int hwc_outfile_commit(struct hwc_outfile *o);
+/* Abandons the output: the target is untouched. */
+void hwc_outfile_abort(struct hwc_outfile *o);
+
+int hwc_write_file_atomic(const char *path, const void *data, size_t len);
+
+/* Minimal POSIX (pax) tar writer: regular files, directories and symbolic links; long names and
+ * link targets go in pax extended headers. mtime is fixed so two captures of the same data are
+ * byte-identical. */
+int hwc_tar_add_file(FILE *fp, const char *path, const void *data, size_t len, unsigned mode);
+int hwc_tar_add_dir(FILE *fp, const char *path);
+int hwc_tar_add_link(FILE *fp, const char *path, const char *target);
+int hwc_tar_finish(FILE *fp);
+
+#endif

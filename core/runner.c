@@ -1,0 +1,504 @@
+/* SPDX-License-Identifier: MIT */
+/* External commands: fork/execve with pipes, one poll loop for many children, deadlines and
+ * output caps; record and replay under the root. */
+#include "core/runner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SAFE_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+#define KEY_MAX 200
+
+static const char *base_name(const char *s)
+{
+	const char *sl = strrchr(s, '/');
+	return sl ? sl + 1 : s;
+}
+
+const char *hwc_argv_str(struct hwc_arena *a, const char *const *argv)
+{
+	size_t len = 1;
+	for (size_t i = 0; argv[i]; i++)
+		len += strlen(argv[i]) + 1;
+	char *s = hwc_arena_zalloc(a, len);
+	if (!s)
+		return "?";
+	for (size_t i = 0; argv[i]; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+const char *hwc_run_record_dir(struct hwc_arena *a, const char *const *argv)
+{
+	char key[KEY_MAX * 3 + 64];
+	size_t k = 0;
+	uint64_t h = 1469598103934665603ULL;
+	for (size_t i = 0; argv[i]; i++) {
+		const char *s = i == 0 ? base_name(argv[i]) : argv[i];
+		if (i && k < KEY_MAX * 3)
+			key[k++] = ' ';
+		h = (h ^ ' ') * 1099511628211ULL;
+		for (; *s; s++) {
+			unsigned char c = (unsigned char)*s;
+			h = (h ^ c) * 1099511628211ULL;
+			if (k >= KEY_MAX * 3)
+				continue;
+			if (c == '%' || c == '/' || c < 0x20 || c == 0x7f)
+				k += (size_t)snprintf(key + k, 4, "%%%02X", c);
+			else
+				key[k++] = (char)c;
+		}
+	}
+	key[k] = 0;
+	if (k > KEY_MAX) {
+		/* cut at a byte boundary that does not split a %XX escape */
+		size_t cut = KEY_MAX - 20;
+		while (cut > 0 && (key[cut - 1] == '%' || (cut > 1 && key[cut - 2] == '%')))
+			cut--;
+		snprintf(key + cut, sizeof(key) - cut, "#%016llx", (unsigned long long)h);
+	}
+	return hwc_arena_printf(a, "hwcheck/commands/%s", key);
+}
+
+/* ------------------------------------------------------------------ replay */
+
+static int replay(struct hwc_env *e, struct hwc_arena *a, const char *const *argv,
+		  struct hwc_cmd_result *r)
+{
+	const char *dir = hwc_run_record_dir(a, argv);
+	char p[PATH_MAX];
+	const char *cmd = hwc_argv_str(a, argv);
+	snprintf(p, sizeof(p), "%s/stdout", dir);
+	struct hwc_fmeta m;
+	const unsigned char *d;
+	size_t len;
+	int rc_out = hwc_read_bytes(e, p, hwc_env_cmd_output_cap(e), a, &d, &len, &m);
+	if (rc_out < 0 && m.st == HWC_ST_ABSENT) {
+		if (!hwc_env_is_dir(e, dir)) {
+			hwc_fmeta_set(&r->m, HWC_ST_ABSENT, 0,
+				      hwc_arena_printf(a, "%s: not installed", base_name(argv[0])));
+			return -ENOENT;
+		}
+		d = (const unsigned char *)"";
+		len = 0;
+	} else if (rc_out < 0 && m.st != HWC_ST_TRUNCATED) {
+		r->m = m;
+		return rc_out;
+	}
+	r->out = (const char *)d;
+	r->out_len = len;
+	snprintf(p, sizeof(p), "%s/stderr", dir);
+	if (hwc_read_bytes(e, p, hwc_env_cmd_output_cap(e), a, &d, &len, &m) == 0 ||
+	    m.st == HWC_ST_TRUNCATED) {
+		r->err = (const char *)d;
+		r->err_len = len;
+	} else {
+		r->err = "";
+		r->err_len = 0;
+	}
+	bool truncated = rc_out == -EFBIG;
+	int exit_code = 0, sig = 0;
+	bool timeout = false;
+	snprintf(p, sizeof(p), "%s/result", dir);
+	struct hwc_fstr res = {0};
+	if (hwc_read_str(e, p, a, &res) == 0) {
+		char *save = NULL;
+		char *buf = hwc_arena_strdup(a, res.v);
+		for (char *line = buf ? strtok_r(buf, "\n", &save) : NULL; line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			char *eq = strchr(line, '=');
+			if (!eq)
+				continue;
+			*eq = 0;
+			int64_t v = 0;
+			if (hwc_parse_i64(eq + 1, 10, &v) < 0)
+				continue;
+			if (strcmp(line, "exit") == 0)
+				exit_code = (int)v;
+			else if (strcmp(line, "signal") == 0)
+				sig = (int)v;
+			else if (strcmp(line, "timeout") == 0)
+				timeout = v != 0;
+			else if (strcmp(line, "truncated") == 0)
+				truncated = truncated || v != 0;
+		}
+	}
+	r->exit_code = exit_code;
+	r->signal = sig;
+	if (timeout) {
+		hwc_fmeta_set(&r->m, HWC_ST_TIMEOUT, 0,
+			      hwc_arena_printf(a, "%s: no answer before its timeout (recorded)", cmd));
+		return -ETIMEDOUT;
+	}
+	if (truncated) {
+		hwc_fmeta_set(&r->m, HWC_ST_TRUNCATED, 0,
+			      hwc_arena_printf(a, "%s: output over %zu bytes, cut", cmd,
+					       hwc_env_cmd_output_cap(e)));
+		return -EFBIG;
+	}
+	hwc_fmeta_set(&r->m, HWC_ST_OK, 0, NULL);
+	if (sig)
+		return -EINTR;
+	return exit_code == 0 ? 0 : -ECHILD;
+}
+
+/* ------------------------------------------------------------------ record */
+
+static void record(struct hwc_env *e, struct hwc_arena *a, const char *const *argv,
+		   const struct hwc_cmd_result *r)
+{
+	if (!hwc_env_recording(e) || r->m.st == HWC_ST_ABSENT || r->m.st == HWC_ST_BLOCKED)
+		return;
+	const char *dir = hwc_run_record_dir(a, argv);
+	char p[PATH_MAX], res[128];
+	snprintf(p, sizeof(p), "%s/stdout", dir);
+	hwc_env_capture_blob(e, p, r->out, r->out_len);
+	snprintf(p, sizeof(p), "%s/stderr", dir);
+	hwc_env_capture_blob(e, p, r->err, r->err_len);
+	int n;
+	if (r->m.st == HWC_ST_TIMEOUT)
+		n = snprintf(res, sizeof(res), "timeout=1\n");
+	else if (r->signal)
+		n = snprintf(res, sizeof(res), "signal=%d\n%s", r->signal,
+			     r->m.st == HWC_ST_TRUNCATED ? "truncated=1\n" : "");
+	else
+		n = snprintf(res, sizeof(res), "exit=%d\n%s", r->exit_code,
+			     r->m.st == HWC_ST_TRUNCATED ? "truncated=1\n" : "");
+	snprintf(p, sizeof(p), "%s/result", dir);
+	hwc_env_capture_blob(e, p, res, (size_t)n);
+}
+
+/* ------------------------------------------------------------------ exec */
+
+static const char *find_tool(struct hwc_arena *a, const char *name)
+{
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0 ? name : NULL;
+	/* HWCHECK_TOOL_PATH lets tests put fake tools first; secure_getenv ignores it in setuid
+	 * contexts. The rest is a fixed path, never the caller's PATH. */
+	const char *extra = secure_getenv("HWCHECK_TOOL_PATH");
+	const char *paths[2] = {extra, SAFE_PATH};
+	for (int k = 0; k < 2; k++) {
+		if (!paths[k] || !*paths[k])
+			continue;
+		const char *p = paths[k];
+		while (*p) {
+			const char *c = strchr(p, ':');
+			size_t l = c ? (size_t)(c - p) : strlen(p);
+			if (l) {
+				char *cand = hwc_arena_printf(a, "%.*s/%s", (int)l, p, name);
+				struct stat st;
+				if (cand && stat(cand, &st) == 0 && S_ISREG(st.st_mode) &&
+				    access(cand, X_OK) == 0)
+					return cand;
+			}
+			p += l;
+			if (*p == ':')
+				p++;
+		}
+	}
+	return NULL;
+}
+
+struct child {
+	pid_t pid;
+	int fd[2];          /* stdout, stderr; -1 when closed */
+	char *buf[2];
+	size_t len[2], cap[2];
+	struct timespec start, deadline;
+	bool killed_timeout, killed_cap, reaped;
+	int wstatus;
+};
+
+static long long ms_between(const struct timespec *a, const struct timespec *b)
+{
+	return (long long)(b->tv_sec - a->tv_sec) * 1000 + (b->tv_nsec - a->tv_nsec) / 1000000;
+}
+
+static int spawn(const char *path, const char *const *argv, struct child *c)
+{
+	int po[2], pe[2];
+	if (pipe2(po, O_CLOEXEC) < 0)
+		return -errno;
+	if (pipe2(pe, O_CLOEXEC) < 0) {
+		int err = errno;
+		close(po[0]);
+		close(po[1]);
+		return -err;
+	}
+	static char *const envp[] = {"PATH=" SAFE_PATH, "LC_ALL=C", "LANG=C", "HOME=/", NULL};
+	pid_t pid = fork();
+	if (pid < 0) {
+		int err = errno;
+		close(po[0]); close(po[1]); close(pe[0]); close(pe[1]);
+		return -err;
+	}
+	if (pid == 0) {
+		/* child: own process group so a timeout kills everything it started */
+		setpgid(0, 0);
+		int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (nul < 0 || dup2(nul, 0) < 0 || dup2(po[1], 1) < 0 || dup2(pe[1], 2) < 0)
+			_exit(127);
+		signal(SIGPIPE, SIG_DFL);
+		execve(path, (char *const *)argv, envp);
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	close(po[1]);
+	close(pe[1]);
+	fcntl(po[0], F_SETFL, O_NONBLOCK);
+	fcntl(pe[0], F_SETFL, O_NONBLOCK);
+	c->pid = pid;
+	c->fd[0] = po[0];
+	c->fd[1] = pe[0];
+	return 0;
+}
+
+static void kill_child(struct child *c)
+{
+	if (c->pid > 0 && !c->reaped) {
+		kill(-c->pid, SIGKILL);
+		kill(c->pid, SIGKILL);
+	}
+}
+
+static void drain(struct child *c, int k, size_t cap)
+{
+	for (;;) {
+		if (c->len[k] + 4096 + 1 > c->cap[k]) {
+			size_t ncap = c->cap[k] ? c->cap[k] * 2 : 16384;
+			if (ncap > cap + 4096 + 1)
+				ncap = cap + 4096 + 1;
+			if (ncap <= c->cap[k] || ncap < c->len[k] + 4096 + 1) {
+				/* over the cap: stop the tool, keep what we have */
+				c->killed_cap = true;
+				kill_child(c);
+				close(c->fd[k]);
+				c->fd[k] = -1;
+				return;
+			}
+			char *n = realloc(c->buf[k], ncap);
+			if (!n) {
+				c->killed_cap = true;
+				kill_child(c);
+				close(c->fd[k]);
+				c->fd[k] = -1;
+				return;
+			}
+			c->buf[k] = n;
+			c->cap[k] = ncap;
+		}
+		ssize_t r = read(c->fd[k], c->buf[k] + c->len[k], 4096);
+		if (r > 0) {
+			c->len[k] += (size_t)r;
+			if (c->len[k] > cap) {
+				c->len[k] = cap;
+				c->killed_cap = true;
+				kill_child(c);
+				close(c->fd[k]);
+				c->fd[k] = -1;
+				return;
+			}
+			continue;
+		}
+		if (r < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		close(c->fd[k]);
+		c->fd[k] = -1;
+		return;
+	}
+}
+
+void hwc_run_many(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct hwc_cmd *cmds,
+		  struct hwc_cmd_result *res)
+{
+	struct child *ch = calloc(n ? n : 1, sizeof(*ch));
+	size_t cap = hwc_env_cmd_output_cap(e);
+	for (size_t i = 0; i < n; i++) {
+		struct hwc_cmd_result *r = &res[i];
+		memset(r, 0, sizeof(*r));
+		r->out = r->err = "";
+		ch[i].pid = -1;
+		ch[i].fd[0] = ch[i].fd[1] = -1;
+		ch[i].reaped = true;
+		const char *const *argv = cmds[i].argv;
+		const char *cmd = hwc_argv_str(a, argv);
+		if (!argv || !argv[0]) {
+			hwc_fmeta_set(&r->m, HWC_ST_INVALID, 0, "empty command");
+			continue;
+		}
+		if (hwc_env_no_tools(e)) {
+			hwc_fmeta_set(&r->m, HWC_ST_BLOCKED, 0,
+				      hwc_arena_printf(a, "%s: not run (--no-tools)", cmd));
+			continue;
+		}
+		if (hwc_env_mode(e) == HWC_RUN_REPLAY) {
+			replay(e, a, argv, r);
+			continue;
+		}
+		if (!ch) {
+			hwc_fmeta_set(&r->m, HWC_ST_UNREADABLE, ENOMEM, "out of memory");
+			continue;
+		}
+		const char *path = find_tool(a, argv[0]);
+		if (!path) {
+			hwc_fmeta_set(&r->m, HWC_ST_ABSENT, 0,
+				      hwc_arena_printf(a, "%s: not installed", base_name(argv[0])));
+			continue;
+		}
+		unsigned t = cmds[i].timeout_ms ? cmds[i].timeout_ms : hwc_env_cmd_timeout_ms(e);
+		unsigned left = hwc_env_time_left_ms(e);
+		if (left < t)
+			t = left;
+		if (t == 0) {
+			hwc_fmeta_set(&r->m, HWC_ST_TIMEOUT, 0,
+				      hwc_arena_printf(a, "%s: not run, the run's --timeout is spent", cmd));
+			continue;
+		}
+		const char **av = (const char **)argv;
+		int rc = spawn(path, av, &ch[i]);
+		if (rc < 0) {
+			hwc_fmeta_set(&r->m, HWC_ST_UNREADABLE, -rc,
+				      hwc_arena_printf(a, "%s: cannot start: %s", cmd, strerror(-rc)));
+			continue;
+		}
+		ch[i].reaped = false;
+		clock_gettime(CLOCK_MONOTONIC, &ch[i].start);
+		ch[i].deadline = ch[i].start;
+		ch[i].deadline.tv_sec += t / 1000;
+		ch[i].deadline.tv_nsec += (long)(t % 1000) * 1000000L;
+		if (ch[i].deadline.tv_nsec >= 1000000000L) {
+			ch[i].deadline.tv_sec++;
+			ch[i].deadline.tv_nsec -= 1000000000L;
+		}
+	}
+	struct pollfd *pfd = calloc(2 * (n ? n : 1), sizeof(*pfd));
+	for (;;) {
+		size_t np = 0;
+		bool alive = false;
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		long long wait = 1000;
+		for (size_t i = 0; i < n && ch; i++) {
+			struct child *c = &ch[i];
+			if (c->reaped)
+				continue;
+			alive = true;
+			long long left = ms_between(&now, &c->deadline);
+			if (left <= 0 && !c->killed_timeout && !c->killed_cap) {
+				c->killed_timeout = true;
+				kill_child(c);
+				for (int k = 0; k < 2; k++)
+					if (c->fd[k] >= 0) {
+						close(c->fd[k]);
+						c->fd[k] = -1;
+					}
+			}
+			if (c->fd[0] < 0 && c->fd[1] < 0) {
+				int ws;
+				pid_t w = waitpid(c->pid, &ws, WNOHANG);
+				if (w == c->pid || (w < 0 && errno == ECHILD)) {
+					c->wstatus = w == c->pid ? ws : 0;
+					c->reaped = true;
+					/* anything it forked that still holds the group goes too */
+					kill(-c->pid, SIGKILL);
+					continue;
+				}
+				if (wait > 10)
+					wait = 10;
+				continue;
+			}
+			if (left > 0 && left < wait)
+				wait = left;
+			for (int k = 0; k < 2; k++)
+				if (c->fd[k] >= 0)
+					pfd[np++] = (struct pollfd){.fd = c->fd[k], .events = POLLIN};
+		}
+		if (!alive)
+			break;
+		if (np == 0) {
+			struct timespec ts = {0, 5 * 1000000L};
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		poll(pfd, np, (int)(wait < 1 ? 1 : wait));
+		for (size_t i = 0; i < n && ch; i++)
+			for (int k = 0; k < 2; k++)
+				if (!ch[i].reaped && ch[i].fd[k] >= 0)
+					drain(&ch[i], k, cap);
+	}
+	free(pfd);
+	for (size_t i = 0; i < n && ch; i++) {
+		struct child *c = &ch[i];
+		if (c->pid < 0)
+			continue;
+		struct hwc_cmd_result *r = &res[i];
+		const char *cmd = hwc_argv_str(a, cmds[i].argv);
+		struct timespec end;
+		clock_gettime(CLOCK_MONOTONIC, &end);
+		r->elapsed_ms = (unsigned)ms_between(&c->start, &end);
+		for (int k = 0; k < 2; k++) {
+			char *s = hwc_arena_zalloc(a, c->len[k] + 1);
+			if (s && c->len[k])
+				memcpy(s, c->buf[k], c->len[k]);
+			if (k == 0) {
+				r->out = s ? s : "";
+				r->out_len = s ? c->len[k] : 0;
+			} else {
+				r->err = s ? s : "";
+				r->err_len = s ? c->len[k] : 0;
+			}
+			free(c->buf[k]);
+		}
+		if (WIFEXITED(c->wstatus))
+			r->exit_code = WEXITSTATUS(c->wstatus);
+		else if (WIFSIGNALED(c->wstatus))
+			r->signal = WTERMSIG(c->wstatus);
+		if (c->killed_timeout) {
+			r->signal = 0;
+			hwc_fmeta_set(&r->m, HWC_ST_TIMEOUT, 0,
+				      hwc_arena_printf(a, "%s: killed after %u ms without finishing", cmd,
+						       (unsigned)ms_between(&c->start, &c->deadline)));
+		} else if (c->killed_cap) {
+			hwc_fmeta_set(&r->m, HWC_ST_TRUNCATED, 0,
+				      hwc_arena_printf(a, "%s: printed more than %zu bytes; stopped and cut", cmd, cap));
+		} else if (r->exit_code == 127 && r->out_len == 0 && !r->signal) {
+			hwc_fmeta_set(&r->m, HWC_ST_UNREADABLE, 0,
+				      hwc_arena_printf(a, "%s: could not be executed", cmd));
+		} else {
+			hwc_fmeta_set(&r->m, HWC_ST_OK, 0, NULL);
+		}
+		record(e, a, cmds[i].argv, r);
+	}
+	free(ch);
+}
+
+int hwc_run(struct hwc_env *e, struct hwc_arena *a, const char *const *argv, unsigned timeout_ms,
+	    struct hwc_cmd_result *res)
+{
+	struct hwc_cmd c = {argv, timeout_ms};
+	hwc_run_many(e, a, 1, &c, res);
+	switch (res->m.st) {
+	case HWC_ST_OK:
+		return res->signal ? -EINTR : (res->exit_code == 0 ? 0 : -ECHILD);
+	case HWC_ST_ABSENT: return -ENOENT;
+	case HWC_ST_TIMEOUT: return -ETIMEDOUT;
+	case HWC_ST_TRUNCATED: return -EFBIG;
+	case HWC_ST_BLOCKED: return -EPERM;
+	default: return -EIO;
+	}
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/* The only way hwcheck runs an external tool: argv (no shell), a timeout, an output cap, the exit
+ * status kept; recorded in capture mode and replayed from <root>/hwcheck/commands/ in tests. */
+#ifndef HWC_CORE_RUNNER_H
+#define HWC_CORE_RUNNER_H
+
+#include <stddef.h>
+
+#include "core/arena.h"
+#include "core/env.h"
+#include "core/fact.h"
+
+struct hwc_cmd_result {
+	/* ok: the tool ran and exited (look at exit_code); absent: not installed / no recording;
+	 * timeout: killed at its deadline; truncated: output over the cap (killed);
+	 * blocked: --no-tools; unreadable: exec failed (err). detail names the command. */
+	struct hwc_fmeta m;
+	int exit_code;   /* valid when m.st is ok or truncated and signal == 0 */
+	int signal;      /* the signal that ended it, 0 if it exited */
+	const char *out; /* NUL-terminated, arena */
+	size_t out_len;
+	const char *err;
+	size_t err_len;
+	unsigned elapsed_ms;
+};
+
+struct hwc_cmd {
+	const char *const *argv; /* NULL-terminated; argv[0] a tool name or absolute path */
+	unsigned timeout_ms;     /* 0 = the env's default */
+};
+
+/* Runs one command. Returns 0 when it ran and exited 0, else a negative errno-like value; the
+ * result says what happened in every case. */
+int hwc_run(struct hwc_env *e, struct hwc_arena *a, const char *const *argv, unsigned timeout_ms,
+	    struct hwc_cmd_result *res);
+
+/* Runs n commands at once (parallel across cards), each with its own deadline. */
+void hwc_run_many(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct hwc_cmd *cmds,
+		  struct hwc_cmd_result *res);
+
+/* The recording directory of an argv, relative to the root: "hwcheck/commands/<key>".
+ * The key is argv with argv[0] reduced to its basename, joined by spaces, with '%' '/' and
+ * control characters percent-encoded; keys over 200 bytes end in '#' and a 64-bit hash. */
+const char *hwc_run_record_dir(struct hwc_arena *a, const char *const *argv);
+
+/* "mstconfig -d 0000:3b:00.0 q" for messages. */
+const char *hwc_argv_str(struct hwc_arena *a, const char *const *argv);
+
+#endif

@@ -1,0 +1,219 @@
+# SPDX-License-Identifier: MIT
+# CLI contract: commands, exit codes, JSON/schema, colours, snapshot round trip, facts files.
+import json
+import os
+import shutil
+import sys
+import tarfile
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+import hwctest  # noqa: E402
+from hwctest import run, run_json  # noqa: E402
+
+
+class ExitCodes(unittest.TestCase):
+    def test_unknown_option_is_usage(self):
+        cp = run("--bogus")
+        self.assertEqual(cp.returncode, 2)
+        self.assertEqual(cp.stderr.count("\n"), 1)
+        self.assertIn("unknown option '--bogus'", cp.stderr)
+        self.assertIn("--help", cp.stderr)
+
+    def test_unknown_command_is_usage(self):
+        cp = run("frobnicate")
+        self.assertEqual(cp.returncode, 2)
+        self.assertIn("unknown command 'frobnicate'", cp.stderr)
+
+    def test_missing_argument(self):
+        cp = run("--root")
+        self.assertEqual(cp.returncode, 2)
+        self.assertIn("needs an argument", cp.stderr)
+
+    def test_bad_fail_on(self):
+        cp = run("--fail-on", "fatal")
+        self.assertEqual(cp.returncode, 2)
+        self.assertIn("--fail-on", cp.stderr)
+
+    def test_nonexistent_root(self):
+        cp = run("--root", "/nonexistent")
+        self.assertEqual(cp.returncode, 2)
+        self.assertEqual(cp.stderr, "hwcheck: --root /nonexistent: No such file or directory\n")
+
+    def test_env_root(self):
+        cp = run(env={"HWCHECK_ROOT": "/nonexistent"})
+        self.assertEqual(cp.returncode, 2)
+
+    def test_empty_root_is_nothing_collected(self):
+        with tempfile.TemporaryDirectory() as d:
+            cp = run("--root", d)
+            self.assertEqual(cp.returncode, 3)
+            self.assertIn("nothing could be collected", cp.stderr)
+            cp = run("--root", d, "--exit-codes", "nagios")
+            self.assertEqual(cp.returncode, 3)
+            cp = run("--root", d, "--exit-codes", "npd")
+            self.assertEqual(cp.returncode, 2)
+
+    def test_findings_exit_one_and_fail_on(self):
+        # this machine has no ConnectX: MLX_NO_ADAPTER (warn) -> exit 1 with the default --fail-on
+        cp = run()
+        self.assertEqual(cp.returncode, 1, cp.stderr)
+        self.assertIn("no ConnectX adapter", cp.stdout)
+        self.assertEqual(run("--fail-on", "error").returncode, 0)
+        self.assertEqual(run("--exit-codes", "nagios").returncode, 1)
+
+    def test_help_lists_exit_codes(self):
+        cp = run("--help")
+        self.assertEqual(cp.returncode, 0)
+        for code in ("0  no finding", "1  findings", "2  usage", "3  nothing", "4  internal"):
+            self.assertIn(code, cp.stdout)
+
+    def test_version(self):
+        cp = run("version")
+        self.assertEqual(cp.returncode, 0)
+        self.assertRegex(cp.stdout, r"^hwcheck \d+\.\d+\.\d+")
+        _, j = run_json("version", "--json")
+        self.assertEqual(j["name"], "hwcheck")
+
+    def test_internal_error_code_documented(self):
+        # exit 4 cannot be provoked safely from outside; it is documented and never used for input
+        self.assertIn("4  internal error", run("--help").stdout)
+
+
+class Json(unittest.TestCase):
+    def test_live_report_is_valid(self):
+        cp, j = run_json("--json")
+        self.assertEqual(j["schema"], "hwcheck.report")
+        self.assertEqual(j["schema_version"], 1)
+        for k in ("tool", "run", "facts", "findings", "errors"):
+            self.assertIn(k, j)
+        hwctest.validate(j)
+        ids = [f["rule_id"] for f in j["findings"]]
+        self.assertIn("MLX_NO_ADAPTER", ids)
+
+    def test_facts_json_is_valid(self):
+        cp, j = run_json("facts", "--json")
+        self.assertEqual(cp.returncode, 0, cp.stderr)
+        self.assertEqual(j["schema"], "hwcheck.facts")
+        self.assertNotIn("findings", j)
+        hwctest.validate(j)
+
+    def test_live_facts_match_proc(self):
+        _, j = run_json("facts", "--json")
+        rel = open("/proc/sys/kernel/osrelease").read().strip()
+        self.assertEqual(j["facts"]["host"]["kernel"]["release"], rel)
+
+    def test_output_file_atomic(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "r.json")
+            cp = run("--json", "-o", out)
+            self.assertIn(cp.returncode, (0, 1))
+            self.assertEqual(cp.stdout, "")
+            json.load(open(out))
+            self.assertEqual(sorted(os.listdir(d)), ["r.json"])  # no temporary left behind
+
+
+class Colour(unittest.TestCase):
+    def test_no_colour_when_not_tty(self):
+        self.assertNotIn("\033[", run().stdout)
+
+    def test_no_colour_env_and_flag_on_a_tty(self):
+        import pty
+        import subprocess
+        for extra_env, flags in (({"NO_COLOR": "1"}, []), ({}, ["--no-color"]), ({}, [])):
+            m, s = pty.openpty()
+            env = dict(os.environ, **extra_env)
+            env.pop("HWCHECK_ROOT", None)
+            if not extra_env:
+                env.pop("NO_COLOR", None)
+            p = subprocess.Popen([hwctest.hwcheck_path(), *flags], stdout=s, stderr=subprocess.DEVNULL, env=env)
+            os.close(s)
+            out = b""
+            while True:
+                try:
+                    chunk = os.read(m, 4096)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                out += chunk
+            p.wait()
+            os.close(m)
+            coloured = b"\033[" in out
+            self.assertEqual(coloured, not extra_env and not flags, (extra_env, flags))
+
+
+class Snapshot(unittest.TestCase):
+    def test_snapshot_replays_to_same_facts(self):
+        with tempfile.TemporaryDirectory() as d:
+            tar = os.path.join(d, "host.tar")
+            cp = run("snapshot", "-o", tar)
+            self.assertEqual(cp.returncode, 0, cp.stderr)
+            root = os.path.join(d, "root")
+            os.mkdir(root)
+            with tarfile.open(tar) as t:
+                for m in t.getmembers():
+                    self.assertFalse(m.name.startswith("/") or ".." in m.name.split("/"), m.name)
+                t.extractall(root)
+            _, live = run_json("facts", "--json")
+            _, replay = run_json("--root", root, "facts", "--json")
+            self.assertEqual(live["facts"], replay["facts"])
+            saved = json.load(open(os.path.join(root, "hwcheck", "facts.json")))
+            self.assertEqual(saved["facts"], live["facts"])
+
+    def test_snapshot_needs_output(self):
+        cp = run("snapshot")
+        self.assertEqual(cp.returncode, 2)
+        self.assertIn("-o FILE", cp.stderr)
+
+
+class FactsFile(unittest.TestCase):
+    def test_round_trip_exact(self):
+        with tempfile.TemporaryDirectory() as d:
+            f = os.path.join(d, "facts.json")
+            run("facts", "--json", "-o", f, check=0)
+            cp, j = run_json("facts", "--json", "--facts", f)
+            self.assertEqual(cp.returncode, 0, cp.stderr)
+            self.assertEqual(json.load(open(f))["facts"], j["facts"])
+            cp, rep = run_json("check", "--json", "--facts", f)
+            self.assertEqual(cp.returncode, 1)
+            hwctest.validate(rep)
+
+    def test_newer_schema_is_refused(self):
+        with tempfile.TemporaryDirectory() as d:
+            f = os.path.join(d, "facts.json")
+            json.dump({"schema": "hwcheck.facts", "schema_version": 99, "facts": {}}, open(f, "w"))
+            cp = run("--facts", f)
+            self.assertEqual(cp.returncode, 2)
+            self.assertIn("schema_version 99", cp.stderr)
+
+    def test_malformed_names_line_and_column(self):
+        with tempfile.TemporaryDirectory() as d:
+            f = os.path.join(d, "bad.json")
+            open(f, "w").write('{"schema": "hwcheck.facts",\n  "facts": {,}}\n')
+            cp = run("--facts", f)
+            self.assertEqual(cp.returncode, 2)
+            self.assertRegex(cp.stderr, r"bad\.json:2:\d+: ")
+
+
+class Rules(unittest.TestCase):
+    def test_list_and_explain(self):
+        cp = run("rules", "list")
+        self.assertEqual(cp.returncode, 0)
+        self.assertIn("MLX_NO_ADAPTER", cp.stdout)
+        cp = run("rules", "explain", "MLX_NO_ADAPTER")
+        self.assertEqual(cp.returncode, 0)
+        self.assertIn("Fix:", cp.stdout)
+        self.assertEqual(run("rules", "explain", "NOPE").returncode, 2)
+        _, j = run_json("rules", "list", "--json")
+        self.assertTrue(any(r["id"] == "MLX_NO_ADAPTER" for r in j["rules"]))
+
+    def test_summary_line(self):
+        cp = run("--summary-line")
+        self.assertEqual(len(cp.stdout.splitlines()), 1)
+        self.assertLessEqual(len(cp.stdout.rstrip("\n")), 80)
+
+
+if __name__ == "__main__":
+    hwctest.main()

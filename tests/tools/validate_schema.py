@@ -1,0 +1,47 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+# Validate hwcheck JSON documents against docs/hwcheck-report.schema.json (and its section schemas).
+# Usage: validate_schema.py SCHEMA_DIR FILE... ('-' reads stdin). Exit 0 when all are valid.
+import glob
+import json
+import os
+import sys
+
+try:
+    import jsonschema
+except ImportError:
+    print("SKIP: python3-jsonschema is not installed", file=sys.stderr)
+    sys.exit(77)
+
+
+def load_validator(docs):
+    main = json.load(open(os.path.join(docs, "hwcheck-report.schema.json")))
+    store = {main["$id"]: main}
+    for p in glob.glob(os.path.join(docs, "schema", "*.schema.json")):
+        s = json.load(open(p))
+        store[s["$id"]] = s
+    for s in store.values():
+        jsonschema.Draft202012Validator.check_schema(s)
+    resolver = jsonschema.RefResolver(base_uri=main["$id"], referrer=main, store=store)
+    return jsonschema.Draft202012Validator(main, resolver=resolver)
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__ or "usage: validate_schema.py DOCS FILE...", file=sys.stderr)
+        return 2
+    v = load_validator(sys.argv[1])
+    bad = 0
+    for f in sys.argv[2:]:
+        doc = json.load(sys.stdin if f == "-" else open(f))
+        errs = sorted(v.iter_errors(doc), key=lambda e: list(e.absolute_path))
+        for e in errs[:20]:
+            path = "/".join(str(p) for p in e.absolute_path)
+            print(f"{f}: /{path}: {e.message}", file=sys.stderr)
+        bad += bool(errs)
+    print(f"{len(sys.argv) - 2 - bad} passed, {bad} failed")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/* A tiny unit-test harness: CHECK macros count, main() prints "N passed, N failed". */
+#ifndef HWC_TEST_H
+#define HWC_TEST_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int t_pass, t_fail;
+
+#define CHECK(cond)                                                                                \
+	do {                                                                                       \
+		if (cond) {                                                                        \
+			t_pass++;                                                                  \
+		} else {                                                                           \
+			t_fail++;                                                                  \
+			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);   \
+		}                                                                                  \
+	} while (0)
+
+#define CHECK_INT(a, b)                                                                            \
+	do {                                                                                       \
+		long long a_ = (long long)(a), b_ = (long long)(b);                                \
+		if (a_ == b_) {                                                                    \
+			t_pass++;                                                                  \
+		} else {                                                                           \
+			t_fail++;                                                                  \
+			fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n", __FILE__,       \
+				__LINE__, #a, a_, #b, b_);                                         \
+		}                                                                                  \
+	} while (0)
+
+#define CHECK_STR(a, b)                                                                            \
+	do {                                                                                       \
+		const char *a_ = (a), *b_ = (b);                                                   \
+		if (a_ && b_ && strcmp(a_, b_) == 0) {                                             \
+			t_pass++;                                                                  \
+		} else {                                                                           \
+			t_fail++;                                                                  \
+			fprintf(stderr, "%s:%d: %s == \"%s\", expected \"%s\"\n", __FILE__,         \
+				__LINE__, #a, a_ ? a_ : "(null)", b_ ? b_ : "(null)");             \
+		}                                                                                  \
+	} while (0)
+
+#define TEST_MAIN_END()                                                                            \
+	do {                                                                                       \
+		printf("%d passed, %d failed\n", t_pass, t_fail);                                 \
+		return t_fail ? 1 : (t_pass ? 0 : 1);                                              \
+	} while (0)
+
+#endif

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests of core/: root confinement, readers and their statuses, the runner, JSON facts. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/env.h"
+#include "core/json.h"
+#include "core/output.h"
+#include "core/runner.h"
+#include "test.h"
+
+static char tmpl[] = "/tmp/hwc-core-XXXXXX";
+
+static void put(const char *rel, const char *content)
+{
+	char p[4096], cmd[4200];
+	snprintf(p, sizeof(p), "%s/%s", tmpl, rel);
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", p);
+	if (system(cmd) != 0)
+		abort();
+	FILE *f = fopen(p, "w");
+	if (!f)
+		abort();
+	fputs(content, f);
+	fclose(f);
+}
+
+static void link_(const char *target, const char *rel)
+{
+	char p[4096];
+	snprintf(p, sizeof(p), "%s/%s", tmpl, rel);
+	if (symlink(target, p) != 0)
+		abort();
+}
+
+static void test_readers(struct hwc_env *e, struct hwc_arena *a)
+{
+	struct hwc_fi64 i = {0};
+	CHECK_INT(hwc_read_i64(e, "sys/num", a, &i), 0);
+	CHECK_INT(i.v, 42);
+	CHECK_INT(i.m.st, HWC_ST_OK);
+	CHECK_INT(hwc_read_i64(e, "/sys/neg", a, &i), 0);
+	CHECK_INT(i.v, -1);
+	CHECK(hwc_read_i64(e, "sys/notnum", a, &i) < 0);
+	CHECK_INT(i.m.st, HWC_ST_INVALID);
+	CHECK_STR(i.m.detail, "/sys/notnum: expected an integer, got 'abc'");
+	CHECK(hwc_read_i64(e, "sys/missing", a, &i) < 0);
+	CHECK_INT(i.m.st, HWC_ST_ABSENT);
+	CHECK_STR(i.m.detail, "/sys/missing: No such file or directory");
+	CHECK(hwc_read_i64(e, "sys/empty", a, &i) < 0);
+	CHECK_INT(i.m.st, HWC_ST_INVALID);
+
+	struct hwc_fu64 h = {0};
+	CHECK_INT(hwc_read_hex(e, "sys/vendor", a, &h), 0);
+	CHECK_INT(h.v, 0x15b3);
+	CHECK_INT(hwc_read_hex(e, "sys/bare", a, &h), 0);
+	CHECK_INT(h.v, 0x1017);
+	CHECK(hwc_read_hex(e, "sys/speed", a, &h) < 0);
+	CHECK_INT(h.m.st, HWC_ST_INVALID);
+
+	struct hwc_fstr s = {0};
+	CHECK_INT(hwc_read_str(e, "sys/speed", a, &s), 0);
+	CHECK_STR(s.v, "16.0 GT/s PCIe");
+	CHECK_INT(hwc_read_link_name(e, "sys/dev/driver", a, &s), 0);
+	CHECK_STR(s.v, "mlx5_core");
+
+	const unsigned char *d;
+	size_t len;
+	struct hwc_fmeta m;
+	CHECK(hwc_read_bytes(e, "sys/speed", 4, a, &d, &len, &m) < 0);
+	CHECK_INT(m.st, HWC_ST_TRUNCATED);
+	CHECK_INT(len, 4);
+}
+
+static void test_confinement(struct hwc_env *e, struct hwc_arena *a)
+{
+	/* an absolute link resolves inside the root, ".." stops at it */
+	struct hwc_fi64 i = {0};
+	CHECK_INT(hwc_read_i64(e, "abs/num", a, &i), 0);
+	CHECK_INT(i.v, 42);
+	CHECK_INT(hwc_read_i64(e, "sys/dev/up/dev/up/../../../../sys/num", a, &i), 0);
+	CHECK_INT(i.v, 42);
+	/* escape attempts read the root's own copy or nothing, never the host's */
+	struct hwc_fstr s = {0};
+	CHECK(hwc_read_str(e, "escape", a, &s) < 0);
+	CHECK_INT(s.m.st, HWC_ST_ABSENT);
+	CHECK(hwc_read_str(e, "escape2", a, &s) < 0);
+	CHECK_INT(s.m.st, HWC_ST_ABSENT);
+	CHECK(hwc_read_str(e, "loop", a, &s) < 0);
+	CHECK_INT(s.m.st, HWC_ST_UNREADABLE);
+	const char *rp;
+	CHECK_INT(hwc_env_realpath(e, "sys/bus/pci/devices/0000:01:00.0", a, &rp), 0);
+	CHECK_STR(rp, "sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0");
+	struct hwc_dirlist dl;
+	CHECK_INT(hwc_env_list_dir(e, "sys/bus/pci/devices", a, &dl), 0);
+	CHECK_INT(dl.n, 2);
+	CHECK_STR(dl.names[0], "0000:00:01.0");
+	CHECK(hwc_env_list_dir(e, "nothere", a, &dl) == -ENOENT);
+}
+
+static void test_runner(struct hwc_env *live, struct hwc_env *rep, struct hwc_arena *a)
+{
+	struct hwc_cmd_result r;
+	const char *ok[] = {"sh", "-c", "echo out; echo err >&2; exit 3", NULL};
+	CHECK_INT(hwc_run(live, a, ok, 5000, &r), -ECHILD);
+	CHECK_INT(r.m.st, HWC_ST_OK);
+	CHECK_INT(r.exit_code, 3);
+	CHECK_STR(r.out, "out\n");
+	CHECK_STR(r.err, "err\n");
+
+	const char *hang[] = {"sleep", "30", NULL};
+	CHECK_INT(hwc_run(live, a, hang, 200, &r), -ETIMEDOUT);
+	CHECK_INT(r.m.st, HWC_ST_TIMEOUT);
+	CHECK(r.elapsed_ms < 5000);
+
+	const char *flood[] = {"sh", "-c", "yes 0123456789abcdef", NULL};
+	CHECK_INT(hwc_run(live, a, flood, 5000, &r), -EFBIG);
+	CHECK_INT(r.m.st, HWC_ST_TRUNCATED);
+	CHECK_INT(r.out_len, 65536);
+
+	const char *none[] = {"hwcheck-no-such-tool", NULL};
+	CHECK_INT(hwc_run(live, a, none, 1000, &r), -ENOENT);
+	CHECK_INT(r.m.st, HWC_ST_ABSENT);
+	CHECK_STR(r.m.detail, "hwcheck-no-such-tool: not installed");
+
+	/* parallel: three 300 ms sleeps take well under 900 ms */
+	const char *s1[] = {"sleep", "0.3", NULL};
+	struct hwc_cmd cmds[3] = {{s1, 5000}, {s1, 5000}, {s1, 5000}};
+	struct hwc_cmd_result rs[3];
+	hwc_run_many(live, a, 3, cmds, rs);
+	for (int i = 0; i < 3; i++) {
+		CHECK_INT(rs[i].m.st, HWC_ST_OK);
+		CHECK(rs[i].elapsed_ms < 850);
+	}
+
+	/* replay */
+	const char *mc[] = {"/usr/bin/mstconfig", "-d", "0000:3b:00.0", "q", NULL};
+	CHECK_STR(hwc_run_record_dir(a, mc), "hwcheck/commands/mstconfig -d 0000:3b:00.0 q");
+	CHECK_INT(hwc_run(rep, a, mc, 1000, &r), -ECHILD);
+	CHECK_INT(r.m.st, HWC_ST_OK);
+	CHECK_INT(r.exit_code, 3);
+	CHECK_STR(r.out, "-E- Failed to open the device\n");
+	const char *mh[] = {"mstconfig", "hang", NULL};
+	CHECK_INT(hwc_run(rep, a, mh, 1000, &r), -ETIMEDOUT);
+	CHECK_INT(r.m.st, HWC_ST_TIMEOUT);
+	const char *mn[] = {"mstreg", NULL};
+	CHECK_INT(hwc_run(rep, a, mn, 1000, &r), -ENOENT);
+	CHECK_STR(r.m.detail, "mstreg: not installed");
+	const char *sl[] = {"tool", "a/b", "%", NULL};
+	CHECK_STR(hwc_run_record_dir(a, sl), "hwcheck/commands/tool a%2Fb %25");
+}
+
+static void test_json(struct hwc_arena *a)
+{
+	json_t *o = json_object();
+	struct hwc_fi64 i = {0}, i2 = {0};
+	HWC_SET(i, -5);
+	hwc_json_put_i64(o, "n", &i);
+	struct hwc_fstr s = {0}, s2 = {0};
+	HWC_FAIL(s, HWC_ST_NEEDS_ROOT, 0, "config space is 64 bytes");
+	hwc_json_put_str(o, "x", &s);
+	struct hwc_fbool b = {0}, b2 = {0};
+	HWC_FAIL(b, HWC_ST_UNREADABLE, EIO, "boom");
+	hwc_json_put_bool(o, "b", &b);
+	char *txt = hwc_json_dumps(o, false);
+	CHECK_STR(txt, "{\"n\":-5,\"x\":null,\"b\":null,\"unavailable\":{\"x\":{\"status\":\"needs_root\","
+		       "\"detail\":\"config space is 64 bytes\"},\"b\":{\"status\":\"unreadable\","
+		       "\"errno\":5,\"detail\":\"boom\"}}}");
+	free(txt);
+	CHECK_INT(hwc_json_get_i64(o, "n", a, &i2), 0);
+	CHECK_INT(i2.v, -5);
+	CHECK_INT(hwc_json_get_str(o, "x", a, &s2), 0);
+	CHECK_INT(s2.m.st, HWC_ST_NEEDS_ROOT);
+	CHECK_STR(s2.m.detail, "config space is 64 bytes");
+	CHECK_INT(hwc_json_get_bool(o, "b", a, &b2), 0);
+	CHECK_INT(b2.m.err, EIO);
+	CHECK_INT(hwc_json_get_i64(o, "missing", a, &i2), 0);
+	CHECK_INT(i2.m.st, HWC_ST_UNSET);
+	CHECK(hwc_json_get_bool(o, "n", a, &b2) < 0);
+	CHECK_INT(b2.m.st, HWC_ST_INVALID);
+	json_t *bad = json_string_nocheck("\xff\xfe");
+	CHECK(bad != NULL);
+	json_decref(bad);
+	json_t *u = hwc_json_string("caf\xe9");
+	CHECK_STR(json_string_value(u), "caf?");
+	json_decref(u);
+	json_decref(o);
+}
+
+static void test_outfile(void)
+{
+	char p[4200];
+	snprintf(p, sizeof(p), "%s/out.json", tmpl);
+	CHECK_INT(hwc_write_file_atomic(p, "{}\n", 3), 0);
+	struct stat st;
+	CHECK_INT(stat(p, &st), 0);
+	CHECK_INT(st.st_size, 3);
+	struct hwc_outfile o;
+	CHECK_INT(hwc_outfile_open(&o, p), 0);
+	fputs("partial", o.fp);
+	hwc_outfile_abort(&o);
+	CHECK_INT(stat(p, &st), 0);
+	CHECK_INT(st.st_size, 3); /* untouched */
+	CHECK(hwc_write_file_atomic("/nonexistent-dir/x", "a", 1) < 0);
+}
+
+int main(void)
+{
+	if (!mkdtemp(tmpl))
+		return 1;
+	put("sys/num", "42\n");
+	put("sys/neg", "-1\n");
+	put("sys/notnum", "abc\n");
+	put("sys/empty", "");
+	put("sys/vendor", "0x15b3\n");
+	put("sys/bare", "1017\n");
+	put("sys/speed", "16.0 GT/s PCIe\n");
+	put("sys/bus/pci/drivers/mlx5_core/bind", "");
+	put("sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/vendor", "0x15b3\n");
+	put("sys/devices/pci0000:00/0000:00:01.0/vendor", "0x8086\n");
+	put("sys/bus/pci/devices/.keep", "");
+	char p[4200];
+	snprintf(p, sizeof(p), "%s/sys/bus/pci/devices/.keep", tmpl);
+	unlink(p);
+	link_("../../../devices/pci0000:00/0000:00:01.0/0000:01:00.0", "sys/bus/pci/devices/0000:01:00.0");
+	link_("../../../devices/pci0000:00/0000:00:01.0", "sys/bus/pci/devices/0000:00:01.0");
+	put("sys/dev/uevent", "");
+	link_("../bus/pci/drivers/mlx5_core", "sys/dev/driver");
+	link_("..", "sys/dev/up");
+	link_("/sys", "abs");
+	link_("../../../../../../../../etc/passwd", "escape");
+	link_("/etc/passwd", "escape2");
+	link_("loop", "loop");
+	put("hwcheck/commands/mstconfig -d 0000:3b:00.0 q/stdout", "-E- Failed to open the device\n");
+	put("hwcheck/commands/mstconfig -d 0000:3b:00.0 q/result", "exit=3\n");
+	put("hwcheck/commands/mstconfig hang/result", "timeout=1\n");
+
+	struct hwc_arena *a = hwc_arena_new();
+	struct hwc_env *e = NULL, *live = NULL;
+	struct hwc_env_opts o = {.root = tmpl};
+	CHECK_INT(hwc_env_open(&o, &e), 0);
+	CHECK_INT(hwc_env_mode(e), HWC_RUN_REPLAY);
+	struct hwc_env_opts lo = {.root = "/", .cmd_output_cap = 65536};
+	CHECK_INT(hwc_env_open(&lo, &live), 0);
+	CHECK_INT(hwc_env_mode(live), HWC_RUN_EXEC);
+	struct hwc_env *bad;
+	struct hwc_env_opts bo = {.root = "/nonexistent/root"};
+	CHECK_INT(hwc_env_open(&bo, &bad), -ENOENT);
+
+	test_readers(e, a);
+	test_confinement(e, a);
+	test_runner(live, e, a);
+	test_json(a);
+	test_outfile();
+
+	hwc_env_free(e);
+	hwc_env_free(live);
+	hwc_arena_free(a);
+	char cmd[4300];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpl);
+	if (system(cmd) != 0)
+		t_fail++;
+	TEST_MAIN_END();
+}
