@@ -58,5 +58,10 @@ int hwc_cmd_facts(struct hwc_cli *c);
 int hwc_cmd_snapshot(struct hwc_cli *c);
 int hwc_cmd_rules(struct hwc_cli *c);
 int hwc_cmd_version(struct hwc_cli *c);
+int hwc_cmd_probe(struct hwc_cli *c); /* cli/cmd_probe.c */
+int hwc_cmd_diff(struct hwc_cli *c);  /* cli/cmd_diff.c */
+int hwc_cmd_merge(struct hwc_cli *c); /* cli/cmd_merge.c */
+/* --prom FILE after a check (cli/prom.c); returns 0 or an exit code. */
+int hwc_prom_write(const struct hwc_cli *c, const json_t *facts, const struct hwc_findings *fd);
 
 #endif

@@ -109,7 +109,8 @@ struct command {
 static const struct command commands[] = {
 	{"check", hwc_cmd_check},       {"facts", hwc_cmd_facts},
 	{"snapshot", hwc_cmd_snapshot}, {"rules", hwc_cmd_rules},
-	{"version", hwc_cmd_version},
+	{"version", hwc_cmd_version},   {"probe", hwc_cmd_probe},
+	{"diff", hwc_cmd_diff},         {"merge", hwc_cmd_merge},
 };
 
 int main(int argc, char **argv)
