@@ -268,7 +268,6 @@ json_t *hwc_host_to_json(const struct hwc_facts *f)
 	json_t *j = json_object();
 	if (!j)
 		return NULL;
-	hwc_json_put_str(j, "hostname", &h->hostname);
 	put_fields(obj(j, "cpu"), &h->cpu, cpu_fields, N(cpu_fields));
 
 	json_t *nu = obj(j, "numa"), *nodes = json_array();
@@ -311,6 +310,8 @@ json_t *hwc_host_to_json(const struct hwc_facts *f)
 
 	put_fields(obj(j, "dmi"), &h->dmi, dmi_fields, N(dmi_fields));
 	put_fields(obj(j, "kernel"), &h->kernel, kernel_fields, N(kernel_fields));
+	/* last, so that a null hostname's "unavailable" stays the object's last key */
+	hwc_json_put_str(j, "hostname", &h->hostname);
 	return j;
 }
 

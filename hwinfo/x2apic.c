@@ -253,7 +253,9 @@ static void madt_dmar(struct hwc_env *e, struct hwc_arena *a, struct hwc_host_x2
 	struct hwc_acpi_dmar dmar;
 	p = "sys/firmware/acpi/tables/DMAR";
 	if (hwc_read_bytes(e, p, 1u << 20, a, &d, &len, &m) < 0) {
-		if (m.st == HWC_ST_ABSENT)
+		/* only a root whose ACPI tables are there can tell that this one is missing */
+		if (m.st == HWC_ST_ABSENT && hwc_env_is_dir(e, "sys/firmware/acpi/tables") &&
+		    x->madt_local_apic.m.st != HWC_ST_ABSENT)
 			m.detail = hwc_arena_printf(a, "%s: no DMAR table (not an Intel VT-d platform, "
 						    "or VT-d off in the BIOS)", p);
 		x->dmar_intr_remap.m = x->dmar_x2apic_opt_out.m = m;

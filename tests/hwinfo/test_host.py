@@ -278,6 +278,29 @@ class Live(unittest.TestCase):
         self.assertEqual(x["enabled"], "x2apic" in routing[-1])
         self.assertEqual(x["source"], "dmesg")
 
+    def test_unprivileged_run_says_needs_root_not_off(self):
+        setpriv = shutil.which("setpriv")
+        if os.geteuid() != 0 or not setpriv:
+            self.skipTest("needs root and setpriv to run as nobody")
+        cp = subprocess.run([setpriv, "--reuid=65534", "--regid=65534", "--clear-groups",
+                             hwctest.hwcheck_path(), "facts", "--json"],
+                            capture_output=True, text=True, env={"LC_ALL": "C", "PATH": "/usr/bin:/bin"})
+        if cp.returncode == 126 or "Permission denied" in cp.stderr:
+            self.skipTest("the binary is not reachable by nobody: " + cp.stderr.strip())
+        self.assertEqual(cp.returncode, 0, cp.stderr)
+        doc = json.loads(cp.stdout)
+        hwctest.validate(doc)
+        x, c = doc["facts"]["host"]["x2apic"], doc["facts"]["host"]["cpu"]
+        self.assertEqual(c, self.h["cpu"])  # nothing of the CPU needs root
+        self.assertEqual(unavailable(x, "madt_local_apic").get("status", "ok"),
+                         "needs_root" if os.path.exists("/sys/firmware/acpi/tables/APIC") else "absent")
+        if x["enabled"] is None:
+            self.assertIn(unavailable(x, "enabled")["status"], ("needs_root", "absent"))
+        elif x["enabled"] is False:
+            self.assertEqual(x["source"], "cpuinfo")  # the only unprivileged "off"
+        else:
+            self.assertIn(x["source"], ("dmesg", "apicid"))
+
     def test_madt_when_root(self):
         p = "/sys/firmware/acpi/tables/APIC"
         x = self.h["x2apic"]
