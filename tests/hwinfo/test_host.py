@@ -153,6 +153,103 @@ class Scenarios(unittest.TestCase):
             self.assertEqual(x["interrupt_remapping_source"], "interrupts")
 
 
+def make_root(d, files):
+    for path, text in files.items():
+        p = os.path.join(d, path)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "w") as f:
+            f.write(text)
+    return d
+
+
+class KernelAbiLayouts(unittest.TestCase):
+    """The sysfs files no capture in the corpus has (cpufreq, cpuidle, IOMMU groups), laid out as
+    the kernel ABI documents them (Documentation/ABI/testing/sysfs-devices-system-cpu,
+    sysfs-kernel-iommu_groups): tests of the code paths, not claims about a machine."""
+
+    def test_power(self):
+        cpu = "sys/devices/system/cpu/"
+        files = {
+            cpu + "cpufreq/policy0/scaling_driver": "intel_pstate\n",
+            cpu + "cpufreq/policy0/scaling_governor": "powersave\n",
+            cpu + "cpufreq/policy0/energy_performance_preference": "balance_power\n",
+            cpu + "cpufreq/policy10/scaling_driver": "other\n",
+            cpu + "intel_pstate/status": "active\n",
+            cpu + "intel_pstate/no_turbo": "1\n",
+            cpu + "cpuidle/current_driver": "intel_idle\n",
+            cpu + "cpuidle/current_governor_ro": "menu\n",
+            "sys/module/pcie_aspm/parameters/policy": "default performance [powersave] powersupersave\n",
+            "sys/kernel/security/lockdown": "none [integrity] confidentiality\n",
+        }
+        for i, (name, lat, dis) in enumerate([("POLL", 0, 0), ("C1", 2, 0), ("C1E", 10, 0)] +
+                                             [(f"C{n}", 100 * n, 1) for n in range(2, 10)]):
+            for k, v in (("name", name), ("latency", lat), ("disable", dis)):
+                files[f"{cpu}cpu0/cpuidle/state{i}/{k}"] = f"{v}\n"
+        with tempfile.TemporaryDirectory() as d:
+            _, h = host_facts(make_root(d, files))
+        p = h["power"]
+        self.assertEqual((p["cpufreq_driver"], p["governor"], p["energy_perf_preference"]),
+                         ("intel_pstate", "powersave", "balance_power"))  # policy0, not policy10
+        self.assertEqual(p["pstate_status"], "active")
+        self.assertIs(p["boost"], False)  # no_turbo=1
+        self.assertEqual((p["cpuidle_driver"], p["cpuidle_governor"]), ("intel_idle", "menu"))
+        self.assertEqual(p["aspm_policy"], "powersave")
+        self.assertEqual(h["kernel"]["lockdown"], "integrity")
+        self.assertEqual(len(p["cstates"]), 11)
+        self.assertEqual([c["name"] for c in p["cstates"]][:4], ["POLL", "C1", "C1E", "C2"])
+        self.assertEqual(p["cstates"][10], {"name": "C9", "latency_us": 900, "disabled": True})
+        self.assertEqual(p["cstates"][1], {"name": "C1", "latency_us": 2, "disabled": False})
+
+    def test_power_generic_boost_and_bad_policy_file(self):
+        cpu = "sys/devices/system/cpu/"
+        with tempfile.TemporaryDirectory() as d:
+            _, h = host_facts(make_root(d, {
+                cpu + "cpufreq/boost": "1\n",
+                cpu + "cpufreq/policy0/scaling_driver": "acpi-cpufreq\n",
+                "sys/module/pcie_aspm/parameters/policy": "default performance\n"}))
+        p = h["power"]
+        self.assertIs(p["boost"], True)
+        self.assertIsNone(p["governor"])
+        self.assertEqual(unavailable(p, "governor")["status"], "absent")
+        self.assertIsNone(p["aspm_policy"])
+        self.assertEqual(unavailable(p, "aspm_policy")["status"], "invalid")
+
+    def test_iommu_groups_and_cmdline(self):
+        files = {
+            "sys/class/iommu/dmar0/.keep": "", "sys/class/iommu/dmar1/.keep": "",
+            "proc/cmdline": "BOOT_IMAGE=/vmlinuz intel_iommu=on iommu=pt quiet -- iommu=nopt\n",
+        }
+        for g, t in ((0, "identity"), (2, "identity"), (10, "DMA"), (11, "unmanaged")):
+            files[f"sys/kernel/iommu_groups/{g}/type"] = t + "\n"
+        with tempfile.TemporaryDirectory() as d:
+            _, h = host_facts(make_root(d, files))
+        io = h["iommu"]
+        self.assertIs(io["present"], True)
+        self.assertEqual(io["units"], ["dmar0", "dmar1"])
+        self.assertEqual(io["cmdline_options"], ["intel_iommu=on", "iommu=pt"])  # not init's
+        self.assertEqual(io["groups"], [{"id": 0, "type": "identity"}, {"id": 2, "type": "identity"},
+                                        {"id": 10, "type": "DMA"}, {"id": 11, "type": "unmanaged"}])
+        self.assertEqual((io["default_domain"], io["default_domain_source"], io["passthrough"]),
+                         ("identity", "groups", True))
+
+    def test_numa_bad_cpulist_and_memory_only_node(self):
+        node = "sys/devices/system/node/"
+        with tempfile.TemporaryDirectory() as d:
+            _, h = host_facts(make_root(d, {
+                node + "node0/cpulist": "0-3\n", node + "node0/distance": "10 20 x\n",
+                node + "node1/cpulist": "\n", node + "node1/distance": "20 10\n",
+                node + "node2/cpulist": "4-2\n",
+                "proc/cpuinfo": "processor : 0\nvendor_id : AuthenticAMD\nphysical id : 0\ncore id : 0\n"}))
+        n = h["numa"]
+        self.assertEqual([x["id"] for x in n["nodes"]], [0, 1, 2])
+        self.assertIsNone(n["nodes"][0]["distances"])
+        self.assertEqual(unavailable(n["nodes"][0], "distances")["status"], "invalid")
+        self.assertEqual((n["nodes"][1]["cpus"], n["nodes"][1]["distances"]), (0, [20, 10]))
+        self.assertEqual(unavailable(n["nodes"][2], "cpus")["status"], "invalid")
+        self.assertIsNone(n["nodes_with_cpus"])
+        self.assertIsNone(n["nps"])  # never guessed from a partial count
+
+
 class RoundTrip(unittest.TestCase):
     def test_facts_file_round_trip_is_exact(self):
         for name in ("host-hw-genoa-2socket-x2apic-off", "host-hw-this-vm",

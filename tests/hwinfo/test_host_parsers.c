@@ -280,6 +280,21 @@ static void test_interrupts(void)
 	CHECK(c.remapped == 0 && c.plain == 0);
 }
 
+static void test_group_type(struct hwc_arena *a)
+{
+	struct hwc_host_facts *h = hwc_arena_zalloc(a, sizeof(*h));
+	struct hwc_host_iommu_group *g = HWC_VEC_PUSH(a, &h->iommu.groups);
+	g->id = 7;
+	HWC_SET(g->type, "DMA-FQ");
+	g = HWC_VEC_PUSH(a, &h->iommu.groups);
+	g->id = 8;
+	HWC_FAIL(g->type, HWC_ST_ABSENT, 0, "before 5.11");
+	CHECK_STR(hwc_host_iommu_group_type(h, 7), "DMA-FQ");
+	CHECK(hwc_host_iommu_group_type(h, 8) == NULL);
+	CHECK(hwc_host_iommu_group_type(h, 9) == NULL);
+	CHECK(hwc_host_iommu_group_type(NULL, 7) == NULL);
+}
+
 int main(void)
 {
 	struct hwc_arena *a = hwc_arena_new();
@@ -288,6 +303,7 @@ int main(void)
 	test_dmesg(a);
 	test_madt_dmar();
 	test_interrupts();
+	test_group_type(a);
 	hwc_arena_free(a);
 	TEST_MAIN_END();
 }
