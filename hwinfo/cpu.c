@@ -13,14 +13,36 @@ struct pair {
 	int64_t pkg, core;
 };
 
-struct cpuinfo_state {
-	struct hwc_arena *a;
-	struct hwc_cpuinfo *out;
+/* Distinct packages and (package, core) pairs: what lscpu counts as sockets and cores. */
+struct topo {
 	struct {
 		struct pair *items;
 		size_t n, cap;
 	} pairs;
-	struct hwc_i64_list pkgs;
+	size_t packages;
+};
+
+static void topo_add(struct hwc_arena *a, struct topo *t, int64_t pkg, int64_t core)
+{
+	bool pkg_seen = false;
+	for (size_t i = 0; i < t->pairs.n; i++) {
+		if (t->pairs.items[i].pkg != pkg)
+			continue;
+		if (t->pairs.items[i].core == core)
+			return;
+		pkg_seen = true;
+	}
+	struct pair *p = HWC_VEC_PUSH(a, &t->pairs);
+	if (!p)
+		return;
+	*p = (struct pair){pkg, core};
+	t->packages += !pkg_seen;
+}
+
+struct cpuinfo_state {
+	struct hwc_arena *a;
+	struct hwc_cpuinfo *out;
+	struct topo topo;
 	int64_t pkg, core; /* of the current block, -1 unset */
 	bool block_open, topology_ok;
 };
@@ -60,22 +82,7 @@ static void end_block(struct cpuinfo_state *s)
 		s->topology_ok = false;
 		return;
 	}
-	bool seen = false;
-	for (size_t i = 0; i < s->pkgs.n && !seen; i++)
-		seen = s->pkgs.items[i] == s->pkg;
-	if (!seen) {
-		int64_t *p = HWC_VEC_PUSH(s->a, &s->pkgs);
-		if (p)
-			*p = s->pkg;
-	}
-	seen = false;
-	for (size_t i = 0; i < s->pairs.n && !seen; i++)
-		seen = s->pairs.items[i].pkg == s->pkg && s->pairs.items[i].core == s->core;
-	if (!seen) {
-		struct pair *p = HWC_VEC_PUSH(s->a, &s->pairs);
-		if (p)
-			*p = (struct pair){s->pkg, s->core};
-	}
+	topo_add(s->a, &s->topo, s->pkg, s->core);
 }
 
 static void cpuinfo_line(struct cpuinfo_state *s, const char *k, size_t kl, const char *v, size_t vl)
@@ -160,8 +167,8 @@ int hwc_host_parse_cpuinfo(const char *buf, size_t len, struct hwc_arena *a, str
 	end_block(&s);
 	out->has_topology = out->processors > 0 && s.topology_ok;
 	if (out->has_topology) {
-		out->packages = s.pkgs.n;
-		out->cores = s.pairs.n;
+		out->packages = s.topo.packages;
+		out->cores = s.topo.pairs.n;
 	}
 	return out->processors ? 0 : -ENOENT;
 }
@@ -225,11 +232,7 @@ static bool sysfs_topology(struct hwc_env *e, struct hwc_arena *a, int64_t *sock
 	struct hwc_dirlist dl;
 	if (hwc_env_list_dir(e, "sys/devices/system/cpu", a, &dl) < 0)
 		return false;
-	struct hwc_i64_list pkgs = {0};
-	struct {
-		struct pair *items;
-		size_t n, cap;
-	} pairs = {0};
+	struct topo t = {0};
 	*cpus = 0;
 	for (size_t i = 0; i < dl.n; i++) {
 		int64_t id;
@@ -245,21 +248,10 @@ static bool sysfs_topology(struct hwc_env *e, struct hwc_arena *a, int64_t *sock
 		    co.v < 0)
 			continue;
 		(*cpus)++;
-		bool seen = false;
-		for (size_t j = 0; j < pkgs.n && !seen; j++)
-			seen = pkgs.items[j] == pk.v;
-		int64_t *pp = seen ? NULL : HWC_VEC_PUSH(a, &pkgs);
-		if (pp)
-			*pp = pk.v;
-		seen = false;
-		for (size_t j = 0; j < pairs.n && !seen; j++)
-			seen = pairs.items[j].pkg == pk.v && pairs.items[j].core == co.v;
-		struct pair *pr = seen ? NULL : HWC_VEC_PUSH(a, &pairs);
-		if (pr)
-			*pr = (struct pair){pk.v, co.v};
+		topo_add(a, &t, pk.v, co.v);
 	}
-	*sockets = (int64_t)pkgs.n;
-	*cores = (int64_t)pairs.n;
+	*sockets = (int64_t)t.packages;
+	*cores = (int64_t)t.pairs.n;
 	return *cpus > 0;
 }
 

@@ -7,17 +7,6 @@
 
 /* ---- the kernel log ----------------------------------------------------------------------- */
 
-static bool has(const char *l, size_t n, const char *needle)
-{
-	size_t k = strlen(needle);
-	if (k > n)
-		return false;
-	for (size_t i = 0; i + k <= n; i++)
-		if (l[i] == needle[0] && memcmp(l + i, needle, k) == 0)
-			return true;
-	return false;
-}
-
 /* Text after needle up to the end of the line, or NULL. */
 static const char *after(const char *l, size_t n, const char *needle, size_t *rest)
 {
@@ -28,6 +17,12 @@ static const char *after(const char *l, size_t n, const char *needle, size_t *re
 			return l + i + k;
 		}
 	return NULL;
+}
+
+static bool has(const char *l, size_t n, const char *needle)
+{
+	size_t rest;
+	return after(l, n, needle, &rest) != NULL;
 }
 
 /* The line without "<6>" and "[    0.000000] " prefixes, and without a trailing '\r'. */
