@@ -193,7 +193,7 @@ void hwc_render_check_text(FILE *out, const struct hwc_cli *c, const json_t *fac
 		return;
 	}
 	const json_t *host = json_object_get(facts, "host");
-	const char *model = json_string_value(json_object_get(json_object_get(host, "cpu"), "model"));
+	const char *model = json_string_value(json_object_get(json_object_get(host, "cpu"), "model_name"));
 	const char *kern = json_string_value(json_object_get(json_object_get(host, "kernel"), "release"));
 	fprintf(out, "%shwcheck %s%s  root %s\n", c->color ? C_BOLD : "", HWCHECK_VERSION,
 		c->color ? C_OFF : "", c->facts_file ? c->facts_file : c->root ? c->root : "/");

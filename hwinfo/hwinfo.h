@@ -8,15 +8,200 @@
 #include "core/env.h"
 #include "core/facts.h"
 
+/* ---- host facts (issue 5): every value says how it was known ---------------------------- */
+
 struct hwc_host_kernel {
 	struct hwc_fstr release;  /* proc/sys/kernel/osrelease */
 	struct hwc_fstr cmdline;  /* proc/cmdline */
+	struct hwc_fstr lockdown; /* the bracketed word of sys/kernel/security/lockdown */
+};
+
+struct hwc_host_cpu {
+	struct hwc_fstr vendor;      /* vendor_id: AuthenticAMD, GenuineIntel */
+	struct hwc_fi64 family;      /* CPUID family ("cpu family") */
+	struct hwc_fi64 model;       /* CPUID model number ("model") */
+	struct hwc_fi64 stepping;
+	struct hwc_fstr model_name;  /* "model name" */
+	struct hwc_fi64 sockets, cores, threads;
+	struct hwc_fbool smt;        /* threads > cores */
+	struct hwc_fstr topology_source; /* "sysfs" (cpuN/topology) or "cpuinfo" */
+	struct hwc_fbool flags_x2apic;
+	struct hwc_fbool hypervisor; /* "hypervisor" flag: a virtual machine */
+	struct hwc_fi64 max_apicid;  /* highest apicid / initial apicid in proc/cpuinfo */
+};
+
+struct hwc_i64_list {
+	int64_t *items;
+	size_t n, cap;
+};
+
+struct hwc_host_numa_node {
+	int64_t id;
+	struct hwc_fstr cpulist;    /* node<N>/cpulist as the kernel writes it */
+	struct hwc_fi64 cpus;       /* CPUs in cpulist */
+	struct hwc_fmeta distances_m;
+	struct hwc_i64_list distances; /* node<N>/distance: the SLIT row, 10 = local */
+};
+
+struct hwc_host_numa {
+	struct hwc_fmeta nodes_m;
+	struct {
+		struct hwc_host_numa_node *items;
+		size_t n, cap;
+	} nodes;
+	struct hwc_fi64 nodes_with_cpus;
+	struct hwc_fi64 nodes_per_socket; /* nodes with CPUs / sockets, when it divides */
+	struct hwc_fi64 nps;              /* AMD only: the BIOS NPS setting inferred from it */
+};
+
+struct hwc_host_x2apic {
+	struct hwc_fbool supported;           /* CPU flag x2apic */
+	struct hwc_fbool enabled;             /* the kernel runs in x2APIC mode */
+	struct hwc_fstr source;               /* what decided enabled: dmesg, apicid, cpuinfo */
+	struct hwc_fstr evidence;             /* the log line or fact that decided it */
+	struct hwc_fstr routing;              /* "cluster x2apic", "physical x2apic", "physical flat" */
+	struct hwc_fbool interrupt_remapping; /* IRQ remapping active */
+	struct hwc_fstr interrupt_remapping_source; /* dmesg, interrupts */
+	struct hwc_fi64 madt_local_apic;      /* MADT type 0 entries */
+	struct hwc_fi64 madt_local_x2apic;    /* MADT type 9 entries */
+	struct hwc_fbool dmar_intr_remap;     /* DMAR flags bit 0 */
+	struct hwc_fbool dmar_x2apic_opt_out; /* DMAR flags bit 1 */
+};
+
+struct hwc_str_list {
+	const char **items;
+	size_t n, cap;
+};
+
+struct hwc_host_iommu_group {
+	int64_t id;
+	struct hwc_fstr type; /* identity, DMA, DMA-FQ, unmanaged, blocked */
+};
+
+struct hwc_host_iommu {
+	struct hwc_fbool present;            /* sys/class/iommu has units */
+	struct hwc_fmeta units_m;
+	struct hwc_str_list units;           /* dmar0, ivhd0, ... */
+	struct hwc_fstr default_domain;      /* identity, DMA, DMA-FQ */
+	struct hwc_fstr default_domain_source; /* dmesg, groups, cmdline */
+	struct hwc_fbool passthrough;        /* default_domain == identity */
+	struct hwc_fmeta cmdline_options_m;
+	struct hwc_str_list cmdline_options; /* iommu=pt, intel_iommu=on, ... */
+	struct hwc_fmeta groups_m;
+	struct {
+		struct hwc_host_iommu_group *items;
+		size_t n, cap;
+	} groups;
+};
+
+struct hwc_host_cstate {
+	struct hwc_fstr name;
+	struct hwc_fi64 latency_us; /* exit latency */
+	struct hwc_fbool disabled;
+};
+
+struct hwc_host_power {
+	struct hwc_fstr cpufreq_driver;         /* policy0/scaling_driver */
+	struct hwc_fstr governor;               /* policy0/scaling_governor */
+	struct hwc_fstr energy_perf_preference; /* policy0/energy_performance_preference */
+	struct hwc_fstr pstate_status;          /* intel_pstate/status or amd_pstate/status */
+	struct hwc_fbool boost;                 /* cpufreq/boost, or !intel_pstate/no_turbo */
+	struct hwc_fstr cpuidle_driver;
+	struct hwc_fstr cpuidle_governor;
+	struct hwc_fmeta cstates_m;
+	struct {
+		struct hwc_host_cstate *items;
+		size_t n, cap;
+	} cstates;                              /* cpu0/cpuidle/state* */
+	struct hwc_fstr aspm_policy;            /* the bracketed pcie_aspm policy */
+};
+
+struct hwc_host_dmi {
+	struct hwc_fstr sys_vendor, product_name, board_vendor, board_name;
+	struct hwc_fstr bios_vendor, bios_version, bios_date;
 };
 
 struct hwc_host_facts {
+	struct hwc_fstr hostname;
+	struct hwc_host_cpu cpu;
+	struct hwc_host_numa numa;
+	struct hwc_host_x2apic x2apic;
+	struct hwc_host_iommu iommu;
+	struct hwc_host_power power;
+	struct hwc_host_dmi dmi;
 	struct hwc_host_kernel kernel;
-	struct hwc_fstr cpu_model; /* first "model name" of proc/cpuinfo */
 };
+
+/* ---- pure parsers (fuzzed; never read files) ---------------------------------------------- */
+
+/* /proc/cpuinfo. Topology counts come from "physical id"/"core id" when present. */
+struct hwc_cpuinfo {
+	size_t processors;
+	const char *vendor, *model_name; /* first block's, arena; NULL when absent */
+	int64_t family, model, stepping;
+	bool has_family, has_model, has_stepping;
+	bool has_flags, flag_x2apic, flag_hypervisor;
+	bool has_apicid;
+	int64_t max_apicid;
+	bool has_topology;       /* every processor had "physical id" and "core id" */
+	size_t packages, cores;  /* distinct physical ids, distinct (physical id, core id) */
+};
+int hwc_host_parse_cpuinfo(const char *buf, size_t len, struct hwc_arena *a, struct hwc_cpuinfo *out);
+
+/* A kernel cpulist ("0-23,48-71"): the number of CPUs in it. -EINVAL when malformed. */
+int hwc_host_cpulist_count(const char *s, int64_t *n);
+
+/* The kernel log: what it says about x2APIC, interrupt remapping and the IOMMU domain type.
+ * Lines may carry a "[    0.000000] " timestamp (or "<6>") prefix. A tri-state is -1 when the
+ * log says nothing. The *_line strings are the deciding lines, arena copies. */
+struct hwc_dmesg_host {
+	int x2apic;              /* 1 on, 0 off, -1 not said */
+	const char *x2apic_line;
+	const char *routing;     /* last "Switched APIC routing to" target */
+	int intr_remap;          /* 1 on, 0 off, -1 not said */
+	const char *intr_remap_line;
+	const char *iommu_default;   /* "Translated" / "Passthrough" */
+	const char *iommu_tlb;       /* "lazy" / "strict" */
+};
+int hwc_host_parse_dmesg(const char *buf, size_t len, struct hwc_arena *a, struct hwc_dmesg_host *out);
+
+/* ACPI MADT ("APIC"): counts of Local APIC (type 0) and Local x2APIC (type 9) entries. Returns
+ * -EINVAL for a bad header, -EBADMSG for a malformed entry (counts up to it are kept). */
+struct hwc_acpi_madt {
+	uint32_t length;
+	unsigned lapic, lapic_enabled, x2apic, x2apic_enabled, ioapic, entries;
+	uint32_t max_apic_id;
+};
+int hwc_host_parse_madt(const unsigned char *buf, size_t len, struct hwc_acpi_madt *out);
+
+/* ACPI DMAR: host address width and flags (bit 0 INTR_REMAP, bit 1 X2APIC_OPT_OUT). */
+struct hwc_acpi_dmar {
+	unsigned haw, flags;
+};
+int hwc_host_parse_dmar(const unsigned char *buf, size_t len, struct hwc_acpi_dmar *out);
+
+/* /proc/interrupts: chips named "IR-..." (remapped) and IO-APIC / PCI-MSI ones without it. */
+struct hwc_irq_chips {
+	unsigned remapped, plain;
+};
+int hwc_host_scan_interrupts(const char *buf, size_t len, struct hwc_irq_chips *out);
+
+/* The IOMMU group type of a group id in collected host facts, NULL when unknown (for rules that
+ * join it with a PCI device's iommu_group). */
+const char *hwc_host_iommu_group_type(const struct hwc_host_facts *h, int64_t group);
+
+/* Collectors of the parts (hwinfo/cpu.c, x2apic.c, iommu.c, power.c); host.c runs them. */
+void hwc_host_collect_cpu(struct hwc_env *e, struct hwc_arena *a, struct hwc_host_facts *h,
+			  const struct hwc_cpuinfo *ci, const struct hwc_fmeta *ci_m);
+void hwc_host_collect_x2apic(struct hwc_env *e, struct hwc_arena *a, struct hwc_host_facts *h,
+			     const struct hwc_cpuinfo *ci, const struct hwc_dmesg_host *dm,
+			     const struct hwc_fmeta *dm_m);
+void hwc_host_collect_iommu(struct hwc_env *e, struct hwc_arena *a, struct hwc_host_facts *h,
+			    const struct hwc_dmesg_host *dm);
+void hwc_host_collect_power(struct hwc_env *e, struct hwc_arena *a, struct hwc_host_facts *h);
+/* "none [integrity] confidentiality": the bracketed word of a sysfs choice file. */
+void hwc_host_read_bracketed(struct hwc_env *e, struct hwc_arena *a, const char *path,
+			     struct hwc_fstr *out);
 
 struct hwc_netdev_facts {
 	struct hwc_fmeta m;

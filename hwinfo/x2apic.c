@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: MIT */
+/* x2APIC mode and interrupt remapping: the kernel log first, then what the unprivileged can see. */
+#include "hwinfo/hwinfo.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* ---- the kernel log ----------------------------------------------------------------------- */
+
+/* Text after needle up to the end of the line, or NULL. */
+static const char *after(const char *l, size_t n, const char *needle, size_t *rest)
+{
+	size_t k = strlen(needle);
+	for (size_t i = 0; k <= n && i + k <= n; i++)
+		if (l[i] == needle[0] && memcmp(l + i, needle, k) == 0) {
+			*rest = n - i - k;
+			return l + i + k;
+		}
+	return NULL;
+}
+
+static bool has(const char *l, size_t n, const char *needle)
+{
+	size_t rest;
+	return after(l, n, needle, &rest) != NULL;
+}
+
+/* The line without "<6>" and "[    0.000000] " prefixes, and without a trailing '\r'. */
+static const char *strip_prefix(const char *l, size_t *n)
+{
+	if (*n >= 3 && l[0] == '<') {
+		size_t i = 1;
+		while (i < *n && i < 5 && l[i] >= '0' && l[i] <= '9')
+			i++;
+		if (i > 1 && i < *n && l[i] == '>') {
+			l += i + 1;
+			*n -= i + 1;
+		}
+	}
+	if (*n && l[0] == '[') {
+		const char *c = memchr(l, ']', *n);
+		if (c) {
+			*n -= (size_t)(c + 1 - l);
+			l = c + 1;
+			while (*n && *l == ' ') {
+				l++;
+				(*n)--;
+			}
+		}
+	}
+	while (*n && (l[*n - 1] == '\r' || l[*n - 1] == ' '))
+		(*n)--;
+	return l;
+}
+
+static void dmesg_line(const char *l, size_t n, struct hwc_arena *a, struct hwc_dmesg_host *o)
+{
+	size_t rn;
+	const char *r;
+	/* Strings as arch/x86/kernel/apic/apic.c, x2apic_*.c and drivers/iommu/intel/irq_remapping.c
+	 * print them; the 3.10 wording ("Enabled x2apic", "Switched APIC routing to physical
+	 * x2apic.") is in the corpus CentOS 7 log. */
+	if ((r = after(l, n, "Switched APIC routing to", &rn))) {
+		if (rn && *r == ':') {
+			r++;
+			rn--;
+		}
+		while (rn && *r == ' ') {
+			r++;
+			rn--;
+		}
+		while (rn && r[rn - 1] == '.')
+			rn--;
+		if (rn) {
+			o->routing = hwc_arena_strndup(a, r, rn);
+			o->x2apic = has(r, rn, "x2apic") ? 1 : 0;
+			o->x2apic_line = hwc_arena_strndup(a, l, n);
+		}
+		return;
+	}
+	if (has(l, n, "x2apic: enabled by BIOS") || (n == 14 && memcmp(l, "x2apic enabled", 14) == 0) ||
+	    (n == 14 && memcmp(l, "Enabled x2apic", 14) == 0)) {
+		if (!o->routing) { /* a routing line, when there is one, is the final word */
+			o->x2apic = 1;
+			o->x2apic_line = hwc_arena_strndup(a, l, n);
+		}
+		return;
+	}
+	if (has(l, n, "x2apic is disabled because BIOS sets x2apic opt out bit") ||
+	    has(l, n, "IRQ remapping doesn't support X2APIC mode") ||
+	    has(l, n, "x2apic: not supported by CPU") || has(l, n, "x2apic disabled")) {
+		if (!o->routing) {
+			o->x2apic = 0;
+			o->x2apic_line = hwc_arena_strndup(a, l, n);
+		}
+		return;
+	}
+	if (has(l, n, "Enabled IRQ remapping in") || has(l, n, "AMD-Vi: Interrupt remapping enabled")) {
+		o->intr_remap = 1;
+		o->intr_remap_line = hwc_arena_strndup(a, l, n);
+		return;
+	}
+	if (has(l, n, "Failed to enable irq remapping") || has(l, n, "Not enabling interrupt remapping") ||
+	    has(l, n, "IRQ remapping disabled")) {
+		if (o->intr_remap != 1) {
+			o->intr_remap = 0;
+			o->intr_remap_line = hwc_arena_strndup(a, l, n);
+		}
+		return;
+	}
+	if ((r = after(l, n, "iommu: Default domain type: ", &rn))) {
+		size_t w = 0;
+		while (w < rn && r[w] != ' ')
+			w++;
+		o->iommu_default = hwc_arena_strndup(a, r, w);
+		return;
+	}
+	if ((r = after(l, n, "DMA domain TLB invalidation policy: ", &rn))) {
+		size_t w = 0;
+		while (w < rn && r[w] != ' ')
+			w++;
+		o->iommu_tlb = hwc_arena_strndup(a, r, w);
+	}
+}
+
+int hwc_host_parse_dmesg(const char *buf, size_t len, struct hwc_arena *a, struct hwc_dmesg_host *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->x2apic = out->intr_remap = -1;
+	for (size_t i = 0; i < len;) {
+		size_t e = i;
+		while (e < len && buf[e] != '\n')
+			e++;
+		size_t n = e - i;
+		const char *l = strip_prefix(buf + i, &n);
+		dmesg_line(l, n, a, out);
+		i = e + 1;
+	}
+	return 0;
+}
+
+/* ---- ACPI tables -------------------------------------------------------------------------- */
+
+static uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* ACPI 6.5 5.2.12: 36-byte header, local APIC address (4) and flags (4), then {type, length}
+ * entries; type 0 Processor Local APIC (8 bytes: uid, apic id, flags), type 1 I/O APIC, type 9
+ * Processor Local x2APIC (16 bytes: reserved 2, x2apic id 4, flags 4, uid 4). */
+int hwc_host_parse_madt(const unsigned char *buf, size_t len, struct hwc_acpi_madt *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (len < 44 || memcmp(buf, "APIC", 4) != 0)
+		return -EINVAL;
+	out->length = le32(buf + 4);
+	if (out->length < 44)
+		return -EINVAL;
+	size_t end = out->length < len ? out->length : len;
+	for (size_t off = 44; off < end;) {
+		if (end - off < 2)
+			return -EBADMSG;
+		unsigned type = buf[off], el = buf[off + 1];
+		if (el < 2 || el > end - off)
+			return -EBADMSG;
+		const unsigned char *p = buf + off;
+		out->entries++;
+		if (type == 0 && el >= 8) {
+			out->lapic++;
+			if (le32(p + 4) & 1)
+				out->lapic_enabled++;
+			if (p[3] > out->max_apic_id)
+				out->max_apic_id = p[3];
+		} else if (type == 1) {
+			out->ioapic++;
+		} else if (type == 9 && el >= 16) {
+			out->x2apic++;
+			if (le32(p + 8) & 1)
+				out->x2apic_enabled++;
+			if (le32(p + 4) > out->max_apic_id)
+				out->max_apic_id = le32(p + 4);
+		}
+		off += el;
+	}
+	return out->length > len ? -EBADMSG : 0;
+}
+
+/* Intel VT-d 3.x 8.1: 36-byte header, host address width (1), flags (1). */
+int hwc_host_parse_dmar(const unsigned char *buf, size_t len, struct hwc_acpi_dmar *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (len < 38 || memcmp(buf, "DMAR", 4) != 0)
+		return -EINVAL;
+	out->haw = buf[36] + 1u;
+	out->flags = buf[37];
+	return 0;
+}
+
+/* ---- /proc/interrupts --------------------------------------------------------------------- */
+
+int hwc_host_scan_interrupts(const char *buf, size_t len, struct hwc_irq_chips *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < len;) {
+		size_t e = i;
+		while (e < len && buf[e] != '\n')
+			e++;
+		const char *l = buf + i;
+		size_t n = e - i;
+		/* chip names follow the per-CPU counts: "IR-PCI-MSI", "IR-IO-APIC", "PCI-MSIX-0000:..." */
+		bool ir = false, plain = false;
+		for (size_t k = 0; k < n; k++) {
+			if (k && l[k - 1] != ' ')
+				continue;
+			if (n - k >= 3 && memcmp(l + k, "IR-", 3) == 0)
+				ir = true;
+			else if ((n - k >= 7 && memcmp(l + k, "IO-APIC", 7) == 0) ||
+				 (n - k >= 7 && memcmp(l + k, "PCI-MSI", 7) == 0))
+				plain = true;
+		}
+		out->remapped += ir;
+		out->plain += plain && !ir;
+		i = e + 1;
+	}
+	return 0;
+}
+
+/* ---- collection --------------------------------------------------------------------------- */
+
+static void madt_dmar(struct hwc_env *e, struct hwc_arena *a, struct hwc_host_x2apic *x)
+{
+	const unsigned char *d;
+	size_t len;
+	struct hwc_fmeta m = {0};
+	struct hwc_acpi_madt madt;
+	const char *p = "sys/firmware/acpi/tables/APIC";
+	if (hwc_read_bytes(e, p, 1u << 20, a, &d, &len, &m) < 0) {
+		x->madt_local_apic.m = x->madt_local_x2apic.m = m;
+	} else if (hwc_host_parse_madt(d, len, &madt) < 0) {
+		HWC_FAIL(x->madt_local_apic, HWC_ST_INVALID, 0,
+			 hwc_arena_printf(a, "%s: not a valid MADT (%zu bytes)", p, len));
+		x->madt_local_x2apic.m = x->madt_local_apic.m;
+	} else {
+		HWC_SET(x->madt_local_apic, (int64_t)madt.lapic);
+		HWC_SET(x->madt_local_x2apic, (int64_t)madt.x2apic);
+	}
+	struct hwc_acpi_dmar dmar;
+	p = "sys/firmware/acpi/tables/DMAR";
+	if (hwc_read_bytes(e, p, 1u << 20, a, &d, &len, &m) < 0) {
+		/* only a root whose ACPI tables are there can tell that this one is missing */
+		if (m.st == HWC_ST_ABSENT && hwc_env_is_dir(e, "sys/firmware/acpi/tables") &&
+		    x->madt_local_apic.m.st != HWC_ST_ABSENT)
+			m.detail = hwc_arena_printf(a, "%s: no DMAR table (not an Intel VT-d platform, "
+						    "or VT-d off in the BIOS)", p);
+		x->dmar_intr_remap.m = x->dmar_x2apic_opt_out.m = m;
+	} else if (hwc_host_parse_dmar(d, len, &dmar) < 0) {
+		HWC_FAIL(x->dmar_intr_remap, HWC_ST_INVALID, 0,
+			 hwc_arena_printf(a, "%s: not a valid DMAR table (%zu bytes)", p, len));
+		x->dmar_x2apic_opt_out.m = x->dmar_intr_remap.m;
+	} else {
+		HWC_SET(x->dmar_intr_remap, (dmar.flags & 1) != 0);
+		HWC_SET(x->dmar_x2apic_opt_out, (dmar.flags & 2) != 0);
+	}
+}
+
+void hwc_host_collect_x2apic(struct hwc_env *e, struct hwc_arena *a, struct hwc_host_facts *h,
+			     const struct hwc_cpuinfo *ci, const struct hwc_dmesg_host *dm,
+			     const struct hwc_fmeta *dm_m)
+{
+	struct hwc_host_x2apic *x = &h->x2apic;
+	x->supported = h->cpu.flags_x2apic;
+	madt_dmar(e, a, x);
+
+	/* enabled, strongest source first: what the kernel said it did; then APIC ids only x2APIC
+	 * mode can address; then a CPU (as the kernel sees it) without the feature. Silence from a
+	 * source is never "off". */
+	const char *tried;
+	if (dm_m->st == HWC_ST_OK && dm->x2apic >= 0) {
+		HWC_SET(x->enabled, dm->x2apic == 1);
+		HWC_SET(x->source, "dmesg");
+		HWC_SET(x->evidence, dm->x2apic_line);
+	} else if (ci->has_apicid && ci->max_apicid > 254) {
+		HWC_SET(x->enabled, true);
+		HWC_SET(x->source, "apicid");
+		HWC_SET(x->evidence, hwc_arena_printf(a, "proc/cpuinfo: apicid %lld needs x2APIC mode",
+						      (long long)ci->max_apicid));
+	} else if (hwc_ok(h->cpu.flags_x2apic) && !h->cpu.flags_x2apic.v) {
+		HWC_SET(x->enabled, false);
+		HWC_SET(x->source, "cpuinfo");
+		HWC_SET(x->evidence, "proc/cpuinfo: no x2apic flag (the kernel cannot use x2APIC mode)");
+	} else {
+		enum hwc_status st = dm_m->st == HWC_ST_NEEDS_ROOT ? HWC_ST_NEEDS_ROOT : HWC_ST_ABSENT;
+		if (dm_m->st == HWC_ST_OK)
+			tried = "the kernel log says nothing about x2APIC (wrapped, or an old kernel)";
+		else
+			tried = hwc_arena_printf(a, "kernel log unavailable (%s%s%s)",
+						 hwc_status_name(dm_m->st), dm_m->detail ? ": " : "",
+						 dm_m->detail ? dm_m->detail : "");
+		const char *why = hwc_arena_printf(
+			a, "%s; %s", tried,
+			ci->has_apicid ? hwc_arena_printf(a, "APIC ids up to %lld fit xAPIC mode too",
+							  (long long)ci->max_apicid)
+				       : "no apicid in proc/cpuinfo");
+		HWC_FAIL(x->enabled, st, 0, why);
+		HWC_FAIL(x->source, st, 0, why);
+		HWC_FAIL(x->evidence, st, 0, why);
+	}
+	if (dm_m->st == HWC_ST_OK && dm->routing)
+		HWC_SET(x->routing, dm->routing);
+	else if (dm_m->st == HWC_ST_OK)
+		HWC_FAIL(x->routing, HWC_ST_ABSENT, 0, "no \"Switched APIC routing\" line in the kernel log");
+	else
+		x->routing.m = *dm_m;
+
+	/* interrupt remapping: the kernel log, else the chip names in proc/interrupts (IR-...) */
+	if (dm_m->st == HWC_ST_OK && dm->intr_remap >= 0) {
+		HWC_SET(x->interrupt_remapping, dm->intr_remap == 1);
+		HWC_SET(x->interrupt_remapping_source, "dmesg");
+		return;
+	}
+	const unsigned char *d;
+	size_t len;
+	struct hwc_fmeta m = {0};
+	struct hwc_irq_chips chips;
+	if (hwc_read_bytes(e, "proc/interrupts", 8u << 20, a, &d, &len, &m) < 0 &&
+	    m.st != HWC_ST_TRUNCATED) {
+		x->interrupt_remapping.m = x->interrupt_remapping_source.m = m;
+		return;
+	}
+	hwc_host_scan_interrupts((const char *)d, len, &chips);
+	if (chips.remapped || chips.plain) {
+		HWC_SET(x->interrupt_remapping, chips.remapped > 0);
+		HWC_SET(x->interrupt_remapping_source, "interrupts");
+	} else {
+		const char *why = "neither the kernel log nor proc/interrupts (no IO-APIC/PCI-MSI lines) "
+				  "tells";
+		HWC_FAIL(x->interrupt_remapping, HWC_ST_ABSENT, 0, why);
+		HWC_FAIL(x->interrupt_remapping_source, HWC_ST_ABSENT, 0, why);
+	}
+}

@@ -1,0 +1,421 @@
+# SPDX-License-Identifier: MIT
+# facts.host on real captures: goldens per host-hw-* fixture, the key facts each one is about, the
+# schema, the facts round trip, and the live run against /proc/cpuinfo, lscpu and sysfs.
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+import hwctest  # noqa: E402
+from hwctest import run_json  # noqa: E402
+
+
+def host_facts(root=None):
+    argv = (["--root", root] if root else []) + ["facts", "--json"]
+    cp, j = run_json(*argv)
+    if cp.returncode != 0:
+        raise AssertionError(f"hwcheck {' '.join(argv)}: exit {cp.returncode}\n{cp.stderr}")
+    return j, j["facts"]["host"]
+
+
+def fixture_root(name):
+    return hwctest.fixture(name, "root")
+
+
+def unavailable(obj, key):
+    return obj.get("unavailable", {}).get(key, {})
+
+
+class Goldens(unittest.TestCase):
+    """facts.host of every host-hw-* fixture (only that section: others change on their own)."""
+
+    def test_goldens(self):
+        names = sorted(os.path.basename(os.path.dirname(p))
+                       for p in glob.glob(hwctest.fixture("host-hw-*", "root")))
+        self.assertGreaterEqual(len(names), 8, names)
+        for name in names:
+            with self.subTest(fixture=name):
+                doc, host = host_facts(fixture_root(name))
+                hwctest.validate(doc)
+                hwctest.golden(hwctest.source("tests", "hwinfo", "golden", name + ".json"), host)
+
+
+class Scenarios(unittest.TestCase):
+    def test_x2apic_cluster_with_ir(self):
+        _, h = host_facts(fixture_root("host-hw-x2apic-ir-cluster"))
+        x = h["x2apic"]
+        self.assertIs(x["enabled"], True)
+        self.assertEqual(x["source"], "dmesg")
+        self.assertEqual(x["routing"], "cluster x2apic")
+        self.assertIs(x["interrupt_remapping"], True)
+        self.assertEqual(x["interrupt_remapping_source"], "dmesg")
+        self.assertEqual(h["iommu"]["default_domain"], "DMA-FQ")  # Translated + lazy
+        self.assertEqual(h["iommu"]["default_domain_source"], "dmesg")
+        # nothing else was captured: statuses, not guesses
+        self.assertIsNone(x["supported"])
+        self.assertEqual(unavailable(x, "supported")["status"], "absent")
+
+    def test_x2apic_enabled_by_bios_strict_iommu(self):
+        _, h = host_facts(fixture_root("host-hw-x2apic-enabled-by-bios"))
+        self.assertIs(h["x2apic"]["enabled"], True)
+        self.assertEqual(h["x2apic"]["routing"], "cluster x2apic")
+        self.assertIs(h["x2apic"]["interrupt_remapping"], True)
+        self.assertEqual(h["iommu"]["default_domain"], "DMA")  # Translated + strict
+        self.assertIs(h["iommu"]["passthrough"], False)
+
+    def test_x2apic_old_wording(self):
+        _, h = host_facts(fixture_root("host-hw-x2apic-old-format"))
+        x = h["x2apic"]
+        self.assertIs(x["enabled"], True)
+        self.assertEqual(x["routing"], "physical x2apic")
+        self.assertEqual(x["evidence"], "Switched APIC routing to physical x2apic.")
+        # 3.10 prints no remapping line and no default-domain line: unknown, never false
+        self.assertIsNone(x["interrupt_remapping"])
+        self.assertIsNone(h["iommu"]["default_domain"])
+
+    def test_x2apic_vm_without_ir_is_unknown_not_off(self):
+        _, h = host_facts(fixture_root("host-hw-x2apic-physical-no-ir"))
+        x = h["x2apic"]
+        self.assertIs(x["enabled"], True)
+        self.assertEqual(x["routing"], "physical x2apic")
+        self.assertIsNone(x["interrupt_remapping"])
+        self.assertEqual(unavailable(x, "interrupt_remapping")["status"], "absent")
+
+    def test_x2apic_unknown_without_log(self):
+        _, h = host_facts(fixture_root("host-hw-2xe2690-x2apic-unknown"))
+        x, c = h["x2apic"], h["cpu"]
+        self.assertIs(x["supported"], True)
+        self.assertIsNone(x["enabled"])  # never "off" from silence
+        self.assertIsNone(x["source"])
+        self.assertEqual(unavailable(x, "enabled")["status"], "absent")
+        self.assertIn("APIC ids up to", unavailable(x, "enabled")["detail"])
+        # IO-APIC / PCI-MSI chips without IR-: remapping is off, from proc/interrupts
+        self.assertIs(x["interrupt_remapping"], False)
+        self.assertEqual(x["interrupt_remapping_source"], "interrupts")
+        self.assertEqual((c["vendor"], c["family"], c["model"]), ("GenuineIntel", 6, 45))
+        self.assertEqual(c["model_name"], "Intel(R) Xeon(R) CPU E5-2690 0 @ 2.90GHz")
+        self.assertEqual((c["sockets"], c["cores"], c["threads"], c["smt"]), (2, 16, 16, False))
+        self.assertEqual(c["topology_source"], "cpuinfo")
+
+    def test_genoa_x2apic_off_nps1(self):
+        _, h = host_facts(fixture_root("host-hw-genoa-2socket-x2apic-off"))
+        c, n, x = h["cpu"], h["numa"], h["x2apic"]
+        self.assertEqual((c["vendor"], c["family"], c["model"]), ("AuthenticAMD", 25, 17))
+        self.assertEqual((c["sockets"], c["cores"], c["threads"], c["smt"]), (2, 64, 64, False))
+        self.assertEqual([(d["id"], d["cpulist"], d["cpus"], d["distances"]) for d in n["nodes"]],
+                         [(0, "0-31", 32, [10, 32]), (1, "32-63", 32, [32, 10])])
+        self.assertEqual((n["nodes_per_socket"], n["nps"]), (1, 1))
+        self.assertIs(x["supported"], False)
+        self.assertIs(x["enabled"], False)
+        self.assertEqual(x["source"], "cpuinfo")
+        self.assertEqual(h["iommu"]["cmdline_options"], ["amd_iommu=off", "iommu=pt"])
+        self.assertEqual((h["iommu"]["default_domain"], h["iommu"]["default_domain_source"]),
+                         ("identity", "cmdline"))
+
+    def test_epyc_one_socket_two_nodes_is_nps2(self):
+        _, h = host_facts(fixture_root("host-hw-epyc-2numa"))
+        n = h["numa"]
+        self.assertEqual(h["cpu"]["sockets"], 1)
+        self.assertEqual([(d["id"], d["cpulist"]) for d in n["nodes"]], [(0, "0-23"), (1, "24-47")])
+        self.assertEqual((n["nodes_with_cpus"], n["nodes_per_socket"], n["nps"]), (2, 2, 2))
+        self.assertIsNone(n["nodes"][0]["distances"])
+        self.assertEqual(unavailable(n["nodes"][0], "distances")["status"], "absent")
+
+    def test_intel_has_no_nps(self):
+        _, h = host_facts(fixture_root("host-hw-this-vm"))
+        if h["cpu"]["vendor"] == "GenuineIntel":
+            self.assertIsNone(h["numa"]["nps"])
+            self.assertEqual(unavailable(h["numa"], "nps")["status"], "unsupported")
+
+    def test_dmesg_needs_root_falls_back(self):
+        # the same VM capture with dmesg refused as Debian refuses it to a user
+        with tempfile.TemporaryDirectory() as d:
+            root = os.path.join(d, "root")
+            shutil.copytree(fixture_root("host-hw-this-vm"), root)
+            rec = os.path.join(root, "hwcheck", "commands", "dmesg")
+            open(os.path.join(rec, "stdout"), "w").close()
+            with open(os.path.join(rec, "stderr"), "w") as f:
+                f.write("dmesg: read kernel buffer failed: Operation not permitted\n")
+            with open(os.path.join(rec, "result"), "w") as f:
+                f.write("exit=1\n")
+            _, h = host_facts(root)
+            x = h["x2apic"]
+            self.assertIsNone(x["enabled"])
+            self.assertEqual(unavailable(x, "enabled")["status"], "needs_root")
+            self.assertIn("dmesg_restrict", unavailable(x, "enabled")["detail"])
+            self.assertEqual(unavailable(x, "routing")["status"], "needs_root")
+            self.assertEqual(x["interrupt_remapping_source"], "interrupts")
+
+
+def make_root(d, files):
+    for path, text in files.items():
+        p = os.path.join(d, path)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "w") as f:
+            f.write(text)
+    return d
+
+
+class KernelAbiLayouts(unittest.TestCase):
+    """The sysfs files no capture in the corpus has (cpufreq, cpuidle, IOMMU groups), laid out as
+    the kernel ABI documents them (Documentation/ABI/testing/sysfs-devices-system-cpu,
+    sysfs-kernel-iommu_groups): tests of the code paths, not claims about a machine."""
+
+    def test_power(self):
+        cpu = "sys/devices/system/cpu/"
+        files = {
+            cpu + "cpufreq/policy0/scaling_driver": "intel_pstate\n",
+            cpu + "cpufreq/policy0/scaling_governor": "powersave\n",
+            cpu + "cpufreq/policy0/energy_performance_preference": "balance_power\n",
+            cpu + "cpufreq/policy10/scaling_driver": "other\n",
+            cpu + "intel_pstate/status": "active\n",
+            cpu + "intel_pstate/no_turbo": "1\n",
+            cpu + "cpuidle/current_driver": "intel_idle\n",
+            cpu + "cpuidle/current_governor_ro": "menu\n",
+            "sys/module/pcie_aspm/parameters/policy": "default performance [powersave] powersupersave\n",
+            "sys/kernel/security/lockdown": "none [integrity] confidentiality\n",
+        }
+        for i, (name, lat, dis) in enumerate([("POLL", 0, 0), ("C1", 2, 0), ("C1E", 10, 0)] +
+                                             [(f"C{n}", 100 * n, 1) for n in range(2, 10)]):
+            for k, v in (("name", name), ("latency", lat), ("disable", dis)):
+                files[f"{cpu}cpu0/cpuidle/state{i}/{k}"] = f"{v}\n"
+        with tempfile.TemporaryDirectory() as d:
+            _, h = host_facts(make_root(d, files))
+        p = h["power"]
+        self.assertEqual((p["cpufreq_driver"], p["governor"], p["energy_perf_preference"]),
+                         ("intel_pstate", "powersave", "balance_power"))  # policy0, not policy10
+        self.assertEqual(p["pstate_status"], "active")
+        self.assertIs(p["boost"], False)  # no_turbo=1
+        self.assertEqual((p["cpuidle_driver"], p["cpuidle_governor"]), ("intel_idle", "menu"))
+        self.assertEqual(p["aspm_policy"], "powersave")
+        self.assertEqual(h["kernel"]["lockdown"], "integrity")
+        self.assertEqual(len(p["cstates"]), 11)
+        self.assertEqual([c["name"] for c in p["cstates"]][:4], ["POLL", "C1", "C1E", "C2"])
+        self.assertEqual(p["cstates"][10], {"name": "C9", "latency_us": 900, "disabled": True})
+        self.assertEqual(p["cstates"][1], {"name": "C1", "latency_us": 2, "disabled": False})
+
+    def test_power_generic_boost_and_bad_policy_file(self):
+        cpu = "sys/devices/system/cpu/"
+        with tempfile.TemporaryDirectory() as d:
+            _, h = host_facts(make_root(d, {
+                cpu + "cpufreq/boost": "1\n",
+                cpu + "cpufreq/policy0/scaling_driver": "acpi-cpufreq\n",
+                "sys/module/pcie_aspm/parameters/policy": "default performance\n"}))
+        p = h["power"]
+        self.assertIs(p["boost"], True)
+        self.assertIsNone(p["governor"])
+        self.assertEqual(unavailable(p, "governor")["status"], "absent")
+        self.assertIsNone(p["aspm_policy"])
+        self.assertEqual(unavailable(p, "aspm_policy")["status"], "invalid")
+
+    def test_iommu_groups_and_cmdline(self):
+        files = {
+            "sys/class/iommu/dmar0/.keep": "", "sys/class/iommu/dmar1/.keep": "",
+            "proc/cmdline": "BOOT_IMAGE=/vmlinuz intel_iommu=on iommu=pt quiet -- iommu=nopt\n",
+        }
+        for g, t in ((0, "identity"), (2, "identity"), (10, "DMA"), (11, "unmanaged")):
+            files[f"sys/kernel/iommu_groups/{g}/type"] = t + "\n"
+        with tempfile.TemporaryDirectory() as d:
+            _, h = host_facts(make_root(d, files))
+        io = h["iommu"]
+        self.assertIs(io["present"], True)
+        self.assertEqual(io["units"], ["dmar0", "dmar1"])
+        self.assertEqual(io["cmdline_options"], ["intel_iommu=on", "iommu=pt"])  # not init's
+        self.assertEqual(io["groups"], [{"id": 0, "type": "identity"}, {"id": 2, "type": "identity"},
+                                        {"id": 10, "type": "DMA"}, {"id": 11, "type": "unmanaged"}])
+        self.assertEqual((io["default_domain"], io["default_domain_source"], io["passthrough"]),
+                         ("identity", "groups", True))
+
+    def test_numa_bad_cpulist_and_memory_only_node(self):
+        node = "sys/devices/system/node/"
+        with tempfile.TemporaryDirectory() as d:
+            _, h = host_facts(make_root(d, {
+                node + "node0/cpulist": "0-3\n", node + "node0/distance": "10 20 x\n",
+                node + "node1/cpulist": "\n", node + "node1/distance": "20 10\n",
+                node + "node2/cpulist": "4-2\n",
+                "proc/cpuinfo": "processor : 0\nvendor_id : AuthenticAMD\nphysical id : 0\ncore id : 0\n"}))
+        n = h["numa"]
+        self.assertEqual([x["id"] for x in n["nodes"]], [0, 1, 2])
+        self.assertIsNone(n["nodes"][0]["distances"])
+        self.assertEqual(unavailable(n["nodes"][0], "distances")["status"], "invalid")
+        self.assertEqual((n["nodes"][1]["cpus"], n["nodes"][1]["distances"]), (0, [20, 10]))
+        self.assertEqual(unavailable(n["nodes"][2], "cpus")["status"], "invalid")
+        self.assertIsNone(n["nodes_with_cpus"])
+        self.assertIsNone(n["nps"])  # never guessed from a partial count
+
+
+class RoundTrip(unittest.TestCase):
+    def test_facts_file_round_trip_is_exact(self):
+        names = sorted(os.path.basename(os.path.dirname(p))
+                       for p in glob.glob(hwctest.fixture("host-hw-*", "root")))
+        for name in names:
+            with self.subTest(fixture=name), tempfile.TemporaryDirectory() as d:
+                f = os.path.join(d, "facts.json")
+                doc, _ = host_facts(fixture_root(name))
+                with open(f, "w") as o:
+                    json.dump(doc, o)
+                cp, j = run_json("facts", "--json", "--facts", f)
+                self.assertEqual(cp.returncode, 0, cp.stderr)
+                self.assertEqual(doc["facts"]["host"], j["facts"]["host"])
+
+
+def cpus(cpulist):
+    """'0-2,5' -> {0, 1, 2, 5}: lscpu and sysfs write the same set differently ('0,1' / '0-1')."""
+    out = set()
+    for part in filter(None, cpulist.strip().split(",")):
+        lo, _, hi = part.partition("-")
+        out.update(range(int(lo), int(hi or lo) + 1))
+    return out
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def lscpu():
+    exe = shutil.which("lscpu")
+    if not exe:
+        return None
+    cp = subprocess.run([exe], capture_output=True, text=True, env={"LC_ALL": "C", "PATH": "/usr/bin:/bin"})
+    if cp.returncode != 0:
+        return None
+    return {m.group(1).strip(): m.group(2).strip()
+            for m in re.finditer(r"^\s*([^:\n]+):\s+(.*)$", cp.stdout, re.M)}
+
+
+class Live(unittest.TestCase):
+    """The live run is real data: it must say what /proc/cpuinfo, lscpu and sysfs say."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.doc, cls.h = host_facts()
+
+    def test_schema(self):
+        hwctest.validate(self.doc)
+
+    def test_cpuinfo(self):
+        text = read("/proc/cpuinfo")
+        first = dict((k.strip(), v.strip()) for k, _, v in
+                     (l.partition(":") for l in text.split("\n\n")[0].splitlines()))
+        c = self.h["cpu"]
+        if "vendor_id" not in first:
+            self.skipTest("not an x86 /proc/cpuinfo")
+        self.assertEqual(c["vendor"], first["vendor_id"])
+        self.assertEqual(c["family"], int(first["cpu family"]))
+        self.assertEqual(c["model"], int(first["model"]))
+        self.assertEqual(c["model_name"], first["model name"])
+        self.assertEqual(c["threads"], len(re.findall(r"^processor\s*:", text, re.M)))
+        self.assertEqual(c["flags_x2apic"], "x2apic" in first["flags"].split())
+        self.assertEqual(c["hypervisor"], "hypervisor" in first["flags"].split())
+        self.assertEqual(self.h["x2apic"]["supported"], c["flags_x2apic"])
+        apic = [int(v) for v in re.findall(r"^(?:initial )?apicid\s*:\s*(\d+)", text, re.M)]
+        if apic:
+            self.assertEqual(c["max_apicid"], max(apic))
+
+    def test_lscpu(self):
+        ls = lscpu()
+        if not ls:
+            self.skipTest("lscpu is not installed")
+        c = self.h["cpu"]
+        self.assertEqual(c["sockets"], int(ls["Socket(s)"]))
+        self.assertEqual(c["cores"], int(ls["Socket(s)"]) * int(ls["Core(s) per socket"]))
+        self.assertEqual(c["threads"], c["cores"] * int(ls["Thread(s) per core"]))
+        self.assertEqual(c["smt"], int(ls["Thread(s) per core"]) > 1)
+        self.assertEqual(c["vendor"], ls["Vendor ID"])
+        self.assertEqual(c["model_name"], ls["Model name"])
+        nodes = self.h["numa"]["nodes"]
+        if nodes is None:  # a container without sys/devices/system/node
+            self.assertFalse(os.path.isdir("/sys/devices/system/node"))
+        elif "NUMA node(s)" in ls:
+            self.assertEqual(len(nodes), int(ls["NUMA node(s)"]))
+            for n in nodes:
+                self.assertEqual(cpus(n["cpulist"]), cpus(ls[f"NUMA node{n['id']} CPU(s)"]))
+
+    def test_sysfs(self):
+        h = self.h
+        for n in h["numa"]["nodes"] or []:
+            base = f"/sys/devices/system/node/node{n['id']}"
+            self.assertEqual(n["cpulist"], read(base + "/cpulist").strip())
+            self.assertEqual(n["distances"], [int(v) for v in read(base + "/distance").split()])
+        self.assertEqual(h["kernel"]["cmdline"], read("/proc/cmdline").strip())
+        self.assertEqual(h["hostname"], read("/proc/sys/kernel/hostname").strip())
+        units = sorted(os.listdir("/sys/class/iommu")) if os.path.isdir("/sys/class/iommu") else None
+        if units is not None:
+            self.assertEqual(h["iommu"]["units"], units)
+            self.assertEqual(h["iommu"]["present"], bool(units))
+        p = "/sys/module/pcie_aspm/parameters/policy"
+        if os.path.exists(p):
+            self.assertEqual(h["power"]["aspm_policy"], re.search(r"\[(\w+)\]", read(p)).group(1))
+        else:
+            self.assertIsNone(h["power"]["aspm_policy"])
+        p = "/sys/devices/system/cpu/cpuidle/current_driver"
+        if os.path.exists(p):
+            self.assertEqual(h["power"]["cpuidle_driver"], read(p).strip())
+        if not glob.glob("/sys/devices/system/cpu/cpufreq/policy*"):
+            self.assertIsNone(h["power"]["cpufreq_driver"])
+            self.assertEqual(unavailable(h["power"], "cpufreq_driver")["status"], "absent")
+        else:
+            self.assertEqual(h["power"]["cpufreq_driver"],
+                             read("/sys/devices/system/cpu/cpufreq/policy0/scaling_driver").strip())
+
+    def test_x2apic_matches_the_kernel_log(self):
+        cp = subprocess.run(["dmesg"], capture_output=True, text=True)
+        x = self.h["x2apic"]
+        if cp.returncode != 0:
+            self.assertNotEqual(x.get("source"), "dmesg")
+            self.skipTest("dmesg is not readable here: " + cp.stderr.strip())
+        routing = re.findall(r"Switched APIC routing to:? (.*?)\.?$", cp.stdout, re.M)
+        if not routing:
+            self.skipTest("the kernel log has no APIC routing line (wrapped?)")
+        self.assertEqual(x["routing"], routing[-1])
+        self.assertEqual(x["enabled"], "x2apic" in routing[-1])
+        self.assertEqual(x["source"], "dmesg")
+
+    def test_unprivileged_run_says_needs_root_not_off(self):
+        setpriv = shutil.which("setpriv")
+        if os.geteuid() != 0 or not setpriv:
+            self.skipTest("needs root and setpriv to run as nobody")
+        cp = subprocess.run([setpriv, "--reuid=65534", "--regid=65534", "--clear-groups",
+                             hwctest.hwcheck_path(), "facts", "--json"],
+                            capture_output=True, text=True, env={"LC_ALL": "C", "PATH": "/usr/bin:/bin"})
+        if cp.returncode == 126 or "Permission denied" in cp.stderr:
+            self.skipTest("the binary is not reachable by nobody: " + cp.stderr.strip())
+        self.assertEqual(cp.returncode, 0, cp.stderr)
+        doc = json.loads(cp.stdout)
+        hwctest.validate(doc)
+        x, c = doc["facts"]["host"]["x2apic"], doc["facts"]["host"]["cpu"]
+        self.assertEqual(c, self.h["cpu"])  # nothing of the CPU needs root
+        self.assertEqual(unavailable(x, "madt_local_apic").get("status", "ok"),
+                         "needs_root" if os.path.exists("/sys/firmware/acpi/tables/APIC") else "absent")
+        if x["enabled"] is None:
+            self.assertIn(unavailable(x, "enabled")["status"], ("needs_root", "absent"))
+        elif x["enabled"] is False:
+            self.assertEqual(x["source"], "cpuinfo")  # the only unprivileged "off"
+        else:
+            self.assertIn(x["source"], ("dmesg", "apicid"))
+
+    def test_madt_when_root(self):
+        p = "/sys/firmware/acpi/tables/APIC"
+        x = self.h["x2apic"]
+        if not os.access(p, os.R_OK):
+            self.skipTest("the MADT needs root")
+        with open(p, "rb") as f:
+            data = f.read()
+        lapic = x2 = 0
+        off = 44
+        while off + 2 <= len(data) and data[off + 1] >= 2:
+            lapic += data[off] == 0
+            x2 += data[off] == 9
+            off += data[off + 1]
+        self.assertEqual((x["madt_local_apic"], x["madt_local_x2apic"]), (lapic, x2))
+
+
+if __name__ == "__main__":
+    hwctest.main()
