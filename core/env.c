@@ -513,7 +513,8 @@ int hwc_env_list_dir(struct hwc_env *e, const char *path, struct hwc_arena *a,
 	if (e->record)
 		cap_put(e, HWC_CAP_DIR, res, NULL, 0);
 	while ((de = readdir(d))) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		    strcmp(de->d_name, HWC_KEEP_FILE) == 0)
 			continue;
 		if (hwc_arena_grow(a, (void **)&names, sizeof(*names), &cap, n + 1) < 0) {
 			rc = -ENOMEM;

@@ -58,7 +58,10 @@ int hwc_env_readlink(struct hwc_env *e, const char *path, struct hwc_arena *a, c
 int hwc_env_access(struct hwc_env *e, const char *path);
 bool hwc_env_is_dir(struct hwc_env *e, const char *path);
 
-/* Sorted entry names of a directory, "." and ".." excluded. */
+/* Sorted entry names of a directory, "." and ".." excluded. A file named HWC_KEEP_FILE is skipped
+ * too: fixtures kept in git use it to hold directories that were empty on the captured machine
+ * (git stores no empty directory). */
+#define HWC_KEEP_FILE ".hwcheck-keep"
 struct hwc_dirlist {
 	const char **names;
 	size_t n;
