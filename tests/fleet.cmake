@@ -1,3 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Fleet integration: diff, merge, --prom, contrib/ scripts, packaging.
 hwc_py_test(fleet_diff fleet/test_diff.py)
+
+add_executable(prom_dump fleet/prom_dump.c)
+target_link_libraries(prom_dump PRIVATE hwc_cli)
+hwc_py_test(fleet_prom fleet/test_prom.py --prom-dump $<TARGET_FILE:prom_dump>)
