@@ -75,14 +75,14 @@ static json_t *checked_doc(json_t *doc, const char *what)
 	const json_t *ver = json_object_get(doc, "schema_version");
 	if (!schema || (strcmp(schema, "hwcheck.report") && strcmp(schema, "hwcheck.facts")) ||
 	    !json_is_integer(ver) || !json_is_object(json_object_get(doc, "facts"))) {
-		hwc_cli_err("diff: %s: not a hwcheck facts or report document (expected \"schema\": "
+		hwc_cli_err("%s: not a hwcheck facts or report document (expected \"schema\": "
 			    "\"hwcheck.facts\" or \"hwcheck.report\", \"schema_version\" and \"facts\")",
 			    what);
 		json_decref(doc);
 		return NULL;
 	}
 	if (json_integer_value(ver) < 1 || json_integer_value(ver) > HWC_SCHEMA_VERSION) {
-		hwc_cli_err("diff: %s: schema_version %lld is not one this hwcheck reads (1 to %d)", what,
+		hwc_cli_err("%s: schema_version %lld is not one this hwcheck reads (1 to %d)", what,
 			    (long long)json_integer_value(ver), HWC_SCHEMA_VERSION);
 		json_decref(doc);
 		return NULL;
@@ -95,7 +95,7 @@ static json_t *parse_json(const char *buf, size_t len, const char *what)
 	json_error_t je;
 	json_t *doc = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
 	if (!doc) {
-		hwc_cli_err("diff: %s:%d:%d: %s", what, je.line, je.column, je.text);
+		hwc_cli_err("%s:%d:%d: %s", what, je.line, je.column, je.text);
 		return NULL;
 	}
 	return checked_doc(doc, what);
@@ -125,7 +125,7 @@ static json_t *load_file(const char *path, int *ec)
 	size_t len;
 	int rc = read_all(path, &buf, &len);
 	if (rc < 0) {
-		hwc_cli_err("diff: %s: cannot read: %s", path, strerror(-rc));
+		hwc_cli_err("%s: cannot read: %s", path, strerror(-rc));
 		*ec = HWC_EXIT_USAGE;
 		return NULL;
 	}
@@ -133,7 +133,7 @@ static json_t *load_file(const char *path, int *ec)
 	size_t i = 0;
 	while (i < len && (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\t' || buf[i] == '\r'))
 		i++;
-	if (i < len && buf[i] == '{') {
+	if (i < len && (buf[i] == '{' || buf[i] == '[')) {
 		doc = parse_json(buf, len, path);
 	} else {
 		const void *data;
@@ -144,10 +144,10 @@ static json_t *load_file(const char *path, int *ec)
 			snprintf(what, sizeof(what), "%s:hwcheck/facts.json", path);
 			doc = parse_json(data, dlen, what);
 		} else if (rc == -ENOENT) {
-			hwc_cli_err("diff: %s: a tar without hwcheck/facts.json; untar it and give the "
+			hwc_cli_err("%s: a tar without hwcheck/facts.json; untar it and give the "
 				    "directory (it is then read as a --root)", path);
 		} else {
-			hwc_cli_err("diff: %s: neither JSON nor a tar (expected a snapshot tar, a snapshot "
+			hwc_cli_err("%s: neither JSON nor a tar (expected a snapshot tar, a snapshot "
 				    "directory, or a facts/report JSON file)", path);
 		}
 	}
@@ -157,15 +157,14 @@ static json_t *load_file(const char *path, int *ec)
 	return doc;
 }
 
-/* path: a snapshot tar, an untarred snapshot, a facts/report JSON; NULL = this machine (--root). */
-static json_t *load_side(const struct hwc_cli *c, const char *path, int *ec)
+json_t *hwc_cli_load_doc(const struct hwc_cli *c, const char *path, int *ec)
 {
 	*ec = 0;
 	if (!path)
 		return c->facts_file ? load_file(c->facts_file, ec) : collect_doc(c, NULL, ec);
 	struct stat st;
 	if (stat(path, &st) < 0) {
-		hwc_cli_err("diff: %s: %s", path, strerror(errno));
+		hwc_cli_err("%s: %s", path, strerror(errno));
 		*ec = HWC_EXIT_USAGE;
 		return NULL;
 	}
@@ -292,11 +291,11 @@ int hwc_cmd_diff(struct hwc_cli *c)
 			    &o.probe_tol_pct) < 0)
 		return HWC_EXIT_USAGE;
 	int ec;
-	json_t *base = load_side(c, c->args[0], &ec);
+	json_t *base = hwc_cli_load_doc(c, c->args[0], &ec);
 	if (!base)
 		return ec;
 	const char *cur_path = c->nargs > 1 ? c->args[1] : NULL;
-	json_t *cur = load_side(c, cur_path, &ec);
+	json_t *cur = hwc_cli_load_doc(c, cur_path, &ec);
 	if (!cur) {
 		json_decref(base);
 		return ec;

@@ -19,6 +19,12 @@ struct hwc_diff_opts {
  * "message"} with verdict one of "regression", "change", "improvement", "unknown". */
 json_t *hwc_diff_facts(const json_t *before, const json_t *after, const struct hwc_diff_opts *o);
 
+struct hwc_cli;
+/* Loads one facts document: path is a snapshot tar (its hwcheck/facts.json), an untarred snapshot
+ * (DIR/hwcheck/facts.json, else DIR collected as a --root), or a facts/report JSON file; NULL is
+ * --facts if given, else this machine (or --root). Prints why not and sets *ec on failure. */
+json_t *hwc_cli_load_doc(const struct hwc_cli *c, const char *path, int *ec);
+
 /* Number of regressions in a result of hwc_diff_facts. */
 long long hwc_diff_regressions(const json_t *diff);
 
