@@ -31,16 +31,6 @@ struct points {
 	size_t n;
 };
 
-static const json_t *get(const json_t *o, const char *k)
-{
-	const json_t *v = json_object_get(o, k);
-	return json_is_null(v) ? NULL : v;
-}
-
-static const char *str(const json_t *o, const char *k)
-{
-	return json_string_value(get(o, k));
-}
 
 static int push(struct points *p, const char *group, const char *host, const char *card,
 		const char *item, double v)
@@ -69,10 +59,10 @@ static const json_t *adapter_of(const json_t *facts, const char *bdf)
 {
 	size_t i, k;
 	const json_t *ad, *fn;
-	json_array_foreach(get(get(facts, "mlx"), "adapters"), i, ad) {
-		if (bdf && str(ad, "bdf") && !strcmp(str(ad, "bdf"), bdf))
+	json_array_foreach(hwc_jget(hwc_jget(facts, "mlx"), "adapters"), i, ad) {
+		if (bdf && hwc_jstr(ad, "bdf") && !strcmp(hwc_jstr(ad, "bdf"), bdf))
 			return ad;
-		json_array_foreach(get(ad, "functions"), k, fn)
+		json_array_foreach(hwc_jget(ad, "functions"), k, fn)
 			if (bdf && json_string_value(fn) && !strcmp(json_string_value(fn), bdf))
 				return ad;
 	}
@@ -93,45 +83,45 @@ static int collect_points(const json_t *facts, const char *host, json_t *keys, s
 {
 	size_t i;
 	const json_t *r;
-	json_array_foreach(get(get(facts, "probe"), "results"), i, r) {
-		const json_t *g = get(r, "gbps");
-		const json_t *ad = adapter_of(facts, str(r, "bdf"));
+	json_array_foreach(hwc_jget(hwc_jget(facts, "probe"), "results"), i, r) {
+		const json_t *g = hwc_jget(r, "gbps");
+		const json_t *ad = adapter_of(facts, hwc_jstr(r, "bdf"));
 		if (!json_is_number(g))
 			continue;
 		char key[512], item[256];
 		snprintf(key, sizeof(key), "%s %s %s %lld B x%lld qp",
-			 str(ad, "product") ? str(ad, "product") : "unknown card",
-			 str(r, "op") ? str(r, "op") : "?", str(r, "mode") ? str(r, "mode") : "?",
-			 (long long)json_integer_value(get(r, "msg_bytes")),
-			 (long long)json_integer_value(get(r, "qps")));
-		snprintf(item, sizeof(item), "%s port %lld", str(r, "rdma_device") ? str(r, "rdma_device") : "?",
-			 (long long)json_integer_value(get(r, "port")));
+			 hwc_jstr(ad, "product") ? hwc_jstr(ad, "product") : "unknown card",
+			 hwc_jstr(r, "op") ? hwc_jstr(r, "op") : "?", hwc_jstr(r, "mode") ? hwc_jstr(r, "mode") : "?",
+			 (long long)json_integer_value(hwc_jget(r, "msg_bytes")),
+			 (long long)json_integer_value(hwc_jget(r, "qps")));
+		snprintf(item, sizeof(item), "%s port %lld", hwc_jstr(r, "rdma_device") ? hwc_jstr(r, "rdma_device") : "?",
+			 (long long)json_integer_value(hwc_jget(r, "port")));
 		const char *k = intern(keys, key);
-		if (!k || push(probe, k, host, str(ad, "bdf") ? str(ad, "bdf") : str(r, "bdf"),
+		if (!k || push(probe, k, host, hwc_jstr(ad, "bdf") ? hwc_jstr(ad, "bdf") : hwc_jstr(r, "bdf"),
 			       intern(keys, item), json_number_value(g)) < 0)
 			return -1;
 	}
 	/* A card's temperature: its hottest sensor (MTMP register or a sensor on one of its functions). */
 	const json_t *ad;
-	json_array_foreach(get(get(facts, "mlx"), "adapters"), i, ad) {
-		const char *bdf = str(ad, "bdf");
+	json_array_foreach(hwc_jget(hwc_jget(facts, "mlx"), "adapters"), i, ad) {
+		const char *bdf = hwc_jstr(ad, "bdf");
 		if (!bdf)
 			continue;
 		double best = -INFINITY;
-		const json_t *t = get(get(ad, "registers"), "temp_mdegc");
+		const json_t *t = hwc_jget(hwc_jget(ad, "registers"), "temp_mdegc");
 		if (json_is_number(t))
 			best = json_number_value(t);
 		size_t k;
 		const json_t *s;
-		json_array_foreach(get(get(facts, "thermal"), "sensors"), k, s) {
-			const json_t *st = get(s, "temp_mdegc");
-			if (json_is_number(st) && adapter_of(facts, str(s, "bdf")) == ad &&
+		json_array_foreach(hwc_jget(hwc_jget(facts, "thermal"), "sensors"), k, s) {
+			const json_t *st = hwc_jget(s, "temp_mdegc");
+			if (json_is_number(st) && adapter_of(facts, hwc_jstr(s, "bdf")) == ad &&
 			    json_number_value(st) > best)
 				best = json_number_value(st);
 		}
 		if (!isfinite(best))
 			continue;
-		const char *k2 = intern(keys, str(ad, "product") ? str(ad, "product") : "unknown card");
+		const char *k2 = intern(keys, hwc_jstr(ad, "product") ? hwc_jstr(ad, "product") : "unknown card");
 		if (!k2 || push(temp, k2, host, bdf, intern(keys, "hottest sensor"), best / 1000.0) < 0)
 			return -1;
 	}
@@ -196,10 +186,10 @@ static json_t *firmware_spread(json_t *const *docs, const char *const *hosts, si
 	for (size_t h = 0; h < n; h++) {
 		size_t i;
 		const json_t *ad;
-		json_array_foreach(get(get(get(docs[h], "facts"), "mlx"), "adapters"), i, ad) {
-			const char *prod = str(ad, "product") ? str(ad, "product") : "unknown card";
-			const char *psid = str(ad, "psid");
-			const char *fw = str(ad, "fw_version") ? str(ad, "fw_version") : "unknown";
+		json_array_foreach(hwc_jget(hwc_jget(hwc_jget(docs[h], "facts"), "mlx"), "adapters"), i, ad) {
+			const char *prod = hwc_jstr(ad, "product") ? hwc_jstr(ad, "product") : "unknown card";
+			const char *psid = hwc_jstr(ad, "psid");
+			const char *fw = hwc_jstr(ad, "fw_version") ? hwc_jstr(ad, "fw_version") : "unknown";
 			char key[512];
 			snprintf(key, sizeof(key), "%s\x1f%s", prod, psid ? psid : "");
 			json_t *g = json_object_get(groups, key);
@@ -214,7 +204,7 @@ static json_t *firmware_spread(json_t *const *docs, const char *const *hosts, si
 				json_object_set_new(vers, fw, hl);
 			}
 			json_array_append_new(hl, json_pack("{s:s, s:s?}", "host", hosts[h], "card",
-							    str(ad, "bdf")));
+							    hwc_jstr(ad, "bdf")));
 		}
 	}
 	json_t *out = json_array();
@@ -239,9 +229,9 @@ static json_t *firmware_spread(json_t *const *docs, const char *const *hosts, si
 
 static const char *host_name(const json_t *doc, const char *path)
 {
-	const char *h = str(get(doc, "run"), "hostname");
+	const char *h = hwc_jstr(hwc_jget(doc, "run"), "hostname");
 	if (!h)
-		h = str(get(get(doc, "facts"), "host"), "hostname");
+		h = hwc_jstr(hwc_jget(hwc_jget(doc, "facts"), "host"), "hostname");
 	return h ? h : path;
 }
 
@@ -251,9 +241,9 @@ static json_t *findings_table(json_t *const *docs, const char *const *hosts, cha
 {
 	json_t *rules = json_object(), *rows = json_array();
 	for (size_t h = 0; h < n; h++) {
-		const json_t *fl = get(docs[h], "findings");
+		const json_t *fl = hwc_jget(docs[h], "findings");
 		json_t *row = json_pack("{s:s, s:s, s:s}", "host", hosts[h], "source", paths[h], "schema",
-					str(docs[h], "schema") ? str(docs[h], "schema") : "?");
+					hwc_jstr(docs[h], "schema") ? hwc_jstr(docs[h], "schema") : "?");
 		if (!json_is_array(fl)) {
 			/* a facts document: no rules were run */
 			json_object_set_new(row, "worst", json_null());
@@ -268,10 +258,10 @@ static json_t *findings_table(json_t *const *docs, const char *const *hosts, cha
 		size_t i;
 		const json_t *f;
 		json_array_foreach(fl, i, f) {
-			if (json_is_true(get(f, "waived")))
+			if (json_is_true(hwc_jget(f, "waived")))
 				continue;
-			int s = hwc_severity_from_name(str(f, "severity"));
-			const char *id = str(f, "rule_id");
+			int s = hwc_severity_from_name(hwc_jstr(f, "severity"));
+			const char *id = hwc_jstr(f, "rule_id");
 			if (s < 0 || !id)
 				continue;
 			sev[s]++;
@@ -310,29 +300,29 @@ static json_t *findings_table(json_t *const *docs, const char *const *hosts, cha
 
 static void render_text(FILE *out, const json_t *doc)
 {
-	const json_t *ft = get(doc, "findings");
+	const json_t *ft = hwc_jget(doc, "findings");
 	size_t w = 4, i;
 	const json_t *row;
-	json_array_foreach(get(ft, "hosts"), i, row)
-		if (strlen(str(row, "host")) > w)
-			w = strlen(str(row, "host"));
+	json_array_foreach(hwc_jget(ft, "hosts"), i, row)
+		if (strlen(hwc_jstr(row, "host")) > w)
+			w = strlen(hwc_jstr(row, "host"));
 	fprintf(out, "%-*s  %-7s %5s %5s %5s  %s\n", (int)w, "HOST", "WORST", "ERROR", "WARN", "INFO",
 		"FINDINGS");
-	json_array_foreach(get(ft, "hosts"), i, row) {
-		const json_t *s = get(row, "severities");
+	json_array_foreach(hwc_jget(ft, "hosts"), i, row) {
+		const json_t *s = hwc_jget(row, "severities");
 		if (!s) {
 			fprintf(out, "%-*s  %-7s %5s %5s %5s  (facts only: no rules were run)\n", (int)w,
-				str(row, "host"), "-", "-", "-", "-");
+				hwc_jstr(row, "host"), "-", "-", "-", "-");
 			continue;
 		}
-		fprintf(out, "%-*s  %-7s %5lld %5lld %5lld  ", (int)w, str(row, "host"), str(row, "worst"),
-			(long long)json_integer_value(get(s, "error")),
-			(long long)json_integer_value(get(s, "warn")),
-			(long long)json_integer_value(get(s, "info")));
+		fprintf(out, "%-*s  %-7s %5lld %5lld %5lld  ", (int)w, hwc_jstr(row, "host"), hwc_jstr(row, "worst"),
+			(long long)json_integer_value(hwc_jget(s, "error")),
+			(long long)json_integer_value(hwc_jget(s, "warn")),
+			(long long)json_integer_value(hwc_jget(s, "info")));
 		const char *k;
 		json_t *c;
 		bool any = false;
-		json_object_foreach((json_t *)get(row, "rules"), k, c) {
+		json_object_foreach((json_t *)hwc_jget(row, "rules"), k, c) {
 			fprintf(out, "%s%s", any ? " " : "", k);
 			if (json_integer_value(c) > 1)
 				fprintf(out, "x%lld", (long long)json_integer_value(c));
@@ -340,41 +330,41 @@ static void render_text(FILE *out, const json_t *doc)
 		}
 		fputs(any ? "\n" : "-\n", out);
 	}
-	const json_t *rl = get(ft, "rules");
+	const json_t *rl = hwc_jget(ft, "rules");
 	if (json_array_size(rl)) {
 		fputs("\nRULE                             SEVERITY HOSTS\n", out);
 		const json_t *r;
 		json_array_foreach(rl, i, r)
-			fprintf(out, "%-32s %-8s %lld\n", str(r, "rule_id"), str(r, "severity"),
-				(long long)json_integer_value(get(r, "hosts")));
+			fprintf(out, "%-32s %-8s %lld\n", hwc_jstr(r, "rule_id"), hwc_jstr(r, "severity"),
+				(long long)json_integer_value(hwc_jget(r, "hosts")));
 	}
-	const json_t *ol = get(doc, "outliers");
+	const json_t *ol = hwc_jget(doc, "outliers");
 	fprintf(out, "\noutliers (modified z-score beyond %.1f against at least %d peers): %s\n", MERGE_Z,
 		MERGE_MIN_PEERS, json_array_size(ol) ? "" : "none");
 	const json_t *o;
 	json_array_foreach(ol, i, o) {
-		bool temp = !strcmp(str(o, "metric"), "temperature_c");
+		bool temp = !strcmp(hwc_jstr(o, "metric"), "temperature_c");
 		fprintf(out, "  %s %s %s: %s %.1f %s, peers' median %.1f (%s, score %+.1f)%s\n",
-			str(o, "host"), str(o, "card") ? str(o, "card") : "?",
-			str(o, "item") ? str(o, "item") : "", temp ? "temperature" : "probe",
-			json_real_value(get(o, "value")), temp ? "°C" : "Gb/s",
-			json_real_value(get(o, "median")), str(o, "group"),
-			json_real_value(get(o, "score")), json_is_true(get(o, "bad")) ? "" : " (better)");
+			hwc_jstr(o, "host"), hwc_jstr(o, "card") ? hwc_jstr(o, "card") : "?",
+			hwc_jstr(o, "item") ? hwc_jstr(o, "item") : "", temp ? "temperature" : "probe",
+			json_real_value(hwc_jget(o, "value")), temp ? "°C" : "Gb/s",
+			json_real_value(hwc_jget(o, "median")), hwc_jstr(o, "group"),
+			json_real_value(hwc_jget(o, "score")), json_is_true(hwc_jget(o, "bad")) ? "" : " (better)");
 	}
 	fputs("\nfirmware:\n", out);
 	const json_t *fw;
-	json_array_foreach(get(doc, "firmware"), i, fw) {
-		fprintf(out, "  %s%s%s:%s", str(fw, "product"), str(fw, "psid") ? " " : "",
-			str(fw, "psid") ? str(fw, "psid") : "", json_is_true(get(fw, "spread")) ? " SPREAD" : "");
+	json_array_foreach(hwc_jget(doc, "firmware"), i, fw) {
+		fprintf(out, "  %s%s%s:%s", hwc_jstr(fw, "product"), hwc_jstr(fw, "psid") ? " " : "",
+			hwc_jstr(fw, "psid") ? hwc_jstr(fw, "psid") : "", json_is_true(hwc_jget(fw, "spread")) ? " SPREAD" : "");
 		size_t k;
 		const json_t *v;
-		json_array_foreach(get(fw, "versions"), k, v)
-			fprintf(out, " %s (%lld card%s)", str(v, "fw_version"),
-				(long long)json_integer_value(get(v, "cards")),
-				json_integer_value(get(v, "cards")) == 1 ? "" : "s");
+		json_array_foreach(hwc_jget(fw, "versions"), k, v)
+			fprintf(out, " %s (%lld card%s)", hwc_jstr(v, "fw_version"),
+				(long long)json_integer_value(hwc_jget(v, "cards")),
+				json_integer_value(hwc_jget(v, "cards")) == 1 ? "" : "s");
 		fputc('\n', out);
 	}
-	if (json_array_size(get(doc, "firmware")) == 0)
+	if (json_array_size(hwc_jget(doc, "firmware")) == 0)
 		fputs("  no ConnectX adapter in the inputs\n", out);
 }
 
@@ -410,7 +400,7 @@ int hwc_cmd_merge(struct hwc_cli *c)
 			snprintf(buf, sizeof(buf), "%.500s#%d", h, k);
 		json_object_set_new(names, buf, json_true());
 		hosts[i] = intern(names, buf);
-		if (!hosts[i] || collect_points(get(docs[i], "facts"), hosts[i], keys, &probe, &temp) < 0) {
+		if (!hosts[i] || collect_points(hwc_jget(docs[i], "facts"), hosts[i], keys, &probe, &temp) < 0) {
 			rc = HWC_EXIT_INTERNAL;
 			goto out;
 		}

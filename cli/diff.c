@@ -29,21 +29,23 @@ struct cards {
 	size_t n;
 };
 
-static const json_t *get(const json_t *o, const char *k)
+const json_t *hwc_jget(const json_t *o, const char *k)
 {
 	const json_t *v = json_object_get(o, k);
 	return json_is_null(v) ? NULL : v;
 }
 
-static const json_t *get2(const json_t *o, const char *a, const char *b)
+const char *hwc_jstr(const json_t *o, const char *k)
 {
-	return get(get(o, a), b);
+	return json_string_value(hwc_jget(o, k));
 }
 
-static const char *str(const json_t *o, const char *k)
+
+static const json_t *get2(const json_t *o, const char *a, const char *b)
 {
-	return json_string_value(get(o, k));
+	return hwc_jget(hwc_jget(o, a), b);
 }
+
 
 static bool streq(const char *a, const char *b)
 {
@@ -55,18 +57,18 @@ static const json_t *pci_device(const json_t *facts, const char *bdf)
 	size_t i;
 	const json_t *d;
 	json_array_foreach(get2(facts, "pci", "devices"), i, d)
-		if (streq(str(d, "bdf"), bdf))
+		if (streq(hwc_jstr(d, "bdf"), bdf))
 			return d;
 	return NULL;
 }
 
 static bool adapter_has_function(const json_t *ad, const char *bdf)
 {
-	if (streq(str(ad, "bdf"), bdf))
+	if (streq(hwc_jstr(ad, "bdf"), bdf))
 		return true;
 	size_t i;
 	const json_t *f;
-	json_array_foreach(get(ad, "functions"), i, f)
+	json_array_foreach(hwc_jget(ad, "functions"), i, f)
 		if (streq(json_string_value(f), bdf))
 			return true;
 	return false;
@@ -95,12 +97,12 @@ static int add_card(struct cards *cs, const json_t *facts, const json_t *ad, con
 	c->facts = facts;
 	c->pcidev = pci_device(facts, bdf);
 	c->peer = -1;
-	c->serial = str(ad, "serial_number");
+	c->serial = hwc_jstr(ad, "serial_number");
 	if (!c->serial)
-		c->serial = str(get(c->pcidev, "vpd"), "serial_number");
-	c->product = str(ad, "product");
+		c->serial = hwc_jstr(hwc_jget(c->pcidev, "vpd"), "serial_number");
+	c->product = hwc_jstr(ad, "product");
 	if (!c->product)
-		c->product = str(get(c->pcidev, "vpd"), "product_name");
+		c->product = hwc_jstr(hwc_jget(c->pcidev, "vpd"), "product_name");
 	return 0;
 }
 
@@ -112,18 +114,18 @@ static int collect_cards(const json_t *facts, struct cards *cs)
 	const json_t *ad;
 	const json_t *ads = get2(facts, "mlx", "adapters");
 	json_array_foreach(ads, i, ad) {
-		const char *bdf = str(ad, "bdf");
+		const char *bdf = hwc_jstr(ad, "bdf");
 		if (bdf && add_card(cs, facts, ad, bdf) < 0)
 			return -1;
 	}
 	const json_t *d;
 	json_array_foreach(get2(facts, "pci", "devices"), i, d) {
-		const char *bdf = str(d, "bdf");
+		const char *bdf = hwc_jstr(d, "bdf");
 		size_t bl = bdf ? strlen(bdf) : 0;
-		if (!streq(str(d, "vendor_id"), "15b3") || bl < 2 || strcmp(bdf + bl - 2, ".0") ||
-		    json_is_true(get(d, "is_vf")))
+		if (!streq(hwc_jstr(d, "vendor_id"), "15b3") || bl < 2 || strcmp(bdf + bl - 2, ".0") ||
+		    json_is_true(hwc_jget(d, "is_vf")))
 			continue;
-		const char *cls = str(d, "class");
+		const char *cls = hwc_jstr(d, "class");
 		if (cls && strncmp(cls, "02", 2) != 0 && strncmp(cls, "0c", 2) != 0)
 			continue; /* bridges of a BlueField, not cards */
 		bool known = false;
@@ -268,8 +270,8 @@ static bool reverted(const json_t *b, const json_t *a, const json_t *def)
 
 static void diff_fw_config(struct ctx *x, const json_t *bc, const json_t *ac)
 {
-	bool bany = json_object_size(bc) > (get(bc, HWC_JSON_UNAVAILABLE) ? 1u : 0u);
-	bool aany = json_object_size(ac) > (get(ac, HWC_JSON_UNAVAILABLE) ? 1u : 0u);
+	bool bany = json_object_size(bc) > (hwc_jget(bc, HWC_JSON_UNAVAILABLE) ? 1u : 0u);
+	bool aany = json_object_size(ac) > (hwc_jget(ac, HWC_JSON_UNAVAILABLE) ? 1u : 0u);
 	if (!bany || !aany) {
 		if (bany && !aany)
 			add(x, "fw_config", "fw_config", NULL, NULL, "unknown",
@@ -281,17 +283,17 @@ static void diff_fw_config(struct ctx *x, const json_t *bc, const json_t *ac)
 	json_object_foreach((json_t *)bc, name, bp) {
 		if (!strcmp(name, HWC_JSON_UNAVAILABLE))
 			continue;
-		const json_t *ap = get(ac, name);
+		const json_t *ap = hwc_jget(ac, name);
 		if (!ap) {
 			add(x, "fw_config", name, NULL, NULL, "change",
 			    "%s: no longer reported by this firmware", name);
 			continue;
 		}
-		const json_t *def = get(ap, "default");
+		const json_t *def = hwc_jget(ap, "default");
 		if (!def)
-			def = get(bp, "default");
-		const json_t *bcur = get(bp, "current"), *acur = get(ap, "current");
-		const json_t *bnb = get(bp, "next_boot"), *anb = get(ap, "next_boot");
+			def = hwc_jget(bp, "default");
+		const json_t *bcur = hwc_jget(bp, "current"), *acur = hwc_jget(ap, "current");
+		const json_t *bnb = hwc_jget(bp, "next_boot"), *anb = hwc_jget(ap, "next_boot");
 		bool rcur = reverted(bcur, acur, def), rnb = reverted(bnb, anb, def);
 		char bs[96], as[96];
 		if (rcur && rnb && json_equal(bcur, bnb) && json_equal(acur, anb)) {
@@ -318,9 +320,9 @@ static void diff_fw_config(struct ctx *x, const json_t *bc, const json_t *ac)
 	}
 	json_t *ap;
 	json_object_foreach((json_t *)ac, name, ap) {
-		if (strcmp(name, HWC_JSON_UNAVAILABLE) && !get(bc, name))
-			add(x, "fw_config", name, NULL, get(ap, "current") ? get(ap, "current")
-								      : get(ap, "next_boot"),
+		if (strcmp(name, HWC_JSON_UNAVAILABLE) && !hwc_jget(bc, name))
+			add(x, "fw_config", name, NULL, hwc_jget(ap, "current") ? hwc_jget(ap, "current")
+								      : hwc_jget(ap, "next_boot"),
 			    "change", "%s: new parameter with this firmware", name);
 	}
 }
@@ -335,13 +337,13 @@ static void diff_ports(struct ctx *x, const json_t *bports, const json_t *aports
 	size_t i;
 	const json_t *bp;
 	json_array_foreach(bports, i, bp) {
-		const json_t *pn = get(bp, "port");
+		const json_t *pn = hwc_jget(bp, "port");
 		const json_t *ap = NULL, *cand;
 		size_t k;
 		json_array_foreach(aports, k, cand)
-			if (pn && json_equal(get(cand, "port"), pn) &&
-			    (!str(bp, "rdma_device") || !str(cand, "rdma_device") ||
-			     streq(str(bp, "rdma_device"), str(cand, "rdma_device"))))
+			if (pn && json_equal(hwc_jget(cand, "port"), pn) &&
+			    (!hwc_jstr(bp, "rdma_device") || !hwc_jstr(cand, "rdma_device") ||
+			     streq(hwc_jstr(bp, "rdma_device"), hwc_jstr(cand, "rdma_device"))))
 				ap = cand;
 		char item[96];
 		long long port = json_integer_value(pn);
@@ -350,20 +352,20 @@ static void diff_ports(struct ctx *x, const json_t *bports, const json_t *aports
 			add(x, "port", item, NULL, NULL, "unknown", "port %lld: no longer reported", port);
 			continue;
 		}
-		const char *bs = str(bp, "state"), *as = str(ap, "state");
+		const char *bs = hwc_jstr(bp, "state"), *as = hwc_jstr(ap, "state");
 		snprintf(item, sizeof(item), "port %lld state", port);
 		if (bs && as && strcmp(bs, as) != 0)
-			add(x, "port", item, get(bp, "state"), get(ap, "state"),
+			add(x, "port", item, hwc_jget(bp, "state"), hwc_jget(ap, "state"),
 			    is_active(bs) && !is_active(as) ? "regression" : "change",
 			    "port %lld: %s -> %s", port, bs, as);
 		snprintf(item, sizeof(item), "port %lld rate_gbps", port);
 		char what[64];
 		snprintf(what, sizeof(what), "port %lld rate", port);
-		cmp_num(x, "port", item, get(bp, "rate_gbps"), get(ap, "rate_gbps"), LOWER_IS_WORSE, 0,
+		cmp_num(x, "port", item, hwc_jget(bp, "rate_gbps"), hwc_jget(ap, "rate_gbps"), LOWER_IS_WORSE, 0,
 			what, " Gb/s");
 		snprintf(item, sizeof(item), "port %lld active_mtu", port);
 		snprintf(what, sizeof(what), "port %lld MTU", port);
-		cmp_num(x, "port", item, get(bp, "active_mtu"), get(ap, "active_mtu"), LOWER_IS_WORSE, 0,
+		cmp_num(x, "port", item, hwc_jget(bp, "active_mtu"), hwc_jget(ap, "active_mtu"), LOWER_IS_WORSE, 0,
 			what, "");
 	}
 }
@@ -377,31 +379,31 @@ static void diff_pci(struct ctx *x, const struct card *b, const struct card *a)
 			    "PCI function %s was seen, now it is not", b->bdf);
 		return;
 	}
-	const json_t *bl = get(bd, "link"), *al = get(ad, "link");
-	cmp_num(x, "pcie_link", "link.speed_gts", get(bl, "speed_gts"), get(al, "speed_gts"),
+	const json_t *bl = hwc_jget(bd, "link"), *al = hwc_jget(ad, "link");
+	cmp_num(x, "pcie_link", "link.speed_gts", hwc_jget(bl, "speed_gts"), hwc_jget(al, "speed_gts"),
 		LOWER_IS_WORSE, 0, "PCIe link speed", " GT/s");
-	cmp_num(x, "pcie_link", "link.width", get(bl, "width"), get(al, "width"), LOWER_IS_WORSE, 0,
+	cmp_num(x, "pcie_link", "link.width", hwc_jget(bl, "width"), hwc_jget(al, "width"), LOWER_IS_WORSE, 0,
 		"PCIe link width", " lanes");
-	cmp_plain(x, "pcie_link", "link.cap_speed_gts", get(bl, "cap_speed_gts"),
-		  get(al, "cap_speed_gts"), "PCIe link capability speed");
-	cmp_plain(x, "pcie_link", "link.cap_width", get(bl, "cap_width"), get(al, "cap_width"),
+	cmp_plain(x, "pcie_link", "link.cap_speed_gts", hwc_jget(bl, "cap_speed_gts"),
+		  hwc_jget(al, "cap_speed_gts"), "PCIe link capability speed");
+	cmp_plain(x, "pcie_link", "link.cap_width", hwc_jget(bl, "cap_width"), hwc_jget(al, "cap_width"),
 		  "PCIe link capability width");
-	cmp_plain(x, "pcie_link", "link_status", get(bd, "link_status"), get(ad, "link_status"),
+	cmp_plain(x, "pcie_link", "link_status", hwc_jget(bd, "link_status"), hwc_jget(ad, "link_status"),
 		  "PCIe link status");
-	cmp_num(x, "pcie_link", "max_payload_bytes", get(bd, "max_payload_bytes"),
-		get(ad, "max_payload_bytes"), LOWER_IS_WORSE, 0, "PCIe max payload", " bytes");
-	cmp_num(x, "pcie_link", "max_read_request_bytes", get(bd, "max_read_request_bytes"),
-		get(ad, "max_read_request_bytes"), LOWER_IS_WORSE, 0, "PCIe max read request", " bytes");
-	cmp_plain(x, "pcie_link", "relaxed_ordering", get(bd, "relaxed_ordering"),
-		  get(ad, "relaxed_ordering"), "PCIe relaxed ordering enable");
-	cmp_plain(x, "pcie_path", "path", get(bd, "path"), get(ad, "path"), "PCIe path to the root port");
+	cmp_num(x, "pcie_link", "max_payload_bytes", hwc_jget(bd, "max_payload_bytes"),
+		hwc_jget(ad, "max_payload_bytes"), LOWER_IS_WORSE, 0, "PCIe max payload", " bytes");
+	cmp_num(x, "pcie_link", "max_read_request_bytes", hwc_jget(bd, "max_read_request_bytes"),
+		hwc_jget(ad, "max_read_request_bytes"), LOWER_IS_WORSE, 0, "PCIe max read request", " bytes");
+	cmp_plain(x, "pcie_link", "relaxed_ordering", hwc_jget(bd, "relaxed_ordering"),
+		  hwc_jget(ad, "relaxed_ordering"), "PCIe relaxed ordering enable");
+	cmp_plain(x, "pcie_path", "path", hwc_jget(bd, "path"), hwc_jget(ad, "path"), "PCIe path to the root port");
 	/* The card's own link already speaks for itself; the bottleneck adds news only upstream. */
-	const json_t *bb = get(bd, "path_bottleneck"), *ab = get(ad, "path_bottleneck");
-	const char *abdf = str(ab, "bdf");
-	const json_t *path = get(ad, "path");
-	if (abdf && !streq(abdf, a->bdf) && !streq(abdf, str(ad, "upstream")) &&
+	const json_t *bb = hwc_jget(bd, "path_bottleneck"), *ab = hwc_jget(ad, "path_bottleneck");
+	const char *abdf = hwc_jstr(ab, "bdf");
+	const json_t *path = hwc_jget(ad, "path");
+	if (abdf && !streq(abdf, a->bdf) && !streq(abdf, hwc_jstr(ad, "upstream")) &&
 	    !streq(abdf, json_string_value(json_array_get(path, 1))))
-		cmp_num(x, "pcie_path", "path_bottleneck.gbps", get(bb, "gbps"), get(ab, "gbps"),
+		cmp_num(x, "pcie_path", "path_bottleneck.gbps", hwc_jget(bb, "gbps"), hwc_jget(ab, "gbps"),
 			LOWER_IS_WORSE, 0, "PCIe path bottleneck", " Gb/s");
 }
 
@@ -425,20 +427,20 @@ static void diff_temps(struct ctx *x, const struct card *b, const struct card *a
 	size_t i, k;
 	const json_t *bs, *as;
 	json_array_foreach(get2(b->facts, "thermal", "sensors"), i, bs) {
-		if (!card_has_function(b, str(bs, "bdf")))
+		if (!card_has_function(b, hwc_jstr(bs, "bdf")))
 			continue;
 		json_array_foreach(get2(a->facts, "thermal", "sensors"), k, as) {
-			if (!card_has_function(a, str(as, "bdf")) ||
+			if (!card_has_function(a, hwc_jstr(as, "bdf")) ||
 			    !json_equal(json_object_get(bs, "chip"), json_object_get(as, "chip")) ||
 			    !json_equal(json_object_get(bs, "label"), json_object_get(as, "label")) ||
-			    !streq(str(bs, "source"), str(as, "source")))
+			    !streq(hwc_jstr(bs, "source"), hwc_jstr(as, "source")))
 				continue;
 			char item[200];
 			snprintf(item, sizeof(item), "%.16s %.80s %.80s",
-				 str(bs, "source") ? str(bs, "source") : "?",
-				 str(bs, "chip") ? str(bs, "chip") : "?",
-				 str(bs, "label") ? str(bs, "label") : "");
-			cmp_temp(x, item, get(bs, "temp_mdegc"), get(as, "temp_mdegc"));
+				 hwc_jstr(bs, "source") ? hwc_jstr(bs, "source") : "?",
+				 hwc_jstr(bs, "chip") ? hwc_jstr(bs, "chip") : "?",
+				 hwc_jstr(bs, "label") ? hwc_jstr(bs, "label") : "");
+			cmp_temp(x, item, hwc_jget(bs, "temp_mdegc"), hwc_jget(as, "temp_mdegc"));
 			break;
 		}
 	}
@@ -448,12 +450,12 @@ static void diff_temps(struct ctx *x, const struct card *b, const struct card *a
 
 static bool probe_of_card(const struct card *c, const json_t *r)
 {
-	if (card_has_function(c, str(r, "bdf")))
+	if (card_has_function(c, hwc_jstr(r, "bdf")))
 		return true;
-	const char *dev = str(r, "rdma_device");
+	const char *dev = hwc_jstr(r, "rdma_device");
 	size_t i;
 	const json_t *d;
-	json_array_foreach(get(c->adapter, "rdma_devices"), i, d)
+	json_array_foreach(hwc_jget(c->adapter, "rdma_devices"), i, d)
 		if (streq(json_string_value(d), dev))
 			return true;
 	return false;
@@ -480,12 +482,12 @@ static void diff_probe(struct ctx *x, const struct card *b, const struct card *a
 		json_array_foreach(get2(a->facts, "probe", "results"), k, ar) {
 			if (!probe_of_card(a, ar) || !same_probe(br, ar))
 				continue;
-			const json_t *bg = get(br, "gbps"), *ag = get(ar, "gbps");
+			const json_t *bg = hwc_jget(br, "gbps"), *ag = hwc_jget(ar, "gbps");
 			char item[160];
 			snprintf(item, sizeof(item), "%s %s %lld B x%lld qp",
-				 str(br, "op") ? str(br, "op") : "?", str(br, "mode") ? str(br, "mode") : "?",
-				 (long long)json_integer_value(get(br, "msg_bytes")),
-				 (long long)json_integer_value(get(br, "qps")));
+				 hwc_jstr(br, "op") ? hwc_jstr(br, "op") : "?", hwc_jstr(br, "mode") ? hwc_jstr(br, "mode") : "?",
+				 (long long)json_integer_value(hwc_jget(br, "msg_bytes")),
+				 (long long)json_integer_value(hwc_jget(br, "qps")));
 			if (json_is_number(bg) && json_is_number(ag) && json_number_value(bg) > 0) {
 				double bv = json_number_value(bg), av = json_number_value(ag);
 				double pct = (av - bv) / bv * 100.0;
@@ -515,25 +517,25 @@ static json_t *card_json(const struct card *c, const struct card *other, bool af
 
 static void diff_card(struct ctx *x, const struct card *b, const struct card *a)
 {
-	cmp_plain(x, "firmware", "fw_version", get(b->adapter, "fw_version"),
-		  get(a->adapter, "fw_version"), "firmware");
-	cmp_plain(x, "firmware", "fw_version_stored", get(b->adapter, "fw_version_stored"),
-		  get(a->adapter, "fw_version_stored"), "firmware on flash");
-	cmp_plain(x, "firmware", "psid", get(b->adapter, "psid"), get(a->adapter, "psid"), "PSID");
+	cmp_plain(x, "firmware", "fw_version", hwc_jget(b->adapter, "fw_version"),
+		  hwc_jget(a->adapter, "fw_version"), "firmware");
+	cmp_plain(x, "firmware", "fw_version_stored", hwc_jget(b->adapter, "fw_version_stored"),
+		  hwc_jget(a->adapter, "fw_version_stored"), "firmware on flash");
+	cmp_plain(x, "firmware", "psid", hwc_jget(b->adapter, "psid"), hwc_jget(a->adapter, "psid"), "PSID");
 	if (!streq(b->bdf, a->bdf))
-		add(x, "pcie_path", "bdf", get(b->adapter ? b->adapter : b->pcidev, "bdf"),
-		    get(a->adapter ? a->adapter : a->pcidev, "bdf"), "change",
+		add(x, "pcie_path", "bdf", hwc_jget(b->adapter ? b->adapter : b->pcidev, "bdf"),
+		    hwc_jget(a->adapter ? a->adapter : a->pcidev, "bdf"), "change",
 		    "the card moved: %s -> %s", b->bdf, a->bdf);
-	diff_fw_config(x, get(b->adapter, "fw_config"), get(a->adapter, "fw_config"));
+	diff_fw_config(x, hwc_jget(b->adapter, "fw_config"), hwc_jget(a->adapter, "fw_config"));
 	diff_pci(x, b, a);
-	diff_ports(x, get(b->adapter, "ports"), get(a->adapter, "ports"));
+	diff_ports(x, hwc_jget(b->adapter, "ports"), hwc_jget(a->adapter, "ports"));
 	diff_temps(x, b, a);
 	diff_probe(x, b, a);
 }
 
 static void diff_host(struct ctx *x, const json_t *bf, const json_t *af)
 {
-	const json_t *bh = get(bf, "host"), *ah = get(af, "host");
+	const json_t *bh = hwc_jget(bf, "host"), *ah = hwc_jget(af, "host");
 	cmp_plain(x, "host", "kernel.release", get2(bh, "kernel", "release"),
 		  get2(ah, "kernel", "release"), "kernel");
 	cmp_plain(x, "host", "dmi.bios_version", get2(bh, "dmi", "bios_version"),
@@ -550,7 +552,7 @@ static const char *card_status(const json_t *changes)
 	size_t i;
 	const json_t *c;
 	json_array_foreach(changes, i, c) {
-		const char *v = str(c, "verdict");
+		const char *v = hwc_jstr(c, "verdict");
 		if (streq(v, "regression"))
 			return "regressed";
 		st = "changed";

@@ -25,6 +25,10 @@ struct hwc_cli;
  * --facts if given, else this machine (or --root). Prints why not and sets *ec on failure. */
 json_t *hwc_cli_load_doc(const struct hwc_cli *c, const char *path, int *ec);
 
+/* json_object_get that treats null as absent, and its string form (NULL when not a string). */
+const json_t *hwc_jget(const json_t *o, const char *k);
+const char *hwc_jstr(const json_t *o, const char *k);
+
 /* Number of regressions in a result of hwc_diff_facts. */
 long long hwc_diff_regressions(const json_t *diff);
 

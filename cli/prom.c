@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "cli/diff.h"
 #include "core/output.h"
 
 struct sample {
@@ -111,16 +112,6 @@ static void add(struct prom *p, int fam, double value, const char *const *kv)
 	f->n++;
 }
 
-static const json_t *get(const json_t *o, const char *k)
-{
-	const json_t *v = json_object_get(o, k);
-	return json_is_null(v) ? NULL : v;
-}
-
-static const char *str(const json_t *o, const char *k)
-{
-	return json_string_value(get(o, k));
-}
 
 /* Adds the sample only when the value is known. */
 static void add_num(struct prom *p, int fam, const json_t *v, double scale, const char *const *kv)
@@ -133,8 +124,8 @@ static const json_t *pci_device(const json_t *facts, const char *bdf)
 {
 	size_t i;
 	const json_t *d;
-	json_array_foreach(get(get(facts, "pci"), "devices"), i, d)
-		if (bdf && str(d, "bdf") && strcmp(str(d, "bdf"), bdf) == 0)
+	json_array_foreach(hwc_jget(hwc_jget(facts, "pci"), "devices"), i, d)
+		if (bdf && hwc_jstr(d, "bdf") && strcmp(hwc_jstr(d, "bdf"), bdf) == 0)
 			return d;
 	return NULL;
 }
@@ -146,11 +137,11 @@ static const char *card_of(const json_t *facts, const char *bdf)
 	const json_t *ad, *fn;
 	if (!bdf)
 		return NULL;
-	json_array_foreach(get(get(facts, "mlx"), "adapters"), i, ad) {
-		const char *card = str(ad, "bdf");
+	json_array_foreach(hwc_jget(hwc_jget(facts, "mlx"), "adapters"), i, ad) {
+		const char *card = hwc_jstr(ad, "bdf");
 		if (card && strcmp(card, bdf) == 0)
 			return card;
-		json_array_foreach(get(ad, "functions"), k, fn)
+		json_array_foreach(hwc_jget(ad, "functions"), k, fn)
 			if (json_string_value(fn) && strcmp(json_string_value(fn), bdf) == 0)
 				return card;
 	}
@@ -161,36 +152,36 @@ static void adapters(struct prom *p, const json_t *facts)
 {
 	size_t i, k;
 	const json_t *ad, *port;
-	json_array_foreach(get(get(facts, "mlx"), "adapters"), i, ad) {
-		const char *card = str(ad, "bdf");
+	json_array_foreach(hwc_jget(hwc_jget(facts, "mlx"), "adapters"), i, ad) {
+		const char *card = hwc_jstr(ad, "bdf");
 		if (!card)
 			continue;
-		const char *info[] = {"card", card, "product", str(ad, "product"), "fw_version",
-				      str(ad, "fw_version"), "psid", str(ad, "psid"), "serial_number",
-				      str(ad, "serial_number"), NULL};
+		const char *info[] = {"card", card, "product", hwc_jstr(ad, "product"), "fw_version",
+				      hwc_jstr(ad, "fw_version"), "psid", hwc_jstr(ad, "psid"), "serial_number",
+				      hwc_jstr(ad, "serial_number"), NULL};
 		add(p, F_ADAPTER, 1, info);
 		const char *cl[] = {"card", card, NULL};
-		const json_t *d = pci_device(facts, card), *l = get(d, "link");
-		add_num(p, F_LINK_SPEED, get(l, "speed_gts"), 1, cl);
-		add_num(p, F_LINK_WIDTH, get(l, "width"), 1, cl);
-		add_num(p, F_LINK_CAP_SPEED, get(l, "cap_speed_gts"), 1, cl);
-		add_num(p, F_LINK_CAP_WIDTH, get(l, "cap_width"), 1, cl);
-		add_num(p, F_BOTTLENECK, get(get(d, "path_bottleneck"), "gbps"), 1, cl);
-		json_array_foreach(get(ad, "ports"), k, port) {
+		const json_t *d = pci_device(facts, card), *l = hwc_jget(d, "link");
+		add_num(p, F_LINK_SPEED, hwc_jget(l, "speed_gts"), 1, cl);
+		add_num(p, F_LINK_WIDTH, hwc_jget(l, "width"), 1, cl);
+		add_num(p, F_LINK_CAP_SPEED, hwc_jget(l, "cap_speed_gts"), 1, cl);
+		add_num(p, F_LINK_CAP_WIDTH, hwc_jget(l, "cap_width"), 1, cl);
+		add_num(p, F_BOTTLENECK, hwc_jget(hwc_jget(d, "path_bottleneck"), "gbps"), 1, cl);
+		json_array_foreach(hwc_jget(ad, "ports"), k, port) {
 			char pn[32];
-			const json_t *num = get(port, "port");
+			const json_t *num = hwc_jget(port, "port");
 			if (!json_is_integer(num))
 				continue;
 			snprintf(pn, sizeof(pn), "%lld", (long long)json_integer_value(num));
-			const char *pl[] = {"card", card, "rdma_device", str(port, "rdma_device"), "port",
+			const char *pl[] = {"card", card, "rdma_device", hwc_jstr(port, "rdma_device"), "port",
 					    pn, NULL};
-			const char *st = str(port, "state");
+			const char *st = hwc_jstr(port, "state");
 			if (st)
 				add(p, F_PORT_UP, strcasestr(st, "active") && !strcasestr(st, "inactive") ? 1 : 0, pl);
-			add_num(p, F_PORT_RATE, get(port, "rate_gbps"), 1, pl);
+			add_num(p, F_PORT_RATE, hwc_jget(port, "rate_gbps"), 1, pl);
 		}
 		const char *tl[] = {"card", card, "label", "asic", "source", "mtmp", NULL};
-		add_num(p, F_TEMP, get(get(ad, "registers"), "temp_mdegc"), 0.001, tl);
+		add_num(p, F_TEMP, hwc_jget(hwc_jget(ad, "registers"), "temp_mdegc"), 0.001, tl);
 	}
 }
 
@@ -198,26 +189,26 @@ static void sensors_and_probe(struct prom *p, const json_t *facts)
 {
 	size_t i;
 	const json_t *s;
-	json_array_foreach(get(get(facts, "thermal"), "sensors"), i, s) {
-		const char *tl[] = {"card", card_of(facts, str(s, "bdf")), "chip",
-				    str(s, "chip") ? str(s, "chip") : "", "label",
-				    str(s, "label") ? str(s, "label") : "", "source", str(s, "source"),
+	json_array_foreach(hwc_jget(hwc_jget(facts, "thermal"), "sensors"), i, s) {
+		const char *tl[] = {"card", card_of(facts, hwc_jstr(s, "bdf")), "chip",
+				    hwc_jstr(s, "chip") ? hwc_jstr(s, "chip") : "", "label",
+				    hwc_jstr(s, "label") ? hwc_jstr(s, "label") : "", "source", hwc_jstr(s, "source"),
 				    NULL};
-		add_num(p, F_TEMP, get(s, "temp_mdegc"), 0.001, tl);
+		add_num(p, F_TEMP, hwc_jget(s, "temp_mdegc"), 0.001, tl);
 	}
 	const json_t *r;
-	json_array_foreach(get(get(facts, "probe"), "results"), i, r) {
+	json_array_foreach(hwc_jget(hwc_jget(facts, "probe"), "results"), i, r) {
 		char port[32] = "", msg[32] = "", qps[32] = "";
-		if (json_is_integer(get(r, "port")))
-			snprintf(port, sizeof(port), "%lld", (long long)json_integer_value(get(r, "port")));
-		if (json_is_integer(get(r, "msg_bytes")))
-			snprintf(msg, sizeof(msg), "%lld", (long long)json_integer_value(get(r, "msg_bytes")));
-		if (json_is_integer(get(r, "qps")))
-			snprintf(qps, sizeof(qps), "%lld", (long long)json_integer_value(get(r, "qps")));
-		const char *pl[] = {"card", card_of(facts, str(r, "bdf")), "rdma_device",
-				    str(r, "rdma_device"), "port", port, "op", str(r, "op"), "mode",
-				    str(r, "mode"), "msg_bytes", msg, "qps", qps, NULL};
-		add_num(p, F_PROBE, get(r, "gbps"), 1, pl);
+		if (json_is_integer(hwc_jget(r, "port")))
+			snprintf(port, sizeof(port), "%lld", (long long)json_integer_value(hwc_jget(r, "port")));
+		if (json_is_integer(hwc_jget(r, "msg_bytes")))
+			snprintf(msg, sizeof(msg), "%lld", (long long)json_integer_value(hwc_jget(r, "msg_bytes")));
+		if (json_is_integer(hwc_jget(r, "qps")))
+			snprintf(qps, sizeof(qps), "%lld", (long long)json_integer_value(hwc_jget(r, "qps")));
+		const char *pl[] = {"card", card_of(facts, hwc_jstr(r, "bdf")), "rdma_device",
+				    hwc_jstr(r, "rdma_device"), "port", port, "op", hwc_jstr(r, "op"), "mode",
+				    hwc_jstr(r, "mode"), "msg_bytes", msg, "qps", qps, NULL};
+		add_num(p, F_PROBE, hwc_jget(r, "gbps"), 1, pl);
 	}
 }
 
