@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Fleet integration: diff, merge, --prom, contrib/ scripts, packaging.
 hwc_py_test(fleet_diff fleet/test_diff.py)
+hwc_unit_test(test_tar_read fleet/test_tar_read.c)
 
 add_executable(prom_dump fleet/prom_dump.c)
 target_link_libraries(prom_dump PRIVATE hwc_cli)
