@@ -286,7 +286,8 @@ int hwc_cmd_diff(struct hwc_cli *c)
 		return HWC_EXIT_USAGE;
 	}
 	struct hwc_diff_opts o;
-	if (parse_threshold("--temp-noise", c->temp_noise, HWC_DIFF_TEMP_NOISE_DEGC, 200, &o.temp_noise_degc) < 0 ||
+	if (parse_threshold("--temp-noise", c->temp_noise, HWC_DIFF_TEMP_NOISE_DEGC, 200,
+			    &o.temp_noise_degc) < 0 ||
 	    parse_threshold("--probe-tolerance", c->probe_tolerance, HWC_DIFF_PROBE_TOL_PCT, 100,
 			    &o.probe_tol_pct) < 0)
 		return HWC_EXIT_USAGE;

@@ -94,7 +94,8 @@ static int collect_points(const json_t *facts, const char *host, json_t *keys, s
 			 hwc_jstr(r, "op") ? hwc_jstr(r, "op") : "?", hwc_jstr(r, "mode") ? hwc_jstr(r, "mode") : "?",
 			 (long long)json_integer_value(hwc_jget(r, "msg_bytes")),
 			 (long long)json_integer_value(hwc_jget(r, "qps")));
-		snprintf(item, sizeof(item), "%s port %lld", hwc_jstr(r, "rdma_device") ? hwc_jstr(r, "rdma_device") : "?",
+		const char *dev = hwc_jstr(r, "rdma_device");
+		snprintf(item, sizeof(item), "%s port %lld", dev ? dev : "?",
 			 (long long)json_integer_value(hwc_jget(r, "port")));
 		const char *k = intern(keys, key);
 		if (!k || push(probe, k, host, hwc_jstr(ad, "bdf") ? hwc_jstr(ad, "bdf") : hwc_jstr(r, "bdf"),
@@ -315,7 +316,8 @@ static void render_text(FILE *out, const json_t *doc)
 				hwc_jstr(row, "host"), "-", "-", "-", "-");
 			continue;
 		}
-		fprintf(out, "%-*s  %-7s %5lld %5lld %5lld  ", (int)w, hwc_jstr(row, "host"), hwc_jstr(row, "worst"),
+		fprintf(out, "%-*s  %-7s %5lld %5lld %5lld  ", (int)w, hwc_jstr(row, "host"),
+			hwc_jstr(row, "worst"),
 			(long long)json_integer_value(hwc_jget(s, "error")),
 			(long long)json_integer_value(hwc_jget(s, "warn")),
 			(long long)json_integer_value(hwc_jget(s, "info")));
@@ -355,7 +357,8 @@ static void render_text(FILE *out, const json_t *doc)
 	const json_t *fw;
 	json_array_foreach(hwc_jget(doc, "firmware"), i, fw) {
 		fprintf(out, "  %s%s%s:%s", hwc_jstr(fw, "product"), hwc_jstr(fw, "psid") ? " " : "",
-			hwc_jstr(fw, "psid") ? hwc_jstr(fw, "psid") : "", json_is_true(hwc_jget(fw, "spread")) ? " SPREAD" : "");
+			hwc_jstr(fw, "psid") ? hwc_jstr(fw, "psid") : "",
+			json_is_true(hwc_jget(fw, "spread")) ? " SPREAD" : "");
 		size_t k;
 		const json_t *v;
 		json_array_foreach(hwc_jget(fw, "versions"), k, v)
@@ -409,7 +412,8 @@ int hwc_cmd_merge(struct hwc_cli *c)
 	json_t *groups = json_array(), *ol = json_array();
 	long long bad = outliers(&probe, "probe_gbps", true, 0, PROBE_FLOOR_FRAC, groups, ol);
 	bad += outliers(&temp, "temperature_c", false, TEMP_FLOOR_DEGC, 0, groups, ol);
-	json_t *doc = json_pack("{s:s, s:i, s:{s:s, s:s}, s:I, s:o, s:o, s:o, s:o, s:{s:s, s:f, s:i, s:f, s:f}}",
+	json_t *doc = json_pack("{s:s, s:i, s:{s:s, s:s}, s:I, s:o, s:o, s:o, s:o, "
+				"s:{s:s, s:f, s:i, s:f, s:f}}",
 				"schema", "hwcheck.merge", "schema_version", HWC_SCHEMA_VERSION, "tool",
 				"name", "hwcheck", "version", HWCHECK_VERSION, "hosts", (json_int_t)n,
 				"findings", findings_table(docs, hosts, c->args, n, c->fail_on, &failing),

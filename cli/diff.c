@@ -243,23 +243,19 @@ static void cmp_plain(struct ctx *x, const char *kind, const char *item, const j
 	}
 }
 
-enum dir { LOWER_IS_WORSE };
-
-/* Numbers: a move the wrong way by more than `slack` is a regression, the right way an improvement. */
-static void cmp_num(struct ctx *x, const char *kind, const char *item, const json_t *b,
-		    const json_t *a, enum dir d, double slack, const char *what, const char *unit)
+/* A number where lower is worse: a drop is a regression, a rise an improvement. */
+static void cmp_lower_worse(struct ctx *x, const char *kind, const char *item, const json_t *b,
+			    const json_t *a, const char *what, const char *unit)
 {
 	if (!json_is_number(b) || !json_is_number(a)) {
 		cmp_plain(x, kind, item, b, a, what);
 		return;
 	}
 	double bv = json_number_value(b), av = json_number_value(a);
-	double delta = av - bv;
-	if (fabs(delta) <= slack || (delta == 0))
+	if (av == bv)
 		return;
-	bool worse = d == LOWER_IS_WORSE && delta < 0;
-	add(x, kind, item, b, a, worse ? "regression" : "improvement", "%s: %g%s -> %g%s", what, bv,
-	    unit, av, unit);
+	add(x, kind, item, b, a, av < bv ? "regression" : "improvement", "%s: %g%s -> %g%s", what,
+	    bv, unit, av, unit);
 }
 
 /* Went back to the default: known both times, the default now and not before. */
@@ -345,28 +341,30 @@ static void diff_ports(struct ctx *x, const json_t *bports, const json_t *aports
 			    (!hwc_jstr(bp, "rdma_device") || !hwc_jstr(cand, "rdma_device") ||
 			     streq(hwc_jstr(bp, "rdma_device"), hwc_jstr(cand, "rdma_device"))))
 				ap = cand;
-		char item[96];
+		char name[96], item[160], what[160];
 		long long port = json_integer_value(pn);
+		const char *dev = hwc_jstr(bp, "rdma_device");
+		if (dev)
+			snprintf(name, sizeof(name), "%.64s port %lld", dev, port);
+		else
+			snprintf(name, sizeof(name), "port %lld", port);
 		if (!ap) {
-			snprintf(item, sizeof(item), "port %lld", port);
-			add(x, "port", item, NULL, NULL, "unknown", "port %lld: no longer reported", port);
+			add(x, "port", name, NULL, NULL, "unknown", "%s: no longer reported", name);
 			continue;
 		}
 		const char *bs = hwc_jstr(bp, "state"), *as = hwc_jstr(ap, "state");
-		snprintf(item, sizeof(item), "port %lld state", port);
+		snprintf(item, sizeof(item), "%s state", name);
 		if (bs && as && strcmp(bs, as) != 0)
 			add(x, "port", item, hwc_jget(bp, "state"), hwc_jget(ap, "state"),
-			    is_active(bs) && !is_active(as) ? "regression" : "change",
-			    "port %lld: %s -> %s", port, bs, as);
-		snprintf(item, sizeof(item), "port %lld rate_gbps", port);
-		char what[64];
-		snprintf(what, sizeof(what), "port %lld rate", port);
-		cmp_num(x, "port", item, hwc_jget(bp, "rate_gbps"), hwc_jget(ap, "rate_gbps"), LOWER_IS_WORSE, 0,
-			what, " Gb/s");
-		snprintf(item, sizeof(item), "port %lld active_mtu", port);
-		snprintf(what, sizeof(what), "port %lld MTU", port);
-		cmp_num(x, "port", item, hwc_jget(bp, "active_mtu"), hwc_jget(ap, "active_mtu"), LOWER_IS_WORSE, 0,
-			what, "");
+			    is_active(bs) && !is_active(as) ? "regression" : "change", "%s: %s -> %s",
+			    name, bs, as);
+		snprintf(item, sizeof(item), "%s rate_gbps", name);
+		snprintf(what, sizeof(what), "%s rate", name);
+		cmp_lower_worse(x, "port", item, hwc_jget(bp, "rate_gbps"), hwc_jget(ap, "rate_gbps"),
+				what, " Gb/s");
+		snprintf(item, sizeof(item), "%s active_mtu", name);
+		snprintf(what, sizeof(what), "%s MTU", name);
+		cmp_plain(x, "port", item, hwc_jget(bp, "active_mtu"), hwc_jget(ap, "active_mtu"), what);
 	}
 }
 
@@ -380,31 +378,34 @@ static void diff_pci(struct ctx *x, const struct card *b, const struct card *a)
 		return;
 	}
 	const json_t *bl = hwc_jget(bd, "link"), *al = hwc_jget(ad, "link");
-	cmp_num(x, "pcie_link", "link.speed_gts", hwc_jget(bl, "speed_gts"), hwc_jget(al, "speed_gts"),
-		LOWER_IS_WORSE, 0, "PCIe link speed", " GT/s");
-	cmp_num(x, "pcie_link", "link.width", hwc_jget(bl, "width"), hwc_jget(al, "width"), LOWER_IS_WORSE, 0,
-		"PCIe link width", " lanes");
+	cmp_lower_worse(x, "pcie_link", "link.speed_gts", hwc_jget(bl, "speed_gts"),
+			hwc_jget(al, "speed_gts"),
+		"PCIe link speed", " GT/s");
+	cmp_lower_worse(x, "pcie_link", "link.width", hwc_jget(bl, "width"), hwc_jget(al, "width"),
+			"PCIe link width", " lanes");
 	cmp_plain(x, "pcie_link", "link.cap_speed_gts", hwc_jget(bl, "cap_speed_gts"),
 		  hwc_jget(al, "cap_speed_gts"), "PCIe link capability speed");
 	cmp_plain(x, "pcie_link", "link.cap_width", hwc_jget(bl, "cap_width"), hwc_jget(al, "cap_width"),
 		  "PCIe link capability width");
 	cmp_plain(x, "pcie_link", "link_status", hwc_jget(bd, "link_status"), hwc_jget(ad, "link_status"),
 		  "PCIe link status");
-	cmp_num(x, "pcie_link", "max_payload_bytes", hwc_jget(bd, "max_payload_bytes"),
-		hwc_jget(ad, "max_payload_bytes"), LOWER_IS_WORSE, 0, "PCIe max payload", " bytes");
-	cmp_num(x, "pcie_link", "max_read_request_bytes", hwc_jget(bd, "max_read_request_bytes"),
-		hwc_jget(ad, "max_read_request_bytes"), LOWER_IS_WORSE, 0, "PCIe max read request", " bytes");
+	cmp_lower_worse(x, "pcie_link", "max_payload_bytes", hwc_jget(bd, "max_payload_bytes"),
+		hwc_jget(ad, "max_payload_bytes"), "PCIe max payload", " bytes");
+	cmp_lower_worse(x, "pcie_link", "max_read_request_bytes", hwc_jget(bd, "max_read_request_bytes"),
+		hwc_jget(ad, "max_read_request_bytes"), "PCIe max read request", " bytes");
 	cmp_plain(x, "pcie_link", "relaxed_ordering", hwc_jget(bd, "relaxed_ordering"),
 		  hwc_jget(ad, "relaxed_ordering"), "PCIe relaxed ordering enable");
-	cmp_plain(x, "pcie_path", "path", hwc_jget(bd, "path"), hwc_jget(ad, "path"), "PCIe path to the root port");
+	cmp_plain(x, "pcie_path", "path", hwc_jget(bd, "path"), hwc_jget(ad, "path"),
+		  "PCIe path to the root port");
 	/* The card's own link already speaks for itself; the bottleneck adds news only upstream. */
 	const json_t *bb = hwc_jget(bd, "path_bottleneck"), *ab = hwc_jget(ad, "path_bottleneck");
 	const char *abdf = hwc_jstr(ab, "bdf");
 	const json_t *path = hwc_jget(ad, "path");
 	if (abdf && !streq(abdf, a->bdf) && !streq(abdf, hwc_jstr(ad, "upstream")) &&
 	    !streq(abdf, json_string_value(json_array_get(path, 1))))
-		cmp_num(x, "pcie_path", "path_bottleneck.gbps", hwc_jget(bb, "gbps"), hwc_jget(ab, "gbps"),
-			LOWER_IS_WORSE, 0, "PCIe path bottleneck", " Gb/s");
+		cmp_lower_worse(x, "pcie_path", "path_bottleneck.gbps", hwc_jget(bb, "gbps"),
+				hwc_jget(ab, "gbps"),
+			"PCIe path bottleneck", " Gb/s");
 }
 
 /* Temperatures are kept in m°C and told in °C; a rise beyond the noise is a regression. */
@@ -485,7 +486,8 @@ static void diff_probe(struct ctx *x, const struct card *b, const struct card *a
 			const json_t *bg = hwc_jget(br, "gbps"), *ag = hwc_jget(ar, "gbps");
 			char item[160];
 			snprintf(item, sizeof(item), "%s %s %lld B x%lld qp",
-				 hwc_jstr(br, "op") ? hwc_jstr(br, "op") : "?", hwc_jstr(br, "mode") ? hwc_jstr(br, "mode") : "?",
+				 hwc_jstr(br, "op") ? hwc_jstr(br, "op") : "?",
+				 hwc_jstr(br, "mode") ? hwc_jstr(br, "mode") : "?",
 				 (long long)json_integer_value(hwc_jget(br, "msg_bytes")),
 				 (long long)json_integer_value(hwc_jget(br, "qps")));
 			if (json_is_number(bg) && json_is_number(ag) && json_number_value(bg) > 0) {
@@ -521,7 +523,8 @@ static void diff_card(struct ctx *x, const struct card *b, const struct card *a)
 		  hwc_jget(a->adapter, "fw_version"), "firmware");
 	cmp_plain(x, "firmware", "fw_version_stored", hwc_jget(b->adapter, "fw_version_stored"),
 		  hwc_jget(a->adapter, "fw_version_stored"), "firmware on flash");
-	cmp_plain(x, "firmware", "psid", hwc_jget(b->adapter, "psid"), hwc_jget(a->adapter, "psid"), "PSID");
+	cmp_plain(x, "firmware", "psid", hwc_jget(b->adapter, "psid"), hwc_jget(a->adapter, "psid"),
+		  "PSID");
 	if (!streq(b->bdf, a->bdf))
 		add(x, "pcie_path", "bdf", hwc_jget(b->adapter ? b->adapter : b->pcidev, "bdf"),
 		    hwc_jget(a->adapter ? a->adapter : a->pcidev, "bdf"), "change",

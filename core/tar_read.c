@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* A bounds-checked tar walker over bytes: ustar headers, pax 'x' path records, GNU 'L' long names. */
+/* A bounds-checked tar walker over bytes: ustar headers, pax path records, GNU long names. */
 #include "core/tar_read.h"
 
 #include <errno.h>

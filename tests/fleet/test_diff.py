@@ -192,12 +192,12 @@ class Variants(Tmp):
         a = copy.deepcopy(b)
         a["facts"]["mlx"]["adapters"][0]["ports"][0]["state"] = "PORT_DOWN"
         j = self.diff(self.write("b.json", b), self.write("a.json", a), rc=1)
-        self.assertEqual([c["item"] for c in changes(j)], ["port 1 state"])
+        self.assertEqual([c["item"] for c in changes(j)], ["mlx5_0 port 1 state"])
         for p, r in zip((b, a), (25, 10)):
             p["facts"]["mlx"]["adapters"][0]["ports"][0]["state"] = "PORT_ACTIVE"
             p["facts"]["mlx"]["adapters"][0]["ports"][0]["rate_gbps"] = r
         j = self.diff(self.write("b2.json", b), self.write("a2.json", a), rc=1)
-        self.assertEqual([c["item"] for c in changes(j)], ["port 1 rate_gbps"])
+        self.assertEqual([c["item"] for c in changes(j)], ["mlx5_0 port 1 rate_gbps"])
 
     def test_fw_config_change_not_to_default_is_a_change(self):
         b, a = (load(p) for p in pair("diff-wrorder-reset"))
