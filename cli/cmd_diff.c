@@ -146,6 +146,9 @@ static json_t *load_file(const char *path, int *ec)
 		} else if (rc == -ENOENT) {
 			hwc_cli_err("%s: a tar without hwcheck/facts.json; untar it and give the "
 				    "directory (it is then read as a --root)", path);
+		} else if (len >= 263 && memcmp(buf + 257, "ustar", 5) == 0) {
+			hwc_cli_err("%s: a damaged tar (truncated, or a header checksum does not match) "
+				    "before hwcheck/facts.json", path);
 		} else {
 			hwc_cli_err("%s: neither JSON nor a tar (expected a snapshot tar, a snapshot "
 				    "directory, or a facts/report JSON file)", path);

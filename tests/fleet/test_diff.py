@@ -271,6 +271,16 @@ class Inputs(Tmp):
         self.assertEqual(j["baseline"]["source"], d)
         self.assertEqual(j["baseline"]["started_at"] is None, False)
 
+    def test_truncated_tar(self):
+        b = pair("diff-wrorder-reset")[0]
+        tb = self.make_tar("b.tar", [("sys/x", b"y" * 2000), ("hwcheck/facts.json", open(b, "rb").read())])
+        cut = os.path.join(self.tmp, "cut.tar")
+        with open(cut, "wb") as f:
+            f.write(open(tb, "rb").read()[:1800])
+        cp = run("diff", cut, b)
+        self.assertEqual(cp.returncode, 2)
+        self.assertIn("a damaged tar", cp.stderr)
+
     def test_tar_without_facts(self):
         t = self.make_tar("n.tar", [("sys/x", b"y")])
         cp = run("diff", t, pair("diff-unchanged")[1])
