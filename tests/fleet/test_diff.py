@@ -110,6 +110,18 @@ class FixturePairs(Tmp):
         self.assertIn("PCIe link width: 16 lanes -> 4 lanes", cp.stdout)
 
 
+class Goldens(Tmp):
+    """The whole diff document of each pair, against tests/fixtures/<pair>/diff.golden.json
+    (--update rewrites them); the sides' paths are left out (they depend on the checkout)."""
+
+    def test_goldens(self):
+        for name in ("diff-wrorder-reset", "diff-link-lower", "diff-unchanged"):
+            j = self.diff(*pair(name))
+            for side in ("baseline", "current"):
+                j[side].pop("source")
+            hwctest.golden(hwctest.fixture(name, "diff.golden.json"), j)
+
+
 class Variants(Tmp):
     """Pairs derived in the test from the fixtures (test inputs, not captures)."""
 
