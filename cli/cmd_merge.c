@@ -69,9 +69,24 @@ static const json_t *adapter_of(const json_t *facts, const char *bdf)
 	return NULL;
 }
 
-/* Group keys are interned in `keys` (a JSON object used as a string set). */
-static const char *intern(json_t *keys, const char *k)
+/* snprintf may cut a multi-byte character; a JSON key must be UTF-8, so drop the partial one. */
+static void utf8_trim(char *s)
 {
+	size_t n = strlen(s), i = n;
+	while (i > 0 && ((unsigned char)s[i - 1] & 0xC0) == 0x80)
+		i--;
+	if (i == 0)
+		return;
+	unsigned char lead = (unsigned char)s[i - 1];
+	size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+	if (n - (i - 1) < need)
+		s[i - 1] = 0;
+}
+
+/* Group keys are interned in `keys` (a JSON object used as a string set). */
+static const char *intern(json_t *keys, char *k)
+{
+	utf8_trim(k);
 	if (!json_object_get(keys, k) && json_object_set_new(keys, k, json_true()) < 0)
 		return NULL;
 	/* the object's own copy of the key lives as long as the object */
@@ -122,8 +137,11 @@ static int collect_points(const json_t *facts, const char *host, json_t *keys, s
 		}
 		if (!isfinite(best))
 			continue;
-		const char *k2 = intern(keys, hwc_jstr(ad, "product") ? hwc_jstr(ad, "product") : "unknown card");
-		if (!k2 || push(temp, k2, host, bdf, intern(keys, "hottest sensor"), best / 1000.0) < 0)
+		char key[512], item[] = "hottest sensor";
+		const char *prod = hwc_jstr(ad, "product");
+		snprintf(key, sizeof(key), "%s", prod ? prod : "unknown card");
+		const char *k2 = intern(keys, key);
+		if (!k2 || push(temp, k2, host, bdf, intern(keys, item), best / 1000.0) < 0)
 			return -1;
 	}
 	return 0;
@@ -398,10 +416,12 @@ int hwc_cmd_merge(struct hwc_cli *c)
 		/* Two reports of one host (two runs) stay two rows, told apart. */
 		const char *h = host_name(docs[i], c->args[i]);
 		char buf[600];
-		snprintf(buf, sizeof(buf), "%s", h);
+		char stem[501];
+		snprintf(stem, sizeof(stem), "%s", h);
+		utf8_trim(stem);
+		snprintf(buf, sizeof(buf), "%s", stem);
 		for (int k = 2; json_object_get(names, buf); k++)
-			snprintf(buf, sizeof(buf), "%.500s#%d", h, k);
-		json_object_set_new(names, buf, json_true());
+			snprintf(buf, sizeof(buf), "%s#%d", stem, k);
 		hosts[i] = intern(names, buf);
 		if (!hosts[i] || collect_points(hwc_jget(docs[i], "facts"), hosts[i], keys, &probe, &temp) < 0) {
 			rc = HWC_EXIT_INTERNAL;

@@ -122,6 +122,20 @@ class Fleet(unittest.TestCase):
         self.assertEqual(hosts[1], hosts[0] + "#2")
         self.assertEqual(j["hosts"], 3)
 
+    def test_long_multibyte_names(self):
+        # keys are cut to a fixed size; a cut through a UTF-8 character must not break the merge
+        paths = []
+        for i, p in enumerate(self.paths[:3]):
+            d = json.load(open(p))
+            d["run"]["hostname"] = "h\u00e9" * 400 + str(i)
+            d["facts"]["mlx"]["adapters"][0]["product"] = "\u00e9" * 400
+            q = os.path.join(self.tmp, f"long{i}.json")
+            json.dump(d, open(q, "w"))
+            paths.append(q)
+        j = self.merge(*paths)
+        self.assertEqual(len(j["findings"]["hosts"]), 3)
+        self.assertEqual(len({r["host"] for r in j["findings"]["hosts"]}), 3)
+
     def test_bad_input(self):
         cp = run("merge")
         self.assertEqual(cp.returncode, 2)
