@@ -32,6 +32,7 @@ struct hwc_cli {
 	int fail_on;           /* severity; default warn */
 	unsigned timeout_s, cmd_timeout_s;
 	bool redact;
+	const char *temp_noise, *probe_tolerance; /* diff thresholds (cli/cmd_diff.c parses them) */
 };
 
 /* One line "hwcheck: <what>: <why>" on stderr. */

@@ -1,9 +1,347 @@
 /* SPDX-License-Identifier: MIT */
-/* hwcheck diff (placeholder until its issue lands). */
+/* hwcheck diff BASELINE [CURRENT]: load two facts documents (tar, directory, JSON or this machine),
+ * compare them with cli/diff.c, render the result; exit 1 when something regressed. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "cli/cli.h"
+#include "cli/diff.h"
+#include "cli/sections.h"
+#include "core/json.h"
+#include "core/tar_read.h"
+
+#define C_RED "\033[31m"
+#define C_GRN "\033[32m"
+#define C_YEL "\033[33m"
+#define C_BOLD "\033[1m"
+#define C_OFF "\033[0m"
+
+/* A snapshot holds sysfs files and command outputs: tens of MiB at most. */
+#define MAX_INPUT_BYTES (512u << 20)
+
+static int read_all(const char *path, char **buf, size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	if (!fp)
+		return -errno;
+	size_t cap = 1 << 16, n = 0;
+	char *b = malloc(cap + 1);
+	int rc = 0;
+	while (b) {
+		size_t r = fread(b + n, 1, cap - n, fp);
+		n += r;
+		if (r == 0) {
+			if (ferror(fp))
+				rc = -EIO;
+			break;
+		}
+		if (n == cap) {
+			if (cap >= MAX_INPUT_BYTES) {
+				rc = -EFBIG;
+				break;
+			}
+			char *nb = realloc(b, cap * 2 + 1);
+			if (!nb) {
+				free(b);
+				b = NULL;
+				break;
+			}
+			b = nb;
+			cap *= 2;
+		}
+	}
+	fclose(fp);
+	if (!b)
+		return -ENOMEM;
+	if (rc < 0) {
+		free(b);
+		return rc;
+	}
+	b[n] = 0;
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+/* Checks the envelope; prints why not and returns NULL. Takes ownership of doc. */
+static json_t *checked_doc(json_t *doc, const char *what)
+{
+	const char *schema = hwc_json_str_or(doc, "schema", NULL);
+	const json_t *ver = json_object_get(doc, "schema_version");
+	if (!schema || (strcmp(schema, "hwcheck.report") && strcmp(schema, "hwcheck.facts")) ||
+	    !json_is_integer(ver) || !json_is_object(json_object_get(doc, "facts"))) {
+		hwc_cli_err("%s: not a hwcheck facts or report document (expected \"schema\": "
+			    "\"hwcheck.facts\" or \"hwcheck.report\", \"schema_version\" and \"facts\")",
+			    what);
+		json_decref(doc);
+		return NULL;
+	}
+	if (json_integer_value(ver) < 1 || json_integer_value(ver) > HWC_SCHEMA_VERSION) {
+		hwc_cli_err("%s: schema_version %lld is not one this hwcheck reads (1 to %d)", what,
+			    (long long)json_integer_value(ver), HWC_SCHEMA_VERSION);
+		json_decref(doc);
+		return NULL;
+	}
+	return doc;
+}
+
+static json_t *parse_json(const char *buf, size_t len, const char *what)
+{
+	json_error_t je;
+	json_t *doc = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+	if (!doc) {
+		hwc_cli_err("%s:%d:%d: %s", what, je.line, je.column, je.text);
+		return NULL;
+	}
+	return checked_doc(doc, what);
+}
+
+/* Collects the live machine, or the tree under root; returns a facts document. */
+static json_t *collect_doc(const struct hwc_cli *c, const char *root, int *ec)
+{
+	struct hwc_cli cc = *c;
+	cc.root = root ? root : c->root;
+	cc.facts_file = NULL;
+	struct hwc_facts *f = hwc_cli_facts(&cc, ec);
+	if (!f)
+		return NULL;
+	json_t *facts = hwc_facts_to_json(f);
+	json_t *doc = facts ? hwc_report_json(&cc, "hwcheck.facts", f, facts, NULL) : NULL;
+	hwc_render_errors(f);
+	hwc_facts_free(f);
+	if (!doc)
+		*ec = HWC_EXIT_INTERNAL;
+	return doc;
+}
+
+static json_t *load_file(const char *path, int *ec)
+{
+	char *buf;
+	size_t len;
+	int rc = read_all(path, &buf, &len);
+	if (rc < 0) {
+		hwc_cli_err("%s: cannot read: %s", path, strerror(-rc));
+		*ec = HWC_EXIT_USAGE;
+		return NULL;
+	}
+	json_t *doc = NULL;
+	size_t i = 0;
+	while (i < len && (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\t' || buf[i] == '\r'))
+		i++;
+	if (i < len && (buf[i] == '{' || buf[i] == '[')) {
+		doc = parse_json(buf, len, path);
+	} else {
+		const void *data;
+		size_t dlen;
+		rc = hwc_tar_find(buf, len, "hwcheck/facts.json", &data, &dlen);
+		if (rc == 0) {
+			char what[4200];
+			snprintf(what, sizeof(what), "%s:hwcheck/facts.json", path);
+			doc = parse_json(data, dlen, what);
+		} else if (rc == -ENOENT) {
+			hwc_cli_err("%s: a tar without hwcheck/facts.json; untar it and give the "
+				    "directory (it is then read as a --root)", path);
+		} else if (len >= 263 && memcmp(buf + 257, "ustar", 5) == 0) {
+			hwc_cli_err("%s: a damaged tar (truncated, or a header checksum does not match) "
+				    "before hwcheck/facts.json", path);
+		} else {
+			hwc_cli_err("%s: neither JSON nor a tar (expected a snapshot tar, a snapshot "
+				    "directory, or a facts/report JSON file)", path);
+		}
+	}
+	free(buf);
+	if (!doc)
+		*ec = HWC_EXIT_USAGE;
+	return doc;
+}
+
+json_t *hwc_cli_load_doc(const struct hwc_cli *c, const char *path, int *ec)
+{
+	*ec = 0;
+	if (!path)
+		return c->facts_file ? load_file(c->facts_file, ec) : collect_doc(c, NULL, ec);
+	struct stat st;
+	if (stat(path, &st) < 0) {
+		hwc_cli_err("%s: %s", path, strerror(errno));
+		*ec = HWC_EXIT_USAGE;
+		return NULL;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		char fj[4200];
+		snprintf(fj, sizeof(fj), "%s/hwcheck/facts.json", path);
+		if (access(fj, F_OK) == 0)
+			return load_file(fj, ec);
+		return collect_doc(c, path, ec);
+	}
+	return load_file(path, ec);
+}
+
+static json_t *side_json(const json_t *doc, const char *source)
+{
+	const json_t *run = json_object_get(doc, "run");
+	const char *host = hwc_json_str_or(run, "hostname", NULL);
+	if (!host)
+		host = hwc_json_str_or(json_object_get(json_object_get(doc, "facts"), "host"),
+				       "hostname", NULL);
+	const char *at = hwc_json_str_or(run, "started_at", NULL);
+	const char *ver = hwc_json_str_or(json_object_get(doc, "tool"), "version", NULL);
+	json_t *o = json_object();
+	json_object_set_new(o, "source", hwc_json_string(source));
+	json_object_set_new(o, "schema", json_string(hwc_json_str_or(doc, "schema", "?")));
+	json_object_set_new(o, "hostname", host ? hwc_json_string(host) : json_null());
+	json_object_set_new(o, "started_at", at ? hwc_json_string(at) : json_null());
+	json_object_set_new(o, "tool_version", ver ? hwc_json_string(ver) : json_null());
+	return o;
+}
+
+static int parse_threshold(const char *opt, const char *s, double dflt, double max, double *out)
+{
+	if (!s) {
+		*out = dflt;
+		return 0;
+	}
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < 0 || v > max) {
+		hwc_cli_err("%s: expected a number between 0 and %g, got '%s'", opt, max, s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static const char *verdict_label(const char *v)
+{
+	return !strcmp(v, "regression") ? "REGRESSION" : !strcmp(v, "improvement") ? "better"
+						   : !strcmp(v, "unknown")   ? "unknown"
+									     : "change";
+}
+
+static void render_changes(FILE *out, const struct hwc_cli *c, const json_t *changes)
+{
+	size_t i;
+	const json_t *ch;
+	json_array_foreach(changes, i, ch) {
+		const char *v = hwc_json_str_or(ch, "verdict", "change");
+		const char *col = !strcmp(v, "regression") ? C_RED : !strcmp(v, "improvement") ? C_GRN
+								 : !strcmp(v, "unknown") ? C_YEL : "";
+		fprintf(out, "  %s%-10s%s %s\n", c->color ? col : "", verdict_label(v),
+			c->color && *col ? C_OFF : "", hwc_json_str_or(ch, "message", ""));
+	}
+}
+
+static void side_line(FILE *out, const char *label, const json_t *s)
+{
+	fprintf(out, "%s %s", label, hwc_json_str_or(s, "source", "?"));
+	const char *h = hwc_json_str_or(s, "hostname", NULL), *at = hwc_json_str_or(s, "started_at", NULL);
+	if (h || at)
+		fprintf(out, " (%s%s%s)", h ? h : "", h && at ? ", " : "", at ? at : "");
+	fputc('\n', out);
+}
+
+static void render_text(FILE *out, const struct hwc_cli *c, const json_t *doc)
+{
+	side_line(out, "baseline:", json_object_get(doc, "baseline"));
+	side_line(out, "current: ", json_object_get(doc, "current"));
+	size_t i;
+	const json_t *card;
+	json_array_foreach(json_object_get(doc, "cards"), i, card) {
+		const char *st = hwc_json_str_or(card, "status", "?");
+		const char *prod = hwc_json_str_or(card, "product", NULL);
+		const char *ser = hwc_json_str_or(card, "serial_number", NULL);
+		fprintf(out, "\n%scard %s%s", c->color ? C_BOLD : "", hwc_json_str_or(card, "bdf", "?"),
+			c->color ? C_OFF : "");
+		if (prod)
+			fprintf(out, " %s", prod);
+		if (ser)
+			fprintf(out, " serial %s", ser);
+		bool bad = !strcmp(st, "regressed") || !strcmp(st, "vanished");
+		fprintf(out, ": %s%s%s\n", c->color && bad ? C_RED : "", st, c->color && bad ? C_OFF : "");
+		render_changes(out, c, json_object_get(card, "changes"));
+	}
+	const json_t *hch = json_object_get(json_object_get(doc, "host"), "changes");
+	if (json_array_size(hch)) {
+		fputs("\nhost:\n", out);
+		render_changes(out, c, hch);
+	}
+	const json_t *s = json_object_get(doc, "summary");
+#define N(k) (long long)json_integer_value(json_object_get(s, k))
+	fprintf(out, "\n%lld regression%s, %lld change%s, %lld improvement%s, %lld unknown; "
+		"%lld card%s matched, %lld appeared, %lld vanished\n",
+		N("regressions"), N("regressions") == 1 ? "" : "s", N("changes"),
+		N("changes") == 1 ? "" : "s", N("improvements"), N("improvements") == 1 ? "" : "s",
+		N("unknown"), N("cards_matched"), N("cards_matched") == 1 ? "" : "s",
+		N("cards_appeared"), N("cards_vanished"));
+#undef N
+}
 
 int hwc_cmd_diff(struct hwc_cli *c)
 {
-	hwc_cli_err("diff: not implemented yet");
-	return HWC_EXIT_USAGE;
+	if (c->nargs < 1 || c->nargs > 2) {
+		hwc_cli_err("diff: expected BASELINE [CURRENT] (a snapshot tar or directory, or a facts or "
+			    "report JSON file); try 'hwcheck --help'");
+		return HWC_EXIT_USAGE;
+	}
+	struct hwc_diff_opts o;
+	if (parse_threshold("--temp-noise", c->temp_noise, HWC_DIFF_TEMP_NOISE_DEGC, 200,
+			    &o.temp_noise_degc) < 0 ||
+	    parse_threshold("--probe-tolerance", c->probe_tolerance, HWC_DIFF_PROBE_TOL_PCT, 100,
+			    &o.probe_tol_pct) < 0)
+		return HWC_EXIT_USAGE;
+	int ec;
+	json_t *base = hwc_cli_load_doc(c, c->args[0], &ec);
+	if (!base)
+		return ec;
+	const char *cur_path = c->nargs > 1 ? c->args[1] : NULL;
+	json_t *cur = hwc_cli_load_doc(c, cur_path, &ec);
+	if (!cur) {
+		json_decref(base);
+		return ec;
+	}
+	const char *cur_src = cur_path ? cur_path : c->facts_file ? c->facts_file
+					: c->root ? c->root : "live";
+	const json_t *bf = json_object_get(base, "facts"), *af = json_object_get(cur, "facts");
+	int rc = HWC_EXIT_OK;
+	if (hwc_facts_known_count(bf) == 0 || hwc_facts_known_count(af) == 0) {
+		hwc_cli_err("diff: nothing is known in %s; there is nothing to compare",
+			    hwc_facts_known_count(bf) == 0 ? c->args[0] : cur_src);
+		rc = HWC_EXIT_NOTHING;
+		goto out;
+	}
+	json_t *d = hwc_diff_facts(bf, af, &o);
+	json_t *doc = json_object();
+	if (!d || !doc) {
+		json_decref(d);
+		json_decref(doc);
+		hwc_cli_err("diff: out of memory");
+		rc = HWC_EXIT_INTERNAL;
+		goto out;
+	}
+	json_object_set_new(doc, "schema", json_string("hwcheck.diff"));
+	json_object_set_new(doc, "schema_version", json_integer(HWC_SCHEMA_VERSION));
+	json_object_set_new(doc, "tool", json_pack("{s:s, s:s}", "name", "hwcheck", "version",
+						   HWCHECK_VERSION));
+	json_object_set_new(doc, "baseline", side_json(base, c->args[0]));
+	json_object_set_new(doc, "current", side_json(cur, cur_src));
+	json_object_set_new(doc, "options", json_pack("{s:f, s:f}", "temp_noise_degc", o.temp_noise_degc,
+						      "probe_tolerance_pct", o.probe_tol_pct));
+	json_object_update(doc, d);
+	json_decref(d);
+	if (c->json)
+		rc = hwc_emit_json(c, doc);
+	else
+		render_text(stdout, c, doc);
+	if (!rc && hwc_diff_regressions(doc) > 0)
+		rc = HWC_EXIT_FINDINGS;
+	json_decref(doc);
+out:
+	json_decref(base);
+	json_decref(cur);
+	return rc;
 }

@@ -23,6 +23,11 @@ static const char usage_text[] =
 	"  rules list         list the rules\n"
 	"  rules explain ID   explain one rule\n"
 	"  version            print the version\n"
+	"  diff BASE [CUR]    what changed since a baseline (snapshot tar or directory,\n"
+	"                     facts or report JSON); CUR defaults to this machine;\n"
+	"                     exit 1 when something regressed\n"
+	"  merge REPORT...    many hosts' reports in one table: findings, outlier cards,\n"
+	"                     firmware versions\n"
 	"\n"
 	"Options:\n"
 	"  --json             machine-readable output (the versioned report schema)\n"
@@ -40,6 +45,10 @@ static const char usage_text[] =
 	"  --summary-line     print one line of at most 80 characters\n"
 	"  --exit-codes MAP   default | nagios | npd\n"
 	"  --no-color         no colours (also when NO_COLOR is set or stdout is no TTY)\n"
+	"  --prom FILE        also write node_exporter textfile metrics to FILE (check)\n"
+	"  --temp-noise DEGC  diff: temperature rise counted as a regression (default 5)\n"
+	"  --probe-tolerance PCT\n"
+	"                     diff: probe bandwidth drop in % counted as one (default 5)\n"
 	"  -v, --verbose      more detail in the text report\n"
 	"  -h, --help         this help\n"
 	"\n"
@@ -63,7 +72,7 @@ void hwc_cli_err(const char *fmt, ...)
 enum {
 	OPT_JSON = 256, OPT_ROOT, OPT_FACTS, OPT_PROFILE, OPT_FAIL_ON, OPT_PCI_DUMP, OPT_TIMEOUT,
 	OPT_CMD_TIMEOUT, OPT_NO_TOOLS, OPT_SUMMARY, OPT_EXIT_CODES, OPT_NO_COLOR, OPT_REDACT,
-	OPT_PROM,
+	OPT_PROM, OPT_TEMP_NOISE, OPT_PROBE_TOL,
 };
 
 static const struct option long_opts[] = {
@@ -83,6 +92,8 @@ static const struct option long_opts[] = {
 	{"no-color", no_argument, NULL, OPT_NO_COLOR},
 	{"redact", no_argument, NULL, OPT_REDACT},
 	{"prom", required_argument, NULL, OPT_PROM},
+	{"temp-noise", required_argument, NULL, OPT_TEMP_NOISE},
+	{"probe-tolerance", required_argument, NULL, OPT_PROBE_TOL},
 	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
@@ -167,6 +178,8 @@ int main(int argc, char **argv)
 		case OPT_NO_COLOR: c.color = false; break;
 		case OPT_REDACT: c.redact = true; break;
 		case OPT_PROM: c.prom = optarg; break;
+		case OPT_TEMP_NOISE: c.temp_noise = optarg; break;
+		case OPT_PROBE_TOL: c.probe_tolerance = optarg; break;
 		case 'v': c.verbose = true; break;
 		case 'h': fputs(usage_text, stdout); return HWC_EXIT_OK;
 		case ':':

@@ -1,9 +1,285 @@
 /* SPDX-License-Identifier: MIT */
-/* --prom FILE: node_exporter textfile metrics (placeholder until the fleet issue lands). */
+/* --prom FILE: the facts and findings of a check as node_exporter textfile metrics, written
+ * atomically (a scrape never reads half a file). Text exposition format 0.0.4: one HELP and one
+ * TYPE per family, the family's samples together, no duplicate series, unknown values left out. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
 #include "cli/cli.h"
+#include "cli/diff.h"
+#include "core/output.h"
+
+struct sample {
+	char *labels; /* `{k="v",...}` or "" */
+	double value;
+};
+
+struct family {
+	struct sample *s;
+	size_t n;
+};
+
+enum {
+	F_LAST_RUN, F_FINDINGS, F_FINDING, F_ADAPTER, F_LINK_SPEED, F_LINK_WIDTH, F_LINK_CAP_SPEED,
+	F_LINK_CAP_WIDTH, F_BOTTLENECK, F_PORT_UP, F_PORT_RATE, F_TEMP, F_PROBE, F_COUNT
+};
+
+static const struct {
+	const char *name, *help;
+} fam_def[F_COUNT] = {
+	[F_LAST_RUN] = {"hwcheck_last_run_timestamp_seconds", "Unix time of the hwcheck run that wrote this file."},
+	[F_FINDINGS] = {"hwcheck_findings", "Findings of the last run that no waiver covers, by severity."},
+	[F_FINDING] = {"hwcheck_finding", "One series per finding of the last run (rule, severity, subject); value 1."},
+	[F_ADAPTER] = {"hwcheck_adapter_info", "ConnectX card identity (firmware, PSID, product); value 1."},
+	[F_LINK_SPEED] = {"hwcheck_pcie_link_speed_gts", "Negotiated PCIe link speed of the card, GT/s."},
+	[F_LINK_WIDTH] = {"hwcheck_pcie_link_width", "Negotiated PCIe link width of the card, lanes."},
+	[F_LINK_CAP_SPEED] = {"hwcheck_pcie_link_capable_speed_gts", "PCIe link speed the card can do, GT/s."},
+	[F_LINK_CAP_WIDTH] = {"hwcheck_pcie_link_capable_width", "PCIe link width the card can do, lanes."},
+	[F_BOTTLENECK] = {"hwcheck_pcie_path_bottleneck_gbps", "Usable Gb/s of the slowest hop between the card and its root port."},
+	[F_PORT_UP] = {"hwcheck_port_active", "1 when the port state is active, else 0."},
+	[F_PORT_RATE] = {"hwcheck_port_rate_gbps", "Port rate, Gb/s."},
+	[F_TEMP] = {"hwcheck_temperature_celsius", "Temperature of a sensor (card sensors carry the card label)."},
+	[F_PROBE] = {"hwcheck_probe_gbps", "Bandwidth measured by the RDMA probe, Gb/s."},
+};
+
+struct prom {
+	struct family f[F_COUNT];
+	bool oom;
+};
+
+/* Label values: backslash, double quote and newline escaped, as the format requires. */
+static void put_label(FILE *m, bool first, const char *k, const char *v)
+{
+	fprintf(m, "%s%s=\"", first ? "" : ",", k);
+	for (const char *p = v; *p; p++) {
+		if (*p == '\\')
+			fputs("\\\\", m);
+		else if (*p == '"')
+			fputs("\\\"", m);
+		else if (*p == '\n')
+			fputs("\\n", m);
+		else
+			fputc(*p, m);
+	}
+	fputc('"', m);
+}
+
+/* kv: NULL-terminated key, value pairs; a NULL value drops the pair. */
+static void add(struct prom *p, int fam, double value, const char *const *kv)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m) {
+		p->oom = true;
+		return;
+	}
+	bool first = true;
+	for (size_t i = 0; kv && kv[i]; i += 2) {
+		if (!kv[i + 1])
+			continue;
+		fputs(first ? "{" : "", m);
+		put_label(m, first, kv[i], kv[i + 1]);
+		first = false;
+	}
+	if (!first)
+		fputc('}', m);
+	if (fclose(m) != 0 || !buf) {
+		free(buf);
+		p->oom = true;
+		return;
+	}
+	struct family *f = &p->f[fam];
+	for (size_t i = 0; i < f->n; i++) {
+		if (strcmp(f->s[i].labels, buf) == 0) { /* same series twice: keep the first */
+			free(buf);
+			return;
+		}
+	}
+	struct sample *ns = realloc(f->s, (f->n + 1) * sizeof(*ns));
+	if (!ns) {
+		free(buf);
+		p->oom = true;
+		return;
+	}
+	f->s = ns;
+	f->s[f->n].labels = buf;
+	f->s[f->n].value = value;
+	f->n++;
+}
+
+
+/* Adds the sample only when the value is known. */
+static void add_num(struct prom *p, int fam, const json_t *v, double scale, const char *const *kv)
+{
+	if (json_is_number(v))
+		add(p, fam, json_number_value(v) * scale, kv);
+}
+
+static const json_t *pci_device(const json_t *facts, const char *bdf)
+{
+	size_t i;
+	const json_t *d;
+	json_array_foreach(hwc_jget(hwc_jget(facts, "pci"), "devices"), i, d)
+		if (bdf && hwc_jstr(d, "bdf") && strcmp(hwc_jstr(d, "bdf"), bdf) == 0)
+			return d;
+	return NULL;
+}
+
+/* The card a function belongs to (the adapter's function 0), or NULL. */
+static const char *card_of(const json_t *facts, const char *bdf)
+{
+	size_t i, k;
+	const json_t *ad, *fn;
+	if (!bdf)
+		return NULL;
+	json_array_foreach(hwc_jget(hwc_jget(facts, "mlx"), "adapters"), i, ad) {
+		const char *card = hwc_jstr(ad, "bdf");
+		if (card && strcmp(card, bdf) == 0)
+			return card;
+		json_array_foreach(hwc_jget(ad, "functions"), k, fn)
+			if (json_string_value(fn) && strcmp(json_string_value(fn), bdf) == 0)
+				return card;
+	}
+	return NULL;
+}
+
+static void adapters(struct prom *p, const json_t *facts)
+{
+	size_t i, k;
+	const json_t *ad, *port;
+	json_array_foreach(hwc_jget(hwc_jget(facts, "mlx"), "adapters"), i, ad) {
+		const char *card = hwc_jstr(ad, "bdf");
+		if (!card)
+			continue;
+		const char *info[] = {"card", card, "product", hwc_jstr(ad, "product"), "fw_version",
+				      hwc_jstr(ad, "fw_version"), "psid", hwc_jstr(ad, "psid"), "serial_number",
+				      hwc_jstr(ad, "serial_number"), NULL};
+		add(p, F_ADAPTER, 1, info);
+		const char *cl[] = {"card", card, NULL};
+		const json_t *d = pci_device(facts, card), *l = hwc_jget(d, "link");
+		add_num(p, F_LINK_SPEED, hwc_jget(l, "speed_gts"), 1, cl);
+		add_num(p, F_LINK_WIDTH, hwc_jget(l, "width"), 1, cl);
+		add_num(p, F_LINK_CAP_SPEED, hwc_jget(l, "cap_speed_gts"), 1, cl);
+		add_num(p, F_LINK_CAP_WIDTH, hwc_jget(l, "cap_width"), 1, cl);
+		add_num(p, F_BOTTLENECK, hwc_jget(hwc_jget(d, "path_bottleneck"), "gbps"), 1, cl);
+		json_array_foreach(hwc_jget(ad, "ports"), k, port) {
+			char pn[32];
+			const json_t *num = hwc_jget(port, "port");
+			if (!json_is_integer(num))
+				continue;
+			snprintf(pn, sizeof(pn), "%lld", (long long)json_integer_value(num));
+			const char *pl[] = {"card", card, "rdma_device", hwc_jstr(port, "rdma_device"), "port",
+					    pn, NULL};
+			const char *st = hwc_jstr(port, "state");
+			if (st)
+				add(p, F_PORT_UP, strcasestr(st, "active") && !strcasestr(st, "inactive") ? 1 : 0, pl);
+			add_num(p, F_PORT_RATE, hwc_jget(port, "rate_gbps"), 1, pl);
+		}
+		const char *tl[] = {"card", card, "label", "asic", "source", "mtmp", NULL};
+		add_num(p, F_TEMP, hwc_jget(hwc_jget(ad, "registers"), "temp_mdegc"), 0.001, tl);
+	}
+}
+
+static void sensors_and_probe(struct prom *p, const json_t *facts)
+{
+	size_t i;
+	const json_t *s;
+	json_array_foreach(hwc_jget(hwc_jget(facts, "thermal"), "sensors"), i, s) {
+		const char *tl[] = {"card", card_of(facts, hwc_jstr(s, "bdf")), "chip",
+				    hwc_jstr(s, "chip") ? hwc_jstr(s, "chip") : "", "label",
+				    hwc_jstr(s, "label") ? hwc_jstr(s, "label") : "", "source", hwc_jstr(s, "source"),
+				    NULL};
+		add_num(p, F_TEMP, hwc_jget(s, "temp_mdegc"), 0.001, tl);
+	}
+	const json_t *r;
+	json_array_foreach(hwc_jget(hwc_jget(facts, "probe"), "results"), i, r) {
+		char port[32] = "", msg[32] = "", qps[32] = "";
+		if (json_is_integer(hwc_jget(r, "port")))
+			snprintf(port, sizeof(port), "%lld", (long long)json_integer_value(hwc_jget(r, "port")));
+		if (json_is_integer(hwc_jget(r, "msg_bytes")))
+			snprintf(msg, sizeof(msg), "%lld", (long long)json_integer_value(hwc_jget(r, "msg_bytes")));
+		if (json_is_integer(hwc_jget(r, "qps")))
+			snprintf(qps, sizeof(qps), "%lld", (long long)json_integer_value(hwc_jget(r, "qps")));
+		const char *pl[] = {"card", card_of(facts, hwc_jstr(r, "bdf")), "rdma_device",
+				    hwc_jstr(r, "rdma_device"), "port", port, "op", hwc_jstr(r, "op"), "mode",
+				    hwc_jstr(r, "mode"), "msg_bytes", msg, "qps", qps, NULL};
+		add_num(p, F_PROBE, hwc_jget(r, "gbps"), 1, pl);
+	}
+}
+
+static void findings(struct prom *p, const struct hwc_findings *fd)
+{
+	double cnt[4] = {0};
+	for (size_t i = 0; i < fd->n; i++) {
+		const struct hwc_finding *x = &fd->items[i];
+		if (!x->waived_reason && (unsigned)x->severity < 4)
+			cnt[x->severity]++;
+		const char *kv[] = {"rule", x->rule_id, "severity", hwc_severity_name(x->severity),
+				    "subject", x->subject ? x->subject : "host", "waived",
+				    x->waived_reason ? "true" : "false", NULL};
+		add(p, F_FINDING, 1, kv);
+	}
+	/* Every severity, zeros included: an alert on "error > 0" needs the series to exist. */
+	for (int s = HWC_SEV_INFO; s <= HWC_SEV_UNKNOWN; s++) {
+		const char *kv[] = {"severity", hwc_severity_name(s), NULL};
+		add(p, F_FINDINGS, cnt[s], kv);
+	}
+}
+
+static void render(FILE *m, const struct prom *p)
+{
+	for (int i = 0; i < F_COUNT; i++) {
+		const struct family *f = &p->f[i];
+		if (f->n == 0 && i != F_FINDING)
+			continue;
+		fprintf(m, "# HELP %s %s\n# TYPE %s gauge\n", fam_def[i].name, fam_def[i].help,
+			fam_def[i].name);
+		for (size_t k = 0; k < f->n; k++)
+			fprintf(m, "%s%s %.15g\n", fam_def[i].name, f->s[k].labels, f->s[k].value);
+	}
+}
 
 int hwc_prom_write(const struct hwc_cli *c, const json_t *facts, const struct hwc_findings *fd)
 {
-	hwc_cli_err("--prom: not implemented yet");
-	return HWC_EXIT_USAGE;
+	struct prom p;
+	memset(&p, 0, sizeof(p));
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	add(&p, F_LAST_RUN, (double)ts.tv_sec, NULL);
+	findings(&p, fd);
+	adapters(&p, facts);
+	sensors_and_probe(&p, facts);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = p.oom ? NULL : open_memstream(&buf, &len);
+	int rc = 0;
+	if (m) {
+		render(m, &p);
+		if (fclose(m) != 0)
+			rc = -ENOMEM;
+	} else {
+		rc = -ENOMEM;
+	}
+	for (int i = 0; i < F_COUNT; i++) {
+		for (size_t k = 0; k < p.f[i].n; k++)
+			free(p.f[i].s[k].labels);
+		free(p.f[i].s);
+	}
+	if (rc == 0)
+		rc = hwc_write_file_atomic(c->prom, buf, len);
+	free(buf);
+	if (rc == -ENOMEM) {
+		hwc_cli_err("--prom %s: out of memory", c->prom);
+		return HWC_EXIT_INTERNAL;
+	}
+	if (rc < 0) {
+		hwc_cli_err("--prom %s: cannot write: %s", c->prom, strerror(-rc));
+		return HWC_EXIT_USAGE;
+	}
+	return 0;
 }

@@ -14,7 +14,11 @@ except ImportError:
     sys.exit(77)
 
 
-def load_validator(docs):
+# Documents other than reports and facts name their schema: "hwcheck.diff" -> schema/diff.schema.json.
+OTHER = {"hwcheck.diff": "urn:hwcheck:diff", "hwcheck.merge": "urn:hwcheck:merge"}
+
+
+def load_validator(docs, schema_id=None):
     main = json.load(open(os.path.join(docs, "hwcheck-report.schema.json")))
     store = {main["$id"]: main}
     for p in glob.glob(os.path.join(docs, "schema", "*.schema.json")):
@@ -22,8 +26,9 @@ def load_validator(docs):
         store[s["$id"]] = s
     for s in store.values():
         jsonschema.Draft202012Validator.check_schema(s)
-    resolver = jsonschema.RefResolver(base_uri=main["$id"], referrer=main, store=store)
-    return jsonschema.Draft202012Validator(main, resolver=resolver)
+    top = store[schema_id] if schema_id else main
+    resolver = jsonschema.RefResolver(base_uri=top["$id"], referrer=top, store=store)
+    return jsonschema.Draft202012Validator(top, resolver=resolver)
 
 
 def main():
@@ -34,7 +39,9 @@ def main():
     bad = 0
     for f in sys.argv[2:]:
         doc = json.load(sys.stdin if f == "-" else open(f))
-        errs = sorted(v.iter_errors(doc), key=lambda e: list(e.absolute_path))
+        kind = doc.get("schema") if isinstance(doc, dict) else None
+        val = load_validator(sys.argv[1], OTHER[kind]) if kind in OTHER else v
+        errs = sorted(val.iter_errors(doc), key=lambda e: list(e.absolute_path))
         for e in errs[:20]:
             path = "/".join(str(p) for p in e.absolute_path)
             print(f"{f}: /{path}: {e.message}", file=sys.stderr)

@@ -1,0 +1,645 @@
+/* SPDX-License-Identifier: MIT */
+/* The diff engine: match cards across two facts documents and name what changed or regressed. */
+#include "cli/diff.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/json.h"
+
+/* One card as one side of the diff sees it. */
+struct card {
+	const char *bdf;
+	const char *serial;
+	const char *product;
+	const json_t *adapter; /* mlx.adapters[] element, or NULL when only PCI saw it */
+	const json_t *pcidev;  /* pci.devices[] element of bdf, or NULL */
+	const json_t *facts;   /* the whole facts object of this side */
+	int peer;              /* index of the matched card on the other side, -1 if none */
+	const char *match;     /* "serial" or "bdf" */
+};
+
+struct cards {
+	struct card *v;
+	size_t n;
+};
+
+const json_t *hwc_jget(const json_t *o, const char *k)
+{
+	const json_t *v = json_object_get(o, k);
+	return json_is_null(v) ? NULL : v;
+}
+
+const char *hwc_jstr(const json_t *o, const char *k)
+{
+	return json_string_value(hwc_jget(o, k));
+}
+
+
+static const json_t *get2(const json_t *o, const char *a, const char *b)
+{
+	return hwc_jget(hwc_jget(o, a), b);
+}
+
+
+static bool streq(const char *a, const char *b)
+{
+	return a && b && strcmp(a, b) == 0;
+}
+
+static const json_t *pci_device(const json_t *facts, const char *bdf)
+{
+	size_t i;
+	const json_t *d;
+	json_array_foreach(get2(facts, "pci", "devices"), i, d)
+		if (streq(hwc_jstr(d, "bdf"), bdf))
+			return d;
+	return NULL;
+}
+
+static bool adapter_has_function(const json_t *ad, const char *bdf)
+{
+	if (streq(hwc_jstr(ad, "bdf"), bdf))
+		return true;
+	size_t i;
+	const json_t *f;
+	json_array_foreach(hwc_jget(ad, "functions"), i, f)
+		if (streq(json_string_value(f), bdf))
+			return true;
+	return false;
+}
+
+/* Is bdf one of the card's functions (a sensor or probe result tied to that function)? */
+static bool card_has_function(const struct card *c, const char *bdf)
+{
+	if (!bdf)
+		return false;
+	if (c->adapter)
+		return adapter_has_function(c->adapter, bdf);
+	return streq(c->bdf, bdf);
+}
+
+static int add_card(struct cards *cs, const json_t *facts, const json_t *ad, const char *bdf)
+{
+	struct card *n = realloc(cs->v, (cs->n + 1) * sizeof(*n));
+	if (!n)
+		return -1;
+	cs->v = n;
+	struct card *c = &cs->v[cs->n++];
+	memset(c, 0, sizeof(*c));
+	c->bdf = bdf;
+	c->adapter = ad;
+	c->facts = facts;
+	c->pcidev = pci_device(facts, bdf);
+	c->peer = -1;
+	c->serial = hwc_jstr(ad, "serial_number");
+	if (!c->serial)
+		c->serial = hwc_jstr(hwc_jget(c->pcidev, "vpd"), "serial_number");
+	c->product = hwc_jstr(ad, "product");
+	if (!c->product)
+		c->product = hwc_jstr(hwc_jget(c->pcidev, "vpd"), "product_name");
+	return 0;
+}
+
+/* Cards are mlx.adapters[]; a Mellanox PCI function 0 that no adapter names is a card too (the mlx
+ * collector may have failed on one side while PCI still saw the card). */
+static int collect_cards(const json_t *facts, struct cards *cs)
+{
+	size_t i;
+	const json_t *ad;
+	const json_t *ads = get2(facts, "mlx", "adapters");
+	json_array_foreach(ads, i, ad) {
+		const char *bdf = hwc_jstr(ad, "bdf");
+		if (bdf && add_card(cs, facts, ad, bdf) < 0)
+			return -1;
+	}
+	const json_t *d;
+	json_array_foreach(get2(facts, "pci", "devices"), i, d) {
+		const char *bdf = hwc_jstr(d, "bdf");
+		size_t bl = bdf ? strlen(bdf) : 0;
+		if (!streq(hwc_jstr(d, "vendor_id"), "15b3") || bl < 2 || strcmp(bdf + bl - 2, ".0") ||
+		    json_is_true(hwc_jget(d, "is_vf")))
+			continue;
+		const char *cls = hwc_jstr(d, "class");
+		if (cls && strncmp(cls, "02", 2) != 0 && strncmp(cls, "0c", 2) != 0)
+			continue; /* bridges of a BlueField, not cards */
+		bool known = false;
+		size_t k;
+		const json_t *a2;
+		json_array_foreach(ads, k, a2)
+			known = known || adapter_has_function(a2, bdf);
+		if (!known && add_card(cs, facts, NULL, bdf) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Serial first (a card moved to another slot is still itself); then the PCI address, unless both
+ * sides know serials and they differ (a card swapped in the same slot is another card). */
+static void match_cards(struct cards *b, struct cards *a)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		for (size_t j = 0; j < a->n && b->v[i].serial; j++) {
+			if (a->v[j].peer < 0 && streq(b->v[i].serial, a->v[j].serial)) {
+				b->v[i].peer = (int)j;
+				a->v[j].peer = (int)i;
+				b->v[i].match = a->v[j].match = "serial";
+				break;
+			}
+		}
+	}
+	for (size_t i = 0; i < b->n; i++) {
+		if (b->v[i].peer >= 0)
+			continue;
+		for (size_t j = 0; j < a->n; j++) {
+			if (a->v[j].peer >= 0 || !streq(b->v[i].bdf, a->v[j].bdf))
+				continue;
+			if (b->v[i].serial && a->v[j].serial)
+				continue;
+			b->v[i].peer = (int)j;
+			a->v[j].peer = (int)i;
+			b->v[i].match = a->v[j].match = "bdf";
+			break;
+		}
+	}
+}
+
+/* ------------------------------------------------------------------ changes */
+
+struct ctx {
+	const struct hwc_diff_opts *o;
+	json_t *changes; /* where add() appends */
+	long long n_reg, n_chg, n_imp, n_unk;
+};
+
+static void fmt_value(char *buf, size_t sz, const json_t *v)
+{
+	if (!v || json_is_null(v))
+		snprintf(buf, sz, "unknown");
+	else if (json_is_string(v))
+		snprintf(buf, sz, "%s", json_string_value(v));
+	else if (json_is_integer(v))
+		snprintf(buf, sz, "%lld", (long long)json_integer_value(v));
+	else if (json_is_real(v))
+		snprintf(buf, sz, "%g", json_real_value(v));
+	else if (json_is_boolean(v))
+		snprintf(buf, sz, "%s", json_is_true(v) ? "true" : "false");
+	else {
+		char *s = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		snprintf(buf, sz, "%s", s ? s : "?");
+		free(s);
+	}
+}
+
+static void add(struct ctx *x, const char *kind, const char *item, const json_t *before,
+		const json_t *after, const char *verdict, const char *fmt, ...)
+	__attribute__((format(printf, 7, 8)));
+
+static void add(struct ctx *x, const char *kind, const char *item, const json_t *before,
+		const json_t *after, const char *verdict, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	json_t *c = json_object();
+	if (!c)
+		return;
+	json_object_set_new(c, "kind", json_string(kind));
+	json_object_set_new(c, "item", hwc_json_string(item));
+	json_object_set_new(c, "before", before ? json_deep_copy(before) : json_null());
+	json_object_set_new(c, "after", after ? json_deep_copy(after) : json_null());
+	json_object_set_new(c, "verdict", json_string(verdict));
+	json_object_set_new(c, "message", hwc_json_string(msg));
+	json_array_append_new(x->changes, c);
+	if (!strcmp(verdict, "regression"))
+		x->n_reg++;
+	else if (!strcmp(verdict, "improvement"))
+		x->n_imp++;
+	else if (!strcmp(verdict, "unknown"))
+		x->n_unk++;
+	else
+		x->n_chg++;
+}
+
+/* Known on both sides and different: a change; known before and unknown now: visibility lost. */
+static void cmp_plain(struct ctx *x, const char *kind, const char *item, const json_t *b,
+		      const json_t *a, const char *what)
+{
+	char bs[128], as[128];
+	fmt_value(bs, sizeof(bs), b);
+	fmt_value(as, sizeof(as), a);
+	if (b && a) {
+		if (!json_equal(b, a))
+			add(x, kind, item, b, a, "change", "%s: %s -> %s", what, bs, as);
+	} else if (b && !a) {
+		add(x, kind, item, b, NULL, "unknown", "%s: was %s, now unknown", what, bs);
+	}
+}
+
+/* A number where lower is worse: a drop is a regression, a rise an improvement. */
+static void cmp_lower_worse(struct ctx *x, const char *kind, const char *item, const json_t *b,
+			    const json_t *a, const char *what, const char *unit)
+{
+	if (!json_is_number(b) || !json_is_number(a)) {
+		cmp_plain(x, kind, item, b, a, what);
+		return;
+	}
+	double bv = json_number_value(b), av = json_number_value(a);
+	if (av == bv)
+		return;
+	add(x, kind, item, b, a, av < bv ? "regression" : "improvement", "%s: %g%s -> %g%s", what,
+	    bv, unit, av, unit);
+}
+
+/* Went back to the default: known both times, the default now and not before. */
+static bool reverted(const json_t *b, const json_t *a, const json_t *def)
+{
+	return b && a && def && !json_equal(a, b) && json_equal(a, def) && !json_equal(b, def);
+}
+
+static void diff_fw_config(struct ctx *x, const json_t *bc, const json_t *ac)
+{
+	bool bany = json_object_size(bc) > (hwc_jget(bc, HWC_JSON_UNAVAILABLE) ? 1u : 0u);
+	bool aany = json_object_size(ac) > (hwc_jget(ac, HWC_JSON_UNAVAILABLE) ? 1u : 0u);
+	if (!bany || !aany) {
+		if (bany && !aany)
+			add(x, "fw_config", "fw_config", NULL, NULL, "unknown",
+			    "firmware configuration was readable, now it is not");
+		return;
+	}
+	const char *name;
+	json_t *bp;
+	json_object_foreach((json_t *)bc, name, bp) {
+		if (!strcmp(name, HWC_JSON_UNAVAILABLE))
+			continue;
+		const json_t *ap = hwc_jget(ac, name);
+		if (!ap) {
+			add(x, "fw_config", name, NULL, NULL, "change",
+			    "%s: no longer reported by this firmware", name);
+			continue;
+		}
+		const json_t *def = hwc_jget(ap, "default");
+		if (!def)
+			def = hwc_jget(bp, "default");
+		const json_t *bcur = hwc_jget(bp, "current"), *acur = hwc_jget(ap, "current");
+		const json_t *bnb = hwc_jget(bp, "next_boot"), *anb = hwc_jget(ap, "next_boot");
+		bool rcur = reverted(bcur, acur, def), rnb = reverted(bnb, anb, def);
+		char bs[96], as[96];
+		if (rcur && rnb && json_equal(bcur, bnb) && json_equal(acur, anb)) {
+			/* One event (the update reset the stored value), told once. */
+			fmt_value(bs, sizeof(bs), bcur);
+			fmt_value(as, sizeof(as), acur);
+			add(x, "fw_config", name, bcur, acur, "regression",
+			    "%s: %s -> %s (current and next boot), back to its default", name, bs, as);
+			continue;
+		}
+		for (size_t k = 0; k < 2; k++) {
+			const json_t *b = k ? bnb : bcur, *a = k ? anb : acur;
+			char item[256];
+			snprintf(item, sizeof(item), "%s.%s", name, k ? "next_boot" : "current");
+			fmt_value(bs, sizeof(bs), b);
+			fmt_value(as, sizeof(as), a);
+			if (k ? rnb : rcur)
+				add(x, "fw_config", item, b, a, "regression",
+				    "%s (%s): %s -> %s, back to its default", name,
+				    k ? "next boot" : "current", bs, as);
+			else
+				cmp_plain(x, "fw_config", item, b, a, item);
+		}
+	}
+	json_t *ap;
+	json_object_foreach((json_t *)ac, name, ap) {
+		if (strcmp(name, HWC_JSON_UNAVAILABLE) && !hwc_jget(bc, name))
+			add(x, "fw_config", name, NULL, hwc_jget(ap, "current") ? hwc_jget(ap, "current")
+								      : hwc_jget(ap, "next_boot"),
+			    "change", "%s: new parameter with this firmware", name);
+	}
+}
+
+static bool is_active(const char *state)
+{
+	return state && strcasestr(state, "active") && !strcasestr(state, "inactive");
+}
+
+static void diff_ports(struct ctx *x, const json_t *bports, const json_t *aports)
+{
+	size_t i;
+	const json_t *bp;
+	json_array_foreach(bports, i, bp) {
+		const json_t *pn = hwc_jget(bp, "port");
+		const json_t *ap = NULL, *cand;
+		size_t k;
+		json_array_foreach(aports, k, cand)
+			if (pn && json_equal(hwc_jget(cand, "port"), pn) &&
+			    (!hwc_jstr(bp, "rdma_device") || !hwc_jstr(cand, "rdma_device") ||
+			     streq(hwc_jstr(bp, "rdma_device"), hwc_jstr(cand, "rdma_device"))))
+				ap = cand;
+		char name[96], item[160], what[160];
+		long long port = json_integer_value(pn);
+		const char *dev = hwc_jstr(bp, "rdma_device");
+		if (dev)
+			snprintf(name, sizeof(name), "%.64s port %lld", dev, port);
+		else
+			snprintf(name, sizeof(name), "port %lld", port);
+		if (!ap) {
+			add(x, "port", name, NULL, NULL, "unknown", "%s: no longer reported", name);
+			continue;
+		}
+		const char *bs = hwc_jstr(bp, "state"), *as = hwc_jstr(ap, "state");
+		snprintf(item, sizeof(item), "%s state", name);
+		if (bs && as && strcmp(bs, as) != 0)
+			add(x, "port", item, hwc_jget(bp, "state"), hwc_jget(ap, "state"),
+			    is_active(bs) && !is_active(as) ? "regression" : "change", "%s: %s -> %s",
+			    name, bs, as);
+		snprintf(item, sizeof(item), "%s rate_gbps", name);
+		snprintf(what, sizeof(what), "%s rate", name);
+		cmp_lower_worse(x, "port", item, hwc_jget(bp, "rate_gbps"), hwc_jget(ap, "rate_gbps"),
+				what, " Gb/s");
+		snprintf(item, sizeof(item), "%s active_mtu", name);
+		snprintf(what, sizeof(what), "%s MTU", name);
+		cmp_plain(x, "port", item, hwc_jget(bp, "active_mtu"), hwc_jget(ap, "active_mtu"), what);
+	}
+}
+
+static void diff_pci(struct ctx *x, const struct card *b, const struct card *a)
+{
+	const json_t *bd = b->pcidev, *ad = a->pcidev;
+	if (!bd || !ad) {
+		if (bd && !ad)
+			add(x, "pcie_link", "pci", NULL, NULL, "unknown",
+			    "PCI function %s was seen, now it is not", b->bdf);
+		return;
+	}
+	const json_t *bl = hwc_jget(bd, "link"), *al = hwc_jget(ad, "link");
+	cmp_lower_worse(x, "pcie_link", "link.speed_gts", hwc_jget(bl, "speed_gts"),
+			hwc_jget(al, "speed_gts"),
+		"PCIe link speed", " GT/s");
+	cmp_lower_worse(x, "pcie_link", "link.width", hwc_jget(bl, "width"), hwc_jget(al, "width"),
+			"PCIe link width", " lanes");
+	cmp_plain(x, "pcie_link", "link.cap_speed_gts", hwc_jget(bl, "cap_speed_gts"),
+		  hwc_jget(al, "cap_speed_gts"), "PCIe link capability speed");
+	cmp_plain(x, "pcie_link", "link.cap_width", hwc_jget(bl, "cap_width"), hwc_jget(al, "cap_width"),
+		  "PCIe link capability width");
+	cmp_plain(x, "pcie_link", "link_status", hwc_jget(bd, "link_status"), hwc_jget(ad, "link_status"),
+		  "PCIe link status");
+	cmp_lower_worse(x, "pcie_link", "max_payload_bytes", hwc_jget(bd, "max_payload_bytes"),
+		hwc_jget(ad, "max_payload_bytes"), "PCIe max payload", " bytes");
+	cmp_lower_worse(x, "pcie_link", "max_read_request_bytes", hwc_jget(bd, "max_read_request_bytes"),
+		hwc_jget(ad, "max_read_request_bytes"), "PCIe max read request", " bytes");
+	cmp_plain(x, "pcie_link", "relaxed_ordering", hwc_jget(bd, "relaxed_ordering"),
+		  hwc_jget(ad, "relaxed_ordering"), "PCIe relaxed ordering enable");
+	cmp_plain(x, "pcie_path", "path", hwc_jget(bd, "path"), hwc_jget(ad, "path"),
+		  "PCIe path to the root port");
+	/* The card's own link already speaks for itself; the bottleneck adds news only upstream. */
+	const json_t *bb = hwc_jget(bd, "path_bottleneck"), *ab = hwc_jget(ad, "path_bottleneck");
+	const char *abdf = hwc_jstr(ab, "bdf");
+	const json_t *path = hwc_jget(ad, "path");
+	if (abdf && !streq(abdf, a->bdf) && !streq(abdf, hwc_jstr(ad, "upstream")) &&
+	    !streq(abdf, json_string_value(json_array_get(path, 1))))
+		cmp_lower_worse(x, "pcie_path", "path_bottleneck.gbps", hwc_jget(bb, "gbps"),
+				hwc_jget(ab, "gbps"),
+			"PCIe path bottleneck", " Gb/s");
+}
+
+/* Temperatures are kept in m°C and told in °C; a rise beyond the noise is a regression. */
+static void cmp_temp(struct ctx *x, const char *item, const json_t *b, const json_t *a)
+{
+	if (!json_is_number(b) || !json_is_number(a)) {
+		cmp_plain(x, "temperature", item, b, a, item);
+		return;
+	}
+	double bv = json_number_value(b) / 1000.0, av = json_number_value(a) / 1000.0;
+	if (fabs(av - bv) <= x->o->temp_noise_degc)
+		return;
+	add(x, "temperature", item, b, a, av > bv ? "regression" : "improvement",
+	    "temperature %s: %.1f -> %.1f °C (%+.1f, noise %.1f)", item, bv, av, av - bv,
+	    x->o->temp_noise_degc);
+}
+
+static void diff_temps(struct ctx *x, const struct card *b, const struct card *a)
+{
+	size_t i, k;
+	const json_t *bs, *as;
+	json_array_foreach(get2(b->facts, "thermal", "sensors"), i, bs) {
+		if (!card_has_function(b, hwc_jstr(bs, "bdf")))
+			continue;
+		json_array_foreach(get2(a->facts, "thermal", "sensors"), k, as) {
+			if (!card_has_function(a, hwc_jstr(as, "bdf")) ||
+			    !json_equal(json_object_get(bs, "chip"), json_object_get(as, "chip")) ||
+			    !json_equal(json_object_get(bs, "label"), json_object_get(as, "label")) ||
+			    !streq(hwc_jstr(bs, "source"), hwc_jstr(as, "source")))
+				continue;
+			char item[200];
+			snprintf(item, sizeof(item), "%.16s %.80s %.80s",
+				 hwc_jstr(bs, "source") ? hwc_jstr(bs, "source") : "?",
+				 hwc_jstr(bs, "chip") ? hwc_jstr(bs, "chip") : "?",
+				 hwc_jstr(bs, "label") ? hwc_jstr(bs, "label") : "");
+			cmp_temp(x, item, hwc_jget(bs, "temp_mdegc"), hwc_jget(as, "temp_mdegc"));
+			break;
+		}
+	}
+	cmp_temp(x, "ASIC (MTMP register)", get2(b->adapter, "registers", "temp_mdegc"),
+		 get2(a->adapter, "registers", "temp_mdegc"));
+}
+
+static bool probe_of_card(const struct card *c, const json_t *r)
+{
+	if (card_has_function(c, hwc_jstr(r, "bdf")))
+		return true;
+	const char *dev = hwc_jstr(r, "rdma_device");
+	size_t i;
+	const json_t *d;
+	json_array_foreach(hwc_jget(c->adapter, "rdma_devices"), i, d)
+		if (streq(json_string_value(d), dev))
+			return true;
+	return false;
+}
+
+static bool same_probe(const json_t *p, const json_t *q)
+{
+	static const char *const keys[] = {"rdma_device", "port", "op", "mode", "msg_bytes", "qps"};
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const json_t *u = json_object_get(p, keys[i]), *v = json_object_get(q, keys[i]);
+		if ((u || v) && !(u && v && json_equal(u, v)))
+			return false;
+	}
+	return true;
+}
+
+static void diff_probe(struct ctx *x, const struct card *b, const struct card *a)
+{
+	size_t i, k;
+	const json_t *br, *ar;
+	json_array_foreach(get2(b->facts, "probe", "results"), i, br) {
+		if (!probe_of_card(b, br))
+			continue;
+		json_array_foreach(get2(a->facts, "probe", "results"), k, ar) {
+			if (!probe_of_card(a, ar) || !same_probe(br, ar))
+				continue;
+			const json_t *bg = hwc_jget(br, "gbps"), *ag = hwc_jget(ar, "gbps");
+			char item[160];
+			snprintf(item, sizeof(item), "%s %s %lld B x%lld qp",
+				 hwc_jstr(br, "op") ? hwc_jstr(br, "op") : "?",
+				 hwc_jstr(br, "mode") ? hwc_jstr(br, "mode") : "?",
+				 (long long)json_integer_value(hwc_jget(br, "msg_bytes")),
+				 (long long)json_integer_value(hwc_jget(br, "qps")));
+			if (json_is_number(bg) && json_is_number(ag) && json_number_value(bg) > 0) {
+				double bv = json_number_value(bg), av = json_number_value(ag);
+				double pct = (av - bv) / bv * 100.0;
+				if (fabs(pct) > x->o->probe_tol_pct)
+					add(x, "probe", item, bg, ag, pct < 0 ? "regression" : "improvement",
+					    "probe %s: %.2f -> %.2f Gb/s (%+.1f %%)", item, bv, av, pct);
+			}
+			break;
+		}
+	}
+}
+
+static json_t *card_json(const struct card *c, const struct card *other, bool after_side)
+{
+	json_t *o = json_object();
+	const struct card *b = after_side ? other : c, *a = after_side ? c : other;
+	json_object_set_new(o, "bdf", json_string(a ? a->bdf : b->bdf));
+	json_object_set_new(o, "bdf_before", b ? json_string(b->bdf) : json_null());
+	json_object_set_new(o, "bdf_after", a ? json_string(a->bdf) : json_null());
+	const char *serial = (a && a->serial) ? a->serial : b ? b->serial : NULL;
+	const char *product = (a && a->product) ? a->product : b ? b->product : NULL;
+	json_object_set_new(o, "serial_number", serial ? hwc_json_string(serial) : json_null());
+	json_object_set_new(o, "product", product ? hwc_json_string(product) : json_null());
+	json_object_set_new(o, "matched_by", c->match ? json_string(c->match) : json_null());
+	return o;
+}
+
+static void diff_card(struct ctx *x, const struct card *b, const struct card *a)
+{
+	cmp_plain(x, "firmware", "fw_version", hwc_jget(b->adapter, "fw_version"),
+		  hwc_jget(a->adapter, "fw_version"), "firmware");
+	cmp_plain(x, "firmware", "fw_version_stored", hwc_jget(b->adapter, "fw_version_stored"),
+		  hwc_jget(a->adapter, "fw_version_stored"), "firmware on flash");
+	cmp_plain(x, "firmware", "psid", hwc_jget(b->adapter, "psid"), hwc_jget(a->adapter, "psid"),
+		  "PSID");
+	if (!streq(b->bdf, a->bdf))
+		add(x, "pcie_path", "bdf", hwc_jget(b->adapter ? b->adapter : b->pcidev, "bdf"),
+		    hwc_jget(a->adapter ? a->adapter : a->pcidev, "bdf"), "change",
+		    "the card moved: %s -> %s", b->bdf, a->bdf);
+	diff_fw_config(x, hwc_jget(b->adapter, "fw_config"), hwc_jget(a->adapter, "fw_config"));
+	diff_pci(x, b, a);
+	diff_ports(x, hwc_jget(b->adapter, "ports"), hwc_jget(a->adapter, "ports"));
+	diff_temps(x, b, a);
+	diff_probe(x, b, a);
+}
+
+static void diff_host(struct ctx *x, const json_t *bf, const json_t *af)
+{
+	const json_t *bh = hwc_jget(bf, "host"), *ah = hwc_jget(af, "host");
+	cmp_plain(x, "host", "kernel.release", get2(bh, "kernel", "release"),
+		  get2(ah, "kernel", "release"), "kernel");
+	cmp_plain(x, "host", "dmi.bios_version", get2(bh, "dmi", "bios_version"),
+		  get2(ah, "dmi", "bios_version"), "BIOS version");
+	cmp_plain(x, "host", "dmi.bios_date", get2(bh, "dmi", "bios_date"),
+		  get2(ah, "dmi", "bios_date"), "BIOS date");
+	cmp_plain(x, "host", "kernel.cmdline", get2(bh, "kernel", "cmdline"),
+		  get2(ah, "kernel", "cmdline"), "kernel command line");
+}
+
+static const char *card_status(const json_t *changes)
+{
+	const char *st = "unchanged";
+	size_t i;
+	const json_t *c;
+	json_array_foreach(changes, i, c) {
+		const char *v = hwc_jstr(c, "verdict");
+		if (streq(v, "regression"))
+			return "regressed";
+		st = "changed";
+	}
+	return st;
+}
+
+json_t *hwc_diff_facts(const json_t *before, const json_t *after, const struct hwc_diff_opts *o)
+{
+	struct cards b = {0}, a = {0};
+	json_t *out = json_object(), *cards = json_array(), *host = json_object(),
+	       *hch = json_array();
+	struct ctx x = {.o = o};
+	if (!out || !cards || !host || !hch || collect_cards(before, &b) < 0 ||
+	    collect_cards(after, &a) < 0)
+		goto oom;
+	match_cards(&b, &a);
+	long long appeared = 0, vanished = 0, matched = 0;
+	for (size_t j = 0; j < a.n; j++) {
+		const struct card *ac = &a.v[j];
+		const struct card *bc = ac->peer >= 0 ? &b.v[ac->peer] : NULL;
+		json_t *cj = card_json(ac, bc, true);
+		json_t *ch = json_array();
+		if (!cj || !ch) {
+			json_decref(cj);
+			json_decref(ch);
+			goto oom;
+		}
+		x.changes = ch;
+		if (bc) {
+			matched++;
+			diff_card(&x, bc, ac);
+			json_object_set_new(cj, "status", json_string(card_status(ch)));
+		} else {
+			appeared++;
+			x.n_chg++;
+			json_object_set_new(cj, "status", json_string("appeared"));
+		}
+		json_object_set_new(cj, "changes", ch);
+		json_array_append_new(cards, cj);
+	}
+	for (size_t i = 0; i < b.n; i++) {
+		if (b.v[i].peer >= 0)
+			continue;
+		json_t *cj = card_json(&b.v[i], NULL, false);
+		if (!cj)
+			goto oom;
+		/* A card that no longer enumerates after an update is the worst outcome there is. */
+		vanished++;
+		x.n_reg++;
+		json_object_set_new(cj, "status", json_string("vanished"));
+		json_object_set_new(cj, "changes", json_array());
+		json_array_append_new(cards, cj);
+	}
+	x.changes = hch;
+	diff_host(&x, before, after);
+	json_object_set_new(host, "changes", hch);
+	hch = NULL;
+	json_object_set_new(out, "cards", cards);
+	cards = NULL;
+	json_object_set_new(out, "host", host);
+	host = NULL;
+	json_t *sum = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "regressions",
+				(json_int_t)x.n_reg, "changes", (json_int_t)x.n_chg, "improvements",
+				(json_int_t)x.n_imp, "unknown", (json_int_t)x.n_unk, "cards_matched",
+				(json_int_t)matched, "cards_appeared", (json_int_t)appeared,
+				"cards_vanished", (json_int_t)vanished);
+	if (!sum)
+		goto oom;
+	json_object_set_new(out, "summary", sum);
+	free(b.v);
+	free(a.v);
+	return out;
+oom:
+	json_decref(out);
+	json_decref(cards);
+	json_decref(host);
+	json_decref(hch);
+	free(b.v);
+	free(a.v);
+	return NULL;
+}
+
+long long hwc_diff_regressions(const json_t *diff)
+{
+	return json_integer_value(get2(diff, "summary", "regressions"));
+}
