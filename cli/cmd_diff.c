@@ -121,8 +121,8 @@ static json_t *collect_doc(const struct hwc_cli *c, const char *root, int *ec)
 
 static json_t *load_file(const char *path, int *ec)
 {
-	char *buf;
-	size_t len;
+	char *buf = NULL;
+	size_t len = 0;
 	int rc = read_all(path, &buf, &len);
 	if (rc < 0) {
 		hwc_cli_err("%s: cannot read: %s", path, strerror(-rc));
