@@ -61,6 +61,7 @@ struct hwc_netdev_irq_locality {
 	struct hwc_fstr local_cpulist;
 	struct hwc_fi64 vectors;        /* entries of msi_irqs/ */
 	struct hwc_fi64 outside_local;  /* vectors with an effective CPU outside local_cpulist */
+	struct hwc_fi64 affinity_unknown; /* vectors whose affinity could not be read */
 	struct {
 		struct hwc_netdev_irq *items;
 		size_t n, cap;

@@ -147,7 +147,7 @@ void hwc_netdev_irq_locality(struct hwc_env *e, struct hwc_arena *a, const char 
 	int rc = hwc_env_list_dir(e, msi, a, &dl);
 	if (rc < 0) {
 		hwc_env_fail(e, &out->vectors.m, a, msi, -rc);
-		out->outside_local.m = out->vectors.m;
+		out->outside_local.m = out->affinity_unknown.m = out->vectors.m;
 		return;
 	}
 	int64_t *irqs = hwc_arena_calloc(a, dl.n ? dl.n : 1, sizeof(*irqs));
@@ -202,12 +202,10 @@ void hwc_netdev_irq_locality(struct hwc_env *e, struct hwc_arena *a, const char 
 			outside += !in;
 		}
 	}
+	/* vectors of unknown affinity are counted apart, so outside_local is never a guess */
+	HWC_SET(out->affinity_unknown, unknown);
 	if (local_m.st != HWC_ST_OK)
 		out->outside_local.m = local_m;
-	else if (unknown)
-		HWC_FAIL(out->outside_local, HWC_ST_UNREADABLE, 0,
-			 hwc_arena_printf(a, "%s: %lld of %zu vectors have no readable affinity", bdf,
-					  (long long)unknown, n));
 	else
 		HWC_SET(out->outside_local, outside);
 }

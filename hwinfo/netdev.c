@@ -52,6 +52,7 @@ static const struct fld netdev_f[] = {
 static const struct fld locality_f[] = {
 	FI(hwc_netdev_irq_locality, numa_node), FS(hwc_netdev_irq_locality, local_cpulist),
 	FI(hwc_netdev_irq_locality, vectors),   FI(hwc_netdev_irq_locality, outside_local),
+	FI(hwc_netdev_irq_locality, affinity_unknown),
 };
 static const struct fld irq_f[] = {
 	FS(hwc_netdev_irq, name), FS(hwc_netdev_irq, cpus), FB(hwc_netdev_irq, local),
@@ -316,6 +317,18 @@ int hwc_netdev_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_
 
 /* ------------------------------------------------------------------ JSON */
 
+/* "unavailable" after every value of its object, however they were written. */
+static json_t *unavail_last(json_t *o)
+{
+	json_t *u = json_object_get(o, HWC_JSON_UNAVAILABLE);
+	if (u) {
+		json_incref(u);
+		json_object_del(o, HWC_JSON_UNAVAILABLE);
+		json_object_set_new(o, HWC_JSON_UNAVAILABLE, u);
+	}
+	return o;
+}
+
 static json_t *obj_of(const void *base, const struct fld *t, size_t n)
 {
 	json_t *o = json_object();
@@ -334,7 +347,7 @@ static json_t *counters_json(const struct hwc_netdev_counters *c)
 	for (size_t i = 0; i < HWC_NETDEV_NCOUNTERS; i++)
 		hwc_json_put_u64(o, hwc_netdev_counter_names[i], &c->v[i]);
 	hwc_json_put_i64(o, "n_reported", &c->count);
-	return o;
+	return unavail_last(o);
 }
 
 static json_t *locality_json(const struct hwc_netdev_irq_locality *l)
@@ -353,16 +366,10 @@ static json_t *locality_json(const struct hwc_netdev_irq_locality *l)
 			continue;
 		json_object_set_new(x, "irq", json_integer(it->irq));
 		put_fields(x, it, irq_f, N(irq_f));
-		json_array_append_new(arr, x);
+		json_array_append_new(arr, unavail_last(x));
 	}
-	/* before "unavailable", which the writers keep last */
-	json_t *u = json_object_get(o, HWC_JSON_UNAVAILABLE);
-	json_incref(u);
-	json_object_del(o, HWC_JSON_UNAVAILABLE);
 	json_object_set_new(o, "irqs", arr);
-	if (u)
-		json_object_set_new(o, HWC_JSON_UNAVAILABLE, u);
-	return o;
+	return unavail_last(o);
 }
 
 json_t *hwc_netdev_to_json(const struct hwc_facts *f)
@@ -377,18 +384,13 @@ json_t *hwc_netdev_to_json(const struct hwc_facts *f)
 			break;
 		json_object_set_new(o, "name", hwc_json_string(nd->name));
 		put_fields(o, nd, netdev_f, N(netdev_f));
-		json_t *u = json_object_get(o, HWC_JSON_UNAVAILABLE);
-		json_incref(u);
-		json_object_del(o, HWC_JSON_UNAVAILABLE);
 		json_object_set_new(o, "rings", obj_of(&nd->rings, rings_f, N(rings_f)));
 		json_object_set_new(o, "channels", obj_of(&nd->channels, channels_f, N(channels_f)));
 		json_object_set_new(o, "features", obj_of(&nd->features, features_f, N(features_f)));
 		json_object_set_new(o, "pause", obj_of(&nd->pause, pause_f, N(pause_f)));
 		json_object_set_new(o, "counters", counters_json(&nd->counters));
 		json_object_set_new(o, "irq_locality", locality_json(&nd->irq_locality));
-		if (u)
-			json_object_set_new(o, HWC_JSON_UNAVAILABLE, u);
-		json_array_append_new(arr, o);
+		json_array_append_new(arr, unavail_last(o));
 	}
 	return arr;
 }
