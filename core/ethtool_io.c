@@ -160,30 +160,32 @@ static int live_drvinfo(const struct live *l, FILE *o)
 static int live_strings(const struct live *l, uint32_t set, struct ethtool_gstrings **out,
 			uint32_t *n)
 {
-	struct {
-		struct ethtool_sset_info hdr;
-		uint32_t len;
-	} si = {.hdr = {.cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ULL << set}};
-	int rc = ioc(l, &si);
+	/* the header and one u32 of data[] (a flexible array: no struct can embed it) */
+	uint64_t raw[(sizeof(struct ethtool_sset_info) + sizeof(uint32_t) + 7) / 8] = {0};
+	struct ethtool_sset_info *si = (struct ethtool_sset_info *)raw;
+	si->cmd = ETHTOOL_GSSET_INFO;
+	si->sset_mask = 1ULL << set;
+	int rc = ioc(l, si);
 	if (rc)
 		return rc;
-	if (!(si.hdr.sset_mask & (1ULL << set)))
+	if (!(si->sset_mask & (1ULL << set)))
 		return -EOPNOTSUPP;
-	if (si.len > SSET_MAX)
+	uint32_t count = si->data[0];
+	if (count > SSET_MAX)
 		return -E2BIG;
-	struct ethtool_gstrings *gs = calloc(1, sizeof(*gs) + (size_t)si.len * ETH_GSTRING_LEN);
+	struct ethtool_gstrings *gs = calloc(1, sizeof(*gs) + (size_t)count * ETH_GSTRING_LEN);
 	if (!gs)
 		return -ENOMEM;
 	gs->cmd = ETHTOOL_GSTRINGS;
 	gs->string_set = set;
-	gs->len = si.len;
+	gs->len = count;
 	rc = ioc(l, gs);
 	if (rc) {
 		free(gs);
 		return rc;
 	}
 	/* the kernel may report fewer than it announced; never more than we allocated */
-	*n = gs->len < si.len ? gs->len : si.len;
+	*n = gs->len < count ? gs->len : count;
 	*out = gs;
 	return 0;
 }
