@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* Fuzz the ethtool text parsers (-g -l -k -a -S -i): any bytes, every parser, no crash or leak. */
+/* Seeds (tests/fuzz/corpus/ethtool_text/) are verbatim copies of corpus/ethtool/ captures:
+ * mlx4-i-g-l (cx3-mlx4en_ethtool-i-g-l_2socket-x5650_netutils-example), e810-l-g-c-k-i
+ * (intel-e810_ice_..._intel-wired-lan-2025), nfp-l-k-nbsp (netronome-nfp_..._xdp-newbies-2021),
+ * mlx5-S-grep-pci (..._linux-pci-2024_FRAGMENT), mlx5-S-nonzero-k5.15 (..._bpf-2024),
+ * mlx5-vf-i-blanklines (cx5ex-vf_ethtool-i_...), mlx5-g-old (likely-mlx5_ens1f0np0_ethtool-g_...),
+ * cx4lx-S-grep (cx4lx-vs-intel-82599_..._FRAGMENT). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

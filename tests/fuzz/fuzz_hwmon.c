@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Fuzz the hwmon helpers: attribute names ("temp12_input") and millidegree values, one per line. */
+/* Seeds (tests/fuzz/corpus/hwmon/): mlx5-hwmon0-v2 holds the attribute names and values of
+ * corpus/sysfs/mlx5-hwmon_cx5-dualport_grep-hwmon0_and_sensors_patch-v2-2023.txt, one per line;
+ * attrs and crit are hand-written edge cases (no index, other sensor class, negative). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Fuzz the proc/interrupts parser and the CPU-list parser on the same bytes. */
+/* Seeds (tests/fuzz/corpus/proc_interrupts/) are verbatim corpus captures: mlx5-q6700
+ * (ethtool/netutils-linux-fixtures/rss-ladder_mlx5.Q6700/interrupts), mlx4-2socket
+ * (.../2xX5650.BCM5709_and_MT27520.L2.manual/interrupts), ir-pci-msix-mlx4
+ * (sysfs/proc-interrupts_IR-PCI-MSIX_mlx4-cx3pro_intel-12cpu_pve_skyao.txt). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -167,9 +167,12 @@ def net_rss_ladder():
         for bdf in irqs:
             if line.rstrip().endswith("@pci:" + bdf):
                 irqs[bdf].append(int(line.split(":")[0]))
-    for bdf, ifname in (("0000:01:00.0", "enp1s0f0"), ("0000:01:00.1", "enp1s0f1")):
+    for k, (bdf, ifname) in enumerate((("0000:01:00.0", "enp1s0f0"), ("0000:01:00.1", "enp1s0f1"))):
         r.pci("00", bdf, "0x15b3", None, "mlx5_core", numa=0, cpus="0-3", irqs=irqs[bdf])
         r.netdev("00", bdf, ifname)
+        ib = f"sys/devices/pci0000:00/{bdf}/infiniband/mlx5_{k}"
+        r.link(f"{ib}/device", f"../../../{bdf}")
+        r.link(f"sys/class/infiniband/mlx5_{k}", f"../../devices/pci0000:00/{bdf}/infiniband/mlx5_{k}")
     # rss-ladder's own report: "queue mlx5_compN@pci:0000:01:00.0 (irq M) bound to CPUk"
     for line in corpus(base + "expected").splitlines():
         if "bound to CPU" in line:
@@ -187,7 +190,7 @@ Two mlx5 functions (0000:01:00.0 and .1) on a 4-CPU Core2 Quad Q6700, after netu
 | `sys/devices/.../msi_irqs/N` | `interrupts` | one entry per line naming `@pci:<bdf>` (27-33 for .0, 34-40 for .1) |
 | `proc/irq/N/smp_affinity_list` | `expected` | rss-ladder's report `queue mlx5_compK@pci:0000:01:00.0 (irq N) bound to CPUk` (irqs 30-33 -> CPU0-3); the kernel of that host predates effective_affinity_list, so only the requested affinity exists |
 | `numa_node` 0, `local_cpulist` 0-3 | `lscpu_output` | one socket, all four CPUs in node 0 |
-| netdev names enp1s0f0 / enp1s0f1, driver mlx5_core | reconstructed | the capture names only the PCI functions |
+| netdev names enp1s0f0 / enp1s0f1, RDMA devices mlx5_0 / mlx5_1, driver mlx5_core | reconstructed | the capture names only the PCI functions |
 
 The pages/cmd/async vectors (27-29) and every vector of 0000:01:00.1 were not bound by rss-ladder and
 their affinity is not in the capture: they are counted as `affinity_unknown`.

@@ -69,7 +69,7 @@ class Facts(unittest.TestCase):
     def test_device_filter(self):
         root = "net-mlx5-rss-ladder-q6700"
         for dev, want in (("enp1s0f1", ["enp1s0f1"]), ("0000:01:00.0", ["enp1s0f0"]),
-                          ("01:00.1", ["enp1s0f1"]), ("nosuch0", [])):
+                          ("01:00.1", ["enp1s0f1"]), ("mlx5_1", ["enp1s0f1"]), ("nosuch0", [])):
             with self.subTest(dev):
                 # nothing matching is "nothing could be collected" (exit 3)
                 nd = netdevs(root, "-d", dev, ok=(0, 3) if not want else (0,))["facts"]["netdevs"]
