@@ -168,11 +168,12 @@ static bool filter_match(const struct filter *flt, const char *name, const char 
  * and NULL is returned. */
 static const char *ethtool_text(struct hwc_env *e, struct hwc_arena *a, const char *ifname,
 				enum hwc_ethtool_query q, size_t *len, void *out,
-				const struct fld *t, size_t n)
+				const struct fld *t, size_t n, struct hwc_fmeta *mo)
 {
 	const char *text = NULL;
-	struct hwc_fmeta m;
+	struct hwc_fmeta tmp, *mp = mo ? mo : &tmp, m;
 	int rc = hwc_ethtool_get(e, a, ifname, q, &text, len, &m);
+	*mp = m;
 	if (rc < 0 && m.st != HWC_ST_TRUNCATED) {
 		fail_all(out, t, n, &m);
 		return NULL;
@@ -190,7 +191,11 @@ static void speed_fact(struct hwc_env *e, struct hwc_arena *a, const char *ifnam
 		       struct hwc_fi64 *speed)
 {
 	const char *p = hwc_arena_printf(a, "sys/class/net/%s/speed", ifname);
-	if (hwc_read_i64(e, p, a, speed) == 0 && speed->v < 0)
+	int rc = hwc_read_i64(e, p, a, speed);
+	if (rc < 0 && speed->m.st == HWC_ST_UNREADABLE && speed->m.err == EINVAL)
+		/* the kernel refuses the read while the interface is administratively down */
+		speed->m.detail = hwc_arena_printf(a, "%s: Invalid argument (interface down)", p);
+	else if (rc == 0 && speed->v < 0)
 		/* SPEED_UNKNOWN (-1): no link, or the driver does not know */
 		HWC_FAIL(*speed, HWC_ST_UNSUPPORTED, 0,
 			 hwc_arena_printf(a, "%s is %lld: link down or speed unknown", p,
@@ -211,35 +216,42 @@ static void collect_one(struct hwc_env *e, struct hwc_facts *f, struct hwc_netde
 	const char *text, *src;
 #define SRC(q) (src = hwc_arena_printf(a, "ethtool %s %s", hwc_ethtool_option(q), nd->name))
 	text = ethtool_text(e, a, nd->name, HWC_ETHTOOL_RINGS, &len, &nd->rings, rings_f,
-			    N(rings_f));
+			    N(rings_f), NULL);
 	if (text && hwc_ethtool_parse_rings(text, len, SRC(HWC_ETHTOOL_RINGS), a, &nd->rings) < 0)
 		not_understood(f, src, HWC_ETHTOOL_RINGS);
 	text = ethtool_text(e, a, nd->name, HWC_ETHTOOL_CHANNELS, &len, &nd->channels,
-			    channels_f, N(channels_f));
+			    channels_f, N(channels_f), NULL);
 	if (text && hwc_ethtool_parse_channels(text, len, SRC(HWC_ETHTOOL_CHANNELS), a,
 					       &nd->channels) < 0)
 		not_understood(f, src, HWC_ETHTOOL_CHANNELS);
 	text = ethtool_text(e, a, nd->name, HWC_ETHTOOL_FEATURES, &len, &nd->features,
-			    features_f, N(features_f));
+			    features_f, N(features_f), NULL);
 	if (text && hwc_ethtool_parse_features(text, len, SRC(HWC_ETHTOOL_FEATURES), a,
 					       &nd->features) < 0)
 		not_understood(f, src, HWC_ETHTOOL_FEATURES);
 	text = ethtool_text(e, a, nd->name, HWC_ETHTOOL_PAUSE, &len, &nd->pause, pause_f,
-			    N(pause_f));
+			    N(pause_f), NULL);
 	if (text && hwc_ethtool_parse_pause(text, len, SRC(HWC_ETHTOOL_PAUSE), a, &nd->pause) < 0)
 		not_understood(f, src, HWC_ETHTOOL_PAUSE);
+	struct hwc_fmeta sm;
 	text = ethtool_text(e, a, nd->name, HWC_ETHTOOL_STATS, &len, &nd->counters, counters_f,
-			    N(counters_f));
+			    N(counters_f), &sm);
 	if (!text) {
 		for (size_t i = 1; i < HWC_NETDEV_NCOUNTERS; i++)
 			nd->counters.v[i].m = nd->counters.v[0].m;
 	} else if (hwc_ethtool_parse_stats(text, len, SRC(HWC_ETHTOOL_STATS), a,
 					   &nd->counters) < 0) {
 		not_understood(f, src, HWC_ETHTOOL_STATS);
+	} else if (sm.st == HWC_ST_TRUNCATED) {
+		/* a counter past the cut is unknown, not missing from the driver */
+		for (size_t i = 0; i < HWC_NETDEV_NCOUNTERS; i++)
+			if (nd->counters.v[i].m.st == HWC_ST_ABSENT)
+				nd->counters.v[i].m = sm;
+		nd->counters.count.m = sm;
 	}
 	struct hwc_netdev_drvinfo di = {0};
 	text = ethtool_text(e, a, nd->name, HWC_ETHTOOL_DRVINFO, &len, &di, drvinfo_f,
-			    N(drvinfo_f));
+			    N(drvinfo_f), NULL);
 	if (text && hwc_ethtool_parse_drvinfo(text, len, SRC(HWC_ETHTOOL_DRVINFO), a, &di) < 0)
 		not_understood(f, src, HWC_ETHTOOL_DRVINFO);
 #undef SRC

@@ -381,6 +381,32 @@ static void test_locality(void)
 	CHECK_INT(m.err, EOPNOTSUPP);
 	CHECK(m.detail && strstr(m.detail, "ethtool -a x0") && strstr(m.detail, "exit 76"));
 	hwc_env_free(e);
+
+	/* the whole collector on this root, with a recording cut by the output cap */
+	snprintf(p, sizeof(p), "%s/vendor", d);
+	put(p, "0x15b3\n");
+	put("sys/class/net/x0/mtu", "9000\n");
+	snprintf(p, sizeof(p), "%s/sys/class/net/x0/device", tmpl);
+	if (symlink("../../../bus/pci/devices/0000:3b:00.0", p) != 0)
+		abort();
+	put("hwcheck/commands/ethtool -S x0/stdout",
+	    "NIC statistics:\n     rx_discards_phy: 5\n     tx_packets: 1234567890\n"
+	    "     rx_out_of_buffer: 7\n");
+	struct hwc_env_opts oc = {.root = tmpl, .cmd_output_cap = 64};
+	CHECK_INT(hwc_env_open(&oc, &e), 0);
+	struct hwc_facts *f = hwc_facts_new();
+	struct hwc_collect_opts co = {0};
+	CHECK_INT(hwc_netdev_collect(e, f, &co), 0);
+	CHECK_INT(f->netdevs->netdevs.n, 1);
+	struct hwc_netdev *nd = &f->netdevs->netdevs.items[0];
+	CHECK_STR(nd->name, "x0");
+	CHECK_INT(nd->mtu.v, 9000);
+	CHECK_INT(nd->counters.v[0].v, 5);
+	CHECK_INT(nd->counters.v[1].m.st, HWC_ST_TRUNCATED); /* past the cut: unknown */
+	CHECK_INT(nd->pause.rx.m.st, HWC_ST_UNSUPPORTED);
+	CHECK_INT(nd->irq_locality.vectors.v, 3);
+	hwc_facts_free(f);
+	hwc_env_free(e);
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpl);
 	if (system(cmd) != 0)
