@@ -77,7 +77,8 @@ static void test_root(void)
 {
 	if (!mkdtemp(tmpl))
 		abort();
-	/* mlx5 thermal zone of 6.4/6.5 kernels, per device name; an x86 package zone with trips */
+	/* mlx5 thermal zone of 6.4/6.5 kernels, per device name (88 C: what mget_temp read on a hot
+	 * ConnectX-6 Dx, corpus temperature/cx6dx_mget_temp_88C_notes-cn.txt); an x86 package zone */
 	put("sys/devices/virtual/thermal/thermal_zone0/type", "x86_pkg_temp\n");
 	put("sys/devices/virtual/thermal/thermal_zone0/temp", "52000\n");
 	put("sys/devices/virtual/thermal/thermal_zone0/trip_point_0_type", "passive\n");
