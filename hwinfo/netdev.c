@@ -1,20 +1,498 @@
 /* SPDX-License-Identifier: MIT */
-/* Netdev tuning of ConnectX ports (placeholder until issue 5). */
+/* Netdev tuning of ConnectX ports: MTU, speed, rings, channels, offloads, pause, loss counters
+ * (ethtool, through core/ethtool_io.h) and IRQ locality; and their JSON. */
 #include "hwinfo/hwinfo.h"
 
 #include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/ethtool_io.h"
+#include "core/json.h"
+
+#define MLX_VENDOR 0x15b3
+
+/* ------------------------------------------------------------------ field tables */
+
+enum ftype { F_I64, F_U64, F_BOOL, F_STR };
+struct fld {
+	const char *key;
+	size_t off;
+	enum ftype t;
+};
+
+#define FI(s, m) {#m, offsetof(struct s, m), F_I64}
+#define FB(s, m) {#m, offsetof(struct s, m), F_BOOL}
+#define FS(s, m) {#m, offsetof(struct s, m), F_STR}
+
+static const struct fld rings_f[] = {
+	FI(hwc_netdev_rings, rx), FI(hwc_netdev_rings, rx_max),
+	FI(hwc_netdev_rings, tx), FI(hwc_netdev_rings, tx_max),
+};
+static const struct fld channels_f[] = {
+	FI(hwc_netdev_channels, combined), FI(hwc_netdev_channels, combined_max),
+	FI(hwc_netdev_channels, rx),       FI(hwc_netdev_channels, rx_max),
+	FI(hwc_netdev_channels, tx),       FI(hwc_netdev_channels, tx_max),
+};
+static const struct fld features_f[] = {
+	FB(hwc_netdev_features, lro), FB(hwc_netdev_features, gro),
+	FB(hwc_netdev_features, gro_hw), FB(hwc_netdev_features, tso),
+	FB(hwc_netdev_features, gso), FB(hwc_netdev_features, rx_checksum),
+	FB(hwc_netdev_features, tx_checksum),
+};
+static const struct fld pause_f[] = {
+	FB(hwc_netdev_pause, autoneg), FB(hwc_netdev_pause, rx), FB(hwc_netdev_pause, tx),
+};
+static const struct fld netdev_f[] = {
+	FS(hwc_netdev, bdf),        FS(hwc_netdev, driver),   FS(hwc_netdev, fw_version),
+	FS(hwc_netdev, operstate),  FI(hwc_netdev, mtu),      FI(hwc_netdev, speed_mbps),
+};
+static const struct fld locality_f[] = {
+	FI(hwc_netdev_irq_locality, numa_node), FS(hwc_netdev_irq_locality, local_cpulist),
+	FI(hwc_netdev_irq_locality, vectors),   FI(hwc_netdev_irq_locality, outside_local),
+	FI(hwc_netdev_irq_locality, affinity_unknown),
+};
+static const struct fld irq_f[] = {
+	FS(hwc_netdev_irq, name), FS(hwc_netdev_irq, cpus), FB(hwc_netdev_irq, local),
+};
+static const struct fld drvinfo_f[] = {
+	FS(hwc_netdev_drvinfo, driver), FS(hwc_netdev_drvinfo, version),
+	FS(hwc_netdev_drvinfo, fw_version), FS(hwc_netdev_drvinfo, bus_info),
+};
+/* the first counter and the count: the rest copy the first's status on failure */
+static const struct fld counters_f[] = {
+	{"v0", offsetof(struct hwc_netdev_counters, v), F_U64},
+	{"n_reported", offsetof(struct hwc_netdev_counters, count), F_I64},
+};
+#define N(t) (sizeof(t) / sizeof((t)[0]))
+
+static struct hwc_fmeta *meta_of(void *base, const struct fld *f)
+{
+	return (struct hwc_fmeta *)((char *)base + f->off); /* every fact starts with its meta */
+}
+
+static void fail_all(void *base, const struct fld *t, size_t n, const struct hwc_fmeta *m)
+{
+	for (size_t i = 0; i < n; i++)
+		*meta_of(base, &t[i]) = *m;
+}
+
+static int put_fields(json_t *o, const void *base, const struct fld *t, size_t n)
+{
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		const void *p = (const char *)base + t[i].off;
+		switch (t[i].t) {
+		case F_I64:
+			rc = hwc_json_put_i64(o, t[i].key, p);
+			break;
+		case F_U64:
+			rc = hwc_json_put_u64(o, t[i].key, p);
+			break;
+		case F_BOOL:
+			rc = hwc_json_put_bool(o, t[i].key, p);
+			break;
+		case F_STR:
+			rc = hwc_json_put_str(o, t[i].key, p);
+			break;
+		}
+	}
+	return rc;
+}
+
+static int get_fields(const json_t *o, struct hwc_arena *a, void *base, const struct fld *t,
+		      size_t n)
+{
+	int bad = 0;
+	for (size_t i = 0; i < n; i++) {
+		void *p = (char *)base + t[i].off;
+		int rc = 0;
+		switch (t[i].t) {
+		case F_I64:
+			rc = hwc_json_get_i64(o, t[i].key, a, p);
+			break;
+		case F_U64:
+			rc = hwc_json_get_u64(o, t[i].key, a, p);
+			break;
+		case F_BOOL:
+			rc = hwc_json_get_bool(o, t[i].key, a, p);
+			break;
+		case F_STR:
+			rc = hwc_json_get_str(o, t[i].key, a, p);
+			break;
+		}
+		if (rc < 0)
+			bad = rc;
+	}
+	return bad;
+}
+
+/* ------------------------------------------------------------------ collection */
+
+/* -d accepts a netdev name, a BDF (with or without the 0000: domain) or an RDMA device. */
+struct filter {
+	const char *name;
+	const char *bdf;
+};
+
+static void filter_init(struct hwc_env *e, struct hwc_arena *a, const char *dev,
+			struct filter *flt)
+{
+	flt->name = dev;
+	flt->bdf = NULL;
+	if (!dev)
+		return;
+	if (strchr(dev, ':'))
+		flt->bdf = strchr(dev, ':') == strrchr(dev, ':') ? hwc_arena_printf(a, "0000:%s", dev)
+								   : dev;
+	else if (!strchr(dev, '/')) {
+		const char *real = NULL;
+		if (hwc_env_realpath(e, hwc_arena_printf(a, "sys/class/infiniband/%s/device", dev),
+				     a, &real) == 0) {
+			const char *sl = strrchr(real, '/');
+			flt->bdf = sl ? sl + 1 : real;
+		}
+	}
+}
+
+static bool filter_match(const struct filter *flt, const char *name, const char *bdf)
+{
+	if (!flt->name)
+		return true;
+	return strcmp(flt->name, name) == 0 || (flt->bdf && strcasecmp(flt->bdf, bdf) == 0);
+}
+
+/* One ethtool query's text; on failure every fact of the group (t over out) carries the reason
+ * and NULL is returned. */
+static const char *ethtool_text(struct hwc_env *e, struct hwc_arena *a, const char *ifname,
+				enum hwc_ethtool_query q, size_t *len, void *out,
+				const struct fld *t, size_t n, struct hwc_fmeta *mo)
+{
+	const char *text = NULL;
+	struct hwc_fmeta tmp, *mp = mo ? mo : &tmp, m;
+	int rc = hwc_ethtool_get(e, a, ifname, q, &text, len, &m);
+	*mp = m;
+	if (rc < 0 && m.st != HWC_ST_TRUNCATED) {
+		fail_all(out, t, n, &m);
+		return NULL;
+	}
+	return text;
+}
+
+static void not_understood(struct hwc_facts *f, const char *src, enum hwc_ethtool_query q)
+{
+	hwc_facts_error(f, "netdevs", src, "output not understood (expected ethtool %s text)",
+			hwc_ethtool_option(q));
+}
+
+static void speed_fact(struct hwc_env *e, struct hwc_arena *a, const char *ifname,
+		       struct hwc_fi64 *speed)
+{
+	const char *p = hwc_arena_printf(a, "sys/class/net/%s/speed", ifname);
+	int rc = hwc_read_i64(e, p, a, speed);
+	if (rc < 0 && speed->m.st == HWC_ST_UNREADABLE && speed->m.err == EINVAL)
+		/* the kernel refuses the read while the interface is administratively down */
+		speed->m.detail = hwc_arena_printf(a, "%s: Invalid argument (interface down)", p);
+	else if (rc == 0 && speed->v < 0)
+		/* SPEED_UNKNOWN (-1): no link, or the driver does not know */
+		HWC_FAIL(*speed, HWC_ST_UNSUPPORTED, 0,
+			 hwc_arena_printf(a, "%s is %lld: link down or speed unknown", p,
+					  (long long)speed->v));
+}
+
+static void collect_one(struct hwc_env *e, struct hwc_facts *f, struct hwc_netdev *nd,
+			const struct hwc_irq_names *names)
+{
+	struct hwc_arena *a = f->arena;
+	const char *net = hwc_arena_printf(a, "sys/class/net/%s", nd->name);
+	hwc_read_i64(e, hwc_arena_printf(a, "%s/mtu", net), a, &nd->mtu);
+	speed_fact(e, a, nd->name, &nd->speed_mbps);
+	hwc_read_str(e, hwc_arena_printf(a, "%s/operstate", net), a, &nd->operstate);
+	hwc_read_link_name(e, hwc_arena_printf(a, "%s/device/driver", net), a, &nd->driver);
+
+	size_t len = 0;
+	const char *text, *src;
+#define SRC(q) (src = hwc_arena_printf(a, "ethtool %s %s", hwc_ethtool_option(q), nd->name))
+	text = ethtool_text(e, a, nd->name, HWC_ETHTOOL_RINGS, &len, &nd->rings, rings_f,
+			    N(rings_f), NULL);
+	if (text && hwc_ethtool_parse_rings(text, len, SRC(HWC_ETHTOOL_RINGS), a, &nd->rings) < 0)
+		not_understood(f, src, HWC_ETHTOOL_RINGS);
+	text = ethtool_text(e, a, nd->name, HWC_ETHTOOL_CHANNELS, &len, &nd->channels,
+			    channels_f, N(channels_f), NULL);
+	if (text && hwc_ethtool_parse_channels(text, len, SRC(HWC_ETHTOOL_CHANNELS), a,
+					       &nd->channels) < 0)
+		not_understood(f, src, HWC_ETHTOOL_CHANNELS);
+	text = ethtool_text(e, a, nd->name, HWC_ETHTOOL_FEATURES, &len, &nd->features,
+			    features_f, N(features_f), NULL);
+	if (text && hwc_ethtool_parse_features(text, len, SRC(HWC_ETHTOOL_FEATURES), a,
+					       &nd->features) < 0)
+		not_understood(f, src, HWC_ETHTOOL_FEATURES);
+	text = ethtool_text(e, a, nd->name, HWC_ETHTOOL_PAUSE, &len, &nd->pause, pause_f,
+			    N(pause_f), NULL);
+	if (text && hwc_ethtool_parse_pause(text, len, SRC(HWC_ETHTOOL_PAUSE), a, &nd->pause) < 0)
+		not_understood(f, src, HWC_ETHTOOL_PAUSE);
+	struct hwc_fmeta sm;
+	text = ethtool_text(e, a, nd->name, HWC_ETHTOOL_STATS, &len, &nd->counters, counters_f,
+			    N(counters_f), &sm);
+	if (!text) {
+		for (size_t i = 1; i < HWC_NETDEV_NCOUNTERS; i++)
+			nd->counters.v[i].m = nd->counters.v[0].m;
+	} else if (hwc_ethtool_parse_stats(text, len, SRC(HWC_ETHTOOL_STATS), a,
+					   &nd->counters) < 0) {
+		not_understood(f, src, HWC_ETHTOOL_STATS);
+	} else if (sm.st == HWC_ST_TRUNCATED) {
+		/* a counter past the cut is unknown, not missing from the driver */
+		for (size_t i = 0; i < HWC_NETDEV_NCOUNTERS; i++)
+			if (nd->counters.v[i].m.st == HWC_ST_ABSENT)
+				nd->counters.v[i].m = sm;
+		nd->counters.count.m = sm;
+	}
+	struct hwc_netdev_drvinfo di = {0};
+	text = ethtool_text(e, a, nd->name, HWC_ETHTOOL_DRVINFO, &len, &di, drvinfo_f,
+			    N(drvinfo_f), NULL);
+	if (text && hwc_ethtool_parse_drvinfo(text, len, SRC(HWC_ETHTOOL_DRVINFO), a, &di) < 0)
+		not_understood(f, src, HWC_ETHTOOL_DRVINFO);
+#undef SRC
+	nd->fw_version = di.fw_version;
+	if (!hwc_ok(nd->driver) && hwc_ok(di.driver))
+		nd->driver = di.driver;
+
+	if (hwc_ok(nd->bdf))
+		hwc_netdev_irq_locality(e, a, nd->bdf.v, names, &nd->irq_locality);
+	else
+		fail_all(&nd->irq_locality, locality_f, N(locality_f), &nd->bdf.m);
+}
+
+/* The ConnectX PCI function behind a netdev, or NULL (virtual device, other vendor). */
+static const char *connectx_bdf(struct hwc_env *e, struct hwc_arena *a, const char *ifname)
+{
+	const char *real = NULL;
+	if (hwc_env_realpath(e, hwc_arena_printf(a, "sys/class/net/%s/device", ifname), a,
+			     &real) < 0)
+		return NULL;
+	struct hwc_fu64 vendor = {0};
+	if (hwc_read_hex(e, hwc_arena_printf(a, "%s/vendor", real), a, &vendor) < 0 ||
+	    vendor.v != MLX_VENDOR)
+		return NULL;
+	const char *sl = strrchr(real, '/');
+	return sl ? sl + 1 : real;
+}
 
 int hwc_netdev_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_collect_opts *o)
 {
+	struct hwc_arena *a = f->arena;
+	struct hwc_netdev_facts *nf = hwc_arena_zalloc(a, sizeof(*nf));
+	if (!nf)
+		return -ENOMEM;
+	f->netdevs = nf;
+	struct hwc_dirlist dl = {0};
+	int rc = hwc_env_list_dir(e, "sys/class/net", a, &dl);
+	if (rc < 0) {
+		hwc_env_fail(e, &nf->m, a, "sys/class/net", -rc);
+		if (rc != -ENOENT)
+			hwc_facts_error(f, "netdevs", "sys/class/net", "cannot list: %s",
+					strerror(-rc));
+		return 0;
+	}
+	hwc_fmeta_set(&nf->m, HWC_ST_OK, 0, NULL);
+	struct filter flt;
+	filter_init(e, a, o ? o->device : NULL, &flt);
+
+	struct hwc_irq_names names = {0};
+	bool names_read = false;
+	for (size_t i = 0; i < dl.n; i++) {
+		const char *bdf = connectx_bdf(e, a, dl.names[i]);
+		if (!bdf || !filter_match(&flt, dl.names[i], bdf))
+			continue;
+		if (!names_read) {
+			/* read once, only on a host with a ConnectX netdev */
+			names_read = true;
+			const unsigned char *d;
+			size_t len;
+			struct hwc_fmeta m;
+			/* a cut file (thousands of CPUs) still names the vectors it holds */
+			int rrc = hwc_read_bytes(e, "proc/interrupts", 16u << 20, a, &d, &len, &m);
+			if ((rrc == 0 || m.st == HWC_ST_TRUNCATED) &&
+			    hwc_proc_interrupts_parse((const char *)d, len, a, &names) < 0)
+				hwc_facts_error(f, "netdevs", "proc/interrupts",
+						"not understood (expected a CPU header line)");
+		}
+		struct hwc_netdev *nd = HWC_VEC_PUSH(a, &nf->netdevs);
+		if (!nd)
+			return -ENOMEM;
+		nd->name = dl.names[i];
+		HWC_SET(nd->bdf, bdf);
+		collect_one(e, f, nd, &names);
+	}
 	return 0;
+}
+
+/* ------------------------------------------------------------------ JSON */
+
+/* "unavailable" after every value of its object, however they were written. */
+static json_t *unavail_last(json_t *o)
+{
+	json_t *u = json_object_get(o, HWC_JSON_UNAVAILABLE);
+	if (u) {
+		json_incref(u);
+		json_object_del(o, HWC_JSON_UNAVAILABLE);
+		json_object_set_new(o, HWC_JSON_UNAVAILABLE, u);
+	}
+	return o;
+}
+
+static json_t *obj_of(const void *base, const struct fld *t, size_t n)
+{
+	json_t *o = json_object();
+	if (o && put_fields(o, base, t, n) < 0) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+static json_t *counters_json(const struct hwc_netdev_counters *c)
+{
+	json_t *o = json_object();
+	if (!o)
+		return NULL;
+	for (size_t i = 0; i < HWC_NETDEV_NCOUNTERS; i++)
+		hwc_json_put_u64(o, hwc_netdev_counter_names[i], &c->v[i]);
+	hwc_json_put_i64(o, "n_reported", &c->count);
+	return unavail_last(o);
+}
+
+static json_t *locality_json(const struct hwc_netdev_irq_locality *l)
+{
+	json_t *o = obj_of(l, locality_f, N(locality_f));
+	json_t *arr = json_array();
+	if (!o || !arr) {
+		json_decref(o);
+		json_decref(arr);
+		return NULL;
+	}
+	for (size_t i = 0; i < l->irqs.n; i++) {
+		const struct hwc_netdev_irq *it = &l->irqs.items[i];
+		json_t *x = json_object();
+		if (!x)
+			continue;
+		json_object_set_new(x, "irq", json_integer(it->irq));
+		put_fields(x, it, irq_f, N(irq_f));
+		json_array_append_new(arr, unavail_last(x));
+	}
+	json_object_set_new(o, "irqs", arr);
+	return unavail_last(o);
 }
 
 json_t *hwc_netdev_to_json(const struct hwc_facts *f)
 {
-	return json_array();
+	json_t *arr = json_array();
+	if (!arr || !f->netdevs)
+		return arr;
+	for (size_t i = 0; i < f->netdevs->netdevs.n; i++) {
+		const struct hwc_netdev *nd = &f->netdevs->netdevs.items[i];
+		json_t *o = json_object();
+		if (!o)
+			break;
+		json_object_set_new(o, "name", hwc_json_string(nd->name));
+		put_fields(o, nd, netdev_f, N(netdev_f));
+		json_object_set_new(o, "rings", obj_of(&nd->rings, rings_f, N(rings_f)));
+		json_object_set_new(o, "channels", obj_of(&nd->channels, channels_f, N(channels_f)));
+		json_object_set_new(o, "features", obj_of(&nd->features, features_f, N(features_f)));
+		json_object_set_new(o, "pause", obj_of(&nd->pause, pause_f, N(pause_f)));
+		json_object_set_new(o, "counters", counters_json(&nd->counters));
+		json_object_set_new(o, "irq_locality", locality_json(&nd->irq_locality));
+		json_array_append_new(arr, unavail_last(o));
+	}
+	return arr;
+}
+
+static int sub_get(const json_t *o, const char *key, struct hwc_arena *a, void *base,
+		   const struct fld *t, size_t n)
+{
+	const json_t *s = json_object_get(o, key);
+	if (!json_is_object(s))
+		return s ? -EINVAL : 0; /* missing: every fact stays not_collected */
+	return get_fields(s, a, base, t, n);
+}
+
+static int locality_from_json(const json_t *o, struct hwc_arena *a,
+			      struct hwc_netdev_irq_locality *l)
+{
+	const json_t *s = json_object_get(o, "irq_locality");
+	if (!s)
+		return 0;
+	if (!json_is_object(s))
+		return -EINVAL;
+	int bad = get_fields(s, a, l, locality_f, N(locality_f));
+	const json_t *arr = json_object_get(s, "irqs");
+	size_t i;
+	const json_t *x;
+	if (arr && !json_is_array(arr))
+		bad = -EINVAL;
+	json_array_foreach(arr, i, x) {
+		const json_t *irq = json_object_get(x, "irq");
+		if (!json_is_integer(irq)) {
+			bad = -EINVAL;
+			continue;
+		}
+		struct hwc_netdev_irq *it = HWC_VEC_PUSH(a, &l->irqs);
+		if (!it)
+			return -ENOMEM;
+		it->irq = json_integer_value(irq);
+		if (get_fields(x, a, it, irq_f, N(irq_f)) < 0)
+			bad = -EINVAL;
+	}
+	return bad;
 }
 
 int hwc_netdev_from_json(const json_t *j, struct hwc_facts *f)
 {
-	return 0;
+	struct hwc_arena *a = f->arena;
+	if (!json_is_array(j))
+		return -EINVAL;
+	struct hwc_netdev_facts *nf = hwc_arena_zalloc(a, sizeof(*nf));
+	if (!nf)
+		return -ENOMEM;
+	f->netdevs = nf;
+	hwc_fmeta_set(&nf->m, HWC_ST_OK, 0, NULL);
+	int bad = 0;
+	size_t i;
+	const json_t *o;
+	json_array_foreach(j, i, o) {
+		const char *name = hwc_json_str_or(o, "name", NULL);
+		if (!json_is_object(o) || !name) {
+			bad = -EINVAL;
+			continue;
+		}
+		struct hwc_netdev *nd = HWC_VEC_PUSH(a, &nf->netdevs);
+		if (!nd)
+			return -ENOMEM;
+		nd->name = hwc_arena_strdup(a, name);
+		int rc = get_fields(o, a, nd, netdev_f, N(netdev_f));
+		int r1 = sub_get(o, "rings", a, &nd->rings, rings_f, N(rings_f));
+		int r2 = sub_get(o, "channels", a, &nd->channels, channels_f, N(channels_f));
+		int r3 = sub_get(o, "features", a, &nd->features, features_f, N(features_f));
+		int r4 = sub_get(o, "pause", a, &nd->pause, pause_f, N(pause_f));
+		if (r1 < 0 || r2 < 0 || r3 < 0 || r4 < 0)
+			rc = -EINVAL;
+		const json_t *c = json_object_get(o, "counters");
+		if (json_is_object(c)) {
+			for (size_t k = 0; k < HWC_NETDEV_NCOUNTERS; k++)
+				if (hwc_json_get_u64(c, hwc_netdev_counter_names[k], a,
+						     &nd->counters.v[k]) < 0)
+					rc = -EINVAL;
+			if (hwc_json_get_i64(c, "n_reported", a, &nd->counters.count) < 0)
+				rc = -EINVAL;
+		} else if (c) {
+			rc = -EINVAL;
+		}
+		if (locality_from_json(o, a, &nd->irq_locality) < 0)
+			rc = -EINVAL;
+		if (rc < 0)
+			bad = rc;
+	}
+	return bad;
 }

@@ -1,0 +1,411 @@
+/* SPDX-License-Identifier: MIT */
+/* Parsers of ethtool's text (-g -l -k -a -S -i), tolerant of the variants real captures show:
+ * old and new layouts, "n/a", "[fixed]", indentation, mailer blank lines and no-break spaces. */
+#include "hwinfo/hwinfo.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include <string.h>
+
+const char *const hwc_netdev_counter_names[HWC_NETDEV_NCOUNTERS] = {
+	"rx_discards_phy",                /* dropped by the port: no receive buffer, congested */
+	"rx_out_of_buffer",               /* a receive queue had no software buffer posted */
+	"rx_buffer_passed_thres_phy",     /* the port buffer passed its threshold */
+	"tx_discards_phy",
+	"rx_pci_signal_integrity",        /* PCIe receive errors seen by the card */
+	"tx_pci_signal_integrity",
+	"outbound_pci_stalled_rd",        /* card waited on the host for reads ... */
+	"outbound_pci_stalled_wr",        /* ... and writes (PCIe back-pressure) */
+	"outbound_pci_stalled_rd_events",
+	"outbound_pci_stalled_wr_events",
+	"rx_crc_errors_phy",
+	"rx_symbol_err_phy",
+	"rx_corrected_bits_phy",
+	"link_down_events_phy",
+	"rx_pause_ctrl_phy",              /* pause frames received: the peer is congested */
+	"tx_pause_ctrl_phy",              /* pause frames sent: this host is congested */
+	"rx_steer_missed_packets",
+};
+
+/* ------------------------------------------------------------------ lines */
+
+struct line {
+	const char *p; /* trimmed */
+	size_t n;
+};
+
+/* ' ', tab, CR, and the UTF-8 no-break space mailers put in pasted output */
+static size_t ws_len(const char *p, size_t n)
+{
+	if (n && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\v' || *p == '\f'))
+		return 1;
+	if (n >= 2 && (unsigned char)p[0] == 0xc2 && (unsigned char)p[1] == 0xa0)
+		return 2;
+	return 0;
+}
+
+static struct line trim(const char *p, size_t n)
+{
+	size_t k;
+	while (n && (k = ws_len(p, n)) != 0) {
+		p += k;
+		n -= k;
+	}
+	for (;;) {
+		if (n && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r'))
+			n--;
+		else if (n >= 2 && (unsigned char)p[n - 2] == 0xc2 && (unsigned char)p[n - 1] == 0xa0)
+			n -= 2;
+		else
+			break;
+	}
+	return (struct line){p, n};
+}
+
+/* Next line of [*pos, len): false at the end. */
+static bool next_line(const char *buf, size_t len, size_t *pos, struct line *out)
+{
+	if (*pos >= len)
+		return false;
+	const char *s = buf + *pos;
+	const char *nl = memchr(s, '\n', len - *pos);
+	size_t n = nl ? (size_t)(nl - s) : len - *pos;
+	*pos += n + (nl ? 1 : 0);
+	*out = trim(s, n);
+	return true;
+}
+
+static bool line_is(struct line l, const char *s)
+{
+	return l.n == strlen(s) && memcmp(l.p, s, l.n) == 0;
+}
+
+static bool line_starts(struct line l, const char *s)
+{
+	size_t n = strlen(s);
+	return l.n >= n && memcmp(l.p, s, n) == 0;
+}
+
+/* Split "key: value" at the first (or last) ':'; both sides trimmed. */
+static bool split_kv(struct line l, bool last, struct line *k, struct line *v)
+{
+	const char *c = NULL;
+	for (size_t i = 0; i < l.n; i++)
+		if (l.p[i] == ':') {
+			c = l.p + i;
+			if (!last)
+				break;
+		}
+	if (!c)
+		return false;
+	*k = trim(l.p, (size_t)(c - l.p));
+	*v = trim(c + 1, l.n - (size_t)(c - l.p) - 1);
+	return k->n > 0;
+}
+
+static bool parse_u64(struct line v, uint64_t *out)
+{
+	char tmp[32];
+	if (!v.n || v.n >= sizeof(tmp))
+		return false;
+	memcpy(tmp, v.p, v.n);
+	tmp[v.n] = 0;
+	return hwc_parse_u64(tmp, 10, out) == 0;
+}
+
+/* A section header of another ethtool output ("Channel parameters for eth0:") ends a block. */
+static bool is_block_header(struct line l)
+{
+	static const char *const heads[] = {
+		"Ring parameters for ",  "Channel parameters for ", "Features for ",
+		"Pause parameters for ", "Coalesce parameters for ", "NIC statistics:",
+		"Settings for ",         "Private flags for ",
+	};
+	for (size_t i = 0; i < sizeof(heads) / sizeof(heads[0]); i++)
+		if (line_starts(l, heads[i]))
+			return true;
+	return false;
+}
+
+/* Where the block that starts with `head` begins (after its header line), 0 if it has none. */
+static size_t block_start(const char *buf, size_t len, const char *head)
+{
+	size_t pos = 0;
+	struct line l;
+	while (next_line(buf, len, &pos, &l))
+		if (line_starts(l, head))
+			return pos;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ -g and -l */
+
+/* "Pre-set maximums:" then "Current hardware settings:", each "KEY: N|n/a". keys[i] fills
+ * max_out[i] and cur_out[i]. */
+static int parse_max_cur(const char *buf, size_t len, const char *head, const char *src,
+			 struct hwc_arena *a, const char *const *keys, size_t nkeys,
+			 struct hwc_fi64 *const *max_out, struct hwc_fi64 *const *cur_out)
+{
+	for (size_t i = 0; i < nkeys; i++) {
+		HWC_FAIL(*max_out[i], HWC_ST_ABSENT, 0,
+			 hwc_arena_printf(a, "%s: no maximum for %s", src, keys[i]));
+		HWC_FAIL(*cur_out[i], HWC_ST_ABSENT, 0,
+			 hwc_arena_printf(a, "%s: no current value for %s", src, keys[i]));
+	}
+	size_t pos = block_start(buf, len, head);
+	bool first = true, seen = false;
+	int section = 0; /* 1 maximums, 2 current */
+	struct line l, k, v;
+	while (next_line(buf, len, &pos, &l)) {
+		if (line_is(l, "Pre-set maximums:")) {
+			section = 1;
+			seen = true;
+			first = false;
+			continue;
+		}
+		if (line_is(l, "Current hardware settings:")) {
+			section = 2;
+			seen = true;
+			first = false;
+			continue;
+		}
+		if (!first && is_block_header(l))
+			break;
+		first = false;
+		if (!section || !split_kv(l, false, &k, &v))
+			continue;
+		for (size_t i = 0; i < nkeys; i++) {
+			if (k.n != strlen(keys[i]) || memcmp(k.p, keys[i], k.n) != 0)
+				continue;
+			struct hwc_fi64 *f = section == 1 ? max_out[i] : cur_out[i];
+			uint64_t x;
+			if (v.n == 3 && memcmp(v.p, "n/a", 3) == 0)
+				HWC_FAIL(*f, HWC_ST_UNSUPPORTED, 0,
+					 hwc_arena_printf(a, "%s: %s is n/a (the driver has none)",
+							  src, keys[i]));
+			else if (parse_u64(v, &x) && x <= INT64_MAX)
+				HWC_SET(*f, (int64_t)x);
+			else
+				HWC_FAIL(*f, HWC_ST_INVALID, 0,
+					 hwc_arena_printf(a, "%s: %s is '%.*s', expected a number",
+							  src, keys[i], (int)(v.n > 40 ? 40 : v.n),
+							  v.p));
+		}
+	}
+	if (!seen) {
+		const char *d = hwc_arena_printf(a, "%s: no 'Pre-set maximums:' section", src);
+		for (size_t i = 0; i < nkeys; i++) {
+			HWC_FAIL(*max_out[i], HWC_ST_INVALID, 0, d);
+			HWC_FAIL(*cur_out[i], HWC_ST_INVALID, 0, d);
+		}
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int hwc_ethtool_parse_rings(const char *buf, size_t len, const char *src, struct hwc_arena *a,
+			    struct hwc_netdev_rings *out)
+{
+	static const char *const keys[] = {"RX", "TX"};
+	struct hwc_fi64 *const mx[] = {&out->rx_max, &out->tx_max};
+	struct hwc_fi64 *const cur[] = {&out->rx, &out->tx};
+	return parse_max_cur(buf, len, "Ring parameters for ", src, a, keys, 2, mx, cur);
+}
+
+int hwc_ethtool_parse_channels(const char *buf, size_t len, const char *src, struct hwc_arena *a,
+			       struct hwc_netdev_channels *out)
+{
+	static const char *const keys[] = {"Combined", "RX", "TX"};
+	struct hwc_fi64 *const mx[] = {&out->combined_max, &out->rx_max, &out->tx_max};
+	struct hwc_fi64 *const cur[] = {&out->combined, &out->rx, &out->tx};
+	return parse_max_cur(buf, len, "Channel parameters for ", src, a, keys, 3, mx, cur);
+}
+
+/* ------------------------------------------------------------------ -k and -a */
+
+/* "on", "off", "on [fixed]", "off [requested on]" */
+static int on_off(struct line v, bool *out)
+{
+	if (v.n >= 2 && memcmp(v.p, "on", 2) == 0 && (v.n == 2 || v.p[2] == ' ')) {
+		*out = true;
+		return 0;
+	}
+	if (v.n >= 3 && memcmp(v.p, "off", 3) == 0 && (v.n == 3 || v.p[3] == ' ')) {
+		*out = false;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* Each field is known by ethtool's legacy name (what "ethtool -k" prints) or, failing that, by
+ * the kernel's feature name (what it prints for features without a legacy name). */
+static const struct {
+	const char *legacy, *kernel;
+	size_t off;
+} feature_map[] = {
+	{"large-receive-offload", "rx-lro", offsetof(struct hwc_netdev_features, lro)},
+	{"generic-receive-offload", "rx-gro", offsetof(struct hwc_netdev_features, gro)},
+	{"rx-gro-hw", "rx-gro-hw", offsetof(struct hwc_netdev_features, gro_hw)},
+	{"tcp-segmentation-offload", "tx-tcp-segmentation", offsetof(struct hwc_netdev_features, tso)},
+	{"generic-segmentation-offload", "tx-generic-segmentation",
+	 offsetof(struct hwc_netdev_features, gso)},
+	{"rx-checksumming", "rx-checksum", offsetof(struct hwc_netdev_features, rx_checksum)},
+	{"tx-checksumming", NULL, offsetof(struct hwc_netdev_features, tx_checksum)},
+};
+#define NFEAT (sizeof(feature_map) / sizeof(feature_map[0]))
+
+int hwc_ethtool_parse_features(const char *buf, size_t len, const char *src, struct hwc_arena *a,
+			       struct hwc_netdev_features *out)
+{
+	struct hwc_fbool *f[NFEAT];
+	int prio[NFEAT]; /* 2 legacy name seen, 1 kernel name seen, 0 none */
+	for (size_t i = 0; i < NFEAT; i++) {
+		f[i] = (struct hwc_fbool *)((char *)out + feature_map[i].off);
+		prio[i] = 0;
+		HWC_FAIL(*f[i], HWC_ST_ABSENT, 0,
+			 hwc_arena_printf(a, "%s: no '%s'", src, feature_map[i].legacy));
+	}
+	size_t pos = block_start(buf, len, "Features for ");
+	bool first = true;
+	size_t matched = 0;
+	struct line l, k, v;
+	while (next_line(buf, len, &pos, &l)) {
+		if (!first && is_block_header(l))
+			break;
+		first = false;
+		bool on;
+		if (!split_kv(l, false, &k, &v) || on_off(v, &on) < 0)
+			continue;
+		matched++;
+		for (size_t i = 0; i < NFEAT; i++) {
+			int p = 0;
+			if (k.n == strlen(feature_map[i].legacy) &&
+			    memcmp(k.p, feature_map[i].legacy, k.n) == 0)
+				p = 2;
+			else if (feature_map[i].kernel && k.n == strlen(feature_map[i].kernel) &&
+				 memcmp(k.p, feature_map[i].kernel, k.n) == 0)
+				p = 1;
+			if (p > prio[i]) {
+				prio[i] = p;
+				HWC_SET(*f[i], on);
+			}
+		}
+	}
+	if (!matched) {
+		const char *d = hwc_arena_printf(a, "%s: no 'feature: on|off' line", src);
+		for (size_t i = 0; i < NFEAT; i++)
+			HWC_FAIL(*f[i], HWC_ST_INVALID, 0, d);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int hwc_ethtool_parse_pause(const char *buf, size_t len, const char *src, struct hwc_arena *a,
+			    struct hwc_netdev_pause *out)
+{
+	static const char *const keys[] = {"Autonegotiate", "RX", "TX"};
+	struct hwc_fbool *f[] = {&out->autoneg, &out->rx, &out->tx};
+	for (size_t i = 0; i < 3; i++)
+		HWC_FAIL(*f[i], HWC_ST_ABSENT, 0, hwc_arena_printf(a, "%s: no '%s'", src, keys[i]));
+	size_t pos = block_start(buf, len, "Pause parameters for ");
+	bool first = true;
+	size_t matched = 0;
+	struct line l, k, v;
+	while (next_line(buf, len, &pos, &l)) {
+		if (!first && is_block_header(l))
+			break;
+		first = false;
+		bool on;
+		if (!split_kv(l, false, &k, &v) || on_off(v, &on) < 0)
+			continue;
+		for (size_t i = 0; i < 3; i++)
+			if (k.n == strlen(keys[i]) && memcmp(k.p, keys[i], k.n) == 0) {
+				HWC_SET(*f[i], on);
+				matched++;
+			}
+	}
+	if (!matched) {
+		const char *d = hwc_arena_printf(a, "%s: no 'Autonegotiate/RX/TX: on|off' line", src);
+		for (size_t i = 0; i < 3; i++)
+			HWC_FAIL(*f[i], HWC_ST_INVALID, 0, d);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ -S and -i */
+
+int hwc_ethtool_parse_stats(const char *buf, size_t len, const char *src, struct hwc_arena *a,
+			    struct hwc_netdev_counters *out)
+{
+	for (size_t i = 0; i < HWC_NETDEV_NCOUNTERS; i++)
+		HWC_FAIL(out->v[i], HWC_ST_ABSENT, 0,
+			 hwc_arena_printf(a, "%s: the driver reports no %s", src,
+					  hwc_netdev_counter_names[i]));
+	size_t pos = block_start(buf, len, "NIC statistics:");
+	bool first = true;
+	int64_t count = 0;
+	struct line l, k, v;
+	while (next_line(buf, len, &pos, &l)) {
+		if (!first && is_block_header(l))
+			break;
+		first = false;
+		uint64_t x;
+		if (!split_kv(l, true, &k, &v) || !parse_u64(v, &x))
+			continue;
+		count++;
+		for (size_t i = 0; i < HWC_NETDEV_NCOUNTERS; i++) {
+			const char *name = hwc_netdev_counter_names[i];
+			/* first occurrence wins, as the kernel lists each name once */
+			if (k.n == strlen(name) && memcmp(k.p, name, k.n) == 0 &&
+			    out->v[i].m.st != HWC_ST_OK)
+				HWC_SET(out->v[i], x);
+		}
+	}
+	if (!count) {
+		const char *d = hwc_arena_printf(a, "%s: no 'name: value' counter line", src);
+		for (size_t i = 0; i < HWC_NETDEV_NCOUNTERS; i++)
+			HWC_FAIL(out->v[i], HWC_ST_INVALID, 0, d);
+		HWC_FAIL(out->count, HWC_ST_INVALID, 0, d);
+		return -EINVAL;
+	}
+	HWC_SET(out->count, count);
+	return 0;
+}
+
+int hwc_ethtool_parse_drvinfo(const char *buf, size_t len, const char *src, struct hwc_arena *a,
+			      struct hwc_netdev_drvinfo *out)
+{
+	static const char *const keys[] = {"driver", "version", "firmware-version", "bus-info"};
+	struct hwc_fstr *f[] = {&out->driver, &out->version, &out->fw_version, &out->bus_info};
+	for (size_t i = 0; i < 4; i++)
+		HWC_FAIL(*f[i], HWC_ST_ABSENT, 0, hwc_arena_printf(a, "%s: no '%s'", src, keys[i]));
+	size_t pos = 0, matched = 0;
+	struct line l, k, v;
+	while (next_line(buf, len, &pos, &l)) {
+		if (!split_kv(l, false, &k, &v))
+			continue;
+		for (size_t i = 0; i < 4; i++)
+			if (k.n == strlen(keys[i]) && memcmp(k.p, keys[i], k.n) == 0 &&
+			    f[i]->m.st != HWC_ST_OK) {
+				matched++;
+				if (!v.n) {
+					HWC_FAIL(*f[i], HWC_ST_ABSENT, 0,
+						 hwc_arena_printf(a, "%s: '%s' is empty", src,
+								  keys[i]));
+					continue;
+				}
+				const char *s = hwc_arena_strndup(a, v.p, v.n);
+				if (s)
+					HWC_SET(*f[i], s);
+			}
+	}
+	if (!matched) {
+		const char *d = hwc_arena_printf(a, "%s: no 'driver:' line", src);
+		for (size_t i = 0; i < 4; i++)
+			HWC_FAIL(*f[i], HWC_ST_INVALID, 0, d);
+		return -EINVAL;
+	}
+	return 0;
+}

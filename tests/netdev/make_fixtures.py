@@ -1,0 +1,282 @@
+# SPDX-License-Identifier: MIT
+# Builds the net-* and thermal-* fixture roots from the real captures in the corpus.
+#   python3 tests/netdev/make_fixtures.py [CORPUS_DIR]   (default /work/shared/corpus)
+# Rerunning rewrites the roots (the SOURCE.md next to each says what came from where and what was
+# reconstructed). Captured text is copied verbatim; only the sysfs skeleton around it is written.
+import os
+import shutil
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURES = os.path.join(HERE, "..", "fixtures")
+CORPUS = sys.argv[1] if len(sys.argv) > 1 else "/work/shared/corpus"
+
+
+def corpus(path):
+    with open(os.path.join(CORPUS, path), encoding="utf-8", errors="surrogateescape") as f:
+        return f.read()
+
+
+def block(text, first, last_prefix=None, count=None):
+    """The lines of text from the line starting with `first` through the line starting with
+    `last_prefix` (its last occurrence in that block), or `count` lines."""
+    lines = text.split("\n")
+    i = next(k for k, l in enumerate(lines) if l.startswith(first))
+    if count is not None:
+        return "\n".join(lines[i:i + count]) + "\n"
+    j = max(k for k in range(i, len(lines)) if lines[k].startswith(last_prefix))
+    return "\n".join(lines[i:j + 1]) + "\n"
+
+
+class Root:
+    def __init__(self, name):
+        self.dir = os.path.join(FIXTURES, name)
+        if os.path.exists(self.dir):
+            shutil.rmtree(self.dir)
+        self.root = os.path.join(self.dir, "root")
+        os.makedirs(self.root)
+
+    def write(self, rel, content):
+        p = os.path.join(self.root, rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "w", encoding="utf-8", errors="surrogateescape") as f:
+            f.write(content)
+
+    def link(self, rel, target):
+        p = os.path.join(self.root, rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        os.symlink(target, p)
+
+    def source(self, text):
+        with open(os.path.join(self.dir, "SOURCE.md"), "w") as f:
+            f.write(text)
+
+    def pci(self, bus, bdf, vendor, device=None, driver=None, numa=None, cpus=None, irqs=()):
+        d = f"sys/devices/pci0000:{bus}/{bdf}"
+        self.write(f"{d}/vendor", vendor + "\n")
+        if device:
+            self.write(f"{d}/device", device + "\n")
+        if driver:
+            os.makedirs(os.path.join(self.root, "sys/bus/pci/drivers", driver), exist_ok=True)
+            self.link(f"{d}/driver", f"../../../bus/pci/drivers/{driver}")
+        if numa is not None:
+            self.write(f"{d}/numa_node", f"{numa}\n")
+        if cpus is not None:
+            self.write(f"{d}/local_cpulist", cpus + "\n")
+        for irq in irqs:
+            self.write(f"{d}/msi_irqs/{irq}", "msix\n")
+        if not os.path.lexists(os.path.join(self.root, "sys/bus/pci/devices", bdf)):
+            self.link(f"sys/bus/pci/devices/{bdf}", f"../../../devices/pci0000:{bus}/{bdf}")
+        return d
+
+    def netdev(self, bus, bdf, ifname, mtu=None, speed=None, operstate=None):
+        d = f"sys/devices/pci0000:{bus}/{bdf}/net/{ifname}"
+        for k, v in (("mtu", mtu), ("speed", speed), ("operstate", operstate)):
+            if v is not None:
+                self.write(f"{d}/{k}", f"{v}\n")
+        self.link(f"{d}/device", f"../../../{bdf}")
+        self.link(f"sys/class/net/{ifname}", f"../../devices/pci0000:{bus}/{bdf}/net/{ifname}")
+
+    def virtual_netdev(self, ifname, mtu):
+        self.write(f"sys/devices/virtual/net/{ifname}/mtu", f"{mtu}\n")
+        self.link(f"sys/class/net/{ifname}", f"../../devices/virtual/net/{ifname}")
+
+    def ethtool(self, opt, ifname, stdout):
+        self.write(f"hwcheck/commands/ethtool {opt} {ifname}/stdout", stdout)
+
+    def hwmon(self, n, devdir, name, temps):
+        """temps: {index: {suffix: value}}; devdir: the device the hwmon hangs under."""
+        d = f"{devdir}/hwmon/hwmon{n}"
+        self.write(f"{d}/name", name + "\n")
+        for k, attrs in temps.items():
+            for suffix, v in attrs.items():
+                self.write(f"{d}/temp{k}_{suffix}", f"{v}\n")
+        self.link(f"{d}/device", "../..")
+        self.link(f"sys/class/hwmon/hwmon{n}", f"../../{d[len('sys/'):]}")
+
+
+# ------------------------------------------------------------------ netdevs
+
+def net_cx6dx_discards():
+    r = Root("net-cx6dx-discards-rings-4096")
+    bdf = "0000:3b:00.0"
+    r.pci("3a", bdf, "0x15b3", "0x101d", "mlx5_core")
+    r.netdev("3a", bdf, "enp59s0f0np0", mtu=1500, speed=100000, operstate="up")
+    g = corpus("ethtool/likely-mlx5-100G_enp1s0f0np0_ethtool-g-max8192-cur4096_lscpu-x2apic-flag"
+               "_i9-14900K_usrp-users-2024.txt")
+    r.ethtool("-g", "enp59s0f0np0",
+              block(g, "Ring parameters for", "TX:").replace("enp1s0f0np0", "enp59s0f0np0"))
+    r.ethtool("-S", "enp59s0f0np0",
+              corpus("ethtool/mlx5_ethtool-S_nonzero_xdp-regression_k6.5_bpf-2024.txt"))
+    r.source("""# net-cx6dx-discards-rings-4096
+
+A ConnectX-6 Dx 100G port that drops: rings below their maximum and a huge `rx_discards_phy`.
+Composite of two real captures (two hosts), stitched around one netdev `enp59s0f0np0`.
+
+| piece | from (corpus/) | notes |
+|---|---|---|
+| `hwcheck/commands/ethtool -S enp59s0f0np0/stdout` | `ethtool/mlx5_ethtool-S_nonzero_xdp-regression_k6.5_bpf-2024.txt` | verbatim, poster's header lines included (zero counters were removed by the poster: those counters are *absent*, not zero). ConnectX-6 Dx 100G, kernel 6.5: rx_discards_phy 441063206498, rx_out_of_buffer 534918379, rx_buffer_passed_thres_phy 1192226 |
+| `hwcheck/commands/ethtool -g enp59s0f0np0/stdout` | `ethtool/likely-mlx5-100G_enp1s0f0np0_ethtool-g-max8192-cur4096_..._usrp-users-2024.txt` | the `ethtool -g` block verbatim (mailer blank lines kept), interface name changed from enp1s0f0np0: max 8192, current 4096, `RX Mini: n/a` |
+| `sys/...` | reconstructed | BDF 0000:3b:00.0 and the interface name are invented; vendor 0x15b3 / device 0x101d (ConnectX-6 Dx, as the thread states); driver mlx5_core; speed 100000 (100G, as stated); MTU 1500 and operstate up are the scenario (the capture does not show them) |
+
+Not recorded (so reported absent): `ethtool -l/-k/-a/-i`, msi_irqs, numa_node, local_cpulist.
+""")
+
+
+def net_full_stats():
+    r = Root("net-mlx5-100g-full-stats")
+    bdf = "0000:5e:00.0"
+    r.pci("5d", bdf, "0x15b3", None, "mlx5_core")
+    r.netdev("5d", bdf, "p1", speed=100000)
+    t = corpus("ethtool/mlx5-100G_ethtool-p1_and_ethtool-S-full_lane3-errors_pci-signal-integrity"
+               "_notes-cn_ANNOTATIONS-STRIPPED.txt")
+    r.ethtool("-S", "p1", t[t.index("NIC statistics:"):])
+    # a non-ConnectX neighbour that must be skipped, with its own real ethtool outputs
+    e810 = corpus("ethtool/intel-e810_ice_ethtool-l-g-c-k-i-and-settings_fw4.51_k6.15"
+                  "_intel-wired-lan-2025.txt")
+    r.pci("62", "0000:63:00.0", "0x8086", "0x159b", "ice")
+    r.netdev("62", "0000:63:00.0", "em1", mtu=1500, speed=25000)
+    r.ethtool("-g", "em1", block(e810, "Ring parameters for", "TCP data split"))
+    r.ethtool("-k", "em1", block(e810, "Features for", "hsr-dup-offload"))
+    r.virtual_netdev("lo", 65536)
+    r.source("""# net-mlx5-100g-full-stats
+
+An mlx5 100GbE port `p1` with its complete, unfiltered `ethtool -S` (sw, vport, phy, pcie, prio,
+module, per-channel counters): one bad lane (rx_err_lane_3_phy), tx_pci_signal_integrity 2; next to an
+Intel E810 port (must be skipped: not vendor 0x15b3) and `lo` (virtual: no device).
+
+| piece | from (corpus/) | notes |
+|---|---|---|
+| `hwcheck/commands/ethtool -S p1/stdout` | `ethtool/mlx5-100G_ethtool-p1_and_ethtool-S-full_lane3-errors_pci-signal-integrity_notes-cn_ANNOTATIONS-STRIPPED.txt` | from `NIC statistics:` to the end, verbatim (the corpus removed the author's per-line comments) |
+| `sys/.../net/p1/speed` | same file, `Speed: 100000Mb/s` | |
+| `hwcheck/commands/ethtool -g em1/stdout`, `-k em1` | `ethtool/intel-e810_ice_ethtool-l-g-c-k-i-and-settings_fw4.51_k6.15_intel-wired-lan-2025.txt` | verbatim blocks; E810 at 0000:63:00.0 (bus-info of that capture), vendor 0x8086, driver ice |
+| `sys/...` for p1 | reconstructed | BDF 0000:5e:00.0 invented; vendor 0x15b3 (mlx5 counters); no device id (the model is not stated); MTU not shown in the capture: no file |
+| `lo` | reconstructed | a virtual netdev, MTU 65536 |
+
+Not recorded for p1 (reported absent): `ethtool -g/-l/-k/-a/-i`, msi_irqs, NUMA.
+""")
+
+
+def net_rss_ladder():
+    r = Root("net-mlx5-rss-ladder-q6700")
+    base = "ethtool/netutils-linux-fixtures/rss-ladder_mlx5.Q6700/"
+    interrupts = corpus(base + "interrupts")
+    r.write("proc/interrupts", interrupts)
+    irqs = {"0000:01:00.0": [], "0000:01:00.1": []}
+    for line in interrupts.splitlines():
+        for bdf in irqs:
+            if line.rstrip().endswith("@pci:" + bdf):
+                irqs[bdf].append(int(line.split(":")[0]))
+    for k, (bdf, ifname) in enumerate((("0000:01:00.0", "enp1s0f0"), ("0000:01:00.1", "enp1s0f1"))):
+        r.pci("00", bdf, "0x15b3", None, "mlx5_core", numa=0, cpus="0-3", irqs=irqs[bdf])
+        r.netdev("00", bdf, ifname)
+        ib = f"sys/devices/pci0000:00/{bdf}/infiniband/mlx5_{k}"
+        r.link(f"{ib}/device", f"../../../{bdf}")
+        r.link(f"sys/class/infiniband/mlx5_{k}", f"../../devices/pci0000:00/{bdf}/infiniband/mlx5_{k}")
+    # rss-ladder's own report: "queue mlx5_compN@pci:0000:01:00.0 (irq M) bound to CPUk"
+    for line in corpus(base + "expected").splitlines():
+        if "bound to CPU" in line:
+            irq = int(line.split("(irq ")[1].split(")")[0])
+            cpu = line.rsplit("CPU", 1)[1].strip()
+            r.write(f"proc/irq/{irq}/smp_affinity_list", cpu + "\n")
+    r.source("""# net-mlx5-rss-ladder-q6700
+
+Two mlx5 functions (0000:01:00.0 and .1) on a 4-CPU Core2 Quad Q6700, after netutils-linux
+`rss-ladder` spread the completion vectors of 0000:01:00.0 over CPU0..CPU3.
+
+| piece | from (corpus/ethtool/netutils-linux-fixtures/rss-ladder_mlx5.Q6700/) | notes |
+|---|---|---|
+| `proc/interrupts` | `interrupts` | verbatim (legacy `PCI-MSI-edge` names `mlx5_comp0@pci:0000:01:00.0`) |
+| `sys/devices/.../msi_irqs/N` | `interrupts` | one entry per line naming `@pci:<bdf>` (27-33 for .0, 34-40 for .1) |
+| `proc/irq/N/smp_affinity_list` | `expected` | rss-ladder's report `queue mlx5_compK@pci:0000:01:00.0 (irq N) bound to CPUk` (irqs 30-33 -> CPU0-3); the kernel of that host predates effective_affinity_list, so only the requested affinity exists |
+| `numa_node` 0, `local_cpulist` 0-3 | `lscpu_output` | one socket, all four CPUs in node 0 |
+| netdev names enp1s0f0 / enp1s0f1, RDMA devices mlx5_0 / mlx5_1, driver mlx5_core | reconstructed | the capture names only the PCI functions |
+
+The pages/cmd/async vectors (27-29) and every vector of 0000:01:00.1 were not bound by rss-ladder and
+their affinity is not in the capture: they are counted as `affinity_unknown`.
+No ethtool recording: rings, channels, features, pause and counters are reported absent.
+""")
+
+
+# ------------------------------------------------------------------ thermal
+
+def thermal_bf2():
+    r = Root("thermal-bf2-x3-sensors")
+    r.write("sys/devices/platform/coretemp.0/uevent", "DRIVER=coretemp\n")
+    core = {1: {"label": "Package id 0", "input": 23000, "max": 92000, "crit": 100000}}
+    for c, t in enumerate([21, 22, 20, 22, 23, 22, 21, 22, 20, 20, 21, 21]):
+        core[c + 2] = {"label": f"Core {c}", "input": t * 1000, "max": 92000, "crit": 100000}
+    r.hwmon(0, "sys/devices/platform/coretemp.0", "coretemp", core)
+    n = 1
+    for chip, temp, highest in (("bc01", 62, 74), ("8501", 57, 66), ("4e01", 59, 70),
+                                ("bc00", 62, 74), ("8500", 57, 66), ("4e00", 59, 70)):
+        bus, fn = chip[:2], chip[3]
+        bdf = f"0000:{bus}:00.{fn}"
+        dev = r.pci(bus, bdf, "0x15b3", "0xa2d6", "mlx5_core")
+        r.hwmon(n, dev, "mlx5", {1: {"label": "asic", "input": temp * 1000, "crit": 105000,
+                                     "highest": highest * 1000}})
+        n += 1
+    dev = r.pci("00", "0000:01:00.0", "0x144d", None, "nvme")
+    ctrl = dev + "/nvme/nvme0"
+    r.write(ctrl + "/dev", "259:0\n")
+    # nvme reports whole kelvins: +27.9 C = 301 K = 27850 m°C, +31.9 = 305 K, 81.8 = 355 K,
+    # 84.8 = 358 K, 65261.8 = 65535 K (the "no threshold" value)
+    r.hwmon(n, ctrl, "nvme", {
+        1: {"label": "Composite", "input": 27850, "max": 81850, "crit": 84850, "min": -273150},
+        2: {"label": "Sensor 1", "input": 27850, "max": 65261850, "min": -273150},
+        3: {"label": "Sensor 2", "input": 31850, "max": 65261850, "min": -273150},
+    })
+    r.source("""# thermal-bf2-x3-sensors
+
+A workstation (ASUS W790E-SAGE SE, Xeon W5-2455X) with three BlueField-2 cards: one mlx5 hwmon per
+PCI function (bc00/bc01, 8500/8501, 4e00/4e01), coretemp, and an NVMe drive.
+
+| piece | from (corpus/) | notes |
+|---|---|---|
+| every hwmon value | `temperature/bf2-x3_sensors_mlx5-pci-asic_w790-workstation_blog.txt` (lm-sensors `sensors`) | degrees x 1000; `high` -> temp*_max, `crit` -> temp*_crit, `highest` -> temp*_highest, labels as printed |
+| BDFs | the chip names `mlx5-pci-bc01` ... | lm-sensors encodes bus and devfn: bc01 = 0000:bc:00.1 |
+| nvme millidegrees | same file | nvme reports whole kelvins: +27.9 = 301 K = 27850; 31.9 = 305 K; high 81.8 = 355 K; crit 84.8 = 358 K; 65261.8 = 65535 K (no threshold) |
+| sysfs layout (hwmonN under the PCI device, `device` link, `name`) | reconstructed from `sysfs/mlx5-hwmon_cx5-dualport_grep-hwmon0_and_sensors_patch-v2-2023.txt` | hwmon numbering, PCI roots (pci0000:bc ...), the coretemp index layout (temp1 package, temp2.. cores), device id 0xa2d6 (BlueField-2) and the NVMe at 0000:01:00.0 (`nvme-pci-0100`) are reconstructed |
+""")
+
+
+def thermal_cx5_v2():
+    r = Root("thermal-cx5-hwmon-v2-module0")
+    text = corpus("sysfs/mlx5-hwmon_cx5-dualport_grep-hwmon0_and_sensors_patch-v2-2023.txt")
+    vals = {}
+    for line in text.splitlines():
+        if line.startswith("/sys/class/hwmon/hwmon0/") and ":" in line[24:]:
+            k, v = line[len("/sys/class/hwmon/hwmon0/"):].split(":", 1)
+            vals[k] = v
+    t1 = {s: vals[f"temp1_{s}"] for s in ("input", "crit", "highest", "label")}
+    for n, bdf in ((0, "0000:08:00.0"), (1, "0000:08:00.1")):
+        dev = r.pci("00", bdf, "0x15b3", "0x1017", "mlx5_core")
+        r.hwmon(n, dev, vals["name"], {1: t1})
+    # the 200G card of the (reformatted) sensors -j fragment: asic + Module0 on .0, asic on .1
+    dev = r.pci("00", "0000:02:00.0", "0x15b3", None, "mlx5_core")
+    r.hwmon(2, dev, "mlx5", {1: {"label": "asic", "input": 46000, "crit": 105000, "highest": 47000},
+                             2: {"label": "Module0", "input": 57000, "crit": 70000,
+                                 "highest": 58000}})
+    dev = r.pci("00", "0000:02:00.1", "0x15b3", None, "mlx5_core")
+    r.hwmon(3, dev, "mlx5", {1: {"label": "asic", "input": 46000, "crit": 105000}})
+    r.source("""# thermal-cx5-hwmon-v2-module0
+
+The mlx5 hwmon layout as merged in Linux 6.6 (name `mlx5`, label `asic`, one hwmon per PCI function),
+and a card whose module reports its own sensor (`Module0`, temp2).
+
+| piece | from (corpus/) | notes |
+|---|---|---|
+| hwmon0 (0000:08:00.0): name, temp1_{input,crit,highest,label} | `sysfs/mlx5-hwmon_cx5-dualport_grep-hwmon0_and_sensors_patch-v2-2023.txt` (`grep -H -d skip . /sys/class/hwmon/hwmon0/*`) | values verbatim: 46000 / 105000 / 48000 / asic |
+| hwmon1 (0000:08:00.1) | same file, lm-sensors `mlx5-pci-0801` | same values as printed by sensors |
+| hwmon2/3 (0000:02:00.0 and .1) | `temperature/mlx5-200G-qsfp56_sensors-j_asic-and-Module0-temp2_design-doc-kr_REFORMATTED-FRAGMENT.txt` | sensors -j values x 1000; .1 has no temp1_highest in the capture, so none here |
+| sysfs layout, PCI roots, device ids (0x1017 for the ConnectX-5; none for the 200G card) | reconstructed | `temp1_reset_history` (0200, write-only) left out |
+""")
+
+
+if __name__ == "__main__":
+    net_cx6dx_discards()
+    net_full_stats()
+    net_rss_ladder()
+    thermal_bf2()
+    thermal_cx5_v2()
+    print("fixtures written under", os.path.normpath(FIXTURES))

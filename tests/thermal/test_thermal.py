@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: MIT
+# facts.thermal on the thermal-* fixtures (real hwmon values): goldens, schema, the card tie (bdf),
+# round trip through a facts file.
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+import hwctest  # noqa: E402
+from hwctest import run, run_json  # noqa: E402
+
+FIXTURES = ("thermal-bf2-x3-sensors", "thermal-cx5-hwmon-v2-module0")
+
+
+def thermal(root):
+    cp, j = run_json("--root", hwctest.fixture(root, "root"), "facts", "--json")
+    if cp.returncode != 0:
+        raise AssertionError(f"{root}: exit {cp.returncode}: {cp.stderr}")
+    return j
+
+
+class Thermal(unittest.TestCase):
+    def test_goldens_and_schema(self):
+        for fx in FIXTURES:
+            with self.subTest(fx):
+                j = thermal(fx)
+                hwctest.validate(j)
+                hwctest.golden(hwctest.source("tests", "thermal", "golden", fx + ".json"),
+                               {"thermal": j["facts"]["thermal"]})
+
+    def test_mlx5_tied_to_each_function(self):
+        s = thermal("thermal-bf2-x3-sensors")["facts"]["thermal"]["sensors"]
+        mlx = [(x["bdf"], x["label"], x["temp_mdegc"], x["crit_mdegc"], x["highest_mdegc"])
+               for x in s if x["chip"] == "mlx5"]
+        self.assertEqual(mlx, [
+            ("0000:4e:00.0", "asic", 59000, 105000, 70000),
+            ("0000:4e:00.1", "asic", 59000, 105000, 70000),
+            ("0000:85:00.0", "asic", 57000, 105000, 66000),
+            ("0000:85:00.1", "asic", 57000, 105000, 66000),
+            ("0000:bc:00.0", "asic", 62000, 105000, 74000),
+            ("0000:bc:00.1", "asic", 62000, 105000, 74000),
+        ])
+        nvme = [x for x in s if x["chip"] == "nvme"]
+        self.assertEqual([x["label"] for x in nvme], ["Composite", "Sensor 1", "Sensor 2"])
+        self.assertEqual(nvme[0]["bdf"], "0000:01:00.0")  # the controller under its PCI function
+        core = [x for x in s if x["chip"] == "coretemp"]
+        self.assertEqual(len(core), 13)
+        self.assertEqual(core[0]["label"], "Core 0")  # natural order: Core 2 before Core 10
+        self.assertEqual(core[-1]["label"], "Package id 0")
+        self.assertIsNone(core[0]["bdf"])
+        self.assertTrue(all(x["source"] == "hwmon" for x in s))
+
+    def test_module_sensor(self):
+        s = thermal("thermal-cx5-hwmon-v2-module0")["facts"]["thermal"]["sensors"]
+        mod = [x for x in s if x["label"] == "Module0"]
+        self.assertEqual(len(mod), 1)
+        self.assertEqual((mod[0]["bdf"], mod[0]["temp_mdegc"], mod[0]["crit_mdegc"]),
+                         ("0000:02:00.0", 57000, 70000))
+        # .1 of the 200G card has no temp1_highest: a status, not a number
+        one = [x for x in s if x["bdf"] == "0000:02:00.1"][0]
+        self.assertIsNone(one["highest_mdegc"])
+        self.assertEqual(one["unavailable"]["highest_mdegc"]["status"], "absent")
+
+    def test_round_trip_exact(self):
+        for fx in FIXTURES:
+            with self.subTest(fx), tempfile.TemporaryDirectory() as d:
+                f = os.path.join(d, "facts.json")
+                run("--root", hwctest.fixture(fx, "root"), "facts", "--json", "-o", f, check=0)
+                cp, j = run_json("facts", "--json", "--facts", f)
+                self.assertEqual(cp.returncode, 0, cp.stderr)
+                self.assertEqual(json.load(open(f))["facts"]["thermal"], j["facts"]["thermal"])
+
+
+if __name__ == "__main__":
+    hwctest.main()
