@@ -72,13 +72,14 @@ static const char *kv_value(char *line, const char *key)
 	return trim(line + k + 1);
 }
 
-/* An mstconfig parameter name: upper-case letters, digits and '_', starting with a letter. */
+/* An mstconfig parameter name: an upper-case letter, then letters, digits and '_' (a few have
+ * lower case inside: EXP_ROM_UEFI_x86_ENABLE). */
 static bool is_param_name(const char *t)
 {
 	if (!isupper((unsigned char)t[0]))
 		return false;
 	for (const char *p = t; *p; p++)
-		if (!isupper((unsigned char)*p) && !isdigit((unsigned char)*p) && *p != '_')
+		if (!isalnum((unsigned char)*p) && *p != '_')
 			return false;
 	return true;
 }
