@@ -542,6 +542,9 @@ static void run_tools(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_fac
 			gate_all(&mf->adapters.items[i], &mf->tools.access);
 		return;
 	}
+	size_t n = mf->adapters.n;
+	if (!n)
+		return; /* nothing to ask about: no tool is started */
 	const char *const ver[] = {"mstconfig", "-v", NULL};
 	struct hwc_cmd_result vr;
 	hwc_run(e, a, ver, 0, &vr);
@@ -550,9 +553,6 @@ static void run_tools(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_fac
 		hwc_mlx_parse_tool_version(vr.out, vr.out_len, a, &mf->tools.mstflint_version);
 	else
 		mf->tools.mstflint_version.m = why;
-	size_t n = mf->adapters.n;
-	if (!n)
-		return;
 	struct hwc_cmd *cmds = hwc_arena_calloc(a, n, sizeof(*cmds));
 	struct hwc_cmd_result *res = hwc_arena_calloc(a, n, sizeof(*res));
 	size_t *which = hwc_arena_calloc(a, n, sizeof(*which));

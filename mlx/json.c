@@ -168,6 +168,8 @@ json_t *hwc_mlx_to_json(const struct hwc_facts *f)
 	} else {
 		hwc_json_put_meta(o, "adapters", &mf->m);
 	}
+	if (mf->m.st != HWC_ST_OK)
+		return o; /* no PCI device list: nothing was tried, the status above says why */
 	json_t *t = json_object();
 	hwc_json_put_str(t, "mstflint_version", &mf->tools.mstflint_version);
 	json_object_set_new(t, "status", json_string(hwc_status_name(mf->tools.access.st)));
