@@ -27,10 +27,11 @@ static char *next_line(struct lines *l, struct hwc_arena *a, bool *had_nl)
 	l->p = nl ? nl + 1 : l->end;
 	if (had_nl)
 		*had_nl = nl != NULL;
-	char *line = hwc_arena_strndup(a, s, (size_t)(e - s));
+	size_t n = (size_t)(e - s);
+	char *line = hwc_arena_zalloc(a, n + 1); /* not strndup: it would stop at a NUL byte */
 	if (!line)
 		return NULL;
-	size_t n = (size_t)(e - s);
+	memcpy(line, s, n);
 	for (size_t i = 0; i < n; i++)
 		if (line[i] == '\0' || line[i] == '\r' || line[i] == '\t')
 			line[i] = ' ';
