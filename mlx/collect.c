@@ -86,9 +86,13 @@ static void fill_function(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx
 	if (fn->driver.m.st == HWC_ST_ABSENT)
 		fn->driver.m.detail = "no driver bound";
 	hwc_read_link_name(e, hwc_arena_printf(a, "%s/physfn", base), a, &fn->physfn);
-	fn->is_vf = hwc_ok(fn->physfn);
-	if (!fn->is_vf)
-		HWC_FAIL(fn->physfn, HWC_ST_ABSENT, 0, "not a virtual function");
+	/* A VF passed to a virtual machine has no physfn link: its device id still says VF. */
+	const struct hwc_mlx_ident *ident = hwc_ok(id) ? hwc_mlx_ident_find((uint16_t)id.v) : NULL;
+	fn->is_vf = hwc_ok(fn->physfn) || (ident && ident->vf);
+	if (!hwc_ok(fn->physfn))
+		HWC_FAIL(fn->physfn, HWC_ST_ABSENT, 0,
+			 fn->is_vf ? "a VF whose PF is not visible here (virtual machine)"
+				   : "not a virtual function");
 	list_into(e, a, hwc_arena_printf(a, "%s/net", base), &fn->netdevs);
 	list_into(e, a, hwc_arena_printf(a, "%s/infiniband", base), &fn->rdma_devices);
 	list_into(e, a, hwc_arena_printf(a, "%s/hwmon", base), &fn->hwmon);
@@ -558,11 +562,27 @@ static void run_tools(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_fac
 	size_t *which = hwc_arena_calloc(a, n, sizeof(*which));
 	if (!cmds || !res || !which)
 		return;
+	/* mstflint tools reach the firmware through the PF's vendor-specific capability: a card
+	 * seen only through VFs (a virtual machine) cannot be asked. */
+	bool *vf_only = hwc_arena_calloc(a, n, sizeof(*vf_only));
+	if (!vf_only)
+		return;
+	const struct hwc_fmeta vf_why = {HWC_ST_UNSUPPORTED, 0,
+					 "only virtual functions are visible: mstflint tools need "
+					 "the physical function"};
+	for (size_t i = 0; i < n; i++) {
+		struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
+		vf_only[i] = true;
+		for (size_t j = 0; j < ad->function_map.n; j++)
+			vf_only[i] = vf_only[i] && ad->function_map.items[j].is_vf;
+		if (vf_only[i])
+			gate_all(ad, &vf_why);
+	}
 	for (enum tool_step s = 0; s < STEP__N; s++) {
 		size_t k = 0;
 		for (size_t i = 0; i < n; i++) {
 			struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
-			if (s == STEP_MGET && hwc_ok(ad->reg.temp_mdegc))
+			if (vf_only[i] || (s == STEP_MGET && hwc_ok(ad->reg.temp_mdegc)))
 				continue;
 			cmds[k].argv = step_argv(a, s, ad->bdf);
 			cmds[k].timeout_ms = 0;
@@ -576,6 +596,8 @@ static void run_tools(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_fac
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
+		if (vf_only[i])
+			continue;
 		if (hwc_ok(ad->cfg) && hwc_ok(ad->cfg.board_name))
 			ad->part_number = ad->cfg.board_name;
 		else if (hwc_ok(ad->cfg))
@@ -652,7 +674,7 @@ int hwc_mlx_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_col
 		fill_function(e, a, &fn);
 		if (is_bridge(&fn))
 			continue; /* the switch inside a card is on the PCI path; pci/ reports it */
-		const char *key = slot_of(a, fn.is_vf ? fn.physfn.v : bdf);
+		const char *key = slot_of(a, hwc_ok(fn.physfn) ? fn.physfn.v : bdf);
 		size_t k = 0;
 		while (k < keys.n && strcmp(keys.items[k], key) != 0)
 			k++;

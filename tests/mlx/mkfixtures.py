@@ -257,6 +257,23 @@ def cx6_ports():
     r.done("ConnectX-6 ports from sysfs (Ethernet, down)")
 
 
+def azure_vf():
+    r = Root("mlx-azure-vf")
+    for dom in range(0x101, 0x109):
+        bdf = f"{dom:04x}:00:00.0"
+        r.function(bdf, 0x101C, cls="0x020700", rdma=[f"mlx5_{dom - 0x101}"])
+    r.function("c941:00:02.0", 0x1016, cls="0x020000", netdevs=["enP51521s1"], rdma=["mlx5_8"])
+    r.write("sys/kernel/security/lockdown", "[none] integrity confidentiality\n")
+    r.source("The nine Mellanox functions of `lspci/azure-a100-vm_lspci-nn_8x-cx6-vf-101c_cx4lx-vf-"
+             "1016_hyperv-domains_gpud-testdata.txt` (leptonai/gpud testdata): eight ConnectX-6 VFs "
+             "(15b3:101c, class 0207) at 0101:00:00.0 .. 0108:00:00.0 and a ConnectX-4 Lx VF "
+             "(15b3:1016, class 0200) at c941:00:02.0, with no PF and no physfn link (a Hyper-V VM).")
+    r.source("Reconstructed: driver links, RDMA device names mlx5_0..mlx5_8 and the netdev name of the "
+             "ConnectX-4 Lx VF (none captured); lockdown `none`. No mstflint tool was captured: "
+             "they replay as not installed. Expected: nine adapters, each a VF whose PF is not visible.")
+    r.done("VF-only virtual machine (Azure A100 VM)")
+
+
 def main():
     global CORPUS
     p = argparse.ArgumentParser()
@@ -268,6 +285,7 @@ def main():
     cx5_oci("mlx-cx5-open-failed", "none")
     multi_card()
     cx6_ports()
+    azure_vf()
 
 
 if __name__ == "__main__":

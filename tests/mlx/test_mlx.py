@@ -38,7 +38,7 @@ def status(obj, key):
 
 class Goldens(unittest.TestCase):
     def test_fixtures_exist(self):
-        self.assertGreaterEqual(len(fixtures()), 6)
+        self.assertGreaterEqual(len(fixtures()), 7)
 
     def test_goldens_schema_round_trip(self):
         for d in fixtures():
@@ -136,6 +136,17 @@ class KnownFacts(unittest.TestCase):
         self.assertEqual(a["ports"][1]["netdev"], "enp1s0f1np1")
         self.assertEqual(a["ports"][1]["netdev_mtu"], 9000)
         self.assertEqual(a["function_map"][0]["hwmon"], ["hwmon2"])
+
+    def test_vf_only_vm(self):
+        doc = mlx_facts("mlx-azure-vf")
+        ads = doc["facts"]["mlx"]["adapters"]
+        self.assertEqual(len(ads), 9)  # one card per VF: their PFs are not visible
+        self.assertEqual(ads[0]["bdf"], "0101:00:00.0")
+        self.assertEqual(ads[0]["product"], "ConnectX-6 VF")
+        self.assertTrue(ads[0]["function_map"][0]["is_vf"])
+        self.assertEqual(status(ads[0]["function_map"][0], "physfn"), "absent")
+        self.assertEqual(status(ads[0], "fw_config"), "unsupported")
+        self.assertEqual(adapter(doc, "c941:00:02.0")["product"], "ConnectX-4 Lx VF")
 
     def test_device_filter_and_no_tools(self):
         doc = mlx_facts("mlx-multi-card", "-d", "0000:41:00.0")
