@@ -416,6 +416,15 @@ int hwc_mlx_parse_mstconfig(const char *buf, size_t len, struct hwc_arena *a,
 	}
 	if (out->board_name.m.st == HWC_ST_OK && strcmp(out->board_name.v, "N/A") == 0)
 		HWC_FAIL(out->board_name, HWC_ST_UNSUPPORTED, 0, "mstconfig printed Name: N/A");
+	if (out->description.m.st == HWC_ST_OK && strcmp(out->description.v, "N/A") == 0)
+		HWC_FAIL(out->description, HWC_ST_UNSUPPORTED, 0, "mstconfig printed Description: N/A");
+	/* ConnectX-3 listings have no Name/Description lines; fragments may lack the header */
+	struct hwc_fstr *hdr[] = {&out->device_type, &out->board_name, &out->description};
+	static const char *const hdr_name[] = {"Device type", "Name", "Description"};
+	for (int k = 0; k < 3; k++)
+		if (hdr[k]->m.st == HWC_ST_UNSET)
+			HWC_FAIL(*hdr[k], HWC_ST_ABSENT, 0,
+				 hwc_arena_printf(a, "mstconfig printed no '%s:' line", hdr_name[k]));
 	hwc_fmeta_set(&out->m, HWC_ST_OK, 0, NULL);
 	return 0;
 }
