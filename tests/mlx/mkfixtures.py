@@ -78,6 +78,11 @@ class Root:
         for k, v in attrs.items():
             self.write(f"sys/class/net/{name}/{k}", f"{v}\n")
 
+    def command_timeout(self, argv):
+        key = " ".join([os.path.basename(argv[0])] + list(argv[1:]))
+        key = key.replace("%", "%25").replace("/", "%2F")
+        self.write(f"hwcheck/commands/{key}/result", "timeout=1\n")
+
     def command(self, argv, stdout=b"", stderr=b"", exit=0, signal=None):
         key = " ".join([os.path.basename(argv[0])] + list(argv[1:]))
         key = key.replace("%", "%25").replace("/", "%2F")
@@ -209,6 +214,8 @@ def multi_card():
     mt = corpus("temperature/cx6dx_mget_temp_88C_notes-cn.txt")
     r.command(["mstmget_temp", "-d", "0000:41:00.0"], mt[mt.index(b"\n") + 1:])
     r.command(["mstconfig", "-v"], version_text("4.29.0"))
+    r.command_timeout(["mstreg", "-d", "0000:41:00.0", "--reg_name", "MPEIN", "--get", "--indexes",
+                       "node=0x0,pcie_index=0x0,depth=0x0"])
     # a Mellanox PCIe bridge (inside a card) is not an adapter
     r.function("0000:40:00.0", 0x1976, cls="0x060400", driver="pcieport")
     r.other_device("0000:00:01.0", 0x8086, 0x2f02, "0x060400")
@@ -234,7 +241,23 @@ def multi_card():
     r.source("`mstconfig -v`: reconstructed 4.21 wording with version 4.29.0 (the version issue #1157 "
              "ran). 0000:40:00.0 is a reconstructed Mellanox ConnectX-6 PCIe bridge (15b3:1976, class "
              "0604, name from pci.ids) and 0000:00:01.0 an Intel root port: neither is an adapter.")
-    r.done("four Mellanox functions groups, errors and successes, one run in parallel")
+    r.source("Synthetic: the MPEIN query of 0000:41:00.0 is recorded as timed out (`timeout=1`), to "
+             "show a tool that did not answer in time; no capture of MPEIN exists in the corpus.")
+    r.done("three cards (and a bridge), errors and successes, one run in parallel")
+
+
+def cx3pro_segfault():
+    r = Root("mlx-cx3pro-flint-segfault")
+    r.function("0000:0c:00.0", 0x1007, driver="mlx4_core")
+    r.command(flint("0000:0c:00.0"), b"", exit=0, signal=11)
+    r.command(["mstconfig", "-v"], version_text("4.30.0"))
+    r.source("`mlxconfig/cx3pro-hp_mstflint-query_v4.29-ok_v4.30-segfault_mstflint-issue1157.txt`: "
+             "`mstflint -d 0c:00.0 query` on mstflint v4.30 died with SIGSEGV (`Segmentation fault "
+             "(core dumped)` is the shell's message, not the tool's output): recorded as `signal=11` "
+             "with empty stdout for hwcheck's `mstflint -d 0000:0c:00.0 q`.")
+    r.source("Reconstructed: `mstconfig -v` in the 4.21 wording with the version 4.30.0 the issue names; "
+             "the PCI function (15b3:1007 from the issue's lspci line). mstconfig/mstreg not captured.")
+    r.done("ConnectX-3 Pro, mstflint query killed by SIGSEGV (mstflint 4.30)")
 
 
 def cx6_ports():
@@ -286,6 +309,7 @@ def main():
     multi_card()
     cx6_ports()
     azure_vf()
+    cx3pro_segfault()
 
 
 if __name__ == "__main__":

@@ -38,7 +38,7 @@ def status(obj, key):
 
 class Goldens(unittest.TestCase):
     def test_fixtures_exist(self):
-        self.assertGreaterEqual(len(fixtures()), 7)
+        self.assertGreaterEqual(len(fixtures()), 8)
 
     def test_goldens_schema_round_trip(self):
         for d in fixtures():
@@ -136,6 +136,13 @@ class KnownFacts(unittest.TestCase):
         self.assertEqual(a["ports"][1]["netdev"], "enp1s0f1np1")
         self.assertEqual(a["ports"][1]["netdev_mtu"], 9000)
         self.assertEqual(a["function_map"][0]["hwmon"], ["hwmon2"])
+
+    def test_tool_crash_and_timeout(self):
+        a = adapter(mlx_facts("mlx-cx3pro-flint-segfault"), "0000:0c:00.0")
+        self.assertEqual(status(a, "fw_version_stored"), "unreadable")
+        self.assertIn("killed by signal 11", a["unavailable"]["fw_version_stored"]["detail"])
+        dx = adapter(mlx_facts("mlx-multi-card"), "0000:41:00.0")
+        self.assertEqual(status(dx["registers"], "power_status"), "timeout")
 
     def test_vf_only_vm(self):
         doc = mlx_facts("mlx-azure-vf")
