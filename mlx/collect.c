@@ -4,6 +4,7 @@
 #include "mlx/mlx.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -302,16 +303,20 @@ static void fill_fw_sysfs(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx
 
 /* ---- running mstflint tools ----------------------------------------------------------------- */
 
-static const char **argv_new(struct hwc_arena *a, const char *a0, const char *a1, const char *a2,
-			     const char *a3, const char *a4, const char *a5, const char *a6,
-			     const char *a7, const char *a8)
+/* A NULL-terminated argv in the arena from the NULL-terminated arguments. */
+static const char **argv_of(struct hwc_arena *a, ...) __attribute__((sentinel));
+static const char **argv_of(struct hwc_arena *a, ...)
 {
-	const char *src[] = {a0, a1, a2, a3, a4, a5, a6, a7, a8};
-	const char **v = hwc_arena_calloc(a, 10, sizeof(*v));
-	if (!v)
-		return NULL;
-	for (size_t i = 0; i < 9 && src[i]; i++)
-		v[i] = src[i];
+	enum { MAX_ARGS = 12 };
+	const char **v = hwc_arena_calloc(a, MAX_ARGS + 1, sizeof(*v));
+	va_list ap;
+	va_start(ap, a);
+	for (size_t i = 0; v && i < MAX_ARGS; i++) {
+		v[i] = va_arg(ap, const char *);
+		if (!v[i])
+			break;
+	}
+	va_end(ap);
 	return v;
 }
 
@@ -378,17 +383,17 @@ static const char **step_argv(struct hwc_arena *a, enum tool_step s, const char 
 {
 	switch (s) {
 	case STEP_CFG:
-		return argv_new(a, "mstconfig", "-d", bdf, "-e", "q", NULL, NULL, NULL, NULL);
+		return argv_of(a, "mstconfig", "-d", bdf, "-e", "q", NULL);
 	case STEP_FLINT:
-		return argv_new(a, "mstflint", "-d", bdf, "q", NULL, NULL, NULL, NULL, NULL);
+		return argv_of(a, "mstflint", "-d", bdf, "q", NULL);
 	case STEP_MTMP:
-		return argv_new(a, "mstreg", "-d", bdf, "--reg_name", "MTMP", "--get", "--indexes",
+		return argv_of(a, "mstreg", "-d", bdf, "--reg_name", "MTMP", "--get", "--indexes",
 				"sensor_index=0x0,slot_index=0x0", NULL);
 	case STEP_MPEIN:
-		return argv_new(a, "mstreg", "-d", bdf, "--reg_name", "MPEIN", "--get", "--indexes",
+		return argv_of(a, "mstreg", "-d", bdf, "--reg_name", "MPEIN", "--get", "--indexes",
 				"node=0x0,pcie_index=0x0,depth=0x0", NULL);
 	default:
-		return argv_new(a, "mstmget_temp", "-d", bdf, NULL, NULL, NULL, NULL, NULL, NULL);
+		return argv_of(a, "mstmget_temp", "-d", bdf, NULL);
 	}
 }
 
@@ -620,8 +625,7 @@ static void run_ethtool(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_f
 		struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
 		if (hwc_ok(ad->fw_version) || ad->netdevs.n == 0)
 			continue;
-		cmds[k].argv = argv_new(a, "ethtool", "-i", ad->netdevs.items[0], NULL, NULL, NULL,
-					NULL, NULL, NULL);
+		cmds[k].argv = argv_of(a, "ethtool", "-i", ad->netdevs.items[0], NULL);
 		which[k++] = i;
 	}
 	if (!k)
