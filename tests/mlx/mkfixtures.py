@@ -297,6 +297,20 @@ def azure_vf():
     r.done("VF-only virtual machine (Azure A100 VM)")
 
 
+def cx5ex_vf_ethtool():
+    r = Root("mlx-cx5ex-vf-ethtool")
+    r.function("0000:00:08.0", 0x101A, netdevs=["ens8np0"])
+    text = corpus("ethtool/cx5ex-vf_ethtool-i_fw16.27.2008_xdp-newbies-2020.txt")
+    r.command(["ethtool", "-i", "ens8np0"], text[text.index(b"\n") + 1:])
+    r.source("`ethtool -i ens8np0/stdout`: `ethtool/cx5ex-vf_ethtool-i_fw16.27.2008_xdp-newbies-2020.txt` "
+             "without its prompt line (mail-mangled: a blank line after every line, kept). "
+             "firmware-version `16.27.2008 (MT_0000000013)`, bus-info 0000:00:08.0.")
+    r.source("Reconstructed: the PCI function 0000:00:08.0 with the ConnectX-5 Ex VF id 15b3:101a (the "
+             "capture names a ConnectX-5 Ex VF in a VM), no RDMA device, so the firmware version "
+             "comes from ethtool. No mstflint tool: the card is VF-only, so none is asked.")
+    r.done("ConnectX-5 Ex VF in a VM: firmware version from ethtool -i")
+
+
 def main():
     global CORPUS
     p = argparse.ArgumentParser()
@@ -310,6 +324,7 @@ def main():
     cx6_ports()
     azure_vf()
     cx3pro_segfault()
+    cx5ex_vf_ethtool()
 
 
 if __name__ == "__main__":

@@ -38,7 +38,7 @@ def status(obj, key):
 
 class Goldens(unittest.TestCase):
     def test_fixtures_exist(self):
-        self.assertGreaterEqual(len(fixtures()), 8)
+        self.assertGreaterEqual(len(fixtures()), 9)
 
     def test_goldens_schema_round_trip(self):
         for d in fixtures():
@@ -143,6 +143,12 @@ class KnownFacts(unittest.TestCase):
         self.assertIn("killed by signal 11", a["unavailable"]["fw_version_stored"]["detail"])
         dx = adapter(mlx_facts("mlx-multi-card"), "0000:41:00.0")
         self.assertEqual(status(dx["registers"], "power_status"), "timeout")
+
+    def test_fw_from_ethtool(self):
+        a = adapter(mlx_facts("mlx-cx5ex-vf-ethtool"), "0000:00:08.0")
+        self.assertEqual((a["fw_version"], a["psid"]), ("16.27.2008", "MT_0000000013"))
+        self.assertEqual(a["fw_version_source"], "ethtool -i ens8np0")
+        self.assertEqual(a["product"], "ConnectX-5 Ex VF")
 
     def test_vf_only_vm(self):
         doc = mlx_facts("mlx-azure-vf")
