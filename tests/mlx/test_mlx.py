@@ -49,10 +49,29 @@ class Goldens(unittest.TestCase):
                 hwctest.golden(os.path.join(d, "mlx.golden.json"), {"mlx": doc["facts"]["mlx"]})
                 with tempfile.TemporaryDirectory() as t:
                     f = os.path.join(t, "facts.json")
-                    json.dump(doc, open(f, "w"))
+                    with open(f, "w") as out:
+                        json.dump(doc, out)
                     cp, again = run_json("facts", "--json", "--facts", f)
                     self.assertEqual(cp.returncode, 0, cp.stderr)
                     self.assertEqual(again["facts"]["mlx"], doc["facts"]["mlx"])
+
+
+class Snapshot(unittest.TestCase):
+    def test_snapshot_of_a_fixture_replays_the_same(self):
+        # everything mlx/ reads or runs is captured: the snapshot is a complete root again
+        import tarfile
+        for name in ("mlx-multi-card", "mlx-cx6-ports", "mlx-cx4lx-nextboot"):
+            with self.subTest(fixture=name), tempfile.TemporaryDirectory() as d:
+                tar = os.path.join(d, "host.tar")
+                cp = hwctest.run("--root", hwctest.fixture(name, "root"), "snapshot", "-o", tar)
+                self.assertEqual(cp.returncode, 0, cp.stderr)
+                root = os.path.join(d, "root")
+                os.mkdir(root)
+                with tarfile.open(tar) as t:
+                    t.extractall(root)
+                want = mlx_facts(name)["facts"]["mlx"]
+                _, got = run_json("--root", root, "facts", "--json")
+                self.assertEqual(got["facts"]["mlx"], want)
 
 
 class KnownFacts(unittest.TestCase):
