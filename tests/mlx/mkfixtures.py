@@ -311,6 +311,22 @@ def cx5ex_vf_ethtool():
     r.done("ConnectX-5 Ex VF in a VM: firmware version from ethtool -i")
 
 
+def bf2_functions():
+    r = Root("mlx-bf2-functions")
+    r.function("0000:06:00.0", 0xA2D6, netdevs=["enp6s0f0np0"])
+    r.function("0000:06:00.1", 0xA2D6, netdevs=["enp6s0f1np1"])
+    r.function("0000:06:00.2", 0xC2D1, driver=None)
+    r.function("0000:06:00.3", 0xC2D3, cls="0x080100", driver=None)
+    r.source("The four functions of `mlxconfig/bf2-dell-0JNDCM_lspci-grep_mlxfwmanager-online_blog.txt` "
+             "(`lspci | grep Mellanox`): 06:00.0/.1 BlueField-2 integrated ConnectX-6 Dx (15b3:a2d6), "
+             "06:00.2 `Device c2d1` (class Ethernet), 06:00.3 BlueField-2 SoC Management Interface "
+             "(DMA controller; id c2d3 and class 0801 from pci.ids, not in the capture).")
+    r.source("Reconstructed: domain 0000, netdev names, no drivers on .2/.3; the mlxfwmanager part of "
+             "the capture is not an input of hwcheck. No mstflint tool captured (replays as not "
+             "installed). Expected: one card 0000:06:00.0 with four functions.")
+    r.done("BlueField-2: four functions of one card")
+
+
 def main():
     global CORPUS
     p = argparse.ArgumentParser()
@@ -325,6 +341,7 @@ def main():
     azure_vf()
     cx3pro_segfault()
     cx5ex_vf_ethtool()
+    bf2_functions()
 
 
 if __name__ == "__main__":

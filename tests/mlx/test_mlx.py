@@ -38,7 +38,7 @@ def status(obj, key):
 
 class Goldens(unittest.TestCase):
     def test_fixtures_exist(self):
-        self.assertGreaterEqual(len(fixtures()), 9)
+        self.assertGreaterEqual(len(fixtures()), 10)
 
     def test_goldens_schema_round_trip(self):
         for d in fixtures():
@@ -162,6 +162,18 @@ class KnownFacts(unittest.TestCase):
         self.assertIn("killed by signal 11", a["unavailable"]["fw_version_stored"]["detail"])
         dx = adapter(mlx_facts("mlx-multi-card"), "0000:41:00.0")
         self.assertEqual(status(dx["registers"], "power_status"), "timeout")
+
+    def test_bluefield_functions_one_card(self):
+        doc = mlx_facts("mlx-bf2-functions")
+        ads = doc["facts"]["mlx"]["adapters"]
+        self.assertEqual(len(ads), 1)
+        a = ads[0]
+        self.assertEqual(a["bdf"], "0000:06:00.0")
+        self.assertEqual(a["product"], "BlueField-2 (ConnectX-6 Dx)")
+        self.assertEqual(a["generation"], "BlueField-2")
+        self.assertEqual(len(a["functions"]), 4)
+        self.assertEqual([f["device_id"] for f in a["function_map"]], ["a2d6", "a2d6", "c2d1", "c2d3"])
+        self.assertEqual(a["netdevs"], ["enp6s0f0np0", "enp6s0f1np1"])
 
     def test_fw_from_ethtool(self):
         a = adapter(mlx_facts("mlx-cx5ex-vf-ethtool"), "0000:00:08.0")
