@@ -80,7 +80,7 @@ int main(void)
 	snprintf(root, sizeof(root), "%s/root", tmp);
 	setenv("HWCHECK_TOOL_PATH", bin, 1);
 
-	struct hwc_env_opts eo = {.root = root, .mode = HWC_RUN_EXEC, .cmd_timeout_ms = 3000};
+	struct hwc_env_opts eo = {.root = root, .mode = HWC_RUN_EXEC, .cmd_timeout_ms = 2000};
 	struct hwc_env *e = NULL;
 	CHECK_INT(hwc_env_open(&eo, &e), 0);
 	struct hwc_facts *f = hwc_facts_new();
@@ -89,8 +89,9 @@ int main(void)
 	CHECK_INT(hwc_mlx_collect(e, f, &co), 0);
 	double dt = now() - t0;
 	fprintf(stderr, "collect of %d cards took %.2f s\n", NCARDS, dt);
-	/* serial would be >= 9 s of mstconfig plus the 3 s timeout */
-	CHECK(dt < 6.0);
+	/* serial would be >= 9 s of mstconfig plus the 2 s timeout: 11 s; parallel about 2 s plus
+	 * process start-up on a loaded machine */
+	CHECK(dt < 8.0);
 	const struct hwc_mlx_facts *mf = f->mlx;
 	CHECK_INT(mf->adapters.n, NCARDS);
 	CHECK_STR(mf->tools.mstflint_version.v, "4.21.0");
