@@ -4,12 +4,179 @@
 #define HWC_MLX_H
 
 #include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "core/env.h"
 #include "core/facts.h"
 
+/* ---- identity table (mlx/ids.c) -------------------------------------------------------------- */
+
+struct hwc_mlx_ident {
+	uint16_t device_id;
+	const char *product;    /* "ConnectX-6 Dx", "ConnectX-6 Dx VF" */
+	const char *generation; /* "ConnectX-6", "BlueField-2" */
+	bool vf;
+	double pcie_gts;  /* what the product's PCIe interface can do; 0 = not a data path function */
+	int pcie_width;
+	double port_gbps; /* highest port rate of the product (one port) */
+};
+
+/* NULL for an id the table does not know (the function is still reported, by vendor). */
+const struct hwc_mlx_ident *hwc_mlx_ident_find(uint16_t device_id);
+const struct hwc_mlx_ident *hwc_mlx_ident_table(size_t *n);
+
+/* ---- parsers (mlx/parse.c): pure functions over the bytes a tool printed --------------------- */
+
+/* One column of an mstconfig row: "per_mkey(0)" -> text "per_mkey", num 0, has_code;
+ * "8" -> text NULL, num 8; "Array[0..7]" -> text, no code; "N/A" -> status unsupported. */
+struct hwc_mlx_cfgval {
+	struct hwc_fmeta m;
+	const char *text;
+	int64_t num;
+	bool has_code;
+};
+
+struct hwc_mlx_cfgparam {
+	const char *name;
+	struct hwc_mlx_cfgval dflt, current, next_boot;
+	struct hwc_fbool pending; /* next_boot differs from current */
+	bool read_only;           /* "RO" flag of mstflint >= 4.25 */
+};
+
+struct hwc_mlx_cfg {
+	struct hwc_fmeta m; /* ok when a parameter table was found; else why not */
+	struct hwc_fstr device_type, board_name, description;
+	bool has_default_current; /* -e columns present (mstflint printed Default/Current) */
+	bool complete;            /* the table ended cleanly: no cut row, no foreign line inside */
+	unsigned bad_lines;
+	const char *first_bad_line;
+	struct {
+		struct hwc_mlx_cfgparam *items;
+		size_t n, cap;
+	} params;
+};
+
+/* `mstconfig -d BDF [-e] q` output. Returns 0 when a parameter table was parsed, else -EINVAL /
+ * -ENODEV with out->m saying why ("-E- ..." messages become statuses with the message). */
+int hwc_mlx_parse_mstconfig(const char *buf, size_t len, struct hwc_arena *a,
+			    struct hwc_mlx_cfg *out);
+const struct hwc_mlx_cfgparam *hwc_mlx_cfg_find(const struct hwc_mlx_cfg *c, const char *name);
+
+/* The parameters hwcheck names (rules read them): always present in fw_config once mstconfig
+ * answered, with a status when mstconfig did not print them. */
+const char *const *hwc_mlx_cfg_named(size_t *n);
+
+/* `mstflint -d BDF q` output. */
+struct hwc_mlx_flint {
+	struct hwc_fmeta m;
+	struct hwc_fstr image_type, fw_version, fw_version_running, psid, release_date;
+};
+int hwc_mlx_parse_flint_query(const char *buf, size_t len, struct hwc_arena *a,
+			      struct hwc_mlx_flint *out);
+
+/* `mstreg ... --get` output: "name | 0x%08x" rows (and --detailed rows: first 0x token). */
+struct hwc_mlx_regfield {
+	const char *name;
+	uint64_t v;
+};
+struct hwc_mlx_reg {
+	struct hwc_fmeta m;
+	struct {
+		struct hwc_mlx_regfield *items;
+		size_t n, cap;
+	} fields;
+};
+int hwc_mlx_parse_mstreg(const char *buf, size_t len, struct hwc_arena *a, struct hwc_mlx_reg *out);
+/* 0 and *v, or -ENOENT. */
+int hwc_mlx_reg_get(const struct hwc_mlx_reg *r, const char *name, uint64_t *v);
+
+/* MTMP temperature field (16-bit two's complement, 0.125 degC) -> millidegrees C. */
+int64_t hwc_mlx_mtmp_to_mdegc(uint64_t raw);
+
+/* `mstmget_temp -d BDF`: one integer in degC. Fills *out with millidegrees or a status. */
+int hwc_mlx_parse_mget_temp(const char *buf, size_t len, struct hwc_arena *a, struct hwc_fi64 *out);
+
+/* "mstconfig, mstflint 4.21.0, Git SHA Hash: N/A" -> "4.21.0". */
+int hwc_mlx_parse_tool_version(const char *buf, size_t len, struct hwc_arena *a,
+			       struct hwc_fstr *out);
+
+/* sysfs infiniband port rate "200 Gb/sec (4X HDR)" / "2.5 Gb/sec (1X SDR)" / "10 Gb/sec (4X)". */
+int hwc_mlx_parse_rate(const char *s, double *gbps, const char **width, const char **speed,
+		       struct hwc_arena *a);
+
+/* sysfs "4: ACTIVE" -> "ACTIVE" (arena copy). */
+const char *hwc_mlx_state_name(const char *s, struct hwc_arena *a);
+
+/* /sys/kernel/security/lockdown "none [integrity] confidentiality" -> "integrity". */
+int hwc_mlx_parse_lockdown(const char *s, struct hwc_arena *a, const char **mode);
+
+/* ethtool -i "firmware-version: 16.27.2008 (MT_0000000013)" -> fw and PSID. */
+int hwc_mlx_parse_ethtool_fw(const char *buf, size_t len, struct hwc_arena *a, struct hwc_fstr *fw,
+			     struct hwc_fstr *psid);
+
+/* ---- the section ---------------------------------------------------------------------------- */
+
+struct hwc_mlx_strv {
+	const char **items;
+	size_t n, cap;
+};
+
+struct hwc_mlx_function {
+	const char *bdf;
+	struct hwc_fstr device_id, class_code, driver, physfn;
+	bool is_vf;
+	struct hwc_mlx_strv netdevs, rdma_devices, hwmon;
+};
+
+struct hwc_mlx_port {
+	const char *rdma_device;
+	int64_t port;
+	struct hwc_fstr netdev, state, phys_state, link_layer, active_speed, active_width;
+	struct hwc_ff64 rate_gbps;
+	struct hwc_fi64 active_mtu, max_mtu; /* verbs only: not collected from sysfs */
+	struct hwc_fi64 netdev_mtu, netdev_speed_mbps;
+};
+
+struct hwc_mlx_adapter {
+	const char *bdf; /* function 0 (lowest PF) */
+	struct hwc_mlx_strv functions;
+	struct {
+		struct hwc_mlx_function *items;
+		size_t n, cap;
+	} function_map;
+	struct hwc_fstr device_id, product, generation;
+	struct hwc_ff64 pcie_max_speed_gts;
+	struct hwc_fi64 pcie_max_width;
+	struct hwc_ff64 port_rate_max_gbps;
+	struct hwc_fstr fw_version, fw_version_source, fw_version_stored, psid, part_number;
+	struct hwc_fstr serial_number;
+	struct hwc_fbool fw_pending_reset;
+	struct hwc_mlx_strv netdevs, rdma_devices;
+	struct {
+		struct hwc_mlx_port *items;
+		size_t n, cap;
+	} ports;
+	struct hwc_mlx_cfg cfg; /* cfg.m is the status of fw_config as a whole */
+	struct {
+		struct hwc_fi64 temp_mdegc;
+		struct hwc_fstr temp_source; /* "mstreg" (MTMP) or "mstmget_temp" */
+		struct hwc_fstr power_status; /* MPEIN pwr_status: sufficient / insufficient / unknown */
+		struct hwc_fi64 pci_power_w;
+	} reg;
+};
+
 struct hwc_mlx_facts {
 	struct hwc_fmeta m; /* status of the section as a whole */
+	struct {
+		struct hwc_mlx_adapter *items;
+		size_t n, cap;
+	} adapters;
+	struct {
+		struct hwc_fstr mstflint_version;
+		struct hwc_fmeta access; /* may mstflint tools run: ok / needs_root / blocked / absent */
+	} tools;
 };
 
 /* Fills f->section from the root. Never prints; problems go to hwc_facts_error(). */

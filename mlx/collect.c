@@ -1,0 +1,739 @@
+/* SPDX-License-Identifier: MIT */
+/* Finds the ConnectX cards under the root, maps their functions, ports and firmware, and asks
+ * mstflint (through the runner, in parallel across cards) for what only it knows. */
+#include "mlx/mlx.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/runner.h"
+
+#define MLX_VENDOR 0x15b3
+#define PCI_DEVS "sys/bus/pci/devices"
+
+/* The exact argv hwcheck runs (they are also the replay keys under hwcheck/commands/), with BDF
+ * the card's function 0 as "0000:3b:00.0":
+ *   mstconfig -v
+ *   mstconfig -d BDF -e q
+ *   mstflint -d BDF q
+ *   mstreg -d BDF --reg_name MTMP --get --indexes sensor_index=0x0,slot_index=0x0
+ *   mstreg -d BDF --reg_name MPEIN --get --indexes node=0x0,pcie_index=0x0,depth=0x0
+ *   mstmget_temp -d BDF                      (only where MTMP gave no temperature)
+ *   ethtool -i NETDEV                        (only where sysfs has no fw_ver)
+ * Each tool runs on every card at once (hwc_run_many), one tool after the other: two mstflint
+ * tools on one card at the same time would contend for the device's access semaphore. mstconfig's
+ * JSON mode (-j FILE, >= 4.31) writes a file, which hwcheck must not do: the text is parsed. */
+
+static struct hwc_mlx_strv *strv_push(struct hwc_arena *a, struct hwc_mlx_strv *v, const char *s)
+{
+	const char **p = HWC_VEC_PUSH(a, v);
+	if (p)
+		*p = s;
+	return v;
+}
+
+static bool strv_has(const struct hwc_mlx_strv *v, const char *s)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (strcmp(v->items[i], s) == 0)
+			return true;
+	return false;
+}
+
+static int cmp_str(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+static void strv_sort(struct hwc_mlx_strv *v)
+{
+	if (v->n > 1)
+		qsort(v->items, v->n, sizeof(v->items[0]), cmp_str);
+}
+
+static void list_into(struct hwc_env *e, struct hwc_arena *a, const char *path,
+		      struct hwc_mlx_strv *out)
+{
+	struct hwc_dirlist dl;
+	if (hwc_env_list_dir(e, path, a, &dl) < 0)
+		return;
+	for (size_t i = 0; i < dl.n; i++)
+		strv_push(a, out, dl.names[i]);
+}
+
+/* "0000:3b:00.1" -> "0000:3b:00" (the card: functions of one device number). */
+static const char *slot_of(struct hwc_arena *a, const char *bdf)
+{
+	const char *dot = strrchr(bdf, '.');
+	return dot ? hwc_arena_strndup(a, bdf, (size_t)(dot - bdf)) : bdf;
+}
+
+static void fill_function(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_function *fn)
+{
+	const char *base = hwc_arena_printf(a, PCI_DEVS "/%s", fn->bdf);
+	struct hwc_fu64 id = {0}, cls = {0};
+	if (hwc_read_hex(e, hwc_arena_printf(a, "%s/device", base), a, &id) == 0)
+		HWC_SET(fn->device_id, hwc_arena_printf(a, "%04llx", (unsigned long long)id.v));
+	else
+		fn->device_id.m = id.m;
+	if (hwc_read_hex(e, hwc_arena_printf(a, "%s/class", base), a, &cls) == 0)
+		HWC_SET(fn->class_code, hwc_arena_printf(a, "%06llx", (unsigned long long)cls.v));
+	else
+		fn->class_code.m = cls.m;
+	hwc_read_link_name(e, hwc_arena_printf(a, "%s/driver", base), a, &fn->driver);
+	if (fn->driver.m.st == HWC_ST_ABSENT)
+		fn->driver.m.detail = "no driver bound";
+	hwc_read_link_name(e, hwc_arena_printf(a, "%s/physfn", base), a, &fn->physfn);
+	/* A VF passed to a virtual machine has no physfn link: its device id still says VF. */
+	const struct hwc_mlx_ident *ident = hwc_ok(id) ? hwc_mlx_ident_find((uint16_t)id.v) : NULL;
+	fn->is_vf = hwc_ok(fn->physfn) || (ident && ident->vf);
+	if (!hwc_ok(fn->physfn))
+		HWC_FAIL(fn->physfn, HWC_ST_ABSENT, 0,
+			 fn->is_vf ? "a VF whose PF is not visible here (virtual machine)"
+				   : "not a virtual function");
+	list_into(e, a, hwc_arena_printf(a, "%s/net", base), &fn->netdevs);
+	list_into(e, a, hwc_arena_printf(a, "%s/infiniband", base), &fn->rdma_devices);
+	list_into(e, a, hwc_arena_printf(a, "%s/hwmon", base), &fn->hwmon);
+}
+
+static bool is_bridge(const struct hwc_mlx_function *fn)
+{
+	return hwc_ok(fn->class_code) && strncmp(fn->class_code.v, "0604", 4) == 0;
+}
+
+/* -d: a BDF (full or without the domain), a netdev or an RDMA device of the card. */
+static bool adapter_matches(const struct hwc_mlx_adapter *ad, const char *dev)
+{
+	if (!dev)
+		return true;
+	size_t dl = strlen(dev);
+	for (size_t i = 0; i < ad->functions.n; i++) {
+		const char *b = ad->functions.items[i];
+		size_t bl = strlen(b);
+		if (strcmp(b, dev) == 0 || (bl > dl && strcmp(b + bl - dl, dev) == 0 && b[bl - dl - 1] == ':'))
+			return true;
+	}
+	return strv_has(&ad->netdevs, dev) || strv_has(&ad->rdma_devices, dev);
+}
+
+static void fill_identity(struct hwc_mlx_adapter *ad, struct hwc_arena *a)
+{
+	const struct hwc_mlx_function *f0 = &ad->function_map.items[0];
+	for (size_t i = 0; i < ad->function_map.n; i++)
+		if (strcmp(ad->function_map.items[i].bdf, ad->bdf) == 0)
+			f0 = &ad->function_map.items[i];
+	ad->device_id = f0->device_id;
+	const struct hwc_mlx_ident *id = NULL;
+	uint64_t v;
+	if (hwc_ok(f0->device_id) && hwc_parse_u64(f0->device_id.v, 16, &v) == 0)
+		id = hwc_mlx_ident_find((uint16_t)v);
+	if (!id) {
+		const char *why = hwc_ok(f0->device_id)
+					  ? hwc_arena_printf(a, "PCI id 15b3:%s is not in hwcheck's "
+								"ConnectX/BlueField table",
+							     f0->device_id.v)
+					  : "the PCI device id could not be read";
+		HWC_FAIL(ad->product, HWC_ST_UNSUPPORTED, 0, why);
+		HWC_FAIL(ad->generation, HWC_ST_UNSUPPORTED, 0, why);
+		HWC_FAIL(ad->pcie_max_speed_gts, HWC_ST_UNSUPPORTED, 0, why);
+		HWC_FAIL(ad->pcie_max_width, HWC_ST_UNSUPPORTED, 0, why);
+		HWC_FAIL(ad->port_rate_max_gbps, HWC_ST_UNSUPPORTED, 0, why);
+		return;
+	}
+	HWC_SET(ad->product, id->product);
+	HWC_SET(ad->generation, id->generation);
+	if (id->pcie_gts > 0) {
+		HWC_SET(ad->pcie_max_speed_gts, id->pcie_gts);
+		HWC_SET(ad->pcie_max_width, id->pcie_width);
+		HWC_SET(ad->port_rate_max_gbps, id->port_gbps);
+	} else {
+		const char *why = "hwcheck's table has no PCIe or port figures for this function";
+		HWC_FAIL(ad->pcie_max_speed_gts, HWC_ST_UNSUPPORTED, 0, why);
+		HWC_FAIL(ad->pcie_max_width, HWC_ST_UNSUPPORTED, 0, why);
+		HWC_FAIL(ad->port_rate_max_gbps, HWC_ST_UNSUPPORTED, 0, why);
+	}
+}
+
+/* The owner function of an RDMA device, for its netdevs. */
+static const struct hwc_mlx_function *rdma_owner(const struct hwc_mlx_adapter *ad, const char *dev)
+{
+	for (size_t i = 0; i < ad->function_map.n; i++)
+		if (strv_has(&ad->function_map.items[i].rdma_devices, dev))
+			return &ad->function_map.items[i];
+	return NULL;
+}
+
+static void port_netdev(struct hwc_env *e, struct hwc_arena *a, const struct hwc_mlx_adapter *ad,
+			const char *dev, int64_t port, struct hwc_mlx_port *p)
+{
+	/* RoCE: the GID table names the netdev of the port. */
+	const char *gid = hwc_arena_printf(a, "sys/class/infiniband/%s/ports/%lld/gid_attrs/ndevs/0",
+					   dev, (long long)port);
+	struct hwc_fstr nd = {0};
+	if (hwc_read_str(e, gid, a, &nd) == 0 && *nd.v) {
+		p->netdev = nd;
+		return;
+	}
+	/* Otherwise the function's netdev whose dev_port is port - 1 (mlx4 has two per function). */
+	const struct hwc_mlx_function *fn = rdma_owner(ad, dev);
+	if (fn) {
+		for (size_t i = 0; i < fn->netdevs.n; i++) {
+			struct hwc_fi64 dp = {0};
+			const char *path = hwc_arena_printf(a, "sys/class/net/%s/dev_port",
+							    fn->netdevs.items[i]);
+			if (hwc_read_i64(e, path, a, &dp) == 0 && dp.v + 1 == port) {
+				HWC_SET(p->netdev, fn->netdevs.items[i]);
+				return;
+			}
+		}
+		if (fn->netdevs.n == 1) {
+			HWC_SET(p->netdev, fn->netdevs.items[0]);
+			return;
+		}
+	}
+	HWC_FAIL(p->netdev, HWC_ST_ABSENT, 0,
+		 hwc_arena_printf(a, "%s port %lld: no netdev found (gid_attrs/ndevs, dev_port)", dev,
+				  (long long)port));
+}
+
+static int cmp_port(const void *x, const void *y)
+{
+	const struct hwc_mlx_port *a = x, *b = y;
+	int c = strcmp(a->rdma_device, b->rdma_device);
+	return c ? c : (a->port > b->port) - (a->port < b->port);
+}
+
+static void fill_ports(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_adapter *ad)
+{
+	for (size_t d = 0; d < ad->rdma_devices.n; d++) {
+		const char *dev = ad->rdma_devices.items[d];
+		const char *pdir = hwc_arena_printf(a, "sys/class/infiniband/%s/ports", dev);
+		struct hwc_dirlist dl;
+		if (hwc_env_list_dir(e, pdir, a, &dl) < 0)
+			continue;
+		for (size_t i = 0; i < dl.n; i++) {
+			int64_t pn;
+			if (hwc_parse_i64(dl.names[i], 10, &pn) < 0)
+				continue;
+			struct hwc_mlx_port *p = HWC_VEC_PUSH(a, &ad->ports);
+			if (!p)
+				return;
+			p->rdma_device = dev;
+			p->port = pn;
+			const char *base = hwc_arena_printf(a, "%s/%s", pdir, dl.names[i]);
+			struct hwc_fstr s = {0};
+			if (hwc_read_str(e, hwc_arena_printf(a, "%s/state", base), a, &s) == 0)
+				HWC_SET(p->state, hwc_mlx_state_name(s.v, a));
+			else
+				p->state.m = s.m;
+			if (hwc_read_str(e, hwc_arena_printf(a, "%s/phys_state", base), a, &s) == 0)
+				HWC_SET(p->phys_state, hwc_mlx_state_name(s.v, a));
+			else
+				p->phys_state.m = s.m;
+			if (hwc_ok(p->state) && !p->state.v)
+				HWC_FAIL(p->state, HWC_ST_INVALID, 0, "empty state");
+			if (hwc_ok(p->phys_state) && !p->phys_state.v)
+				HWC_FAIL(p->phys_state, HWC_ST_INVALID, 0, "empty phys_state");
+			hwc_read_str(e, hwc_arena_printf(a, "%s/link_layer", base), a, &p->link_layer);
+			const char *rpath = hwc_arena_printf(a, "%s/rate", base);
+			if (hwc_read_str(e, rpath, a, &s) == 0) {
+				double g;
+				const char *w, *sp;
+				if (hwc_mlx_parse_rate(s.v, &g, &w, &sp, a) == 0) {
+					HWC_SET(p->rate_gbps, g);
+					if (w)
+						HWC_SET(p->active_width, w);
+					else
+						HWC_FAIL(p->active_width, HWC_ST_ABSENT, 0, "rate names no width");
+					if (sp)
+						HWC_SET(p->active_speed, sp);
+					else
+						HWC_FAIL(p->active_speed, HWC_ST_ABSENT, 0, "rate names no speed");
+				} else {
+					const char *why = hwc_arena_printf(a, "%s: '%s' is not 'N Gb/sec (WX SPEED)'",
+									   rpath, s.v);
+					HWC_FAIL(p->rate_gbps, HWC_ST_INVALID, 0, why);
+					HWC_FAIL(p->active_width, HWC_ST_INVALID, 0, why);
+					HWC_FAIL(p->active_speed, HWC_ST_INVALID, 0, why);
+				}
+			} else {
+				p->rate_gbps.m = p->active_width.m = p->active_speed.m = s.m;
+			}
+			port_netdev(e, a, ad, dev, pn, p);
+			if (hwc_ok(p->netdev)) {
+				hwc_read_i64(e, hwc_arena_printf(a, "sys/class/net/%s/mtu", p->netdev.v), a,
+					     &p->netdev_mtu);
+				hwc_read_i64(e, hwc_arena_printf(a, "sys/class/net/%s/speed", p->netdev.v), a,
+					     &p->netdev_speed_mbps);
+			} else {
+				p->netdev_mtu.m = p->netdev_speed_mbps.m = p->netdev.m;
+			}
+			const char *why = "port MTUs come from ibv_query_port, which hwcheck does not call";
+			HWC_FAIL(p->active_mtu, HWC_ST_UNSUPPORTED, 0, why);
+			HWC_FAIL(p->max_mtu, HWC_ST_UNSUPPORTED, 0, why);
+		}
+	}
+	if (ad->ports.n > 1)
+		qsort(ad->ports.items, ad->ports.n, sizeof(ad->ports.items[0]), cmp_port);
+}
+
+static void fill_fw_sysfs(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_adapter *ad)
+{
+	if (ad->rdma_devices.n == 0) {
+		const char *why = "no RDMA device (mlx5_ib/mlx4_ib not loaded?)";
+		HWC_FAIL(ad->fw_version, HWC_ST_ABSENT, 0, why);
+		HWC_FAIL(ad->psid, HWC_ST_ABSENT, 0, why);
+		return;
+	}
+	/* The RDMA device of function 0 when there is one: all PFs run the same firmware. */
+	const char *dev = ad->rdma_devices.items[0];
+	for (size_t i = 0; i < ad->function_map.n; i++)
+		if (strcmp(ad->function_map.items[i].bdf, ad->bdf) == 0 &&
+		    ad->function_map.items[i].rdma_devices.n)
+			dev = ad->function_map.items[i].rdma_devices.items[0];
+	if (hwc_read_str(e, hwc_arena_printf(a, "sys/class/infiniband/%s/fw_ver", dev), a,
+			 &ad->fw_version) == 0)
+		HWC_SET(ad->fw_version_source, hwc_arena_printf(a, "sysfs %s/fw_ver", dev));
+	/* mlx5 board_id is the PSID ("MT_0000000838"); mlx4's is the board id too. */
+	hwc_read_str(e, hwc_arena_printf(a, "sys/class/infiniband/%s/board_id", dev), a, &ad->psid);
+}
+
+/* ---- running mstflint tools ----------------------------------------------------------------- */
+
+/* A NULL-terminated argv in the arena from the NULL-terminated arguments. */
+static const char **argv_of(struct hwc_arena *a, ...) __attribute__((sentinel));
+static const char **argv_of(struct hwc_arena *a, ...)
+{
+	enum { MAX_ARGS = 12 };
+	const char **v = hwc_arena_calloc(a, MAX_ARGS + 1, sizeof(*v));
+	va_list ap;
+	va_start(ap, a);
+	for (size_t i = 0; v && i < MAX_ARGS; i++) {
+		v[i] = va_arg(ap, const char *);
+		if (!v[i])
+			break;
+	}
+	va_end(ap);
+	return v;
+}
+
+/* Whether the output is worth parsing; else *why says what happened. */
+static bool usable(const struct hwc_cmd_result *r, const char *const *argv, struct hwc_arena *a,
+		   struct hwc_fmeta *why)
+{
+	if (r->m.st != HWC_ST_OK && r->m.st != HWC_ST_TRUNCATED) {
+		*why = r->m;
+		return false;
+	}
+	if (r->signal) {
+		hwc_fmeta_set(why, HWC_ST_UNREADABLE, 0,
+			      hwc_arena_printf(a, "%s: killed by signal %d", hwc_argv_str(a, argv),
+					       r->signal));
+		return false;
+	}
+	return true;
+}
+
+/* Parsers say why from stdout; mstreg and others print their -E- on stderr: try both. */
+typedef int (*parse_fn)(const char *, size_t, struct hwc_arena *, void *);
+
+static int parse_both(parse_fn fn, const struct hwc_cmd_result *r, struct hwc_arena *a, void *out,
+		      struct hwc_fmeta *m, const char *const *argv)
+{
+	int rc = fn(r->out, r->out_len, a, out);
+	if (rc == 0)
+		return 0;
+	struct hwc_fmeta first = *m;
+	if (r->err_len && first.st == HWC_ST_INVALID) {
+		rc = fn(r->err, r->err_len, a, out);
+		if (rc == 0 || m->st != HWC_ST_INVALID)
+			return rc;
+		*m = first;
+	}
+	if (m->st == HWC_ST_INVALID && r->exit_code != 0)
+		hwc_fmeta_set(m, HWC_ST_UNREADABLE, 0,
+			      hwc_arena_printf(a, "%s: exit status %d, nothing parseable printed",
+					       hwc_argv_str(a, argv), r->exit_code));
+	return rc;
+}
+
+static int p_cfg(const char *b, size_t l, struct hwc_arena *a, void *o)
+{
+	return hwc_mlx_parse_mstconfig(b, l, a, o);
+}
+static int p_flint(const char *b, size_t l, struct hwc_arena *a, void *o)
+{
+	return hwc_mlx_parse_flint_query(b, l, a, o);
+}
+static int p_reg(const char *b, size_t l, struct hwc_arena *a, void *o)
+{
+	return hwc_mlx_parse_mstreg(b, l, a, o);
+}
+static int p_temp(const char *b, size_t l, struct hwc_arena *a, void *o)
+{
+	return hwc_mlx_parse_mget_temp(b, l, a, o);
+}
+
+enum tool_step { STEP_CFG, STEP_FLINT, STEP_MTMP, STEP_MPEIN, STEP_MGET, STEP__N };
+
+static const char **step_argv(struct hwc_arena *a, enum tool_step s, const char *bdf)
+{
+	switch (s) {
+	case STEP_CFG:
+		return argv_of(a, "mstconfig", "-d", bdf, "-e", "q", NULL);
+	case STEP_FLINT:
+		return argv_of(a, "mstflint", "-d", bdf, "q", NULL);
+	case STEP_MTMP:
+		return argv_of(a, "mstreg", "-d", bdf, "--reg_name", "MTMP", "--get", "--indexes",
+				"sensor_index=0x0,slot_index=0x0", NULL);
+	case STEP_MPEIN:
+		return argv_of(a, "mstreg", "-d", bdf, "--reg_name", "MPEIN", "--get", "--indexes",
+				"node=0x0,pcie_index=0x0,depth=0x0", NULL);
+	default:
+		return argv_of(a, "mstmget_temp", "-d", bdf, NULL);
+	}
+}
+
+static void step_apply(struct hwc_arena *a, enum tool_step s, struct hwc_mlx_adapter *ad,
+		       const struct hwc_cmd_result *r, const char *const *argv)
+{
+	struct hwc_fmeta why;
+	bool ok = usable(r, argv, a, &why);
+	switch (s) {
+	case STEP_CFG:
+		if (!ok) {
+			ad->cfg.m = why;
+			break;
+		}
+		parse_both(p_cfg, r, a, &ad->cfg, &ad->cfg.m, argv);
+		if (hwc_ok(ad->cfg) && r->m.st == HWC_ST_TRUNCATED)
+			ad->cfg.complete = false;
+		break;
+	case STEP_FLINT: {
+		struct hwc_mlx_flint fl;
+		if (!ok) {
+			fl.m = why;
+		} else {
+			parse_both(p_flint, r, a, &fl, &fl.m, argv);
+		}
+		if (!hwc_ok(fl)) {
+			ad->fw_version_stored.m = ad->fw_pending_reset.m = fl.m;
+			break;
+		}
+		ad->fw_version_stored = fl.fw_version;
+		/* flint prints "FW Version(Running):" only when the running image differs from
+		 * the flash: an update that waits for a reset. */
+		bool pending = hwc_ok(fl.fw_version_running) &&
+			       strcmp(fl.fw_version_running.v, fl.fw_version.v) != 0;
+		if (hwc_ok(ad->fw_version) && strcmp(ad->fw_version.v, fl.fw_version.v) != 0)
+			pending = true;
+		HWC_SET(ad->fw_pending_reset, pending);
+		if (!hwc_ok(ad->fw_version)) {
+			ad->fw_version = hwc_ok(fl.fw_version_running) ? fl.fw_version_running
+								      : fl.fw_version;
+			HWC_SET(ad->fw_version_source, "mstflint query");
+		}
+		if (!hwc_ok(ad->psid) && hwc_ok(fl.psid))
+			ad->psid = fl.psid;
+		break;
+	}
+	case STEP_MTMP: {
+		struct hwc_mlx_reg reg;
+		if (!ok)
+			reg.m = why;
+		else
+			parse_both(p_reg, r, a, &reg, &reg.m, argv);
+		uint64_t t;
+		if (hwc_ok(reg) && hwc_mlx_reg_get(&reg, "temperature", &t) == 0) {
+			HWC_SET(ad->reg.temp_mdegc, hwc_mlx_mtmp_to_mdegc(t));
+			HWC_SET(ad->reg.temp_source, "mstreg");
+		} else {
+			ad->reg.temp_mdegc.m = hwc_ok(reg) ? (struct hwc_fmeta){HWC_ST_INVALID, 0,
+						       "MTMP has no 'temperature' field"}
+							 : reg.m;
+			ad->reg.temp_source.m = ad->reg.temp_mdegc.m;
+		}
+		break;
+	}
+	case STEP_MPEIN: {
+		struct hwc_mlx_reg reg;
+		if (!ok)
+			reg.m = why;
+		else
+			parse_both(p_reg, r, a, &reg, &reg.m, argv);
+		uint64_t st, w;
+		if (!hwc_ok(reg)) {
+			ad->reg.power_status.m = ad->reg.pci_power_w.m = reg.m;
+			break;
+		}
+		if (hwc_mlx_reg_get(&reg, "pwr_status", &st) == 0) {
+			static const char *const names[] = {"unknown", "sufficient", "insufficient"};
+			if (st < 3)
+				HWC_SET(ad->reg.power_status, names[st]);
+			else
+				HWC_FAIL(ad->reg.power_status, HWC_ST_INVALID, 0,
+					 hwc_arena_printf(a, "MPEIN pwr_status %llu is not 0, 1 or 2",
+							  (unsigned long long)st));
+		} else {
+			HWC_FAIL(ad->reg.power_status, HWC_ST_ABSENT, 0, "MPEIN has no pwr_status field");
+		}
+		if (hwc_mlx_reg_get(&reg, "pci_power", &w) == 0 && w > 0)
+			HWC_SET(ad->reg.pci_power_w, (int64_t)w);
+		else
+			HWC_FAIL(ad->reg.pci_power_w, HWC_ST_UNSUPPORTED, 0,
+				 "MPEIN pci_power is 0 (unknown) or missing");
+		break;
+	}
+	default: {
+		struct hwc_fi64 t = {0};
+		if (!ok)
+			t.m = why;
+		else
+			parse_both(p_temp, r, a, &t, &t.m, argv);
+		if (hwc_ok(t)) {
+			ad->reg.temp_mdegc = t;
+			HWC_SET(ad->reg.temp_source, "mstmget_temp");
+		} else if (ad->reg.temp_mdegc.m.st == HWC_ST_ABSENT ||
+			   ad->reg.temp_mdegc.m.st == HWC_ST_UNSET) {
+			/* say the more useful of the two failures: the tool that exists */
+			ad->reg.temp_mdegc.m = t.m;
+			ad->reg.temp_source.m = t.m;
+		}
+		break;
+	}
+	}
+}
+
+/* May mstflint tools run here? Lockdown and privileges first: a tool that would only fail
+ * (or worse, hang on a semaphore) is not started. */
+static void tools_gate(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_facts *mf)
+{
+	if (hwc_env_no_tools(e)) {
+		hwc_fmeta_set(&mf->tools.access, HWC_ST_BLOCKED, 0, "external tools disabled (--no-tools)");
+		return;
+	}
+	struct hwc_fstr ld = {0};
+	const char *mode;
+	if (hwc_read_str(e, "sys/kernel/security/lockdown", a, &ld) == 0 &&
+	    hwc_mlx_parse_lockdown(ld.v, a, &mode) == 0 && strcmp(mode, "none") != 0) {
+		hwc_fmeta_set(&mf->tools.access, HWC_ST_BLOCKED, 0,
+			      hwc_arena_printf(a, "kernel lockdown [%s]: the kernel refuses the PCI "
+						  "config-space writes mstflint tools need",
+					       mode));
+		return;
+	}
+	if (hwc_env_is_live(e) && !hwc_env_is_root_user(e)) {
+		hwc_fmeta_set(&mf->tools.access, HWC_ST_NEEDS_ROOT, 0,
+			      "mstflint tools need root (read-write PCI config space)");
+		return;
+	}
+	hwc_fmeta_set(&mf->tools.access, HWC_ST_OK, 0, NULL);
+}
+
+static void gate_all(struct hwc_mlx_adapter *ad, const struct hwc_fmeta *m)
+{
+	ad->cfg.m = *m;
+	ad->fw_version_stored.m = ad->fw_pending_reset.m = *m;
+	ad->reg.temp_mdegc.m = ad->reg.temp_source.m = *m;
+	ad->reg.power_status.m = ad->reg.pci_power_w.m = *m;
+	ad->part_number.m = *m;
+}
+
+static void run_tools(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_facts *mf)
+{
+	tools_gate(e, a, mf);
+	if (mf->tools.access.st != HWC_ST_OK) {
+		mf->tools.mstflint_version.m = mf->tools.access;
+		for (size_t i = 0; i < mf->adapters.n; i++)
+			gate_all(&mf->adapters.items[i], &mf->tools.access);
+		return;
+	}
+	size_t n = mf->adapters.n;
+	if (!n)
+		return; /* nothing to ask about: no tool is started */
+	const char *const ver[] = {"mstconfig", "-v", NULL};
+	struct hwc_cmd_result vr;
+	hwc_run(e, a, ver, 0, &vr);
+	struct hwc_fmeta why;
+	if (usable(&vr, ver, a, &why))
+		hwc_mlx_parse_tool_version(vr.out, vr.out_len, a, &mf->tools.mstflint_version);
+	else
+		mf->tools.mstflint_version.m = why;
+	struct hwc_cmd *cmds = hwc_arena_calloc(a, n, sizeof(*cmds));
+	struct hwc_cmd_result *res = hwc_arena_calloc(a, n, sizeof(*res));
+	size_t *which = hwc_arena_calloc(a, n, sizeof(*which));
+	if (!cmds || !res || !which)
+		return;
+	/* mstflint tools reach the firmware through the PF's vendor-specific capability: a card
+	 * seen only through VFs (a virtual machine) cannot be asked. */
+	bool *vf_only = hwc_arena_calloc(a, n, sizeof(*vf_only));
+	if (!vf_only)
+		return;
+	const struct hwc_fmeta vf_why = {HWC_ST_UNSUPPORTED, 0,
+					 "only virtual functions are visible: mstflint tools need "
+					 "the physical function"};
+	for (size_t i = 0; i < n; i++) {
+		struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
+		vf_only[i] = true;
+		for (size_t j = 0; j < ad->function_map.n; j++)
+			vf_only[i] = vf_only[i] && ad->function_map.items[j].is_vf;
+		if (vf_only[i])
+			gate_all(ad, &vf_why);
+	}
+	for (enum tool_step s = 0; s < STEP__N; s++) {
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++) {
+			struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
+			if (vf_only[i] || (s == STEP_MGET && hwc_ok(ad->reg.temp_mdegc)))
+				continue;
+			cmds[k].argv = step_argv(a, s, ad->bdf);
+			cmds[k].timeout_ms = 0;
+			which[k++] = i;
+		}
+		if (!k)
+			continue;
+		hwc_run_many(e, a, k, cmds, res);
+		for (size_t j = 0; j < k; j++)
+			step_apply(a, s, &mf->adapters.items[which[j]], &res[j], cmds[j].argv);
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
+		if (vf_only[i])
+			continue;
+		if (hwc_ok(ad->cfg) && hwc_ok(ad->cfg.board_name))
+			ad->part_number = ad->cfg.board_name;
+		else if (hwc_ok(ad->cfg))
+			ad->part_number.m = ad->cfg.board_name.m;
+		else
+			ad->part_number.m = ad->cfg.m;
+	}
+}
+
+/* Where sysfs has no firmware version (no RDMA driver), ethtool -i has it with the PSID. */
+static void run_ethtool(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_facts *mf)
+{
+	size_t n = mf->adapters.n, k = 0;
+	struct hwc_cmd *cmds = hwc_arena_calloc(a, n ? n : 1, sizeof(*cmds));
+	struct hwc_cmd_result *res = hwc_arena_calloc(a, n ? n : 1, sizeof(*res));
+	size_t *which = hwc_arena_calloc(a, n ? n : 1, sizeof(*which));
+	if (!cmds || !res || !which)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
+		if (hwc_ok(ad->fw_version) || ad->netdevs.n == 0)
+			continue;
+		cmds[k].argv = argv_of(a, "ethtool", "-i", ad->netdevs.items[0], NULL);
+		which[k++] = i;
+	}
+	if (!k)
+		return;
+	hwc_run_many(e, a, k, cmds, res);
+	for (size_t j = 0; j < k; j++) {
+		struct hwc_mlx_adapter *ad = &mf->adapters.items[which[j]];
+		struct hwc_fmeta why;
+		if (!usable(&res[j], cmds[j].argv, a, &why))
+			continue; /* keep the sysfs reason */
+		struct hwc_fstr fw, psid;
+		if (hwc_mlx_parse_ethtool_fw(res[j].out, res[j].out_len, a, &fw, &psid) == 0) {
+			ad->fw_version = fw;
+			HWC_SET(ad->fw_version_source,
+				hwc_arena_printf(a, "ethtool -i %s", ad->netdevs.items[0]));
+			if (!hwc_ok(ad->psid) && hwc_ok(psid))
+				ad->psid = psid;
+		}
+	}
+}
+
+static int cmp_adapter(const void *x, const void *y)
+{
+	return strcmp(((const struct hwc_mlx_adapter *)x)->bdf,
+		      ((const struct hwc_mlx_adapter *)y)->bdf);
+}
+
+int hwc_mlx_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_collect_opts *o)
+{
+	struct hwc_arena *a = f->arena;
+	struct hwc_mlx_facts *mf = hwc_arena_zalloc(a, sizeof(*mf));
+	if (!mf)
+		return -ENOMEM;
+	f->mlx = mf;
+	struct hwc_dirlist dl;
+	int rc = hwc_env_list_dir(e, PCI_DEVS, a, &dl);
+	if (rc < 0) {
+		hwc_env_fail(e, &mf->m, a, PCI_DEVS, -rc);
+		mf->tools.access = mf->tools.mstflint_version.m = mf->m;
+		return 0;
+	}
+	struct hwc_mlx_strv keys = {0}; /* the slot of each adapter, parallel to adapters */
+	for (size_t i = 0; i < dl.n; i++) {
+		struct hwc_fu64 ven = {0};
+		const char *bdf = dl.names[i];
+		if (hwc_read_hex(e, hwc_arena_printf(a, PCI_DEVS "/%s/vendor", bdf), a, &ven) < 0 ||
+		    ven.v != MLX_VENDOR)
+			continue;
+		struct hwc_mlx_function fn = {.bdf = bdf};
+		fill_function(e, a, &fn);
+		if (is_bridge(&fn))
+			continue; /* the switch inside a card is on the PCI path; pci/ reports it */
+		const char *key = slot_of(a, hwc_ok(fn.physfn) ? fn.physfn.v : bdf);
+		size_t k = 0;
+		while (k < keys.n && strcmp(keys.items[k], key) != 0)
+			k++;
+		if (k == keys.n) {
+			struct hwc_mlx_adapter *nad = HWC_VEC_PUSH(a, &mf->adapters);
+			if (!nad)
+				return -ENOMEM;
+			strv_push(a, &keys, key);
+		}
+		struct hwc_mlx_adapter *ad = &mf->adapters.items[k];
+		struct hwc_mlx_function *slot = HWC_VEC_PUSH(a, &ad->function_map);
+		if (!slot)
+			return -ENOMEM;
+		*slot = fn;
+	}
+	/* Names, lists and identity per card, then the -d filter. */
+	size_t kept = 0;
+	for (size_t i = 0; i < mf->adapters.n; i++) {
+		struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
+		for (size_t j = 0; j < ad->function_map.n; j++) {
+			const struct hwc_mlx_function *fn = &ad->function_map.items[j];
+			strv_push(a, &ad->functions, fn->bdf);
+			if (!ad->bdf && !fn->is_vf)
+				ad->bdf = fn->bdf;
+			for (size_t k = 0; k < fn->netdevs.n; k++)
+				strv_push(a, &ad->netdevs, fn->netdevs.items[k]);
+			for (size_t k = 0; k < fn->rdma_devices.n; k++)
+				strv_push(a, &ad->rdma_devices, fn->rdma_devices.items[k]);
+		}
+		if (!ad->bdf)
+			ad->bdf = ad->function_map.items[0].bdf; /* a VF seen without its PF (VMs) */
+		strv_sort(&ad->netdevs);
+		strv_sort(&ad->rdma_devices);
+		if (!adapter_matches(ad, o ? o->device : NULL))
+			continue;
+		mf->adapters.items[kept++] = *ad;
+	}
+	mf->adapters.n = kept;
+	if (kept > 1)
+		qsort(mf->adapters.items, kept, sizeof(mf->adapters.items[0]), cmp_adapter);
+	for (size_t i = 0; i < kept; i++) {
+		struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
+		fill_identity(ad, a);
+		fill_ports(e, a, ad);
+		fill_fw_sysfs(e, a, ad);
+		HWC_FAIL(ad->serial_number, HWC_ST_UNSUPPORTED, 0,
+			 "the serial number is in the PCI VPD (facts.pci.devices[].vpd)");
+	}
+	run_ethtool(e, a, mf);
+	for (size_t i = 0; i < kept; i++) {
+		struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
+		if (!hwc_ok(ad->fw_version))
+			ad->fw_version_source.m = ad->fw_version.m;
+	}
+	run_tools(e, a, mf);
+	hwc_fmeta_set(&mf->m, HWC_ST_OK, 0, NULL);
+	return 0;
+}

@@ -1,0 +1,666 @@
+/* SPDX-License-Identifier: MIT */
+/* Parsers for what mstflint tools, ethtool and sysfs print about a ConnectX: bytes in, facts out. */
+#include "mlx/mlx.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_TOKENS 24
+
+/* ---- line and token helpers ---------------------------------------------------------------- */
+
+struct lines {
+	const char *p, *end;
+};
+
+/* Next line as an arena string without its end of line; NUL bytes inside become spaces so a
+ * binary answer cannot hide the rest of a line. *had_nl says whether a newline ended it. */
+static char *next_line(struct lines *l, struct hwc_arena *a, bool *had_nl)
+{
+	if (l->p >= l->end)
+		return NULL;
+	const char *s = l->p;
+	const char *nl = memchr(s, '\n', (size_t)(l->end - s));
+	const char *e = nl ? nl : l->end;
+	l->p = nl ? nl + 1 : l->end;
+	if (had_nl)
+		*had_nl = nl != NULL;
+	size_t n = (size_t)(e - s);
+	char *line = hwc_arena_zalloc(a, n + 1); /* not strndup: it would stop at a NUL byte */
+	if (!line)
+		return NULL;
+	memcpy(line, s, n);
+	for (size_t i = 0; i < n; i++)
+		if (line[i] == '\0' || line[i] == '\r' || line[i] == '\t')
+			line[i] = ' ';
+	line[n] = 0;
+	return line;
+}
+
+static char *trim(char *s)
+{
+	while (*s == ' ')
+		s++;
+	size_t n = strlen(s);
+	while (n && isspace((unsigned char)s[n - 1]))
+		s[--n] = 0;
+	return s;
+}
+
+/* Splits s in place on spaces. */
+static size_t tokenize(char *s, char **tok, size_t max)
+{
+	size_t n = 0;
+	char *save = NULL;
+	for (char *t = strtok_r(s, " ", &save); t && n < max; t = strtok_r(NULL, " ", &save))
+		tok[n++] = t;
+	return n;
+}
+
+static bool starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* "Key:   value" -> value (trimmed) when the line starts with key followed by ':'. */
+static const char *kv_value(char *line, const char *key)
+{
+	size_t k = strlen(key);
+	if (strncmp(line, key, k) != 0 || line[k] != ':')
+		return NULL;
+	return trim(line + k + 1);
+}
+
+/* An mstconfig parameter name: an upper-case letter, then letters, digits and '_' (a few have
+ * lower case inside: EXP_ROM_UEFI_x86_ENABLE). */
+static bool is_param_name(const char *t)
+{
+	if (!isupper((unsigned char)t[0]))
+		return false;
+	for (const char *p = t; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_')
+			return false;
+	return true;
+}
+
+/* A token that can only be a value: text(code), a number, N/A, Array[...]. */
+static bool is_value_shaped(const char *t)
+{
+	if (strchr(t, '(') || strchr(t, '[') || strcmp(t, "N/A") == 0)
+		return true;
+	int64_t v;
+	return hwc_parse_i64(t, 0, &v) == 0;
+}
+
+/* ---- mstconfig ------------------------------------------------------------------------------ */
+
+enum col { COL_DEFAULT, COL_CURRENT, COL_NEXT, COL_OTHER };
+
+static void parse_cfg_value(const char *t, struct hwc_arena *a, struct hwc_mlx_cfgval *v)
+{
+	memset(v, 0, sizeof(*v));
+	if (strcmp(t, "N/A") == 0) {
+		hwc_fmeta_set(&v->m, HWC_ST_UNSUPPORTED, 0, "mstconfig printed N/A");
+		return;
+	}
+	int64_t num;
+	if (hwc_parse_i64(t, 0, &num) == 0) {
+		v->num = num;
+		hwc_fmeta_set(&v->m, HWC_ST_OK, 0, NULL);
+		return;
+	}
+	const char *open = strrchr(t, '(');
+	size_t n = strlen(t);
+	if (open && open > t && t[n - 1] == ')') {
+		char *code = hwc_arena_strndup(a, open + 1, (size_t)(t + n - 1 - (open + 1)));
+		if (code && hwc_parse_i64(code, 0, &num) == 0) {
+			v->text = hwc_arena_strndup(a, t, (size_t)(open - t));
+			v->num = num;
+			v->has_code = true;
+			hwc_fmeta_set(&v->m, v->text ? HWC_ST_OK : HWC_ST_INVALID, 0, NULL);
+			return;
+		}
+	}
+	if (strchr(t, '(') && t[n - 1] != ')') {
+		hwc_fmeta_set(&v->m, HWC_ST_TRUNCATED, 0,
+			      hwc_arena_printf(a, "value cut short in the output: '%s'", t));
+		return;
+	}
+	/* Array[0..7] and any other text mstconfig prints as is. */
+	v->text = hwc_arena_strdup(a, t);
+	hwc_fmeta_set(&v->m, v->text ? HWC_ST_OK : HWC_ST_INVALID, 0, NULL);
+}
+
+static bool cfgval_equal(const struct hwc_mlx_cfgval *x, const struct hwc_mlx_cfgval *y)
+{
+	if ((x->text == NULL) != (y->text == NULL))
+		return false;
+	if (x->text && strcmp(x->text, y->text) != 0)
+		return false;
+	return x->num == y->num || (x->text && !x->has_code && !y->has_code);
+}
+
+static const char *const named[] = {
+	"PCI_WR_ORDERING",       "ADVANCED_PCI_SETTINGS",   "MAX_ACC_OUT_READ",
+	"ADVANCED_POWER_SETTINGS", "DISABLE_SLOT_POWER_LIMITER", "PCI_ATOMIC_MODE",
+	"SRIOV_EN",              "NUM_OF_VFS",              "NUM_PF_MSIX",
+	"LINK_TYPE_P1",          "LINK_TYPE_P2",            "CQE_COMPRESSION",
+	"ATS_ENABLED",           "PCI_BUS0_RESTRICT",       "PCI_BUS0_RESTRICT_SPEED",
+	"PCI_BUS0_RESTRICT_WIDTH", "PCI_BUS0_RESTRICT_ASPM",
+};
+
+const char *const *hwc_mlx_cfg_named(size_t *n)
+{
+	*n = sizeof(named) / sizeof(named[0]);
+	return named;
+}
+
+const struct hwc_mlx_cfgparam *hwc_mlx_cfg_find(const struct hwc_mlx_cfg *c, const char *name)
+{
+	for (size_t i = 0; i < c->params.n; i++)
+		if (strcmp(c->params.items[i].name, name) == 0)
+			return &c->params.items[i];
+	return NULL;
+}
+
+/* Why a named parameter is not in the listing: some are hidden behind a switch (mstconfig shows
+ * them only when the switch is True), the rest are unknown to this firmware or mstflint. */
+static const char *missing_reason(const struct hwc_mlx_cfg *c, const char *name,
+				  struct hwc_arena *a)
+{
+	const char *gate = NULL;
+	if (strcmp(name, "DISABLE_SLOT_POWER_LIMITER") == 0)
+		gate = "ADVANCED_POWER_SETTINGS";
+	else if (strcmp(name, "MAX_ACC_OUT_READ") == 0)
+		gate = "ADVANCED_PCI_SETTINGS";
+	if (!c->complete)
+		return "not in the part of the mstconfig output that was read (output incomplete)";
+	if (gate) {
+		const struct hwc_mlx_cfgparam *g = hwc_mlx_cfg_find(c, gate);
+		if (g && g->next_boot.m.st == HWC_ST_OK && g->next_boot.has_code &&
+		    g->next_boot.num == 0)
+			return hwc_arena_printf(a, "not printed by mstconfig: shown only when %s is "
+						   "True, and it is False",
+						gate);
+	}
+	return "not printed by mstconfig: this firmware or mstflint version does not offer it";
+}
+
+static void finish_param(struct hwc_mlx_cfgparam *p, const struct hwc_mlx_cfg *c,
+			 struct hwc_arena *a, const char *dc_reason)
+{
+	struct hwc_mlx_cfgval *vals[3] = {&p->dflt, &p->current, &p->next_boot};
+	for (int i = 0; i < 3; i++) {
+		if (vals[i]->m.st != HWC_ST_UNSET)
+			continue;
+		if (i < 2 && !c->has_default_current)
+			hwc_fmeta_set(&vals[i]->m, HWC_ST_UNSUPPORTED, 0, dc_reason);
+		else
+			hwc_fmeta_set(&vals[i]->m, HWC_ST_TRUNCATED, 0,
+				      hwc_arena_printf(a, "%s: row cut short in the output",
+						       p->name));
+	}
+	if (p->current.m.st == HWC_ST_OK && p->next_boot.m.st == HWC_ST_OK)
+		HWC_SET(p->pending, !cfgval_equal(&p->current, &p->next_boot));
+	else
+		p->pending.m = p->current.m.st != HWC_ST_OK ? p->current.m : p->next_boot.m;
+}
+
+static enum hwc_status error_status(const char *msg)
+{
+	if (strstr(msg, "Unsupported device") || strstr(msg, "doesn't support") ||
+	    strstr(msg, "not supported") || strstr(msg, "Unknown Parameter") ||
+	    strstr(msg, "Bad parameter"))
+		return HWC_ST_UNSUPPORTED;
+	if (strstr(msg, "ermission denied") || strstr(msg, "Operation not permitted"))
+		return HWC_ST_NEEDS_ROOT;
+	return HWC_ST_UNREADABLE;
+}
+
+int hwc_mlx_parse_mstconfig(const char *buf, size_t len, struct hwc_arena *a,
+			    struct hwc_mlx_cfg *out)
+{
+	memset(out, 0, sizeof(*out));
+	struct lines l = {buf, buf + len};
+	enum col cols[8];
+	size_t ncols = 0;
+	bool in_table = false, seen_table = false, no_dc = false;
+	const char *err = NULL;
+	struct hwc_mlx_cfgparam *last = NULL;
+	size_t last_nvals = 0;
+	char *line;
+	bool had_nl = true;
+	out->complete = true;
+	while ((line = next_line(&l, a, &had_nl))) {
+		char *t = trim(line);
+		if (!*t)
+			continue;
+		if (starts_with(t, "-E-")) {
+			if (!err)
+				err = t;
+			continue;
+		}
+		if (strstr(t, "does not support reading default and current")) {
+			no_dc = true;
+			continue;
+		}
+		if (starts_with(t, "Device #")) {
+			if (seen_table)
+				break; /* one device was asked for; never mix a second one in */
+			continue;
+		}
+		const char *v;
+		if (!in_table) {
+			if ((v = kv_value(t, "Device type")))
+				HWC_SET(out->device_type, hwc_arena_strdup(a, v));
+			else if ((v = kv_value(t, "Name")))
+				HWC_SET(out->board_name, hwc_arena_strdup(a, v));
+			else if ((v = kv_value(t, "Description")))
+				HWC_SET(out->description, hwc_arena_strdup(a, v));
+		}
+		if (starts_with(t, "Configurations:")) {
+			char *tok[MAX_TOKENS];
+			size_t n = tokenize(t + strlen("Configurations:"), tok, MAX_TOKENS);
+			ncols = 0;
+			for (size_t i = 0; i < n && ncols < 8; i++) {
+				if (strcmp(tok[i], "Default") == 0)
+					cols[ncols++] = COL_DEFAULT;
+				else if (strcmp(tok[i], "Current") == 0)
+					cols[ncols++] = COL_CURRENT;
+				else if (strcmp(tok[i], "Next") == 0 && i + 1 < n &&
+					 strcmp(tok[i + 1], "Boot") == 0) {
+					cols[ncols++] = COL_NEXT;
+					i++;
+				} else
+					cols[ncols++] = COL_OTHER;
+			}
+			in_table = seen_table = true;
+			last = NULL;
+			continue;
+		}
+		if (starts_with(t, "The '*' shows")) {
+			in_table = false;
+			continue;
+		}
+		if (starts_with(t, "Configurations") || starts_with(t, "Apply new"))
+			continue;
+		/* A fragment may start inside the table (no header): rows still look like rows. */
+		char *tok[MAX_TOKENS];
+		char *copy = hwc_arena_strdup(a, t);
+		if (!copy)
+			return -ENOMEM;
+		size_t n = tokenize(copy, tok, MAX_TOKENS);
+		size_t i = 0;
+		bool ro = false;
+		if (n && (strcmp(tok[0], "*") == 0 || strcmp(tok[0], "*RO") == 0)) {
+			ro = strcmp(tok[0], "*RO") == 0;
+			i++;
+		}
+		if (i < n && strcmp(tok[i], "RO") == 0 && i + 1 < n && is_param_name(tok[i + 1])) {
+			ro = true;
+			i++;
+		}
+		size_t room = (ncols ? ncols : 1) > last_nvals ? (ncols ? ncols : 1) - last_nvals : 0;
+		bool all_values = n > 0 && n <= room;
+		for (size_t k = 0; k < n && all_values; k++)
+			all_values = is_value_shaped(tok[k]) && !is_param_name(tok[k]);
+		if (last && i == 0 && all_values) {
+			/* a value wrapped onto the next line by a mailer or a terminal */
+			for (; i < n; i++) {
+				struct hwc_mlx_cfgval *dst = NULL;
+				size_t c = last_nvals++;
+				enum col k = ncols ? (c < ncols ? cols[c] : COL_OTHER)
+						   : COL_NEXT;
+				if (k == COL_DEFAULT)
+					dst = &last->dflt;
+				else if (k == COL_CURRENT)
+					dst = &last->current;
+				else if (k == COL_NEXT)
+					dst = &last->next_boot;
+				if (dst)
+					parse_cfg_value(tok[i], a, dst);
+			}
+			continue;
+		}
+		if (i >= n || !is_param_name(tok[i]) || !(in_table || (!seen_table && n - i >= 2))) {
+			if (seen_table && in_table) {
+				out->bad_lines++;
+				if (!out->first_bad_line)
+					out->first_bad_line = hwc_arena_strdup(a, t);
+				out->complete = false;
+			}
+			continue;
+		}
+		if (!seen_table) {
+			bool rowlike = true;
+			for (size_t k = i + 1; k < n; k++)
+				rowlike = rowlike && is_value_shaped(tok[k]);
+			if (!rowlike)
+				continue;
+			/* rows without a header: 3 values = Default/Current/Next Boot, else Next Boot */
+			seen_table = in_table = true;
+			if (n - i - 1 == 3) {
+				cols[0] = COL_DEFAULT, cols[1] = COL_CURRENT, cols[2] = COL_NEXT;
+				ncols = 3;
+			} else {
+				cols[0] = COL_NEXT;
+				ncols = 1;
+			}
+			out->complete = false; /* the beginning is missing */
+		}
+		if (hwc_mlx_cfg_find(out, tok[i])) {
+			last = NULL;
+			continue;
+		}
+		struct hwc_mlx_cfgparam *p = HWC_VEC_PUSH(a, &out->params);
+		if (!p)
+			return -ENOMEM;
+		p->name = hwc_arena_strdup(a, tok[i]);
+		p->read_only = ro;
+		i++;
+		last = p;
+		last_nvals = 0;
+		for (; i < n; i++) {
+			size_t c = last_nvals++;
+			enum col k = c < ncols ? cols[c] : COL_OTHER;
+			if (k == COL_DEFAULT)
+				parse_cfg_value(tok[i], a, &p->dflt);
+			else if (k == COL_CURRENT)
+				parse_cfg_value(tok[i], a, &p->current);
+			else if (k == COL_NEXT)
+				parse_cfg_value(tok[i], a, &p->next_boot);
+		}
+	}
+	if (!seen_table || out->params.n == 0) {
+		if (err)
+			hwc_fmeta_set(&out->m, error_status(err), 0,
+				      hwc_arena_printf(a, "mstconfig: %s", err));
+		else
+			hwc_fmeta_set(&out->m, HWC_ST_INVALID, 0,
+				      "mstconfig printed no 'Configurations:' table");
+		return -EINVAL;
+	}
+	for (size_t c = 0; c < ncols; c++)
+		if (cols[c] == COL_DEFAULT || cols[c] == COL_CURRENT)
+			out->has_default_current = true;
+	/* A cut last row (no newline, or fewer values than columns) makes the listing partial. */
+	if (last && (!had_nl || last_nvals < ncols))
+		out->complete = false;
+	for (size_t k = 0; k < out->params.n; k++) {
+		struct hwc_mlx_cfgparam *p = &out->params.items[k];
+		if (p->next_boot.m.st == HWC_ST_UNSET && p != last)
+			out->complete = false;
+	}
+	const char *dc_reason = no_dc ? "the firmware does not support reading default and current "
+					"configurations"
+				      : "this mstconfig printed only the Next Boot column";
+	for (size_t k = 0; k < out->params.n; k++)
+		finish_param(&out->params.items[k], out, a, dc_reason);
+	size_t nn;
+	const char *const *nm = hwc_mlx_cfg_named(&nn);
+	for (size_t k = 0; k < nn; k++) {
+		if (hwc_mlx_cfg_find(out, nm[k]))
+			continue;
+		const char *why = missing_reason(out, nm[k], a);
+		enum hwc_status st = out->complete ? HWC_ST_UNSUPPORTED : HWC_ST_TRUNCATED;
+		struct hwc_mlx_cfgparam *p = HWC_VEC_PUSH(a, &out->params);
+		if (!p)
+			return -ENOMEM;
+		p->name = nm[k];
+		hwc_fmeta_set(&p->dflt.m, st, 0, why);
+		hwc_fmeta_set(&p->current.m, st, 0, why);
+		hwc_fmeta_set(&p->next_boot.m, st, 0, why);
+		hwc_fmeta_set(&p->pending.m, st, 0, why);
+	}
+	if (out->board_name.m.st == HWC_ST_OK && strcmp(out->board_name.v, "N/A") == 0)
+		HWC_FAIL(out->board_name, HWC_ST_UNSUPPORTED, 0, "mstconfig printed Name: N/A");
+	if (out->description.m.st == HWC_ST_OK && strcmp(out->description.v, "N/A") == 0)
+		HWC_FAIL(out->description, HWC_ST_UNSUPPORTED, 0, "mstconfig printed Description: N/A");
+	/* ConnectX-3 listings have no Name/Description lines; fragments may lack the header */
+	struct hwc_fstr *hdr[] = {&out->device_type, &out->board_name, &out->description};
+	static const char *const hdr_name[] = {"Device type", "Name", "Description"};
+	for (int k = 0; k < 3; k++)
+		if (hdr[k]->m.st == HWC_ST_UNSET)
+			HWC_FAIL(*hdr[k], HWC_ST_ABSENT, 0,
+				 hwc_arena_printf(a, "mstconfig printed no '%s:' line", hdr_name[k]));
+	hwc_fmeta_set(&out->m, HWC_ST_OK, 0, NULL);
+	return 0;
+}
+
+/* ---- mstflint query ------------------------------------------------------------------------- */
+
+int hwc_mlx_parse_flint_query(const char *buf, size_t len, struct hwc_arena *a,
+			      struct hwc_mlx_flint *out)
+{
+	memset(out, 0, sizeof(*out));
+	struct lines l = {buf, buf + len};
+	const char *err = NULL;
+	char *line;
+	while ((line = next_line(&l, a, NULL))) {
+		char *t = trim(line);
+		const char *v;
+		if (starts_with(t, "-E-")) {
+			if (!err)
+				err = t;
+		} else if ((v = kv_value(t, "Image type"))) {
+			HWC_SET(out->image_type, hwc_arena_strdup(a, v));
+		} else if ((v = kv_value(t, "FW Version"))) {
+			HWC_SET(out->fw_version, hwc_arena_strdup(a, v));
+		} else if ((v = kv_value(t, "FW Version(Running)"))) {
+			HWC_SET(out->fw_version_running, hwc_arena_strdup(a, v));
+		} else if ((v = kv_value(t, "FW Release Date"))) {
+			HWC_SET(out->release_date, hwc_arena_strdup(a, v));
+		} else if ((v = kv_value(t, "PSID"))) {
+			HWC_SET(out->psid, hwc_arena_strdup(a, v));
+		}
+	}
+	if (out->fw_version.m.st != HWC_ST_OK || !*out->fw_version.v) {
+		if (err)
+			hwc_fmeta_set(&out->m, error_status(err), 0,
+				      hwc_arena_printf(a, "mstflint: %s", err));
+		else
+			hwc_fmeta_set(&out->m, HWC_ST_INVALID, 0,
+				      "mstflint query printed no 'FW Version:' line");
+		return -EINVAL;
+	}
+	if (out->psid.m.st != HWC_ST_OK)
+		HWC_FAIL(out->psid, HWC_ST_ABSENT, 0, "mstflint query printed no PSID line");
+	hwc_fmeta_set(&out->m, HWC_ST_OK, 0, NULL);
+	return 0;
+}
+
+/* ---- mstreg --------------------------------------------------------------------------------- */
+
+int hwc_mlx_parse_mstreg(const char *buf, size_t len, struct hwc_arena *a, struct hwc_mlx_reg *out)
+{
+	memset(out, 0, sizeof(*out));
+	struct lines l = {buf, buf + len};
+	const char *err = NULL;
+	char *line;
+	while ((line = next_line(&l, a, NULL))) {
+		char *t = trim(line);
+		if (starts_with(t, "-E-")) {
+			if (!err)
+				err = t;
+			continue;
+		}
+		char *bar = strchr(t, '|');
+		if (!bar)
+			continue;
+		*bar = 0;
+		char *name = trim(t);
+		if (!*name || strcmp(name, "Field Name") == 0 || strchr(name, ' '))
+			continue;
+		char *tok[MAX_TOKENS];
+		size_t n = tokenize(bar + 1, tok, MAX_TOKENS);
+		for (size_t i = 0; i < n; i++) {
+			tok[i] = trim(tok[i]);
+			uint64_t v;
+			if (!starts_with(tok[i], "0x") || hwc_parse_u64(tok[i], 16, &v) < 0)
+				continue;
+			struct hwc_mlx_regfield *f = HWC_VEC_PUSH(a, &out->fields);
+			if (!f)
+				return -ENOMEM;
+			f->name = hwc_arena_strdup(a, name);
+			f->v = v;
+			break;
+		}
+	}
+	if (out->fields.n == 0) {
+		if (err)
+			hwc_fmeta_set(&out->m, error_status(err), 0,
+				      hwc_arena_printf(a, "mstreg: %s", err));
+		else
+			hwc_fmeta_set(&out->m, HWC_ST_INVALID, 0,
+				      "mstreg printed no 'field | 0x...' rows");
+		return -EINVAL;
+	}
+	hwc_fmeta_set(&out->m, HWC_ST_OK, 0, NULL);
+	return 0;
+}
+
+int hwc_mlx_reg_get(const struct hwc_mlx_reg *r, const char *name, uint64_t *v)
+{
+	for (size_t i = 0; i < r->fields.n; i++)
+		if (strcmp(r->fields.items[i].name, name) == 0) {
+			*v = r->fields.items[i].v;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+int64_t hwc_mlx_mtmp_to_mdegc(uint64_t raw)
+{
+	int16_t t = (int16_t)(uint16_t)(raw & 0xffff);
+	return (int64_t)t * 125;
+}
+
+/* ---- small ones ----------------------------------------------------------------------------- */
+
+int hwc_mlx_parse_mget_temp(const char *buf, size_t len, struct hwc_arena *a, struct hwc_fi64 *out)
+{
+	memset(out, 0, sizeof(*out));
+	struct lines l = {buf, buf + len};
+	char *line;
+	while ((line = next_line(&l, a, NULL))) {
+		char *t = trim(line);
+		if (!*t)
+			continue;
+		int64_t c;
+		if (hwc_parse_i64(t, 10, &c) == 0) {
+			if (c < -273 || c > 1000) {
+				HWC_FAIL(*out, HWC_ST_INVALID, 0,
+					 hwc_arena_printf(a, "mstmget_temp: %s degC is not a temperature", t));
+				return -EINVAL;
+			}
+			HWC_SET(*out, c * 1000);
+			return 0;
+		}
+		enum hwc_status st = strstr(t, "No valid temperature") ? HWC_ST_UNSUPPORTED
+								       : error_status(t);
+		HWC_FAIL(*out, st, 0, hwc_arena_printf(a, "mstmget_temp: %s", t));
+		return -EINVAL;
+	}
+	HWC_FAIL(*out, HWC_ST_INVALID, 0, "mstmget_temp printed nothing");
+	return -EINVAL;
+}
+
+int hwc_mlx_parse_tool_version(const char *buf, size_t len, struct hwc_arena *a,
+			       struct hwc_fstr *out)
+{
+	memset(out, 0, sizeof(*out));
+	char *s = hwc_arena_strndup(a, buf, len);
+	if (!s)
+		return -ENOMEM;
+	for (char *p = s; (p = strstr(p, "mstflint ")); p++) {
+		p += strlen("mstflint ");
+		size_t n = strspn(p, "0123456789.-");
+		if (n && isdigit((unsigned char)p[0])) {
+			HWC_SET(*out, hwc_arena_strndup(a, p, n));
+			return 0;
+		}
+		p--;
+	}
+	HWC_FAIL(*out, HWC_ST_INVALID, 0, "no 'mstflint N.N.N' in the version output");
+	return -EINVAL;
+}
+
+int hwc_mlx_parse_rate(const char *s, double *gbps, const char **width, const char **speed,
+		       struct hwc_arena *a)
+{
+	char *end;
+	*width = *speed = NULL;
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	double v = strtod(s, &end);
+	if (end == s || v < 0 || v > 100000)
+		return -EINVAL;
+	while (*end == ' ')
+		end++;
+	if (!starts_with(end, "Gb/sec"))
+		return -EINVAL;
+	*gbps = v;
+	const char *open = strchr(end, '(');
+	const char *close = open ? strchr(open, ')') : NULL;
+	if (open && close) {
+		char *in = hwc_arena_strndup(a, open + 1, (size_t)(close - open - 1));
+		char *tok[4];
+		size_t n = in ? tokenize(in, tok, 4) : 0;
+		if (n >= 1)
+			*width = tok[0];
+		if (n >= 2)
+			*speed = tok[1];
+	}
+	return 0;
+}
+
+const char *hwc_mlx_state_name(const char *s, struct hwc_arena *a)
+{
+	const char *c = strchr(s, ':');
+	const char *p = c ? c + 1 : s;
+	while (*p == ' ')
+		p++;
+	return *p ? hwc_arena_strdup(a, p) : NULL;
+}
+
+int hwc_mlx_parse_lockdown(const char *s, struct hwc_arena *a, const char **mode)
+{
+	const char *o = strchr(s, '[');
+	const char *c = o ? strchr(o, ']') : NULL;
+	if (!o || !c || c == o + 1)
+		return -EINVAL;
+	*mode = hwc_arena_strndup(a, o + 1, (size_t)(c - o - 1));
+	return *mode ? 0 : -ENOMEM;
+}
+
+int hwc_mlx_parse_ethtool_fw(const char *buf, size_t len, struct hwc_arena *a, struct hwc_fstr *fw,
+			     struct hwc_fstr *psid)
+{
+	memset(fw, 0, sizeof(*fw));
+	memset(psid, 0, sizeof(*psid));
+	struct lines l = {buf, buf + len};
+	char *line;
+	while ((line = next_line(&l, a, NULL))) {
+		const char *v = kv_value(trim(line), "firmware-version");
+		if (!v)
+			continue;
+		char *copy = hwc_arena_strdup(a, v);
+		char *tok[4];
+		size_t n = copy ? tokenize(copy, tok, 4) : 0;
+		if (n == 0)
+			break;
+		HWC_SET(*fw, tok[0]);
+		if (n >= 2 && tok[1][0] == '(' && tok[1][strlen(tok[1]) - 1] == ')') {
+			tok[1][strlen(tok[1]) - 1] = 0;
+			HWC_SET(*psid, tok[1] + 1);
+		} else {
+			HWC_FAIL(*psid, HWC_ST_ABSENT, 0, "ethtool -i printed no (PSID) after the version");
+		}
+		return 0;
+	}
+	HWC_FAIL(*fw, HWC_ST_INVALID, 0, "ethtool -i printed no firmware-version line");
+	HWC_FAIL(*psid, HWC_ST_INVALID, 0, "ethtool -i printed no firmware-version line");
+	return -EINVAL;
+}

@@ -1,0 +1,204 @@
+# SPDX-License-Identifier: MIT
+# facts.mlx on the tests/fixtures/mlx-* roots (real captures replayed): goldens, schema, round
+# trip through --facts, and the facts each capture is known to hold (corpus INDEX.md).
+import glob
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+import hwctest  # noqa: E402
+from hwctest import run_json  # noqa: E402
+
+
+def fixtures():
+    return sorted(glob.glob(hwctest.fixture("mlx-*")))
+
+
+def mlx_facts(name, *extra):
+    cp, j = run_json("--root", hwctest.fixture(name, "root"), "facts", "--json", *extra)
+    if cp.returncode != 0:
+        raise AssertionError(f"{name}: exit {cp.returncode}: {cp.stderr}")
+    return j
+
+
+def adapter(doc, bdf):
+    for a in doc["facts"]["mlx"]["adapters"]:
+        if a["bdf"] == bdf:
+            return a
+    raise AssertionError(f"no adapter {bdf}")
+
+
+def status(obj, key):
+    assert obj[key] is None, f"{key} = {obj[key]!r}, expected null"
+    return obj["unavailable"][key]["status"]
+
+
+class Goldens(unittest.TestCase):
+    def test_fixtures_exist(self):
+        self.assertGreaterEqual(len(fixtures()), 10)
+
+    def test_goldens_schema_round_trip(self):
+        for d in fixtures():
+            name = os.path.basename(d)
+            with self.subTest(fixture=name):
+                doc = mlx_facts(name)
+                hwctest.validate(doc)
+                hwctest.golden(os.path.join(d, "mlx.golden.json"), {"mlx": doc["facts"]["mlx"]})
+                with tempfile.TemporaryDirectory() as t:
+                    f = os.path.join(t, "facts.json")
+                    with open(f, "w") as out:
+                        json.dump(doc, out)
+                    cp, again = run_json("facts", "--json", "--facts", f)
+                    self.assertEqual(cp.returncode, 0, cp.stderr)
+                    self.assertEqual(again["facts"]["mlx"], doc["facts"]["mlx"])
+
+
+class Snapshot(unittest.TestCase):
+    def test_snapshot_of_a_fixture_replays_the_same(self):
+        # everything mlx/ reads or runs is captured: the snapshot is a complete root again
+        import tarfile
+        for name in ("mlx-multi-card", "mlx-cx6-ports", "mlx-cx4lx-nextboot"):
+            with self.subTest(fixture=name), tempfile.TemporaryDirectory() as d:
+                tar = os.path.join(d, "host.tar")
+                cp = hwctest.run("--root", hwctest.fixture(name, "root"), "snapshot", "-o", tar)
+                self.assertEqual(cp.returncode, 0, cp.stderr)
+                root = os.path.join(d, "root")
+                os.mkdir(root)
+                with tarfile.open(tar) as t:
+                    t.extractall(root)
+                want = mlx_facts(name)["facts"]["mlx"]
+                _, got = run_json("--root", root, "facts", "--json")
+                self.assertEqual(got["facts"]["mlx"], want)
+
+
+class KnownFacts(unittest.TestCase):
+    def test_cx4lx_nextboot_only(self):
+        a = adapter(mlx_facts("mlx-cx4lx-nextboot"), "0000:01:00.0")
+        self.assertEqual(a["product"], "ConnectX-4 Lx")
+        self.assertEqual(a["functions"], ["0000:01:00.0", "0000:01:00.1"])
+        self.assertEqual(a["pcie_max"], {"speed_gts": 8.0, "width": 8})
+        wr = a["fw_config"]["PCI_WR_ORDERING"]
+        self.assertEqual(wr["next_boot"], "per_mkey")
+        self.assertEqual(wr["next_boot_code"], 0)
+        self.assertEqual(status(wr, "current"), "unsupported")
+        self.assertEqual(status(wr, "pending"), "unsupported")
+        self.assertEqual(a["fw_config"]["ADVANCED_PCI_SETTINGS"]["next_boot"], "False")
+        self.assertEqual(a["fw_config"]["SRIOV_EN"]["next_boot"], "True")
+        self.assertEqual(a["fw_config"]["NUM_OF_VFS"]["next_boot"], 8)
+        self.assertTrue(a["fw_config_complete"])
+        self.assertEqual(a["fw_version"], "14.20.1010")
+        self.assertEqual(a["psid"], "MT_2470111034")
+        self.assertEqual(status(a, "part_number"), "unsupported")  # Name: N/A
+        ports = [(p["rdma_device"], p["state"], p["netdev"]) for p in a["ports"]]
+        self.assertEqual(ports, [("mlx5_0", "ACTIVE", "enp1s0f0"), ("mlx5_1", "DOWN", "enp1s0f1")])
+
+    def test_fragment_marks_the_rest(self):
+        a = adapter(mlx_facts("mlx-cx6lx-3col-fragment"), "0000:3b:00.0")
+        fc = a["fw_config"]
+        self.assertFalse(a["fw_config_complete"])
+        self.assertEqual(fc["MEMIC_SIZE_LIMIT"]["default"], "_256KB")
+        self.assertEqual(fc["MEMIC_SIZE_LIMIT"]["current"], "_256KB")
+        self.assertIs(fc["MEMIC_SIZE_LIMIT"]["pending"], False)
+        self.assertEqual(status(fc["IB_ROUTING_MODE_P2"], "current"), "truncated")
+        self.assertEqual(status(fc["PCI_WR_ORDERING"], "next_boot"), "truncated")
+
+    def test_lockdown_blocks_every_tool(self):
+        doc = mlx_facts("mlx-cx5-lockdown")
+        m = doc["facts"]["mlx"]
+        self.assertEqual(m["tools"]["status"], "blocked")
+        self.assertIn("lockdown [integrity]", m["tools"]["detail"])
+        a = adapter(doc, "0000:3b:00.0")
+        for k in ("fw_config", "fw_version_stored", "fw_pending_reset"):
+            self.assertEqual(status(a, k), "blocked")
+        self.assertEqual(status(a["registers"], "temp_mdegc"), "blocked")
+        # sysfs still answers
+        self.assertEqual(a["fw_version"], "16.35.4506")
+        self.assertEqual(a["netdevs"], ["ens2f0np0", "ens2f1np1"])
+
+    def test_open_failure_is_a_status(self):
+        a = adapter(mlx_facts("mlx-cx5-open-failed"), "0000:3b:00.0")
+        self.assertEqual(status(a, "fw_config"), "unreadable")
+        self.assertIn("Failed to open the device", a["unavailable"]["fw_config"]["detail"])
+
+    def test_multi_card(self):
+        doc = mlx_facts("mlx-multi-card")
+        m = doc["facts"]["mlx"]
+        self.assertEqual([a["bdf"] for a in m["adapters"]],
+                         ["0000:06:00.0", "0000:0c:00.0", "0000:41:00.0"])
+        self.assertEqual(m["tools"]["mstflint_version"], "4.29.0")
+        cx2 = adapter(doc, "0000:06:00.0")  # unknown id: still reported
+        self.assertEqual(cx2["device_id"], "6750")
+        self.assertEqual(status(cx2, "product"), "unsupported")
+        self.assertEqual(status(cx2, "fw_config"), "unsupported")
+        cx3 = adapter(doc, "0000:0c:00.0")
+        self.assertEqual(cx3["fw_config"]["LINK_TYPE_P1"]["next_boot"], "VPI")
+        self.assertEqual(cx3["fw_config"]["NUM_OF_VFS"]["next_boot"], 16)
+        self.assertEqual(cx3["fw_version_stored"], "2.42.5044")
+        self.assertEqual(cx3["psid"], "HP_1370110017")
+        self.assertIs(cx3["fw_pending_reset"], False)
+        dx = adapter(doc, "0000:41:00.0")
+        self.assertEqual(dx["fw_version"], "22.27.1016")
+        self.assertEqual(dx["fw_version_source"], "mstflint query")
+        self.assertEqual(dx["registers"]["temp_mdegc"], 88000)
+        self.assertEqual(dx["registers"]["temp_source"], "mstmget_temp")
+        # the Mellanox bridge is not an adapter
+        self.assertNotIn("0000:40:00.0", [a["bdf"] for a in m["adapters"]])
+
+    def test_ports_from_sysfs(self):
+        a = adapter(mlx_facts("mlx-cx6-ports"), "0000:01:00.0")
+        p = a["ports"][0]
+        self.assertEqual((p["state"], p["phys_state"], p["link_layer"]), ("DOWN", "Disabled", "Ethernet"))
+        self.assertEqual((p["rate_gbps"], p["active_width"], p["active_speed"]), (200, "4X", "HDR"))
+        self.assertEqual(a["ports"][1]["netdev"], "enp1s0f1np1")
+        self.assertEqual(a["ports"][1]["netdev_mtu"], 9000)
+        self.assertEqual(a["function_map"][0]["hwmon"], ["hwmon2"])
+
+    def test_tool_crash_and_timeout(self):
+        a = adapter(mlx_facts("mlx-cx3pro-flint-segfault"), "0000:0c:00.0")
+        self.assertEqual(status(a, "fw_version_stored"), "unreadable")
+        self.assertIn("killed by signal 11", a["unavailable"]["fw_version_stored"]["detail"])
+        dx = adapter(mlx_facts("mlx-multi-card"), "0000:41:00.0")
+        self.assertEqual(status(dx["registers"], "power_status"), "timeout")
+
+    def test_bluefield_functions_one_card(self):
+        doc = mlx_facts("mlx-bf2-functions")
+        ads = doc["facts"]["mlx"]["adapters"]
+        self.assertEqual(len(ads), 1)
+        a = ads[0]
+        self.assertEqual(a["bdf"], "0000:06:00.0")
+        self.assertEqual(a["product"], "BlueField-2 (ConnectX-6 Dx)")
+        self.assertEqual(a["generation"], "BlueField-2")
+        self.assertEqual(len(a["functions"]), 4)
+        self.assertEqual([f["device_id"] for f in a["function_map"]], ["a2d6", "a2d6", "c2d1", "c2d3"])
+        self.assertEqual(a["netdevs"], ["enp6s0f0np0", "enp6s0f1np1"])
+
+    def test_fw_from_ethtool(self):
+        a = adapter(mlx_facts("mlx-cx5ex-vf-ethtool"), "0000:00:08.0")
+        self.assertEqual((a["fw_version"], a["psid"]), ("16.27.2008", "MT_0000000013"))
+        self.assertEqual(a["fw_version_source"], "ethtool -i ens8np0")
+        self.assertEqual(a["product"], "ConnectX-5 Ex VF")
+
+    def test_vf_only_vm(self):
+        doc = mlx_facts("mlx-azure-vf")
+        ads = doc["facts"]["mlx"]["adapters"]
+        self.assertEqual(len(ads), 9)  # one card per VF: their PFs are not visible
+        self.assertEqual(ads[0]["bdf"], "0101:00:00.0")
+        self.assertEqual(ads[0]["product"], "ConnectX-6 VF")
+        self.assertTrue(ads[0]["function_map"][0]["is_vf"])
+        self.assertEqual(status(ads[0]["function_map"][0], "physfn"), "absent")
+        self.assertEqual(status(ads[0], "fw_config"), "unsupported")
+        self.assertEqual(adapter(doc, "c941:00:02.0")["product"], "ConnectX-4 Lx VF")
+
+    def test_device_filter_and_no_tools(self):
+        doc = mlx_facts("mlx-multi-card", "-d", "0000:41:00.0")
+        self.assertEqual([a["bdf"] for a in doc["facts"]["mlx"]["adapters"]], ["0000:41:00.0"])
+        doc = mlx_facts("mlx-multi-card", "--no-tools")
+        self.assertEqual(doc["facts"]["mlx"]["tools"]["status"], "blocked")
+        self.assertEqual(status(adapter(doc, "0000:0c:00.0"), "fw_config"), "blocked")
+
+
+if __name__ == "__main__":
+    hwctest.main()
