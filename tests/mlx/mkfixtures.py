@@ -39,7 +39,10 @@ class Root:
         os.symlink(target, p)
 
     def mkdir(self, rel):
-        os.makedirs(os.path.join(self.root, rel), exist_ok=True)
+        # git keeps no empty directory: a .hwcheck-keep file holds it (hwcheck's listings skip it)
+        d = os.path.join(self.root, rel)
+        os.makedirs(d, exist_ok=True)
+        open(os.path.join(d, ".hwcheck-keep"), "w").close()
 
     def function(self, bdf, device, cls="0x020000", driver="mlx5_core", netdevs=(), rdma=(),
                  physfn=None, hwmon=()):
