@@ -172,28 +172,45 @@ static const char *sev_color(enum hwc_severity s)
 	return s == HWC_SEV_ERROR ? C_RED : s == HWC_SEV_WARN ? C_YEL : s == HWC_SEV_INFO ? C_BLU : C_DIM;
 }
 
+static const char *card_label(const json_t *facts, const char *card, char *buf, size_t n)
+{
+	const json_t *ad;
+	size_t i;
+	if (!card)
+		return "host";
+	json_array_foreach(json_object_get(json_object_get(facts, "mlx"), "adapters"), i, ad) {
+		const char *b = json_string_value(json_object_get(ad, "bdf"));
+		if (b && strcmp(b, card) == 0) {
+			snprintf(buf, n, "%s %s, firmware %s", card,
+				 hwc_json_str_or(ad, "product", "unknown product"),
+				 hwc_json_str_or(ad, "fw_version", "unknown"));
+			return buf;
+		}
+	}
+	return card;
+}
+
 void hwc_render_check_text(FILE *out, const struct hwc_cli *c, const json_t *facts,
 			   const struct hwc_findings *fd, const struct hwc_facts *f)
 {
-	size_t cnt[4] = {0};
-	for (size_t i = 0; i < fd->n; i++)
-		if (!fd->items[i].waived_reason)
+	size_t cnt[4] = {0}, waived = 0, hidden = 0;
+	for (size_t i = 0; i < fd->n; i++) {
+		if (fd->items[i].waived_reason)
+			waived++;
+		else
 			cnt[fd->items[i].severity]++;
+	}
 	if (c->summary_line) {
 		char line[96];
-		const char *worst = cnt[HWC_SEV_ERROR] ? "ERROR" : cnt[HWC_SEV_WARN] ? "WARN" : "OK";
-		const char *first = NULL;
-		for (size_t i = 0; i < fd->n && !first; i++)
-			if (!fd->items[i].waived_reason && fd->items[i].severity != HWC_SEV_INFO)
-				first = fd->items[i].rule_id;
-		snprintf(line, sizeof(line), "hwcheck: %s %zu error %zu warn%s%s", worst,
-			 cnt[HWC_SEV_ERROR], cnt[HWC_SEV_WARN], first ? " " : "", first ? first : "");
-		line[80] = 0;
+		hwc_findings_summary_line(fd, line, sizeof(line));
 		fprintf(out, "%s\n", line);
 		return;
 	}
 	const json_t *host = json_object_get(facts, "host");
-	const char *model = json_string_value(json_object_get(json_object_get(host, "cpu"), "model"));
+	const json_t *cpu = json_object_get(host, "cpu");
+	const char *model = json_string_value(json_object_get(cpu, "model_name"));
+	if (!model)
+		model = json_string_value(json_object_get(cpu, "model"));
 	const char *kern = json_string_value(json_object_get(json_object_get(host, "kernel"), "release"));
 	fprintf(out, "%shwcheck %s%s  root %s\n", c->color ? C_BOLD : "", HWCHECK_VERSION,
 		c->color ? C_OFF : "", c->facts_file ? c->facts_file : c->root ? c->root : "/");
@@ -208,31 +225,49 @@ void hwc_render_check_text(FILE *out, const struct hwc_cli *c, const json_t *fac
 	}
 	if (json_array_size(ad) == 0)
 		fputs("no ConnectX adapter found\n", out);
-	fputc('\n', out);
-	const char *subject = NULL;
+	/* Findings arrive grouped by card, the worst card first (rules/rules.c). */
+	bool first = true;
+	const char *group = NULL;
 	for (size_t k = 0; k < fd->n; k++) {
 		const struct hwc_finding *x = &fd->items[k];
-		if (x->severity == HWC_SEV_INFO && !c->verbose && x->evidence.n == 0)
+		/* info and undecided findings without evidence are noise unless asked for */
+		if (!c->verbose && (x->severity == HWC_SEV_INFO || x->severity == HWC_SEV_UNKNOWN) &&
+		    x->evidence.n == 0) {
+			hidden++;
 			continue;
-		if (!subject || strcmp(subject, x->subject) != 0) {
-			subject = x->subject;
-			fprintf(out, "%s%s%s\n", c->color ? C_BOLD : "", subject, c->color ? C_OFF : "");
 		}
-		fprintf(out, "  %s%-5s%s %s: %s%s\n", c->color ? sev_color(x->severity) : "",
-			hwc_severity_name(x->severity), c->color ? C_OFF : "", x->rule_id, x->message,
-			x->waived_reason ? " (waived)" : "");
+		if (first || (group == NULL) != (x->card == NULL) ||
+		    (group && x->card && strcmp(group, x->card) != 0)) {
+			char lb[256];
+			fprintf(out, "\n%s%s%s\n", c->color ? C_BOLD : "", card_label(facts, x->card, lb, sizeof(lb)),
+				c->color ? C_OFF : "");
+			group = x->card;
+			first = false;
+		}
+		fprintf(out, "  %s%-7s%s %s", c->color ? sev_color(x->severity) : "",
+			x->waived_reason ? "waived" : hwc_severity_name(x->severity), c->color ? C_OFF : "",
+			x->rule_id);
+		if (strcmp(x->subject, x->card ? x->card : "host") != 0)
+			fprintf(out, " [%s]", x->subject);
+		fprintf(out, ": %s\n", x->message);
 		for (size_t e = 0; e < x->evidence.n; e++) {
 			const struct hwc_evidence *ev = &x->evidence.items[e];
-			fprintf(out, "        %s = %s%s%s\n", ev->fact, ev->observed ? ev->observed : "unknown",
+			fprintf(out, "          %s = %s%s%s\n", ev->fact, ev->observed ? ev->observed : "unknown",
 				ev->expected ? ", expected " : "", ev->expected ? ev->expected : "");
 		}
 		if (x->waived_reason)
-			fprintf(out, "        waived: %s\n", x->waived_reason);
+			fprintf(out, "          waived until %s: %s\n", x->waiver_expires ? x->waiver_expires : "?",
+				x->waived_reason);
+		else if (x->waiver_expired)
+			fprintf(out, "          a waiver for this expired on %s\n", x->waiver_expires);
 		if (x->fix)
-			fprintf(out, "        fix: %s\n", x->fix);
+			fprintf(out, "          fix: %s\n", x->fix);
 	}
-	fprintf(out, "%s%zu error, %zu warn, %zu info%s; %zu collection problem%s\n",
-		fd->n ? "\n" : "", cnt[HWC_SEV_ERROR], cnt[HWC_SEV_WARN], cnt[HWC_SEV_INFO],
-		cnt[HWC_SEV_UNKNOWN] ? " (some rules could not decide)" : "", f->errors.n,
-		f->errors.n == 1 ? "" : "s");
+	char line[96];
+	hwc_findings_summary_line(fd, line, sizeof(line));
+	fprintf(out, "\n%s\n", line);
+	fprintf(out, "%zu error, %zu warn, %zu info, %zu unknown%s, %zu waived; %zu collection problem%s%s\n",
+		cnt[HWC_SEV_ERROR], cnt[HWC_SEV_WARN], cnt[HWC_SEV_INFO], cnt[HWC_SEV_UNKNOWN],
+		cnt[HWC_SEV_UNKNOWN] ? " (rules that could not decide)" : "", waived, f->errors.n,
+		f->errors.n == 1 ? "" : "s", hidden ? " (-v shows all)" : "");
 }

@@ -253,7 +253,12 @@ const char *fv_fmt_num(struct hwc_arena *a, double v)
 		return "?";
 	if (v == floor(v) && fabs(v) < 1e15)
 		return hwc_arena_printf(a, "%.0f", v);
-	return hwc_arena_printf(a, "%.3f", v);
+	char *s = hwc_arena_printf(a, "%.3f", v);
+	/* 2.500 -> 2.5, 63.008 stays */
+	size_t n = s ? strlen(s) : 0;
+	while (n > 1 && s[n - 1] == '0')
+		s[--n] = 0;
+	return s;
 }
 
 double fv_adapter_port_rate(struct hwc_rule_ctx *c, const json_t *adapter, const char **src)
@@ -320,9 +325,14 @@ int fv_cpulist_count(const char *s)
 
 const char *fv_elem_key(const json_t *o, struct hwc_arena *a)
 {
-	static const char *const keys[] = {"bdf", "name", "rdma_device", "id", NULL};
+	static const char *const keys[] = {"bdf", "rdma_device", "id", NULL};
 	const char *chip = json_string_value(json_object_get(o, "chip"));
 	const char *label = json_string_value(json_object_get(o, "label"));
+	const char *name = json_string_value(json_object_get(o, "name"));
+	if (name)
+		return name;
+	if (chip)
+		return label ? hwc_arena_printf(a, "%s/%s", chip, label) : chip;
 	if (json_is_integer(json_object_get(o, "port")) && json_string_value(json_object_get(o, "rdma_device")))
 		return hwc_arena_printf(a, "%s/%lld", json_string_value(json_object_get(o, "rdma_device")),
 					(long long)json_integer_value(json_object_get(o, "port")));
@@ -333,8 +343,6 @@ const char *fv_elem_key(const json_t *o, struct hwc_arena *a)
 		if (json_is_integer(v))
 			return hwc_arena_printf(a, "%lld", (long long)json_integer_value(v));
 	}
-	if (chip)
-		return label ? hwc_arena_printf(a, "%s/%s", chip, label) : chip;
 	return NULL;
 }
 

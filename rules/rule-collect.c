@@ -26,7 +26,7 @@ static void scan(const json_t *v, const char *path, struct tally *t, struct hwc_
 				continue;
 			for (int i = 0; t[i].status; i++) {
 				/* a missing tool shows up as "absent" on the tool's own facts */
-				bool match = !strcmp(st, t[i].status) || (tools && !strcmp(st, "absent") && !strcmp(t[i].status, "absent"));
+				bool match = !strcmp(st, t[i].status) && (tools || strcmp(st, "absent") != 0);
 				if (!match)
 					continue;
 				if (!t[i].n++) {
@@ -38,8 +38,6 @@ static void scan(const json_t *v, const char *path, struct tally *t, struct hwc_
 		json_object_foreach((json_t *)v, k, x) {
 			if (!strcmp(k, "unavailable"))
 				continue;
-			const char *key = json_is_object(x) ? NULL : NULL;
-			(void)key;
 			scan(x, hwc_arena_printf(a, "%s.%s", path, k), t, a, tools || !strcmp(k, "tools"));
 		}
 	} else if (json_is_array(v)) {
@@ -52,16 +50,16 @@ static void scan(const json_t *v, const char *path, struct tally *t, struct hwc_
 	}
 }
 
-static const char *reason(const char *st)
+static const char *reason(const char *st, bool one)
 {
 	if (!strcmp(st, "needs_root"))
-		return "need root";
+		return one ? "needs root" : "need root";
 	if (!strcmp(st, "blocked"))
-		return "are blocked (kernel lockdown or a security policy)";
+		return one ? "is blocked (kernel lockdown or a security policy)" : "are blocked (kernel lockdown or a security policy)";
 	if (!strcmp(st, "timeout"))
 		return "timed out";
 	if (!strcmp(st, "absent"))
-		return "are missing because a tool is not installed";
+		return one ? "is missing because a tool is not installed" : "are missing because a tool is not installed";
 	return "could not be read";
 }
 
@@ -85,7 +83,7 @@ static void eval_incomplete(struct hwc_rule_ctx *c)
 			if (!t[i].n)
 				continue;
 			struct hwc_finding *fd = hwc_rule_emit(c, "host", "%s: %zu fact%s %s, e.g. %s%s%s", sections[s], t[i].n,
-							       t[i].n == 1 ? "" : "s", reason(t[i].status), t[i].example,
+							       t[i].n == 1 ? "" : "s", reason(t[i].status, t[i].n == 1), t[i].example,
 							       t[i].detail ? ": " : "", t[i].detail ? t[i].detail : "");
 			hwc_evidence_add(fd, c->a, t[i].example, hwc_arena_printf(c->a, "unknown (%s)", t[i].status), "collected");
 		}

@@ -9,12 +9,13 @@
 
 #define FOR_ADAPTERS(c, i, ad) json_array_foreach(fv_adapters((c)->facts), i, ad)
 
-/* Effective Gb/s of a link: raw GT/s x lanes x encoding (8b/10b up to Gen2, 128b/130b Gen3-5,
- * FLIT Gen6), as the kernel's pcie_bandwidth_available() counts it. */
+/* Effective Gb/s of a link as the kernel counts it (PCIE_SPEED2MBS_ENC: per-lane Mb/s after
+ * 8b/10b up to Gen2 or 128b/130b Gen3-5, truncated to an integer, times the width), so the
+ * numbers match the "63.008 Gb/s available PCIe bandwidth" lines users compare them with. */
 static double link_gbps(double gts, double width)
 {
 	double enc = gts <= 5.0 ? 0.8 : gts >= 64 ? 1.0 : 128.0 / 130.0;
-	return gts * width * enc;
+	return floor(gts * 1000.0 * enc) * width / 1000.0;
 }
 
 static const char *bdf_of(const json_t *ad)
@@ -124,8 +125,8 @@ static void eval_downgraded(struct hwc_rule_ctx *c)
 		struct hwc_finding *fd = hwc_rule_emit(
 			c, bdf, "link trained at %s although the card and port %s can both do %s (%s Gb/s of %s Gb/s)",
 			link_str(c->a, l.speed, l.width), pbdf, link_str(c->a, ms, mw),
-			fv_fmt_num(c->a, round(link_gbps(l.speed, l.width) * 1000) / 1000),
-			fv_fmt_num(c->a, round(link_gbps(ms, mw) * 1000) / 1000));
+			fv_fmt_num(c->a, link_gbps(l.speed, l.width)),
+			fv_fmt_num(c->a, link_gbps(ms, mw)));
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.speed_gts", base),
 				 fv_fmt_num(c->a, l.speed), fv_fmt_num(c->a, ms));
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.width", base),
@@ -169,8 +170,8 @@ static void eval_slot_limited(struct hwc_rule_ctx *c)
 		double have = link_gbps(l.speed, l.width), could = link_gbps(l.cap_speed, l.cap_width);
 		struct hwc_finding *fd = hwc_rule_emit(
 			c, bdf, "the port %s limits the card to %s: %s Gb/s of the %s Gb/s it could use (%s)",
-			pbdf, link_str(c->a, l.speed, l.width), fv_fmt_num(c->a, round(have * 1000) / 1000),
-			fv_fmt_num(c->a, round(could * 1000) / 1000), link_str(c->a, l.cap_speed, l.cap_width));
+			pbdf, link_str(c->a, l.speed, l.width), fv_fmt_num(c->a, have),
+			fv_fmt_num(c->a, could), link_str(c->a, l.cap_speed, l.cap_width));
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.cap_speed_gts", fv_pci_path(c, pbdf)),
 				 fv_fmt_num(c->a, ps), fv_fmt_num(c->a, l.cap_speed));
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.cap_width", fv_pci_path(c, pbdf)),
