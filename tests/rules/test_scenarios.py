@@ -9,6 +9,16 @@ import subprocess
 import sys
 import unittest
 
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def save(obj, path):
+    with open(path, "w") as f:
+        json.dump(obj, f)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tools"))
 import hwctest  # noqa: E402
@@ -25,7 +35,7 @@ def _pop_arg(name):
 
 RULES_EVAL = _pop_arg("--rules-eval")
 SCEN = os.path.join(HERE, "scenarios")
-MANIFEST = json.load(open(os.path.join(SCEN, "manifest.json")))["scenarios"]
+MANIFEST = load(os.path.join(SCEN, "manifest.json"))["scenarios"]
 
 
 def ids_of(findings):
@@ -65,7 +75,7 @@ class Generated(unittest.TestCase):
 
 def _make(s):
     facts = os.path.join(SCEN, s["facts"])
-    want = json.load(open(os.path.join(SCEN, s["expect"])))["rule_ids"]
+    want = load(os.path.join(SCEN, s["expect"]))["rule_ids"]
     rel_root = s.get("root")
 
     def test_facts_rules(self):
@@ -84,7 +94,7 @@ def _make(s):
 
     def test_facts_cli(self):
         cp, doc = hwctest.run_json("check", "--json", "--facts", facts)
-        src = json.load(open(facts))["facts"]
+        src = load(facts)["facts"]
         if doc.get("facts") != src:
             lost = [k for k in src if doc.get("facts", {}).get(k) != src[k]]
             self.skipTest(f"sections {lost} do not load losslessly from a facts file yet "

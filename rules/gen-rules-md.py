@@ -1,0 +1,64 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+# Generates docs/rules.md from the rule table (`hwcheck rules list --json`).
+#   gen-rules-md.py --hwcheck BUILD/cli/hwcheck docs/rules.md          rewrite it
+#   gen-rules-md.py --hwcheck BUILD/cli/hwcheck --check docs/rules.md  exit 1 if it is stale
+import argparse
+import json
+import subprocess
+import sys
+
+AREAS = [("pci", "PCIe"), ("mlx", "ConnectX firmware"), ("profile", "Profile expectations"),
+         ("thermal", "Thermal"), ("host", "Host"), ("netdev", "Network devices and ports"),
+         ("probe", "Bandwidth probe"), ("collect", "Collection")]
+
+
+def render(rules):
+    out = ["# hwcheck rules", "",
+           "Generated from the rule table by `rules/gen-rules-md.py` (`hwcheck rules list --json`);",
+           "do not edit by hand. `hwcheck rules explain ID` prints one rule.", "",
+           "Rule ids are stable: waivers, pipelines and dashboards key on them "
+           "(`tests/rules/rule-ids.txt` guards that). A rule whose inputs are unknown reports "
+           "severity `unknown` with the fact and its `unavailable` status; it never passes. A "
+           "site profile can turn a rule off or change its severity (docs/profile.md).", "",
+           "| id | severity | title |", "|---|---|---|"]
+    for r in rules:
+        out.append(f"| [{r['id']}](#{r['id'].lower()}) | {r['severity']} | {r['title']} |")
+    for area, name in AREAS:
+        rs = [r for r in rules if r["area"] == area]
+        if not rs:
+            continue
+        out += ["", f"## {name}"]
+        for r in rs:
+            out += ["", f"### {r['id']}", "", f"**{r['title']}** (default severity `{r['severity']}`)",
+                    "", r["rationale"], "", f"Fix: {r['fix']}"]
+    return "\n".join(out) + "\n"
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--hwcheck", required=True)
+    p.add_argument("--check", action="store_true")
+    p.add_argument("out")
+    a = p.parse_args()
+    cp = subprocess.run([a.hwcheck, "rules", "list", "--json"], capture_output=True, text=True,
+                        env={"LC_ALL": "C"})
+    if cp.returncode != 0:
+        sys.exit(f"hwcheck rules list --json: exit {cp.returncode}: {cp.stderr}")
+    text = render(json.loads(cp.stdout)["rules"])
+    if a.check:
+        try:
+            with open(a.out) as f:
+                old = f.read()
+        except FileNotFoundError:
+            old = None
+        if old != text:
+            print(f"{a.out} is out of date: run rules/gen-rules-md.py --hwcheck {a.hwcheck} {a.out}")
+            sys.exit(1)
+        return
+    with open(a.out, "w") as f:
+        f.write(text)
+
+
+if __name__ == "__main__":
+    main()
