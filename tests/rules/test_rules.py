@@ -15,31 +15,15 @@ import tempfile
 import unittest
 
 
-def load(path):
-    with open(path) as f:
-        return json.load(f)
-
-
-def save(obj, path):
-    with open(path, "w") as f:
-        json.dump(obj, f)
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tools"))
+sys.path.insert(0, HERE)
 import hwctest  # noqa: E402
+from rulestest import load, pop_arg, save  # noqa: E402
 from hwctest import run, run_json  # noqa: E402
 
 
-def _pop_arg(name):
-    if name in sys.argv:
-        i = sys.argv.index(name)
-        val = sys.argv[i + 1]
-        del sys.argv[i:i + 2]
-        return val
-    return None
-
-
-RULES_EVAL = _pop_arg("--rules-eval")
+RULES_EVAL = pop_arg("--rules-eval")
 CASES = sorted(glob.glob(os.path.join(HERE, "cases", "*", "*.json")))
 
 
