@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of rules/: facts view helpers, profile validation messages (file:line:col and JSON
  * path), waivers and their expiry, the summary line, and the table's invariants. */
+#include <stdarg.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "rules/rules-int.h"
 #include "test.h"
 
@@ -159,6 +161,69 @@ static void test_table(void)
 	CHECK(hwc_rule_find("NOPE") == NULL);
 }
 
+/* cli/main.c owns the real one; the renderers under test only need it to link. */
+void hwc_cli_err(const char *fmt, ...)
+{
+	(void)fmt;
+}
+
+/* The text report: grouped by card, the worst card first, host last; evidence and fix under
+ * each finding; waived findings marked; the summary line at the end. */
+static void test_render(void)
+{
+	const char *ft =
+		"{\"host\": {\"cpu\": {\"vendor\": \"AuthenticAMD\", \"model_name\": \"EPYC\"},"
+		" \"x2apic\": {\"supported\": true, \"enabled\": false}},"
+		" \"mlx\": {\"adapters\": ["
+		"{\"bdf\": \"0000:21:00.0\", \"product\": \"ConnectX-7\", \"fw_version\": \"28.39.1002\", \"netdevs\": [\"ens1\"]},"
+		"{\"bdf\": \"0000:81:00.0\", \"product\": \"ConnectX-7\", \"fw_version\": \"28.39.1002\", \"netdevs\": [\"ens2\"]}]},"
+		" \"netdevs\": [{\"name\": \"ens1\", \"bdf\": \"0000:21:00.0\", \"features\": {\"lro\": true}},"
+		" {\"name\": \"ens2\", \"bdf\": \"0000:81:00.0\", \"rings\": {\"rx\": 512, \"rx_max\": 8192},"
+		" \"counters\": {\"rx_discards_phy\": 5}, \"features\": {\"lro\": true}}]}";
+	const char *pt = "{\"schema\": \"hwcheck.profile\", \"schema_version\": 1, \"waivers\": ["
+			 "{\"rule\": \"NET_LRO_ON\", \"subject\": \"ens1\", \"reason\": \"bridge test box\", \"expires\": \"2999-01-01\"}],"
+			 " \"rules\": {\"HOST_CPU_POWERSAVE\": {\"enabled\": false}, \"HOST_DEEP_CSTATES\": {\"enabled\": false},"
+			 " \"THERMAL_HOST_HOT\": {\"enabled\": false}, \"COLLECT_INCOMPLETE\": {\"enabled\": false}}}";
+	json_t *facts = json_loads(ft, 0, NULL);
+	struct hwc_profile *p = NULL;
+	char err[256];
+	CHECK(hwc_profile_parse("t", pt, strlen(pt), &p, err, sizeof(err)) == 0);
+	struct hwc_facts *f = hwc_facts_new();
+	struct hwc_findings fd = {0};
+	hwc_rules_eval(facts, p, f->arena, &fd);
+	struct hwc_cli c = {.facts_file = "t.json", .verbose = false};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	hwc_render_check_text(out, &c, facts, &fd, f);
+	fclose(out);
+	const char *g81 = strstr(buf, "\n0000:81:00.0 ConnectX-7, firmware 28.39.1002\n");
+	const char *g21 = strstr(buf, "\n0000:21:00.0 ConnectX-7, firmware 28.39.1002\n");
+	const char *gh = strstr(buf, "\nhost\n");
+	/* worst first: ens2's card (two warnings), then the host (one warning; cards win ties),
+	 * then ens1's card, whose only warning is waived */
+	CHECK(g81 && g21 && gh && g81 < gh && gh < g21);
+	CHECK(strstr(buf, "warn    NET_RING_SMALL [ens2]: receive ring is 512 of 8192") != NULL);
+	CHECK(strstr(buf, "netdevs[ens2].rings.rx = 512, expected 8192") != NULL);
+	CHECK(strstr(buf, "fix: `ethtool -G <netdev> rx <rx_max>`") != NULL);
+	CHECK(strstr(buf, "waived  NET_LRO_ON [ens1]") != NULL);
+	CHECK(strstr(buf, "waived until 2999-01-01: bridge test box") != NULL);
+	CHECK(strstr(buf, "warn    HOST_X2APIC_OFF: ") != NULL);
+	CHECK(strstr(buf, "\nhwcheck WARN: 0 error, 3 warn, ") != NULL);
+	free(buf);
+	buf = NULL;
+	c.summary_line = true;
+	out = open_memstream(&buf, &len);
+	hwc_render_check_text(out, &c, facts, &fd, f);
+	fclose(out);
+	CHECK(len <= 81 && buf[len - 1] == '\n' && strchr(buf, '\n') == buf + len - 1);
+	CHECK(strncmp(buf, "hwcheck WARN: 0 error, 3 warn, ", 31) == 0);
+	free(buf);
+	hwc_facts_free(f);
+	hwc_profile_free(p);
+	json_decref(facts);
+}
+
 int main(void)
 {
 	test_cpulist();
@@ -166,5 +231,6 @@ int main(void)
 	test_profile_errors();
 	test_waivers_and_summary();
 	test_table();
+	test_render();
 	TEST_MAIN_END();
 }
