@@ -190,6 +190,37 @@ static const char *card_label(const json_t *facts, const char *card, char *buf, 
 	return card;
 }
 
+static bool same_card(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* One line naming the rules of this card's group that could not decide, and why (the first
+ * reason met). Returns how many findings it folded. */
+static size_t fold_unknowns(FILE *out, const struct hwc_cli *c, const struct hwc_findings *fd,
+			    size_t start)
+{
+	size_t n = 0;
+	const struct hwc_evidence *ev = NULL;
+	for (size_t k = start; k < fd->n && same_card(fd->items[k].card, fd->items[start].card); k++)
+		if (fd->items[k].severity == HWC_SEV_UNKNOWN) {
+			if (!n && fd->items[k].evidence.n)
+				ev = &fd->items[k].evidence.items[0];
+			n++;
+		}
+	if (!n)
+		return 0;
+	fprintf(out, "  %sunknown%s %zu rule%s could not decide (e.g. %s is %s):", c->color ? C_DIM : "",
+		c->color ? C_OFF : "", n, n == 1 ? "" : "s", ev ? ev->fact : "a fact",
+		ev && ev->observed ? ev->observed : "unknown");
+	size_t shown = 0;
+	for (size_t k = start; k < fd->n && same_card(fd->items[k].card, fd->items[start].card); k++)
+		if (fd->items[k].severity == HWC_SEV_UNKNOWN && shown++ < 6)
+			fprintf(out, " %s", fd->items[k].rule_id);
+	fprintf(out, "%s\n", n > 6 ? " ..." : "");
+	return n;
+}
+
 void hwc_render_check_text(FILE *out, const struct hwc_cli *c, const json_t *facts,
 			   const struct hwc_findings *fd, const struct hwc_facts *f)
 {
@@ -230,12 +261,6 @@ void hwc_render_check_text(FILE *out, const struct hwc_cli *c, const json_t *fac
 	const char *group = NULL;
 	for (size_t k = 0; k < fd->n; k++) {
 		const struct hwc_finding *x = &fd->items[k];
-		/* info and undecided findings without evidence are noise unless asked for */
-		if (!c->verbose && (x->severity == HWC_SEV_INFO || x->severity == HWC_SEV_UNKNOWN) &&
-		    x->evidence.n == 0) {
-			hidden++;
-			continue;
-		}
 		if (first || (group == NULL) != (x->card == NULL) ||
 		    (group && x->card && strcmp(group, x->card) != 0)) {
 			char lb[256];
@@ -243,7 +268,12 @@ void hwc_render_check_text(FILE *out, const struct hwc_cli *c, const json_t *fac
 				c->color ? C_OFF : "");
 			group = x->card;
 			first = false;
+			if (!c->verbose)
+				hidden += fold_unknowns(out, c, fd, k);
 		}
+		/* undecided rules are folded into one line per card unless -v asks for each */
+		if (!c->verbose && x->severity == HWC_SEV_UNKNOWN)
+			continue;
 		fprintf(out, "  %s%-7s%s %s", c->color ? sev_color(x->severity) : "",
 			x->waived_reason ? "waived" : hwc_severity_name(x->severity), c->color ? C_OFF : "",
 			x->rule_id);
@@ -269,5 +299,5 @@ void hwc_render_check_text(FILE *out, const struct hwc_cli *c, const json_t *fac
 	fprintf(out, "%zu error, %zu warn, %zu info, %zu unknown%s, %zu waived; %zu collection problem%s%s\n",
 		cnt[HWC_SEV_ERROR], cnt[HWC_SEV_WARN], cnt[HWC_SEV_INFO], cnt[HWC_SEV_UNKNOWN],
 		cnt[HWC_SEV_UNKNOWN] ? " (rules that could not decide)" : "", waived, f->errors.n,
-		f->errors.n == 1 ? "" : "s", hidden ? " (-v shows all)" : "");
+		f->errors.n == 1 ? "" : "s", hidden ? " (-v shows each undecided rule)" : "");
 }

@@ -21,6 +21,14 @@ def render(rules):
            "(`tests/rules/rule-ids.txt` guards that). A rule whose inputs are unknown reports "
            "severity `unknown` with the fact and its `unavailable` status; it never passes. A "
            "site profile can turn a rule off or change its severity (docs/profile.md).", "",
+           "Exit codes: 0 no finding at or above `--fail-on` (default warn), 1 findings at or above "
+           "it, 2 usage error (a malformed profile included), 3 nothing could be collected, 4 "
+           "internal error. `--exit-codes=nagios`: 0 OK, 1 WARNING, 2 CRITICAL (an error finding), "
+           "3 UNKNOWN (nothing collected). `--exit-codes=npd` (node-problem-detector): 0 OK, 1 NonOK "
+           "(findings at or above `--fail-on`), 2 Unknown. Waived, info and unknown findings never "
+           "raise the exit code. `--summary-line` prints one line of at most 80 characters, e.g. "
+           "`hwcheck ERROR: 1 error, 0 warn; PCIE_PATH_BOTTLENECK 0001:43:00.0`, for Slurm drain "
+           "reasons and node-problem-detector.", "",
            "| id | severity | title |", "|---|---|---|"]
     for r in rules:
         out.append(f"| [{r['id']}](#{r['id'].lower()}) | {r['severity']} | {r['title']} |")

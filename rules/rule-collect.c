@@ -73,6 +73,14 @@ static void eval_incomplete(struct hwc_rule_ctx *c)
 			hwc_evidence_add(fd, c->a, sections[s], NULL, "collected");
 			continue;
 		}
+		/* the tool probe says in one word why a whole family of facts is missing */
+		const json_t *tools = json_object_get(sec, "tools");
+		const char *tst = json_string_value(json_object_get(tools, "status"));
+		if (tst && strcmp(tst, "ok") != 0) {
+			struct hwc_finding *fd = hwc_rule_emit(c, "host", "%s: the firmware tools could not run (%s): firmware configuration and registers are unknown",
+							       sections[s], tst);
+			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.tools.status", sections[s]), tst, "ok");
+		}
 		struct tally t[6] = {{0}};
 		int n = 0;
 		for (; watched[n]; n++)

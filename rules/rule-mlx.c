@@ -20,8 +20,14 @@ static void eval_wr_ordering(struct hwc_rule_ctx *c)
 {
 	size_t i;
 	const json_t *ad;
-	const char *vendor = NULL;
-	bool vendor_known = false;
+	const char *vendor = NULL, *why = NULL;
+	if (!json_array_size(fv_adapters(c->facts)))
+		return;
+	/* the host first: on Intel the parameter does not matter, so no unknown for it either */
+	if (!fv_str(c->facts, "host.cpu.vendor", &vendor, &why, c->a))
+		vendor = NULL;
+	else if (strcmp(vendor, "AuthenticAMD") != 0)
+		return;
 	json_array_foreach(fv_adapters(c->facts), i, ad) {
 		const char *bdf = bdf_of(ad);
 		const json_t *v;
@@ -31,13 +37,10 @@ static void eval_wr_ordering(struct hwc_rule_ctx *c)
 		bool per_mkey = (s && !strncmp(s, "per_mkey", 8)) || (json_is_integer(v) && json_integer_value(v) == 0);
 		if (!per_mkey)
 			continue;
-		if (!vendor_known) {
-			if (!need_str(c, bdf, c->facts, NULL, "host.cpu.vendor", &vendor))
-				continue;
-			vendor_known = true;
+		if (!vendor) {
+			hwc_rule_unknown(c, bdf, "host.cpu.vendor", why, "whether the host is AMD");
+			continue;
 		}
-		if (strcmp(vendor, "AuthenticAMD") != 0)
-			continue; /* Intel root complexes do not need the hint */
 		struct hwc_finding *fd = hwc_rule_emit(c, bdf, "PCI_WR_ORDERING is per_mkey on an AMD host: memory keys that do not ask for Relaxed Ordering get strictly ordered writes, capping RDMA reads at about 2 GB/s");
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.fw_config.PCI_WR_ORDERING.current", fv_adapter_path(c, bdf)), s ? s : "0", "force_relax");
 		hwc_evidence_add(fd, c->a, "host.cpu.vendor", vendor, NULL);

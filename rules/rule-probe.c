@@ -21,6 +21,25 @@ static const char *res_subject(struct hwc_rule_ctx *c, const json_t *r)
 	return json_string_value(json_object_get(r, "bdf"));
 }
 
+/* The known tuning problems of the card that explain a shortfall, named in the message. */
+static const char *probable_cause(struct hwc_rule_ctx *c, const json_t *r)
+{
+	const char *bdf = json_string_value(json_object_get(r, "bdf"));
+	const json_t *dev = fv_pci_dev(c->facts, bdf);
+	const json_t *ad = fv_adapter_of(c->facts, bdf);
+	const char *out = "";
+	const char *vendor = json_string_value(json_object_get(json_object_get(json_object_get(c->facts, "host"), "cpu"), "vendor"));
+	const char *wo = json_string_value(json_object_get(json_object_get(json_object_get(ad, "fw_config"), "PCI_WR_ORDERING"), "current"));
+	if (vendor && !strcmp(vendor, "AuthenticAMD") && wo && !strncmp(wo, "per_mkey", 8))
+		out = hwc_arena_printf(c->a, "%s; PCI_WR_ORDERING is per_mkey on an AMD host", out);
+	if (json_is_false(json_object_get(dev, "relaxed_ordering")))
+		out = hwc_arena_printf(c->a, "%s; Relaxed Ordering is off on the card", out);
+	const json_t *mrrs = json_object_get(dev, "max_read_request_bytes");
+	if (json_is_number(mrrs) && json_number_value(mrrs) < hwc_profile_threshold(c->prof, HWC_T_MRRS_MIN_BYTES))
+		out = hwc_arena_printf(c->a, "%s; Max Read Request Size is %s bytes", out, fv_fmt_num(c->a, json_number_value(mrrs)));
+	return out;
+}
+
 static void eval_below_ceiling(struct hwc_rule_ctx *c)
 {
 	double min = hwc_profile_threshold(c->prof, HWC_T_PROBE_MIN_RATIO);
@@ -36,14 +55,7 @@ static void eval_below_ceiling(struct hwc_rule_ctx *c)
 		const char *by = json_string_value(json_object_get(r, "ceiling_by"));
 		const char *cb = json_string_value(json_object_get(r, "ceiling_bdf"));
 		const char *op = json_string_value(json_object_get(r, "op"));
-		bool ro_off = false;
-		const char *cause = "";
-		const json_t *dev = fv_pci_dev(c->facts, json_string_value(json_object_get(r, "bdf")));
-		if (json_is_false(json_object_get(dev, "relaxed_ordering"))) {
-			ro_off = true;
-			cause = "; Relaxed Ordering is off on the card";
-		}
-		(void)ro_off;
+		const char *cause = probable_cause(c, r);
 		struct hwc_finding *fd = hwc_rule_emit(c, subj, "%s bandwidth %s Gb/s is %.0f%% of the %s Gb/s ceiling set by the %s%s%s%s",
 						       op ? op : "measured", fv_fmt_num(c->a, g), 100.0 * g / ceil, fv_fmt_num(c->a, ceil),
 						       by && !strcmp(by, "pcie") ? "PCIe path" : "port rate", cb ? " at " : "", cb ? cb : "", cause);

@@ -116,6 +116,12 @@ class Cases(unittest.TestCase):
                 got = sorted((f["severity"], f["subject"]) for f in mine)
                 want = sorted((e["severity"], e["subject"]) for e in case["expect"])
                 self.assertEqual(got, want, f"{case['description']}\n{json.dumps(mine, indent=1)[:2500]}")
+                for e in case["expect"]:
+                    if "message_contains" in e:
+                        msgs = [f["message"] for f in mine
+                                if (f["severity"], f["subject"]) == (e["severity"], e["subject"])]
+                        self.assertTrue(any(e["message_contains"] in m for m in msgs),
+                                        f"no message containing {e['message_contains']!r} in {msgs}")
                 for f in mine:
                     self.assertTrue(f["evidence"], f"{f['rule_id']}: no evidence")
                     for e in f["evidence"]:

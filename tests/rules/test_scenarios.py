@@ -84,8 +84,22 @@ def _make(s):
             self.skipTest(f"sections {lost} do not load losslessly from a facts file yet "
                           "(collectors' from_json); rules checked through rules_eval")
         self.assertEqual(ids_of(doc["findings"]), sorted(want))
+        hwctest.validate(doc)
         worst = {f["severity"] for f in doc["findings"] if not f["waived"]}
         self.assertEqual(cp.returncode, 1 if worst & {"warn", "error"} else 0, cp.stderr)
+        # the monitoring mappings and the one-line summary
+        nagios = 2 if "error" in worst else 1 if "warn" in worst else 0
+        self.assertEqual(hwctest.run("--facts", facts, "--exit-codes", "nagios").returncode, nagios)
+        self.assertEqual(hwctest.run("--facts", facts, "--exit-codes", "npd").returncode,
+                         1 if worst & {"warn", "error"} else 0)
+        line = hwctest.run("--facts", facts, "--summary-line").stdout
+        self.assertEqual(line.count("\n"), 1)
+        self.assertLessEqual(len(line.rstrip("\n")), 80)
+        self.assertTrue(line.startswith("hwcheck ERROR" if "error" in worst else
+                                        "hwcheck WARN" if "warn" in worst else "hwcheck OK"), line)
+        text = hwctest.run("--facts", facts, "--no-color").stdout
+        for rid in want:
+            self.assertIn(rid, text)
 
     def test_root(self):
         root = hwctest.source(rel_root) if rel_root else None
