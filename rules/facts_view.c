@@ -331,8 +331,12 @@ const char *fv_elem_key(const json_t *o, struct hwc_arena *a)
 	const char *name = json_string_value(json_object_get(o, "name"));
 	if (name)
 		return name;
-	if (chip)
-		return label ? hwc_arena_printf(a, "%s/%s", chip, label) : chip;
+	if (chip) {
+		/* two cards both have an "mlx5/asic": the BDF tells them apart */
+		const char *bdf = json_string_value(json_object_get(o, "bdf"));
+		const char *cl = label ? hwc_arena_printf(a, "%s/%s", chip, label) : chip;
+		return bdf ? hwc_arena_printf(a, "%s@%s", cl, bdf) : cl;
+	}
 	if (json_is_integer(json_object_get(o, "port")) && json_string_value(json_object_get(o, "rdma_device")))
 		return hwc_arena_printf(a, "%s/%lld", json_string_value(json_object_get(o, "rdma_device")),
 					(long long)json_integer_value(json_object_get(o, "port")));

@@ -18,11 +18,19 @@ static void eval_x2apic(struct hwc_rule_ctx *c)
 		return;
 	if (!need_bool(c, "host", host, "host", "x2apic.enabled", &en) || en)
 		return;
-	const char *src = json_string_value(json_object_get(json_object_get(host, "x2apic"), "source"));
-	struct hwc_finding *fd = hwc_rule_emit(c, "host", "the CPU supports x2APIC but the kernel runs in xAPIC mode%s%s%s: interrupts are limited to 255 APIC IDs and delivered less efficiently",
-					       src ? " (per " : "", src ? src : "", src ? ")" : "");
+	const json_t *xa = json_object_get(host, "x2apic");
+	const char *src = json_string_value(json_object_get(xa, "source"));
+	bool opt_out = json_is_true(json_object_get(xa, "dmar_x2apic_opt_out"));
+	struct hwc_finding *fd = hwc_rule_emit(c, "host", "the CPU supports x2APIC but the kernel runs in xAPIC mode%s%s%s%s: interrupts are limited to 255 APIC IDs and delivered less efficiently",
+					       src ? " (per " : "", src ? src : "", src ? ")" : "",
+					       opt_out ? "; the firmware's DMAR table opts out of x2APIC" : "");
 	hwc_evidence_add(fd, c->a, "host.x2apic.enabled", "false", "true");
 	hwc_evidence_add(fd, c->a, "host.x2apic.supported", "true", NULL);
+	const char *evl = json_string_value(json_object_get(xa, "evidence"));
+	if (evl)
+		hwc_evidence_add(fd, c->a, "host.x2apic.evidence", evl, NULL);
+	if (opt_out)
+		hwc_evidence_add(fd, c->a, "host.x2apic.dmar_x2apic_opt_out", "true", "false");
 }
 
 static bool pstate_epp_driver(const char *d)
@@ -118,6 +126,9 @@ static void eval_irq_far(struct hwc_rule_ctx *c)
 			const char *name = json_string_value(json_object_get(nds[k], "name"));
 			const char *base = fv_netdev_path(c, name);
 			double out, vec;
+			const json_t *nn = json_object_get(json_object_get(nds[k], "irq_locality"), "numa_node");
+			if (json_is_integer(nn) && json_integer_value(nn) < 0)
+				continue; /* no node to be far from: HOST_NUMA_NODE_MISSING speaks */
 			if (!need_num(c, name, nds[k], base, "irq_locality.outside_local", &out) || out <= 0)
 				continue;
 			const json_t *il = json_object_get(nds[k], "irq_locality");

@@ -105,22 +105,29 @@ static void eval_config_pending(struct hwc_rule_ctx *c)
 		const char *k;
 		json_t *p;
 		struct hwc_finding *fd = NULL;
-		size_t n = 0;
+		size_t decided = 0;
+		const char *undecided = NULL;
 		json_object_foreach((json_t *)fc, k, p) {
 			if (!json_is_object(p) || !strcmp(k, "unavailable"))
 				continue;
 			const json_t *cur = json_object_get(p, "current"), *nb = json_object_get(p, "next_boot");
-			bool pend = json_is_true(json_object_get(p, "pending")) ||
-				    (cur && nb && !json_is_null(cur) && !json_is_null(nb) && !json_equal(cur, nb));
+			const json_t *pj = json_object_get(p, "pending");
+			bool both = cur && nb && !json_is_null(cur) && !json_is_null(nb);
+			if (json_is_boolean(pj) || both)
+				decided++;
+			else if (!undecided && nb && !json_is_null(nb))
+				fv_lookup(p, "pending", &pj, &undecided, c->a);
+			bool pend = json_is_true(pj) || (both && !json_equal(cur, nb));
 			if (!pend)
 				continue;
 			if (!fd)
 				fd = hwc_rule_emit(c, bdf, "firmware configuration changes wait for the next boot or firmware reset");
 			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.fw_config.%s.next_boot", fv_adapter_path(c, bdf), k),
 					 vstr(nb), hwc_arena_printf(c->a, "== current (%s)", vstr(cur)));
-			n++;
 		}
-		(void)n;
+		/* an mstconfig that prints only the Next Boot column cannot show what is pending */
+		if (!fd && !decided && undecided)
+			hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.fw_config.*.pending", fv_adapter_path(c, bdf)), undecided, NULL);
 	}
 }
 

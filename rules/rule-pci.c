@@ -23,11 +23,14 @@ static const char *bdf_of(const json_t *ad)
 	return json_string_value(json_object_get(ad, "bdf"));
 }
 
-/* The card's function-0 PCI device, or an unknown finding. */
+/* The card's function-0 PCI device, or an unknown finding. NULL without a finding for a VF
+ * (a VM sees only the VF: its link, payload sizes and slot belong to the PF it cannot see). */
 static const json_t *card_dev(struct hwc_rule_ctx *c, const json_t *ad)
 {
 	const char *bdf = bdf_of(ad);
 	const json_t *dev = fv_pci_dev(c->facts, bdf);
+	if (json_is_true(json_object_get(dev, "is_vf")))
+		return NULL;
 	if (!dev) {
 		const char *why = NULL;
 		const json_t *v;
@@ -204,9 +207,13 @@ static void eval_path_bottleneck(struct hwc_rule_ctx *c)
 		const char *hl = json_is_number(s) && json_is_number(w)
 					 ? link_str(c->a, json_number_value(s), json_number_value(w))
 					 : "a narrower link";
+		const json_t *raw = json_object_get(pb, "raw_gbps");
+		const char *rs = json_is_number(raw) && json_number_value(raw) != g
+					 ? hwc_arena_printf(c->a, " of payload (%s Gb/s raw)", fv_fmt_num(c->a, json_number_value(raw)))
+					 : "";
 		struct hwc_finding *fd = hwc_rule_emit(
-			c, bdf, "the PCIe path is limited to %s Gb/s by %s at %s, below the %s Gb/s port rate",
-			fv_fmt_num(c->a, g), hl, hop ? hop : "an unnamed hop", fv_fmt_num(c->a, rate));
+			c, bdf, "the PCIe path is limited to %s Gb/s%s by %s at %s, below the %s Gb/s port rate",
+			fv_fmt_num(c->a, g), rs, hl, hop ? hop : "an unnamed hop", fv_fmt_num(c->a, rate));
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.path_bottleneck.gbps", fv_pci_path(c, bdf)),
 				 fv_fmt_num(c->a, g), hwc_arena_printf(c->a, ">= %s", fv_fmt_num(c->a, rate)));
 		if (hop)
@@ -328,14 +335,10 @@ static void eval_relaxed_ordering(struct hwc_rule_ctx *c)
 	FOR_ADAPTERS(c, i, ad) {
 		const char *bdf = bdf_of(ad);
 		const json_t *dev = card_dev(c, ad);
-		bool ro, vf = false;
+		bool ro;
 		const char *base = fv_pci_path(c, bdf);
 		if (!dev)
-			continue;
-		const char *why;
-		fv_bool(dev, "is_vf", &vf, &why, c->a);
-		if (vf)
-			continue; /* DevCtl Relaxed Ordering is RsvdP in a VF */
+			continue; /* also a VF: DevCtl Relaxed Ordering is RsvdP there */
 		if (!need_bool(c, bdf, dev, base, "relaxed_ordering", &ro) || ro)
 			continue;
 		const json_t *path = json_object_get(dev, "path");
@@ -359,6 +362,8 @@ static void eval_aer(struct hwc_rule_ctx *c)
 		const char *base = fv_pci_path(c, bdf);
 		if (!dev)
 			continue;
+		if (json_is_false(json_object_get(dev, "aer_capable")))
+			continue; /* no AER capability: nothing can count */
 		int ok = need_num(c, bdf, dev, base, "aer.correctable", &ce);
 		ok &= need_num(c, bdf, dev, base, "aer.nonfatal", &nf);
 		ok &= need_num(c, bdf, dev, base, "aer.fatal", &fa);
@@ -454,7 +459,11 @@ int hwc_fwc_current(struct hwc_rule_ctx *c, const json_t *ad, const char *name, 
 	if (!v || json_is_null(v))
 		v = json_object_get(p, "next_boot");
 	if (!v || json_is_null(v)) {
-		fv_lookup(p, "current", val, &why, c->a);
+		fv_lookup(p, "next_boot", val, &why, c->a);
+		/* mstconfig did not print it: this firmware does not offer the parameter (or it is
+		 * hidden behind a switch that is off), which is an answer, not an unknown */
+		if (!strncmp(why, "unsupported: not printed by mstconfig", 37))
+			return 0;
 		hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.fw_config.%s.current", fv_adapter_path(c, bdf), name), why, NULL);
 		return -1;
 	}

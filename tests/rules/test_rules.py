@@ -33,7 +33,8 @@ def elem_key(o):
     if "name" in o:
         return o["name"]
     if "chip" in o:
-        return f"{o['chip']}/{o['label']}" if o.get("label") else o["chip"]
+        cl = f"{o['chip']}/{o['label']}" if o.get("label") else o["chip"]
+        return f"{cl}@{o['bdf']}" if o.get("bdf") else cl
     if "bdf" in o:
         return o["bdf"]
     return None

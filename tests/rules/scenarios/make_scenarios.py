@@ -48,17 +48,24 @@ def link(speed, width, cap_speed, cap_width, aspm="disabled"):
             "aspm_supported": "none", "dll_active": True}
 
 
-def gbps(s, w):
+def raw(s, w):
     # the kernel's PCIE_SPEED2MBS_ENC: integer Mb/s per lane, times the width
     enc = 0.8 if s <= 5 else 128 / 130
     return int(s * 1000 * enc) * w / 1000
+
+
+def bottleneck(bdf, s, w, mps, cap_s, cap_w):
+    # pci/'s path_bottleneck: raw = the kernel figure, gbps = raw x MPS/(MPS+24) (TLP payload)
+    return {"bdf": bdf, "speed_gts": s, "width": w, "raw_gbps": raw(s, w),
+            "gbps": round(raw(s, w) * mps / (mps + 24), 3), "mps_bytes": mps,
+            "capable_raw_gbps": raw(cap_s, cap_w)}
 
 
 def port(bdf, cap_speed, cap_width, speed, width, vendor, numa, slot_w=75, mps_sup=512):
     return {"bdf": bdf, "vendor_id": vendor, "class": "060400", "port_type": "root_port",
             "numa_node": numa, "is_vf": False, "link": link(speed, width, cap_speed, cap_width),
             "max_payload_bytes": 256, "max_payload_supported_bytes": mps_sup,
-            "slot": {"power_limit_w": slot_w, "physical_slot": "1"},
+            "slot": {"power_limit_w": slot_w, "physical_slot": 1},
             "aer": {"correctable": 0, "nonfatal": 0, "fatal": 0}, "path": [bdf]}
 
 
@@ -105,14 +112,17 @@ def adapter(bdf, functions, device_id, product, generation, pcie_max, rate_max, 
                           "pci_power_w": pci_power_w}}
 
 
-def eth_port(rdma, netdev, rate, state="PORT_ACTIVE", phys="LINK_UP", active_mtu=4096):
+def eth_port(rdma, netdev, rate, state="ACTIVE", phys="LinkUp", active_mtu=4096):
+    # sysfs names as mlx/ reports them (ports/N/state, phys_state)
+    up = state == "ACTIVE"
+    un = {"active_speed": {"status": "unsupported", "detail": "Ethernet port"},
+          "active_width": {"status": "unsupported", "detail": "Ethernet port"}}
+    if not up:
+        un["rate_gbps"] = {"status": "unsupported", "detail": "port down"}
     return {"port": 1, "rdma_device": rdma, "netdev": netdev, "state": state, "phys_state": phys,
-            "link_layer": "Ethernet", "rate_gbps": rate if state == "PORT_ACTIVE" else None,
+            "link_layer": "Ethernet", "rate_gbps": rate if up else None,
             "active_speed": None, "active_width": None, "active_mtu": active_mtu, "max_mtu": 4096,
-            **({"unavailable": {"rate_gbps": {"status": "absent", "detail": "port down"}}}
-               if state != "PORT_ACTIVE" else {}),
-            **({"unavailable": {**({"rate_gbps": {"status": "absent", "detail": "port down"}} if state != "PORT_ACTIVE" else {}),
-                                "active_speed": {"status": "not_collected"}, "active_width": {"status": "not_collected"}}})}
+            "unavailable": un}
 
 
 def netdev(name, bdf, speed_mbps, mtu=9000, rx=8192, rx_max=8192, comb=None, comb_max=63,
@@ -192,21 +202,21 @@ scen = {}
 # 1. 100 GbE ConnectX-5 on a Gen3 x8 path -----------------------------------------------------
 p1 = port("0001:42:01.0", 8, 8, 8, 8, "19e5", 0)
 c1 = card("0001:43:00.0", "1017", "0001:42:01.0", link(8, 8, 8, 16), 0,
-          {"bdf": "0001:42:01.0", "speed_gts": 8, "width": 8, "gbps": 63.008}, slot_w=27)
+          bottleneck("0001:42:01.0", 8, 8, 256, 8, 16), slot_w=27)
 a1 = adapter("0001:43:00.0", ["0001:43:00.0"], "1017", "ConnectX-5", "ConnectX-5",
              {"speed_gts": 8, "width": 16}, 100, "16.35.4030", "HPE0000000009", ["ens1np0"], ["mlx5_0"],
              [eth_port("mlx5_0", "ens1np0", 100)], fwc(**GOOD_FW), 52000, pci_power_w=27)
 scen["cx5-gen3x8-100g"] = (
     document(intel_host(), [p1, c1], [a1],
              [netdev("ens1np0", "0001:43:00.0", 100000, node=0, cpulist="0-11,24-35")],
-             [sensor("mlx5-pci-14300", "asic", 52000, crit=105000, bdf="0001:43:00.0")]),
+             [sensor("mlx5", "asic", 52000, crit=105000, bdf="0001:43:00.0")]),
     ["PCIE_LINK_SLOT_LIMITED", "PCIE_PATH_BOTTLENECK"])
 
 # 2. ConnectX-6 Dx on AMD with PCI_WR_ORDERING per_mkey(0) --------------------------------------
 fw2 = dict(GOOD_FW, PCI_WR_ORDERING=("per_mkey", "per_mkey", "per_mkey"))
 p2 = port("0000:40:01.1", 16, 16, 16, 16, "1022", 0)
 c2 = card("0000:41:00.0", "101d", "0000:40:01.1", link(16, 16, 16, 16), 0,
-          {"bdf": "0000:41:00.0", "speed_gts": 16, "width": 16, "gbps": gbps(16, 16)})
+          bottleneck("0000:41:00.0", 16, 16, 256, 16, 16))
 a2 = adapter("0000:41:00.0", ["0000:41:00.0", "0000:41:00.1"], "101d", "ConnectX-6 Dx", "ConnectX-6",
              {"speed_gts": 16, "width": 16}, 100, "22.27.1016", "MT_0000000359", ["ens1f0np0", "ens1f1np1"],
              ["mlx5_0", "mlx5_1"], [eth_port("mlx5_0", "ens1f0np0", 100), eth_port("mlx5_1", "ens1f1np1", 100)],
@@ -214,17 +224,17 @@ a2 = adapter("0000:41:00.0", ["0000:41:00.0", "0000:41:00.1"], "101d", "ConnectX
 scen["cx6dx-amd-wr-ordering"] = (
     document(epyc_host(), [p2, c2], [a2],
              [netdev("ens1f0np0", "0000:41:00.0", 100000), netdev("ens1f1np1", "0000:41:00.1", 100000)],
-             [sensor("mlx5-pci-4100", "asic", 58000, crit=105000, bdf="0000:41:00.0"),
-              sensor("k10temp-pci-00c3", "Tctl", 51000, source="hwmon")]),
+             [sensor("mlx5", "asic", 58000, crit=105000, bdf="0000:41:00.0"),
+              sensor("k10temp", "Tctl", 51000, source="hwmon")]),
     ["MLX_WR_ORDERING_PER_MKEY"])
 
 # 3. ConnectX-6 whose slot advertises 25 W, limiter on ------------------------------------------
 p3 = port("0000:00:1b.4", 16, 4, 2.5, 4, "8086", 0, slot_w=25)
 c3 = card("0000:04:00.0", "101b", "0000:00:1b.4", link(2.5, 4, 16, 16), 0,
-          {"bdf": "0000:00:1b.4", "speed_gts": 2.5, "width": 4, "gbps": 8.0}, slot_w=25)
+          bottleneck("0000:00:1b.4", 2.5, 4, 256, 16, 16), slot_w=25)
 a3 = adapter("0000:04:00.0", ["0000:04:00.0"], "101b", "ConnectX-6", "ConnectX-6",
              {"speed_gts": 16, "width": 16}, 200, "20.27.446", "MT_0000000222", ["enp4s0np0"], ["mlx5_0"],
-             [eth_port("mlx5_0", "enp4s0np0", None, state="PORT_DOWN", phys="POLLING")],
+             [eth_port("mlx5_0", "enp4s0np0", None, state="DOWN", phys="Polling")],
              fwc(**GOOD_FW), 45000, power_status="insufficient", pci_power_w=25)
 nd3 = netdev("enp4s0np0", "0000:04:00.0", None, node=0, cpulist="0-15", comb=16, comb_max=16)
 nd3["unavailable"] = {"speed_mbps": {"status": "absent", "detail": "link down: ethtool reports Unknown!"}}
@@ -233,14 +243,14 @@ h3 = host("GenuineIntel", "12th Gen Intel(R) Core(TM) i7-12700", 6, 151, 1, 12, 
 nd3["irq_locality"]["local_cpulist"] = "0-19"
 scen["cx6-slot-25w-limiter"] = (
     document(h3, [p3, c3], [a3], [nd3],
-             [sensor("mlx5-pci-0400", "asic", 45000, crit=105000, bdf="0000:04:00.0"),
-              sensor("coretemp-isa-0000", "Package id 0", 41000, crit=100000, mx=80000)]),
+             [sensor("mlx5", "asic", 45000, crit=105000, bdf="0000:04:00.0"),
+              sensor("coretemp", "Package id 0", 41000, crit=100000, mx=80000)]),
     ["MLX_SLOT_POWER_LIMITER", "NET_PORT_DOWN", "PCIE_LINK_DOWNGRADED", "PCIE_PATH_BOTTLENECK"])
 
 # 4. a card at 88 degC --------------------------------------------------------------------------
 p4 = port("0000:40:03.1", 16, 16, 16, 16, "8086", 0)
 c4 = card("0000:41:00.0", "101d", "0000:40:03.1", link(16, 16, 16, 16), 0,
-          {"bdf": "0000:41:00.0", "speed_gts": 16, "width": 16, "gbps": gbps(16, 16)})
+          bottleneck("0000:41:00.0", 16, 16, 256, 16, 16))
 a4 = adapter("0000:41:00.0", ["0000:41:00.0", "0000:41:00.1"], "101d", "ConnectX-6 Dx", "ConnectX-6",
              {"speed_gts": 16, "width": 16}, 100, "22.36.1010", "MT_0000000359", ["ens1f0np0", "ens1f1np1"],
              ["mlx5_0", "mlx5_1"], [eth_port("mlx5_0", "ens1f0np0", 100), eth_port("mlx5_1", "ens1f1np1", 100)],
@@ -249,13 +259,13 @@ scen["cx6dx-card-88c"] = (
     document(intel_host(), [p4, c4], [a4],
              [netdev("ens1f0np0", "0000:41:00.0", 100000, cpulist="0-11,24-35"),
               netdev("ens1f1np1", "0000:41:00.1", 100000, cpulist="0-11,24-35")],
-             [sensor("mt4125_pciconf0", "mget_temp", 88000, bdf="0000:41:00.0", source="mstmget_temp")]),
+             [sensor("mlx5", "asic", 88000, bdf="0000:41:00.0", source="mstmget_temp")]),
     ["THERMAL_CARD_OVER_LIMIT"])
 
 # 5. x2APIC off on an AMD host ------------------------------------------------------------------
 p5 = port("0000:80:01.1", 16, 16, 8, 16, "1022", 0)
 c5 = card("0000:81:00.0", "1017", "0000:80:01.1", link(8, 16, 8, 16), 0,
-          {"bdf": "0000:81:00.0", "speed_gts": 8, "width": 16, "gbps": gbps(8, 16)})
+          bottleneck("0000:81:00.0", 8, 16, 256, 8, 16))
 a5 = adapter("0000:81:00.0", ["0000:81:00.0", "0000:81:00.1"], "1017", "ConnectX-5", "ConnectX-5",
              {"speed_gts": 8, "width": 16}, 100, "16.35.2000", "MT_0000000008", ["enp129s0f0", "enp129s0f1"],
              ["mlx5_0", "mlx5_1"], [eth_port("mlx5_0", "enp129s0f0", 100), eth_port("mlx5_1", "enp129s0f1", 100)],
@@ -263,8 +273,8 @@ a5 = adapter("0000:81:00.0", ["0000:81:00.0", "0000:81:00.1"], "1017", "ConnectX
 scen["amd-x2apic-off"] = (
     document(epyc_host(x2apic_enabled=False), [p5, c5], [a5],
              [netdev("enp129s0f0", "0000:81:00.0", 100000), netdev("enp129s0f1", "0000:81:00.1", 100000)],
-             [sensor("mlx5-pci-8100", "asic", 55000, crit=105000, bdf="0000:81:00.0"),
-              sensor("k10temp-pci-00c3", "Tctl", 48000)]),
+             [sensor("mlx5", "asic", 55000, crit=105000, bdf="0000:81:00.0"),
+              sensor("k10temp", "Tctl", 48000)]),
     ["HOST_X2APIC_OFF"])
 
 # 6. rings 512 of 8192 with rx_discards_phy counting ---------------------------------------------
@@ -275,20 +285,20 @@ scen["rings-512-discards"] = (
     document(epyc_host(), [p6, c6], [a6],
              [netdev("enp129s0f0", "0000:81:00.0", 100000, rx=512, discards=58591428329, oob=990473555),
               netdev("enp129s0f1", "0000:81:00.1", 100000)],
-             [sensor("mlx5-pci-8100", "asic", 55000, crit=105000, bdf="0000:81:00.0"),
-              sensor("k10temp-pci-00c3", "Tctl", 48000)]),
+             [sensor("mlx5", "asic", 55000, crit=105000, bdf="0000:81:00.0"),
+              sensor("k10temp", "Tctl", 48000)]),
     ["NET_RING_SMALL"])
 
 # 7. IRQs on the far NUMA node ------------------------------------------------------------------
 c7 = card("0000:81:00.0", "1017", "0000:80:01.1", link(8, 16, 8, 16), 0,
-          {"bdf": "0000:81:00.0", "speed_gts": 8, "width": 16, "gbps": gbps(8, 16)})
+          bottleneck("0000:81:00.0", 8, 16, 256, 8, 16))
 p7 = port("0000:80:01.1", 16, 16, 8, 16, "1022", 0)
 scen["irq-far-numa"] = (
     document(epyc_host(), [p7, c7], [json.loads(json.dumps(a6))],
              [netdev("enp129s0f0", "0000:81:00.0", 100000, vectors=24, outside=24),
               netdev("enp129s0f1", "0000:81:00.1", 100000, vectors=24, outside=24)],
-             [sensor("mlx5-pci-8100", "asic", 55000, crit=105000, bdf="0000:81:00.0"),
-              sensor("k10temp-pci-00c3", "Tctl", 48000)]),
+             [sensor("mlx5", "asic", 55000, crit=105000, bdf="0000:81:00.0"),
+              sensor("k10temp", "Tctl", 48000)]),
     ["HOST_IRQ_FAR_NODE"])
 
 # 8. healthy ConnectX-7 Gen5 x16 host (false-positive guard) ------------------------------------
@@ -300,7 +310,7 @@ for n, (bus, rp, node, cl) in enumerate([("21", "0000:20:03.1", 0, "0-31"), ("81
     bdf0, bdf1 = f"0000:{bus}:00.0", f"0000:{bus}:00.1"
     devs8.append(port(rp, 32, 16, 32, 16, "1022", node))
     c = card(bdf0, "1021", rp, link(32, 16, 32, 16), node,
-             {"bdf": bdf0, "speed_gts": 32, "width": 16, "gbps": gbps(32, 16)}, mps=512, mrrs=512)
+             bottleneck(bdf0, 32, 16, 512, 32, 16), mps=512, mrrs=512)
     devs8.append(c)
     r0, r1 = f"mlx5_{2 * n}", f"mlx5_{2 * n + 1}"
     nd0, nd1 = f"ens{n + 1}f0np0", f"ens{n + 1}f1np1"
@@ -309,8 +319,8 @@ for n, (bus, rp, node, cl) in enumerate([("21", "0000:20:03.1", 0, "0-31"), ("81
                         [eth_port(r0, nd0, 200), eth_port(r1, nd1, 200)], fwc(**GOOD_FW), 56000,
                         pci_power_w=75, serial=f"MT23{n}0X00000"))
     nds8 += [netdev(nd0, bdf0, 200000, node=node, cpulist=cl), netdev(nd1, bdf1, 200000, node=node, cpulist=cl)]
-    sens8.append(sensor(f"mlx5-pci-{bus}00", "asic", 56000, crit=105000, bdf=bdf0, highest=61000))
-sens8.append(sensor("k10temp-pci-00c3", "Tctl", 46000))
+    sens8.append(sensor("mlx5", "asic", 56000, crit=105000, bdf=bdf0, highest=61000))
+sens8.append(sensor("k10temp", "Tctl", 46000))
 scen["healthy-cx7-gen5x16"] = (document(h8, devs8, ads8, nds8, sens8), [])
 
 
