@@ -91,6 +91,39 @@ static const char *link_str(struct hwc_arena *a, double s, double w)
 	return hwc_arena_printf(a, "%s GT/s x%s", fv_fmt_num(a, s), fv_fmt_num(a, w));
 }
 
+/* Switch upstream ports on the card's path: their LnkSta is the link to the port above them,
+ * which can train down while the card's own link is fine. (A root or downstream port's LnkSta
+ * is the link below it, already judged from the other end.) */
+static void downgraded_hops(struct hwc_rule_ctx *c, const char *card, const json_t *dev)
+{
+	size_t k;
+	const json_t *h;
+	json_array_foreach(json_object_get(dev, "path"), k, h) {
+		const char *hb = json_string_value(h);
+		const json_t *hd = fv_pci_dev(c->facts, hb);
+		const char *pt = json_string_value(json_object_get(hd, "port_type"));
+		if (!k || !pt || strcmp(pt, "upstream_port") != 0)
+			continue;
+		const char *why;
+		double s, w, cs, cw, ps, pw;
+		const char *up = json_string_value(json_object_get(hd, "upstream"));
+		const json_t *ud = fv_pci_dev(c->facts, up);
+		if (!ud || !fv_num(hd, "link.speed_gts", &s, &why, c->a) || !fv_num(hd, "link.width", &w, &why, c->a) ||
+		    !fv_num(hd, "link.cap_speed_gts", &cs, &why, c->a) || !fv_num(hd, "link.cap_width", &cw, &why, c->a) ||
+		    !fv_num(ud, "link.cap_speed_gts", &ps, &why, c->a) || !fv_num(ud, "link.cap_width", &pw, &why, c->a))
+			continue; /* a hop we cannot judge: the path bottleneck still accounts for it */
+		double ms = fmin(cs, ps), mw = fmin(cw, pw);
+		if (s >= ms && w >= mw)
+			continue;
+		struct hwc_finding *fd = hwc_rule_emit(
+			c, card, "the link above switch port %s on the card's path trained at %s although it and %s can both do %s",
+			hb, link_str(c->a, s, w), up, link_str(c->a, ms, mw));
+		const char *base = fv_pci_path(c, hb);
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.speed_gts", base), fv_fmt_num(c->a, s), fv_fmt_num(c->a, ms));
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.width", base), fv_fmt_num(c->a, w), fv_fmt_num(c->a, mw));
+	}
+}
+
 static void eval_downgraded(struct hwc_rule_ctx *c)
 {
 	size_t i;
@@ -99,6 +132,8 @@ static void eval_downgraded(struct hwc_rule_ctx *c)
 		const char *bdf = bdf_of(ad);
 		const json_t *dev = card_dev(c, ad);
 		struct linkinfo l;
+		if (dev)
+			downgraded_hops(c, bdf, dev);
 		if (!dev || !need_link(c, bdf, dev, bdf, &l))
 			continue;
 		if (l.speed >= l.cap_speed && l.width >= l.cap_width)
@@ -190,10 +225,25 @@ static void eval_path_bottleneck(struct hwc_rule_ctx *c)
 		const char *bdf = bdf_of(ad);
 		const json_t *dev = card_dev(c, ad);
 		double g;
-		if (!dev || !need_num(c, bdf, dev, fv_pci_path(c, bdf), "path_bottleneck.gbps", &g))
+		const char *why;
+		if (!dev)
 			continue;
 		const char *src;
 		double rate = fv_adapter_port_rate(c, ad, &src);
+		if (!fv_num(dev, "path_bottleneck.gbps", &g, &why, c->a)) {
+			/* without root the payload figure (it needs the MPS) is unknown; the raw figure
+			 * bounds it: payload <= raw, and payload >= 0.8 x raw (128-byte TLPs with 24
+			 * bytes of overhead, or flit mode, are the worst case), so most paths decide */
+			double raw;
+			bool have_raw = rate > 0 && fv_num(dev, "path_bottleneck.raw_gbps", &raw, &why, c->a);
+			if (have_raw && raw * 0.8 >= rate)
+				continue;
+			if (!have_raw || raw >= rate) {
+				need_num(c, bdf, dev, fv_pci_path(c, bdf), "path_bottleneck.gbps", &g);
+				continue;
+			}
+			g = raw;
+		}
 		if (rate <= 0) {
 			hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.ports[].rate_gbps", fv_adapter_path(c, bdf)),
 					 "not_collected: no port rate, netdev speed or product maximum", NULL);
