@@ -47,6 +47,14 @@ static void eval_below_ceiling(struct hwc_rule_ctx *c)
 	const json_t *r;
 	json_array_foreach(json_object_get(json_object_get(c->facts, "probe"), "results"), i, r) {
 		const char *subj = res_subject(c, r), *base = res_path(c, r, i);
+		const char *st = json_string_value(json_object_get(r, "status"));
+		if (st && strcmp(st, "ok") != 0) {
+			/* a probe that did not run to the end measured nothing to judge */
+			const char *reason = json_string_value(json_object_get(r, "reason"));
+			hwc_rule_unknown(c, subj, hwc_arena_printf(c->a, "%s.status", base),
+					 hwc_arena_printf(c->a, "probe %s%s%s", st, reason ? ": " : "", reason ? reason : ""), NULL);
+			continue;
+		}
 		double g, ceil;
 		if (!need_num(c, subj, r, base, "gbps", &g) || !need_num(c, subj, r, base, "ceiling_gbps", &ceil) || ceil <= 0)
 			continue;
@@ -54,13 +62,20 @@ static void eval_below_ceiling(struct hwc_rule_ctx *c)
 			continue;
 		const char *by = json_string_value(json_object_get(r, "ceiling_by"));
 		const char *cb = json_string_value(json_object_get(r, "ceiling_bdf"));
+		const char *detail = json_string_value(json_object_get(r, "ceiling_detail"));
 		const char *op = json_string_value(json_object_get(r, "op"));
 		const char *cause = probable_cause(c, r);
-		struct hwc_finding *fd = hwc_rule_emit(c, subj, "%s bandwidth %s Gb/s is %.0f%% of the %s Gb/s ceiling set by the %s%s%s%s",
-						       op ? op : "measured", fv_fmt_num(c->a, g), 100.0 * g / ceil, fv_fmt_num(c->a, ceil),
-						       by && !strcmp(by, "pcie") ? "PCIe path" : "port rate", cb ? " at " : "", cb ? cb : "", cause);
+		const char *what = detail ? detail
+				   : hwc_arena_printf(c->a, "%s%s%s", by && !strcmp(by, "pcie") ? "PCIe path" : "port rate",
+						      cb ? " at " : "", cb ? cb : "");
+		struct hwc_finding *fd = hwc_rule_emit(c, subj, "%s bandwidth %s Gb/s is %.0f%% of the %s Gb/s ceiling (%s)%s",
+						       op ? op : "measured", fv_fmt_num(c->a, g), 100.0 * g / ceil,
+						       fv_fmt_num(c->a, ceil), what, cause);
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.gbps", base), fv_fmt_num(c->a, g),
 				 hwc_arena_printf(c->a, ">= %s (%.0f%% of the ceiling)", fv_fmt_num(c->a, ceil * min), 100 * min));
+		const char *pf = json_string_value(json_object_get(r, "finding"));
+		if (pf)
+			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.finding", base), pf, NULL);
 	}
 }
 
