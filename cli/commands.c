@@ -163,6 +163,9 @@ int hwc_cmd_check(struct hwc_cli *c)
 		json_t *rep = hwc_report_json(c, "hwcheck.report", f, json_incref(facts), &fd);
 		rc = rep ? hwc_emit_json(c, rep) : HWC_EXIT_INTERNAL;
 		json_decref(rep);
+	} else if (nothing && c->summary_line) {
+		/* a monitor must never read an empty machine as a healthy one */
+		puts("hwcheck UNKNOWN: nothing could be collected");
 	} else {
 		hwc_render_check_text(stdout, c, facts, &fd, f);
 	}

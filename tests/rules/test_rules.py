@@ -180,6 +180,22 @@ class Table(unittest.TestCase):
         self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)
 
 
+class Monitoring(unittest.TestCase):
+    def test_summary_line_on_empty_root_is_unknown(self):
+        with tempfile.TemporaryDirectory() as d:
+            cp = run("--root", d, "--summary-line")
+            self.assertEqual(cp.returncode, 3)
+            self.assertEqual(cp.stdout, "hwcheck UNKNOWN: nothing could be collected\n")
+            self.assertEqual(run("--root", d, "--summary-line", "--exit-codes", "npd").returncode, 2)
+            self.assertEqual(run("--root", d, "--summary-line", "--exit-codes", "nagios").returncode, 3)
+
+    def test_summary_line_fits(self):
+        cp = run("--summary-line")
+        self.assertLessEqual(len(cp.stdout.rstrip("\n")), 80)
+        self.assertEqual(cp.stdout.count("\n"), 1)
+        self.assertTrue(cp.stdout.startswith("hwcheck "), cp.stdout)
+
+
 class Profiles(unittest.TestCase):
     def check_bad(self, text, want):
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
