@@ -154,41 +154,47 @@ static const char *group_key(const json_t *ad)
 	return k ? k : json_string_value(json_object_get(ad, "device_id"));
 }
 
+/* How many cards of the group (same PSID, else device id) run version fw. */
+static size_t count_fw(const json_t *ads, const char *key, const char *fw)
+{
+	size_t n = 0, i;
+	const json_t *q;
+	json_array_foreach(ads, i, q) {
+		const char *qk = group_key(q), *qfw = json_string_value(json_object_get(q, "fw_version"));
+		if (qk && qfw && !strcmp(qk, key) && !strcmp(qfw, fw))
+			n++;
+	}
+	return n;
+}
+
 static void eval_fw_mismatch(struct hwc_rule_ctx *c)
 {
 	const json_t *ads = fv_adapters(c->facts);
-	size_t n = json_array_size(ads);
-	for (size_t i = 0; i < n; i++) {
-		const json_t *ad = json_array_get(ads, i);
+	size_t i, k;
+	const json_t *ad, *o;
+	json_array_foreach(ads, i, ad) {
 		const char *key = group_key(ad), *fw = json_string_value(json_object_get(ad, "fw_version"));
 		const char *bdf = bdf_of(ad);
 		if (!key)
 			continue;
-		/* versions among identical cards; this card is the odd one out when another version
-		 * is held by more cards (ties: the one that sorts first is taken as the reference) */
-		size_t same = 0, peers = 0;
+		/* the majority version of the group is the reference; with no majority every card
+		 * that differs from another is named */
+		size_t peers = 0, mine = fw ? count_fw(ads, key, fw) : 0, best_n = 0, ties = 0;
 		const char *best = NULL;
-		size_t best_n = 0;
-		for (size_t k = 0; k < n; k++) {
-			const json_t *o = json_array_get(ads, k);
+		json_array_foreach(ads, k, o) {
 			const char *ok = group_key(o), *ofw = json_string_value(json_object_get(o, "fw_version"));
 			if (!ok || strcmp(ok, key) != 0)
 				continue;
 			peers++;
-			if (!ofw)
+			if (!ofw || (best && !strcmp(best, ofw)))
 				continue;
-			if (fw && strcmp(ofw, fw) == 0)
-				same++;
-			size_t cnt = 0;
-			for (size_t m = 0; m < n; m++) {
-				const json_t *q = json_array_get(ads, m);
-				const char *qk = group_key(q), *qfw = json_string_value(json_object_get(q, "fw_version"));
-				if (qk && qfw && !strcmp(qk, key) && !strcmp(qfw, ofw))
-					cnt++;
-			}
-			if (cnt > best_n || (cnt == best_n && best && strcmp(ofw, best) < 0)) {
+			size_t cnt = count_fw(ads, key, ofw);
+			if (cnt > best_n) {
 				best = ofw;
 				best_n = cnt;
+				ties = 0;
+			} else if (cnt == best_n) {
+				ties++;
 			}
 		}
 		if (peers < 2)
@@ -197,12 +203,19 @@ static void eval_fw_mismatch(struct hwc_rule_ctx *c)
 			need_str(c, bdf, ad, fv_adapter_path(c, bdf), "fw_version", &fw);
 			continue;
 		}
-		if (!best || strcmp(best, fw) == 0)
+		if (mine == peers || (mine == best_n && !ties))
 			continue;
-		(void)same;
-		struct hwc_finding *fd = hwc_rule_emit(c, bdf, "runs firmware %s while %zu identical card%s (%s) run%s %s",
-						       fw, best_n, best_n == 1 ? "" : "s", key, best_n == 1 ? "s" : "", best);
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.fw_version", fv_adapter_path(c, bdf)), fw, best);
+		const char *other = NULL;
+		json_array_foreach(ads, k, o) {
+			const char *ok = group_key(o), *ofw = json_string_value(json_object_get(o, "fw_version"));
+			if (ok && !strcmp(ok, key) && ofw && strcmp(ofw, fw) != 0 && (!other || count_fw(ads, key, ofw) > count_fw(ads, key, other)))
+				other = ofw;
+		}
+		if (!other)
+			continue;
+		struct hwc_finding *fd = hwc_rule_emit(c, bdf, "runs firmware %s while %zu of the %zu identical cards (%s) run %s",
+						       fw, count_fw(ads, key, other), peers, key, other);
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.fw_version", fv_adapter_path(c, bdf)), fw, other);
 	}
 }
 
