@@ -29,6 +29,9 @@ def render(rules):
            "raise the exit code. `--summary-line` prints one line of at most 80 characters, e.g. "
            "`hwcheck ERROR: 1 error, 0 warn; PCIE_PATH_BOTTLENECK 0001:43:00.0`, for Slurm drain "
            "reasons and node-problem-detector.", "",
+           "In a finding the fix is the exact command: `<BDF>` (the card), `<PORT>` (the port above "
+           "it), `<netdev>`, `<port>` (the RDMA port number) and `<rx_max>` are filled in from the "
+           "facts; this reference shows them as placeholders.", "",
            "| id | severity | title |", "|---|---|---|"]
     for r in rules:
         out.append(f"| [{r['id']}](#{r['id'].lower()}) | {r['severity']} | {r['title']} |")

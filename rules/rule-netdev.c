@@ -179,7 +179,7 @@ static void eval_port_down(struct hwc_rule_ctx *c)
 		struct hwc_finding *fd = hwc_rule_emit(c, subj, "port is %s (physical state %s)", st, ps ? ps : "unknown");
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.state", base), st, "ACTIVE");
 		if (ps)
-			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phys_state", base), ps, "LINK_UP");
+			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phys_state", base), ps, "LinkUp");
 	}
 }
 

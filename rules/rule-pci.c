@@ -559,8 +559,8 @@ const struct hwc_rule hwc_rules_pci[] = {
 	 "This is lost bandwidth with no design reason: a dirty or loose connector, a riser, a marginal "
 	 "signal, or a BIOS setting forcing a lower speed. Only flagged when both ends can do more (a card "
 	 "in a smaller slot is PCIE_LINK_SLOT_LIMITED instead).",
-	 "Reseat the card (and any riser), check the BIOS PCIe speed setting for the slot, then retrain: "
-	 "`echo 1 > /sys/bus/pci/devices/<BDF>/remove; echo 1 > /sys/bus/pci/rescan` or reboot.",
+	 "Retrain the link from the port above: `setpci -s <PORT> CAP_EXP+10.w=20:20`; if it trains "
+	 "low again, reseat the card (and any riser) and check the BIOS PCIe speed setting for the slot.",
 	 eval_downgraded},
 	{"PCIE_LINK_SLOT_LIMITED", HWC_SEV_INFO, "pci", "PCIe link limited by the slot",
 	 "The card can do more than the port above it (a Gen5 card in a Gen4 slot, an x16 card in an x8 "

@@ -239,6 +239,59 @@ static int cmp_finding(const void *x, const void *y)
 	return c ? c : strcmp(a->rule_id, b->rule_id);
 }
 
+/* Replaces every `key` in s with val (arena). */
+static const char *subst(struct hwc_arena *a, const char *s, const char *key, const char *val)
+{
+	const char *p;
+	if (!s || !val || !(p = strstr(s, key)))
+		return s;
+	size_t kl = strlen(key);
+	const char *out = "";
+	for (; p; s = p + kl, p = strstr(s, key))
+		out = hwc_arena_printf(a, "%s%.*s%s", out, (int)(p - s), s, val);
+	return hwc_arena_printf(a, "%s%s", out, s);
+}
+
+/* Turns the rule's fix into the exact command for this finding: the card's BDF, the port above
+ * it, the netdev, the RDMA port number and the ring maximum where the fix names them. */
+static void fill_fix(const json_t *facts, struct hwc_arena *a, struct hwc_finding *f)
+{
+	if (!f->fix)
+		return;
+	const char *fix = f->fix;
+	if (f->card) {
+		fix = subst(a, fix, "<BDF>", f->card);
+		const json_t *dev = fv_pci_dev(facts, f->card);
+		fix = subst(a, fix, "<PORT>", json_string_value(json_object_get(dev, "upstream")));
+	}
+	size_t i;
+	const json_t *nd;
+	json_array_foreach(json_object_get(facts, "netdevs"), i, nd) {
+		const char *name = json_string_value(json_object_get(nd, "name"));
+		if (!name || strcmp(name, f->subject) != 0)
+			continue;
+		fix = subst(a, fix, "<netdev>", name);
+		const json_t *mx = json_object_get(json_object_get(nd, "rings"), "rx_max");
+		if (json_is_integer(mx))
+			fix = subst(a, fix, "<rx_max>", hwc_arena_printf(a, "%lld", (long long)json_integer_value(mx)));
+	}
+	const char *slash = strchr(f->subject, '/');
+	if (slash && slash[1]) {
+		fix = subst(a, fix, "<port>", slash + 1);
+		/* an RDMA port subject ("mlx5_0/1"): its netdev */
+		const json_t *ad = fv_adapter_of(facts, f->subject);
+		const json_t *p;
+		json_array_foreach(json_object_get(ad, "ports"), i, p) {
+			const char *rd = json_string_value(json_object_get(p, "rdma_device"));
+			const json_t *pn = json_object_get(p, "port");
+			if (rd && json_is_integer(pn) &&
+			    !strcmp(hwc_arena_printf(a, "%s/%lld", rd, (long long)json_integer_value(pn)), f->subject))
+				fix = subst(a, fix, "<netdev>", json_string_value(json_object_get(p, "netdev")));
+		}
+	}
+	f->fix = fix;
+}
+
 static void today_utc(char *buf, size_t n)
 {
 	time_t now = time(NULL);
@@ -266,6 +319,7 @@ int hwc_rules_eval(const json_t *facts, const struct hwc_profile *p, struct hwc_
 		const json_t *ad = fv_adapter_of(facts, out->items[i].subject);
 		const char *bdf = ad ? json_string_value(json_object_get(ad, "bdf")) : NULL;
 		out->items[i].card = bdf ? hwc_arena_strdup(a, bdf) : NULL;
+		fill_fix(facts, a, &out->items[i]);
 	}
 	char today[16];
 	today_utc(today, sizeof(today));

@@ -132,6 +132,8 @@ class Cases(unittest.TestCase):
                         self.assertIsNone(f["fix"])
                     else:
                         self.assertTrue(f["fix"])
+                        if f["card"]:
+                            self.assertNotIn("<BDF>", f["fix"], "the fix must name the card")
                 if not case["expect"] and not case["patch"] and "profile" not in case:
                     # the unpatched base is the healthy guard: nothing at all
                     self.assertEqual(findings, [])

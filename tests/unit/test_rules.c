@@ -205,7 +205,7 @@ static void test_render(void)
 	CHECK(g81 && g21 && gh && g81 < gh && gh < g21);
 	CHECK(strstr(buf, "warn    NET_RING_SMALL [ens2]: receive ring is 512 of 8192") != NULL);
 	CHECK(strstr(buf, "netdevs[ens2].rings.rx = 512, expected 8192") != NULL);
-	CHECK(strstr(buf, "fix: `ethtool -G <netdev> rx <rx_max>`") != NULL);
+	CHECK(strstr(buf, "fix: `ethtool -G ens2 rx 8192`") != NULL); /* the exact command */
 	CHECK(strstr(buf, "waived  NET_LRO_ON [ens1]") != NULL);
 	CHECK(strstr(buf, "waived until 2999-01-01: bridge test box") != NULL);
 	CHECK(strstr(buf, "warn    HOST_X2APIC_OFF: ") != NULL);
