@@ -186,7 +186,7 @@ const struct hwc_rule hwc_rules_host[] = {
 	{"HOST_DEEP_CSTATES", HWC_SEV_INFO, "host", "Deep CPU C-states enabled",
 	 "Cores parked in deep C-states take tens to hundreds of microseconds to wake, adding that to "
 	 "interrupt handling; latency-sensitive sites disable them.",
-	 "`cpupower idle-set -D <latency_us>` (disables deeper states), or boot with "
+	 "`cpupower idle-set -D <max_latency_us>` (disables the states with a longer exit latency), or boot with "
 	 "`processor.max_cstate=1 intel_idle.max_cstate=1`, or the BIOS C-state setting.",
 	 eval_cstates},
 	{"HOST_IOMMU_TRANSLATED", HWC_SEV_WARN, "host", "IOMMU mode differs from the profile",
@@ -197,8 +197,8 @@ const struct hwc_rule hwc_rules_host[] = {
 	{"HOST_IRQ_FAR_NODE", HWC_SEV_WARN, "host", "Card interrupts served on a far NUMA node",
 	 "Interrupt vectors of the card are affined to CPUs outside its NUMA node (common with AMD "
 	 "NPS2/NPS4 layouts or irqbalance), so every packet crosses the socket interconnect.",
-	 "Pin the vectors to local CPUs: `set_irq_affinity_cpulist.sh <local cpulist> <netdev>` (MLNX tools) "
-	 "or write /proc/irq/<N>/smp_affinity_list; stop irqbalance or give it a policy.",
+	 "Pin the vectors to local CPUs: `set_irq_affinity_cpulist.sh <cpulist> <netdev>` (MLNX tools) "
+	 "or write the local CPU list to /proc/irq/<irq>/smp_affinity_list; stop irqbalance or give it a policy.",
 	 eval_irq_far},
 	{"HOST_NUMA_NODE_MISSING", HWC_SEV_WARN, "host", "Card on NUMA node -1",
 	 "The firmware's ACPI tables do not say which node the card's root port belongs to; on a "

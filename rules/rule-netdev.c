@@ -216,7 +216,7 @@ const struct hwc_rule hwc_rules_netdev[] = {
 	{"NET_CHANNELS_FEW", HWC_SEV_WARN, "netdev", "Fewer channels than the card's local cores",
 	 "Each channel is a queue pair with its own interrupt; fewer channels than min(local CPUs, "
 	 "channels_min) concentrate receive work on a few cores.",
-	 "`ethtool -L <netdev> combined <N>` with N = min(local CPUs, 8) or more.",
+	 "`ethtool -L <netdev> combined <channels>` (at least min(local CPUs, channels_min)).",
 	 eval_channels},
 	{"NET_MTU_NOT_JUMBO", HWC_SEV_WARN, "netdev", "MTU below the profile's jumbo expectation",
 	 "The profile expects jumbo frames on this product's ports; a 1500-byte MTU multiplies per-packet "

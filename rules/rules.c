@@ -274,6 +274,18 @@ static void fill_fix(const json_t *facts, struct hwc_arena *a, struct hwc_findin
 		const json_t *mx = json_object_get(json_object_get(nd, "rings"), "rx_max");
 		if (json_is_integer(mx))
 			fix = subst(a, fix, "<rx_max>", hwc_arena_printf(a, "%lld", (long long)json_integer_value(mx)));
+		fix = subst(a, fix, "<cpulist>", json_string_value(json_object_get(json_object_get(nd, "irq_locality"), "local_cpulist")));
+	}
+	/* numbers the rule computed: the expected value of its first evidence (">= 8" -> 8) */
+	const char *want = f->evidence.n ? f->evidence.items[0].expected : NULL;
+	if (want && !strncmp(want, ">= ", 3))
+		want += 3;
+	if (want && !strcmp(f->rule_id, "NET_CHANNELS_FEW"))
+		fix = subst(a, fix, "<channels>", want);
+	if (want && !strcmp(f->rule_id, "HOST_DEEP_CSTATES") && want[strcspn(want, "0123456789")]) {
+		/* `cpupower idle-set -D N` disables the states whose latency is N or more */
+		long max = strtol(want + strcspn(want, "0123456789"), NULL, 10);
+		fix = subst(a, fix, "<max_latency_us>", hwc_arena_printf(a, "%ld", max + 1));
 	}
 	const char *slash = strchr(f->subject, '/');
 	if (slash && slash[1]) {
