@@ -135,9 +135,13 @@ static void eval_irq_far(struct hwc_rule_ctx *c)
 			vec = json_is_number(json_object_get(il, "vectors")) ? json_number_value(json_object_get(il, "vectors")) : 0;
 			const json_t *node = json_object_get(il, "numa_node");
 			const char *cl = json_string_value(json_object_get(il, "local_cpulist"));
-			struct hwc_finding *fd = hwc_rule_emit(c, name, "%s of %s interrupt vectors are served by CPUs outside the card's NUMA node %s (local CPUs %s)",
+			const json_t *nps = json_object_get(json_object_get(json_object_get(c->facts, "host"), "numa"), "nps");
+			const char *layout = json_is_integer(nps) && json_integer_value(nps) > 1
+						     ? hwc_arena_printf(c->a, "; NPS%lld splits each socket into %lld nodes", (long long)json_integer_value(nps), (long long)json_integer_value(nps))
+						     : "";
+			struct hwc_finding *fd = hwc_rule_emit(c, name, "%s of %s interrupt vectors are served by CPUs outside the card's NUMA node %s (local CPUs %s)%s",
 							       fv_fmt_num(c->a, out), vec > 0 ? fv_fmt_num(c->a, vec) : "?",
-							       json_is_integer(node) ? fv_fmt_num(c->a, (double)json_integer_value(node)) : "?", cl ? cl : "?");
+							       json_is_integer(node) ? fv_fmt_num(c->a, (double)json_integer_value(node)) : "?", cl ? cl : "?", layout);
 			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.irq_locality.outside_local", base), fv_fmt_num(c->a, out), "0");
 		}
 	}
