@@ -163,6 +163,9 @@ int hwc_cmd_check(struct hwc_cli *c)
 		json_t *rep = hwc_report_json(c, "hwcheck.report", f, json_incref(facts), &fd);
 		rc = rep ? hwc_emit_json(c, rep) : HWC_EXIT_INTERNAL;
 		json_decref(rep);
+	} else if (nothing && c->summary_line) {
+		/* a monitor must never read an empty machine as a healthy one */
+		puts("hwcheck: UNKNOWN nothing could be collected");
 	} else {
 		hwc_render_check_text(stdout, c, facts, &fd, f);
 	}
@@ -222,7 +225,10 @@ int hwc_cmd_rules(struct hwc_cli *c)
 				json_t *o = json_object();
 				json_object_set_new(o, "id", json_string(t[i].id));
 				json_object_set_new(o, "severity", json_string(hwc_severity_name(t[i].severity)));
+				json_object_set_new(o, "area", json_string(t[i].area));
 				json_object_set_new(o, "title", json_string(t[i].title));
+				json_object_set_new(o, "rationale", json_string(t[i].rationale));
+				json_object_set_new(o, "fix", json_string(t[i].fix));
 				json_array_append_new(arr, o);
 			}
 			json_t *doc = json_pack("{s:s, s:i, s:o}", "schema", "hwcheck.rules",
@@ -242,8 +248,8 @@ int hwc_cmd_rules(struct hwc_cli *c)
 			return HWC_EXIT_USAGE;
 		}
 		if (c->json) {
-			json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s}", "id", r->id, "severity",
-					      hwc_severity_name(r->severity), "title", r->title,
+			json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "id", r->id, "severity",
+					      hwc_severity_name(r->severity), "area", r->area, "title", r->title,
 					      "rationale", r->rationale, "fix", r->fix);
 			int rc = hwc_emit_json(c, o);
 			json_decref(o);

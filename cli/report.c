@@ -172,23 +172,68 @@ static const char *sev_color(enum hwc_severity s)
 	return s == HWC_SEV_ERROR ? C_RED : s == HWC_SEV_WARN ? C_YEL : s == HWC_SEV_INFO ? C_BLU : C_DIM;
 }
 
+static const char *card_label(const json_t *facts, const char *card, char *buf, size_t n)
+{
+	const json_t *ad;
+	size_t i;
+	if (!card)
+		return "host";
+	json_array_foreach(json_object_get(json_object_get(facts, "mlx"), "adapters"), i, ad) {
+		const char *b = json_string_value(json_object_get(ad, "bdf"));
+		if (b && strcmp(b, card) == 0) {
+			snprintf(buf, n, "%s %s, firmware %s", card,
+				 hwc_json_str_or(ad, "product", "unknown product"),
+				 hwc_json_str_or(ad, "fw_version", "unknown"));
+			return buf;
+		}
+	}
+	return card;
+}
+
+static bool same_card(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* One line naming the rules of this card's group that could not decide, and why (the first
+ * reason met). Returns how many findings it folded. */
+static size_t fold_unknowns(FILE *out, const struct hwc_cli *c, const struct hwc_findings *fd,
+			    size_t start)
+{
+	size_t n = 0;
+	const struct hwc_evidence *ev = NULL;
+	for (size_t k = start; k < fd->n && same_card(fd->items[k].card, fd->items[start].card); k++)
+		if (fd->items[k].severity == HWC_SEV_UNKNOWN) {
+			if (!n && fd->items[k].evidence.n)
+				ev = &fd->items[k].evidence.items[0];
+			n++;
+		}
+	if (!n)
+		return 0;
+	fprintf(out, "  %sunknown%s %zu rule%s could not decide (e.g. %s is %s):", c->color ? C_DIM : "",
+		c->color ? C_OFF : "", n, n == 1 ? "" : "s", ev ? ev->fact : "a fact",
+		ev && ev->observed ? ev->observed : "unknown");
+	size_t shown = 0;
+	for (size_t k = start; k < fd->n && same_card(fd->items[k].card, fd->items[start].card); k++)
+		if (fd->items[k].severity == HWC_SEV_UNKNOWN && shown++ < 6)
+			fprintf(out, " %s", fd->items[k].rule_id);
+	fprintf(out, "%s\n", n > 6 ? " ..." : "");
+	return n;
+}
+
 void hwc_render_check_text(FILE *out, const struct hwc_cli *c, const json_t *facts,
 			   const struct hwc_findings *fd, const struct hwc_facts *f)
 {
-	size_t cnt[4] = {0};
-	for (size_t i = 0; i < fd->n; i++)
-		if (!fd->items[i].waived_reason)
+	size_t cnt[4] = {0}, waived = 0, hidden = 0;
+	for (size_t i = 0; i < fd->n; i++) {
+		if (fd->items[i].waived_reason)
+			waived++;
+		else
 			cnt[fd->items[i].severity]++;
+	}
 	if (c->summary_line) {
 		char line[96];
-		const char *worst = cnt[HWC_SEV_ERROR] ? "ERROR" : cnt[HWC_SEV_WARN] ? "WARN" : "OK";
-		const char *first = NULL;
-		for (size_t i = 0; i < fd->n && !first; i++)
-			if (!fd->items[i].waived_reason && fd->items[i].severity != HWC_SEV_INFO)
-				first = fd->items[i].rule_id;
-		snprintf(line, sizeof(line), "hwcheck: %s %zu error %zu warn%s%s", worst,
-			 cnt[HWC_SEV_ERROR], cnt[HWC_SEV_WARN], first ? " " : "", first ? first : "");
-		line[80] = 0;
+		hwc_findings_summary_line(fd, line, sizeof(line));
 		fprintf(out, "%s\n", line);
 		return;
 	}
@@ -208,31 +253,48 @@ void hwc_render_check_text(FILE *out, const struct hwc_cli *c, const json_t *fac
 	}
 	if (json_array_size(ad) == 0)
 		fputs("no ConnectX adapter found\n", out);
-	fputc('\n', out);
-	const char *subject = NULL;
+	/* Findings arrive grouped by card, the worst card first (rules/rules.c). */
+	bool first = true;
+	const char *group = NULL;
 	for (size_t k = 0; k < fd->n; k++) {
 		const struct hwc_finding *x = &fd->items[k];
-		if (x->severity == HWC_SEV_INFO && !c->verbose && x->evidence.n == 0)
-			continue;
-		if (!subject || strcmp(subject, x->subject) != 0) {
-			subject = x->subject;
-			fprintf(out, "%s%s%s\n", c->color ? C_BOLD : "", subject, c->color ? C_OFF : "");
+		if (first || (group == NULL) != (x->card == NULL) ||
+		    (group && x->card && strcmp(group, x->card) != 0)) {
+			char lb[256];
+			fprintf(out, "\n%s%s%s\n", c->color ? C_BOLD : "", card_label(facts, x->card, lb, sizeof(lb)),
+				c->color ? C_OFF : "");
+			group = x->card;
+			first = false;
+			if (!c->verbose)
+				hidden += fold_unknowns(out, c, fd, k);
 		}
-		fprintf(out, "  %s%-5s%s %s: %s%s\n", c->color ? sev_color(x->severity) : "",
-			hwc_severity_name(x->severity), c->color ? C_OFF : "", x->rule_id, x->message,
-			x->waived_reason ? " (waived)" : "");
+		/* undecided rules are folded into one line per card unless -v asks for each */
+		if (!c->verbose && x->severity == HWC_SEV_UNKNOWN)
+			continue;
+		fprintf(out, "  %s%-7s%s %s", c->color ? sev_color(x->severity) : "",
+			x->waived_reason ? "waived" : hwc_severity_name(x->severity), c->color ? C_OFF : "",
+			x->rule_id);
+		if (strcmp(x->subject, x->card ? x->card : "host") != 0)
+			fprintf(out, " [%s]", x->subject);
+		fprintf(out, ": %s\n", x->message);
 		for (size_t e = 0; e < x->evidence.n; e++) {
 			const struct hwc_evidence *ev = &x->evidence.items[e];
-			fprintf(out, "        %s = %s%s%s\n", ev->fact, ev->observed ? ev->observed : "unknown",
+			fprintf(out, "          %s = %s%s%s\n", ev->fact, ev->observed ? ev->observed : "unknown",
 				ev->expected ? ", expected " : "", ev->expected ? ev->expected : "");
 		}
 		if (x->waived_reason)
-			fprintf(out, "        waived: %s\n", x->waived_reason);
+			fprintf(out, "          waived until %s: %s\n", x->waiver_expires ? x->waiver_expires : "?",
+				x->waived_reason);
+		else if (x->waiver_expired)
+			fprintf(out, "          a waiver for this expired on %s\n", x->waiver_expires);
 		if (x->fix)
-			fprintf(out, "        fix: %s\n", x->fix);
+			fprintf(out, "          fix: %s\n", x->fix);
 	}
-	fprintf(out, "%s%zu error, %zu warn, %zu info%s; %zu collection problem%s\n",
-		fd->n ? "\n" : "", cnt[HWC_SEV_ERROR], cnt[HWC_SEV_WARN], cnt[HWC_SEV_INFO],
-		cnt[HWC_SEV_UNKNOWN] ? " (some rules could not decide)" : "", f->errors.n,
-		f->errors.n == 1 ? "" : "s");
+	char line[96];
+	hwc_findings_summary_line(fd, line, sizeof(line));
+	fprintf(out, "\n%s\n", line);
+	fprintf(out, "%zu error, %zu warn, %zu info, %zu unknown%s, %zu waived; %zu collection problem%s%s\n",
+		cnt[HWC_SEV_ERROR], cnt[HWC_SEV_WARN], cnt[HWC_SEV_INFO], cnt[HWC_SEV_UNKNOWN],
+		cnt[HWC_SEV_UNKNOWN] ? " (rules that could not decide)" : "", waived, f->errors.n,
+		f->errors.n == 1 ? "" : "s", hidden ? " (-v shows each undecided rule)" : "");
 }

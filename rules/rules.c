@@ -1,16 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* Rule table, evaluation, findings. */
-#include "rules/rules.h"
-
+/* The rule table (assembled from the per-area lists), evaluation, findings and their JSON. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-struct hwc_profile {
-	int unused;
-};
+#include "core/json.h"
+#include "rules/rules-int.h"
 
 static const char *const sev_names[] = {"info", "warn", "error", "unknown"};
 
@@ -27,26 +25,122 @@ int hwc_severity_from_name(const char *s)
 	return -1;
 }
 
-struct hwc_finding *hwc_finding_add(struct hwc_findings *out, struct hwc_arena *a,
-				    const struct hwc_rule *r, const char *subject,
-				    const char *fmt, ...)
+/* ------------------------------------------------------------------ the table */
+
+static void eval_no_adapter(struct hwc_rule_ctx *c)
 {
-	struct hwc_finding *fd = HWC_VEC_PUSH(a, out);
+	const json_t *mlx = json_object_get(c->facts, "mlx");
+	const json_t *ad = json_object_get(mlx, "adapters");
+	if (json_is_array(ad) && json_array_size(ad) > 0)
+		return;
+	if (!json_is_array(ad)) {
+		/* No adapter list at all: the mlx collector did not run or failed. */
+		const char *why = NULL;
+		const json_t *v;
+		fv_lookup(c->facts, "mlx.adapters", &v, &why, c->a);
+		hwc_rule_unknown(c, "host", "mlx.adapters", why, "whether a ConnectX adapter is present");
+		return;
+	}
+	struct hwc_finding *fd = hwc_rule_emit(c, "host", "no ConnectX adapter was found on this machine");
+	hwc_evidence_add(fd, c->a, "mlx.adapters", "[]", "at least one adapter");
+}
+
+static void eval_expectations(struct hwc_rule_ctx *c)
+{
+	hwc_expectations_eval(c->facts, c->prof, c->a, c->out);
+}
+
+static const struct hwc_rule core_rules[] = {
+	{"MLX_NO_ADAPTER", HWC_SEV_WARN, "mlx", "No ConnectX adapter found",
+	 "hwcheck inspects NVIDIA/Mellanox ConnectX adapters; none (PCI vendor 0x15b3) was found, so "
+	 "only the host was checked. On a node that should have one, the card is missing, unseated "
+	 "or disabled in firmware.",
+	 "Check that the card is seated and enabled in BIOS; `lspci -d 15b3:` should list it.",
+	 eval_no_adapter},
+	{"PROFILE_EXPECTATION", HWC_SEV_WARN, "profile", "A site expectation from the profile is not met",
+	 "The profile's \"expectations\" let a site add a check over any fact path without a rebuild "
+	 "({\"fact\": \"netdevs[].mtu\", \"op\": \">=\", \"value\": 9000}). Each expectation carries its "
+	 "own severity and may carry its own id (SITE_...).",
+	 "Bring the fact to the expected value, or change the expectation in the profile.",
+	 eval_expectations},
+};
+
+static struct hwc_rule all_rules[160];
+static size_t n_all;
+
+static void append(const struct hwc_rule *r, size_t n)
+{
+	for (size_t i = 0; i < n && n_all < HWC_NELEM(all_rules); i++)
+		all_rules[n_all++] = r[i];
+}
+
+const struct hwc_rule *hwc_rules_table(size_t *n)
+{
+	if (!n_all) {
+		append(hwc_rules_pci, hwc_rules_pci_n);
+		append(hwc_rules_mlx, hwc_rules_mlx_n);
+		append(core_rules, HWC_NELEM(core_rules));
+		append(hwc_rules_thermal, hwc_rules_thermal_n);
+		append(hwc_rules_host, hwc_rules_host_n);
+		append(hwc_rules_netdev, hwc_rules_netdev_n);
+		append(hwc_rules_probe, hwc_rules_probe_n);
+		append(hwc_rules_collect, hwc_rules_collect_n);
+	}
+	*n = n_all;
+	return all_rules;
+}
+
+const struct hwc_rule *hwc_rule_find(const char *id)
+{
+	size_t n;
+	const struct hwc_rule *t = hwc_rules_table(&n);
+	for (size_t i = 0; id && i < n; i++)
+		if (strcmp(t[i].id, id) == 0)
+			return &t[i];
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ findings */
+
+static struct hwc_finding *emit_v(struct hwc_rule_ctx *c, enum hwc_severity sev,
+				  const char *subject, const char *fmt, va_list ap)
+{
+	struct hwc_finding *fd = HWC_VEC_PUSH(c->a, c->out);
 	if (!fd)
 		return NULL;
+	fd->rule_id = c->rule->id;
+	fd->title = c->rule->title;
+	fd->severity = sev;
+	fd->subject = hwc_arena_strdup(c->a, subject ? subject : "host");
+	fd->message = hwc_arena_vprintf(c->a, fmt, ap);
+	fd->fix = sev == HWC_SEV_UNKNOWN ? NULL : c->rule->fix;
+	return fd;
+}
+
+struct hwc_finding *hwc_rule_emit(struct hwc_rule_ctx *c, const char *subject, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	fd->rule_id = r->id;
-	fd->severity = r->severity;
-	fd->subject = hwc_arena_strdup(a, subject ? subject : "host");
-	fd->message = hwc_arena_vprintf(a, fmt, ap);
-	fd->fix = r->fix;
+	struct hwc_finding *fd = emit_v(c, c->sev, subject, fmt, ap);
 	va_end(ap);
 	return fd;
 }
 
-void hwc_finding_evidence(struct hwc_finding *fd, struct hwc_arena *a, const char *fact,
-			  const char *observed, const char *expected)
+struct hwc_finding *hwc_rule_emit_sev(struct hwc_rule_ctx *c, enum hwc_severity sev,
+				      const char *subject, const char *fmt, ...)
+{
+	/* A profile that lowered the rule caps every case of it. */
+	if (sev != HWC_SEV_UNKNOWN && sev > c->sev)
+		sev = c->sev;
+	va_list ap;
+	va_start(ap, fmt);
+	struct hwc_finding *fd = emit_v(c, sev, subject, fmt, ap);
+	va_end(ap);
+	return fd;
+}
+
+void hwc_evidence_add(struct hwc_finding *fd, struct hwc_arena *a, const char *fact,
+		      const char *observed, const char *expected)
 {
 	if (!fd)
 		return;
@@ -58,85 +152,209 @@ void hwc_finding_evidence(struct hwc_finding *fd, struct hwc_arena *a, const cha
 	ev->expected = expected ? hwc_arena_strdup(a, expected) : NULL;
 }
 
-static void eval_no_adapter(const json_t *facts, const struct hwc_profile *p,
-			    struct hwc_arena *a, struct hwc_findings *out);
-
-static const struct hwc_rule table[] = {
-	{"MLX_NO_ADAPTER", HWC_SEV_WARN, "No ConnectX adapter found",
-	 "hwcheck inspects NVIDIA/Mellanox ConnectX adapters; none (PCI vendor 0x15b3) was found, so "
-	 "only the host was checked. On a node that should have one, the card is missing, unseated "
-	 "or disabled in firmware.",
-	 "Check that the card is seated and enabled in BIOS; `lspci -d 15b3:` should list it.",
-	 eval_no_adapter},
-};
-
-static void eval_no_adapter(const json_t *facts, const struct hwc_profile *p,
-			    struct hwc_arena *a, struct hwc_findings *out)
+void hwc_evidence_addf(struct hwc_finding *fd, struct hwc_arena *a, const char *fact,
+		       const char *expected, const char *fmt, ...)
 {
-	const json_t *ad = json_object_get(json_object_get(facts, "mlx"), "adapters");
-	if (json_is_array(ad) && json_array_size(ad) > 0)
-		return;
-	struct hwc_finding *fd = hwc_finding_add(out, a, &table[0], "host",
-						 "no ConnectX adapter was found on this machine");
-	hwc_finding_evidence(fd, a, "mlx.adapters", "[]", "at least one adapter");
+	va_list ap;
+	va_start(ap, fmt);
+	char *obs = hwc_arena_vprintf(a, fmt, ap);
+	va_end(ap);
+	hwc_evidence_add(fd, a, fact, obs, expected);
 }
 
-const struct hwc_rule *hwc_rules_table(size_t *n)
+void hwc_rule_unknown(struct hwc_rule_ctx *c, const char *subject, const char *fact,
+		      const char *why, const char *needed_for)
 {
-	*n = sizeof(table) / sizeof(table[0]);
-	return table;
-}
-
-const struct hwc_rule *hwc_rule_find(const char *id)
-{
-	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
-		if (strcmp(table[i].id, id) == 0)
-			return &table[i];
-	return NULL;
-}
-
-int hwc_profile_load(const char *path, struct hwc_profile **out, char *err, size_t errsz)
-{
-	struct hwc_profile *p = calloc(1, sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	if (path) {
-		json_error_t je;
-		json_t *j = json_load_file(path, 0, &je);
-		if (!j) {
-			snprintf(err, errsz, "%s:%d:%d: %s", path, je.line, je.column, je.text);
-			free(p);
-			return -EINVAL;
+	if (!subject)
+		subject = "host";
+	if (!why)
+		why = "not_collected";
+	char *obs = hwc_arena_printf(c->a, "unknown (%s)", why);
+	for (size_t i = c->out->n; i-- > 0;) {
+		struct hwc_finding *f = &c->out->items[i];
+		if (f->rule_id != c->rule->id)
+			break;
+		if (f->severity == HWC_SEV_UNKNOWN && strcmp(f->subject, subject) == 0) {
+			hwc_evidence_add(f, c->a, fact, obs, needed_for);
+			return;
 		}
-		json_decref(j);
 	}
-	*out = p;
-	return 0;
+	struct hwc_finding *fd = HWC_VEC_PUSH(c->a, c->out);
+	if (!fd)
+		return;
+	fd->rule_id = c->rule->id;
+	fd->title = c->rule->title;
+	fd->severity = HWC_SEV_UNKNOWN;
+	fd->subject = hwc_arena_strdup(c->a, subject);
+	fd->message = hwc_arena_printf(c->a, "cannot decide: %s is unknown (%s)", fact, why);
+	hwc_evidence_add(fd, c->a, fact, obs, needed_for);
 }
 
-void hwc_profile_free(struct hwc_profile *p)
+/* ------------------------------------------------------------------ evaluation */
+
+static int sev_rank(enum hwc_severity s)
 {
-	free(p);
+	/* worst first: error, warn, unknown, info */
+	return s == HWC_SEV_ERROR ? 3 : s == HWC_SEV_WARN ? 2 : s == HWC_SEV_UNKNOWN ? 1 : 0;
+}
+
+static int eff_rank(const struct hwc_finding *f)
+{
+	return f->waived_reason ? -1 : sev_rank(f->severity);
+}
+
+/* Worst rank per card, for ordering the groups. */
+struct card_rank {
+	const char *card;
+	int rank;
+};
+static struct card_rank *g_ranks;
+static size_t g_nranks;
+
+static int card_rank_of(const char *card)
+{
+	for (size_t i = 0; i < g_nranks; i++)
+		if ((!card && !g_ranks[i].card) ||
+		    (card && g_ranks[i].card && strcmp(card, g_ranks[i].card) == 0))
+			return g_ranks[i].rank;
+	return -1;
 }
 
 static int cmp_finding(const void *x, const void *y)
 {
 	const struct hwc_finding *a = x, *b = y;
-	int sa = a->severity == HWC_SEV_UNKNOWN ? 0 : (int)a->severity + 1;
-	int sb = b->severity == HWC_SEV_UNKNOWN ? 0 : (int)b->severity + 1;
-	if (sa != sb)
-		return sb - sa;
-	int c = strcmp(a->subject, b->subject);
+	int ca = card_rank_of(a->card), cb = card_rank_of(b->card);
+	if (ca != cb)
+		return cb - ca;
+	/* cards (by BDF) before the host */
+	if (!a->card != !b->card)
+		return a->card ? -1 : 1;
+	int c = a->card && b->card ? strcmp(a->card, b->card) : 0;
+	if (c)
+		return c;
+	int ra = eff_rank(a), rb = eff_rank(b);
+	if (ra != rb)
+		return rb - ra;
+	c = strcmp(a->subject, b->subject);
 	return c ? c : strcmp(a->rule_id, b->rule_id);
+}
+
+/* Replaces every `key` in s with val (arena). */
+static const char *subst(struct hwc_arena *a, const char *s, const char *key, const char *val)
+{
+	const char *p;
+	if (!s || !val || !(p = strstr(s, key)))
+		return s;
+	size_t kl = strlen(key);
+	const char *out = "";
+	for (; p; s = p + kl, p = strstr(s, key))
+		out = hwc_arena_printf(a, "%s%.*s%s", out, (int)(p - s), s, val);
+	return hwc_arena_printf(a, "%s%s", out, s);
+}
+
+/* Turns the rule's fix into the exact command for this finding: the card's BDF, the port above
+ * it, the netdev, the RDMA port number and the ring maximum where the fix names them. */
+static void fill_fix(const json_t *facts, struct hwc_arena *a, struct hwc_finding *f)
+{
+	if (!f->fix)
+		return;
+	const char *fix = f->fix;
+	if (f->card) {
+		fix = subst(a, fix, "<BDF>", f->card);
+		const json_t *dev = fv_pci_dev(facts, f->card);
+		fix = subst(a, fix, "<PORT>", json_string_value(json_object_get(dev, "upstream")));
+	}
+	size_t i;
+	const json_t *nd;
+	json_array_foreach(json_object_get(facts, "netdevs"), i, nd) {
+		const char *name = json_string_value(json_object_get(nd, "name"));
+		if (!name || strcmp(name, f->subject) != 0)
+			continue;
+		fix = subst(a, fix, "<netdev>", name);
+		const json_t *mx = json_object_get(json_object_get(nd, "rings"), "rx_max");
+		if (json_is_integer(mx))
+			fix = subst(a, fix, "<rx_max>", hwc_arena_printf(a, "%lld", (long long)json_integer_value(mx)));
+		fix = subst(a, fix, "<cpulist>", json_string_value(json_object_get(json_object_get(nd, "irq_locality"), "local_cpulist")));
+	}
+	/* numbers the rule computed: the expected value of its first evidence (">= 8" -> 8) */
+	const char *want = f->evidence.n ? f->evidence.items[0].expected : NULL;
+	if (want && !strncmp(want, ">= ", 3))
+		want += 3;
+	if (want && !strcmp(f->rule_id, "NET_CHANNELS_FEW"))
+		fix = subst(a, fix, "<channels>", want);
+	if (want && !strcmp(f->rule_id, "HOST_DEEP_CSTATES") && want[strcspn(want, "0123456789")]) {
+		/* `cpupower idle-set -D N` disables the states whose latency is N or more */
+		long max = strtol(want + strcspn(want, "0123456789"), NULL, 10);
+		fix = subst(a, fix, "<max_latency_us>", hwc_arena_printf(a, "%ld", max + 1));
+	}
+	const char *slash = strchr(f->subject, '/');
+	if (slash && slash[1]) {
+		fix = subst(a, fix, "<port>", slash + 1);
+		/* an RDMA port subject ("mlx5_0/1"): its netdev */
+		const json_t *ad = fv_adapter_of(facts, f->subject);
+		const json_t *p;
+		json_array_foreach(json_object_get(ad, "ports"), i, p) {
+			const char *rd = json_string_value(json_object_get(p, "rdma_device"));
+			const json_t *pn = json_object_get(p, "port");
+			if (rd && json_is_integer(pn) &&
+			    !strcmp(hwc_arena_printf(a, "%s/%lld", rd, (long long)json_integer_value(pn)), f->subject))
+				fix = subst(a, fix, "<netdev>", json_string_value(json_object_get(p, "netdev")));
+		}
+	}
+	f->fix = fix;
+}
+
+static void today_utc(char *buf, size_t n)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(buf, n, "%Y-%m-%d", &tm);
 }
 
 int hwc_rules_eval(const json_t *facts, const struct hwc_profile *p, struct hwc_arena *a,
 		   struct hwc_findings *out)
 {
-	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
-		table[i].eval(facts, p, a, out);
-	if (out->n > 1)
+	if (!p)
+		p = hwc_profile_default();
+	if (!p)
+		return -ENOMEM;
+	size_t n;
+	const struct hwc_rule *t = hwc_rules_table(&n);
+	for (size_t i = 0; i < n; i++) {
+		struct hwc_rule_ctx c = {.facts = facts, .prof = p, .a = a, .out = out, .rule = &t[i]};
+		if (!hwc_profile_rule_enabled(p, &t[i], &c.sev))
+			continue;
+		t[i].eval(&c);
+	}
+	for (size_t i = 0; i < out->n; i++) {
+		const json_t *ad = fv_adapter_of(facts, out->items[i].subject);
+		const char *bdf = ad ? json_string_value(json_object_get(ad, "bdf")) : NULL;
+		out->items[i].card = bdf ? hwc_arena_strdup(a, bdf) : NULL;
+		fill_fix(facts, a, &out->items[i]);
+	}
+	char today[16];
+	today_utc(today, sizeof(today));
+	hwc_waivers_apply(p, a, out, today);
+	g_ranks = hwc_arena_calloc(a, out->n + 1, sizeof(*g_ranks));
+	g_nranks = 0;
+	for (size_t i = 0; g_ranks && i < out->n; i++) {
+		int r = eff_rank(&out->items[i]);
+		size_t k;
+		for (k = 0; k < g_nranks; k++) {
+			const char *cc = g_ranks[k].card, *fc = out->items[i].card;
+			if ((!cc && !fc) || (cc && fc && strcmp(cc, fc) == 0))
+				break;
+		}
+		if (k == g_nranks)
+			g_ranks[g_nranks++] = (struct card_rank){out->items[i].card, r};
+		else if (r > g_ranks[k].rank)
+			g_ranks[k].rank = r;
+	}
+	if (out->n > 1 && g_ranks)
 		qsort(out->items, out->n, sizeof(*out->items), cmp_finding);
+	g_ranks = NULL;
+	g_nranks = 0;
 	return 0;
 }
 
@@ -152,30 +370,82 @@ int hwc_findings_worst(const struct hwc_findings *f)
 	return worst;
 }
 
+void hwc_findings_summary_line(const struct hwc_findings *f, char *buf, size_t bufsz)
+{
+	size_t cnt[4] = {0};
+	const struct hwc_finding *first = NULL;
+	for (size_t i = 0; i < f->n; i++) {
+		const struct hwc_finding *x = &f->items[i];
+		if (x->waived_reason)
+			continue;
+		cnt[x->severity]++;
+		if ((x->severity == HWC_SEV_ERROR || x->severity == HWC_SEV_WARN) &&
+		    (!first || sev_rank(x->severity) > sev_rank(first->severity)))
+			first = x;
+	}
+	const char *worst = cnt[HWC_SEV_ERROR] ? "ERROR" : cnt[HWC_SEV_WARN] ? "WARN" : "OK";
+	char line[256];
+	int len = snprintf(line, sizeof(line), "hwcheck: %s %zu error, %zu warn", worst,
+			   cnt[HWC_SEV_ERROR], cnt[HWC_SEV_WARN]);
+	if (cnt[HWC_SEV_UNKNOWN])
+		len += snprintf(line + len, sizeof(line) - (size_t)len, ", %zu unknown",
+				cnt[HWC_SEV_UNKNOWN]);
+	if (first) {
+		size_t more = cnt[HWC_SEV_ERROR] + cnt[HWC_SEV_WARN] - 1;
+		char tail[160];
+		if (more)
+			snprintf(tail, sizeof(tail), "; %s %s +%zu", first->rule_id, first->subject, more);
+		else
+			snprintf(tail, sizeof(tail), "; %s %s", first->rule_id, first->subject);
+		/* the subject is the first thing to go when the line is too long */
+		if ((size_t)len + strlen(tail) > 80) {
+			if (more)
+				snprintf(tail, sizeof(tail), "; %s +%zu", first->rule_id, more);
+			else
+				snprintf(tail, sizeof(tail), "; %s", first->rule_id);
+		}
+		snprintf(line + len, sizeof(line) - (size_t)len, "%s", tail);
+	}
+	/* ASCII only and at most 80 characters, whatever the ids hold */
+	size_t k = 0;
+	for (; line[k] && k < 80 && k + 1 < bufsz; k++)
+		buf[k] = (line[k] >= 0x20 && line[k] < 0x7f) ? line[k] : '?';
+	if (bufsz)
+		buf[k < bufsz ? k : bufsz - 1] = 0;
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? hwc_json_string(s) : json_null();
+}
+
 json_t *hwc_findings_to_json(const struct hwc_findings *f)
 {
 	json_t *arr = json_array();
-	for (size_t i = 0; i < f->n; i++) {
+	for (size_t i = 0; arr && i < f->n; i++) {
 		const struct hwc_finding *x = &f->items[i];
 		json_t *o = json_object();
 		json_object_set_new(o, "rule_id", json_string(x->rule_id));
 		json_object_set_new(o, "severity", json_string(hwc_severity_name(x->severity)));
-		json_object_set_new(o, "subject", json_string(x->subject));
-		json_object_set_new(o, "message", json_string(x->message));
+		json_object_set_new(o, "title", str_or_null(x->title));
+		json_object_set_new(o, "subject", str_or_null(x->subject));
+		json_object_set_new(o, "card", str_or_null(x->card));
+		json_object_set_new(o, "message", str_or_null(x->message));
 		json_t *ev = json_array();
 		for (size_t k = 0; k < x->evidence.n; k++) {
 			const struct hwc_evidence *e = &x->evidence.items[k];
-			json_t *eo = json_object();
-			json_object_set_new(eo, "fact", json_string(e->fact));
-			json_object_set_new(eo, "observed", e->observed ? json_string(e->observed) : json_null());
-			json_object_set_new(eo, "expected", e->expected ? json_string(e->expected) : json_null());
-			json_array_append_new(ev, eo);
+			json_array_append_new(ev, json_pack("{s:o, s:o, s:o}", "fact", str_or_null(e->fact),
+							    "observed", str_or_null(e->observed),
+							    "expected", str_or_null(e->expected)));
 		}
 		json_object_set_new(o, "evidence", ev);
-		json_object_set_new(o, "fix", x->fix ? json_string(x->fix) : json_null());
+		json_object_set_new(o, "fix", str_or_null(x->fix));
 		json_object_set_new(o, "waived", json_boolean(x->waived_reason != NULL));
 		if (x->waived_reason)
 			json_object_set_new(o, "waiver_reason", json_string(x->waived_reason));
+		if (x->waiver_expires)
+			json_object_set_new(o, "waiver", json_pack("{s:s, s:b}", "expires", x->waiver_expires,
+								   "expired", x->waiver_expired));
 		json_array_append_new(arr, o);
 	}
 	return arr;

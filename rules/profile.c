@@ -1,0 +1,797 @@
+/* SPDX-License-Identifier: MIT */
+/* Site profiles: loading, validation with file:line:column and the JSON path of a bad value,
+ * and the accessors rules use. The default is rules/default-profile.json, compiled in. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules/rules-int.h"
+
+struct hwc_profile {
+	json_t *doc;
+	double thr[HWC_T_COUNT];
+	/* per table rule: -1 = table default, 0..2 = severity override; enabled flag */
+	signed char sev[160];
+	bool off[160];
+};
+
+static const struct {
+	const char *name;
+	double min, max;
+} thr_spec[HWC_T_COUNT] = {
+	[HWC_T_CARD_TEMP_LIMIT_C] = {"card_temp_limit_c", 0, 200},
+	[HWC_T_CARD_TEMP_MARGIN_C] = {"card_temp_margin_c", 0, 100},
+	[HWC_T_CARD_TEMP_WARN_DEFAULT_C] = {"card_temp_warning_default_c", 0, 200},
+	[HWC_T_HOST_TEMP_LIMIT_C] = {"host_temp_limit_c", 0, 200},
+	[HWC_T_HOST_TEMP_MARGIN_C] = {"host_temp_margin_c", 0, 100},
+	[HWC_T_AER_CORRECTABLE_MAX] = {"aer_correctable_max", 0, 1e18},
+	[HWC_T_MPS_MIN_BYTES] = {"mps_min_bytes", 128, 4096},
+	[HWC_T_MRRS_MIN_BYTES] = {"mrrs_min_bytes", 128, 4096},
+	[HWC_T_PAYLOAD_CHECK_RATE_GBPS] = {"payload_check_rate_gbps", 0, 10000},
+	[HWC_T_CSTATE_MAX_LATENCY_US] = {"cstate_max_latency_us", 0, 1e9},
+	[HWC_T_CHANNELS_MIN] = {"channels_min", 1, 4096},
+	[HWC_T_PROBE_MIN_RATIO] = {"probe_min_ratio", 0, 1},
+	[HWC_T_PROBE_ASYMMETRY_MAX] = {"probe_asymmetry_max", 0, 1},
+};
+
+/* The compiled-in default (generated from rules/default-profile.json by rules/CMakeLists.txt). */
+static const char default_text[] = {
+#include "default-profile.inc"
+	0};
+
+const char *hwc_profile_default_text(void)
+{
+	return default_text;
+}
+
+/* ------------------------------------------------------------------ locating a JSON path */
+
+/* A tiny JSON scanner that only tracks positions, so a semantic error can name the line and
+ * column of the offending value (jansson keeps none after parsing). */
+struct scan {
+	const char *s, *end;
+	int line, col;
+};
+
+static void adv(struct scan *sc)
+{
+	if (sc->s >= sc->end)
+		return;
+	if (*sc->s == '\n') {
+		sc->line++;
+		sc->col = 1;
+	} else if (((unsigned char)*sc->s & 0xc0) != 0x80) {
+		sc->col++;
+	}
+	sc->s++;
+}
+
+static void ws(struct scan *sc)
+{
+	while (sc->s < sc->end && strchr(" \t\r\n", *sc->s))
+		adv(sc);
+}
+
+/* Reads a string token into key (truncated); returns 0 or -1. */
+static int str_tok(struct scan *sc, char *key, size_t ksz)
+{
+	size_t k = 0;
+	if (sc->s >= sc->end || *sc->s != '"')
+		return -1;
+	adv(sc);
+	while (sc->s < sc->end && *sc->s != '"') {
+		if (*sc->s == '\\')
+			adv(sc);
+		else if (key && k + 1 < ksz)
+			key[k++] = *sc->s;
+		adv(sc);
+	}
+	if (key && ksz)
+		key[k] = 0;
+	if (sc->s >= sc->end)
+		return -1;
+	adv(sc);
+	return 0;
+}
+
+static int skip_value(struct scan *sc, int depth);
+
+static int skip_value(struct scan *sc, int depth)
+{
+	ws(sc);
+	if (sc->s >= sc->end || depth > 64)
+		return -1;
+	char ch = *sc->s;
+	if (ch == '"')
+		return str_tok(sc, NULL, 0);
+	if (ch == '{' || ch == '[') {
+		char close = ch == '{' ? '}' : ']';
+		adv(sc);
+		ws(sc);
+		if (sc->s < sc->end && *sc->s == close) {
+			adv(sc);
+			return 0;
+		}
+		for (;;) {
+			if (ch == '{') {
+				ws(sc);
+				if (str_tok(sc, NULL, 0) < 0)
+					return -1;
+				ws(sc);
+				if (sc->s >= sc->end || *sc->s != ':')
+					return -1;
+				adv(sc);
+			}
+			if (skip_value(sc, depth + 1) < 0)
+				return -1;
+			ws(sc);
+			if (sc->s >= sc->end)
+				return -1;
+			if (*sc->s == ',') {
+				adv(sc);
+				continue;
+			}
+			if (*sc->s == close) {
+				adv(sc);
+				return 0;
+			}
+			return -1;
+		}
+	}
+	while (sc->s < sc->end && !strchr(",]} \t\r\n", *sc->s))
+		adv(sc);
+	return 0;
+}
+
+/* Path segments: keys, or "#N" for array index N. Leaves sc at the value. */
+static int locate(struct scan *sc, const char *const *seg, int nseg)
+{
+	for (int i = 0; i < nseg; i++) {
+		ws(sc);
+		if (sc->s >= sc->end)
+			return -1;
+		if (seg[i][0] == '#') {
+			long want = strtol(seg[i] + 1, NULL, 10);
+			if (*sc->s != '[')
+				return -1;
+			adv(sc);
+			for (long k = 0; k < want; k++) {
+				if (skip_value(sc, 0) < 0)
+					return -1;
+				ws(sc);
+				if (sc->s >= sc->end || *sc->s != ',')
+					return -1;
+				adv(sc);
+			}
+			continue;
+		}
+		if (*sc->s != '{')
+			return -1;
+		adv(sc);
+		for (;;) {
+			char key[256];
+			ws(sc);
+			if (str_tok(sc, key, sizeof(key)) < 0)
+				return -1;
+			ws(sc);
+			if (sc->s >= sc->end || *sc->s != ':')
+				return -1;
+			adv(sc);
+			if (strcmp(key, seg[i]) == 0)
+				break;
+			if (skip_value(sc, 0) < 0)
+				return -1;
+			ws(sc);
+			if (sc->s >= sc->end || *sc->s != ',')
+				return -1;
+			adv(sc);
+		}
+	}
+	ws(sc);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ validation */
+
+struct vctx {
+	const char *name, *buf;
+	size_t len;
+	char *err;
+	size_t errsz;
+	const char *seg[8];
+	char segbuf[8][32];
+	int nseg;
+	int failed;
+};
+
+static void push(struct vctx *v, const char *key)
+{
+	if (v->nseg < 8)
+		v->seg[v->nseg] = key;
+	v->nseg++;
+}
+
+static void push_idx(struct vctx *v, size_t i)
+{
+	if (v->nseg < 8) {
+		snprintf(v->segbuf[v->nseg], sizeof(v->segbuf[0]), "#%zu", i);
+		v->seg[v->nseg] = v->segbuf[v->nseg];
+	}
+	v->nseg++;
+}
+
+static void pop(struct vctx *v)
+{
+	v->nseg--;
+}
+
+static void verr(struct vctx *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void verr(struct vctx *v, const char *fmt, ...)
+{
+	if (v->failed++)
+		return;
+	struct scan sc = {v->buf, v->buf + v->len, 1, 1};
+	int n = v->nseg < 8 ? v->nseg : 8;
+	int line = 0, col = 0;
+	if (locate(&sc, v->seg, n) == 0) {
+		line = sc.line;
+		col = sc.col;
+	}
+	char path[256] = "";
+	size_t pl = 0;
+	for (int i = 0; i < n && pl < sizeof(path); i++) {
+		int w = v->seg[i][0] == '#' ? snprintf(path + pl, sizeof(path) - pl, "[%s]", v->seg[i] + 1)
+					     : snprintf(path + pl, sizeof(path) - pl, "%s%s", i ? "." : "",
+							v->seg[i]);
+		if (w < 0)
+			break;
+		pl += (size_t)w;
+	}
+	char msg[384];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (line)
+		snprintf(v->err, v->errsz, "%s:%d:%d: %s%s%s", v->name, line, col, path, *path ? ": " : "", msg);
+	else
+		snprintf(v->err, v->errsz, "%s: %s%s%s", v->name, path, *path ? ": " : "", msg);
+}
+
+static bool check_keys(struct vctx *v, const json_t *o, const char *const *allowed, const char *what)
+{
+	const char *k;
+	json_t *x;
+	if (!json_is_object(o)) {
+		verr(v, "expected an object (%s)", what);
+		return false;
+	}
+	json_object_foreach((json_t *)o, k, x) {
+		bool ok = false;
+		for (int i = 0; allowed[i]; i++)
+			if (strcmp(k, allowed[i]) == 0)
+				ok = true;
+		if (!ok) {
+			push(v, k);
+			char list[512] = "";
+			size_t l = 0;
+			for (int i = 0; allowed[i] && l < sizeof(list); i++) {
+				int w = snprintf(list + l, sizeof(list) - l, "%s%s", i ? ", " : "", allowed[i]);
+				if (w < 0)
+					break;
+				l += (size_t)w;
+			}
+			verr(v, "unknown key \"%s\" in %s (expected one of: %s)", k, what, list);
+			pop(v);
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool id_ok(const char *s)
+{
+	if (!s || !(s[0] >= 'A' && s[0] <= 'Z') || strlen(s) < 2 || strlen(s) > 64)
+		return false;
+	for (const char *p = s; *p; p++)
+		if (!((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
+			return false;
+	return true;
+}
+
+static bool date_ok(const char *s)
+{
+	int y, m, d;
+	char tail;
+	if (!s || strlen(s) != 10 || sscanf(s, "%4d-%2d-%2d%c", &y, &m, &d, &tail) != 3)
+		return false;
+	return y >= 2000 && y <= 9999 && m >= 1 && m <= 12 && d >= 1 && d <= 31 && s[4] == '-' &&
+	       s[7] == '-';
+}
+
+static const char *const ops[] = {"==", "!=", "<", "<=", ">", ">=", "in", "not_in", "exists", NULL};
+
+static void v_thresholds(struct vctx *v, const json_t *t, struct hwc_profile *p)
+{
+	const char *k;
+	json_t *x;
+	if (!json_is_object(t)) {
+		verr(v, "expected an object of thresholds");
+		return;
+	}
+	json_object_foreach((json_t *)t, k, x) {
+		push(v, k);
+		int idx = -1;
+		for (int i = 0; i < HWC_T_COUNT; i++)
+			if (strcmp(thr_spec[i].name, k) == 0)
+				idx = i;
+		if (idx < 0)
+			verr(v, "unknown threshold \"%s\" (docs/profile.md lists them)", k);
+		else if (!json_is_number(x))
+			verr(v, "expected a number");
+		else if (json_number_value(x) < thr_spec[idx].min || json_number_value(x) > thr_spec[idx].max)
+			verr(v, "%g is out of range [%g, %g]", json_number_value(x), thr_spec[idx].min,
+			     thr_spec[idx].max);
+		else
+			p->thr[idx] = json_number_value(x);
+		pop(v);
+	}
+}
+
+static void v_rules(struct vctx *v, const json_t *r, struct hwc_profile *p)
+{
+	const char *k;
+	json_t *x;
+	if (!json_is_object(r)) {
+		verr(v, "expected an object {\"RULE_ID\": {\"enabled\": bool, \"severity\": ...}}");
+		return;
+	}
+	size_t n;
+	const struct hwc_rule *t = hwc_rules_table(&n);
+	json_object_foreach((json_t *)r, k, x) {
+		push(v, k);
+		const struct hwc_rule *rule = hwc_rule_find(k);
+		static const char *const keys[] = {"enabled", "severity", NULL};
+		if (!rule) {
+			verr(v, "no rule \"%s\" ('hwcheck rules list' shows them)", k);
+		} else if (check_keys(v, x, keys, "a rule setting")) {
+			size_t i = (size_t)(rule - t);
+			const json_t *en = json_object_get(x, "enabled");
+			const json_t *sv = json_object_get(x, "severity");
+			if (en && !json_is_boolean(en)) {
+				push(v, "enabled");
+				verr(v, "expected true or false");
+				pop(v);
+			} else if (en && i < HWC_NELEM(p->off)) {
+				p->off[i] = !json_is_true(en);
+			}
+			if (sv) {
+				int s = hwc_severity_from_name(json_string_value(sv));
+				push(v, "severity");
+				if (s < 0 || s == HWC_SEV_UNKNOWN)
+					verr(v, "expected \"info\", \"warn\" or \"error\"");
+				else if (i < HWC_NELEM(p->sev))
+					p->sev[i] = (signed char)s;
+				pop(v);
+			}
+		}
+		pop(v);
+	}
+}
+
+static void v_products(struct vctx *v, const json_t *arr)
+{
+	static const char *const keys[] = {"match", "port_rate_gbps", "pcie", "allowed_fw", "mtu_min",
+					   "slot_power_min_w", "comment", NULL};
+	static const char *const mkeys[] = {"psid", "device_id", "product", "generation", NULL};
+	static const char *const pkeys[] = {"speed_gts", "width", NULL};
+	size_t i;
+	const json_t *e;
+	if (!json_is_array(arr)) {
+		verr(v, "expected an array of products");
+		return;
+	}
+	json_array_foreach(arr, i, e) {
+		push_idx(v, i);
+		if (check_keys(v, e, keys, "a product")) {
+			const json_t *m = json_object_get(e, "match");
+			push(v, "match");
+			if (!m)
+				verr(v, "a product needs \"match\"");
+			else if (check_keys(v, m, mkeys, "a product match")) {
+				const char *k;
+				json_t *x;
+				json_object_foreach((json_t *)m, k, x) if (!json_is_string(x)) {
+					push(v, k);
+					verr(v, "expected a string");
+					pop(v);
+				}
+				if (json_object_size(m) == 0)
+					verr(v, "match needs at least one of psid, device_id, product, generation");
+			}
+			pop(v);
+			static const char *const nums[] = {"port_rate_gbps", "mtu_min", "slot_power_min_w", NULL};
+			for (int k = 0; nums[k]; k++) {
+				const json_t *x = json_object_get(e, nums[k]);
+				push(v, nums[k]);
+				if (x && (!json_is_number(x) || json_number_value(x) < 0))
+					verr(v, "expected a non-negative number");
+				pop(v);
+			}
+			const json_t *pc = json_object_get(e, "pcie");
+			push(v, "pcie");
+			if (pc && check_keys(v, pc, pkeys, "pcie")) {
+				for (int k = 0; pkeys[k]; k++) {
+					const json_t *x = json_object_get(pc, pkeys[k]);
+					push(v, pkeys[k]);
+					if (x && !json_is_number(x))
+						verr(v, "expected a number");
+					pop(v);
+				}
+			}
+			pop(v);
+			const json_t *fw = json_object_get(e, "allowed_fw");
+			push(v, "allowed_fw");
+			if (fw) {
+				size_t k;
+				const json_t *s;
+				if (!json_is_array(fw))
+					verr(v, "expected an array of firmware version strings");
+				json_array_foreach(fw, k, s) if (!json_is_string(s)) {
+					push_idx(v, k);
+					verr(v, "expected a string like \"28.39.1002\"");
+					pop(v);
+				}
+			}
+			pop(v);
+		}
+		pop(v);
+	}
+}
+
+static void v_expectations(struct vctx *v, const json_t *arr)
+{
+	static const char *const keys[] = {"id", "fact", "op", "value", "severity", "description", NULL};
+	size_t i;
+	const json_t *e;
+	if (!json_is_array(arr)) {
+		verr(v, "expected an array of expectations");
+		return;
+	}
+	json_array_foreach(arr, i, e) {
+		push_idx(v, i);
+		if (check_keys(v, e, keys, "an expectation")) {
+			const json_t *id = json_object_get(e, "id"), *fact = json_object_get(e, "fact"),
+				     *op = json_object_get(e, "op"), *sev = json_object_get(e, "severity");
+			const char *ops_s = json_string_value(op);
+			bool op_ok = false;
+			for (int k = 0; ops_s && ops[k]; k++)
+				op_ok |= strcmp(ops[k], ops_s) == 0;
+			if (id) {
+				push(v, "id");
+				if (!id_ok(json_string_value(id)) || strncmp(json_string_value(id), "SITE_", 5))
+					verr(v, "an expectation id is SITE_ followed by A-Z, 0-9, _");
+				pop(v);
+			}
+			push(v, "fact");
+			if (!json_is_string(fact) || !*json_string_value(fact))
+				verr(v, "expected a fact path like \"netdevs[].mtu\"");
+			pop(v);
+			push(v, "op");
+			if (!op_ok)
+				verr(v, "expected one of ==, !=, <, <=, >, >=, in, not_in, exists");
+			pop(v);
+			if (op_ok && strcmp(ops_s, "exists") != 0) {
+				const json_t *val = json_object_get(e, "value");
+				push(v, "value");
+				if (!val)
+					verr(v, "op \"%s\" needs a value", ops_s);
+				else if ((!strcmp(ops_s, "in") || !strcmp(ops_s, "not_in")) && !json_is_array(val))
+					verr(v, "op \"%s\" needs an array value", ops_s);
+				else if (ops_s[0] == '<' || ops_s[0] == '>') {
+					if (!json_is_number(val))
+						verr(v, "op \"%s\" needs a number", ops_s);
+				}
+				pop(v);
+			}
+			if (sev) {
+				int s = hwc_severity_from_name(json_string_value(sev));
+				push(v, "severity");
+				if (s < 0 || s == HWC_SEV_UNKNOWN)
+					verr(v, "expected \"info\", \"warn\" or \"error\"");
+				pop(v);
+			}
+		}
+		pop(v);
+	}
+}
+
+static void v_waivers(struct vctx *v, const json_t *arr)
+{
+	static const char *const keys[] = {"rule", "subject", "reason", "expires", NULL};
+	size_t i;
+	const json_t *e;
+	if (!json_is_array(arr)) {
+		verr(v, "expected an array of waivers");
+		return;
+	}
+	json_array_foreach(arr, i, e) {
+		push_idx(v, i);
+		if (check_keys(v, e, keys, "a waiver")) {
+			const char *rule = json_string_value(json_object_get(e, "rule"));
+			push(v, "rule");
+			if (!rule)
+				verr(v, "a waiver needs \"rule\": a rule id");
+			else if (!hwc_rule_find(rule) && strncmp(rule, "SITE_", 5) != 0)
+				verr(v, "no rule \"%s\" ('hwcheck rules list' shows them)", rule);
+			pop(v);
+			push(v, "subject");
+			if (!json_is_string(json_object_get(e, "subject")))
+				verr(v, "a waiver needs \"subject\": a BDF, netdev, RDMA device, \"host\" or \"*\"");
+			pop(v);
+			push(v, "reason");
+			const char *reason = json_string_value(json_object_get(e, "reason"));
+			if (!reason || !*reason)
+				verr(v, "a waiver needs a non-empty \"reason\"");
+			pop(v);
+			push(v, "expires");
+			if (!date_ok(json_string_value(json_object_get(e, "expires"))))
+				verr(v, "a waiver needs \"expires\": a date YYYY-MM-DD");
+			pop(v);
+		}
+		pop(v);
+	}
+}
+
+static void v_host(struct vctx *v, const json_t *h)
+{
+	static const char *const keys[] = {"iommu", "mtu_min", NULL};
+	if (!check_keys(v, h, keys, "host"))
+		return;
+	const json_t *io = json_object_get(h, "iommu");
+	if (io) {
+		const char *s = json_string_value(io);
+		push(v, "iommu");
+		if (!s || (strcmp(s, "passthrough") && strcmp(s, "translated") && strcmp(s, "any")))
+			verr(v, "expected \"passthrough\", \"translated\" or \"any\"");
+		pop(v);
+	}
+	const json_t *m = json_object_get(h, "mtu_min");
+	push(v, "mtu_min");
+	if (m && !json_is_number(m))
+		verr(v, "expected a number");
+	pop(v);
+}
+
+static struct hwc_profile *parse_only(const char *name, const char *buf, size_t len, char *err,
+				      size_t errsz, const struct hwc_profile *base)
+{
+	json_error_t je;
+	json_t *doc = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+	if (!doc) {
+		snprintf(err, errsz, "%s:%d:%d: %s", name, je.line, je.column, je.text);
+		return NULL;
+	}
+	struct hwc_profile *p = calloc(1, sizeof(*p));
+	if (!p) {
+		json_decref(doc);
+		snprintf(err, errsz, "%s: out of memory", name);
+		return NULL;
+	}
+	p->doc = doc;
+	memset(p->sev, -1, sizeof(p->sev));
+	if (base)
+		memcpy(p->thr, base->thr, sizeof(p->thr));
+	struct vctx v = {.name = name, .buf = buf, .len = len, .err = err, .errsz = errsz};
+	static const char *const top[] = {"schema", "schema_version", "name", "description",
+					  "thresholds", "host", "products", "rules", "expectations",
+					  "waivers", NULL};
+	if (check_keys(&v, doc, top, "a profile")) {
+		const char *schema = json_string_value(json_object_get(doc, "schema"));
+		const json_t *ver = json_object_get(doc, "schema_version");
+		if (!schema || strcmp(schema, "hwcheck.profile") != 0) {
+			push(&v, "schema");
+			verr(&v, "expected \"schema\": \"hwcheck.profile\"");
+			pop(&v);
+		} else if (!json_is_integer(ver) || json_integer_value(ver) != 1) {
+			push(&v, "schema_version");
+			verr(&v, "expected \"schema_version\": 1");
+			pop(&v);
+		}
+		const char *k;
+		json_t *x;
+		json_object_foreach(doc, k, x) {
+			push(&v, k);
+			if (!strcmp(k, "thresholds"))
+				v_thresholds(&v, x, p);
+			else if (!strcmp(k, "rules"))
+				v_rules(&v, x, p);
+			else if (!strcmp(k, "products"))
+				v_products(&v, x);
+			else if (!strcmp(k, "expectations"))
+				v_expectations(&v, x);
+			else if (!strcmp(k, "waivers"))
+				v_waivers(&v, x);
+			else if (!strcmp(k, "host"))
+				v_host(&v, x);
+			else if ((!strcmp(k, "name") || !strcmp(k, "description")) && !json_is_string(x))
+				verr(&v, "expected a string");
+			pop(&v);
+		}
+	}
+	if (v.failed) {
+		hwc_profile_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static struct hwc_profile *g_default;
+
+const struct hwc_profile *hwc_profile_default(void)
+{
+	if (!g_default) {
+		char err[512];
+		/* A broken default is a build bug; the test suite loads it on every run. */
+		g_default = parse_only("(built-in default profile)", default_text, strlen(default_text),
+				       err, sizeof(err), NULL);
+		if (!g_default)
+			fprintf(stderr, "hwcheck: %s\n", err);
+	}
+	return g_default;
+}
+
+int hwc_profile_parse(const char *name, const char *buf, size_t len, struct hwc_profile **out,
+		      char *err, size_t errsz)
+{
+	const struct hwc_profile *def = hwc_profile_default();
+	*out = parse_only(name, buf, len, err, errsz, def);
+	return *out ? 0 : -EINVAL;
+}
+
+int hwc_profile_load(const char *path, struct hwc_profile **out, char *err, size_t errsz)
+{
+	*out = NULL;
+	if (!path) {
+		const struct hwc_profile *d = hwc_profile_default();
+		if (!d) {
+			snprintf(err, errsz, "the built-in default profile is invalid");
+			return -EINVAL;
+		}
+		return hwc_profile_parse("(built-in default profile)", default_text, strlen(default_text),
+					 out, err, errsz);
+	}
+	FILE *fp = fopen(path, "re");
+	if (!fp) {
+		int e = errno;
+		snprintf(err, errsz, "%s: cannot read: %s", path, strerror(e));
+		return -e;
+	}
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	for (;;) {
+		if (len + 4096 > cap) {
+			cap = cap ? cap * 2 : 8192;
+			if (cap > (16u << 20)) {
+				fclose(fp);
+				free(buf);
+				snprintf(err, errsz, "%s: larger than 16 MiB; not a profile", path);
+				return -EFBIG;
+			}
+			char *nb = realloc(buf, cap);
+			if (!nb) {
+				fclose(fp);
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+		}
+		size_t r = fread(buf + len, 1, cap - len, fp);
+		len += r;
+		if (r == 0)
+			break;
+	}
+	int rerr = ferror(fp);
+	fclose(fp);
+	if (rerr) {
+		free(buf);
+		snprintf(err, errsz, "%s: read error", path);
+		return -EIO;
+	}
+	int rc = hwc_profile_parse(path, buf, len, out, err, errsz);
+	free(buf);
+	return rc;
+}
+
+void hwc_profile_free(struct hwc_profile *p)
+{
+	if (!p)
+		return;
+	json_decref(p->doc);
+	free(p);
+}
+
+/* ------------------------------------------------------------------ accessors */
+
+double hwc_profile_threshold(const struct hwc_profile *p, enum hwc_threshold t)
+{
+	return p && (unsigned)t < HWC_T_COUNT ? p->thr[t] : 0;
+}
+
+bool hwc_profile_rule_enabled(const struct hwc_profile *p, const struct hwc_rule *r,
+			      enum hwc_severity *sev)
+{
+	size_t n;
+	const struct hwc_rule *t = hwc_rules_table(&n);
+	size_t i = (size_t)(r - t);
+	*sev = r->severity;
+	if (!p || i >= n || i >= HWC_NELEM(p->sev))
+		return true;
+	const struct hwc_profile *d = hwc_profile_default();
+	/* the site's file first, then the default's settings */
+	if (p->sev[i] >= 0)
+		*sev = (enum hwc_severity)p->sev[i];
+	else if (d && d != p && d->sev[i] >= 0)
+		*sev = (enum hwc_severity)d->sev[i];
+	if (json_object_get(json_object_get(p->doc, "rules"), r->id))
+		return !p->off[i];
+	return !(d && d->off[i]);
+}
+
+static const json_t *product_in(const json_t *doc, const json_t *adapter)
+{
+	static const char *const order[] = {"psid", "device_id", "product", "generation", NULL};
+	for (int k = 0; order[k]; k++) {
+		const char *have = json_string_value(json_object_get(adapter, order[k]));
+		size_t i;
+		const json_t *e;
+		if (!have)
+			continue;
+		json_array_foreach(json_object_get(doc, "products"), i, e) {
+			const char *want = json_string_value(json_object_get(json_object_get(e, "match"), order[k]));
+			if (want && strcmp(want, have) == 0)
+				return e;
+		}
+	}
+	return NULL;
+}
+
+const json_t *hwc_profile_product(const struct hwc_profile *p, const json_t *adapter)
+{
+	const json_t *e = p ? product_in(p->doc, adapter) : NULL;
+	const struct hwc_profile *d = hwc_profile_default();
+	if (!e && d && d != p)
+		e = product_in(d->doc, adapter);
+	return e;
+}
+
+const char *hwc_profile_host_str(const struct hwc_profile *p, const char *key)
+{
+	const char *s = p ? json_string_value(json_object_get(json_object_get(p->doc, "host"), key)) : NULL;
+	const struct hwc_profile *d = hwc_profile_default();
+	if (!s && d && d != p)
+		s = json_string_value(json_object_get(json_object_get(d->doc, "host"), key));
+	return s;
+}
+
+const json_t *hwc_profile_expectations(const struct hwc_profile *p)
+{
+	return p ? json_object_get(p->doc, "expectations") : NULL;
+}
+
+const json_t *hwc_profile_waivers(const struct hwc_profile *p)
+{
+	return p ? json_object_get(p->doc, "waivers") : NULL;
+}
+
+
+double hwc_profile_host_num(const struct hwc_profile *p, const char *key)
+{
+	const json_t *v = p ? json_object_get(json_object_get(p->doc, "host"), key) : NULL;
+	const struct hwc_profile *d = hwc_profile_default();
+	if (!json_is_number(v) && d && d != p)
+		v = json_object_get(json_object_get(d->doc, "host"), key);
+	return json_is_number(v) ? json_number_value(v) : 0;
+}

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/* Collection rules: say which collectors could not read what, and why (not root, a tool
+ * missing, kernel lockdown, timeouts), so a clean report on a half-read machine never looks
+ * like a clean machine. */
+#include <string.h>
+
+#include "rules/rules-int.h"
+
+struct tally {
+	const char *status;
+	size_t n;
+	const char *example, *detail;
+};
+
+static const char *const watched[] = {"needs_root", "blocked", "timeout", "unreadable", NULL};
+
+static void scan(const json_t *v, const char *path, struct tally *t, struct hwc_arena *a, bool tools)
+{
+	if (json_is_object(v)) {
+		const json_t *un = json_object_get(v, "unavailable");
+		const char *k;
+		json_t *x;
+		json_object_foreach((json_t *)un, k, x) {
+			const char *st = json_string_value(json_object_get(x, "status"));
+			if (!st)
+				continue;
+			for (int i = 0; t[i].status; i++) {
+				/* a missing tool shows up as "absent" on the tool's own facts */
+				bool match = !strcmp(st, t[i].status) && (tools || strcmp(st, "absent") != 0);
+				if (!match)
+					continue;
+				if (!t[i].n++) {
+					t[i].example = hwc_arena_printf(a, "%s.%s", path, k);
+					t[i].detail = json_string_value(json_object_get(x, "detail"));
+				}
+			}
+		}
+		json_object_foreach((json_t *)v, k, x) {
+			if (!strcmp(k, "unavailable"))
+				continue;
+			scan(x, hwc_arena_printf(a, "%s.%s", path, k), t, a, tools || !strcmp(k, "tools"));
+		}
+	} else if (json_is_array(v)) {
+		size_t i;
+		const json_t *e;
+		json_array_foreach(v, i, e) {
+			const char *k = json_is_object(e) ? fv_elem_key(e, a) : NULL;
+			scan(e, k ? hwc_arena_printf(a, "%s[%s]", path, k) : hwc_arena_printf(a, "%s[%zu]", path, i), t, a, tools);
+		}
+	}
+}
+
+static const char *reason(const char *st, bool one)
+{
+	if (!strcmp(st, "needs_root"))
+		return one ? "needs root" : "need root";
+	if (!strcmp(st, "blocked"))
+		return one ? "is blocked (kernel lockdown or a security policy)" : "are blocked (kernel lockdown or a security policy)";
+	if (!strcmp(st, "timeout"))
+		return "timed out";
+	if (!strcmp(st, "absent"))
+		return one ? "is missing because a tool is not installed" : "are missing because a tool is not installed";
+	return "could not be read";
+}
+
+static void eval_incomplete(struct hwc_rule_ctx *c)
+{
+	static const char *const sections[] = {"host", "pci", "mlx", "netdevs", "thermal", NULL};
+	for (int s = 0; sections[s]; s++) {
+		const json_t *sec = json_object_get(c->facts, sections[s]);
+		if (!sec || json_is_null(sec)) {
+			struct hwc_finding *fd = hwc_rule_emit(c, "host", "the %s section was not collected: rules that need it say unknown", sections[s]);
+			hwc_evidence_add(fd, c->a, sections[s], NULL, "collected");
+			continue;
+		}
+		/* the tool probe says in one word why a whole family of facts is missing */
+		const json_t *tools = json_object_get(sec, "tools");
+		const char *tst = json_string_value(json_object_get(tools, "status"));
+		if (tst && strcmp(tst, "ok") != 0) {
+			struct hwc_finding *fd = hwc_rule_emit(c, "host", "%s: the firmware tools could not run (%s): firmware configuration and registers are unknown",
+							       sections[s], tst);
+			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.tools.status", sections[s]), tst, "ok");
+		}
+		struct tally t[6] = {{0}};
+		int n = 0;
+		for (; watched[n]; n++)
+			t[n].status = watched[n];
+		t[n++].status = "absent"; /* only counted under tools */
+		scan(sec, sections[s], t, c->a, false);
+		for (int i = 0; i < n; i++) {
+			if (!t[i].n)
+				continue;
+			struct hwc_finding *fd = hwc_rule_emit(c, "host", "%s: %zu fact%s %s, e.g. %s%s%s", sections[s], t[i].n,
+							       t[i].n == 1 ? "" : "s", reason(t[i].status, t[i].n == 1), t[i].example,
+							       t[i].detail ? ": " : "", t[i].detail ? t[i].detail : "");
+			hwc_evidence_add(fd, c->a, t[i].example, hwc_arena_printf(c->a, "unknown (%s)", t[i].status), "collected");
+		}
+	}
+}
+
+const struct hwc_rule hwc_rules_collect[] = {
+	{"COLLECT_INCOMPLETE", HWC_SEV_INFO, "collect", "A collector could not read everything",
+	 "Some facts could not be collected (not root, a tool missing, kernel lockdown, a timeout). "
+	 "Rules that need them report `unknown` rather than pass; this finding says why, so a clean "
+	 "report from a half-read machine is never mistaken for a clean machine.",
+	 "Run hwcheck as root (`sudo hwcheck`), install mstflint (`apt install mstflint`), or read the "
+	 "finding's detail for the blocked source.",
+	 eval_incomplete},
+};
+const size_t hwc_rules_collect_n = HWC_NELEM(hwc_rules_collect);

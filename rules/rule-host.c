@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: MIT */
+/* Host rules: x2APIC, CPU power saving, IOMMU mode, IRQ and NUMA placement of the cards. */
+#include <string.h>
+
+#include "rules/rules-int.h"
+
+static void eval_x2apic(struct hwc_rule_ctx *c)
+{
+	const json_t *host = json_object_get(c->facts, "host");
+	bool sup, en;
+	const char *why;
+	if (!fv_bool(host, "x2apic.supported", &sup, &why, c->a) &&
+	    !fv_bool(host, "cpu.flags_x2apic", &sup, &why, c->a)) {
+		hwc_rule_unknown(c, "host", "host.x2apic.supported", why, NULL);
+		return;
+	}
+	if (!sup)
+		return;
+	if (!need_bool(c, "host", host, "host", "x2apic.enabled", &en) || en)
+		return;
+	const json_t *xa = json_object_get(host, "x2apic");
+	const char *src = json_string_value(json_object_get(xa, "source"));
+	bool opt_out = json_is_true(json_object_get(xa, "dmar_x2apic_opt_out"));
+	struct hwc_finding *fd = hwc_rule_emit(c, "host", "the CPU supports x2APIC but the kernel runs in xAPIC mode%s%s%s%s: interrupts are limited to 255 APIC IDs and delivered less efficiently",
+					       src ? " (per " : "", src ? src : "", src ? ")" : "",
+					       opt_out ? "; the firmware's DMAR table opts out of x2APIC" : "");
+	hwc_evidence_add(fd, c->a, "host.x2apic.enabled", "false", "true");
+	hwc_evidence_add(fd, c->a, "host.x2apic.supported", "true", NULL);
+	const char *evl = json_string_value(json_object_get(xa, "evidence"));
+	if (evl)
+		hwc_evidence_add(fd, c->a, "host.x2apic.evidence", evl, NULL);
+	if (opt_out)
+		hwc_evidence_add(fd, c->a, "host.x2apic.dmar_x2apic_opt_out", "true", "false");
+}
+
+static bool pstate_epp_driver(const char *d)
+{
+	return d && (!strcmp(d, "intel_pstate") || !strncmp(d, "amd-pstate", 10));
+}
+
+static void eval_powersave(struct hwc_rule_ctx *c)
+{
+	const json_t *host = json_object_get(c->facts, "host");
+	const json_t *pw = json_object_get(host, "power");
+	const char *gov, *drv = json_string_value(json_object_get(pw, "cpufreq_driver"));
+	const char *epp = json_string_value(json_object_get(pw, "energy_perf_preference"));
+	const char *why;
+	if (!fv_str(host, "power.governor", &gov, &why, c->a)) {
+		/* no cpufreq at all (VMs, some BIOS modes): the OS does not scale frequency */
+		if (!strncmp(why, "absent", 6))
+			return;
+		hwc_rule_unknown(c, "host", "host.power.governor", why, NULL);
+		return;
+	}
+	bool gov_bad = strcmp(gov, "performance") != 0;
+	bool epp_bad = epp && strcmp(epp, "performance") != 0;
+	/* intel_pstate/amd-pstate "powersave" is the active-mode default and fine with EPP performance */
+	if (gov_bad && pstate_epp_driver(drv) && epp && !epp_bad)
+		gov_bad = false;
+	if (!gov_bad && !epp_bad)
+		return;
+	struct hwc_finding *fd = hwc_rule_emit(c, "host", "CPU frequency scaling favours power: governor %s%s%s", gov,
+					       epp ? ", energy preference " : "", epp ? epp : "");
+	if (gov_bad)
+		hwc_evidence_add(fd, c->a, "host.power.governor", gov, "performance");
+	if (epp_bad)
+		hwc_evidence_add(fd, c->a, "host.power.energy_perf_preference", epp, "performance");
+}
+
+static void eval_cstates(struct hwc_rule_ctx *c)
+{
+	const json_t *host = json_object_get(c->facts, "host");
+	const json_t *cs;
+	const char *why;
+	double max = hwc_profile_threshold(c->prof, HWC_T_CSTATE_MAX_LATENCY_US);
+	if (!fv_lookup(host, "power.cstates", &cs, &why, c->a)) {
+		if (!strncmp(why, "absent", 6))
+			return; /* no cpuidle: nothing deep to enter */
+		hwc_rule_unknown(c, "host", "host.power.cstates", why, NULL);
+		return;
+	}
+	size_t i;
+	const json_t *s;
+	struct hwc_finding *fd = NULL;
+	json_array_foreach(cs, i, s) {
+		const json_t *lat = json_object_get(s, "latency_us");
+		const char *name = json_string_value(json_object_get(s, "name"));
+		if (!json_is_number(lat) || json_number_value(lat) <= max || json_is_true(json_object_get(s, "disabled")))
+			continue;
+		if (!fd)
+			fd = hwc_rule_emit(c, "host", "deep C-states are enabled: waking a core from them adds up to %s us to interrupt handling",
+					   fv_fmt_num(c->a, json_number_value(lat)));
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "host.power.cstates[%s].disabled", name ? name : "?"),
+				 hwc_arena_printf(c->a, "false (latency %s us)", fv_fmt_num(c->a, json_number_value(lat))),
+				 hwc_arena_printf(c->a, "true for latency > %s us", fv_fmt_num(c->a, max)));
+	}
+}
+
+static void eval_iommu(struct hwc_rule_ctx *c)
+{
+	const char *want = hwc_profile_host_str(c->prof, "iommu");
+	if (!want || !strcmp(want, "any"))
+		return;
+	const json_t *host = json_object_get(c->facts, "host");
+	bool present, pt;
+	if (!need_bool(c, "host", host, "host", "iommu.present", &present))
+		return;
+	if (!present)
+		return;
+	if (!need_bool(c, "host", host, "host", "iommu.passthrough", &pt))
+		return;
+	if (pt == !strcmp(want, "passthrough"))
+		return;
+	struct hwc_finding *fd = hwc_rule_emit(c, "host", "the IOMMU runs in %s mode; the profile wants %s", pt ? "passthrough" : "translated", want);
+	hwc_evidence_add(fd, c->a, "host.iommu.passthrough", pt ? "true" : "false", !strcmp(want, "passthrough") ? "true" : "false");
+}
+
+static void eval_irq_far(struct hwc_rule_ctx *c)
+{
+	size_t i;
+	const json_t *ad;
+	json_array_foreach(fv_adapters(c->facts), i, ad) {
+		const json_t *nds[32];
+		size_t n = fv_adapter_netdevs(c->facts, ad, nds, 32);
+		for (size_t k = 0; k < n; k++) {
+			const char *name = json_string_value(json_object_get(nds[k], "name"));
+			const char *base = fv_netdev_path(c, name);
+			double out, vec;
+			const json_t *nn = json_object_get(json_object_get(nds[k], "irq_locality"), "numa_node");
+			if (json_is_integer(nn) && json_integer_value(nn) < 0)
+				continue; /* no node to be far from: HOST_NUMA_NODE_MISSING speaks */
+			if (!need_num(c, name, nds[k], base, "irq_locality.outside_local", &out) || out <= 0)
+				continue;
+			const json_t *il = json_object_get(nds[k], "irq_locality");
+			vec = json_is_number(json_object_get(il, "vectors")) ? json_number_value(json_object_get(il, "vectors")) : 0;
+			const json_t *node = json_object_get(il, "numa_node");
+			const char *cl = json_string_value(json_object_get(il, "local_cpulist"));
+			const json_t *nps = json_object_get(json_object_get(json_object_get(c->facts, "host"), "numa"), "nps");
+			const char *layout = json_is_integer(nps) && json_integer_value(nps) > 1
+						     ? hwc_arena_printf(c->a, "; NPS%lld splits each socket into %lld nodes", (long long)json_integer_value(nps), (long long)json_integer_value(nps))
+						     : "";
+			struct hwc_finding *fd = hwc_rule_emit(c, name, "%s of %s interrupt vectors are served by CPUs outside the card's NUMA node %s (local CPUs %s)%s",
+							       fv_fmt_num(c->a, out), vec > 0 ? fv_fmt_num(c->a, vec) : "?",
+							       json_is_integer(node) ? fv_fmt_num(c->a, (double)json_integer_value(node)) : "?", cl ? cl : "?", layout);
+			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.irq_locality.outside_local", base), fv_fmt_num(c->a, out), "0");
+		}
+	}
+}
+
+static void eval_numa_missing(struct hwc_rule_ctx *c)
+{
+	const json_t *nodes = json_object_get(json_object_get(json_object_get(c->facts, "host"), "numa"), "nodes");
+	size_t i;
+	const json_t *ad;
+	json_array_foreach(fv_adapters(c->facts), i, ad) {
+		const char *bdf = json_string_value(json_object_get(ad, "bdf"));
+		const json_t *dev = fv_pci_dev(c->facts, bdf);
+		double node;
+		if (!need_num(c, bdf, dev, fv_pci_path(c, bdf), "numa_node", &node) || node >= 0)
+			continue;
+		if (!json_is_array(nodes)) {
+			const json_t *v;
+			const char *why;
+			fv_lookup(c->facts, "host.numa.nodes", &v, &why, c->a);
+			hwc_rule_unknown(c, bdf, "host.numa.nodes", why, "whether the host has more than one NUMA node");
+			continue;
+		}
+		if (json_array_size(nodes) < 2)
+			continue; /* one node: -1 costs nothing */
+		struct hwc_finding *fd = hwc_rule_emit(c, bdf, "the firmware gave the card no NUMA node on a %zu-node host: the driver cannot place its memory and interrupts near it",
+						       json_array_size(nodes));
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.numa_node", fv_pci_path(c, bdf)), "-1", ">= 0");
+	}
+}
+
+const struct hwc_rule hwc_rules_host[] = {
+	{"HOST_X2APIC_OFF", HWC_SEV_WARN, "host", "x2APIC supported but not enabled",
+	 "In xAPIC mode interrupts can target only 255 APIC IDs and each delivery costs an MMIO write; "
+	 "with many cores and many card queues, interrupt affinity fails or concentrates on few CPUs.",
+	 "Enable x2APIC in the BIOS (AMD: 'Local APIC Mode' = x2APIC; Intel: 'X2APIC' + VT-d interrupt "
+	 "remapping) and remove `nox2apic` from the kernel command line.",
+	 eval_x2apic},
+	{"HOST_CPU_POWERSAVE", HWC_SEV_WARN, "host", "CPU frequency scaling favours power saving",
+	 "A powersave governor or energy preference ramps the cores that serve the card slowly, "
+	 "costing throughput at line rate and latency for every packet.",
+	 "`cpupower frequency-set -g performance` and, with intel_pstate/amd-pstate, "
+	 "`echo performance | tee /sys/devices/system/cpu/cpu*/cpufreq/energy_performance_preference`; "
+	 "or the BIOS 'performance' power profile.",
+	 eval_powersave},
+	{"HOST_DEEP_CSTATES", HWC_SEV_INFO, "host", "Deep CPU C-states enabled",
+	 "Cores parked in deep C-states take tens to hundreds of microseconds to wake, adding that to "
+	 "interrupt handling; latency-sensitive sites disable them.",
+	 "`cpupower idle-set -D <max_latency_us>` (disables the states with a longer exit latency), or boot with "
+	 "`processor.max_cstate=1 intel_idle.max_cstate=1`, or the BIOS C-state setting.",
+	 eval_cstates},
+	{"HOST_IOMMU_TRANSLATED", HWC_SEV_WARN, "host", "IOMMU mode differs from the profile",
+	 "In translated mode every DMA of the card goes through IOTLB lookups and map/unmap calls, "
+	 "costing throughput on fast NICs; sites that do not need DMA isolation use passthrough.",
+	 "Boot with `iommu=pt` (and `amd_iommu=on`/`intel_iommu=on` as needed), or change the profile's host.iommu.",
+	 eval_iommu},
+	{"HOST_IRQ_FAR_NODE", HWC_SEV_WARN, "host", "Card interrupts served on a far NUMA node",
+	 "Interrupt vectors of the card are affined to CPUs outside its NUMA node (common with AMD "
+	 "NPS2/NPS4 layouts or irqbalance), so every packet crosses the socket interconnect.",
+	 "Pin the vectors to local CPUs: `set_irq_affinity_cpulist.sh <cpulist> <netdev>` (MLNX tools) "
+	 "or write the local CPU list to /proc/irq/<irq>/smp_affinity_list; stop irqbalance or give it a policy.",
+	 eval_irq_far},
+	{"HOST_NUMA_NODE_MISSING", HWC_SEV_WARN, "host", "Card on NUMA node -1",
+	 "The firmware's ACPI tables do not say which node the card's root port belongs to; on a "
+	 "multi-node host the driver allocates memory and spreads interrupts without locality.",
+	 "Update the BIOS; enable 'ACPI SRAT L3 Cache as NUMA' / PXM reporting options; as a stopgap "
+	 "`echo <node> > /sys/bus/pci/devices/<BDF>/numa_node` before the driver loads.",
+	 eval_numa_missing},
+};
+const size_t hwc_rules_host_n = HWC_NELEM(hwc_rules_host);

@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: MIT */
+/* ConnectX firmware rules: write ordering on AMD, the slot power limiter, pending configuration,
+ * pending firmware reset, firmware version consistency and the profile's allowed versions. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules/rules-int.h"
+
+static const char *bdf_of(const json_t *ad)
+{
+	return json_string_value(json_object_get(ad, "bdf"));
+}
+
+static const char *vstr(const json_t *v)
+{
+	return json_string_value(v) ? json_string_value(v) : json_is_true(v) ? "True" : json_is_false(v) ? "False" : "?";
+}
+
+static void eval_wr_ordering(struct hwc_rule_ctx *c)
+{
+	size_t i;
+	const json_t *ad;
+	const char *vendor = NULL, *why = NULL;
+	if (!json_array_size(fv_adapters(c->facts)))
+		return;
+	/* the host first: on Intel the parameter does not matter, so no unknown for it either */
+	if (!fv_str(c->facts, "host.cpu.vendor", &vendor, &why, c->a))
+		vendor = NULL;
+	else if (strcmp(vendor, "AuthenticAMD") != 0)
+		return;
+	json_array_foreach(fv_adapters(c->facts), i, ad) {
+		const char *bdf = bdf_of(ad);
+		const json_t *v;
+		if (hwc_fwc_current(c, ad, "PCI_WR_ORDERING", &v) <= 0)
+			continue;
+		const char *s = json_string_value(v);
+		bool per_mkey = (s && !strncmp(s, "per_mkey", 8)) || (json_is_integer(v) && json_integer_value(v) == 0);
+		if (!per_mkey)
+			continue;
+		if (!vendor) {
+			hwc_rule_unknown(c, bdf, "host.cpu.vendor", why, "whether the host is AMD");
+			continue;
+		}
+		struct hwc_finding *fd = hwc_rule_emit(c, bdf, "PCI_WR_ORDERING is per_mkey on an AMD host: memory keys that do not ask for Relaxed Ordering get strictly ordered writes, capping RDMA reads at about 2 GB/s");
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.fw_config.PCI_WR_ORDERING.current", fv_adapter_path(c, bdf)), s ? s : "0", "force_relax");
+		hwc_evidence_add(fd, c->a, "host.cpu.vendor", vendor, NULL);
+	}
+}
+
+static bool insufficient(const json_t *v)
+{
+	const char *s = json_string_value(v);
+	return (s && strstr(s, "insufficient")) || (json_is_integer(v) && json_integer_value(v) == 2);
+}
+
+static void eval_power_limiter(struct hwc_rule_ctx *c)
+{
+	size_t i;
+	const json_t *ad;
+	json_array_foreach(fv_adapters(c->facts), i, ad) {
+		const char *bdf = bdf_of(ad);
+		const json_t *st;
+		const char *why;
+		const char *base = fv_adapter_path(c, bdf);
+		if (!fv_lookup(ad, "registers.power_status", &st, &why, c->a)) {
+			hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.registers.power_status", base), why, NULL);
+			continue;
+		}
+		if (!insufficient(st))
+			continue;
+		const json_t *dis;
+		int r = hwc_fwc_current(c, ad, "DISABLE_SLOT_POWER_LIMITER", &dis);
+		if (r < 0)
+			continue;
+		if (r == 1 && hwc_fwc_true(dis))
+			continue; /* limiter off: PCIE_SLOT_POWER_LOW speaks for the slot */
+		const json_t *dev = fv_pci_dev(c->facts, bdf);
+		const json_t *adv = json_object_get(dev, "slot_power_limit_w");
+		const json_t *pw = json_object_get(json_object_get(ad, "registers"), "pci_power_w");
+		struct hwc_finding *fd = hwc_rule_emit(
+			c, bdf, "the firmware's slot power limiter is active and reports insufficient slot power (slot advertises %s W): the card may throttle or power its network modules down",
+			json_is_number(adv) ? fv_fmt_num(c->a, json_number_value(adv)) : json_is_number(pw) ? fv_fmt_num(c->a, json_number_value(pw)) : "?");
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.registers.power_status", base), vstr(st), "sufficient");
+		if (json_is_number(pw))
+			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.registers.pci_power_w", base), fv_fmt_num(c->a, json_number_value(pw)), NULL);
+		if (json_is_number(adv))
+			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.slot_power_limit_w", fv_pci_path(c, bdf)), fv_fmt_num(c->a, json_number_value(adv)), NULL);
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.fw_config.DISABLE_SLOT_POWER_LIMITER.current", base),
+				 r == 1 ? vstr(dis) : "not set (limiter on)", NULL);
+	}
+}
+
+static void eval_config_pending(struct hwc_rule_ctx *c)
+{
+	size_t i;
+	const json_t *ad;
+	json_array_foreach(fv_adapters(c->facts), i, ad) {
+		const char *bdf = bdf_of(ad);
+		const json_t *fc;
+		const char *why;
+		if (!fv_lookup(ad, "fw_config", &fc, &why, c->a) || !json_is_object(fc)) {
+			hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.fw_config", fv_adapter_path(c, bdf)), why, NULL);
+			continue;
+		}
+		const char *k;
+		json_t *p;
+		struct hwc_finding *fd = NULL;
+		size_t decided = 0;
+		const char *undecided = NULL;
+		json_object_foreach((json_t *)fc, k, p) {
+			if (!json_is_object(p) || !strcmp(k, "unavailable"))
+				continue;
+			const json_t *cur = json_object_get(p, "current"), *nb = json_object_get(p, "next_boot");
+			const json_t *pj = json_object_get(p, "pending");
+			bool both = cur && nb && !json_is_null(cur) && !json_is_null(nb);
+			if (json_is_boolean(pj) || both)
+				decided++;
+			else if (!undecided && nb && !json_is_null(nb))
+				fv_lookup(p, "pending", &pj, &undecided, c->a);
+			bool pend = json_is_true(pj) || (both && !json_equal(cur, nb));
+			if (!pend)
+				continue;
+			if (!fd)
+				fd = hwc_rule_emit(c, bdf, "firmware configuration changes wait for the next boot or firmware reset");
+			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.fw_config.%s.next_boot", fv_adapter_path(c, bdf), k),
+					 vstr(nb), hwc_arena_printf(c->a, "== current (%s)", vstr(cur)));
+		}
+		/* an mstconfig that prints only the Next Boot column cannot show what is pending */
+		if (!fd && !decided && undecided)
+			hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.fw_config.*.pending", fv_adapter_path(c, bdf)), undecided, NULL);
+	}
+}
+
+static void eval_fw_reset_pending(struct hwc_rule_ctx *c)
+{
+	size_t i;
+	const json_t *ad;
+	json_array_foreach(fv_adapters(c->facts), i, ad) {
+		const char *bdf = bdf_of(ad);
+		bool p;
+		if (!need_bool(c, bdf, ad, fv_adapter_path(c, bdf), "fw_pending_reset", &p) || !p)
+			continue;
+		const char *run = json_string_value(json_object_get(ad, "fw_version"));
+		const char *st = json_string_value(json_object_get(ad, "fw_version_stored"));
+		struct hwc_finding *fd = hwc_rule_emit(c, bdf, "firmware %s is flashed but %s is still running: the update waits for a reset",
+						       st ? st : "?", run ? run : "?");
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.fw_version_stored", fv_adapter_path(c, bdf)), st, run);
+	}
+}
+
+static const char *group_key(const json_t *ad)
+{
+	const char *k = json_string_value(json_object_get(ad, "psid"));
+	return k ? k : json_string_value(json_object_get(ad, "device_id"));
+}
+
+/* How many cards of the group (same PSID, else device id) run version fw. */
+static size_t count_fw(const json_t *ads, const char *key, const char *fw)
+{
+	size_t n = 0, i;
+	const json_t *q;
+	json_array_foreach(ads, i, q) {
+		const char *qk = group_key(q), *qfw = json_string_value(json_object_get(q, "fw_version"));
+		if (qk && qfw && !strcmp(qk, key) && !strcmp(qfw, fw))
+			n++;
+	}
+	return n;
+}
+
+static void eval_fw_mismatch(struct hwc_rule_ctx *c)
+{
+	const json_t *ads = fv_adapters(c->facts);
+	size_t i, k;
+	const json_t *ad, *o;
+	json_array_foreach(ads, i, ad) {
+		const char *key = group_key(ad), *fw = json_string_value(json_object_get(ad, "fw_version"));
+		const char *bdf = bdf_of(ad);
+		if (!key)
+			continue;
+		/* the majority version of the group is the reference; with no majority every card
+		 * that differs from another is named */
+		size_t peers = 0, mine = fw ? count_fw(ads, key, fw) : 0, best_n = 0, ties = 0;
+		const char *best = NULL;
+		json_array_foreach(ads, k, o) {
+			const char *ok = group_key(o), *ofw = json_string_value(json_object_get(o, "fw_version"));
+			if (!ok || strcmp(ok, key) != 0)
+				continue;
+			peers++;
+			if (!ofw || (best && !strcmp(best, ofw)))
+				continue;
+			size_t cnt = count_fw(ads, key, ofw);
+			if (cnt > best_n) {
+				best = ofw;
+				best_n = cnt;
+				ties = 0;
+			} else if (cnt == best_n) {
+				ties++;
+			}
+		}
+		if (peers < 2)
+			continue;
+		if (!fw) {
+			need_str(c, bdf, ad, fv_adapter_path(c, bdf), "fw_version", &fw);
+			continue;
+		}
+		if (mine == peers || (mine == best_n && !ties))
+			continue;
+		const char *other = NULL;
+		json_array_foreach(ads, k, o) {
+			const char *ok = group_key(o), *ofw = json_string_value(json_object_get(o, "fw_version"));
+			if (ok && !strcmp(ok, key) && ofw && strcmp(ofw, fw) != 0 && (!other || count_fw(ads, key, ofw) > count_fw(ads, key, other)))
+				other = ofw;
+		}
+		if (!other)
+			continue;
+		struct hwc_finding *fd = hwc_rule_emit(c, bdf, "runs firmware %s while %zu of the %zu identical cards (%s) run %s",
+						       fw, count_fw(ads, key, other), peers, key, other);
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.fw_version", fv_adapter_path(c, bdf)), fw, other);
+	}
+}
+
+static void eval_fw_allowed(struct hwc_rule_ctx *c)
+{
+	size_t i;
+	const json_t *ad;
+	json_array_foreach(fv_adapters(c->facts), i, ad) {
+		const json_t *allowed = json_object_get(hwc_profile_product(c->prof, ad), "allowed_fw");
+		if (!json_is_array(allowed))
+			continue;
+		const char *bdf = bdf_of(ad), *fw;
+		if (!need_str(c, bdf, ad, fv_adapter_path(c, bdf), "fw_version", &fw))
+			continue;
+		size_t k;
+		const json_t *e;
+		bool ok = false;
+		json_array_foreach(allowed, k, e) ok |= json_string_value(e) && !strcmp(json_string_value(e), fw);
+		if (ok)
+			continue;
+		char *list = json_dumps(allowed, JSON_COMPACT);
+		struct hwc_finding *fd = hwc_rule_emit(c, bdf, "firmware %s is not in the profile's allowed list %s", fw, list ? list : "");
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.fw_version", fv_adapter_path(c, bdf)), fw,
+				 hwc_arena_printf(c->a, "one of %s", list ? list : "[]"));
+		free(list);
+	}
+}
+
+const struct hwc_rule hwc_rules_mlx[] = {
+	{"MLX_WR_ORDERING_PER_MKEY", HWC_SEV_ERROR, "mlx", "PCI_WR_ORDERING=per_mkey on an AMD host",
+	 "With PCI_WR_ORDERING=per_mkey(0) the card uses Relaxed Ordering only for memory keys "
+	 "registered with IBV_ACCESS_RELAXED_ORDERING. On AMD EPYC root complexes strictly ordered "
+	 "writes stall, and RDMA reads of applications that do not ask for it cap at about 2 GB/s. "
+	 "Intel hosts are not affected.",
+	 "`mstconfig -d <BDF> set PCI_WR_ORDERING=1` (force_relax), then reboot or `mstfwreset -d <BDF> reset`.",
+	 eval_wr_ordering},
+	{"MLX_SLOT_POWER_LIMITER", HWC_SEV_ERROR, "mlx", "Slot power limiter active with insufficient slot power",
+	 "The firmware's slot power limiter keeps the card under the slot's advertised power (25 W "
+	 "when nothing was advertised). When the card needs more (MPEIN pwr_status insufficient) it "
+	 "throttles or powers its network modules down.",
+	 "Use a slot that advertises enough power (BIOS update), or, if the slot is known to deliver it, "
+	 "`mstconfig -d <BDF> set ADVANCED_POWER_SETTINGS=1 DISABLE_SLOT_POWER_LIMITER=1` and reboot.",
+	 eval_power_limiter},
+	{"MLX_CONFIG_PENDING", HWC_SEV_WARN, "mlx", "Firmware configuration pending the next boot",
+	 "mlxconfig changes were written but are not active: the running card behaves as before, and "
+	 "the next reboot will change it, perhaps unexpectedly.",
+	 "Apply them with `mstfwreset -d <BDF> reset` (or a reboot), or revert with `mstconfig -d <BDF> set NAME=<current>`.",
+	 eval_config_pending},
+	{"MLX_FW_RESET_PENDING", HWC_SEV_WARN, "mlx", "Firmware update waiting for a reset",
+	 "A new firmware image is on flash but the old one is still running.",
+	 "`mstfwreset -d <BDF> reset` or reboot the host.",
+	 eval_fw_reset_pending},
+	{"MLX_FW_MISMATCH", HWC_SEV_WARN, "mlx", "Firmware versions differ between identical cards",
+	 "Identical cards (same PSID) in one host running different firmware behave differently and "
+	 "make problems hard to reproduce.",
+	 "Update every card of the PSID to the same version: `mstflint -d <BDF> -i <image> burn` or `mlxfwmanager -u`.",
+	 eval_fw_mismatch},
+	{"MLX_FW_NOT_ALLOWED", HWC_SEV_WARN, "mlx", "Firmware not in the profile's allowed list",
+	 "The site profile lists the firmware versions qualified for this product.",
+	 "Install a qualified version (`mlxfwmanager -u` or `mstflint -d <BDF> -i <image> burn`), or add it to the profile.",
+	 eval_fw_allowed},
+};
+const size_t hwc_rules_mlx_n = HWC_NELEM(hwc_rules_mlx);

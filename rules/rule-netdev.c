@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: MIT */
+/* Netdev and port rules: ring sizes, channels, MTU, LRO, RoCE MTU, port state and rate. */
+#include <string.h>
+
+#include "rules/rules-int.h"
+
+#define FOR_CARD_NETDEVS(c, i, ad, nds, n, k)                                                      \
+	json_array_foreach(fv_adapters((c)->facts), i, ad) for (size_t n = fv_adapter_netdevs((c)->facts, ad, nds, 32), k = 0; k < n; k++)
+
+static void eval_rings(struct hwc_rule_ctx *c)
+{
+	size_t i;
+	const json_t *ad, *nds[32];
+	FOR_CARD_NETDEVS(c, i, ad, nds, n, k) {
+		const json_t *nd = nds[k];
+		const char *name = json_string_value(json_object_get(nd, "name"));
+		const char *base = fv_netdev_path(c, name);
+		double rx, mx;
+		if (!need_num(c, name, nd, base, "rings.rx", &rx) || !need_num(c, name, nd, base, "rings.rx_max", &mx) || rx >= mx)
+			continue;
+		double d1 = 0, d2 = 0;
+		const char *w1, *w2;
+		int k1 = fv_num(nd, "counters.rx_discards_phy", &d1, &w1, c->a);
+		int k2 = fv_num(nd, "counters.rx_out_of_buffer", &d2, &w2, c->a);
+		if (!k1 && !k2) {
+			hwc_rule_unknown(c, name, hwc_arena_printf(c->a, "%s.counters.rx_discards_phy", base), w1,
+					 "whether the small ring drops packets");
+			continue;
+		}
+		if (d1 <= 0 && d2 <= 0)
+			continue; /* small rings that drop nothing are a choice, not a problem */
+		struct hwc_finding *fd = hwc_rule_emit(c, name, "receive ring is %s of %s entries while the card discards packets (rx_discards_phy %s, rx_out_of_buffer %s)",
+						       fv_fmt_num(c->a, rx), fv_fmt_num(c->a, mx), k1 ? fv_fmt_num(c->a, d1) : "?", k2 ? fv_fmt_num(c->a, d2) : "?");
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.rings.rx", base), fv_fmt_num(c->a, rx), fv_fmt_num(c->a, mx));
+		if (k1)
+			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.rx_discards_phy", base), fv_fmt_num(c->a, d1), "0");
+		if (k2)
+			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.rx_out_of_buffer", base), fv_fmt_num(c->a, d2), "0");
+	}
+}
+
+/* CPUs local to the netdev: its irq_locality cpulist, else the host's node list. */
+static int local_cpus(struct hwc_rule_ctx *c, const json_t *nd, const char **src)
+{
+	const json_t *il = json_object_get(nd, "irq_locality");
+	const char *cl = json_string_value(json_object_get(il, "local_cpulist"));
+	*src = "irq_locality.local_cpulist";
+	if (cl)
+		return fv_cpulist_count(cl);
+	const json_t *node = json_object_get(il, "numa_node");
+	size_t i;
+	const json_t *e;
+	json_array_foreach(json_object_get(json_object_get(json_object_get(c->facts, "host"), "numa"), "nodes"), i, e) {
+		if (json_is_integer(node) && json_equal(json_object_get(e, "id"), (json_t *)node)) {
+			*src = "host.numa.nodes[].cpulist";
+			return fv_cpulist_count(json_string_value(json_object_get(e, "cpulist")));
+		}
+	}
+	return -1;
+}
+
+static void eval_channels(struct hwc_rule_ctx *c)
+{
+	size_t i;
+	const json_t *ad, *nds[32];
+	double want_max = hwc_profile_threshold(c->prof, HWC_T_CHANNELS_MIN);
+	FOR_CARD_NETDEVS(c, i, ad, nds, n, k) {
+		const json_t *nd = nds[k];
+		const char *name = json_string_value(json_object_get(nd, "name"));
+		const char *base = fv_netdev_path(c, name);
+		double comb, cmax;
+		if (!need_num(c, name, nd, base, "channels.combined", &comb) || !need_num(c, name, nd, base, "channels.combined_max", &cmax))
+			continue;
+		const char *src;
+		int cpus = local_cpus(c, nd, &src);
+		if (cpus <= 0) {
+			hwc_rule_unknown(c, name, hwc_arena_printf(c->a, "%s.irq_locality.local_cpulist", base),
+					 "not_collected: no local CPU list", "how many channels the card's node can serve");
+			continue;
+		}
+		double want = (double)cpus < want_max ? (double)cpus : want_max;
+		if (want > cmax)
+			want = cmax;
+		if (comb >= want)
+			continue;
+		struct hwc_finding *fd = hwc_rule_emit(c, name, "%s combined channels for %d local CPUs (up to %s possible)",
+						       fv_fmt_num(c->a, comb), cpus, fv_fmt_num(c->a, cmax));
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.channels.combined", base), fv_fmt_num(c->a, comb),
+				 hwc_arena_printf(c->a, ">= %s", fv_fmt_num(c->a, want)));
+	}
+}
+
+static void eval_mtu(struct hwc_rule_ctx *c)
+{
+	size_t i;
+	const json_t *ad, *nds[32];
+	FOR_CARD_NETDEVS(c, i, ad, nds, n, k) {
+		const json_t *pm = json_object_get(hwc_profile_product(c->prof, ad), "mtu_min");
+		double want = json_is_number(pm) ? json_number_value(pm) : hwc_profile_host_num(c->prof, "mtu_min");
+		if (want <= 0)
+			continue;
+		const json_t *nd = nds[k];
+		const char *name = json_string_value(json_object_get(nd, "name"));
+		double mtu;
+		if (!need_num(c, name, nd, fv_netdev_path(c, name), "mtu", &mtu) || mtu >= want)
+			continue;
+		struct hwc_finding *fd = hwc_rule_emit(c, name, "MTU is %s; the profile expects jumbo frames (>= %s)",
+						       fv_fmt_num(c->a, mtu), fv_fmt_num(c->a, want));
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.mtu", fv_netdev_path(c, name)), fv_fmt_num(c->a, mtu),
+				 hwc_arena_printf(c->a, ">= %s", fv_fmt_num(c->a, want)));
+	}
+}
+
+static void eval_lro(struct hwc_rule_ctx *c)
+{
+	size_t i;
+	const json_t *ad, *nds[32];
+	FOR_CARD_NETDEVS(c, i, ad, nds, n, k) {
+		const json_t *nd = nds[k];
+		const char *name = json_string_value(json_object_get(nd, "name"));
+		bool lro;
+		if (!need_bool(c, name, nd, fv_netdev_path(c, name), "features.lro", &lro) || !lro)
+			continue;
+		struct hwc_finding *fd = hwc_rule_emit(c, name, "large receive offload (LRO) is on");
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.features.lro", fv_netdev_path(c, name)), "true", "false");
+	}
+}
+
+static const char *port_subject(struct hwc_rule_ctx *c, const json_t *p, const json_t *ad)
+{
+	const char *dev = json_string_value(json_object_get(p, "rdma_device"));
+	const json_t *pn = json_object_get(p, "port");
+	if (dev)
+		return hwc_arena_printf(c->a, "%s/%lld", dev, json_is_integer(pn) ? (long long)json_integer_value(pn) : 1LL);
+	const char *nd = json_string_value(json_object_get(p, "netdev"));
+	return nd ? nd : json_string_value(json_object_get(ad, "bdf"));
+}
+
+static bool port_active(const json_t *p)
+{
+	const char *st = json_string_value(json_object_get(p, "state"));
+	return st && strcasestr(st, "active");
+}
+
+static void eval_roce_mtu(struct hwc_rule_ctx *c)
+{
+	size_t i, k;
+	const json_t *ad, *p;
+	json_array_foreach(fv_adapters(c->facts), i, ad) json_array_foreach(json_object_get(ad, "ports"), k, p) {
+		if (!port_active(p))
+			continue;
+		const char *subj = port_subject(c, p, ad);
+		const char *base = hwc_arena_printf(c->a, "%s.ports[%s]", fv_adapter_path(c, json_string_value(json_object_get(ad, "bdf"))), subj);
+		double am, mm;
+		if (!need_num(c, subj, p, base, "active_mtu", &am) || !need_num(c, subj, p, base, "max_mtu", &mm))
+			continue;
+		if (am >= mm || am >= 4096)
+			continue;
+		const char *ll = json_string_value(json_object_get(p, "link_layer"));
+		bool ib = ll && !strcasecmp(ll, "InfiniBand");
+		struct hwc_finding *fd = hwc_rule_emit(c, subj, "active MTU is %s of a possible %s%s", fv_fmt_num(c->a, am), fv_fmt_num(c->a, mm),
+						       ib ? " (set by the subnet manager's partition)" : " (RoCE derives it from the netdev MTU)");
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.active_mtu", base), fv_fmt_num(c->a, am), fv_fmt_num(c->a, mm));
+	}
+}
+
+static void eval_port_down(struct hwc_rule_ctx *c)
+{
+	size_t i, k;
+	const json_t *ad, *p;
+	json_array_foreach(fv_adapters(c->facts), i, ad) json_array_foreach(json_object_get(ad, "ports"), k, p) {
+		const char *subj = port_subject(c, p, ad);
+		const char *base = hwc_arena_printf(c->a, "%s.ports[%s]", fv_adapter_path(c, json_string_value(json_object_get(ad, "bdf"))), subj);
+		const char *st, *ps = json_string_value(json_object_get(p, "phys_state"));
+		if (!need_str(c, subj, p, base, "state", &st) || strcasestr(st, "active"))
+			continue;
+		if (ps && strcasestr(ps, "disabled"))
+			continue; /* administratively disabled: intended */
+		struct hwc_finding *fd = hwc_rule_emit(c, subj, "port is %s (physical state %s)", st, ps ? ps : "unknown");
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.state", base), st, "ACTIVE");
+		if (ps)
+			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phys_state", base), ps, "LinkUp");
+	}
+}
+
+static void eval_port_rate(struct hwc_rule_ctx *c)
+{
+	size_t i, k;
+	const json_t *ad, *p;
+	json_array_foreach(fv_adapters(c->facts), i, ad) {
+		const json_t *want = json_object_get(hwc_profile_product(c->prof, ad), "port_rate_gbps");
+		if (!json_is_number(want))
+			continue;
+		json_array_foreach(json_object_get(ad, "ports"), k, p) {
+			if (!port_active(p))
+				continue; /* NET_PORT_DOWN speaks for it */
+			const char *subj = port_subject(c, p, ad);
+			const char *base = hwc_arena_printf(c->a, "%s.ports[%s]", fv_adapter_path(c, json_string_value(json_object_get(ad, "bdf"))), subj);
+			double r;
+			if (!need_num(c, subj, p, base, "rate_gbps", &r) || r >= json_number_value(want))
+				continue;
+			struct hwc_finding *fd = hwc_rule_emit(c, subj, "port runs at %s Gb/s; the profile expects %s Gb/s", fv_fmt_num(c->a, r),
+							       fv_fmt_num(c->a, json_number_value(want)));
+			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.rate_gbps", base), fv_fmt_num(c->a, r),
+					 hwc_arena_printf(c->a, ">= %s", fv_fmt_num(c->a, json_number_value(want))));
+		}
+	}
+}
+
+const struct hwc_rule hwc_rules_netdev[] = {
+	{"NET_RING_SMALL", HWC_SEV_WARN, "netdev", "Receive ring below maximum while the card discards packets",
+	 "rx_discards_phy / rx_out_of_buffer count packets the card dropped because the host did not "
+	 "post buffers fast enough; a larger ring absorbs bursts. Small rings with no drops are not flagged.",
+	 "`ethtool -G <netdev> rx <rx_max>` (persist it in the distribution's network configuration).",
+	 eval_rings},
+	{"NET_CHANNELS_FEW", HWC_SEV_WARN, "netdev", "Fewer channels than the card's local cores",
+	 "Each channel is a queue pair with its own interrupt; fewer channels than min(local CPUs, "
+	 "channels_min) concentrate receive work on a few cores.",
+	 "`ethtool -L <netdev> combined <channels>` (at least min(local CPUs, channels_min)).",
+	 eval_channels},
+	{"NET_MTU_NOT_JUMBO", HWC_SEV_WARN, "netdev", "MTU below the profile's jumbo expectation",
+	 "The profile expects jumbo frames on this product's ports; a 1500-byte MTU multiplies per-packet "
+	 "costs and limits RoCE to a 1024-byte MTU.",
+	 "`ip link set <netdev> mtu 9000` (and the switch ports), persisted in the network configuration.",
+	 eval_mtu},
+	{"NET_LRO_ON", HWC_SEV_WARN, "netdev", "LRO enabled",
+	 "Large receive offload merges segments in a way that breaks forwarding, bridging and "
+	 "some captures; hardware GRO gives the gain without the breakage.",
+	 "`ethtool -K <netdev> lro off` (use `rx-gro-hw on` instead).",
+	 eval_lro},
+	{"NET_ROCE_MTU_SMALL", HWC_SEV_WARN, "netdev", "RDMA active MTU below what the port supports",
+	 "RDMA messages are cut into active-MTU packets: 1024 instead of 4096 quadruples the packet "
+	 "rate for the same bandwidth. RoCE takes it from the netdev MTU (>= 4200 gives 4096).",
+	 "RoCE: `ip link set <netdev> mtu 4200` or larger (switch too). InfiniBand: raise the partition "
+	 "MTU in the subnet manager (e.g. `mtu=5` in opensm partitions.conf).",
+	 eval_roce_mtu},
+	{"NET_PORT_DOWN", HWC_SEV_WARN, "netdev", "Port down",
+	 "A port of the card has no link (administratively disabled ports are not flagged).",
+	 "Check the cable, transceiver and switch port: `mlxlink -d <BDF> -p <port>` or `ethtool <netdev>`.",
+	 eval_port_down},
+	{"NET_PORT_RATE_LOW", HWC_SEV_WARN, "netdev", "Port rate below the profile's expectation",
+	 "The port trained below the rate the site expects for this product (wrong cable, a switch port "
+	 "speed setting, auto-negotiation to a lower rate).",
+	 "Check the cable and switch port; `mlxlink -d <BDF> -p <port>` shows the negotiated and supported speeds.",
+	 eval_port_rate},
+};
+const size_t hwc_rules_netdev_n = HWC_NELEM(hwc_rules_netdev);

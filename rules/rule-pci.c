@@ -1,0 +1,624 @@
+/* SPDX-License-Identifier: MIT */
+/* PCIe rules: link training, slot limits, path bottlenecks, payload sizes, ordering, AER, ASPM,
+ * slot power and firmware link restrictions. Each judges the card's function 0 (which carries
+ * the link) and the port above it. */
+#include <math.h>
+#include <string.h>
+
+#include "rules/rules-int.h"
+
+#define FOR_ADAPTERS(c, i, ad) json_array_foreach(fv_adapters((c)->facts), i, ad)
+
+/* Effective Gb/s of a link as the kernel counts it (PCIE_SPEED2MBS_ENC: per-lane Mb/s after
+ * 8b/10b up to Gen2 or 128b/130b Gen3-5, truncated to an integer, times the width), so the
+ * numbers match the "63.008 Gb/s available PCIe bandwidth" lines users compare them with. */
+static double link_gbps(double gts, double width)
+{
+	double enc = gts <= 5.0 ? 0.8 : gts >= 64 ? 1.0 : 128.0 / 130.0;
+	return floor(gts * 1000.0 * enc) * width / 1000.0;
+}
+
+static const char *bdf_of(const json_t *ad)
+{
+	return json_string_value(json_object_get(ad, "bdf"));
+}
+
+/* The card's function-0 PCI device, or an unknown finding. NULL without a finding for a VF
+ * (a VM sees only the VF: its link, payload sizes and slot belong to the PF it cannot see). */
+static const json_t *card_dev(struct hwc_rule_ctx *c, const json_t *ad)
+{
+	const char *bdf = bdf_of(ad);
+	const json_t *dev = fv_pci_dev(c->facts, bdf);
+	if (json_is_true(json_object_get(dev, "is_vf")))
+		return NULL;
+	if (!dev) {
+		const char *why = NULL;
+		const json_t *v;
+		if (!fv_lookup(c->facts, "pci.devices", &v, &why, c->a) || !why)
+			why = why ? why : "not_collected";
+		else
+			why = "absent: the adapter's function is not in pci.devices";
+		hwc_rule_unknown(c, bdf, fv_pci_path(c, bdf), why, NULL);
+	}
+	return dev;
+}
+
+struct linkinfo {
+	double speed, width, cap_speed, cap_width;
+};
+
+static int need_link(struct hwc_rule_ctx *c, const char *subj, const json_t *dev, const char *bdf,
+		     struct linkinfo *l)
+{
+	const char *base = fv_pci_path(c, bdf);
+	int ok = need_num(c, subj, dev, base, "link.speed_gts", &l->speed);
+	ok &= need_num(c, subj, dev, base, "link.width", &l->width);
+	ok &= need_num(c, subj, dev, base, "link.cap_speed_gts", &l->cap_speed);
+	ok &= need_num(c, subj, dev, base, "link.cap_width", &l->cap_width);
+	return ok;
+}
+
+/* The port above the card: its device and capabilities. 1 known, 0 no upstream listed (VF,
+ * VM passthrough), -1 unknown (finding emitted). */
+static int port_caps(struct hwc_rule_ctx *c, const char *subj, const json_t *dev, double *ps,
+		     double *pw, const char **pbdf, bool report)
+{
+	const char *up = json_string_value(json_object_get(dev, "upstream"));
+	*pbdf = up;
+	if (!up)
+		return 0;
+	const json_t *pd = fv_pci_dev(c->facts, up);
+	if (!pd) {
+		if (report)
+			hwc_rule_unknown(c, subj, fv_pci_path(c, up), "not_collected: the upstream port is not in pci.devices", NULL);
+		return -1;
+	}
+	const char *base = fv_pci_path(c, up);
+	if (!report) {
+		const char *why;
+		return fv_num(pd, "link.cap_speed_gts", ps, &why, c->a) &&
+				       fv_num(pd, "link.cap_width", pw, &why, c->a)
+			       ? 1
+			       : -1;
+	}
+	int ok = need_num(c, subj, pd, base, "link.cap_speed_gts", ps);
+	ok &= need_num(c, subj, pd, base, "link.cap_width", pw);
+	return ok ? 1 : -1;
+}
+
+static const char *link_str(struct hwc_arena *a, double s, double w)
+{
+	return hwc_arena_printf(a, "%s GT/s x%s", fv_fmt_num(a, s), fv_fmt_num(a, w));
+}
+
+/* Switch upstream ports on the card's path: their LnkSta is the link to the port above them,
+ * which can train down while the card's own link is fine. (A root or downstream port's LnkSta
+ * is the link below it, already judged from the other end.) */
+static void downgraded_hops(struct hwc_rule_ctx *c, const char *card, const json_t *dev)
+{
+	size_t k;
+	const json_t *h;
+	json_array_foreach(json_object_get(dev, "path"), k, h) {
+		const char *hb = json_string_value(h);
+		const json_t *hd = fv_pci_dev(c->facts, hb);
+		const char *pt = json_string_value(json_object_get(hd, "port_type"));
+		if (!k || !pt || strcmp(pt, "upstream_port") != 0)
+			continue;
+		const char *why;
+		double s, w, cs, cw, ps, pw;
+		const char *up = json_string_value(json_object_get(hd, "upstream"));
+		const json_t *ud = fv_pci_dev(c->facts, up);
+		if (!ud || !fv_num(hd, "link.speed_gts", &s, &why, c->a) || !fv_num(hd, "link.width", &w, &why, c->a) ||
+		    !fv_num(hd, "link.cap_speed_gts", &cs, &why, c->a) || !fv_num(hd, "link.cap_width", &cw, &why, c->a) ||
+		    !fv_num(ud, "link.cap_speed_gts", &ps, &why, c->a) || !fv_num(ud, "link.cap_width", &pw, &why, c->a))
+			continue; /* a hop we cannot judge: the path bottleneck still accounts for it */
+		double ms = fmin(cs, ps), mw = fmin(cw, pw);
+		if (s >= ms && w >= mw)
+			continue;
+		struct hwc_finding *fd = hwc_rule_emit(
+			c, card, "the link above switch port %s on the card's path trained at %s although it and %s can both do %s",
+			hb, link_str(c->a, s, w), up, link_str(c->a, ms, mw));
+		const char *base = fv_pci_path(c, hb);
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.speed_gts", base), fv_fmt_num(c->a, s), fv_fmt_num(c->a, ms));
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.width", base), fv_fmt_num(c->a, w), fv_fmt_num(c->a, mw));
+	}
+}
+
+static void eval_downgraded(struct hwc_rule_ctx *c)
+{
+	size_t i;
+	const json_t *ad;
+	FOR_ADAPTERS(c, i, ad) {
+		const char *bdf = bdf_of(ad);
+		const json_t *dev = card_dev(c, ad);
+		struct linkinfo l;
+		if (dev)
+			downgraded_hops(c, bdf, dev);
+		if (!dev || !need_link(c, bdf, dev, bdf, &l))
+			continue;
+		if (l.speed >= l.cap_speed && l.width >= l.cap_width)
+			continue; /* trained at the card's best: nothing lost on this link */
+		double ps, pw;
+		const char *pbdf;
+		int pr = port_caps(c, bdf, dev, &ps, &pw, &pbdf, true);
+		if (pr < 0)
+			continue;
+		const char *base = fv_pci_path(c, bdf);
+		if (pr == 0) {
+			/* no port above in the facts: the collector's verdict is all we have */
+			const char *st = json_string_value(json_object_get(dev, "link_status"));
+			if (st && strcmp(st, "downgraded") == 0) {
+				struct hwc_finding *fd = hwc_rule_emit(c, bdf, "link trained at %s, below the card's %s (the collector found it downgraded)",
+								       link_str(c->a, l.speed, l.width), link_str(c->a, l.cap_speed, l.cap_width));
+				hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link_status", base), st, "ok");
+			} else if (!st || strcmp(st, "unknown") == 0) {
+				hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.upstream", base),
+						 "not_collected: no upstream port to compare with", "the port's link capability");
+			}
+			continue;
+		}
+		double ms = fmin(l.cap_speed, ps), mw = fmin(l.cap_width, pw);
+		if (l.speed >= ms && l.width >= mw)
+			continue; /* slot limited, not downgraded */
+		struct hwc_finding *fd = hwc_rule_emit(
+			c, bdf, "link trained at %s although the card and port %s can both do %s (%s Gb/s of %s Gb/s)",
+			link_str(c->a, l.speed, l.width), pbdf, link_str(c->a, ms, mw),
+			fv_fmt_num(c->a, link_gbps(l.speed, l.width)),
+			fv_fmt_num(c->a, link_gbps(ms, mw)));
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.speed_gts", base),
+				 fv_fmt_num(c->a, l.speed), fv_fmt_num(c->a, ms));
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.width", base),
+				 fv_fmt_num(c->a, l.width), fv_fmt_num(c->a, mw));
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.cap_speed_gts", fv_pci_path(c, pbdf)),
+				 fv_fmt_num(c->a, ps), NULL);
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.cap_width", fv_pci_path(c, pbdf)),
+				 fv_fmt_num(c->a, pw), NULL);
+	}
+}
+
+static void eval_slot_limited(struct hwc_rule_ctx *c)
+{
+	size_t i;
+	const json_t *ad;
+	FOR_ADAPTERS(c, i, ad) {
+		const char *bdf = bdf_of(ad);
+		const json_t *dev = card_dev(c, ad);
+		struct linkinfo l;
+		if (!dev || !need_link(c, bdf, dev, bdf, &l))
+			continue;
+		if (l.speed >= l.cap_speed && l.width >= l.cap_width)
+			continue;
+		double ps, pw;
+		const char *pbdf;
+		int pr = port_caps(c, bdf, dev, &ps, &pw, &pbdf, true);
+		if (pr == 0) {
+			const char *st = json_string_value(json_object_get(dev, "link_status"));
+			if (st && strcmp(st, "slot_limited") == 0) {
+				struct hwc_finding *fd = hwc_rule_emit(c, bdf, "the slot limits the card to %s (capable of %s)",
+								       link_str(c->a, l.speed, l.width), link_str(c->a, l.cap_speed, l.cap_width));
+				hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link_status", fv_pci_path(c, bdf)), st, "ok");
+			}
+			continue;
+		}
+		if (pr < 0)
+			continue;
+		double ms = fmin(l.cap_speed, ps), mw = fmin(l.cap_width, pw);
+		if (l.speed < ms || l.width < mw)
+			continue; /* downgraded: the other rule */
+		double have = link_gbps(l.speed, l.width), could = link_gbps(l.cap_speed, l.cap_width);
+		struct hwc_finding *fd = hwc_rule_emit(
+			c, bdf, "the port %s limits the card to %s: %s Gb/s of the %s Gb/s it could use (%s)",
+			pbdf, link_str(c->a, l.speed, l.width), fv_fmt_num(c->a, have),
+			fv_fmt_num(c->a, could), link_str(c->a, l.cap_speed, l.cap_width));
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.cap_speed_gts", fv_pci_path(c, pbdf)),
+				 fv_fmt_num(c->a, ps), fv_fmt_num(c->a, l.cap_speed));
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.cap_width", fv_pci_path(c, pbdf)),
+				 fv_fmt_num(c->a, pw), fv_fmt_num(c->a, l.cap_width));
+	}
+}
+
+static void eval_path_bottleneck(struct hwc_rule_ctx *c)
+{
+	size_t i;
+	const json_t *ad;
+	FOR_ADAPTERS(c, i, ad) {
+		const char *bdf = bdf_of(ad);
+		const json_t *dev = card_dev(c, ad);
+		double g;
+		const char *why;
+		if (!dev)
+			continue;
+		const char *src;
+		double rate = fv_adapter_port_rate(c, ad, &src);
+		if (!fv_num(dev, "path_bottleneck.gbps", &g, &why, c->a)) {
+			/* without root the payload figure (it needs the MPS) is unknown; the raw figure
+			 * bounds it: payload <= raw, and payload >= 0.8 x raw (128-byte TLPs with 24
+			 * bytes of overhead, or flit mode, are the worst case), so most paths decide */
+			double raw;
+			bool have_raw = rate > 0 && fv_num(dev, "path_bottleneck.raw_gbps", &raw, &why, c->a);
+			if (have_raw && raw * 0.8 >= rate)
+				continue;
+			if (!have_raw || raw >= rate) {
+				need_num(c, bdf, dev, fv_pci_path(c, bdf), "path_bottleneck.gbps", &g);
+				continue;
+			}
+			g = raw;
+		}
+		if (rate <= 0) {
+			hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.ports[].rate_gbps", fv_adapter_path(c, bdf)),
+					 "not_collected: no port rate, netdev speed or product maximum", NULL);
+			continue;
+		}
+		if (g >= rate)
+			continue;
+		const json_t *pb = json_object_get(dev, "path_bottleneck");
+		const char *hop = json_string_value(json_object_get(pb, "bdf"));
+		const json_t *s = json_object_get(pb, "speed_gts"), *w = json_object_get(pb, "width");
+		const char *hl = json_is_number(s) && json_is_number(w)
+					 ? link_str(c->a, json_number_value(s), json_number_value(w))
+					 : "a narrower link";
+		const json_t *raw = json_object_get(pb, "raw_gbps");
+		const char *rs = json_is_number(raw) && json_number_value(raw) != g
+					 ? hwc_arena_printf(c->a, " of payload (%s Gb/s raw)", fv_fmt_num(c->a, json_number_value(raw)))
+					 : "";
+		struct hwc_finding *fd = hwc_rule_emit(
+			c, bdf, "the PCIe path is limited to %s Gb/s%s by %s at %s, below the %s Gb/s port rate",
+			fv_fmt_num(c->a, g), rs, hl, hop ? hop : "an unnamed hop", fv_fmt_num(c->a, rate));
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.path_bottleneck.gbps", fv_pci_path(c, bdf)),
+				 fv_fmt_num(c->a, g), hwc_arena_printf(c->a, ">= %s", fv_fmt_num(c->a, rate)));
+		if (hop)
+			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.path_bottleneck.bdf", fv_pci_path(c, bdf)), hop, NULL);
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.%s", fv_adapter_path(c, bdf), src),
+				 fv_fmt_num(c->a, rate), NULL);
+	}
+}
+
+static void eval_below_profile(struct hwc_rule_ctx *c)
+{
+	size_t i;
+	const json_t *ad;
+	FOR_ADAPTERS(c, i, ad) {
+		const json_t *pc = json_object_get(hwc_profile_product(c->prof, ad), "pcie");
+		if (!pc)
+			continue;
+		const char *bdf = bdf_of(ad);
+		const json_t *dev = card_dev(c, ad);
+		double s, w;
+		const char *base = fv_pci_path(c, bdf);
+		if (!dev || !need_num(c, bdf, dev, base, "link.speed_gts", &s) ||
+		    !need_num(c, bdf, dev, base, "link.width", &w))
+			continue;
+		const json_t *ws = json_object_get(pc, "speed_gts"), *ww = json_object_get(pc, "width");
+		double es = json_is_number(ws) ? json_number_value(ws) : 0;
+		double ew = json_is_number(ww) ? json_number_value(ww) : 0;
+		if (s >= es && w >= ew)
+			continue;
+		struct hwc_finding *fd = hwc_rule_emit(c, bdf, "link is %s; the profile expects at least %s GT/s x%s for %s",
+						       link_str(c->a, s, w), fv_fmt_num(c->a, es), fv_fmt_num(c->a, ew),
+						       json_string_value(json_object_get(ad, "product")) ? json_string_value(json_object_get(ad, "product")) : "this product");
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.speed_gts", base), fv_fmt_num(c->a, s),
+				 hwc_arena_printf(c->a, ">= %s", fv_fmt_num(c->a, es)));
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.width", base), fv_fmt_num(c->a, w),
+				 hwc_arena_printf(c->a, ">= %s", fv_fmt_num(c->a, ew)));
+	}
+}
+
+/* Payload checks matter only where the port rate approaches the link's capacity. */
+static bool fast_enough(struct hwc_rule_ctx *c, const json_t *ad, double *rate)
+{
+	const char *src;
+	*rate = fv_adapter_port_rate(c, ad, &src);
+	return *rate >= hwc_profile_threshold(c->prof, HWC_T_PAYLOAD_CHECK_RATE_GBPS);
+}
+
+static void eval_mps(struct hwc_rule_ctx *c)
+{
+	size_t i;
+	const json_t *ad;
+	double min = hwc_profile_threshold(c->prof, HWC_T_MPS_MIN_BYTES);
+	FOR_ADAPTERS(c, i, ad) {
+		double rate, mps, sup;
+		const char *bdf = bdf_of(ad);
+		if (!fast_enough(c, ad, &rate))
+			continue;
+		const json_t *dev = card_dev(c, ad);
+		const char *base = fv_pci_path(c, bdf);
+		if (!dev || !need_num(c, bdf, dev, base, "max_payload_bytes", &mps) || mps >= min)
+			continue;
+		if (!need_num(c, bdf, dev, base, "max_payload_supported_bytes", &sup) || sup < min)
+			continue;
+		/* every hop must support more, else the small MPS is the platform's ceiling */
+		const char *limiter = NULL;
+		size_t k;
+		const json_t *h;
+		json_array_foreach(json_object_get(dev, "path"), k, h) {
+			const json_t *hd = fv_pci_dev(c->facts, json_string_value(h));
+			const json_t *hs = json_object_get(hd, "max_payload_supported_bytes");
+			if (json_is_number(hs) && json_number_value(hs) < min)
+				limiter = json_string_value(h);
+		}
+		if (limiter)
+			continue;
+		struct hwc_finding *fd = hwc_rule_emit(c, bdf, "Max Payload Size is %s bytes on a %s Gb/s port; the card supports %s",
+						       fv_fmt_num(c->a, mps), fv_fmt_num(c->a, rate), fv_fmt_num(c->a, sup));
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.max_payload_bytes", base), fv_fmt_num(c->a, mps),
+				 hwc_arena_printf(c->a, ">= %s", fv_fmt_num(c->a, min)));
+	}
+}
+
+static void eval_mrrs(struct hwc_rule_ctx *c)
+{
+	size_t i;
+	const json_t *ad;
+	double min = hwc_profile_threshold(c->prof, HWC_T_MRRS_MIN_BYTES);
+	FOR_ADAPTERS(c, i, ad) {
+		double rate, v;
+		const char *bdf = bdf_of(ad);
+		if (!fast_enough(c, ad, &rate))
+			continue;
+		const json_t *dev = card_dev(c, ad);
+		const char *base = fv_pci_path(c, bdf);
+		if (!dev || !need_num(c, bdf, dev, base, "max_read_request_bytes", &v) || v >= min)
+			continue;
+		struct hwc_finding *fd = hwc_rule_emit(c, bdf, "Max Read Request Size is %s bytes on a %s Gb/s port",
+						       fv_fmt_num(c->a, v), fv_fmt_num(c->a, rate));
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.max_read_request_bytes", base),
+				 fv_fmt_num(c->a, v), hwc_arena_printf(c->a, ">= %s", fv_fmt_num(c->a, min)));
+	}
+}
+
+/* Root ports whose erratum makes Linux clear Relaxed Ordering on purpose
+ * (drivers/pci/quirks.c quirk_relaxedordering_disable: Intel 0x6f01-0x6f0e, 0x2f01-0x2f0e). */
+static bool ro_quirk_root(const json_t *root)
+{
+	const char *v = json_string_value(json_object_get(root, "vendor_id"));
+	const char *d = json_string_value(json_object_get(root, "device_id"));
+	if (!v || !d || strcmp(v, "8086") != 0 || strlen(d) != 4)
+		return false;
+	return (!strncmp(d, "6f0", 3) || !strncmp(d, "2f0", 3)) && d[3] >= '1' && d[3] <= 'e';
+}
+
+static void eval_relaxed_ordering(struct hwc_rule_ctx *c)
+{
+	size_t i;
+	const json_t *ad;
+	FOR_ADAPTERS(c, i, ad) {
+		const char *bdf = bdf_of(ad);
+		const json_t *dev = card_dev(c, ad);
+		bool ro;
+		const char *base = fv_pci_path(c, bdf);
+		if (!dev)
+			continue; /* also a VF: DevCtl Relaxed Ordering is RsvdP there */
+		if (!need_bool(c, bdf, dev, base, "relaxed_ordering", &ro) || ro)
+			continue;
+		const json_t *path = json_object_get(dev, "path");
+		const json_t *root = json_array_size(path) ? fv_pci_dev(c->facts, json_string_value(json_array_get(path, json_array_size(path) - 1))) : NULL;
+		if (ro_quirk_root(root))
+			continue;
+		struct hwc_finding *fd = hwc_rule_emit(c, bdf, "Relaxed Ordering is disabled in the card's Device Control register");
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.relaxed_ordering", base), "false", "true");
+	}
+}
+
+static void eval_aer(struct hwc_rule_ctx *c)
+{
+	size_t i;
+	const json_t *ad;
+	double cmax = hwc_profile_threshold(c->prof, HWC_T_AER_CORRECTABLE_MAX);
+	FOR_ADAPTERS(c, i, ad) {
+		const char *bdf = bdf_of(ad);
+		const json_t *dev = card_dev(c, ad);
+		double ce, nf, fa;
+		const char *base = fv_pci_path(c, bdf);
+		if (!dev)
+			continue;
+		if (json_is_false(json_object_get(dev, "aer_capable")))
+			continue; /* no AER capability: nothing can count */
+		int ok = need_num(c, bdf, dev, base, "aer.correctable", &ce);
+		ok &= need_num(c, bdf, dev, base, "aer.nonfatal", &nf);
+		ok &= need_num(c, bdf, dev, base, "aer.fatal", &fa);
+		if (!ok)
+			continue;
+		if (nf > 0 || fa > 0) {
+			struct hwc_finding *fd = hwc_rule_emit_sev(c, HWC_SEV_ERROR, bdf, "uncorrectable PCIe errors counted: %s non-fatal, %s fatal",
+								   fv_fmt_num(c->a, nf), fv_fmt_num(c->a, fa));
+			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.aer.nonfatal", base), fv_fmt_num(c->a, nf), "0");
+			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.aer.fatal", base), fv_fmt_num(c->a, fa), "0");
+		} else if (ce > cmax) {
+			struct hwc_finding *fd = hwc_rule_emit_sev(c, HWC_SEV_WARN, bdf, "%s correctable PCIe errors counted since boot",
+								   fv_fmt_num(c->a, ce));
+			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.aer.correctable", base), fv_fmt_num(c->a, ce),
+					 hwc_arena_printf(c->a, "<= %s", fv_fmt_num(c->a, cmax)));
+		}
+	}
+}
+
+static void eval_aspm(struct hwc_rule_ctx *c)
+{
+	size_t i;
+	const json_t *ad;
+	FOR_ADAPTERS(c, i, ad) {
+		const char *bdf = bdf_of(ad);
+		const json_t *dev = card_dev(c, ad);
+		const char *base = fv_pci_path(c, bdf);
+		const json_t *v;
+		const char *why;
+		if (!dev)
+			continue;
+		if (!fv_lookup(dev, "link.aspm", &v, &why, c->a)) {
+			hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.link.aspm", base), why, NULL);
+			continue;
+		}
+		const char *s = json_string_value(v);
+		bool on = json_is_true(v) || (s && *s && strcasecmp(s, "disabled") && strcasecmp(s, "off") &&
+					      strcasecmp(s, "none") && strcasecmp(s, "false"));
+		if (!on)
+			continue;
+		struct hwc_finding *fd = hwc_rule_emit(c, bdf, "ASPM %s is enabled on the card's link: exits from L0s/L1 add latency under bursty load",
+						       s ? s : "");
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.aspm", base), s ? s : "true", "disabled");
+	}
+}
+
+static void eval_slot_power(struct hwc_rule_ctx *c)
+{
+	size_t i;
+	const json_t *ad;
+	FOR_ADAPTERS(c, i, ad) {
+		const char *bdf = bdf_of(ad);
+		const json_t *dev = card_dev(c, ad);
+		const char *base = fv_pci_path(c, bdf);
+		double w;
+		if (!dev || !need_num(c, bdf, dev, base, "slot_power_limit_w", &w))
+			continue;
+		const json_t *min = json_object_get(hwc_profile_product(c->prof, ad), "slot_power_min_w");
+		if (w == 0) {
+			struct hwc_finding *fd = hwc_rule_emit(c, bdf, "the slot never advertised a power limit to the card (Set_Slot_Power_Limit); ConnectX firmware then caps itself at 25 W");
+			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.slot_power_limit_w", base), "0", "> 0 (advertised)");
+		} else if (json_is_number(min) && w < json_number_value(min)) {
+			struct hwc_finding *fd = hwc_rule_emit(c, bdf, "the slot advertises %s W, below the %s W the profile requires for this card",
+							       fv_fmt_num(c->a, w), fv_fmt_num(c->a, json_number_value(min)));
+			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.slot_power_limit_w", base), fv_fmt_num(c->a, w),
+					 hwc_arena_printf(c->a, ">= %s", fv_fmt_num(c->a, json_number_value(min))));
+		}
+	}
+}
+
+int hwc_fwc_current(struct hwc_rule_ctx *c, const json_t *ad, const char *name, const json_t **val)
+{
+	const char *bdf = bdf_of(ad);
+	const json_t *fc;
+	const char *why;
+	*val = NULL;
+	if (!fv_lookup(ad, "fw_config", &fc, &why, c->a) || !json_is_object(fc)) {
+		hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.fw_config", fv_adapter_path(c, bdf)), why, NULL);
+		return -1;
+	}
+	const json_t *p = json_object_get(fc, name);
+	if (!p || json_is_null(p)) {
+		/* the parameter may be listed as unavailable (read failed) or simply not exist */
+		const json_t *u = json_object_get(json_object_get(fc, "unavailable"), name);
+		if (u || p) {
+			fv_lookup(fc, name, val, &why, c->a);
+			hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.fw_config.%s", fv_adapter_path(c, bdf), name), why, NULL);
+			return -1;
+		}
+		return 0;
+	}
+	const json_t *v = json_object_get(p, "current");
+	if (!v || json_is_null(v))
+		v = json_object_get(p, "next_boot");
+	if (!v || json_is_null(v)) {
+		fv_lookup(p, "next_boot", val, &why, c->a);
+		/* mstconfig did not print it: this firmware does not offer the parameter (or it is
+		 * hidden behind a switch that is off), which is an answer, not an unknown */
+		if (!strncmp(why, "unsupported: not printed by mstconfig", 37))
+			return 0;
+		hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.fw_config.%s.current", fv_adapter_path(c, bdf), name), why, NULL);
+		return -1;
+	}
+	*val = v;
+	return 1;
+}
+
+bool hwc_fwc_true(const json_t *v)
+{
+	const char *s = json_string_value(v);
+	return json_is_true(v) || (json_is_integer(v) && json_integer_value(v) != 0) ||
+	       (s && (!strncasecmp(s, "true", 4) || !strcmp(s, "1")));
+}
+
+static void eval_fw_restrict(struct hwc_rule_ctx *c)
+{
+	size_t i;
+	const json_t *ad;
+	FOR_ADAPTERS(c, i, ad) {
+		const char *bdf = bdf_of(ad);
+		const json_t *v;
+		int r = hwc_fwc_current(c, ad, "PCI_BUS0_RESTRICT", &v);
+		if (r <= 0 || !hwc_fwc_true(v))
+			continue;
+		const json_t *sp = NULL, *wd = NULL, *as = NULL;
+		const json_t *fc = json_object_get(ad, "fw_config");
+		sp = json_object_get(json_object_get(fc, "PCI_BUS0_RESTRICT_SPEED"), "current");
+		wd = json_object_get(json_object_get(fc, "PCI_BUS0_RESTRICT_WIDTH"), "current");
+		as = json_object_get(json_object_get(fc, "PCI_BUS0_RESTRICT_ASPM"), "current");
+		char *what = hwc_arena_printf(c->a, "speed %s, width %s, ASPM %s",
+					      json_string_value(sp) ? json_string_value(sp) : "?",
+					      json_string_value(wd) ? json_string_value(wd) : "?",
+					      json_string_value(as) ? json_string_value(as) : "?");
+		struct hwc_finding *fd = hwc_rule_emit(c, bdf, "the card's firmware restricts its own PCIe link (%s)", what);
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.fw_config.PCI_BUS0_RESTRICT.current", fv_adapter_path(c, bdf)),
+				 json_string_value(v) ? json_string_value(v) : "True", "False");
+	}
+}
+
+const struct hwc_rule hwc_rules_pci[] = {
+	{"PCIE_LINK_DOWNGRADED", HWC_SEV_ERROR, "pci", "PCIe link trained below what both ends support",
+	 "The card and the port above it can both run a faster or wider link than the one that trained. "
+	 "This is lost bandwidth with no design reason: a dirty or loose connector, a riser, a marginal "
+	 "signal, or a BIOS setting forcing a lower speed. Only flagged when both ends can do more (a card "
+	 "in a smaller slot is PCIE_LINK_SLOT_LIMITED instead).",
+	 "Retrain the link from the port above: `setpci -s <PORT> CAP_EXP+10.w=20:20`; if it trains "
+	 "low again, reseat the card (and any riser) and check the BIOS PCIe speed setting for the slot.",
+	 eval_downgraded},
+	{"PCIE_LINK_SLOT_LIMITED", HWC_SEV_INFO, "pci", "PCIe link limited by the slot",
+	 "The card can do more than the port above it (a Gen5 card in a Gen4 slot, an x16 card in an x8 "
+	 "slot). The link runs at the best the slot allows, which is correct; the finding states the cost "
+	 "in Gb/s so it can be weighed against the port rate (PCIE_PATH_BOTTLENECK flags it when it hurts).",
+	 "Move the card to a slot wired for its full speed and width (see the board manual's slot table).",
+	 eval_slot_limited},
+	{"PCIE_PATH_BOTTLENECK", HWC_SEV_ERROR, "pci", "PCIe path slower than the network port",
+	 "The slowest hop between the card and the root port carries fewer Gb/s than the card's port "
+	 "rate, so the network link can never be filled (e.g. 100 GbE behind a Gen3 x8 hop: 63 Gb/s). "
+	 "The hop is named: the card's own link, a switch or a riser.",
+	 "Move the card to a slot whose whole path (root port and any switch) runs at least the card's "
+	 "width and speed; for the named hop check its BIOS bifurcation setting.",
+	 eval_path_bottleneck},
+	{"PCIE_LINK_BELOW_PROFILE", HWC_SEV_WARN, "pci", "PCIe link below the profile's expectation for the product",
+	 "The site profile says this product should run at least a given PCIe generation and width.",
+	 "Install the card in a slot that provides the expected generation and width, or correct the profile.",
+	 eval_below_profile},
+	{"PCIE_MPS_SMALL", HWC_SEV_WARN, "pci", "PCIe Max Payload Size too small for the port rate",
+	 "Each TLP carries about 24 bytes of overhead; at 128-byte payloads that is ~16% of the link, "
+	 "which matters at 100 Gb/s and up. The card and every hop support more, so the setting (BIOS or "
+	 "kernel) is the limit.",
+	 "Set the BIOS 'PCIe Max Payload Size' to Auto/the largest value, or boot with `pci=pcie_bus_perf`.",
+	 eval_mps},
+	{"PCIE_MRRS_SMALL", HWC_SEV_WARN, "pci", "PCIe Max Read Request Size too small for the port rate",
+	 "Small read requests cap the card's DMA read throughput (transmit path and RDMA reads) at high "
+	 "port rates; ConnectX cards are tuned for 4096-byte read requests.",
+	 "`setpci -s <BDF> CAP_EXP+8.w=5000:7000` (MaxReadReq 4096), persisted with a udev rule or boot "
+	 "script; some BIOSes have a 'Max Read Request' setting.",
+	 eval_mrrs},
+	{"PCIE_RELAXED_ORDERING_OFF", HWC_SEV_WARN, "pci", "Relaxed Ordering disabled on the card",
+	 "Without Relaxed Ordering the root complex must complete the card's writes in order, which "
+	 "caps DMA throughput on AMD EPYC and many ARM hosts. Linux clears it on purpose only behind "
+	 "root ports with a known erratum (those are not flagged); on a VF the bit is reserved.",
+	 "Enable it: `setpci -s <BDF> CAP_EXP+8.w=0010:0010`; check the BIOS for a 'Relaxed Ordering' option.",
+	 eval_relaxed_ordering},
+	{"PCIE_AER_ERRORS", HWC_SEV_ERROR, "pci", "PCIe AER errors counted on the card",
+	 "Correctable errors (warn) mean replays that cost bandwidth and usually a marginal link; "
+	 "uncorrectable ones (error) corrupt or drop transactions and precede link failures.",
+	 "Reseat the card and any riser, check cooling, then watch `/sys/bus/pci/devices/<BDF>/aer_dev_*`; "
+	 "replace the riser or move the card if they keep rising.",
+	 eval_aer},
+	{"PCIE_ASPM_ENABLED", HWC_SEV_WARN, "pci", "ASPM enabled on the card's link",
+	 "Active State Power Management puts the link into L0s/L1 when idle; the exit latency hurts "
+	 "latency-sensitive and bursty traffic.",
+	 "Boot with `pcie_aspm=off`, or `echo performance > /sys/module/pcie_aspm/parameters/policy`, "
+	 "or disable ASPM for the slot in the BIOS.",
+	 eval_aspm},
+	{"PCIE_SLOT_POWER_LOW", HWC_SEV_WARN, "pci", "Slot power not advertised or below what the card needs",
+	 "The slot's Set_Slot_Power_Limit message tells the card how much it may draw. 0 W means it was "
+	 "never sent: ConnectX firmware then limits itself to 25 W and may shut network modules down.",
+	 "Update the BIOS (slot power is the platform's job), use a slot that advertises power, or see "
+	 "MLX_SLOT_POWER_LIMITER for the firmware side.",
+	 eval_slot_power},
+	{"PCIE_FW_LINK_RESTRICTED", HWC_SEV_WARN, "pci", "Card firmware restricts its own PCIe link",
+	 "mlxconfig PCI_BUS0_RESTRICT (with _SPEED, _WIDTH, _ASPM) makes the card train a lower link "
+	 "than it and the slot could: a downgraded link that no reseat will fix.",
+	 "`mstconfig -d <BDF> set PCI_BUS0_RESTRICT=0` and reboot (or `mstfwreset -d <BDF> reset`).",
+	 eval_fw_restrict},
+};
+const size_t hwc_rules_pci_n = HWC_NELEM(hwc_rules_pci);

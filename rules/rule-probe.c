@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/* Probe rules: measured bandwidth against the path ceiling, and read/write asymmetry. Silent
+ * when no probe ran (probing is opt-in). */
+#include <string.h>
+
+#include "rules/rules-int.h"
+
+static const char *res_path(struct hwc_rule_ctx *c, const json_t *r, size_t i)
+{
+	const char *dev = json_string_value(json_object_get(r, "rdma_device"));
+	const char *op = json_string_value(json_object_get(r, "op"));
+	return hwc_arena_printf(c->a, "probe.results[%zu:%s/%s]", i, dev ? dev : "?", op ? op : "?");
+}
+
+static const char *res_subject(struct hwc_rule_ctx *c, const json_t *r)
+{
+	const char *dev = json_string_value(json_object_get(r, "rdma_device"));
+	const json_t *port = json_object_get(r, "port");
+	if (dev)
+		return hwc_arena_printf(c->a, "%s/%lld", dev, json_is_integer(port) ? (long long)json_integer_value(port) : 1LL);
+	return json_string_value(json_object_get(r, "bdf"));
+}
+
+/* The known tuning problems of the card that explain a shortfall, named in the message. */
+static const char *probable_cause(struct hwc_rule_ctx *c, const json_t *r)
+{
+	const char *bdf = json_string_value(json_object_get(r, "bdf"));
+	const json_t *dev = fv_pci_dev(c->facts, bdf);
+	const json_t *ad = fv_adapter_of(c->facts, bdf);
+	const char *out = "";
+	const char *vendor = json_string_value(json_object_get(json_object_get(json_object_get(c->facts, "host"), "cpu"), "vendor"));
+	const char *wo = json_string_value(json_object_get(json_object_get(json_object_get(ad, "fw_config"), "PCI_WR_ORDERING"), "current"));
+	if (vendor && !strcmp(vendor, "AuthenticAMD") && wo && !strncmp(wo, "per_mkey", 8))
+		out = hwc_arena_printf(c->a, "%s; PCI_WR_ORDERING is per_mkey on an AMD host", out);
+	if (json_is_false(json_object_get(dev, "relaxed_ordering")))
+		out = hwc_arena_printf(c->a, "%s; Relaxed Ordering is off on the card", out);
+	const json_t *mrrs = json_object_get(dev, "max_read_request_bytes");
+	if (json_is_number(mrrs) && json_number_value(mrrs) < hwc_profile_threshold(c->prof, HWC_T_MRRS_MIN_BYTES))
+		out = hwc_arena_printf(c->a, "%s; Max Read Request Size is %s bytes", out, fv_fmt_num(c->a, json_number_value(mrrs)));
+	return out;
+}
+
+static void eval_below_ceiling(struct hwc_rule_ctx *c)
+{
+	double min = hwc_profile_threshold(c->prof, HWC_T_PROBE_MIN_RATIO);
+	size_t i;
+	const json_t *r;
+	json_array_foreach(json_object_get(json_object_get(c->facts, "probe"), "results"), i, r) {
+		const char *subj = res_subject(c, r), *base = res_path(c, r, i);
+		const char *st = json_string_value(json_object_get(r, "status"));
+		if (st && strcmp(st, "ok") != 0) {
+			/* a probe that did not run to the end measured nothing to judge */
+			const char *reason = json_string_value(json_object_get(r, "reason"));
+			hwc_rule_unknown(c, subj, hwc_arena_printf(c->a, "%s.status", base),
+					 hwc_arena_printf(c->a, "probe %s%s%s", st, reason ? ": " : "", reason ? reason : ""), NULL);
+			continue;
+		}
+		double g, ceil;
+		if (!need_num(c, subj, r, base, "gbps", &g) || !need_num(c, subj, r, base, "ceiling_gbps", &ceil) || ceil <= 0)
+			continue;
+		if (g >= ceil * min)
+			continue;
+		const char *by = json_string_value(json_object_get(r, "ceiling_by"));
+		const char *cb = json_string_value(json_object_get(r, "ceiling_bdf"));
+		const char *detail = json_string_value(json_object_get(r, "ceiling_detail"));
+		const char *op = json_string_value(json_object_get(r, "op"));
+		const char *cause = probable_cause(c, r);
+		const char *what = detail ? detail
+				   : hwc_arena_printf(c->a, "%s%s%s", by && !strcmp(by, "pcie") ? "PCIe path" : "port rate",
+						      cb ? " at " : "", cb ? cb : "");
+		struct hwc_finding *fd = hwc_rule_emit(c, subj, "%s bandwidth %s Gb/s is %.0f%% of the %s Gb/s ceiling (%s)%s",
+						       op ? op : "measured", fv_fmt_num(c->a, g), 100.0 * g / ceil,
+						       fv_fmt_num(c->a, ceil), what, cause);
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.gbps", base), fv_fmt_num(c->a, g),
+				 hwc_arena_printf(c->a, ">= %s (%.0f%% of the ceiling)", fv_fmt_num(c->a, ceil * min), 100 * min));
+		const char *pf = json_string_value(json_object_get(r, "finding"));
+		if (pf)
+			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.finding", base), pf, NULL);
+	}
+}
+
+static void eval_asymmetry(struct hwc_rule_ctx *c)
+{
+	double maxd = hwc_profile_threshold(c->prof, HWC_T_PROBE_ASYMMETRY_MAX);
+	const json_t *res = json_object_get(json_object_get(c->facts, "probe"), "results");
+	size_t i, k;
+	const json_t *r, *w;
+	json_array_foreach(res, i, r) {
+		const char *op = json_string_value(json_object_get(r, "op"));
+		if (!op || strcmp(op, "read"))
+			continue;
+		json_array_foreach(res, k, w) {
+			const char *wop = json_string_value(json_object_get(w, "op"));
+			if (!wop || strcmp(wop, "write") || !json_equal(json_object_get(r, "rdma_device"), json_object_get(w, "rdma_device")) ||
+			    !json_equal(json_object_get(r, "port"), json_object_get(w, "port")) ||
+			    !json_equal(json_object_get(r, "msg_bytes"), json_object_get(w, "msg_bytes")))
+				continue;
+			const json_t *rg = json_object_get(r, "gbps"), *wg = json_object_get(w, "gbps");
+			if (!json_is_number(rg) || !json_is_number(wg) || json_number_value(wg) <= 0)
+				continue;
+			double rv = json_number_value(rg), wv = json_number_value(wg);
+			if (rv >= wv * (1 - maxd))
+				continue;
+			const char *subj = res_subject(c, r);
+			struct hwc_finding *fd = hwc_rule_emit(c, subj, "RDMA read reaches %s Gb/s, write %s Gb/s: reads are %.0f%% slower (write ordering or read request size)",
+							       fv_fmt_num(c->a, rv), fv_fmt_num(c->a, wv), 100 * (1 - rv / wv));
+			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.gbps", res_path(c, r, i)), fv_fmt_num(c->a, rv),
+					 hwc_arena_printf(c->a, ">= %s", fv_fmt_num(c->a, wv * (1 - maxd))));
+			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.gbps", res_path(c, w, k)), fv_fmt_num(c->a, wv), NULL);
+		}
+	}
+}
+
+const struct hwc_rule hwc_rules_probe[] = {
+	{"PROBE_BELOW_CEILING", HWC_SEV_WARN, "probe", "Measured bandwidth below the path ceiling",
+	 "The RDMA probe moved less than the profile's share (probe_min_ratio) of what the slower of the "
+	 "PCIe path and the port allows; the finding names the limiting element and any known cause.",
+	 "Look at the other findings for the card (ordering, payload sizes, CPU power, IRQs); rerun "
+	 "`hwcheck probe` after each fix.",
+	 eval_below_ceiling},
+	{"PROBE_RW_ASYMMETRY", HWC_SEV_WARN, "probe", "RDMA read much slower than write",
+	 "Reads that lag writes by more than probe_asymmetry_max point at strictly ordered completions "
+	 "(PCI_WR_ORDERING per_mkey, Relaxed Ordering off) or a small Max Read Request Size.",
+	 "See MLX_WR_ORDERING_PER_MKEY, PCIE_RELAXED_ORDERING_OFF and PCIE_MRRS_SMALL.",
+	 eval_asymmetry},
+};
+const size_t hwc_rules_probe_n = HWC_NELEM(hwc_rules_probe);

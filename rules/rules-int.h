@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/* Private to rules/: the evaluation context, the facts view helpers, the profile accessors and
+ * the per-area rule lists. */
+#ifndef HWC_RULES_INT_H
+#define HWC_RULES_INT_H
+
+#include <stdarg.h>
+
+#include "rules/rules.h"
+
+struct hwc_rule_ctx {
+	const json_t *facts;
+	const struct hwc_profile *prof;
+	struct hwc_arena *a;
+	struct hwc_findings *out;
+	const struct hwc_rule *rule;
+	enum hwc_severity sev; /* the rule's severity after the profile */
+};
+
+/* ------------------------------------------------------------ findings (rules.c) */
+
+/* A finding of the current rule at its (profile) severity. */
+struct hwc_finding *hwc_rule_emit(struct hwc_rule_ctx *c, const char *subject, const char *fmt,
+				  ...) __attribute__((format(printf, 3, 4)));
+/* The same at an explicit severity (a rule with a milder and a harsher case). */
+struct hwc_finding *hwc_rule_emit_sev(struct hwc_rule_ctx *c, enum hwc_severity sev,
+				      const char *subject, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void hwc_evidence_add(struct hwc_finding *fd, struct hwc_arena *a, const char *fact,
+		      const char *observed, const char *expected);
+/* Evidence with printf-formatted observed value. */
+void hwc_evidence_addf(struct hwc_finding *fd, struct hwc_arena *a, const char *fact,
+		       const char *expected, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+/* The rule cannot decide for subject: fact (a path) is unknown because why. One per rule and
+ * subject; later calls add evidence to the same finding. */
+void hwc_rule_unknown(struct hwc_rule_ctx *c, const char *subject, const char *fact,
+		      const char *why, const char *needed_for);
+
+/* ------------------------------------------------------------ facts view (facts_view.c) */
+
+/* A value looked up by a dotted key ("link.speed_gts") in obj. Returns 1 with the value, or 0
+ * with *why set to the unavailable status ("needs_root: detail", "not_collected") of the
+ * innermost object that holds the key. */
+int fv_lookup(const json_t *obj, const char *dotted, const json_t **val, const char **why,
+	      struct hwc_arena *a);
+int fv_num(const json_t *obj, const char *dotted, double *out, const char **why,
+	   struct hwc_arena *a);
+int fv_bool(const json_t *obj, const char *dotted, bool *out, const char **why,
+	    struct hwc_arena *a);
+int fv_str(const json_t *obj, const char *dotted, const char **out, const char **why,
+	   struct hwc_arena *a);
+
+/* Value-or-unknown for rules: on failure emits the rule's unknown finding for subject, with
+ * the fact path "<base>.<dotted>", and returns 0. */
+int need_num(struct hwc_rule_ctx *c, const char *subject, const json_t *obj, const char *base,
+	     const char *dotted, double *out);
+int need_bool(struct hwc_rule_ctx *c, const char *subject, const json_t *obj, const char *base,
+	      const char *dotted, bool *out);
+int need_str(struct hwc_rule_ctx *c, const char *subject, const json_t *obj, const char *base,
+	     const char *dotted, const char **out);
+
+const json_t *fv_adapters(const json_t *facts);
+const json_t *fv_pci_dev(const json_t *facts, const char *bdf);
+/* Path prefix for a pci device / adapter / netdev in evidence (arena string). */
+const char *fv_pci_path(struct hwc_rule_ctx *c, const char *bdf);
+const char *fv_adapter_path(struct hwc_rule_ctx *c, const char *bdf);
+const char *fv_netdev_path(struct hwc_rule_ctx *c, const char *name);
+/* The netdev objects of an adapter (by its netdevs list, else by bdf among its functions). */
+size_t fv_adapter_netdevs(const json_t *facts, const json_t *adapter, const json_t **out,
+			  size_t max);
+/* The adapter whose functions, netdevs or RDMA devices include name; NULL if none. */
+const json_t *fv_adapter_of(const json_t *facts, const char *name);
+/* True when bdf is one of the adapter's functions. */
+bool fv_adapter_has_function(const json_t *adapter, const char *bdf);
+/* The fastest port rate of the adapter in Gb/s (active ports, else netdev speeds, else the
+ * product maximum); 0 with *why when unknown; *src names the fact used. */
+double fv_adapter_port_rate(struct hwc_rule_ctx *c, const json_t *adapter, const char **src);
+/* Number of CPUs in a cpulist string ("0-15,32-47"); -1 when malformed. */
+int fv_cpulist_count(const char *s);
+/* A number for evidence: "8", "2.5", "63.008". */
+const char *fv_fmt_num(struct hwc_arena *a, double v);
+/* Walks a path expression ("netdevs[].mtu") calling cb for each match; the subject is the
+ * natural key of the innermost array element ("host" when none). Missing values are passed
+ * as val NULL with why. */
+typedef void (*fv_walk_cb)(void *ud, const char *path, const char *subject, const json_t *val,
+			   const char *why);
+void fv_walk(const json_t *facts, const char *expr, struct hwc_arena *a, fv_walk_cb cb,
+	     void *ud);
+/* Element key: bdf, name, rdma_device, chip/label... */
+const char *fv_elem_key(const json_t *o, struct hwc_arena *a);
+
+/* ------------------------------------------------------------ profile (profile.c) */
+
+enum hwc_threshold {
+	HWC_T_CARD_TEMP_LIMIT_C,
+	HWC_T_CARD_TEMP_MARGIN_C,
+	HWC_T_CARD_TEMP_WARN_DEFAULT_C,
+	HWC_T_HOST_TEMP_LIMIT_C,
+	HWC_T_HOST_TEMP_MARGIN_C,
+	HWC_T_AER_CORRECTABLE_MAX,
+	HWC_T_MPS_MIN_BYTES,
+	HWC_T_MRRS_MIN_BYTES,
+	HWC_T_PAYLOAD_CHECK_RATE_GBPS,
+	HWC_T_CSTATE_MAX_LATENCY_US,
+	HWC_T_CHANNELS_MIN,
+	HWC_T_PROBE_MIN_RATIO,
+	HWC_T_PROBE_ASYMMETRY_MAX,
+	HWC_T_COUNT
+};
+
+double hwc_profile_threshold(const struct hwc_profile *p, enum hwc_threshold t);
+/* Rule enabled and its severity (the table's unless the profile overrides it). */
+bool hwc_profile_rule_enabled(const struct hwc_profile *p, const struct hwc_rule *r,
+			      enum hwc_severity *sev);
+/* The profile's product entry matching an adapter (by psid, device_id, product or generation,
+ * most specific first); NULL when none. */
+const json_t *hwc_profile_product(const struct hwc_profile *p, const json_t *adapter);
+/* Host policy: "iommu" ("passthrough" | "translated" | "any"), NULL when unset. */
+const char *hwc_profile_host_str(const struct hwc_profile *p, const char *key);
+/* Host policy number ("mtu_min"); 0 when unset. */
+double hwc_profile_host_num(const struct hwc_profile *p, const char *key);
+const json_t *hwc_profile_expectations(const struct hwc_profile *p);
+const json_t *hwc_profile_waivers(const struct hwc_profile *p);
+const struct hwc_profile *hwc_profile_default(void);
+
+/* Expectations and waivers (expect.c). */
+void hwc_expectations_eval(const json_t *facts, const struct hwc_profile *p, struct hwc_arena *a,
+			   struct hwc_findings *out);
+void hwc_waivers_apply(const struct hwc_profile *p, struct hwc_arena *a, struct hwc_findings *out,
+		       const char *today);
+
+/* mlxconfig parameters (rule-pci.c): the current value of fw_config NAME (next_boot when no
+ * current): 1 known, 0 the firmware does not report it, -1 unknown (finding emitted). */
+int hwc_fwc_current(struct hwc_rule_ctx *c, const json_t *ad, const char *name, const json_t **val);
+/* True(1), "1", true, non-zero. */
+bool hwc_fwc_true(const json_t *v);
+
+/* ------------------------------------------------------------ per-area rule lists */
+
+#define HWC_AREA_DECL(name)                                                                        \
+	extern const struct hwc_rule hwc_rules_##name[];                                           \
+	extern const size_t hwc_rules_##name##_n
+
+HWC_AREA_DECL(pci);
+HWC_AREA_DECL(mlx);
+HWC_AREA_DECL(thermal);
+HWC_AREA_DECL(host);
+HWC_AREA_DECL(netdev);
+HWC_AREA_DECL(probe);
+HWC_AREA_DECL(collect);
+
+#define HWC_NELEM(x) (sizeof(x) / sizeof((x)[0]))
+
+#endif

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests of rules/: facts view helpers, profile validation messages (file:line:col and JSON
+ * path), waivers and their expiry, the summary line, and the table's invariants. */
+#include <stdarg.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "rules/rules-int.h"
+#include "test.h"
+
+static void test_cpulist(void)
+{
+	CHECK_INT(fv_cpulist_count("0-23"), 24);
+	CHECK_INT(fv_cpulist_count("0-11,24-35"), 24);
+	CHECK_INT(fv_cpulist_count("5"), 1);
+	CHECK_INT(fv_cpulist_count("0-3\n"), 4);
+	CHECK_INT(fv_cpulist_count(""), 0);
+	CHECK_INT(fv_cpulist_count("x"), -1);
+	CHECK_INT(fv_cpulist_count("3-1"), -1);
+}
+
+static void test_lookup(void)
+{
+	struct hwc_arena *a = hwc_arena_new();
+	json_t *o = json_loads("{\"link\": {\"speed_gts\": 8, \"width\": null, \"unavailable\": "
+			       "{\"width\": {\"status\": \"needs_root\", \"detail\": \"config space\"}}},"
+			       " \"aer\": null, \"unavailable\": {\"aer\": {\"status\": \"absent\"}}}",
+			       0, NULL);
+	double v = 0;
+	const char *why = NULL;
+	CHECK_INT(fv_num(o, "link.speed_gts", &v, &why, a), 1);
+	CHECK(v == 8);
+	CHECK_INT(fv_num(o, "link.width", &v, &why, a), 0);
+	CHECK_STR(why, "needs_root: config space");
+	CHECK_INT(fv_num(o, "aer.correctable", &v, &why, a), 0);
+	CHECK_STR(why, "absent");
+	CHECK_INT(fv_num(o, "nothing.here", &v, &why, a), 0);
+	CHECK_STR(why, "not_collected");
+	const char *s;
+	CHECK_INT(fv_str(o, "link.speed_gts", &s, &why, a), 0);
+	CHECK(strstr(why, "invalid") != NULL);
+	json_decref(o);
+	hwc_arena_free(a);
+}
+
+static int parse(const char *text, char *err, size_t n)
+{
+	struct hwc_profile *p = NULL;
+	int rc = hwc_profile_parse("site.json", text, strlen(text), &p, err, n);
+	hwc_profile_free(p);
+	return rc;
+}
+
+static void test_profile_errors(void)
+{
+	char err[512];
+	CHECK(parse("{\"schema\": \"hwcheck.profile\", \"schema_version\": 1}", err, sizeof(err)) == 0);
+	/* syntax: line and column from the parser */
+	CHECK(parse("{\"schema\": \"hwcheck.profile\",\n \"schema_version\": 1,,}", err, sizeof(err)) < 0);
+	CHECK(strncmp(err, "site.json:2:", 12) == 0);
+	/* unknown key: line:col of the value and the path */
+	CHECK(parse("{\"schema\": \"hwcheck.profile\", \"schema_version\": 1,\n"
+		    "  \"thresholds\": {\n    \"card_temp_limt_c\": 80}}",
+		    err, sizeof(err)) < 0);
+	CHECK(strstr(err, "site.json:3:25: thresholds.card_temp_limt_c: unknown threshold") == err);
+	/* type error inside an array element */
+	CHECK(parse("{\"schema\": \"hwcheck.profile\", \"schema_version\": 1,\n\"waivers\": [\n"
+		    "{\"rule\": \"NET_LRO_ON\", \"subject\": \"eth0\", \"reason\": \"x\", \"expires\": \"2026-13-01\"}]}",
+		    err, sizeof(err)) < 0);
+	CHECK(strstr(err, "site.json:3:") == err);
+	CHECK(strstr(err, "waivers[0].expires") != NULL);
+	/* a rule that does not exist */
+	CHECK(parse("{\"schema\": \"hwcheck.profile\", \"schema_version\": 1, \"rules\": {\"NO_SUCH\": {\"enabled\": false}}}",
+		    err, sizeof(err)) < 0);
+	CHECK(strstr(err, "no rule \"NO_SUCH\"") != NULL);
+	/* wrong schema */
+	CHECK(parse("{\"schema\": \"x\", \"schema_version\": 1}", err, sizeof(err)) < 0);
+	CHECK(strstr(err, "hwcheck.profile") != NULL);
+	/* bad op */
+	CHECK(parse("{\"schema\": \"hwcheck.profile\", \"schema_version\": 1, \"expectations\": "
+		    "[{\"fact\": \"netdevs[].mtu\", \"op\": \"=~\", \"value\": 1}]}",
+		    err, sizeof(err)) < 0);
+	CHECK(strstr(err, "expectations[0].op") != NULL);
+	/* top-level not an object */
+	CHECK(parse("[1]", err, sizeof(err)) < 0);
+	/* the built-in default must load */
+	struct hwc_profile *p = NULL;
+	CHECK(hwc_profile_load(NULL, &p, err, sizeof(err)) == 0);
+	CHECK(hwc_profile_threshold(p, HWC_T_CARD_TEMP_LIMIT_C) == 85);
+	hwc_profile_free(p);
+	/* a site value overrides the default, the rest stays */
+	CHECK(parse("{\"schema\": \"hwcheck.profile\", \"schema_version\": 1, \"thresholds\": {\"card_temp_limit_c\": 70}}",
+		    err, sizeof(err)) == 0);
+	const char *t = "{\"schema\": \"hwcheck.profile\", \"schema_version\": 1, \"thresholds\": {\"card_temp_limit_c\": 70}}";
+	CHECK(hwc_profile_parse("x", t, strlen(t), &p, err, sizeof(err)) == 0);
+	CHECK(hwc_profile_threshold(p, HWC_T_CARD_TEMP_LIMIT_C) == 70);
+	CHECK(hwc_profile_threshold(p, HWC_T_MRRS_MIN_BYTES) == 512);
+	hwc_profile_free(p);
+}
+
+static void test_waivers_and_summary(void)
+{
+	const char *t = "{\"schema\": \"hwcheck.profile\", \"schema_version\": 1, \"waivers\": ["
+			"{\"rule\": \"MLX_NO_ADAPTER\", \"subject\": \"host\", \"reason\": \"head node\", \"expires\": \"2999-12-31\"}]}";
+	const char *t2 = "{\"schema\": \"hwcheck.profile\", \"schema_version\": 1, \"waivers\": ["
+			 "{\"rule\": \"MLX_NO_ADAPTER\", \"subject\": \"*\", \"reason\": \"old\", \"expires\": \"2001-01-01\"}]}";
+	char err[256];
+	struct hwc_profile *p = NULL, *p2 = NULL;
+	CHECK(hwc_profile_parse("w", t, strlen(t), &p, err, sizeof(err)) == 0);
+	CHECK(hwc_profile_parse("w2", t2, strlen(t2), &p2, err, sizeof(err)) == 0);
+	json_t *facts = json_loads("{\"mlx\": {\"adapters\": []}, \"host\": {}}", 0, NULL);
+	struct hwc_arena *a = hwc_arena_new();
+	struct hwc_findings fd = {0}, fd2 = {0};
+	hwc_rules_eval(facts, p, a, &fd);
+	hwc_rules_eval(facts, p2, a, &fd2);
+	const struct hwc_finding *w = NULL, *w2 = NULL;
+	for (size_t i = 0; i < fd.n; i++)
+		if (!strcmp(fd.items[i].rule_id, "MLX_NO_ADAPTER"))
+			w = &fd.items[i];
+	for (size_t i = 0; i < fd2.n; i++)
+		if (!strcmp(fd2.items[i].rule_id, "MLX_NO_ADAPTER"))
+			w2 = &fd2.items[i];
+	CHECK(w && w->severity == HWC_SEV_WARN && w->waived_reason && !strcmp(w->waived_reason, "head node"));
+	CHECK(w2 && !w2->waived_reason && w2->waiver_expired);
+	CHECK(hwc_findings_worst(&fd) != HWC_SEV_WARN); /* waived: does not count */
+	CHECK_INT(hwc_findings_worst(&fd2), HWC_SEV_WARN);
+	char line[96];
+	hwc_findings_summary_line(&fd2, line, sizeof(line));
+	CHECK(strlen(line) <= 80);
+	CHECK(strncmp(line, "hwcheck: WARN 0 error, 1 warn", 29) == 0);
+	CHECK(strstr(line, "MLX_NO_ADAPTER") != NULL);
+	/* many findings with long subjects still fit */
+	struct hwc_findings big = {0};
+	for (int i = 0; i < 40; i++) {
+		struct hwc_finding *f = HWC_VEC_PUSH(a, &big);
+		f->rule_id = "PCIE_RELAXED_ORDERING_OFF";
+		f->severity = HWC_SEV_ERROR;
+		f->subject = "0000:ff:1f.7-with-a-very-long-subject-name-indeed";
+	}
+	hwc_findings_summary_line(&big, line, sizeof(line));
+	CHECK(strlen(line) <= 80);
+	CHECK(strstr(line, "+39") != NULL);
+	json_decref(facts);
+	hwc_arena_free(a);
+	hwc_profile_free(p);
+	hwc_profile_free(p2);
+}
+
+static void test_table(void)
+{
+	size_t n;
+	const struct hwc_rule *t = hwc_rules_table(&n);
+	CHECK(n >= 35);
+	for (size_t i = 0; i < n; i++) {
+		CHECK(t[i].id && t[i].title && t[i].rationale && t[i].fix && t[i].eval);
+		CHECK(t[i].severity <= HWC_SEV_ERROR);
+		for (size_t k = i + 1; k < n; k++)
+			CHECK(strcmp(t[i].id, t[k].id) != 0);
+	}
+	CHECK(hwc_rule_find("MLX_NO_ADAPTER") != NULL);
+	CHECK(hwc_rule_find("NOPE") == NULL);
+}
+
+/* cli/main.c owns the real one; the renderers under test only need it to link. */
+void hwc_cli_err(const char *fmt, ...)
+{
+	(void)fmt;
+}
+
+/* The text report: grouped by card, the worst card first, host last; evidence and fix under
+ * each finding; waived findings marked; the summary line at the end. */
+static void test_render(void)
+{
+	const char *ft =
+		"{\"host\": {\"cpu\": {\"vendor\": \"AuthenticAMD\", \"model_name\": \"EPYC\"},"
+		" \"x2apic\": {\"supported\": true, \"enabled\": false}},"
+		" \"mlx\": {\"adapters\": ["
+		"{\"bdf\": \"0000:21:00.0\", \"product\": \"ConnectX-7\", \"fw_version\": \"28.39.1002\", \"netdevs\": [\"ens1\"]},"
+		"{\"bdf\": \"0000:81:00.0\", \"product\": \"ConnectX-7\", \"fw_version\": \"28.39.1002\", \"netdevs\": [\"ens2\"]}]},"
+		" \"netdevs\": [{\"name\": \"ens1\", \"bdf\": \"0000:21:00.0\", \"features\": {\"lro\": true}},"
+		" {\"name\": \"ens2\", \"bdf\": \"0000:81:00.0\", \"rings\": {\"rx\": 512, \"rx_max\": 8192},"
+		" \"counters\": {\"rx_discards_phy\": 5}, \"features\": {\"lro\": true}}]}";
+	const char *pt = "{\"schema\": \"hwcheck.profile\", \"schema_version\": 1, \"waivers\": ["
+			 "{\"rule\": \"NET_LRO_ON\", \"subject\": \"ens1\", \"reason\": \"bridge test box\", \"expires\": \"2999-01-01\"}],"
+			 " \"rules\": {\"HOST_CPU_POWERSAVE\": {\"enabled\": false}, \"HOST_DEEP_CSTATES\": {\"enabled\": false},"
+			 " \"THERMAL_HOST_HOT\": {\"enabled\": false}, \"COLLECT_INCOMPLETE\": {\"enabled\": false}}}";
+	json_t *facts = json_loads(ft, 0, NULL);
+	struct hwc_profile *p = NULL;
+	char err[256];
+	CHECK(hwc_profile_parse("t", pt, strlen(pt), &p, err, sizeof(err)) == 0);
+	struct hwc_facts *f = hwc_facts_new();
+	struct hwc_findings fd = {0};
+	hwc_rules_eval(facts, p, f->arena, &fd);
+	struct hwc_cli c = {.facts_file = "t.json", .verbose = false};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	hwc_render_check_text(out, &c, facts, &fd, f);
+	fclose(out);
+	const char *g81 = strstr(buf, "\n0000:81:00.0 ConnectX-7, firmware 28.39.1002\n");
+	const char *g21 = strstr(buf, "\n0000:21:00.0 ConnectX-7, firmware 28.39.1002\n");
+	const char *gh = strstr(buf, "\nhost\n");
+	/* worst first: ens2's card (two warnings), then the host (one warning; cards win ties),
+	 * then ens1's card, whose only warning is waived */
+	CHECK(g81 && g21 && gh && g81 < gh && gh < g21);
+	CHECK(strstr(buf, "warn    NET_RING_SMALL [ens2]: receive ring is 512 of 8192") != NULL);
+	CHECK(strstr(buf, "netdevs[ens2].rings.rx = 512, expected 8192") != NULL);
+	CHECK(strstr(buf, "fix: `ethtool -G ens2 rx 8192`") != NULL); /* the exact command */
+	CHECK(strstr(buf, "waived  NET_LRO_ON [ens1]") != NULL);
+	CHECK(strstr(buf, "waived until 2999-01-01: bridge test box") != NULL);
+	CHECK(strstr(buf, "warn    HOST_X2APIC_OFF: ") != NULL);
+	CHECK(strstr(buf, "\nhwcheck: WARN 0 error, 3 warn, ") != NULL);
+	free(buf);
+	buf = NULL;
+	c.summary_line = true;
+	out = open_memstream(&buf, &len);
+	hwc_render_check_text(out, &c, facts, &fd, f);
+	fclose(out);
+	CHECK(len <= 81 && buf[len - 1] == '\n' && strchr(buf, '\n') == buf + len - 1);
+	CHECK(strncmp(buf, "hwcheck: WARN 0 error, 3 warn, ", 31) == 0);
+	free(buf);
+	hwc_facts_free(f);
+	hwc_profile_free(p);
+	json_decref(facts);
+}
+
+int main(void)
+{
+	test_cpulist();
+	test_lookup();
+	test_profile_errors();
+	test_waivers_and_summary();
+	test_table();
+	test_render();
+	TEST_MAIN_END();
+}
