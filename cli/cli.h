@@ -26,7 +26,7 @@ struct hwc_cli {
 	int nargs;
 	char **argv_all;
 	int argc_all;
-	bool json, color, verbose, summary_line, no_tools;
+	bool json, color, verbose, summary_line, no_tools, exec_tools;
 	const char *root, *facts_file, *profile, *output, *device, *pci_dump, *prom;
 	const char *exit_codes; /* "default", "nagios", "npd" */
 	int fail_on;           /* severity; default warn */

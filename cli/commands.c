@@ -17,6 +17,7 @@ int hwc_cli_env(const struct hwc_cli *c, bool record, struct hwc_env **out)
 		.cmd_timeout_ms = c->cmd_timeout_s * 1000u,
 		.total_timeout_ms = c->timeout_s * 1000u,
 		.no_tools = c->no_tools,
+		.mode = c->exec_tools ? HWC_RUN_EXEC : HWC_RUN_AUTO,
 	};
 	int rc = hwc_env_open(&o, out);
 	if (rc < 0) {

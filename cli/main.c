@@ -42,6 +42,8 @@ static const char usage_text[] =
 	"  --timeout SEC      bound the whole run (default: none; each tool has its own)\n"
 	"  --cmd-timeout SEC  timeout of each external command (default 10)\n"
 	"  --no-tools         never run external tools (mstflint...)\n"
+	"  --exec-tools       run the real tools even with --root (a privileged container\n"
+	"                     reading the host mounted at --root); default under --root: replay\n"
 	"  --summary-line     print one line of at most 80 characters\n"
 	"  --exit-codes MAP   default | nagios | npd\n"
 	"  --no-color         no colours (also when NO_COLOR is set or stdout is no TTY)\n"
@@ -71,7 +73,7 @@ void hwc_cli_err(const char *fmt, ...)
 
 enum {
 	OPT_JSON = 256, OPT_ROOT, OPT_FACTS, OPT_PROFILE, OPT_FAIL_ON, OPT_PCI_DUMP, OPT_TIMEOUT,
-	OPT_CMD_TIMEOUT, OPT_NO_TOOLS, OPT_SUMMARY, OPT_EXIT_CODES, OPT_NO_COLOR, OPT_REDACT,
+	OPT_CMD_TIMEOUT, OPT_NO_TOOLS, OPT_EXEC_TOOLS, OPT_SUMMARY, OPT_EXIT_CODES, OPT_NO_COLOR, OPT_REDACT,
 	OPT_PROM, OPT_TEMP_NOISE, OPT_PROBE_TOL,
 };
 
@@ -87,6 +89,7 @@ static const struct option long_opts[] = {
 	{"timeout", required_argument, NULL, OPT_TIMEOUT},
 	{"cmd-timeout", required_argument, NULL, OPT_CMD_TIMEOUT},
 	{"no-tools", no_argument, NULL, OPT_NO_TOOLS},
+	{"exec-tools", no_argument, NULL, OPT_EXEC_TOOLS},
 	{"summary-line", no_argument, NULL, OPT_SUMMARY},
 	{"exit-codes", required_argument, NULL, OPT_EXIT_CODES},
 	{"no-color", no_argument, NULL, OPT_NO_COLOR},
@@ -167,6 +170,7 @@ int main(int argc, char **argv)
 				return HWC_EXIT_USAGE;
 			break;
 		case OPT_NO_TOOLS: c.no_tools = true; break;
+		case OPT_EXEC_TOOLS: c.exec_tools = true; break;
 		case OPT_SUMMARY: c.summary_line = true; break;
 		case OPT_EXIT_CODES:
 			if (strcmp(optarg, "default") && strcmp(optarg, "nagios") && strcmp(optarg, "npd")) {
