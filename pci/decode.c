@@ -318,7 +318,8 @@ int hwc_pci_decode_config(const unsigned char *buf, size_t len, struct hwc_arena
 		const char *why = "not in a bridge's header";
 		HWC_FAIL(d->subsystem_vendor_id, HWC_ST_UNSUPPORTED, 0, why);
 		HWC_FAIL(d->subsystem_device_id, HWC_ST_UNSUPPORTED, 0, why);
-		if (ht == PCI_HEADER_TYPE_BRIDGE) {
+		/* CardBus bridges keep their bus numbers at the same offsets (lspci's tree too). */
+		if (ht == PCI_HEADER_TYPE_BRIDGE || ht == PCI_HEADER_TYPE_CARDBUS) {
 			d->sec_bus = buf[PCI_SECONDARY_BUS];
 			d->sub_bus = buf[PCI_SUBORDINATE_BUS];
 		}
