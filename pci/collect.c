@@ -508,7 +508,8 @@ int hwc_pci_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_col
 		const char *err;
 		rc = hwc_pci_read_dump(o->pci_dump, f->arena, p, &err);
 		if (rc < 0) {
-			hwc_fmeta_set(&p->m, HWC_ST_INVALID, 0, err);
+			hwc_fmeta_set(&p->m, HWC_ST_INVALID, 0,
+				      hwc_arena_printf(f->arena, "%s: %s", o->pci_dump, err));
 			hwc_facts_error(f, "pci", o->pci_dump, "%s", err);
 			return 0;
 		}

@@ -421,9 +421,15 @@ int hwc_pci_read_dump(const char *file, struct hwc_arena *a, struct hwc_pci_fact
 	g_jmp = &jb;
 	if (setjmp(jb)) {
 		g_jmp = NULL;
-		*err = hwc_arena_printf(a, "%s: %s", file, g_msg);
-		/* libpci may be half-way through a structure: leak it rather than free garbage. */
+		*err = hwc_arena_printf(a, "libpci: %s", g_msg);
 		out->devices.n = first;
+		/* The dump backend fails between whole records (a malformed line, a bad header), so
+		 * its list is consistent and can be freed; should freeing fail too, leak it. */
+		jmp_buf again;
+		g_jmp = &again;
+		if (!setjmp(again))
+			pci_cleanup(acc);
+		g_jmp = NULL;
 		return -EINVAL;
 	}
 	pci_set_param(acc, "dump.name", (char *)file);
