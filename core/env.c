@@ -584,27 +584,44 @@ int hwc_read_bytes(struct hwc_env *e, const char *path, size_t cap, struct hwc_a
 		hwc_env_fail(e, m, a, path, fd);
 		return fd;
 	}
-	unsigned char *buf = hwc_arena_zalloc(a, cap + 1);
-	if (!buf) {
-		close(fd);
-		hwc_env_fail(e, m, a, path, ENOMEM);
-		return -ENOMEM;
-	}
+	/* Read into a stack buffer grown on the heap only for large files, then keep exactly what
+	 * was read: most sysfs files are a few bytes, and reserving `cap` in the arena for each
+	 * made a 1,000-function host cost over 100 MB. */
+	unsigned char stackbuf[8192];
+	unsigned char *tmp = stackbuf;
+	size_t tcap = cap < sizeof(stackbuf) ? cap : sizeof(stackbuf);
 	size_t got = 0;
 	bool more = false;
 	for (;;) {
-		if (got == cap) {
-			char one;
-			ssize_t r = read(fd, &one, 1);
-			more = r > 0;
-			break;
+		if (got == tcap) {
+			if (tcap == cap) {
+				char one;
+				ssize_t r = read(fd, &one, 1);
+				more = r > 0;
+				break;
+			}
+			size_t ncap = tcap * 4 < cap ? tcap * 4 : cap;
+			unsigned char *n = tmp == stackbuf ? malloc(ncap) : realloc(tmp, ncap);
+			if (!n) {
+				if (tmp != stackbuf)
+					free(tmp);
+				close(fd);
+				hwc_env_fail(e, m, a, path, ENOMEM);
+				return -ENOMEM;
+			}
+			if (tmp == stackbuf)
+				memcpy(n, stackbuf, got);
+			tmp = n;
+			tcap = ncap;
 		}
-		ssize_t r = read(fd, buf + got, cap - got);
+		ssize_t r = read(fd, tmp + got, tcap - got);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
 			int err = errno;
 			close(fd);
+			if (tmp != stackbuf)
+				free(tmp);
 			/* sysfs config beyond 64 bytes as non-root reads short, not EACCES. EIO from a
 			 * sysfs attribute means the device could not answer. */
 			hwc_env_fail(e, m, a, path, err);
@@ -615,6 +632,15 @@ int hwc_read_bytes(struct hwc_env *e, const char *path, size_t cap, struct hwc_a
 		got += (size_t)r;
 	}
 	close(fd);
+	unsigned char *buf = hwc_arena_zalloc(a, got + 1);
+	if (buf)
+		memcpy(buf, tmp, got);
+	if (tmp != stackbuf)
+		free(tmp);
+	if (!buf) {
+		hwc_env_fail(e, m, a, path, ENOMEM);
+		return -ENOMEM;
+	}
 	buf[got] = 0;
 	*data = buf;
 	*len = got;

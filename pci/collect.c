@@ -67,17 +67,22 @@ static long find_bdf(const struct hwc_pci_facts *p, const char *bdf)
 
 /* ---- sysfs ---------------------------------------------------------------------------- */
 
-static const char *devpath(struct hwc_arena *a, const char *bdf, const char *leaf)
+/* Paths are built in the caller's buffer: 15 reads per function would otherwise leave 1 KiB
+ * of path strings per function in the facts arena. */
+#define PATHBUF 128
+static const char *devpath(char *buf, const char *bdf, const char *leaf)
 {
-	return hwc_arena_printf(a, DEVDIR "/%s/%s", bdf, leaf);
+	snprintf(buf, PATHBUF, DEVDIR "/%s/%s", bdf, leaf);
+	return buf;
 }
 
 static void read_aer(struct hwc_env *e, struct hwc_arena *a, struct hwc_pci_device *d)
 {
+	char pb[PATHBUF];
 	static const char *const files[] = {"aer_dev_correctable", "aer_dev_nonfatal", "aer_dev_fatal"};
 	struct hwc_fi64 *out[] = {&d->aer.correctable, &d->aer.nonfatal, &d->aer.fatal};
 	for (int i = 0; i < 3; i++) {
-		const char *path = devpath(a, d->bdf.v, files[i]);
+		const char *path = devpath(pb, d->bdf.v, files[i]);
 		const unsigned char *buf;
 		size_t len;
 		if (hwc_read_bytes(e, path, 64 * 1024, a, &buf, &len, &out[i]->m) < 0) {
@@ -101,6 +106,7 @@ static void read_aer(struct hwc_env *e, struct hwc_arena *a, struct hwc_pci_devi
 /* Without root the kernel gives 64 bytes of config: the link from the sysfs attributes. */
 static void link_fallback(struct hwc_env *e, struct hwc_arena *a, struct hwc_pci_device *d)
 {
+	char pb[PATHBUF];
 	struct hwc_pci_link *l = &d->link;
 	const struct hwc_fmeta was = l->m;
 	struct hwc_fstr s;
@@ -108,7 +114,7 @@ static void link_fallback(struct hwc_env *e, struct hwc_arena *a, struct hwc_pci
 	struct hwc_ff64 *sf[2] = {&l->speed_gts, &l->cap_speed_gts};
 	bool any = false;
 	for (int i = 0; i < 2; i++) {
-		const char *path = devpath(a, d->bdf.v, sp[i]);
+		const char *path = devpath(pb, d->bdf.v, sp[i]);
 		if (hwc_read_str(e, path, a, &s) < 0) {
 			sf[i]->m = s.m;
 			continue;
@@ -122,9 +128,9 @@ static void link_fallback(struct hwc_env *e, struct hwc_arena *a, struct hwc_pci
 				 hwc_arena_printf(a, "%s: \"%s\" is not a link speed", path, s.v));
 		}
 	}
-	if (hwc_read_i64(e, devpath(a, d->bdf.v, "current_link_width"), a, &l->width) == 0)
+	if (hwc_read_i64(e, devpath(pb, d->bdf.v, "current_link_width"), a, &l->width) == 0)
 		any = true;
-	if (hwc_read_i64(e, devpath(a, d->bdf.v, "max_link_width"), a, &l->cap_width) == 0)
+	if (hwc_read_i64(e, devpath(pb, d->bdf.v, "max_link_width"), a, &l->cap_width) == 0)
 		any = true;
 	if (!any) {
 		l->m = was;
@@ -140,12 +146,18 @@ static void link_fallback(struct hwc_env *e, struct hwc_arena *a, struct hwc_pci
 	hwc_fmeta_set(&l->supported_speeds_gts.m, nr.st, 0, nr.detail);
 }
 
-static void read_sysfs_dev(struct hwc_env *e, struct hwc_facts *f, struct hwc_pci_device *d)
+static void read_sysfs_dev(struct hwc_env *e, struct hwc_facts *f, struct hwc_arena *scratch,
+			   struct hwc_pci_device *d)
 {
-	struct hwc_arena *a = f->arena;
+	/* Everything is read into the scratch arena and only what is kept is copied to the facts
+	 * (hwc_pci_device_persist): link targets, paths, buffers and failed reads' paths stay out. */
+	struct hwc_arena *a = scratch;
+	char pb[PATHBUF], cbuf[PATHBUF];
 	const unsigned char *cfg = NULL;
 	size_t len = 0;
-	const char *cpath = devpath(a, d->bdf.v, "config");
+	const char *cpath = devpath(cbuf, d->bdf.v, "config");
+	/* The bytes are decoded and dropped: a scratch arena keeps 4 KiB per function out of the
+	 * facts (a DGX-class host has over 1,000 functions). */
 	if (hwc_read_bytes(e, cpath, 4096, a, &cfg, &len, &d->config_bytes.m) < 0 &&
 	    d->config_bytes.m.st != HWC_ST_TRUNCATED) {
 		hwc_fmeta_set(&d->vendor_id.m, d->config_bytes.m.st, d->config_bytes.m.err,
@@ -162,15 +174,15 @@ static void read_sysfs_dev(struct hwc_env *e, struct hwc_facts *f, struct hwc_pc
 	/* VFs answer 0xffff for their ids in config space; the kernel knows them. */
 	if (!hwc_ok(d->vendor_id)) {
 		struct hwc_fu64 v;
-		if (hwc_read_hex(e, devpath(a, d->bdf.v, "vendor"), a, &v) == 0)
+		if (hwc_read_hex(e, devpath(pb, d->bdf.v, "vendor"), a, &v) == 0)
 			HWC_SET(d->vendor_id, hwc_arena_printf(a, "%04x", (unsigned)v.v));
-		if (hwc_read_hex(e, devpath(a, d->bdf.v, "device"), a, &v) == 0)
+		if (hwc_read_hex(e, devpath(pb, d->bdf.v, "device"), a, &v) == 0)
 			HWC_SET(d->device_id, hwc_arena_printf(a, "%04x", (unsigned)v.v));
 	}
-	hwc_read_i64(e, devpath(a, d->bdf.v, "numa_node"), a, &d->numa_node);
-	hwc_read_link_name(e, devpath(a, d->bdf.v, "driver"), a, &d->driver);
+	hwc_read_i64(e, devpath(pb, d->bdf.v, "numa_node"), a, &d->numa_node);
+	hwc_read_link_name(e, devpath(pb, d->bdf.v, "driver"), a, &d->driver);
 	struct hwc_fstr grp;
-	if (hwc_read_link_name(e, devpath(a, d->bdf.v, "iommu_group"), a, &grp) == 0) {
+	if (hwc_read_link_name(e, devpath(pb, d->bdf.v, "iommu_group"), a, &grp) == 0) {
 		int64_t g;
 		if (hwc_parse_i64(grp.v, 10, &g) == 0)
 			HWC_SET(d->iommu_group, g);
@@ -179,7 +191,7 @@ static void read_sysfs_dev(struct hwc_env *e, struct hwc_facts *f, struct hwc_pc
 	} else {
 		d->iommu_group.m = grp.m;
 	}
-	if (hwc_read_link_name(e, devpath(a, d->bdf.v, "physfn"), a, &d->physfn) == 0) {
+	if (hwc_read_link_name(e, devpath(pb, d->bdf.v, "physfn"), a, &d->physfn) == 0) {
 		HWC_SET(d->is_vf, true);
 	} else if (d->physfn.m.st == HWC_ST_ABSENT) {
 		HWC_SET(d->is_vf, false);
@@ -187,14 +199,16 @@ static void read_sysfs_dev(struct hwc_env *e, struct hwc_facts *f, struct hwc_pc
 	} else {
 		d->is_vf.m = d->physfn.m;
 	}
-	read_aer(e, a, d);
+	/* AER is reported at the PF: a VF has no aer_dev_* files and no counters of its own. */
+	if (!(hwc_ok(d->is_vf) && d->is_vf.v))
+		read_aer(e, a, d);
 	if (d->sriov.m.st == HWC_ST_UNSET) {
 		struct hwc_fi64 t;
-		if (hwc_read_i64(e, devpath(a, d->bdf.v, "sriov_totalvfs"), a, &t) == 0) {
+		if (hwc_read_i64(e, devpath(pb, d->bdf.v, "sriov_totalvfs"), a, &t) == 0) {
 			hwc_fmeta_set(&d->sriov.m, HWC_ST_OK, 0, NULL);
 			d->sriov.total_vfs = t;
-			hwc_read_i64(e, devpath(a, d->bdf.v, "sriov_numvfs"), a, &d->sriov.num_vfs);
-			hwc_read_str(e, devpath(a, d->bdf.v, "sriov_vf_device"), a,
+			hwc_read_i64(e, devpath(pb, d->bdf.v, "sriov_numvfs"), a, &d->sriov.num_vfs);
+			hwc_read_str(e, devpath(pb, d->bdf.v, "sriov_vf_device"), a,
 				     &d->sriov.vf_device_id);
 		}
 	}
@@ -206,7 +220,7 @@ static void read_sysfs_dev(struct hwc_env *e, struct hwc_facts *f, struct hwc_pc
 	    !d->is_vf.v) {
 		const unsigned char *vpd;
 		size_t vlen;
-		const char *vp = devpath(a, d->bdf.v, "vpd");
+		const char *vp = devpath(pb, d->bdf.v, "vpd");
 		if (hwc_read_bytes(e, vp, 32 * 1024, a, &vpd, &vlen, &d->vpd.m) == 0 &&
 		    hwc_pci_parse_vpd(vpd, vlen, a, d) < 0)
 			hwc_fmeta_set(&d->vpd.m, HWC_ST_INVALID, 0,
@@ -252,6 +266,9 @@ static int collect_sysfs(struct hwc_env *e, struct hwc_facts *f, struct hwc_pci_
 		hwc_env_fail(e, &p->m, f->arena, DEVDIR, -rc);
 		return 0;
 	}
+	if (hwc_arena_grow(f->arena, (void **)&p->devices.items, sizeof(*p->devices.items),
+			   &p->devices.cap, dl.n) < 0)
+		return -ENOMEM;
 	for (size_t i = 0; i < dl.n; i++) {
 		unsigned dom, bus, dev, fn;
 		if (!parse_bdf(dl.names[i], &dom, &bus, &dev, &fn))
@@ -261,9 +278,14 @@ static int collect_sysfs(struct hwc_env *e, struct hwc_facts *f, struct hwc_pci_
 			return -ENOMEM;
 		d->domain = dom, d->bus = bus, d->dev = dev, d->fn = fn;
 		d->parent = -1;
-		HWC_SET(d->bdf, hwc_arena_printf(f->arena, "%04x:%02x:%02x.%x", dom, bus, dev, fn));
+		struct hwc_arena *scratch = hwc_arena_new();
+		if (!scratch)
+			return -ENOMEM;
+		HWC_SET(d->bdf, hwc_arena_printf(scratch, "%04x:%02x:%02x.%x", dom, bus, dev, fn));
 		HWC_SET(d->function, fn);
-		read_sysfs_dev(e, f, d);
+		read_sysfs_dev(e, f, scratch, d);
+		hwc_pci_device_persist(d, f->arena);
+		hwc_arena_free(scratch);
 	}
 	qsort(p->devices.items, p->devices.n, sizeof(*p->devices.items), cmp_dev);
 	hwc_fmeta_set(&p->m, HWC_ST_OK, 0, NULL);
@@ -318,6 +340,15 @@ static void inherit_links(struct hwc_pci_facts *p)
 		else if (d->fn != 0)
 			src = find_key(p, key_of(d->domain, d->bus, d->dev, 0));
 		const struct hwc_pci_device *s = src >= 0 ? &p->devices.items[src] : NULL;
+		if (s && hwc_ok(d->is_vf) && d->is_vf.v) {
+			/* A VF's DevCtl MPS, relaxed-ordering, no-snoop and extended-tag fields are
+			 * RsvdP: the PF's settings are the ones its TLPs follow (kernel probe.c
+			 * pci_configure_relaxed_ordering(), PCIe SR-IOV spec). */
+			d->max_payload_bytes = s->max_payload_bytes;
+			d->relaxed_ordering = s->relaxed_ordering;
+			d->no_snoop = s->no_snoop;
+			d->extended_tag = s->extended_tag;
+		}
 		if (s && s->link.m.st == HWC_ST_OK) {
 			d->link = s->link;
 			HWC_SET(d->link_from, s->bdf.v);
@@ -414,14 +445,7 @@ static void path_model(struct hwc_arena *a, const struct hwc_pci_facts *p, struc
 		HWC_FAIL(b->speed_gts, HWC_ST_ABSENT, 0, "no link trained");
 	HWC_SET(b->width, hops[lim].width);
 	HWC_SET(b->raw_gbps, mbps / 1000.0);
-	/* A VF's DevCtl payload field is reserved: its writes go out with the PF's MPS. */
-	const struct hwc_pci_device *mp = d;
-	if (hwc_ok(d->link_from) && strcmp(d->link_from.v, d->bdf.v) != 0 && hwc_ok(d->is_vf) &&
-	    d->is_vf.v) {
-		long src = find_bdf(p, d->link_from.v);
-		if (src >= 0)
-			mp = &p->devices.items[src];
-	}
+	const struct hwc_pci_device *mp = d; /* a VF already carries its PF's MPS */
 	if (hwc_ok(mp->max_payload_bytes)) {
 		HWC_SET(b->mps_bytes, mp->max_payload_bytes.v);
 		double g = mbps / 1000.0 * hwc_pci_tlp_efficiency(hops[lim].speed_gts,

@@ -166,10 +166,10 @@ static void decode_link(struct pci_dev *pd, int base, unsigned flags, struct hwc
 	HWC_SET(l->cap_width, (cap & PCI_EXP_LNKCAP_WIDTH) >> 4);
 	HWC_SET(l->aspm, aspm_name(ctl & PCI_EXP_LNKCTL_ASPM, false));
 	HWC_SET(l->aspm_supported, aspm_name((cap & PCI_EXP_LNKCAP_ASPM) >> 10, true));
+	/* Only ports must report it (LnkCap "LLActRep"); where it is not reported the key is left
+	 * out rather than filling every endpoint's "unavailable". */
 	if (cap & PCI_EXP_LNKCAP_DLLA)
 		HWC_SET(l->dll_active, (sta & PCI_EXP_LNKSTA_DL_ACT) != 0);
-	else
-		HWC_FAIL(l->dll_active, HWC_ST_UNSUPPORTED, 0, "LnkCap: no DLL link-active reporting");
 
 	unsigned vec = 0;
 	if ((flags & PCI_EXP_FLAGS_VERS) >= 2) {
@@ -341,10 +341,8 @@ int hwc_pci_decode_config(const unsigned char *buf, size_t len, struct hwc_arena
 		caps_fail(d, HWC_ST_UNREADABLE, *err);
 		return -EIO;
 	}
-	/* libpci keeps the pointer: a copy that lives through the walk. */
-	unsigned char *cache = hwc_arena_zalloc(a, len);
-	if (!cache)
-		return -ENOMEM;
+	/* libpci keeps the pointer (non-const) for the walk: a copy that lives through it. */
+	unsigned char cache[4096];
 	memcpy(cache, buf, len);
 	if (walk(acc, cache, len, a, d) < 0) {
 		*err = hwc_arena_printf(a, "libpci: %s", g_msg);

@@ -32,7 +32,6 @@ static const struct field dev_fields[] = {
 	D("subsystem_device_id", F_STR, subsystem_device_id),
 	D("class", F_STR, class_code),
 	D("revision", F_I64, revision),
-	D("header_type", F_I64, header_type),
 	D("function", F_I64, function),
 	D("driver", F_STR, driver),
 	D("numa_node", F_I64, numa_node),
@@ -110,6 +109,40 @@ static const struct group groups[] = {
 	G("vpd", vpd.m, vpd_fields),
 };
 
+/* Copy every string and detail of d into a (they were made in a scratch arena). */
+static const char *dup(struct hwc_arena *a, const char *s) { return s ? hwc_arena_strdup(a, s) : NULL; }
+
+static void persist_fields(struct hwc_arena *a, void *base, const struct field *fs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		void *p = (char *)base + fs[i].off;
+		struct hwc_fmeta *m = p;
+		m->detail = dup(a, m->detail);
+		if (fs[i].t == F_STR && m->st == HWC_ST_OK)
+			((struct hwc_fstr *)p)->v = dup(a, ((struct hwc_fstr *)p)->v);
+	}
+}
+
+void hwc_pci_device_persist(struct hwc_pci_device *d, struct hwc_arena *a)
+{
+	persist_fields(a, d, dev_fields, N(dev_fields));
+	for (size_t g = 0; g < N(groups); g++) {
+		struct hwc_fmeta *m = (void *)((char *)d + groups[g].meta);
+		m->detail = dup(a, m->detail);
+		persist_fields(a, d, groups[g].fields, groups[g].n);
+	}
+	struct hwc_pci_f64list *l = &d->link.supported_speeds_gts;
+	l->m.detail = dup(a, l->m.detail);
+	double *items = l->n ? hwc_arena_calloc(a, l->n, sizeof(double)) : NULL;
+	if (items)
+		memcpy(items, l->items, l->n * sizeof(double));
+	l->items = items;
+	l->cap = items ? l->n : 0;
+	if (!items)
+		l->n = 0;
+	d->path.m.detail = dup(a, d->path.m.detail);
+}
+
 static int put_fields(json_t *o, const void *base, const struct field *fs, size_t n)
 {
 	int rc = 0;
@@ -157,6 +190,17 @@ static int put_list(json_t *o, const char *key, const struct hwc_fmeta *m, json_
 	return arr && json_object_set_new(o, key, arr) == 0 ? 0 : -ENOMEM;
 }
 
+/* Keep "unavailable" the last key, whatever was written after the scalar facts. */
+static void unavailable_last(json_t *o)
+{
+	json_t *u = json_object_get(o, HWC_JSON_UNAVAILABLE);
+	if (u) {
+		json_incref(u);
+		json_object_del(o, HWC_JSON_UNAVAILABLE);
+		json_object_set_new(o, HWC_JSON_UNAVAILABLE, u);
+	}
+}
+
 static json_t *device_to_json(const struct hwc_pci_device *d)
 {
 	json_t *o = json_object();
@@ -183,15 +227,10 @@ static json_t *device_to_json(const struct hwc_pci_device *d)
 				json_array_append_new(sp, json_real(d->link.supported_speeds_gts.items[i]));
 			put_list(s, "supported_speeds_gts", &d->link.supported_speeds_gts.m, sp);
 		}
+		unavailable_last(s);
 		json_object_set_new(o, groups[g].key, s);
 	}
-	/* keep "unavailable" last, whatever was written after the scalar facts */
-	json_t *u = json_object_get(o, HWC_JSON_UNAVAILABLE);
-	if (u) {
-		json_incref(u);
-		json_object_del(o, HWC_JSON_UNAVAILABLE);
-		json_object_set_new(o, HWC_JSON_UNAVAILABLE, u);
-	}
+	unavailable_last(o);
 	return o;
 }
 

@@ -108,6 +108,10 @@ int hwc_pci_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_col
 json_t *hwc_pci_to_json(const struct hwc_facts *f);
 int hwc_pci_from_json(const json_t *j, struct hwc_facts *f);
 
+/* Copy every string, detail and list of d into a: collection reads into a scratch arena that is
+ * freed per function (internal to pci/). */
+void hwc_pci_device_persist(struct hwc_pci_device *d, struct hwc_arena *a);
+
 /* ---- pure parts, exposed for tests and fuzzing ------------------------------------------ */
 
 /* Decode config-space bytes (64, 256 or 4096 of them) into d: identity, class, the PCIe
