@@ -67,25 +67,67 @@ static long find_bdf(const struct hwc_pci_facts *p, const char *bdf)
 
 /* ---- sysfs ---------------------------------------------------------------------------- */
 
-/* Paths are built in the caller's buffer: 15 reads per function would otherwise leave 1 KiB
- * of path strings per function in the facts arena. */
-#define PATHBUF 128
-static const char *devpath(char *buf, const char *bdf, const char *leaf)
+/* One directory per function, resolved once (hwc_env_dir_open): its attributes are then one
+ * openat() each. A 1,000-function host otherwise walks the root 15,000 times. */
+struct devdir {
+	struct hwc_env *e;
+	struct hwc_env_dir dir;
+	struct hwc_arena *a; /* scratch: freed after the function */
+};
+
+static int rd_bytes(struct devdir *dd, const char *leaf, size_t cap, const unsigned char **buf,
+		    size_t *len, struct hwc_fmeta *m)
 {
-	snprintf(buf, PATHBUF, DEVDIR "/%s/%s", bdf, leaf);
-	return buf;
+	return hwc_read_bytes_at(dd->e, &dd->dir, leaf, cap, dd->a, buf, len, m);
 }
 
-static void read_aer(struct hwc_env *e, struct hwc_arena *a, struct hwc_pci_device *d)
+/* Text with trailing whitespace cut, as hwc_read_str. */
+static int rd_str(struct devdir *dd, const char *leaf, struct hwc_fstr *out)
 {
-	char pb[PATHBUF];
+	const unsigned char *b;
+	size_t len;
+	if (rd_bytes(dd, leaf, 4096, &b, &len, &out->m) < 0)
+		return -1;
+	char *s = (char *)b;
+	while (len && (s[len - 1] == '\n' || s[len - 1] == ' ' || s[len - 1] == '\t'))
+		s[--len] = 0;
+	if (memchr(s, 0, len)) {
+		HWC_FAIL(*out, HWC_ST_INVALID, 0,
+			 hwc_arena_printf(dd->a, "/%s/%s: binary content", dd->dir.path, leaf));
+		return -1;
+	}
+	HWC_SET(*out, s);
+	return 0;
+}
+
+/* Decimal, or hex with 0x, as hwc_read_i64. */
+static int rd_i64(struct devdir *dd, const char *leaf, struct hwc_fi64 *out)
+{
+	struct hwc_fstr s;
+	if (rd_str(dd, leaf, &s) < 0) {
+		out->m = s.m;
+		return -1;
+	}
+	int64_t v;
+	bool hex = strncmp(s.v, "0x", 2) == 0;
+	if (hwc_parse_i64(hex ? s.v + 2 : s.v, hex ? 16 : 10, &v) < 0) {
+		HWC_FAIL(*out, HWC_ST_INVALID, 0,
+			 hwc_arena_printf(dd->a, "/%s/%s: \"%s\" is not a number", dd->dir.path, leaf,
+					  s.v));
+		return -1;
+	}
+	HWC_SET(*out, v);
+	return 0;
+}
+
+static void read_aer(struct devdir *dd, struct hwc_pci_device *d)
+{
 	static const char *const files[] = {"aer_dev_correctable", "aer_dev_nonfatal", "aer_dev_fatal"};
 	struct hwc_fi64 *out[] = {&d->aer.correctable, &d->aer.nonfatal, &d->aer.fatal};
 	for (int i = 0; i < 3; i++) {
-		const char *path = devpath(pb, d->bdf.v, files[i]);
 		const unsigned char *buf;
 		size_t len;
-		if (hwc_read_bytes(e, path, 64 * 1024, a, &buf, &len, &out[i]->m) < 0) {
+		if (rd_bytes(dd, files[i], 64 * 1024, &buf, &len, &out[i]->m) < 0) {
 			if (i == 0) {
 				/* Only AER-capable devices (kernel >= 4.19) have the files. */
 				hwc_fmeta_set(&d->aer.m, out[0]->m.st, out[0]->m.err, out[0]->m.detail);
@@ -98,15 +140,15 @@ static void read_aer(struct hwc_env *e, struct hwc_arena *a, struct hwc_pci_devi
 			HWC_SET(*out[i], v);
 		else
 			HWC_FAIL(*out[i], HWC_ST_INVALID, 0,
-				 hwc_arena_printf(a, "%s: no TOTAL_ERR_* line", path));
+				 hwc_arena_printf(dd->a, "/%s/%s: no TOTAL_ERR_* line", dd->dir.path,
+						  files[i]));
 	}
 	hwc_fmeta_set(&d->aer.m, HWC_ST_OK, 0, NULL);
 }
 
 /* Without root the kernel gives 64 bytes of config: the link from the sysfs attributes. */
-static void link_fallback(struct hwc_env *e, struct hwc_arena *a, struct hwc_pci_device *d)
+static void link_fallback(struct devdir *dd, struct hwc_pci_device *d)
 {
-	char pb[PATHBUF];
 	struct hwc_pci_link *l = &d->link;
 	const struct hwc_fmeta was = l->m;
 	struct hwc_fstr s;
@@ -114,8 +156,7 @@ static void link_fallback(struct hwc_env *e, struct hwc_arena *a, struct hwc_pci
 	struct hwc_ff64 *sf[2] = {&l->speed_gts, &l->cap_speed_gts};
 	bool any = false;
 	for (int i = 0; i < 2; i++) {
-		const char *path = devpath(pb, d->bdf.v, sp[i]);
-		if (hwc_read_str(e, path, a, &s) < 0) {
+		if (rd_str(dd, sp[i], &s) < 0) {
 			sf[i]->m = s.m;
 			continue;
 		}
@@ -125,12 +166,13 @@ static void link_fallback(struct hwc_env *e, struct hwc_arena *a, struct hwc_pci
 			any = true;
 		} else {
 			HWC_FAIL(*sf[i], HWC_ST_INVALID, 0,
-				 hwc_arena_printf(a, "%s: \"%s\" is not a link speed", path, s.v));
+				 hwc_arena_printf(dd->a, "/%s/%s: \"%s\" is not a link speed",
+						  dd->dir.path, sp[i], s.v));
 		}
 	}
-	if (hwc_read_i64(e, devpath(pb, d->bdf.v, "current_link_width"), a, &l->width) == 0)
+	if (rd_i64(dd, "current_link_width", &l->width) == 0)
 		any = true;
-	if (hwc_read_i64(e, devpath(pb, d->bdf.v, "max_link_width"), a, &l->cap_width) == 0)
+	if (rd_i64(dd, "max_link_width", &l->cap_width) == 0)
 		any = true;
 	if (!any) {
 		l->m = was;
@@ -146,97 +188,12 @@ static void link_fallback(struct hwc_env *e, struct hwc_arena *a, struct hwc_pci
 	hwc_fmeta_set(&l->supported_speeds_gts.m, nr.st, 0, nr.detail);
 }
 
-static void read_sysfs_dev(struct hwc_env *e, struct hwc_facts *f, struct hwc_arena *scratch,
-			   struct hwc_pci_device *d)
+/* The sysfs path is the topology: sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0. */
+static void upstream_from_path(struct hwc_arena *a, const char *real, struct hwc_pci_device *d)
 {
-	/* Everything is read into the scratch arena and only what is kept is copied to the facts
-	 * (hwc_pci_device_persist): link targets, paths, buffers and failed reads' paths stay out. */
-	struct hwc_arena *a = scratch;
-	char pb[PATHBUF], cbuf[PATHBUF];
-	const unsigned char *cfg = NULL;
-	size_t len = 0;
-	const char *cpath = devpath(cbuf, d->bdf.v, "config");
-	/* The bytes are decoded and dropped: a scratch arena keeps 4 KiB per function out of the
-	 * facts (a DGX-class host has over 1,000 functions). */
-	if (hwc_read_bytes(e, cpath, 4096, a, &cfg, &len, &d->config_bytes.m) < 0 &&
-	    d->config_bytes.m.st != HWC_ST_TRUNCATED) {
-		hwc_fmeta_set(&d->vendor_id.m, d->config_bytes.m.st, d->config_bytes.m.err,
-			      d->config_bytes.m.detail);
-	} else {
-		const char *err = NULL;
-		if (hwc_pci_decode_config(cfg, len, a, d, &err) < 0) {
-			const char *det = hwc_arena_printf(a, "%s: %s", cpath, err);
-			HWC_FAIL(d->vendor_id, HWC_ST_INVALID, 0, det);
-			HWC_FAIL(d->config_bytes, HWC_ST_INVALID, 0, det);
-			hwc_facts_error(f, "pci", cpath, "%s", err);
-		}
-	}
-	/* VFs answer 0xffff for their ids in config space; the kernel knows them. */
-	if (!hwc_ok(d->vendor_id)) {
-		struct hwc_fu64 v;
-		if (hwc_read_hex(e, devpath(pb, d->bdf.v, "vendor"), a, &v) == 0)
-			HWC_SET(d->vendor_id, hwc_arena_printf(a, "%04x", (unsigned)v.v));
-		if (hwc_read_hex(e, devpath(pb, d->bdf.v, "device"), a, &v) == 0)
-			HWC_SET(d->device_id, hwc_arena_printf(a, "%04x", (unsigned)v.v));
-	}
-	hwc_read_i64(e, devpath(pb, d->bdf.v, "numa_node"), a, &d->numa_node);
-	hwc_read_link_name(e, devpath(pb, d->bdf.v, "driver"), a, &d->driver);
-	struct hwc_fstr grp;
-	if (hwc_read_link_name(e, devpath(pb, d->bdf.v, "iommu_group"), a, &grp) == 0) {
-		int64_t g;
-		if (hwc_parse_i64(grp.v, 10, &g) == 0)
-			HWC_SET(d->iommu_group, g);
-		else
-			HWC_FAIL(d->iommu_group, HWC_ST_INVALID, 0, "iommu_group link is not a number");
-	} else {
-		d->iommu_group.m = grp.m;
-	}
-	if (hwc_read_link_name(e, devpath(pb, d->bdf.v, "physfn"), a, &d->physfn) == 0) {
-		HWC_SET(d->is_vf, true);
-	} else if (d->physfn.m.st == HWC_ST_ABSENT) {
-		HWC_SET(d->is_vf, false);
-		d->physfn.m.st = HWC_ST_UNSET; /* a PF has no physfn: not a missing fact */
-	} else {
-		d->is_vf.m = d->physfn.m;
-	}
-	/* AER is reported at the PF: a VF has no aer_dev_* files and no counters of its own. */
-	if (!(hwc_ok(d->is_vf) && d->is_vf.v))
-		read_aer(e, a, d);
-	if (d->sriov.m.st == HWC_ST_UNSET) {
-		struct hwc_fi64 t;
-		if (hwc_read_i64(e, devpath(pb, d->bdf.v, "sriov_totalvfs"), a, &t) == 0) {
-			hwc_fmeta_set(&d->sriov.m, HWC_ST_OK, 0, NULL);
-			d->sriov.total_vfs = t;
-			hwc_read_i64(e, devpath(pb, d->bdf.v, "sriov_numvfs"), a, &d->sriov.num_vfs);
-			hwc_read_str(e, devpath(pb, d->bdf.v, "sriov_vf_device"), a,
-				     &d->sriov.vf_device_id);
-		}
-	}
-	if (d->link.m.st == HWC_ST_NEEDS_ROOT)
-		link_fallback(e, a, d);
-	/* VPD is read by polling the device (milliseconds per dword on real hardware): only for
-	 * ConnectX physical functions, where it names the part. */
-	if (hwc_ok(d->vendor_id) && strcmp(d->vendor_id.v, "15b3") == 0 && hwc_ok(d->is_vf) &&
-	    !d->is_vf.v) {
-		const unsigned char *vpd;
-		size_t vlen;
-		const char *vp = devpath(pb, d->bdf.v, "vpd");
-		if (hwc_read_bytes(e, vp, 32 * 1024, a, &vpd, &vlen, &d->vpd.m) == 0 &&
-		    hwc_pci_parse_vpd(vpd, vlen, a, d) < 0)
-			hwc_fmeta_set(&d->vpd.m, HWC_ST_INVALID, 0,
-				      hwc_arena_printf(a, "%s: no ID string, PN or SN", vp));
-	}
-	/* The sysfs path is the topology: .../pci0000:00/0000:00:01.0/0000:01:00.0. */
-	const char *real;
-	const char *lp = hwc_arena_printf(a, DEVDIR "/%s", d->bdf.v);
-	int rc = hwc_env_realpath(e, lp, a, &real);
-	if (rc < 0) {
-		hwc_env_fail(e, &d->upstream.m, a, lp, -rc);
-		return;
-	}
 	const char *last = strrchr(real, '/');
 	const char *prev = NULL;
-	for (const char *p = real; p && p < last;) {
+	for (const char *p = real; last && p < last;) {
 		const char *s = strchr(p, '/');
 		if (!s || s > last)
 			break;
@@ -254,8 +211,95 @@ static void read_sysfs_dev(struct hwc_env *e, struct hwc_facts *f, struct hwc_ar
 	if (prev)
 		HWC_SET(d->upstream, hwc_arena_strndup(a, prev, (size_t)(strchr(prev, '/') - prev)));
 	else
-		HWC_FAIL(d->upstream, HWC_ST_ABSENT, 0,
-			 hwc_arena_printf(a, "on a root bus (%s)", real));
+		HWC_FAIL(d->upstream, HWC_ST_ABSENT, 0, hwc_arena_printf(a, "on a root bus (/%s)", real));
+}
+
+static void read_sysfs_dev(struct hwc_env *e, struct hwc_facts *f, struct hwc_arena *scratch,
+			   struct hwc_pci_device *d)
+{
+	/* Everything is read into the scratch arena and only what is kept is copied to the facts
+	 * (hwc_pci_device_persist): link targets, paths, buffers and failed reads' paths stay out. */
+	struct hwc_arena *a = scratch;
+	struct devdir dd = {.e = e, .a = a};
+	const char *dpath = hwc_arena_printf(a, DEVDIR "/%s", d->bdf.v);
+	int rc = hwc_env_dir_open(e, dpath, a, &dd.dir);
+	if (rc < 0) {
+		hwc_env_fail(e, &d->vendor_id.m, a, dpath, rc);
+		d->upstream.m = d->config_bytes.m = d->vendor_id.m;
+		hwc_facts_error(f, "pci", dpath, "%s", d->vendor_id.m.detail);
+		return;
+	}
+	upstream_from_path(a, dd.dir.path, d);
+	const unsigned char *cfg = NULL;
+	size_t len = 0;
+	if (rd_bytes(&dd, "config", 4096, &cfg, &len, &d->config_bytes.m) < 0 &&
+	    d->config_bytes.m.st != HWC_ST_TRUNCATED) {
+		hwc_fmeta_set(&d->vendor_id.m, d->config_bytes.m.st, d->config_bytes.m.err,
+			      d->config_bytes.m.detail);
+	} else {
+		const char *err = NULL;
+		if (hwc_pci_decode_config(cfg, len, a, d, &err) < 0) {
+			const char *det = hwc_arena_printf(a, "/%s/config: %s", dd.dir.path, err);
+			HWC_FAIL(d->vendor_id, HWC_ST_INVALID, 0, det);
+			HWC_FAIL(d->config_bytes, HWC_ST_INVALID, 0, det);
+			hwc_facts_error(f, "pci", det, "%s", err);
+		}
+	}
+	/* VFs answer 0xffff for their ids in config space; the kernel knows them. */
+	if (!hwc_ok(d->vendor_id)) {
+		struct hwc_fi64 v;
+		if (rd_i64(&dd, "vendor", &v) == 0)
+			HWC_SET(d->vendor_id, hwc_arena_printf(a, "%04x", (unsigned)v.v));
+		if (rd_i64(&dd, "device", &v) == 0)
+			HWC_SET(d->device_id, hwc_arena_printf(a, "%04x", (unsigned)v.v));
+	}
+	rd_i64(&dd, "numa_node", &d->numa_node);
+	hwc_read_link_name_at(e, &dd.dir, "driver", a, &d->driver);
+	struct hwc_fstr grp;
+	if (hwc_read_link_name_at(e, &dd.dir, "iommu_group", a, &grp) == 0) {
+		int64_t g;
+		if (hwc_parse_i64(grp.v, 10, &g) == 0)
+			HWC_SET(d->iommu_group, g);
+		else
+			HWC_FAIL(d->iommu_group, HWC_ST_INVALID, 0, "iommu_group link is not a number");
+	} else {
+		d->iommu_group.m = grp.m;
+	}
+	if (hwc_read_link_name_at(e, &dd.dir, "physfn", a, &d->physfn) == 0) {
+		HWC_SET(d->is_vf, true);
+	} else if (d->physfn.m.st == HWC_ST_ABSENT) {
+		HWC_SET(d->is_vf, false);
+		d->physfn.m.st = HWC_ST_UNSET; /* a PF has no physfn: not a missing fact */
+	} else {
+		d->is_vf.m = d->physfn.m;
+	}
+	bool vf = hwc_ok(d->is_vf) && d->is_vf.v;
+	/* AER is reported at the PF: a VF has no aer_dev_* files and no counters of its own. */
+	if (!vf)
+		read_aer(&dd, d);
+	/* SR-IOV from sysfs only where config space could not tell (no extended space read). */
+	if (!vf && d->sriov.m.st == HWC_ST_UNSET && len <= 256) {
+		struct hwc_fi64 t;
+		if (rd_i64(&dd, "sriov_totalvfs", &t) == 0) {
+			hwc_fmeta_set(&d->sriov.m, HWC_ST_OK, 0, NULL);
+			d->sriov.total_vfs = t;
+			rd_i64(&dd, "sriov_numvfs", &d->sriov.num_vfs);
+			rd_str(&dd, "sriov_vf_device", &d->sriov.vf_device_id);
+		}
+	}
+	if (d->link.m.st == HWC_ST_NEEDS_ROOT)
+		link_fallback(&dd, d);
+	/* VPD is read by polling the device (milliseconds per dword on real hardware): only for
+	 * ConnectX physical functions, where it names the part. */
+	if (hwc_ok(d->vendor_id) && strcmp(d->vendor_id.v, "15b3") == 0 && hwc_ok(d->is_vf) && !vf) {
+		const unsigned char *vpd;
+		size_t vlen;
+		if (rd_bytes(&dd, "vpd", 32 * 1024, &vpd, &vlen, &d->vpd.m) == 0 &&
+		    hwc_pci_parse_vpd(vpd, vlen, a, d) < 0)
+			hwc_fmeta_set(&d->vpd.m, HWC_ST_INVALID, 0,
+				      hwc_arena_printf(a, "/%s/vpd: no ID string, PN or SN", dd.dir.path));
+	}
+	hwc_env_dir_close(&dd.dir);
 }
 
 static int collect_sysfs(struct hwc_env *e, struct hwc_facts *f, struct hwc_pci_facts *p)

@@ -54,6 +54,22 @@ class Hosts(unittest.TestCase):
                     again = facts("--facts", f)
                     self.assertEqual(again["facts"]["pci"], j["facts"]["pci"])
 
+    def test_snapshot_replays_the_same_facts(self):
+        # everything pci/ read (config through the env, links, directory handles) is captured
+        import tarfile
+        for host in ("host-switch-slow-hop", "host-cx7-gen5-nonroot"):
+            with self.subTest(host=host), tempfile.TemporaryDirectory() as t:
+                tar = os.path.join(t, "snap.tar")
+                cp = hwctest.run("--root", root(host), "snapshot", "-o", tar)
+                self.assertEqual(cp.returncode, 0, cp.stderr)
+                out = os.path.join(t, "root")
+                os.mkdir(out)
+                with tarfile.open(tar) as tf:
+                    tf.extractall(out)
+                _, want = devices(host)
+                again = facts("--root", out)
+                self.assertEqual(again["facts"]["pci"], want["facts"]["pci"])
+
     def test_lspci_decodes_the_trees_the_same(self):
         if not os.access(oracle.LSPCI, os.X_OK):
             raise unittest.SkipTest("lspci not installed")
