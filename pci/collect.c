@@ -524,6 +524,19 @@ static void tie(struct hwc_arena *a, struct hwc_pci_facts *p)
 			p->devices.items[i].parent = -1;
 	}
 	inherit_links(p);
+	/* The slot a card sits in is described by the port above it: copy it to the card (not to
+	 * its VFs, whose PF carries it). */
+	for (size_t i = 0; i < p->devices.n; i++) {
+		struct hwc_pci_device *d = &p->devices.items[i];
+		if (d->parent < 0 || !has_upstream_link(d->pcie_type) || (hwc_ok(d->is_vf) && d->is_vf.v))
+			continue;
+		const struct hwc_pci_device *up = &p->devices.items[d->parent];
+		if (up->slot.m.st != HWC_ST_OK)
+			continue;
+		hwc_fmeta_set(&d->upstream_slot.m, HWC_ST_OK, 0, NULL);
+		d->upstream_slot.power_limit_w = up->slot.power_limit_w;
+		d->upstream_slot.physical_slot = up->slot.physical_slot;
+	}
 	for (size_t i = 0; i < p->devices.n; i++) {
 		verdict(p, &p->devices.items[i]);
 		path_model(a, p, &p->devices.items[i]);

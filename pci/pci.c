@@ -72,6 +72,10 @@ static const struct field slot_fields[] = {
 	D("power_limit_w", F_F64, slot.power_limit_w),
 	D("physical_slot", F_I64, slot.physical_slot),
 };
+static const struct field upslot_fields[] = {
+	D("power_limit_w", F_F64, upstream_slot.power_limit_w),
+	D("physical_slot", F_I64, upstream_slot.physical_slot),
+};
 static const struct field devsta_fields[] = {
 	D("correctable", F_BOOL, dev_status.correctable),
 	D("nonfatal", F_BOOL, dev_status.nonfatal),
@@ -103,6 +107,7 @@ static const struct group groups[] = {
 	G("sriov", sriov.m, sriov_fields),
 	G("link", link.m, link_fields),
 	G("slot", slot.m, slot_fields),
+	G("upstream_slot", upstream_slot.m, upslot_fields),
 	G("dev_status", dev_status.m, devsta_fields),
 	G("aer", aer.m, aer_fields),
 	G("path_bottleneck", path_bottleneck.m, bn_fields),

@@ -71,6 +71,11 @@ struct hwc_pci_device {
 	} slot;
 	struct {
 		struct hwc_fmeta m;
+		struct hwc_ff64 power_limit_w;
+		struct hwc_fi64 physical_slot;
+	} upstream_slot; /* the slot of the port above (its SltCap), for endpoints and upstream ports */
+	struct {
+		struct hwc_fmeta m;
 		struct hwc_fbool correctable, nonfatal, fatal, unsupported_request;
 	} dev_status; /* DevSta error bits (latched) */
 	struct hwc_fbool aer_capable;

@@ -135,6 +135,10 @@ class Hosts(unittest.TestCase):
                 self.assertEqual(got[dev]["link"]["cap_width"], int(cap_width))
                 self.assertLess(b["gbps"], b["raw_gbps"])
                 self.assertEqual(got[dev]["link_status"], "downgraded")
+                # mlx5_pcie_event: "... power on the PCIe slot (25W)" / "sufficient power (75W)"
+                w = float(re.search(r"power[^(]*\((\d+)W\)", text).group(1))
+                self.assertEqual(got[dev]["slot_power_limit_w"], w)
+                self.assertEqual(got[dev]["upstream_slot"]["power_limit_w"], w)
 
     def test_mlxlink_agrees(self):
         # "Link Speed Active (Enabled) : 2.5G-Gen 1 (16G-Gen 4)", "Link Width ... : 4X (16X)"
