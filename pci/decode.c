@@ -378,29 +378,37 @@ static int dump_len(struct pci_dev *pd)
 	return lo;
 }
 
-static void dump_extract(struct pci_access *acc, struct hwc_arena *a, struct hwc_pci_facts *out)
+/* A function's bytes, taken out of libpci: the decode runs after libpci is left (it re-enters
+ * libpci through the decoder's own instance). */
+struct raw {
+	unsigned char *bytes;
+	size_t len;
+};
+
+static size_t dump_extract(struct pci_access *acc, struct hwc_arena *a, struct hwc_arena *scratch,
+			   struct hwc_pci_facts *out, struct raw **raws)
 {
-	unsigned char buf[4096];
-	for (struct pci_dev *pd = acc->devices; pd; pd = pd->next) {
-		int len = dump_len(pd);
-		memset(buf, 0xff, sizeof(buf));
-		if (len > 0 && !pci_read_block(pd, 0, buf, len))
-			len = 0;
+	size_t n = 0, k = 0;
+	for (struct pci_dev *pd = acc->devices; pd; pd = pd->next)
+		n++;
+	*raws = hwc_arena_calloc(scratch, n ? n : 1, sizeof(**raws));
+	if (!*raws || hwc_arena_grow(a, (void **)&out->devices.items, sizeof(*out->devices.items),
+				     &out->devices.cap, out->devices.n + n) < 0)
+		return 0;
+	for (struct pci_dev *pd = acc->devices; pd && k < n; pd = pd->next, k++) {
+		struct raw *r = &(*raws)[k];
+		r->len = (size_t)dump_len(pd);
+		r->bytes = r->len ? hwc_arena_zalloc(scratch, r->len) : NULL;
+		if (r->len && (!r->bytes || !pci_read_block(pd, 0, r->bytes, (int)r->len)))
+			r->len = 0;
 		struct hwc_pci_device *d = HWC_VEC_PUSH(a, &out->devices);
-		if (!d)
-			return;
 		d->domain = (unsigned)pd->domain;
 		d->bus = pd->bus;
 		d->dev = pd->dev;
 		d->fn = pd->func;
 		d->parent = -1;
-		/* Stash the bytes: the decode runs after libpci is left (it re-enters libpci). */
-		unsigned char *copy = len ? hwc_arena_zalloc(a, (size_t)len) : NULL;
-		if (copy)
-			memcpy(copy, buf, (size_t)len);
-		d->bdf.v = (const char *)copy; /* temporarily: the bytes */
-		HWC_SET(d->config_bytes, len);
 	}
+	return k;
 }
 
 int hwc_pci_read_dump(const char *file, struct hwc_arena *a, struct hwc_pci_facts *out,
@@ -415,6 +423,13 @@ int hwc_pci_read_dump(const char *file, struct hwc_arena *a, struct hwc_pci_fact
 	lib_handlers(acc);
 	acc->method = PCI_ACCESS_DUMP;
 	size_t first = out->devices.n;
+	/* the bytes live here until decoded */
+	struct hwc_arena *volatile scratch = hwc_arena_new();
+	if (!scratch) {
+		pci_cleanup(acc);
+		*err = "out of memory";
+		return -ENOMEM;
+	}
 	jmp_buf jb;
 	g_jmp = &jb;
 	if (setjmp(jb)) {
@@ -428,35 +443,32 @@ int hwc_pci_read_dump(const char *file, struct hwc_arena *a, struct hwc_pci_fact
 		if (!setjmp(again))
 			pci_cleanup(acc);
 		g_jmp = NULL;
+		hwc_arena_free(scratch);
 		return -EINVAL;
 	}
 	pci_set_param(acc, "dump.name", (char *)file);
 	pci_init(acc);
 	pci_scan_bus(acc);
-	dump_extract(acc, a, out);
+	struct raw *raws = NULL;
+	size_t n = dump_extract(acc, a, scratch, out, &raws);
 	pci_cleanup(acc);
 	g_jmp = NULL;
 
-	for (size_t i = first; i < out->devices.n; i++) {
-		struct hwc_pci_device *d = &out->devices.items[i];
-		const unsigned char *bytes = (const unsigned char *)d->bdf.v;
-		size_t len = (size_t)d->config_bytes.v;
-		d->bdf.v = NULL;
+	for (size_t i = 0; i < n; i++) {
+		struct hwc_pci_device *d = &out->devices.items[first + i];
 		HWC_SET(d->bdf, hwc_arena_printf(a, "%04x:%02x:%02x.%x", d->domain, d->bus, d->dev,
 						 d->fn));
 		HWC_SET(d->function, d->fn);
 		const char *derr = NULL;
-		if (hwc_pci_decode_config(bytes ? bytes : (const unsigned char *)"", len, a, d,
-					  &derr) < 0) {
+		if (hwc_pci_decode_config(raws[i].bytes ? raws[i].bytes : (const unsigned char *)"",
+					  raws[i].len, a, d, &derr) < 0)
 			HWC_FAIL(d->vendor_id, HWC_ST_INVALID, 0,
 				 hwc_arena_printf(a, "%s: %s", file, derr));
-			HWC_FAIL(d->config_bytes, HWC_ST_INVALID, 0, derr);
-			if (len)
-				HWC_SET(d->config_bytes, (int64_t)len);
-		}
+		HWC_SET(d->config_bytes, (int64_t)raws[i].len);
 	}
+	hwc_arena_free(scratch);
 	if (out->devices.n > first)
-		qsort(out->devices.items + first, out->devices.n - first, sizeof(*out->devices.items),
-	      cmp_dev);
+		qsort(out->devices.items + first, out->devices.n - first,
+		      sizeof(*out->devices.items), cmp_dev);
 	return 0;
 }
