@@ -27,7 +27,10 @@ class LspciOracle(unittest.TestCase):
     def compare(self, path):
         cp, j = run_json("--pci-dump", path, "facts", "--json")
         self.assertIn(cp.returncode, (0, 1), cp.stderr)
-        hwctest.validate(j)
+        try:
+            hwctest.validate(j)
+        except unittest.SkipTest:
+            pass  # no python3-jsonschema: the comparison still runs
         return oracle.compare(self, oracle.parse_lspci("-F", path), j["facts"]["pci"].get("devices") or [],
                               os.path.basename(path))
 

@@ -45,7 +45,6 @@ class Hosts(unittest.TestCase):
         for host in HOSTS:
             with self.subTest(host=host):
                 _, j = devices(host)
-                hwctest.validate(j)
                 hwctest.golden(os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden",
                                             host + ".json"), {"pci": j["facts"]["pci"]})
                 with tempfile.TemporaryDirectory() as t:
@@ -53,6 +52,7 @@ class Hosts(unittest.TestCase):
                     hwctest.run("--root", root(host), "facts", "--json", "-o", f)
                     again = facts("--facts", f)
                     self.assertEqual(again["facts"]["pci"], j["facts"]["pci"])
+                hwctest.validate(j)
 
     def test_snapshot_replays_the_same_facts(self):
         # everything pci/ read (config through the env, links, directory handles) is captured
@@ -97,6 +97,8 @@ class Hosts(unittest.TestCase):
                             self.assertEqual(d.get(k), s.get(k), f"{host} {d['bdf']} {k}")
 
     def test_captured_lspci_text_rebuilt(self):
+        if not os.access(oracle.LSPCI, os.X_OK):
+            raise unittest.SkipTest("lspci not installed")
         # The text-only captures: lspci decodes the rebuilt config bytes back to the same lines.
         keys = re.compile(r"^(DevCap|DevCtl|DevSta|LnkCap|LnkSta):|SlotPowerLimit|^RlxdOrd|"
                           r"^MaxPayload \d+ bytes, MaxReadReq|Total VFs|Device ID:|\[PN\]|\[SN\]|Product Name")
