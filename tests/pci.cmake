@@ -3,3 +3,4 @@
 hwc_unit_test(test_pci pci/test_pci.c)
 hwc_py_test(pci_dumps pci/test_pci_dumps.py)
 hwc_py_test(pci_hosts pci/test_pci_hosts.py)
+hwc_py_test(pci_rebuilt pci/test_pci_rebuilt.py)

@@ -6,7 +6,7 @@ import shutil
 import subprocess
 
 LSPCI = shutil.which("lspci") or "/usr/bin/lspci"
-HDR = re.compile(r"^([0-9a-f]{4,6}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]) ")
+HDR = re.compile(r"^((?:[0-9a-f]{4,6}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]) ")
 TYPES = {
     "Endpoint": "endpoint", "Legacy Endpoint": "legacy_endpoint", "Root Port": "root_port",
     "Upstream Port": "upstream_port", "Downstream Port": "downstream_port",
@@ -26,11 +26,24 @@ def speed(s):
 
 def parse_lspci(*src):
     """{bdf: {field: value}} from `lspci <src> -vvv -D` and `-n`."""
+    devs = parse_text(lspci(*src, "-vvv", "-D"))
+    for line in lspci(*src, "-n", "-D").splitlines():
+        m = re.match(r"^(\S+) ([0-9a-f]{4}): ([0-9a-f]{4}):([0-9a-f]{4})(?: \(rev ([0-9a-f]{2})\))?", line)
+        if m and m.group(1) in devs:
+            d = devs[m.group(1)]
+            d["class4"], d["vendor"], d["device"] = m.group(2), m.group(3), m.group(4)
+            d["rev"] = int(m.group(5), 16) if m.group(5) else 0
+    return devs
+
+
+def parse_text(text):
+    """{bdf: {field: value}} from lspci -vv(v) text (lspci's own output or a capture of it)."""
     devs, cur = {}, None
-    for line in lspci(*src, "-vvv", "-D").splitlines():
-        m = HDR.match(line)
+    for line in text.splitlines():
+        m = HDR.match(line.lstrip(" "))
         if m:
-            cur = devs.setdefault(m.group(1), {})
+            bdf = m.group(1) if m.group(1).count(":") == 2 else "0000:" + m.group(1)
+            cur = devs.setdefault(bdf, {})
             continue
         if cur is None:
             continue
@@ -65,12 +78,6 @@ def parse_lspci(*src):
         m = re.search(r"Bus: primary=([0-9a-f]+), secondary=([0-9a-f]+), subordinate=([0-9a-f]+)", t)
         if m:
             cur["secondary"] = int(m.group(2), 16)
-    for line in lspci(*src, "-n", "-D").splitlines():
-        m = re.match(r"^(\S+) ([0-9a-f]{4}): ([0-9a-f]{4}):([0-9a-f]{4})(?: \(rev ([0-9a-f]{2})\))?", line)
-        if m and m.group(1) in devs:
-            d = devs[m.group(1)]
-            d["class4"], d["vendor"], d["device"] = m.group(2), m.group(3), m.group(4)
-            d["rev"] = int(m.group(5), 16) if m.group(5) else 0
     return devs
 
 

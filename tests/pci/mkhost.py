@@ -107,11 +107,11 @@ def config(d):
     if d.get("sriov"):
         total, num, did = d["sriov"]
         o = 0x180
-        c.w16(o + 0x0c, total)  # initial VFs
+        c.w16(o + 0x0c, d.get("sriov_initial", total))
         c.w16(o + 0x0e, total)
         c.w16(o + 0x10, num)
-        c.w16(o + 0x14, 2)  # VF offset
-        c.w16(o + 0x16, 1)  # stride
+        c.w16(o + 0x14, d.get("sriov_offset", 2))
+        c.w16(o + 0x16, d.get("sriov_stride", 1))
         c.w16(o + 0x1a, did)
         c.w32(o + 0x1c, 0x7ff)
         c.w32(o + 0x20, 1)
