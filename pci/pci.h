@@ -95,7 +95,7 @@ struct hwc_pci_device {
 	/* Not in JSON: what collection needs to tie devices together. */
 	unsigned domain, bus, dev, fn;
 	int pcie_type;      /* PCI_EXP_TYPE_*, -1 without a PCIe capability */
-	int sec_bus, sub_bus; /* bridges (header type 1), else -1 */
+	int sec_bus, sub_bus; /* bridges (header type 1, CardBus 2), else -1 */
 	long parent;        /* index in the device array, -1 none/unknown */
 };
 
@@ -162,8 +162,9 @@ int hwc_pci_parse_speed(const char *s, double *gts);
 int hwc_pci_parse_vpd(const unsigned char *buf, size_t len, struct hwc_arena *a,
 		      struct hwc_pci_device *d);
 
-/* Read an 'lspci -x/-xxx/-xxxx' dump through libpci's dump method; one decoded device per
- * function, appended to *out, bridges tied by bus ranges. Returns 0 or -errno (*err says why). */
+/* Read an 'lspci -x/-xxx/-xxxx' dump through libpci's dump method (its errors come back here,
+ * they do not exit); one decoded device per function appended to *out, sorted by BDF, with
+ * config_bytes = what the dump held. Returns 0 or -errno (*err says why). */
 int hwc_pci_read_dump(const char *file, struct hwc_arena *a, struct hwc_pci_facts *out,
 		      const char **err);
 
