@@ -298,14 +298,25 @@ int hwc_pci_decode_config(const unsigned char *buf, size_t len, struct hwc_arena
 	if (len > 4096)
 		len = 4096;
 	unsigned vendor = le16(buf, PCI_VENDOR_ID);
-	if (vendor == 0xffff || vendor == 0) {
-		*err = vendor ? "vendor id ffff: the device does not answer (gone from the bus?)"
+	size_t ones = 0;
+	while (ones < 64 && buf[ones] == 0xff)
+		ones++;
+	if (ones == 64 || vendor == 0) {
+		*err = vendor ? "config space reads all ones: the device does not answer (gone from "
+				"the bus?)"
 			      : "vendor id 0000";
 		return -EINVAL;
 	}
 	HWC_SET(d->config_bytes, (int64_t)len);
-	HWC_SET(d->vendor_id, hex4(a, vendor));
-	HWC_SET(d->device_id, hex4(a, le16(buf, PCI_DEVICE_ID)));
+	if (vendor == 0xffff) {
+		/* An SR-IOV VF: its vendor and device id registers read ffff, the rest is there. */
+		const char *why = "config space reads ffff here (an SR-IOV VF's ids are not in it)";
+		HWC_FAIL(d->vendor_id, HWC_ST_UNSUPPORTED, 0, why);
+		HWC_FAIL(d->device_id, HWC_ST_UNSUPPORTED, 0, why);
+	} else {
+		HWC_SET(d->vendor_id, hex4(a, vendor));
+		HWC_SET(d->device_id, hex4(a, le16(buf, PCI_DEVICE_ID)));
+	}
 	HWC_SET(d->revision, buf[PCI_REVISION_ID]);
 	HWC_SET(d->class_code, hwc_arena_printf(a, "%02x%02x%02x", buf[PCI_CLASS_DEVICE + 1],
 						 buf[PCI_CLASS_DEVICE], buf[PCI_CLASS_PROG]));

@@ -110,7 +110,7 @@ HOSTS["host-switch-slow-hop"] = [
          aer=False, name="Ethernet controller: Mellanox Technologies ConnectX Family mlx5Gen Virtual Function"),
     dict(bdf="0000:03:00.3", parent="0000:02:00.0", vendor=0x15b3, device=0x101e,
          subsys=(0x15b3, 0x0016), type="ep", mps_sup=512, mps=128, mrrs=512, lnkcap=(16, 16),
-         lnksta=(16, 16), physfn="0000:03:00.0", numa=0, driver="mlx5_core", iommu_group=7,
+         lnksta=(16, 16), physfn="0000:03:00.0", numa=0, driver="mlx5_core", iommu_group=7, vf_ids_ffff=True,
          aer=False, name="Ethernet controller: Mellanox Technologies ConnectX Family mlx5Gen Virtual Function"),
     dict(bdf="0000:04:00.0", parent="0000:02:01.0", vendor=0x144d, device=0xa80a, 
          type="ep", mps_sup=256, mps=256, mrrs=512, lnkcap=(16, 4), lnksta=(16, 4), slot_power=25,

@@ -41,8 +41,9 @@ def config(d):
     c = Cfg()
     t = d.get("type", "ep")
     bridge = t in ("rp", "usp", "dsp")
-    c.w16(0x00, d["vendor"])
-    c.w16(0x02, d["device"])
+    # a VF's id registers read ffff; the kernel knows its ids (sysfs vendor/device)
+    c.w16(0x00, 0xffff if d.get("vf_ids_ffff") else d["vendor"])
+    c.w16(0x02, 0xffff if d.get("vf_ids_ffff") else d["device"])
     c.w16(0x04, 0x0406)  # Mem+ BusMaster+ DisINTx+
     c.w16(0x06, 0x0010)  # capability list
     c.w8(0x08, d.get("rev", 0))

@@ -196,6 +196,17 @@ static void decoder(struct hwc_arena *a)
 	struct hwc_pci_device g = {0};
 	CHECK_INT(hwc_pci_decode_config(ff, 64, a, &g, &err), -22);
 	CHECK(err && strstr(err, "does not answer"));
+	/* a VF: ids read ffff, the capabilities are there */
+	unsigned char vf[4096];
+	c[0x61] = 0; /* undo the loop */
+	memcpy(vf, c, sizeof(vf));
+	put16(vf, 0, 0xffff);
+	put16(vf, 2, 0xffff);
+	struct hwc_pci_device v = {0};
+	CHECK_INT(hwc_pci_decode_config(vf, sizeof(vf), a, &v, &err), 0);
+	CHECK_INT(v.vendor_id.m.st, HWC_ST_UNSUPPORTED);
+	CHECK_STR(v.port_type.v, "endpoint");
+	CHECK(v.link.speed_gts.v == 32);
 	CHECK_INT(hwc_pci_decode_config(ff, 10, a, &g, &err), -22);
 	/* speed codes: Gen1..Gen6, nothing else */
 	CHECK(hwc_pci_speed_code_gts(1) == 2.5 && hwc_pci_speed_code_gts(6) == 64);

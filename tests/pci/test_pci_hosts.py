@@ -88,12 +88,14 @@ class Hosts(unittest.TestCase):
                 j = facts("--pci-dump", hwctest.fixture(host, "pci-dump.txt"))
                 for d in j["facts"]["pci"]["devices"]:
                     s = sysfs[d["bdf"]]
-                    for k in ("vendor_id", "device_id", "class", "port_type", "max_read_request_bytes",
+                    for k in ("class", "port_type", "max_read_request_bytes",
                               "slot_power_limit_w", "aer_capable", "upstream", "path", "link_status"):
                         self.assertEqual(d.get(k), s.get(k), f"{host} {d['bdf']} {k}")
                     if not s.get("is_vf"):
-                        # a dump has no physfn: VFs keep their own (reserved) DevCtl and link
-                        for k in ("max_payload_bytes", "relaxed_ordering", "link", "path_bottleneck"):
+                        # a dump has no physfn: VFs keep their own (reserved) DevCtl and link, and
+                        # their ids may read ffff there (sysfs has them)
+                        for k in ("vendor_id", "device_id", "max_payload_bytes", "relaxed_ordering",
+                                  "link", "path_bottleneck"):
                             self.assertEqual(d.get(k), s.get(k), f"{host} {d['bdf']} {k}")
 
     def test_captured_lspci_text_rebuilt(self):
@@ -192,6 +194,9 @@ class Hosts(unittest.TestCase):
         self.assertEqual(vf["max_payload_bytes"], 256)
         self.assertTrue(vf["relaxed_ordering"])
         self.assertNotIn("aer", vf)  # counted at the PF
+        vf3 = got["0000:03:00.3"]  # its config space reads ffff for the ids: sysfs has them
+        self.assertEqual((vf3["vendor_id"], vf3["device_id"]), ("15b3", "101e"))
+        self.assertEqual(vf3["port_type"], "endpoint")
         self.assertEqual(nic["sriov"], {"total_vfs": 8, "num_vfs": 2, "vf_device_id": "101e"})
         nvme = got["0000:04:00.0"]
         self.assertEqual(nvme["path_bottleneck"]["bdf"], "0000:02:01.0")  # x4 below the switch
