@@ -116,6 +116,21 @@ HOSTS["host-switch-slow-hop"] = [
          type="ep", mps_sup=256, mps=256, mrrs=512, lnkcap=(16, 4), lnksta=(16, 4), slot_power=25,
          numa=0, driver="nvme", iommu_group=8, name="Non-Volatile memory controller (reconstructed)"),
 ]
+# HPE CX555A (ConnectX-5, Gen3 x16) in an x8 slot: "63.008 Gb/s available PCIe bandwidth,
+# limited by 8.0 GT/s PCIe x8 link at 0001:42:01.0 (capable of 126.016 Gb/s with 8.0 GT/s PCIe
+# x16 link)", "PCIe slot advertised sufficient power (27W)". The port's LnkCap is x8 here (an x16
+# slot wired x8): the card is slot-limited, not downgraded.
+HOSTS["host-cx5-x8-slot"] = [
+    dict(bdf="0001:42:01.0", parent=None, vendor=0x8086, device=0x2030, type="rp", primary=0x42,
+         secondary=0x43, subordinate=0x43, mps_sup=256, mps=256, mrrs=512, lnkcap=(8, 8),
+         lnkcap_extra=0x100000, lnksta=(8, 8), lnksta_extra=0x2000, slot=(27, 4), numa=0,
+         driver="pcieport", iommu_group=30, name="PCI bridge: root port (reconstructed)"),
+    dict(bdf="0001:43:00.0", parent="0001:42:01.0", vendor=0x15b3, device=0x1017,
+         subsys=(0x1590, 0x00d4), type="ep", mps_sup=512, mps=256, mrrs=512, ro=True, ext_tag=True,
+         no_snoop=True, slot_power=27, lnkcap=(8, 16), lnksta=(8, 8), sriov=(8, 0, 0x1018), numa=0,
+         driver="mlx5_core", iommu_group=31,
+         name="Ethernet controller: Mellanox Technologies MT27800 Family [ConnectX-5]"),
+]
 for d in HOSTS["host-switch-slow-hop"]:
     if d["bdf"] == "0000:04:00.0":
         d["class"] = 0x010802
