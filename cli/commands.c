@@ -92,6 +92,12 @@ struct hwc_facts *hwc_cli_facts(const struct hwc_cli *c, int *exit_code)
 
 int hwc_emit_json(const struct hwc_cli *c, const json_t *j)
 {
+	if (!c->output || strcmp(c->output, "-") == 0) {
+		/* streamed: a DGX-class host's facts are megabytes of text */
+		int rc = hwc_json_dumpf(j, stdout, true);
+		fputc('\n', stdout);
+		return rc < 0 || fflush(stdout) != 0 ? HWC_EXIT_INTERNAL : 0;
+	}
 	char *s = hwc_json_dumps(j, true);
 	if (!s) {
 		hwc_cli_err("out of memory while writing JSON");

@@ -574,38 +574,51 @@ void hwc_env_fail(struct hwc_env *e, struct hwc_fmeta *m, struct hwc_arena *a, c
 		      hwc_arena_printf(a, "/%s: %s", path, why));
 }
 
-int hwc_read_bytes(struct hwc_env *e, const char *path, size_t cap, struct hwc_arena *a,
-		   const unsigned char **data, size_t *len, struct hwc_fmeta *m)
+/* Read an open fd whole (up to cap) into the arena; closes fd. `path` names it in details,
+ * `res` (resolved, root-relative) in captures. */
+static int read_fd(struct hwc_env *e, int fd, const char *path, const char *res, size_t cap,
+		   struct hwc_arena *a, const unsigned char **data, size_t *len, struct hwc_fmeta *m)
 {
 	if (!cap)
 		cap = READ_CAP_DEFAULT;
-	char res[PATH_MAX];
-	int fd = open_resolved(e, path, O_RDONLY, res, sizeof(res));
-	if (fd < 0) {
-		hwc_env_fail(e, m, a, path, fd);
-		return fd;
-	}
-	unsigned char *buf = hwc_arena_zalloc(a, cap + 1);
-	if (!buf) {
-		close(fd);
-		hwc_env_fail(e, m, a, path, ENOMEM);
-		return -ENOMEM;
-	}
+	/* Read into a stack buffer grown on the heap only for large files, then keep exactly what
+	 * was read: most sysfs files are a few bytes, and reserving `cap` in the arena for each
+	 * made a 1,000-function host cost over 100 MB. */
+	unsigned char stackbuf[8192];
+	unsigned char *tmp = stackbuf;
+	size_t tcap = cap < sizeof(stackbuf) ? cap : sizeof(stackbuf);
 	size_t got = 0;
 	bool more = false;
 	for (;;) {
-		if (got == cap) {
-			char one;
-			ssize_t r = read(fd, &one, 1);
-			more = r > 0;
-			break;
+		if (got == tcap) {
+			if (tcap == cap) {
+				char one;
+				ssize_t r = read(fd, &one, 1);
+				more = r > 0;
+				break;
+			}
+			size_t ncap = tcap * 4 < cap ? tcap * 4 : cap;
+			unsigned char *n = tmp == stackbuf ? malloc(ncap) : realloc(tmp, ncap);
+			if (!n) {
+				if (tmp != stackbuf)
+					free(tmp);
+				close(fd);
+				hwc_env_fail(e, m, a, path, ENOMEM);
+				return -ENOMEM;
+			}
+			if (tmp == stackbuf)
+				memcpy(n, stackbuf, got);
+			tmp = n;
+			tcap = ncap;
 		}
-		ssize_t r = read(fd, buf + got, cap - got);
+		ssize_t r = read(fd, tmp + got, tcap - got);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
 			int err = errno;
 			close(fd);
+			if (tmp != stackbuf)
+				free(tmp);
 			/* sysfs config beyond 64 bytes as non-root reads short, not EACCES. EIO from a
 			 * sysfs attribute means the device could not answer. */
 			hwc_env_fail(e, m, a, path, err);
@@ -616,6 +629,15 @@ int hwc_read_bytes(struct hwc_env *e, const char *path, size_t cap, struct hwc_a
 		got += (size_t)r;
 	}
 	close(fd);
+	unsigned char *buf = hwc_arena_zalloc(a, got + 1);
+	if (buf)
+		memcpy(buf, tmp, got);
+	if (tmp != stackbuf)
+		free(tmp);
+	if (!buf) {
+		hwc_env_fail(e, m, a, path, ENOMEM);
+		return -ENOMEM;
+	}
 	buf[got] = 0;
 	*data = buf;
 	*len = got;
@@ -629,6 +651,100 @@ int hwc_read_bytes(struct hwc_env *e, const char *path, size_t cap, struct hwc_a
 		return -EFBIG;
 	}
 	hwc_fmeta_set(m, HWC_ST_OK, 0, NULL);
+	return 0;
+}
+
+int hwc_read_bytes(struct hwc_env *e, const char *path, size_t cap, struct hwc_arena *a,
+		   const unsigned char **data, size_t *len, struct hwc_fmeta *m)
+{
+	char res[PATH_MAX];
+	int fd = open_resolved(e, path, O_RDONLY, res, sizeof(res));
+	if (fd < 0) {
+		hwc_env_fail(e, m, a, path, fd);
+		return fd;
+	}
+	return read_fd(e, fd, path, res, cap, a, data, len, m);
+}
+
+/* ---- a directory resolved once ------------------------------------------------------- */
+
+int hwc_env_dir_open(struct hwc_env *e, const char *path, struct hwc_arena *a,
+		     struct hwc_env_dir *out)
+{
+	char res[PATH_MAX];
+	out->fd = -1;
+	out->path = NULL;
+	int fd = open_resolved(e, path, O_RDONLY | O_DIRECTORY, res, sizeof(res));
+	if (fd < 0)
+		return fd;
+	out->path = hwc_arena_strdup(a, res);
+	if (!out->path) {
+		close(fd);
+		return -ENOMEM;
+	}
+	out->fd = fd;
+	return 0;
+}
+
+void hwc_env_dir_close(struct hwc_env_dir *d)
+{
+	if (d->fd >= 0)
+		close(d->fd);
+	d->fd = -1;
+}
+
+/* A leaf is one name: anything else (or a leaf that is a link) goes the general way. */
+static bool plain_leaf(const char *leaf)
+{
+	return *leaf && !strchr(leaf, '/') && strcmp(leaf, ".") != 0 && strcmp(leaf, "..") != 0;
+}
+
+int hwc_read_bytes_at(struct hwc_env *e, const struct hwc_env_dir *d, const char *leaf, size_t cap,
+		      struct hwc_arena *a, const unsigned char **data, size_t *len,
+		      struct hwc_fmeta *m)
+{
+	char path[PATH_MAX];
+	if (snprintf(path, sizeof(path), "%s/%s", d->path, leaf) >= (int)sizeof(path)) {
+		hwc_env_fail(e, m, a, leaf, ENAMETOOLONG);
+		return -ENAMETOOLONG;
+	}
+	if (!plain_leaf(leaf))
+		return hwc_read_bytes(e, path, cap, a, data, len, m);
+	int fd = openat(d->fd, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		int err = errno;
+		if (err == ELOOP) /* the leaf is a link: resolve it inside the root */
+			return hwc_read_bytes(e, path, cap, a, data, len, m);
+		hwc_env_fail(e, m, a, path, err);
+		return -err;
+	}
+	return read_fd(e, fd, path, path, cap, a, data, len, m);
+}
+
+int hwc_read_link_name_at(struct hwc_env *e, const struct hwc_env_dir *d, const char *leaf,
+			  struct hwc_arena *a, struct hwc_fstr *out)
+{
+	char path[PATH_MAX];
+	if (snprintf(path, sizeof(path), "%s/%s", d->path, leaf) >= (int)sizeof(path) ||
+	    !plain_leaf(leaf))
+		return hwc_read_link_name(e, path, a, out);
+	char target[PATH_MAX];
+	ssize_t tl = readlinkat(d->fd, leaf, target, sizeof(target) - 1);
+	if (tl < 0) {
+		int err = errno == EINVAL ? EINVAL : errno;
+		hwc_env_fail(e, &out->m, a, path, err);
+		return -err;
+	}
+	target[tl] = 0;
+	if (e->record)
+		cap_put(e, HWC_CAP_LINK, path, target, (size_t)tl);
+	const char *slash = strrchr(target, '/');
+	const char *name = hwc_arena_strdup(a, slash ? slash + 1 : target);
+	if (!name) {
+		hwc_env_fail(e, &out->m, a, path, ENOMEM);
+		return -ENOMEM;
+	}
+	HWC_SET(*out, name);
 	return 0;
 }
 

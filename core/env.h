@@ -87,6 +87,23 @@ int hwc_read_hex(struct hwc_env *e, const char *path, struct hwc_arena *a, struc
 int hwc_read_link_name(struct hwc_env *e, const char *path, struct hwc_arena *a,
 		       struct hwc_fstr *out);
 
+/* A directory resolved once inside the root, for collectors that read many attributes of one
+ * sysfs directory (a 1,000-function host): each file directly in it is then one openat() with
+ * O_NOFOLLOW instead of a walk from the root. A leaf that is a link, or holds a '/', is read the
+ * general way (resolved inside the root). Reads are recorded for snapshots like the others. */
+struct hwc_env_dir {
+	int fd;
+	const char *path; /* resolved, root-relative (arena string) */
+};
+int hwc_env_dir_open(struct hwc_env *e, const char *path, struct hwc_arena *a,
+		     struct hwc_env_dir *out);
+void hwc_env_dir_close(struct hwc_env_dir *d);
+int hwc_read_bytes_at(struct hwc_env *e, const struct hwc_env_dir *d, const char *leaf, size_t cap,
+		      struct hwc_arena *a, const unsigned char **data, size_t *len,
+		      struct hwc_fmeta *m);
+int hwc_read_link_name_at(struct hwc_env *e, const struct hwc_env_dir *d, const char *leaf,
+			  struct hwc_arena *a, struct hwc_fstr *out);
+
 /* Parse helpers shared by every parser: strict, whole-string. Return 0 or -EINVAL/-ERANGE. */
 int hwc_parse_i64(const char *s, int base, int64_t *out);
 int hwc_parse_u64(const char *s, int base, uint64_t *out);

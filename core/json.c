@@ -216,12 +216,18 @@ const char *hwc_json_str_or(const json_t *obj, const char *key, const char *dflt
 	return s ? s : dflt;
 }
 
-char *hwc_json_dumps(const json_t *j, bool pretty)
+static size_t dump_flags(bool pretty)
 {
 	size_t flags = JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17);
-	if (pretty)
-		flags |= JSON_INDENT(2);
-	else
-		flags |= JSON_COMPACT;
-	return json_dumps(j, flags);
+	return flags | (pretty ? JSON_INDENT(2) : JSON_COMPACT);
+}
+
+char *hwc_json_dumps(const json_t *j, bool pretty)
+{
+	return json_dumps(j, dump_flags(pretty));
+}
+
+int hwc_json_dumpf(const json_t *j, FILE *out, bool pretty)
+{
+	return json_dumpf(j, out, dump_flags(pretty)) == 0 ? 0 : -EIO;
 }

@@ -7,6 +7,7 @@
 #define HWC_CORE_JSON_H
 
 #include <jansson.h>
+#include <stdio.h>
 
 #include "core/arena.h"
 #include "core/fact.h"
@@ -38,5 +39,7 @@ const char *hwc_json_str_or(const json_t *obj, const char *key, const char *dflt
 
 /* Serialize deterministically (insertion order, 2-space indent when pretty). Caller frees. */
 char *hwc_json_dumps(const json_t *j, bool pretty);
+/* The same, streamed to a stream (no copy of a large document in memory). 0 or -EIO. */
+int hwc_json_dumpf(const json_t *j, FILE *out, bool pretty);
 
 #endif

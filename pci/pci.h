@@ -4,17 +4,168 @@
 #define HWC_PCI_H
 
 #include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
 
 #include "core/env.h"
 #include "core/facts.h"
 
+struct hwc_pci_f64list {
+	struct hwc_fmeta m;
+	double *items;
+	size_t n, cap;
+};
+
+struct hwc_pci_strlist {
+	struct hwc_fmeta m;
+	const char **items;
+	size_t n, cap;
+};
+
+/* LnkCap/LnkSta/LnkCap2/LnkCtl/LnkCtl2 of one link end (m: is there a link object at all). */
+struct hwc_pci_link {
+	struct hwc_fmeta m;
+	struct hwc_ff64 speed_gts, cap_speed_gts, target_speed_gts;
+	struct hwc_fi64 width, cap_width;
+	struct hwc_fstr aspm, aspm_supported;
+	struct hwc_fbool dll_active, flit_mode;
+	struct hwc_pci_f64list supported_speeds_gts;
+};
+
+/* The hop of the path that limits it, with the kernel's figure and the TLP-efficiency one. */
+struct hwc_pci_bottleneck {
+	struct hwc_fmeta m;
+	struct hwc_fstr bdf;
+	struct hwc_ff64 speed_gts;
+	struct hwc_fi64 width;
+	struct hwc_ff64 raw_gbps; /* lane rate x encoding x width: PCIE_SPEED2MBS_ENC, as the kernel */
+	struct hwc_ff64 gbps;     /* raw_gbps x TLP efficiency for the MPS in use */
+	struct hwc_fi64 mps_bytes; /* the MPS the efficiency was computed for */
+	struct hwc_ff64 capable_raw_gbps; /* the device's own LnkCap, as the kernel's "capable of" */
+};
+
+struct hwc_pci_device {
+	struct hwc_fstr bdf;
+	struct hwc_fstr vendor_id, device_id, subsystem_vendor_id, subsystem_device_id, class_code;
+	struct hwc_fi64 revision, function, header_type;
+	struct hwc_fstr driver;
+	struct hwc_fi64 numa_node, iommu_group;
+	struct hwc_fstr port_type;
+	struct hwc_fbool is_vf;
+	struct hwc_fstr physfn;
+	struct {
+		struct hwc_fmeta m;
+		struct hwc_fi64 total_vfs, num_vfs;
+		struct hwc_fstr vf_device_id;
+	} sriov;
+	struct hwc_pci_link link;
+	struct hwc_fstr link_from; /* BDF whose link registers were read (function 0, the PF) */
+	struct hwc_fstr link_status;
+	struct hwc_fi64 max_payload_bytes, max_payload_supported_bytes, max_read_request_bytes;
+	struct hwc_fbool relaxed_ordering, no_snoop, extended_tag;
+	struct hwc_ff64 slot_power_limit_w;
+	struct {
+		struct hwc_fmeta m;
+		struct hwc_ff64 power_limit_w;
+		struct hwc_fi64 physical_slot;
+	} slot;
+	struct {
+		struct hwc_fmeta m;
+		struct hwc_ff64 power_limit_w;
+		struct hwc_fi64 physical_slot;
+	} upstream_slot; /* the slot of the port above (its SltCap), for endpoints and upstream ports */
+	struct {
+		struct hwc_fmeta m;
+		struct hwc_fbool correctable, nonfatal, fatal, unsupported_request;
+	} dev_status; /* DevSta error bits (latched) */
+	struct hwc_fbool aer_capable;
+	struct {
+		struct hwc_fmeta m;
+		struct hwc_fi64 correctable, nonfatal, fatal;
+	} aer; /* TOTAL_ERR_* counters from sysfs */
+	struct hwc_fstr upstream;
+	struct hwc_pci_strlist path;
+	struct hwc_pci_bottleneck path_bottleneck;
+	struct {
+		struct hwc_fmeta m;
+		struct hwc_fstr product_name, part_number, serial_number;
+	} vpd;
+	struct hwc_fi64 config_bytes;
+
+	/* Not in JSON: what collection needs to tie devices together. */
+	unsigned domain, bus, dev, fn;
+	int pcie_type;      /* PCI_EXP_TYPE_*, -1 without a PCIe capability */
+	int sec_bus, sub_bus; /* bridges (header type 1, CardBus 2), else -1 */
+	long parent;        /* index in the device array, -1 none/unknown */
+};
+
 struct hwc_pci_facts {
 	struct hwc_fmeta m; /* status of the section as a whole */
+	struct hwc_fstr source; /* "sysfs" or "dump" */
+	struct {
+		struct hwc_pci_device *items;
+		size_t n, cap;
+	} devices;
 };
 
 /* Fills f->section from the root. Never prints; problems go to hwc_facts_error(). */
 int hwc_pci_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_collect_opts *o);
 json_t *hwc_pci_to_json(const struct hwc_facts *f);
 int hwc_pci_from_json(const json_t *j, struct hwc_facts *f);
+
+/* Copy every string, detail and list of d into a: collection reads into a scratch arena that is
+ * freed per function (internal to pci/). */
+void hwc_pci_device_persist(struct hwc_pci_device *d, struct hwc_arena *a);
+
+/* ---- pure parts, exposed for tests and fuzzing ------------------------------------------ */
+
+/* Decode config-space bytes (64, 256 or 4096 of them) into d: identity, class, the PCIe
+ * capability (DevCap/DevCtl/DevSta/Link/Slot), AER and SR-IOV presence. libpci walks the
+ * capabilities over the bytes (pci_setup_cache); it never touches a device. Facts that need more
+ * bytes than were given get needs_root (64 bytes: the kernel's limit without CAP_SYS_ADMIN) or
+ * absent (a 256-byte "lspci -xxx" capture has no extended space). Returns 0, or -EINVAL when
+ * the bytes are not a config header (fewer than 64, vendor 0xffff/0x0000), -EIO when libpci
+ * failed; *err (when not NULL) then says why. */
+int hwc_pci_decode_config(const unsigned char *buf, size_t len, struct hwc_arena *a,
+			  struct hwc_pci_device *d, const char **err);
+
+/* GT/s of a LnkSta/LnkCap/LnkCtl2 speed code (1..6 = Gen1..Gen6), 0 for any other code. */
+double hwc_pci_speed_code_gts(int code);
+/* Per-lane Mb/s after encoding, as the kernel's PCIE_SPEED2MBS_ENC (integer arithmetic):
+ * 2.5 -> 2000, 8 -> 7876, 16 -> 15753, 32 -> 31507, 64 -> 64000. 0 for an unknown speed. */
+unsigned hwc_pci_lane_mbps(double speed_gts);
+/* Fraction of link bytes that carry payload for posted writes of `mps_bytes`: MPS/(MPS+24)
+ * (framing, sequence, 4-DW header, LCRC), in flit mode (64 GT/s) 236/256 x MPS/(MPS+16). */
+double hwc_pci_tlp_efficiency(double speed_gts, int mps_bytes);
+
+/* One hop of a path: the link as the device at that hop sees it (LnkSta). */
+struct hwc_pci_hop {
+	const char *bdf;
+	double speed_gts; /* 0 = unknown / no link */
+	int width;
+};
+/* The kernel's pcie_bandwidth_available(): walk from the device (hops[0]) up, the hop with the
+ * smallest width x lane rate limits, a later (upper) hop winning ties. Returns the index of the
+ * limiting hop, -EINVAL when n == 0; *raw_mbps gets its bandwidth in Mb/s. */
+int hwc_pci_path_limit(const struct hwc_pci_hop *hops, size_t n, unsigned long *raw_mbps);
+
+/* "ok", "downgraded" (the link trained below what both ends can do), "slot_limited" (trained at
+ * what the other end allows, and this end can do more), "unknown" (an end's capability unknown). */
+const char *hwc_pci_link_verdict(double cur_speed, int cur_width, double cap_speed, int cap_width,
+				 double other_cap_speed, int other_cap_width);
+
+/* Parse an aer_dev_* file: the TOTAL_ERR_* line. Returns 0 or -EINVAL. */
+int hwc_pci_parse_aer_total(const char *buf, size_t len, long long *total);
+/* Parse current_link_speed / max_link_speed ("8.0 GT/s PCIe", "8 GT/s", "Unknown"). */
+int hwc_pci_parse_speed(const char *s, double *gts);
+/* Parse VPD bytes (large-resource ID string, VPD-R PN/SN). Fields not found stay absent. */
+int hwc_pci_parse_vpd(const unsigned char *buf, size_t len, struct hwc_arena *a,
+		      struct hwc_pci_device *d);
+
+/* Read an 'lspci -x/-xxx/-xxxx' dump through libpci's dump method (its errors come back here,
+ * they do not exit); one decoded device per function appended to *out, sorted by BDF, with
+ * config_bytes = what the dump held. Returns 0 or -errno (*err says why). */
+int hwc_pci_read_dump(const char *file, struct hwc_arena *a, struct hwc_pci_facts *out,
+		      const char **err);
 
 #endif

@@ -1,0 +1,133 @@
+# SPDX-License-Identifier: MIT
+# lspci as the oracle: parse `lspci -vvv` and compare it with hwcheck's facts.pci.devices.
+import os
+import re
+import shutil
+import subprocess
+
+LSPCI = shutil.which("lspci") or "/usr/bin/lspci"
+HDR = re.compile(r"^((?:[0-9a-f]{4,6}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]) ")
+TYPES = {
+    "Endpoint": "endpoint", "Legacy Endpoint": "legacy_endpoint", "Root Port": "root_port",
+    "Upstream Port": "upstream_port", "Downstream Port": "downstream_port",
+    "PCI-Express to PCI/PCI-X Bridge": "pci_bridge", "PCI/PCI-X to PCI-Express Bridge": "pcie_bridge",
+    "Root Complex Integrated Endpoint": "rc_endpoint", "Root Complex Event Collector": "rc_event_collector",
+}
+
+
+def lspci(*args):
+    cp = subprocess.run([LSPCI, *args], capture_output=True, text=True, env={"LC_ALL": "C", "PATH": "/usr/bin:/bin"})
+    return cp.stdout
+
+
+def speed(s):
+    return None if s == "unknown" else float(s)
+
+
+def parse_lspci(*src):
+    """{bdf: {field: value}} from `lspci <src> -vvv -D` and `-n`."""
+    devs = parse_text(lspci(*src, "-vvv", "-D"))
+    for line in lspci(*src, "-n", "-D").splitlines():
+        m = re.match(r"^(\S+) ([0-9a-f]{4}): ([0-9a-f]{4}):([0-9a-f]{4})(?: \(rev ([0-9a-f]{2})\))?", line)
+        if m and m.group(1) in devs:
+            d = devs[m.group(1)]
+            d["class4"], d["vendor"], d["device"] = m.group(2), m.group(3), m.group(4)
+            d["rev"] = int(m.group(5), 16) if m.group(5) else 0
+    return devs
+
+
+def parse_text(text):
+    """{bdf: {field: value}} from lspci -vv(v) text (lspci's own output or a capture of it)."""
+    devs, cur = {}, None
+    for line in text.splitlines():
+        m = HDR.match(line.lstrip(" "))
+        if m:
+            bdf = m.group(1) if m.group(1).count(":") == 2 else "0000:" + m.group(1)
+            cur = devs.setdefault(bdf, {})
+            continue
+        if cur is None:
+            continue
+        t = line.strip()
+        m = re.search(r"Express \(v\d\) (.+?)(?: \(Slot[+-]\))?, (?:MSI|IntMsgNum)", t)
+        if m and "type" not in cur:
+            cur["type"] = TYPES.get(m.group(1))
+        m = re.match(r"DevCap:\s+MaxPayload (\d+) bytes", t)
+        if m and "mps_sup" not in cur:
+            cur["mps_sup"] = int(m.group(1))
+            cur["in_devcap"] = True
+        m = re.search(r"SlotPowerLimit ([\d.]+)W", t)
+        if m and cur.get("in_devcap"):
+            cur["slot_power"] = float(m.group(1))
+        if t.startswith("DevCtl:"):
+            cur["in_devcap"] = False
+        if "RlxdOrd" in t and "ro" not in cur:
+            cur["ro"] = "RlxdOrd+" in t
+            cur["ext_tag"] = "ExtTag+" in t
+            cur["no_snoop"] = "NoSnoop+" in t
+        m = re.search(r"MaxPayload (\d+) bytes, MaxReadReq (\d+) bytes", t)
+        if m and "mps" not in cur:
+            cur["mps"], cur["mrrs"] = int(m.group(1)), int(m.group(2))
+        m = re.match(r"LnkCap:\s+Port #\d+, Speed (\S+?)(?:GT/s)?, Width x(\d+)", t)
+        if m and "cap_speed" not in cur:
+            cur["cap_speed"], cur["cap_width"] = speed(m.group(1)), int(m.group(2))
+        m = re.match(r"LnkSta:\s+Speed (\S+?)(?:GT/s)?(?: \(\w+\))?, Width x(\d+)", t)
+        if m and "speed" not in cur:
+            cur["speed"], cur["width"] = speed(m.group(1)), int(m.group(2))
+        if re.match(r"Capabilities: \[[0-9a-f]+ v\d+\] Advanced Error Reporting", t):
+            cur["aer"] = True
+        m = re.search(r"Bus: primary=([0-9a-f]+), secondary=([0-9a-f]+), subordinate=([0-9a-f]+)", t)
+        if m:
+            cur["secondary"] = int(m.group(2), 16)
+    return devs
+
+
+def compare(self, want, devices, name):
+    """Assert (on TestCase self) that hwcheck's devices agree with lspci's decode; returns the
+    number of checks made."""
+    got = {d["bdf"]: d for d in devices}
+    self.assertEqual(sorted(got), sorted(want), "the same functions")
+    checks = 0
+    for bdf, w in want.items():
+        g = got[bdf]
+        ctx = f"{name} {bdf}"
+        if "vendor" in w:
+            self.assertEqual((g["vendor_id"], g["device_id"]), (w["vendor"], w["device"]), ctx)
+            self.assertEqual(g["class"][:4], w["class4"], ctx)
+            self.assertEqual(g["revision"], w["rev"], ctx)
+            checks += 3
+        if w.get("type"):
+            self.assertEqual(g["port_type"], w["type"], ctx)
+            checks += 1
+        # a VF's DevCtl MPS/RO/NoSnoop/ExtTag are reserved: ours are its PF's, compare with those
+        pf = want.get(g.get("physfn")) if g.get("is_vf") else None
+        for k, gk in (("mps_sup", "max_payload_supported_bytes"), ("mps", "max_payload_bytes"),
+                      ("mrrs", "max_read_request_bytes"), ("ro", "relaxed_ordering"),
+                      ("ext_tag", "extended_tag"), ("no_snoop", "no_snoop"),
+                      ("slot_power", "slot_power_limit_w")):
+            src = pf if pf is not None and k in ("mps", "ro", "ext_tag", "no_snoop") else w
+            if k in src:
+                self.assertEqual(g[gk], src[k], f"{ctx} {gk}")
+                checks += 1
+        # link fields: ours come from function 0 / the PF (link_from); compare with that one
+        lw = want.get(g.get("link_from") or bdf, w)
+        for k, gk in (("speed", "speed_gts"), ("width", "width"), ("cap_speed", "cap_speed_gts"),
+                      ("cap_width", "cap_width")):
+            if k in lw and g.get("link"):
+                self.assertEqual(g["link"][gk], lw[k], f"{ctx} link.{gk}")
+                checks += 1
+        # AER: present in lspci exactly when ours says the capability is there
+        if g.get("config_bytes", 0) > 256 and g.get("aer_capable") is not None:
+            self.assertEqual(g["aer_capable"], bool(w.get("aer")), f"{ctx} aer_capable")
+            checks += 1
+        else:
+            self.assertFalse(w.get("aer"), f"{ctx}: lspci saw AER, we did not look")
+        # topology: the bridge whose secondary bus is ours (lspci's tree view)
+        bus = int(bdf.split(":")[1], 16)
+        dom = bdf.split(":")[0]
+        parents = [b for b, v in want.items() if b != bdf and b.split(":")[0] == dom and
+                   v.get("secondary") == bus and int(b.split(":")[1], 16) < bus]
+        if parents:
+            self.assertEqual(g["upstream"], parents[0], f"{ctx} upstream")
+            self.assertEqual(g["path"][1], parents[0], ctx)
+            checks += 1
+    return checks

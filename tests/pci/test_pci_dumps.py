@@ -1,0 +1,91 @@
+# SPDX-License-Identifier: MIT
+# lspci is the oracle: every real capture in tests/fixtures/pci-dumps decodes to the same facts
+# through `hwcheck --pci-dump FILE facts --json` as through `lspci -F FILE -vvv`.
+import glob
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hwctest  # noqa: E402
+import lspci_oracle as oracle  # noqa: E402
+from hwctest import run_json  # noqa: E402
+
+
+def dumps():
+    return sorted(glob.glob(hwctest.fixture("pci-dumps", "*.txt")) +
+                  glob.glob(hwctest.fixture("pci-dumps", "pciutils", "*.txt")))
+
+
+class LspciOracle(unittest.TestCase):
+    def setUp(self):
+        if not os.access(oracle.LSPCI, os.X_OK):
+            raise unittest.SkipTest("lspci (pciutils) not installed")
+
+    def compare(self, path):
+        cp, j = run_json("--pci-dump", path, "facts", "--json")
+        self.assertIn(cp.returncode, (0, 1), cp.stderr)
+        try:
+            hwctest.validate(j)
+        except unittest.SkipTest:
+            pass  # no python3-jsonschema: the comparison still runs
+        return oracle.compare(self, oracle.parse_lspci("-F", path), j["facts"]["pci"].get("devices") or [],
+                              os.path.basename(path))
+
+    def test_every_capture(self):
+        files = dumps()
+        self.assertGreaterEqual(len(files), 40)
+        total = 0
+        for f in files:
+            with self.subTest(dump=os.path.basename(f)):
+                total += self.compare(f)
+        self.assertGreater(total, 500)
+
+    def test_cx3pro_behind_haswell_root_port(self):
+        _, j = run_json("--pci-dump", hwctest.fixture("pci-dumps", "cx3pro_haswell-rootport_pciutils-cap-aer-root.txt"),
+                        "facts", "--json")
+        d = {x["bdf"]: x for x in j["facts"]["pci"]["devices"]}
+        nic = d["0000:03:00.0"]
+        self.assertEqual(nic["slot_power_limit_w"], 116.0)
+        self.assertEqual(nic["path"], ["0000:03:00.0", "0000:00:02.0"])
+        self.assertEqual(nic["link_status"], "ok")
+        self.assertEqual(nic["path_bottleneck"]["bdf"], "0000:00:02.0")  # upper hop wins a tie
+        self.assertEqual(nic["path_bottleneck"]["raw_gbps"], 63.008)
+
+
+class BadDumps(unittest.TestCase):
+    def test_malformed_dump_is_an_error_not_an_exit(self):
+        with tempfile.TemporaryDirectory() as t:
+            p = os.path.join(t, "bad.txt")
+            with open(p, "w") as f:
+                f.write("00:00.0 Host bridge\n00: zz zz\n")
+            cp, j = run_json("--pci-dump", p, "facts", "--json")
+            self.assertIn(cp.returncode, (0, 1, 3))
+            self.assertIsNone(j["facts"]["pci"]["devices"])
+            self.assertIn("devices", j["facts"]["pci"]["unavailable"])
+            self.assertIn("Malformed", j["facts"]["pci"]["unavailable"]["devices"]["detail"])
+
+    def test_text_only_capture_names_the_problem(self):
+        p = hwctest.source("tests", "fixtures", "pci-dumps", "SOURCE.md")
+        cp, j = run_json("--pci-dump", p, "facts", "--json")
+        self.assertIn(cp.returncode, (0, 1, 3))
+
+    def test_device_gone_from_the_bus(self):
+        # rev ff / header 7f: config space reads all ones (corpus lspci/cx6_..._rev-ff...)
+        with tempfile.TemporaryDirectory() as t:
+            p = os.path.join(t, "ff.txt")
+            with open(p, "w") as f:
+                f.write("0000:01:00.0 Ethernet\n")
+                for off in range(0, 64, 16):
+                    f.write(f"{off:02x}: " + " ".join(["ff"] * 16) + "\n")
+            cp, j = run_json("--pci-dump", p, "facts", "--json")
+            d = j["facts"]["pci"]["devices"][0]
+            self.assertIsNone(d["vendor_id"])
+            self.assertIn("does not answer", d["unavailable"]["vendor_id"]["detail"])
+            self.assertIn("does not answer", cp.stderr)
+
+
+if __name__ == "__main__":
+    hwctest.main()
