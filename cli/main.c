@@ -187,6 +187,10 @@ int main(int argc, char **argv)
 	}
 	if (c.json)
 		c.color = false;
+	/* "nothing could be collected" in the convention asked for: the watchdog leaves no report */
+	hwc_cli_guard(c.timeout_s, strcmp(c.exit_codes, "nagios") == 0 ? 3
+				   : strcmp(c.exit_codes, "npd") == 0  ? 2
+								       : HWC_EXIT_NOTHING);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(commands[i].name, c.command) == 0)
 			return commands[i].fn(&c);

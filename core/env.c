@@ -232,6 +232,7 @@ struct walk {
 	size_t depth;
 	char res[PATH_MAX];
 	size_t reslen;
+	struct stat last_st; /* the final component (after links), valid when `last` is set */
 };
 
 static void walk_reset(struct walk *w)
@@ -364,6 +365,7 @@ static int walk_path(struct hwc_env *e, struct walk *w, const char *path, bool f
 		}
 		if (is_last) {
 			snprintf(last, lastsz, "%s", comp);
+			w->last_st = st;
 			break;
 		}
 		if (!S_ISDIR(st.st_mode)) {
@@ -395,9 +397,31 @@ static void walk_done(struct walk *w)
 	w->depth = 0;
 }
 
-/* Resolve fully and open with flags; records the resolved path in `resolved` if given. */
+/* What a reader may open. A capture or a hostile root can hold FIFOs (an open would block for
+ * ever) and device nodes (opening /dev/watchdog arms it; a tape rewinds): readers only open
+ * regular files and directories, and device nodes only on the live root. */
+enum open_kind {
+	OPEN_META,    /* O_PATH: anything */
+	OPEN_FILE,    /* a regular file to read */
+	OPEN_DIR,     /* a directory to list */
+	OPEN_ANY_DEV, /* hwc_env_open_path: regular files, directories, char devices when live */
+};
+
+static bool kind_allows(const struct hwc_env *e, enum open_kind kind, mode_t mode)
+{
+	switch (kind) {
+	case OPEN_META: return true;
+	case OPEN_FILE: return S_ISREG(mode);
+	case OPEN_DIR: return S_ISDIR(mode);
+	case OPEN_ANY_DEV: return S_ISREG(mode) || S_ISDIR(mode) || (S_ISCHR(mode) && e->live);
+	}
+	return false;
+}
+
+/* Resolve fully and open with flags; records the resolved path in `resolved` if given. Returns
+ * -EISDIR for a directory where a file was wanted and -EINVAL for a type readers never open. */
 static int open_resolved(struct hwc_env *e, const char *path, int flags, char *resolved,
-			 size_t rsz)
+			 size_t rsz, enum open_kind kind)
 {
 	struct walk w;
 	char last[NAME_MAX + 1];
@@ -406,13 +430,33 @@ static int open_resolved(struct hwc_env *e, const char *path, int flags, char *r
 		walk_done(&w);
 		return rc;
 	}
+	if (last[0] && !kind_allows(e, kind, w.last_st.st_mode)) {
+		walk_done(&w);
+		return S_ISDIR(w.last_st.st_mode) ? -EISDIR
+		       : kind == OPEN_DIR	   ? -ENOTDIR
+						   : -EINVAL;
+	}
+	/* O_NONBLOCK: should the object be swapped for a FIFO after the check, the open still
+	 * returns at once; the fstat below then refuses it. */
+	int extra = (flags & O_PATH) ? 0 : O_NONBLOCK | O_NOCTTY;
 	int fd;
 	if (!last[0])
-		fd = openat(w.fds[w.depth - 1], ".", flags | O_CLOEXEC);
+		fd = openat(w.fds[w.depth - 1], ".", flags | extra | O_CLOEXEC);
 	else
-		fd = openat(w.fds[w.depth - 1], last, flags | O_NOFOLLOW | O_CLOEXEC);
+		fd = openat(w.fds[w.depth - 1], last, flags | extra | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		fd = -errno;
+	if (fd >= 0 && kind != OPEN_META) {
+		struct stat st;
+		if (fstat(fd, &st) < 0 || !kind_allows(e, kind, st.st_mode) ||
+		    (last[0] && (st.st_ino != w.last_st.st_ino || st.st_dev != w.last_st.st_dev))) {
+			close(fd);
+			fd = -EINVAL;
+		} else if (extra) {
+			/* back to blocking reads (a device opened for ioctls expects them) */
+			fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+		}
+	}
 	if (fd >= 0 && resolved) {
 		if (last[0])
 			res_append(&w, last);
@@ -424,13 +468,13 @@ static int open_resolved(struct hwc_env *e, const char *path, int flags, char *r
 
 int hwc_env_open_path(struct hwc_env *e, const char *path)
 {
-	return open_resolved(e, path, O_RDONLY, NULL, 0);
+	return open_resolved(e, path, O_RDONLY, NULL, 0, OPEN_ANY_DEV);
 }
 
 int hwc_env_realpath(struct hwc_env *e, const char *path, struct hwc_arena *a, const char **out)
 {
 	char res[PATH_MAX];
-	int fd = open_resolved(e, path, O_PATH, res, sizeof(res));
+	int fd = open_resolved(e, path, O_PATH, res, sizeof(res), OPEN_META);
 	if (fd < 0)
 		return fd;
 	close(fd);
@@ -472,7 +516,7 @@ done:
 
 int hwc_env_access(struct hwc_env *e, const char *path)
 {
-	int fd = open_resolved(e, path, O_PATH, NULL, 0);
+	int fd = open_resolved(e, path, O_PATH, NULL, 0, OPEN_META);
 	if (fd < 0)
 		return fd;
 	close(fd);
@@ -481,7 +525,7 @@ int hwc_env_access(struct hwc_env *e, const char *path)
 
 bool hwc_env_is_dir(struct hwc_env *e, const char *path)
 {
-	int fd = open_resolved(e, path, O_PATH | O_DIRECTORY, NULL, 0);
+	int fd = open_resolved(e, path, O_PATH | O_DIRECTORY, NULL, 0, OPEN_META);
 	if (fd < 0)
 		return false;
 	close(fd);
@@ -497,7 +541,7 @@ int hwc_env_list_dir(struct hwc_env *e, const char *path, struct hwc_arena *a,
 		     struct hwc_dirlist *out)
 {
 	char res[PATH_MAX];
-	int fd = open_resolved(e, path, O_RDONLY | O_DIRECTORY, res, sizeof(res));
+	int fd = open_resolved(e, path, O_RDONLY | O_DIRECTORY, res, sizeof(res), OPEN_DIR);
 	if (fd < 0)
 		return fd;
 	DIR *d = fdopendir(fd);
@@ -579,47 +623,71 @@ int hwc_read_bytes(struct hwc_env *e, const char *path, size_t cap, struct hwc_a
 	if (!cap)
 		cap = READ_CAP_DEFAULT;
 	char res[PATH_MAX];
-	int fd = open_resolved(e, path, O_RDONLY, res, sizeof(res));
+	int fd = open_resolved(e, path, O_RDONLY, res, sizeof(res), OPEN_FILE);
+	if (fd == -EINVAL) {
+		while (*path == '/')
+			path++;
+		hwc_fmeta_set(m, HWC_ST_INVALID, 0,
+			      hwc_arena_printf(a, "/%s: not a regular file (FIFO, socket or device "
+						  "node); not opened", path));
+		return fd;
+	}
 	if (fd < 0) {
 		hwc_env_fail(e, m, a, path, fd);
 		return fd;
 	}
-	unsigned char *buf = hwc_arena_zalloc(a, cap + 1);
-	if (!buf) {
-		close(fd);
-		hwc_env_fail(e, m, a, path, ENOMEM);
-		return -ENOMEM;
-	}
-	size_t got = 0;
+	/* Grow a scratch buffer and copy the exact size into the arena: sysfs attributes are a few
+	 * bytes, and thousands of reads must not each keep a cap-sized block. */
+	size_t bcap = cap < 4096 ? cap : 4096, got = 0;
+	unsigned char *buf = malloc(bcap + 1);
 	bool more = false;
-	for (;;) {
-		if (got == cap) {
-			char one;
-			ssize_t r = read(fd, &one, 1);
-			more = r > 0;
-			break;
+	int err = buf ? 0 : ENOMEM;
+	while (!err) {
+		if (got == bcap) {
+			if (bcap == cap) {
+				char one;
+				ssize_t r;
+				do
+					r = read(fd, &one, 1);
+				while (r < 0 && errno == EINTR);
+				more = r > 0;
+				break;
+			}
+			size_t ncap = bcap > cap / 2 ? cap : bcap * 2;
+			unsigned char *n = realloc(buf, ncap + 1);
+			if (!n) {
+				err = ENOMEM;
+				break;
+			}
+			buf = n;
+			bcap = ncap;
 		}
-		ssize_t r = read(fd, buf + got, cap - got);
+		ssize_t r = read(fd, buf + got, bcap - got);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
-			int err = errno;
-			close(fd);
-			/* sysfs config beyond 64 bytes as non-root reads short, not EACCES. EIO from a
-			 * sysfs attribute means the device could not answer. */
-			hwc_env_fail(e, m, a, path, err);
-			return -err;
+			/* EIO from a sysfs attribute means the device could not answer. */
+			err = errno;
+			break;
 		}
 		if (r == 0)
 			break;
 		got += (size_t)r;
 	}
 	close(fd);
-	buf[got] = 0;
-	*data = buf;
+	unsigned char *out = err ? NULL : hwc_arena_zalloc(a, got + 1);
+	if (out && got)
+		memcpy(out, buf, got);
+	free(buf);
+	if (!out) {
+		err = err ? err : ENOMEM;
+		hwc_env_fail(e, m, a, path, err);
+		return -err;
+	}
+	*data = out;
 	*len = got;
 	if (e->record)
-		cap_put(e, HWC_CAP_FILE, res, buf, got);
+		cap_put(e, HWC_CAP_FILE, res, out, got);
 	if (more) {
 		while (*path == '/')
 			path++;
@@ -656,6 +724,17 @@ int hwc_read_str(struct hwc_env *e, const char *path, struct hwc_arena *a, struc
 	return rc;
 }
 
+/* Base 0 means decimal, or hex after 0x: never octal, so "010" from a sysfs file is ten, not
+ * eight. */
+static int effective_base(const char *s, int base)
+{
+	if (base != 0)
+		return base;
+	if (*s == '+' || *s == '-')
+		s++;
+	return (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) ? 16 : 10;
+}
+
 int hwc_parse_i64(const char *s, int base, int64_t *out)
 {
 	if (!s)
@@ -664,6 +743,7 @@ int hwc_parse_i64(const char *s, int base, int64_t *out)
 		s++;
 	if (!*s)
 		return -EINVAL;
+	base = effective_base(s, base);
 	errno = 0;
 	char *end;
 	long long v = strtoll(s, &end, base);
@@ -687,6 +767,7 @@ int hwc_parse_u64(const char *s, int base, uint64_t *out)
 		s++;
 	if (!*s || *s == '-')
 		return -EINVAL;
+	base = effective_base(s, base);
 	errno = 0;
 	char *end;
 	unsigned long long v = strtoull(s, &end, base);
