@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/env.h"
+#include "fuzz_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -19,27 +20,9 @@ static struct hwc_env *env;
 static char dir[] = "/tmp/hwc-fuzz-root-XXXXXX";
 static char linkpath[128];
 
-#define MUST(c)                                                                                    \
-	do {                                                                                       \
-		if (!(c)) {                                                                        \
-			fprintf(stderr, "invariant broken: %s\n", #c);                            \
-			abort();                                                                   \
-		}                                                                                  \
-	} while (0)
-
-static void cleanup(void)
-{
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", dir);
-}
-
 static void setup(void)
 {
-	if (!mkdtemp(dir))
-		abort();
-	atexit(cleanup);
+	fuzz_tmp_make(dir);
 	/* outside/ is the host: the canary; root/ is the capture, with links that try to leave */
 	char cmd[2048];
 	snprintf(cmd, sizeof(cmd),

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/env.h"
+#include "fuzz_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -21,19 +22,9 @@ static char file[64];
 
 static char dir[] = "/tmp/hwc-fuzz-sysfs-XXXXXX";
 
-static void cleanup(void)
-{
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", dir);
-}
-
 static void setup(void)
 {
-	if (!mkdtemp(dir))
-		abort();
-	atexit(cleanup);
+	fuzz_tmp_make(dir);
 	char d[128];
 	snprintf(d, sizeof(d), "%s/sys", dir);
 	if (mkdir(d, 0755) != 0)
@@ -43,14 +34,6 @@ static void setup(void)
 	if (hwc_env_open(&o, &env) != 0)
 		abort();
 }
-
-#define MUST(c)                                                                                    \
-	do {                                                                                       \
-		if (!(c)) {                                                                        \
-			fprintf(stderr, "invariant broken: %s\n", #c);                            \
-			abort();                                                                   \
-		}                                                                                  \
-	} while (0)
 
 static void check_meta(const struct hwc_fmeta *m)
 {
