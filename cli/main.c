@@ -37,6 +37,8 @@ static const char usage_text[] =
 	"  --timeout SEC      bound the whole run (default: none; each tool has its own)\n"
 	"  --cmd-timeout SEC  timeout of each external command (default 10)\n"
 	"  --no-tools         never run external tools (mstflint...)\n"
+	"  --redact           snapshot: replace serial numbers, MACs and GUIDs in the capture by\n"
+	"                     placeholders of the same shape\n"
 	"  --summary-line     print one line of at most 80 characters\n"
 	"  --exit-codes MAP   default | nagios | npd\n"
 	"  --no-color         no colours (also when NO_COLOR is set or stdout is no TTY)\n"
@@ -187,6 +189,11 @@ int main(int argc, char **argv)
 	}
 	if (c.json)
 		c.color = false;
+	if (c.redact && strcmp(c.command, "snapshot") != 0) {
+		/* a user who asked for redaction must not get an unredacted report instead */
+		hwc_cli_err("--redact: only 'snapshot' redacts; '%s' output would not be", c.command);
+		return HWC_EXIT_USAGE;
+	}
 	/* "nothing could be collected" in the convention asked for: the watchdog leaves no report */
 	hwc_cli_guard(c.timeout_s, strcmp(c.exit_codes, "nagios") == 0 ? 3
 				   : strcmp(c.exit_codes, "npd") == 0  ? 2

@@ -3,6 +3,8 @@
 hwc_unit_test(test_reliability reliability/test_reliability.c)
 target_compile_definitions(test_reliability PRIVATE HWC_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 set_tests_properties(test_reliability PROPERTIES LABELS "unit;reliability" TIMEOUT 120)
+hwc_unit_test(test_redact reliability/test_redact.c)
+set_tests_properties(test_redact PROPERTIES LABELS "unit;reliability")
 
 # valgrind (label valgrind): the memory checker over the core tests, the fuzz seed drivers and a
 # few CLI runs. Only in a build without sanitizers (ASan and valgrind do not mix); the README's
@@ -11,7 +13,7 @@ find_program(HWC_VALGRIND valgrind)
 if(HWC_VALGRIND AND NOT HWCHECK_SANITIZE AND NOT HWCHECK_FUZZ)
   set(HWC_VG ${HWC_VALGRIND} --error-exitcode=99 --leak-check=full
     --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect -q)
-  foreach(t test_core test_reliability)
+  foreach(t test_core test_reliability test_redact)
     add_test(NAME valgrind_${t} COMMAND ${HWC_VG} $<TARGET_FILE:${t}>)
     set_tests_properties(valgrind_${t} PROPERTIES LABELS valgrind TIMEOUT 300
       ENVIRONMENT "LC_ALL=C" SKIP_RETURN_CODE 77)

@@ -17,7 +17,7 @@
 
 static char *fuzz_tmp_dir;
 
-static void fuzz_tmp_cleanup(void)
+static inline void fuzz_tmp_cleanup(void)
 {
 	char cmd[256];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fuzz_tmp_dir);
@@ -26,7 +26,7 @@ static void fuzz_tmp_cleanup(void)
 }
 
 /* mkdtemp(tmpl), removed with everything in it when the process exits. */
-static void fuzz_tmp_make(char *tmpl)
+static inline void fuzz_tmp_make(char *tmpl)
 {
 	if (!mkdtemp(tmpl))
 		abort();
