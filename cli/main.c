@@ -115,15 +115,21 @@ static const struct command commands[] = {
 	{"diff", hwc_cmd_diff},         {"merge", hwc_cmd_merge},
 };
 
+/* argv as given: getopt_long permutes argv, and the report must show the command line run */
+static char **argv_given;
+
 int main(int argc, char **argv)
 {
 	setlocale(LC_ALL, "C");
+	argv_given = calloc((size_t)argc + 1, sizeof(*argv_given));
+	if (argv_given)
+		memcpy(argv_given, argv, (size_t)argc * sizeof(*argv_given));
 	struct hwc_cli c = {
 		.prog = "hwcheck",
 		.command = "check",
 		.fail_on = HWC_SEV_WARN,
 		.exit_codes = "default",
-		.argv_all = argv,
+		.argv_all = argv_given ? argv_given : argv,
 		.argc_all = argc,
 	};
 	c.root = secure_getenv("HWCHECK_ROOT");

@@ -185,14 +185,29 @@ static size_t groups_at(const unsigned char *b, size_t len, size_t i, size_t w, 
 	}
 }
 
+/* Inside a word or a run already looked at? After a separator, the group before it decides:
+ * "aa:|bb" and "f41d:|6b03" are the middle of a run, "ifname=mgmt0:|0c:42:..." is a start. */
+static bool mid_token(const unsigned char *b, size_t i)
+{
+	if (i == 0)
+		return false;
+	unsigned char p = b[i - 1];
+	if (p != ':' && p != '-')
+		return isalnum(p) || p == '.' || p == '_';
+	size_t k = 0;
+	while (k + 2 <= i && hexval(b[i - 2 - k]) >= 0)
+		k++;
+	size_t s = i - 1 - k; /* where the group before the separator starts */
+	return (k == 2 || k == 4) && (s == 0 || !isalnum(b[s - 1]));
+}
+
 static size_t redact_structured(struct hwc_redactor *r, unsigned char *b, size_t len)
 {
 	size_t count = 0;
 	for (size_t i = 0; i < len; i++) {
 		if (hexval(b[i]) < 0)
 			continue;
-		if (i > 0 && (isalnum(b[i - 1]) || b[i - 1] == ':' || b[i - 1] == '-' ||
-			      b[i - 1] == '.' || b[i - 1] == '_'))
+		if (mid_token(b, i))
 			continue;
 		size_t end = 0, n;
 		uint64_t v;

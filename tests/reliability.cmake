@@ -5,6 +5,8 @@ target_compile_definitions(test_reliability PRIVATE HWC_SOURCE_DIR="${PROJECT_SO
 set_tests_properties(test_reliability PROPERTIES LABELS "unit;reliability" TIMEOUT 120)
 hwc_unit_test(test_redact reliability/test_redact.c)
 set_tests_properties(test_redact PROPERTIES LABELS "unit;reliability")
+hwc_py_test(broken_world reliability/test_broken_world.py)
+set_tests_properties(broken_world PROPERTIES LABELS "cli;reliability" TIMEOUT 600)
 
 # valgrind (label valgrind): the memory checker over the core tests, the fuzz seed drivers and a
 # few CLI runs. Only in a build without sanitizers (ASan and valgrind do not mix); the README's

@@ -73,6 +73,8 @@ static void test_text(void)
 	/* PXE boot line in /proc/cmdline: the same MAC as eth0 */
 	CHECK_STR(red("proc/cmdline", "BOOT_IMAGE=/vmlinuz BOOTIF=01-0c-42-a1-65-4a-8c quiet\n"),
 		  "BOOT_IMAGE=/vmlinuz BOOTIF=01-0c-42-a1-00-00-01 quiet\n");
+	CHECK_STR(red("proc/cmdline", "ifname=mgmt0:0c:42:a1:65:4a:8c\n"),
+		  "ifname=mgmt0:0c:42:a1:00:00:01\n");
 	/* DMI: the whole value, by file */
 	CHECK_STR(red("sys/devices/virtual/dmi/id/product_serial", "CN7792182F0123\n"),
 		  "XX0000000X0002\n");
