@@ -115,21 +115,14 @@ static const struct command commands[] = {
 	{"diff", hwc_cmd_diff},         {"merge", hwc_cmd_merge},
 };
 
-/* argv as given: getopt_long permutes argv, and the report must show the command line run */
-static char **argv_given;
-
-int main(int argc, char **argv)
+static int run(int argc, char **argv, char **argv_given)
 {
-	setlocale(LC_ALL, "C");
-	argv_given = calloc((size_t)argc + 1, sizeof(*argv_given));
-	if (argv_given)
-		memcpy(argv_given, argv, (size_t)argc * sizeof(*argv_given));
 	struct hwc_cli c = {
 		.prog = "hwcheck",
 		.command = "check",
 		.fail_on = HWC_SEV_WARN,
 		.exit_codes = "default",
-		.argv_all = argv_given ? argv_given : argv,
+		.argv_all = argv_given,
 		.argc_all = argc,
 	};
 	c.root = secure_getenv("HWCHECK_ROOT");
@@ -213,4 +206,19 @@ int main(int argc, char **argv)
 	}
 	hwc_cli_err("unknown command '%s'; try 'hwcheck --help'", c.command);
 	return HWC_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	setlocale(LC_ALL, "C");
+	/* argv as given: getopt_long permutes argv, and the report must show the command line run */
+	char **given = calloc((size_t)argc + 1, sizeof(*given));
+	if (!given) {
+		hwc_cli_err("out of memory");
+		return HWC_EXIT_INTERNAL;
+	}
+	memcpy(given, argv, (size_t)argc * sizeof(*given));
+	int rc = run(argc, argv, given);
+	free(given);
+	return rc;
 }

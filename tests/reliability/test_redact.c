@@ -139,7 +139,8 @@ static void test_vpd(void)
 	n += strlen(name);
 	size_t ro = n;
 	v[n++] = 0x90;
-	n += 2;
+	v[n++] = 0; /* length, set below */
+	v[n++] = 0;
 	memcpy(v + n, "PN\x0dMCX75310AAS-N", 16);
 	n += 16;
 	memcpy(v + n, "SN\x0cMT2421600CDE", 15);

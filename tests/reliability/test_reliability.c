@@ -570,8 +570,10 @@ int main(void)
 	chmod(tools, 0755);
 	setenv("HWCHECK_TOOL_PATH", tools, 1);
 
-	struct hwc_arena *a = hwc_arena_new();
-	struct hwc_env *e;
+	/* static: still reachable in the forked children that _exit (valgrind checks them too) */
+	static struct hwc_arena *a;
+	static struct hwc_env *e;
+	a = hwc_arena_new();
 	struct hwc_env_opts o = {.root = root};
 	CHECK_INT(hwc_env_open(&o, &e), 0);
 
