@@ -35,10 +35,11 @@ struct hwc_cli {
 };
 
 /* Installs the run's last-resort bounds (cli/guard.c): SIGINT/SIGTERM/SIGHUP kill the running
- * tools and remove temporary outputs before dying; with timeout_s, a watchdog ends the run with
- * exit_code (and one line on stderr) HWC_WATCHDOG_GRACE_S seconds after --timeout, should a read
- * block where no deadline reaches. */
+ * tools and remove temporary outputs before dying; a watchdog ends the run with exit_code (and
+ * one line on stderr) HWC_WATCHDOG_GRACE_S seconds after --timeout (timeout_s), or after
+ * HWC_WATCHDOG_DEFAULT_S without one, should a read block where no deadline reaches. */
 #define HWC_WATCHDOG_GRACE_S 2u
+#define HWC_WATCHDOG_DEFAULT_S 3600u
 void hwc_cli_guard(unsigned timeout_s, int exit_code);
 
 /* One line "hwcheck: <what>: <why>" on stderr. */

@@ -46,15 +46,20 @@ void hwc_cli_guard(unsigned timeout_s, int exit_code)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	if (!timeout_s)
-		return;
 	/* Tools are already bounded by what is left of --timeout; the alarm is for what no
-	 * deadline can interrupt (a read of a device that stopped answering), a few seconds later. */
-	unsigned grace = HWC_WATCHDOG_GRACE_S;
-	int n = snprintf(watchdog_msg, sizeof(watchdog_msg),
-			 "hwcheck: the run did not finish within --timeout %u s (+%u s): a read or "
-			 "probe blocked; stopped without a report\n",
-			 timeout_s, grace);
+	 * deadline can interrupt (a read of a device that stopped answering), a few seconds later.
+	 * Without --timeout a run still never waits for ever. */
+	unsigned grace = timeout_s ? HWC_WATCHDOG_GRACE_S : 0;
+	int n = timeout_s ? snprintf(watchdog_msg, sizeof(watchdog_msg),
+				     "hwcheck: the run did not finish within --timeout %u s (+%u s): a "
+				     "read or probe blocked; stopped without a report\n",
+				     timeout_s, grace)
+			  : snprintf(watchdog_msg, sizeof(watchdog_msg),
+				     "hwcheck: the run did not finish within %u s (no --timeout given): "
+				     "a read or probe blocked; stopped without a report\n",
+				     HWC_WATCHDOG_DEFAULT_S);
+	if (!timeout_s)
+		timeout_s = HWC_WATCHDOG_DEFAULT_S;
 	watchdog_msg_len = n > 0 && (size_t)n < sizeof(watchdog_msg) ? (size_t)n : 0;
 	watchdog_code = exit_code;
 	sa.sa_handler = on_alarm;

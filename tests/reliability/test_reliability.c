@@ -498,6 +498,15 @@ static void test_watchdog(void)
 	hwc_env_free(e);
 	hwc_arena_free(a);
 
+	/* without --timeout the watchdog is armed all the same, for an hour */
+	pid = fork();
+	if (pid == 0) {
+		hwc_cli_guard(0, HWC_EXIT_NOTHING);
+		_exit(alarm(0) == HWC_WATCHDOG_DEFAULT_S ? 0 : 1);
+	}
+	waitpid(pid, &st, 0);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+
 	/* SIGTERM while a tool runs: hwcheck dies of it, the tool with it */
 	unlink(pidf);
 	pid = fork();
