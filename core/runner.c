@@ -407,7 +407,8 @@ void hwc_run_many(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct
 		ch[i].reaped = true;
 		const char *const *argv = cmds[i].argv;
 		const char *cmd = hwc_argv_str(a, argv);
-		if (!argv || !argv[0]) {
+		if (!argv || !argv[0] || !*base_name(argv[0])) {
+			/* an empty tool name ("" or "dir/") would replay hwcheck/commands/ itself */
 			hwc_fmeta_set(&r->m, HWC_ST_INVALID, 0, "empty command");
 			continue;
 		}

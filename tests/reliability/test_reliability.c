@@ -416,6 +416,13 @@ static void test_replay(struct hwc_env *e, struct hwc_arena *a)
 	CHECK_INT(hwc_run(e, a, g, 1000, &r), 0);
 	CHECK_INT(r.exit_code, 0);
 	CHECK_STR(r.out, "driver: mlx5_core\n");
+	const char *empty[] = {"", "q", NULL};
+	CHECK(hwc_run(e, a, empty, 1000, &r) < 0);
+	CHECK_INT(r.m.st, HWC_ST_INVALID);
+	CHECK_STR(r.m.detail, "empty command");
+	const char *dirname_only[] = {"/usr/sbin/", NULL};
+	CHECK(hwc_run(e, a, dirname_only, 1000, &r) < 0);
+	CHECK_INT(r.m.st, HWC_ST_INVALID);
 	const char *dd[] = {"..", NULL};
 	CHECK_STR(hwc_run_record_dir(a, dd), "hwcheck/commands/%2E%2E");
 }
