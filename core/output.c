@@ -101,6 +101,20 @@ void hwc_outfile_abort(struct hwc_outfile *o)
 	memset(o, 0, sizeof(*o));
 }
 
+/* The rename is atomic; this makes it durable (the new name survives a crash right after). */
+static void sync_dir_of(const char *path)
+{
+	char *dup = strdup(path);
+	if (!dup)
+		return;
+	int fd = open(dirname(dup), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	free(dup);
+}
+
 int hwc_outfile_commit(struct hwc_outfile *o)
 {
 	if (o->fp == stdout) {
@@ -118,6 +132,8 @@ int hwc_outfile_commit(struct hwc_outfile *o)
 		rc = -errno;
 	if (rc != 0)
 		unlink(o->tmp);
+	else
+		sync_dir_of(o->path);
 	tmp_forget(o->tmp);
 	free(o->tmp);
 	free(o->path);
