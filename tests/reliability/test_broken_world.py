@@ -301,12 +301,15 @@ class Tools(unittest.TestCase):
             tools = tool_dir(os.path.join(d, "tools"), "flood")
             env = dict(os.environ, LC_ALL="C", HWCHECK_TOOL_PATH=tools)
             env.pop("HWCHECK_ROOT", None)
-            cp = subprocess.run(["/usr/bin/time", "-f", "maxrss_kb=%M", hwctest.hwcheck_path(),
-                                 "--json", "facts"], capture_output=True, text=True, env=env,
-                                timeout=300)
-        self.assertEqual(cp.returncode, 0, cp.stderr)
-        doc = json.loads(cp.stdout)
-        rss = int(cp.stderr.rsplit("maxrss_kb=", 1)[1].split()[0])
+            with open(os.path.join(d, "out"), "w+") as out:
+                p = subprocess.Popen([hwctest.hwcheck_path(), "--json", "facts"], stdout=out,
+                                     stderr=subprocess.DEVNULL, env=env)
+                _, status, usage = os.wait4(p.pid, 0)  # this run's own max RSS
+                p.returncode = os.waitstatus_to_exitcode(status)
+                out.seek(0)
+                doc = json.load(out)
+        self.assertEqual(p.returncode, 0)
+        rss = usage.ru_maxrss  # KiB
         seen = tool_statuses(doc["facts"])
         if not seen:
             self.skipTest(f"no collector runs an external tool yet; max RSS {rss} KiB")
@@ -358,6 +361,8 @@ class LeastPrivilege(unittest.TestCase):
                                  hwctest.hwcheck_path(), "--no-tools", "facts", "--json"],
                                 capture_output=True, text=True, timeout=120,
                                 env={"LC_ALL": "C", "ASAN_OPTIONS": "detect_leaks=0"})
+            if cp.returncode != 0 and "ptrace" in cp.stderr.lower():
+                self.skipTest("strace cannot trace here: " + cp.stderr.strip()[:200])
             self.assertEqual(cp.returncode, 0, cp.stderr)
             bad = []
             with open(log) as fp:
