@@ -24,13 +24,14 @@ for name in "${names[@]}"; do
   bin=$(find build-fuzz -type f -name "$name" -perm -u+x | head -n1)
   [ -n "$bin" ] || { echo "$name: not built"; bad=1; continue; }
   out=build-fuzz/fuzz-long/$parser
-  mkdir -p "$out/corpus" "$out/artifacts"
+  mkdir -p "$out/corpus" "$out/artifacts" "$out/tmp"
+  rm -rf "${out:?}/tmp"/*
   [ -d "tests/fuzz/corpus/$parser" ] && cp -rn "tests/fuzz/corpus/$parser"/. "$out/corpus"/
   opts=(-max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -error_exitcode=1
         -timeout_exitcode=1 -print_final_stats=1 -artifact_prefix="$out/artifacts/")
   [ -f "tests/fuzz/$parser.dict" ] && opts+=(-dict="tests/fuzz/$parser.dict")
   if [ -f "tests/fuzz/$parser.options" ]; then read -r -a extra < "tests/fuzz/$parser.options"; opts+=("${extra[@]}"); fi
-  "$bin" "${opts[@]}" "$out/corpus" > "$out/log" 2>&1
+  TMPDIR=$out/tmp "$bin" "${opts[@]}" "$out/corpus" > "$out/log" 2>&1
   rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/log")
   rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$out/log")

@@ -17,12 +17,12 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct hwc_env *env;
-static char dir[] = "/tmp/hwc-fuzz-root-XXXXXX";
-static char linkpath[128];
+static const char *dir;
+static char linkpath[640];
 
 static void setup(void)
 {
-	fuzz_tmp_make(dir);
+	dir = fuzz_tmp_make("hwc-fuzz-root");
 	/* outside/ is the host: the canary; root/ is the capture, with links that try to leave */
 	char cmd[2048];
 	snprintf(cmd, sizeof(cmd),
@@ -34,7 +34,7 @@ static void setup(void)
 	if (system(cmd) != 0)
 		abort();
 	snprintf(linkpath, sizeof(linkpath), "%s/root/sys/fz", dir);
-	char r[128];
+	char r[640];
 	snprintf(r, sizeof(r), "%s/root", dir);
 	struct hwc_env_opts o = {.root = r};
 	if (hwc_env_open(&o, &env) != 0)

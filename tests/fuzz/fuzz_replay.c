@@ -16,13 +16,13 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct hwc_env *env;
-static char dir[] = "/tmp/hwc-fuzz-replay-XXXXXX";
+static const char *dir;
 static int cmds_fd = -1;
 
 static void setup(void)
 {
-	fuzz_tmp_make(dir);
-	char p[128];
+	dir = fuzz_tmp_make("hwc-fuzz-replay");
+	char p[640];
 	snprintf(p, sizeof(p), "%s/hwcheck", dir);
 	if (mkdir(p, 0755) != 0)
 		abort();

@@ -18,14 +18,14 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct hwc_env *env;
-static char file[64];
+static char file[640];
 
-static char dir[] = "/tmp/hwc-fuzz-sysfs-XXXXXX";
+static const char *dir;
 
 static void setup(void)
 {
-	fuzz_tmp_make(dir);
-	char d[128];
+	dir = fuzz_tmp_make("hwc-fuzz-sysfs");
+	char d[640];
 	snprintf(d, sizeof(d), "%s/sys", dir);
 	if (mkdir(d, 0755) != 0)
 		abort();

@@ -15,23 +15,27 @@
 		}                                                                                  \
 	} while (0)
 
-static char *fuzz_tmp_dir;
+static char fuzz_tmp_dir[512];
 
 static inline void fuzz_tmp_cleanup(void)
 {
-	char cmd[256];
+	char cmd[600];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fuzz_tmp_dir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "could not remove %s\n", fuzz_tmp_dir);
 }
 
-/* mkdtemp(tmpl), removed with everything in it when the process exits. */
-static inline void fuzz_tmp_make(char *tmpl)
+/* A new directory $TMPDIR/<name>-XXXXXX (TMPDIR defaults to /tmp), removed with everything in it
+ * when the process exits. A crash skips that: run-short.sh points TMPDIR into its scratch
+ * directory, which it always removes. */
+static inline const char *fuzz_tmp_make(const char *name)
 {
-	if (!mkdtemp(tmpl))
+	const char *t = getenv("TMPDIR");
+	snprintf(fuzz_tmp_dir, sizeof(fuzz_tmp_dir), "%s/%s-XXXXXX", t && *t ? t : "/tmp", name);
+	if (!mkdtemp(fuzz_tmp_dir))
 		abort();
-	fuzz_tmp_dir = tmpl;
 	atexit(fuzz_tmp_cleanup);
+	return fuzz_tmp_dir;
 }
 
 #endif

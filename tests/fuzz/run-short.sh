@@ -15,7 +15,8 @@ parser=${name#fuzz_}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 artifacts=${4:-$work/artifacts}
-mkdir -p "$artifacts" "$work/corpus"
+mkdir -p "$artifacts" "$work/corpus" "$work/tmp"
+export TMPDIR=$work/tmp # scratch roots of the harnesses go too, even after a crash
 cp -r "$corpus"/. "$work/corpus"/
 opts=(-max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536
       -error_exitcode=1 -timeout_exitcode=1 -print_final_stats=1
