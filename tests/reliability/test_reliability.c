@@ -427,6 +427,24 @@ static void test_replay(struct hwc_env *e, struct hwc_arena *a)
 	CHECK_STR(hwc_run_record_dir(a, dd), "hwcheck/commands/%2E%2E");
 }
 
+/* Sizes from hostile length fields: refused, never wrapped into a small block. */
+static void test_arena_limits(void)
+{
+	struct hwc_arena *a = hwc_arena_new();
+	CHECK(hwc_arena_zalloc(a, SIZE_MAX) == NULL);
+	CHECK(hwc_arena_zalloc(a, SIZE_MAX - 40) == NULL);
+	CHECK(hwc_arena_calloc(a, SIZE_MAX / 2, 4) == NULL);
+	struct {
+		int *items;
+		size_t n, cap;
+	} v = {0};
+	CHECK(HWC_VEC_PUSH(a, &v) != NULL);
+	CHECK_INT(hwc_arena_grow(a, (void **)&v.items, sizeof(int), &v.cap, SIZE_MAX - 1), -ENOMEM);
+	CHECK_INT(v.cap, 4);
+	CHECK(hwc_arena_zalloc(a, 16) != NULL);
+	hwc_arena_free(a);
+}
+
 /* ------------------------------------------------------------------ JSON */
 
 static void test_json_allones(struct hwc_arena *a)
@@ -601,6 +619,7 @@ int main(void)
 	test_tools(a);
 	test_replay(e, a);
 	test_json_allones(a);
+	test_arena_limits();
 	test_watchdog();
 
 	hwc_env_free(e);
