@@ -42,6 +42,10 @@ struct hwc_cli {
 #define HWC_WATCHDOG_DEFAULT_S 3600u
 void hwc_cli_guard(unsigned timeout_s, int exit_code);
 
+/* Replaces stdout and stderr by streams that let colour sequences, newlines and tabs through and
+ * print every other control byte (escape sequences from hostile data) as '?' (cli/guard.c). */
+void hwc_cli_safe_streams(void);
+
 /* One line "hwcheck: <what>: <why>" on stderr. */
 void hwc_cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -212,6 +212,7 @@ static int run(int argc, char **argv, char **argv_given)
 int main(int argc, char **argv)
 {
 	setlocale(LC_ALL, "C");
+	hwc_cli_safe_streams();
 	/* argv as given: getopt_long permutes argv, and the report must show the command line run */
 	char **given = calloc((size_t)argc + 1, sizeof(*given));
 	if (!given) {

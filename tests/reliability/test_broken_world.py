@@ -385,6 +385,32 @@ class LeastPrivilege(unittest.TestCase):
                                     "would not be\n")
 
 
+class Terminal(unittest.TestCase):
+    """Escape sequences in a hostile capture never reach the terminal; JSON keeps the bytes."""
+    EVIL = "5.15\033]0;pwned\007\033[2A\033[K\r\033]52;c;ZXZpbA==\007\033[31mred\033[0m"
+
+    def test_text_output_neutralised_json_exact(self):
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "proc/sys/kernel"))
+            with open(os.path.join(d, "proc/sys/kernel/osrelease"), "w") as fp:
+                fp.write(self.EVIL + "\n")
+            with open(os.path.join(d, "proc/cmdline"), "w") as fp:
+                fp.write("quiet\n")
+            cp = run("--root", d, "facts")
+            self.assertEqual(cp.returncode, 0, cp.stderr)
+            self.assertIn("release: 5.15?]0;pwned??[2A?[K??]52;c;ZXZpbA==?\033[31mred\033[0m\n",
+                          cp.stdout)
+            for bad in ("\033]", "\007", "\r", "\033[2A", "\033[K"):
+                self.assertNotIn(bad, cp.stdout + cp.stderr)
+            cp, doc = run_json("--root", d, "facts", "--json")
+            self.assertEqual(doc["facts"]["host"]["kernel"]["release"], self.EVIL)
+            # and on stderr: a file name with an escape sequence in an error message
+            cp = run("--facts", os.path.join(d, "x\033[2Jy"))
+            self.assertEqual(cp.returncode, 2)
+            self.assertIn("x?[2Jy", cp.stderr)
+            self.assertNotIn("\033", cp.stderr)
+
+
 class Redact(unittest.TestCase):
     SECRETS = ["0c:42:a1:65:4a:8c", "0c-42-a1-65-4a-8c", "0c42a1654a8c", "f41d:6b03:006f:4743",
                "f41d6b03006f4743", "MT24426016T3", "CN7792182F0123"]
