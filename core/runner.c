@@ -406,12 +406,12 @@ void hwc_run_many(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct
 		ch[i].fd[0] = ch[i].fd[1] = -1;
 		ch[i].reaped = true;
 		const char *const *argv = cmds[i].argv;
-		const char *cmd = hwc_argv_str(a, argv);
 		if (!argv || !argv[0] || !*base_name(argv[0])) {
 			/* an empty tool name ("" or "dir/") would replay hwcheck/commands/ itself */
 			hwc_fmeta_set(&r->m, HWC_ST_INVALID, 0, "empty command");
 			continue;
 		}
+		const char *cmd = hwc_argv_str(a, argv);
 		if (hwc_env_no_tools(e)) {
 			hwc_fmeta_set(&r->m, HWC_ST_BLOCKED, 0,
 				      hwc_arena_printf(a, "%s: not run (--no-tools)", cmd));
@@ -448,6 +448,7 @@ void hwc_run_many(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct
 			continue;
 		}
 		ch[i].reaped = false;
+		live_add(ch[i].pid);
 		clock_gettime(CLOCK_MONOTONIC, &ch[i].start);
 		ch[i].deadline = ch[i].start;
 		ch[i].deadline.tv_sec += t / 1000;
@@ -458,12 +459,8 @@ void hwc_run_many(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct
 		}
 	}
 	struct pollfd *pfd = calloc(2 * (n ? n : 1), sizeof(*pfd));
-	for (size_t i = 0; i < n && ch; i++)
-		if (!ch[i].reaped) {
-			live_add(ch[i].pid);
-			if (!pfd) /* cannot watch it: stop it at once, it is reported as a timeout */
-				ch[i].deadline = ch[i].start;
-		}
+	for (size_t i = 0; i < n && ch && !pfd; i++)
+		ch[i].deadline = ch[i].start; /* cannot watch them: stop them, reported as timeouts */
 	for (;;) {
 		size_t np = 0;
 		bool alive = false;

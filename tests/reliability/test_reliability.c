@@ -416,6 +416,8 @@ static void test_replay(struct hwc_env *e, struct hwc_arena *a)
 	CHECK_INT(hwc_run(e, a, g, 1000, &r), 0);
 	CHECK_INT(r.exit_code, 0);
 	CHECK_STR(r.out, "driver: mlx5_core\n");
+	CHECK(hwc_run(e, a, NULL, 1000, &r) < 0);
+	CHECK_INT(r.m.st, HWC_ST_INVALID);
 	const char *empty[] = {"", "q", NULL};
 	CHECK(hwc_run(e, a, empty, 1000, &r) < 0);
 	CHECK_INT(r.m.st, HWC_ST_INVALID);
