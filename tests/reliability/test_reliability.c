@@ -447,6 +447,40 @@ static void test_arena_limits(void)
 	hwc_arena_free(a);
 }
 
+/* The terminal filter, fed an escape sequence split across writes. */
+static void test_safe_streams(void)
+{
+	int po[2];
+	if (pipe(po) != 0)
+		abort();
+	fflush(stdout); /* or the child writes our buffered lines into its pipe */
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(po[1], 1);
+		close(po[0]);
+		close(po[1]);
+		hwc_cli_safe_streams();
+		const char *parts[] = {"a\033", "[3", "1mred\033[0", "m b\033]0;t", "itle\007 c\r\n",
+				       "\033[2", "A d\tcaf\xc3\xa9\x7f\033"};
+		for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+			fputs(parts[i], stdout);
+			fflush(stdout);
+		}
+		fclose(stdout); /* the ESC left open at the end is shown too */
+		_exit(0);
+	}
+	close(po[1]);
+	char got[256];
+	size_t n = 0;
+	ssize_t r;
+	while (n < sizeof(got) - 1 && (r = read(po[0], got + n, sizeof(got) - 1 - n)) > 0)
+		n += (size_t)r;
+	got[n] = 0;
+	close(po[0]);
+	waitpid(pid, NULL, 0);
+	CHECK_STR(got, "a\033[31mred\033[0m b?]0;title? c?\n?[2A d\tcaf\xc3\xa9??");
+}
+
 /* ------------------------------------------------------------------ JSON */
 
 static void test_json_allones(struct hwc_arena *a)
@@ -622,6 +656,7 @@ int main(void)
 	test_replay(e, a);
 	test_json_allones(a);
 	test_arena_limits();
+	test_safe_streams();
 	test_watchdog();
 
 	hwc_env_free(e);
