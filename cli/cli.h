@@ -35,6 +35,18 @@ struct hwc_cli {
 	const char *temp_noise, *probe_tolerance; /* diff thresholds (cli/cmd_diff.c parses them) */
 };
 
+/* Installs the run's last-resort bounds (cli/guard.c): SIGINT/SIGTERM/SIGHUP kill the running
+ * tools and remove temporary outputs before dying; a watchdog ends the run with exit_code (and
+ * one line on stderr) HWC_WATCHDOG_GRACE_S seconds after --timeout (timeout_s), or after
+ * HWC_WATCHDOG_DEFAULT_S without one, should a read block where no deadline reaches. */
+#define HWC_WATCHDOG_GRACE_S 2u
+#define HWC_WATCHDOG_DEFAULT_S 3600u
+void hwc_cli_guard(unsigned timeout_s, int exit_code);
+
+/* Replaces stdout and stderr by streams that let colour sequences, newlines and tabs through and
+ * print every other control byte (escape sequences from hostile data) as '?' (cli/guard.c). */
+void hwc_cli_safe_streams(void);
+
 /* One line "hwcheck: <what>: <why>" on stderr. */
 void hwc_cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

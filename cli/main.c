@@ -39,11 +39,14 @@ static const char usage_text[] =
 	"  -d, --device DEV   only this BDF, netdev or RDMA device\n"
 	"  --pci-dump FILE    read PCI devices from an 'lspci -xxxx' dump instead of sysfs\n"
 	"  -o, --output FILE  write the output to FILE (atomically) instead of stdout\n"
-	"  --timeout SEC      bound the whole run (default: none; each tool has its own)\n"
+	"  --timeout SEC      bound the whole run (default: each tool has its own, and a run\n"
+	"                     that blocks is stopped after 3600 s)\n"
 	"  --cmd-timeout SEC  timeout of each external command (default 10)\n"
 	"  --no-tools         never run external tools (mstflint...)\n"
 	"  --exec-tools       run the real tools even with --root (a privileged container\n"
 	"                     reading the host mounted at --root); default under --root: replay\n"
+	"  --redact           snapshot: replace serial numbers, MACs and GUIDs in the capture by\n"
+	"                     placeholders of the same shape\n"
 	"  --summary-line     print one line of at most 80 characters\n"
 	"  --exit-codes MAP   default | nagios | npd\n"
 	"  --no-color         no colours (also when NO_COLOR is set or stdout is no TTY)\n"
@@ -127,15 +130,14 @@ static const struct command commands[] = {
 	{"diff", hwc_cmd_diff},         {"merge", hwc_cmd_merge},
 };
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv, char **argv_given)
 {
-	setlocale(LC_ALL, "C");
 	struct hwc_cli c = {
 		.prog = "hwcheck",
 		.command = "check",
 		.fail_on = HWC_SEV_WARN,
 		.exit_codes = "default",
-		.argv_all = argv,
+		.argv_all = argv_given,
 		.argc_all = argc,
 	};
 	c.root = secure_getenv("HWCHECK_ROOT");
@@ -204,6 +206,15 @@ int main(int argc, char **argv)
 	}
 	if (c.json)
 		c.color = false;
+	if (c.redact && strcmp(c.command, "snapshot") != 0) {
+		/* a user who asked for redaction must not get an unredacted report instead */
+		hwc_cli_err("--redact: only 'snapshot' redacts; '%s' output would not be", c.command);
+		return HWC_EXIT_USAGE;
+	}
+	/* "nothing could be collected" in the convention asked for: the watchdog leaves no report */
+	hwc_cli_guard(c.timeout_s, strcmp(c.exit_codes, "nagios") == 0 ? 3
+				   : strcmp(c.exit_codes, "npd") == 0  ? 2
+								       : HWC_EXIT_NOTHING);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(commands[i].name, c.command) == 0)
 			return commands[i].fn(&c);
@@ -213,4 +224,20 @@ int main(int argc, char **argv)
 	}
 	hwc_cli_err("unknown command '%s'; try 'hwcheck --help'", c.command);
 	return HWC_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	setlocale(LC_ALL, "C");
+	hwc_cli_safe_streams();
+	/* argv as given: getopt_long permutes argv, and the report must show the command line run */
+	char **given = calloc((size_t)argc + 1, sizeof(*given));
+	if (!given) {
+		hwc_cli_err("out of memory");
+		return HWC_EXIT_INTERNAL;
+	}
+	memcpy(given, argv, (size_t)argc * sizeof(*given));
+	int rc = run(argc, argv, given);
+	free(given);
+	return rc;
 }

@@ -10,10 +10,13 @@
 #include "cli/sections.h"
 #include "core/json.h"
 #include "core/output.h"
+#include "core/redact.h"
 
 struct tar_ctx {
 	FILE *fp;
 	size_t files, links, dirs;
+	struct hwc_redactor *red; /* --redact */
+	size_t redacted;
 	int rc;
 };
 
@@ -23,7 +26,17 @@ static int add_one(const struct hwc_capture *cap, void *p)
 	int rc = 0;
 	switch (cap->kind) {
 	case HWC_CAP_FILE:
-		rc = hwc_tar_add_file(t->fp, cap->path, cap->data, cap->len, 0644);
+		if (t->red && cap->len) {
+			unsigned char *copy = malloc(cap->len);
+			if (!copy)
+				return -ENOMEM;
+			memcpy(copy, cap->data, cap->len);
+			t->redacted += hwc_redact(t->red, cap->path, copy, cap->len);
+			rc = hwc_tar_add_file(t->fp, cap->path, copy, cap->len, 0644);
+			free(copy);
+		} else {
+			rc = hwc_tar_add_file(t->fp, cap->path, cap->data, cap->len, 0644);
+		}
 		t->files++;
 		break;
 	case HWC_CAP_LINK: {
@@ -81,10 +94,21 @@ int hwc_cmd_snapshot(struct hwc_cli *c)
 		goto done;
 	}
 	struct tar_ctx t = {.fp = out.fp};
+	if (c->redact && !(t.red = hwc_redactor_new())) {
+		hwc_outfile_abort(&out);
+		rc = HWC_EXIT_INTERNAL;
+		goto done;
+	}
 	rc = hwc_env_captures(e, add_one, &t);
-	/* The facts as collected, for `hwcheck diff` and for a person reading the tar. */
-	if (rc == 0 && facts_s)
+	/* The facts as collected, for `hwcheck diff` and for a person reading the tar; redacted
+	 * after the captures, so a value keeps the placeholder it got there. */
+	if (rc == 0 && facts_s) {
+		if (t.red)
+			t.redacted += hwc_redact(t.red, "hwcheck/facts.json", (unsigned char *)facts_s,
+						 strlen(facts_s));
 		rc = hwc_tar_add_file(out.fp, "hwcheck/facts.json", facts_s, strlen(facts_s), 0644);
+	}
+	hwc_redactor_free(t.red);
 	if (rc == 0)
 		rc = hwc_tar_finish(out.fp);
 	if (rc < 0) {
@@ -100,8 +124,11 @@ int hwc_cmd_snapshot(struct hwc_cli *c)
 		goto done;
 	}
 	hwc_render_errors(f);
-	fprintf(stderr, "hwcheck: wrote %s (%zu files, %zu links, %zu directories)\n", c->output,
+	fprintf(stderr, "hwcheck: wrote %s (%zu files, %zu links, %zu directories)", c->output,
 		t.files, t.links, t.dirs);
+	if (c->redact)
+		fprintf(stderr, "; %zu serial numbers, MACs and GUIDs redacted", t.redacted);
+	fputc('\n', stderr);
 	rc = hwc_facts_known_count(facts) ? HWC_EXIT_OK : HWC_EXIT_NOTHING;
 done:
 	free(facts_s);

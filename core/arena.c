@@ -50,8 +50,11 @@ void *hwc_arena_zalloc(struct hwc_arena *a, size_t size)
 	if (size == 0)
 		size = 1;
 	size_t need = (size + HWC_ARENA_ALIGN - 1) & ~(size_t)(HWC_ARENA_ALIGN - 1);
-	if (need < size)
+	/* sizes from a length field of hostile input must not wrap the chunk size below */
+	if (need < size || need > SIZE_MAX - sizeof(struct chunk)) {
+		errno = ENOMEM;
 		return NULL;
+	}
 	struct chunk *c = a->head;
 	if (!c || c->size - c->used < need) {
 		size_t csize = need > HWC_ARENA_CHUNK / 4 ? need : HWC_ARENA_CHUNK;
@@ -130,9 +133,12 @@ int hwc_arena_grow(struct hwc_arena *a, void **arr, size_t elem, size_t *cap, si
 {
 	if (need <= *cap)
 		return 0;
-	size_t ncap = *cap ? *cap * 2 : 4;
-	while (ncap < need)
+	size_t ncap = *cap ? *cap : 4;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2)
+			return -ENOMEM; /* doubling would wrap (and loop for ever) */
 		ncap *= 2;
+	}
 	void *n = hwc_arena_calloc(a, ncap, elem);
 	if (!n)
 		return -ENOMEM;

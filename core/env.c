@@ -232,6 +232,7 @@ struct walk {
 	size_t depth;
 	char res[PATH_MAX];
 	size_t reslen;
+	struct stat last_st; /* the final component (after links), valid when `last` is set */
 };
 
 static void walk_reset(struct walk *w)
@@ -364,6 +365,7 @@ static int walk_path(struct hwc_env *e, struct walk *w, const char *path, bool f
 		}
 		if (is_last) {
 			snprintf(last, lastsz, "%s", comp);
+			w->last_st = st;
 			break;
 		}
 		if (!S_ISDIR(st.st_mode)) {
@@ -395,9 +397,31 @@ static void walk_done(struct walk *w)
 	w->depth = 0;
 }
 
-/* Resolve fully and open with flags; records the resolved path in `resolved` if given. */
+/* What a reader may open. A capture or a hostile root can hold FIFOs (an open would block for
+ * ever) and device nodes (opening /dev/watchdog arms it; a tape rewinds): readers only open
+ * regular files and directories, and device nodes only on the live root. */
+enum open_kind {
+	OPEN_META,    /* O_PATH: anything */
+	OPEN_FILE,    /* a regular file to read */
+	OPEN_DIR,     /* a directory to list */
+	OPEN_ANY_DEV, /* hwc_env_open_path: regular files, directories, char devices when live */
+};
+
+static bool kind_allows(const struct hwc_env *e, enum open_kind kind, mode_t mode)
+{
+	switch (kind) {
+	case OPEN_META: return true;
+	case OPEN_FILE: return S_ISREG(mode);
+	case OPEN_DIR: return S_ISDIR(mode);
+	case OPEN_ANY_DEV: return S_ISREG(mode) || S_ISDIR(mode) || (S_ISCHR(mode) && e->live);
+	}
+	return false;
+}
+
+/* Resolve fully and open with flags; records the resolved path in `resolved` if given. Returns
+ * -EISDIR for a directory where a file was wanted and -EINVAL for a type readers never open. */
 static int open_resolved(struct hwc_env *e, const char *path, int flags, char *resolved,
-			 size_t rsz)
+			 size_t rsz, enum open_kind kind)
 {
 	struct walk w;
 	char last[NAME_MAX + 1];
@@ -406,13 +430,33 @@ static int open_resolved(struct hwc_env *e, const char *path, int flags, char *r
 		walk_done(&w);
 		return rc;
 	}
+	if (last[0] && !kind_allows(e, kind, w.last_st.st_mode)) {
+		walk_done(&w);
+		return S_ISDIR(w.last_st.st_mode) ? -EISDIR
+		       : kind == OPEN_DIR	   ? -ENOTDIR
+						   : -EINVAL;
+	}
+	/* O_NONBLOCK: should the object be swapped for a FIFO after the check, the open still
+	 * returns at once; the fstat below then refuses it. */
+	int extra = (flags & O_PATH) ? 0 : O_NONBLOCK | O_NOCTTY;
 	int fd;
 	if (!last[0])
-		fd = openat(w.fds[w.depth - 1], ".", flags | O_CLOEXEC);
+		fd = openat(w.fds[w.depth - 1], ".", flags | extra | O_CLOEXEC);
 	else
-		fd = openat(w.fds[w.depth - 1], last, flags | O_NOFOLLOW | O_CLOEXEC);
+		fd = openat(w.fds[w.depth - 1], last, flags | extra | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		fd = -errno;
+	if (fd >= 0 && kind != OPEN_META) {
+		struct stat st;
+		if (fstat(fd, &st) < 0 || !kind_allows(e, kind, st.st_mode) ||
+		    (last[0] && (st.st_ino != w.last_st.st_ino || st.st_dev != w.last_st.st_dev))) {
+			close(fd);
+			fd = -EINVAL;
+		} else if (extra) {
+			/* back to blocking reads (a device opened for ioctls expects them) */
+			fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+		}
+	}
 	if (fd >= 0 && resolved) {
 		if (last[0])
 			res_append(&w, last);
@@ -424,13 +468,13 @@ static int open_resolved(struct hwc_env *e, const char *path, int flags, char *r
 
 int hwc_env_open_path(struct hwc_env *e, const char *path)
 {
-	return open_resolved(e, path, O_RDONLY, NULL, 0);
+	return open_resolved(e, path, O_RDONLY, NULL, 0, OPEN_ANY_DEV);
 }
 
 int hwc_env_realpath(struct hwc_env *e, const char *path, struct hwc_arena *a, const char **out)
 {
 	char res[PATH_MAX];
-	int fd = open_resolved(e, path, O_PATH, res, sizeof(res));
+	int fd = open_resolved(e, path, O_PATH, res, sizeof(res), OPEN_META);
 	if (fd < 0)
 		return fd;
 	close(fd);
@@ -472,7 +516,7 @@ done:
 
 int hwc_env_access(struct hwc_env *e, const char *path)
 {
-	int fd = open_resolved(e, path, O_PATH, NULL, 0);
+	int fd = open_resolved(e, path, O_PATH, NULL, 0, OPEN_META);
 	if (fd < 0)
 		return fd;
 	close(fd);
@@ -481,7 +525,7 @@ int hwc_env_access(struct hwc_env *e, const char *path)
 
 bool hwc_env_is_dir(struct hwc_env *e, const char *path)
 {
-	int fd = open_resolved(e, path, O_PATH | O_DIRECTORY, NULL, 0);
+	int fd = open_resolved(e, path, O_PATH | O_DIRECTORY, NULL, 0, OPEN_META);
 	if (fd < 0)
 		return false;
 	close(fd);
@@ -497,7 +541,7 @@ int hwc_env_list_dir(struct hwc_env *e, const char *path, struct hwc_arena *a,
 		     struct hwc_dirlist *out)
 {
 	char res[PATH_MAX];
-	int fd = open_resolved(e, path, O_RDONLY | O_DIRECTORY, res, sizeof(res));
+	int fd = open_resolved(e, path, O_RDONLY | O_DIRECTORY, res, sizeof(res), OPEN_DIR);
 	if (fd < 0)
 		return fd;
 	DIR *d = fdopendir(fd);
@@ -654,11 +698,23 @@ static int read_fd(struct hwc_env *e, int fd, const char *path, const char *res,
 	return 0;
 }
 
+static int not_regular(struct hwc_fmeta *m, struct hwc_arena *a, const char *path)
+{
+	while (*path == '/')
+		path++;
+	hwc_fmeta_set(m, HWC_ST_INVALID, 0,
+		      hwc_arena_printf(a, "/%s: not a regular file (FIFO, socket or device node); "
+					  "not opened", path));
+	return -EINVAL;
+}
+
 int hwc_read_bytes(struct hwc_env *e, const char *path, size_t cap, struct hwc_arena *a,
 		   const unsigned char **data, size_t *len, struct hwc_fmeta *m)
 {
 	char res[PATH_MAX];
-	int fd = open_resolved(e, path, O_RDONLY, res, sizeof(res));
+	int fd = open_resolved(e, path, O_RDONLY, res, sizeof(res), OPEN_FILE);
+	if (fd == -EINVAL)
+		return not_regular(m, a, path);
 	if (fd < 0) {
 		hwc_env_fail(e, m, a, path, fd);
 		return fd;
@@ -674,7 +730,7 @@ int hwc_env_dir_open(struct hwc_env *e, const char *path, struct hwc_arena *a,
 	char res[PATH_MAX];
 	out->fd = -1;
 	out->path = NULL;
-	int fd = open_resolved(e, path, O_RDONLY | O_DIRECTORY, res, sizeof(res));
+	int fd = open_resolved(e, path, O_RDONLY | O_DIRECTORY, res, sizeof(res), OPEN_DIR);
 	if (fd < 0)
 		return fd;
 	out->path = hwc_arena_strdup(a, res);
@@ -710,7 +766,9 @@ int hwc_read_bytes_at(struct hwc_env *e, const struct hwc_env_dir *d, const char
 	}
 	if (!plain_leaf(leaf))
 		return hwc_read_bytes(e, path, cap, a, data, len, m);
-	int fd = openat(d->fd, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	/* O_NONBLOCK so a FIFO planted in a capture cannot block the open; fstat then refuses
+	 * anything but a regular file (as hwc_read_bytes does). */
+	int fd = openat(d->fd, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
 		int err = errno;
 		if (err == ELOOP) /* the leaf is a link: resolve it inside the root */
@@ -718,6 +776,12 @@ int hwc_read_bytes_at(struct hwc_env *e, const struct hwc_env_dir *d, const char
 		hwc_env_fail(e, m, a, path, err);
 		return -err;
 	}
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return not_regular(m, a, path);
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	return read_fd(e, fd, path, path, cap, a, data, len, m);
 }
 
@@ -773,6 +837,17 @@ int hwc_read_str(struct hwc_env *e, const char *path, struct hwc_arena *a, struc
 	return rc;
 }
 
+/* Base 0 means decimal, or hex after 0x: never octal, so "010" from a sysfs file is ten, not
+ * eight. */
+static int effective_base(const char *s, int base)
+{
+	if (base != 0)
+		return base;
+	if (*s == '+' || *s == '-')
+		s++;
+	return (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) ? 16 : 10;
+}
+
 int hwc_parse_i64(const char *s, int base, int64_t *out)
 {
 	if (!s)
@@ -781,6 +856,7 @@ int hwc_parse_i64(const char *s, int base, int64_t *out)
 		s++;
 	if (!*s)
 		return -EINVAL;
+	base = effective_base(s, base);
 	errno = 0;
 	char *end;
 	long long v = strtoll(s, &end, base);
@@ -804,6 +880,7 @@ int hwc_parse_u64(const char *s, int base, uint64_t *out)
 		s++;
 	if (!*s || *s == '-')
 		return -EINVAL;
+	base = effective_base(s, base);
 	errno = 0;
 	char *end;
 	unsigned long long v = strtoull(s, &end, base);

@@ -48,7 +48,8 @@ unsigned hwc_env_time_left_ms(const struct hwc_env *e);
  * links are followed *inside* the root: an absolute target restarts at the root and ".." stops at
  * it, the way a chroot resolves them. More than 40 links is -ELOOP. */
 
-/* Open a file for reading (O_RDONLY|O_CLOEXEC). Returns an fd or -errno. */
+/* Open a file for reading (O_RDONLY|O_CLOEXEC). Returns an fd or -errno; FIFOs, sockets and block
+ * devices are refused (-EINVAL), character devices too unless the root is the live "/". */
 int hwc_env_open_path(struct hwc_env *e, const char *path);
 /* The path with every link resolved, relative to the root, no leading '/'. */
 int hwc_env_realpath(struct hwc_env *e, const char *path, struct hwc_arena *a, const char **out);
@@ -74,7 +75,8 @@ int hwc_env_list_dir(struct hwc_env *e, const char *path, struct hwc_arena *a,
  * truncated / invalid) with a detail that names the path. They return 0 when the fact is ok and a
  * negative errno otherwise, so callers may ignore the return value. */
 
-/* Whole file as bytes, up to cap; larger is HWC_ST_TRUNCATED (the first cap bytes are kept). */
+/* Whole file as bytes, up to cap; larger is HWC_ST_TRUNCATED (the first cap bytes are kept).
+ * Only regular files are opened: anything else is HWC_ST_INVALID, never a blocking open. */
 int hwc_read_bytes(struct hwc_env *e, const char *path, size_t cap, struct hwc_arena *a,
 		   const unsigned char **data, size_t *len, struct hwc_fmeta *m);
 /* Text, trailing whitespace removed (sysfs values end in '\n'). */
@@ -104,7 +106,8 @@ int hwc_read_bytes_at(struct hwc_env *e, const struct hwc_env_dir *d, const char
 int hwc_read_link_name_at(struct hwc_env *e, const struct hwc_env_dir *d, const char *leaf,
 			  struct hwc_arena *a, struct hwc_fstr *out);
 
-/* Parse helpers shared by every parser: strict, whole-string. Return 0 or -EINVAL/-ERANGE. */
+/* Parse helpers shared by every parser: strict, whole-string (surrounding whitespace allowed).
+ * Base 0 = decimal, or hex after "0x"; never octal. Return 0 or -EINVAL/-ERANGE. */
 int hwc_parse_i64(const char *s, int base, int64_t *out);
 int hwc_parse_u64(const char *s, int base, uint64_t *out);
 

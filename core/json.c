@@ -168,6 +168,12 @@ int hwc_json_get_u64(const json_t *obj, const char *key, struct hwc_arena *a, st
 		HWC_SET(*f, (uint64_t)json_real_value(v));
 		return 0;
 	}
+	/* UINT64_MAX (a counter or register that reads all ones) was written as the nearest
+	 * double, 2^64: read it back as UINT64_MAX so the round trip is exact. */
+	if (json_is_real(v) && json_real_value(v) == 18446744073709551616.0) {
+		HWC_SET(*f, UINT64_MAX);
+		return 0;
+	}
 	return bad_type(&f->m, a, key, "a non-negative integer");
 }
 

@@ -10,6 +10,35 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Temporary files being written, so a signal handler can remove them. */
+#define TMP_SLOTS 8
+static char *volatile tmp_slots[TMP_SLOTS];
+
+static void tmp_register(char *tmp)
+{
+	for (size_t i = 0; i < TMP_SLOTS; i++)
+		if (!tmp_slots[i]) {
+			tmp_slots[i] = tmp;
+			return;
+		}
+}
+
+static void tmp_forget(const char *tmp)
+{
+	for (size_t i = 0; i < TMP_SLOTS; i++)
+		if (tmp && tmp_slots[i] == tmp)
+			tmp_slots[i] = NULL;
+}
+
+void hwc_outfile_abort_all(void)
+{
+	for (size_t i = 0; i < TMP_SLOTS; i++) {
+		char *t = tmp_slots[i];
+		if (t)
+			unlink(t);
+	}
+}
+
 int hwc_outfile_open(struct hwc_outfile *o, const char *path)
 {
 	memset(o, 0, sizeof(*o));
@@ -45,8 +74,10 @@ int hwc_outfile_open(struct hwc_outfile *o, const char *path)
 	mode_t um = umask(0);
 	umask(um);
 	fchmod(fd, 0644 & ~um);
+	tmp_register(o->tmp);
 	o->fp = fdopen(fd, "w");
 	if (!o->fp) {
+		tmp_forget(o->tmp);
 		int err = errno;
 		close(fd);
 		unlink(o->tmp);
@@ -64,9 +95,24 @@ void hwc_outfile_abort(struct hwc_outfile *o)
 		fclose(o->fp);
 	if (o->tmp)
 		unlink(o->tmp);
+	tmp_forget(o->tmp);
 	free(o->tmp);
 	free(o->path);
 	memset(o, 0, sizeof(*o));
+}
+
+/* The rename is atomic; this makes it durable (the new name survives a crash right after). */
+static void sync_dir_of(const char *path)
+{
+	char *dup = strdup(path);
+	if (!dup)
+		return;
+	int fd = open(dirname(dup), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	free(dup);
 }
 
 int hwc_outfile_commit(struct hwc_outfile *o)
@@ -86,6 +132,9 @@ int hwc_outfile_commit(struct hwc_outfile *o)
 		rc = -errno;
 	if (rc != 0)
 		unlink(o->tmp);
+	else
+		sync_dir_of(o->path);
+	tmp_forget(o->tmp);
 	free(o->tmp);
 	free(o->path);
 	memset(o, 0, sizeof(*o));

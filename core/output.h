@@ -20,6 +20,10 @@ int hwc_outfile_commit(struct hwc_outfile *o);
 /* Abandons the output: the target is untouched. */
 void hwc_outfile_abort(struct hwc_outfile *o);
 
+/* Removes every temporary file still being written. Async-signal-safe (for a handler that ends
+ * the run): the targets stay untouched. */
+void hwc_outfile_abort_all(void);
+
 int hwc_write_file_atomic(const char *path, const void *data, size_t len);
 
 /* Minimal POSIX (pax) tar writer: regular files, directories and symbolic links; long names and

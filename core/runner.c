@@ -13,12 +13,48 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define SAFE_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 #define KEY_MAX 200
+/* After SIGKILL a child normally goes in microseconds; one stuck in the kernel (a read of a
+ * device that fell off the bus, state D) does not. We wait this long, then leave it behind. */
+#define KILL_GRACE_MS 2000
+/* Output still arriving after the tool itself exited comes from something it left running
+ * (holding our pipes): we read for this long, then kill its process group. */
+#define EXIT_GRACE_MS 200
+
+/* Process groups of the tools now running, for hwc_run_kill_all() from a signal handler. */
+#define LIVE_MAX 256
+static volatile sig_atomic_t live_pgids[LIVE_MAX];
+
+static void live_add(pid_t pid)
+{
+	for (size_t i = 0; i < LIVE_MAX; i++)
+		if (live_pgids[i] == 0) {
+			live_pgids[i] = pid;
+			return;
+		}
+}
+
+static void live_del(pid_t pid)
+{
+	for (size_t i = 0; i < LIVE_MAX; i++)
+		if (live_pgids[i] == pid)
+			live_pgids[i] = 0;
+}
+
+void hwc_run_kill_all(void)
+{
+	for (size_t i = 0; i < LIVE_MAX; i++) {
+		pid_t p = (pid_t)live_pgids[i];
+		if (p > 0)
+			kill(-p, SIGKILL);
+	}
+}
 
 static const char *base_name(const char *s)
 {
@@ -64,6 +100,9 @@ const char *hwc_run_record_dir(struct hwc_arena *a, const char *const *argv)
 		}
 	}
 	key[k] = 0;
+	/* "." and ".." are not names a recording can have: they would point at hwcheck/ itself */
+	if (strcmp(key, ".") == 0 || strcmp(key, "..") == 0)
+		return hwc_arena_printf(a, "hwcheck/commands/%s", key[1] ? "%2E%2E" : "%2E");
 	if (k > KEY_MAX) {
 		/* cut at a byte boundary that does not split a %XX escape */
 		size_t cut = KEY_MAX - 20;
@@ -219,14 +258,27 @@ struct child {
 	int fd[2];          /* stdout, stderr; -1 when closed */
 	char *buf[2];
 	size_t len[2], cap[2];
-	struct timespec start, deadline;
-	bool killed_timeout, killed_cap, reaped;
+	struct timespec start, deadline, exited_at, killed_at;
+	bool killed_timeout, killed_cap, exited, abandoned;
+	bool reaped;        /* done with: exited and pipes closed, or abandoned */
 	int wstatus;
 };
 
 static long long ms_between(const struct timespec *a, const struct timespec *b)
 {
 	return (long long)(b->tv_sec - a->tv_sec) * 1000 + (b->tv_nsec - a->tv_nsec) / 1000000;
+}
+
+/* In the child between fork and exec: only async-signal-safe calls. */
+static void close_from(int lowfd)
+{
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, (unsigned)lowfd, ~0U, 0) == 0)
+		return;
+#endif
+	long max = sysconf(_SC_OPEN_MAX);
+	for (long fd = lowfd; fd < (max > 0 && max < 65536 ? max : 65536); fd++)
+		close((int)fd);
 }
 
 static int spawn(const char *path, const char *const *argv, struct child *c)
@@ -254,6 +306,12 @@ static int spawn(const char *path, const char *const *argv, struct child *c)
 		if (nul < 0 || dup2(nul, 0) < 0 || dup2(po[1], 1) < 0 || dup2(pe[1], 2) < 0)
 			_exit(127);
 		signal(SIGPIPE, SIG_DFL);
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		/* The tool gets stdin, stdout, stderr and nothing else hwcheck holds open (the
+		 * root, output files, libraries' descriptors opened without O_CLOEXEC). */
+		close_from(3);
 		execve(path, (char *const *)argv, envp);
 		_exit(127);
 	}
@@ -272,8 +330,20 @@ static void kill_child(struct child *c)
 {
 	if (c->pid > 0 && !c->reaped) {
 		kill(-c->pid, SIGKILL);
-		kill(c->pid, SIGKILL);
+		if (!c->exited)
+			kill(c->pid, SIGKILL);
+		if (c->killed_at.tv_sec == 0 && c->killed_at.tv_nsec == 0)
+			clock_gettime(CLOCK_MONOTONIC, &c->killed_at);
 	}
+}
+
+static void close_pipes(struct child *c)
+{
+	for (int k = 0; k < 2; k++)
+		if (c->fd[k] >= 0) {
+			close(c->fd[k]);
+			c->fd[k] = -1;
+		}
 }
 
 static void drain(struct child *c, int k, size_t cap)
@@ -336,11 +406,12 @@ void hwc_run_many(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct
 		ch[i].fd[0] = ch[i].fd[1] = -1;
 		ch[i].reaped = true;
 		const char *const *argv = cmds[i].argv;
-		const char *cmd = hwc_argv_str(a, argv);
-		if (!argv || !argv[0]) {
+		if (!argv || !argv[0] || !*base_name(argv[0])) {
+			/* an empty tool name ("" or "dir/") would replay hwcheck/commands/ itself */
 			hwc_fmeta_set(&r->m, HWC_ST_INVALID, 0, "empty command");
 			continue;
 		}
+		const char *cmd = hwc_argv_str(a, argv);
 		if (hwc_env_no_tools(e)) {
 			hwc_fmeta_set(&r->m, HWC_ST_BLOCKED, 0,
 				      hwc_arena_printf(a, "%s: not run (--no-tools)", cmd));
@@ -377,6 +448,7 @@ void hwc_run_many(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct
 			continue;
 		}
 		ch[i].reaped = false;
+		live_add(ch[i].pid);
 		clock_gettime(CLOCK_MONOTONIC, &ch[i].start);
 		ch[i].deadline = ch[i].start;
 		ch[i].deadline.tv_sec += t / 1000;
@@ -387,6 +459,8 @@ void hwc_run_many(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct
 		}
 	}
 	struct pollfd *pfd = calloc(2 * (n ? n : 1), sizeof(*pfd));
+	for (size_t i = 0; i < n && ch && !pfd; i++)
+		ch[i].deadline = ch[i].start; /* cannot watch them: stop them, reported as timeouts */
 	for (;;) {
 		size_t np = 0;
 		bool alive = false;
@@ -397,34 +471,50 @@ void hwc_run_many(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct
 			struct child *c = &ch[i];
 			if (c->reaped)
 				continue;
-			alive = true;
-			long long left = ms_between(&now, &c->deadline);
-			if (left <= 0 && !c->killed_timeout && !c->killed_cap) {
-				c->killed_timeout = true;
-				kill_child(c);
-				for (int k = 0; k < 2; k++)
-					if (c->fd[k] >= 0) {
-						close(c->fd[k]);
-						c->fd[k] = -1;
-					}
-			}
-			if (c->fd[0] < 0 && c->fd[1] < 0) {
+			if (!c->exited) {
 				int ws;
 				pid_t w = waitpid(c->pid, &ws, WNOHANG);
 				if (w == c->pid || (w < 0 && errno == ECHILD)) {
+					c->exited = true;
 					c->wstatus = w == c->pid ? ws : 0;
+					c->exited_at = now;
+				}
+			}
+			long long left = ms_between(&now, &c->deadline);
+			if (left <= 0 && !c->killed_timeout && !c->killed_cap && !c->exited) {
+				c->killed_timeout = true;
+				kill_child(c);
+				close_pipes(c);
+			}
+			if (c->exited && (c->fd[0] >= 0 || c->fd[1] >= 0) &&
+			    (ms_between(&c->exited_at, &now) >= EXIT_GRACE_MS || left <= 0)) {
+				/* what it left behind still holds the pipes: stop it */
+				kill(-c->pid, SIGKILL);
+				close_pipes(c);
+			}
+			if (c->fd[0] < 0 && c->fd[1] < 0) {
+				if (c->exited) {
 					c->reaped = true;
 					/* anything it forked that still holds the group goes too */
 					kill(-c->pid, SIGKILL);
+					live_del(c->pid);
 					continue;
 				}
-				if (wait > 10)
-					wait = 10;
-				continue;
+				if ((c->killed_timeout || c->killed_cap) &&
+				    ms_between(&c->killed_at, &now) >= KILL_GRACE_MS) {
+					/* SIGKILL did not end it: it is stuck in the kernel. Leave it (init
+					 * reaps it once it returns) rather than wait with it. */
+					c->abandoned = c->reaped = true;
+					live_del(c->pid);
+					continue;
+				}
 			}
+			alive = true;
+			if (c->exited || c->killed_timeout || c->killed_cap)
+				left = 10;
 			if (left > 0 && left < wait)
 				wait = left;
-			for (int k = 0; k < 2; k++)
+			for (int k = 0; k < 2 && pfd; k++)
 				if (c->fd[k] >= 0)
 					pfd[np++] = (struct pollfd){.fd = c->fd[k], .events = POLLIN};
 		}
@@ -471,8 +561,11 @@ void hwc_run_many(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct
 		if (c->killed_timeout) {
 			r->signal = 0;
 			hwc_fmeta_set(&r->m, HWC_ST_TIMEOUT, 0,
-				      hwc_arena_printf(a, "%s: killed after %u ms without finishing", cmd,
-						       (unsigned)ms_between(&c->start, &c->deadline)));
+				      hwc_arena_printf(a, "%s: killed after %u ms without finishing%s", cmd,
+						       (unsigned)ms_between(&c->start, &c->deadline),
+						       c->abandoned ? "; it did not exit after SIGKILL "
+								      "(stuck in the kernel) and was left behind"
+								    : ""));
 		} else if (c->killed_cap) {
 			hwc_fmeta_set(&r->m, HWC_ST_TRUNCATED, 0,
 				      hwc_arena_printf(a, "%s: printed more than %zu bytes; stopped and cut", cmd, cap));

@@ -38,6 +38,10 @@ int hwc_run(struct hwc_env *e, struct hwc_arena *a, const char *const *argv, uns
 void hwc_run_many(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct hwc_cmd *cmds,
 		  struct hwc_cmd_result *res);
 
+/* Kills the process group of every tool still running. Async-signal-safe: for a watchdog that
+ * ends the run (cli/), so no tool outlives hwcheck. */
+void hwc_run_kill_all(void);
+
 /* The recording directory of an argv, relative to the root: "hwcheck/commands/<key>".
  * The key is argv with argv[0] reduced to its basename, joined by spaces, with '%' '/' and
  * control characters percent-encoded; keys over 200 bytes end in '#' and a 64-bit hash. */

@@ -391,18 +391,25 @@ void hwc_host_collect_cpu(struct hwc_env *e, struct hwc_arena *a, struct hwc_hos
 		HWC_SET(c->threads, (int64_t)ci->processors);
 		HWC_SET(c->topology_source, "cpuinfo");
 	} else {
-		const char *why = "neither cpuN/topology in sysfs nor \"physical id\"/\"core id\" in "
-				  "proc/cpuinfo";
-		HWC_FAIL(c->sockets, HWC_ST_ABSENT, 0, why);
-		HWC_FAIL(c->cores, HWC_ST_ABSENT, 0, why);
-		HWC_FAIL(c->topology_source, HWC_ST_ABSENT, 0, why);
+		/* No sysfs topology: when proc/cpuinfo could not be read either, that failure is the
+		 * reason (needs_root, unreadable...), not an absence. */
+		struct hwc_fmeta why = {HWC_ST_ABSENT, 0,
+					"neither cpuN/topology in sysfs nor \"physical id\"/\"core id\" "
+					"in proc/cpuinfo"};
+		if (!have)
+			why = *ci_m;
+		c->sockets.m = why;
+		c->cores.m = why;
+		c->topology_source.m = why;
 		if (have && ci->processors)
 			HWC_SET(c->threads, (int64_t)ci->processors);
 		else
-			HWC_FAIL(c->threads, HWC_ST_ABSENT, 0, why);
+			c->threads.m = why;
 	}
 	if (hwc_ok(c->cores) && hwc_ok(c->threads))
 		HWC_SET(c->smt, c->threads.v > c->cores.v);
+	else if (!have)
+		c->smt.m = *ci_m;
 	else
 		HWC_FAIL(c->smt, HWC_ST_ABSENT, 0, "needs the core and thread counts");
 	collect_numa(e, a, h);

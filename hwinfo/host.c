@@ -22,6 +22,13 @@ static void read_dmesg(struct hwc_env *e, struct hwc_arena *a, struct hwc_dmesg_
 		*m = r.m;
 		return;
 	}
+	if (r.m.st == HWC_ST_TRUNCATED) {
+		/* cut at the output cap (and killed): what is there is parsed, and whatever it does
+		 * not decide carries the runner's "truncated" reason */
+		hwc_host_parse_dmesg(r.out ? r.out : "", r.out ? r.out_len : 0, a, dm);
+		*m = r.m;
+		return;
+	}
 	if (r.signal || r.exit_code != 0) {
 		size_t n = r.err ? strcspn(r.err, "\n") : 0;
 		const char *msg = n ? hwc_arena_strndup(a, r.err, n) : "no message";

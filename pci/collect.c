@@ -112,8 +112,8 @@ static int rd_i64(struct devdir *dd, const char *leaf, struct hwc_fi64 *out)
 	bool hex = strncmp(s.v, "0x", 2) == 0;
 	if (hwc_parse_i64(hex ? s.v + 2 : s.v, hex ? 16 : 10, &v) < 0) {
 		HWC_FAIL(*out, HWC_ST_INVALID, 0,
-			 hwc_arena_printf(dd->a, "/%s/%s: \"%s\" is not a number", dd->dir.path, leaf,
-					  s.v));
+			 hwc_arena_printf(dd->a, "/%s/%s: expected an integer, got '%.40s'",
+					  dd->dir.path, leaf, s.v));
 		return -1;
 	}
 	HWC_SET(*out, v);

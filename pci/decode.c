@@ -282,6 +282,24 @@ static int walk(struct pci_access *acc, unsigned char *cache, size_t len, struct
 	return 0;
 }
 
+/* Walks the standard capability list; returns a detail when it loops before reaching the PCI
+ * Express capability, else NULL. */
+static const char *cap_chain_loop(const unsigned char *buf, size_t len, struct hwc_arena *a)
+{
+	bool seen[256] = {false};
+	unsigned ptr = buf[PCI_CAPABILITY_LIST] & 0xfc;
+	while (ptr >= 0x40 && ptr + 1 < len && ptr < 256) {
+		if (seen[ptr])
+			return hwc_arena_printf(a, "capability chain loops at 0x%02x before any PCI "
+						   "Express capability", ptr);
+		seen[ptr] = true;
+		if (buf[ptr] == PCI_CAP_ID_EXP)
+			return NULL;
+		ptr = buf[ptr + 1] & 0xfc;
+	}
+	return NULL;
+}
+
 int hwc_pci_decode_config(const unsigned char *buf, size_t len, struct hwc_arena *a,
 			  struct hwc_pci_device *d, const char **err)
 {
@@ -305,6 +323,8 @@ int hwc_pci_decode_config(const unsigned char *buf, size_t len, struct hwc_arena
 		*err = vendor ? "config space reads all ones: the device does not answer (gone from "
 				"the bus?)"
 			      : "vendor id 0000";
+		/* nothing may be derived from those bytes: every capability fact says why */
+		caps_fail(d, HWC_ST_UNREADABLE, *err);
 		return -EINVAL;
 	}
 	HWC_SET(d->config_bytes, (int64_t)len);
@@ -343,6 +363,14 @@ int hwc_pci_decode_config(const unsigned char *buf, size_t len, struct hwc_arena
 	}
 	if (len <= 64) {
 		caps_fail(d, HWC_ST_NEEDS_ROOT, "config space beyond 64 bytes needs root");
+		return 0;
+	}
+
+	/* libpci stops quietly on a looping capability chain; say so when the loop hid the PCI
+	 * Express capability, instead of calling the device conventional PCI. */
+	const char *loop = cap_chain_loop(buf, len, a);
+	if (loop) {
+		caps_fail(d, HWC_ST_INVALID, loop);
 		return 0;
 	}
 

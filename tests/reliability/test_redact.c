@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: MIT */
+/* hwc_redact on real formats (lines copied from the corpus, see tests/fixtures/redact/SOURCE.md):
+ * exact placeholders, same length, one placeholder per value across files, binary config and VPD
+ * kept parseable. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "core/redact.h"
+#include "test.h"
+
+static struct hwc_redactor *r;
+
+/* Redacts a copy of `in` as the file `path`; returns it (static buffer), checks the length. */
+static const char *red(const char *path, const char *in)
+{
+	static char buf[4096];
+	size_t len = strlen(in);
+	memcpy(buf, in, len + 1);
+	hwc_redact(r, path, (unsigned char *)buf, len);
+	CHECK_INT(strlen(buf), len);
+	return buf;
+}
+
+static void test_text(void)
+{
+	/* sysfs: node_guid and its twin in another file get one placeholder; the OUI stays */
+	CHECK_STR(red("sys/class/infiniband/mlx5_0/node_guid", "f41d:6b03:006f:4743\n"),
+		  "f41d:6b00:0000:0001\n");
+	CHECK_STR(red("sys/class/infiniband/mlx5_0/sys_image_guid", "f41d:6b03:006f:4743\n"),
+		  "f41d:6b00:0000:0001\n");
+	/* a MAC: OUI kept; a locally administered one: nothing kept */
+	CHECK_STR(red("sys/class/net/eth0/address", "0c:42:a1:65:4a:8c\n"), "0c:42:a1:00:00:01\n");
+	CHECK_STR(red("sys/class/net/docker0/address", "02:42:AC:11:00:02\n"),
+		  "02:00:00:00:00:02\n");
+	CHECK_STR(red("sys/class/net/lo/address", "00:00:00:00:00:00\n"), "00:00:00:00:00:00\n");
+	CHECK_STR(red("sys/class/net/ib0/broadcast",
+		      "00:ff:ff:ff:ff:12:40:1b:ff:ff:00:00:00:00:00:00:ff:ff:ff:ff\n"),
+		  "00:ff:ff:ff:ff:12:40:1b:ff:ff:00:00:00:00:00:00:ff:ff:ff:ff\n");
+	/* IPoIB address: its GUID half, the same GUID as node_guid */
+	CHECK_STR(red("sys/class/net/ib0/address",
+		      "00:00:10:87:fe:80:00:00:00:00:00:00:f4:1d:6b:03:00:6f:47:43\n"),
+		  "00:00:10:87:fe:80:00:00:00:00:00:00:f4:1d:6b:00:00:00:00:01\n");
+	/* a GID: the subnet prefix stays, the interface id goes */
+	CHECK_STR(red("sys/class/infiniband/mlx5_0/ports/1/gids/0",
+		      "fe80:0000:0000:0000:f41d:6b03:006f:4743\n"),
+		  "fe80:0000:0000:0000:f41d:6b00:0000:0001\n");
+	/* lspci -vvv: DSN and VPD serial */
+	CHECK_STR(red("hwcheck/commands/lspci -vvv/stdout",
+		      "\tCapabilities: [148 v1] Device Serial Number 00-1a-11-ff-fe-4c-3c-70\n"),
+		  "\tCapabilities: [148 v1] Device Serial Number 00-1a-11-00-00-00-00-02\n");
+	CHECK_STR(red("hwcheck/commands/lspci -vvv/stdout",
+		      "\t\t\t[SN] Serial number: MT24426016T3\n"),
+		  "\t\t\t[SN] Serial number: XX00000000X1\n");
+	/* flint / mlxfwmanager: labelled hex values, several on a line */
+	CHECK_STR(red("hwcheck/commands/mstflint -d 0000:3b:00.0 q/stdout",
+		      "Base GUID:             b8599f0300f08018        4\n"
+		      "Base MAC:              b8599ff08018            4\n"),
+		  "Base GUID:             b8599f0000000003        4\n"
+		  "Base MAC:              b8599f000003            4\n");
+	CHECK_STR(red("hwcheck/commands/mstflint -d 0000:82:00.0 q/stdout",
+		      "Description:           Node             Port1            Port2            Sys image\n"
+		      "GUIDs:                 b88303ffff93f430 b88303ffff93f431 b88303ffff93f432 "
+		      "b88303ffff93f433 \n"
+		      "MACs:                                       b8830393f431     b8830393f432\n"),
+		  "Description:           Node             Port1            Port2            Sys image\n"
+		  "GUIDs:                 b883030000000004 b883030000000005 b883030000000006 "
+		  "b883030000000007 \n"
+		  "MACs:                                       b88303000004     b88303000005\n");
+	/* ibstat */
+	CHECK_STR(red("hwcheck/commands/ibstat/stdout",
+		      "\tNode GUID: 0x7425540300353de9\n\tSystem image GUID: 0x7425540300353de9\n"),
+		  "\tNode GUID: 0x7425540000000008\n\tSystem image GUID: 0x7425540000000008\n");
+	/* PXE boot line in /proc/cmdline: the same MAC as eth0 */
+	CHECK_STR(red("proc/cmdline", "BOOT_IMAGE=/vmlinuz BOOTIF=01-0c-42-a1-65-4a-8c quiet\n"),
+		  "BOOT_IMAGE=/vmlinuz BOOTIF=01-0c-42-a1-00-00-01 quiet\n");
+	CHECK_STR(red("proc/cmdline", "ifname=mgmt0:0c:42:a1:65:4a:8c\n"),
+		  "ifname=mgmt0:0c:42:a1:00:00:01\n");
+	/* DMI: the whole value, by file */
+	CHECK_STR(red("sys/devices/virtual/dmi/id/product_serial", "CN7792182F0123\n"),
+		  "XX0000000X0002\n");
+	CHECK_STR(red("sys/devices/virtual/dmi/id/product_uuid",
+		      "4c4c4544-0042-3510-8052-b7c04f4e3732\n"),
+		  "0X0X0000-0000-0000-0000-X0X00X0X0003\n");
+	/* what says "none" is kept; words that only look like labels are left */
+	CHECK_STR(red("hwcheck/commands/dmidecode/stdout", "\tSerial Number: Not Specified\n"),
+		  "\tSerial Number: Not Specified\n");
+	CHECK_STR(red("proc/cpuinfo", "machine: x86_64\nmacro: 0c42\n"), "machine: x86_64\nmacro: 0c42\n");
+	CHECK_STR(red("hwcheck/commands/mstflint/stdout",
+		      "Description:           UID                GuidsNumber\n"),
+		  "Description:           UID                GuidsNumber\n");
+	CHECK_STR(red("x", "BDF 0000:3b:00.0 time 12:34:56 fw 16.35.2000 ipv6 fe80::1\n"),
+		  "BDF 0000:3b:00.0 time 12:34:56 fw 16.35.2000 ipv6 fe80::1\n");
+	/* the facts document: same placeholders as the files they came from */
+	CHECK_STR(red("hwcheck/facts.json",
+		      "{\"serial_number\": \"MT24426016T3\", \"node_guid\": \"f41d:6b03:006f:4743\", "
+		      "\"mac\": \"0c:42:a1:65:4a:8c\", \"part_number\": null, \"serial_number\": null}"),
+		  "{\"serial_number\": \"XX00000000X1\", \"node_guid\": \"f41d:6b00:0000:0001\", "
+		  "\"mac\": \"0c:42:a1:00:00:01\", \"part_number\": null, \"serial_number\": null}");
+}
+
+static void test_config(void)
+{
+	unsigned char cfg[4096];
+	memset(cfg, 0, sizeof(cfg));
+	/* 0x100 AER -> 0x148 DSN (the CX3 Pro of the corpus: 00-1a-11-ff-fe-4c-3c-70) -> end */
+	cfg[0x100] = 0x01;
+	cfg[0x102] = 0x81; /* version 1, next 0x148 */
+	cfg[0x103] = 0x14;
+	cfg[0x104] = 0xaa;
+	cfg[0x148] = 0x03;
+	cfg[0x14a] = 0x01;
+	const unsigned char dsn[8] = {0x70, 0x3c, 0x4c, 0xfe, 0xff, 0x11, 0x1a, 0x00};
+	memcpy(cfg + 0x14c, dsn, 8);
+	CHECK_INT(hwc_redact(r, "sys/devices/pci0000:00/0000:00:02.0/0000:04:00.0/config", cfg,
+			     sizeof(cfg)), 1);
+	/* the same value as the DSN line of lspci above: placeholder 2, OUI 00-1a-11 kept */
+	const unsigned char want[8] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x11, 0x1a, 0x00};
+	CHECK(memcmp(cfg + 0x14c, want, 8) == 0);
+	CHECK_INT(cfg[0x104], 0xaa);
+	/* a chain that loops ends; all ones (device gone) is left as it is */
+	cfg[0x14a] = 0x41;
+	cfg[0x14b] = 0x14; /* next 0x144 < 0x148: backwards */
+	CHECK_INT(hwc_redact(r, "sys/x/config", cfg, sizeof(cfg)), 1);
+	memset(cfg, 0xff, sizeof(cfg));
+	CHECK_INT(hwc_redact(r, "sys/x/config", cfg, sizeof(cfg)), 0);
+	CHECK_INT(hwc_redact(r, "sys/x/config", cfg, 64), 0);
+}
+
+static void test_vpd(void)
+{
+	/* 0x82 name, 0x90 PN SN RV, 0x78 end: the layout of the ConnectX-7 VPD in the corpus */
+	unsigned char v[128];
+	size_t n = 0;
+	const char *name = "ConnectX-7";
+	v[n++] = 0x82;
+	v[n++] = (unsigned char)strlen(name);
+	v[n++] = 0;
+	memcpy(v + n, name, strlen(name));
+	n += strlen(name);
+	size_t ro = n;
+	v[n++] = 0x90;
+	v[n++] = 0; /* length, set below */
+	v[n++] = 0;
+	memcpy(v + n, "PN\x0dMCX75310AAS-N", 16);
+	n += 16;
+	memcpy(v + n, "SN\x0cMT2421600CDE", 15);
+	n += 15;
+	memcpy(v + n, "RV\x01\x00", 4);
+	size_t rv = n + 3;
+	n += 4;
+	v[ro + 1] = (unsigned char)(n - ro - 3);
+	unsigned sum = 0;
+	for (size_t i = 0; i < rv; i++)
+		sum += v[i];
+	v[rv] = (unsigned char)(0x100 - (sum & 0xff));
+	v[n++] = 0x78;
+	CHECK_INT(hwc_redact(r, "sys/bus/pci/devices/0000:3b:00.0/vpd", v, n), 1);
+	CHECK(memcmp(v + ro + 3 + 16 + 3, "XX0000000XX4", 12) == 0);
+	CHECK(memcmp(v + ro + 3 + 3, "MCX75310AAS-N", 13) == 0); /* part number kept */
+	sum = 0;
+	for (size_t i = 0; i <= rv; i++)
+		sum += v[i];
+	CHECK_INT(sum & 0xff, 0); /* checksum still right */
+	/* truncated and garbage VPD: no crash, no change past the end */
+	unsigned char g[5] = {0x90, 0xff, 0xff, 'S', 'N'};
+	hwc_redact(r, "sys/x/vpd", g, sizeof(g));
+	CHECK_INT(g[3], 'S');
+}
+
+int main(void)
+{
+	r = hwc_redactor_new();
+	test_text();
+	test_config();
+	test_vpd();
+	hwc_redactor_free(r);
+	TEST_MAIN_END();
+}
