@@ -97,6 +97,9 @@ int hwc_cli_probe_opt(struct hwc_cli *c, int which, const char *arg)
 			return -1;
 		o->gid_index = (int)v;
 		return 0;
+	case HWC_POPT_SOURCE:
+		o->source = arg;
+		return 0;
 	default:
 		return -1;
 	}
@@ -132,22 +135,32 @@ static void render_text(const json_t *probe)
 	const json_t *r;
 	json_array_foreach(json_object_get(probe, "results"), i, r) {
 		const char *rst = hwc_json_str_or(r, "status", "?");
-		if (strcmp(rst, "ok") == 0) {
+		const char *dev = hwc_json_str_or(r, "rdma_device", NULL);
+		const char *peer = hwc_json_str_or(r, "peer", NULL);
+		const json_t *ok = json_object_get(r, "data_ok");
+		const char *data = json_is_true(ok)    ? "data verified"
+				   : json_is_false(ok) ? "data MISMATCH"
+						       : "data checked at the other end";
+		if (strcmp(rst, "ok") != 0) {
+			printf("%s %s %s%s: %s: %s\n", hwc_json_str_or(r, "mode", "?"),
+			       hwc_json_str_or(r, "op", ""), dev ? "on " : "", dev ? dev : peer ? peer : "",
+			       rst, hwc_json_str_or(r, "reason", "?"));
+		} else if (json_is_number(json_object_get(r, "gbps"))) {
 			printf("%s\n", hwc_json_str_or(r, "finding", "?"));
-			const json_t *ok = json_object_get(r, "data_ok");
-			const json_t *mps = json_object_get(r, "msgs_per_s");
-			printf("  %lld x %lld B in %.2f s (%s), %.0f messages/s, data %s\n",
+			printf("  %lld x %lld B in %.2f s (%s), %.0f messages/s, %s\n",
 			       (long long)json_integer_value(json_object_get(r, "messages")),
 			       (long long)json_integer_value(json_object_get(r, "msg_bytes")),
 			       json_number_value(json_object_get(r, "duration_s")),
-			       hwc_json_str_or(r, "stopped", "?"), json_number_value(mps),
-			       json_is_true(ok) ? "verified" : json_is_false(ok) ? "MISMATCH"
-											 : "not checked here");
+			       hwc_json_str_or(r, "stopped", "?"),
+			       json_number_value(json_object_get(r, "msgs_per_s")), data);
 		} else {
-			printf("%s %s %s/%lld: %s: %s\n", hwc_json_str_or(r, "mode", "?"),
-			       hwc_json_str_or(r, "op", "?"), hwc_json_str_or(r, "rdma_device", "?"),
-			       (long long)json_integer_value(json_object_get(r, "port")), rst,
-			       hwc_json_str_or(r, "reason", "?"));
+			/* the passive end of a two-host run: no rate here, only what arrived */
+			const json_t *m = json_object_get(r, "messages");
+			printf("%s %s on %s from %s: %s", hwc_json_str_or(r, "mode", "?"),
+			       hwc_json_str_or(r, "op", "?"), dev ? dev : "?", peer ? peer : "?", data);
+			if (json_is_integer(m))
+				printf(", %lld messages received", (long long)json_integer_value(m));
+			printf(" (the client measures the rate)\n");
 		}
 	}
 	if (strcmp(st, "ok") != 0)

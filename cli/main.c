@@ -49,6 +49,7 @@ static const char usage_text[] =
 	"  --probe-duration S longest measured time per op, after a 0.25 s warm-up (2)\n"
 	"  --probe-port PORT  rdma_cm port of --server / --client (19515)\n"
 	"  --probe-gid N      RoCE GID index (default: chosen, RoCE v2 first)\n"
+	"  --probe-source ADDR  (--client) the local address to connect from\n"
 	"  -h, --help         this help\n"
 	"\n"
 	"Exit codes:\n"
@@ -102,6 +103,7 @@ static const struct option long_opts[] = {
 	{"client", required_argument, NULL, OPT_PROBE + HWC_POPT_CLIENT},
 	{"probe-port", required_argument, NULL, OPT_PROBE + HWC_POPT_PORT},
 	{"probe-gid", required_argument, NULL, OPT_PROBE + HWC_POPT_GID},
+	{"probe-source", required_argument, NULL, OPT_PROBE + HWC_POPT_SOURCE},
 	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},

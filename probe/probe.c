@@ -236,7 +236,7 @@ static const json_t *find_by(const json_t *arr, const char *key, const char *val
 
 /* The PCIe path from facts.pci (devices[].path_bottleneck) and the port rate from verbs, else
  * from facts.mlx (adapters[].ports[].rate_gbps). */
-static void ceiling_inputs(struct hwc_facts *f, const struct pr_target *t,
+void pr_ceiling_inputs(struct hwc_facts *f, const struct pr_target *t,
 			   const struct ibv_port_attr *pa, struct hwc_probe_result *r)
 {
 	struct hwc_arena *a = f->arena;
@@ -448,7 +448,7 @@ static void probe_port(struct hwc_env *e, struct hwc_facts *f, struct hwc_probe_
 		if (!r)
 			return;
 		pr_result_init(a, r, t, o, op, "loopback");
-		ceiling_inputs(f, t, pa, r);
+		pr_ceiling_inputs(f, t, pa, r);
 		if (pa->state != IBV_PORT_ACTIVE) {
 			pr_result_fail(a, r, "skipped", "%s port %u is %s, not ACTIVE (link down or "
 				       "no subnet manager)", t->dev, t->port,

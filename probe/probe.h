@@ -32,6 +32,7 @@ struct hwc_probe_opts {
 	double duration_s;     /* 2.0 measured seconds per op (after the warm-up) */
 	double warmup_s;       /* 0.25 */
 	const char *peer;      /* client: host name or address of the server */
+	const char *source;    /* client: local address to connect from; NULL = routing decides */
 	unsigned cm_port;      /* rdma_cm port, 18515 + 1000 */
 	int gid_index;         /* -1: choose (RoCE v2, IPv4-mapped first, then any) */
 	const char *device;    /* RDMA device to probe; NULL = every device (-d filters too) */

@@ -93,6 +93,10 @@ int pr_cm_client(struct hwc_env *e, const struct hwc_probe_opts *o, struct hwc_f
 int pr_cm_server(struct hwc_env *e, const struct hwc_probe_opts *o, struct hwc_facts *f,
 		 struct hwc_probe_facts *pf);
 
+/* The ceiling's inputs: the PCIe path from facts.pci, the port rate from verbs or facts.mlx. */
+void pr_ceiling_inputs(struct hwc_facts *f, const struct pr_target *t,
+		       const struct ibv_port_attr *pa, struct hwc_probe_result *r);
+
 /* Target facts from sysfs (bdf, netdev, numa) for a device/port. */
 void pr_target_init(struct hwc_env *e, struct hwc_arena *a, const char *dev, unsigned port,
 		    struct pr_target *t);
