@@ -450,9 +450,11 @@ static void probe_port(struct hwc_env *e, struct hwc_facts *f, struct hwc_probe_
 		pr_result_init(a, r, t, o, op, "loopback");
 		pr_ceiling_inputs(f, t, pa, r);
 		if (pa->state != IBV_PORT_ACTIVE) {
-			pr_result_fail(a, r, "skipped", "%s port %u is %s, not ACTIVE (link down or "
-				       "no subnet manager)", t->dev, t->port,
-				       ibv_port_state_str(pa->state));
+			static const char *const names[] = {"NOP", "DOWN", "INIT", "ARMED", "ACTIVE",
+							    "ACTIVE_DEFER"};
+			pr_result_fail(a, r, "skipped", "%s port %u is %s, not ACTIVE (link down, or "
+				       "no subnet manager on InfiniBand)", t->dev, t->port,
+				       (unsigned)pa->state < 6 ? names[pa->state] : "in an unknown state");
 			hwc_probe_explain(a, r);
 			continue;
 		}

@@ -18,6 +18,9 @@ HERE=$(dirname "$(realpath "$0")")
 skip() { echo "build-initramfs: SKIP: $*" >&2; exit 77; }
 
 stamp=$(cat "$0" "$HERE/init.sh" | sha256sum | cut -c1-16)
+mkdir -p "$OUT"
+exec 9>"$OUT/.lock"
+flock 9             # VM tests run in parallel under ctest -j: one builds, the others wait
 if [ -f "$OUT/stamp" ] && [ "$(cat "$OUT/stamp")" = "$stamp" ] &&
    [ -s "$OUT/vmlinux" ] && [ -s "$OUT/initramfs.cpio.gz" ]; then
   exit 0
