@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -458,12 +459,24 @@ static void probe_port(struct hwc_env *e, struct hwc_facts *f, struct hwc_probe_
 			hwc_probe_explain(a, r);
 			continue;
 		}
+		/* --timeout bounds the whole run: a probe gets what is left, or does not start */
+		struct hwc_probe_opts oo = *o;
+		unsigned left = hwc_env_time_left_ms(e);
+		if (left != UINT32_MAX) {
+			double s = left / 1000.0 - 1.0 - o->warmup_s;
+			if (s < 0.2) {
+				pr_result_fail(a, r, "skipped", "--timeout was reached before this probe");
+				hwc_probe_explain(a, r);
+				continue;
+			}
+			oo.duration_s = s < o->duration_s ? s : o->duration_s;
+		}
 		struct pr_binding b;
 		pr_bind(e, a, t->numa_node, &b, r);
-		struct tick_ctx tc = {.o = o, .label = hwc_arena_printf(a, "probe %s/%u %s", t->dev,
+		struct tick_ctx tc = {.o = &oo, .label = hwc_arena_printf(a, "probe %s/%u %s", t->dev,
 									 t->port, pr_op_name(op))};
 		tc.s = pr_sampler_start(e, a, t);
-		pr_loopback(o, t, op, dev, a, r, on_tick, &tc);
+		pr_loopback(&oo, t, op, dev, a, r, on_tick, &tc);
 		pr_sampler_finish(tc.s, r);
 		pr_unbind(&b);
 		hwc_probe_explain(a, r);

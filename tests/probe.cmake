@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # The probe (issue 7): unit tests, the CLI without RDMA hardware, and the soft-RoCE VM tests.
 hwc_unit_test(test_probe probe/test_probe.c)
+hwc_unit_test(test_probe_sampler probe/test_sampler.c)
 target_link_libraries(test_probe PRIVATE m)
 hwc_py_test(probe_cli probe/test_probe_cli.py)
 
