@@ -311,7 +311,11 @@ static void client_tick(void *p, double elapsed, double gbps)
 	struct ctick *t = p;
 	pr_sampler_tick(t->s);
 	if (t->o->progress) {
-		snprintf(t->line, sizeof(t->line), "%s: %.1f s, %.2f Gb/s", t->label, elapsed, gbps);
+		if (gbps >= 0)
+			snprintf(t->line, sizeof(t->line), "%s: %.1f s, %.2f Gb/s", t->label, elapsed,
+				 gbps);
+		else
+			snprintf(t->line, sizeof(t->line), "%s: %.1f s, warming up", t->label, elapsed);
 		t->o->progress(t->o->progress_ctx, t->line);
 	}
 }

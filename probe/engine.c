@@ -232,10 +232,12 @@ int pr_engine(struct pr_run *r)
 		if (now - tick >= TICK_S) {
 			tick = now;
 			if (r->tick) {
-				double el = phase == MEASURE ? now - tm : 0;
-				double g = el > 0 ? (double)(total - total_m) * (double)r->msg_bytes * 8 /
-							    el / 1e9
-						  : 0;
+				/* < 0: still warming up; after the interval, its final rate */
+				double el = phase == MEASURE ? now - tm : r->measured_s;
+				uint64_t m = phase == MEASURE ? total - total_m : r->messages;
+				double g = phase == WARM ? -1
+					   : el > 0	 ? (double)m * (double)r->msg_bytes * 8 / el / 1e9
+							 : 0;
 				r->tick(r->tick_ctx, now - t0, g);
 			}
 			if (r->poll_extra && r->poll_extra(r->extra_ctx, r->err, sizeof(r->err)) < 0)

@@ -392,7 +392,7 @@ static void on_tick(void *p, double elapsed, double gbps)
 	struct tick_ctx *t = p;
 	pr_sampler_tick(t->s);
 	if (t->o->progress) {
-		if (gbps > 0)
+		if (gbps >= 0)
 			snprintf(t->line, sizeof(t->line), "%s: %.1f s, %.2f Gb/s", t->label, elapsed,
 				 gbps);
 		else

@@ -155,7 +155,8 @@ def twohost(cases, src):
     for r in rs:
         n = f"client {r.get('op')}"
         measured_ok(r, n)
-        check(r.get("mode") == "client" and r.get("peer") == "192.0.2.1", f"{n}: mode and peer")
+        check(r.get("mode") == "client" and r.get("peer") == "fe80::ff:fe00:1%veth1", f"{n}: mode and peer")
+        check(r.get("rdma_device") == "rxec" and r.get("netdev") == "veth1", f"{n}: the client's device")
         check(r.get("direction") == ("from_peer" if r.get("op") == "read" else "to_peer"),
               f"{n}: direction")
         if r.get("op") in ("write", "read"):
@@ -171,12 +172,20 @@ def twohost(cases, src):
     for r in rs:
         n = f"server {r.get('op')}"
         check(r.get("status") == "ok" and r.get("mode") == "server", f"{n}: ok ({r.get('reason')})")
+        check(r.get("rdma_device") == "rxes" and r.get("peer") == "fe80::ff:fe00:2",
+              f"{n}: served on the other end of the pair: {r.get('rdma_device')} {r.get('peer')}")
         check(r.get("gbps") is None and r["unavailable"]["gbps"]["status"] == "unsupported",
               f"{n}: no rate at the passive end, and says why")
         if r.get("op") in ("write", "send"):
             check(r.get("data_ok") is True, f"{n}: what arrived is what was sent")
         if r.get("op") == "send":
             check(r.get("messages", 0) > 0, f"{n}: messages received")
+
+    c = cases.get("veth1_tx_bytes")
+    w = [r for r in cases.get("client") and json.loads(cases["client"]["stdout"])["facts"]["probe"]["results"] or []
+         if r.get("op") == "write"]
+    check(c is not None and w and int(c["stdout"] or 0) >= w[0].get("messages", 1) * 65536,
+          f"the payload crossed the veth pair: {c and c['stdout']} bytes sent by veth1")
 
     for name, rc, words in (("port_in_use", 1, "in use"), ("no_listener", 1, "rejected"),
                             ("peer_gone", 1, "went away"), ("no_route", 1, ""),
@@ -190,6 +199,7 @@ def twohost(cases, src):
               f"{name}: the error on stderr")
         if rs:
             check(rs[-1].get("gbps") is None, f"{name}: no unmeasured number")
+            print(f"{name}: {rs[-1].get('reason')}")
 
 
 def main():
