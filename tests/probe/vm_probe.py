@@ -125,6 +125,15 @@ def loopback(cases, src):
         check(r.get("data_ok") is True, f"{n}: data_ok with 2 QPs and a 4000-byte message")
         check((r.get("msg_bytes"), r.get("qps"), r.get("depth")) == (4000, 2, 16), f"{n}: options")
 
+    c, p = doc_of(cases, "small", src)
+    check(c and c["rc"] == 0, f"small: exit 0, got {c and c['rc']}: {c and c['stderr'][-1500:]}")
+    rs = p.get("results", [])
+    check(len(rs) == 3, f"small: three ops: {rs}")
+    for r in rs:
+        n = f"small {r.get('op')}"
+        measured_ok(r, n)
+        check(r.get("data_ok") is True and r.get("msg_bytes") == 64, f"{n}: data_ok with 64-byte messages")
+
     c, p = doc_of(cases, "port_down", src)
     check(c and c["rc"] == 3, f"port_down: exit 3, got {c and c['rc']}")
     rs = p.get("results", [])
