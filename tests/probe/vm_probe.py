@@ -134,6 +134,14 @@ def loopback(cases, src):
         measured_ok(r, n)
         check(r.get("data_ok") is True and r.get("msg_bytes") == 64, f"{n}: data_ok with 64-byte messages")
 
+    c, p = doc_of(cases, "on_lo", src)
+    rs = p.get("results", [])
+    check(c and c["rc"] == 0 and len(rs) == 1, f"on_lo: exit 0, one result: {c and c['stderr'][-800:]}")
+    if rs:
+        measured_ok(rs[0], "on_lo")
+        check(rs[0].get("data_ok") is True and rs[0].get("gid_index", 0) != 0,
+              f"on_lo: data_ok over a GID other than 0: {rs[0].get('gid_index')}")
+
     c, p = doc_of(cases, "port_down", src)
     check(c and c["rc"] == 3, f"port_down: exit 3, got {c and c['rc']}")
     rs = p.get("results", [])
