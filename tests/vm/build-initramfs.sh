@@ -82,6 +82,7 @@ printf 'root:x:0:0:root:/root:/bin/sh\n' > "$R/etc/passwd"
 printf '127.0.0.1 localhost\n' > "$R/etc/hosts"
 
 # 3. Modules. crc32_generic is requested by rxe at device creation (no modinfo dependency).
+#    vrf only for re-running the two-host experiments docs/probe.md records.
 for m in rdma_rxe crc32_generic rdma_ucm veth dummy vrf; do
   for ko in $(modprobe -d "$K" -S "$KVER" --show-depends "$m" | awk '$1 == "insmod" {print $2}'); do
     rel=${ko#"$K"/}; mkdir -p "$R/$(dirname "$rel")"; cp "$ko" "$R/$rel"
