@@ -117,7 +117,7 @@ static int post_recv(struct pr_run *r, unsigned qi)
 static int wc_error(struct pr_run *r, const struct ibv_wc *wc, const char *side)
 {
 	snprintf(r->err, sizeof(r->err),
-		 "%s completion error on QP %u after %" PRIu64 " messages: %s (vendor error 0x%x)",
+		 "%s completion error on QP %u, work request %" PRIu64 ": %s (vendor error 0x%x)",
 		 side, (unsigned)(wc->wr_id >> 48), (uint64_t)(wc->wr_id & ((1ULL << 48) - 1)),
 		 ibv_wc_status_str(wc->status), wc->vendor_err);
 	return -EIO;
