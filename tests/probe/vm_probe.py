@@ -204,6 +204,19 @@ def twohost(cases, src):
     check(c is not None and w and int(c["stdout"] or 0) >= w[0].get("messages", 1) * 65536,
           f"the payload crossed the veth pair: {c and c['stdout']} bytes sent by veth1")
 
+    c, p = doc_of(cases, "client_qps", src)
+    rs = p.get("results", [])
+    check(c and c["rc"] == 0 and [r.get("op") for r in rs] == ["write", "send"],
+          f"client_qps: exit 0, two ops: {c and c['stderr'][-800:]}")
+    for r in rs:
+        measured_ok(r, f"client_qps {r.get('op')}")
+        check((r.get("qps"), r.get("msg_bytes"), r.get("depth")) == (3, 1000, 64), "client_qps: options")
+    check(rs and rs[0].get("data_ok") is True, "client_qps write: read back intact from 3 QPs")
+    c, p = doc_of(cases, "server_qps", src)
+    rs = p.get("results", [])
+    check(c and c["rc"] == 0 and len(rs) == 2 and all(r.get("data_ok") is True and r.get("qps") == 3 for r in rs),
+          f"server_qps: both ops verified on 3 QPs: {[(r.get('op'), r.get('data_ok'), r.get('reason')) for r in rs]}")
+
     for name, rc, words in (("port_in_use", 1, "in use"), ("no_listener", 1, "rejected"),
                             ("peer_gone", 1, "went away"), ("no_route", 1, ""),
                             ("bad_host", 1, "cannot resolve")):
