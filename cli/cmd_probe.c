@@ -128,7 +128,40 @@ static void show_progress(void *ctx, const char *line)
 	p->shown = true;
 }
 
-static void render_text(const json_t *probe)
+/* -v: the hops under load and the counters that moved */
+static void render_detail(const json_t *r)
+{
+	size_t i;
+	const json_t *h;
+	json_array_foreach(json_object_get(r, "hops"), i, h) {
+		const json_t *mn = json_object_get(h, "speed_gts_min"), *mx = json_object_get(h, "max_speed_gts");
+		const json_t *td = json_object_get(h, "trained_down");
+		printf("  hop %s: ", hwc_json_str_or(h, "bdf", "?"));
+		if (json_is_number(mn))
+			printf("%g GT/s x%lld at the slowest sample", json_number_value(mn),
+			       (long long)json_integer_value(json_object_get(h, "width_min")));
+		else
+			printf("not sampled");
+		if (json_is_number(mx))
+			printf(", max %g GT/s x%lld", json_number_value(mx),
+			       (long long)json_integer_value(json_object_get(h, "max_width")));
+		printf("%s\n", json_is_true(td) ? ": TRAINED DOWN under load" : "");
+	}
+	const json_t *c;
+	bool any = false;
+	json_array_foreach(json_object_get(r, "counters"), i, c) {
+		json_int_t d = json_integer_value(json_object_get(c, "delta"));
+		if (!d)
+			continue;
+		printf("%s %s %+lld", any ? "," : "  counters:", hwc_json_str_or(c, "name", "?"),
+		       (long long)d);
+		any = true;
+	}
+	if (any)
+		printf("\n");
+}
+
+static void render_text(const json_t *probe, bool verbose)
 {
 	const char *st = hwc_json_str_or(probe, "status", "?");
 	size_t i;
@@ -153,6 +186,8 @@ static void render_text(const json_t *probe)
 			       json_number_value(json_object_get(r, "duration_s")),
 			       hwc_json_str_or(r, "stopped", "?"),
 			       json_number_value(json_object_get(r, "msgs_per_s")), data);
+			if (verbose)
+				render_detail(r);
 		} else {
 			/* the passive end of a two-host run: no rate here, only what arrived */
 			const json_t *m = json_object_get(r, "messages");
@@ -198,7 +233,7 @@ int hwc_cmd_probe(struct hwc_cli *c)
 		rc = rep ? hwc_emit_json(c, rep) : HWC_EXIT_INTERNAL;
 		json_decref(rep);
 	} else {
-		render_text(probe);
+		render_text(probe, c->verbose);
 	}
 	hwc_render_errors(f);
 	if (!rc) {
