@@ -602,8 +602,9 @@ static const struct field result_fields[] = {
 #undef F
 #define H(k, t) {#k, t, offsetof(struct hwc_probe_hop, k)}
 static const struct field hop_fields[] = {
-	H(speed_gts_min, T_F64), H(speed_gts_max, T_F64), H(max_speed_gts, T_F64),
-	H(width_min, T_I64), H(width_max, T_I64), H(max_width, T_I64), H(trained_down, T_BOOL),
+	H(speed_gts_idle, T_F64), H(width_idle, T_I64), H(speed_gts_min, T_F64),
+	H(speed_gts_max, T_F64), H(max_speed_gts, T_F64), H(width_min, T_I64), H(width_max, T_I64),
+	H(max_width, T_I64), H(trained_down, T_BOOL),
 };
 #undef H
 

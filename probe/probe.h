@@ -49,8 +49,8 @@ int hwc_probe_parse_ops(const char *s, unsigned *ops);
 /* What a hop of the PCIe path did while the probe ran. */
 struct hwc_probe_hop {
 	const char *bdf;
-	struct hwc_ff64 speed_gts_min, speed_gts_max, max_speed_gts;
-	struct hwc_fi64 width_min, width_max, max_width;
+	struct hwc_ff64 speed_gts_idle, speed_gts_min, speed_gts_max, max_speed_gts;
+	struct hwc_fi64 width_idle, width_min, width_max, max_width; /* idle: before the run */
 	struct hwc_fbool trained_down; /* below its maximum at any sample under load */
 };
 

@@ -124,9 +124,9 @@ struct counter_src {
 
 struct hop_state {
 	const char *bdf;
-	double smin, smax, maxs;
-	int64_t wmin, wmax, maxw;
-	bool seen, have_max, down;
+	double smin, smax, maxs, sidle;
+	int64_t wmin, wmax, maxw, widle;
+	bool seen, have_max, down, have_idle;
 };
 
 struct pr_sampler {
@@ -220,8 +220,14 @@ static void sample_hops(struct pr_sampler *s, bool under_load)
 		hwc_read_i64(s->e, hwc_arena_printf(s->a, "sys/bus/pci/devices/%s/current_link_width",
 						    h->bdf), s->a, &w);
 		double v = hwc_ok(sp) ? speed_of(sp.v) : 0;
-		if (!under_load || v <= 0 || !hwc_ok(w))
+		if (v <= 0 || !hwc_ok(w))
 			continue;
+		if (!under_load) {
+			h->sidle = v;
+			h->widle = w.v;
+			h->have_idle = true;
+			continue;
+		}
 		if (!h->seen) {
 			h->smin = h->smax = v;
 			h->wmin = h->wmax = w.v;
@@ -379,6 +385,13 @@ void pr_sampler_finish(struct pr_sampler *s, struct hwc_probe_result *r)
 			HWC_FAIL(o->speed_gts_max, HWC_ST_ABSENT, 0, nd);
 			HWC_FAIL(o->width_min, HWC_ST_ABSENT, 0, nd);
 			HWC_FAIL(o->width_max, HWC_ST_ABSENT, 0, nd);
+		}
+		if (h->have_idle) {
+			HWC_SET(o->speed_gts_idle, h->sidle);
+			HWC_SET(o->width_idle, h->widle);
+		} else {
+			HWC_FAIL(o->speed_gts_idle, HWC_ST_ABSENT, 0, "no link state read before the run");
+			HWC_FAIL(o->width_idle, HWC_ST_ABSENT, 0, "no link state read before the run");
 		}
 		if (h->have_max) {
 			HWC_SET(o->max_speed_gts, h->maxs);

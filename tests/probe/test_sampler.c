@@ -119,6 +119,8 @@ int main(void)
 		CHECK(hwc_ok(port->trained_down) && port->trained_down.v);
 		CHECK(port->speed_gts_min.v == 8.0 && port->speed_gts_max.v == 16.0);
 		CHECK(port->max_speed_gts.v == 16.0 && port->max_width.v == 16);
+		CHECK(hwc_ok(port->speed_gts_idle) && port->speed_gts_idle.v == 2.5); /* idle, saving */
+		CHECK_INT(port->width_idle.v, 16);
 		CHECK_INT(port->width_min.v, 16);
 	}
 	const struct hwc_probe_counter *c = counter(&r, "aer_dev_correctable@0000:00:03.0");
