@@ -10,6 +10,7 @@
 #include <netdb.h>
 #include <poll.h>
 #include <rdma/rdma_cma.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -698,6 +699,9 @@ int pr_cm_server(struct hwc_env *e, const struct hwc_probe_opts *o, struct hwc_f
 	}
 	/* The first client may take a while to be started; after that, silence means it is gone. */
 	double wait_first = o->timeout_s * 6, t_last_event = pr_now();
+	unsigned left = hwc_env_time_left_ms(e); /* --timeout bounds the wait too */
+	if (left != UINT32_MAX && left / 1000.0 < wait_first)
+		wait_first = left / 1000.0;
 	bool seen = false, done = false;
 	while (!done) {
 		struct pollfd p = {.fd = ec->fd, .events = POLLIN};
