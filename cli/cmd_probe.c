@@ -15,13 +15,13 @@
 static struct hwc_probe_opts popts;
 static bool popts_set;
 
-static struct hwc_probe_opts *opts(struct hwc_cli *c)
+/* The options only shape the probe; `probe` or --probe (check, facts) asks for it. */
+static struct hwc_probe_opts *opts(void)
 {
 	if (!popts_set) {
 		hwc_probe_opts_init(&popts);
 		popts_set = true;
 	}
-	c->probe = &popts;
 	return &popts;
 }
 
@@ -41,10 +41,11 @@ static int uint_arg(const char *opt, const char *s, unsigned long lo, unsigned l
 
 int hwc_cli_probe_opt(struct hwc_cli *c, int which, const char *arg)
 {
-	struct hwc_probe_opts *o = opts(c);
+	struct hwc_probe_opts *o = opts();
 	unsigned long v;
 	switch (which) {
 	case HWC_POPT_PROBE:
+		c->probe = o;
 		return 0;
 	case HWC_POPT_OP:
 		if (hwc_probe_parse_ops(arg, &o->ops) < 0) {
@@ -212,7 +213,8 @@ int hwc_cmd_probe(struct hwc_cli *c)
 		hwc_cli_err("probe: measures the live machine; --facts cannot be probed");
 		return HWC_EXIT_USAGE;
 	}
-	struct hwc_probe_opts *o = opts(c);
+	struct hwc_probe_opts *o = opts();
+	c->probe = o;
 	struct progress pg = {.t0 = mono()};
 	if (isatty(STDERR_FILENO)) {
 		o->progress = show_progress;

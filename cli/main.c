@@ -43,7 +43,7 @@ static const char usage_text[] =
 	"  --exit-codes MAP   default | nagios | npd\n"
 	"  --no-color         no colours (also when NO_COLOR is set or stdout is no TTY)\n"
 	"  -v, --verbose      more detail in the text report\n"
-	"  --probe            (check) run the loopback probe too\n"
+	"  --probe            (check, facts) also run the loopback probe\n"
 	"  --probe-op LIST    write,read,send or all (default all)\n"
 	"  --probe-size BYTES message size (65536); --probe-qps N (1); --probe-depth N (128)\n"
 	"  --probe-duration S longest measured time per op, after a 0.25 s warm-up (2)\n"

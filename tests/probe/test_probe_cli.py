@@ -84,6 +84,10 @@ class Skips(unittest.TestCase):
         cp, doc = run_json("--json", "facts")
         self.assertEqual(doc["facts"].get("probe", {}), {})
 
+    def test_probe_options_alone_do_not_probe(self):
+        cp, doc = run_json("--json", "--probe-op", "write", "facts")
+        self.assertEqual(doc["facts"].get("probe", {}), {})
+
     def test_check_with_probe_carries_the_reason(self):
         if have_rdma():
             self.skipTest("this machine has RDMA devices")
