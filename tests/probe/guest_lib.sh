@@ -14,3 +14,14 @@ emit() {
   printf '@@@case %s %s\n@@@stdout\n' "$1" "$2"; cat "$3"
   printf '\n@@@stderr\n'; cat "$4"; printf '\n@@@end\n'
 }
+# wait_cm WORDS: until an rdma_cm id in that state exists (20 s at most): under host load a
+# sanitized hwcheck may take seconds to start listening or connecting, and a fixed sleep races.
+wait_cm() {
+  local i
+  for i in $(seq 1 100); do
+    rdma res show cm_id 2>/dev/null | grep -q "$1" && return 0
+    sleep 0.2
+  done
+  echo "wait_cm: no rdma_cm id in '$1' after 20 s" >&2
+  return 1
+}

@@ -15,7 +15,7 @@ ip link set veth1 mtu 9000 up
 rdma link add rxes type rxe netdev veth0
 rdma link add rxec type rxe netdev veth1
 timeout 120 $HW probe --json --server > /tmp/server.out 2> /tmp/server.err & sp=$!
-sleep 1
+wait_cm "state LISTEN"
 run_case port_in_use $HW probe --json --server
 tx0=$(cat /sys/class/net/veth1/statistics/tx_bytes)
 run_case client $HW probe --json --client "$SRV" --probe-duration 0.5
@@ -24,14 +24,15 @@ wait $sp; emit server $? /tmp/server.out /tmp/server.err
 echo $((tx1 - tx0)) > /tmp/tx; : > /tmp/empty; emit veth1_tx_bytes 0 /tmp/tx /tmp/empty
 # several QPs (one rdma_cm connection each), small messages (CQ moderation)
 timeout 120 $HW probe --json --server > /tmp/server.out 2> /tmp/server.err & sp=$!
-sleep 1
+wait_cm "state LISTEN"
 run_case client_qps $HW probe --json --client "$SRV" --probe-op write,send --probe-qps 3 --probe-size 1000 --probe-depth 64 --probe-duration 0.3
 wait $sp; emit server_qps $? /tmp/server.out /tmp/server.err
 run_case no_listener $HW probe --json --client "$SRV" --probe-op write
 run_case no_route $HW probe --json --client 198.51.100.7 --probe-op write
 run_case bad_host $HW probe --json --client no.such.host.invalid --probe-op write
 timeout 120 $HW probe --json --server > /tmp/server.out 2> /tmp/server.err & sp=$!
-sleep 1
+wait_cm "state LISTEN"
 timeout 120 $HW probe --json --client "$SRV" --probe-op write --probe-duration 30 > /tmp/c.out 2> /tmp/c.err & cp=$!
-sleep 3; kill -9 $sp; wait $cp; emit peer_gone $? /tmp/c.out /tmp/c.err
+wait_cm "state CONNECT"; sleep 1.5   # connected and sending: now the server dies
+kill -9 $sp; wait $cp; emit peer_gone $? /tmp/c.out /tmp/c.err
 true
