@@ -33,6 +33,7 @@ struct hwc_cli {
 	unsigned timeout_s, cmd_timeout_s;
 	bool redact;
 	const char *temp_noise, *probe_tolerance; /* diff thresholds (cli/cmd_diff.c parses them) */
+	const struct hwc_probe_opts *probe; /* probe / --probe (cli/cmd_probe.c); NULL = no probe */
 };
 
 /* Installs the run's last-resort bounds (cli/guard.c): SIGINT/SIGTERM/SIGHUP kill the running
@@ -72,6 +73,15 @@ int hwc_cmd_snapshot(struct hwc_cli *c);
 int hwc_cmd_rules(struct hwc_cli *c);
 int hwc_cmd_version(struct hwc_cli *c);
 int hwc_cmd_probe(struct hwc_cli *c); /* cli/cmd_probe.c */
+/* The probe's long options, numbered from 0 (main.c adds its base); cli/cmd_probe.c parses. */
+enum hwc_probe_cli_opt {
+	HWC_POPT_PROBE, HWC_POPT_OP, HWC_POPT_SIZE, HWC_POPT_QPS, HWC_POPT_DEPTH,
+	HWC_POPT_DURATION, HWC_POPT_SERVER, HWC_POPT_CLIENT, HWC_POPT_PORT, HWC_POPT_GID,
+	HWC_POPT_SOURCE,
+	HWC_POPT__COUNT
+};
+/* Returns 0, or -1 after printing what was wrong with the argument. */
+int hwc_cli_probe_opt(struct hwc_cli *c, int which, const char *arg);
 int hwc_cmd_diff(struct hwc_cli *c);  /* cli/cmd_diff.c */
 int hwc_cmd_merge(struct hwc_cli *c); /* cli/cmd_merge.c */
 /* --prom FILE after a check (cli/prom.c); returns 0 or an exit code. */

@@ -1,9 +1,254 @@
 /* SPDX-License-Identifier: MIT */
-/* hwcheck probe (placeholder until its issue lands). */
+/* hwcheck probe: RDMA bandwidth per port against its ceiling; and the probe options of check. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "cli/cli.h"
+#include "cli/sections.h"
+#include "core/json.h"
+#include "probe/probe.h"
+
+static struct hwc_probe_opts popts;
+static bool popts_set;
+
+/* The options only shape the probe; `probe` or --probe (check, facts) asks for it. */
+static struct hwc_probe_opts *opts(void)
+{
+	if (!popts_set) {
+		hwc_probe_opts_init(&popts);
+		popts_set = true;
+	}
+	return &popts;
+}
+
+static int uint_arg(const char *opt, const char *s, unsigned long lo, unsigned long hi,
+		    unsigned long *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 0);
+	if (errno || end == s || *end || *s == '-' || v < lo || v > hi) {
+		hwc_cli_err("%s: expected a whole number from %lu to %lu, got '%s'", opt, lo, hi, s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int hwc_cli_probe_opt(struct hwc_cli *c, int which, const char *arg)
+{
+	struct hwc_probe_opts *o = opts();
+	unsigned long v;
+	switch (which) {
+	case HWC_POPT_PROBE:
+		c->probe = o;
+		return 0;
+	case HWC_POPT_OP:
+		if (hwc_probe_parse_ops(arg, &o->ops) < 0) {
+			hwc_cli_err("--probe-op: expected write, read, send (comma-separated) or all, "
+				    "got '%s'", arg);
+			return -1;
+		}
+		return 0;
+	case HWC_POPT_SIZE:
+		/* rxe and mlx5 take up to 2 GiB per message; 1 GiB keeps the buffers sane */
+		if (uint_arg("--probe-size", arg, 1, 1ul << 30, &v) < 0)
+			return -1;
+		o->msg_bytes = v;
+		return 0;
+	case HWC_POPT_QPS:
+		if (uint_arg("--probe-qps", arg, 1, 64, &v) < 0)
+			return -1;
+		o->qps = (unsigned)v;
+		return 0;
+	case HWC_POPT_DEPTH:
+		if (uint_arg("--probe-depth", arg, 1, 4096, &v) < 0)
+			return -1;
+		o->depth = (unsigned)v;
+		return 0;
+	case HWC_POPT_DURATION: {
+		char *end;
+		errno = 0;
+		double d = strtod(arg, &end);
+		if (errno || end == arg || *end || !(d >= 0.1 && d <= 3600)) {
+			hwc_cli_err("--probe-duration: expected seconds from 0.1 to 3600, got '%s'", arg);
+			return -1;
+		}
+		o->duration_s = d;
+		return 0;
+	}
+	case HWC_POPT_SERVER:
+		o->mode = HWC_PROBE_SERVER;
+		return 0;
+	case HWC_POPT_CLIENT:
+		o->mode = HWC_PROBE_CLIENT;
+		o->peer = arg;
+		return 0;
+	case HWC_POPT_PORT:
+		if (uint_arg("--probe-port", arg, 1, 65535, &v) < 0)
+			return -1;
+		o->cm_port = (unsigned)v;
+		return 0;
+	case HWC_POPT_GID:
+		if (uint_arg("--probe-gid", arg, 0, 65535, &v) < 0)
+			return -1;
+		o->gid_index = (int)v;
+		return 0;
+	case HWC_POPT_SOURCE:
+		o->source = arg;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* One line on stderr, rewritten in place, once the run has lasted a second. */
+struct progress {
+	double t0;
+	bool shown;
+};
+
+static double mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void show_progress(void *ctx, const char *line)
+{
+	struct progress *p = ctx;
+	if (mono() - p->t0 < 1.0)
+		return;
+	fprintf(stderr, "\r%s\033[K", line);
+	fflush(stderr);
+	p->shown = true;
+}
+
+/* -v: the hops under load and the counters that moved */
+static void render_detail(const json_t *r)
+{
+	size_t i;
+	const json_t *h;
+	json_array_foreach(json_object_get(r, "hops"), i, h) {
+		const json_t *mn = json_object_get(h, "speed_gts_min"), *mx = json_object_get(h, "max_speed_gts");
+		const json_t *td = json_object_get(h, "trained_down");
+		printf("  hop %s: ", hwc_json_str_or(h, "bdf", "?"));
+		if (json_is_number(mn))
+			printf("%g GT/s x%lld at the slowest sample", json_number_value(mn),
+			       (long long)json_integer_value(json_object_get(h, "width_min")));
+		else
+			printf("not sampled");
+		if (json_is_number(mx))
+			printf(", max %g GT/s x%lld", json_number_value(mx),
+			       (long long)json_integer_value(json_object_get(h, "max_width")));
+		printf("%s\n", json_is_true(td) ? ": TRAINED DOWN under load" : "");
+	}
+	const json_t *c;
+	bool any = false;
+	json_array_foreach(json_object_get(r, "counters"), i, c) {
+		json_int_t d = json_integer_value(json_object_get(c, "delta"));
+		if (!d)
+			continue;
+		printf("%s %s %+lld", any ? "," : "  counters:", hwc_json_str_or(c, "name", "?"),
+		       (long long)d);
+		any = true;
+	}
+	if (any)
+		printf("\n");
+}
+
+static void render_text(const json_t *probe, bool verbose)
+{
+	const char *st = hwc_json_str_or(probe, "status", "?");
+	size_t i;
+	const json_t *r;
+	json_array_foreach(json_object_get(probe, "results"), i, r) {
+		const char *rst = hwc_json_str_or(r, "status", "?");
+		const char *dev = hwc_json_str_or(r, "rdma_device", NULL);
+		const char *peer = hwc_json_str_or(r, "peer", NULL);
+		const json_t *ok = json_object_get(r, "data_ok");
+		const char *data = json_is_true(ok)    ? "data verified"
+				   : json_is_false(ok) ? "data MISMATCH"
+						       : "data checked at the other end";
+		if (strcmp(rst, "ok") != 0) {
+			printf("%s %s %s%s: %s: %s\n", hwc_json_str_or(r, "mode", "?"),
+			       hwc_json_str_or(r, "op", ""), dev ? "on " : "", dev ? dev : peer ? peer : "",
+			       rst, hwc_json_str_or(r, "reason", "?"));
+		} else if (json_is_number(json_object_get(r, "gbps"))) {
+			printf("%s\n", hwc_json_str_or(r, "finding", "?"));
+			printf("  %lld x %lld B in %.2f s (%s), %.0f messages/s, %s\n",
+			       (long long)json_integer_value(json_object_get(r, "messages")),
+			       (long long)json_integer_value(json_object_get(r, "msg_bytes")),
+			       json_number_value(json_object_get(r, "duration_s")),
+			       hwc_json_str_or(r, "stopped", "?"),
+			       json_number_value(json_object_get(r, "msgs_per_s")), data);
+			if (verbose)
+				render_detail(r);
+		} else {
+			/* the passive end of a two-host run: no rate here, only what arrived */
+			const json_t *m = json_object_get(r, "messages");
+			printf("%s %s on %s from %s: %s", hwc_json_str_or(r, "mode", "?"),
+			       hwc_json_str_or(r, "op", "?"), dev ? dev : "?", peer ? peer : "?", data);
+			if (json_is_integer(m))
+				printf(", %lld messages received", (long long)json_integer_value(m));
+			printf(" (the client measures the rate)\n");
+		}
+	}
+	if (strcmp(st, "ok") != 0)
+		printf("probe %s: %s\n", st, hwc_json_str_or(probe, "reason", "see above"));
+}
 
 int hwc_cmd_probe(struct hwc_cli *c)
 {
-	hwc_cli_err("probe: not implemented yet");
-	return HWC_EXIT_USAGE;
+	if (c->nargs > 0) {
+		hwc_cli_err("probe: unexpected argument '%s'; try 'hwcheck --help'", c->args[0]);
+		return HWC_EXIT_USAGE;
+	}
+	if (c->facts_file) {
+		hwc_cli_err("probe: measures the live machine; --facts cannot be probed");
+		return HWC_EXIT_USAGE;
+	}
+	struct hwc_probe_opts *o = opts();
+	c->probe = o;
+	struct progress pg = {.t0 = mono()};
+	if (isatty(STDERR_FILENO)) {
+		o->progress = show_progress;
+		o->progress_ctx = &pg;
+	}
+	int ec;
+	struct hwc_facts *f = hwc_cli_facts(c, &ec);
+	if (pg.shown)
+		fputs("\r\033[K", stderr);
+	if (!f)
+		return ec;
+	json_t *facts = hwc_facts_to_json(f);
+	const json_t *probe = json_object_get(facts, "probe");
+	const char *st = hwc_json_str_or(probe, "status", "skipped");
+	int rc = 0;
+	if (c->json) {
+		json_t *rep = hwc_report_json(c, "hwcheck.facts", f, json_incref(facts), NULL);
+		rc = rep ? hwc_emit_json(c, rep) : HWC_EXIT_INTERNAL;
+		json_decref(rep);
+	} else {
+		render_text(probe, c->verbose);
+	}
+	hwc_render_errors(f);
+	if (!rc) {
+		if (strcmp(st, "ok") == 0)
+			rc = HWC_EXIT_OK;
+		else if (strcmp(st, "skipped") == 0)
+			rc = HWC_EXIT_NOTHING;
+		else
+			rc = HWC_EXIT_FINDINGS;
+		if (rc == HWC_EXIT_NOTHING && c->json)
+			hwc_cli_err("probe skipped: %s", hwc_json_str_or(probe, "reason", "?"));
+	}
+	json_decref(facts);
+	hwc_facts_free(f);
+	return rc;
 }

@@ -84,7 +84,7 @@ struct hwc_facts *hwc_cli_facts(const struct hwc_cli *c, int *exit_code)
 		*exit_code = HWC_EXIT_INTERNAL;
 		return NULL;
 	}
-	struct hwc_collect_opts o = {.device = c->device, .pci_dump = c->pci_dump};
+	struct hwc_collect_opts o = {.device = c->device, .pci_dump = c->pci_dump, .probe = c->probe};
 	hwc_collect_all(e, f, &o);
 	hwc_env_free(e);
 	return f;

@@ -28,6 +28,8 @@ static const char usage_text[] =
 	"                     exit 1 when something regressed\n"
 	"  merge REPORT...    many hosts' reports in one table: findings, outlier cards,\n"
 	"                     firmware versions\n"
+	"  probe              RDMA bandwidth probes per port against the ceiling (docs/probe.md):\n"
+	"                     loopback by default; --server, or --client HOST, for two hosts\n"
 	"\n"
 	"Options:\n"
 	"  --json             machine-readable output (the versioned report schema)\n"
@@ -55,6 +57,13 @@ static const char usage_text[] =
 	"  --probe-tolerance PCT\n"
 	"                     diff: probe bandwidth drop in % counted as one (default 5)\n"
 	"  -v, --verbose      more detail in the text report\n"
+	"  --probe            (check, facts) also run the loopback probe\n"
+	"  --probe-op LIST    write,read,send or all (default all)\n"
+	"  --probe-size BYTES message size (65536); --probe-qps N (1); --probe-depth N (128)\n"
+	"  --probe-duration S longest measured time per op, after a 0.25 s warm-up (2)\n"
+	"  --probe-port PORT  rdma_cm port of --server / --client (19515)\n"
+	"  --probe-gid N      RoCE GID index (default: chosen, RoCE v2 first)\n"
+	"  --probe-source ADDR  (--client) the local address to connect from\n"
 	"  -h, --help         this help\n"
 	"\n"
 	"Exit codes:\n"
@@ -78,6 +87,7 @@ enum {
 	OPT_JSON = 256, OPT_ROOT, OPT_FACTS, OPT_PROFILE, OPT_FAIL_ON, OPT_PCI_DUMP, OPT_TIMEOUT,
 	OPT_CMD_TIMEOUT, OPT_NO_TOOLS, OPT_EXEC_TOOLS, OPT_SUMMARY, OPT_EXIT_CODES, OPT_NO_COLOR, OPT_REDACT,
 	OPT_PROM, OPT_TEMP_NOISE, OPT_PROBE_TOL,
+	OPT_PROBE = 400, /* + enum hwc_probe_cli_opt */
 };
 
 static const struct option long_opts[] = {
@@ -100,6 +110,17 @@ static const struct option long_opts[] = {
 	{"prom", required_argument, NULL, OPT_PROM},
 	{"temp-noise", required_argument, NULL, OPT_TEMP_NOISE},
 	{"probe-tolerance", required_argument, NULL, OPT_PROBE_TOL},
+	{"probe", no_argument, NULL, OPT_PROBE + HWC_POPT_PROBE},
+	{"probe-op", required_argument, NULL, OPT_PROBE + HWC_POPT_OP},
+	{"probe-size", required_argument, NULL, OPT_PROBE + HWC_POPT_SIZE},
+	{"probe-qps", required_argument, NULL, OPT_PROBE + HWC_POPT_QPS},
+	{"probe-depth", required_argument, NULL, OPT_PROBE + HWC_POPT_DEPTH},
+	{"probe-duration", required_argument, NULL, OPT_PROBE + HWC_POPT_DURATION},
+	{"server", no_argument, NULL, OPT_PROBE + HWC_POPT_SERVER},
+	{"client", required_argument, NULL, OPT_PROBE + HWC_POPT_CLIENT},
+	{"probe-port", required_argument, NULL, OPT_PROBE + HWC_POPT_PORT},
+	{"probe-gid", required_argument, NULL, OPT_PROBE + HWC_POPT_GID},
+	{"probe-source", required_argument, NULL, OPT_PROBE + HWC_POPT_SOURCE},
 	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
@@ -192,6 +213,11 @@ static int run(int argc, char **argv, char **argv_given)
 			hwc_cli_err("option '%s' needs an argument; try 'hwcheck --help'", argv[optind - 1]);
 			return HWC_EXIT_USAGE;
 		default:
+			if (opt >= OPT_PROBE && opt < OPT_PROBE + HWC_POPT__COUNT) {
+				if (hwc_cli_probe_opt(&c, opt - OPT_PROBE, optarg) < 0)
+					return HWC_EXIT_USAGE;
+				break;
+			}
 			if (optopt)
 				hwc_cli_err("unknown option '-%c'; try 'hwcheck --help'", optopt);
 			else

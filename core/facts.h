@@ -16,6 +16,7 @@ struct hwc_mlx_facts;     /* mlx/ */
 struct hwc_netdev_facts;  /* hwinfo/ (netdev tuning) */
 struct hwc_thermal_facts; /* thermal/ */
 struct hwc_probe_facts;   /* probe/ */
+struct hwc_probe_opts;    /* probe/probe.h */
 
 /* A problem met while collecting or loading: reported once by cli/ (stderr, and "errors" in
  * JSON); the run goes on. */
@@ -29,6 +30,7 @@ struct hwc_diag {
 struct hwc_collect_opts {
 	const char *device;   /* -d: a BDF, netdev or RDMA device name; NULL = all */
 	const char *pci_dump; /* --pci-dump: an 'lspci -xxxx' file instead of sysfs */
+	const struct hwc_probe_opts *probe; /* probe / --probe: what to measure; NULL = none */
 };
 
 struct hwc_facts {

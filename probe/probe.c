@@ -1,22 +1,724 @@
 /* SPDX-License-Identifier: MIT */
-/* Placeholder section until its issue lands. */
+/* The probe section: which probes run, the ceiling that explains them, and facts <-> JSON. */
 #include "probe/probe.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "core/json.h"
+#include "mlx/mlx.h"
+#include "pci/pci.h"
+#include "probe/probe_int.h"
 
-int hwc_probe_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_collect_opts *o)
+#define AT_CEILING 0.90 /* at or above this share of the ceiling, the ceiling is what limits */
+
+void hwc_probe_opts_init(struct hwc_probe_opts *o)
 {
+	memset(o, 0, sizeof(*o));
+	o->ops = HWC_PROBE_WRITE | HWC_PROBE_READ | HWC_PROBE_SEND;
+	o->mode = HWC_PROBE_LOOPBACK;
+	o->msg_bytes = 65536; /* perftest's default for bandwidth tests */
+	o->qps = 1;
+	o->depth = 128;       /* perftest's default TX depth */
+	o->duration_s = 2.0;
+	o->warmup_s = 0.25;
+	o->cm_port = 19515;
+	o->gid_index = -1;
+	o->timeout_s = 10.0;
+}
+
+int hwc_probe_parse_ops(const char *s, unsigned *ops)
+{
+	unsigned v = 0;
+	while (s && *s) {
+		size_t n = strcspn(s, ",");
+		if (n == 5 && strncmp(s, "write", 5) == 0)
+			v |= HWC_PROBE_WRITE;
+		else if (n == 4 && strncmp(s, "read", 4) == 0)
+			v |= HWC_PROBE_READ;
+		else if (n == 4 && strncmp(s, "send", 4) == 0)
+			v |= HWC_PROBE_SEND;
+		else if (n == 3 && strncmp(s, "all", 3) == 0)
+			v |= HWC_PROBE_WRITE | HWC_PROBE_READ | HWC_PROBE_SEND;
+		else
+			return -EINVAL;
+		s += n;
+		if (*s == ',')
+			s++;
+	}
+	if (!v)
+		return -EINVAL;
+	*ops = v;
 	return 0;
 }
 
+const char *pr_op_name(unsigned op)
+{
+	return op == HWC_PROBE_WRITE ? "write" : op == HWC_PROBE_READ ? "read" : "send";
+}
+
+double hwc_probe_port_gbps(unsigned active_speed, unsigned active_width)
+{
+	/* data rate per lane after line coding (8b/10b up to QDR, 64b/66b from FDR) */
+	double lane;
+	switch (active_speed) {
+	case 1: lane = 2.0; break;     /* SDR */
+	case 2: lane = 4.0; break;     /* DDR */
+	case 4: lane = 8.0; break;     /* QDR */
+	case 8: lane = 10.0; break;    /* FDR10 */
+	case 16: lane = 13.64; break;  /* FDR */
+	case 32: lane = 25.0; break;   /* EDR */
+	case 64: lane = 50.0; break;   /* HDR */
+	case 128: lane = 100.0; break; /* NDR */
+	default: return 0;
+	}
+	unsigned lanes;
+	switch (active_width) {
+	case 1: lanes = 1; break;
+	case 2: lanes = 4; break;
+	case 4: lanes = 8; break;
+	case 8: lanes = 12; break;
+	case 16: lanes = 2; break;
+	default: return 0;
+	}
+	return lane * lanes;
+}
+
+static const char *speed_name(unsigned s)
+{
+	switch (s) {
+	case 1: return "SDR";
+	case 2: return "DDR";
+	case 4: return "QDR";
+	case 8: return "FDR10";
+	case 16: return "FDR";
+	case 32: return "EDR";
+	case 64: return "HDR";
+	case 128: return "NDR";
+	default: return "?";
+	}
+}
+
+static unsigned width_lanes(unsigned w)
+{
+	return w == 1 ? 1 : w == 2 ? 4 : w == 4 ? 8 : w == 8 ? 12 : w == 16 ? 2 : 0;
+}
+
+static void set_str(struct hwc_arena *a, struct hwc_fstr *f, const char *s)
+{
+	const char *d = s ? hwc_arena_strdup(a, s) : NULL;
+	if (d)
+		HWC_SET(*f, d);
+}
+
+void pr_result_fail(struct hwc_arena *a, struct hwc_probe_result *r, const char *status,
+		    const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	const char *why = hwc_arena_vprintf(a, fmt, ap);
+	va_end(ap);
+	set_str(a, &r->status, status);
+	if (why)
+		HWC_SET(r->reason, why);
+}
+
+void pr_result_init(struct hwc_arena *a, struct hwc_probe_result *r, const struct pr_target *t,
+		    const struct hwc_probe_opts *o, unsigned op, const char *mode)
+{
+	set_str(a, &r->status, "ok");
+	HWC_FAIL(r->reason, HWC_ST_ABSENT, 0, "the probe ran");
+	set_str(a, &r->rdma_device, t->dev);
+	HWC_SET(r->port, t->port);
+	if (t->bdf)
+		set_str(a, &r->bdf, t->bdf);
+	else
+		HWC_FAIL(r->bdf, HWC_ST_ABSENT, 0,
+			 hwc_arena_printf(a, "%s is not a PCI device (soft-RoCE?)", t->dev));
+	if (t->netdev)
+		set_str(a, &r->netdev, t->netdev);
+	else
+		HWC_FAIL(r->netdev, HWC_ST_ABSENT, 0, "no netdev behind GID 0 of the port");
+	set_str(a, &r->op, pr_op_name(op));
+	set_str(a, &r->mode, mode);
+	if (strcmp(mode, "loopback") == 0)
+		set_str(a, &r->direction, "loopback");
+	else if (strcmp(mode, "client") == 0)
+		set_str(a, &r->direction, op == HWC_PROBE_READ ? "from_peer" : "to_peer");
+	else
+		set_str(a, &r->direction, op == HWC_PROBE_READ ? "to_peer" : "from_peer");
+	if (o->peer)
+		set_str(a, &r->peer, o->peer);
+	else
+		HWC_FAIL(r->peer, HWC_ST_ABSENT, 0, "loopback: no peer");
+	HWC_SET(r->msg_bytes, (int64_t)o->msg_bytes);
+	HWC_SET(r->qps, o->qps);
+	HWC_SET(r->depth, o->depth);
+	HWC_SET(r->warmup_s, o->warmup_s);
+	HWC_FAIL(r->gid_index, HWC_ST_ABSENT, 0, "not chosen (not RoCE, or the run stopped before)");
+	/* Every number below is written only once measured; until then it says why not. */
+	const char *nm = "not measured: the run did not complete";
+	HWC_FAIL(r->mtu_bytes, HWC_ST_ABSENT, 0, nm);
+	HWC_FAIL(r->duration_s, HWC_ST_ABSENT, 0, nm);
+	HWC_FAIL(r->messages, HWC_ST_ABSENT, 0, nm);
+	HWC_FAIL(r->stopped, HWC_ST_ABSENT, 0, nm);
+	HWC_FAIL(r->gbps, HWC_ST_ABSENT, 0, nm);
+	HWC_FAIL(r->msgs_per_s, HWC_ST_ABSENT, 0, nm);
+	HWC_FAIL(r->data_ok, HWC_ST_ABSENT, 0, nm);
+	HWC_FAIL(r->data_check, HWC_ST_ABSENT, 0, nm);
+	HWC_FAIL(r->temp_start_mdegc, HWC_ST_ABSENT, 0, nm);
+	HWC_FAIL(r->temp_max_mdegc, HWC_ST_ABSENT, 0, nm);
+	HWC_FAIL(r->numa_node, HWC_ST_ABSENT, 0, nm);
+	HWC_FAIL(r->cpus, HWC_ST_ABSENT, 0, nm);
+}
+
+void pr_result_rates(struct hwc_probe_result *r, const struct pr_run *run)
+{
+	HWC_SET(r->duration_s, run->measured_s);
+	HWC_SET(r->messages, (int64_t)run->messages);
+	r->stopped.v = run->stable ? "stable" : "duration";
+	r->stopped.m = (struct hwc_fmeta){.st = HWC_ST_OK};
+	if (run->measured_s > 0) {
+		HWC_SET(r->gbps, (double)run->messages * (double)run->msg_bytes * 8.0 /
+					 run->measured_s / 1e9);
+		HWC_SET(r->msgs_per_s, (double)run->messages / run->measured_s);
+	}
+}
+
+int pr_pick_gid(struct ibv_context *ctx, unsigned port, union ibv_gid *gid)
+{
+	struct ibv_gid_entry ent[256];
+	ssize_t n = ibv_query_gid_table(ctx, ent, 256, 0);
+	int best = -1, rank = 0;
+	for (ssize_t i = 0; i < n; i++) {
+		if (ent[i].port_num != port)
+			continue;
+		const uint8_t *g = ent[i].gid.raw;
+		static const uint8_t v4[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+		bool zero = true;
+		for (int k = 0; k < 16; k++)
+			zero = zero && !g[k];
+		if (zero)
+			continue;
+		/* RoCE v2 with an IPv4 address routes everywhere; v2 link-local works on one
+		 * subnet (rxe on dummy0); v1 last. */
+		int rk = ent[i].gid_type == IBV_GID_TYPE_ROCE_V2 ? (memcmp(g, v4, 12) == 0 ? 4 : 3)
+		       : ent[i].gid_type == IBV_GID_TYPE_IB	 ? 2
+								 : 1;
+		if (rk > rank) {
+			rank = rk;
+			best = (int)ent[i].gid_index;
+			*gid = ent[i].gid;
+		}
+	}
+	if (n < 0 && ibv_query_gid(ctx, (uint8_t)port, 0, gid) == 0)
+		return 0; /* no gid table query: GID 0 */
+	return best;
+}
+
+/* ---- ceiling ------------------------------------------------------------------------------ */
+
+static const json_t *find_by(const json_t *arr, const char *key, const char *val)
+{
+	size_t i;
+	const json_t *v;
+	json_array_foreach(arr, i, v) {
+		const char *s = json_string_value(json_object_get(v, key));
+		if (s && val && strcmp(s, val) == 0)
+			return v;
+	}
+	return NULL;
+}
+
+/* The PCIe path from facts.pci (devices[].path_bottleneck) and the port rate from verbs, else
+ * from facts.mlx (adapters[].ports[].rate_gbps). */
+void pr_ceiling_inputs(struct hwc_facts *f, const struct pr_target *t,
+			   const struct ibv_port_attr *pa, struct hwc_probe_result *r)
+{
+	struct hwc_arena *a = f->arena;
+	if (!t->bdf) {
+		HWC_FAIL(r->pcie_gbps, HWC_ST_UNSUPPORTED, 0,
+			 hwc_arena_printf(a, "%s is not a PCI device: no PCIe path", t->dev));
+	} else {
+		json_t *pj = f->pci ? hwc_pci_to_json(f) : NULL;
+		const json_t *d = find_by(json_object_get(pj, "devices"), "bdf", t->bdf);
+		const json_t *pb = json_object_get(d, "path_bottleneck");
+		const json_t *g = json_object_get(pb, "gbps");
+		if (json_is_number(g) && json_number_value(g) > 0) {
+			HWC_SET(r->pcie_gbps, json_number_value(g));
+			const char *hb = json_string_value(json_object_get(pb, "bdf"));
+			const json_t *sp = json_object_get(pb, "speed_gts"), *w = json_object_get(pb, "width");
+			if (hb)
+				set_str(a, &r->ceiling_bdf, hb);
+			r->ceiling_detail.v = hwc_arena_printf(
+				a, "PCIe %g GT/s x%lld hop at %s, %.1f Gb/s effective",
+				json_is_number(sp) ? json_number_value(sp) : 0,
+				(long long)json_integer_value(w), hb ? hb : t->bdf, json_number_value(g));
+		} else {
+			HWC_FAIL(r->pcie_gbps, HWC_ST_ABSENT, 0,
+				 hwc_arena_printf(a, "facts.pci has no path_bottleneck.gbps for %s",
+						  t->bdf));
+		}
+		json_decref(pj);
+	}
+	double pg = pa ? hwc_probe_port_gbps(pa->active_speed, pa->active_width) : 0;
+	if (pg > 0) {
+		HWC_SET(r->port_gbps, pg);
+		if (!r->ceiling_detail.v || (hwc_ok(r->pcie_gbps) && pg < r->pcie_gbps.v))
+			r->ceiling_detail.v = hwc_arena_printf(a, "port %uX %s, %.1f Gb/s of data",
+							       width_lanes(pa->active_width),
+							       speed_name(pa->active_speed), pg);
+	} else {
+		json_t *mj = f->mlx ? hwc_mlx_to_json(f) : NULL;
+		const json_t *ad, *port = NULL;
+		size_t i;
+		json_array_foreach(json_object_get(mj, "adapters"), i, ad) {
+			size_t k;
+			const json_t *p;
+			json_array_foreach(json_object_get(ad, "ports"), k, p) {
+				const char *rd = json_string_value(json_object_get(p, "rdma_device"));
+				if (rd && strcmp(rd, t->dev) == 0 &&
+				    json_integer_value(json_object_get(p, "port")) == (json_int_t)t->port)
+					port = p;
+			}
+		}
+		const json_t *g = json_object_get(port, "rate_gbps");
+		if (json_is_number(g) && json_number_value(g) > 0)
+			HWC_SET(r->port_gbps, json_number_value(g));
+		else
+			HWC_FAIL(r->port_gbps, HWC_ST_ABSENT, 0,
+				 hwc_arena_printf(a, "active speed %u / width %u of %s port %u are not "
+						  "known codes, and facts.mlx has no rate_gbps",
+						  pa ? pa->active_speed : 0, pa ? pa->active_width : 0,
+						  t->dev, t->port));
+		json_decref(mj);
+	}
+	r->ceiling_detail.m.st = r->ceiling_detail.v ? HWC_ST_OK : HWC_ST_ABSENT;
+}
+
+void hwc_probe_explain(struct hwc_arena *a, struct hwc_probe_result *r)
+{
+	bool pcie_na = r->pcie_gbps.m.st == HWC_ST_UNSUPPORTED; /* no PCIe path at all */
+	const char *by = NULL;
+	if (hwc_ok(r->port_gbps) && (pcie_na || (hwc_ok(r->pcie_gbps) &&
+						 r->port_gbps.v <= r->pcie_gbps.v))) {
+		HWC_SET(r->ceiling_gbps, r->port_gbps.v);
+		by = "port";
+		HWC_FAIL(r->ceiling_bdf, HWC_ST_ABSENT, 0, "the port, not a PCIe hop, binds");
+	} else if (hwc_ok(r->pcie_gbps) && hwc_ok(r->port_gbps)) {
+		HWC_SET(r->ceiling_gbps, r->pcie_gbps.v);
+		by = "pcie";
+	} else {
+		const char *why = !hwc_ok(r->port_gbps) ? r->port_gbps.m.detail : r->pcie_gbps.m.detail;
+		why = hwc_arena_printf(a, "unknown: %s", why ? why : "an input is missing");
+		HWC_FAIL(r->ceiling_gbps, HWC_ST_ABSENT, 0, why);
+		HWC_FAIL(r->ceiling_by, HWC_ST_ABSENT, 0, why);
+		if (!hwc_ok(r->ceiling_bdf))
+			HWC_FAIL(r->ceiling_bdf, HWC_ST_ABSENT, 0, why);
+	}
+	if (by)
+		HWC_SET(r->ceiling_by, by);
+	if (!hwc_ok(r->ceiling_detail))
+		HWC_FAIL(r->ceiling_detail, HWC_ST_ABSENT, 0, "no ceiling input known");
+
+	const struct hwc_probe_hop *down = NULL;
+	for (size_t i = 0; i < r->hops.n; i++)
+		if (hwc_ok(r->hops.items[i].trained_down) && r->hops.items[i].trained_down.v)
+			down = &r->hops.items[i];
+	if (!hwc_ok(r->gbps)) {
+		const char *nm = "no measurement";
+		HWC_FAIL(r->ratio, HWC_ST_ABSENT, 0, nm);
+		HWC_FAIL(r->limited_by, HWC_ST_ABSENT, 0, nm);
+		HWC_FAIL(r->finding, HWC_ST_ABSENT, 0, nm);
+		return;
+	}
+	char temp[48] = "";
+	if (hwc_ok(r->temp_max_mdegc))
+		snprintf(temp, sizeof(temp), ", card at up to %lld degC",
+			 (long long)(r->temp_max_mdegc.v / 1000));
+	const char *what = hwc_arena_printf(a, "%s %s %s/%lld", r->mode.v, r->op.v,
+					    r->rdma_device.v, (long long)r->port.v);
+	if (!hwc_ok(r->ceiling_gbps)) {
+		HWC_FAIL(r->ratio, HWC_ST_ABSENT, 0, r->ceiling_gbps.m.detail);
+		HWC_FAIL(r->limited_by, HWC_ST_ABSENT, 0, r->ceiling_gbps.m.detail);
+		r->finding.v = hwc_arena_printf(a, "%s: %.2f Gb/s; the ceiling is %s%s", what,
+						r->gbps.v, r->ceiling_gbps.m.detail, temp);
+	} else {
+		double ratio = r->gbps.v / r->ceiling_gbps.v;
+		HWC_SET(r->ratio, ratio);
+		const char *lim;
+		const char *why;
+		if (down) {
+			lim = "pcie";
+			why = hwc_arena_printf(a, "the PCIe link at %s ran below its %g GT/s x%lld "
+					       "maximum under load (%g GT/s x%lld)", down->bdf,
+					       down->max_speed_gts.v, (long long)down->max_width.v,
+					       down->speed_gts_min.v, (long long)down->width_min.v);
+		} else if (ratio >= AT_CEILING) {
+			lim = r->ceiling_by.v;
+			why = hwc_arena_printf(a, "limited by the %s", r->ceiling_detail.v);
+		} else {
+			lim = "other";
+			why = hwc_arena_printf(a, "below %.0f%% of the %s: neither the path nor the "
+					       "port binds; look at the host findings (NUMA, power "
+					       "saving, temperature)", AT_CEILING * 100,
+					       r->ceiling_detail.v);
+		}
+		r->limited_by.v = lim;
+		r->limited_by.m = (struct hwc_fmeta){.st = HWC_ST_OK};
+		r->finding.v = hwc_arena_printf(a, "%s: %.2f Gb/s of a %.2f Gb/s ceiling (%.0f%%), %s%s",
+						what, r->gbps.v, r->ceiling_gbps.v, ratio * 100, why,
+						temp);
+	}
+	r->finding.m = (struct hwc_fmeta){.st = r->finding.v ? HWC_ST_OK : HWC_ST_ABSENT};
+}
+
+/* ---- collection --------------------------------------------------------------------------- */
+
+struct tick_ctx {
+	const struct hwc_probe_opts *o;
+	struct pr_sampler *s;
+	const char *label;
+	char line[160];
+};
+
+static void on_tick(void *p, double elapsed, double gbps)
+{
+	struct tick_ctx *t = p;
+	pr_sampler_tick(t->s);
+	if (t->o->progress) {
+		if (gbps >= 0)
+			snprintf(t->line, sizeof(t->line), "%s: %.1f s, %.2f Gb/s", t->label, elapsed,
+				 gbps);
+		else
+			snprintf(t->line, sizeof(t->line), "%s: %.1f s, warming up", t->label, elapsed);
+		t->o->progress(t->o->progress_ctx, t->line);
+	}
+}
+
+static bool matches(const struct pr_target *t, const char *want)
+{
+	if (!want)
+		return true;
+	return strcmp(want, t->dev) == 0 || (t->bdf && strcmp(want, t->bdf) == 0) ||
+	       (t->netdev && strcmp(want, t->netdev) == 0);
+}
+
+static void section_status(struct hwc_arena *a, struct hwc_probe_facts *pf, const char *why)
+{
+	size_t ok = 0, failed = 0;
+	const char *first = NULL;
+	for (size_t i = 0; i < pf->results.n; i++) {
+		const struct hwc_probe_result *r = &pf->results.items[i];
+		if (strcmp(r->status.v, "ok") == 0)
+			ok++;
+		else if (strcmp(r->status.v, "failed") == 0)
+			failed++;
+		if (!first && strcmp(r->status.v, "ok") != 0 && hwc_ok(r->reason))
+			first = r->reason.v;
+	}
+	const char *st = !pf->results.n ? "skipped"
+			 : ok == pf->results.n ? "ok"
+			 : ok		       ? "partial"
+			 : failed	       ? "failed"
+					       : "skipped";
+	set_str(a, &pf->status, st);
+	if (why)
+		set_str(a, &pf->reason, why);
+	else if (first)
+		set_str(a, &pf->reason, first);
+	else
+		HWC_FAIL(pf->reason, HWC_ST_ABSENT, 0, "every probe ran");
+}
+
+/* Probes one port with every op asked for. */
+static void probe_port(struct hwc_env *e, struct hwc_facts *f, struct hwc_probe_facts *pf,
+		       const struct hwc_probe_opts *o, struct ibv_device *dev,
+		       const struct pr_target *t, const struct ibv_port_attr *pa)
+{
+	struct hwc_arena *a = f->arena;
+	for (unsigned op = 1; op <= HWC_PROBE_SEND; op <<= 1) {
+		if (!(o->ops & op))
+			continue;
+		struct hwc_probe_result *r = HWC_VEC_PUSH(a, &pf->results);
+		if (!r)
+			return;
+		pr_result_init(a, r, t, o, op, "loopback");
+		pr_ceiling_inputs(f, t, pa, r);
+		if (pa->state != IBV_PORT_ACTIVE) {
+			static const char *const names[] = {"NOP", "DOWN", "INIT", "ARMED", "ACTIVE",
+							    "ACTIVE_DEFER"};
+			pr_result_fail(a, r, "skipped", "%s port %u is %s, not ACTIVE (link down, or "
+				       "no subnet manager on InfiniBand)", t->dev, t->port,
+				       (unsigned)pa->state < 6 ? names[pa->state] : "in an unknown state");
+			hwc_probe_explain(a, r);
+			continue;
+		}
+		/* --timeout bounds the whole run: a probe gets what is left, or does not start */
+		struct hwc_probe_opts oo = *o;
+		unsigned left = hwc_env_time_left_ms(e);
+		if (left != UINT32_MAX) {
+			double s = left / 1000.0 - 1.0 - o->warmup_s;
+			if (s < 0.2) {
+				pr_result_fail(a, r, "skipped", "--timeout was reached before this probe");
+				hwc_probe_explain(a, r);
+				continue;
+			}
+			oo.duration_s = s < o->duration_s ? s : o->duration_s;
+		}
+		struct pr_binding b;
+		pr_bind(e, a, t->numa_node, &b, r);
+		struct tick_ctx tc = {.o = &oo, .label = hwc_arena_printf(a, "probe %s/%u %s", t->dev,
+									 t->port, pr_op_name(op))};
+		tc.s = pr_sampler_start(e, a, t);
+		pr_loopback(&oo, t, op, dev, a, r, on_tick, &tc);
+		pr_sampler_finish(tc.s, r);
+		pr_unbind(&b);
+		hwc_probe_explain(a, r);
+		if (strcmp(r->status.v, "ok") != 0)
+			hwc_facts_error(f, "probe", t->dev, "%s", r->reason.v);
+	}
+}
+
+static void loopback_all(struct hwc_env *e, struct hwc_facts *f, struct hwc_probe_facts *pf,
+			 const struct hwc_probe_opts *o, const char *filter)
+{
+	struct hwc_arena *a = f->arena;
+	int n = 0;
+	errno = 0;
+	struct ibv_device **list = ibv_get_device_list(&n);
+	if (!list || n == 0) {
+		section_status(a, pf, hwc_arena_printf(
+				      a, "no RDMA device (%s); nothing to probe",
+				      !list && errno == ENOSYS ? "the kernel has no RDMA verbs support"
+				      : !list && errno	       ? strerror(errno)
+							       : "ibv_get_device_list found none; is the "
+								 "driver loaded?"));
+		if (list)
+			ibv_free_device_list(list);
+		return;
+	}
+	size_t matched = 0;
+	for (int i = 0; i < n; i++) {
+		const char *name = ibv_get_device_name(list[i]);
+		struct ibv_context *ctx = ibv_open_device(list[i]);
+		struct ibv_device_attr da;
+		if (!ctx || ibv_query_device(ctx, &da)) {
+			struct pr_target t;
+			pr_target_init(e, a, name, 1, &t);
+			if (!matches(&t, filter)) {
+				if (ctx)
+					ibv_close_device(ctx);
+				continue;
+			}
+			matched++;
+			struct hwc_probe_result *r = HWC_VEC_PUSH(a, &pf->results);
+			if (r) {
+				pr_result_init(a, r, &t, o, o->ops & -o->ops, "loopback");
+				pr_result_fail(a, r, "failed", "cannot open %s: %s%s", name,
+					       strerror(errno), errno == EACCES || errno == EPERM
+							       ? " (access to /dev/infiniband/uverbs*)"
+							       : "");
+				hwc_probe_explain(a, r);
+			}
+			if (ctx)
+				ibv_close_device(ctx);
+			continue;
+		}
+		for (unsigned p = 1; p <= da.phys_port_cnt; p++) {
+			struct pr_target t;
+			pr_target_init(e, a, name, p, &t);
+			if (!matches(&t, filter))
+				continue;
+			matched++;
+			struct ibv_port_attr pa;
+			if (ibv_query_port(ctx, (uint8_t)p, &pa)) {
+				hwc_facts_error(f, "probe", name, "ibv_query_port %u failed", p);
+				continue;
+			}
+			probe_port(e, f, pf, o, list[i], &t, &pa);
+		}
+		ibv_close_device(ctx);
+	}
+	ibv_free_device_list(list);
+	section_status(a, pf, matched ? NULL
+			      : hwc_arena_printf(a, "no RDMA device or netdev matches '%s'", filter));
+}
+
+int hwc_probe_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_collect_opts *o)
+{
+	const struct hwc_probe_opts *po = o ? o->probe : NULL;
+	if (!po)
+		return 0;
+	struct hwc_probe_facts *pf = hwc_arena_zalloc(f->arena, sizeof(*pf));
+	if (!pf)
+		return -ENOMEM;
+	f->probe = pf;
+	pf->requested = true;
+	if (!hwc_env_is_live(e)) {
+		section_status(f->arena, pf, "the probe sends traffic on the live machine; "
+			       "--root replays a capture, where nothing can be measured");
+		return 0;
+	}
+	const char *filter = po->device ? po->device : o->device;
+	if (po->mode == HWC_PROBE_LOOPBACK) {
+		loopback_all(e, f, pf, po, filter);
+	} else {
+		/* failures are in the results; the section's status sums them up */
+		if (po->mode == HWC_PROBE_SERVER)
+			pr_cm_server(e, po, f, pf);
+		else
+			pr_cm_client(e, po, f, pf);
+		section_status(f->arena, pf, NULL);
+	}
+	return 0;
+}
+
+/* ---- JSON --------------------------------------------------------------------------------- */
+
+enum ft { T_STR, T_I64, T_F64, T_BOOL };
+struct field {
+	const char *key;
+	enum ft t;
+	size_t off;
+};
+#define F(k, t) {#k, t, offsetof(struct hwc_probe_result, k)}
+static const struct field result_fields[] = {
+	F(status, T_STR), F(reason, T_STR), F(rdma_device, T_STR), F(port, T_I64), F(bdf, T_STR),
+	F(netdev, T_STR), F(op, T_STR), F(mode, T_STR), F(direction, T_STR), F(peer, T_STR),
+	F(msg_bytes, T_I64), F(qps, T_I64), F(depth, T_I64), F(gid_index, T_I64),
+	F(mtu_bytes, T_I64), F(warmup_s, T_F64), F(duration_s, T_F64), F(messages, T_I64),
+	F(stopped, T_STR), F(gbps, T_F64), F(msgs_per_s, T_F64), F(data_ok, T_BOOL),
+	F(data_check, T_STR), F(port_gbps, T_F64), F(pcie_gbps, T_F64), F(ceiling_gbps, T_F64),
+	F(ceiling_by, T_STR), F(ceiling_bdf, T_STR), F(ceiling_detail, T_STR), F(ratio, T_F64),
+	F(limited_by, T_STR), F(finding, T_STR), F(temp_start_mdegc, T_I64),
+	F(temp_max_mdegc, T_I64), F(numa_node, T_I64), F(cpus, T_STR),
+};
+#undef F
+#define H(k, t) {#k, t, offsetof(struct hwc_probe_hop, k)}
+static const struct field hop_fields[] = {
+	H(speed_gts_idle, T_F64), H(width_idle, T_I64), H(speed_gts_min, T_F64),
+	H(speed_gts_max, T_F64), H(max_speed_gts, T_F64), H(width_min, T_I64), H(width_max, T_I64),
+	H(max_width, T_I64), H(trained_down, T_BOOL),
+};
+#undef H
+
+static void put_fields(json_t *o, const void *base, const struct field *fl, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *p = (const char *)base + fl[i].off;
+		switch (fl[i].t) {
+		case T_STR: hwc_json_put_str(o, fl[i].key, (const struct hwc_fstr *)p); break;
+		case T_I64: hwc_json_put_i64(o, fl[i].key, (const struct hwc_fi64 *)p); break;
+		case T_F64: hwc_json_put_f64(o, fl[i].key, (const struct hwc_ff64 *)p); break;
+		case T_BOOL: hwc_json_put_bool(o, fl[i].key, (const struct hwc_fbool *)p); break;
+		}
+	}
+}
+
+static int get_fields(const json_t *o, struct hwc_arena *a, void *base, const struct field *fl,
+		      size_t n)
+{
+	int rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		char *p = (char *)base + fl[i].off;
+		int r = 0;
+		switch (fl[i].t) {
+		case T_STR: r = hwc_json_get_str(o, fl[i].key, a, (struct hwc_fstr *)p); break;
+		case T_I64: r = hwc_json_get_i64(o, fl[i].key, a, (struct hwc_fi64 *)p); break;
+		case T_F64: r = hwc_json_get_f64(o, fl[i].key, a, (struct hwc_ff64 *)p); break;
+		case T_BOOL: r = hwc_json_get_bool(o, fl[i].key, a, (struct hwc_fbool *)p); break;
+		}
+		if (r == -EINVAL)
+			rc = -EINVAL;
+	}
+	return rc;
+}
+
+#define NF(x) (sizeof(x) / sizeof((x)[0]))
+
 json_t *hwc_probe_to_json(const struct hwc_facts *f)
 {
-	return json_object();
+	json_t *j = json_object();
+	const struct hwc_probe_facts *pf = f->probe;
+	if (!j || !pf || !pf->requested)
+		return j; /* no probe asked for: an empty section, as before issue 7 */
+	hwc_json_put_str(j, "status", &pf->status);
+	hwc_json_put_str(j, "reason", &pf->reason);
+	json_t *arr = json_array();
+	for (size_t i = 0; i < pf->results.n; i++) {
+		const struct hwc_probe_result *r = &pf->results.items[i];
+		json_t *o = json_object();
+		put_fields(o, r, result_fields, NF(result_fields));
+		json_t *hops = json_array();
+		for (size_t k = 0; k < r->hops.n; k++) {
+			json_t *h = json_object();
+			json_object_set_new(h, "bdf", hwc_json_string(r->hops.items[k].bdf));
+			put_fields(h, &r->hops.items[k], hop_fields, NF(hop_fields));
+			json_array_append_new(hops, h);
+		}
+		json_object_set_new(o, "hops", hops);
+		json_t *cs = json_array();
+		for (size_t k = 0; k < r->counters.n; k++) {
+			json_t *c = json_object();
+			json_object_set_new(c, "name", hwc_json_string(r->counters.items[k].name));
+			hwc_json_put_i64(c, "delta", &r->counters.items[k].delta);
+			json_array_append_new(cs, c);
+		}
+		json_object_set_new(o, "counters", cs);
+		json_array_append_new(arr, o);
+	}
+	json_object_set_new(j, "results", arr);
+	return j;
 }
 
 int hwc_probe_from_json(const json_t *j, struct hwc_facts *f)
 {
-	return 0;
+	if (!json_is_object(j))
+		return -EINVAL;
+	struct hwc_probe_facts *pf = hwc_arena_zalloc(f->arena, sizeof(*pf));
+	if (!pf)
+		return -ENOMEM;
+	f->probe = pf;
+	if (json_object_size(j) == 0)
+		return 0;
+	pf->requested = true;
+	struct hwc_arena *a = f->arena;
+	int rc = 0;
+	if (hwc_json_get_str(j, "status", a, &pf->status) == -EINVAL ||
+	    hwc_json_get_str(j, "reason", a, &pf->reason) == -EINVAL)
+		rc = -EINVAL;
+	size_t i;
+	const json_t *o;
+	json_array_foreach(json_object_get(j, "results"), i, o) {
+		struct hwc_probe_result *r = HWC_VEC_PUSH(a, &pf->results);
+		if (!r)
+			return -ENOMEM;
+		if (get_fields(o, a, r, result_fields, NF(result_fields)) < 0)
+			rc = -EINVAL;
+		size_t k;
+		const json_t *h;
+		json_array_foreach(json_object_get(o, "hops"), k, h) {
+			struct hwc_probe_hop *hp = HWC_VEC_PUSH(a, &r->hops);
+			if (!hp)
+				return -ENOMEM;
+			hp->bdf = hwc_arena_strdup(a, hwc_json_str_or(h, "bdf", ""));
+			if (get_fields(h, a, hp, hop_fields, NF(hop_fields)) < 0)
+				rc = -EINVAL;
+		}
+		json_array_foreach(json_object_get(o, "counters"), k, h) {
+			struct hwc_probe_counter *c = HWC_VEC_PUSH(a, &r->counters);
+			if (!c)
+				return -ENOMEM;
+			c->name = hwc_arena_strdup(a, hwc_json_str_or(h, "name", ""));
+			if (hwc_json_get_i64(h, "delta", a, &c->delta) == -EINVAL)
+				rc = -EINVAL;
+		}
+	}
+	return rc;
 }

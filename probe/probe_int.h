@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/* Inside probe/: the measurement engine shared by loopback and two-host runs, and the sampler. */
+#ifndef HWC_PROBE_INT_H
+#define HWC_PROBE_INT_H
+
+#include <infiniband/verbs.h>
+#include <sched.h>
+#include <stdint.h>
+
+#include "probe/probe.h"
+
+/* One requester QP and where its messages go. */
+struct pr_qp {
+	struct ibv_qp *qp;
+	uint64_t posted, done;   /* work requests posted / known complete */
+	bool last_signaled;      /* the last posted WR asks for a completion */
+	void *lbuf;              /* local buffer: source (write, send) or destination (read) */
+	uint32_t lkey;
+	uint64_t raddr;          /* remote buffer (write, read) */
+	uint32_t rkey;
+};
+
+/* A receive queue the engine keeps full (loopback send: the responder's side). */
+struct pr_rq {
+	struct ibv_qp *qp;
+	void *buf;
+	uint32_t lkey;
+	uint64_t received;
+	bool bad_len;            /* a completion carried fewer bytes than a message */
+};
+
+/* Called from the engine loop every ~250 ms (sampling, progress). */
+typedef void (*pr_tick_fn)(void *ctx, double elapsed_s, double gbps_so_far);
+
+struct pr_run {
+	/* in */
+	unsigned op;             /* one enum hwc_probe_op bit */
+	size_t msg_bytes;
+	unsigned depth, cq_mod;
+	struct pr_qp *q;
+	unsigned nq;
+	struct ibv_cq *scq;      /* the requester's send CQ */
+	struct pr_rq *rq;        /* loopback send only, else NULL */
+	struct ibv_cq *rcq;
+	double warmup_s, max_s;
+	pr_tick_fn tick;
+	void *tick_ctx;
+	/* Optional extra check each turn (two-host: the CM event channel); returns <0 to stop with
+	 * the message in err. */
+	int (*poll_extra)(void *ctx, char *err, size_t errlen);
+	void *extra_ctx;
+	/* out */
+	double measured_s;
+	uint64_t messages;       /* completed inside the measured interval */
+	bool stable;             /* stopped early: the last slices agreed */
+	char err[256];           /* non-empty when the run failed */
+};
+
+/* Posts, polls and times. Returns 0, or -EIO with run->err set. */
+int pr_engine(struct pr_run *run);
+
+/* Fill and compare the deterministic pattern of (op, qp). */
+void pr_pattern_fill(void *buf, size_t len, uint64_t seed);
+bool pr_pattern_check(const void *buf, size_t len, uint64_t seed);
+
+double pr_now(void);
+
+/* Where the run happens and what it found; shared by loopback.c, cm.c and sample.c. */
+struct pr_target {
+	const char *dev;         /* RDMA device name */
+	unsigned port;
+	const char *bdf;         /* NULL for a non-PCI device (rxe) */
+	const char *netdev;
+	int numa_node;           /* -1 unknown */
+};
+
+/* Sampler of temperature, hop link states and counters while a run goes. */
+struct pr_sampler;
+struct pr_sampler *pr_sampler_start(struct hwc_env *e, struct hwc_arena *a,
+				    const struct pr_target *t);
+void pr_sampler_tick(struct pr_sampler *s);
+/* Writes temp/hops/counters into r. */
+void pr_sampler_finish(struct pr_sampler *s, struct hwc_probe_result *r);
+
+/* Loopback on one device port, one op. Fills r (status, numbers, data_ok). */
+void pr_loopback(const struct hwc_probe_opts *o, const struct pr_target *t, unsigned op,
+		 struct ibv_device *dev, struct hwc_arena *a, struct hwc_probe_result *r,
+		 pr_tick_fn tick, void *tick_ctx);
+
+/* Two-host: results appended to pf->results (one per op). Returns 0 or -errno when nothing ran. */
+int pr_cm_client(struct hwc_env *e, const struct hwc_probe_opts *o, struct hwc_facts *f,
+		 struct hwc_probe_facts *pf);
+int pr_cm_server(struct hwc_env *e, const struct hwc_probe_opts *o, struct hwc_facts *f,
+		 struct hwc_probe_facts *pf);
+
+/* The ceiling's inputs: the PCIe path from facts.pci, the port rate from verbs or facts.mlx. */
+void pr_ceiling_inputs(struct hwc_facts *f, const struct pr_target *t,
+		       const struct ibv_port_attr *pa, struct hwc_probe_result *r);
+
+/* Target facts from sysfs (bdf, netdev, numa) for a device/port. */
+void pr_target_init(struct hwc_env *e, struct hwc_arena *a, const char *dev, unsigned port,
+		    struct pr_target *t);
+/* Common result fields from the target and options. */
+void pr_result_init(struct hwc_arena *a, struct hwc_probe_result *r, const struct pr_target *t,
+		    const struct hwc_probe_opts *o, unsigned op, const char *mode);
+void pr_result_fail(struct hwc_arena *a, struct hwc_probe_result *r, const char *status,
+		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Fills the rate numbers from a finished engine run. */
+void pr_result_rates(struct hwc_probe_result *r, const struct pr_run *run);
+const char *pr_op_name(unsigned op);
+/* Choose a GID index on a RoCE port (RoCE v2, IPv4-mapped first). -1 when none. */
+int pr_pick_gid(struct ibv_context *ctx, unsigned port, union ibv_gid *gid);
+
+/* Pins the calling thread to the NUMA node's CPUs; restore with pr_unbind(). */
+struct pr_binding {
+	bool bound;
+	cpu_set_t old;
+};
+void pr_bind(struct hwc_env *e, struct hwc_arena *a, int node, struct pr_binding *b,
+	     struct hwc_probe_result *r);
+void pr_unbind(struct pr_binding *b);
+
+#endif

@@ -1,0 +1,419 @@
+/* SPDX-License-Identifier: MIT */
+/* What the probe watches around a run: the card's temperature, every PCIe hop's link state under
+ * load, counter deltas; and the NUMA binding of the polling thread. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/runner.h"
+#include "probe/probe_int.h"
+
+static bool is_bdf(const char *s)
+{
+	unsigned d, b, dv, fn;
+	char tail;
+	return s && strlen(s) == 12 && sscanf(s, "%4x:%2x:%2x.%1u%c", &d, &b, &dv, &fn, &tail) == 4;
+}
+
+static const char *base(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s ? s + 1 : p;
+}
+
+void pr_target_init(struct hwc_env *e, struct hwc_arena *a, const char *dev, unsigned port,
+		    struct pr_target *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->dev = hwc_arena_strdup(a, dev);
+	t->port = port;
+	t->numa_node = -1;
+	const char *rp;
+	if (hwc_env_realpath(e, hwc_arena_printf(a, "sys/class/infiniband/%s/device", dev), a,
+			     &rp) == 0 &&
+	    is_bdf(base(rp)))
+		t->bdf = hwc_arena_strdup(a, base(rp));
+	struct hwc_fstr nd = {0};
+	if (hwc_read_str(e, hwc_arena_printf(a, "sys/class/infiniband/%s/ports/%u/gid_attrs/ndevs/0",
+					     dev, port), a, &nd) == 0 && nd.v[0])
+		t->netdev = nd.v;
+	struct hwc_fi64 numa = {0};
+	if (t->bdf)
+		hwc_read_i64(e, hwc_arena_printf(a, "sys/bus/pci/devices/%s/numa_node", t->bdf), a,
+			     &numa);
+	else if (t->netdev)
+		hwc_read_i64(e, hwc_arena_printf(a, "sys/class/net/%s/device/numa_node", t->netdev),
+			     a, &numa);
+	if (hwc_ok(numa) && numa.v >= 0 && numa.v < 4096)
+		t->numa_node = (int)numa.v;
+}
+
+/* "0-3,8-11" -> set; -EINVAL on anything else. */
+static int parse_cpulist(const char *s, cpu_set_t *set)
+{
+	CPU_ZERO(set);
+	int n = 0;
+	while (*s) {
+		char *end;
+		long lo = strtol(s, &end, 10), hi = lo;
+		if (end == s || lo < 0)
+			return -EINVAL;
+		s = end;
+		if (*s == '-') {
+			hi = strtol(s + 1, &end, 10);
+			if (end == s + 1 || hi < lo)
+				return -EINVAL;
+			s = end;
+		}
+		for (long c = lo; c <= hi && c < CPU_SETSIZE; c++, n++)
+			CPU_SET((int)c, set);
+		if (*s == ',')
+			s++;
+		else if (*s)
+			return -EINVAL;
+	}
+	return n ? 0 : -EINVAL;
+}
+
+void pr_bind(struct hwc_env *e, struct hwc_arena *a, int node, struct pr_binding *b,
+	     struct hwc_probe_result *r)
+{
+	b->bound = false;
+	if (node < 0) {
+		HWC_FAIL(r->numa_node, HWC_ST_ABSENT, 0,
+			 "the device reports no NUMA node (soft-RoCE, or firmware gave none)");
+		HWC_FAIL(r->cpus, HWC_ST_ABSENT, 0, "not bound: no NUMA node");
+		return;
+	}
+	HWC_SET(r->numa_node, node);
+	const char *path = hwc_arena_printf(a, "sys/devices/system/node/node%d/cpulist", node);
+	struct hwc_fstr cl = {0};
+	cpu_set_t set;
+	if (hwc_read_str(e, path, a, &cl) < 0 || parse_cpulist(cl.v, &set) < 0) {
+		HWC_FAIL(r->cpus, HWC_ST_INVALID, 0,
+			 hwc_arena_printf(a, "%s: no CPU list; the thread was not bound", path));
+		return;
+	}
+	if (sched_getaffinity(0, sizeof(b->old), &b->old) < 0 ||
+	    sched_setaffinity(0, sizeof(set), &set) < 0) {
+		HWC_FAIL(r->cpus, HWC_ST_UNREADABLE, errno,
+			 hwc_arena_printf(a, "sched_setaffinity to %s failed", cl.v));
+		return;
+	}
+	b->bound = true;
+	HWC_SET(r->cpus, cl.v);
+}
+
+void pr_unbind(struct pr_binding *b)
+{
+	if (b->bound)
+		sched_setaffinity(0, sizeof(b->old), &b->old);
+	b->bound = false;
+}
+
+/* ---- sampler ------------------------------------------------------------------------------- */
+
+struct counter_src {
+	const char *name;
+	const char *path; /* sysfs file; NULL for an ethtool -S counter */
+	const char *key;  /* line key in an aer_dev_* file or ethtool -S output */
+	bool have0;
+	int64_t v0;
+};
+
+struct hop_state {
+	const char *bdf;
+	double smin, smax, maxs, sidle;
+	int64_t wmin, wmax, maxw, widle;
+	bool seen, have_max, down, have_idle;
+};
+
+struct pr_sampler {
+	struct hwc_env *e;
+	struct hwc_arena *a;
+	const struct pr_target *t;
+	const char *temp_path;
+	bool temp_seen;
+	int64_t temp0, tmax;
+	struct hop_state *hops;
+	size_t nhops;
+	struct {
+		struct counter_src *items;
+		size_t n, cap;
+	} c;
+	const char *ethtool0; /* ethtool -S output at the start */
+};
+
+static void add_counter(struct pr_sampler *s, const char *name, const char *path, const char *key)
+{
+	struct counter_src *c = HWC_VEC_PUSH(s->a, &s->c);
+	if (!c)
+		return;
+	c->name = name;
+	c->path = path;
+	c->key = key;
+}
+
+/* The value after "key" (ws or ':' separated) on a line of a keyed text. */
+static int keyed_value(const char *text, const char *key, int64_t *out)
+{
+	size_t kl = strlen(key);
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		while (*l == ' ' || *l == '\t')
+			l++;
+		if (strncmp(l, key, kl) == 0 && (l[kl] == ' ' || l[kl] == ':' || l[kl] == '\t')) {
+			const char *v = l + kl;
+			while (*v == ' ' || *v == ':' || *v == '\t')
+				v++;
+			char buf[32];
+			size_t n = strcspn(v, " \t\n");
+			if (n == 0 || n >= sizeof(buf))
+				return -EINVAL;
+			memcpy(buf, v, n);
+			buf[n] = '\0';
+			return hwc_parse_i64(buf, 10, out);
+		}
+	}
+	return -ENOENT;
+}
+
+static const char *ethtool_stats(struct pr_sampler *s)
+{
+	if (!s->t->netdev || hwc_env_no_tools(s->e))
+		return NULL;
+	const char *argv[] = {"ethtool", "-S", s->t->netdev, NULL};
+	struct hwc_cmd_result res;
+	if (hwc_run(s->e, s->a, argv, 3000, &res) < 0)
+		return NULL;
+	return res.out;
+}
+
+static int read_counter(struct pr_sampler *s, const struct counter_src *c, const char *eth,
+			int64_t *v)
+{
+	if (!c->path)
+		return eth ? keyed_value(eth, c->key, v) : -ENOENT;
+	struct hwc_fstr str = {0};
+	if (hwc_read_str(s->e, c->path, s->a, &str) < 0)
+		return -ENOENT;
+	if (c->key)
+		return keyed_value(str.v, c->key, v);
+	return hwc_parse_i64(str.v, 10, v);
+}
+
+static double speed_of(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+	return end == s ? 0 : v;
+}
+
+static void sample_hops(struct pr_sampler *s, bool under_load)
+{
+	for (size_t i = 0; i < s->nhops; i++) {
+		struct hop_state *h = &s->hops[i];
+		struct hwc_fstr sp = {0};
+		struct hwc_fi64 w = {0};
+		hwc_read_str(s->e, hwc_arena_printf(s->a, "sys/bus/pci/devices/%s/current_link_speed",
+						    h->bdf), s->a, &sp);
+		hwc_read_i64(s->e, hwc_arena_printf(s->a, "sys/bus/pci/devices/%s/current_link_width",
+						    h->bdf), s->a, &w);
+		double v = hwc_ok(sp) ? speed_of(sp.v) : 0;
+		if (v <= 0 || !hwc_ok(w))
+			continue;
+		if (!under_load) {
+			h->sidle = v;
+			h->widle = w.v;
+			h->have_idle = true;
+			continue;
+		}
+		if (!h->seen) {
+			h->smin = h->smax = v;
+			h->wmin = h->wmax = w.v;
+			h->seen = true;
+		}
+		h->smin = v < h->smin ? v : h->smin;
+		h->smax = v > h->smax ? v : h->smax;
+		h->wmin = w.v < h->wmin ? w.v : h->wmin;
+		h->wmax = w.v > h->wmax ? w.v : h->wmax;
+		if (h->have_max && (v < h->maxs || w.v < h->maxw))
+			h->down = true;
+	}
+}
+
+static void sample_temp(struct pr_sampler *s)
+{
+	if (!s->temp_path)
+		return;
+	struct hwc_fi64 t = {0};
+	if (hwc_read_i64(s->e, s->temp_path, s->a, &t) < 0)
+		return;
+	if (!s->temp_seen) {
+		s->temp0 = s->tmax = t.v;
+		s->temp_seen = true;
+	}
+	s->tmax = t.v > s->tmax ? t.v : s->tmax;
+}
+
+struct pr_sampler *pr_sampler_start(struct hwc_env *e, struct hwc_arena *a,
+				    const struct pr_target *t)
+{
+	struct pr_sampler *s = hwc_arena_zalloc(a, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->e = e;
+	s->a = a;
+	s->t = t;
+	if (t->bdf) {
+		/* every PCI function between the card and the root complex */
+		const char *rp;
+		if (hwc_env_realpath(e, hwc_arena_printf(a, "sys/bus/pci/devices/%s", t->bdf), a,
+				     &rp) == 0) {
+			char *p = hwc_arena_strdup(a, rp);
+			const char *parts[64];
+			size_t n = 0;
+			for (char *tok = strtok(p, "/"); tok && n < 64; tok = strtok(NULL, "/"))
+				if (is_bdf(tok))
+					parts[n++] = tok;
+			s->hops = hwc_arena_calloc(a, n ? n : 1, sizeof(*s->hops));
+			for (size_t i = 0; s->hops && i < n; i++) {
+				struct hop_state *h = &s->hops[s->nhops++];
+				h->bdf = parts[n - 1 - i];
+				struct hwc_fstr ms = {0};
+				struct hwc_fi64 mw = {0};
+				hwc_read_str(e, hwc_arena_printf(a, "sys/bus/pci/devices/%s/max_link_speed",
+								 h->bdf), a, &ms);
+				hwc_read_i64(e, hwc_arena_printf(a, "sys/bus/pci/devices/%s/max_link_width",
+								 h->bdf), a, &mw);
+				if (hwc_ok(ms) && hwc_ok(mw) && speed_of(ms.v) > 0) {
+					h->maxs = speed_of(ms.v);
+					h->maxw = mw.v;
+					h->have_max = true;
+				}
+			}
+		}
+		struct hwc_dirlist dl = {0};
+		const char *hw = hwc_arena_printf(a, "sys/bus/pci/devices/%s/hwmon", t->bdf);
+		if (hwc_env_list_dir(e, hw, a, &dl) == 0 && dl.n > 0)
+			s->temp_path = hwc_arena_printf(a, "%s/%s/temp1_input", hw, dl.names[0]);
+		for (size_t i = 0; i < s->nhops; i++) {
+			static const char *const aer[][2] = {{"aer_dev_correctable", "TOTAL_ERR_COR"},
+							     {"aer_dev_nonfatal", "TOTAL_ERR_NONFATAL"},
+							     {"aer_dev_fatal", "TOTAL_ERR_FATAL"}};
+			for (size_t k = 0; k < 3; k++)
+				add_counter(s, hwc_arena_printf(a, "%s@%s", aer[k][0], s->hops[i].bdf),
+					    hwc_arena_printf(a, "sys/bus/pci/devices/%s/%s",
+							     s->hops[i].bdf, aer[k][0]),
+					    aer[k][1]);
+		}
+	}
+	if (t->netdev) {
+		static const char *const st[] = {"rx_dropped", "tx_dropped", "rx_missed_errors",
+						 "rx_fifo_errors"};
+		for (size_t k = 0; k < sizeof(st) / sizeof(st[0]); k++)
+			add_counter(s, hwc_arena_printf(a, "%s@%s", st[k], t->netdev),
+				    hwc_arena_printf(a, "sys/class/net/%s/statistics/%s", t->netdev,
+						     st[k]), NULL);
+		/* mlx5's discard and PCIe back-pressure counters exist only in ethtool -S */
+		static const char *const et[] = {"rx_discards_phy", "tx_discards_phy",
+						 "rx_out_of_buffer", "outbound_pci_stalled_rd",
+						 "outbound_pci_stalled_wr", "outbound_pci_stalled_rd_events",
+						 "outbound_pci_stalled_wr_events"};
+		s->ethtool0 = ethtool_stats(s);
+		for (size_t k = 0; s->ethtool0 && k < sizeof(et) / sizeof(et[0]); k++)
+			add_counter(s, hwc_arena_printf(a, "%s@%s", et[k], t->netdev), NULL, et[k]);
+	}
+	const char *pc = hwc_arena_printf(a, "sys/class/infiniband/%s/ports/%u", t->dev, t->port);
+	static const char *const ib[] = {"port_xmit_discards", "port_rcv_errors", "port_xmit_wait"};
+	for (size_t k = 0; k < sizeof(ib) / sizeof(ib[0]); k++)
+		add_counter(s, ib[k], hwc_arena_printf(a, "%s/counters/%s", pc, ib[k]), NULL);
+	struct hwc_dirlist hc = {0};
+	const char *hcp = hwc_arena_printf(a, "%s/hw_counters", pc);
+	if (hwc_env_list_dir(e, hcp, a, &hc) == 0)
+		for (size_t k = 0; k < hc.n; k++)
+			if (strcmp(hc.names[k], "lifespan") != 0)
+				add_counter(s, hwc_arena_printf(a, "hw:%s", hc.names[k]),
+					    hwc_arena_printf(a, "%s/%s", hcp, hc.names[k]), NULL);
+	for (size_t i = 0; i < s->c.n; i++)
+		s->c.items[i].have0 = read_counter(s, &s->c.items[i], s->ethtool0, &s->c.items[i].v0) == 0;
+	sample_temp(s);
+	sample_hops(s, false);
+	return s;
+}
+
+void pr_sampler_tick(struct pr_sampler *s)
+{
+	if (!s)
+		return;
+	sample_temp(s);
+	sample_hops(s, true);
+}
+
+void pr_sampler_finish(struct pr_sampler *s, struct hwc_probe_result *r)
+{
+	if (!s)
+		return;
+	struct hwc_arena *a = s->a;
+	if (s->temp_seen) {
+		HWC_SET(r->temp_start_mdegc, s->temp0);
+		HWC_SET(r->temp_max_mdegc, s->tmax);
+	} else {
+		const char *why = !s->t->bdf ? "not a PCI device: no card sensor"
+				  : !s->temp_path
+					? hwc_arena_printf(a, "no hwmon under sys/bus/pci/devices/%s",
+							   s->t->bdf)
+					: hwc_arena_printf(a, "%s unreadable", s->temp_path);
+		HWC_FAIL(r->temp_start_mdegc, HWC_ST_ABSENT, 0, why);
+		HWC_FAIL(r->temp_max_mdegc, HWC_ST_ABSENT, 0, why);
+	}
+	for (size_t i = 0; i < s->nhops; i++) {
+		const struct hop_state *h = &s->hops[i];
+		struct hwc_probe_hop *o = HWC_VEC_PUSH(a, &r->hops);
+		if (!o)
+			break;
+		o->bdf = h->bdf;
+		const char *nd = "no link state read under load (sysfs link files absent or the run "
+				 "was shorter than one sample)";
+		if (h->seen) {
+			HWC_SET(o->speed_gts_min, h->smin);
+			HWC_SET(o->speed_gts_max, h->smax);
+			HWC_SET(o->width_min, h->wmin);
+			HWC_SET(o->width_max, h->wmax);
+		} else {
+			HWC_FAIL(o->speed_gts_min, HWC_ST_ABSENT, 0, nd);
+			HWC_FAIL(o->speed_gts_max, HWC_ST_ABSENT, 0, nd);
+			HWC_FAIL(o->width_min, HWC_ST_ABSENT, 0, nd);
+			HWC_FAIL(o->width_max, HWC_ST_ABSENT, 0, nd);
+		}
+		if (h->have_idle) {
+			HWC_SET(o->speed_gts_idle, h->sidle);
+			HWC_SET(o->width_idle, h->widle);
+		} else {
+			HWC_FAIL(o->speed_gts_idle, HWC_ST_ABSENT, 0, "no link state read before the run");
+			HWC_FAIL(o->width_idle, HWC_ST_ABSENT, 0, "no link state read before the run");
+		}
+		if (h->have_max) {
+			HWC_SET(o->max_speed_gts, h->maxs);
+			HWC_SET(o->max_width, h->maxw);
+		} else {
+			HWC_FAIL(o->max_speed_gts, HWC_ST_ABSENT, 0, "max_link_speed/width absent");
+			HWC_FAIL(o->max_width, HWC_ST_ABSENT, 0, "max_link_speed/width absent");
+		}
+		if (h->seen && h->have_max)
+			HWC_SET(o->trained_down, h->down);
+		else
+			HWC_FAIL(o->trained_down, HWC_ST_ABSENT, 0, "needs link samples and maxima");
+	}
+	const char *eth1 = s->ethtool0 ? ethtool_stats(s) : NULL;
+	for (size_t i = 0; i < s->c.n; i++) {
+		int64_t v1;
+		if (!s->c.items[i].have0 || read_counter(s, &s->c.items[i], eth1, &v1) < 0)
+			continue;
+		struct hwc_probe_counter *c = HWC_VEC_PUSH(a, &r->counters);
+		if (!c)
+			break;
+		c->name = s->c.items[i].name;
+		HWC_SET(c->delta, v1 - s->c.items[i].v0);
+	}
+}

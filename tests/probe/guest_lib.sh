@@ -1,0 +1,27 @@
+# SPDX-License-Identifier: MIT
+# Sourced by the guest scripts of the probe's VM tests. `case NAME CMD...` runs CMD with a
+# time limit and prints, for the host side (vm_probe.py) to parse:
+#   @@@case NAME RC / @@@stdout / ... / @@@stderr / ... / @@@end
+export ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=0
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export LC_ALL=C
+run_case() {
+  local name=$1; shift
+  timeout 120 "$@" > /tmp/case.out 2> /tmp/case.err
+  emit "$name" $? /tmp/case.out /tmp/case.err
+}
+emit() {
+  printf '@@@case %s %s\n@@@stdout\n' "$1" "$2"; cat "$3"
+  printf '\n@@@stderr\n'; cat "$4"; printf '\n@@@end\n'
+}
+# wait_cm WORDS: until an rdma_cm id in that state exists (20 s at most): under host load a
+# sanitized hwcheck may take seconds to start listening or connecting, and a fixed sleep races.
+wait_cm() {
+  local i
+  for i in $(seq 1 100); do
+    rdma res show cm_id 2>/dev/null | grep -q "$1" && return 0
+    sleep 0.2
+  done
+  echo "wait_cm: no rdma_cm id in '$1' after 20 s" >&2
+  return 1
+}

@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests of the probe's pure parts: port rates, the ceiling model, options, the data pattern,
+ * and the facts <-> JSON round trip of a probe section. */
+#include <math.h>
+
+#include "core/json.h"
+#include "probe/probe.h"
+#include "probe/probe_int.h"
+#include "test.h"
+
+static struct hwc_probe_result *measured(struct hwc_arena *a, double gbps, double port,
+					 double pcie)
+{
+	struct hwc_probe_result *r = hwc_arena_zalloc(a, sizeof(*r));
+	HWC_SET(r->mode, "loopback");
+	HWC_SET(r->op, "write");
+	HWC_SET(r->rdma_device, "mlx5_0");
+	HWC_SET(r->port, 1);
+	if (gbps > 0)
+		HWC_SET(r->gbps, gbps);
+	if (port > 0)
+		HWC_SET(r->port_gbps, port);
+	if (pcie > 0) {
+		HWC_SET(r->pcie_gbps, pcie);
+		HWC_SET(r->ceiling_bdf, "0000:00:03.0");
+		HWC_SET(r->ceiling_detail, "PCIe 8 GT/s x8 hop at 0000:00:03.0, 62.9 Gb/s effective");
+	} else {
+		HWC_FAIL(r->pcie_gbps, HWC_ST_ABSENT, 0, "facts.pci has no path_bottleneck.gbps");
+	}
+	return r;
+}
+
+static void test_port_rates(void)
+{
+	CHECK(fabs(hwc_probe_port_gbps(64, 2) - 200.0) < 1e-9);  /* 4X HDR */
+	CHECK(fabs(hwc_probe_port_gbps(32, 2) - 100.0) < 1e-9);  /* 4X EDR */
+	CHECK(fabs(hwc_probe_port_gbps(128, 2) - 400.0) < 1e-9); /* 4X NDR */
+	CHECK(fabs(hwc_probe_port_gbps(4, 2) - 32.0) < 1e-9);    /* 4X QDR: 40 signalling, 32 data */
+	CHECK(fabs(hwc_probe_port_gbps(64, 16) - 100.0) < 1e-9); /* 2X HDR */
+	CHECK(fabs(hwc_probe_port_gbps(1, 1) - 2.0) < 1e-9);     /* rxe on a speedless netdev */
+	CHECK(hwc_probe_port_gbps(3, 2) == 0);                   /* unknown code: unknown rate */
+	CHECK(hwc_probe_port_gbps(64, 3) == 0);
+}
+
+static void test_ceiling(struct hwc_arena *a)
+{
+	/* Gen3 x8 path under a 100G port: the path binds, and at 93% it is what limits */
+	struct hwc_probe_result *r = measured(a, 58.5, 100.0, 62.9);
+	hwc_probe_explain(a, r);
+	CHECK_STR(r->ceiling_by.v, "pcie");
+	CHECK(fabs(r->ceiling_gbps.v - 62.9) < 1e-9);
+	CHECK_STR(r->limited_by.v, "pcie");
+	CHECK(fabs(r->ratio.v - 58.5 / 62.9) < 1e-12);
+	CHECK_STR(r->ceiling_bdf.v, "0000:00:03.0");
+	CHECK(strstr(r->finding.v, "58.50 Gb/s of a 62.90 Gb/s ceiling") != NULL);
+
+	/* the port binds but the rate is far below it: something else (host) limits */
+	r = measured(a, 40.0, 100.0, 220.0);
+	hwc_probe_explain(a, r);
+	CHECK_STR(r->ceiling_by.v, "port");
+	CHECK_STR(r->limited_by.v, "other");
+	CHECK(r->ceiling_bdf.m.st == HWC_ST_ABSENT);
+	CHECK(strstr(r->finding.v, "host findings") != NULL);
+
+	/* a hop trained down under load: the path is named whatever the ratio */
+	r = measured(a, 97.0, 100.0, 220.0);
+	struct hwc_probe_hop *h = HWC_VEC_PUSH(a, &r->hops);
+	h->bdf = "0000:00:01.0";
+	HWC_SET(h->trained_down, true);
+	HWC_SET(h->max_speed_gts, 16.0);
+	HWC_SET(h->max_width, 16);
+	HWC_SET(h->speed_gts_min, 8.0);
+	HWC_SET(h->width_min, 16);
+	hwc_probe_explain(a, r);
+	CHECK_STR(r->limited_by.v, "pcie");
+	CHECK(strstr(r->finding.v, "0000:00:01.0") != NULL);
+
+	/* PCI device but no path known: the ceiling is unknown, and says why; no ratio */
+	r = measured(a, 50.0, 100.0, 0);
+	hwc_probe_explain(a, r);
+	CHECK(r->ceiling_gbps.m.st == HWC_ST_ABSENT);
+	CHECK(r->ratio.m.st == HWC_ST_ABSENT);
+	CHECK(r->ceiling_gbps.m.detail && strstr(r->ceiling_gbps.m.detail, "path_bottleneck"));
+	CHECK(hwc_ok(r->finding));
+
+	/* soft-RoCE: no PCIe path at all, the port is the ceiling */
+	r = measured(a, 1.0, 2.0, 0);
+	HWC_FAIL(r->pcie_gbps, HWC_ST_UNSUPPORTED, 0, "rxe0 is not a PCI device: no PCIe path");
+	hwc_probe_explain(a, r);
+	CHECK_STR(r->ceiling_by.v, "port");
+	CHECK(fabs(r->ratio.v - 0.5) < 1e-12);
+
+	/* nothing measured: no ratio, no finding, whatever the ceiling */
+	r = measured(a, 0, 100.0, 62.9);
+	hwc_probe_explain(a, r);
+	CHECK(hwc_ok(r->ceiling_gbps));
+	CHECK(r->ratio.m.st == HWC_ST_ABSENT && r->finding.m.st == HWC_ST_ABSENT);
+}
+
+static void test_ops(void)
+{
+	unsigned ops = 0;
+	CHECK_INT(hwc_probe_parse_ops("write", &ops), 0);
+	CHECK_INT(ops, HWC_PROBE_WRITE);
+	CHECK_INT(hwc_probe_parse_ops("read,send", &ops), 0);
+	CHECK_INT(ops, HWC_PROBE_READ | HWC_PROBE_SEND);
+	CHECK_INT(hwc_probe_parse_ops("all", &ops), 0);
+	CHECK_INT(ops, 7);
+	CHECK_INT(hwc_probe_parse_ops("writ", &ops), -EINVAL);
+	CHECK_INT(hwc_probe_parse_ops("", &ops), -EINVAL);
+	CHECK_INT(hwc_probe_parse_ops("write,,x", &ops), -EINVAL);
+	struct hwc_probe_opts o;
+	hwc_probe_opts_init(&o);
+	CHECK_INT(o.msg_bytes, 65536);
+	CHECK_INT(o.depth, 128);
+	CHECK_INT(o.qps, 1);
+	CHECK(o.duration_s > 0 && o.warmup_s > 0 && o.warmup_s < o.duration_s);
+}
+
+static void test_pattern(void)
+{
+	static unsigned char buf[4003];
+	pr_pattern_fill(buf, sizeof(buf), 1001);
+	CHECK(pr_pattern_check(buf, sizeof(buf), 1001));
+	CHECK(!pr_pattern_check(buf, sizeof(buf), 1002)); /* another QP's pattern */
+	buf[4002] ^= 1;                                    /* the tail counts */
+	CHECK(!pr_pattern_check(buf, sizeof(buf), 1001));
+	buf[4002] ^= 1;
+	buf[17] ^= 0x80;
+	CHECK(!pr_pattern_check(buf, sizeof(buf), 1001));
+	memset(buf, 0, sizeof(buf));
+	CHECK(!pr_pattern_check(buf, sizeof(buf), 1001));
+}
+
+static void test_round_trip(void)
+{
+	struct hwc_facts *f = hwc_facts_new();
+	struct hwc_probe_facts *pf = hwc_arena_zalloc(f->arena, sizeof(*pf));
+	f->probe = pf;
+	json_t *empty = hwc_probe_to_json(f);
+	CHECK_INT(json_object_size(empty), 0); /* not requested: {} */
+	json_decref(empty);
+	pf->requested = true;
+	HWC_SET(pf->status, "ok");
+	HWC_FAIL(pf->reason, HWC_ST_ABSENT, 0, "every probe ran");
+	struct hwc_probe_result *r = HWC_VEC_PUSH(f->arena, &pf->results);
+	*r = *measured(f->arena, 58.5, 100.0, 62.9);
+	HWC_SET(r->status, "ok");
+	HWC_SET(r->data_ok, true);
+	HWC_SET(r->messages, 123456);
+	struct hwc_probe_counter *c = HWC_VEC_PUSH(f->arena, &r->counters);
+	c->name = "aer_dev_correctable@0000:00:03.0";
+	HWC_SET(c->delta, 3);
+	struct hwc_probe_hop *h = HWC_VEC_PUSH(f->arena, &r->hops);
+	h->bdf = "0000:00:03.0";
+	HWC_SET(h->speed_gts_min, 8.0);
+	HWC_FAIL(h->trained_down, HWC_ST_ABSENT, 0, "needs link samples and maxima");
+	hwc_probe_explain(f->arena, r);
+	json_t *j1 = hwc_probe_to_json(f);
+	struct hwc_facts *g = hwc_facts_new();
+	CHECK_INT(hwc_probe_from_json(j1, g), 0);
+	json_t *j2 = hwc_probe_to_json(g);
+	char *s1 = hwc_json_dumps(j1, false), *s2 = hwc_json_dumps(j2, false);
+	CHECK_STR(s1, s2);
+	CHECK(strstr(s1, "\"delta\":3") != NULL);
+	free(s1);
+	free(s2);
+	json_decref(j1);
+	json_decref(j2);
+	/* {} loads as "not requested" and writes back as {} */
+	json_t *e = json_object();
+	CHECK_INT(hwc_probe_from_json(e, g), 0);
+	json_t *e2 = hwc_probe_to_json(g);
+	CHECK_INT(json_object_size(e2), 0);
+	json_decref(e);
+	json_decref(e2);
+	/* a wrong type is reported, not trusted */
+	json_t *bad = json_pack("{s:s, s:[{s:s}]}", "status", "ok", "results", "gbps", "fast");
+	CHECK_INT(hwc_probe_from_json(bad, g), -EINVAL);
+	json_decref(bad);
+	hwc_facts_free(f);
+	hwc_facts_free(g);
+}
+
+int main(void)
+{
+	struct hwc_arena *a = hwc_arena_new();
+	test_port_rates();
+	test_ceiling(a);
+	test_ops();
+	test_pattern();
+	test_round_trip();
+	hwc_arena_free(a);
+	TEST_MAIN_END();
+}

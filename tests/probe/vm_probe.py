@@ -1,0 +1,272 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+# The probe on real verbs: boots the soft-RoCE VM (tests/vm), runs one guest script of cases
+# (guest_<scenario>.sh) with the hwcheck under test, and checks each case's exit code, JSON,
+# schema and stderr here on the host. Never checks Gb/s: under emulation it swings with load.
+#   vm_probe.py --hwcheck PATH --source DIR --vmdir DIR --scenario loopback|twohost
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+SAN = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:")
+failures = []
+passed = 0
+
+
+def check(cond, what):
+    global passed
+    if cond:
+        passed += 1
+    else:
+        failures.append(what)
+        print("FAIL:", what, file=sys.stderr)
+
+
+def parse(out):
+    cases, cur, part = {}, None, None
+    for line in out.split("\n"):
+        if line.startswith("@@@case "):
+            _, name, rc = line.split()
+            cur = cases[name] = {"rc": int(rc), "stdout": [], "stderr": []}
+        elif line == "@@@stdout" and cur is not None:
+            part = "stdout"
+        elif line == "@@@stderr" and cur is not None:
+            part = "stderr"
+        elif line == "@@@end":
+            cur = part = None
+        elif cur is not None and part:
+            cur[part].append(line)
+    for c in cases.values():
+        c["stdout"] = "\n".join(c["stdout"]).strip("\n")
+        c["stderr"] = "\n".join(c["stderr"]).strip("\n")
+    return cases
+
+
+def doc_of(cases, name, source):
+    c = cases.get(name)
+    check(c is not None, f"{name}: the case did not run")
+    if c is None:
+        return None, {}
+    for s in SAN:
+        check(s not in c["stderr"], f"{name}: sanitizer report on stderr:\n{c['stderr'][-3000:]}")
+    try:
+        d = json.loads(c["stdout"])
+    except ValueError as e:
+        check(False, f"{name}: stdout is not only JSON ({e}): {c['stdout'][:500]!r}")
+        return c, {}
+    check(True, f"{name}: JSON")
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(d, f)
+    v = subprocess.run(["/usr/bin/python3", os.path.join(source, "tests/tools/validate_schema.py"),
+                        os.path.join(source, "docs"), f.name], capture_output=True, text=True)
+    os.unlink(f.name)
+    if v.returncode != 77:
+        check(v.returncode == 0, f"{name}: schema: {v.stderr[-2000:]}")
+    return c, d.get("facts", {}).get("probe", {})
+
+
+def measured_ok(r, name):
+    """An ok result: every number measured and consistent; the data arrived intact."""
+    check(r.get("status") == "ok", f"{name}: status {r.get('status')} ({r.get('reason')})")
+    check(r.get("messages", 0) > 0, f"{name}: messages > 0")
+    check(r.get("duration_s", 0) > 0, f"{name}: duration_s > 0")
+    g = r.get("gbps")
+    if isinstance(g, (int, float)) and r.get("duration_s"):
+        want = r["messages"] * r["msg_bytes"] * 8 / r["duration_s"] / 1e9
+        check(abs(g - want) <= 1e-6 * max(1, want), f"{name}: gbps = payload bits / s / 1e9")
+        check(abs(r["msgs_per_s"] - r["messages"] / r["duration_s"]) < 1e-6 * max(1, r["msgs_per_s"]),
+              f"{name}: msgs_per_s")
+    if isinstance(r.get("ratio"), float):
+        check(abs(r["ratio"] - g / r["ceiling_gbps"]) < 1e-9, f"{name}: ratio = gbps / ceiling")
+
+
+def loopback(cases, src):
+    c, p = doc_of(cases, "no_device", src)
+    check(c and c["rc"] == 3, f"no_device: exit 3 (nothing probed), got {c and c['rc']}")
+    check(p.get("status") == "skipped" and "no RDMA device" in (p.get("reason") or ""),
+          f"no_device: skipped with the reason: {p}")
+    check(p.get("results") == [], "no_device: no result, no number")
+
+    c, p = doc_of(cases, "loopback", src)
+    check(c and c["rc"] == 0, f"loopback: exit 0, got {c and c['rc']}: {c and c['stderr'][-1500:]}")
+    rs = p.get("results", [])
+    check([r.get("op") for r in rs] == ["write", "read", "send"], f"loopback: three ops: {rs}")
+    for r in rs:
+        n = f"loopback {r.get('op')}"
+        measured_ok(r, n)
+        check(r.get("data_ok") is True, f"{n}: data_ok")
+        check(r.get("rdma_device") == "rxe0" and r.get("port") == 1 and r.get("mode") == "loopback",
+              f"{n}: identity")
+        check(r.get("netdev") == "dummy0", f"{n}: netdev dummy0")
+        check(r.get("bdf") is None and r["unavailable"]["bdf"]["status"] == "absent",
+              f"{n}: rxe has no BDF, and says so")
+        check(r.get("ceiling_by") == "port" and r.get("pcie_gbps") is None,
+              f"{n}: no PCIe path: the port is the ceiling")
+        check(r.get("limited_by") in ("port", "other", "pcie"), f"{n}: limited_by")
+        check(r.get("msg_bytes") == 65536 and r.get("qps") == 1 and r.get("depth") == 128,
+              f"{n}: defaults")
+        check(r.get("warmup_s") == 0.25 and r.get("duration_s") <= 0.5 + 1.0,
+              f"{n}: bounded by --probe-duration")
+        check(r.get("temp_max_mdegc") is None and "temp_max_mdegc" in r.get("unavailable", {}),
+              f"{n}: no sensor on rxe, and says why")
+        check(any(x["name"].startswith("hw:") for x in r.get("counters", [])),
+              f"{n}: rxe hw_counters deltas sampled")
+
+    c, p = doc_of(cases, "options", src)
+    check(c and c["rc"] == 0, f"options: exit 0, got {c and c['rc']}: {c and c['stderr'][-1500:]}")
+    rs = p.get("results", [])
+    check([r.get("op") for r in rs] == ["read", "send"], f"options: --probe-op read,send: {rs}")
+    for r in rs:
+        n = f"options {r.get('op')}"
+        measured_ok(r, n)
+        check(r.get("data_ok") is True, f"{n}: data_ok with 2 QPs and a 4000-byte message")
+        check((r.get("msg_bytes"), r.get("qps"), r.get("depth")) == (4000, 2, 16), f"{n}: options")
+
+    c, p = doc_of(cases, "small", src)
+    check(c and c["rc"] == 0, f"small: exit 0, got {c and c['rc']}: {c and c['stderr'][-1500:]}")
+    rs = p.get("results", [])
+    check(len(rs) == 3, f"small: three ops: {rs}")
+    for r in rs:
+        n = f"small {r.get('op')}"
+        measured_ok(r, n)
+        check(r.get("data_ok") is True and r.get("msg_bytes") == 64, f"{n}: data_ok with 64-byte messages")
+
+    c, p = doc_of(cases, "on_lo", src)
+    rs = p.get("results", [])
+    check(c and c["rc"] == 0 and len(rs) == 1, f"on_lo: exit 0, one result: {c and c['stderr'][-800:]}")
+    if rs:
+        measured_ok(rs[0], "on_lo")
+        check(rs[0].get("data_ok") is True and rs[0].get("gid_index", 0) != 0,
+              f"on_lo: data_ok over a GID other than 0: {rs[0].get('gid_index')}")
+
+    c, p = doc_of(cases, "port_down", src)
+    check(c and c["rc"] == 3, f"port_down: exit 3, got {c and c['rc']}")
+    rs = p.get("results", [])
+    check(len(rs) == 1 and rs[0].get("status") == "skipped" and "DOWN" in rs[0].get("reason", ""),
+          f"port_down: skipped, says the port is down: {rs}")
+    check(all(rs[0].get(k) is None for k in ("gbps", "msgs_per_s", "ratio", "duration_s")) if rs else False,
+          "port_down: no number printed that was not measured")
+
+    c = cases.get("text")
+    check(c is not None and c["rc"] == 0 and "data verified" in c["stdout"] and "Gb/s" in c["stdout"],
+          f"text: the human report: {c and c['stdout']}")
+
+    c, p = doc_of(cases, "check", src)
+    check(c is not None and c["rc"] in (0, 1), f"check --probe: exit 0/1, got {c and c['rc']}")
+    rs = p.get("results", [])
+    check(len(rs) == 1 and rs[0].get("op") == "write" and rs[0].get("data_ok") is True,
+          f"check --probe carries the probe: {rs}")
+
+    c, p = doc_of(cases, "no_match", src)
+    check(c and c["rc"] == 3 and "nosuchdev" in (p.get("reason") or ""), f"no_match: {p}")
+
+
+def twohost(cases, src):
+    c, p = doc_of(cases, "client", src)
+    check(c and c["rc"] == 0, f"client: exit 0, got {c and c['rc']}: {c and c['stderr'][-1500:]}")
+    rs = p.get("results", [])
+    check([r.get("op") for r in rs] == ["write", "read", "send"], f"client: three ops: {rs}")
+    for r in rs:
+        n = f"client {r.get('op')}"
+        measured_ok(r, n)
+        check(r.get("mode") == "client" and r.get("peer") == "fe80::ff:fe00:1%veth1", f"{n}: mode and peer")
+        check(r.get("rdma_device") == "rxec" and r.get("netdev") == "veth1", f"{n}: the client's device")
+        check(r.get("direction") == ("from_peer" if r.get("op") == "read" else "to_peer"),
+              f"{n}: direction")
+        if r.get("op") in ("write", "read"):
+            check(r.get("data_ok") is True, f"{n}: data_ok (write: read back from the server)")
+        else:
+            check(r.get("data_ok") is None and r["unavailable"]["data_ok"]["status"] == "unsupported",
+                  f"{n}: checked by the receiver")
+
+    c, p = doc_of(cases, "server", src)
+    check(c and c["rc"] == 0, f"server: ends by itself, exit 0, got {c and c['rc']}: {c and c['stderr'][-1500:]}")
+    rs = p.get("results", [])
+    check([r.get("op") for r in rs] == ["write", "read", "send"], f"server: served three ops: {rs}")
+    for r in rs:
+        n = f"server {r.get('op')}"
+        check(r.get("status") == "ok" and r.get("mode") == "server", f"{n}: ok ({r.get('reason')})")
+        check(r.get("rdma_device") == "rxes" and r.get("peer") == "fe80::ff:fe00:2",
+              f"{n}: served on the other end of the pair: {r.get('rdma_device')} {r.get('peer')}")
+        check(r.get("gbps") is None and r["unavailable"]["gbps"]["status"] == "unsupported",
+              f"{n}: no rate at the passive end, and says why")
+        if r.get("op") in ("write", "send"):
+            check(r.get("data_ok") is True, f"{n}: what arrived is what was sent")
+        if r.get("op") == "send":
+            check(r.get("messages", 0) > 0, f"{n}: messages received")
+
+    c = cases.get("veth1_tx_bytes")
+    w = [r for r in cases.get("client") and json.loads(cases["client"]["stdout"])["facts"]["probe"]["results"] or []
+         if r.get("op") == "write"]
+    check(c is not None and w and int(c["stdout"] or 0) >= w[0].get("messages", 1) * 65536,
+          f"the payload crossed the veth pair: {c and c['stdout']} bytes sent by veth1")
+
+    c, p = doc_of(cases, "client_qps", src)
+    rs = p.get("results", [])
+    check(c and c["rc"] == 0 and [r.get("op") for r in rs] == ["write", "send"],
+          f"client_qps: exit 0, two ops: {c and c['stderr'][-800:]}")
+    for r in rs:
+        measured_ok(r, f"client_qps {r.get('op')}")
+        check((r.get("qps"), r.get("msg_bytes"), r.get("depth")) == (3, 1000, 64), "client_qps: options")
+    check(rs and rs[0].get("data_ok") is True, "client_qps write: read back intact from 3 QPs")
+    c, p = doc_of(cases, "server_qps", src)
+    rs = p.get("results", [])
+    check(c and c["rc"] == 0 and len(rs) == 2 and all(r.get("data_ok") is True and r.get("qps") == 3 for r in rs),
+          f"server_qps: both ops verified on 3 QPs: {[(r.get('op'), r.get('data_ok'), r.get('reason')) for r in rs]}")
+
+    for name, rc, words in (("port_in_use", 1, "in use"), ("no_listener", 1, "rejected"),
+                            ("peer_gone", 1, "went away"), ("no_route", 1, ""),
+                            ("bad_host", 1, "cannot resolve")):
+        c, p = doc_of(cases, name, src)
+        check(c is not None and c["rc"] == rc, f"{name}: exit {rc}, got {c and c['rc']}")
+        rs = p.get("results", [])
+        check(len(rs) >= 1 and rs[-1].get("status") == "failed" and words in (rs[-1].get("reason") or ""),
+              f"{name}: failed with a reason containing '{words}': {rs and rs[-1].get('reason')}")
+        check(c is not None and (c["stderr"].startswith("hwcheck: ") or "hwcheck: " in c["stderr"]),
+              f"{name}: the error on stderr")
+        if rs:
+            check(rs[-1].get("gbps") is None, f"{name}: no unmeasured number")
+            print(f"{name}: {rs[-1].get('reason')}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--hwcheck", required=True)
+    ap.add_argument("--source", required=True)
+    ap.add_argument("--vmdir", required=True)
+    ap.add_argument("--scenario", required=True, choices=["loopback", "twohost"])
+    a = ap.parse_args()
+    vm = os.path.join(a.source, "tests", "vm")
+    b = subprocess.run([os.path.join(vm, "build-initramfs.sh"), a.vmdir], capture_output=True, text=True)
+    if b.returncode == 77:
+        print("SKIP:", b.stderr.strip())
+        return 77
+    if b.returncode != 0:
+        print("building the VM failed:\n" + b.stderr[-3000:], file=sys.stderr)
+        return 1
+    here = os.path.dirname(os.path.abspath(__file__))
+    with tempfile.NamedTemporaryFile("w", suffix=".sh", delete=False) as f:
+        f.write(open(os.path.join(here, "guest_lib.sh")).read())
+        f.write(open(os.path.join(here, f"guest_{a.scenario}.sh")).read())
+        script = f.name
+    try:
+        r = subprocess.run([os.path.join(vm, "run-in-vm.sh"), "-b", a.vmdir, "-f", a.hwcheck, script,
+                            os.path.abspath(a.hwcheck)], capture_output=True, text=True,
+                           env=dict(os.environ, HWC_VM_TIMEOUT="240"))
+    finally:
+        os.unlink(script)
+    if r.returncode != 0:
+        print(f"the VM run failed (exit {r.returncode}):\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}",
+              file=sys.stderr)
+        return 1
+    cases = parse(r.stdout)
+    (loopback if a.scenario == "loopback" else twohost)(cases, a.source)
+    print(f"{passed} passed, {len(failures)} failed")
+    return 1 if failures or not passed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
