@@ -216,6 +216,57 @@ class Root:
                 f.write(f"| {p} | {o} | {h} |\n")
 
 
+def host_extras(r, hostname, kernel, cmdline, pstate, iommu_unit, cpu_sensor):
+    """The host files a captured root would hold besides CPUs and NUMA: all RECONSTRUCTED with the
+    values of the scenario's facts file (performance governor, shallow C-states, IOMMU
+    passthrough, no lockdown)."""
+    if not os.path.exists(r.path("proc/sys/kernel/osrelease")):
+        r.write("proc/sys/kernel/osrelease", kernel + "\n")
+    if not os.path.exists(r.path("proc/cmdline")):
+        r.write("proc/cmdline", cmdline + "\n")
+    r.write("proc/sys/kernel/hostname", hostname + "\n")
+    r.write("sys/kernel/security/lockdown", "[none] integrity confidentiality\n")
+    cpu = "sys/devices/system/cpu"
+    pol = f"{cpu}/cpufreq/policy0"
+    r.write(f"{pol}/scaling_driver", ("intel_pstate" if pstate else "acpi-cpufreq") + "\n")
+    r.write(f"{pol}/scaling_governor", "performance\n")
+    if pstate:
+        r.write(f"{pol}/energy_performance_preference", "performance\n")
+        r.write(f"{cpu}/intel_pstate/status", "active\n")
+        r.write(f"{cpu}/intel_pstate/no_turbo", "0\n")
+    elif not os.path.exists(r.path(f"{cpu}/cpufreq/boost")):
+        r.write(f"{cpu}/cpufreq/boost", "1\n")
+    r.write(f"{cpu}/cpuidle/current_driver", "acpi_idle\n")
+    r.write(f"{cpu}/cpuidle/current_governor", "menu\n")
+    for i, (nm, lat) in enumerate((("POLL", 0), ("C1", 1), ("C2", 18))):
+        for k, v in (("name", nm), ("latency", lat), ("disable", 0)):
+            r.write(f"{cpu}/cpu0/cpuidle/state{i}/{k}", f"{v}\n")
+    r.write("sys/module/pcie_aspm/parameters/policy", "[default] performance powersave powersupersave\n")
+    groups = set()
+    for dp, dn, fn in os.walk(r.path("sys/devices")):
+        for x in dn + fn:
+            if x == "iommu_group":
+                groups.add(os.path.basename(os.readlink(os.path.join(dp, x))))
+    for g in sorted(groups):
+        if iommu_unit:
+            r.write(f"sys/kernel/iommu_groups/{g}/type", "identity\n")
+    if iommu_unit:
+        r.write(f"sys/class/iommu/{iommu_unit}/.hwcheck-keep", "")
+    chip, label, t, crit = cpu_sensor
+    r.write("sys/class/hwmon/hwmon0/name", chip + "\n")
+    r.write("sys/class/hwmon/hwmon0/temp1_label", label + "\n")
+    r.write("sys/class/hwmon/hwmon0/temp1_input", f"{t}\n")
+    if crit:
+        r.write("sys/class/hwmon/hwmon0/temp1_crit", f"{crit}\n")
+    r.source("`proc/sys/kernel/{hostname,osrelease}`, `proc/cmdline`, `sys/kernel/security/lockdown`, "
+             "`sys/devices/system/cpu/{cpufreq,cpuidle,cpu0/cpuidle}`, `sys/module/pcie_aspm`, "
+             "`sys/kernel/iommu_groups/*/type`, `sys/class/iommu`, `sys/class/hwmon/hwmon0`",
+             "the scenario's facts file", "RECONSTRUCTED (where not copied above): hostname "
+             f"{hostname}, {'intel_pstate' if pstate else 'acpi-cpufreq'} performance, C-states POLL/C1/C2 "
+             f"(0/1/18 us), lockdown none, IOMMU {'unit ' + iommu_unit + ' passthrough (iommu=pt)' if iommu_unit else 'off'}, "
+             f"CPU sensor {chip} {label} {t // 1000} degC")
+
+
 def regtable(fields):
     out = ["Sending access register...", "", "Field Name                  | Data",
            "========================================="]
@@ -323,7 +374,7 @@ def x2apic_on_intel():
                    if re.search(r"\] (DMAR-IR: Enabled IRQ remapping|x2apic enabled|APIC: Switched APIC routing)", ln))
 
 
-def epyc_host(r, x2apic_flag=True):
+def epyc_host(r, hostname="node", x2apic_flag=True):
     """The one-socket EPYC of topology/epyc-2numa_cx5-x710-bcm57416 (host-hw-epyc-2numa): two
     NUMA nodes of 24 CPUs. Its cpuinfo holds only vendor lines: family/model/flags are added."""
     r.host("host-hw-epyc-2numa", "real layout (48 CPUs, nodes 0-23 / 24-47)")
@@ -339,6 +390,8 @@ def epyc_host(r, x2apic_flag=True):
                    "flags\t\t: " + " ".join(flags))
     r.write("proc/cpuinfo", "\n\n".join(out) + "\n\n")
     r.numa(["0-23", "24-47"])
+    host_extras(r, hostname, "5.15.0-91-generic", "ro quiet iommu=pt", False, "ivhd0",
+                ("k10temp", "Tctl", 48000, None))
     r.source("`proc/cpuinfo` family/model/name/flags lines", "flags of tests/fixtures/host-hw-genoa-2socket-x2apic-off "
              "(lscpu of corpus topology/asus-esc8000a-e12_...) less avx512*, plus `x2apic`",
              "RECONSTRUCTED: the EPYC capture names no model and prints no flags; EPYC 7402P is the "
@@ -354,12 +407,12 @@ def epyc_cx5(r, scen):
               lnkcap_extra=0x100000, lnksta=(8, 16), lnksta_extra=0x2000, slot=(75, 1), numa=0,
               driver="pcieport", iommu_group=20, name="PCI bridge: AMD root port (reconstructed)")
     fn = [dict(bdf=f"0000:81:00.{i}", parent="0000:80:01.1", vendor=0x15b3, device=0x1017,
-               subsys=(0x15b3, 0x0007), type="ep", multifunction=True, mps_sup=512, mps=256, mrrs=512,
+               subsys=(0x15b3, 0x0007), type="ep", multifunction=True, mps_sup=512, mps=256, mrrs=4096,
                ro=True, ext_tag=True, no_snoop=True, slot_power=75, lnkcap=(8, 16), lnksta=(8, 16),
                numa=0, driver="mlx5_core", iommu_group=21 + i,
                name="Ethernet controller: Mellanox Technologies MT27800 Family [ConnectX-5]") for i in (0, 1)]
     r.pci([rp] + fn, "RECONSTRUCTED: the BDFs 81:00.0/.1 and node 0 are the topology capture's; "
-          "the registers (Gen3 x16 card, MPS 256, MRRS 512, RO+, slot 75 W) are the scenario's choice")
+          "the registers (Gen3 x16 card, MPS 256, MRRS 4096, RO+, slot 75 W) are the scenario's choice")
     fw, psid = "16.35.2000", "MT_0000000008"
     r.mst_version()
     r.mstconfig("0000:81:00.0", "ConnectX5", "MCX516A-CCA_Ax",
@@ -491,7 +544,7 @@ def cx6dx_amd():
     r.done()
 
 
-def xeon_host(r):
+def xeon_host(r, hostname):
     r.host("host-hw-2xe2690-x2apic-unknown", "real cpuinfo of a two-socket Xeon E5-2690 (16 CPUs)")
     socks = {}
     cur = None
@@ -506,12 +559,14 @@ def xeon_host(r):
              "RECONSTRUCTED: one node per socket (the capture has no NUMA files)")
     if os.path.exists(r.path("proc/interrupts")):
         os.unlink(r.path("proc/interrupts"))  # rewritten with the card's vectors
+    host_extras(r, hostname, "5.15.0-91-generic", "ro quiet intel_iommu=on iommu=pt", True, "dmar0",
+                ("coretemp", "Package id 0", 41000, 100000))
     return nodes
 
 
 def cx6dx_88c():
     r = Root("cx6dx-card-88c", "a card at 88 degC")
-    nodes = xeon_host(r)
+    nodes = xeon_host(r, "node")
     r.pci(cx6dx_funcs("0000:40:03.1", 0x8086, 0x2030, 0),
           "RECONSTRUCTED: BDF 41:00.0 of corpus dmesg/mlx5-cx6dx_fw22.99_temp_warn_..., Gen4 x16 card in a "
           "Gen4 x16 root port 40:03.1")
@@ -546,7 +601,7 @@ def cx5_gen3x8():
     r = Root("cx5-gen3x8-100g", "a 100 GbE ConnectX-5 on a Gen3 x8 path")
     r.copy_from("host-cx5-x8-slot")
     r.source("`sys/...` (PCI tree 0001:42:01.0 -> 0001:43:00.0)", "copied from tests/fixtures/host-cx5-x8-slot (see its SOURCE.md)", "as there")
-    nodes = xeon_host(r)
+    nodes = xeon_host(r, "node")
     bdf = "0001:43:00.0"
     fw, psid = "16.35.4030", "HPE0000000009"
     r.mst_version()
@@ -587,6 +642,8 @@ def cx6_slot_25w():
     r.write("proc/cpuinfo", "".join(blk.format(i=i).replace(" hypervisor_absent", "") for i in range(cpus)))
     r.ncpus = cpus
     r.numa([f"0-{cpus - 1}"])
+    host_extras(r, "node", "5.15.0-91-generic", "ro quiet intel_iommu=on iommu=pt", True, "dmar0",
+                ("coretemp", "Package id 0", 41000, 100000))
     r.source("`proc/cpuinfo`, `sys/devices/system/node/node0`", "INDEX row of the card: a Z690 desktop board",
              "RECONSTRUCTED: a 12th-gen Core (i7-12700, 20 CPUs) with the x2apic flag, one NUMA node")
     bdf = "0000:04:00.0"
@@ -627,6 +684,7 @@ def healthy_cx7():
              "copied from tests/fixtures/host-cx7-gen5-healthy (see its SOURCE.md)", "as there")
     r.host("host-hw-genoa-2socket-x2apic-off", "real: lscpu/numactl of the same ASUS ESC8000A-E12 "
            "(2x EPYC 9374F, 64 CPUs, nodes 0-31 / 32-63; no x2apic flag, so x2APIC is not a question here)")
+    host_extras(r, "coyote2", "6.8.0-64-generic", "", False, None, ("k10temp", "Tctl", 46000, None))
     fw, psid = "28.39.1002", "MT_0000000838"
     kernel = "6.8.0-64-generic"
     r.mst_version()
@@ -642,7 +700,7 @@ def healthy_cx7():
         cpus = [c for c in expand(local) if c % 32 >= 4]
         for fn in (0, 1):
             dev = f"mlx5_{2 * (bus == '81') + fn}"
-            nd = f"ens{1 + 2 * (bus == '81')}f{fn}np{fn}"
+            nd = f"ens{1 + (bus == '81')}f{fn}np{fn}"
             r.rdma(f"0000:{bus}:00.{fn}", dev, fw, psid, "4: ACTIVE", "5: LinkUp", "200 Gb/sec (4X HDR)", nd)
             healthy_netdev(r, f"0000:{bus}:00.{fn}", nd, fw, psid, kernel, 32, (cpus * 2)[:32], local,
                            speed=200000)
@@ -651,7 +709,7 @@ def healthy_cx7():
              "`ibverbs/cx7_ibv_devinfo_roce_linux-rdma-2025.txt`", FLINT_NOTE)
     r.source("`hwcheck/commands/mstreg ... MTMP` / `MPEIN`", "SlotPowerLimit 75W of corpus `lspci/cx7-200g-ndr200_gen5-x16_asus-esc8000a-e12_21-00.0_stelline.txt`",
              "RECONSTRUCTED register tables: 56 degC, pwr_status 1 (sufficient), 75 W")
-    r.source("`infiniband/mlx5_0..3`, netdevs ens1f{0,1}np*, ens3f{0,1}np*", "mlx5_0..mlx5_3 of corpus "
+    r.source("`infiniband/mlx5_0..3`, netdevs ens1f{0,1}np*, ens2f{0,1}np*", "mlx5_0..mlx5_3 of corpus "
              "`topology/asus-esc8000a-e12_genoa-2numa_cx7x2_full-hardware-report_stelline.md`",
              "RDMA names real; netdev names, ACTIVE 200 Gb/sec ports, MTU 9000, 32 channels RECONSTRUCTED; " + ETHTOOL_NOTE)
     r.dmesg("")
