@@ -71,6 +71,16 @@ class Thermal(unittest.TestCase):
         self.assertEqual([(x["chip"], x["label"], x["bdf"], x["source"], x["temp_mdegc"]) for x in s],
                          [("mlx5", "asic", "0000:41:00.0", "mstmget_temp", 88000)])
         self.assertEqual(s[0]["unavailable"]["crit_mdegc"]["status"], "unsupported")
+        # the 88 degC scenario root: mstreg MTMP refused, mstmget_temp answered 88 (no mlx5 hwmon
+        # on its 5.15 kernel); the CPU's coretemp stays as hwmon
+        s = thermal("cx6dx-card-88c")["facts"]["thermal"]["sensors"]
+        card = [(x["bdf"], x["source"], x["temp_mdegc"]) for x in s if x["chip"] == "mlx5"]
+        self.assertEqual(card, [("0000:41:00.0", "mstmget_temp", 88000)])
+        self.assertEqual([x["source"] for x in s if x["chip"] == "coretemp"], ["hwmon"])
+        # and one whose MTMP answered: source mstreg (56 degC = 0x1c0 eighths)
+        s = thermal("healthy-cx7-gen5x16")["facts"]["thermal"]["sensors"]
+        self.assertEqual([(x["bdf"], x["source"], x["temp_mdegc"]) for x in s if x["chip"] == "mlx5"],
+                         [("0000:21:00.0", "mstreg", 56000), ("0000:81:00.0", "mstreg", 56000)])
         # a card with its own mlx5 hwmon sensor keeps only the kernel's reading
         s = thermal("thermal-cx5-hwmon-v2-module0")["facts"]["thermal"]["sensors"]
         self.assertTrue(all(x["source"] == "hwmon" for x in s))

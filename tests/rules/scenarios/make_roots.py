@@ -18,6 +18,9 @@ sys.path.insert(0, os.path.join(SRC, "tests", "pci"))
 import mkhost  # noqa: E402
 
 CORPUS = "/work/shared/corpus"
+OUT = FIX  # where the scenario roots are written (--check writes to a scratch directory)
+SCENARIOS = ("cx5-gen3x8-100g", "cx6dx-amd-wr-ordering", "cx6-slot-25w-limiter", "cx6dx-card-88c",
+             "amd-x2apic-off", "rings-512-discards", "irq-far-numa", "healthy-cx7-gen5x16")
 
 
 def corpus(rel):
@@ -49,7 +52,7 @@ def expand(cl):
 class Root:
     def __init__(self, name, title):
         self.name, self.title = name, title
-        self.dir = os.path.join(FIX, name)
+        self.dir = os.path.join(OUT, name)
         if os.path.exists(self.dir):
             shutil.rmtree(self.dir)
         self.root = os.path.join(self.dir, "root")
@@ -205,6 +208,10 @@ class Root:
                         "layout of corpus `sysfs/proc-interrupts_IR-PCI-MSIX_mlx4-cx3pro_intel-12cpu_pve_skyao.txt`",
                         "RECONSTRUCTED: one completion vector per channel, each bound to the CPU listed "
                         "in make_roots.py (no capture of these cards' vectors exists)")
+        # git keeps no empty directory: a .hwcheck-keep file holds it (hwcheck's listings skip it)
+        for dp, dn, fn in os.walk(self.root):
+            if not dn and not fn:
+                open(os.path.join(dp, ".hwcheck-keep"), "w").close()
         with open(os.path.join(self.dir, "SOURCE.md"), "w") as f:
             f.write(f"# {self.name}: {self.title}\n\n")
             f.write("Built by `tests/rules/scenarios/make_roots.py` (regenerate: `python3 "
@@ -718,15 +725,51 @@ def healthy_cx7():
     r.done()
 
 
+def tree(top):
+    """{relative path: ('link', target) | ('file', bytes)} of a directory."""
+    out = {}
+    for dp, dn, fn in os.walk(top):
+        for x in dn + fn:
+            p = os.path.join(dp, x)
+            rel = os.path.relpath(p, top)
+            if os.path.islink(p):
+                out[rel] = ("link", os.readlink(p))
+            elif os.path.isfile(p):
+                with open(p, "rb") as f:
+                    out[rel] = ("file", f.read())
+    return out
+
+
 def main():
-    global CORPUS
+    global CORPUS, OUT
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpus", default=CORPUS)
-    CORPUS = ap.parse_args().corpus
+    ap.add_argument("--check", action="store_true",
+                    help="rebuild in a scratch directory and compare with the committed roots")
+    args = ap.parse_args()
+    CORPUS = args.corpus
+    if args.check and not os.path.isdir(CORPUS):
+        print(f"corpus {CORPUS} not found: cannot rebuild the roots")
+        return 77
+    if args.check:
+        import tempfile
+        OUT = tempfile.mkdtemp(prefix="scenario-roots-")
     for f in (cx5_gen3x8, cx6dx_amd, cx6_slot_25w, cx6dx_88c, amd_x2apic_off, rings_512, irq_far,
               healthy_cx7):
         f()
+    if not args.check:
+        return 0
+    bad = []
+    for name in SCENARIOS:
+        new, old = tree(os.path.join(OUT, name)), tree(os.path.join(FIX, name))
+        for rel in sorted(set(new) | set(old)):
+            if new.get(rel) != old.get(rel):
+                bad.append(f"{name}/{rel}")
+    shutil.rmtree(OUT)
+    for b in bad[:20]:
+        print("differs from what make_roots.py builds:", b)
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
