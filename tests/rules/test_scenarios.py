@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import unittest
 
 
@@ -181,6 +182,13 @@ def _make(s):
             self.assertEqual(doc["findings"], [])
             line = hwctest.run("--root", root, "--summary-line").stdout
             self.assertTrue(line.startswith("hwcheck: OK"), line)
+        # the root's report saved as a facts file gives the same facts and findings back
+        with tempfile.TemporaryDirectory() as d:
+            saved = os.path.join(d, "facts.json")
+            save(doc, saved)
+            _, again = hwctest.run_json("check", "--json", "--facts", saved)
+            self.assertEqual(again["facts"], doc["facts"])
+            self.assertEqual(again["findings"], doc["findings"])
         diffs = key_fact_diffs(s["name"], load(facts)["facts"], doc["facts"])
         self.assertEqual(diffs, [], f"{s['name']} root: facts differ from {s['facts']} (path, file, root)")
 
