@@ -58,6 +58,7 @@ class Root:
         self.root = os.path.join(self.dir, "root")
         os.makedirs(self.root)
         self.rows = []
+        self.notes = []
         self.irq_next = 100
         self.irq_lines = []
         self.ncpus = 0
@@ -97,6 +98,11 @@ class Root:
 
     def source(self, piece, origin, how):
         self.rows.append((piece, origin, how))
+
+    def differs(self, text):
+        """Where the root keeps a capture's value that the hand-written facts file reconstructs
+        differently."""
+        self.notes.append(text)
 
     # ---- PCI
     def pci(self, funcs, note):
@@ -221,6 +227,10 @@ class Root:
             f.write("| piece | from | real or reconstructed |\n|---|---|---|\n")
             for p, o, h in self.rows:
                 f.write(f"| {p} | {o} | {h} |\n")
+            if self.notes:
+                f.write(f"\nDifferences from `{self.name}.facts.json` (the root keeps the capture):\n\n")
+                for n in self.notes:
+                    f.write(f"- {n}\n")
 
 
 def host_extras(r, hostname, kernel, cmdline, pstate, iommu_unit, cpu_sensor):
@@ -568,6 +578,9 @@ def xeon_host(r, hostname):
         os.unlink(r.path("proc/interrupts"))  # rewritten with the card's vectors
     host_extras(r, hostname, "5.15.0-91-generic", "ro quiet intel_iommu=on iommu=pt", True, "dmar0",
                 ("coretemp", "Package id 0", 41000, 100000))
+    r.differs("the host: a real two-socket Xeon E5-2690 with 16 CPUs (nodes "
+              f"{' / '.join(nodes)}) where the facts file has an E5-2680 v3 with 48; the card's local "
+              "CPU list, channel and vector counts follow the real CPUs")
     return nodes
 
 
@@ -607,6 +620,9 @@ def cx6dx_88c():
 def cx5_gen3x8():
     r = Root("cx5-gen3x8-100g", "a 100 GbE ConnectX-5 on a Gen3 x8 path")
     r.copy_from("host-cx5-x8-slot")
+    r.differs("MRRS 512 of host-cx5-x8-slot (the facts file: 4096); the path bottleneck as hwcheck "
+              "computes it (57.607 Gb/s, TLP overhead included) where the facts file has the kernel's "
+              "63.008 Gb/s")
     r.source("`sys/...` (PCI tree 0001:42:01.0 -> 0001:43:00.0)", "copied from tests/fixtures/host-cx5-x8-slot (see its SOURCE.md)", "as there")
     nodes = xeon_host(r, "node")
     bdf = "0001:43:00.0"
@@ -637,6 +653,8 @@ def cx5_gen3x8():
 def cx6_slot_25w():
     r = Root("cx6-slot-25w-limiter", "a ConnectX-6 whose slot advertises 25 W with the limiter on")
     r.copy_from("host-cx6-ocp3-gen1-x4")
+    r.differs("numa_node -1 and MRRS 512 of host-cx6-ocp3-gen1-x4 (a one-node desktop without SRAT; "
+              "the facts file: node 0, MRRS 4096): the vectors' locality is unknown there, not 0")
     r.source("`sys/...` (PCI tree 0000:00:1b.4 -> 0000:04:00.0, numa_node -1)",
              "copied from tests/fixtures/host-cx6-ocp3-gen1-x4 (see its SOURCE.md)", "as there")
     cpus = 20
@@ -719,6 +737,10 @@ def healthy_cx7():
     r.source("`infiniband/mlx5_0..3`, netdevs ens1f{0,1}np*, ens2f{0,1}np*", "mlx5_0..mlx5_3 of corpus "
              "`topology/asus-esc8000a-e12_genoa-2numa_cx7x2_full-hardware-report_stelline.md`",
              "RDMA names real; netdev names, ACTIVE 200 Gb/sec ports, MTU 9000, 32 channels RECONSTRUCTED; " + ETHTOOL_NOTE)
+    r.differs("the host: the real EPYC 9374F of the capture (the facts file: 9334) whose CPU flags lack "
+              "`x2apic` (`amd_iommu=off` on its command line), so `x2apic.supported`/`enabled` are false "
+              "from cpuinfo where the facts file has true/true from dmesg; no IOMMU (the facts file: "
+              "present, passthrough); the root ports' MPS 512 of host-cx7-gen5-healthy (facts file: 256)")
     r.dmesg("")
     r.source("`hwcheck/commands/dmesg`", "-", "RECONSTRUCTED: an empty kernel log (a long-running host whose "
              "ring buffer no longer holds the boot; no boot log of this host was captured)")
