@@ -206,6 +206,32 @@ static int cmp_port(const void *x, const void *y)
 	return c ? c : (a->port > b->port) - (a->port < b->port);
 }
 
+/* A RoCE port's MTUs are not in sysfs, but the kernel derives them from the netdev: mlx4_ib and
+ * mlx5_ib report max_mtu IB_MTU_4096 and active_mtu = the largest IB MTU that fits
+ * iboe_get_mtu(netdev mtu), i.e. the netdev MTU less 96 bytes of GRH, UDP, BTH, XRC, AtomicETH
+ * and ICRC headers (include/rdma/ib_addr.h). An InfiniBand port's MTU is the subnet manager's:
+ * only ibv_query_port knows it. */
+static void roce_mtu(struct hwc_mlx_port *p)
+{
+	bool eth = hwc_ok(p->link_layer) && strcmp(p->link_layer.v, "Ethernet") == 0;
+	if (!eth || !hwc_ok(p->netdev_mtu)) {
+		const char *why = eth ? "RoCE port MTUs follow the netdev MTU, which is unknown"
+				      : "port MTUs come from ibv_query_port, which hwcheck does not call";
+		HWC_FAIL(p->active_mtu, HWC_ST_UNSUPPORTED, 0, why);
+		HWC_FAIL(p->max_mtu, HWC_ST_UNSUPPORTED, 0, why);
+		return;
+	}
+	int64_t room = p->netdev_mtu.v - 96, mtu = 0;
+	for (int64_t m = 4096; m >= 256 && !mtu; m /= 2)
+		if (room >= m)
+			mtu = m;
+	HWC_SET(p->max_mtu, 4096);
+	if (mtu)
+		HWC_SET(p->active_mtu, mtu);
+	else
+		HWC_FAIL(p->active_mtu, HWC_ST_INVALID, 0, "netdev MTU too small for any RoCE MTU");
+}
+
 static void fill_ports(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_adapter *ad)
 {
 	for (size_t d = 0; d < ad->rdma_devices.n; d++) {
@@ -271,9 +297,7 @@ static void fill_ports(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_ad
 			} else {
 				p->netdev_mtu.m = p->netdev_speed_mbps.m = p->netdev.m;
 			}
-			const char *why = "port MTUs come from ibv_query_port, which hwcheck does not call";
-			HWC_FAIL(p->active_mtu, HWC_ST_UNSUPPORTED, 0, why);
-			HWC_FAIL(p->max_mtu, HWC_ST_UNSUPPORTED, 0, why);
+			roce_mtu(p);
 		}
 	}
 	if (ad->ports.n > 1)

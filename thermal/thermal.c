@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "core/json.h"
+#include "mlx/mlx.h"
 
 static const char *const source_names[HWC_THERMAL__NSOURCES] = {
 	[HWC_THERMAL_HWMON] = "hwmon",
@@ -297,6 +298,30 @@ static struct hwc_thermal_facts *section(struct hwc_facts *f)
 	return f->thermal;
 }
 
+/* A card without an mlx5 hwmon sensor (kernel before 6.6, or no MTMP in its MCAM) still has
+ * the temperature mlx/ read through mstreg or mstmget_temp: that becomes its sensor. A read
+ * that failed is added too, so its status shows; a tool that is not installed (absent) or
+ * cannot reach the card (unsupported: VFs only) adds nothing. */
+static int add_card_temps(struct hwc_facts *f)
+{
+	if (!f->mlx)
+		return 0;
+	for (size_t i = 0; i < f->mlx->adapters.n; i++) {
+		const struct hwc_mlx_adapter *ad = &f->mlx->adapters.items[i];
+		enum hwc_status st = ad->reg.temp_mdegc.m.st;
+		if (!ad->bdf || st == HWC_ST_UNSET || st == HWC_ST_ABSENT || st == HWC_ST_UNSUPPORTED)
+			continue;
+		enum hwc_thermal_source src =
+			hwc_ok(ad->reg.temp_source) && strcmp(ad->reg.temp_source.v, "mstmget_temp") == 0
+				? HWC_THERMAL_MSTMGET_TEMP
+				: HWC_THERMAL_MSTREG;
+		int rc = hwc_thermal_add_card_temp(f, ad->bdf, &ad->reg.temp_mdegc, src);
+		if (rc < 0 && rc != -EEXIST)
+			return rc;
+	}
+	return 0;
+}
+
 int hwc_thermal_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_collect_opts *o)
 {
 	(void)o; /* a card's sensor is evidence for the host as a whole: -d does not narrow it */
@@ -308,6 +333,8 @@ int hwc_thermal_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc
 		rc = collect_dir(e, f, t, "sys/class/thermal", "thermal_zone", zone_one);
 	if (t->sensors.n)
 		qsort(t->sensors.items, t->sensors.n, sizeof(*t->sensors.items), sensor_cmp);
+	if (rc == 0)
+		rc = add_card_temps(f);
 	return rc;
 }
 

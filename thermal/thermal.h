@@ -49,8 +49,9 @@ const char *hwc_thermal_source_name(enum hwc_thermal_source s);
 /* For the card's temperature when the kernel has no mlx5 sensor (before 6.6, or no MTMP in the
  * firmware's MCAM): adds chip "mlx5", label "asic", with source mstreg or mstmget_temp, for bdf,
  * unless an hwmon or thermal-zone sensor of that bdf is already there (the kernel's own reading
- * wins). The mlx/ integration calls it after hwc_thermal_collect with
- * adapters[].registers.temp_mdegc (a failed fact is added too, so its status is reported).
+ * wins). hwc_thermal_collect calls it for every f->mlx adapter with its
+ * registers.temp_mdegc (source from registers.temp_source); a failed read is added too, so its
+ * status is reported, but not one whose tool is absent or cannot reach the card (VFs only).
  * Returns 0, -EEXIST when a kernel sensor covers bdf, or -ENOMEM. Keeps the sort order. */
 int hwc_thermal_add_card_temp(struct hwc_facts *f, const char *bdf,
 			      const struct hwc_fi64 *temp_mdegc, enum hwc_thermal_source source);

@@ -154,6 +154,8 @@ class KnownFacts(unittest.TestCase):
         self.assertEqual((p["rate_gbps"], p["active_width"], p["active_speed"]), (200, "4X", "HDR"))
         self.assertEqual(a["ports"][1]["netdev"], "enp1s0f1np1")
         self.assertEqual(a["ports"][1]["netdev_mtu"], 9000)
+        # RoCE MTUs as mlx5_ib derives them from the netdev MTU (less 96 header bytes)
+        self.assertEqual([(q["active_mtu"], q["max_mtu"]) for q in a["ports"]], [(1024, 4096), (4096, 4096)])
         self.assertEqual(a["function_map"][0]["hwmon"], ["hwmon2"])
 
     def test_tool_crash_and_timeout(self):

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "thermal/thermal.h"
+#include "mlx/mlx.h"
 #include "test.h"
 
 static char tmpl[] = "/tmp/hwc-thermal-XXXXXX";
@@ -71,6 +72,56 @@ static int on_sample(void *ctx, unsigned round, unsigned elapsed_ms, const struc
 		s->st1 = vals[1].m.st;
 	}
 	return round == 2; /* stop after the third */
+}
+
+/* The collect step adds the mlx/ register temperatures of cards the kernel has no sensor for. */
+static void test_from_mlx(struct hwc_env *e)
+{
+	struct hwc_facts *f = hwc_facts_new();
+	f->mlx = hwc_arena_zalloc(f->arena, sizeof(*f->mlx));
+	struct hwc_mlx_adapter *ad = hwc_arena_calloc(f->arena, 5, sizeof(*ad));
+	f->mlx->adapters.items = ad;
+	f->mlx->adapters.n = 5;
+	ad[0].bdf = "0000:3b:00.0"; /* the zone covers it: no second sensor */
+	HWC_SET(ad[0].reg.temp_mdegc, 87000);
+	HWC_SET(ad[0].reg.temp_source, "mstreg");
+	ad[1].bdf = "0000:af:00.0";
+	HWC_SET(ad[1].reg.temp_mdegc, 88000);
+	HWC_SET(ad[1].reg.temp_source, "mstmget_temp");
+	ad[2].bdf = "0000:5e:00.0"; /* the read timed out: the sensor shows the status */
+	HWC_FAIL(ad[2].reg.temp_mdegc, HWC_ST_TIMEOUT, 0, "mstreg: no answer");
+	ad[3].bdf = "0000:d8:00.0"; /* no tool installed: nothing to show */
+	HWC_FAIL(ad[3].reg.temp_mdegc, HWC_ST_ABSENT, 0, "mstreg: not installed");
+	ad[4].bdf = "0000:86:00.0";
+	HWC_SET(ad[4].reg.temp_mdegc, 52000);
+	HWC_SET(ad[4].reg.temp_source, "mstreg");
+	CHECK_INT(hwc_thermal_collect(e, f, NULL), 0);
+	const struct hwc_thermal_sensor *x = f->thermal->sensors.items;
+	size_t n = f->thermal->sensors.n;
+	CHECK_INT(n, 6); /* coretemp, the 3b zone, x86_pkg_temp and three card sensors */
+	int seen = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (x[i].source == HWC_THERMAL_HWMON || x[i].source == HWC_THERMAL_ZONE)
+			continue;
+		CHECK_STR(x[i].chip, "mlx5");
+		CHECK_STR(x[i].label, "asic");
+		if (!strcmp(x[i].bdf.v, "0000:af:00.0")) {
+			CHECK_INT(x[i].source, HWC_THERMAL_MSTMGET_TEMP);
+			CHECK_INT(x[i].temp_mdegc.v, 88000);
+			seen |= 1;
+		} else if (!strcmp(x[i].bdf.v, "0000:5e:00.0")) {
+			CHECK_INT(x[i].source, HWC_THERMAL_MSTREG);
+			CHECK_INT(x[i].temp_mdegc.m.st, HWC_ST_TIMEOUT);
+			seen |= 2;
+		} else {
+			CHECK_STR(x[i].bdf.v, "0000:86:00.0");
+			CHECK_INT(x[i].source, HWC_THERMAL_MSTREG);
+			CHECK_INT(x[i].temp_mdegc.v, 52000);
+			seen |= 4;
+		}
+	}
+	CHECK_INT(seen, 7);
+	hwc_facts_free(f);
 }
 
 static void test_root(void)
@@ -156,6 +207,7 @@ static void test_root(void)
 	CHECK_INT(s.st1, HWC_ST_ABSENT);
 	CHECK_INT(hwc_thermal_sample(e, f->arena, NULL, 1, 0, 1, on_sample, &s), -EINVAL);
 	hwc_facts_free(f);
+	test_from_mlx(e);
 	hwc_env_free(e);
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpl);

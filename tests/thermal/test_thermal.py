@@ -63,6 +63,28 @@ class Thermal(unittest.TestCase):
         self.assertIsNone(one["highest_mdegc"])
         self.assertEqual(one["unavailable"]["highest_mdegc"]["status"], "absent")
 
+    def test_card_temp_from_mlx_tools(self):
+        # mlx-multi-card: no hwmon at all; 41:00.0 answered mstmget_temp (88, corpus
+        # temperature/cx6dx_mget_temp_88C_notes-cn.txt), its mstreg MPEIN timed out; the other
+        # cards have no temperature tool recorded (not installed): no sensor for them.
+        s = thermal("mlx-multi-card")["facts"]["thermal"]["sensors"]
+        self.assertEqual([(x["chip"], x["label"], x["bdf"], x["source"], x["temp_mdegc"]) for x in s],
+                         [("mlx5", "asic", "0000:41:00.0", "mstmget_temp", 88000)])
+        self.assertEqual(s[0]["unavailable"]["crit_mdegc"]["status"], "unsupported")
+        # the 88 degC scenario root: mstreg MTMP refused, mstmget_temp answered 88 (no mlx5 hwmon
+        # on its 5.15 kernel); the CPU's coretemp stays as hwmon
+        s = thermal("cx6dx-card-88c")["facts"]["thermal"]["sensors"]
+        card = [(x["bdf"], x["source"], x["temp_mdegc"]) for x in s if x["chip"] == "mlx5"]
+        self.assertEqual(card, [("0000:41:00.0", "mstmget_temp", 88000)])
+        self.assertEqual([x["source"] for x in s if x["chip"] == "coretemp"], ["hwmon"])
+        # and one whose MTMP answered: source mstreg (56 degC = 0x1c0 eighths)
+        s = thermal("healthy-cx7-gen5x16")["facts"]["thermal"]["sensors"]
+        self.assertEqual([(x["bdf"], x["source"], x["temp_mdegc"]) for x in s if x["chip"] == "mlx5"],
+                         [("0000:21:00.0", "mstreg", 56000), ("0000:81:00.0", "mstreg", 56000)])
+        # a card with its own mlx5 hwmon sensor keeps only the kernel's reading
+        s = thermal("thermal-cx5-hwmon-v2-module0")["facts"]["thermal"]["sensors"]
+        self.assertTrue(all(x["source"] == "hwmon" for x in s))
+
     def test_round_trip_exact(self):
         for fx in FIXTURES:
             with self.subTest(fx), tempfile.TemporaryDirectory() as d:
