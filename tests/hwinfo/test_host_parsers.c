@@ -27,8 +27,8 @@ static char *slurp(const char *rel, size_t *len)
 	return buf;
 }
 
-#define NETUTILS "../shared/corpus/ethtool/netutils-linux-fixtures/"
-#define CORPUS_DMESG "../shared/corpus/dmesg/"
+#define NETUTILS "tests/hwinfo/data/netutils/"
+#define CORPUS_DMESG "tests/hwinfo/data/dmesg/"
 
 static void test_cpuinfo(struct hwc_arena *a)
 {
@@ -259,7 +259,7 @@ static void test_interrupts(void)
 {
 	size_t len;
 	struct hwc_irq_chips c;
-	char *b = slurp("../shared/corpus/sysfs/proc-interrupts_IR-PCI-MSIX_mlx4-cx3pro_intel-12cpu_pve_"
+	char *b = slurp("tests/hwinfo/data/sysfs/proc-interrupts_IR-PCI-MSIX_mlx4-cx3pro_intel-12cpu_pve_"
 			"skyao.txt",
 			&len);
 	if (b) {

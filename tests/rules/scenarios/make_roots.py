@@ -17,7 +17,11 @@ FIX = os.path.join(SRC, "tests", "fixtures")
 sys.path.insert(0, os.path.join(SRC, "tests", "pci"))
 import mkhost  # noqa: E402
 
-CORPUS = "/work/shared/corpus"
+# The corpus lies beside the checkout (../shared/corpus), as on the developers' and CI machines.
+CORPUS = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                                       "..", "shared", "corpus"))
+if not os.path.isdir(CORPUS):
+    CORPUS = "/work/shared/corpus"
 OUT = FIX  # where the scenario roots are written (--check writes to a scratch directory)
 SCENARIOS = ("cx5-gen3x8-100g", "cx6dx-amd-wr-ordering", "cx6-slot-25w-limiter", "cx6dx-card-88c",
              "amd-x2apic-off", "rings-512-discards", "irq-far-numa", "healthy-cx7-gen5x16")
