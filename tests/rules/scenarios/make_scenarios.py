@@ -166,7 +166,7 @@ def document(h, devices, adapters, netdevs, sensors):
                       "mlx": {"adapters": adapters, "tools": {"mstflint_version": "4.26.0", "status": "ok"}},
                       "netdevs": sorted(netdevs, key=lambda n: n["name"]),
                       "thermal": {"sensors": sensors},
-                      "probe": {"results": [], "status": "not_run"}},
+                      "probe": {}},
             "errors": []}
 
 
