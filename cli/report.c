@@ -221,6 +221,41 @@ static size_t fold_unknowns(FILE *out, const struct hwc_cli *c, const struct hwc
 	return n;
 }
 
+/* One line per probe result, only measured numbers (docs/probe.md). */
+static void render_probe(FILE *out, const json_t *facts)
+{
+	const json_t *res = json_object_get(json_object_get(facts, "probe"), "results");
+	size_t i;
+	json_t *r;
+	json_array_foreach(res, i, r) {
+		const char *dev = hwc_json_str_or(r, "rdma_device", "?");
+		json_int_t port = json_integer_value(json_object_get(r, "port"));
+		const char *op = hwc_json_str_or(r, "op", "?");
+		const char *st = hwc_json_str_or(r, "status", "?");
+		if (strcmp(st, "ok") != 0) {
+			fprintf(out, "probe %s/%lld %s: %s (%s)\n", dev, (long long)port, op, st,
+				hwc_json_str_or(r, "reason", "no reason given"));
+			continue;
+		}
+		const json_t *g = json_object_get(r, "gbps"), *cg = json_object_get(r, "ceiling_gbps");
+		fprintf(out, "probe %s/%lld %s %s: ", dev, (long long)port,
+			hwc_json_str_or(r, "mode", ""), op);
+		if (json_is_number(g))
+			fprintf(out, "%.2f Gb/s", json_number_value(g));
+		else
+			fputs("no rate", out);
+		if (json_is_number(cg))
+			fprintf(out, " of a %.2f Gb/s ceiling (%s)", json_number_value(cg),
+				hwc_json_str_or(r, "ceiling_by", "?"));
+		else
+			fputs(", ceiling unknown", out);
+		const json_t *ok = json_object_get(r, "data_ok");
+		if (json_is_boolean(ok))
+			fputs(json_is_true(ok) ? ", data verified" : ", DATA MISMATCH", out);
+		fputc('\n', out);
+	}
+}
+
 void hwc_render_check_text(FILE *out, const struct hwc_cli *c, const json_t *facts,
 			   const struct hwc_findings *fd, const struct hwc_facts *f)
 {
@@ -253,6 +288,7 @@ void hwc_render_check_text(FILE *out, const struct hwc_cli *c, const json_t *fac
 	}
 	if (json_array_size(ad) == 0)
 		fputs("no ConnectX adapter found\n", out);
+	render_probe(out, facts);
 	/* Findings arrive grouped by card, the worst card first (rules/rules.c). */
 	bool first = true;
 	const char *group = NULL;
