@@ -16,6 +16,7 @@
 
 #define MAX_LINKS 40
 #define MAX_DEPTH 256
+#define DIRCACHE_N 64
 #define READ_CAP_DEFAULT (1u << 20)
 
 struct cap_entry {
@@ -37,6 +38,14 @@ struct hwc_env {
 	/* capture set: open-addressed hash on path */
 	struct cap_entry *caps;
 	size_t ncaps, capcap;
+	/* directories already resolved inside the root (see dircache_get) */
+	struct dircache_ent {
+		char *key;  /* the directory as asked for, unresolved */
+		char *res;  /* resolved, root-relative */
+		int fd;     /* O_PATH */
+		unsigned long use;
+	} dircache[DIRCACHE_N];
+	unsigned long dircache_clock;
 };
 
 /* ------------------------------------------------------------------ open / free */
@@ -98,6 +107,13 @@ void hwc_env_free(struct hwc_env *e)
 		free(e->caps[i].data);
 	}
 	free(e->caps);
+	for (size_t i = 0; i < DIRCACHE_N; i++) {
+		if (e->dircache[i].key) {
+			close(e->dircache[i].fd);
+			free(e->dircache[i].key);
+			free(e->dircache[i].res);
+		}
+	}
 	free(e->root);
 	free(e);
 }
@@ -420,9 +436,107 @@ static bool kind_allows(const struct hwc_env *e, enum open_kind kind, mode_t mod
 
 /* Resolve fully and open with flags; records the resolved path in `resolved` if given. Returns
  * -EISDIR for a directory where a file was wanted and -EINVAL for a type readers never open. */
+/* The directory part of many reads is the same (sys/bus/pci/devices/<bdf>/...): each directory is
+ * resolved once, through the same confined walk, and kept as an O_PATH fd. Only a leaf that is not
+ * a link is opened from it; everything else takes the general walk. Returns the fd (owned by the
+ * cache) or -errno. */
+static int dircache_get(struct hwc_env *e, const char *dir, size_t dirlen, const char **res)
+{
+	struct dircache_ent *slot = &e->dircache[0];
+	for (size_t i = 0; i < DIRCACHE_N; i++) {
+		struct dircache_ent *c = &e->dircache[i];
+		if (c->key && strlen(c->key) == dirlen && memcmp(c->key, dir, dirlen) == 0) {
+			c->use = ++e->dircache_clock;
+			*res = c->res;
+			return c->fd;
+		}
+		if (!c->key || (slot->key && c->use < slot->use))
+			slot = c;
+	}
+	char *key = strndup(dir, dirlen);
+	if (!key)
+		return -ENOMEM;
+	struct walk w;
+	char last[NAME_MAX + 1];
+	int rc = walk_path(e, &w, key, true, last, sizeof(last));
+	int fd = -1;
+	if (rc == 0) {
+		if (!last[0]) {
+			fd = openat(w.fds[w.depth - 1], ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		} else {
+			fd = openat(w.fds[w.depth - 1], last,
+				    O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (fd >= 0)
+				rc = res_append(&w, last);
+		}
+		if (fd < 0)
+			rc = -errno;
+	}
+	char *r = rc == 0 ? strdup(w.res) : NULL;
+	walk_done(&w);
+	if (rc < 0 || !r) {
+		if (fd >= 0)
+			close(fd);
+		free(key);
+		free(r);
+		return rc < 0 ? rc : -ENOMEM;
+	}
+	if (slot->key) {
+		close(slot->fd);
+		free(slot->key);
+		free(slot->res);
+	}
+	*slot = (struct dircache_ent){key, r, fd, ++e->dircache_clock};
+	*res = slot->res;
+	return fd;
+}
+
+/* Opens `leaf` in a cached directory when it is a plain entry that is not a link: the same
+ * checks as below. Returns -EAGAIN when the general walk must decide. */
+static int open_in_cached_dir(struct hwc_env *e, const char *path, int flags, char *resolved,
+			      size_t rsz, enum open_kind kind)
+{
+	while (*path == '/')
+		path++;
+	const char *slash = strrchr(path, '/');
+	if (!slash || !slash[1] || strcmp(slash + 1, ".") == 0 || strcmp(slash + 1, "..") == 0)
+		return -EAGAIN;
+	const char *leaf = slash + 1, *dres;
+	int dfd = dircache_get(e, path, (size_t)(slash - path), &dres);
+	if (dfd < 0)
+		return -EAGAIN;
+	struct stat lst;
+	if (fstatat(dfd, leaf, &lst, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? -ENOENT : -EAGAIN;
+	if (S_ISLNK(lst.st_mode))
+		return -EAGAIN;
+	if (!kind_allows(e, kind, lst.st_mode))
+		return S_ISDIR(lst.st_mode) ? -EISDIR : kind == OPEN_DIR ? -ENOTDIR : -EINVAL;
+	int extra = (flags & O_PATH) ? 0 : O_NONBLOCK | O_NOCTTY;
+	int fd = openat(dfd, leaf, flags | extra | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (kind != OPEN_META) {
+		struct stat st;
+		if (fstat(fd, &st) < 0 || !kind_allows(e, kind, st.st_mode) ||
+		    st.st_ino != lst.st_ino || st.st_dev != lst.st_dev) {
+			close(fd);
+			return -EINVAL;
+		}
+		if (extra)
+			fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	}
+	if (resolved)
+		snprintf(resolved, rsz, "%s%s%s", dres, *dres ? "/" : "", leaf);
+	return fd;
+}
+
 static int open_resolved(struct hwc_env *e, const char *path, int flags, char *resolved,
 			 size_t rsz, enum open_kind kind)
 {
+	int fast = open_in_cached_dir(e, path, flags, resolved, rsz, kind);
+	if (fast != -EAGAIN)
+		return fast;
 	struct walk w;
 	char last[NAME_MAX + 1];
 	int rc = walk_path(e, &w, path, true, last, sizeof(last));
