@@ -139,6 +139,18 @@ static size_t block_start(const char *buf, size_t len, const char *head)
 	return 0;
 }
 
+/* Next line of the block that starts at *pos (see block_start()): false at the end of buf or
+ * at the next block's header; a header as the very first line does not end it. *first starts
+ * true. */
+static bool next_block_line(const char *buf, size_t len, size_t *pos, bool *first,
+			    struct line *out)
+{
+	if (!next_line(buf, len, pos, out) || (!*first && is_block_header(*out)))
+		return false;
+	*first = false;
+	return true;
+}
+
 /* ------------------------------------------------------------------ -g and -l */
 
 /* "Pre-set maximums:" then "Current hardware settings:", each "KEY: N|n/a". keys[i] fills
@@ -176,7 +188,7 @@ static int parse_max_cur(const char *buf, size_t len, const char *head, const ch
 		if (!section || !split_kv(l, false, &k, &v))
 			continue;
 		for (size_t i = 0; i < nkeys; i++) {
-			if (k.n != strlen(keys[i]) || memcmp(k.p, keys[i], k.n) != 0)
+			if (!line_is(k, keys[i]))
 				continue;
 			struct hwc_fi64 *f = section == 1 ? max_out[i] : cur_out[i];
 			uint64_t x;
@@ -238,6 +250,17 @@ static int on_off(struct line v, bool *out)
 	return -EINVAL;
 }
 
+/* Next "key: on|off" line of the block (see next_block_line()); other lines are skipped. */
+static bool next_on_off(const char *buf, size_t len, size_t *pos, bool *first, struct line *k,
+			bool *on)
+{
+	struct line l, v;
+	while (next_block_line(buf, len, pos, first, &l))
+		if (split_kv(l, false, k, &v) && on_off(v, on) == 0)
+			return true;
+	return false;
+}
+
 /* Each field is known by ethtool's legacy name (what "ethtool -k" prints) or, failing that, by
  * the kernel's feature name (what it prints for features without a legacy name). */
 static const struct {
@@ -267,24 +290,16 @@ int hwc_ethtool_parse_features(const char *buf, size_t len, const char *src, str
 			 hwc_arena_printf(a, "%s: no '%s'", src, feature_map[i].legacy));
 	}
 	size_t pos = block_start(buf, len, "Features for ");
-	bool first = true;
+	bool first = true, on;
 	size_t matched = 0;
-	struct line l, k, v;
-	while (next_line(buf, len, &pos, &l)) {
-		if (!first && is_block_header(l))
-			break;
-		first = false;
-		bool on;
-		if (!split_kv(l, false, &k, &v) || on_off(v, &on) < 0)
-			continue;
+	struct line k;
+	while (next_on_off(buf, len, &pos, &first, &k, &on)) {
 		matched++;
 		for (size_t i = 0; i < NFEAT; i++) {
 			int p = 0;
-			if (k.n == strlen(feature_map[i].legacy) &&
-			    memcmp(k.p, feature_map[i].legacy, k.n) == 0)
+			if (line_is(k, feature_map[i].legacy))
 				p = 2;
-			else if (feature_map[i].kernel && k.n == strlen(feature_map[i].kernel) &&
-				 memcmp(k.p, feature_map[i].kernel, k.n) == 0)
+			else if (feature_map[i].kernel && line_is(k, feature_map[i].kernel))
 				p = 1;
 			if (p > prio[i]) {
 				prio[i] = p;
@@ -309,18 +324,12 @@ int hwc_ethtool_parse_pause(const char *buf, size_t len, const char *src, struct
 	for (size_t i = 0; i < 3; i++)
 		HWC_FAIL(*f[i], HWC_ST_ABSENT, 0, hwc_arena_printf(a, "%s: no '%s'", src, keys[i]));
 	size_t pos = block_start(buf, len, "Pause parameters for ");
-	bool first = true;
+	bool first = true, on;
 	size_t matched = 0;
-	struct line l, k, v;
-	while (next_line(buf, len, &pos, &l)) {
-		if (!first && is_block_header(l))
-			break;
-		first = false;
-		bool on;
-		if (!split_kv(l, false, &k, &v) || on_off(v, &on) < 0)
-			continue;
+	struct line k;
+	while (next_on_off(buf, len, &pos, &first, &k, &on)) {
 		for (size_t i = 0; i < 3; i++)
-			if (k.n == strlen(keys[i]) && memcmp(k.p, keys[i], k.n) == 0) {
+			if (line_is(k, keys[i])) {
 				HWC_SET(*f[i], on);
 				matched++;
 			}
@@ -347,10 +356,7 @@ int hwc_ethtool_parse_stats(const char *buf, size_t len, const char *src, struct
 	bool first = true;
 	int64_t count = 0;
 	struct line l, k, v;
-	while (next_line(buf, len, &pos, &l)) {
-		if (!first && is_block_header(l))
-			break;
-		first = false;
+	while (next_block_line(buf, len, &pos, &first, &l)) {
 		uint64_t x;
 		if (!split_kv(l, true, &k, &v) || !parse_u64(v, &x))
 			continue;
@@ -358,8 +364,7 @@ int hwc_ethtool_parse_stats(const char *buf, size_t len, const char *src, struct
 		for (size_t i = 0; i < HWC_NETDEV_NCOUNTERS; i++) {
 			const char *name = hwc_netdev_counter_names[i];
 			/* first occurrence wins, as the kernel lists each name once */
-			if (k.n == strlen(name) && memcmp(k.p, name, k.n) == 0 &&
-			    out->v[i].m.st != HWC_ST_OK)
+			if (line_is(k, name) && out->v[i].m.st != HWC_ST_OK)
 				HWC_SET(out->v[i], x);
 		}
 	}
@@ -387,8 +392,7 @@ int hwc_ethtool_parse_drvinfo(const char *buf, size_t len, const char *src, stru
 		if (!split_kv(l, false, &k, &v))
 			continue;
 		for (size_t i = 0; i < 4; i++)
-			if (k.n == strlen(keys[i]) && memcmp(k.p, keys[i], k.n) == 0 &&
-			    f[i]->m.st != HWC_ST_OK) {
+			if (line_is(k, keys[i]) && f[i]->m.st != HWC_ST_OK) {
 				matched++;
 				if (!v.n) {
 					HWC_FAIL(*f[i], HWC_ST_ABSENT, 0,

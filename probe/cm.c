@@ -300,27 +300,6 @@ static int read_back(struct client *cl, const struct hwc_probe_opts *o, struct p
 	return 0;
 }
 
-struct ctick {
-	const struct hwc_probe_opts *o;
-	struct pr_sampler *s;
-	const char *label;
-	char line[160];
-};
-
-static void client_tick(void *p, double elapsed, double gbps)
-{
-	struct ctick *t = p;
-	pr_sampler_tick(t->s);
-	if (t->o->progress) {
-		if (gbps >= 0)
-			snprintf(t->line, sizeof(t->line), "%s: %.1f s, %.2f Gb/s", t->label, elapsed,
-				 gbps);
-		else
-			snprintf(t->line, sizeof(t->line), "%s: %.1f s, warming up", t->label, elapsed);
-		t->o->progress(t->o->progress_ctx, t->line);
-	}
-}
-
 int pr_cm_client(struct hwc_env *e, const struct hwc_probe_opts *o, struct hwc_facts *f,
 		 struct hwc_probe_facts *pf)
 {
@@ -387,14 +366,14 @@ int pr_cm_client(struct hwc_env *e, const struct hwc_probe_opts *o, struct hwc_f
 		if (op == HWC_PROBE_WRITE || op == HWC_PROBE_SEND)
 			for (unsigned i = 0; i < o->qps; i++)
 				pr_pattern_fill(q[i].lbuf, o->msg_bytes, op * 1000u + i);
-		struct ctick tc = {.o = o, .label = hwc_arena_printf(a, "probe %s -> %s %s", t.dev,
-								      o->peer, pr_op_name(op))};
+		struct pr_tick_ctx tc = {.o = o, .label = hwc_arena_printf(a, "probe %s -> %s %s", t.dev,
+									  o->peer, pr_op_name(op))};
 		tc.s = pr_sampler_start(e, a, &t);
 		struct pr_run run = {
 			.op = op, .msg_bytes = o->msg_bytes, .depth = o->depth,
 			.cq_mod = o->msg_bytes > 8192 ? 1 : (o->depth >= 64 ? 32 : 1),
 			.q = q, .nq = o->qps, .scq = cl.cq, .warmup_s = o->warmup_s,
-			.max_s = o->duration_s, .tick = client_tick, .tick_ctx = &tc,
+			.max_s = o->duration_s, .tick = pr_tick, .tick_ctx = &tc,
 			.poll_extra = client_watch, .extra_ctx = &cl,
 		};
 		cl.t_run0 = pr_now();

@@ -380,16 +380,9 @@ void hwc_probe_explain(struct hwc_arena *a, struct hwc_probe_result *r)
 
 /* ---- collection --------------------------------------------------------------------------- */
 
-struct tick_ctx {
-	const struct hwc_probe_opts *o;
-	struct pr_sampler *s;
-	const char *label;
-	char line[160];
-};
-
-static void on_tick(void *p, double elapsed, double gbps)
+void pr_tick(void *p, double elapsed, double gbps)
 {
-	struct tick_ctx *t = p;
+	struct pr_tick_ctx *t = p;
 	pr_sampler_tick(t->s);
 	if (t->o->progress) {
 		if (gbps >= 0)
@@ -473,10 +466,10 @@ static void probe_port(struct hwc_env *e, struct hwc_facts *f, struct hwc_probe_
 		}
 		struct pr_binding b;
 		pr_bind(e, a, t->numa_node, &b, r);
-		struct tick_ctx tc = {.o = &oo, .label = hwc_arena_printf(a, "probe %s/%u %s", t->dev,
-									 t->port, pr_op_name(op))};
+		struct pr_tick_ctx tc = {.o = &oo, .label = hwc_arena_printf(a, "probe %s/%u %s", t->dev,
+									    t->port, pr_op_name(op))};
 		tc.s = pr_sampler_start(e, a, t);
-		pr_loopback(&oo, t, op, dev, a, r, on_tick, &tc);
+		pr_loopback(&oo, t, op, dev, a, r, pr_tick, &tc);
 		pr_sampler_finish(tc.s, r);
 		pr_unbind(&b);
 		hwc_probe_explain(a, r);

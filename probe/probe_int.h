@@ -82,6 +82,16 @@ void pr_sampler_tick(struct pr_sampler *s);
 /* Writes temp/hops/counters into r. */
 void pr_sampler_finish(struct pr_sampler *s, struct hwc_probe_result *r);
 
+/* The engine's tick for one run (a pr_tick_fn, ctx a struct pr_tick_ctx): ticks the sampler and
+ * reports "<label>: <elapsed>, <Gb/s so far>" through o->progress when one is set. */
+struct pr_tick_ctx {
+	const struct hwc_probe_opts *o;
+	struct pr_sampler *s;
+	const char *label;
+	char line[160];
+};
+void pr_tick(void *ctx, double elapsed_s, double gbps_so_far);
+
 /* Loopback on one device port, one op. Fills r (status, numbers, data_ok). */
 void pr_loopback(const struct hwc_probe_opts *o, const struct pr_target *t, unsigned op,
 		 struct ibv_device *dev, struct hwc_arena *a, struct hwc_probe_result *r,

@@ -340,6 +340,19 @@ static void v_thresholds(struct vctx *v, const json_t *t, struct hwc_profile *p)
 	}
 }
 
+/* A "severity" value: the severity, or -1 after reporting it. */
+static int v_severity(struct vctx *v, const json_t *sv)
+{
+	int s = hwc_severity_from_name(json_string_value(sv));
+	push(v, "severity");
+	if (s < 0 || s == HWC_SEV_UNKNOWN) {
+		verr(v, "expected \"info\", \"warn\" or \"error\"");
+		s = -1;
+	}
+	pop(v);
+	return s;
+}
+
 static void v_rules(struct vctx *v, const json_t *r, struct hwc_profile *p)
 {
 	const char *k;
@@ -367,182 +380,170 @@ static void v_rules(struct vctx *v, const json_t *r, struct hwc_profile *p)
 			} else if (en && i < HWC_NELEM(p->off)) {
 				p->off[i] = !json_is_true(en);
 			}
-			if (sv) {
-				int s = hwc_severity_from_name(json_string_value(sv));
-				push(v, "severity");
-				if (s < 0 || s == HWC_SEV_UNKNOWN)
-					verr(v, "expected \"info\", \"warn\" or \"error\"");
-				else if (i < HWC_NELEM(p->sev))
-					p->sev[i] = (signed char)s;
-				pop(v);
-			}
+			int s = sv ? v_severity(v, sv) : -1;
+			if (s >= 0 && i < HWC_NELEM(p->sev))
+				p->sev[i] = (signed char)s;
 		}
 		pop(v);
 	}
+}
+
+/* An array of objects: each entry is checked for unknown keys, then by check (with the entry
+ * on the error path). */
+static void v_array(struct vctx *v, const json_t *arr, const char *plural,
+		    const char *const *keys, const char *what,
+		    void (*check)(struct vctx *v, const json_t *e))
+{
+	size_t i;
+	const json_t *e;
+	if (!json_is_array(arr)) {
+		verr(v, "expected an array of %s", plural);
+		return;
+	}
+	json_array_foreach(arr, i, e) {
+		push_idx(v, i);
+		if (check_keys(v, e, keys, what))
+			check(v, e);
+		pop(v);
+	}
+}
+
+static void v_product(struct vctx *v, const json_t *e)
+{
+	static const char *const mkeys[] = {"psid", "device_id", "product", "generation", NULL};
+	static const char *const pkeys[] = {"speed_gts", "width", NULL};
+	const json_t *m = json_object_get(e, "match");
+	push(v, "match");
+	if (!m)
+		verr(v, "a product needs \"match\"");
+	else if (check_keys(v, m, mkeys, "a product match")) {
+		const char *k;
+		json_t *x;
+		json_object_foreach((json_t *)m, k, x) if (!json_is_string(x)) {
+			push(v, k);
+			verr(v, "expected a string");
+			pop(v);
+		}
+		if (json_object_size(m) == 0)
+			verr(v, "match needs at least one of psid, device_id, product, generation");
+	}
+	pop(v);
+	static const char *const nums[] = {"port_rate_gbps", "mtu_min", "slot_power_min_w", NULL};
+	for (int k = 0; nums[k]; k++) {
+		const json_t *x = json_object_get(e, nums[k]);
+		push(v, nums[k]);
+		if (x && (!json_is_number(x) || json_number_value(x) < 0))
+			verr(v, "expected a non-negative number");
+		pop(v);
+	}
+	const json_t *pc = json_object_get(e, "pcie");
+	push(v, "pcie");
+	if (pc && check_keys(v, pc, pkeys, "pcie")) {
+		for (int k = 0; pkeys[k]; k++) {
+			const json_t *x = json_object_get(pc, pkeys[k]);
+			push(v, pkeys[k]);
+			if (x && !json_is_number(x))
+				verr(v, "expected a number");
+			pop(v);
+		}
+	}
+	pop(v);
+	const json_t *fw = json_object_get(e, "allowed_fw");
+	push(v, "allowed_fw");
+	if (fw) {
+		size_t k;
+		const json_t *s;
+		if (!json_is_array(fw))
+			verr(v, "expected an array of firmware version strings");
+		json_array_foreach(fw, k, s) if (!json_is_string(s)) {
+			push_idx(v, k);
+			verr(v, "expected a string like \"28.39.1002\"");
+			pop(v);
+		}
+	}
+	pop(v);
 }
 
 static void v_products(struct vctx *v, const json_t *arr)
 {
 	static const char *const keys[] = {"match", "port_rate_gbps", "pcie", "allowed_fw", "mtu_min",
 					   "slot_power_min_w", "comment", NULL};
-	static const char *const mkeys[] = {"psid", "device_id", "product", "generation", NULL};
-	static const char *const pkeys[] = {"speed_gts", "width", NULL};
-	size_t i;
-	const json_t *e;
-	if (!json_is_array(arr)) {
-		verr(v, "expected an array of products");
-		return;
+	v_array(v, arr, "products", keys, "a product", v_product);
+}
+
+static void v_expectation(struct vctx *v, const json_t *e)
+{
+	const json_t *id = json_object_get(e, "id"), *fact = json_object_get(e, "fact"),
+		     *op = json_object_get(e, "op"), *sev = json_object_get(e, "severity");
+	const char *ops_s = json_string_value(op);
+	bool op_ok = false;
+	for (int k = 0; ops_s && ops[k]; k++)
+		op_ok |= strcmp(ops[k], ops_s) == 0;
+	if (id) {
+		push(v, "id");
+		if (!id_ok(json_string_value(id)) || strncmp(json_string_value(id), "SITE_", 5))
+			verr(v, "an expectation id is SITE_ followed by A-Z, 0-9, _");
+		pop(v);
 	}
-	json_array_foreach(arr, i, e) {
-		push_idx(v, i);
-		if (check_keys(v, e, keys, "a product")) {
-			const json_t *m = json_object_get(e, "match");
-			push(v, "match");
-			if (!m)
-				verr(v, "a product needs \"match\"");
-			else if (check_keys(v, m, mkeys, "a product match")) {
-				const char *k;
-				json_t *x;
-				json_object_foreach((json_t *)m, k, x) if (!json_is_string(x)) {
-					push(v, k);
-					verr(v, "expected a string");
-					pop(v);
-				}
-				if (json_object_size(m) == 0)
-					verr(v, "match needs at least one of psid, device_id, product, generation");
-			}
-			pop(v);
-			static const char *const nums[] = {"port_rate_gbps", "mtu_min", "slot_power_min_w", NULL};
-			for (int k = 0; nums[k]; k++) {
-				const json_t *x = json_object_get(e, nums[k]);
-				push(v, nums[k]);
-				if (x && (!json_is_number(x) || json_number_value(x) < 0))
-					verr(v, "expected a non-negative number");
-				pop(v);
-			}
-			const json_t *pc = json_object_get(e, "pcie");
-			push(v, "pcie");
-			if (pc && check_keys(v, pc, pkeys, "pcie")) {
-				for (int k = 0; pkeys[k]; k++) {
-					const json_t *x = json_object_get(pc, pkeys[k]);
-					push(v, pkeys[k]);
-					if (x && !json_is_number(x))
-						verr(v, "expected a number");
-					pop(v);
-				}
-			}
-			pop(v);
-			const json_t *fw = json_object_get(e, "allowed_fw");
-			push(v, "allowed_fw");
-			if (fw) {
-				size_t k;
-				const json_t *s;
-				if (!json_is_array(fw))
-					verr(v, "expected an array of firmware version strings");
-				json_array_foreach(fw, k, s) if (!json_is_string(s)) {
-					push_idx(v, k);
-					verr(v, "expected a string like \"28.39.1002\"");
-					pop(v);
-				}
-			}
-			pop(v);
+	push(v, "fact");
+	if (!json_is_string(fact) || !*json_string_value(fact))
+		verr(v, "expected a fact path like \"netdevs[].mtu\"");
+	pop(v);
+	push(v, "op");
+	if (!op_ok)
+		verr(v, "expected one of ==, !=, <, <=, >, >=, in, not_in, exists");
+	pop(v);
+	if (op_ok && strcmp(ops_s, "exists") != 0) {
+		const json_t *val = json_object_get(e, "value");
+		push(v, "value");
+		if (!val)
+			verr(v, "op \"%s\" needs a value", ops_s);
+		else if ((!strcmp(ops_s, "in") || !strcmp(ops_s, "not_in")) && !json_is_array(val))
+			verr(v, "op \"%s\" needs an array value", ops_s);
+		else if (ops_s[0] == '<' || ops_s[0] == '>') {
+			if (!json_is_number(val))
+				verr(v, "op \"%s\" needs a number", ops_s);
 		}
 		pop(v);
 	}
+	if (sev)
+		v_severity(v, sev);
 }
 
 static void v_expectations(struct vctx *v, const json_t *arr)
 {
 	static const char *const keys[] = {"id", "fact", "op", "value", "severity", "description", NULL};
-	size_t i;
-	const json_t *e;
-	if (!json_is_array(arr)) {
-		verr(v, "expected an array of expectations");
-		return;
-	}
-	json_array_foreach(arr, i, e) {
-		push_idx(v, i);
-		if (check_keys(v, e, keys, "an expectation")) {
-			const json_t *id = json_object_get(e, "id"), *fact = json_object_get(e, "fact"),
-				     *op = json_object_get(e, "op"), *sev = json_object_get(e, "severity");
-			const char *ops_s = json_string_value(op);
-			bool op_ok = false;
-			for (int k = 0; ops_s && ops[k]; k++)
-				op_ok |= strcmp(ops[k], ops_s) == 0;
-			if (id) {
-				push(v, "id");
-				if (!id_ok(json_string_value(id)) || strncmp(json_string_value(id), "SITE_", 5))
-					verr(v, "an expectation id is SITE_ followed by A-Z, 0-9, _");
-				pop(v);
-			}
-			push(v, "fact");
-			if (!json_is_string(fact) || !*json_string_value(fact))
-				verr(v, "expected a fact path like \"netdevs[].mtu\"");
-			pop(v);
-			push(v, "op");
-			if (!op_ok)
-				verr(v, "expected one of ==, !=, <, <=, >, >=, in, not_in, exists");
-			pop(v);
-			if (op_ok && strcmp(ops_s, "exists") != 0) {
-				const json_t *val = json_object_get(e, "value");
-				push(v, "value");
-				if (!val)
-					verr(v, "op \"%s\" needs a value", ops_s);
-				else if ((!strcmp(ops_s, "in") || !strcmp(ops_s, "not_in")) && !json_is_array(val))
-					verr(v, "op \"%s\" needs an array value", ops_s);
-				else if (ops_s[0] == '<' || ops_s[0] == '>') {
-					if (!json_is_number(val))
-						verr(v, "op \"%s\" needs a number", ops_s);
-				}
-				pop(v);
-			}
-			if (sev) {
-				int s = hwc_severity_from_name(json_string_value(sev));
-				push(v, "severity");
-				if (s < 0 || s == HWC_SEV_UNKNOWN)
-					verr(v, "expected \"info\", \"warn\" or \"error\"");
-				pop(v);
-			}
-		}
-		pop(v);
-	}
+	v_array(v, arr, "expectations", keys, "an expectation", v_expectation);
+}
+
+static void v_waiver(struct vctx *v, const json_t *e)
+{
+	const char *rule = json_string_value(json_object_get(e, "rule"));
+	push(v, "rule");
+	if (!rule)
+		verr(v, "a waiver needs \"rule\": a rule id");
+	else if (!hwc_rule_find(rule) && strncmp(rule, "SITE_", 5) != 0)
+		verr(v, "no rule \"%s\" ('hwcheck rules list' shows them)", rule);
+	pop(v);
+	push(v, "subject");
+	if (!json_is_string(json_object_get(e, "subject")))
+		verr(v, "a waiver needs \"subject\": a BDF, netdev, RDMA device, \"host\" or \"*\"");
+	pop(v);
+	push(v, "reason");
+	const char *reason = json_string_value(json_object_get(e, "reason"));
+	if (!reason || !*reason)
+		verr(v, "a waiver needs a non-empty \"reason\"");
+	pop(v);
+	push(v, "expires");
+	if (!date_ok(json_string_value(json_object_get(e, "expires"))))
+		verr(v, "a waiver needs \"expires\": a date YYYY-MM-DD");
+	pop(v);
 }
 
 static void v_waivers(struct vctx *v, const json_t *arr)
 {
 	static const char *const keys[] = {"rule", "subject", "reason", "expires", NULL};
-	size_t i;
-	const json_t *e;
-	if (!json_is_array(arr)) {
-		verr(v, "expected an array of waivers");
-		return;
-	}
-	json_array_foreach(arr, i, e) {
-		push_idx(v, i);
-		if (check_keys(v, e, keys, "a waiver")) {
-			const char *rule = json_string_value(json_object_get(e, "rule"));
-			push(v, "rule");
-			if (!rule)
-				verr(v, "a waiver needs \"rule\": a rule id");
-			else if (!hwc_rule_find(rule) && strncmp(rule, "SITE_", 5) != 0)
-				verr(v, "no rule \"%s\" ('hwcheck rules list' shows them)", rule);
-			pop(v);
-			push(v, "subject");
-			if (!json_is_string(json_object_get(e, "subject")))
-				verr(v, "a waiver needs \"subject\": a BDF, netdev, RDMA device, \"host\" or \"*\"");
-			pop(v);
-			push(v, "reason");
-			const char *reason = json_string_value(json_object_get(e, "reason"));
-			if (!reason || !*reason)
-				verr(v, "a waiver needs a non-empty \"reason\"");
-			pop(v);
-			push(v, "expires");
-			if (!date_ok(json_string_value(json_object_get(e, "expires"))))
-				verr(v, "a waiver needs \"expires\": a date YYYY-MM-DD");
-			pop(v);
-		}
-		pop(v);
-	}
+	v_array(v, arr, "waivers", keys, "a waiver", v_waiver);
 }
 
 static void v_host(struct vctx *v, const json_t *h)

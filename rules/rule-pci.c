@@ -43,6 +43,21 @@ static const json_t *card_dev(struct hwc_rule_ctx *c, const json_t *ad)
 	return dev;
 }
 
+typedef void (*card_judge)(struct hwc_rule_ctx *c, const json_t *ad, const json_t *dev);
+
+/* Runs judge on each adapter whose function-0 device is in the facts: card_dev() has already
+ * reported the ones that are not, and skips a VF. */
+static void each_card(struct hwc_rule_ctx *c, card_judge judge)
+{
+	size_t i;
+	const json_t *ad;
+	FOR_ADAPTERS(c, i, ad) {
+		const json_t *dev = card_dev(c, ad);
+		if (dev)
+			judge(c, ad, dev);
+	}
+}
+
 struct linkinfo {
 	double speed, width, cap_speed, cap_width;
 };
@@ -124,153 +139,150 @@ static void downgraded_hops(struct hwc_rule_ctx *c, const char *card, const json
 	}
 }
 
+static void judge_downgraded(struct hwc_rule_ctx *c, const json_t *ad, const json_t *dev)
+{
+	const char *bdf = bdf_of(ad);
+	struct linkinfo l;
+	downgraded_hops(c, bdf, dev);
+	if (!need_link(c, bdf, dev, bdf, &l))
+		return;
+	if (l.speed >= l.cap_speed && l.width >= l.cap_width)
+		return; /* trained at the card's best: nothing lost on this link */
+	double ps, pw;
+	const char *pbdf;
+	int pr = port_caps(c, bdf, dev, &ps, &pw, &pbdf, true);
+	if (pr < 0)
+		return;
+	const char *base = fv_pci_path(c, bdf);
+	if (pr == 0) {
+		/* no port above in the facts: the collector's verdict is all we have */
+		const char *st = json_string_value(json_object_get(dev, "link_status"));
+		if (st && strcmp(st, "downgraded") == 0) {
+			struct hwc_finding *fd = hwc_rule_emit(c, bdf, "link trained at %s, below the card's %s (the collector found it downgraded)",
+							       link_str(c->a, l.speed, l.width), link_str(c->a, l.cap_speed, l.cap_width));
+			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link_status", base), st, "ok");
+		} else if (!st || strcmp(st, "unknown") == 0) {
+			hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.upstream", base),
+					 "not_collected: no upstream port to compare with", "the port's link capability");
+		}
+		return;
+	}
+	double ms = fmin(l.cap_speed, ps), mw = fmin(l.cap_width, pw);
+	if (l.speed >= ms && l.width >= mw)
+		return; /* slot limited, not downgraded */
+	struct hwc_finding *fd = hwc_rule_emit(
+		c, bdf, "link trained at %s although the card and port %s can both do %s (%s Gb/s of %s Gb/s)",
+		link_str(c->a, l.speed, l.width), pbdf, link_str(c->a, ms, mw),
+		fv_fmt_num(c->a, link_gbps(l.speed, l.width)),
+		fv_fmt_num(c->a, link_gbps(ms, mw)));
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.speed_gts", base),
+			 fv_fmt_num(c->a, l.speed), fv_fmt_num(c->a, ms));
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.width", base),
+			 fv_fmt_num(c->a, l.width), fv_fmt_num(c->a, mw));
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.cap_speed_gts", fv_pci_path(c, pbdf)),
+			 fv_fmt_num(c->a, ps), NULL);
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.cap_width", fv_pci_path(c, pbdf)),
+			 fv_fmt_num(c->a, pw), NULL);
+}
+
 static void eval_downgraded(struct hwc_rule_ctx *c)
 {
-	size_t i;
-	const json_t *ad;
-	FOR_ADAPTERS(c, i, ad) {
-		const char *bdf = bdf_of(ad);
-		const json_t *dev = card_dev(c, ad);
-		struct linkinfo l;
-		if (dev)
-			downgraded_hops(c, bdf, dev);
-		if (!dev || !need_link(c, bdf, dev, bdf, &l))
-			continue;
-		if (l.speed >= l.cap_speed && l.width >= l.cap_width)
-			continue; /* trained at the card's best: nothing lost on this link */
-		double ps, pw;
-		const char *pbdf;
-		int pr = port_caps(c, bdf, dev, &ps, &pw, &pbdf, true);
-		if (pr < 0)
-			continue;
-		const char *base = fv_pci_path(c, bdf);
-		if (pr == 0) {
-			/* no port above in the facts: the collector's verdict is all we have */
-			const char *st = json_string_value(json_object_get(dev, "link_status"));
-			if (st && strcmp(st, "downgraded") == 0) {
-				struct hwc_finding *fd = hwc_rule_emit(c, bdf, "link trained at %s, below the card's %s (the collector found it downgraded)",
-								       link_str(c->a, l.speed, l.width), link_str(c->a, l.cap_speed, l.cap_width));
-				hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link_status", base), st, "ok");
-			} else if (!st || strcmp(st, "unknown") == 0) {
-				hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.upstream", base),
-						 "not_collected: no upstream port to compare with", "the port's link capability");
-			}
-			continue;
+	each_card(c, judge_downgraded);
+}
+
+static void judge_slot_limited(struct hwc_rule_ctx *c, const json_t *ad, const json_t *dev)
+{
+	const char *bdf = bdf_of(ad);
+	struct linkinfo l;
+	if (!need_link(c, bdf, dev, bdf, &l))
+		return;
+	if (l.speed >= l.cap_speed && l.width >= l.cap_width)
+		return;
+	double ps, pw;
+	const char *pbdf;
+	int pr = port_caps(c, bdf, dev, &ps, &pw, &pbdf, true);
+	if (pr == 0) {
+		const char *st = json_string_value(json_object_get(dev, "link_status"));
+		if (st && strcmp(st, "slot_limited") == 0) {
+			struct hwc_finding *fd = hwc_rule_emit(c, bdf, "the slot limits the card to %s (capable of %s)",
+							       link_str(c->a, l.speed, l.width), link_str(c->a, l.cap_speed, l.cap_width));
+			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link_status", fv_pci_path(c, bdf)), st, "ok");
 		}
-		double ms = fmin(l.cap_speed, ps), mw = fmin(l.cap_width, pw);
-		if (l.speed >= ms && l.width >= mw)
-			continue; /* slot limited, not downgraded */
-		struct hwc_finding *fd = hwc_rule_emit(
-			c, bdf, "link trained at %s although the card and port %s can both do %s (%s Gb/s of %s Gb/s)",
-			link_str(c->a, l.speed, l.width), pbdf, link_str(c->a, ms, mw),
-			fv_fmt_num(c->a, link_gbps(l.speed, l.width)),
-			fv_fmt_num(c->a, link_gbps(ms, mw)));
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.speed_gts", base),
-				 fv_fmt_num(c->a, l.speed), fv_fmt_num(c->a, ms));
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.width", base),
-				 fv_fmt_num(c->a, l.width), fv_fmt_num(c->a, mw));
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.cap_speed_gts", fv_pci_path(c, pbdf)),
-				 fv_fmt_num(c->a, ps), NULL);
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.cap_width", fv_pci_path(c, pbdf)),
-				 fv_fmt_num(c->a, pw), NULL);
+		return;
 	}
+	if (pr < 0)
+		return;
+	double ms = fmin(l.cap_speed, ps), mw = fmin(l.cap_width, pw);
+	if (l.speed < ms || l.width < mw)
+		return; /* downgraded: the other rule */
+	double have = link_gbps(l.speed, l.width), could = link_gbps(l.cap_speed, l.cap_width);
+	struct hwc_finding *fd = hwc_rule_emit(
+		c, bdf, "the port %s limits the card to %s: %s Gb/s of the %s Gb/s it could use (%s)",
+		pbdf, link_str(c->a, l.speed, l.width), fv_fmt_num(c->a, have),
+		fv_fmt_num(c->a, could), link_str(c->a, l.cap_speed, l.cap_width));
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.cap_speed_gts", fv_pci_path(c, pbdf)),
+			 fv_fmt_num(c->a, ps), fv_fmt_num(c->a, l.cap_speed));
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.cap_width", fv_pci_path(c, pbdf)),
+			 fv_fmt_num(c->a, pw), fv_fmt_num(c->a, l.cap_width));
 }
 
 static void eval_slot_limited(struct hwc_rule_ctx *c)
 {
-	size_t i;
-	const json_t *ad;
-	FOR_ADAPTERS(c, i, ad) {
-		const char *bdf = bdf_of(ad);
-		const json_t *dev = card_dev(c, ad);
-		struct linkinfo l;
-		if (!dev || !need_link(c, bdf, dev, bdf, &l))
-			continue;
-		if (l.speed >= l.cap_speed && l.width >= l.cap_width)
-			continue;
-		double ps, pw;
-		const char *pbdf;
-		int pr = port_caps(c, bdf, dev, &ps, &pw, &pbdf, true);
-		if (pr == 0) {
-			const char *st = json_string_value(json_object_get(dev, "link_status"));
-			if (st && strcmp(st, "slot_limited") == 0) {
-				struct hwc_finding *fd = hwc_rule_emit(c, bdf, "the slot limits the card to %s (capable of %s)",
-								       link_str(c->a, l.speed, l.width), link_str(c->a, l.cap_speed, l.cap_width));
-				hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link_status", fv_pci_path(c, bdf)), st, "ok");
-			}
-			continue;
+	each_card(c, judge_slot_limited);
+}
+
+static void judge_path_bottleneck(struct hwc_rule_ctx *c, const json_t *ad, const json_t *dev)
+{
+	const char *bdf = bdf_of(ad);
+	double g;
+	const char *why;
+	const char *src;
+	double rate = fv_adapter_port_rate(c, ad, &src);
+	if (!fv_num(dev, "path_bottleneck.gbps", &g, &why, c->a)) {
+		/* without root the payload figure (it needs the MPS) is unknown; the raw figure
+		 * bounds it: payload <= raw, and payload >= 0.8 x raw (128-byte TLPs with 24
+		 * bytes of overhead, or flit mode, are the worst case), so most paths decide */
+		double raw;
+		bool have_raw = rate > 0 && fv_num(dev, "path_bottleneck.raw_gbps", &raw, &why, c->a);
+		if (have_raw && raw * 0.8 >= rate)
+			return;
+		if (!have_raw || raw >= rate) {
+			need_num(c, bdf, dev, fv_pci_path(c, bdf), "path_bottleneck.gbps", &g);
+			return;
 		}
-		if (pr < 0)
-			continue;
-		double ms = fmin(l.cap_speed, ps), mw = fmin(l.cap_width, pw);
-		if (l.speed < ms || l.width < mw)
-			continue; /* downgraded: the other rule */
-		double have = link_gbps(l.speed, l.width), could = link_gbps(l.cap_speed, l.cap_width);
-		struct hwc_finding *fd = hwc_rule_emit(
-			c, bdf, "the port %s limits the card to %s: %s Gb/s of the %s Gb/s it could use (%s)",
-			pbdf, link_str(c->a, l.speed, l.width), fv_fmt_num(c->a, have),
-			fv_fmt_num(c->a, could), link_str(c->a, l.cap_speed, l.cap_width));
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.cap_speed_gts", fv_pci_path(c, pbdf)),
-				 fv_fmt_num(c->a, ps), fv_fmt_num(c->a, l.cap_speed));
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.cap_width", fv_pci_path(c, pbdf)),
-				 fv_fmt_num(c->a, pw), fv_fmt_num(c->a, l.cap_width));
+		g = raw;
 	}
+	if (rate <= 0) {
+		hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.ports[].rate_gbps", fv_adapter_path(c, bdf)),
+				 "not_collected: no port rate, netdev speed or product maximum", NULL);
+		return;
+	}
+	if (g >= rate)
+		return;
+	const json_t *pb = json_object_get(dev, "path_bottleneck");
+	const char *hop = json_string_value(json_object_get(pb, "bdf"));
+	const json_t *s = json_object_get(pb, "speed_gts"), *w = json_object_get(pb, "width");
+	const char *hl = json_is_number(s) && json_is_number(w)
+				 ? link_str(c->a, json_number_value(s), json_number_value(w))
+				 : "a narrower link";
+	const json_t *raw = json_object_get(pb, "raw_gbps");
+	const char *rs = json_is_number(raw) && json_number_value(raw) != g
+				 ? hwc_arena_printf(c->a, " of payload (%s Gb/s raw)", fv_fmt_num(c->a, json_number_value(raw)))
+				 : "";
+	struct hwc_finding *fd = hwc_rule_emit(
+		c, bdf, "the PCIe path is limited to %s Gb/s%s by %s at %s, below the %s Gb/s port rate",
+		fv_fmt_num(c->a, g), rs, hl, hop ? hop : "an unnamed hop", fv_fmt_num(c->a, rate));
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.path_bottleneck.gbps", fv_pci_path(c, bdf)),
+			 fv_fmt_num(c->a, g), hwc_arena_printf(c->a, ">= %s", fv_fmt_num(c->a, rate)));
+	if (hop)
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.path_bottleneck.bdf", fv_pci_path(c, bdf)), hop, NULL);
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.%s", fv_adapter_path(c, bdf), src),
+			 fv_fmt_num(c->a, rate), NULL);
 }
 
 static void eval_path_bottleneck(struct hwc_rule_ctx *c)
 {
-	size_t i;
-	const json_t *ad;
-	FOR_ADAPTERS(c, i, ad) {
-		const char *bdf = bdf_of(ad);
-		const json_t *dev = card_dev(c, ad);
-		double g;
-		const char *why;
-		if (!dev)
-			continue;
-		const char *src;
-		double rate = fv_adapter_port_rate(c, ad, &src);
-		if (!fv_num(dev, "path_bottleneck.gbps", &g, &why, c->a)) {
-			/* without root the payload figure (it needs the MPS) is unknown; the raw figure
-			 * bounds it: payload <= raw, and payload >= 0.8 x raw (128-byte TLPs with 24
-			 * bytes of overhead, or flit mode, are the worst case), so most paths decide */
-			double raw;
-			bool have_raw = rate > 0 && fv_num(dev, "path_bottleneck.raw_gbps", &raw, &why, c->a);
-			if (have_raw && raw * 0.8 >= rate)
-				continue;
-			if (!have_raw || raw >= rate) {
-				need_num(c, bdf, dev, fv_pci_path(c, bdf), "path_bottleneck.gbps", &g);
-				continue;
-			}
-			g = raw;
-		}
-		if (rate <= 0) {
-			hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.ports[].rate_gbps", fv_adapter_path(c, bdf)),
-					 "not_collected: no port rate, netdev speed or product maximum", NULL);
-			continue;
-		}
-		if (g >= rate)
-			continue;
-		const json_t *pb = json_object_get(dev, "path_bottleneck");
-		const char *hop = json_string_value(json_object_get(pb, "bdf"));
-		const json_t *s = json_object_get(pb, "speed_gts"), *w = json_object_get(pb, "width");
-		const char *hl = json_is_number(s) && json_is_number(w)
-					 ? link_str(c->a, json_number_value(s), json_number_value(w))
-					 : "a narrower link";
-		const json_t *raw = json_object_get(pb, "raw_gbps");
-		const char *rs = json_is_number(raw) && json_number_value(raw) != g
-					 ? hwc_arena_printf(c->a, " of payload (%s Gb/s raw)", fv_fmt_num(c->a, json_number_value(raw)))
-					 : "";
-		struct hwc_finding *fd = hwc_rule_emit(
-			c, bdf, "the PCIe path is limited to %s Gb/s%s by %s at %s, below the %s Gb/s port rate",
-			fv_fmt_num(c->a, g), rs, hl, hop ? hop : "an unnamed hop", fv_fmt_num(c->a, rate));
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.path_bottleneck.gbps", fv_pci_path(c, bdf)),
-				 fv_fmt_num(c->a, g), hwc_arena_printf(c->a, ">= %s", fv_fmt_num(c->a, rate)));
-		if (hop)
-			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.path_bottleneck.bdf", fv_pci_path(c, bdf)), hop, NULL);
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.%s", fv_adapter_path(c, bdf), src),
-				 fv_fmt_num(c->a, rate), NULL);
-	}
+	each_card(c, judge_path_bottleneck);
 }
 
 static void eval_below_profile(struct hwc_rule_ctx *c)
@@ -378,110 +390,105 @@ static bool ro_quirk_root(const json_t *root)
 	return (!strncmp(d, "6f0", 3) || !strncmp(d, "2f0", 3)) && d[3] >= '1' && d[3] <= 'e';
 }
 
+static void judge_relaxed_ordering(struct hwc_rule_ctx *c, const json_t *ad, const json_t *dev)
+{
+	const char *bdf = bdf_of(ad);
+	bool ro;
+	const char *base = fv_pci_path(c, bdf);
+	/* a VF never gets here (each_card()): DevCtl Relaxed Ordering is RsvdP there */
+	if (!need_bool(c, bdf, dev, base, "relaxed_ordering", &ro) || ro)
+		return;
+	const json_t *path = json_object_get(dev, "path");
+	const json_t *root = json_array_size(path) ? fv_pci_dev(c->facts, json_string_value(json_array_get(path, json_array_size(path) - 1))) : NULL;
+	if (ro_quirk_root(root))
+		return;
+	struct hwc_finding *fd = hwc_rule_emit(c, bdf, "Relaxed Ordering is disabled in the card's Device Control register");
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.relaxed_ordering", base), "false", "true");
+}
+
 static void eval_relaxed_ordering(struct hwc_rule_ctx *c)
 {
-	size_t i;
-	const json_t *ad;
-	FOR_ADAPTERS(c, i, ad) {
-		const char *bdf = bdf_of(ad);
-		const json_t *dev = card_dev(c, ad);
-		bool ro;
-		const char *base = fv_pci_path(c, bdf);
-		if (!dev)
-			continue; /* also a VF: DevCtl Relaxed Ordering is RsvdP there */
-		if (!need_bool(c, bdf, dev, base, "relaxed_ordering", &ro) || ro)
-			continue;
-		const json_t *path = json_object_get(dev, "path");
-		const json_t *root = json_array_size(path) ? fv_pci_dev(c->facts, json_string_value(json_array_get(path, json_array_size(path) - 1))) : NULL;
-		if (ro_quirk_root(root))
-			continue;
-		struct hwc_finding *fd = hwc_rule_emit(c, bdf, "Relaxed Ordering is disabled in the card's Device Control register");
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.relaxed_ordering", base), "false", "true");
+	each_card(c, judge_relaxed_ordering);
+}
+
+static void judge_aer(struct hwc_rule_ctx *c, const json_t *ad, const json_t *dev)
+{
+	const char *bdf = bdf_of(ad);
+	double cmax = hwc_profile_threshold(c->prof, HWC_T_AER_CORRECTABLE_MAX);
+	double ce, nf, fa;
+	const char *base = fv_pci_path(c, bdf);
+	if (json_is_false(json_object_get(dev, "aer_capable")))
+		return; /* no AER capability: nothing can count */
+	int ok = need_num(c, bdf, dev, base, "aer.correctable", &ce);
+	ok &= need_num(c, bdf, dev, base, "aer.nonfatal", &nf);
+	ok &= need_num(c, bdf, dev, base, "aer.fatal", &fa);
+	if (!ok)
+		return;
+	if (nf > 0 || fa > 0) {
+		struct hwc_finding *fd = hwc_rule_emit_sev(c, HWC_SEV_ERROR, bdf, "uncorrectable PCIe errors counted: %s non-fatal, %s fatal",
+							   fv_fmt_num(c->a, nf), fv_fmt_num(c->a, fa));
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.aer.nonfatal", base), fv_fmt_num(c->a, nf), "0");
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.aer.fatal", base), fv_fmt_num(c->a, fa), "0");
+	} else if (ce > cmax) {
+		struct hwc_finding *fd = hwc_rule_emit_sev(c, HWC_SEV_WARN, bdf, "%s correctable PCIe errors counted since boot",
+							   fv_fmt_num(c->a, ce));
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.aer.correctable", base), fv_fmt_num(c->a, ce),
+				 hwc_arena_printf(c->a, "<= %s", fv_fmt_num(c->a, cmax)));
 	}
 }
 
 static void eval_aer(struct hwc_rule_ctx *c)
 {
-	size_t i;
-	const json_t *ad;
-	double cmax = hwc_profile_threshold(c->prof, HWC_T_AER_CORRECTABLE_MAX);
-	FOR_ADAPTERS(c, i, ad) {
-		const char *bdf = bdf_of(ad);
-		const json_t *dev = card_dev(c, ad);
-		double ce, nf, fa;
-		const char *base = fv_pci_path(c, bdf);
-		if (!dev)
-			continue;
-		if (json_is_false(json_object_get(dev, "aer_capable")))
-			continue; /* no AER capability: nothing can count */
-		int ok = need_num(c, bdf, dev, base, "aer.correctable", &ce);
-		ok &= need_num(c, bdf, dev, base, "aer.nonfatal", &nf);
-		ok &= need_num(c, bdf, dev, base, "aer.fatal", &fa);
-		if (!ok)
-			continue;
-		if (nf > 0 || fa > 0) {
-			struct hwc_finding *fd = hwc_rule_emit_sev(c, HWC_SEV_ERROR, bdf, "uncorrectable PCIe errors counted: %s non-fatal, %s fatal",
-								   fv_fmt_num(c->a, nf), fv_fmt_num(c->a, fa));
-			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.aer.nonfatal", base), fv_fmt_num(c->a, nf), "0");
-			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.aer.fatal", base), fv_fmt_num(c->a, fa), "0");
-		} else if (ce > cmax) {
-			struct hwc_finding *fd = hwc_rule_emit_sev(c, HWC_SEV_WARN, bdf, "%s correctable PCIe errors counted since boot",
-								   fv_fmt_num(c->a, ce));
-			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.aer.correctable", base), fv_fmt_num(c->a, ce),
-					 hwc_arena_printf(c->a, "<= %s", fv_fmt_num(c->a, cmax)));
-		}
+	each_card(c, judge_aer);
+}
+
+static void judge_aspm(struct hwc_rule_ctx *c, const json_t *ad, const json_t *dev)
+{
+	const char *bdf = bdf_of(ad);
+	const char *base = fv_pci_path(c, bdf);
+	const json_t *v;
+	const char *why;
+	if (!fv_lookup(dev, "link.aspm", &v, &why, c->a)) {
+		hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.link.aspm", base), why, NULL);
+		return;
 	}
+	const char *s = json_string_value(v);
+	bool on = json_is_true(v) || (s && *s && strcasecmp(s, "disabled") && strcasecmp(s, "off") &&
+				      strcasecmp(s, "none") && strcasecmp(s, "false"));
+	if (!on)
+		return;
+	struct hwc_finding *fd = hwc_rule_emit(c, bdf, "ASPM %s is enabled on the card's link: exits from L0s/L1 add latency under bursty load",
+					       s ? s : "");
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.aspm", base), s ? s : "true", "disabled");
 }
 
 static void eval_aspm(struct hwc_rule_ctx *c)
 {
-	size_t i;
-	const json_t *ad;
-	FOR_ADAPTERS(c, i, ad) {
-		const char *bdf = bdf_of(ad);
-		const json_t *dev = card_dev(c, ad);
-		const char *base = fv_pci_path(c, bdf);
-		const json_t *v;
-		const char *why;
-		if (!dev)
-			continue;
-		if (!fv_lookup(dev, "link.aspm", &v, &why, c->a)) {
-			hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.link.aspm", base), why, NULL);
-			continue;
-		}
-		const char *s = json_string_value(v);
-		bool on = json_is_true(v) || (s && *s && strcasecmp(s, "disabled") && strcasecmp(s, "off") &&
-					      strcasecmp(s, "none") && strcasecmp(s, "false"));
-		if (!on)
-			continue;
-		struct hwc_finding *fd = hwc_rule_emit(c, bdf, "ASPM %s is enabled on the card's link: exits from L0s/L1 add latency under bursty load",
-						       s ? s : "");
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.aspm", base), s ? s : "true", "disabled");
+	each_card(c, judge_aspm);
+}
+
+static void judge_slot_power(struct hwc_rule_ctx *c, const json_t *ad, const json_t *dev)
+{
+	const char *bdf = bdf_of(ad);
+	const char *base = fv_pci_path(c, bdf);
+	double w;
+	if (!need_num(c, bdf, dev, base, "slot_power_limit_w", &w))
+		return;
+	const json_t *min = json_object_get(hwc_profile_product(c->prof, ad), "slot_power_min_w");
+	if (w == 0) {
+		struct hwc_finding *fd = hwc_rule_emit(c, bdf, "the slot never advertised a power limit to the card (Set_Slot_Power_Limit); ConnectX firmware then caps itself at 25 W");
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.slot_power_limit_w", base), "0", "> 0 (advertised)");
+	} else if (json_is_number(min) && w < json_number_value(min)) {
+		struct hwc_finding *fd = hwc_rule_emit(c, bdf, "the slot advertises %s W, below the %s W the profile requires for this card",
+						       fv_fmt_num(c->a, w), fv_fmt_num(c->a, json_number_value(min)));
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.slot_power_limit_w", base), fv_fmt_num(c->a, w),
+				 hwc_arena_printf(c->a, ">= %s", fv_fmt_num(c->a, json_number_value(min))));
 	}
 }
 
 static void eval_slot_power(struct hwc_rule_ctx *c)
 {
-	size_t i;
-	const json_t *ad;
-	FOR_ADAPTERS(c, i, ad) {
-		const char *bdf = bdf_of(ad);
-		const json_t *dev = card_dev(c, ad);
-		const char *base = fv_pci_path(c, bdf);
-		double w;
-		if (!dev || !need_num(c, bdf, dev, base, "slot_power_limit_w", &w))
-			continue;
-		const json_t *min = json_object_get(hwc_profile_product(c->prof, ad), "slot_power_min_w");
-		if (w == 0) {
-			struct hwc_finding *fd = hwc_rule_emit(c, bdf, "the slot never advertised a power limit to the card (Set_Slot_Power_Limit); ConnectX firmware then caps itself at 25 W");
-			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.slot_power_limit_w", base), "0", "> 0 (advertised)");
-		} else if (json_is_number(min) && w < json_number_value(min)) {
-			struct hwc_finding *fd = hwc_rule_emit(c, bdf, "the slot advertises %s W, below the %s W the profile requires for this card",
-							       fv_fmt_num(c->a, w), fv_fmt_num(c->a, json_number_value(min)));
-			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.slot_power_limit_w", base), fv_fmt_num(c->a, w),
-					 hwc_arena_printf(c->a, ">= %s", fv_fmt_num(c->a, json_number_value(min))));
-		}
-	}
+	each_card(c, judge_slot_power);
 }
 
 int hwc_fwc_current(struct hwc_rule_ctx *c, const json_t *ad, const char *name, const json_t **val)
