@@ -46,6 +46,7 @@ struct hwc_env {
 		unsigned long use;
 	} dircache[DIRCACHE_N];
 	unsigned long dircache_clock;
+	int link_depth; /* links followed by open_in_cached_dir in the current open */
 };
 
 /* ------------------------------------------------------------------ open / free */
@@ -491,8 +492,11 @@ static int dircache_get(struct hwc_env *e, const char *dir, size_t dirlen, const
 	return fd;
 }
 
-/* Opens `leaf` in a cached directory when it is a plain entry that is not a link: the same
- * checks as below. Returns -EAGAIN when the general walk must decide. */
+static int open_resolved(struct hwc_env *e, const char *path, int flags, char *resolved,
+			 size_t rsz, enum open_kind kind);
+
+/* Opens `leaf` in a cached directory (following it when it is a link), with the same checks as
+ * the general walk below. Returns -EAGAIN when the general walk must decide. */
 static int open_in_cached_dir(struct hwc_env *e, const char *path, int flags, char *resolved,
 			      size_t rsz, enum open_kind kind)
 {
@@ -508,8 +512,34 @@ static int open_in_cached_dir(struct hwc_env *e, const char *path, int flags, ch
 	struct stat lst;
 	if (fstatat(dfd, leaf, &lst, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? -ENOENT : -EAGAIN;
-	if (S_ISLNK(lst.st_mode))
-		return -EAGAIN;
+	if (S_ISLNK(lst.st_mode)) {
+		/* Follow it from here: the directory is resolved, so its path joined with a relative
+		 * target walks the same way the general walk would (".." stops at the root, an
+		 * absolute target restarts there), and the target's directory is shared by its
+		 * siblings (sys/bus/pci/devices/<bdf> -> ../../../devices/pci0000:00/...). */
+		if (e->link_depth >= MAX_LINKS)
+			return -ELOOP;
+		char target[PATH_MAX], joined[2 * PATH_MAX];
+		ssize_t tl = readlinkat(dfd, leaf, target, sizeof(target) - 1);
+		if (tl < 0)
+			return -EAGAIN;
+		target[tl] = 0;
+		if (e->record) {
+			char lp[PATH_MAX];
+			int n = snprintf(lp, sizeof(lp), "%s%s%s", dres, *dres ? "/" : "", leaf);
+			if (n > 0 && (size_t)n < sizeof(lp))
+				cap_put(e, HWC_CAP_LINK, lp, target, (size_t)tl);
+		}
+		int n = target[0] == '/' ? snprintf(joined, sizeof(joined), "%s", target)
+					 : snprintf(joined, sizeof(joined), "%s%s%s", dres,
+						    *dres ? "/" : "", target);
+		if (n < 0 || (size_t)n >= sizeof(joined))
+			return -ENAMETOOLONG;
+		e->link_depth++;
+		int fd = open_resolved(e, joined, flags, resolved, rsz, kind);
+		e->link_depth--;
+		return fd;
+	}
 	if (!kind_allows(e, kind, lst.st_mode))
 		return S_ISDIR(lst.st_mode) ? -EISDIR : kind == OPEN_DIR ? -ENOTDIR : -EINVAL;
 	int extra = (flags & O_PATH) ? 0 : O_NONBLOCK | O_NOCTTY;
@@ -523,7 +553,9 @@ static int open_in_cached_dir(struct hwc_env *e, const char *path, int flags, ch
 			close(fd);
 			return -EINVAL;
 		}
-		if (extra)
+		/* back to blocking (a device opened for ioctls expects it); a regular file's reads
+		 * never block, so it is left alone */
+		if (extra && !S_ISREG(st.st_mode))
 			fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	}
 	if (resolved)
@@ -566,7 +598,7 @@ static int open_resolved(struct hwc_env *e, const char *path, int flags, char *r
 		    (last[0] && (st.st_ino != w.last_st.st_ino || st.st_dev != w.last_st.st_dev))) {
 			close(fd);
 			fd = -EINVAL;
-		} else if (extra) {
+		} else if (extra && !S_ISREG(st.st_mode)) {
 			/* back to blocking reads (a device opened for ioctls expects them) */
 			fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 		}
@@ -599,8 +631,39 @@ int hwc_env_realpath(struct hwc_env *e, const char *path, struct hwc_arena *a, c
 	return 0;
 }
 
+/* readlink of a plain leaf in a cached directory; -EAGAIN when the general walk must decide. */
+static int readlink_in_cached_dir(struct hwc_env *e, const char *path, struct hwc_arena *a,
+				  const char **out)
+{
+	while (*path == '/')
+		path++;
+	const char *slash = strrchr(path, '/');
+	if (!slash || !slash[1] || strcmp(slash + 1, ".") == 0 || strcmp(slash + 1, "..") == 0)
+		return -EAGAIN;
+	const char *leaf = slash + 1, *dres;
+	int dfd = dircache_get(e, path, (size_t)(slash - path), &dres);
+	if (dfd < 0)
+		return -EAGAIN;
+	char target[PATH_MAX];
+	ssize_t tl = readlinkat(dfd, leaf, target, sizeof(target) - 1);
+	if (tl < 0)
+		return errno == ENOENT || errno == EINVAL ? -errno : -EAGAIN;
+	target[tl] = 0;
+	if (e->record) {
+		char lp[PATH_MAX];
+		int n = snprintf(lp, sizeof(lp), "%s%s%s", dres, *dres ? "/" : "", leaf);
+		if (n > 0 && (size_t)n < sizeof(lp))
+			cap_put(e, HWC_CAP_LINK, lp, target, (size_t)tl);
+	}
+	*out = hwc_arena_strdup(a, target);
+	return *out ? 0 : -ENOMEM;
+}
+
 int hwc_env_readlink(struct hwc_env *e, const char *path, struct hwc_arena *a, const char **out)
 {
+	int fast = readlink_in_cached_dir(e, path, a, out);
+	if (fast != -EAGAIN)
+		return fast;
 	struct walk w;
 	char last[NAME_MAX + 1];
 	int rc = walk_path(e, &w, path, false, last, sizeof(last));
