@@ -133,12 +133,14 @@ int hwc_arena_grow(struct hwc_arena *a, void **arr, size_t elem, size_t *cap, si
 {
 	if (need <= *cap)
 		return 0;
-	size_t ncap = *cap ? *cap : 4;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2)
-			return -ENOMEM; /* doubling would wrap (and loop for ever) */
-		ncap *= 2;
-	}
+	/* Double for one-by-one pushes; a caller that asks for more than double at once knows
+	 * its count (a directory listing), so it gets exactly that: the old block stays in the
+	 * arena, and rounding 1,052 devices up to 2,048 would waste megabytes. */
+	if (*cap > SIZE_MAX / 2)
+		return -ENOMEM; /* doubling would wrap */
+	size_t ncap = *cap ? *cap * 2 : 4;
+	if (ncap < need)
+		ncap = need;
 	void *n = hwc_arena_calloc(a, ncap, elem);
 	if (!n)
 		return -ENOMEM;
