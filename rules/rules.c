@@ -104,6 +104,9 @@ const struct hwc_rule *hwc_rule_find(const char *id)
 
 static struct hwc_finding *emit_v(struct hwc_rule_ctx *c, enum hwc_severity sev,
 				  const char *subject, const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
+static struct hwc_finding *emit_v(struct hwc_rule_ctx *c, enum hwc_severity sev,
+				  const char *subject, const char *fmt, va_list ap)
 {
 	struct hwc_finding *fd = HWC_VEC_PUSH(c->a, c->out);
 	if (!fd)
