@@ -495,6 +495,25 @@ static int dircache_get(struct hwc_env *e, const char *dir, size_t dirlen, const
 static int open_resolved(struct hwc_env *e, const char *path, int flags, char *resolved,
 			 size_t rsz, enum open_kind kind);
 
+/* A cached directory removed since (a device gone, a recording rewritten) answers ENOENT for
+ * everything: drop it, so the general walk finds what the path names now. */
+static bool dircache_drop_if_stale(struct hwc_env *e, int dfd)
+{
+	struct stat st;
+	if (fstat(dfd, &st) == 0 && st.st_nlink > 0)
+		return false;
+	for (size_t i = 0; i < DIRCACHE_N; i++) {
+		struct dircache_ent *c = &e->dircache[i];
+		if (c->key && c->fd == dfd) {
+			close(c->fd);
+			free(c->key);
+			free(c->res);
+			memset(c, 0, sizeof(*c));
+		}
+	}
+	return true;
+}
+
 /* Opens `leaf` in a cached directory (following it when it is a link), with the same checks as
  * the general walk below. Returns -EAGAIN when the general walk must decide. */
 static int open_in_cached_dir(struct hwc_env *e, const char *path, int flags, char *resolved,
@@ -510,8 +529,11 @@ static int open_in_cached_dir(struct hwc_env *e, const char *path, int flags, ch
 	if (dfd < 0)
 		return -EAGAIN;
 	struct stat lst;
-	if (fstatat(dfd, leaf, &lst, AT_SYMLINK_NOFOLLOW) < 0)
-		return errno == ENOENT ? -ENOENT : -EAGAIN;
+	if (fstatat(dfd, leaf, &lst, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno != ENOENT || dircache_drop_if_stale(e, dfd))
+			return -EAGAIN;
+		return -ENOENT;
+	}
 	if (S_ISLNK(lst.st_mode)) {
 		/* Follow it from here: the directory is resolved, so its path joined with a relative
 		 * target walks the same way the general walk would (".." stops at the root, an
@@ -646,8 +668,12 @@ static int readlink_in_cached_dir(struct hwc_env *e, const char *path, struct hw
 		return -EAGAIN;
 	char target[PATH_MAX];
 	ssize_t tl = readlinkat(dfd, leaf, target, sizeof(target) - 1);
-	if (tl < 0)
-		return errno == ENOENT || errno == EINVAL ? -errno : -EAGAIN;
+	if (tl < 0) {
+		int err = errno;
+		if (err == ENOENT && dircache_drop_if_stale(e, dfd))
+			return -EAGAIN;
+		return err == ENOENT || err == EINVAL ? -err : -EAGAIN;
+	}
 	target[tl] = 0;
 	if (e->record) {
 		char lp[PATH_MAX];
