@@ -190,6 +190,108 @@ int hwc_cmd_check(struct hwc_cli *c)
 	return rc;
 }
 
+/* json_dump_callback sink that indents every line after the first by `indent` spaces, so a
+ * value dumped on its own sits at its depth in the document. */
+struct indent_sink {
+	FILE *out;
+	int indent;
+};
+
+static int indent_write(const char *buf, size_t size, void *data)
+{
+	struct indent_sink *k = data;
+	for (size_t i = 0; i < size; i++) {
+		if (fputc(buf[i], k->out) == EOF)
+			return -1;
+		if (buf[i] == '\n' && fprintf(k->out, "%*s", k->indent, "") < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int dump_at(FILE *out, const json_t *j, int indent)
+{
+	struct indent_sink k = {out, indent};
+	return json_dump_callback(j, indent_write, &k,
+				  JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17) | JSON_INDENT(2) |
+					  JSON_ENCODE_ANY);
+}
+
+/* The facts document, one section at a time: each section's JSON is built, written and freed
+ * before the next, so a host with a thousand PCI functions never holds its whole document in
+ * memory (the same text as dumping it whole). Adds the known values to *known. */
+static int stream_facts_doc(FILE *out, const struct hwc_cli *c, const struct hwc_facts *f,
+			    size_t *known)
+{
+	json_t *rep = hwc_report_json(c, "hwcheck.facts", f, json_object(), NULL);
+	if (!rep)
+		return -ENOMEM;
+	int rc = fputs("{", out) == EOF ? -EIO : 0;
+	const char *key;
+	json_t *val;
+	bool first = true;
+	json_object_foreach(rep, key, val) {
+		if (rc < 0)
+			break;
+		json_t *k = json_string(key);
+		if (fputs(first ? "\n  " : ",\n  ", out) == EOF || dump_at(out, k, 2) < 0 ||
+		    fputs(": ", out) == EOF)
+			rc = -EIO;
+		json_decref(k);
+		first = false;
+		if (rc < 0)
+			break;
+		if (strcmp(key, "facts") != 0) {
+			rc = dump_at(out, val, 2) < 0 ? -EIO : 0;
+			continue;
+		}
+		size_t n;
+		const struct hwc_section *sec = hwc_sections(&n);
+		bool any = false;
+		for (size_t i = 0; i < n && rc == 0; i++) {
+			json_t *sj = sec[i].to_json(f);
+			if (!sj)
+				continue;
+			*known += hwc_facts_known_count(sj);
+			k = json_string(sec[i].name);
+			if (fputs(any ? ",\n    " : "{\n    ", out) == EOF || dump_at(out, k, 4) < 0 ||
+			    fputs(": ", out) == EOF || dump_at(out, sj, 4) < 0)
+				rc = -EIO;
+			json_decref(k);
+			json_decref(sj);
+			any = true;
+		}
+		if (rc == 0 && fputs(any ? "\n  }" : "{}", out) == EOF)
+			rc = -EIO;
+	}
+	if (rc == 0 && fputs("\n}\n", out) == EOF)
+		rc = -EIO;
+	json_decref(rep);
+	return rc;
+}
+
+static int cmd_facts_json(struct hwc_cli *c, struct hwc_facts *f, size_t *known)
+{
+	struct hwc_outfile o;
+	int rc = hwc_outfile_open(&o, c->output ? c->output : "-");
+	if (rc < 0) {
+		hwc_cli_err("%s: cannot write: %s", c->output, strerror(-rc));
+		return HWC_EXIT_USAGE;
+	}
+	rc = stream_facts_doc(o.fp, c, f, known);
+	if (rc < 0) {
+		hwc_outfile_abort(&o);
+		hwc_cli_err("%s: cannot write: %s", c->output ? c->output : "stdout", strerror(-rc));
+		return HWC_EXIT_INTERNAL;
+	}
+	rc = hwc_outfile_commit(&o);
+	if (rc < 0) {
+		hwc_cli_err("%s: cannot write: %s", c->output ? c->output : "stdout", strerror(-rc));
+		return HWC_EXIT_INTERNAL;
+	}
+	return 0;
+}
+
 int hwc_cmd_facts(struct hwc_cli *c)
 {
 	if (c->nargs > 0) {
@@ -200,18 +302,19 @@ int hwc_cmd_facts(struct hwc_cli *c)
 	struct hwc_facts *f = hwc_cli_facts(c, &ec);
 	if (!f)
 		return ec;
-	json_t *facts = hwc_facts_to_json(f);
-	bool nothing = hwc_facts_known_count(facts) == 0;
 	int rc = 0;
+	bool nothing;
 	if (c->json) {
-		json_t *rep = hwc_report_json(c, "hwcheck.facts", f, json_incref(facts), NULL);
-		rc = rep ? hwc_emit_json(c, rep) : HWC_EXIT_INTERNAL;
-		json_decref(rep);
+		size_t known = 0;
+		rc = cmd_facts_json(c, f, &known);
+		nothing = known == 0;
 	} else {
+		json_t *facts = hwc_facts_to_json(f);
+		nothing = hwc_facts_known_count(facts) == 0;
 		hwc_render_facts_text(stdout, c, facts);
+		json_decref(facts);
 	}
 	hwc_render_errors(f);
-	json_decref(facts);
 	hwc_facts_free(f);
 	if (nothing) {
 		hwc_cli_err("nothing could be collected under %s", c->root ? c->root : "/");
