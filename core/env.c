@@ -17,6 +17,7 @@
 #define MAX_LINKS 40
 #define MAX_DEPTH 256
 #define DIRCACHE_N 64
+#define DIRCACHE_DEPTH 8
 #define READ_CAP_DEFAULT (1u << 20)
 
 struct cap_entry {
@@ -46,7 +47,8 @@ struct hwc_env {
 		unsigned long use;
 	} dircache[DIRCACHE_N];
 	unsigned long dircache_clock;
-	int link_depth; /* links followed by open_in_cached_dir in the current open */
+	int link_depth;  /* links followed by open_in_cached_dir in the current open */
+	int cache_depth; /* directories being resolved through their cached parents */
 };
 
 /* ------------------------------------------------------------------ open / free */
@@ -437,13 +439,41 @@ static bool kind_allows(const struct hwc_env *e, enum open_kind kind, mode_t mod
 
 /* Resolve fully and open with flags; records the resolved path in `resolved` if given. Returns
  * -EISDIR for a directory where a file was wanted and -EINVAL for a type readers never open. */
+static int open_resolved(struct hwc_env *e, const char *path, int flags, char *resolved,
+			 size_t rsz, enum open_kind kind);
+
 /* The directory part of many reads is the same (sys/bus/pci/devices/<bdf>/...): each directory is
  * resolved once, through the same confined walk, and kept as an O_PATH fd. Only a leaf that is not
  * a link is opened from it; everything else takes the general walk. Returns the fd (owned by the
  * cache) or -errno. */
+/* A directory by the general walk alone, as an O_PATH fd, its resolved path in res. */
+static int walk_open_dir(struct hwc_env *e, const char *path, char *res, size_t rsz)
+{
+	struct walk w;
+	char last[NAME_MAX + 1];
+	int rc = walk_path(e, &w, path, true, last, sizeof(last));
+	int fd = -1;
+	if (rc == 0) {
+		if (!last[0])
+			fd = openat(w.fds[w.depth - 1], ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		else
+			fd = openat(w.fds[w.depth - 1], last,
+				    O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			rc = -errno;
+		else if (last[0])
+			rc = res_append(&w, last);
+	}
+	if (rc == 0)
+		snprintf(res, rsz, "%s", w.res);
+	else if (fd >= 0)
+		close(fd);
+	walk_done(&w);
+	return rc < 0 ? rc : fd;
+}
+
 static int dircache_get(struct hwc_env *e, const char *dir, size_t dirlen, const char **res)
 {
-	struct dircache_ent *slot = &e->dircache[0];
 	for (size_t i = 0; i < DIRCACHE_N; i++) {
 		struct dircache_ent *c = &e->dircache[i];
 		if (c->key && strlen(c->key) == dirlen && memcmp(c->key, dir, dirlen) == 0) {
@@ -451,36 +481,35 @@ static int dircache_get(struct hwc_env *e, const char *dir, size_t dirlen, const
 			*res = c->res;
 			return c->fd;
 		}
-		if (!c->key || (slot->key && c->use < slot->use))
-			slot = c;
 	}
 	char *key = strndup(dir, dirlen);
 	if (!key)
 		return -ENOMEM;
-	struct walk w;
-	char last[NAME_MAX + 1];
-	int rc = walk_path(e, &w, key, true, last, sizeof(last));
-	int fd = -1;
-	if (rc == 0) {
-		if (!last[0]) {
-			fd = openat(w.fds[w.depth - 1], ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-		} else {
-			fd = openat(w.fds[w.depth - 1], last,
-				    O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (fd >= 0)
-				rc = res_append(&w, last);
-		}
-		if (fd < 0)
-			rc = -errno;
+	/* Resolved the same way as any open, so through the cached parent when there is one: the
+	 * recursion strips one component per level and ends at the general walk. */
+	char rbuf[PATH_MAX];
+	int fd;
+	if (e->cache_depth >= DIRCACHE_DEPTH) {
+		/* deep paths: the general walk, so the stack stays bounded */
+		fd = walk_open_dir(e, key, rbuf, sizeof(rbuf));
+	} else {
+		e->cache_depth++;
+		fd = open_resolved(e, key, O_PATH | O_DIRECTORY, rbuf, sizeof(rbuf), OPEN_META);
+		e->cache_depth--;
 	}
-	char *r = rc == 0 ? strdup(w.res) : NULL;
-	walk_done(&w);
-	if (rc < 0 || !r) {
+	char *r = fd >= 0 ? strdup(rbuf) : NULL;
+	if (fd < 0 || !r) {
 		if (fd >= 0)
 			close(fd);
 		free(key);
-		free(r);
-		return rc < 0 ? rc : -ENOMEM;
+		return fd < 0 ? fd : -ENOMEM;
+	}
+	/* the least recently used slot, chosen after the recursion (which may have filled some) */
+	struct dircache_ent *slot = &e->dircache[0];
+	for (size_t i = 0; i < DIRCACHE_N; i++) {
+		struct dircache_ent *c = &e->dircache[i];
+		if (!c->key || (slot->key && c->use < slot->use))
+			slot = c;
 	}
 	if (slot->key) {
 		close(slot->fd);
