@@ -76,6 +76,9 @@ static bool pax_path(const char *p, size_t n, const char **val, size_t *vlen)
 			rl = rl * 10 + (size_t)(p[i++] - '0');
 		if (i >= n || p[i] != ' ' || rl == 0 || rl > n - off)
 			return false;
+		/* the record must cover its own length digits, the space and at least a newline */
+		if (rl < i + 2 - off)
+			return false;
 		const char *kv = p + i + 1;
 		size_t kvlen = off + rl - (i + 1);
 		if (kvlen < 1 || kv[kvlen - 1] != '\n')
