@@ -219,6 +219,18 @@ static enum hwc_status error_status(const char *msg)
 	return HWC_ST_UNREADABLE;
 }
 
+/* A tool's output held none of what was asked: its own "-E-" line says why when it printed one,
+ * else the output is not what the parser expects. Returns -EINVAL for the caller to pass on. */
+static int no_data(struct hwc_fmeta *m, struct hwc_arena *a, const char *tool, const char *err,
+		   const char *missing)
+{
+	if (err)
+		hwc_fmeta_set(m, error_status(err), 0, hwc_arena_printf(a, "%s: %s", tool, err));
+	else
+		hwc_fmeta_set(m, HWC_ST_INVALID, 0, missing);
+	return -EINVAL;
+}
+
 int hwc_mlx_parse_mstconfig(const char *buf, size_t len, struct hwc_arena *a,
 			    struct hwc_mlx_cfg *out)
 {
@@ -374,13 +386,7 @@ int hwc_mlx_parse_mstconfig(const char *buf, size_t len, struct hwc_arena *a,
 		}
 	}
 	if (!seen_table || out->params.n == 0) {
-		if (err)
-			hwc_fmeta_set(&out->m, error_status(err), 0,
-				      hwc_arena_printf(a, "mstconfig: %s", err));
-		else
-			hwc_fmeta_set(&out->m, HWC_ST_INVALID, 0,
-				      "mstconfig printed no 'Configurations:' table");
-		return -EINVAL;
+		return no_data(&out->m, a, "mstconfig", err, "mstconfig printed no 'Configurations:' table");
 	}
 	for (size_t c = 0; c < ncols; c++)
 		if (cols[c] == COL_DEFAULT || cols[c] == COL_CURRENT)
@@ -457,13 +463,7 @@ int hwc_mlx_parse_flint_query(const char *buf, size_t len, struct hwc_arena *a,
 		}
 	}
 	if (out->fw_version.m.st != HWC_ST_OK || !*out->fw_version.v) {
-		if (err)
-			hwc_fmeta_set(&out->m, error_status(err), 0,
-				      hwc_arena_printf(a, "mstflint: %s", err));
-		else
-			hwc_fmeta_set(&out->m, HWC_ST_INVALID, 0,
-				      "mstflint query printed no 'FW Version:' line");
-		return -EINVAL;
+		return no_data(&out->m, a, "mstflint", err, "mstflint query printed no 'FW Version:' line");
 	}
 	if (out->psid.m.st != HWC_ST_OK)
 		HWC_FAIL(out->psid, HWC_ST_ABSENT, 0, "mstflint query printed no PSID line");
@@ -509,13 +509,7 @@ int hwc_mlx_parse_mstreg(const char *buf, size_t len, struct hwc_arena *a, struc
 		}
 	}
 	if (out->fields.n == 0) {
-		if (err)
-			hwc_fmeta_set(&out->m, error_status(err), 0,
-				      hwc_arena_printf(a, "mstreg: %s", err));
-		else
-			hwc_fmeta_set(&out->m, HWC_ST_INVALID, 0,
-				      "mstreg printed no 'field | 0x...' rows");
-		return -EINVAL;
+		return no_data(&out->m, a, "mstreg", err, "mstreg printed no 'field | 0x...' rows");
 	}
 	hwc_fmeta_set(&out->m, HWC_ST_OK, 0, NULL);
 	return 0;
