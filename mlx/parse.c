@@ -386,7 +386,8 @@ int hwc_mlx_parse_mstconfig(const char *buf, size_t len, struct hwc_arena *a,
 		}
 	}
 	if (!seen_table || out->params.n == 0) {
-		return no_data(&out->m, a, "mstconfig", err, "mstconfig printed no 'Configurations:' table");
+		return no_data(&out->m, a, "mstconfig", err,
+			       "mstconfig printed no 'Configurations:' table");
 	}
 	for (size_t c = 0; c < ncols; c++)
 		if (cols[c] == COL_DEFAULT || cols[c] == COL_CURRENT)
@@ -463,7 +464,8 @@ int hwc_mlx_parse_flint_query(const char *buf, size_t len, struct hwc_arena *a,
 		}
 	}
 	if (out->fw_version.m.st != HWC_ST_OK || !*out->fw_version.v) {
-		return no_data(&out->m, a, "mstflint", err, "mstflint query printed no 'FW Version:' line");
+		return no_data(&out->m, a, "mstflint", err,
+			       "mstflint query printed no 'FW Version:' line");
 	}
 	if (out->psid.m.st != HWC_ST_OK)
 		HWC_FAIL(out->psid, HWC_ST_ABSENT, 0, "mstflint query printed no PSID line");
@@ -509,7 +511,8 @@ int hwc_mlx_parse_mstreg(const char *buf, size_t len, struct hwc_arena *a, struc
 		}
 	}
 	if (out->fields.n == 0) {
-		return no_data(&out->m, a, "mstreg", err, "mstreg printed no 'field | 0x...' rows");
+		return no_data(&out->m, a, "mstreg", err,
+			       "mstreg printed no 'field | 0x...' rows");
 	}
 	hwc_fmeta_set(&out->m, HWC_ST_OK, 0, NULL);
 	return 0;
