@@ -204,6 +204,18 @@ static void cap_put(struct hwc_env *e, enum hwc_capture_kind kind, const char *p
 	e->ncaps++;
 }
 
+/* Keep a link crossed at dir/leaf (dir resolved, root-relative) when recording. */
+static void cap_link(struct hwc_env *e, const char *dir, const char *leaf, const char *target,
+		     size_t tl)
+{
+	if (!e->record)
+		return;
+	char lp[PATH_MAX];
+	int n = snprintf(lp, sizeof(lp), "%s%s%s", dir, *dir ? "/" : "", leaf);
+	if (n > 0 && (size_t)n < sizeof(lp))
+		cap_put(e, HWC_CAP_LINK, lp, target, tl);
+}
+
 int hwc_env_capture_blob(struct hwc_env *e, const char *path, const void *data, size_t len)
 {
 	while (*path == '/')
@@ -359,13 +371,7 @@ static int walk_path(struct hwc_env *e, struct walk *w, const char *path, bool f
 				goto out;
 			}
 			target[tl] = 0;
-			if (e->record) {
-				char lp[PATH_MAX];
-				int n = snprintf(lp, sizeof(lp), "%s%s%s", w->res, w->reslen ? "/" : "",
-						 comp);
-				if (n > 0 && (size_t)n < sizeof(lp))
-					cap_put(e, HWC_CAP_LINK, lp, target, (size_t)tl);
-			}
+			cap_link(e, w->res, comp, target, (size_t)tl);
 			/* Splice the target in front of what is left. */
 			size_t restlen = strlen(p);
 			if ((size_t)tl + restlen + 2 >= 2 * PATH_MAX) {
@@ -575,12 +581,7 @@ static int open_in_cached_dir(struct hwc_env *e, const char *path, int flags, ch
 		if (tl < 0)
 			return -EAGAIN;
 		target[tl] = 0;
-		if (e->record) {
-			char lp[PATH_MAX];
-			int n = snprintf(lp, sizeof(lp), "%s%s%s", dres, *dres ? "/" : "", leaf);
-			if (n > 0 && (size_t)n < sizeof(lp))
-				cap_put(e, HWC_CAP_LINK, lp, target, (size_t)tl);
-		}
+		cap_link(e, dres, leaf, target, (size_t)tl);
 		int n = target[0] == '/' ? snprintf(joined, sizeof(joined), "%s", target)
 					 : snprintf(joined, sizeof(joined), "%s%s%s", dres,
 						    *dres ? "/" : "", target);
@@ -704,12 +705,7 @@ static int readlink_in_cached_dir(struct hwc_env *e, const char *path, struct hw
 		return err == ENOENT || err == EINVAL ? -err : -EAGAIN;
 	}
 	target[tl] = 0;
-	if (e->record) {
-		char lp[PATH_MAX];
-		int n = snprintf(lp, sizeof(lp), "%s%s%s", dres, *dres ? "/" : "", leaf);
-		if (n > 0 && (size_t)n < sizeof(lp))
-			cap_put(e, HWC_CAP_LINK, lp, target, (size_t)tl);
-	}
+	cap_link(e, dres, leaf, target, (size_t)tl);
 	*out = hwc_arena_strdup(a, target);
 	return *out ? 0 : -ENOMEM;
 }
