@@ -89,7 +89,7 @@ int hwc_cmd_snapshot(struct hwc_cli *c)
 	rc = strcmp(c->output, "-") == 0 ? -EINVAL : hwc_outfile_open(&out, c->output);
 	if (rc < 0) {
 		hwc_cli_err("snapshot: %s: cannot write: %s", c->output,
-			    rc == -EINVAL ? "a tar is not written to stdout" : strerror(-rc));
+			    rc == -EINVAL ? "a tar is not written to stdout" : hwc_output_strerror(rc));
 		rc = HWC_EXIT_USAGE;
 		goto done;
 	}
@@ -113,13 +113,13 @@ int hwc_cmd_snapshot(struct hwc_cli *c)
 		rc = hwc_tar_finish(out.fp);
 	if (rc < 0) {
 		hwc_outfile_abort(&out);
-		hwc_cli_err("snapshot: %s: %s", c->output, strerror(-rc));
+		hwc_cli_err("snapshot: %s: cannot write: %s", c->output, hwc_output_strerror(rc));
 		rc = HWC_EXIT_INTERNAL;
 		goto done;
 	}
 	rc = hwc_outfile_commit(&out);
 	if (rc < 0) {
-		hwc_cli_err("snapshot: %s: %s", c->output, strerror(-rc));
+		hwc_cli_err("snapshot: %s: cannot write: %s", c->output, hwc_output_strerror(rc));
 		rc = HWC_EXIT_INTERNAL;
 		goto done;
 	}

@@ -207,6 +207,45 @@ static void test_outfile(void)
 	CHECK(hwc_write_file_atomic("/nonexistent-dir/x", "a", 1) < 0);
 }
 
+/* issue 20: an output never replaces what is not a regular file, and a replaced file keeps
+ * its mode. */
+static void test_outfile_special(void)
+{
+	char p[4200], l[4200], q[4200];
+	struct stat st;
+	snprintf(p, sizeof(p), "%s/keep.json", tmpl);
+	CHECK_INT(hwc_write_file_atomic(p, "old\n", 4), 0);
+	CHECK_INT(chmod(p, 0600), 0);
+	CHECK_INT(hwc_write_file_atomic(p, "newer\n", 6), 0);
+	CHECK_INT(stat(p, &st), 0);
+	CHECK_INT(st.st_mode & 07777, 0600);
+	CHECK_INT(st.st_size, 6);
+	/* a link is refused, neither replaced nor followed */
+	snprintf(l, sizeof(l), "%s/link.json", tmpl);
+	CHECK_INT(symlink(p, l), 0);
+	CHECK_INT(hwc_write_file_atomic(l, "x", 1), -ELOOP);
+	CHECK_INT(lstat(l, &st), 0);
+	CHECK(S_ISLNK(st.st_mode));
+	CHECK_INT(stat(p, &st), 0);
+	CHECK_INT(st.st_size, 6);
+	CHECK(strstr(hwc_output_strerror(-ELOOP), "symbolic link") != NULL);
+	/* a character device is written in place and stays one */
+	CHECK_INT(hwc_write_file_atomic("/dev/null", "x", 1), 0);
+	CHECK_INT(stat("/dev/null", &st), 0);
+	CHECK(S_ISCHR(st.st_mode));
+	/* a FIFO nobody reads is refused at once (never waited on, never replaced) */
+	snprintf(q, sizeof(q), "%s/fifo", tmpl);
+	CHECK_INT(mkfifo(q, 0600), 0);
+	CHECK_INT(hwc_write_file_atomic(q, "x", 1), -ENXIO);
+	CHECK_INT(lstat(q, &st), 0);
+	CHECK(S_ISFIFO(st.st_mode));
+	CHECK_INT(hwc_write_file_atomic(tmpl, "x", 1), -EISDIR);
+	/* a full device: the write error comes back with its reason */
+	CHECK_INT(hwc_write_file_atomic("/dev/full", "x", 1), -ENOSPC);
+	unlink(l);
+	unlink(q);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpl))
@@ -255,6 +294,7 @@ int main(void)
 	test_runner(live, e, a);
 	test_json(a);
 	test_outfile();
+	test_outfile_special();
 
 	hwc_env_free(e);
 	hwc_env_free(live);
