@@ -103,5 +103,78 @@ class Outputs(unittest.TestCase):
             self.assertIn("is a directory", cp.stderr)
 
 
+def snapshot_dir(tmp, fixture_root, name, *extra):
+    """Snapshots a root into TMP/NAME.tar and untars it into TMP/NAME; returns both paths."""
+    tar = os.path.join(tmp, name + ".tar")
+    cp = run("--root", fixture_root, "snapshot", "-o", tar, *extra)
+    if cp.returncode not in (0,):
+        raise AssertionError(f"snapshot of {fixture_root}: exit {cp.returncode}: {cp.stderr}")
+    d = os.path.join(tmp, name)
+    with tarfile.open(tar) as t:
+        t.extractall(d, filter="tar") if hasattr(tarfile, "data_filter") else t.extractall(d)
+    return tar, d
+
+
+class CaptureInputs(unittest.TestCase):
+    """Harm 2 and issue 12 section 6: a capture directory is read through the root walker."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+
+    def tearDown(self):
+        subprocess.run(["rm", "-rf", self.tmp])
+
+    def test_facts_json_link_out_of_capture_is_never_opened(self):
+        tar, d = snapshot_dir(self.tmp, hwctest.fixture("cx5-gen3x8-100g", "root"), "c")
+        canary = os.path.join(self.tmp, "canary.json")
+        with open(tar.replace(".tar", "") + "/hwcheck/facts.json") as f:
+            doc = json.load(f)
+        doc["facts"]["host"]["hostname"] = "CANARY-OUTSIDE"
+        with open(canary, "w") as f:
+            json.dump(doc, f)
+        fj = os.path.join(d, "hwcheck", "facts.json")
+        os.unlink(fj)
+        os.symlink(canary, fj)
+        for argv in (["diff", "--json", d, tar], ["merge", "--json", d, tar]):
+            cp = run(*argv)
+            self.assertIn(cp.returncode, (0, 1), cp.stderr)
+            self.assertNotIn("CANARY-OUTSIDE", cp.stdout + cp.stderr)
+
+    def test_diff_of_an_edited_tree_sees_the_edit(self):
+        tar, d = snapshot_dir(self.tmp, hwctest.fixture("cx5-gen3x8-100g", "root"), "c")
+        cp, j = hwctest.run_json("diff", "--json", tar, d)
+        self.assertEqual(cp.returncode, 0, cp.stderr)
+        self.assertEqual(j["summary"]["regressions"], 0)
+        q = os.path.join(d, "hwcheck/commands/mstflint -d 0001:43:00.0 q/stdout")
+        with open(q) as f:
+            text = f.read()
+        with open(q, "w") as f:
+            f.write(text.replace("16.35.4030", "16.35.9999"))
+        cp, j = hwctest.run_json("diff", "--json", tar, d)
+        self.assertIn(cp.returncode, (0, 1), cp.stderr)
+        self.assertGreaterEqual(j["summary"]["changes"] + j["summary"]["regressions"], 1)
+        self.assertIn("16.35.9999", json.dumps(j["cards"]))
+
+    def test_hosts_named_after_the_captured_host(self):
+        _, a = snapshot_dir(self.tmp, hwctest.fixture("healthy-cx7-gen5x16", "root"), "a")
+        tb, b = snapshot_dir(self.tmp, hwctest.fixture("cx5-gen3x8-100g", "root"), "b")
+        cp, j = hwctest.run_json("merge", "--json", a, b)
+        self.assertIn(cp.returncode, (0, 1), cp.stderr)
+        self.assertEqual([r["host"] for r in j["findings"]["hosts"]], ["coyote2", "node"])
+        # a report of a --root run names the captured host, not the machine that ran it
+        rep = os.path.join(self.tmp, "rep.json")
+        run("--root", hwctest.fixture("healthy-cx7-gen5x16", "root"), "--json", "-o", rep)
+        cp, j = hwctest.run_json("diff", "--json", rep, tb)
+        self.assertEqual(j["baseline"]["hostname"], "coyote2")
+        self.assertEqual(j["current"]["hostname"], "node")
+        with open(rep) as f:
+            doc = json.load(f)
+        del doc["facts"]["host"]["hostname"]
+        with open(rep, "w") as f:
+            json.dump(doc, f)
+        cp, j = hwctest.run_json("diff", "--json", rep, tb)
+        self.assertIsNone(j["baseline"]["hostname"])  # unknown, not this machine's name
+
+
 if __name__ == "__main__":
     hwctest.main()
