@@ -176,5 +176,87 @@ class CaptureInputs(unittest.TestCase):
         self.assertIsNone(j["baseline"]["hostname"])  # unknown, not this machine's name
 
 
+def check_doc(*argv):
+    cp = run(*argv, "check", "--json", timeout=300)
+    if cp.returncode not in (0, 1, 3):
+        raise AssertionError(f"check {argv}: exit {cp.returncode}: {cp.stderr}")
+    doc = json.loads(cp.stdout)
+    doc.pop("run", None)
+    return doc
+
+
+def fixture_roots():
+    base = hwctest.fixture()
+    return sorted(n for n in os.listdir(base) if os.path.isdir(os.path.join(base, n, "root")))
+
+
+class FaithfulSnapshots(unittest.TestCase):
+    """A snapshot replays to the same facts and findings: every fixture root, and this machine."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+
+    def tearDown(self):
+        subprocess.run(["rm", "-rf", self.tmp])
+
+    def test_every_fixture_root_replays_the_same(self):
+        from concurrent.futures import ThreadPoolExecutor
+        names = fixture_roots()
+        self.assertGreater(len(names), 40)
+
+        def one(name):
+            src = hwctest.fixture(name, "root")
+            _, d = snapshot_dir(self.tmp, src, name)
+            a, b = check_doc("--root", src), check_doc("--root", d)
+            with open(os.path.join(d, "hwcheck", "facts.json")) as f:
+                stored = json.load(f)["facts"]
+            bad = []
+            if a != b:
+                keys = [k for k in a if a.get(k) != b.get(k)]
+                sub = [k for k in a.get("facts", {}) if a["facts"][k] != b["facts"].get(k)]
+                bad.append(f"{name}: replay differs in {keys} (facts sections {sub})")
+            if stored != b["facts"]:
+                bad.append(f"{name}: hwcheck/facts.json differs from the replay")
+            return bad
+
+        with ThreadPoolExecutor(2) as ex:
+            bad = [m for r in ex.map(one, names) for m in r]
+        self.assertEqual(bad, [])
+
+    def test_this_machine_replays_the_same(self):
+        _, d = snapshot_dir(self.tmp, "/", "live")
+        with open(os.path.join(d, "hwcheck", "facts.json")) as f:
+            stored = json.load(f)
+        b = check_doc("--root", d)
+        self.assertEqual(stored["facts"], b["facts"])
+        # the findings on the stored facts are the findings of the replay
+        cp = run("check", "--json", "--facts", os.path.join(d, "hwcheck", "facts.json"))
+        self.assertEqual(json.loads(cp.stdout)["findings"], b["findings"])
+
+    def test_msi_irqs_kept_irq_far_numa_still_warns(self):
+        _, d = snapshot_dir(self.tmp, hwctest.fixture("irq-far-numa", "root"), "irq")
+        ids = lambda doc: sorted(f["rule_id"] for f in doc["findings"])  # noqa: E731
+        self.assertIn("HOST_IRQ_FAR_NODE", ids(check_doc("--root", hwctest.fixture("irq-far-numa", "root"))))
+        self.assertIn("HOST_IRQ_FAR_NODE", ids(check_doc("--root", d)))
+
+    def test_members_never_below_a_link_member(self):
+        src = os.path.join(self.tmp, "src")
+        subprocess.run(["cp", "-a", hwctest.fixture("cx5-gen3x8-100g", "root"), src], check=True)
+        os.makedirs(os.path.join(src, "data"))
+        os.rename(os.path.join(src, "hwcheck"), os.path.join(src, "data", "hw"))
+        os.symlink("data/hw", os.path.join(src, "hwcheck"))
+        tar, d = snapshot_dir(self.tmp, src, "linked")
+        with tarfile.open(tar) as t:
+            members = t.getmembers()
+        links = {m.name for m in members if m.issym()}
+        self.assertIn("hwcheck", links)
+        for m in members:
+            parts = m.name.rstrip("/").split("/")
+            for i in range(1, len(parts)):
+                self.assertNotIn("/".join(parts[:i]), links, m.name)
+        self.assertIn("data/hw/facts.json", {m.name for m in members})
+        self.assertEqual(check_doc("--root", src), check_doc("--root", d))
+
+
 if __name__ == "__main__":
     hwctest.main()
