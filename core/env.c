@@ -622,8 +622,14 @@ static int open_in_cached_dir(struct hwc_env *e, const char *path, int flags, ch
 		if (extra && !S_ISREG(st.st_mode))
 			fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	}
-	if (resolved)
-		snprintf(resolved, rsz, "%s%s%s", dres, *dres ? "/" : "", leaf);
+	if (resolved) {
+		int n = snprintf(resolved, rsz, "%s%s%s", dres, *dres ? "/" : "", leaf);
+		if (n < 0 || (size_t)n >= rsz || (size_t)n >= PATH_MAX) {
+			/* refused, never kept under a cut name */
+			close(fd);
+			return -ENAMETOOLONG;
+		}
+	}
 	return fd;
 }
 

@@ -2,6 +2,8 @@
 /* Unit tests of core/: root confinement, readers and their statuses, the runner, JSON facts. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <string.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -246,6 +248,63 @@ static void test_outfile_special(void)
 	unlink(q);
 }
 
+static int cap_check(const struct hwc_capture *c, void *p)
+{
+	/* no capture may stand under a cut name: every captured path is one we asked for */
+	size_t *n = p;
+	(*n)++;
+	CHECK(strlen(c->path) < PATH_MAX);
+	CHECK(strstr(c->path, "longdir") == NULL || c->kind != HWC_CAP_FILE);
+	return 0;
+}
+
+/* issue 20: a resolved path longer than PATH_MAX is refused, never captured under a cut name;
+ * the names of a listed directory's files are captured. */
+static void test_capture_paths(struct hwc_arena *a)
+{
+	/* root-relative: the directory just under PATH_MAX, the file beyond it */
+	char comp[101], dir[4200] = "longdir", rel[4400];
+	memset(comp, 'd', 100);
+	comp[100] = 0;
+	while (strlen(dir) + 101 < 4075) {
+		strcat(dir, "/");
+		strcat(dir, comp);
+	}
+	snprintf(rel, sizeof(rel), "%s/%s", dir, "a-file-name-that-goes-past-path-max-xxxxxxxxxxxxxxxxx");
+	char abs[4600];
+	snprintf(abs, sizeof(abs), "mkdir -p '%s/%s'", tmpl, dir);
+	CHECK_INT(system(abs), 0);
+	/* the file itself: its absolute path is over PATH_MAX, so it is made from its parent's fd */
+	int fd = open(tmpl, O_RDONLY | O_DIRECTORY);
+	for (char *c = strtok(strcpy(abs, dir), "/"); c && fd >= 0; c = strtok(NULL, "/")) {
+		int nfd = openat(fd, c, O_RDONLY | O_DIRECTORY);
+		close(fd);
+		fd = nfd;
+	}
+	CHECK(fd >= 0);
+	int ffd = openat(fd, "a-file-name-that-goes-past-path-max-xxxxxxxxxxxxxxxxx", O_CREAT | O_WRONLY, 0644);
+	CHECK(ffd >= 0 && write(ffd, "1\n", 2) == 2);
+	close(ffd);
+	close(fd);
+	snprintf(abs, sizeof(abs), "/%s", dir);
+	link_(abs, "short");
+	put("listed/7", "msi\n");
+	put("listed/9", "msi\n");
+	struct hwc_env *e = NULL;
+	struct hwc_env_opts o = {.root = tmpl, .record = true};
+	CHECK_INT(hwc_env_open(&o, &e), 0);
+	struct hwc_fstr s = {0};
+	CHECK_INT(hwc_read_str(e, "short/a-file-name-that-goes-past-path-max-xxxxxxxxxxxxxxxxx", a, &s),
+		  -ENAMETOOLONG);
+	struct hwc_dirlist dl = {0};
+	CHECK_INT(hwc_env_list_dir(e, "listed", a, &dl), 0);
+	CHECK_INT(dl.n, 2);
+	size_t n = 0;
+	CHECK_INT(hwc_env_captures(e, cap_check, &n), 0);
+	CHECK(n >= 3); /* listed/, listed/7, listed/9 (and the link crossed) */
+	hwc_env_free(e);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpl))
@@ -295,6 +354,7 @@ int main(void)
 	test_json(a);
 	test_outfile();
 	test_outfile_special();
+	test_capture_paths(a);
 
 	hwc_env_free(e);
 	hwc_env_free(live);
