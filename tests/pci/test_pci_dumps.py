@@ -54,6 +54,25 @@ class LspciOracle(unittest.TestCase):
         self.assertEqual(nic["path_bottleneck"]["bdf"], "0000:00:02.0")  # upper hop wins a tie
         self.assertEqual(nic["path_bottleneck"]["raw_gbps"], 63.008)
 
+    def test_root_ports_of_one_device_each_have_their_own_link(self):
+        # Intel ICH10 root ports 00:1c.0/.1/.2 (pciutils tree-asus-p6t6): one port per function,
+        # each its own link, as lspci prints them; .0 is down (x0), .1 and .2 are up at x1
+        _, j = run_json("--pci-dump", hwctest.fixture("pci-dumps", "pciutils", "tree-asus-p6t6.txt"),
+                        "facts", "--json")
+        d = {x["bdf"]: x for x in j["facts"]["pci"]["devices"]}
+        for bdf, width in (("0000:00:1c.0", 0), ("0000:00:1c.1", 1), ("0000:00:1c.2", 1)):
+            self.assertEqual(d[bdf]["link_from"], bdf)
+            self.assertEqual(d[bdf]["link"]["width"], width, bdf)
+
+    def test_functions_of_one_endpoint_share_function_0s_link(self):
+        # 06:00.1 of tree-asus-p6t6 is the second function of one endpoint: function 0's link
+        _, j = run_json("--pci-dump", hwctest.fixture("pci-dumps", "pciutils", "tree-asus-p6t6.txt"),
+                        "facts", "--json")
+        d = {x["bdf"]: x for x in j["facts"]["pci"]["devices"]}
+        self.assertEqual(d["0000:06:00.1"]["port_type"], "endpoint")
+        self.assertEqual(d["0000:06:00.1"]["link_from"], "0000:06:00.0")
+        self.assertEqual(d["0000:06:00.1"]["link"], d["0000:06:00.0"]["link"])
+
 
 class BadDumps(unittest.TestCase):
     def test_malformed_dump_is_an_error_not_an_exit(self):
