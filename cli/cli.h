@@ -34,7 +34,28 @@ struct hwc_cli {
 	bool redact;
 	const char *temp_noise, *probe_tolerance; /* diff thresholds (cli/cmd_diff.c parses them) */
 	const struct hwc_probe_opts *probe; /* probe / --probe (cli/cmd_probe.c); NULL = no probe */
+	bool exit_mapped;      /* the command returned a code already in --exit-codes' convention */
 };
+
+/* The run's verdict and counts (cli/summary.c): findings that are not waived, by severity. */
+struct hwc_summary {
+	enum hwc_verdict verdict;
+	size_t counts[4];        /* by enum hwc_severity */
+	size_t required_unknown; /* unknown findings of a rule or fact the profile requires */
+	bool nothing;            /* nothing could be collected: verdict incomplete */
+};
+void hwc_summary_compute(const struct hwc_findings *fd, bool nothing, struct hwc_summary *s);
+/* {"verdict", "counts": {error, warn, info, unknown}, "unknown": [{rule, subject, reason}]};
+ * where names the root or facts file for "nothing could be collected". */
+json_t *hwc_summary_json(const struct hwc_summary *s, const struct hwc_findings *fd,
+			 const char *where);
+/* The exit code in the convention asked for (--exit-codes), with --fail-on and required rules. */
+int hwc_summary_exit(const struct hwc_cli *c, const struct hwc_summary *s);
+/* The status word of the summary line: OK INCOMPLETE WARN ERROR (UNKNOWN when nothing was
+ * collected); Nagios: OK WARNING CRITICAL UNKNOWN, matching its exit code. */
+const char *hwc_summary_word(const struct hwc_cli *c, const struct hwc_summary *s);
+/* Why an unknown finding could not decide, in one line (into buf). */
+const char *hwc_unknown_reason(const struct hwc_finding *x, char *buf, size_t n);
 
 /* Installs the run's last-resort bounds (cli/guard.c): SIGINT/SIGTERM/SIGHUP kill the running
  * tools and remove temporary outputs before dying; a watchdog ends the run with exit_code (and

@@ -54,8 +54,14 @@ json_t *hwc_report_json(const struct hwc_cli *c, const char *schema, const struc
 						 HWCHECK_VERSION));
 	json_object_set_new(r, "run", run_json(c));
 	json_object_set_new(r, "facts", facts_json ? facts_json : json_object());
-	if (fd)
+	if (fd) {
+		/* the verdict first: what a gate reads, before the findings that explain it */
+		struct hwc_summary s;
+		hwc_summary_compute(fd, hwc_facts_known_count(json_object_get(r, "facts")) == 0, &s);
+		json_object_set_new(r, "summary", hwc_summary_json(&s, fd, c->facts_file ? c->facts_file
+									: c->root ? c->root : "/"));
 		json_object_set_new(r, "findings", hwc_findings_to_json(fd));
+	}
 	json_t *errs = json_array();
 	for (size_t i = 0; i < f->errors.n; i++) {
 		const struct hwc_diag *d = &f->errors.items[i];
@@ -266,12 +272,15 @@ void hwc_render_check_text(FILE *out, const struct hwc_cli *c, const json_t *fac
 		else
 			cnt[fd->items[i].severity]++;
 	}
-	if (c->summary_line) {
-		char line[96];
-		hwc_findings_summary_line(fd, line, sizeof(line));
+	struct hwc_summary sum;
+	hwc_summary_compute(fd, false, &sum);
+	char line[96];
+	hwc_findings_summary_line_as(fd, hwc_summary_word(c, &sum), line, sizeof(line));
+	/* a Nagios plugin's first line carries the state */
+	if (c->summary_line || (c->exit_codes && strcmp(c->exit_codes, "nagios") == 0))
 		fprintf(out, "%s\n", line);
+	if (c->summary_line)
 		return;
-	}
 	const json_t *host = json_object_get(facts, "host");
 	const char *model = json_string_value(json_object_get(json_object_get(host, "cpu"), "model_name"));
 	const char *kern = json_string_value(json_object_get(json_object_get(host, "kernel"), "release"));
@@ -326,8 +335,6 @@ void hwc_render_check_text(FILE *out, const struct hwc_cli *c, const json_t *fac
 		if (x->fix)
 			fprintf(out, "          fix: %s\n", x->fix);
 	}
-	char line[96];
-	hwc_findings_summary_line(fd, line, sizeof(line));
 	fprintf(out, "\n%s\n", line);
 	fprintf(out, "%zu error, %zu warn, %zu info, %zu unknown%s, %zu waived; %zu collection problem%s%s\n",
 		cnt[HWC_SEV_ERROR], cnt[HWC_SEV_WARN], cnt[HWC_SEV_INFO], cnt[HWC_SEV_UNKNOWN],

@@ -122,6 +122,9 @@ const char *hwc_profile_host_str(const struct hwc_profile *p, const char *key);
 double hwc_profile_host_num(const struct hwc_profile *p, const char *key);
 const json_t *hwc_profile_expectations(const struct hwc_profile *p);
 const json_t *hwc_profile_waivers(const struct hwc_profile *p);
+/* "required": rule ids and fact paths whose unknown fails the gate (NULL when none). */
+const json_t *hwc_profile_required(const struct hwc_profile *p);
+bool hwc_profile_requires_rule(const struct hwc_profile *p, const char *id);
 const struct hwc_profile *hwc_profile_default(void);
 
 /* Expectations and waivers (expect.c). */
