@@ -44,6 +44,8 @@ struct hwc_summary {
 	size_t required_unknown; /* unknown findings of a rule or fact the profile requires */
 	bool nothing;            /* nothing could be collected: verdict incomplete */
 };
+/* A finding of severity sev fails --fail-on fail_on (order info < unknown < warn < error). */
+bool hwc_fail_on_hit(int fail_on, int sev);
 void hwc_summary_compute(const struct hwc_findings *fd, bool nothing, struct hwc_summary *s);
 /* {"verdict", "counts": {error, warn, info, unknown}, "unknown": [{rule, subject, reason}]};
  * where names the root or facts file for "nothing could be collected". */
@@ -56,6 +58,14 @@ int hwc_summary_exit(const struct hwc_cli *c, const struct hwc_summary *s);
 const char *hwc_summary_word(const struct hwc_cli *c, const struct hwc_summary *s);
 /* Why an unknown finding could not decide, in one line (into buf). */
 const char *hwc_unknown_reason(const struct hwc_finding *x, char *buf, size_t n);
+
+/* The per-card view (cli/cards.c): for every ConnectX card one object with its identity, PCIe
+ * (width, speeds, bottleneck, slot power), temperature_degc, ports and its checked lines. */
+json_t *hwc_cards_json(const json_t *facts, const struct hwc_findings *fd);
+void hwc_render_cards_text(FILE *out, const struct hwc_cli *c, const json_t *cards);
+/* Prints text after `col` columns already written, wrapped at 100 columns, continuation lines
+ * indented by `indent`; ends the line. */
+void hwc_wrap_print(FILE *out, int col, int indent, const char *text);
 
 /* Installs the run's last-resort bounds (cli/guard.c): SIGINT/SIGTERM/SIGHUP kill the running
  * tools and remove temporary outputs before dying; a watchdog ends the run with exit_code (and

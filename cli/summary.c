@@ -13,6 +13,11 @@ static int fail_rank(int sev)
 	return sev == HWC_SEV_INFO ? 0 : sev == HWC_SEV_UNKNOWN ? 1 : sev == HWC_SEV_WARN ? 2 : 3;
 }
 
+bool hwc_fail_on_hit(int fail_on, int sev)
+{
+	return sev >= 0 && fail_rank(sev) >= fail_rank(fail_on);
+}
+
 void hwc_summary_compute(const struct hwc_findings *fd, bool nothing, struct hwc_summary *s)
 {
 	memset(s, 0, sizeof(*s));
