@@ -219,6 +219,10 @@ static void it_temperature(struct card_ctx *x, const json_t *port, struct item_v
 	const json_t *t = json_object_get(x->sensor, "temp_mdegc");
 	if (!json_is_number(t)) {
 		if (!x->sensor) {
+			/* no hwmon sensor and no register reading: the register's reason says why */
+			const json_t *reg = json_object_get(x->ad, "registers");
+			if (reg)
+				return unknown(v, reg, "temp_mdegc");
 			v->unknown = true;
 			vput(v, "no temperature sensor of this card (thermal.sensors)");
 			return;
@@ -396,36 +400,46 @@ static int sev_order(const struct hwc_finding *f)
 	       : f->severity == HWC_SEV_INFO ? 2 : 1;
 }
 
+static bool finding_of(const struct card_item *it, const char *bdf, const json_t *port,
+		       const struct hwc_finding *f)
+{
+	return f->card && !strcmp(f->card, bdf) && has_rule(it, f->rule_id) &&
+	       (!port || port_subject(port, f->subject));
+}
+
 /* One line's verdict: the worst finding of its rules for this card (or port), else unknown
- * when its value could not be read, else ok (not_judged when no rule looks at it). */
+ * when a rule could not decide or the value could not be read, else ok (not_judged when no rule
+ * looks at it). "rules": the findings behind the verdict; "undecided": its rules that could not
+ * decide. */
 static json_t *check_json(const struct card_item *it, const char *bdf, const json_t *port,
 			  const struct hwc_findings *fd, bool *claimed, const struct item_val *v)
 {
-	const struct hwc_finding *worst = NULL;
-	json_t *ids = json_array();
+	const struct hwc_finding *worst = NULL, *unk = NULL;
+	json_t *ids = json_array(), *undecided = json_array();
 	for (size_t i = 0; i < fd->n; i++) {
 		const struct hwc_finding *f = &fd->items[i];
-		if (!f->card || strcmp(f->card, bdf) != 0 || !has_rule(it, f->rule_id))
-			continue;
-		if (port ? !port_subject(port, f->subject) : false)
+		if (!finding_of(it, bdf, port, f))
 			continue;
 		claimed[i] = true;
-		json_array_append_new(ids, json_string(f->rule_id));
-		if (!worst || sev_order(f) > sev_order(worst))
+		if (f->severity == HWC_SEV_UNKNOWN && !f->waived_reason) {
+			json_array_append_new(undecided, json_string(f->rule_id));
+			unk = unk ? unk : f;
+		} else if (!worst || sev_order(f) > sev_order(worst)) {
 			worst = f;
+		}
 	}
+	for (size_t i = 0; worst && i < fd->n; i++)
+		if (finding_of(it, bdf, port, &fd->items[i]) && sev_order(&fd->items[i]) == sev_order(worst))
+			json_array_append_new(ids, json_string(fd->items[i].rule_id));
 	const char *verdict = "ok", *reason = NULL;
 	char buf[1024];
-	if (worst && worst->waived_reason) {
-		verdict = "waived";
-		reason = worst->waived_reason;
-	} else if (worst) {
-		verdict = hwc_severity_name(worst->severity);
-		reason = worst->severity == HWC_SEV_UNKNOWN ? hwc_unknown_reason(worst, buf, sizeof(buf))
-							    : worst->message;
-	} else if (v->unknown) {
+	if (worst) {
+		verdict = worst->waived_reason ? "waived" : hwc_severity_name(worst->severity);
+		reason = worst->waived_reason ? worst->waived_reason : worst->message;
+	} else if (unk || v->unknown) {
 		verdict = "unknown";
-		reason = v->text;
+		reason = v->unknown ? v->text : hwc_unknown_cause(unk, buf, sizeof(buf));
+		json_array_extend(ids, undecided);
 	} else if (!it->rules[0]) {
 		verdict = "not_judged";
 	}
@@ -436,6 +450,7 @@ static json_t *check_json(const struct card_item *it, const char *bdf, const jso
 	json_object_set_new(o, "value", v->unknown ? json_null() : hwc_json_string(v->text));
 	json_object_set_new(o, "verdict", json_string(verdict));
 	json_object_set_new(o, "rules", ids);
+	json_object_set_new(o, "undecided", undecided);
 	json_object_set_new(o, "reason", reason ? hwc_json_string(reason) : json_null());
 	return o;
 }
@@ -535,13 +550,13 @@ static void add_others(const char *bdf, const struct hwc_findings *fd, const boo
 		if (claimed[i] || !f->card || strcmp(f->card, bdf) != 0)
 			continue;
 		char buf[1024];
-		const char *why = f->severity == HWC_SEV_UNKNOWN ? hwc_unknown_reason(f, buf, sizeof(buf))
+		const char *why = f->severity == HWC_SEV_UNKNOWN ? hwc_unknown_cause(f, buf, sizeof(buf))
 								 : f->message;
 		json_array_append_new(
-			checks, json_pack("{s:s, s:s, s:s, s:o, s:s, s:[s], s:o}", "item", "other", "label",
-					  "other", "subject", f->subject, "value", json_null(), "verdict",
-					  f->waived_reason ? "waived" : hwc_severity_name(f->severity),
-					  "rules", f->rule_id, "reason", hwc_json_string(why)));
+			checks, json_pack("{s:s, s:s, s:s, s:o, s:s, s:[s], s:[], s:o}", "item", "other",
+					  "label", "other", "subject", f->subject, "value", json_null(),
+					  "verdict", f->waived_reason ? "waived" : hwc_severity_name(f->severity),
+					  "rules", f->rule_id, "undecided", "reason", hwc_json_string(why)));
 	}
 }
 
@@ -589,8 +604,9 @@ static json_t *card_json(const json_t *facts, const json_t *ad, const struct hwc
 	}
 	if (json_array_size(ports) == 0)
 		json_array_append_new(
-			checks, json_pack("{s:s, s:s, s:o, s:s, s:[], s:s}", "item", "port", "label", "port",
-					  "value", json_null(), "verdict", "unknown", "rules", "reason",
+			checks, json_pack("{s:s, s:s, s:o, s:s, s:[], s:[], s:s}", "item", "port", "label",
+					  "port", "value", json_null(), "verdict", "unknown", "rules",
+					  "undecided", "reason",
 					  json_is_array(ports) ? "no RDMA port of this card: no port state "
 								 "(is mlx5_ib loaded?)"
 							       : why(ad, "ports")));
@@ -655,27 +671,40 @@ static const char *verdict_color(const char *v)
 	       : !strcmp(v, "ok") ? "\033[32m" : "\033[2m";
 }
 
-/* "value [RULE, ...]", "value; undecided: why", "why" */
+static size_t put_ids(char *line, size_t n, size_t size, const json_t *ids, const char *pre)
+{
+	size_t i;
+	const json_t *id;
+	json_array_foreach(ids, i, id) {
+		if (n < size)
+			n += (size_t)snprintf(line + n, size - n, "%s%s", i ? ", " : pre, json_string_value(id));
+	}
+	return n < size ? n : size - 1;
+}
+
+/* "value [RULE, ...]", "value; undecided RULE: why", "unknown (why); undecided RULE" */
 static void check_text(const json_t *ck, char *line, size_t size)
 {
 	const char *v = hwc_json_str_or(ck, "verdict", "?");
 	const char *val = hwc_json_str_or(ck, "value", NULL), *reason = hwc_json_str_or(ck, "reason", NULL);
-	const json_t *ids = json_object_get(ck, "rules");
+	const json_t *ids = json_object_get(ck, "rules"), *und = json_object_get(ck, "undecided");
 	bool unk = strcmp(v, "unknown") == 0;
-	size_t n = (size_t)snprintf(line, size, "%s", val ? val : "");
-	if (json_array_size(ids) && (!unk || !val)) {
-		size_t i;
-		const json_t *id;
-		json_array_foreach(ids, i, id) {
-			if (n < size)
-				n += (size_t)snprintf(line + n, size - n, "%s%s", i ? ", " : n ? " [" : "[",
-						      json_string_value(id));
-		}
-		if (n < size)
-			n += (size_t)snprintf(line + n, size - n, "]");
+	size_t n;
+	if (val)
+		n = (size_t)snprintf(line, size, "%s", val);
+	else
+		n = (size_t)snprintf(line, size, "%s%s%s", unk ? "unknown (" : "", reason ? reason : "",
+				     unk ? ")" : "");
+	n = n < size ? n : size - 1;
+	if (!unk && json_array_size(ids)) {
+		n = put_ids(line, n, size, ids, " [");
+		n += (size_t)snprintf(line + n, size - n, "]");
 	}
-	if (reason && n < size && (unk || !val))
-		snprintf(line + n, size - n, "%s%s", !n ? "" : val ? "; undecided: " : " ", reason);
+	if (json_array_size(und) && n < size) {
+		n = put_ids(line, n, size, und, "; undecided ");
+		if (unk && val && reason && n < size)
+			snprintf(line + n, size - n, ": %s", reason);
+	}
 }
 
 static void render_check(FILE *out, const struct hwc_cli *c, const json_t *ck)

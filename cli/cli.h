@@ -58,6 +58,9 @@ int hwc_summary_exit(const struct hwc_cli *c, const struct hwc_summary *s);
 const char *hwc_summary_word(const struct hwc_cli *c, const struct hwc_summary *s);
 /* Why an unknown finding could not decide, in one line (into buf). */
 const char *hwc_unknown_reason(const struct hwc_finding *x, char *buf, size_t n);
+/* The same without the fact path: the status and detail its first evidence quotes ("absent:
+ * mstconfig: not installed"). */
+const char *hwc_unknown_cause(const struct hwc_finding *x, char *buf, size_t n);
 
 /* The per-card view (cli/cards.c): for every ConnectX card one object with its identity, PCIe
  * (width, speeds, bottleneck, slot power), temperature_degc, ports and its checked lines. */
@@ -103,6 +106,7 @@ int hwc_cmd_facts(struct hwc_cli *c);
 int hwc_cmd_snapshot(struct hwc_cli *c);
 int hwc_cmd_rules(struct hwc_cli *c);
 int hwc_cmd_version(struct hwc_cli *c);
+int hwc_cmd_list(struct hwc_cli *c); /* cli/cmd_list.c */
 int hwc_cmd_probe(struct hwc_cli *c); /* cli/cmd_probe.c */
 /* The probe's long options, numbered from 0 (main.c adds its base); cli/cmd_probe.c parses. */
 enum hwc_probe_cli_opt {

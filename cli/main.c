@@ -19,6 +19,8 @@ static const char usage_text[] =
 	"Commands:\n"
 	"  check              collect facts, run the rules, report findings (default)\n"
 	"  facts              print the collected facts\n"
+	"  list               inventory of the ConnectX cards, one row per function: BDF,\n"
+	"                     product, PSID, firmware, NUMA node, netdevs, RDMA devices, ports\n"
 	"  snapshot -o FILE   capture every file and command output read into a tar that\n"
 	"                     replays with --root (untar it first)\n"
 	"  rules list         list the rules\n"
@@ -156,6 +158,7 @@ static const struct command commands[] = {
 	{"snapshot", hwc_cmd_snapshot}, {"rules", hwc_cmd_rules},
 	{"version", hwc_cmd_version},   {"probe", hwc_cmd_probe},
 	{"diff", hwc_cmd_diff},         {"merge", hwc_cmd_merge},
+	{"list", hwc_cmd_list},
 };
 
 /* --exit-codes as given, read before the options are parsed: a usage error found while parsing

@@ -237,22 +237,6 @@ static void render_probe(FILE *out, const json_t *facts)
 	}
 }
 
-/* Why an unknown finding could not decide, without the fact path: the status and detail its
- * first evidence quotes ("absent: mstconfig: not installed"); the grouping key of the
- * "undecided" section. */
-static const char *cause_of(const struct hwc_finding *x, char *buf, size_t n)
-{
-	const char *o = x->evidence.n ? x->evidence.items[0].observed : NULL;
-	if (!o)
-		return x->message ? x->message : "no reason given";
-	size_t len = strlen(o);
-	if (strncmp(o, "unknown (", 9) == 0 && len > 10 && o[len - 1] == ')') {
-		snprintf(buf, n, "%.*s", (int)(len - 10), o + 9);
-		return buf;
-	}
-	return o;
-}
-
 static bool counts_unknown(const struct hwc_finding *x)
 {
 	return x->severity == HWC_SEV_UNKNOWN && !x->waived_reason;
@@ -282,17 +266,17 @@ static void render_undecided(FILE *out, const struct hwc_cli *c, const struct hw
 		char ci[512], ck[512], rules[4096] = "", subj[4096] = "";
 		if (!counts_unknown(&fd->items[i]))
 			continue;
-		const char *cause = cause_of(&fd->items[i], ci, sizeof(ci));
+		const char *cause = hwc_unknown_cause(&fd->items[i], ci, sizeof(ci));
 		bool seen = false;
 		for (size_t j = 0; j < i && !seen; j++)
-			seen = counts_unknown(&fd->items[j]) && !strcmp(cause_of(&fd->items[j], ck, sizeof(ck)), cause);
+			seen = counts_unknown(&fd->items[j]) && !strcmp(hwc_unknown_cause(&fd->items[j], ck, sizeof(ck)), cause);
 		if (seen)
 			continue;
 		fputs("  ", out);
 		hwc_wrap_print(out, 2, 4, cause);
 		for (size_t k = i; k < fd->n; k++) {
 			const struct hwc_finding *x = &fd->items[k];
-			if (!counts_unknown(x) || strcmp(cause_of(x, ck, sizeof(ck)), cause) != 0)
+			if (!counts_unknown(x) || strcmp(hwc_unknown_cause(x, ck, sizeof(ck)), cause) != 0)
 				continue;
 			if (c->verbose) {
 				char one[1024];

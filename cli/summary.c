@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The run's verdict (OK / INCOMPLETE / WARN / ERROR), its JSON summary, and the exit code in
  * each convention (default, Nagios, node-problem-detector) with --fail-on and required rules. */
+#include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -41,6 +42,19 @@ const char *hwc_unknown_reason(const struct hwc_finding *x, char *buf, size_t n)
 		return x->message ? x->message : "no reason given";
 	snprintf(buf, n, "%s is %s", ev->fact, ev->observed ? ev->observed : "unknown");
 	return buf;
+}
+
+const char *hwc_unknown_cause(const struct hwc_finding *x, char *buf, size_t n)
+{
+	const char *o = x->evidence.n ? x->evidence.items[0].observed : NULL;
+	if (!o)
+		return x->message ? x->message : "no reason given";
+	size_t len = strlen(o);
+	if (strncmp(o, "unknown (", 9) == 0 && len > 10 && o[len - 1] == ')') {
+		snprintf(buf, n, "%.*s", (int)(len - 10), o + 9);
+		return buf;
+	}
+	return o;
 }
 
 json_t *hwc_summary_json(const struct hwc_summary *s, const struct hwc_findings *fd,
