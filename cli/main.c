@@ -43,7 +43,8 @@ static const char usage_text[] =
 	"  --fail-on SEV      exit 1 on findings at or above info|unknown|warn|error (default\n"
 	"                     warn; unknown also fails when a rule could not decide)\n"
 	"  -d, --device DEV   only this BDF, netdev or RDMA device\n"
-	"  --pci-dump FILE    read PCI devices from an 'lspci -xxxx' dump instead of sysfs\n"
+	"  --pci-dump FILE    read PCI devices from an 'lspci -xxxx' dump instead of sysfs;\n"
+	"                     alone (no --root) the dump is the machine: its cards are judged\n"
 	"  -o, --output FILE  write the output (text or JSON) to FILE (atomically) instead of\n"
 	"                     stdout; snapshot: the tar\n"
 	"  --timeout SEC      bound the whole run (default: each tool has its own, and a run\n"
@@ -194,7 +195,7 @@ static int output_begin(struct hwc_cli *c, struct hwc_outfile *o)
 {
 	int rc = hwc_outfile_open(o, c->output);
 	if (rc < 0) {
-		hwc_cli_err("-o %s: cannot write: %s", c->output, strerror(-rc));
+		hwc_cli_err("-o %s: cannot write: %s", c->output, hwc_output_strerror(rc));
 		return HWC_EXIT_USAGE;
 	}
 	fflush(stdout);
@@ -210,14 +211,19 @@ static int output_begin(struct hwc_cli *c, struct hwc_outfile *o)
 
 static int output_end(struct hwc_outfile *o, const char *path, int rc)
 {
-	fflush(stdout);
-	if (rc == HWC_EXIT_USAGE || rc == HWC_EXIT_INTERNAL) {
+	/* a write that failed (a full disk) leaves the target as it was */
+	int werr = hwc_cli_stdout_errno();
+	if (werr || rc == HWC_EXIT_USAGE || rc == HWC_EXIT_INTERNAL) {
 		hwc_outfile_abort(o);
-		return rc;
+		if (werr) {
+			hwc_cli_err("-o %s: cannot write: %s", path, strerror(werr));
+			clearerr(stdout); /* said once, here */
+		}
+		return werr ? HWC_EXIT_INTERNAL : rc;
 	}
 	int err = hwc_outfile_commit(o);
 	if (err < 0) {
-		hwc_cli_err("-o %s: cannot write: %s", path, strerror(-err));
+		hwc_cli_err("-o %s: cannot write: %s", path, hwc_output_strerror(err));
 		return HWC_EXIT_INTERNAL;
 	}
 	return rc;
@@ -371,5 +377,11 @@ int main(int argc, char **argv)
 	memcpy(given, argv, (size_t)argc * sizeof(*given));
 	int rc = run_mapped(argc, argv, given);
 	free(given);
+	/* a report that did not reach its reader must not exit as if it had */
+	int werr = hwc_cli_stdout_errno();
+	if (werr) {
+		hwc_cli_err("stdout: cannot write the output: %s", strerror(werr));
+		rc = HWC_EXIT_INTERNAL;
+	}
 	return rc;
 }
