@@ -613,19 +613,34 @@ static void v_unused_ports(struct vctx *v, const json_t *arr)
 	v_array(v, arr, "unused ports", keys, "an unused port", v_unused_port);
 }
 
+/* A host policy string that must be one of a list. */
+static void v_host_enum(struct vctx *v, const json_t *h, const char *key, const char *const *ok,
+			const char *msg)
+{
+	const json_t *x = json_object_get(h, key);
+	if (!x)
+		return;
+	const char *s = json_string_value(x);
+	bool good = false;
+	for (int k = 0; s && ok[k]; k++)
+		good |= strcmp(s, ok[k]) == 0;
+	push(v, key);
+	if (!good)
+		verr(v, "expected %s", msg);
+	pop(v);
+}
+
 static void v_host(struct vctx *v, const json_t *h)
 {
-	static const char *const keys[] = {"iommu", "mtu_min", NULL};
+	static const char *const keys[] = {"iommu", "mtu_min", "role", "pci_wr_ordering", NULL};
+	static const char *const iommu[] = {"passthrough", "translated", "any", NULL};
+	static const char *const roles[] = {"gpu_compute", "storage_client", "smb_client", NULL};
+	static const char *const wo[] = {"per_mkey", "force_relax", "any", NULL};
 	if (!check_keys(v, h, keys, "host"))
 		return;
-	const json_t *io = json_object_get(h, "iommu");
-	if (io) {
-		const char *s = json_string_value(io);
-		push(v, "iommu");
-		if (!s || (strcmp(s, "passthrough") && strcmp(s, "translated") && strcmp(s, "any")))
-			verr(v, "expected \"passthrough\", \"translated\" or \"any\"");
-		pop(v);
-	}
+	v_host_enum(v, h, "iommu", iommu, "\"passthrough\", \"translated\" or \"any\"");
+	v_host_enum(v, h, "role", roles, "\"gpu_compute\", \"storage_client\" or \"smb_client\"");
+	v_host_enum(v, h, "pci_wr_ordering", wo, "\"per_mkey\", \"force_relax\" or \"any\"");
 	const json_t *m = json_object_get(h, "mtu_min");
 	push(v, "mtu_min");
 	if (m && !json_is_number(m))
