@@ -175,6 +175,20 @@ static void port_admin_down(struct hwc_rule_ctx *c, const char *subj, const char
 		st, ndn);
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.state", base), st, "ACTIVE");
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.admin_up", fv_netdev_path(c, ndn)), "false", "true");
+	fd->fix = hwc_arena_printf(c->a, "If the port should carry traffic: `ip link set %s up` (persisted in the network configuration); "
+				   "if it is meant to stay unused, list it under `unused_ports` in the site profile (docs/profile.md).", ndn);
+}
+
+/* The fix of a down port: what to look at depends on what the port is (placeholders <BDF> and
+ * <port> are the card's and the port's, filled in by rules.c). */
+static const char *port_fix(struct hwc_rule_ctx *c, bool ib, const char *ndn)
+{
+	const char *unused = "; a port meant to stay unused goes under `unused_ports` in the site profile (docs/profile.md).";
+	if (ib)
+		return hwc_arena_printf(c->a, "Check the cable or transceiver, the switch port and the subnet manager: `mlxlink -d <BDF> -p <port>`, `ibstat`%s", unused);
+	if (!ndn)
+		return hwc_arena_printf(c->a, "Check the cable, transceiver and switch port: `mlxlink -d <BDF> -p <port>` (`rdma link show` names the port's netdev)%s", unused);
+	return hwc_arena_printf(c->a, "Check the cable, transceiver and switch port: `mlxlink -d <BDF> -p <port>` or `ethtool %s`%s", ndn, unused);
 }
 
 /* Why the port is down, from its netdev: mlx5 and mlx4 report every RoCE port without carrier
@@ -210,6 +224,7 @@ static void port_down_one(struct hwc_rule_ctx *c, const json_t *p, const char *s
 	else
 		fd = hwc_rule_emit(c, subj, "port is %s (physical state %s) although netdev %s is up (carrier %s)", st, phys, ndn,
 				   kc ? "present" : "unknown");
+	fd->fix = port_fix(c, ib, ndn);
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.state", base), st, "ACTIVE");
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phys_state", base), ps, "LinkUp");
 	if (nd) {
