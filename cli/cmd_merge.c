@@ -299,9 +299,7 @@ static void render_fw_config(FILE *out, const json_t *spread)
 
 static const char *host_name(const json_t *doc, const char *path)
 {
-	const char *h = hwc_jstr(hwc_jget(doc, "run"), "hostname");
-	if (!h)
-		h = hwc_jstr(hwc_jget(hwc_jget(doc, "facts"), "host"), "hostname");
+	const char *h = hwc_cli_doc_hostname(doc);
 	return h ? h : path;
 }
 
