@@ -339,6 +339,39 @@ static void it_tuning(struct card_ctx *x, const json_t *p, struct item_val *v)
 		     (long long)json_integer_value(vec));
 }
 
+/* Error counters of the wire: symbol and CRC errors, link-down events, carrier changes, FEC. */
+static void it_link(struct card_ctx *x, const json_t *p, struct item_val *v)
+{
+	const json_t *nd = netdev_of(x->facts, hwc_json_str_or(p, "netdev", NULL));
+	if (!nd) {
+		v->unknown = true;
+		vput(v, "no netdev facts for this port");
+		return;
+	}
+	static const char *const ctr[] = {"rx_symbol_err_phy", "rx_crc_errors_phy",
+					  "link_down_events_phy", NULL};
+	static const char *const lbl[] = {"symbol errors", "CRC errors", "link downs"};
+	const json_t *cs = json_object_get(nd, "counters"), *lk = json_object_get(nd, "link");
+	size_t shown = 0;
+	vput(v, "%s: ", hwc_json_str_or(nd, "name", "?"));
+	for (int k = 0; ctr[k]; k++) {
+		const json_t *n = json_object_get(cs, ctr[k]);
+		if (json_is_integer(n))
+			vput(v, "%s%s %lld", shown++ ? ", " : "", lbl[k], (long long)json_integer_value(n));
+	}
+	const json_t *cc = json_object_get(lk, "carrier_changes");
+	if (json_is_integer(cc))
+		vput(v, "%scarrier changes %lld", shown++ ? ", " : "", (long long)json_integer_value(cc));
+	const char *fec = hwc_json_str_or(json_object_get(lk, "fec"), "active", NULL);
+	if (fec)
+		vput(v, "%sFEC %s", shown++ ? ", " : "", fec);
+	if (!shown) {
+		v->len = 0;
+		v->unknown = true;
+		vput(v, "no error counter of this port could be read (%s)", why(cs, "rx_symbol_err_phy"));
+	}
+}
+
 typedef void (*item_fn)(struct card_ctx *x, const json_t *port, struct item_val *v);
 
 /* The card's lines, in order. rules: the rules that judge the line (their findings for this card,
@@ -363,10 +396,12 @@ static const struct card_item {
 	{"temperature", "temperature", false, it_temperature,
 	 {"THERMAL_CARD_NEAR_WARNING", "THERMAL_CARD_OVER_LIMIT", "THERMAL_PROBE_RISE"}},
 	{"fw_params", "fw params", false, it_fw_params,
-	 {"MLX_WR_ORDERING_PER_MKEY", "MLX_CONFIG_PENDING"}},
+	 {"MLX_WR_ORDERING_PER_MKEY", "MLX_CONFIG_PENDING", "MLX_FW_CONFIG_INCONSISTENT"}},
 	{"numa", "NUMA", false, it_numa, {"HOST_NUMA_NODE_MISSING"}},
 	{"port", "port", true, it_port,
 	 {"NET_PORT_DOWN", "NET_PORT_RATE_LOW", "NET_ROCE_MTU_SMALL", "NET_MTU_NOT_JUMBO"}},
+	{"port_link", "link errors", true, it_link,
+	 {"LINK_SYMBOL_ERRORS", "LINK_FLAPS", "LINK_INTEGRITY_ERRORS"}},
 	{"port_tuning", "tuning", true, it_tuning,
 	 {"NET_RING_SMALL", "NET_CHANNELS_FEW", "NET_LRO_ON", "HOST_IRQ_FAR_NODE"}},
 };
