@@ -17,8 +17,8 @@ from hwctest import run, run_json  # noqa: E402
 HEALTHY = "healthy-cx7-gen5x16"
 # the same kind of host without mstflint: 17 rule instances cannot decide
 NO_TOOLS = "host-cx7-gen5-healthy"
-# one error (PCI_WR_ORDERING=per_mkey on AMD)
-ERROR = "cx6dx-amd-wr-ordering"
+# one error (a 100 GbE ConnectX-5 behind a Gen3 x8 hop)
+ERROR = "cx5-gen3x8-100g"
 # one warning (card at 88 degC)
 WARN = "cx6dx-card-88c"
 
