@@ -33,6 +33,7 @@ struct hwc_cli {
 	unsigned timeout_s, cmd_timeout_s;
 	bool redact;
 	const char *temp_noise, *probe_tolerance; /* diff thresholds (cli/cmd_diff.c parses them) */
+	const char *fw_image; /* --fw-image FILE: mstflint -i FILE query, checked against the cards */
 	const struct hwc_probe_opts *probe; /* probe / --probe (cli/cmd_probe.c); NULL = no probe */
 };
 

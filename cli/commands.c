@@ -70,6 +70,12 @@ static struct hwc_facts *load_facts_file(const struct hwc_cli *c, int *exit_code
 struct hwc_facts *hwc_cli_facts(const struct hwc_cli *c, int *exit_code)
 {
 	*exit_code = 0;
+	if (c->facts_file && c->fw_image) {
+		hwc_cli_err("--fw-image: mstflint must read the image on a machine or a --root capture, "
+			    "not with --facts");
+		*exit_code = HWC_EXIT_USAGE;
+		return NULL;
+	}
 	if (c->facts_file)
 		return load_facts_file(c, exit_code);
 	struct hwc_env *e;
@@ -84,7 +90,8 @@ struct hwc_facts *hwc_cli_facts(const struct hwc_cli *c, int *exit_code)
 		*exit_code = HWC_EXIT_INTERNAL;
 		return NULL;
 	}
-	struct hwc_collect_opts o = {.device = c->device, .pci_dump = c->pci_dump, .probe = c->probe};
+	struct hwc_collect_opts o = {.device = c->device, .pci_dump = c->pci_dump, .probe = c->probe,
+				     .fw_image = c->fw_image};
 	hwc_collect_all(e, f, &o);
 	hwc_env_free(e);
 	return f;
