@@ -97,6 +97,25 @@ struct hwc_facts *hwc_cli_facts(const struct hwc_cli *c, int *exit_code)
 	return f;
 }
 
+int hwc_cli_profile_facts(const struct hwc_cli *c, struct hwc_profile **prof, struct hwc_facts **f)
+{
+	char perr[512] = "";
+	*prof = NULL;
+	*f = NULL;
+	if (hwc_profile_load(c->profile, prof, perr, sizeof(perr)) < 0) {
+		hwc_cli_err("--profile %s", perr);
+		return HWC_EXIT_USAGE;
+	}
+	int ec;
+	*f = hwc_cli_facts(c, &ec);
+	if (!*f) {
+		hwc_profile_free(*prof);
+		*prof = NULL;
+		return ec ? ec : HWC_EXIT_INTERNAL;
+	}
+	return 0;
+}
+
 int hwc_emit_json(const struct hwc_cli *c, const json_t *j)
 {
 	if (!c->output || strcmp(c->output, "-") == 0) {
@@ -155,18 +174,11 @@ int hwc_cmd_check(struct hwc_cli *c)
 		hwc_cli_err("check: unexpected argument '%s'; try 'hwcheck --help'", c->args[0]);
 		return HWC_EXIT_USAGE;
 	}
-	struct hwc_profile *prof = NULL;
-	char perr[512] = "";
-	if (hwc_profile_load(c->profile, &prof, perr, sizeof(perr)) < 0) {
-		hwc_cli_err("--profile %s", perr);
-		return HWC_EXIT_USAGE;
-	}
-	int ec;
-	struct hwc_facts *f = hwc_cli_facts(c, &ec);
-	if (!f) {
-		hwc_profile_free(prof);
+	struct hwc_profile *prof;
+	struct hwc_facts *f;
+	int ec = hwc_cli_profile_facts(c, &prof, &f);
+	if (ec)
 		return ec;
-	}
 	json_t *facts = hwc_facts_to_json(f);
 	bool nothing = hwc_facts_known_count(facts) == 0;
 	struct hwc_findings fd = {0};

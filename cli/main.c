@@ -28,6 +28,9 @@ static const char usage_text[] =
 	"                     exit 1 when something regressed\n"
 	"  merge REPORT...    many hosts' reports in one table: findings, outlier cards,\n"
 	"                     firmware versions\n"
+	"  fw-plan            before a firmware change, per card: the image (--fw-image) against\n"
+	"                     the card, the settings a reset to defaults would undo, what is\n"
+	"                     pending, the reset the card needs; exit 1 on a firmware finding\n"
 	"  probe              RDMA bandwidth probes per port against the ceiling (docs/probe.md):\n"
 	"                     loopback by default; --server, or --client HOST, for two hosts\n"
 	"\n"
@@ -152,6 +155,7 @@ static const struct command commands[] = {
 	{"snapshot", hwc_cmd_snapshot}, {"rules", hwc_cmd_rules},
 	{"version", hwc_cmd_version},   {"probe", hwc_cmd_probe},
 	{"diff", hwc_cmd_diff},         {"merge", hwc_cmd_merge},
+	{"fw-plan", hwc_cmd_fwplan},
 };
 
 static int run(int argc, char **argv, char **argv_given)

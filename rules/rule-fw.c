@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Firmware changes: a candidate image (--fw-image) against each card, the reset a pending change
  * needs (from `mstfwreset query`), and the configuration a reset to defaults would undo. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,24 +41,29 @@ static bool is_bluefield(const json_t *ad)
 	return g && !strncmp(g, "BlueField", 9);
 }
 
-const char *hwc_fw_reset_advice(struct hwc_arena *a, const json_t *ad)
+const char *hwc_fw_reset_advice(struct hwc_arena *a, const json_t *ad, const char *bdf)
 {
+	const char *dev = bdf ? bdf : "<BDF>";
 	const json_t *r = json_object_get(ad, "fw_reset");
 	const char *bf = is_bluefield(ad) ? " A BlueField in DPU mode keeps its firmware across a host "
 					    "reboot: power-cycle the host." : "";
 	if (!json_is_object(r))
-		return hwc_arena_printf(a, "`mstfwreset -d <BDF> query` tells which reset this card and "
+		return hwc_arena_printf(a, "`mstfwreset -d %s query` tells which reset this card and "
 					   "host support (it was not read). A cold boot (power off) "
-					   "always applies; a warm reboot does not on every card and host.%s", bf);
+					   "always applies; a warm reboot does not on every card and host.%s",
+					dev, bf);
 	const json_t *lv = json_object_get(r, "levels"), *sy = json_object_get(r, "sync");
 	bool l3 = reset_supported(lv, "level", 3), l4 = reset_supported(lv, "level", 4);
 	const char *how;
 	if (l3 && reset_supported(sy, "sync", 1))
-		how = "a synced firmware reset (the mlx5 driver resets the card with all its functions "
-		      "and hosts): `mstfwreset -d <BDF> -l 3 --sync 1 -y reset`";
+		how = hwc_arena_printf(a, "a synced firmware reset (the mlx5 driver resets the card with "
+					  "all its functions and hosts): `mstfwreset -d %s -l 3 --sync 1 -y reset`",
+				       dev);
 	else if (l3)
-		how = "a PCIe link toggle with the driver reloaded (mstfwreset stops mlx5_core, resets "
-		      "the card and its link, starts the driver): `mstfwreset -d <BDF> -l 3 -y reset`";
+		how = hwc_arena_printf(a, "a PCIe link toggle with the driver reloaded (mstfwreset stops "
+					  "mlx5_core, resets the card and its link, starts the driver): "
+					  "`mstfwreset -d %s -l 3 -y reset`",
+				       dev);
 	else if (l4)
 		how = "a warm reboot of the host (mstfwreset query: reset level 3 not supported, "
 		      "level 4 Warm Reboot supported)";
@@ -262,6 +268,54 @@ static void eval_at_risk(struct hwc_rule_ctx *c)
 	}
 }
 
+/* Does the value (name or number, with its code) equal the profile's intended value? */
+static bool intended(const json_t *p, const char *col, const json_t *want)
+{
+	const json_t *v = json_object_get(p, col);
+	char code[32];
+	snprintf(code, sizeof(code), "%s_code", col);
+	const json_t *c = json_object_get(p, code);
+	return (v && json_equal(v, want)) || (c && json_equal(c, want));
+}
+
+static void intent_one(struct hwc_rule_ctx *c, const json_t *ad, const char *name, const json_t *want)
+{
+	const char *bdf = bdf_of(ad), *why;
+	const json_t *p;
+	const char *path = hwc_arena_printf(c->a, "%s.fw_config.%s", fv_adapter_path(c, bdf), name);
+	if (!fv_lookup(ad, hwc_arena_printf(c->a, "fw_config.%s", name), &p, &why, c->a) || !json_is_object(p)) {
+		hwc_rule_unknown(c, bdf, path, why, "the profile's intended configuration");
+		return;
+	}
+	bool cur = intended(p, "current", want), nb = intended(p, "next_boot", want);
+	if (cur && nb)
+		return;
+	const char *w = val_text(c->a, want);
+	struct hwc_finding *fd = hwc_rule_emit(
+		c, bdf, nb ? "%s is configured as the profile intends (%s) but not active: current %s"
+			   : "%s is not what the profile intends (%s): current %s, next boot %s",
+		name, w, val_text(c->a, json_object_get(p, "current")),
+		val_text(c->a, json_object_get(p, "next_boot")));
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.current", path),
+			 val_text(c->a, json_object_get(p, "current")), w);
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.next_boot", path),
+			 val_text(c->a, json_object_get(p, "next_boot")), w);
+	fd->fix = nb ? hwc_fw_reset_advice(c->a, ad, NULL)
+		     : hwc_arena_printf(c->a, "`mstconfig -d <BDF> -y set %s=%s`, then: %s", name, w,
+					hwc_fw_reset_advice(c->a, ad, NULL));
+}
+
+static void eval_intent(struct hwc_rule_ctx *c)
+{
+	const json_t *ad;
+	size_t i;
+	json_array_foreach(fv_adapters(c->facts), i, ad) {
+		const json_t *want = hwc_profile_fw_intent(c->prof, ad), *v;
+		const char *name;
+		json_object_foreach((json_t *)want, name, v) intent_one(c, ad, name, v);
+	}
+}
+
 const struct hwc_rule hwc_rules_fw[] = {
 	{"MLX_FW_IMAGE_PSID", HWC_SEV_ERROR, "mlx", "Firmware image for another board (PSID)",
 	 "The PSID names the board a firmware image is built for (its configuration defaults, "
@@ -287,5 +341,11 @@ const struct hwc_rule hwc_rules_fw[] = {
 	 "Capture a baseline (`hwcheck snapshot -o before.tar`) and after the update run "
 	 "`hwcheck diff before.tar`; restore a lost value with `mstconfig -d <BDF> set NAME=VALUE`.",
 	 eval_at_risk},
+	{"MLX_FW_CONFIG_NOT_INTENDED", HWC_SEV_WARN, "mlx", "Firmware configuration differs from the profile's intent",
+	 "The site profile names the intended value of firmware parameters (products[].fw_config). A "
+	 "value that differs was never set, or a firmware update or a reset to defaults undid it; a "
+	 "next-boot value that matches while the current one does not is configured but not active.",
+	 "`mstconfig -d <BDF> -y set NAME=VALUE` with the profile's value, then the reset the card needs (`mstfwreset -d <BDF> query`).",
+	 eval_intent},
 };
 const size_t hwc_rules_fw_n = HWC_NELEM(hwc_rules_fw);

@@ -122,7 +122,7 @@ static void eval_config_pending(struct hwc_rule_ctx *c)
 				continue;
 			if (!fd) {
 				fd = hwc_rule_emit(c, bdf, "firmware configuration changes wait for the next boot or firmware reset");
-				fd->fix = hwc_arena_printf(c->a, "%s %s", hwc_fw_reset_advice(c->a, ad), fd->fix);
+				fd->fix = hwc_arena_printf(c->a, "%s %s", hwc_fw_reset_advice(c->a, ad, NULL), fd->fix);
 			}
 			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.fw_config.%s.next_boot", fv_adapter_path(c, bdf), k),
 					 vstr(nb), hwc_arena_printf(c->a, "== current (%s)", vstr(cur)));
@@ -147,7 +147,7 @@ static void eval_fw_reset_pending(struct hwc_rule_ctx *c)
 		struct hwc_finding *fd = hwc_rule_emit(c, bdf, "firmware %s is flashed but %s is still running: the update waits for a reset",
 						       st ? st : "?", run ? run : "?");
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.fw_version_stored", fv_adapter_path(c, bdf)), st, run);
-		fd->fix = hwc_fw_reset_advice(c->a, ad);
+		fd->fix = hwc_fw_reset_advice(c->a, ad, NULL);
 		/* the reset loads the new image: what it could put back to defaults is worth a look */
 		hwc_fw_at_risk_evidence(c, fd, ad);
 	}

@@ -136,11 +136,6 @@ int hwc_fwc_current(struct hwc_rule_ctx *c, const json_t *ad, const char *name, 
 /* True(1), "1", true, non-zero. */
 bool hwc_fwc_true(const json_t *v);
 
-/* The reset that applies a pending firmware or configuration change on this card (rule-fw.c),
- * from its `mstfwreset query` (facts fw_reset): a synced firmware reset, a PCIe link toggle with
- * the driver reloaded, a warm reboot or a cold boot; says when a warm reboot will not do. Holds
- * <BDF> for the finding's fix to fill. */
-const char *hwc_fw_reset_advice(struct hwc_arena *a, const json_t *adapter);
 /* Adds to fd (when not NULL) one evidence per fw_at_risk parameter a rule depends on: what a
  * reset of the configuration would undo. Returns how many. */
 /* NULL when fw is one of the profile's allowed versions, else the list as JSON text (arena). */

@@ -286,6 +286,51 @@ class FirmwareChanges(unittest.TestCase):
         self.assertEqual(cp.returncode, 2)
         self.assertIn("--fw-image", cp.stderr)
 
+    def test_fw_plan(self):
+        cp, j = run_json("--root", hwctest.fixture("fw-cx5-image-other-psid", "root"), "--fw-image",
+                         IMG_OTHER, "fw-plan", "--json")
+        self.assertEqual(cp.returncode, 1, cp.stderr)  # the image is refused (error)
+        hwctest.validate(j)
+        self.assertEqual(j["image"]["psid"], "MT_0000000267")
+        c = j["cards"][0]
+        self.assertEqual((c["bdf"], c["psid"], c["fw_running"]), ("0000:3b:00.0", "MT_0000000011", "16.28.2006"))
+        self.assertEqual(c["image"]["verdict"], "refused")
+        self.assertEqual([p["name"] for p in c["at_risk"]], ["ADVANCED_PCI_SETTINGS"])
+        self.assertIsNone(c["at_risk"][0]["profile"])
+        self.assertEqual(c["restore"], "mstconfig -d 0000:3b:00.0 -y set ADVANCED_PCI_SETTINGS=1")
+        self.assertEqual(c["reset"]["levels_supported"], [0, 3, 4])
+        self.assertIn("-l 3 --sync 1", c["reset"]["advice"])
+        self.assertFalse(c["reset"]["needed"])
+        self.assertIn({"rule": "MLX_FW_IMAGE_PSID", "severity": "error"},
+                      [{k: f[k] for k in ("rule", "severity")} for f in c["findings"]])
+        # text, and the profile marks what it names
+        with tempfile.TemporaryDirectory() as d:
+            prof = os.path.join(d, "p.json")
+            with open(prof, "w") as f:
+                json.dump({"schema": "hwcheck.profile", "schema_version": 1, "products": [
+                    {"match": {"psid": "MT_0000000011"}, "fw_config": {"ADVANCED_PCI_SETTINGS": "True"}}]}, f)
+            cp = hwctest.run("--root", hwctest.fixture("fw-cx5-image-other-psid", "root"), "--profile",
+                             prof, "fw-plan")
+            _, j2 = run_json("--root", hwctest.fixture("fw-cx5-image-other-psid", "root"), "--profile",
+                             prof, "fw-plan", "--json")
+        self.assertEqual(cp.returncode, 0, cp.stderr)  # no image: nothing at or above warn
+        self.assertIn("ADVANCED_PCI_SETTINGS", cp.stdout)
+        self.assertIn("[profile]", cp.stdout)
+        self.assertIn("mstfwreset -d 0000:3b:00.0 -l 3 --sync 1 -y reset", cp.stdout)
+        self.assertIsNone(j2["image"])
+        self.assertEqual(j2["cards"][0]["at_risk"][0]["profile"], "True")
+        # a card without mstconfig: at risk unknown, and why
+        _, j3 = run_json("--root", hwctest.fixture("fw-cx4lx-image-newer", "root"), "--fw-image",
+                         "firmware.bin", "fw-plan", "--json")
+        hwctest.validate(j3)
+        c = j3["cards"][0]
+        self.assertIsNone(c["at_risk"])
+        self.assertIn("not installed", c["at_risk_unknown"])
+        self.assertEqual(c["image"]["verdict"], "ok")
+        with tempfile.TemporaryDirectory() as d:
+            cp = hwctest.run("--root", d, "fw-plan")
+        self.assertEqual(cp.returncode, 3)
+
     def test_image_facts_round_trip(self):
         round_trip(self, mlx_facts("fw-cx5-image-other-psid", "--fw-image", IMG_OTHER))
 
