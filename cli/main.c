@@ -42,7 +42,8 @@ static const char usage_text[] =
 	"  --profile FILE     site policy (JSON): thresholds, expectations, waivers\n"
 	"  --fail-on SEV      exit 1 on findings at or above info|warn|error (default warn)\n"
 	"  -d, --device DEV   only this BDF, netdev or RDMA device\n"
-	"  --pci-dump FILE    read PCI devices from an 'lspci -xxxx' dump instead of sysfs\n"
+	"  --pci-dump FILE    read PCI devices from an 'lspci -xxxx' dump instead of sysfs;\n"
+	"                     alone (no --root) the dump is the machine: its cards are judged\n"
 	"  -o, --output FILE  write the output to FILE (atomically) instead of stdout\n"
 	"  --timeout SEC      bound the whole run (default: each tool has its own, and a run\n"
 	"                     that blocks is stopped after 3600 s)\n"
@@ -273,5 +274,11 @@ int main(int argc, char **argv)
 	memcpy(given, argv, (size_t)argc * sizeof(*given));
 	int rc = run(argc, argv, given);
 	free(given);
+	/* a report that did not reach its reader must not exit as if it had */
+	int werr = hwc_cli_stdout_errno();
+	if (werr) {
+		hwc_cli_err("stdout: cannot write the output: %s", strerror(werr));
+		rc = HWC_EXIT_INTERNAL;
+	}
 	return rc;
 }
