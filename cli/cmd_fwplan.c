@@ -251,7 +251,7 @@ int hwc_cmd_fwplan(struct hwc_cli *c)
 	json_decref(plan);
 	for (size_t k = 0; !rc && k < fd.n; k++)
 		if (plan_rule(fd.items[k].rule_id) && !fd.items[k].waived_reason &&
-		    fd.items[k].severity != HWC_SEV_UNKNOWN && (int)fd.items[k].severity >= c->fail_on)
+		    hwc_fail_on_hit(c->fail_on, (int)fd.items[k].severity))
 			rc = HWC_EXIT_FINDINGS;
 out:
 	json_decref(facts);

@@ -113,6 +113,8 @@ enum hwc_threshold {
 	HWC_T_PROBE_ASYMMETRY_MAX,
 	HWC_T_LINK_SYMBOL_ERRORS_PER_HOUR,
 	HWC_T_LINK_FLAPS_MAX,
+	HWC_T_LINK_RAW_BER_MARGIN,
+	HWC_T_LINK_EFFECTIVE_BER_MAX,
 	HWC_T_COUNT
 };
 
@@ -133,6 +135,9 @@ const char *hwc_profile_port_unused(const struct hwc_profile *p, const json_t *f
 				    const json_t *adapter, const json_t *port);
 const json_t *hwc_profile_expectations(const struct hwc_profile *p);
 const json_t *hwc_profile_waivers(const struct hwc_profile *p);
+/* "required": rule ids and fact paths whose unknown fails the gate (NULL when none). */
+const json_t *hwc_profile_required(const struct hwc_profile *p);
+bool hwc_profile_requires_rule(const struct hwc_profile *p, const char *id);
 const struct hwc_profile *hwc_profile_default(void);
 
 /* Expectations and waivers (expect.c). */
