@@ -137,6 +137,14 @@ class DownPorts(unittest.TestCase):
             p = profile_file(d, {"unused_ports": [{"rdma_device": f"mlx5_{n}"} for n in (0, 1, 10, 6, 7, 8, 9)]})
             _, doc = check("field-ports-cx8-ib-disabled", "--profile", p)
             self.assertEqual(mine(doc, PORT_RULE), [])
+            # an InfiniBand port has no netdev: its PCI function comes from the function map
+            p = profile_file(d, {"unused_ports": [{"bdf": "0000:10:00.0"}, {"bdf": "20:00.0"}]})
+            _, doc = check("field-ports-cx8-ib-disabled", "--profile", p)
+            self.assertEqual(pairs(mine(doc, PORT_RULE)), [("warn", f"mlx5_{n}/1") for n in (10, 6, 7, 8, 9)])
+            # mlx4: one function, two ports; rdma_device + port picks one
+            p = profile_file(d, {"unused_ports": [{"rdma_device": "mlx4_0", "port": 2}]})
+            _, doc = check("field-ports-cx3x2-ib-port2-down", "--profile", p)
+            self.assertEqual(pairs(mine(doc, PORT_RULE)), [("warn", "mlx4_1/2")])
 
 
 class WrOrdering(unittest.TestCase):
