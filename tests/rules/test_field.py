@@ -160,6 +160,10 @@ class WrOrdering(unittest.TestCase):
     def test_outlier_node_flags_the_outlier_only(self):
         # the slow node (53 GB/s): one force_relax card among three per_mkey
         _, doc = check("field-wrorder-epyc9754-outlier")
+        ads = doc["facts"]["mlx"]["adapters"]
+        self.assertEqual([a["fw_config_complete"] for a in ads], [True] * 4)  # the listings parse whole
+        self.assertEqual([a["fw_config"]["PCI_WR_ORDERING"]["current"] for a in ads],
+                         ["per_mkey", "force_relax", "per_mkey", "per_mkey"])
         got = mine(doc, WO_RULES)
         self.assertEqual([(f["rule_id"], f["severity"], f["subject"]) for f in got],
                          [("MLX_FW_CONFIG_INCONSISTENT", "error", "0000:41:00.0")])
