@@ -68,6 +68,8 @@ int hwc_profile_load(const char *path, struct hwc_profile **out, char *err, size
 int hwc_profile_parse(const char *name, const char *buf, size_t len, struct hwc_profile **out,
 		      char *err, size_t errsz);
 void hwc_profile_free(struct hwc_profile *p);
+/* The card temperature limit (degC) THERMAL_CARD_OVER_LIMIT applies; 0 without a profile. */
+double hwc_profile_card_temp_limit_c(const struct hwc_profile *p);
 /* The compiled-in default profile text. */
 const char *hwc_profile_default_text(void);
 
