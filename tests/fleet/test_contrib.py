@@ -174,7 +174,7 @@ class Shellcheck(unittest.TestCase):
             self.skipTest("shellcheck not installed")
         scripts = contrib_scripts()
         names = [os.path.relpath(p, contrib()) for p in scripts]
-        for want in ("slurm/hwcheck-healthcheck.sh", "slurm/hwcheck-prolog.sh", "ansible/hwcheck.fact",
+        for want in ("slurm/hwcheck-healthcheck.sh", "slurm/hwcheck-prolog.sh", "ansible/roles/hwcheck/files/hwcheck.fact",
                      "gate/hwcheck-gate.sh", "bash-completion/hwcheck"):
             self.assertIn(want, names)
         cp = subprocess.run([sc, "-x", *scripts], capture_output=True, text=True)
@@ -292,7 +292,7 @@ class Kubernetes(unittest.TestCase):
 
 class Ansible(unittest.TestCase):
     def fact(self, **env):
-        cp = subprocess.run([contrib("ansible", "hwcheck.fact")], capture_output=True, text=True,
+        cp = subprocess.run([contrib("ansible", "roles", "hwcheck", "files", "hwcheck.fact")], capture_output=True, text=True,
                             timeout=120, env=sh_env(env))
         self.assertEqual(cp.returncode, 0, cp.stderr)
         return json.loads(cp.stdout)

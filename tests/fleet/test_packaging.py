@@ -115,11 +115,11 @@ class Install(unittest.TestCase):
                     "share/hwcheck/schema/merge.schema.json", "share/doc/hwcheck/schema.md",
                     "share/doc/hwcheck/FACTS.md", "share/hwcheck/contrib/slurm/hwcheck-healthcheck.sh",
                     "share/hwcheck/contrib/k8s/hwcheck-daemonset.yaml",
-                    "share/hwcheck/contrib/ansible/hwcheck.fact",
+                    "share/hwcheck/contrib/ansible/roles/hwcheck/files/hwcheck.fact",
                     "share/hwcheck/contrib/prometheus/hwcheck-prom.service"]
             for w in want:
                 self.assertTrue(os.path.isfile(os.path.join(d, w)), w)
-            for x in ("share/hwcheck/contrib/slurm/hwcheck-healthcheck.sh", "share/hwcheck/contrib/ansible/hwcheck.fact"):
+            for x in ("share/hwcheck/contrib/slurm/hwcheck-healthcheck.sh", "share/hwcheck/contrib/ansible/roles/hwcheck/files/hwcheck.fact"):
                 self.assertTrue(os.access(os.path.join(d, x), os.X_OK), x)
             man = os.path.join(d, "share/man/man1/hwcheck.1.gz")
             if os.path.exists(man):
