@@ -15,3 +15,4 @@ hwc_py_test(fleet_deb fleet/test_deb.py --build-dir ${PROJECT_BINARY_DIR})
 hwc_py_test(fleet_lintian fleet/test_deb.py --build-dir ${PROJECT_BINARY_DIR} --lintian Package.test_lintian)
 # both build the package in the build directory's _CPack_Packages: one at a time
 set_tests_properties(fleet_deb fleet_lintian fleet_packaging PROPERTIES RESOURCE_LOCK cpack)
+hwc_py_test(fleet_k8s fleet/test_k8s.py)
