@@ -25,8 +25,9 @@ struct family {
 };
 
 enum {
-	F_LAST_RUN, F_UP, F_VERDICT, F_FINDINGS, F_FINDING, F_ADAPTER, F_LINK_SPEED, F_LINK_WIDTH, F_LINK_CAP_SPEED,
-	F_LINK_CAP_WIDTH, F_BOTTLENECK, F_PORT_UP, F_PORT_RATE, F_CARD_TEMP, F_CARD_TEMP_LIMIT, F_TEMP, F_PROBE, F_COUNT
+	F_LAST_RUN, F_UP, F_VERDICT, F_FINDINGS, F_REQUIRED_UNKNOWN, F_FINDING, F_ADAPTER,
+	F_LINK_SPEED, F_LINK_WIDTH, F_LINK_CAP_SPEED, F_LINK_CAP_WIDTH, F_BOTTLENECK, F_PORT_UP,
+	F_PORT_RATE, F_CARD_TEMP, F_CARD_TEMP_LIMIT, F_TEMP, F_PROBE, F_COUNT
 };
 
 static const struct {
@@ -36,6 +37,7 @@ static const struct {
 	[F_UP] = {"hwcheck_up", "1 when the last run collected facts and judged them; 0 when nothing could be collected (no verdict, no finding counts)."},
 	[F_VERDICT] = {"hwcheck_verdict", "Overall verdict of the last run: 1 for the one that holds (ok, incomplete, warn, error), 0 for the others."},
 	[F_FINDINGS] = {"hwcheck_findings", "Findings of the last run that no waiver covers, by severity."},
+	[F_REQUIRED_UNKNOWN] = {"hwcheck_required_unknown", "Undecided findings of rules or facts the profile requires (they fail the gate)."},
 	[F_FINDING] = {"hwcheck_finding", "One series per finding of the last run (rule, severity, subject); value 1."},
 	[F_ADAPTER] = {"hwcheck_adapter_info", "ConnectX card identity (firmware, PSID, product); value 1."},
 	[F_LINK_SPEED] = {"hwcheck_pcie_link_speed_gts", "Negotiated PCIe link speed of the card, GT/s."},
@@ -253,28 +255,25 @@ static void sensors_and_probe(struct prom *p, const json_t *facts)
 
 static void findings(struct prom *p, const struct hwc_findings *fd)
 {
-	double cnt[4] = {0};
 	for (size_t i = 0; i < fd->n; i++) {
 		const struct hwc_finding *x = &fd->items[i];
-		if (!x->waived_reason && (unsigned)x->severity < 4)
-			cnt[x->severity]++;
 		const char *kv[] = {"rule", x->rule_id, "severity", hwc_severity_name(x->severity),
 				    "subject", x->subject ? x->subject : "host", "waived",
 				    x->waived_reason ? "true" : "false", NULL};
 		add(p, F_FINDING, 1, kv);
 	}
+	/* The report's summary: counts and verdict as `hwcheck --json` gives them in "summary". */
+	struct hwc_summary sum;
+	hwc_summary_compute(fd, false, &sum);
 	/* Every severity, zeros included: an alert on "error > 0" needs the series to exist. */
 	for (int s = HWC_SEV_INFO; s <= HWC_SEV_UNKNOWN; s++) {
 		const char *kv[] = {"severity", hwc_severity_name(s), NULL};
-		add(p, F_FINDINGS, cnt[s], kv);
+		add(p, F_FINDINGS, (double)sum.counts[s], kv);
 	}
-	/* The verdict: an error, else a warning, else an undecided rule (not looked at is not ok). */
-	const char *verdict = cnt[HWC_SEV_ERROR] > 0 ? "error" : cnt[HWC_SEV_WARN] > 0 ? "warn" :
-			      cnt[HWC_SEV_UNKNOWN] > 0 ? "incomplete" : "ok";
-	static const char *const verdicts[] = {"ok", "incomplete", "warn", "error"};
-	for (size_t i = 0; i < sizeof(verdicts) / sizeof(verdicts[0]); i++) {
-		const char *kv[] = {"verdict", verdicts[i], NULL};
-		add(p, F_VERDICT, strcmp(verdicts[i], verdict) == 0, kv);
+	add(p, F_REQUIRED_UNKNOWN, (double)sum.required_unknown, NULL);
+	for (int v = HWC_VERDICT_OK; v <= HWC_VERDICT_ERROR; v++) {
+		const char *kv[] = {"verdict", hwc_verdict_name(v), NULL};
+		add(p, F_VERDICT, v == (int)sum.verdict, kv);
 	}
 }
 

@@ -29,13 +29,18 @@ HOSTS = {
     "hot": "cx6dx-card-88c",                # 88 degC against the default 85 degC limit
     "healthy": "healthy-cx7-gen5x16",
     "empty": None,
+    "required": "thermal-bf2-x3-sensors",   # no mstflint; the profile requires MLX_FW_MISMATCH
 }
+REQUIRED_PROFILE = {"schema": "hwcheck.profile", "schema_version": 1, "required": ["MLX_FW_MISMATCH"]}
 
 
-def write_prom(root, out):
-    cp = subprocess.run([hwctest.hwcheck_path(), "--root", root, "--no-color", "--prom", out],
-                        capture_output=True, text=True, timeout=120, env=dict(os.environ, LC_ALL="C"))
-    return cp.returncode
+def write_prom(root, out, *extra):
+    """Writes the textfile; returns (exit code, the JSON report of the same run's facts)."""
+    argv = [hwctest.hwcheck_path(), "--root", root, "--no-color", *extra]
+    env = dict(os.environ, LC_ALL="C")
+    cp = subprocess.run(argv + ["--prom", out], capture_output=True, text=True, timeout=120, env=env)
+    js = subprocess.run(argv + ["--json"], capture_output=True, text=True, timeout=120, env=env)
+    return cp.returncode, json.loads(js.stdout)
 
 
 def read(path):
@@ -58,12 +63,16 @@ class Promtool(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp()
-        cls.files, cls.fams, cls.rc = {}, {}, {}
+        cls.files, cls.fams, cls.rc, cls.reports = {}, {}, {}, {}
+        prof = os.path.join(cls.tmp, "required.json")
+        with open(prof, "w") as f:
+            json.dump(REQUIRED_PROFILE, f)
         for inst, fx in HOSTS.items():
             root = hwctest.fixture(fx, "root") if fx else os.path.join(cls.tmp, "empty-root")
             os.makedirs(root, exist_ok=True)
             out = os.path.join(cls.tmp, inst + ".prom")
-            cls.rc[inst] = write_prom(root, out)
+            extra = ["--profile", prof] if inst == "required" else []
+            cls.rc[inst], cls.reports[inst] = write_prom(root, out, *extra)
             cls.files[inst] = out
             cls.fams[inst] = promparse.parse(read(out))
         global RULES
@@ -93,6 +102,21 @@ class Promtool(unittest.TestCase):
         self.assertNotIn("hwcheck_findings", fams)
         self.assertNotIn("hwcheck_verdict", fams)
         self.assertEqual(self.fams["healthy"]["hwcheck_up"]["samples"], [({}, 1.0)])
+
+    def test_metrics_carry_the_report_summary(self):
+        for inst, rep in self.reports.items():
+            if inst == "empty":
+                continue
+            summ = rep["summary"]
+            fams = self.fams[inst]
+            got = {ls["verdict"]: v for ls, v in fams["hwcheck_verdict"]["samples"]}
+            self.assertEqual(got[summ["verdict"]], 1.0, inst)
+            self.assertEqual(sum(got.values()), 1.0, inst)
+            counts = {ls["severity"]: v for ls, v in fams["hwcheck_findings"]["samples"]}
+            self.assertEqual(counts, {k: float(v) for k, v in summ["counts"].items()}, inst)
+        self.assertEqual(self.reports["empty"]["summary"]["verdict"], "incomplete")
+        self.assertGreater(self.fams["required"]["hwcheck_required_unknown"]["samples"][0][1], 0)
+        self.assertEqual(self.fams["healthy"]["hwcheck_required_unknown"]["samples"][0][1], 0)
 
     def samples(self, inst, name):
         return self.fams[inst].get(name, {"samples": []})["samples"]
@@ -137,6 +161,8 @@ class Promtool(unittest.TestCase):
         hot = self.expected("HwcheckNicHot", "hwcheck_card_temperature_celsius",
                             lambda i, ls, v: v > limit[(i, ls["card"])], value_of=card)
         nothing = self.expected("HwcheckNothingCollected", "hwcheck_up", lambda i, ls, v: v == 0)
+        required = self.expected("HwcheckRequiredUndecided", "hwcheck_required_unknown", lambda i, ls, v: v > 0)
+        self.assertEqual([e["exp_labels"]["instance"] for e in required], ["required"])
         errors = self.expected("HwcheckErrorFindings", "hwcheck_findings",
                                lambda i, ls, v: ls["severity"] == "error" and v > 0)
         # what the fixtures are known to hold: the alert follows the rule, not the raw widths
@@ -162,6 +188,7 @@ class Promtool(unittest.TestCase):
                     {"eval_time": "30m", "alertname": "HwcheckPcieLinkDowngraded", "exp_alerts": []},  # for: 1h
                     {"eval_time": "2h", "alertname": "HwcheckNicHot", "exp_alerts": hot},
                     {"eval_time": "2h", "alertname": "HwcheckNothingCollected", "exp_alerts": nothing},
+                    {"eval_time": "2h", "alertname": "HwcheckRequiredUndecided", "exp_alerts": required},
                     {"eval_time": "2h", "alertname": "HwcheckErrorFindings", "exp_alerts": errors},
                 ],
             }],
