@@ -258,5 +258,62 @@ class FaithfulSnapshots(unittest.TestCase):
         self.assertEqual(check_doc("--root", src), check_doc("--root", d))
 
 
+def gone(pid, wait_s=5.0):
+    import time
+    end = time.monotonic() + wait_s
+    while time.monotonic() < end:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+            if state in ("Z", "X"):
+                return True
+        except FileNotFoundError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+class ToolTrees(unittest.TestCase):
+    """Harm 4: a SIGKILLed run leaves no tool, not even one that called setsid, and no temporary."""
+
+    def test_sigkill_of_hwcheck_ends_every_tool_tree(self):
+        import signal
+        import time
+        with tempfile.TemporaryDirectory() as d:
+            tools = os.path.join(d, "tools")
+            os.makedirs(tools)
+            script = os.path.abspath(hwctest.source("tests", "reliability", "tools", "setsid-hang"))
+            for n in ("dmesg", "mstconfig", "mstflint", "mstreg", "ethtool", "lspci", "ibstat",
+                      "ibv_devinfo", "rdma", "mstfwmanager", "flint", "mstmget_temp"):
+                os.symlink(script, os.path.join(tools, n))
+            out = os.path.join(d, "out.json")
+            e = dict(os.environ, LC_ALL="C", HWCHECK_TOOL_PATH=tools)
+            e.pop("HWCHECK_ROOT", None)
+            p = subprocess.Popen([hwctest.hwcheck_path(), "--json", "-o", out, "--cmd-timeout", "60"],
+                                 env=e, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            end = time.monotonic() + 30
+            pids = []
+            while time.monotonic() < end and not pids:
+                pids = [f for f in os.listdir(tools) if f.endswith(".child.pid")]
+                time.sleep(0.05)
+            if not pids:
+                p.kill()
+                p.wait()
+                self.skipTest("no collector ran an external tool on this machine")
+            time.sleep(0.3)
+            p.send_signal(signal.SIGKILL)
+            p.wait()
+            left = []
+            for f in os.listdir(tools):
+                if f.endswith(".pid"):
+                    with open(os.path.join(tools, f)) as fh:
+                        pid = int(fh.read().strip() or 0)
+                    if pid and not gone(pid):
+                        left.append((f, pid))
+                        os.kill(pid, signal.SIGKILL)
+            self.assertEqual(left, [])
+            self.assertEqual(sorted(x for x in os.listdir(d)), ["tools"])  # no temporary output
+
+
 if __name__ == "__main__":
     hwctest.main()

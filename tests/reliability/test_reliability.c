@@ -370,6 +370,19 @@ static void test_tools(struct hwc_arena *a)
 	CHECK(now_ms() - t0 < 3000);
 	CHECK(process_gone(tool_pid("mstflint.child.pid")));
 
+	/* issue 20: a process the tool put in a session of its own (setsid) goes too, when the
+	 * tool exits and when it is killed at its timeout */
+	fake_tool("mstflint", "setsid");
+	CHECK_INT(hwc_run(e, a, fl, 10000, &r), 0);
+	CHECK_STR(r.out, "answered\n");
+	CHECK(process_gone(tool_pid("mstflint.child.pid")));
+	fake_tool("mstconfig", "setsid-hang");
+	t0 = now_ms();
+	CHECK_INT(hwc_run(e, a, mc, 500, &r), -ETIMEDOUT);
+	CHECK(now_ms() - t0 < 3000);
+	CHECK(process_gone(tool_pid("mstconfig.pid")));
+	CHECK(process_gone(tool_pid("mstconfig.child.pid")));
+
 	/* no shell: metacharacters reach the tool verbatim */
 	fake_tool("ethtool", "args");
 	const char *ev[] = {"ethtool", "-S", "$(touch /tmp/hwc-pwned)", "eth0; rm -rf /", "`id`",
