@@ -69,6 +69,21 @@ void hwc_render_errors(const struct hwc_facts *f);
 /* Writes JSON to --output or stdout (atomically for a file). */
 int hwc_emit_json(const struct hwc_cli *c, const json_t *j);
 
+/* Input documents (cli/input.c). A facts or report file larger than this is refused before it
+ * is read: jansson holds about five times the text in memory. */
+#define HWC_MAX_DOC_MIB 128
+#define HWC_MAX_DOC_MIB_S "128"
+/* The whole file, NUL-terminated, at most max bytes (-EFBIG beyond). 0 or -errno. */
+int hwc_cli_read_input(const char *path, size_t max, char **buf, size_t *len);
+/* Why hwc_cli_read_input failed, in words. */
+const char *hwc_cli_input_strerror(int rc);
+/* A facts or report document from its text: a UTF-8 BOM is skipped, UTF-16/32 refused, syntax
+ * errors at LINE:COL, the envelope and schema version checked. Prints why not; NULL then. */
+json_t *hwc_cli_parse_doc(const char *buf, size_t len, const char *what);
+/* Whether text looks like a JSON document (maybe behind a byte-order mark, maybe UTF-16) rather
+ * than a tar. */
+bool hwc_cli_json_like(const char *buf, size_t len);
+
 int hwc_cmd_check(struct hwc_cli *c);
 int hwc_cmd_facts(struct hwc_cli *c);
 int hwc_cmd_snapshot(struct hwc_cli *c);

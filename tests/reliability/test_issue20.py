@@ -315,5 +315,62 @@ class ToolTrees(unittest.TestCase):
             self.assertEqual(sorted(x for x in os.listdir(d)), ["tools"])  # no temporary output
 
 
+class Messages(unittest.TestCase):
+    """Exit codes and messages: each says what was wrong with which input and what was expected."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        with open(hwctest.fixture("diff-unchanged", "after.json"), "rb") as f:
+            self.doc = f.read()
+
+    def tearDown(self):
+        subprocess.run(["rm", "-rf", self.tmp])
+
+    def write(self, name, data):
+        p = os.path.join(self.tmp, name)
+        with open(p, "wb") as f:
+            f.write(data)
+        return p
+
+    def test_missing_inputs_exit_2_with_the_reason(self):
+        for argv, want in ((["--pci-dump", "/nonexistent/dump"],
+                            "hwcheck: --pci-dump /nonexistent/dump: cannot read: No such file or directory\n"),
+                           (["--facts", "/nonexistent/f.json"],
+                            "hwcheck: --facts /nonexistent/f.json: cannot read: No such file or directory\n")):
+            cp = run(*argv)
+            self.assertEqual(cp.returncode, 2, argv)
+            self.assertEqual(cp.stderr, want)  # no "line -1"
+        cp = run("--facts", self.tmp)
+        self.assertEqual(cp.returncode, 2)
+        self.assertIn("a directory where a file was expected", cp.stderr)
+
+    def test_byte_order_mark_and_utf16(self):
+        bom = self.write("bom.json", b"\xef\xbb\xbf" + self.doc)
+        cp = run("--facts", bom, "--json")
+        self.assertIn(cp.returncode, (0, 1), cp.stderr)
+        u16 = self.write("u16.json", self.doc.decode().encode("utf-16"))
+        for argv in (["--facts", u16], ["diff", u16, bom], ["merge", u16, bom]):
+            cp = run(*argv)
+            self.assertEqual(cp.returncode, 2, argv)
+            self.assertIn(f"{u16}: UTF-16 text", cp.stderr)
+            self.assertIn("hwcheck reads JSON in UTF-8", cp.stderr)
+
+    def test_empty_and_broken_json(self):
+        cp = run("--facts", self.write("e.json", b""))
+        self.assertEqual(cp.returncode, 2)
+        self.assertIn("empty file; expected a hwcheck facts or report JSON document", cp.stderr)
+        cp = run("--facts", self.write("b.json", b'{"schema": "hwcheck.facts",\n "x": }'))
+        self.assertEqual(cp.returncode, 2)
+        self.assertRegex(cp.stderr, r"b\.json:2:\d+: not valid JSON: ")
+
+    def test_facts_size_is_bounded(self):
+        big = os.path.join(self.tmp, "big.json")
+        with open(big, "wb") as f:
+            f.truncate(129 << 20)  # sparse: refused before a byte is read
+        cp = run("--facts", big, timeout=30)
+        self.assertEqual(cp.returncode, 2)
+        self.assertIn("larger than 128 MiB", cp.stderr)
+
+
 if __name__ == "__main__":
     hwctest.main()

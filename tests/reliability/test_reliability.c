@@ -558,8 +558,8 @@ static void test_watchdog(void)
 	CHECK(WIFEXITED(st));
 	CHECK_INT(WEXITSTATUS(st), HWC_EXIT_NOTHING);
 	CHECK(took >= 2500 && took < 6000);
-	CHECK_STR(msg, "hwcheck: the run did not finish within --timeout 1 s (+2 s): a read or probe "
-		       "blocked; stopped without a report\n");
+	CHECK_STR(msg, "hwcheck: the run did not finish within --timeout 1 s (+2 s): it was waiting "
+		       "on a read, tool or probe that did not answer; stopped without a report\n");
 	CHECK(process_gone(tool_pid("mstconfig.pid")));
 	struct hwc_dirlist dl;
 	struct hwc_env *e;
@@ -571,6 +571,27 @@ static void test_watchdog(void)
 		CHECK(strncmp(dl.names[i], ".report.json.", 13) != 0);
 	hwc_env_free(e);
 	hwc_arena_free(a);
+
+	/* issue 20: a run that computed all along is not said to have blocked */
+	if (pipe(pe) != 0)
+		abort();
+	pid = fork();
+	if (pid == 0) {
+		dup2(pe[1], 2);
+		close(pe[0]);
+		hwc_cli_guard(1, HWC_EXIT_NOTHING);
+		for (volatile unsigned long spin = 0;; spin++)
+			;
+	}
+	close(pe[1]);
+	waitpid(pid, &st, 0);
+	n = read(pe[0], msg, sizeof(msg) - 1);
+	msg[n > 0 ? n : 0] = 0;
+	close(pe[0]);
+	CHECK_INT(WEXITSTATUS(st), HWC_EXIT_NOTHING);
+	CHECK_STR(msg, "hwcheck: the run did not finish within --timeout 1 s (+2 s): it was still "
+		       "computing (an input too large for this limit; give a larger --timeout); "
+		       "stopped without a report\n");
 
 	/* without --timeout the watchdog is armed all the same, for an hour */
 	pid = fork();
