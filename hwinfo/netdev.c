@@ -263,6 +263,7 @@ static void collect_one(struct hwc_env *e, struct hwc_facts *f, struct hwc_netde
 		hwc_netdev_irq_locality(e, a, nd->bdf.v, names, &nd->irq_locality);
 	else
 		fail_all(&nd->irq_locality, locality_f, N(locality_f), &nd->bdf.m);
+	hwc_netdev_collect_link(e, f, nd);
 }
 
 /* The ConnectX PCI function behind a netdev, or NULL (virtual device, other vendor). */
@@ -404,6 +405,7 @@ json_t *hwc_netdev_to_json(const struct hwc_facts *f)
 		json_object_set_new(o, "pause", obj_of(&nd->pause, pause_f, N(pause_f)));
 		json_object_set_new(o, "counters", counters_json(&nd->counters));
 		json_object_set_new(o, "irq_locality", locality_json(&nd->irq_locality));
+		json_object_set_new(o, "link", hwc_netdev_link_json(&nd->link));
 		json_array_append_new(arr, unavail_last(o));
 	}
 	return arr;
@@ -490,6 +492,8 @@ int hwc_netdev_from_json(const json_t *j, struct hwc_facts *f)
 			rc = -EINVAL;
 		}
 		if (locality_from_json(o, a, &nd->irq_locality) < 0)
+			rc = -EINVAL;
+		if (hwc_netdev_link_from_json(json_object_get(o, "link"), a, &nd->link) < 0)
 			rc = -EINVAL;
 		if (rc < 0)
 			bad = rc;

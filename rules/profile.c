@@ -33,6 +33,8 @@ static const struct {
 	[HWC_T_CHANNELS_MIN] = {"channels_min", 1, 4096},
 	[HWC_T_PROBE_MIN_RATIO] = {"probe_min_ratio", 0, 1},
 	[HWC_T_PROBE_ASYMMETRY_MAX] = {"probe_asymmetry_max", 0, 1},
+	[HWC_T_LINK_SYMBOL_ERRORS_PER_HOUR] = {"link_symbol_errors_per_hour", 0, 1e12},
+	[HWC_T_LINK_FLAPS_MAX] = {"link_flaps_max", 0, 1e9},
 };
 
 /* The compiled-in default (generated from rules/default-profile.json by rules/CMakeLists.txt). */

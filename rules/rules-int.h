@@ -106,6 +106,8 @@ enum hwc_threshold {
 	HWC_T_CHANNELS_MIN,
 	HWC_T_PROBE_MIN_RATIO,
 	HWC_T_PROBE_ASYMMETRY_MAX,
+	HWC_T_LINK_SYMBOL_ERRORS_PER_HOUR,
+	HWC_T_LINK_FLAPS_MAX,
 	HWC_T_COUNT
 };
 
@@ -148,6 +150,7 @@ HWC_AREA_DECL(thermal);
 HWC_AREA_DECL(host);
 HWC_AREA_DECL(netdev);
 HWC_AREA_DECL(probe);
+HWC_AREA_DECL(link);
 HWC_AREA_DECL(collect);
 
 #define HWC_NELEM(x) (sizeof(x) / sizeof((x)[0]))

@@ -138,7 +138,8 @@ def netdev(name, bdf, speed_mbps, mtu=9000, rx=8192, rx_max=8192, comb=None, com
             "counters": {"rx_discards_phy": discards, "rx_out_of_buffer": oob,
                          "rx_buffer_passed_thres_phy": 0, "rx_pci_signal_integrity": 0,
                          "tx_pci_signal_integrity": 0, "outbound_pci_stalled_rd": 0,
-                         "outbound_pci_stalled_wr": 0},
+                         "outbound_pci_stalled_wr": 0, "rx_symbol_err_phy": 0,
+                         "rx_corrected_bits_phy": 0, "link_down_events_phy": 0},
             "irq_locality": {"numa_node": node, "local_cpulist": cpulist,
                              "vectors": vectors if vectors is not None else comb, "outside_local": outside}}
 
