@@ -30,11 +30,11 @@ static void on_alarm(int sig)
 	(void)sig;
 	cleanup();
 	/* CPU time tells a run that computed (an input too large for the limit) from one that
-	 * waited on a read, tool or probe (a blocked run uses next to none; a quarter of the time
-	 * allows for a busy machine); clock_gettime is async-signal-safe */
+	 * waited on a read, tool or probe (a blocked run uses next to none; a tenth of the time
+	 * allows for a machine busy with other work); clock_gettime is async-signal-safe */
 	struct timespec cpu;
 	int busy = clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu) == 0 &&
-		   ((unsigned long long)cpu.tv_sec * 1000 + (unsigned long long)cpu.tv_nsec / 1000000) * 4 >=
+		   ((unsigned long long)cpu.tv_sec * 1000 + (unsigned long long)cpu.tv_nsec / 1000000) * 10 >=
 			   (unsigned long long)watchdog_after_s * 1000;
 	if (write(STDERR_FILENO, watchdog_msg[busy], watchdog_msg_len[busy]) < 0) {
 		/* nothing more can be done from here */
