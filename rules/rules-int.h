@@ -62,6 +62,10 @@ int need_str(struct hwc_rule_ctx *c, const char *subject, const json_t *obj, con
 
 const json_t *fv_adapters(const json_t *facts);
 const json_t *fv_pci_dev(const json_t *facts, const char *bdf);
+/* While set, lookups in this facts document use hash indexes built once (linear cost over
+ * thousands of functions); hwc_rules_eval brackets the rules with them. */
+void fv_index_begin(const json_t *facts);
+void fv_index_end(void);
 /* Path prefix for a pci device / adapter / netdev in evidence (arena string). */
 const char *fv_pci_path(struct hwc_rule_ctx *c, const char *bdf);
 const char *fv_adapter_path(struct hwc_rule_ctx *c, const char *bdf);
