@@ -277,6 +277,8 @@ struct hwc_netdev {
 	const char *name;
 	struct hwc_fstr bdf, driver, fw_version, operstate;
 	struct hwc_fi64 mtu, speed_mbps;
+	struct hwc_fbool admin_up; /* IFF_UP of sys/class/net/<if>/flags: `ip link set up` */
+	struct hwc_fbool carrier;  /* sys/class/net/<if>/carrier; unreadable while admin down */
 	struct hwc_netdev_rings rings;
 	struct hwc_netdev_channels channels;
 	struct hwc_netdev_features features;

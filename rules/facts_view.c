@@ -234,7 +234,6 @@ static void idx_adapters(const json_t *facts)
 		json_array_foreach(json_object_get(ad, "netdevs"), k, e) idx_all(all_nd, json_string_value(e), i);
 	}
 	json_array_foreach(json_object_get(facts, "netdevs"), i, e) {
-		idx_first_each(idx.netdev, NULL, 0);
 		const char *name = json_string_value(json_object_get(e, "name"));
 		if (name && !json_object_get(idx.netdev, name))
 			json_object_set(idx.netdev, name, (json_t *)e);
@@ -282,6 +281,13 @@ const json_t *fv_pci_dev(const json_t *facts, const char *bdf)
 	return find_by(json_object_get(json_object_get(facts, "pci"), "devices"), "bdf", bdf);
 }
 
+const json_t *fv_netdev(const json_t *facts, const char *name)
+{
+	if (idx.facts && idx.facts == facts)
+		return name ? json_object_get(idx.netdev, name) : NULL;
+	return find_by(json_object_get(facts, "netdevs"), "name", name);
+}
+
 const char *fv_pci_path(struct hwc_rule_ctx *c, const char *bdf)
 {
 	return hwc_arena_printf(c->a, "pci.devices[%s]", bdf ? bdf : "?");
@@ -317,6 +323,23 @@ bool fv_adapter_has_function(const json_t *adapter, const char *bdf)
 	if (b && bdf && strcmp(b, bdf) == 0)
 		return true;
 	return str_in(json_object_get(adapter, "functions"), bdf);
+}
+
+const char *fv_port_function(const json_t *facts, const json_t *adapter, const json_t *port)
+{
+	const char *rd = json_string_value(json_object_get(port, "rdma_device"));
+	const char *nd = json_string_value(json_object_get(port, "netdev"));
+	const char *bdf = json_string_value(json_object_get(fv_netdev(facts, nd), "bdf"));
+	if (bdf)
+		return bdf;
+	size_t i;
+	const json_t *fn;
+	json_array_foreach(json_object_get(adapter, "function_map"), i, fn) {
+		if (str_in(json_object_get(fn, "rdma_devices"), rd) ||
+		    str_in(json_object_get(fn, "netdevs"), nd))
+			return json_string_value(json_object_get(fn, "bdf"));
+	}
+	return NULL;
 }
 
 size_t fv_adapter_netdevs(const json_t *facts, const json_t *adapter, const json_t **out,

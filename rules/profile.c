@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "rules/rules-int.h"
 
@@ -578,19 +579,131 @@ static void v_waivers(struct vctx *v, const json_t *arr)
 	v_array(v, arr, "waivers", keys, "a waiver", v_waiver);
 }
 
-static void v_host(struct vctx *v, const json_t *h)
+/* "required": rule ids (a rule of the table or a SITE_ expectation id) and fact paths, whose
+ * unknown fails the gate. */
+static void v_required(struct vctx *v, const json_t *arr)
 {
-	static const char *const keys[] = {"iommu", "mtu_min", NULL};
-	if (!check_keys(v, h, keys, "host"))
+	static const char *const sections[] = {"host", "pci", "mlx", "netdevs", "thermal", "probe", NULL};
+	size_t i;
+	const json_t *e;
+	if (!json_is_array(arr)) {
+		verr(v, "expected an array of rule ids and fact paths");
 		return;
-	const json_t *io = json_object_get(h, "iommu");
-	if (io) {
-		const char *s = json_string_value(io);
-		push(v, "iommu");
-		if (!s || (strcmp(s, "passthrough") && strcmp(s, "translated") && strcmp(s, "any")))
-			verr(v, "expected \"passthrough\", \"translated\" or \"any\"");
+	}
+	json_array_foreach(arr, i, e) {
+		const char *s = json_string_value(e);
+		push_idx(v, i);
+		bool is_id = s && id_ok(s);
+		bool known_section = false;
+		for (int k = 0; s && !is_id && sections[k]; k++) {
+			size_t n = strlen(sections[k]);
+			known_section |= !strncmp(s, sections[k], n) && s[n] && strchr(".[", s[n]);
+		}
+		if (!s || !*s)
+			verr(v, "expected a rule id or a fact path like \"mlx.adapters[].fw_version\"");
+		else if (is_id && !hwc_rule_find(s) && strncmp(s, "SITE_", 5) != 0)
+			verr(v, "no rule \"%s\" ('hwcheck rules list' shows them)", s);
+		else if (!is_id && !known_section)
+			verr(v, "\"%s\" is neither a rule id nor a fact path (host., pci., mlx., netdevs[], "
+				"thermal., probe.)", s);
 		pop(v);
 	}
+}
+
+/* "0000:81:00.1" or "81:00.1" (hex, as lspci prints it). */
+static bool bdf_ok(const char *s)
+{
+	unsigned dom, bus, dev, fn;
+	int n = 0;
+	if (!s)
+		return false;
+	if (sscanf(s, "%4x:%2x:%2x.%1x%n", &dom, &bus, &dev, &fn, &n) == 4 && !s[n] && n == 12)
+		return dev < 32 && fn < 8;
+	n = 0;
+	return sscanf(s, "%2x:%2x.%1x%n", &bus, &dev, &fn, &n) == 3 && !s[n] && n == 7 && dev < 32 &&
+	       fn < 8;
+}
+
+static bool name_ok(const char *s, size_t max)
+{
+	return s && *s && strlen(s) <= max && !strpbrk(s, "/ \t\n:") && strcmp(s, ".") && strcmp(s, "..");
+}
+
+static void v_unused_port(struct vctx *v, const json_t *e)
+{
+	static const char *const sel[] = {"netdev", "bdf", "rdma_device", NULL};
+	int n = 0;
+	for (int k = 0; sel[k]; k++)
+		n += json_object_get(e, sel[k]) != NULL;
+	if (n != 1) {
+		verr(v, "an unused port names exactly one of \"netdev\", \"bdf\" or \"rdma_device\" (with an optional \"port\")");
+		return;
+	}
+	const json_t *x;
+	if ((x = json_object_get(e, "netdev"))) {
+		push(v, "netdev");
+		if (!name_ok(json_string_value(x), 15))
+			verr(v, "expected an interface name like \"ens1f1np1\" (at most 15 characters)");
+		pop(v);
+	} else if ((x = json_object_get(e, "bdf"))) {
+		push(v, "bdf");
+		if (!bdf_ok(json_string_value(x)))
+			verr(v, "expected a PCI function like \"0000:81:00.1\" or \"81:00.1\"");
+		pop(v);
+	} else {
+		push(v, "rdma_device");
+		if (!name_ok(json_string_value(json_object_get(e, "rdma_device")), 64))
+			verr(v, "expected an RDMA device like \"mlx5_1\"");
+		pop(v);
+	}
+	const json_t *pn = json_object_get(e, "port");
+	push(v, "port");
+	if (pn && !json_object_get(e, "rdma_device"))
+		verr(v, "\"port\" goes with \"rdma_device\" (a netdev or a PCI function is one port)");
+	else if (pn && (!json_is_integer(pn) || json_integer_value(pn) < 1 || json_integer_value(pn) > 255))
+		verr(v, "expected a port number 1..255");
+	pop(v);
+	const json_t *r = json_object_get(e, "reason");
+	push(v, "reason");
+	if (r && !json_is_string(r))
+		verr(v, "expected a string");
+	pop(v);
+}
+
+static void v_unused_ports(struct vctx *v, const json_t *arr)
+{
+	static const char *const keys[] = {"netdev", "bdf", "rdma_device", "port", "reason", NULL};
+	v_array(v, arr, "unused ports", keys, "an unused port", v_unused_port);
+}
+
+/* A host policy string that must be one of a list. */
+static void v_host_enum(struct vctx *v, const json_t *h, const char *key, const char *const *ok,
+			const char *msg)
+{
+	const json_t *x = json_object_get(h, key);
+	if (!x)
+		return;
+	const char *s = json_string_value(x);
+	bool good = false;
+	for (int k = 0; s && ok[k]; k++)
+		good |= strcmp(s, ok[k]) == 0;
+	push(v, key);
+	if (!good)
+		verr(v, "expected %s", msg);
+	pop(v);
+}
+
+static void v_host(struct vctx *v, const json_t *h)
+{
+	static const char *const keys[] = {"iommu", "mtu_min", "role", "pci_wr_ordering", NULL};
+	static const char *const iommu[] = {"passthrough", "translated", "any", NULL};
+	static const char *const roles[] = {"gpu_compute", "storage_client", "smb_client", NULL};
+	static const char *const wo[] = {"per_mkey", "force_relax", "any", NULL};
+	if (!check_keys(v, h, keys, "host"))
+		return;
+	v_host_enum(v, h, "iommu", iommu, "\"passthrough\", \"translated\" or \"any\"");
+	v_host_enum(v, h, "role", roles, "\"gpu_compute\", \"storage_client\" or \"smb_client\"");
+	v_host_enum(v, h, "pci_wr_ordering", wo, "\"per_mkey\", \"force_relax\" or \"any\"");
 	const json_t *m = json_object_get(h, "mtu_min");
 	push(v, "mtu_min");
 	if (m && !json_is_number(m))
@@ -620,7 +733,7 @@ static struct hwc_profile *parse_only(const char *name, const char *buf, size_t 
 	struct vctx v = {.name = name, .buf = buf, .len = len, .err = err, .errsz = errsz};
 	static const char *const top[] = {"schema", "schema_version", "name", "description",
 					  "thresholds", "host", "products", "rules", "expectations",
-					  "waivers", NULL};
+					  "waivers", "unused_ports", "required", NULL};
 	if (check_keys(&v, doc, top, "a profile")) {
 		const char *schema = json_string_value(json_object_get(doc, "schema"));
 		const json_t *ver = json_object_get(doc, "schema_version");
@@ -649,6 +762,10 @@ static struct hwc_profile *parse_only(const char *name, const char *buf, size_t 
 				v_waivers(&v, x);
 			else if (!strcmp(k, "host"))
 				v_host(&v, x);
+			else if (!strcmp(k, "unused_ports"))
+				v_unused_ports(&v, x);
+			else if (!strcmp(k, "required"))
+				v_required(&v, x);
 			else if ((!strcmp(k, "name") || !strcmp(k, "description")) && !json_is_string(x))
 				verr(&v, "expected a string");
 			pop(&v);
@@ -809,6 +926,49 @@ const char *hwc_profile_host_str(const struct hwc_profile *p, const char *key)
 	return s;
 }
 
+/* A profile's BDF ("81:00.1" or with the domain) against a function's full BDF. */
+static bool bdf_same(const char *want, const char *have)
+{
+	if (!want || !have)
+		return false;
+	if (strlen(want) == 7 && strlen(have) == 12 && !strncmp(have, "0000:", 5))
+		have += 5;
+	return strcasecmp(want, have) == 0;
+}
+
+static const char *unused_in(const json_t *doc, const json_t *facts, const json_t *adapter,
+			     const json_t *port)
+{
+	const char *nd = json_string_value(json_object_get(port, "netdev"));
+	const char *rd = json_string_value(json_object_get(port, "rdma_device"));
+	const json_t *pn = json_object_get(port, "port");
+	const char *fn = fv_port_function(facts, adapter, port);
+	size_t i;
+	const json_t *e;
+	json_array_foreach(json_object_get(doc, "unused_ports"), i, e) {
+		const char *wn = json_string_value(json_object_get(e, "netdev"));
+		const char *wr = json_string_value(json_object_get(e, "rdma_device"));
+		const json_t *wp = json_object_get(e, "port");
+		bool hit = (wn && nd && !strcmp(wn, nd)) ||
+			   (wr && rd && !strcmp(wr, rd) && (!wp || json_equal(wp, (json_t *)pn))) ||
+			   bdf_same(json_string_value(json_object_get(e, "bdf")), fn);
+		const char *why = json_string_value(json_object_get(e, "reason"));
+		if (hit)
+			return why ? why : "";
+	}
+	return NULL;
+}
+
+const char *hwc_profile_port_unused(const struct hwc_profile *p, const json_t *facts,
+				    const json_t *adapter, const json_t *port)
+{
+	const char *r = p ? unused_in(p->doc, facts, adapter, port) : NULL;
+	const struct hwc_profile *d = hwc_profile_default();
+	if (!r && d && d != p)
+		r = unused_in(d->doc, facts, adapter, port);
+	return r;
+}
+
 const json_t *hwc_profile_expectations(const struct hwc_profile *p)
 {
 	return p ? json_object_get(p->doc, "expectations") : NULL;
@@ -817,6 +977,23 @@ const json_t *hwc_profile_expectations(const struct hwc_profile *p)
 const json_t *hwc_profile_waivers(const struct hwc_profile *p)
 {
 	return p ? json_object_get(p->doc, "waivers") : NULL;
+}
+
+const json_t *hwc_profile_required(const struct hwc_profile *p)
+{
+	return p ? json_object_get(p->doc, "required") : NULL;
+}
+
+bool hwc_profile_requires_rule(const struct hwc_profile *p, const char *id)
+{
+	size_t i;
+	const json_t *e;
+	json_array_foreach(hwc_profile_required(p), i, e) {
+		const char *s = json_string_value(e);
+		if (s && id && strcmp(s, id) == 0)
+			return true;
+	}
+	return false;
 }
 
 

@@ -66,6 +66,11 @@ const json_t *fv_pci_dev(const json_t *facts, const char *bdf);
  * thousands of functions); hwc_rules_eval brackets the rules with them. */
 void fv_index_begin(const json_t *facts);
 void fv_index_end(void);
+/* The netdevs[] object named name; NULL if none. */
+const json_t *fv_netdev(const json_t *facts, const char *name);
+/* The PCI function (BDF) of an adapter that owns port: its netdev's bdf, else the function_map
+ * entry holding its RDMA device or netdev; NULL when unknown. */
+const char *fv_port_function(const json_t *facts, const json_t *adapter, const json_t *port);
 /* Path prefix for a pci device / adapter / netdev in evidence (arena string). */
 const char *fv_pci_path(struct hwc_rule_ctx *c, const char *bdf);
 const char *fv_adapter_path(struct hwc_rule_ctx *c, const char *bdf);
@@ -126,8 +131,15 @@ const json_t *hwc_profile_product(const struct hwc_profile *p, const json_t *ada
 const char *hwc_profile_host_str(const struct hwc_profile *p, const char *key);
 /* Host policy number ("mtu_min"); 0 when unset. */
 double hwc_profile_host_num(const struct hwc_profile *p, const char *key);
+/* The profile's unused_ports entry that covers port (of adapter): its "reason", or "" when it
+ * gives none; NULL when the port is not declared unused. */
+const char *hwc_profile_port_unused(const struct hwc_profile *p, const json_t *facts,
+				    const json_t *adapter, const json_t *port);
 const json_t *hwc_profile_expectations(const struct hwc_profile *p);
 const json_t *hwc_profile_waivers(const struct hwc_profile *p);
+/* "required": rule ids and fact paths whose unknown fails the gate (NULL when none). */
+const json_t *hwc_profile_required(const struct hwc_profile *p);
+bool hwc_profile_requires_rule(const struct hwc_profile *p, const char *id);
 const struct hwc_profile *hwc_profile_default(void);
 
 /* Expectations and waivers (expect.c). */

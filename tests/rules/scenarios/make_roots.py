@@ -190,6 +190,10 @@ class Root:
         self.write(f"{d}/mtu", f"{mtu}\n")
         self.write(f"{d}/speed", f"{speed}\n")
         self.write(f"{d}/operstate", operstate + "\n")
+        # every interface here was set up (IFF_UP|IFF_BROADCAST|IFF_MULTICAST); "down" is a
+        # port without carrier, as `ip link` shows NO-CARRIER
+        self.write(f"{d}/flags", "0x1003\n")
+        self.write(f"{d}/carrier", ("1" if operstate == "up" else "0") + "\n")
         self.write(f"{d}/dev_port", "0\n")
         self.link(f"{d}/device", "../../../" + os.path.basename(self.devdir(bdf)))
         self.link(f"sys/class/net/{name}", "../../" + os.path.relpath(d, "sys"))
