@@ -164,6 +164,7 @@ static struct fv_index {
 	json_t *fn, *nd, *rd; /* bdf / netdev / RDMA name -> index of the first adapter having it */
 	json_t *netdev;   /* netdev name -> netdev */
 	json_t *by_ad;    /* adapter index (decimal) -> [netdevs of it, in document order] */
+	json_t *sensors;  /* bdf -> [indexes into thermal.sensors] */
 } idx;
 
 static void idx_first(json_t *map, const char *key, size_t i)
@@ -260,6 +261,9 @@ void fv_index_begin(const json_t *facts)
 			json_object_set(idx.pci, b, (json_t *)e);
 	}
 	idx_adapters(facts);
+	idx.sensors = json_object();
+	json_array_foreach(json_object_get(json_object_get(facts, "thermal"), "sensors"), i, e)
+		idx_all(idx.sensors, json_string_value(json_object_get(e, "bdf")), i);
 	idx.facts = facts;
 }
 
@@ -271,6 +275,7 @@ void fv_index_end(void)
 	json_decref(idx.rd);
 	json_decref(idx.netdev);
 	json_decref(idx.by_ad);
+	json_decref(idx.sensors);
 	memset(&idx, 0, sizeof(idx));
 }
 
@@ -405,6 +410,65 @@ static const json_t *adapter_of_indexed(const json_t *facts, const json_t *ads, 
 		i = idx_min(i, idx_get(idx.rd, dev_name));
 	}
 	return i >= 0 ? json_array_get(ads, (size_t)i) : NULL;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The functions of an adapter whose sensors count: its bdf, then its other functions. */
+static size_t sensor_lists(const json_t *adapter, const json_t **lists, size_t max)
+{
+	const char *b = json_string_value(json_object_get(adapter, "bdf"));
+	size_t n = 0, i;
+	const json_t *e;
+	if (b && json_object_get(idx.sensors, b))
+		lists[n++] = json_object_get(idx.sensors, b);
+	json_array_foreach(json_object_get(adapter, "functions"), i, e) {
+		const char *fb = json_string_value(e);
+		if (n < max && fb && !(b && !strcmp(fb, b)) && json_object_get(idx.sensors, fb))
+			lists[n++] = json_object_get(idx.sensors, fb);
+	}
+	return n;
+}
+
+size_t fv_adapter_sensors(const json_t *facts, const json_t *adapter, struct hwc_arena *a,
+			  const json_t ***out)
+{
+	const json_t *sensors = json_object_get(json_object_get(facts, "thermal"), "sensors");
+	size_t n = 0, i, k;
+	const json_t *e, *f;
+	if (!(idx.facts && idx.facts == facts)) {
+		*out = hwc_arena_calloc(a, json_array_size(sensors) + 1, sizeof(**out));
+		json_array_foreach(sensors, i, e) {
+			const char *bdf = json_string_value(json_object_get(e, "bdf"));
+			if (*out && bdf && fv_adapter_has_function(adapter, bdf))
+				(*out)[n++] = e;
+		}
+		return n;
+	}
+	/* the sensors of each of its functions, then back in document order */
+	size_t maxl = json_array_size(json_object_get(adapter, "functions")) + 1;
+	const json_t **lists = hwc_arena_calloc(a, maxl, sizeof(*lists));
+	if (!lists)
+		return 0;
+	size_t nl = sensor_lists(adapter, lists, maxl), total = 0;
+	for (i = 0; i < nl; i++)
+		total += json_array_size(lists[i]);
+	size_t *at = hwc_arena_calloc(a, total + 1, sizeof(*at));
+	*out = hwc_arena_calloc(a, total + 1, sizeof(**out));
+	if (!at || !*out)
+		return 0;
+	for (i = 0; i < nl; i++)
+		json_array_foreach(lists[i], k, f) at[n++] = (size_t)json_integer_value(f);
+	qsort(at, n, sizeof(*at), cmp_size);
+	size_t m = 0;
+	for (i = 0; i < n; i++)
+		if (!i || at[i] != at[i - 1])
+			(*out)[m++] = json_array_get(sensors, at[i]);
+	return m;
 }
 
 const json_t *fv_adapter_of(const json_t *facts, const char *name)

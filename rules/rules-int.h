@@ -78,6 +78,9 @@ const char *fv_netdev_path(struct hwc_rule_ctx *c, const char *name);
 /* The netdev objects of an adapter (by its netdevs list, else by bdf among its functions). */
 size_t fv_adapter_netdevs(const json_t *facts, const json_t *adapter, const json_t **out,
 			  size_t max);
+/* The thermal.sensors tied to the adapter's functions, in document order (arena array). */
+size_t fv_adapter_sensors(const json_t *facts, const json_t *adapter, struct hwc_arena *a,
+			  const json_t ***out);
 /* The adapter whose functions, netdevs or RDMA devices include name; NULL if none. */
 const json_t *fv_adapter_of(const json_t *facts, const char *name);
 /* True when bdf is one of the adapter's functions. */
