@@ -75,14 +75,21 @@ static bool device_matched(const struct hwc_facts *f, const char *dev)
 	return true;
 }
 
+bool hwc_cli_pci_dump_ok(const struct hwc_cli *c)
+{
+	if (!c->pci_dump || access(c->pci_dump, R_OK) == 0)
+		return true;
+	/* the dump is the machine under test: without it there is nothing to judge */
+	hwc_cli_err("--pci-dump %s: cannot read: %s", c->pci_dump, strerror(errno));
+	return false;
+}
+
 struct hwc_facts *hwc_cli_facts(const struct hwc_cli *c, int *exit_code)
 {
 	*exit_code = 0;
 	if (c->facts_file)
 		return load_facts_file(c, exit_code);
-	if (c->pci_dump && access(c->pci_dump, R_OK) != 0) {
-		/* the dump is the machine under test: without it there is nothing to judge */
-		hwc_cli_err("--pci-dump %s: cannot read: %s", c->pci_dump, strerror(errno));
+	if (!hwc_cli_pci_dump_ok(c)) {
 		*exit_code = HWC_EXIT_USAGE;
 		return NULL;
 	}

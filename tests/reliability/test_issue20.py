@@ -333,7 +333,9 @@ class Messages(unittest.TestCase):
         return p
 
     def test_missing_inputs_exit_2_with_the_reason(self):
-        for argv, want in ((["--pci-dump", "/nonexistent/dump"],
+        for argv, want in ((["snapshot", "-o", "/tmp/never.tar", "--pci-dump", "/nonexistent/dump"],
+                            "hwcheck: --pci-dump /nonexistent/dump: cannot read: No such file or directory\n"),
+                           (["--pci-dump", "/nonexistent/dump"],
                             "hwcheck: --pci-dump /nonexistent/dump: cannot read: No such file or directory\n"),
                            (["--facts", "/nonexistent/f.json"],
                             "hwcheck: --facts /nonexistent/f.json: cannot read: No such file or directory\n")):
