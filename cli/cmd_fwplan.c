@@ -29,7 +29,8 @@ static const struct hwc_finding *finding_of(const struct hwc_findings *fd, const
 }
 
 /* The image against this card, from the rules' findings. */
-static json_t *image_verdict(const json_t *im, const struct hwc_findings *fd, const char *bdf)
+static json_t *image_verdict(const json_t *im, const json_t *ad, const struct hwc_findings *fd,
+			     const char *bdf)
 {
 	if (!im)
 		return json_null();
@@ -45,8 +46,11 @@ static json_t *image_verdict(const json_t *im, const struct hwc_findings *fd, co
 					 f->severity == HWC_SEV_UNKNOWN ? "unknown" : order[k].verdict,
 					 "reason", f->message);
 	}
-	return json_pack("{s:s, s:s}", "verdict", "ok", "reason",
-			 "same PSID, not older than the running firmware, allowed by the profile");
+	char why[256];
+	snprintf(why, sizeof(why), "same PSID (%s); image %s, running %s: not older; allowed by the profile",
+		 hwc_json_str_or(im, "psid", "?"), hwc_json_str_or(im, "fw_version", "?"),
+		 hwc_json_str_or(ad, "fw_version", "?"));
+	return json_pack("{s:s, s:s}", "verdict", "ok", "reason", why);
 }
 
 /* fw_at_risk with the profile's intended value of each (null when the profile names none). */
@@ -138,7 +142,7 @@ static json_t *card_plan(const json_t *ad, const json_t *im, const struct hwc_fi
 			 "bdf", bdf, "product", hwc_jget(ad, "product"), "psid", hwc_jget(ad, "psid"),
 			 "fw_running", hwc_jget(ad, "fw_version"), "fw_stored",
 			 hwc_jget(ad, "fw_version_stored"), "fw_pending_reset",
-			 hwc_jget(ad, "fw_pending_reset"), "image", image_verdict(im, fd, bdf ? bdf : ""),
+			 hwc_jget(ad, "fw_pending_reset"), "image", image_verdict(im, ad, fd, bdf ? bdf : ""),
 			 "at_risk", at_risk(ad, hwc_profile_fw_intent(prof, ad)), "at_risk_unknown",
 			 risk_why(ad), "fw_config_complete", hwc_jget(ad, "fw_config_complete"),
 			 "restore", bdf ? restore_cmd(ad, bdf, a) : NULL, "pending", pend, "reset",

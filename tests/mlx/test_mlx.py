@@ -327,9 +327,26 @@ class FirmwareChanges(unittest.TestCase):
         self.assertIsNone(c["at_risk"])
         self.assertIn("not installed", c["at_risk_unknown"])
         self.assertEqual(c["image"]["verdict"], "ok")
+        self.assertIn("image 14.32.1912, running 14.32.1900", c["image"]["reason"])
         with tempfile.TemporaryDirectory() as d:
             cp = hwctest.run("--root", d, "fw-plan")
         self.assertEqual(cp.returncode, 3)
+
+    def test_snapshot_records_the_image_query(self):
+        import tarfile
+        with tempfile.TemporaryDirectory() as d:
+            tar = os.path.join(d, "host.tar")
+            cp = hwctest.run("--root", hwctest.fixture("fw-cx5-image-other-psid", "root"), "--fw-image",
+                             IMG_OTHER, "snapshot", "-o", tar)
+            self.assertEqual(cp.returncode, 0, cp.stderr)
+            root = os.path.join(d, "root")
+            os.mkdir(root)
+            with tarfile.open(tar) as t:
+                t.extractall(root)
+            want = mlx_facts("fw-cx5-image-other-psid", "--fw-image", IMG_OTHER)["facts"]["mlx"]
+            _, got = run_json("--root", root, "--fw-image", IMG_OTHER, "facts", "--json")
+        self.assertEqual(got["facts"]["mlx"], want)
+        self.assertEqual(got["facts"]["mlx"]["fw_image"]["psid"], "MT_0000000267")
 
     def test_image_facts_round_trip(self):
         round_trip(self, mlx_facts("fw-cx5-image-other-psid", "--fw-image", IMG_OTHER))
