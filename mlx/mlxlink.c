@@ -84,7 +84,9 @@ static void set_value(struct hwc_mlx_phy *p, size_t i, const char *v, size_t n, 
 		HWC_SET(*(struct hwc_fstr *)f, hwc_arena_strndup(a, v, n));
 		return;
 	}
-	if (!hwc_mlx_text_double(v, n, &d) || (keys[i].k != K_F64 && (d < 0 || d > 1.8e19))) {
+	/* counts fit their integer type, or the value is not understood (no overflowing cast) */
+	double max = keys[i].k == K_I64 ? 9.2e18 : 1.8e19;
+	if (!hwc_mlx_text_double(v, n, &d) || (keys[i].k != K_F64 && (d < 0 || d > max))) {
 		hwc_fmeta_set(meta_at(p, i), HWC_ST_INVALID, 0,
 			      hwc_arena_printf(a, "mstlink: %s: '%.*s' is not a number", keys[i].text,
 					       (int)(n > 40 ? 40 : n), v));
@@ -107,7 +109,7 @@ static void set_lanes(struct hwc_mlx_phy *p, const char *v, size_t n, struct hwc
 		const char *t = trim(v, k, &tn);
 		double d;
 		uint64_t *slot;
-		if (!hwc_mlx_text_double(t, tn, &d) || d < 0 || !(slot = HWC_VEC_PUSH(a, &p->raw_errors_per_lane))) {
+		if (!hwc_mlx_text_double(t, tn, &d) || d < 0 || d > 1.8e19 || !(slot = HWC_VEC_PUSH(a, &p->raw_errors_per_lane))) {
 			hwc_fmeta_set(&p->lanes_m, strncmp(v, "N/A", 3) == 0 ? HWC_ST_UNSUPPORTED : HWC_ST_INVALID, 0,
 				      hwc_arena_printf(a, "mstlink: " LANES_KEY ": '%.*s'", (int)(n > 40 ? 40 : n), v));
 			p->raw_errors_per_lane.n = 0;
