@@ -678,19 +678,23 @@ void hwc_wrap_print(FILE *out, int col, int indent, const char *text)
 {
 	const char *s = text;
 	while (*s) {
-		int room = WIDTH - col;
-		size_t len = strlen(s);
-		if ((int)len <= room) {
-			fputs(s, out);
-			break;
+		int room = WIDTH - col > 1 ? WIDTH - col : 1;
+		size_t seg = strcspn(s, "\n");
+		if ((int)seg <= room) {
+			fwrite(s, 1, seg, out);
+			s += seg;
+			if (!*s)
+				break;
+			s++; /* a newline in the text starts a continuation line */
+		} else {
+			int cut = room;
+			while (cut > 0 && s[cut] != ' ')
+				cut--;
+			if (cut <= 0)
+				cut = room;
+			fwrite(s, 1, (size_t)cut, out);
+			s += cut;
 		}
-		int cut = room;
-		while (cut > 0 && s[cut] != ' ')
-			cut--;
-		if (cut <= 0)
-			cut = room > 0 ? room : 1;
-		fwrite(s, 1, (size_t)cut, out);
-		s += cut;
 		while (*s == ' ')
 			s++;
 		if (*s)
@@ -775,8 +779,12 @@ void hwc_render_cards_text(FILE *out, const struct hwc_cli *c, const json_t *car
 		snprintf(verdict, sizeof(verdict), "%s", hwc_json_str_or(card, "verdict", "?"));
 		for (char *p = verdict; *p; p++)
 			*p = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
+		size_t hl = strlen(head);
+		snprintf(head + hl, sizeof(head) - hl, ": %s", verdict);
 		fprintf(out, "\n%s", c->color ? "\033[1m" : "");
-		fprintf(out, "%s: %s%s\n", head, verdict, c->color ? "\033[0m" : "");
+		hwc_wrap_print(out, 0, 2, head);
+		if (c->color)
+			fputs("\033[0m", out);
 		size_t k;
 		const json_t *ck;
 		json_array_foreach(json_object_get(card, "checks"), k, ck) render_check(out, c, ck);
