@@ -23,6 +23,7 @@ struct card_ctx {
 	const json_t *sensor; /* the card's ASIC sensor in thermal.sensors[]; NULL when none */
 	const char *bdf;
 	json_t *card;         /* the card's JSON, for the structured values an item adds */
+	const struct hwc_profile *prof; /* which rules run */
 };
 
 /* What an item shows: its text, or why it could not be read (unknown). */
@@ -394,7 +395,7 @@ static const struct card_item {
 	{"slot_power", "slot power", false, it_slot_power,
 	 {"PCIE_SLOT_POWER_LOW", "MLX_SLOT_POWER_LIMITER"}},
 	{"temperature", "temperature", false, it_temperature,
-	 {"THERMAL_CARD_NEAR_WARNING", "THERMAL_CARD_OVER_LIMIT", "THERMAL_PROBE_RISE"}},
+	 {"THERMAL_CARD_NEAR_WARNING", "THERMAL_CARD_OVER_LIMIT"}},
 	{"fw_params", "fw params", false, it_fw_params,
 	 {"MLX_WR_ORDERING_PER_MKEY", "MLX_CONFIG_PENDING", "MLX_FW_CONFIG_INCONSISTENT"}},
 	{"numa", "NUMA", false, it_numa, {"HOST_NUMA_NODE_MISSING"}},
@@ -446,8 +447,18 @@ static bool finding_of(const struct card_item *it, const char *bdf, const json_t
  * when a rule could not decide or the value could not be read, else ok (not_judged when no rule
  * looks at it). "rules": the findings behind the verdict; "undecided": its rules that could not
  * decide. */
+/* No rule of the line runs under this profile: shown, not judged ("ok" means checked). */
+static bool judged(const struct card_item *it, const struct hwc_profile *prof)
+{
+	for (size_t i = 0; i < sizeof(it->rules) / sizeof(it->rules[0]) && it->rules[i]; i++)
+		if (hwc_profile_runs_rule(prof, it->rules[i]))
+			return true;
+	return false;
+}
+
 static json_t *check_json(const struct card_item *it, const char *bdf, const json_t *port,
-			  const struct hwc_findings *fd, bool *claimed, const struct item_val *v)
+			  const struct hwc_findings *fd, bool *claimed, const struct item_val *v,
+			  const struct hwc_profile *prof)
 {
 	const struct hwc_finding *worst = NULL, *unk = NULL;
 	json_t *ids = json_array(), *undecided = json_array();
@@ -475,7 +486,7 @@ static json_t *check_json(const struct card_item *it, const char *bdf, const jso
 		verdict = "unknown";
 		reason = v->unknown ? v->text : hwc_unknown_cause(unk, buf, sizeof(buf));
 		json_array_extend(ids, undecided);
-	} else if (!it->rules[0]) {
+	} else if (!judged(it, prof)) {
 		verdict = "not_judged";
 	}
 	json_t *o = json_pack("{s:s, s:s}", "item", it->key, "label", it->label);
@@ -573,7 +584,7 @@ static void add_item(struct card_ctx *x, const struct card_item *it, const json_
 	struct item_val v = {.len = 0};
 	v.text[0] = 0;
 	it->fn(x, port, &v);
-	json_array_append_new(checks, check_json(it, x->bdf, port, fd, claimed, &v));
+	json_array_append_new(checks, check_json(it, x->bdf, port, fd, claimed, &v, x->prof));
 }
 
 /* Findings of the card no line claimed (rules added since): each its own line. */
@@ -611,7 +622,7 @@ static const char *card_verdict(const json_t *checks)
 }
 
 static json_t *card_json(const json_t *facts, const json_t *ad, const struct hwc_findings *fd,
-			 bool *claimed)
+			 bool *claimed, const struct hwc_profile *prof)
 {
 	const char *bdf = hwc_json_str_or(ad, "bdf", "?");
 	const json_t *pci = find_by_bdf(json_object_get(json_object_get(facts, "pci"), "devices"), bdf);
@@ -623,7 +634,7 @@ static json_t *card_json(const json_t *facts, const json_t *ad, const struct hwc
 	json_object_set_new(card, "temperature_degc", json_null());
 	json_object_set_new(card, "ports", ports_json(ad));
 	struct card_ctx x = {.facts = facts, .ad = ad, .pci = pci, .bdf = bdf, .card = card,
-			     .sensor = card_sensor(facts, ad, bdf)};
+			     .sensor = card_sensor(facts, ad, bdf), .prof = prof};
 	json_t *checks = json_array();
 	const json_t *ports = json_object_get(ad, "ports");
 	/* the card's lines, then each port's */
@@ -651,7 +662,8 @@ static json_t *card_json(const json_t *facts, const json_t *ad, const struct hwc
 	return card;
 }
 
-json_t *hwc_cards_json(const json_t *facts, const struct hwc_findings *fd)
+json_t *hwc_cards_json(const json_t *facts, const struct hwc_findings *fd,
+		       const struct hwc_profile *prof)
 {
 	json_t *arr = json_array();
 	bool *claimed = calloc(fd && fd->n ? fd->n : 1, sizeof(bool));
@@ -663,7 +675,7 @@ json_t *hwc_cards_json(const json_t *facts, const struct hwc_findings *fd)
 	size_t i;
 	const json_t *ad;
 	json_array_foreach(json_object_get(json_object_get(facts, "mlx"), "adapters"), i, ad)
-		json_array_append_new(arr, card_json(facts, ad, fd ? fd : &none, claimed));
+		json_array_append_new(arr, card_json(facts, ad, fd ? fd : &none, claimed, prof));
 	free(claimed);
 	return arr;
 }

@@ -61,7 +61,7 @@ json_t *hwc_report_json(const struct hwc_cli *c, const char *schema, const struc
 		json_object_set_new(r, "summary", hwc_summary_json(&s, fd, c->facts_file ? c->facts_file
 									: c->root ? c->root : "/"));
 		json_object_set_new(r, "findings", hwc_findings_to_json(fd));
-		json_object_set_new(r, "cards", hwc_cards_json(json_object_get(r, "facts"), fd));
+		json_object_set_new(r, "cards", hwc_cards_json(json_object_get(r, "facts"), fd, c->prof));
 	}
 	json_t *errs = json_array();
 	for (size_t i = 0; i < f->errors.n; i++) {
@@ -366,7 +366,7 @@ void hwc_render_check_text(FILE *out, const struct hwc_cli *c, const json_t *fac
 	const json_t *ad = json_object_get(json_object_get(facts, "mlx"), "adapters");
 	if (json_array_size(ad) == 0)
 		fputs("no ConnectX adapter found\n", out);
-	json_t *cards = hwc_cards_json(facts, fd);
+	json_t *cards = hwc_cards_json(facts, fd, c->prof);
 	hwc_render_cards_text(out, c, cards);
 	json_decref(cards);
 	render_probe(out, facts);

@@ -69,6 +69,8 @@ int hwc_profile_load(const char *path, struct hwc_profile **out, char *err, size
 int hwc_profile_parse(const char *name, const char *buf, size_t len, struct hwc_profile **out,
 		      char *err, size_t errsz);
 void hwc_profile_free(struct hwc_profile *p);
+/* Whether the profile (NULL: the default) runs the rule of this id; false for an unknown id. */
+bool hwc_profile_runs_rule(const struct hwc_profile *p, const char *id);
 /* The compiled-in default profile text. */
 const char *hwc_profile_default_text(void);
 

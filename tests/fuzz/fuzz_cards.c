@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (f) {
 		struct hwc_findings fd = {0};
 		hwc_rules_eval(facts, NULL, f->arena, &fd);
-		json_decref(hwc_cards_json(facts, &fd));
+		json_decref(hwc_cards_json(facts, &fd, NULL));
 		struct hwc_summary s;
 		hwc_summary_compute(&fd, false, &s);
 		json_decref(hwc_summary_json(&s, &fd, "/"));
