@@ -31,6 +31,7 @@ struct item_val {
 	char text[640];
 	size_t len;
 	bool unknown;
+	bool skip; /* the line does not apply here (no netdev on an InfiniBand port) */
 };
 
 static void vput(struct item_val *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -314,6 +315,10 @@ static void it_port(struct card_ctx *x, const json_t *p, struct item_val *v)
 static void it_tuning(struct card_ctx *x, const json_t *p, struct item_val *v)
 {
 	const json_t *nd = netdev_of(x->facts, hwc_json_str_or(p, "netdev", NULL));
+	if (!json_is_string(json_object_get(p, "netdev"))) {
+		v->skip = true; /* an InfiniBand port: no netdev to tune */
+		return;
+	}
 	if (!nd) {
 		v->unknown = true;
 		vput(v, "no netdev facts for this port");
@@ -340,25 +345,37 @@ static void it_tuning(struct card_ctx *x, const json_t *p, struct item_val *v)
 		     (long long)json_integer_value(vec));
 }
 
-/* Error counters of the wire: symbol and CRC errors, link-down events, carrier changes, FEC. */
-static void it_link(struct card_ctx *x, const json_t *p, struct item_val *v)
+/* Appends the integer counters named in keys (labels in lbl) that obj holds; returns how many. */
+static size_t put_counters(struct item_val *v, const json_t *obj, const char *const *keys,
+			   const char *const *lbl, size_t shown)
 {
-	const json_t *nd = netdev_of(x->facts, hwc_json_str_or(p, "netdev", NULL));
-	if (!nd) {
-		v->unknown = true;
-		vput(v, "no netdev facts for this port");
-		return;
-	}
-	static const char *const ctr[] = {"rx_symbol_err_phy", "rx_crc_errors_phy",
-					  "link_down_events_phy", NULL};
-	static const char *const lbl[] = {"symbol errors", "CRC errors", "link downs"};
-	const json_t *cs = json_object_get(nd, "counters"), *lk = json_object_get(nd, "link");
-	size_t shown = 0;
-	vput(v, "%s: ", hwc_json_str_or(nd, "name", "?"));
-	for (int k = 0; ctr[k]; k++) {
-		const json_t *n = json_object_get(cs, ctr[k]);
+	for (int k = 0; keys[k]; k++) {
+		const json_t *n = json_object_get(obj, keys[k]);
 		if (json_is_integer(n))
 			vput(v, "%s%s %lld", shown++ ? ", " : "", lbl[k], (long long)json_integer_value(n));
+	}
+	return shown;
+}
+
+/* Error counters of the wire: the netdev's (Ethernet: symbol and CRC errors, link-down events,
+ * carrier changes, FEC) or the RDMA port's (InfiniBand: symbol errors, link downed, recovery),
+ * and mstlink's BER when it ran. */
+static void it_link(struct card_ctx *x, const json_t *p, struct item_val *v)
+{
+	static const char *const eth[] = {"rx_symbol_err_phy", "rx_crc_errors_phy",
+					  "link_down_events_phy", NULL};
+	static const char *const eth_l[] = {"symbol errors", "CRC errors", "link downs"};
+	static const char *const ib[] = {"symbol_error", "link_downed", "link_error_recovery",
+					 "port_rcv_errors", NULL};
+	static const char *const ib_l[] = {"symbol errors", "link downed", "recoveries", "rcv errors"};
+	const json_t *nd = netdev_of(x->facts, hwc_json_str_or(p, "netdev", NULL));
+	const json_t *lk = json_object_get(nd, "link");
+	size_t shown = 0;
+	if (nd) {
+		vput(v, "%s: ", hwc_json_str_or(nd, "name", "?"));
+		shown = put_counters(v, json_object_get(nd, "counters"), eth, eth_l, 0);
+	} else {
+		shown = put_counters(v, json_object_get(p, "counters"), ib, ib_l, 0);
 	}
 	const json_t *cc = json_object_get(lk, "carrier_changes");
 	if (json_is_integer(cc))
@@ -366,10 +383,18 @@ static void it_link(struct card_ctx *x, const json_t *p, struct item_val *v)
 	const char *fec = hwc_json_str_or(json_object_get(lk, "fec"), "active", NULL);
 	if (fec)
 		vput(v, "%sFEC %s", shown++ ? ", " : "", fec);
+	/* mstlink's view, when it ran */
+	const json_t *phy = json_object_get(p, "phy");
+	const json_t *raw = json_object_get(phy, "raw_ber"), *eff = json_object_get(phy, "effective_ber");
+	if (json_is_number(raw))
+		vput(v, "%sraw BER %.3g", shown++ ? ", " : "", json_number_value(raw));
+	if (json_is_number(eff))
+		vput(v, "%seffective BER %.3g", shown++ ? ", " : "", json_number_value(eff));
 	if (!shown) {
 		v->len = 0;
 		v->unknown = true;
-		vput(v, "no error counter of this port could be read (%s)", why(cs, "rx_symbol_err_phy"));
+		vput(v, "no error counter of this port could be read (%s)",
+		     nd ? why(json_object_get(nd, "counters"), "rx_symbol_err_phy") : why(p, "counters"));
 	}
 }
 
@@ -402,7 +427,8 @@ static const struct card_item {
 	{"port", "port", true, it_port,
 	 {"NET_PORT_DOWN", "NET_PORT_RATE_LOW", "NET_ROCE_MTU_SMALL", "NET_MTU_NOT_JUMBO"}},
 	{"port_link", "link errors", true, it_link,
-	 {"LINK_SYMBOL_ERRORS", "LINK_FLAPS", "LINK_INTEGRITY_ERRORS"}},
+	 {"LINK_SYMBOL_ERRORS", "LINK_FLAPS", "LINK_INTEGRITY_ERRORS", "LINK_RAW_BER_HIGH",
+	  "LINK_EFFECTIVE_ERRORS", "LINK_FEC_MODE", "LINK_TOOL_RECOMMENDATION"}},
 	{"port_tuning", "tuning", true, it_tuning,
 	 {"NET_RING_SMALL", "NET_CHANNELS_FEW", "NET_LRO_ON", "HOST_IRQ_FAR_NODE"}},
 };
@@ -584,6 +610,8 @@ static void add_item(struct card_ctx *x, const struct card_item *it, const json_
 	struct item_val v = {.len = 0};
 	v.text[0] = 0;
 	it->fn(x, port, &v);
+	if (v.skip)
+		return;
 	json_array_append_new(checks, check_json(it, x->bdf, port, fd, claimed, &v, x->prof));
 }
 
