@@ -76,6 +76,33 @@ struct hwc_mlx_flint {
 int hwc_mlx_parse_flint_query(const char *buf, size_t len, struct hwc_arena *a,
 			      struct hwc_mlx_flint *out);
 
+/* `mstfwreset -d BDF query` output: the reset levels, types and syncs the card and host support
+ * ("N: description   -Supported     (default)" rows under "Reset-levels:", "Reset-types ...:",
+ * "Reset-sync ...:" headers; mstflint small_utils/mlxfwresetlib cmd_reg_mfrl.py query_text). */
+struct hwc_mlx_fwreset_opt {
+	int64_t num;
+	const char *description;
+	bool supported, is_default;
+};
+struct hwc_mlx_fwreset_list {
+	struct hwc_mlx_fwreset_opt *items;
+	size_t n, cap;
+};
+struct hwc_mlx_fwreset {
+	struct hwc_fmeta m;
+	struct hwc_mlx_fwreset_list levels, types, sync;
+};
+int hwc_mlx_parse_fwreset_query(const char *buf, size_t len, struct hwc_arena *a,
+				struct hwc_mlx_fwreset *out);
+
+/* A parameter whose current or next-boot value differs from its default: what a reset of the
+ * configuration to defaults, or an image that resets it, would silently undo. False when the
+ * default is unknown. */
+bool hwc_mlx_cfg_at_risk(const struct hwc_mlx_cfgparam *p);
+/* What hwcheck judges with a parameter (a rule or a domain: "MLX_WR_ORDERING_PER_MKEY", "SR-IOV"),
+ * NULL when nothing does. */
+const char *hwc_mlx_cfg_depends(const char *name);
+
 /* `mstreg ... --get` output: "name | 0x%08x" rows (and --detailed rows: first 0x token). */
 struct hwc_mlx_regfield {
 	const char *name;
@@ -135,7 +162,7 @@ struct hwc_mlx_function {
 #define HWC_MLX_NPORT_COUNTERS 16
 extern const char *const hwc_mlx_port_counter_names[HWC_MLX_NPORT_COUNTERS];
 
-/* What mstlink (mstflint's mlxlink) says of a port's physical layer: `mstlink -d BDF -c`
+/* What mstlink (mstflint's mlxlink) says of a port's physical layer: `mstlink -d BDF -m -c`
  * (mlx/mlxlink.c). Every value has its status; a failed run gives each field its reason. */
 struct hwc_mlx_phy {
 	struct hwc_fstr source;          /* the argv that answered */
@@ -154,16 +181,45 @@ struct hwc_mlx_phy {
 	} raw_errors_per_lane;
 };
 
-/* `mstlink -d BDF -c` text. Returns 0 when an "Operational Info" block or a known key was found;
+/* A module diagnostic as mstlink prints it: "54 [-5..75]", "8.380,8.380,8.380,8.380 [2..15]":
+ * the value per lane and the module's own threshold range in brackets. */
+#define HWC_MLX_MAX_LANES 8
+struct hwc_mlx_reading {
+	struct hwc_fmeta m;
+	double v[HWC_MLX_MAX_LANES];
+	size_t n;
+	bool has_range;
+	double lo, hi;
+};
+
+/* The transceiver or cable of a port (`mstlink -m`, Module Info). */
+struct hwc_mlx_module {
+	struct hwc_fstr identifier, compliance, cable_type, vendor, part_number, serial_number;
+	struct hwc_fstr fw_version, ddm;
+	struct hwc_ff64 length_m;
+	struct hwc_mlx_reading temperature_c, voltage_mv, bias_ma, rx_power_dbm, tx_power_dbm;
+};
+
+/* A number that is the whole of v[0..n) ("15E-255", "25074.8", "-8.508"): mstlink's values. */
+bool hwc_mlx_text_double(const char *v, size_t n, double *d);
+
+/* `mstlink -d BDF -m -c` text. Returns 0 when an "Operational Info" block or a known key was found;
  * -EINVAL (every field invalid) otherwise, or -ENODEV with the tool's "-E-" message as the
  * status detail. Fields the text lacks are absent; "N/A" is unsupported. */
 int hwc_mlx_parse_mlxlink(const char *buf, size_t len, struct hwc_arena *a, struct hwc_mlx_phy *out);
+/* The Module Info block of the same text (mlx/mlxmodule.c): fields it lacks are absent. 0, or
+ * -ENOENT when the text has no Module Info at all (every field then says so). */
+int hwc_mlx_parse_module(const char *buf, size_t len, struct hwc_arena *a, struct hwc_mlx_module *out);
+void hwc_mlx_module_fail(struct hwc_mlx_module *mod, const struct hwc_fmeta *m);
+json_t *hwc_mlx_module_json(const struct hwc_mlx_module *mod);
+int hwc_mlx_module_from_json(const json_t *o, struct hwc_arena *a, struct hwc_mlx_module *mod);
 
 struct hwc_mlx_port {
 	const char *rdma_device;
 	int64_t port;
 	struct hwc_fu64 counters[HWC_MLX_NPORT_COUNTERS];
 	struct hwc_mlx_phy phy;
+	struct hwc_mlx_module module;
 	struct hwc_fstr netdev, state, phys_state, link_layer, active_speed, active_width;
 	struct hwc_ff64 rate_gbps;
 	struct hwc_fi64 active_mtu, max_mtu; /* verbs only: not collected from sysfs */
@@ -190,6 +246,7 @@ struct hwc_mlx_adapter {
 		size_t n, cap;
 	} ports;
 	struct hwc_mlx_cfg cfg; /* cfg.m is the status of fw_config as a whole */
+	struct hwc_mlx_fwreset fw_reset; /* mstfwreset query */
 	struct {
 		struct hwc_fi64 temp_mdegc;
 		struct hwc_fstr temp_source; /* "mstreg" (MTMP) or "mstmget_temp" */
@@ -204,6 +261,9 @@ struct hwc_mlx_facts {
 		struct hwc_mlx_adapter *items;
 		size_t n, cap;
 	} adapters;
+	/* --fw-image FILE: `mstflint -i FILE query`; fw_image_file NULL when none was given */
+	const char *fw_image_file;
+	struct hwc_mlx_flint fw_image;
 	struct {
 		struct hwc_fstr mstflint_version;
 		struct hwc_fmeta access; /* may mstflint tools run: ok / needs_root / blocked / absent */
