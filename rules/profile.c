@@ -868,6 +868,11 @@ bool hwc_profile_runs_rule(const struct hwc_profile *p, const char *id)
 	return r && hwc_profile_rule_enabled(p ? p : hwc_profile_default(), r, &sev);
 }
 
+double hwc_profile_card_temp_limit_c(const struct hwc_profile *p)
+{
+	return hwc_profile_threshold(p, HWC_T_CARD_TEMP_LIMIT_C);
+}
+
 bool hwc_profile_rule_enabled(const struct hwc_profile *p, const struct hwc_rule *r,
 			      enum hwc_severity *sev)
 {
