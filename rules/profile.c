@@ -631,18 +631,21 @@ static void v_required(struct vctx *v, const json_t *arr)
 	}
 }
 
-/* "0000:81:00.1" or "81:00.1" (hex, as lspci prints it). */
+/* "0000:81:00.1" or "81:00.1" (hex digits, as lspci prints it; device < 32, function < 8). */
 static bool bdf_ok(const char *s)
 {
-	unsigned dom, bus, dev, fn;
-	int n = 0;
-	if (!s)
+	static const char full[] = "hhhh:hh:hh.f", shrt[] = "hh:hh.f";
+	if (!s || (strlen(s) != sizeof(full) - 1 && strlen(s) != sizeof(shrt) - 1))
 		return false;
-	if (sscanf(s, "%4x:%2x:%2x.%1x%n", &dom, &bus, &dev, &fn, &n) == 4 && !s[n] && n == 12)
-		return dev < 32 && fn < 8;
-	n = 0;
-	return sscanf(s, "%2x:%2x.%1x%n", &bus, &dev, &fn, &n) == 3 && !s[n] && n == 7 && dev < 32 &&
-	       fn < 8;
+	const char *pat = strlen(s) == sizeof(full) - 1 ? full : shrt;
+	for (size_t i = 0; pat[i]; i++) {
+		bool hex = (s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f') ||
+			   (s[i] >= 'A' && s[i] <= 'F');
+		if (pat[i] == 'h' ? !hex : pat[i] == 'f' ? !(s[i] >= '0' && s[i] <= '7') : s[i] != pat[i])
+			return false;
+	}
+	const char *dev = s + strlen(s) - 4; /* "DD.F" */
+	return strtoul(dev, NULL, 16) < 32;
 }
 
 static bool name_ok(const char *s, size_t max)

@@ -165,13 +165,18 @@ static void fwc_unknown_cards(struct hwc_rule_ctx *c)
 	}
 }
 
-static const char *values_list(struct hwc_rule_ctx *c, const json_t *g, const char *sep)
+/* The values of a spread entry joined by sep; with param, as mstconfig commands. */
+static const char *values_list(struct hwc_rule_ctx *c, const json_t *g, const char *sep,
+			       const char *param)
 {
 	const char *out = "";
 	size_t i;
 	const json_t *e;
-	json_array_foreach(json_object_get(g, "values"), i, e)
-		out = hwc_arena_printf(c->a, "%s%s%s", out, i ? sep : "", json_string_value(json_object_get(e, "value")));
+	json_array_foreach(json_object_get(g, "values"), i, e) {
+		const char *v = json_string_value(json_object_get(e, "value"));
+		out = param ? hwc_arena_printf(c->a, "%s%s`mstconfig -d <BDF> set %s=%s`", out, i ? sep : "", param, v)
+			    : hwc_arena_printf(c->a, "%s%s%s", out, i ? sep : "", v);
+	}
 	return out;
 }
 
@@ -179,7 +184,11 @@ static long long cards_with(const json_t *g, const char *value)
 {
 	size_t i;
 	const json_t *e;
-	json_array_foreach(json_object_get(g, "values"), i, e) if (value && !strcmp(value, json_string_value(json_object_get(e, "value")))) return (long long)json_integer_value(json_object_get(e, "cards"));
+	json_array_foreach(json_object_get(g, "values"), i, e) {
+		const char *v = json_string_value(json_object_get(e, "value"));
+		if (value && v && !strcmp(value, v))
+			return (long long)json_integer_value(json_object_get(e, "cards"));
+	}
 	return 0;
 }
 
@@ -196,17 +205,21 @@ static void fwc_emit(struct hwc_rule_ctx *c, const json_t *g)
 		const char *bdf = json_string_value(json_object_get(m, "card"));
 		const char *val = json_string_value(json_object_get(m, "value"));
 		struct hwc_finding *fd;
+		enum hwc_severity sv = (enum hwc_severity)sev;
 		if (maj)
-			fd = hwc_rule_emit_sev(c, (enum hwc_severity)sev, bdf, "%s is %s on this card while %lld of the %lld %s cards of this host have %s",
+			fd = hwc_rule_emit_sev(c, sv, bdf, "%s is %s on this card while %lld of the %lld %s cards of this host have %s",
 					       param, val, cards_with(g, maj), total, prod, maj);
 		else
-			fd = hwc_rule_emit_sev(c, (enum hwc_severity)sev, bdf, "%s is %s on this card; the %lld %s cards of this host split evenly (%s): a tie, no majority to align to",
-					       param, val, total, prod, values_list(c, g, " / "));
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.fw_config.%s.current", fv_adapter_path(c, bdf), param), val,
-				 maj ? maj : hwc_arena_printf(c->a, "one value on all %lld cards", total));
-		fd->fix = maj ? hwc_arena_printf(c->a, "`mstconfig -d <BDF> set %s=%s` (the value of the other cards), then `mstfwreset -d <BDF> reset` or reboot.", param, maj)
-			      : hwc_arena_printf(c->a, "Pick one value for all %lld cards (%s; for PCI_WR_ORDERING the profile's host.role says which) and set it on each: `mstconfig -d <BDF> set %s=...`, then reboot.",
-						 total, values_list(c, g, " or "), param);
+			fd = hwc_rule_emit_sev(c, sv, bdf, "%s is %s on this card; the %lld %s cards of this host split evenly (%s): a tie, no majority to align to",
+					       param, val, total, prod, values_list(c, g, " / ", NULL));
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.fw_config.%s.current", fv_adapter_path(c, bdf), param),
+				 val, maj ? maj : hwc_arena_printf(c->a, "one value on all %lld cards", total));
+		if (maj)
+			fd->fix = hwc_arena_printf(c->a, "`mstconfig -d <BDF> set %s=%s` (the value of the other cards), "
+						   "then `mstfwreset -d <BDF> reset` or reboot.", param, maj);
+		else
+			fd->fix = hwc_arena_printf(c->a, "Pick one value for all %lld cards (for PCI_WR_ORDERING the profile's host.role says which) "
+						   "and set it on each card: %s; then reboot.", total, values_list(c, g, " or ", param));
 	}
 	json_array_foreach(json_object_get(g, "unknown"), i, m) {
 		const char *bdf = json_string_value(json_object_get(m, "card"));
