@@ -97,6 +97,17 @@ int hwc_json_put_meta(json_t *obj, const char *key, const struct hwc_fmeta *m)
 	return put_unavail(obj, key, m);
 }
 
+json_t *hwc_json_unavail_last(json_t *o)
+{
+	json_t *u = json_object_get(o, HWC_JSON_UNAVAILABLE);
+	if (u) {
+		json_incref(u);
+		json_object_del(o, HWC_JSON_UNAVAILABLE);
+		json_object_set_new(o, HWC_JSON_UNAVAILABLE, u);
+	}
+	return o;
+}
+
 int hwc_json_get_meta(const json_t *obj, const char *key, struct hwc_arena *a, struct hwc_fmeta *m)
 {
 	const json_t *u = json_object_get(json_object_get(obj, HWC_JSON_UNAVAILABLE), key);

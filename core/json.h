@@ -23,6 +23,10 @@ int hwc_json_put_str(json_t *obj, const char *key, const struct hwc_fstr *f);
 /* Only the status (for facts whose value is an object or array the caller writes itself). */
 int hwc_json_put_meta(json_t *obj, const char *key, const struct hwc_fmeta *m);
 
+/* Moves "unavailable" back to the end of o once the object is complete (keys set after the
+ * hwc_json_put_* calls would otherwise follow it). Returns o. */
+json_t *hwc_json_unavail_last(json_t *o);
+
 /* Readers: a missing key is "not_collected"; a value of the wrong type is -EINVAL (and the fact
  * is marked invalid). Strings and details are copied into the arena. */
 int hwc_json_get_i64(const json_t *obj, const char *key, struct hwc_arena *a, struct hwc_fi64 *f);
