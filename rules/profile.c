@@ -566,6 +566,37 @@ static void v_host(struct vctx *v, const json_t *h)
 	pop(v);
 }
 
+/* The fabric's RoCE choices (docs/profile.md "RoCE"). */
+static void v_roce(struct vctx *v, const json_t *r)
+{
+	static const char *const keys[] = {"lossless", "priority", "dscp", "cnp_dscp", "cnp_priority",
+					   "trust", NULL};
+	static const struct {
+		const char *key;
+		int max;
+	} nums[] = {{"priority", 7}, {"dscp", 63}, {"cnp_dscp", 63}, {"cnp_priority", 7}};
+	if (!check_keys(v, r, keys, "roce"))
+		return;
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
+		const json_t *x = json_object_get(r, nums[i].key);
+		push(v, nums[i].key);
+		if (x && (!json_is_integer(x) || json_integer_value(x) < 0 ||
+			  json_integer_value(x) > nums[i].max))
+			verr(v, "expected an integer 0..%d", nums[i].max);
+		pop(v);
+	}
+	const json_t *l = json_object_get(r, "lossless"), *t = json_object_get(r, "trust");
+	push(v, "lossless");
+	if (l && !json_is_boolean(l))
+		verr(v, "expected true or false");
+	pop(v);
+	push(v, "trust");
+	if (t && (!json_is_string(t) || (strcmp(json_string_value(t), "dscp") &&
+					  strcmp(json_string_value(t), "pcp"))))
+		verr(v, "expected \"dscp\" or \"pcp\"");
+	pop(v);
+}
+
 static struct hwc_profile *parse_only(const char *name, const char *buf, size_t len, char *err,
 				      size_t errsz, const struct hwc_profile *base)
 {
@@ -588,7 +619,7 @@ static struct hwc_profile *parse_only(const char *name, const char *buf, size_t 
 	struct vctx v = {.name = name, .buf = buf, .len = len, .err = err, .errsz = errsz};
 	static const char *const top[] = {"schema", "schema_version", "name", "description",
 					  "thresholds", "host", "products", "rules", "expectations",
-					  "waivers", NULL};
+					  "waivers", "roce", NULL};
 	if (check_keys(&v, doc, top, "a profile")) {
 		const char *schema = json_string_value(json_object_get(doc, "schema"));
 		const json_t *ver = json_object_get(doc, "schema_version");
@@ -617,6 +648,8 @@ static struct hwc_profile *parse_only(const char *name, const char *buf, size_t 
 				v_waivers(&v, x);
 			else if (!strcmp(k, "host"))
 				v_host(&v, x);
+			else if (!strcmp(k, "roce"))
+				v_roce(&v, x);
 			else if ((!strcmp(k, "name") || !strcmp(k, "description")) && !json_is_string(x))
 				verr(&v, "expected a string");
 			pop(&v);
@@ -775,6 +808,11 @@ const char *hwc_profile_host_str(const struct hwc_profile *p, const char *key)
 	if (!s && d && d != p)
 		s = json_string_value(json_object_get(json_object_get(d->doc, "host"), key));
 	return s;
+}
+
+const json_t *hwc_profile_roce(const struct hwc_profile *p)
+{
+	return p ? json_object_get(p->doc, "roce") : NULL;
 }
 
 const json_t *hwc_profile_expectations(const struct hwc_profile *p)

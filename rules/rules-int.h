@@ -121,6 +121,9 @@ const char *hwc_profile_host_str(const struct hwc_profile *p, const char *key);
 /* Host policy number ("mtu_min"); 0 when unset. */
 double hwc_profile_host_num(const struct hwc_profile *p, const char *key);
 const json_t *hwc_profile_expectations(const struct hwc_profile *p);
+/* The fabric's RoCE choices {lossless, priority, dscp, cnp_dscp, cnp_priority, trust}; NULL when
+ * the profile states none (the rules then judge consistency only). */
+const json_t *hwc_profile_roce(const struct hwc_profile *p);
 const json_t *hwc_profile_waivers(const struct hwc_profile *p);
 const struct hwc_profile *hwc_profile_default(void);
 
@@ -149,6 +152,7 @@ HWC_AREA_DECL(host);
 HWC_AREA_DECL(netdev);
 HWC_AREA_DECL(probe);
 HWC_AREA_DECL(collect);
+HWC_AREA_DECL(roce);
 
 #define HWC_NELEM(x) (sizeof(x) / sizeof((x)[0]))
 
