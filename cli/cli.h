@@ -84,6 +84,9 @@ enum hwc_probe_cli_opt {
 int hwc_cli_probe_opt(struct hwc_cli *c, int which, const char *arg);
 int hwc_cmd_diff(struct hwc_cli *c);  /* cli/cmd_diff.c */
 int hwc_cmd_merge(struct hwc_cli *c); /* cli/cmd_merge.c */
+/* merge: the RoCE keys every port should share, with each value's ports (cli/merge_roce.c). */
+json_t *hwc_merge_roce(json_t *const *docs, const char *const *hosts, size_t n);
+void hwc_merge_roce_text(FILE *out, const json_t *roce);
 /* --prom FILE after a check (cli/prom.c); returns 0 or an exit code. */
 int hwc_prom_write(const struct hwc_cli *c, const json_t *facts, const struct hwc_findings *fd);
 

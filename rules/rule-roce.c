@@ -426,8 +426,14 @@ static const char *const same_keys[] = {
 	"congestion.cc_prio_mask", "default_roce_tos",
 };
 
+const char *const *hwc_rules_roce_keys(size_t *n)
+{
+	*n = HWC_NELEM(same_keys);
+	return same_keys;
+}
+
 /* A value for evidence: a bool array as its true indices ("3", "none"), else compact JSON. */
-static const char *show(struct hwc_arena *a, const json_t *v)
+const char *hwc_roce_show_value(struct hwc_arena *a, const json_t *v)
 {
 	if (json_is_array(v) && json_is_boolean(json_array_get(v, 0))) {
 		const char *s = "";
@@ -462,14 +468,14 @@ static void same_key(struct hwc_rule_ctx *c, const json_t *ports, const char *ke
 		known += vals[i] != NULL;
 	if (known < 2 || best_n == known)
 		return;
-	const char *want = show(c->a, vals[best]);
+	const char *want = hwc_roce_show_value(c->a, vals[best]);
 	struct hwc_finding *fd = hwc_rule_emit(c, "host", "the host's RoCE ports disagree on %s (%zu of %zu say %s)", key, best_n, known, want);
 	json_array_foreach(ports, i, p) {
 		if (i >= 64 || !vals[i] || json_equal(vals[i], vals[best]))
 			continue;
 		struct rp r;
 		rp_init(c, p, &r);
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.%s", r.base, key), show(c->a, vals[i]), want);
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.%s", r.base, key), hwc_roce_show_value(c->a, vals[i]), want);
 	}
 }
 

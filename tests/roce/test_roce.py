@@ -125,5 +125,90 @@ class Facts(unittest.TestCase):
         self.assertEqual(j["facts"]["roce"], facts("roce-lossless-ok")["facts"]["roce"])
 
 
+def roce_findings(fx, *extra):
+    cp, j = run_json("--root", hwctest.fixture(fx, "root"), "--json", *extra)
+    if j is None:
+        raise AssertionError(f"{fx}: exit {cp.returncode}: {cp.stderr}")
+    return [f for f in j["findings"] if f["rule_id"].startswith("ROCE_")]
+
+
+def profile():
+    return hwctest.source("tests", "roce", "fabric-profile.json")
+
+# fixture -> the ROCE_* findings (rule, severity, subject), without and with the fabric profile
+EXPECT = {
+    "roce-lossless-ok": ([], []),
+    "roce-lossless-dcb": ([], []),
+    "roce-pfc-off-roce-prio": (
+        [("ROCE_TOS_OUTSIDE_LOSSLESS", "warn", "mce0"), ("ROCE_TOS_OUTSIDE_LOSSLESS", "warn", "mce1")],
+        [("ROCE_PFC_OFF_LOSSLESS", "error", "mce0"), ("ROCE_PFC_OFF_LOSSLESS", "error", "mce1"),
+         ("ROCE_PFC_UNUSED_PRIO", "warn", "mce0"), ("ROCE_PFC_UNUSED_PRIO", "warn", "mce1")]),
+    "roce-ecn-off": ([("ROCE_ECN_OFF", "warn", "mce0"), ("ROCE_ECN_OFF", "warn", "mce1")],) * 2,
+    "roce-cnp-lossless": ([("ROCE_CNP_IN_LOSSLESS_CLASS", "warn", "mce0")] * 2 +
+                          [("ROCE_CNP_IN_LOSSLESS_CLASS", "warn", "mce1")] * 2,) * 2,
+    "roce-no-v2-gid": ([("ROCE_NO_V2_GID", "warn", "mce0"), ("ROCE_NO_V2_GID", "warn", "mce1")],) * 2,
+    "roce-tos-lossy": ([("ROCE_TOS_OUTSIDE_LOSSLESS", "warn", "mce0"),
+                        ("ROCE_TOS_OUTSIDE_LOSSLESS", "warn", "mce1")],) * 2,
+    "roce-pause-storm": ([("ROCE_LOSSLESS_DROPS", "warn", "mce0"), ("ROCE_LOSSLESS_DROPS", "warn", "mce1"),
+                          ("ROCE_PAUSE_STORM", "error", "mce0"), ("ROCE_PAUSE_STORM", "error", "mce1")],) * 2,
+    "roce-ports-differ": (
+        [("ROCE_PORTS_DIFFER", "warn", "host")] * 2,
+        [("ROCE_PFC_OFF_LOSSLESS", "error", "mce1"), ("ROCE_PORTS_DIFFER", "warn", "host"),
+         ("ROCE_PORTS_DIFFER", "warn", "host"), ("ROCE_TRUST_MISMATCH", "warn", "mce1")]),
+}
+
+
+class Rules(unittest.TestCase):
+    def test_each_broken_link_fires_its_rule(self):
+        for fx, (plain, fabric) in EXPECT.items():
+            for extra, want in (((), plain), (("--profile", profile()), fabric)):
+                with self.subTest(fx=fx, profile=bool(extra)):
+                    got = roce_findings(fx, *extra)
+                    self.assertEqual(sorted((f["rule_id"], f["severity"], f["subject"]) for f in got),
+                                     sorted(want), json.dumps(got, indent=1)[:3000])
+                    for f in got:  # the port, the value seen and the value expected
+                        self.assertTrue(f["evidence"])
+                        for e in f["evidence"]:
+                            self.assertTrue(e["fact"].startswith("roce.ports["), e)
+                            self.assertTrue(e["observed"] and e["expected"], e)
+
+    def test_consistency_names_the_odd_port(self):
+        f = roce_findings("roce-ports-differ")
+        ev = {e["fact"]: (e["observed"], e["expected"]) for x in f for e in x["evidence"]}
+        self.assertEqual(ev["roce.ports[mce1].qos.trust"], ("pcp", "dscp"))
+        self.assertEqual(ev["roce.ports[mce1].qos.pfc_enabled"], ("none", "on 3"))
+
+    def test_merge_shows_fleet_disagreement(self):
+        with tempfile.TemporaryDirectory() as d:
+            paths = []
+            for fx in ("roce-lossless-ok", "roce-lossless-dcb", "roce-pfc-off-roce-prio"):
+                j = run_json("--root", hwctest.fixture(fx, "root"), "--json")[1]
+                j["run"]["hostname"] = fx
+                paths.append(os.path.join(d, fx + ".json"))
+                with open(paths[-1], "w") as f:
+                    json.dump(j, f)
+            cp, m = run_json("merge", "--json", *paths)
+            hwctest.validate(m)
+            roce = {r["key"]: r for r in m["roce"]}
+            pfc = roce["qos.pfc_enabled"]
+            self.assertTrue(pfc["spread"])
+            vals = {v["shown"]: (v["ports"], sorted({w["host"] for w in v["where"]})) for v in pfc["values"]}
+            self.assertEqual(vals, {"on 3": (4, ["roce-lossless-dcb", "roce-lossless-ok"]),
+                                    "on 4": (2, ["roce-pfc-off-roce-prio"])})
+            self.assertFalse(roce["qos.trust"]["spread"])
+            text = run("merge", *paths).stdout
+            self.assertIn("qos.pfc_enabled DIFFERS: on 3 (4 ports) | on 4 (2 ports: "
+                          "roce-pfc-off-roce-prio mce0, roce-pfc-off-roce-prio mce1)", text)
+
+    def test_unknown_not_pass(self):
+        # no dcb, no mlnx_qos, no sysfs RoCE files: every chain rule that applies is unknown
+        cp, j = run_json("--root", hwctest.fixture("mlx-cx6-ports", "root"), "--json",
+                         "--profile", profile())
+        roce = [f for f in j["findings"] if f["rule_id"].startswith("ROCE_")]
+        self.assertTrue(roce)
+        self.assertTrue(all(f["severity"] == "unknown" for f in roce), roce)
+        self.assertIn("ROCE_PFC_OFF_LOSSLESS", {f["rule_id"] for f in roce})
+
+
 if __name__ == "__main__":
     hwctest.main()
