@@ -47,6 +47,8 @@ void hwc_cli_guard(unsigned timeout_s, int exit_code);
 /* Replaces stdout and stderr by streams that let colour sequences, newlines and tabs through and
  * print every other control byte (escape sequences from hostile data) as '?' (cli/guard.c). */
 void hwc_cli_safe_streams(void);
+/* Flushes stdout; 0, or the errno of a write that failed (a full disk, a closed pipe). */
+int hwc_cli_stdout_errno(void);
 
 /* One line "hwcheck: <what>: <why>" on stderr. */
 void hwc_cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -171,23 +171,32 @@ json_t *hwc_cli_load_doc(const struct hwc_cli *c, const char *path, int *ec)
 		*ec = HWC_EXIT_USAGE;
 		return NULL;
 	}
-	if (S_ISDIR(st.st_mode)) {
-		char fj[4200];
-		snprintf(fj, sizeof(fj), "%s/hwcheck/facts.json", path);
-		if (access(fj, F_OK) == 0)
-			return load_file(fj, ec);
+	/* An (untarred) capture is what its tree says now, collected through the root walker
+	 * like any --root: its stored hwcheck/facts.json may be stale (the tree was edited since)
+	 * or hostile (a link out of the capture), so it is never opened. */
+	if (S_ISDIR(st.st_mode))
 		return collect_doc(c, path, ec);
-	}
 	return load_file(path, ec);
+}
+
+const char *hwc_cli_doc_hostname(const json_t *doc)
+{
+	const char *h = hwc_jstr(hwc_jget(hwc_jget(doc, "facts"), "host"), "hostname");
+	if (h)
+		return h;
+	/* run.hostname is the machine that ran hwcheck: the inspected host only when it read
+	 * itself, not a --root capture or a --facts file */
+	const json_t *run = hwc_jget(doc, "run");
+	const char *root = hwc_jstr(run, "root");
+	if ((root && strcmp(root, "/") != 0) || hwc_jget(run, "facts_file"))
+		return NULL;
+	return hwc_jstr(run, "hostname");
 }
 
 static json_t *side_json(const json_t *doc, const char *source)
 {
 	const json_t *run = json_object_get(doc, "run");
-	const char *host = hwc_json_str_or(run, "hostname", NULL);
-	if (!host)
-		host = hwc_json_str_or(json_object_get(json_object_get(doc, "facts"), "host"),
-				       "hostname", NULL);
+	const char *host = hwc_cli_doc_hostname(doc);
 	const char *at = hwc_json_str_or(run, "started_at", NULL);
 	const char *ver = hwc_json_str_or(json_object_get(doc, "tool"), "version", NULL);
 	json_t *o = json_object();

@@ -248,9 +248,7 @@ static json_t *firmware_spread(json_t *const *docs, const char *const *hosts, si
 
 static const char *host_name(const json_t *doc, const char *path)
 {
-	const char *h = hwc_jstr(hwc_jget(doc, "run"), "hostname");
-	if (!h)
-		h = hwc_jstr(hwc_jget(hwc_jget(doc, "facts"), "host"), "hostname");
+	const char *h = hwc_cli_doc_hostname(doc);
 	return h ? h : path;
 }
 

@@ -93,10 +93,11 @@ struct hwc_facts *hwc_cli_facts(const struct hwc_cli *c, int *exit_code)
 int hwc_emit_json(const struct hwc_cli *c, const json_t *j)
 {
 	if (!c->output || strcmp(c->output, "-") == 0) {
-		/* streamed: a DGX-class host's facts are megabytes of text */
+		/* streamed: a DGX-class host's facts are megabytes of text; a write error is
+		 * reported once, by main(), which checks stdout before exiting */
 		int rc = hwc_json_dumpf(j, stdout, true);
 		fputc('\n', stdout);
-		return rc < 0 || fflush(stdout) != 0 ? HWC_EXIT_INTERNAL : 0;
+		return rc < 0 || fflush(stdout) != 0 || ferror(stdout) ? HWC_EXIT_INTERNAL : 0;
 	}
 	char *s = hwc_json_dumps(j, true);
 	if (!s) {
@@ -110,13 +111,14 @@ int hwc_emit_json(const struct hwc_cli *c, const json_t *j)
 		rc = hwc_write_file_atomic(c->output, s, len + 1);
 		if (rc < 0) {
 			free(s);
-			hwc_cli_err("%s: cannot write: %s", c->output, strerror(-rc));
-			return HWC_EXIT_USAGE;
+			hwc_cli_err("-o %s: cannot write: %s", c->output, hwc_output_strerror(rc));
+			return rc == -ENOSPC || rc == -EIO || rc == -EDQUOT ? HWC_EXIT_INTERNAL
+									  : HWC_EXIT_USAGE;
 		}
 	} else {
 		fputs(s, stdout);
 		fputc('\n', stdout);
-		rc = fflush(stdout) == 0 ? 0 : -errno;
+		rc = fflush(stdout) == 0 && !ferror(stdout) ? 0 : -EIO;
 	}
 	free(s);
 	return rc < 0 ? HWC_EXIT_INTERNAL : 0;
@@ -275,21 +277,21 @@ static int cmd_facts_json(struct hwc_cli *c, struct hwc_facts *f, size_t *known)
 	struct hwc_outfile o;
 	int rc = hwc_outfile_open(&o, c->output ? c->output : "-");
 	if (rc < 0) {
-		hwc_cli_err("%s: cannot write: %s", c->output, strerror(-rc));
+		hwc_cli_err("-o %s: cannot write: %s", c->output, hwc_output_strerror(rc));
 		return HWC_EXIT_USAGE;
 	}
+	errno = 0;
 	rc = stream_facts_doc(o.fp, c, f, known);
-	if (rc < 0) {
+	if (rc < 0 && errno)
+		rc = -errno; /* the write's own reason (ENOSPC), not the generic EIO */
+	if (rc < 0)
 		hwc_outfile_abort(&o);
-		hwc_cli_err("%s: cannot write: %s", c->output ? c->output : "stdout", strerror(-rc));
-		return HWC_EXIT_INTERNAL;
-	}
-	rc = hwc_outfile_commit(&o);
-	if (rc < 0) {
-		hwc_cli_err("%s: cannot write: %s", c->output ? c->output : "stdout", strerror(-rc));
-		return HWC_EXIT_INTERNAL;
-	}
-	return 0;
+	else
+		rc = hwc_outfile_commit(&o);
+	if (rc < 0 && c->output && strcmp(c->output, "-") != 0)
+		hwc_cli_err("-o %s: cannot write: %s", c->output, hwc_output_strerror(rc));
+	/* stdout: reported once by main(), which checks it before exiting */
+	return rc < 0 ? HWC_EXIT_INTERNAL : 0;
 }
 
 int hwc_cmd_facts(struct hwc_cli *c)

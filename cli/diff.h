@@ -24,6 +24,9 @@ struct hwc_cli;
  * (DIR/hwcheck/facts.json, else DIR collected as a --root), or a facts/report JSON file; NULL is
  * --facts if given, else this machine (or --root). Prints why not and sets *ec on failure. */
 json_t *hwc_cli_load_doc(const struct hwc_cli *c, const char *path, int *ec);
+/* The inspected host's name in a facts or report document: facts.host.hostname, else
+ * run.hostname when the run read its own machine; NULL when unknown. */
+const char *hwc_cli_doc_hostname(const json_t *doc);
 
 /* json_object_get that treats null as absent, and its string form (NULL when not a string). */
 const json_t *hwc_jget(const json_t *o, const char *k);

@@ -81,6 +81,7 @@ struct term_filter {
 	int state; /* 0 text, 1 after ESC, 2 inside ESC [ */
 	char seq[40];
 	size_t seqlen;
+	int err; /* errno of the first failed write */
 };
 
 static int write_all(int fd, const char *b, size_t n)
@@ -151,13 +152,17 @@ static ssize_t filter_write(void *cookie, const char *buf, size_t size)
 	for (size_t i = 0; i < size; i++) {
 		n += filter_byte(t, (unsigned char)buf[i], out + n);
 		if (n >= 4096) {
-			if (write_all(t->fd, out, n) < 0)
+			if (write_all(t->fd, out, n) < 0) {
+				t->err = t->err ? t->err : errno;
 				return -1;
+			}
 			n = 0;
 		}
 	}
-	if (n && write_all(t->fd, out, n) < 0)
+	if (n && write_all(t->fd, out, n) < 0) {
+		t->err = t->err ? t->err : errno;
 		return -1;
+	}
 	return (ssize_t)size;
 }
 
@@ -197,4 +202,11 @@ void hwc_cli_safe_streams(void)
 	stdout = filtered(stdout, &filters[0], STDOUT_FILENO,
 			  isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF);
 	stderr = filtered(stderr, &filters[1], STDERR_FILENO, _IOLBF);
+}
+
+int hwc_cli_stdout_errno(void)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	return filters[0].err ? filters[0].err : errno ? errno : EIO;
 }

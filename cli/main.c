@@ -265,5 +265,11 @@ int main(int argc, char **argv)
 	memcpy(given, argv, (size_t)argc * sizeof(*given));
 	int rc = run(argc, argv, given);
 	free(given);
+	/* a report that did not reach its reader must not exit as if it had */
+	int werr = hwc_cli_stdout_errno();
+	if (werr) {
+		hwc_cli_err("stdout: cannot write the output: %s", strerror(werr));
+		rc = HWC_EXIT_INTERNAL;
+	}
 	return rc;
 }

@@ -278,8 +278,8 @@ int hwc_prom_write(const struct hwc_cli *c, const json_t *facts, const struct hw
 		return HWC_EXIT_INTERNAL;
 	}
 	if (rc < 0) {
-		hwc_cli_err("--prom %s: cannot write: %s", c->prom, strerror(-rc));
-		return HWC_EXIT_USAGE;
+		hwc_cli_err("--prom %s: cannot write: %s", c->prom, hwc_output_strerror(rc));
+		return rc == -ENOSPC || rc == -EIO || rc == -EDQUOT ? HWC_EXIT_INTERNAL : HWC_EXIT_USAGE;
 	}
 	return 0;
 }

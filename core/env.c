@@ -25,6 +25,7 @@ struct cap_entry {
 	char *path;
 	unsigned char *data;
 	size_t len;
+	bool listed; /* a file only seen in a directory listing: a later read fills it */
 };
 
 struct hwc_env {
@@ -178,6 +179,16 @@ static struct cap_entry *cap_slot(struct hwc_env *e, const char *path)
 	return &e->caps[j];
 }
 
+static void cap_set_data(struct cap_entry *s, const void *data, size_t len)
+{
+	if (len) {
+		s->data = malloc(len);
+		if (s->data)
+			memcpy(s->data, data, len);
+		s->len = s->data ? len : 0;
+	}
+}
+
 static void cap_put(struct hwc_env *e, enum hwc_capture_kind kind, const char *path,
 		    const void *data, size_t len)
 {
@@ -186,6 +197,12 @@ static void cap_put(struct hwc_env *e, enum hwc_capture_kind kind, const char *p
 	struct cap_entry *s = cap_slot(e, path);
 	if (!s)
 		return;
+	if (s->path && s->listed && kind == HWC_CAP_FILE) {
+		/* listed first, read now: the content is what the collectors used */
+		s->listed = false;
+		cap_set_data(s, data, len);
+		return;
+	}
 	if (s->path) {
 		/* A directory seen first as a parent and later as a file cannot happen; a file read
 		 * twice keeps its first content (what the collectors used). */
@@ -195,12 +212,7 @@ static void cap_put(struct hwc_env *e, enum hwc_capture_kind kind, const char *p
 	if (!s->path)
 		return;
 	s->kind = kind;
-	if (len) {
-		s->data = malloc(len);
-		if (s->data)
-			memcpy(s->data, data, len);
-		s->len = s->data ? len : 0;
-	}
+	cap_set_data(s, data, len);
 	e->ncaps++;
 }
 
@@ -610,8 +622,14 @@ static int open_in_cached_dir(struct hwc_env *e, const char *path, int flags, ch
 		if (extra && !S_ISREG(st.st_mode))
 			fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	}
-	if (resolved)
-		snprintf(resolved, rsz, "%s%s%s", dres, *dres ? "/" : "", leaf);
+	if (resolved) {
+		int n = snprintf(resolved, rsz, "%s%s%s", dres, *dres ? "/" : "", leaf);
+		if (n < 0 || (size_t)n >= rsz || (size_t)n >= PATH_MAX) {
+			/* refused, never kept under a cut name */
+			close(fd);
+			return -ENAMETOOLONG;
+		}
+	}
 	return fd;
 }
 
@@ -656,9 +674,13 @@ static int open_resolved(struct hwc_env *e, const char *path, int flags, char *r
 		}
 	}
 	if (fd >= 0 && resolved) {
-		if (last[0])
-			res_append(&w, last);
-		snprintf(resolved, rsz, "%s", w.res);
+		/* a resolved path over PATH_MAX is refused, never kept under a cut name */
+		if (last[0] && res_append(&w, last) < 0) {
+			close(fd);
+			fd = -ENAMETOOLONG;
+		} else {
+			snprintf(resolved, rsz, "%s", w.res);
+		}
 	}
 	walk_done(&w);
 	return fd;
@@ -732,7 +754,8 @@ int hwc_env_readlink(struct hwc_env *e, const char *path, struct hwc_arena *a, c
 	}
 	target[tl] = 0;
 	if (e->record) {
-		res_append(&w, last);
+		if ((rc = res_append(&w, last)) < 0)
+			goto done; /* not captured under a cut name */
 		cap_put(e, HWC_CAP_LINK, w.res, target, (size_t)tl);
 	}
 	*out = hwc_arena_strdup(a, target);
@@ -763,6 +786,37 @@ bool hwc_env_is_dir(struct hwc_env *e, const char *path)
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Keeps the shape of a listed directory: links, subdirectories, and the names of regular files
+ * (empty until read: a collector that uses only the names, like msi_irqs/<irq>, replays the
+ * same). */
+static void cap_listed(struct hwc_env *e, DIR *d, const char *res, const struct dirent *de)
+{
+	char ep[PATH_MAX];
+	int k = snprintf(ep, sizeof(ep), "%s%s%s", res, *res ? "/" : "", de->d_name);
+	if (k <= 0 || (size_t)k >= sizeof(ep))
+		return;
+	unsigned char type = de->d_type;
+	struct stat st;
+	if (type == DT_UNKNOWN && fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK
+						  : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
+	if (type == DT_DIR) {
+		cap_put(e, HWC_CAP_DIR, ep, NULL, 0);
+	} else if (type == DT_LNK) {
+		char target[PATH_MAX];
+		ssize_t tl = readlinkat(dirfd(d), de->d_name, target, sizeof(target) - 1);
+		if (tl >= 0)
+			cap_put(e, HWC_CAP_LINK, ep, target, (size_t)tl);
+	} else if (type == DT_REG) {
+		struct cap_entry *s = cap_slot(e, ep);
+		if (s && !s->path && (s->path = strdup(ep))) {
+			s->kind = HWC_CAP_FILE;
+			s->listed = true;
+			e->ncaps++;
+		}
+	}
 }
 
 int hwc_env_list_dir(struct hwc_env *e, const char *path, struct hwc_arena *a,
@@ -798,22 +852,8 @@ int hwc_env_list_dir(struct hwc_env *e, const char *path, struct hwc_arena *a,
 			break;
 		}
 		n++;
-		/* Keep the shape of the directory: links and subdirectories, not unread files. */
-		if (e->record && (de->d_type == DT_LNK || de->d_type == DT_DIR)) {
-			char ep[PATH_MAX];
-			int k = snprintf(ep, sizeof(ep), "%s%s%s", res, *res ? "/" : "", de->d_name);
-			if (k > 0 && (size_t)k < sizeof(ep)) {
-				if (de->d_type == DT_DIR) {
-					cap_put(e, HWC_CAP_DIR, ep, NULL, 0);
-				} else {
-					char target[PATH_MAX];
-					ssize_t tl = readlinkat(dirfd(d), de->d_name, target,
-								sizeof(target) - 1);
-					if (tl >= 0)
-						cap_put(e, HWC_CAP_LINK, ep, target, (size_t)tl);
-				}
-			}
-		}
+		if (e->record)
+			cap_listed(e, d, res, de);
 	}
 	closedir(d);
 	if (rc < 0)

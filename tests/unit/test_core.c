@@ -2,6 +2,8 @@
 /* Unit tests of core/: root confinement, readers and their statuses, the runner, JSON facts. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <string.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -207,6 +209,102 @@ static void test_outfile(void)
 	CHECK(hwc_write_file_atomic("/nonexistent-dir/x", "a", 1) < 0);
 }
 
+/* issue 20: an output never replaces what is not a regular file, and a replaced file keeps
+ * its mode. */
+static void test_outfile_special(void)
+{
+	char p[4200], l[4200], q[4200];
+	struct stat st;
+	snprintf(p, sizeof(p), "%s/keep.json", tmpl);
+	CHECK_INT(hwc_write_file_atomic(p, "old\n", 4), 0);
+	CHECK_INT(chmod(p, 0600), 0);
+	CHECK_INT(hwc_write_file_atomic(p, "newer\n", 6), 0);
+	CHECK_INT(stat(p, &st), 0);
+	CHECK_INT(st.st_mode & 07777, 0600);
+	CHECK_INT(st.st_size, 6);
+	/* a link is refused, neither replaced nor followed */
+	snprintf(l, sizeof(l), "%s/link.json", tmpl);
+	CHECK_INT(symlink(p, l), 0);
+	CHECK_INT(hwc_write_file_atomic(l, "x", 1), -ELOOP);
+	CHECK_INT(lstat(l, &st), 0);
+	CHECK(S_ISLNK(st.st_mode));
+	CHECK_INT(stat(p, &st), 0);
+	CHECK_INT(st.st_size, 6);
+	CHECK(strstr(hwc_output_strerror(-ELOOP), "symbolic link") != NULL);
+	/* a character device is written in place and stays one */
+	CHECK_INT(hwc_write_file_atomic("/dev/null", "x", 1), 0);
+	CHECK_INT(stat("/dev/null", &st), 0);
+	CHECK(S_ISCHR(st.st_mode));
+	/* a FIFO nobody reads is refused at once (never waited on, never replaced) */
+	snprintf(q, sizeof(q), "%s/fifo", tmpl);
+	CHECK_INT(mkfifo(q, 0600), 0);
+	CHECK_INT(hwc_write_file_atomic(q, "x", 1), -ENXIO);
+	CHECK_INT(lstat(q, &st), 0);
+	CHECK(S_ISFIFO(st.st_mode));
+	CHECK_INT(hwc_write_file_atomic(tmpl, "x", 1), -EISDIR);
+	/* a full device: the write error comes back with its reason */
+	CHECK_INT(hwc_write_file_atomic("/dev/full", "x", 1), -ENOSPC);
+	unlink(l);
+	unlink(q);
+}
+
+static int cap_check(const struct hwc_capture *c, void *p)
+{
+	/* no capture may stand under a cut name: every captured path is one we asked for */
+	size_t *n = p;
+	(*n)++;
+	CHECK(strlen(c->path) < PATH_MAX);
+	CHECK(strstr(c->path, "longdir") == NULL || c->kind != HWC_CAP_FILE);
+	return 0;
+}
+
+/* issue 20: a resolved path longer than PATH_MAX is refused, never captured under a cut name;
+ * the names of a listed directory's files are captured. */
+static void test_capture_paths(struct hwc_arena *a)
+{
+	/* root-relative: the directory just under PATH_MAX, the file beyond it */
+	char comp[101], dir[4200] = "longdir", rel[4400];
+	memset(comp, 'd', 100);
+	comp[100] = 0;
+	while (strlen(dir) + 101 < 4075) {
+		strcat(dir, "/");
+		strcat(dir, comp);
+	}
+	snprintf(rel, sizeof(rel), "%s/%s", dir, "a-file-name-that-goes-past-path-max-xxxxxxxxxxxxxxxxx");
+	char abs[4600];
+	snprintf(abs, sizeof(abs), "mkdir -p '%s/%s'", tmpl, dir);
+	CHECK_INT(system(abs), 0);
+	/* the file itself: its absolute path is over PATH_MAX, so it is made from its parent's fd */
+	int fd = open(tmpl, O_RDONLY | O_DIRECTORY);
+	for (char *c = strtok(strcpy(abs, dir), "/"); c && fd >= 0; c = strtok(NULL, "/")) {
+		int nfd = openat(fd, c, O_RDONLY | O_DIRECTORY);
+		close(fd);
+		fd = nfd;
+	}
+	CHECK(fd >= 0);
+	int ffd = openat(fd, "a-file-name-that-goes-past-path-max-xxxxxxxxxxxxxxxxx", O_CREAT | O_WRONLY, 0644);
+	CHECK(ffd >= 0 && write(ffd, "1\n", 2) == 2);
+	close(ffd);
+	close(fd);
+	snprintf(abs, sizeof(abs), "/%s", dir);
+	link_(abs, "short");
+	put("listed/7", "msi\n");
+	put("listed/9", "msi\n");
+	struct hwc_env *e = NULL;
+	struct hwc_env_opts o = {.root = tmpl, .record = true};
+	CHECK_INT(hwc_env_open(&o, &e), 0);
+	struct hwc_fstr s = {0};
+	CHECK_INT(hwc_read_str(e, "short/a-file-name-that-goes-past-path-max-xxxxxxxxxxxxxxxxx", a, &s),
+		  -ENAMETOOLONG);
+	struct hwc_dirlist dl = {0};
+	CHECK_INT(hwc_env_list_dir(e, "listed", a, &dl), 0);
+	CHECK_INT(dl.n, 2);
+	size_t n = 0;
+	CHECK_INT(hwc_env_captures(e, cap_check, &n), 0);
+	CHECK(n >= 3); /* listed/, listed/7, listed/9 (and the link crossed) */
+	hwc_env_free(e);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpl))
@@ -255,6 +353,8 @@ int main(void)
 	test_runner(live, e, a);
 	test_json(a);
 	test_outfile();
+	test_outfile_special();
+	test_capture_paths(a);
 
 	hwc_env_free(e);
 	hwc_env_free(live);
