@@ -174,10 +174,12 @@ json_t *hwc_roce_port_json(const struct hwc_roce_port *p)
 json_t *hwc_roce_to_json(const struct hwc_facts *f)
 {
 	json_t *o = json_object();
-	if (!o || !f->roce)
+	if (!o)
 		return o;
-	if (f->roce->m.st != HWC_ST_OK) {
-		hwc_json_put_meta(o, "ports", &f->roce->m);
+	if (!f->roce || f->roce->m.st != HWC_ST_OK) {
+		/* a facts file from before facts.roce: nobody collected it */
+		struct hwc_fmeta nc = {HWC_ST_UNSET, 0, NULL};
+		hwc_json_put_meta(o, "ports", f->roce ? &f->roce->m : &nc);
 		return o;
 	}
 	json_t *arr = json_array();

@@ -77,6 +77,7 @@ def base(name, qos=None, ecn_np=None, cnp=(48, 6), tos=106, gid_types=None, stor
          dcb=None):
     """qos, ecn_np, gid_types: per port (list of 2) or None for the captured/default one."""
     r = Root(name)
+    r.write("proc/sys/kernel/hostname", name + "\n")
     r.write("sys/kernel/config/rdma_cm/.hwcheck-keep", "")
     for i in range(2):
         r.function(BDF[i], 0x1017, netdevs=[ND[i]], rdma=[DEV[i]])
@@ -111,7 +112,7 @@ def base(name, qos=None, ecn_np=None, cnp=(48, 6), tos=106, gid_types=None, stor
              "the same blog.")
     r.source("CNP DSCP 48 and 802.1p priority 6 (`ecn/roce_np/params`): the firmware defaults "
              "`CNP_DSCP_P1 48`, `CNP_802P_PRIO_P1 6` of `mlxconfig/cx4lx-mcx4121a-acu_mlxconfig-q_nextboot_pve_skyao.txt`.")
-    r.source("RECONSTRUCTED: the second port (mlx5_1/mce1 at 0001:43:00.1, 192.168.7.132, the same "
+    r.source("RECONSTRUCTED: the host name (the fixture's name), the second port (mlx5_1/mce1 at 0001:43:00.1, 192.168.7.132, the same "
              "mlnx_qos text), port state/rate, MTU 9000, the `ecn/` enable files (MLNX_OFED's default: "
              "1 on every priority), `default_roce_tos` 106 (DSCP 26, ECT(0)), zero `hw_counters`, and "
              "the `ethtool -S` lines (the counter names are mlx5's, as in "

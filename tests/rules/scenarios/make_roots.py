@@ -181,6 +181,18 @@ class Root:
         for k, v in (("state", state), ("phys_state", phys), ("rate", rate), ("link_layer", "Ethernet"),
                      ("gid_attrs/ndevs/0", netdev)):
             self.write(f"{d}/ports/1/{k}", v + "\n")
+        # the GID table a RoCE port with an IPv4 address has: link-local and IPv4-mapped, v1 and v2
+        n = int(dev.rsplit("_", 1)[-1]) if dev.rsplit("_", 1)[-1].isdigit() else 0
+        gids = [f"fe80:0000:0000:0000:0000:00ff:fe00:{n:04x}"] * 2 + [f"0000:0000:0000:0000:0000:ffff:0a00:{n + 1:04x}"] * 2
+        for i, g in enumerate(gids):
+            self.write(f"{d}/ports/1/gids/{i}", g + "\n")
+            self.write(f"{d}/ports/1/gid_attrs/types/{i}", ("IB/RoCE v1", "RoCE v2")[i % 2] + "\n")
+            self.write(f"{d}/ports/1/gid_attrs/ndevs/{i}", netdev + "\n")
+        if not getattr(self, "gid_noted", False):
+            self.gid_noted = True
+            self.source("`sys/class/infiniband/D/ports/1/gids/*`, `gid_attrs/types/*`, `gid_attrs/ndevs/*`",
+                        "layout of corpus `ethtool/cx5_mlnx_qos_dcbx-firmware-controlled_pfc-prio3_and_show_gids_blog.txt` (show_gids)",
+                        "RECONSTRUCTED: link-local and 10.0.0.N IPv4-mapped GIDs, RoCE v1 and v2, as the kernel adds them for an addressed netdev")
         self.link(f"{d}/device", "../../../" + os.path.basename(self.devdir(bdf)))
         self.link(f"sys/class/infiniband/{dev}", "../../" + os.path.relpath(d, "sys"))
 
