@@ -18,6 +18,8 @@ int hwc_cli_env(const struct hwc_cli *c, bool record, struct hwc_env **out)
 		.total_timeout_ms = c->timeout_s * 1000u,
 		.no_tools = c->no_tools,
 		.mode = c->exec_tools ? HWC_RUN_EXEC : HWC_RUN_AUTO,
+		/* a dump given alone is the machine under test: nothing of this one is read */
+		.only_input = c->pci_dump && !c->root ? "the --pci-dump file" : NULL,
 	};
 	int rc = hwc_env_open(&o, out);
 	if (rc < 0) {

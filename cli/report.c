@@ -276,7 +276,7 @@ void hwc_render_check_text(FILE *out, const struct hwc_cli *c, const json_t *fac
 	const char *model = json_string_value(json_object_get(json_object_get(host, "cpu"), "model_name"));
 	const char *kern = json_string_value(json_object_get(json_object_get(host, "kernel"), "release"));
 	fprintf(out, "%shwcheck %s%s  root %s\n", c->color ? C_BOLD : "", HWCHECK_VERSION,
-		c->color ? C_OFF : "", c->facts_file ? c->facts_file : c->root ? c->root : "/");
+		c->color ? C_OFF : "", c->facts_file ? c->facts_file : c->root ? c->root : c->pci_dump ? c->pci_dump : "/");
 	fprintf(out, "host: %s, kernel %s\n", model ? model : "CPU unknown", kern ? kern : "unknown");
 	const json_t *ad = json_object_get(json_object_get(facts, "mlx"), "adapters");
 	size_t i;

@@ -32,6 +32,7 @@ struct hwc_env {
 	char *root;
 	int root_fd;
 	bool live, is_root_user, no_tools, record;
+	const char *only_input;
 	enum hwc_run_mode mode;
 	unsigned cmd_timeout_ms;
 	size_t cmd_output_cap;
@@ -77,11 +78,12 @@ int hwc_env_open(const struct hwc_env_opts *o, struct hwc_env **out)
 		hwc_env_free(e);
 		return -err;
 	}
-	e->live = strcmp(real, "/") == 0;
+	e->live = strcmp(real, "/") == 0 && !o->only_input;
 	e->is_root_user = geteuid() == 0;
 	e->no_tools = o->no_tools;
 	e->record = o->record;
-	e->mode = o->mode;
+	e->only_input = o->only_input;
+	e->mode = o->only_input ? HWC_RUN_REPLAY : o->mode;
 	if (e->mode == HWC_RUN_AUTO)
 		e->mode = e->live ? HWC_RUN_EXEC : HWC_RUN_REPLAY;
 	e->cmd_timeout_ms = o->cmd_timeout_ms ? o->cmd_timeout_ms : 10000;
@@ -127,6 +129,7 @@ bool hwc_env_is_live(const struct hwc_env *e) { return e->live; }
 enum hwc_run_mode hwc_env_mode(const struct hwc_env *e) { return e->mode; }
 bool hwc_env_is_root_user(const struct hwc_env *e) { return e->is_root_user; }
 bool hwc_env_no_tools(const struct hwc_env *e) { return e->no_tools; }
+const char *hwc_env_only_input(const struct hwc_env *e) { return e->only_input; }
 unsigned hwc_env_cmd_timeout_ms(const struct hwc_env *e) { return e->cmd_timeout_ms; }
 size_t hwc_env_cmd_output_cap(const struct hwc_env *e) { return e->cmd_output_cap; }
 bool hwc_env_recording(const struct hwc_env *e) { return e->record; }
@@ -322,6 +325,10 @@ static int walk_path(struct hwc_env *e, struct walk *w, const char *path, bool f
 	w->reslen = 0;
 	w->res[0] = 0;
 	last[0] = 0;
+	if (e->only_input) {
+		free(rest);
+		return -ENOENT; /* nothing under this root is the machine under test */
+	}
 	if (strlen(path) >= 2 * PATH_MAX) {
 		free(rest);
 		return -ENAMETOOLONG;
@@ -882,6 +889,8 @@ void hwc_env_fail(struct hwc_env *e, struct hwc_fmeta *m, struct hwc_arena *a, c
 		why = "too many symbolic links (or a loop) under the root";
 	while (*path == '/')
 		path++;
+	if (e->only_input)
+		why = hwc_arena_printf(a, "not in %s", e->only_input);
 	hwc_fmeta_set(m, st, st == HWC_ST_UNREADABLE ? err : 0,
 		      hwc_arena_printf(a, "/%s: %s", path, why));
 }

@@ -27,6 +27,10 @@ struct hwc_env_opts {
 	unsigned total_timeout_ms; /* whole run (--timeout); 0 = none */
 	bool no_tools;           /* never run external tools (statuses say "blocked") */
 	bool record;             /* keep every read and command output (snapshot) */
+	/* The input holds nothing but what this names (e.g. --pci-dump alone: "the --pci-dump
+	 * file"): every path is absent and every command unrecorded, and the statuses say so;
+	 * nothing of the machine running hwcheck is read. */
+	const char *only_input;
 };
 
 /* Opens the root. Returns 0 or -errno (-ENOENT, -ENOTDIR, -EACCES...). */
@@ -38,6 +42,7 @@ bool hwc_env_is_live(const struct hwc_env *e);
 enum hwc_run_mode hwc_env_mode(const struct hwc_env *e); /* never AUTO */
 bool hwc_env_is_root_user(const struct hwc_env *e);     /* euid 0 (live) */
 bool hwc_env_no_tools(const struct hwc_env *e);
+const char *hwc_env_only_input(const struct hwc_env *e); /* NULL unless opts.only_input */
 unsigned hwc_env_cmd_timeout_ms(const struct hwc_env *e);
 size_t hwc_env_cmd_output_cap(const struct hwc_env *e);
 /* Milliseconds left of the whole-run budget, UINT32_MAX when unbounded. */

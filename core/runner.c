@@ -128,8 +128,10 @@ static int replay(struct hwc_env *e, struct hwc_arena *a, const char *const *arg
 	int rc_out = hwc_read_bytes(e, p, hwc_env_cmd_output_cap(e), a, &d, &len, &m);
 	if (rc_out < 0 && m.st == HWC_ST_ABSENT) {
 		if (!hwc_env_is_dir(e, dir)) {
+			const char *only = hwc_env_only_input(e);
 			hwc_fmeta_set(&r->m, HWC_ST_ABSENT, 0,
-				      hwc_arena_printf(a, "%s: not installed", base_name(argv[0])));
+				      only ? hwc_arena_printf(a, "%s: not run (not in %s)", cmd, only)
+					   : hwc_arena_printf(a, "%s: not installed", base_name(argv[0])));
 			return -ENOENT;
 		}
 		d = (const unsigned char *)"";

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/runner.h"
+#include "pci/pci.h"
 
 #define MLX_VENDOR 0x15b3
 #define PCI_DEVS "sys/bus/pci/devices"
@@ -158,7 +159,7 @@ static void fill_identity(struct hwc_mlx_adapter *ad, struct hwc_arena *a)
 }
 
 /* The owner function of an RDMA device, for its netdevs. */
-static const struct hwc_mlx_function *rdma_owner(const struct hwc_mlx_adapter *ad, const char *dev)
+const struct hwc_mlx_function *hwc_mlx_rdma_owner(const struct hwc_mlx_adapter *ad, const char *dev)
 {
 	for (size_t i = 0; i < ad->function_map.n; i++)
 		if (strv_has(&ad->function_map.items[i].rdma_devices, dev))
@@ -178,7 +179,7 @@ static void port_netdev(struct hwc_env *e, struct hwc_arena *a, const struct hwc
 		return;
 	}
 	/* Otherwise the function's netdev whose dev_port is port - 1 (mlx4 has two per function). */
-	const struct hwc_mlx_function *fn = rdma_owner(ad, dev);
+	const struct hwc_mlx_function *fn = hwc_mlx_rdma_owner(ad, dev);
 	if (fn) {
 		for (size_t i = 0; i < fn->netdevs.n; i++) {
 			struct hwc_fi64 dp = {0};
@@ -677,6 +678,59 @@ static int cmp_adapter(const void *x, const void *y)
 		      ((const struct hwc_mlx_adapter *)y)->bdf);
 }
 
+/* Files a function under its card (the functions of one device number; a VF under its PF's). */
+static int add_function(struct hwc_arena *a, struct hwc_mlx_facts *mf, struct hwc_mlx_strv *keys,
+			const struct hwc_mlx_function *fn)
+{
+	if (is_bridge(fn))
+		return 0; /* the switch inside a card is on the PCI path; pci/ reports it */
+	const char *key = slot_of(a, hwc_ok(fn->physfn) ? fn->physfn.v : fn->bdf);
+	size_t k = 0;
+	while (k < keys->n && strcmp(keys->items[k], key) != 0)
+		k++;
+	if (k == keys->n) {
+		struct hwc_mlx_adapter *nad = HWC_VEC_PUSH(a, &mf->adapters);
+		if (!nad)
+			return -ENOMEM;
+		strv_push(a, keys, key);
+	}
+	struct hwc_mlx_function *slot = HWC_VEC_PUSH(a, &mf->adapters.items[k].function_map);
+	if (!slot)
+		return -ENOMEM;
+	*slot = *fn;
+	return 0;
+}
+
+/* --pci-dump with no sysfs under the root (a dump given alone is the machine under test): the
+ * dump's ConnectX functions are the cards; what only sysfs and the tools know stays unknown. */
+static int functions_from_dump(const struct hwc_facts *f, struct hwc_arena *a,
+			       struct hwc_mlx_facts *mf, struct hwc_mlx_strv *keys)
+{
+	const char *only = "an lspci dump holds config space only";
+	for (size_t i = 0; i < f->pci->devices.n; i++) {
+		const struct hwc_pci_device *d = &f->pci->devices.items[i];
+		if (!hwc_ok(d->vendor_id) || strtoul(d->vendor_id.v, NULL, 16) != MLX_VENDOR)
+			continue;
+		struct hwc_mlx_function fn = {.bdf = d->bdf.v, .device_id = d->device_id,
+					      .class_code = d->class_code};
+		const struct hwc_mlx_ident *ident =
+			hwc_ok(d->device_id) ? hwc_mlx_ident_find((uint16_t)strtoul(d->device_id.v, NULL, 16))
+					     : NULL;
+		fn.is_vf = ident && ident->vf;
+		HWC_FAIL(fn.driver, HWC_ST_ABSENT, 0, only);
+		HWC_FAIL(fn.physfn, HWC_ST_ABSENT, 0, only);
+		int rc = add_function(a, mf, keys, &fn);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static bool dump_without_sysfs(const struct hwc_facts *f, const struct hwc_collect_opts *o, int rc)
+{
+	return rc < 0 && o && o->pci_dump && f->pci && f->pci->m.st == HWC_ST_OK;
+}
+
 int hwc_mlx_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_collect_opts *o)
 {
 	struct hwc_arena *a = f->arena;
@@ -684,14 +738,17 @@ int hwc_mlx_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_col
 	if (!mf)
 		return -ENOMEM;
 	f->mlx = mf;
-	struct hwc_dirlist dl;
+	struct hwc_dirlist dl = {0};
 	int rc = hwc_env_list_dir(e, PCI_DEVS, a, &dl);
-	if (rc < 0) {
+	struct hwc_mlx_strv keys = {0}; /* the slot of each adapter, parallel to adapters */
+	if (dump_without_sysfs(f, o, rc)) {
+		if ((rc = functions_from_dump(f, a, mf, &keys)) < 0)
+			return rc;
+	} else if (rc < 0) {
 		hwc_env_fail(e, &mf->m, a, PCI_DEVS, -rc);
 		mf->tools.access = mf->tools.mstflint_version.m = mf->m;
 		return 0;
 	}
-	struct hwc_mlx_strv keys = {0}; /* the slot of each adapter, parallel to adapters */
 	for (size_t i = 0; i < dl.n; i++) {
 		struct hwc_fu64 ven = {0};
 		const char *bdf = dl.names[i];
@@ -700,23 +757,8 @@ int hwc_mlx_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_col
 			continue;
 		struct hwc_mlx_function fn = {.bdf = bdf};
 		fill_function(e, a, &fn);
-		if (is_bridge(&fn))
-			continue; /* the switch inside a card is on the PCI path; pci/ reports it */
-		const char *key = slot_of(a, hwc_ok(fn.physfn) ? fn.physfn.v : bdf);
-		size_t k = 0;
-		while (k < keys.n && strcmp(keys.items[k], key) != 0)
-			k++;
-		if (k == keys.n) {
-			struct hwc_mlx_adapter *nad = HWC_VEC_PUSH(a, &mf->adapters);
-			if (!nad)
-				return -ENOMEM;
-			strv_push(a, &keys, key);
-		}
-		struct hwc_mlx_adapter *ad = &mf->adapters.items[k];
-		struct hwc_mlx_function *slot = HWC_VEC_PUSH(a, &ad->function_map);
-		if (!slot)
-			return -ENOMEM;
-		*slot = fn;
+		if ((rc = add_function(a, mf, &keys, &fn)) < 0)
+			return rc;
 	}
 	/* Names, lists and identity per card, then the -d filter. */
 	size_t kept = 0;
@@ -758,6 +800,8 @@ int hwc_mlx_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_col
 			ad->fw_version_source.m = ad->fw_version.m;
 	}
 	run_tools(e, a, mf);
+	for (size_t i = 0; i < kept; i++)
+		hwc_mlx_collect_port_counters(e, f, &mf->adapters.items[i]);
 	hwc_fmeta_set(&mf->m, HWC_ST_OK, 0, NULL);
 	return 0;
 }

@@ -373,7 +373,22 @@ static bool has_upstream_link(int t)
 	return t == 0 || t == 1 || t == 5 || t == 7; /* endpoints, upstream port, PCIe-PCI bridge */
 }
 
-/* Function 0 (or the PF of a VF) holds the link registers of a multi-function device. */
+/* Function 0 holds the link registers of a multi-function device on one upstream link (the
+ * functions of one endpoint or switch upstream port share it); the PF holds a VF's. Root ports
+ * and switch downstream ports are one port per function, each with its own link (Intel PCH
+ * root ports 00:1c.0/.1/.2...): those keep their own registers, as lspci prints them. */
+static bool shares_link_of_fn0(const struct hwc_pci_facts *p, const struct hwc_pci_device *d,
+			       long *src)
+{
+	if (d->fn == 0 || !(has_upstream_link(d->pcie_type) || d->pcie_type < 0))
+		return false;
+	*src = find_key(p, key_of(d->domain, d->bus, d->dev, 0));
+	if (*src < 0)
+		return false;
+	int t0 = p->devices.items[*src].pcie_type;
+	return has_upstream_link(t0) || t0 < 0; /* unknown type (not root): as before, fn 0 */
+}
+
 static void inherit_links(struct hwc_pci_facts *p)
 {
 	for (size_t i = 0; i < p->devices.n; i++) {
@@ -381,8 +396,8 @@ static void inherit_links(struct hwc_pci_facts *p)
 		long src = -1;
 		if (hwc_ok(d->is_vf) && d->is_vf.v && hwc_ok(d->physfn))
 			src = find_bdf(p, d->physfn.v);
-		else if (d->fn != 0)
-			src = find_key(p, key_of(d->domain, d->bus, d->dev, 0));
+		else if (!shares_link_of_fn0(p, d, &src))
+			src = -1;
 		const struct hwc_pci_device *s = src >= 0 ? &p->devices.items[src] : NULL;
 		if (s && hwc_ok(d->is_vf) && d->is_vf.v) {
 			/* A VF's DevCtl MPS, relaxed-ordering, no-snoop and extended-tag fields are

@@ -50,8 +50,17 @@ static void scan(const json_t *v, const char *path, struct tally *t, struct hwc_
 	}
 }
 
-static const char *reason(const char *st, bool one)
+/* A tool result or file that the input does not hold (--pci-dump given alone): the runner and
+ * the root say "not in <input>". */
+static bool not_in_input(const char *detail)
 {
+	return detail && strstr(detail, "not in the --pci-dump file");
+}
+
+static const char *reason(const char *st, bool one, const char *detail)
+{
+	if (!strcmp(st, "absent") && not_in_input(detail))
+		return one ? "is not in the input" : "are not in the input";
 	if (!strcmp(st, "needs_root"))
 		return one ? "needs root" : "need root";
 	if (!strcmp(st, "blocked"))
@@ -91,9 +100,11 @@ static void eval_incomplete(struct hwc_rule_ctx *c)
 			if (!t[i].n)
 				continue;
 			struct hwc_finding *fd = hwc_rule_emit(c, "host", "%s: %zu fact%s %s, e.g. %s%s%s", sections[s], t[i].n,
-							       t[i].n == 1 ? "" : "s", reason(t[i].status, t[i].n == 1), t[i].example,
+							       t[i].n == 1 ? "" : "s", reason(t[i].status, t[i].n == 1, t[i].detail), t[i].example,
 							       t[i].detail ? ": " : "", t[i].detail ? t[i].detail : "");
 			hwc_evidence_add(fd, c->a, t[i].example, hwc_arena_printf(c->a, "unknown (%s)", t[i].status), "collected");
+			if (fd && not_in_input(t[i].detail))
+				fd->fix = "Judge the whole machine: run hwcheck on it, or capture it with `hwcheck snapshot -o host.tar` and read the untarred capture with --root.";
 		}
 	}
 }

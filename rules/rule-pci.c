@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "pci/pci.h"
 #include "rules/rules-int.h"
 
 #define FOR_ADAPTERS(c, i, ad) json_array_foreach(fv_adapters((c)->facts), i, ad)
@@ -231,6 +232,39 @@ static void eval_slot_limited(struct hwc_rule_ctx *c)
 	each_card(c, judge_slot_limited);
 }
 
+/* The card's own link alone, when the hops above it were not captured: the path can only be
+ * slower, so an own link below the port rate is a bottleneck already. Payload Gb/s with the
+ * card's MPS, else the raw figure (payload <= raw). Returns false when it does not decide. */
+static bool own_link_below(struct hwc_rule_ctx *c, const json_t *ad, const json_t *dev, double rate)
+{
+	double s, w, mps = 0;
+	const char *why;
+	if (rate <= 0 || !fv_num(dev, "link.speed_gts", &s, &why, c->a) ||
+	    !fv_num(dev, "link.width", &w, &why, c->a) || s <= 0 || w <= 0)
+		return false;
+	double raw = link_gbps(s, w);
+	double g = fv_num(dev, "max_payload_bytes", &mps, &why, c->a) && mps > 0
+			   ? raw * hwc_pci_tlp_efficiency(s, (int)mps) : raw;
+	if (raw <= 0 || g >= rate)
+		return false;
+	const char *bdf = bdf_of(ad), *src;
+	fv_adapter_port_rate(c, ad, &src);
+	struct hwc_finding *fd = hwc_rule_emit(
+		c, bdf, "the card's own link (%s) carries %s Gb/s%s, below the %s Gb/s port rate; the hops "
+		"above it were not captured and can only make the path slower",
+		link_str(c->a, s, w), fv_fmt_num(c->a, g),
+		g != raw ? hwc_arena_printf(c->a, " of payload (%s Gb/s raw)", fv_fmt_num(c->a, raw)) : " raw",
+		fv_fmt_num(c->a, rate));
+	const char *base = fv_pci_path(c, bdf);
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.speed_gts", base), fv_fmt_num(c->a, s), NULL);
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.width", base), fv_fmt_num(c->a, w), NULL);
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.path_bottleneck", base), "unknown (hops above not captured)",
+			 hwc_arena_printf(c->a, ">= %s Gb/s", fv_fmt_num(c->a, rate)));
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.%s", fv_adapter_path(c, bdf), src),
+			 fv_fmt_num(c->a, rate), NULL);
+	return true;
+}
+
 static void judge_path_bottleneck(struct hwc_rule_ctx *c, const json_t *ad, const json_t *dev)
 {
 	const char *bdf = bdf_of(ad);
@@ -238,6 +272,9 @@ static void judge_path_bottleneck(struct hwc_rule_ctx *c, const json_t *ad, cons
 	const char *why;
 	const char *src;
 	double rate = fv_adapter_port_rate(c, ad, &src);
+	if (!fv_num(dev, "path_bottleneck.gbps", &g, &why, c->a) &&
+	    !fv_num(dev, "path_bottleneck.raw_gbps", &g, &why, c->a) && own_link_below(c, ad, dev, rate))
+		return;
 	if (!fv_num(dev, "path_bottleneck.gbps", &g, &why, c->a)) {
 		/* without root the payload figure (it needs the MPS) is unknown; the raw figure
 		 * bounds it: payload <= raw, and payload >= 0.8 x raw (128-byte TLPs with 24
@@ -578,7 +615,9 @@ const struct hwc_rule hwc_rules_pci[] = {
 	{"PCIE_PATH_BOTTLENECK", HWC_SEV_ERROR, "pci", "PCIe path slower than the network port",
 	 "The slowest hop between the card and the root port carries fewer Gb/s than the card's port "
 	 "rate, so the network link can never be filled (e.g. 100 GbE behind a Gen3 x8 hop: 63 Gb/s). "
-	 "The hop is named: the card's own link, a switch or a riser.",
+	 "The hop is named: the card's own link, a switch or a riser. When the hops above the card were "
+	 "not captured (a dump of the card alone, a VM), a card whose own link already carries less than "
+	 "the port rate is flagged all the same: the path can only be slower.",
 	 "Move the card to a slot whose whole path (root port and any switch) runs at least the card's "
 	 "width and speed; for the named hop check its BIOS bifurcation setting.",
 	 eval_path_bottleneck},

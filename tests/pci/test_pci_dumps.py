@@ -54,6 +54,67 @@ class LspciOracle(unittest.TestCase):
         self.assertEqual(nic["path_bottleneck"]["bdf"], "0000:00:02.0")  # upper hop wins a tie
         self.assertEqual(nic["path_bottleneck"]["raw_gbps"], 63.008)
 
+    def test_root_ports_of_one_device_each_have_their_own_link(self):
+        # Intel ICH10 root ports 00:1c.0/.1/.2 (pciutils tree-asus-p6t6): one port per function,
+        # each its own link, as lspci prints them; .0 is down (x0), .1 and .2 are up at x1
+        _, j = run_json("--pci-dump", hwctest.fixture("pci-dumps", "pciutils", "tree-asus-p6t6.txt"),
+                        "facts", "--json")
+        d = {x["bdf"]: x for x in j["facts"]["pci"]["devices"]}
+        for bdf, width in (("0000:00:1c.0", 0), ("0000:00:1c.1", 1), ("0000:00:1c.2", 1)):
+            self.assertEqual(d[bdf]["link_from"], bdf)
+            self.assertEqual(d[bdf]["link"]["width"], width, bdf)
+
+    def test_functions_of_one_endpoint_share_function_0s_link(self):
+        # 06:00.1 of tree-asus-p6t6 is the second function of one endpoint: function 0's link
+        _, j = run_json("--pci-dump", hwctest.fixture("pci-dumps", "pciutils", "tree-asus-p6t6.txt"),
+                        "facts", "--json")
+        d = {x["bdf"]: x for x in j["facts"]["pci"]["devices"]}
+        self.assertEqual(d["0000:06:00.1"]["port_type"], "endpoint")
+        self.assertEqual(d["0000:06:00.1"]["link_from"], "0000:06:00.0")
+        self.assertEqual(d["0000:06:00.1"]["link"], d["0000:06:00.0"]["link"])
+
+
+class DumpAlone(unittest.TestCase):
+    """`--pci-dump FILE` without --root: the dump is the machine under test (issue 12 §4)."""
+
+    def check(self, *dumps):
+        with tempfile.TemporaryDirectory() as t:
+            p = os.path.join(t, "host.txt")
+            with open(p, "w") as f:  # several real dumps of distinct buses make one machine
+                f.write("\n".join(open(d, encoding="utf-8").read() for d in dumps))
+            cp, j = run_json("--pci-dump", p, "check", "--json")
+            self.assertIn(cp.returncode, (0, 1), cp.stderr)
+            return j
+
+    def test_the_dumps_cards_are_the_adapters_and_are_judged(self):
+        j = self.check(hwctest.fixture("pci-dumps", "cx3pro_haswell-rootport_pciutils-cap-aer-root.txt"),
+                       hwctest.fixture("pci-rebuilt", "cx4lx_hpe_lspci-vvv_linux-rdma-2019.rebuilt-xxxx.txt"))
+        ads = {a["bdf"]: a for a in j["facts"]["mlx"]["adapters"]}
+        self.assertEqual(sorted(ads), ["0000:03:00.0", "0000:0b:00.0"])
+        self.assertEqual(ads["0000:0b:00.0"]["functions"], ["0000:0b:00.0", "0000:0b:00.1"])
+        self.assertEqual(ads["0000:03:00.0"]["product"], "ConnectX-3 Pro")
+        ids = {f["rule_id"] for f in j["findings"]}
+        self.assertNotIn("MLX_NO_ADAPTER", ids)
+        # judged: the CX3 Pro's whole path (root port 00:02.0) is in the dump, so the path rule
+        # decides rather than saying unknown
+        pb = [f for f in j["findings"] if f["rule_id"] == "PCIE_PATH_BOTTLENECK" and f["subject"] == "0000:03:00.0"]
+        self.assertFalse([f for f in pb if f["severity"] == "unknown"], pb)
+
+    def test_host_facts_are_unknown_not_this_machines(self):
+        j = self.check(hwctest.fixture("pci-dumps", "cx3pro_haswell-rootport_pciutils-cap-aer-root.txt"))
+        host = j["facts"]["host"]
+        self.assertIsNone(host["cpu"]["model_name"])
+        self.assertIn("not in the --pci-dump file", host["cpu"]["unavailable"]["model_name"]["detail"])
+        self.assertIsNone(host["kernel"]["release"])
+        self.assertEqual(j["facts"]["netdevs"], [])  # none of this machine's
+        cfg = j["facts"]["mlx"]["adapters"][0]
+        self.assertIsNone(cfg["fw_config"])
+        self.assertIn("not in the --pci-dump file", cfg["unavailable"]["fw_config"]["detail"])
+        x2 = [f for f in j["findings"] if f["rule_id"] == "HOST_X2APIC_OFF"]
+        self.assertEqual([f["severity"] for f in x2], ["unknown"])
+        inc = [f for f in j["findings"] if f["rule_id"] == "COLLECT_INCOMPLETE"]
+        self.assertTrue(inc and all("install mstflint" not in (f["fix"] or "") for f in inc), inc)
+
 
 class BadDumps(unittest.TestCase):
     def test_malformed_dump_is_an_error_not_an_exit(self):
