@@ -549,6 +549,37 @@ static void v_waivers(struct vctx *v, const json_t *arr)
 	v_array(v, arr, "waivers", keys, "a waiver", v_waiver);
 }
 
+/* "required": rule ids (a rule of the table or a SITE_ expectation id) and fact paths, whose
+ * unknown fails the gate. */
+static void v_required(struct vctx *v, const json_t *arr)
+{
+	static const char *const sections[] = {"host", "pci", "mlx", "netdevs", "thermal", "probe", NULL};
+	size_t i;
+	const json_t *e;
+	if (!json_is_array(arr)) {
+		verr(v, "expected an array of rule ids and fact paths");
+		return;
+	}
+	json_array_foreach(arr, i, e) {
+		const char *s = json_string_value(e);
+		push_idx(v, i);
+		bool is_id = s && id_ok(s);
+		bool known_section = false;
+		for (int k = 0; s && !is_id && sections[k]; k++) {
+			size_t n = strlen(sections[k]);
+			known_section |= !strncmp(s, sections[k], n) && s[n] && strchr(".[", s[n]);
+		}
+		if (!s || !*s)
+			verr(v, "expected a rule id or a fact path like \"mlx.adapters[].fw_version\"");
+		else if (is_id && !hwc_rule_find(s) && strncmp(s, "SITE_", 5) != 0)
+			verr(v, "no rule \"%s\" ('hwcheck rules list' shows them)", s);
+		else if (!is_id && !known_section)
+			verr(v, "\"%s\" is neither a rule id nor a fact path (host., pci., mlx., netdevs[], "
+				"thermal., probe.)", s);
+		pop(v);
+	}
+}
+
 /* "0000:81:00.1" or "81:00.1" (hex, as lspci prints it). */
 static bool bdf_ok(const char *s)
 {
@@ -703,7 +734,7 @@ static struct hwc_profile *parse_only(const char *name, const char *buf, size_t 
 	struct vctx v = {.name = name, .buf = buf, .len = len, .err = err, .errsz = errsz};
 	static const char *const top[] = {"schema", "schema_version", "name", "description",
 					  "thresholds", "host", "products", "rules", "expectations",
-					  "waivers", "unused_ports", "roce", NULL};
+					  "waivers", "unused_ports", "required", "roce", NULL};
 	if (check_keys(&v, doc, top, "a profile")) {
 		const char *schema = json_string_value(json_object_get(doc, "schema"));
 		const json_t *ver = json_object_get(doc, "schema_version");
@@ -734,6 +765,8 @@ static struct hwc_profile *parse_only(const char *name, const char *buf, size_t 
 				v_host(&v, x);
 			else if (!strcmp(k, "unused_ports"))
 				v_unused_ports(&v, x);
+			else if (!strcmp(k, "required"))
+				v_required(&v, x);
 			else if (!strcmp(k, "roce"))
 				v_roce(&v, x);
 			else if ((!strcmp(k, "name") || !strcmp(k, "description")) && !json_is_string(x))
@@ -952,6 +985,23 @@ const json_t *hwc_profile_expectations(const struct hwc_profile *p)
 const json_t *hwc_profile_waivers(const struct hwc_profile *p)
 {
 	return p ? json_object_get(p->doc, "waivers") : NULL;
+}
+
+const json_t *hwc_profile_required(const struct hwc_profile *p)
+{
+	return p ? json_object_get(p->doc, "required") : NULL;
+}
+
+bool hwc_profile_requires_rule(const struct hwc_profile *p, const char *id)
+{
+	size_t i;
+	const json_t *e;
+	json_array_foreach(hwc_profile_required(p), i, e) {
+		const char *s = json_string_value(e);
+		if (s && id && strcmp(s, id) == 0)
+			return true;
+	}
+	return false;
 }
 
 

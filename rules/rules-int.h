@@ -136,6 +136,9 @@ const json_t *hwc_profile_expectations(const struct hwc_profile *p);
  * the profile states none (the rules then judge consistency only). */
 const json_t *hwc_profile_roce(const struct hwc_profile *p);
 const json_t *hwc_profile_waivers(const struct hwc_profile *p);
+/* "required": rule ids and fact paths whose unknown fails the gate (NULL when none). */
+const json_t *hwc_profile_required(const struct hwc_profile *p);
+bool hwc_profile_requires_rule(const struct hwc_profile *p, const char *id);
 const struct hwc_profile *hwc_profile_default(void);
 
 /* Expectations and waivers (expect.c). */

@@ -37,6 +37,7 @@ struct hwc_finding {
 	const char *waived_reason;  /* non-NULL when a live waiver covers it */
 	const char *waiver_expires; /* the covering waiver's expiry (YYYY-MM-DD) */
 	bool waiver_expired;        /* a waiver matched but has expired: not waived */
+	bool required;              /* the profile requires this rule or fact: its unknown fails */
 };
 
 struct hwc_findings {
@@ -101,7 +102,16 @@ json_t *hwc_fwc_spread(const json_t *cards);
 json_t *hwc_findings_to_json(const struct hwc_findings *f);
 /* Worst severity among findings that are not waived; -1 when none. */
 int hwc_findings_worst(const struct hwc_findings *f);
-/* One line of at most 80 characters for node-problem-detector / Slurm drain reasons. */
+/* The run's verdict from the findings that are not waived: error, warn, incomplete (a rule could
+ * not decide), ok. */
+enum hwc_verdict { HWC_VERDICT_OK, HWC_VERDICT_INCOMPLETE, HWC_VERDICT_WARN, HWC_VERDICT_ERROR };
+enum hwc_verdict hwc_findings_verdict(const struct hwc_findings *f);
+const char *hwc_verdict_name(enum hwc_verdict v); /* "ok" "incomplete" "warn" "error" */
+/* One line of at most 80 characters for node-problem-detector / Slurm drain reasons:
+ * "hwcheck: WORD N error, N warn[, N unknown][; RULE SUBJECT +N]". word NULL: the verdict in
+ * capitals (OK, INCOMPLETE, WARN, ERROR); Nagios passes its own state. */
+void hwc_findings_summary_line_as(const struct hwc_findings *f, const char *word, char *buf,
+				  size_t bufsz);
 void hwc_findings_summary_line(const struct hwc_findings *f, char *buf, size_t bufsz);
 
 #endif

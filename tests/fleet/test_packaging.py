@@ -95,7 +95,7 @@ class Completion(unittest.TestCase):
                          sorted(commands() + ["help"]))
 
     def test_arguments(self):
-        self.assertEqual(self.complete("hwcheck", "--fail-on", ""), ["info", "warn", "error"])
+        self.assertEqual(self.complete("hwcheck", "--fail-on", ""), ["info", "unknown", "warn", "error"])
         self.assertEqual(self.complete("hwcheck", "--exit-codes", "n"), ["nagios", "npd"])
         self.assertEqual(self.complete("hwcheck", "rules", ""), ["list", "explain"])
         ids = self.complete(hwctest.hwcheck_path(), "--no-color", "rules", "explain", "")
