@@ -802,6 +802,7 @@ int hwc_mlx_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_col
 	run_tools(e, a, mf);
 	for (size_t i = 0; i < kept; i++)
 		hwc_mlx_collect_port_counters(e, f, &mf->adapters.items[i]);
+	hwc_mlx_collect_phy(e, f, mf);
 	hwc_fmeta_set(&mf->m, HWC_ST_OK, 0, NULL);
 	return 0;
 }

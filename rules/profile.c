@@ -36,6 +36,8 @@ static const struct {
 	[HWC_T_PROBE_ASYMMETRY_MAX] = {"probe_asymmetry_max", 0, 1},
 	[HWC_T_LINK_SYMBOL_ERRORS_PER_HOUR] = {"link_symbol_errors_per_hour", 0, 1e12},
 	[HWC_T_LINK_FLAPS_MAX] = {"link_flaps_max", 0, 1e9},
+	[HWC_T_LINK_RAW_BER_MARGIN] = {"link_raw_ber_margin", 0, 1},
+	[HWC_T_LINK_EFFECTIVE_BER_MAX] = {"link_effective_ber_max", 0, 1},
 };
 
 /* The compiled-in default (generated from rules/default-profile.json by rules/CMakeLists.txt). */
