@@ -183,25 +183,18 @@ def variants():
     r.done("the correct host read through upstream dcb instead of mlnx_qos")
 
 
-def graft_healthy(hwcheck):
-    """tests/rules/scenarios/roce-healthy.facts.json, the base of the ROCE_* rule cases: the healthy
-    scenario's facts with facts.roce of roce-lossless-ok on its first card's two ports."""
+def rule_base(hwcheck):
+    """tests/rules/scenarios/roce-ports.facts.json, the base of the ROCE_* rule cases: facts.roce of
+    roce-lossless-ok alone (the ROCE_* rules read nothing else)."""
     import json
     import subprocess
-    scen = os.path.join(HERE, "..", "rules", "scenarios")
-    with open(os.path.join(scen, "healthy-cx7-gen5x16.facts.json")) as f:
-        doc = json.load(f)
     out = subprocess.run([hwcheck, "--root", os.path.join(mlxfix.FIX, "roce-lossless-ok", "root"),
                           "facts", "--json"], capture_output=True, text=True, check=True).stdout
-    roce = json.dumps(json.loads(out)["facts"]["roce"])
-    for a, b in (("mce0", "ens1f0np0"), ("mce1", "ens1f1np1"), ("0001:43:00.0", "0000:21:00.0"),
-                 ("0001:43:00.1", "0000:21:00.1")):
-        roce = roce.replace(a, b)
-    doc["facts"]["roce"] = json.loads(roce)
-    doc["run"] = {"note": "healthy-cx7-gen5x16 with facts.roce of the roce-lossless-ok fixture (real "
-                          "mlnx_qos/show_gids capture) on its first card's two ports; built by "
-                          "tests/roce/mkfixtures.py --hwcheck BUILD/cli/hwcheck"}
-    with open(os.path.join(scen, "roce-healthy.facts.json"), "w") as f:
+    doc = {"schema": "hwcheck.facts", "schema_version": 1,
+           "run": {"note": "facts.roce of the roce-lossless-ok fixture (real mlnx_qos/show_gids "
+                           "capture); built by tests/roce/mkfixtures.py --hwcheck BUILD/cli/hwcheck"},
+           "facts": {"roce": json.loads(out)["facts"]["roce"]}}
+    with open(os.path.join(HERE, "..", "rules", "scenarios", "roce-ports.facts.json"), "w") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
 
@@ -209,12 +202,12 @@ def graft_healthy(hwcheck):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--corpus", default="/work/shared/corpus")
-    p.add_argument("--hwcheck", help="also rebuild tests/rules/scenarios/roce-healthy.facts.json")
+    p.add_argument("--hwcheck", help="also rebuild tests/rules/scenarios/roce-ports.facts.json")
     args = p.parse_args()
     mlxfix.CORPUS = args.corpus
     variants()
     if args.hwcheck:
-        graft_healthy(args.hwcheck)
+        rule_base(args.hwcheck)
 
 
 if __name__ == "__main__":
