@@ -33,6 +33,7 @@ struct hwc_cli {
 	unsigned timeout_s, cmd_timeout_s;
 	bool redact;
 	const char *temp_noise, *probe_tolerance; /* diff thresholds (cli/cmd_diff.c parses them) */
+	const char *fw_image; /* --fw-image FILE: mstflint -i FILE query, checked against the cards */
 	const struct hwc_probe_opts *probe; /* probe / --probe (cli/cmd_probe.c); NULL = no probe */
 	bool exit_mapped;      /* the command returned a code already in --exit-codes' convention */
 };
@@ -92,6 +93,9 @@ int hwc_cli_env(const struct hwc_cli *c, bool record, struct hwc_env **out);
 /* Collects live (or under --root), or loads --facts; never NULL unless out of memory.
  * *exit_code is set non-zero when the input itself was unusable. */
 struct hwc_facts *hwc_cli_facts(const struct hwc_cli *c, int *exit_code);
+/* --profile (or the default) and the facts (hwc_cli_facts); 0, or the exit code after the error
+ * was printed (then nothing is held). */
+int hwc_cli_profile_facts(const struct hwc_cli *c, struct hwc_profile **prof, struct hwc_facts **f);
 
 /* {"schema":..,"schema_version":..,"tool":..,"run":..,"facts":..,"findings"?:..,"errors":..} */
 json_t *hwc_report_json(const struct hwc_cli *c, const char *schema, const struct hwc_facts *f,
@@ -121,6 +125,7 @@ enum hwc_probe_cli_opt {
 int hwc_cli_probe_opt(struct hwc_cli *c, int which, const char *arg);
 int hwc_cmd_diff(struct hwc_cli *c);  /* cli/cmd_diff.c */
 int hwc_cmd_merge(struct hwc_cli *c); /* cli/cmd_merge.c */
+int hwc_cmd_fwplan(struct hwc_cli *c); /* cli/cmd_fwplan.c */
 /* merge: the RoCE keys every port should share, with each value's ports (cli/merge_roce.c). */
 json_t *hwc_merge_roce(json_t *const *docs, const char *const *hosts, size_t n);
 void hwc_merge_roce_text(FILE *out, const json_t *roce);

@@ -89,6 +89,12 @@ static bool device_matched(const struct hwc_facts *f, const char *dev)
 struct hwc_facts *hwc_cli_facts(const struct hwc_cli *c, int *exit_code)
 {
 	*exit_code = 0;
+	if (c->facts_file && c->fw_image) {
+		hwc_cli_err("--fw-image: mstflint must read the image on a machine or a --root capture, "
+			    "not with --facts");
+		*exit_code = HWC_EXIT_USAGE;
+		return NULL;
+	}
 	if (c->facts_file)
 		return load_facts_file(c, exit_code);
 	struct hwc_env *e;
@@ -103,7 +109,8 @@ struct hwc_facts *hwc_cli_facts(const struct hwc_cli *c, int *exit_code)
 		*exit_code = HWC_EXIT_INTERNAL;
 		return NULL;
 	}
-	struct hwc_collect_opts o = {.device = c->device, .pci_dump = c->pci_dump, .probe = c->probe};
+	struct hwc_collect_opts o = {.device = c->device, .pci_dump = c->pci_dump, .probe = c->probe,
+				     .fw_image = c->fw_image};
 	hwc_collect_all(e, f, &o);
 	hwc_env_free(e);
 	if (c->device && !device_matched(f, c->device)) {
@@ -114,6 +121,25 @@ struct hwc_facts *hwc_cli_facts(const struct hwc_cli *c, int *exit_code)
 		return NULL;
 	}
 	return f;
+}
+
+int hwc_cli_profile_facts(const struct hwc_cli *c, struct hwc_profile **prof, struct hwc_facts **f)
+{
+	char perr[512] = "";
+	*prof = NULL;
+	*f = NULL;
+	if (hwc_profile_load(c->profile, prof, perr, sizeof(perr)) < 0) {
+		hwc_cli_err("--profile %s", perr);
+		return HWC_EXIT_USAGE;
+	}
+	int ec;
+	*f = hwc_cli_facts(c, &ec);
+	if (!*f) {
+		hwc_profile_free(*prof);
+		*prof = NULL;
+		return ec ? ec : HWC_EXIT_INTERNAL;
+	}
+	return 0;
 }
 
 int hwc_emit_json(const struct hwc_cli *c, const json_t *j)
@@ -156,18 +182,11 @@ int hwc_cmd_check(struct hwc_cli *c)
 		hwc_cli_err("check: unexpected argument '%s'; try 'hwcheck --help'", c->args[0]);
 		return HWC_EXIT_USAGE;
 	}
-	struct hwc_profile *prof = NULL;
-	char perr[512] = "";
-	if (hwc_profile_load(c->profile, &prof, perr, sizeof(perr)) < 0) {
-		hwc_cli_err("--profile %s", perr);
-		return HWC_EXIT_USAGE;
-	}
-	int ec;
-	struct hwc_facts *f = hwc_cli_facts(c, &ec);
-	if (!f) {
-		hwc_profile_free(prof);
+	struct hwc_profile *prof;
+	struct hwc_facts *f;
+	int ec = hwc_cli_profile_facts(c, &prof, &f);
+	if (ec)
 		return ec;
-	}
 	json_t *facts = hwc_facts_to_json(f);
 	bool nothing = hwc_facts_known_count(facts) == 0;
 	struct hwc_findings fd = {0};

@@ -31,6 +31,9 @@ static const char usage_text[] =
 	"                     exit 1 when something regressed\n"
 	"  merge REPORT...    many hosts' reports in one table: findings, outlier cards,\n"
 	"                     firmware versions\n"
+	"  fw-plan            before a firmware change, per card: the image (--fw-image) against\n"
+	"                     the card, the settings a reset to defaults would undo, what is\n"
+	"                     pending, the reset the card needs; exit 1 on a firmware finding\n"
 	"  probe              RDMA bandwidth probes per port against the ceiling (docs/probe.md):\n"
 	"                     loopback by default; --server, or --client HOST, for two hosts\n"
 	"\n"
@@ -51,6 +54,8 @@ static const char usage_text[] =
 	"                     that blocks is stopped after 3600 s)\n"
 	"  --cmd-timeout SEC  timeout of each external command (default 10)\n"
 	"  --no-tools         never run external tools (mstflint...)\n"
+	"  --fw-image FILE    check a firmware image against each card (mstflint -i FILE\n"
+	"                     query): PSID, older or newer than running, the profile's list\n"
 	"  --exec-tools       run the real tools even with --root (a privileged container\n"
 	"                     reading the host mounted at --root); default under --root: replay\n"
 	"  --redact           snapshot: replace serial numbers, MACs and GUIDs in the capture by\n"
@@ -95,7 +100,7 @@ void hwc_cli_err(const char *fmt, ...)
 enum {
 	OPT_JSON = 256, OPT_ROOT, OPT_FACTS, OPT_PROFILE, OPT_FAIL_ON, OPT_PCI_DUMP, OPT_TIMEOUT,
 	OPT_CMD_TIMEOUT, OPT_NO_TOOLS, OPT_EXEC_TOOLS, OPT_SUMMARY, OPT_EXIT_CODES, OPT_NO_COLOR, OPT_REDACT,
-	OPT_PROM, OPT_TEMP_NOISE, OPT_PROBE_TOL, OPT_VERSION,
+	OPT_PROM, OPT_TEMP_NOISE, OPT_PROBE_TOL, OPT_VERSION, OPT_FW_IMAGE,
 	OPT_PROBE = 400, /* + enum hwc_probe_cli_opt */
 };
 
@@ -119,6 +124,7 @@ static const struct option long_opts[] = {
 	{"prom", required_argument, NULL, OPT_PROM},
 	{"temp-noise", required_argument, NULL, OPT_TEMP_NOISE},
 	{"probe-tolerance", required_argument, NULL, OPT_PROBE_TOL},
+	{"fw-image", required_argument, NULL, OPT_FW_IMAGE},
 	{"probe", no_argument, NULL, OPT_PROBE + HWC_POPT_PROBE},
 	{"probe-op", required_argument, NULL, OPT_PROBE + HWC_POPT_OP},
 	{"probe-size", required_argument, NULL, OPT_PROBE + HWC_POPT_SIZE},
@@ -160,6 +166,7 @@ static const struct command commands[] = {
 	{"version", hwc_cmd_version},   {"probe", hwc_cmd_probe},
 	{"diff", hwc_cmd_diff},         {"merge", hwc_cmd_merge},
 	{"list", hwc_cmd_list},
+	{"fw-plan", hwc_cmd_fwplan},
 };
 
 /* --exit-codes as given, read before the options are parsed: a usage error found while parsing
@@ -309,6 +316,7 @@ static int run(struct hwc_cli *cp, int argc, char **argv)
 		case OPT_PROM: c.prom = optarg; break;
 		case OPT_TEMP_NOISE: c.temp_noise = optarg; break;
 		case OPT_PROBE_TOL: c.probe_tolerance = optarg; break;
+		case OPT_FW_IMAGE: c.fw_image = optarg; break;
 		case 'v': c.verbose = true; break;
 		case 'h': fputs(usage_text, stdout); return HWC_EXIT_OK;
 		case OPT_VERSION: version = true; break;

@@ -76,6 +76,33 @@ struct hwc_mlx_flint {
 int hwc_mlx_parse_flint_query(const char *buf, size_t len, struct hwc_arena *a,
 			      struct hwc_mlx_flint *out);
 
+/* `mstfwreset -d BDF query` output: the reset levels, types and syncs the card and host support
+ * ("N: description   -Supported     (default)" rows under "Reset-levels:", "Reset-types ...:",
+ * "Reset-sync ...:" headers; mstflint small_utils/mlxfwresetlib cmd_reg_mfrl.py query_text). */
+struct hwc_mlx_fwreset_opt {
+	int64_t num;
+	const char *description;
+	bool supported, is_default;
+};
+struct hwc_mlx_fwreset_list {
+	struct hwc_mlx_fwreset_opt *items;
+	size_t n, cap;
+};
+struct hwc_mlx_fwreset {
+	struct hwc_fmeta m;
+	struct hwc_mlx_fwreset_list levels, types, sync;
+};
+int hwc_mlx_parse_fwreset_query(const char *buf, size_t len, struct hwc_arena *a,
+				struct hwc_mlx_fwreset *out);
+
+/* A parameter whose current or next-boot value differs from its default: what a reset of the
+ * configuration to defaults, or an image that resets it, would silently undo. False when the
+ * default is unknown. */
+bool hwc_mlx_cfg_at_risk(const struct hwc_mlx_cfgparam *p);
+/* What hwcheck judges with a parameter (a rule or a domain: "MLX_WR_ORDERING_PER_MKEY", "SR-IOV"),
+ * NULL when nothing does. */
+const char *hwc_mlx_cfg_depends(const char *name);
+
 /* `mstreg ... --get` output: "name | 0x%08x" rows (and --detailed rows: first 0x token). */
 struct hwc_mlx_regfield {
 	const char *name;
@@ -190,6 +217,7 @@ struct hwc_mlx_adapter {
 		size_t n, cap;
 	} ports;
 	struct hwc_mlx_cfg cfg; /* cfg.m is the status of fw_config as a whole */
+	struct hwc_mlx_fwreset fw_reset; /* mstfwreset query */
 	struct {
 		struct hwc_fi64 temp_mdegc;
 		struct hwc_fstr temp_source; /* "mstreg" (MTMP) or "mstmget_temp" */
@@ -204,6 +232,9 @@ struct hwc_mlx_facts {
 		struct hwc_mlx_adapter *items;
 		size_t n, cap;
 	} adapters;
+	/* --fw-image FILE: `mstflint -i FILE query`; fw_image_file NULL when none was given */
+	const char *fw_image_file;
+	struct hwc_mlx_flint fw_image;
 	struct {
 		struct hwc_fstr mstflint_version;
 		struct hwc_fmeta access; /* may mstflint tools run: ok / needs_root / blocked / absent */

@@ -413,6 +413,23 @@ static void v_array(struct vctx *v, const json_t *arr, const char *plural,
 	}
 }
 
+/* The intended firmware configuration: {"PCI_WR_ORDERING": "force_relax", "NUM_OF_VFS": 8}. */
+static void v_fw_config(struct vctx *v, const json_t *fc)
+{
+	push(v, "fw_config");
+	if (fc && !json_is_object(fc))
+		verr(v, "expected an object {\"NAME\": value} of mstconfig parameters");
+	const char *k;
+	json_t *x;
+	if (json_is_object(fc))
+		json_object_foreach((json_t *)fc, k, x) if (!json_is_string(x) && !json_is_integer(x)) {
+			push(v, k);
+			verr(v, "expected the value's name (\"force_relax\") or its number");
+			pop(v);
+		}
+	pop(v);
+}
+
 static void v_product(struct vctx *v, const json_t *e)
 {
 	static const char *const mkeys[] = {"psid", "device_id", "product", "generation", NULL};
@@ -467,12 +484,13 @@ static void v_product(struct vctx *v, const json_t *e)
 		}
 	}
 	pop(v);
+	v_fw_config(v, json_object_get(e, "fw_config"));
 }
 
 static void v_products(struct vctx *v, const json_t *arr)
 {
 	static const char *const keys[] = {"match", "port_rate_gbps", "pcie", "allowed_fw", "mtu_min",
-					   "slot_power_min_w", "comment", NULL};
+					   "slot_power_min_w", "fw_config", "comment", NULL};
 	v_array(v, arr, "products", keys, "a product", v_product);
 }
 
@@ -920,6 +938,12 @@ const json_t *hwc_profile_product(const struct hwc_profile *p, const json_t *ada
 	if (!e && d && d != p)
 		e = product_in(d->doc, adapter);
 	return e;
+}
+
+const json_t *hwc_profile_fw_intent(const struct hwc_profile *p, const json_t *adapter)
+{
+	const json_t *fc = json_object_get(hwc_profile_product(p, adapter), "fw_config");
+	return json_is_object(fc) ? fc : NULL;
 }
 
 const char *hwc_profile_host_str(const struct hwc_profile *p, const char *key)

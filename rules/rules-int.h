@@ -155,6 +155,12 @@ int hwc_fwc_current(struct hwc_rule_ctx *c, const json_t *ad, const char *name, 
 /* True(1), "1", true, non-zero. */
 bool hwc_fwc_true(const json_t *v);
 
+/* Adds to fd (when not NULL) one evidence per fw_at_risk parameter a rule depends on: what a
+ * reset of the configuration would undo. Returns how many. */
+/* NULL when fw is one of the profile's allowed versions, else the list as JSON text (arena). */
+const char *hwc_fw_not_allowed(struct hwc_rule_ctx *c, const json_t *allowed, const char *fw);
+size_t hwc_fw_at_risk_evidence(struct hwc_rule_ctx *c, struct hwc_finding *fd, const json_t *adapter);
+
 /* ------------------------------------------------------------ per-area rule lists */
 
 #define HWC_AREA_DECL(name)                                                                        \
@@ -163,6 +169,7 @@ bool hwc_fwc_true(const json_t *v);
 
 HWC_AREA_DECL(pci);
 HWC_AREA_DECL(mlx);
+HWC_AREA_DECL(fw);
 HWC_AREA_DECL(thermal);
 HWC_AREA_DECL(host);
 HWC_AREA_DECL(netdev);

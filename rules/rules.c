@@ -79,6 +79,7 @@ const struct hwc_rule *hwc_rules_table(size_t *n)
 	if (!n_all) {
 		append(hwc_rules_pci, hwc_rules_pci_n);
 		append(hwc_rules_mlx, hwc_rules_mlx_n);
+		append(hwc_rules_fw, hwc_rules_fw_n);
 		append(core_rules, HWC_NELEM(core_rules));
 		append(hwc_rules_thermal, hwc_rules_thermal_n);
 		append(hwc_rules_host, hwc_rules_host_n);

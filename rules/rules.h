@@ -75,6 +75,9 @@ int hwc_profile_load(const char *path, struct hwc_profile **out, char *err, size
 int hwc_profile_parse(const char *name, const char *buf, size_t len, struct hwc_profile **out,
 		      char *err, size_t errsz);
 void hwc_profile_free(struct hwc_profile *p);
+/* The profile's intended firmware configuration for an adapter (facts mlx.adapters[] element):
+ * the "fw_config" object {NAME: value} of its product entry, NULL when none. */
+const json_t *hwc_profile_fw_intent(const struct hwc_profile *p, const json_t *adapter);
 /* The compiled-in default profile text. */
 const char *hwc_profile_default_text(void);
 
@@ -82,6 +85,12 @@ const char *hwc_profile_default_text(void);
  * ties each finding to its card, and sorts worst first. p NULL = the default profile. */
 int hwc_rules_eval(const json_t *facts, const struct hwc_profile *p, struct hwc_arena *a,
 		   struct hwc_findings *out);
+
+/* The reset that applies a pending firmware or configuration change on this card (rule-fw.c),
+ * from its `mstfwreset query` (facts mlx.adapters[].fw_reset): a synced firmware reset, a PCIe
+ * link toggle with the driver reloaded, a warm reboot or a cold boot; says when a warm reboot
+ * will not do. bdf NULL leaves <BDF> for a finding's fix to fill. Arena string. */
+const char *hwc_fw_reset_advice(struct hwc_arena *a, const json_t *adapter, const char *bdf);
 
 /* The performance parameters of the firmware configuration that identical cards must share
  * (rules/fwc_spread.c): mstconfig name, the severity of a difference, what it governs. */

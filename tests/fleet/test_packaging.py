@@ -33,7 +33,7 @@ def long_options():
 
 def commands():
     block = main_c().split("static const struct command commands[]", 1)[1].split("};", 1)[0]
-    return re.findall(r'\{"([a-z]+)", hwc_cmd_', block)
+    return re.findall(r'\{"([a-z-]+)", hwc_cmd_', block)
 
 
 def man_text():
