@@ -38,6 +38,7 @@ static const struct {
 	[HWC_T_LINK_FLAPS_MAX] = {"link_flaps_max", 0, 1e9},
 	[HWC_T_LINK_RAW_BER_MARGIN] = {"link_raw_ber_margin", 0, 1},
 	[HWC_T_LINK_EFFECTIVE_BER_MAX] = {"link_effective_ber_max", 0, 1},
+	[HWC_T_LINK_MODULE_MARGIN] = {"link_module_margin", 0, 0.5},
 };
 
 /* The compiled-in default (generated from rules/default-profile.json by rules/CMakeLists.txt). */
