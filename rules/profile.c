@@ -894,6 +894,11 @@ double hwc_profile_threshold(const struct hwc_profile *p, enum hwc_threshold t)
 	return p && (unsigned)t < HWC_T_COUNT ? p->thr[t] : 0;
 }
 
+double hwc_profile_card_temp_limit_c(const struct hwc_profile *p)
+{
+	return hwc_profile_threshold(p, HWC_T_CARD_TEMP_LIMIT_C);
+}
+
 bool hwc_profile_rule_enabled(const struct hwc_profile *p, const struct hwc_rule *r,
 			      enum hwc_severity *sev)
 {
