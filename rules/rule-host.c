@@ -4,6 +4,30 @@
 
 #include "rules/rules-int.h"
 
+/* The fix for this host: the BIOS setting, and the kernel options on its command line that keep
+ * xAPIC mode (nox2apic; amd_iommu=off and intremap=off take away the interrupt remapping that
+ * x2APIC mode needs for APIC IDs above 255). */
+static const char *x2apic_fix(struct hwc_rule_ctx *c, const json_t *host)
+{
+	static const char *const opts[] = {"nox2apic", "amd_iommu=off", "intremap=off", NULL};
+	const char *cl = json_string_value(json_object_get(json_object_get(host, "kernel"), "cmdline"));
+	const char *rm = "";
+	for (int i = 0; cl && opts[i]; i++) {
+		size_t k = strlen(opts[i]);
+		for (const char *p = strstr(cl, opts[i]); p; p = strstr(p + k, opts[i]))
+			if ((p == cl || p[-1] == ' ') && (!p[k] || p[k] == ' ' || p[k] == '\n')) {
+				rm = hwc_arena_printf(c->a, "%s%s`%s`", rm, *rm ? " and " : "", opts[i]);
+				break;
+			}
+	}
+	const char *bios = "Enable x2APIC in the BIOS (AMD: 'Local APIC Mode' = x2APIC; Intel: 'X2APIC' + "
+			   "VT-d interrupt remapping)";
+	if (!*rm)
+		return hwc_arena_printf(c->a, "%s; the kernel command line holds no option that turns it off.", bios);
+	return hwc_arena_printf(c->a, "%s and remove %s from the kernel command line (/etc/default/grub, "
+				"then `update-grub` and reboot).", bios, rm);
+}
+
 static void eval_x2apic(struct hwc_rule_ctx *c)
 {
 	const json_t *host = json_object_get(c->facts, "host");
@@ -20,12 +44,21 @@ static void eval_x2apic(struct hwc_rule_ctx *c)
 		return;
 	const json_t *xa = json_object_get(host, "x2apic");
 	const char *src = json_string_value(json_object_get(xa, "source"));
+	const char *ssrc = json_string_value(json_object_get(xa, "supported_source"));
+	const char *model = json_string_value(json_object_get(json_object_get(host, "cpu"), "model_name"));
 	bool opt_out = json_is_true(json_object_get(xa, "dmar_x2apic_opt_out"));
-	struct hwc_finding *fd = hwc_rule_emit(c, "host", "the CPU supports x2APIC but the kernel runs in xAPIC mode%s%s%s%s: interrupts are limited to 255 APIC IDs and delivered less efficiently",
+	struct hwc_finding *fd = hwc_rule_emit(c, "host", "the CPU supports x2APIC%s%s%s but the kernel runs in xAPIC mode%s%s%s%s: interrupts are limited to 255 APIC IDs and delivered less efficiently",
+					       ssrc && !strcmp(ssrc, "cpu_model") && model ? " (" : "",
+					       ssrc && !strcmp(ssrc, "cpu_model") && model ? model : "",
+					       ssrc && !strcmp(ssrc, "cpu_model") && model ? ": every AMD EPYC and Intel Xeon Scalable does)" : "",
 					       src ? " (per " : "", src ? src : "", src ? ")" : "",
 					       opt_out ? "; the firmware's DMAR table opts out of x2APIC" : "");
 	hwc_evidence_add(fd, c->a, "host.x2apic.enabled", "false", "true");
 	hwc_evidence_add(fd, c->a, "host.x2apic.supported", "true", NULL);
+	if (ssrc)
+		hwc_evidence_add(fd, c->a, "host.x2apic.supported_source", ssrc, NULL);
+	if (fd)
+		fd->fix = x2apic_fix(c, host);
 	const char *evl = json_string_value(json_object_get(xa, "evidence"));
 	if (evl)
 		hwc_evidence_add(fd, c->a, "host.x2apic.evidence", evl, NULL);
@@ -176,9 +209,13 @@ static void eval_numa_missing(struct hwc_rule_ctx *c)
 const struct hwc_rule hwc_rules_host[] = {
 	{"HOST_X2APIC_OFF", HWC_SEV_WARN, "host", "x2APIC supported but not enabled",
 	 "In xAPIC mode interrupts can target only 255 APIC IDs and each delivery costs an MMIO write; "
-	 "with many cores and many card queues, interrupt affinity fails or concentrates on few CPUs.",
+	 "with many cores and many card queues, interrupt affinity fails or concentrates on few CPUs. "
+	 "Support is decided from the cpuinfo flag, the kernel log, the MADT's x2APIC entries and the "
+	 "CPU model (every AMD EPYC and Intel Xeon Scalable), since the kernel hides the flag when it "
+	 "does not use the mode; the mode from the kernel log, APIC ids, `nox2apic` and the flag.",
 	 "Enable x2APIC in the BIOS (AMD: 'Local APIC Mode' = x2APIC; Intel: 'X2APIC' + VT-d interrupt "
-	 "remapping) and remove `nox2apic` from the kernel command line.",
+	 "remapping) and remove `nox2apic`, `amd_iommu=off` or `intremap=off` from the kernel command "
+	 "line where present (the finding names those it found).",
 	 eval_x2apic},
 	{"HOST_CPU_POWERSAVE", HWC_SEV_WARN, "host", "CPU frequency scaling favours power saving",
 	 "A powersave governor or energy preference ramps the cores that serve the card slowly, "
