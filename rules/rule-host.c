@@ -135,17 +135,33 @@ static void eval_iommu(struct hwc_rule_ctx *c)
 	if (!want || !strcmp(want, "any"))
 		return;
 	const json_t *host = json_object_get(c->facts, "host");
-	bool present, pt;
+	bool present, pt, want_pt = !strcmp(want, "passthrough");
 	if (!need_bool(c, "host", host, "host", "iommu.present", &present))
 		return;
-	if (!present)
+	if (!present) {
+		if (want_pt)
+			return; /* no IOMMU translates nothing: as fast as passthrough */
+		struct hwc_finding *fd = hwc_rule_emit(c, "host", "no IOMMU is active; the profile wants translated mode (DMA isolation)");
+		hwc_evidence_add(fd, c->a, "host.iommu.present", "false", "true");
+		if (fd)
+			fd->fix = "Enable VT-d / AMD-Vi (IOMMU) in the BIOS and boot with `intel_iommu=on` (Intel) or "
+				  "without `amd_iommu=off` (AMD), and without `iommu=pt`; or change the profile's host.iommu.";
 		return;
+	}
 	if (!need_bool(c, "host", host, "host", "iommu.passthrough", &pt))
 		return;
-	if (pt == !strcmp(want, "passthrough"))
+	if (pt == want_pt)
 		return;
 	struct hwc_finding *fd = hwc_rule_emit(c, "host", "the IOMMU runs in %s mode; the profile wants %s", pt ? "passthrough" : "translated", want);
-	hwc_evidence_add(fd, c->a, "host.iommu.passthrough", pt ? "true" : "false", !strcmp(want, "passthrough") ? "true" : "false");
+	hwc_evidence_add(fd, c->a, "host.iommu.passthrough", pt ? "true" : "false", want_pt ? "true" : "false");
+	/* the fix points from the mode found to the mode wanted */
+	if (fd && want_pt)
+		fd->fix = "Boot with `iommu=pt` (/etc/default/grub, then `update-grub` and reboot); or change "
+			  "the profile's host.iommu.";
+	else if (fd)
+		fd->fix = "Remove `iommu=pt` (and `iommu.passthrough=1`) from the kernel command line and boot "
+			  "with `iommu.passthrough=0` (/etc/default/grub, then `update-grub` and reboot); or change "
+			  "the profile's host.iommu.";
 }
 
 static void eval_irq_far(struct hwc_rule_ctx *c)
@@ -232,20 +248,26 @@ const struct hwc_rule hwc_rules_host[] = {
 	 eval_cstates},
 	{"HOST_IOMMU_TRANSLATED", HWC_SEV_WARN, "host", "IOMMU mode differs from the profile",
 	 "In translated mode every DMA of the card goes through IOTLB lookups and map/unmap calls, "
-	 "costing throughput on fast NICs; sites that do not need DMA isolation use passthrough.",
-	 "Boot with `iommu=pt` (and `amd_iommu=on`/`intel_iommu=on` as needed), or change the profile's host.iommu.",
+	 "costing throughput on fast NICs; sites that do not need DMA isolation use passthrough. Sites "
+	 "that need the isolation (the profile's `translated`) are told when the host runs passthrough "
+	 "or no IOMMU at all.",
+	 "To passthrough (the profile's `passthrough`): boot with `iommu=pt`; to translated: remove `iommu=pt` "
+	 "and boot with `iommu.passthrough=0`; or change the profile's host.iommu. The finding gives the one "
+	 "for its direction.",
 	 eval_iommu},
 	{"HOST_IRQ_FAR_NODE", HWC_SEV_WARN, "host", "Card interrupts served on a far NUMA node",
 	 "Interrupt vectors of the card are affined to CPUs outside its NUMA node (common with AMD "
 	 "NPS2/NPS4 layouts or irqbalance), so every packet crosses the socket interconnect.",
 	 "Pin the vectors to local CPUs: `set_irq_affinity_cpulist.sh <cpulist> <netdev>` (MLNX tools) "
-	 "or write the local CPU list to /proc/irq/<irq>/smp_affinity_list; stop irqbalance or give it a policy.",
+	 "or write `<cpulist>` to /proc/irq/N/smp_affinity_list for each of its vectors (the N listed in "
+	 "/sys/class/net/<netdev>/device/msi_irqs); stop irqbalance or give it a policy.",
 	 eval_irq_far},
 	{"HOST_NUMA_NODE_MISSING", HWC_SEV_WARN, "host", "Card on NUMA node -1",
 	 "The firmware's ACPI tables do not say which node the card's root port belongs to; on a "
 	 "multi-node host the driver allocates memory and spreads interrupts without locality.",
 	 "Update the BIOS; enable 'ACPI SRAT L3 Cache as NUMA' / PXM reporting options; as a stopgap "
-	 "`echo <node> > /sys/bus/pci/devices/<BDF>/numa_node` before the driver loads.",
+	 "write the node of the socket the slot is wired to (the board manual's slot table) to "
+	 "/sys/bus/pci/devices/<BDF>/numa_node before the driver loads.",
 	 eval_numa_missing},
 };
 const size_t hwc_rules_host_n = HWC_NELEM(hwc_rules_host);

@@ -108,6 +108,8 @@ static void eval_mtu(struct hwc_rule_ctx *c)
 						       fv_fmt_num(c->a, mtu), fv_fmt_num(c->a, want));
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.mtu", fv_netdev_path(c, name)), fv_fmt_num(c->a, mtu),
 				 hwc_arena_printf(c->a, ">= %s", fv_fmt_num(c->a, want)));
+		if (fd)
+			fd->fix = hwc_fix_subst(c->a, fd->fix, "<mtu_min>", fv_fmt_num(c->a, want));
 	}
 }
 
@@ -221,7 +223,7 @@ const struct hwc_rule hwc_rules_netdev[] = {
 	{"NET_MTU_NOT_JUMBO", HWC_SEV_WARN, "netdev", "MTU below the profile's jumbo expectation",
 	 "The profile expects jumbo frames on this product's ports; a 1500-byte MTU multiplies per-packet "
 	 "costs and limits RoCE to a 1024-byte MTU.",
-	 "`ip link set <netdev> mtu 9000` (and the switch ports), persisted in the network configuration.",
+	 "`ip link set <netdev> mtu <mtu_min>` (the profile's value; and the switch ports), persisted in the network configuration.",
 	 eval_mtu},
 	{"NET_LRO_ON", HWC_SEV_WARN, "netdev", "LRO enabled",
 	 "Large receive offload merges segments in a way that breaks forwarding, bridging and "

@@ -123,6 +123,11 @@ class Cases(unittest.TestCase):
                                 if (f["severity"], f["subject"]) == (e["severity"], e["subject"])]
                         self.assertTrue(any(e["message_contains"] in m for m in msgs),
                                         f"no message containing {e['message_contains']!r} in {msgs}")
+                    if "fix_contains" in e:
+                        fixes = [f["fix"] or "" for f in mine
+                                 if (f["severity"], f["subject"]) == (e["severity"], e["subject"])]
+                        self.assertTrue(any(e["fix_contains"] in x for x in fixes),
+                                        f"no fix containing {e['fix_contains']!r} in {fixes}")
                 for f in mine:
                     self.assertTrue(f["evidence"], f"{f['rule_id']}: no evidence")
                     for e in f["evidence"]:
