@@ -246,6 +246,57 @@ static json_t *firmware_spread(json_t *const *docs, const char *const *hosts, si
 	return out;
 }
 
+/* Identical cards configured differently across the hosts: the same comparison as the rule
+ * MLX_FW_CONFIG_INCONSISTENT within one host (rules/fwc_spread.c). */
+static json_t *fw_config_spread(json_t *const *docs, const char *const *hosts, size_t n)
+{
+	json_t *cards = json_array();
+	for (size_t h = 0; h < n; h++) {
+		size_t i;
+		const json_t *ad;
+		json_array_foreach(hwc_jget(hwc_jget(hwc_jget(docs[h], "facts"), "mlx"), "adapters"), i, ad)
+			json_array_append_new(cards, json_pack("{s:s, s:O}", "host", hosts[h], "adapter", (json_t *)ad));
+	}
+	json_t *out = hwc_fwc_spread(cards);
+	json_decref(cards);
+	return out;
+}
+
+/* Cards on the minority side of a parameter at or above fail_on. */
+static long long fw_config_bad(const json_t *spread, int fail_on)
+{
+	long long bad = 0;
+	size_t i;
+	const json_t *g;
+	json_array_foreach(spread, i, g) if (hwc_severity_from_name(hwc_jstr(g, "severity")) >= fail_on)
+		bad += (long long)json_array_size(hwc_jget(g, "minority"));
+	return bad;
+}
+
+static void render_fw_config(FILE *out, const json_t *spread)
+{
+	fprintf(out, "\nfirmware configuration (identical cards that differ):%s\n",
+		json_array_size(spread) ? "" : " none");
+	size_t i, k;
+	const json_t *g, *e;
+	json_array_foreach(spread, i, g) {
+		fprintf(out, "  %s %s: ", hwc_jstr(g, "product"), hwc_jstr(g, "param"));
+		if (hwc_jstr(g, "majority"))
+			fprintf(out, "%s on %lld of %lld cards;", hwc_jstr(g, "majority"),
+				(long long)json_integer_value(hwc_jget(g, "cards")) -
+					(long long)json_array_size(hwc_jget(g, "minority")),
+				(long long)json_integer_value(hwc_jget(g, "cards")));
+		else
+			fputs("a tie, no majority;", out);
+		json_array_foreach(hwc_jget(g, "minority"), k, e)
+			fprintf(out, " %s %s %s%s", hwc_jstr(e, "host"), hwc_jstr(e, "card"), hwc_jstr(e, "value"),
+				k + 1 < json_array_size(hwc_jget(g, "minority")) ? "," : "");
+		json_array_foreach(hwc_jget(g, "unknown"), k, e)
+			fprintf(out, " %s %s unknown", hwc_jstr(e, "host"), hwc_jstr(e, "card"));
+		fputc('\n', out);
+	}
+}
+
 static const char *host_name(const json_t *doc, const char *path)
 {
 	const char *h = hwc_cli_doc_hostname(doc);
@@ -385,6 +436,7 @@ static void render_text(FILE *out, const json_t *doc)
 	}
 	if (json_array_size(hwc_jget(doc, "firmware")) == 0)
 		fputs("  no ConnectX adapter in the inputs\n", out);
+	render_fw_config(out, hwc_jget(doc, "fw_config"));
 }
 
 int hwc_cmd_merge(struct hwc_cli *c)
@@ -430,13 +482,15 @@ int hwc_cmd_merge(struct hwc_cli *c)
 	json_t *groups = json_array(), *ol = json_array();
 	long long bad = outliers(&probe, "probe_gbps", true, 0, PROBE_FLOOR_FRAC, groups, ol);
 	bad += outliers(&temp, "temperature_c", false, TEMP_FLOOR_DEGC, 0, groups, ol);
-	json_t *doc = json_pack("{s:s, s:i, s:{s:s, s:s}, s:I, s:o, s:o, s:o, s:o, "
+	json_t *fwc = fw_config_spread(docs, hosts, n);
+	bad += fw_config_bad(fwc, c->fail_on);
+	json_t *doc = json_pack("{s:s, s:i, s:{s:s, s:s}, s:I, s:o, s:o, s:o, s:o, s:o, "
 				"s:{s:s, s:f, s:i, s:f, s:f}}",
 				"schema", "hwcheck.merge", "schema_version", HWC_SCHEMA_VERSION, "tool",
 				"name", "hwcheck", "version", HWCHECK_VERSION, "hosts", (json_int_t)n,
 				"findings", findings_table(docs, hosts, c->args, n, c->fail_on, &failing),
 				"outliers", ol, "groups", groups, "firmware",
-				firmware_spread(docs, hosts, n), "method", "outliers",
+				firmware_spread(docs, hosts, n), "fw_config", fwc, "method", "outliers",
 				"modified z-score 0.6745*(x-median)/MAD", "threshold", MERGE_Z,
 				"min_peers", MERGE_MIN_PEERS, "probe_mad_floor_fraction", PROBE_FLOOR_FRAC,
 				"temperature_mad_floor_degc", TEMP_FLOOR_DEGC);

@@ -26,6 +26,17 @@ const char *const hwc_netdev_counter_names[HWC_NETDEV_NCOUNTERS] = {
 	"rx_pause_ctrl_phy",              /* pause frames received: the peer is congested */
 	"tx_pause_ctrl_phy",              /* pause frames sent: this host is congested */
 	"rx_steer_missed_packets",
+	/* the wire (issue 14): FEC-uncorrected symbols, PCS errors, FEC-corrected bits per lane,
+	 * and the port module events the driver counts (en_stats.c, counters.rst) */
+	"rx_pcs_symbol_err_phy",
+	"rx_err_lane_0_phy",
+	"rx_err_lane_1_phy",
+	"rx_err_lane_2_phy",
+	"rx_err_lane_3_phy",
+	"module_unplug",
+	"module_bus_stuck",
+	"module_high_temp",
+	"module_bad_shorted",
 };
 
 /* ------------------------------------------------------------------ lines */
@@ -120,7 +131,7 @@ static bool is_block_header(struct line l)
 	static const char *const heads[] = {
 		"Ring parameters for ",  "Channel parameters for ", "Features for ",
 		"Pause parameters for ", "Coalesce parameters for ", "NIC statistics:",
-		"Settings for ",         "Private flags for ",
+		"Settings for ",         "Private flags for ",       "FEC parameters for ",
 	};
 	for (size_t i = 0; i < sizeof(heads) / sizeof(heads[0]); i++)
 		if (line_starts(l, heads[i]))
@@ -409,6 +420,58 @@ int hwc_ethtool_parse_drvinfo(const char *buf, size_t len, const char *src, stru
 		const char *d = hwc_arena_printf(a, "%s: no 'driver:' line", src);
 		for (size_t i = 0; i < 4; i++)
 			HWC_FAIL(*f[i], HWC_ST_INVALID, 0, d);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ --show-fec */
+
+/* "FEC parameters for IF:" then "Supported/Configured FEC encodings: Auto RS" (ethtool >= 5.x;
+ * "Configured FEC encodings:" before), "Active FEC encoding: RS", and with -I "Statistics:" with
+ * "corrected_blocks: N" / "uncorrectable_blocks: N" (per-lane "Lane N: M" lines follow each
+ * total and are skipped). */
+int hwc_ethtool_parse_fec(const char *buf, size_t len, const char *src, struct hwc_arena *a,
+			  struct hwc_netdev_fec *out)
+{
+	HWC_FAIL(out->configured, HWC_ST_ABSENT, 0, hwc_arena_printf(a, "%s: no 'Configured FEC encodings'", src));
+	HWC_FAIL(out->active, HWC_ST_ABSENT, 0, hwc_arena_printf(a, "%s: no 'Active FEC encoding'", src));
+	const char *nostat = hwc_arena_printf(a, "%s: no FEC statistics (ethtool without -I, or the "
+					      "driver reports none)", src);
+	HWC_FAIL(out->corrected_blocks, HWC_ST_ABSENT, 0, nostat);
+	HWC_FAIL(out->uncorrectable_blocks, HWC_ST_ABSENT, 0, nostat);
+	size_t pos = block_start(buf, len, "FEC parameters for ");
+	bool first = true, stats = false;
+	unsigned matched = 0;
+	struct line l, k, v;
+	while (next_block_line(buf, len, &pos, &first, &l)) {
+		if (line_is(l, "Statistics:")) {
+			stats = true;
+			continue;
+		}
+		if (!split_kv(l, false, &k, &v))
+			continue;
+		uint64_t x;
+		if (line_is(k, "Supported/Configured FEC encodings") || line_is(k, "Configured FEC encodings")) {
+			if (v.n)
+				HWC_SET(out->configured, hwc_arena_strndup(a, v.p, v.n));
+			matched++;
+		} else if (line_is(k, "Active FEC encoding")) {
+			if (v.n)
+				HWC_SET(out->active, hwc_arena_strndup(a, v.p, v.n));
+			matched++;
+		} else if (stats && line_is(k, "corrected_blocks") && parse_u64(v, &x)) {
+			HWC_SET(out->corrected_blocks, x);
+		} else if (stats && line_is(k, "uncorrectable_blocks") && parse_u64(v, &x)) {
+			HWC_SET(out->uncorrectable_blocks, x);
+		}
+	}
+	if (!matched) {
+		const char *d = hwc_arena_printf(a, "%s: no 'Active FEC encoding' line", src);
+		HWC_FAIL(out->configured, HWC_ST_INVALID, 0, d);
+		HWC_FAIL(out->active, HWC_ST_INVALID, 0, d);
+		HWC_FAIL(out->corrected_blocks, HWC_ST_INVALID, 0, d);
+		HWC_FAIL(out->uncorrectable_blocks, HWC_ST_INVALID, 0, d);
 		return -EINVAL;
 	}
 	return 0;

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/json.h"
@@ -11,7 +12,7 @@
 
 /* The kernel log through dmesg(1): Debian sets kernel.dmesg_restrict, so it needs root. */
 static void read_dmesg(struct hwc_env *e, struct hwc_arena *a, struct hwc_dmesg_host *dm,
-		       struct hwc_fmeta *m)
+		       struct hwc_fmeta *m, struct hwc_host_facts *h)
 {
 	static const char *const argv[] = {"dmesg", NULL};
 	struct hwc_cmd_result r;
@@ -22,6 +23,8 @@ static void read_dmesg(struct hwc_env *e, struct hwc_arena *a, struct hwc_dmesg_
 		*m = r.m;
 		return;
 	}
+	h->dmesg_text = r.out ? r.out : "";
+	h->dmesg_len = r.out ? r.out_len : 0;
 	if (r.m.st == HWC_ST_TRUNCATED) {
 		/* cut at the output cap (and killed): what is there is parsed, and whatever it does
 		 * not decide carries the runner's "truncated" reason */
@@ -41,6 +44,23 @@ static void read_dmesg(struct hwc_env *e, struct hwc_arena *a, struct hwc_dmesg_
 	}
 	hwc_host_parse_dmesg(r.out ? r.out : "", r.out ? r.out_len : 0, a, dm);
 	hwc_fmeta_set(m, HWC_ST_OK, 0, NULL);
+}
+
+/* proc/uptime: "350735.47 234388.90" (seconds since boot, idle seconds). */
+static void read_uptime(struct hwc_env *e, struct hwc_arena *a, struct hwc_fi64 *out)
+{
+	struct hwc_fstr s = {0};
+	if (hwc_read_str(e, "proc/uptime", a, &s) < 0) {
+		out->m = s.m;
+		return;
+	}
+	char *end = NULL;
+	double v = strtod(s.v, &end);
+	if (end == s.v || v < 0 || v > 1e12)
+		HWC_FAIL(*out, HWC_ST_INVALID, 0,
+			 hwc_arena_printf(a, "proc/uptime: '%.40s' is not seconds", s.v));
+	else
+		HWC_SET(*out, (int64_t)v);
 }
 
 static void collect_dmi(struct hwc_env *e, struct hwc_arena *a, struct hwc_host_dmi *d)
@@ -90,7 +110,11 @@ int hwc_host_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_co
 
 	struct hwc_dmesg_host dm;
 	struct hwc_fmeta dm_m = {0};
-	read_dmesg(e, a, &dm, &dm_m);
+	read_dmesg(e, a, &dm, &dm_m, h);
+	h->dmesg_m = dm_m;
+	if (dm_m.st != HWC_ST_OK && dm_m.st != HWC_ST_TRUNCATED)
+		h->dmesg_text = NULL;
+	read_uptime(e, a, &h->kernel.uptime_s);
 	hwc_host_collect_x2apic(e, a, h, &ci, &dm, &dm_m);
 	hwc_host_collect_iommu(e, a, h, dm_m.st == HWC_ST_OK ? &dm : NULL);
 	hwc_host_collect_power(e, a, h);
@@ -175,6 +199,7 @@ static const struct field kernel_fields[] = {
 	FLD(struct hwc_host_kernel, release, FT_STR),
 	FLD(struct hwc_host_kernel, cmdline, FT_STR),
 	FLD(struct hwc_host_kernel, lockdown, FT_STR),
+	FLD(struct hwc_host_kernel, uptime_s, FT_I64),
 };
 #define N(x) (sizeof(x) / sizeof((x)[0]))
 

@@ -14,6 +14,7 @@ struct hwc_host_kernel {
 	struct hwc_fstr release;  /* proc/sys/kernel/osrelease */
 	struct hwc_fstr cmdline;  /* proc/cmdline */
 	struct hwc_fstr lockdown; /* the bracketed word of sys/kernel/security/lockdown */
+	struct hwc_fi64 uptime_s; /* proc/uptime, whole seconds: the window of since-boot counters */
 };
 
 struct hwc_host_cpu {
@@ -131,6 +132,11 @@ struct hwc_host_facts {
 	struct hwc_host_power power;
 	struct hwc_host_dmi dmi;
 	struct hwc_host_kernel kernel;
+	/* Not in JSON: the kernel log as dmesg printed it, for the collectors that read it after
+	 * the host (mlx5 events, restricted functions). NULL with dmesg_m saying why. */
+	const char *dmesg_text;
+	size_t dmesg_len;
+	struct hwc_fmeta dmesg_m;
 };
 
 /* ---- pure parsers (fuzzed; never read files) ---------------------------------------------- */
@@ -225,7 +231,7 @@ struct hwc_netdev_pause {
 };
 
 /* The counters that reveal loss, in JSON order; hwc_netdev_counter_names[i] names v[i]. */
-#define HWC_NETDEV_NCOUNTERS 17
+#define HWC_NETDEV_NCOUNTERS 26
 extern const char *const hwc_netdev_counter_names[HWC_NETDEV_NCOUNTERS];
 struct hwc_netdev_counters {
 	struct hwc_fu64 v[HWC_NETDEV_NCOUNTERS];
@@ -256,16 +262,33 @@ struct hwc_netdev_irq_locality {
 	} irqs;
 };
 
+/* The wire side of the port (issue 14; hwinfo/port_link.c): flaps and FEC. */
+struct hwc_netdev_fec {
+	struct hwc_fstr configured;  /* "Auto RS", as ethtool --show-fec prints the list */
+	struct hwc_fstr active;      /* "RS", "BaseR", "Off", "None", "LLRS" */
+	struct hwc_fu64 corrected_blocks, uncorrectable_blocks; /* ethtool -I (FEC statistics) */
+};
+
+struct hwc_netdev_link {
+	struct hwc_fi64 carrier_changes;    /* sys/class/net/IF/carrier_changes: ups and downs */
+	struct hwc_fi64 carrier_up_count;   /* Linux >= 4.16 */
+	struct hwc_fi64 carrier_down_count;
+	struct hwc_netdev_fec fec;
+};
+
 struct hwc_netdev {
 	const char *name;
 	struct hwc_fstr bdf, driver, fw_version, operstate;
 	struct hwc_fi64 mtu, speed_mbps;
+	struct hwc_fbool admin_up; /* IFF_UP of sys/class/net/<if>/flags: `ip link set up` */
+	struct hwc_fbool carrier;  /* sys/class/net/<if>/carrier; unreadable while admin down */
 	struct hwc_netdev_rings rings;
 	struct hwc_netdev_channels channels;
 	struct hwc_netdev_features features;
 	struct hwc_netdev_pause pause;
 	struct hwc_netdev_counters counters;
 	struct hwc_netdev_irq_locality irq_locality;
+	struct hwc_netdev_link link;
 };
 
 struct hwc_netdev_facts {
@@ -292,6 +315,15 @@ int hwc_ethtool_parse_stats(const char *buf, size_t len, const char *src, struct
 			    struct hwc_netdev_counters *out);
 int hwc_ethtool_parse_drvinfo(const char *buf, size_t len, const char *src, struct hwc_arena *a,
 			      struct hwc_netdev_drvinfo *out);
+
+/* ethtool [-I] --show-fec IF: the FEC in use and its block counters. */
+int hwc_ethtool_parse_fec(const char *buf, size_t len, const char *src, struct hwc_arena *a,
+			  struct hwc_netdev_fec *out);
+
+/* The wire side of a netdev (port_link.c): carrier counters and FEC through the runner. */
+void hwc_netdev_collect_link(struct hwc_env *e, struct hwc_facts *f, struct hwc_netdev *nd);
+json_t *hwc_netdev_link_json(const struct hwc_netdev_link *l);
+int hwc_netdev_link_from_json(const json_t *o, struct hwc_arena *a, struct hwc_netdev_link *l);
 
 /* proc/interrupts: the action name of each numbered interrupt (the last column). */
 struct hwc_irq_name {

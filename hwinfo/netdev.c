@@ -48,6 +48,7 @@ static const struct fld pause_f[] = {
 static const struct fld netdev_f[] = {
 	FS(hwc_netdev, bdf),        FS(hwc_netdev, driver),   FS(hwc_netdev, fw_version),
 	FS(hwc_netdev, operstate),  FI(hwc_netdev, mtu),      FI(hwc_netdev, speed_mbps),
+	FB(hwc_netdev, admin_up),   FB(hwc_netdev, carrier),
 };
 static const struct fld locality_f[] = {
 	FI(hwc_netdev_irq_locality, numa_node), FS(hwc_netdev_irq_locality, local_cpulist),
@@ -202,6 +203,31 @@ static void speed_fact(struct hwc_env *e, struct hwc_arena *a, const char *ifnam
 					  (long long)speed->v));
 }
 
+/* IFF_UP (include/uapi/linux/if.h) of the interface's flags, and its carrier. The kernel answers
+ * EINVAL for carrier while the interface is not up (net/core/net-sysfs.c carrier_show): then the
+ * carrier is unknown because the port was switched off, which admin_up already says. */
+static void admin_facts(struct hwc_env *e, struct hwc_arena *a, const char *net,
+			struct hwc_netdev *nd)
+{
+	struct hwc_fu64 flags = {0};
+	if (hwc_read_hex(e, hwc_arena_printf(a, "%s/flags", net), a, &flags) == 0)
+		HWC_SET(nd->admin_up, (flags.v & 0x1) != 0);
+	else
+		nd->admin_up.m = flags.m;
+	struct hwc_fi64 c = {0};
+	const char *p = hwc_arena_printf(a, "%s/carrier", net);
+	if (hwc_read_i64(e, p, a, &c) == 0 && (c.v == 0 || c.v == 1))
+		HWC_SET(nd->carrier, c.v == 1);
+	else if (hwc_ok(c))
+		HWC_FAIL(nd->carrier, HWC_ST_INVALID, 0,
+			 hwc_arena_printf(a, "%s: %lld is not 0 or 1", p, (long long)c.v));
+	else if (c.m.st == HWC_ST_UNREADABLE && c.m.err == EINVAL)
+		HWC_FAIL(nd->carrier, HWC_ST_UNSUPPORTED, EINVAL,
+			 hwc_arena_printf(a, "%s: Invalid argument (interface administratively down)", p));
+	else
+		nd->carrier.m = c.m;
+}
+
 static void collect_one(struct hwc_env *e, struct hwc_facts *f, struct hwc_netdev *nd,
 			const struct hwc_irq_names *names)
 {
@@ -210,6 +236,7 @@ static void collect_one(struct hwc_env *e, struct hwc_facts *f, struct hwc_netde
 	hwc_read_i64(e, hwc_arena_printf(a, "%s/mtu", net), a, &nd->mtu);
 	speed_fact(e, a, nd->name, &nd->speed_mbps);
 	hwc_read_str(e, hwc_arena_printf(a, "%s/operstate", net), a, &nd->operstate);
+	admin_facts(e, a, net, nd);
 	hwc_read_link_name(e, hwc_arena_printf(a, "%s/device/driver", net), a, &nd->driver);
 
 	size_t len = 0;
@@ -263,6 +290,7 @@ static void collect_one(struct hwc_env *e, struct hwc_facts *f, struct hwc_netde
 		hwc_netdev_irq_locality(e, a, nd->bdf.v, names, &nd->irq_locality);
 	else
 		fail_all(&nd->irq_locality, locality_f, N(locality_f), &nd->bdf.m);
+	hwc_netdev_collect_link(e, f, nd);
 }
 
 /* The ConnectX PCI function behind a netdev, or NULL (virtual device, other vendor). */
@@ -404,6 +432,7 @@ json_t *hwc_netdev_to_json(const struct hwc_facts *f)
 		json_object_set_new(o, "pause", obj_of(&nd->pause, pause_f, N(pause_f)));
 		json_object_set_new(o, "counters", counters_json(&nd->counters));
 		json_object_set_new(o, "irq_locality", locality_json(&nd->irq_locality));
+		json_object_set_new(o, "link", hwc_netdev_link_json(&nd->link));
 		json_array_append_new(arr, unavail_last(o));
 	}
 	return arr;
@@ -490,6 +519,8 @@ int hwc_netdev_from_json(const json_t *j, struct hwc_facts *f)
 			rc = -EINVAL;
 		}
 		if (locality_from_json(o, a, &nd->irq_locality) < 0)
+			rc = -EINVAL;
+		if (hwc_netdev_link_from_json(json_object_get(o, "link"), a, &nd->link) < 0)
 			rc = -EINVAL;
 		if (rc < 0)
 			bad = rc;

@@ -159,7 +159,7 @@ static void fill_identity(struct hwc_mlx_adapter *ad, struct hwc_arena *a)
 }
 
 /* The owner function of an RDMA device, for its netdevs. */
-static const struct hwc_mlx_function *rdma_owner(const struct hwc_mlx_adapter *ad, const char *dev)
+const struct hwc_mlx_function *hwc_mlx_rdma_owner(const struct hwc_mlx_adapter *ad, const char *dev)
 {
 	for (size_t i = 0; i < ad->function_map.n; i++)
 		if (strv_has(&ad->function_map.items[i].rdma_devices, dev))
@@ -179,7 +179,7 @@ static void port_netdev(struct hwc_env *e, struct hwc_arena *a, const struct hwc
 		return;
 	}
 	/* Otherwise the function's netdev whose dev_port is port - 1 (mlx4 has two per function). */
-	const struct hwc_mlx_function *fn = rdma_owner(ad, dev);
+	const struct hwc_mlx_function *fn = hwc_mlx_rdma_owner(ad, dev);
 	if (fn) {
 		for (size_t i = 0; i < fn->netdevs.n; i++) {
 			struct hwc_fi64 dp = {0};
@@ -800,6 +800,8 @@ int hwc_mlx_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_col
 			ad->fw_version_source.m = ad->fw_version.m;
 	}
 	run_tools(e, a, mf);
+	for (size_t i = 0; i < kept; i++)
+		hwc_mlx_collect_port_counters(e, f, &mf->adapters.items[i]);
 	hwc_fmeta_set(&mf->m, HWC_ST_OK, 0, NULL);
 	return 0;
 }

@@ -94,6 +94,12 @@ static json_t *port_json(const struct hwc_mlx_port *p)
 	hwc_json_put_i64(o, "max_mtu", &p->max_mtu);
 	hwc_json_put_i64(o, "netdev_mtu", &p->netdev_mtu);
 	hwc_json_put_i64(o, "netdev_speed_mbps", &p->netdev_speed_mbps);
+	json_t *u = json_object_get(o, HWC_JSON_UNAVAILABLE);
+	json_incref(u);
+	json_object_del(o, HWC_JSON_UNAVAILABLE);
+	json_object_set_new(o, "counters", hwc_mlx_port_counters_json(p));
+	if (u)
+		json_object_set_new(o, HWC_JSON_UNAVAILABLE, u);
 	return o;
 }
 
@@ -284,6 +290,7 @@ static int get_port(const json_t *o, struct hwc_arena *a, struct hwc_mlx_port *p
 	rc |= hwc_json_get_i64(o, "max_mtu", a, &p->max_mtu);
 	rc |= hwc_json_get_i64(o, "netdev_mtu", a, &p->netdev_mtu);
 	rc |= hwc_json_get_i64(o, "netdev_speed_mbps", a, &p->netdev_speed_mbps);
+	rc |= hwc_mlx_port_counters_from_json(json_object_get(o, "counters"), a, p);
 	return rc ? -EINVAL : 0;
 }
 

@@ -130,9 +130,15 @@ struct hwc_mlx_function {
 	struct hwc_mlx_strv netdevs, rdma_devices, hwmon;
 };
 
+/* The error counters of an RDMA port (mlx/port_counters.c): IBA PortCounters under counters/
+ * and a few transport-retry counters under hw_counters/, in JSON order. */
+#define HWC_MLX_NPORT_COUNTERS 16
+extern const char *const hwc_mlx_port_counter_names[HWC_MLX_NPORT_COUNTERS];
+
 struct hwc_mlx_port {
 	const char *rdma_device;
 	int64_t port;
+	struct hwc_fu64 counters[HWC_MLX_NPORT_COUNTERS];
 	struct hwc_fstr netdev, state, phys_state, link_layer, active_speed, active_width;
 	struct hwc_ff64 rate_gbps;
 	struct hwc_fi64 active_mtu, max_mtu; /* verbs only: not collected from sysfs */
@@ -178,6 +184,26 @@ struct hwc_mlx_facts {
 		struct hwc_fmeta access; /* may mstflint tools run: ok / needs_root / blocked / absent */
 	} tools;
 };
+
+/* The function an RDMA device belongs to; NULL when none. */
+const struct hwc_mlx_function *hwc_mlx_rdma_owner(const struct hwc_mlx_adapter *ad,
+						  const char *dev);
+
+/* ---- the wire side (issue 14) --------------------------------------------------------------- */
+
+/* Why reading a function's IB counters would do harm, or NULL. On restricted PFs (DGX/HGX/GB200
+ * "internal" ConnectX, Fabric-Manager-limited PFs) each counters/ read makes mlx5 issue an
+ * ACCESS_REG (0x805) the firmware refuses, and the kernel logs one mlx5_cmd_out_err line per
+ * read. Evidence: the function's VPD product name says "internal", or the kernel log already holds
+ * such failures for the function. Pure (dmesg may be NULL). */
+const char *hwc_mlx_counters_harmful(const char *bdf, const char *vpd_product, const char *dmesg,
+				     size_t dmesg_len, struct hwc_arena *a);
+
+/* Reads every port's counters of the adapters (after fill_ports). */
+void hwc_mlx_collect_port_counters(struct hwc_env *e, struct hwc_facts *f,
+				   struct hwc_mlx_adapter *ad);
+json_t *hwc_mlx_port_counters_json(const struct hwc_mlx_port *p);
+int hwc_mlx_port_counters_from_json(const json_t *o, struct hwc_arena *a, struct hwc_mlx_port *p);
 
 /* Fills f->section from the root. Never prints; problems go to hwc_facts_error(). */
 int hwc_mlx_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_collect_opts *o);

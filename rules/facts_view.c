@@ -157,6 +157,11 @@ const json_t *fv_pci_dev(const json_t *facts, const char *bdf)
 	return find_by(json_object_get(json_object_get(facts, "pci"), "devices"), "bdf", bdf);
 }
 
+const json_t *fv_netdev(const json_t *facts, const char *name)
+{
+	return find_by(json_object_get(facts, "netdevs"), "name", name);
+}
+
 const char *fv_pci_path(struct hwc_rule_ctx *c, const char *bdf)
 {
 	return hwc_arena_printf(c->a, "pci.devices[%s]", bdf ? bdf : "?");
@@ -192,6 +197,23 @@ bool fv_adapter_has_function(const json_t *adapter, const char *bdf)
 	if (b && bdf && strcmp(b, bdf) == 0)
 		return true;
 	return str_in(json_object_get(adapter, "functions"), bdf);
+}
+
+const char *fv_port_function(const json_t *facts, const json_t *adapter, const json_t *port)
+{
+	const char *rd = json_string_value(json_object_get(port, "rdma_device"));
+	const char *nd = json_string_value(json_object_get(port, "netdev"));
+	const char *bdf = json_string_value(json_object_get(fv_netdev(facts, nd), "bdf"));
+	if (bdf)
+		return bdf;
+	size_t i;
+	const json_t *fn;
+	json_array_foreach(json_object_get(adapter, "function_map"), i, fn) {
+		if (str_in(json_object_get(fn, "rdma_devices"), rd) ||
+		    str_in(json_object_get(fn, "netdevs"), nd))
+			return json_string_value(json_object_get(fn, "bdf"));
+	}
+	return NULL;
 }
 
 size_t fv_adapter_netdevs(const json_t *facts, const json_t *adapter, const json_t **out,

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "rules/rules-int.h"
 
@@ -33,6 +34,8 @@ static const struct {
 	[HWC_T_CHANNELS_MIN] = {"channels_min", 1, 4096},
 	[HWC_T_PROBE_MIN_RATIO] = {"probe_min_ratio", 0, 1},
 	[HWC_T_PROBE_ASYMMETRY_MAX] = {"probe_asymmetry_max", 0, 1},
+	[HWC_T_LINK_SYMBOL_ERRORS_PER_HOUR] = {"link_symbol_errors_per_hour", 0, 1e12},
+	[HWC_T_LINK_FLAPS_MAX] = {"link_flaps_max", 0, 1e9},
 };
 
 /* The compiled-in default (generated from rules/default-profile.json by rules/CMakeLists.txt). */
@@ -546,19 +549,100 @@ static void v_waivers(struct vctx *v, const json_t *arr)
 	v_array(v, arr, "waivers", keys, "a waiver", v_waiver);
 }
 
-static void v_host(struct vctx *v, const json_t *h)
+/* "0000:81:00.1" or "81:00.1" (hex, as lspci prints it). */
+static bool bdf_ok(const char *s)
 {
-	static const char *const keys[] = {"iommu", "mtu_min", NULL};
-	if (!check_keys(v, h, keys, "host"))
+	unsigned dom, bus, dev, fn;
+	int n = 0;
+	if (!s)
+		return false;
+	if (sscanf(s, "%4x:%2x:%2x.%1x%n", &dom, &bus, &dev, &fn, &n) == 4 && !s[n] && n == 12)
+		return dev < 32 && fn < 8;
+	n = 0;
+	return sscanf(s, "%2x:%2x.%1x%n", &bus, &dev, &fn, &n) == 3 && !s[n] && n == 7 && dev < 32 &&
+	       fn < 8;
+}
+
+static bool name_ok(const char *s, size_t max)
+{
+	return s && *s && strlen(s) <= max && !strpbrk(s, "/ \t\n:") && strcmp(s, ".") && strcmp(s, "..");
+}
+
+static void v_unused_port(struct vctx *v, const json_t *e)
+{
+	static const char *const sel[] = {"netdev", "bdf", "rdma_device", NULL};
+	int n = 0;
+	for (int k = 0; sel[k]; k++)
+		n += json_object_get(e, sel[k]) != NULL;
+	if (n != 1) {
+		verr(v, "an unused port names exactly one of \"netdev\", \"bdf\" or \"rdma_device\" (with an optional \"port\")");
 		return;
-	const json_t *io = json_object_get(h, "iommu");
-	if (io) {
-		const char *s = json_string_value(io);
-		push(v, "iommu");
-		if (!s || (strcmp(s, "passthrough") && strcmp(s, "translated") && strcmp(s, "any")))
-			verr(v, "expected \"passthrough\", \"translated\" or \"any\"");
+	}
+	const json_t *x;
+	if ((x = json_object_get(e, "netdev"))) {
+		push(v, "netdev");
+		if (!name_ok(json_string_value(x), 15))
+			verr(v, "expected an interface name like \"ens1f1np1\" (at most 15 characters)");
+		pop(v);
+	} else if ((x = json_object_get(e, "bdf"))) {
+		push(v, "bdf");
+		if (!bdf_ok(json_string_value(x)))
+			verr(v, "expected a PCI function like \"0000:81:00.1\" or \"81:00.1\"");
+		pop(v);
+	} else {
+		push(v, "rdma_device");
+		if (!name_ok(json_string_value(json_object_get(e, "rdma_device")), 64))
+			verr(v, "expected an RDMA device like \"mlx5_1\"");
 		pop(v);
 	}
+	const json_t *pn = json_object_get(e, "port");
+	push(v, "port");
+	if (pn && !json_object_get(e, "rdma_device"))
+		verr(v, "\"port\" goes with \"rdma_device\" (a netdev or a PCI function is one port)");
+	else if (pn && (!json_is_integer(pn) || json_integer_value(pn) < 1 || json_integer_value(pn) > 255))
+		verr(v, "expected a port number 1..255");
+	pop(v);
+	const json_t *r = json_object_get(e, "reason");
+	push(v, "reason");
+	if (r && !json_is_string(r))
+		verr(v, "expected a string");
+	pop(v);
+}
+
+static void v_unused_ports(struct vctx *v, const json_t *arr)
+{
+	static const char *const keys[] = {"netdev", "bdf", "rdma_device", "port", "reason", NULL};
+	v_array(v, arr, "unused ports", keys, "an unused port", v_unused_port);
+}
+
+/* A host policy string that must be one of a list. */
+static void v_host_enum(struct vctx *v, const json_t *h, const char *key, const char *const *ok,
+			const char *msg)
+{
+	const json_t *x = json_object_get(h, key);
+	if (!x)
+		return;
+	const char *s = json_string_value(x);
+	bool good = false;
+	for (int k = 0; s && ok[k]; k++)
+		good |= strcmp(s, ok[k]) == 0;
+	push(v, key);
+	if (!good)
+		verr(v, "expected %s", msg);
+	pop(v);
+}
+
+static void v_host(struct vctx *v, const json_t *h)
+{
+	static const char *const keys[] = {"iommu", "mtu_min", "role", "pci_wr_ordering", NULL};
+	static const char *const iommu[] = {"passthrough", "translated", "any", NULL};
+	static const char *const roles[] = {"gpu_compute", "storage_client", "smb_client", NULL};
+	static const char *const wo[] = {"per_mkey", "force_relax", "any", NULL};
+	if (!check_keys(v, h, keys, "host"))
+		return;
+	v_host_enum(v, h, "iommu", iommu, "\"passthrough\", \"translated\" or \"any\"");
+	v_host_enum(v, h, "role", roles, "\"gpu_compute\", \"storage_client\" or \"smb_client\"");
+	v_host_enum(v, h, "pci_wr_ordering", wo, "\"per_mkey\", \"force_relax\" or \"any\"");
 	const json_t *m = json_object_get(h, "mtu_min");
 	push(v, "mtu_min");
 	if (m && !json_is_number(m))
@@ -588,7 +672,7 @@ static struct hwc_profile *parse_only(const char *name, const char *buf, size_t 
 	struct vctx v = {.name = name, .buf = buf, .len = len, .err = err, .errsz = errsz};
 	static const char *const top[] = {"schema", "schema_version", "name", "description",
 					  "thresholds", "host", "products", "rules", "expectations",
-					  "waivers", NULL};
+					  "waivers", "unused_ports", NULL};
 	if (check_keys(&v, doc, top, "a profile")) {
 		const char *schema = json_string_value(json_object_get(doc, "schema"));
 		const json_t *ver = json_object_get(doc, "schema_version");
@@ -617,6 +701,8 @@ static struct hwc_profile *parse_only(const char *name, const char *buf, size_t 
 				v_waivers(&v, x);
 			else if (!strcmp(k, "host"))
 				v_host(&v, x);
+			else if (!strcmp(k, "unused_ports"))
+				v_unused_ports(&v, x);
 			else if ((!strcmp(k, "name") || !strcmp(k, "description")) && !json_is_string(x))
 				verr(&v, "expected a string");
 			pop(&v);
@@ -775,6 +861,49 @@ const char *hwc_profile_host_str(const struct hwc_profile *p, const char *key)
 	if (!s && d && d != p)
 		s = json_string_value(json_object_get(json_object_get(d->doc, "host"), key));
 	return s;
+}
+
+/* A profile's BDF ("81:00.1" or with the domain) against a function's full BDF. */
+static bool bdf_same(const char *want, const char *have)
+{
+	if (!want || !have)
+		return false;
+	if (strlen(want) == 7 && strlen(have) == 12 && !strncmp(have, "0000:", 5))
+		have += 5;
+	return strcasecmp(want, have) == 0;
+}
+
+static const char *unused_in(const json_t *doc, const json_t *facts, const json_t *adapter,
+			     const json_t *port)
+{
+	const char *nd = json_string_value(json_object_get(port, "netdev"));
+	const char *rd = json_string_value(json_object_get(port, "rdma_device"));
+	const json_t *pn = json_object_get(port, "port");
+	const char *fn = fv_port_function(facts, adapter, port);
+	size_t i;
+	const json_t *e;
+	json_array_foreach(json_object_get(doc, "unused_ports"), i, e) {
+		const char *wn = json_string_value(json_object_get(e, "netdev"));
+		const char *wr = json_string_value(json_object_get(e, "rdma_device"));
+		const json_t *wp = json_object_get(e, "port");
+		bool hit = (wn && nd && !strcmp(wn, nd)) ||
+			   (wr && rd && !strcmp(wr, rd) && (!wp || json_equal(wp, (json_t *)pn))) ||
+			   bdf_same(json_string_value(json_object_get(e, "bdf")), fn);
+		const char *why = json_string_value(json_object_get(e, "reason"));
+		if (hit)
+			return why ? why : "";
+	}
+	return NULL;
+}
+
+const char *hwc_profile_port_unused(const struct hwc_profile *p, const json_t *facts,
+				    const json_t *adapter, const json_t *port)
+{
+	const char *r = p ? unused_in(p->doc, facts, adapter, port) : NULL;
+	const struct hwc_profile *d = hwc_profile_default();
+	if (!r && d && d != p)
+		r = unused_in(d->doc, facts, adapter, port);
+	return r;
 }
 
 const json_t *hwc_profile_expectations(const struct hwc_profile *p)

@@ -16,35 +16,219 @@ static const char *vstr(const json_t *v)
 	return json_string_value(v) ? json_string_value(v) : json_is_true(v) ? "True" : json_is_false(v) ? "False" : "?";
 }
 
-static void eval_wr_ordering(struct hwc_rule_ctx *c)
+/* PCI_WR_ORDERING as mstconfig names it: "per_mkey", "force_relax" (a bare code maps 0/1). */
+static const char *wo_text(const json_t *v)
+{
+	const char *s = json_string_value(v);
+	if (s)
+		return s;
+	if (json_is_integer(v))
+		return json_integer_value(v) == 0 ? "per_mkey" : json_integer_value(v) == 1 ? "force_relax" : "?";
+	return "?";
+}
+
+static bool wo_is(const json_t *v, const char *want)
+{
+	return !strncmp(wo_text(v), want, strlen(want));
+}
+
+static void wo_evidence(struct hwc_rule_ctx *c, struct hwc_finding *fd, const char *bdf,
+			const json_t *v, const char *want)
+{
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.fw_config.PCI_WR_ORDERING.current", fv_adapter_path(c, bdf)),
+			 wo_text(v), want);
+}
+
+/* host.pci_wr_ordering: the value every card must have, whatever the CPU. */
+static void wr_ordering_expected(struct hwc_rule_ctx *c, const char *want)
 {
 	size_t i;
-	const json_t *ad;
-	const char *vendor = NULL, *why = NULL;
-	if (!json_array_size(fv_adapters(c->facts)))
-		return;
-	/* the host first: on Intel the parameter does not matter, so no unknown for it either */
-	if (!fv_str(c->facts, "host.cpu.vendor", &vendor, &why, c->a))
-		vendor = NULL;
-	else if (strcmp(vendor, "AuthenticAMD") != 0)
-		return;
+	const json_t *ad, *v;
 	json_array_foreach(fv_adapters(c->facts), i, ad) {
 		const char *bdf = bdf_of(ad);
-		const json_t *v;
-		if (hwc_fwc_current(c, ad, "PCI_WR_ORDERING", &v) <= 0)
+		if (hwc_fwc_current(c, ad, "PCI_WR_ORDERING", &v) <= 0 || wo_is(v, want))
 			continue;
-		const char *s = json_string_value(v);
-		bool per_mkey = (s && !strncmp(s, "per_mkey", 8)) || (json_is_integer(v) && json_integer_value(v) == 0);
-		if (!per_mkey)
+		struct hwc_finding *fd = hwc_rule_emit(c, bdf, "PCI_WR_ORDERING is %s; the profile expects %s on every card (host.pci_wr_ordering)",
+						       wo_text(v), want);
+		wo_evidence(c, fd, bdf, v, want);
+		fd->fix = hwc_arena_printf(c->a, "`mstconfig -d <BDF> set PCI_WR_ORDERING=%s`, then `mstfwreset -d <BDF> reset` or reboot.", want);
+	}
+}
+
+/* host.role storage_client / smb_client on AMD: per_mkey is the 2 GB/s read cap of the seed. */
+static void wr_ordering_storage(struct hwc_rule_ctx *c, const char *role, const char *vendor)
+{
+	size_t i;
+	const json_t *ad, *v;
+	json_array_foreach(fv_adapters(c->facts), i, ad) {
+		const char *bdf = bdf_of(ad);
+		if (hwc_fwc_current(c, ad, "PCI_WR_ORDERING", &v) <= 0 || !wo_is(v, "per_mkey"))
 			continue;
-		if (!vendor) {
-			hwc_rule_unknown(c, bdf, "host.cpu.vendor", why, "whether the host is AMD");
-			continue;
-		}
-		struct hwc_finding *fd = hwc_rule_emit(c, bdf, "PCI_WR_ORDERING is per_mkey on an AMD host: memory keys that do not ask for Relaxed Ordering get strictly ordered writes, capping RDMA reads at about 2 GB/s");
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.fw_config.PCI_WR_ORDERING.current", fv_adapter_path(c, bdf)), s ? s : "0", "force_relax");
+		struct hwc_finding *fd = hwc_rule_emit(c, bdf, "PCI_WR_ORDERING is per_mkey on an AMD host whose profile role is %s: memory keys that do not ask for Relaxed Ordering get strictly ordered writes, capping RDMA reads at about 2 GB/s",
+						       role);
+		wo_evidence(c, fd, bdf, v, "force_relax");
 		hwc_evidence_add(fd, c->a, "host.cpu.vendor", vendor, NULL);
 	}
+}
+
+/* No role in the profile: per_mkey on AMD is right for GPU/NCCL compute and wrong for a storage
+ * or SMB client, so it is said once, at info, unless the cards disagree (then
+ * MLX_FW_CONFIG_INCONSISTENT names the outlier and this stays out of its way). */
+static void wr_ordering_undecided(struct hwc_rule_ctx *c, const char *vendor)
+{
+	size_t i, n = 0, other = 0;
+	const json_t *ad, *v;
+	const char *list = "", *first = NULL;
+	json_t *pm = json_array();
+	json_array_foreach(fv_adapters(c->facts), i, ad) {
+		if (hwc_fwc_current(c, ad, "PCI_WR_ORDERING", &v) <= 0)
+			continue;
+		if (!wo_is(v, "per_mkey")) {
+			other++;
+			continue;
+		}
+		list = hwc_arena_printf(c->a, "%s%s%s", list, n ? ", " : "", bdf_of(ad));
+		first = first ? first : bdf_of(ad);
+		json_array_append(pm, (json_t *)ad);
+		n++;
+	}
+	if (n && !other) {
+		struct hwc_finding *fd = hwc_rule_emit_sev(
+			c, HWC_SEV_INFO, "host", "PCI_WR_ORDERING is per_mkey on %zu card%s of this AMD host (%s): right for GPU/NCCL compute, which asks for Relaxed Ordering itself; a storage or SMB client whose software does not ask for it reads at about 2 GB/s. The profile's host.role decides",
+			n, n == 1 ? "" : "s", list);
+		json_array_foreach(pm, i, ad) {
+			hwc_fwc_current(c, ad, "PCI_WR_ORDERING", &v);
+			wo_evidence(c, fd, bdf_of(ad), v, NULL);
+		}
+		hwc_evidence_add(fd, c->a, "host.cpu.vendor", vendor, NULL);
+		fd->fix = hwc_arena_printf(c->a, "Declare the host's role in the site profile: `\"host\": {\"role\": \"gpu_compute\"}` accepts per_mkey; "
+					   "`\"storage_client\"` or `\"smb_client\"` asks for force_relax (`mstconfig -d %s set PCI_WR_ORDERING=force_relax`, then reboot).",
+					   first);
+	}
+	json_decref(pm);
+}
+
+static void eval_wr_ordering(struct hwc_rule_ctx *c)
+{
+	const char *vendor = NULL, *why = NULL;
+	const char *want = hwc_profile_host_str(c->prof, "pci_wr_ordering");
+	const char *role = hwc_profile_host_str(c->prof, "role");
+	if (!json_array_size(fv_adapters(c->facts)))
+		return;
+	if (want && strcmp(want, "any") != 0) {
+		wr_ordering_expected(c, want);
+		return;
+	}
+	if (role && !strcmp(role, "gpu_compute"))
+		return; /* per_mkey is what NCCL nodes run; consistency is MLX_FW_CONFIG_INCONSISTENT's */
+	/* the host first: on Intel the parameter does not matter, so no unknown for it either */
+	if (!fv_str(c->facts, "host.cpu.vendor", &vendor, &why, c->a)) {
+		size_t i;
+		const json_t *ad, *v;
+		json_array_foreach(fv_adapters(c->facts), i, ad) {
+			if (hwc_fwc_current(c, ad, "PCI_WR_ORDERING", &v) > 0 && wo_is(v, "per_mkey"))
+				hwc_rule_unknown(c, bdf_of(ad), "host.cpu.vendor", why, "whether the host is AMD");
+		}
+		return;
+	}
+	if (strcmp(vendor, "AuthenticAMD") != 0)
+		return;
+	if (role)
+		wr_ordering_storage(c, role, vendor);
+	else
+		wr_ordering_undecided(c, vendor);
+}
+
+/* ------------------------------------------------------------------ identical cards alike */
+
+static const char *product_of(const json_t *ad)
+{
+	const char *k = json_string_value(json_object_get(ad, "psid"));
+	return k ? k : json_string_value(json_object_get(ad, "part_number"));
+}
+
+/* A card whose whole firmware configuration is unknown cannot be compared with its peers. */
+static void fwc_unknown_cards(struct hwc_rule_ctx *c)
+{
+	size_t i, k;
+	const json_t *ad, *o;
+	json_array_foreach(fv_adapters(c->facts), i, ad) {
+		const char *key = product_of(ad), *why;
+		const json_t *fc;
+		size_t peers = 0;
+		if (!key || (fv_lookup(ad, "fw_config", &fc, &why, c->a) && json_is_object(fc)))
+			continue;
+		json_array_foreach(fv_adapters(c->facts), k, o) peers += product_of(o) && !strcmp(product_of(o), key) && o != ad;
+		if (peers)
+			hwc_rule_unknown(c, bdf_of(ad), hwc_arena_printf(c->a, "%s.fw_config", fv_adapter_path(c, bdf_of(ad))), why,
+					 hwc_arena_printf(c->a, "comparing its firmware configuration with %zu identical card%s", peers, peers == 1 ? "" : "s"));
+	}
+}
+
+static const char *values_list(struct hwc_rule_ctx *c, const json_t *g, const char *sep)
+{
+	const char *out = "";
+	size_t i;
+	const json_t *e;
+	json_array_foreach(json_object_get(g, "values"), i, e)
+		out = hwc_arena_printf(c->a, "%s%s%s", out, i ? sep : "", json_string_value(json_object_get(e, "value")));
+	return out;
+}
+
+static long long cards_with(const json_t *g, const char *value)
+{
+	size_t i;
+	const json_t *e;
+	json_array_foreach(json_object_get(g, "values"), i, e) if (value && !strcmp(value, json_string_value(json_object_get(e, "value")))) return (long long)json_integer_value(json_object_get(e, "cards"));
+	return 0;
+}
+
+static void fwc_emit(struct hwc_rule_ctx *c, const json_t *g)
+{
+	const char *param = json_string_value(json_object_get(g, "param"));
+	const char *prod = json_string_value(json_object_get(g, "product"));
+	const char *maj = json_string_value(json_object_get(g, "majority"));
+	long long total = (long long)json_integer_value(json_object_get(g, "cards"));
+	int sev = hwc_severity_from_name(json_string_value(json_object_get(g, "severity")));
+	size_t i;
+	const json_t *m;
+	json_array_foreach(json_object_get(g, "minority"), i, m) {
+		const char *bdf = json_string_value(json_object_get(m, "card"));
+		const char *val = json_string_value(json_object_get(m, "value"));
+		struct hwc_finding *fd;
+		if (maj)
+			fd = hwc_rule_emit_sev(c, (enum hwc_severity)sev, bdf, "%s is %s on this card while %lld of the %lld %s cards of this host have %s",
+					       param, val, cards_with(g, maj), total, prod, maj);
+		else
+			fd = hwc_rule_emit_sev(c, (enum hwc_severity)sev, bdf, "%s is %s on this card; the %lld %s cards of this host split evenly (%s): a tie, no majority to align to",
+					       param, val, total, prod, values_list(c, g, " / "));
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.fw_config.%s.current", fv_adapter_path(c, bdf), param), val,
+				 maj ? maj : hwc_arena_printf(c->a, "one value on all %lld cards", total));
+		fd->fix = maj ? hwc_arena_printf(c->a, "`mstconfig -d <BDF> set %s=%s` (the value of the other cards), then `mstfwreset -d <BDF> reset` or reboot.", param, maj)
+			      : hwc_arena_printf(c->a, "Pick one value for all %lld cards (%s; for PCI_WR_ORDERING the profile's host.role says which) and set it on each: `mstconfig -d <BDF> set %s=...`, then reboot.",
+						 total, values_list(c, g, " or "), param);
+	}
+	json_array_foreach(json_object_get(g, "unknown"), i, m) {
+		const char *bdf = json_string_value(json_object_get(m, "card"));
+		const json_t *ad = fv_adapter_of(c->facts, bdf);
+		if (!json_is_object(json_object_get(ad, "fw_config")))
+			continue; /* said once by fwc_unknown_cards */
+		hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.fw_config.%s", fv_adapter_path(c, bdf), param),
+				 json_string_value(json_object_get(m, "why")), "whether it matches its identical cards");
+	}
+}
+
+static void eval_fwc_inconsistent(struct hwc_rule_ctx *c)
+{
+	json_t *cards = json_array();
+	size_t i;
+	const json_t *ad, *g;
+	json_array_foreach(fv_adapters(c->facts), i, ad) json_array_append_new(cards, json_pack("{s:O}", "adapter", (json_t *)ad));
+	fwc_unknown_cards(c);
+	json_t *sp = hwc_fwc_spread(cards);
+	json_array_foreach(sp, i, g) fwc_emit(c, g);
+	json_decref(sp);
+	json_decref(cards);
 }
 
 static bool insufficient(const json_t *v)
@@ -319,13 +503,40 @@ static void eval_fw_allowed(struct hwc_rule_ctx *c)
 }
 
 const struct hwc_rule hwc_rules_mlx[] = {
-	{"MLX_WR_ORDERING_PER_MKEY", HWC_SEV_ERROR, "mlx", "PCI_WR_ORDERING=per_mkey on an AMD host",
-	 "With PCI_WR_ORDERING=per_mkey(0) the card uses Relaxed Ordering only for memory keys "
-	 "registered with IBV_ACCESS_RELAXED_ORDERING. On AMD EPYC root complexes strictly ordered "
-	 "writes stall, and RDMA reads of applications that do not ask for it cap at about 2 GB/s. "
-	 "Intel hosts are not affected.",
-	 "`mstconfig -d <BDF> set PCI_WR_ORDERING=1` (force_relax), then reboot or `mstfwreset -d <BDF> reset`.",
+	{"MLX_WR_ORDERING_PER_MKEY", HWC_SEV_ERROR, "mlx", "PCI_WR_ORDERING not what the host's role needs",
+	 "PCI_WR_ORDERING=per_mkey(0), the firmware default, makes the card use PCIe Relaxed Ordering only "
+	 "for memory keys registered with IBV_ACCESS_RELAXED_ORDERING; force_relax(1) uses it for every "
+	 "key. Which is right depends on the host's work. A storage or SMB client whose software does "
+	 "not ask for Relaxed Ordering gets strictly ordered writes, which AMD root complexes serialise: "
+	 "the seed of this rule is a Windows SMB client on an AMD workstation (Lenovo P620, "
+	 "ConnectX-6) that read at about 2 GB/s until force_relax was set. GPU/NCCL compute asks for "
+	 "Relaxed Ordering itself (NCCL_IB_PCI_RELAXED_ORDERING), so per_mkey costs it nothing: in a "
+	 "real incident (public operator notes, two AMD EPYC 9754 nodes with four ConnectX-7 400G each) "
+	 "the node whose four cards were all per_mkey reached 194 GB/s of multi-node NCCL, and the "
+	 "node that was slow (53 GB/s) had one card at force_relax among three at per_mkey "
+	 "(MLX_FW_CONFIG_INCONSISTENT). So the site decides: host.role storage_client or smb_client "
+	 "makes per_mkey on an AMD host an error; gpu_compute accepts it; host.pci_wr_ordering names "
+	 "the value every card must have on any CPU. With neither, per_mkey on AMD is reported once "
+	 "per host at info, never as an error. Intel hosts are not affected.",
+	 "`mstconfig -d <BDF> set PCI_WR_ORDERING=force_relax`, then reboot or `mstfwreset -d <BDF> reset` "
+	 "(or declare the host's role in the profile, docs/profile.md).",
 	 eval_wr_ordering},
+	{"MLX_FW_CONFIG_INCONSISTENT", HWC_SEV_ERROR, "mlx", "Identical cards with different firmware performance settings",
+	 "Cards of one product (same PSID, else part number) in one host should run the same "
+	 "performance parameters of the firmware configuration: PCI_WR_ORDERING, ADVANCED_PCI_SETTINGS, "
+	 "MAX_ACC_OUT_READ, PCI_ATOMIC_MODE, P2P_ORDERING_MODE, ATS_ENABLED, CQE_COMPRESSION, "
+	 "INT_LOG_MAX_PAYLOAD_SIZE, ZERO_TOUCH_TUNING_ENABLE, PCI_BUS0_RESTRICT, PCI_BUS0_RESTRICT_SPEED, "
+	 "PCI_BUS0_RESTRICT_WIDTH, PCI_BUS0_RESTRICT_ASPM, NUM_PF_MSIX, LOG_MAX_OUTSTANDING_WQE, "
+	 "TX_SCHEDULER_BURST, ROCE_ADAPTIVE_ROUTING_EN, RDMA_SELECTIVE_REPEAT_EN. A collective runs at "
+	 "the pace of its slowest card: in a real incident (public operator notes, two AMD EPYC 9754 "
+	 "nodes, four ConnectX-7 400G each) the node with one card at PCI_WR_ORDERING force_relax and "
+	 "three at per_mkey reached 53 GB/s of multi-node NCCL, the node with all four at per_mkey "
+	 "194 GB/s, and aligning the outlier fixed it. The minority cards are named with the majority "
+	 "value; on a tie every card is named and no value is preferred. A difference in "
+	 "PCI_WR_ORDERING is an error, in the others a warning. `hwcheck merge` shows the same across "
+	 "hosts.",
+	 "`mstconfig -d <BDF> set NAME=VALUE` to the value of the other cards, then `mstfwreset -d <BDF> reset` or reboot.",
+	 eval_fwc_inconsistent},
 	{"MLX_SLOT_POWER_LIMITER", HWC_SEV_ERROR, "mlx", "Slot power limiter active with insufficient slot power",
 	 "The firmware's slot power limiter keeps the card under the slot's advertised power (25 W "
 	 "when nothing was advertised). When the card needs more (MPEIN pwr_status insufficient) it "

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Netdev and port rules: ring sizes, channels, MTU, LRO, RoCE MTU, port state and rate. */
 #include <string.h>
+#include <strings.h>
 
 #include "rules/rules-int.h"
 
@@ -166,6 +167,77 @@ static void eval_roce_mtu(struct hwc_rule_ctx *c)
 	}
 }
 
+/* A down RoCE/Ethernet port whose netdev was set down (IFF_UP clear): intended by whoever set
+ * it down, so reported at info, not as a fault. */
+static void port_admin_down(struct hwc_rule_ctx *c, const char *subj, const char *base,
+			    const char *st, const char *ndn)
+{
+	struct hwc_finding *fd = hwc_rule_emit_sev(
+		c, HWC_SEV_INFO, subj, "port is %s because its netdev %s is administratively down (IFF_UP clear); list the port under the profile's unused_ports if it is meant to stay unused",
+		st, ndn);
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.state", base), st, "ACTIVE");
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.admin_up", fv_netdev_path(c, ndn)), "false", "true");
+	fd->fix = hwc_arena_printf(c->a, "If the port should carry traffic: `ip link set %s up` (persisted in the network configuration); "
+				   "if it is meant to stay unused, list it under `unused_ports` in the site profile (docs/profile.md).", ndn);
+}
+
+/* The fix of a down port: what to look at depends on what the port is (placeholders <BDF> and
+ * <port> are the card's and the port's, filled in by rules.c). */
+static const char *port_fix(struct hwc_rule_ctx *c, bool ib, const char *ndn)
+{
+	const char *unused = "; a port meant to stay unused goes under `unused_ports` in the site profile (docs/profile.md).";
+	if (ib)
+		return hwc_arena_printf(c->a, "Check the cable or transceiver, the switch port and the subnet manager: `mlxlink -d <BDF> -p <port>`, `ibstat`%s", unused);
+	if (!ndn)
+		return hwc_arena_printf(c->a, "Check the cable, transceiver and switch port: `mlxlink -d <BDF> -p <port>` (`rdma link show` names the port's netdev)%s", unused);
+	return hwc_arena_printf(c->a, "Check the cable, transceiver and switch port: `mlxlink -d <BDF> -p <port>` or `ethtool %s`%s", ndn, unused);
+}
+
+/* Why the port is down, from its netdev: mlx5 and mlx4 report every RoCE port without carrier
+ * as DOWN/Disabled (the RoCE port state follows the netdev's running and carrier state), so
+ * the RDMA physical state says nothing about intent. */
+static void port_down_one(struct hwc_rule_ctx *c, const json_t *p, const char *subj,
+			  const char *base, const char *st)
+{
+	const char *ps = json_string_value(json_object_get(p, "phys_state"));
+	const char *ll = json_string_value(json_object_get(p, "link_layer"));
+	const char *ndn = json_string_value(json_object_get(p, "netdev"));
+	bool ib = ll && !strcasecmp(ll, "InfiniBand");
+	const json_t *nd = ib ? NULL : fv_netdev(c->facts, ndn);
+	bool up = false, carrier = false;
+	const char *why = "not_collected: no netdev in facts.netdevs", *cwhy = NULL;
+	int ku = nd ? fv_bool(nd, "admin_up", &up, &why, c->a) : 0;
+	int kc = nd ? fv_bool(nd, "carrier", &carrier, &cwhy, c->a) : 0;
+	if (ku && !up) {
+		port_admin_down(c, subj, base, st, ndn);
+		return;
+	}
+	const char *phys = ps ? ps : "unknown";
+	struct hwc_finding *fd;
+	if (ib)
+		fd = hwc_rule_emit(c, subj, "InfiniBand port is %s (physical state %s): no link to a switch or subnet manager", st, phys);
+	else if (!nd)
+		fd = hwc_rule_emit(c, subj, "port is %s (physical state %s) and its netdev is unknown%s%s: nothing shows it was switched off on purpose",
+				   st, phys, ndn ? ", not among the collected netdevs: " : "", ndn ? ndn : "");
+	else if (!ku)
+		fd = hwc_rule_emit(c, subj, "port is %s (physical state %s); whether netdev %s was set down is unknown (%s)", st, phys, ndn, why);
+	else if (kc && !carrier)
+		fd = hwc_rule_emit(c, subj, "port is %s (physical state %s) although netdev %s is up: no carrier (cable, transceiver or switch port)", st, phys, ndn);
+	else
+		fd = hwc_rule_emit(c, subj, "port is %s (physical state %s) although netdev %s is up (carrier %s)", st, phys, ndn,
+				   kc ? "present" : "unknown");
+	fd->fix = port_fix(c, ib, ndn);
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.state", base), st, "ACTIVE");
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phys_state", base), ps, "LinkUp");
+	if (nd) {
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.admin_up", fv_netdev_path(c, ndn)), ku ? "true" : NULL, "true");
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.carrier", fv_netdev_path(c, ndn)),
+				 kc ? (carrier ? "true" : "false") : NULL, "true");
+	} else if (!ib) {
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.netdev", base), ndn, "a netdev in facts.netdevs");
+	}
+}
+
 static void eval_port_down(struct hwc_rule_ctx *c)
 {
 	size_t i, k;
@@ -173,15 +245,12 @@ static void eval_port_down(struct hwc_rule_ctx *c)
 	json_array_foreach(fv_adapters(c->facts), i, ad) json_array_foreach(json_object_get(ad, "ports"), k, p) {
 		const char *subj = port_subject(c, p, ad);
 		const char *base = hwc_arena_printf(c->a, "%s.ports[%s]", fv_adapter_path(c, json_string_value(json_object_get(ad, "bdf"))), subj);
-		const char *st, *ps = json_string_value(json_object_get(p, "phys_state"));
+		const char *st;
+		if (hwc_profile_port_unused(c->prof, c->facts, ad, p))
+			continue; /* the site declared it unused */
 		if (!need_str(c, subj, p, base, "state", &st) || strcasestr(st, "active"))
 			continue;
-		if (ps && strcasestr(ps, "disabled"))
-			continue; /* administratively disabled: intended */
-		struct hwc_finding *fd = hwc_rule_emit(c, subj, "port is %s (physical state %s)", st, ps ? ps : "unknown");
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.state", base), st, "ACTIVE");
-		if (ps)
-			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phys_state", base), ps, "LinkUp");
+		port_down_one(c, p, subj, base, st);
 	}
 }
 
@@ -237,8 +306,14 @@ const struct hwc_rule hwc_rules_netdev[] = {
 	 "MTU in the subnet manager (e.g. `mtu=5` in opensm partitions.conf).",
 	 eval_roce_mtu},
 	{"NET_PORT_DOWN", HWC_SEV_WARN, "netdev", "Port down",
-	 "A port of the card has no link (administratively disabled ports are not flagged).",
-	 "Check the cable, transceiver and switch port: `mlxlink -d <BDF> -p <port>` or `ethtool <netdev>`.",
+	 "A port of the card has no link. Whether it was switched off on purpose is decided from its "
+	 "netdev, not from the RDMA physical state: mlx5 and mlx4 report every RoCE/Ethernet port "
+	 "without carrier as DOWN/Disabled, whether or not anyone disabled it. A port whose netdev is "
+	 "up without carrier, or unknown, and every down InfiniBand port, is a warning; a port whose "
+	 "netdev is administratively down (IFF_UP clear) is info. Ports the profile lists under "
+	 "unused_ports (by netdev, PCI function or RDMA device and port) are not reported.",
+	 "Check the cable, transceiver and switch port: `mlxlink -d <BDF> -p <port>` or `ethtool <netdev>`; "
+	 "a port meant to stay unused goes under `unused_ports` in the site profile (docs/profile.md).",
 	 eval_port_down},
 	{"NET_PORT_RATE_LOW", HWC_SEV_WARN, "netdev", "Port rate below the profile's expectation",
 	 "The port trained below the rate the site expects for this product (wrong cable, a switch port "

@@ -65,6 +65,11 @@ int need_str(struct hwc_rule_ctx *c, const char *subject, const json_t *obj, con
 
 const json_t *fv_adapters(const json_t *facts);
 const json_t *fv_pci_dev(const json_t *facts, const char *bdf);
+/* The netdevs[] object named name; NULL if none. */
+const json_t *fv_netdev(const json_t *facts, const char *name);
+/* The PCI function (BDF) of an adapter that owns port: its netdev's bdf, else the function_map
+ * entry holding its RDMA device or netdev; NULL when unknown. */
+const char *fv_port_function(const json_t *facts, const json_t *adapter, const json_t *port);
 /* Path prefix for a pci device / adapter / netdev in evidence (arena string). */
 const char *fv_pci_path(struct hwc_rule_ctx *c, const char *bdf);
 const char *fv_adapter_path(struct hwc_rule_ctx *c, const char *bdf);
@@ -109,6 +114,8 @@ enum hwc_threshold {
 	HWC_T_CHANNELS_MIN,
 	HWC_T_PROBE_MIN_RATIO,
 	HWC_T_PROBE_ASYMMETRY_MAX,
+	HWC_T_LINK_SYMBOL_ERRORS_PER_HOUR,
+	HWC_T_LINK_FLAPS_MAX,
 	HWC_T_COUNT
 };
 
@@ -123,6 +130,10 @@ const json_t *hwc_profile_product(const struct hwc_profile *p, const json_t *ada
 const char *hwc_profile_host_str(const struct hwc_profile *p, const char *key);
 /* Host policy number ("mtu_min"); 0 when unset. */
 double hwc_profile_host_num(const struct hwc_profile *p, const char *key);
+/* The profile's unused_ports entry that covers port (of adapter): its "reason", or "" when it
+ * gives none; NULL when the port is not declared unused. */
+const char *hwc_profile_port_unused(const struct hwc_profile *p, const json_t *facts,
+				    const json_t *adapter, const json_t *port);
 const json_t *hwc_profile_expectations(const struct hwc_profile *p);
 const json_t *hwc_profile_waivers(const struct hwc_profile *p);
 const struct hwc_profile *hwc_profile_default(void);
@@ -151,6 +162,7 @@ HWC_AREA_DECL(thermal);
 HWC_AREA_DECL(host);
 HWC_AREA_DECL(netdev);
 HWC_AREA_DECL(probe);
+HWC_AREA_DECL(link);
 HWC_AREA_DECL(collect);
 
 #define HWC_NELEM(x) (sizeof(x) / sizeof((x)[0]))

@@ -76,6 +76,22 @@ const char *hwc_profile_default_text(void);
 int hwc_rules_eval(const json_t *facts, const struct hwc_profile *p, struct hwc_arena *a,
 		   struct hwc_findings *out);
 
+/* The performance parameters of the firmware configuration that identical cards must share
+ * (rules/fwc_spread.c): mstconfig name, the severity of a difference, what it governs. */
+struct hwc_fwc_param {
+	const char *name;
+	enum hwc_severity sev;
+	const char *why;
+};
+const struct hwc_fwc_param *hwc_fwc_params(size_t *n);
+/* Cards of one product (PSID, else part number) that differ in one of those parameters. cards:
+ * an array of {"adapter": facts.mlx.adapters[] element, "host": name (optional)}. Returns an
+ * array with one object per product and parameter where they differ: {product, param,
+ * severity, majority (null on a tie), tie, cards, values: [{value, cards, where: [{host?,
+ * card}]}], minority: [{host?, card, value}], unknown: [{host?, card, why}]}; also where one
+ * value is known and some cards' are unknown (minority then empty). */
+json_t *hwc_fwc_spread(const json_t *cards);
+
 json_t *hwc_findings_to_json(const struct hwc_findings *f);
 /* Worst severity among findings that are not waived; -1 when none. */
 int hwc_findings_worst(const struct hwc_findings *f);

@@ -99,11 +99,14 @@ class Root:
     def source(self, text):
         self.sources.append(text)
 
+    # what SOURCE.md says built the root (tests/link/make_fixtures.py sets its own)
+    BUILT_BY = ("Built by `tests/mlx/mkfixtures.py` from `/work/shared/corpus/` "
+                "(see its INDEX.md for the provenance of each file).")
+
     def done(self, title):
         with open(os.path.join(self.dir, "SOURCE.md"), "w") as f:
             f.write(f"# {self.name}: {title}\n\n")
-            f.write("Built by `tests/mlx/mkfixtures.py` from `/work/shared/corpus/` "
-                    "(see its INDEX.md for the provenance of each file).\n\n")
+            f.write(self.BUILT_BY + "\n\n")
             for s in self.sources:
                 f.write(f"- {s}\n")
 

@@ -227,6 +227,23 @@ class Profiles(unittest.TestCase):
         self.check_bad('{"schema": "hwcheck.profile", "schema_version": 1, "thresholds": {"card_temp_limit_c": "hot"}}',
                        r":1:\d+: thresholds\.card_temp_limit_c: expected a number")
 
+    def test_unused_ports_validated(self):
+        head = '{"schema": "hwcheck.profile", "schema_version": 1,\n "unused_ports": [\n  '
+        self.check_bad(head + '{"netdev": "ens1f1np1", "bdf": "0000:81:00.1"}]}',
+                       r":3:\d+: unused_ports\[0\]: an unused port names exactly one of")
+        self.check_bad(head + '{}]}', r":3:\d+: unused_ports\[0\]: an unused port names exactly one of")
+        self.check_bad(head + '{"bdf": "81:00"}]}', r":3:\d+: unused_ports\[0\]\.bdf: expected a PCI function")
+        self.check_bad(head + '{"bdf": "0000:81:20.1"}]}', r":3:\d+: unused_ports\[0\]\.bdf: expected a PCI function")
+        self.check_bad(head + '{"netdev": "a/b"}]}', r":3:\d+: unused_ports\[0\]\.netdev: expected an interface name")
+        self.check_bad(head + '{"netdev": "ens1f1np1", "port": 2}]}',
+                       r":3:\d+: unused_ports\[0\]\.port: \"port\" goes with \"rdma_device\"")
+        self.check_bad(head + '{"rdma_device": "mlx5_1", "port": 0}]}',
+                       r":3:\d+: unused_ports\[0\]\.port: expected a port number")
+        self.check_bad(head + '{"rdma_device": "mlx5_1", "why": "x"}]}',
+                       r":3:\d+: unused_ports\[0\]\.why: unknown key")
+        self.check_bad('{"schema": "hwcheck.profile", "schema_version": 1, "unused_ports": {"netdev": "x"}}',
+                       r":1:\d+: unused_ports: expected an array of unused ports")
+
     def test_default_profile_file_is_the_builtin(self):
         # --profile rules/default-profile.json must judge exactly like no profile
         facts = hwctest.source("tests", "rules", "scenarios", "cx6-slot-25w-limiter.facts.json")

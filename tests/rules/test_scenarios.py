@@ -102,7 +102,7 @@ KEY_FACTS = {
                          "fw_config.DISABLE_SLOT_POWER_LIMITER.current", "netdevs", "rdma_devices"]),
     "devices": ("bdf", ["link.speed_gts", "link.width", "link.cap_speed_gts", "link.cap_width",
                         "slot_power_limit_w"]),
-    "netdevs": ("name", ["mtu", "rings.rx", "rings.rx_max", "counters.rx_discards_phy",
+    "netdevs": ("name", ["mtu", "admin_up", "carrier", "rings.rx", "rings.rx_max", "counters.rx_discards_phy",
                          "counters.rx_out_of_buffer", "irq_locality.outside_local", "features.lro"]),
 }
 HOST_FACTS = ["cpu.vendor", "x2apic.supported", "x2apic.enabled", "power.governor"]

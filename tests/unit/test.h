@@ -43,6 +43,22 @@ static int t_pass, t_fail;
 		}                                                                                  \
 	} while (0)
 
+/* A whole file (up to cap - 1 bytes, NUL-terminated) in a malloc'd buffer; aborts when it cannot
+ * be read: a test without its data must not pass. */
+static inline char *t_slurp(const char *path, size_t cap, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = f ? malloc(cap) : NULL;
+	if (!buf) {
+		fprintf(stderr, "cannot read %s\n", path);
+		abort();
+	}
+	*len = fread(buf, 1, cap - 1, f);
+	buf[*len] = 0;
+	fclose(f);
+	return buf;
+}
+
 #define TEST_MAIN_END()                                                                            \
 	do {                                                                                       \
 		printf("%d passed, %d failed\n", t_pass, t_fail);                                 \

@@ -190,6 +190,10 @@ class Root:
         self.write(f"{d}/mtu", f"{mtu}\n")
         self.write(f"{d}/speed", f"{speed}\n")
         self.write(f"{d}/operstate", operstate + "\n")
+        # every interface here was set up (IFF_UP|IFF_BROADCAST|IFF_MULTICAST); "down" is a
+        # port without carrier, as `ip link` shows NO-CARRIER
+        self.write(f"{d}/flags", "0x1003\n")
+        self.write(f"{d}/carrier", ("1" if operstate == "up" else "0") + "\n")
         self.write(f"{d}/dev_port", "0\n")
         self.link(f"{d}/device", "../../../" + os.path.basename(self.devdir(bdf)))
         self.link(f"sys/class/net/{name}", "../../" + os.path.relpath(d, "sys"))
@@ -363,7 +367,8 @@ def stats_zero():
     names = ["rx_packets", "rx_bytes", "tx_packets", "tx_bytes", "rx_out_of_buffer",
              "rx_discards_phy", "tx_discards_phy", "rx_buffer_passed_thres_phy",
              "rx_pci_signal_integrity", "tx_pci_signal_integrity", "outbound_pci_stalled_rd",
-             "outbound_pci_stalled_wr"]
+             "outbound_pci_stalled_wr", "rx_symbol_err_phy", "rx_corrected_bits_phy",
+             "link_down_events_phy"]
     return "NIC statistics:\n" + "".join(f"     {n}: 0\n" for n in names)
 
 
@@ -486,11 +491,16 @@ def rings_512():
     epyc_dmesg(r, x2apic_on_amd(), "x2APIC lines verbatim from corpus `dmesg/boot_x2apic-physical-no-IR_qemu-vm-on-dgx-h100_k6.12_linux-pci-2024.txt`")
     st = corpus("ethtool/mlx5_ethtool-S_nonzero_xdp-regression_k5.15_bpf-2024.txt")
     st = st[st.index("NIC statistics:"):]
+    # the poster removed the zero counters ("Missing counters are zero"): the wire counters the
+    # link rules read are put back as the zeros the poster says they were
+    st = st.rstrip("\n") + "\n     rx_symbol_err_phy: 0\n     link_down_events_phy: 0\n"
     healthy_netdev(r, "0000:81:00.0", "enp129s0f0", fw, psid, kernel, 24, list(range(24)), "0-23",
                    rx=512, stats=st)
     healthy_netdev(r, "0000:81:00.1", "enp129s0f1", fw, psid, kernel, 24, list(range(24)), "0-23")
     r.source("`hwcheck/commands/ethtool -S enp129s0f0/stdout`", "corpus `ethtool/mlx5_ethtool-S_nonzero_xdp-regression_k5.15_bpf-2024.txt`",
-             "verbatim from `NIC statistics:` on (rx_discards_phy 58591428329, rx_out_of_buffer 990473555)")
+             "verbatim from `NIC statistics:` on (rx_discards_phy 58591428329, rx_out_of_buffer 990473555); "
+             "RECONSTRUCTED: the last two lines `rx_symbol_err_phy: 0`, `link_down_events_phy: 0` (the poster "
+             "removed zero counters: 'Missing counters are zero')")
     r.source("`hwcheck/commands/ethtool -g enp129s0f0/stdout`", "layout of corpus `ethtool/likely-mlx5_ens1f0np0_ethtool-g_rx-tx-8192-max_notes-cn.txt` (max 8192)",
              "RECONSTRUCTED current RX 512: the scenario's premise")
     r.source("other `hwcheck/commands/ethtool *`", "-", ETHTOOL_NOTE)

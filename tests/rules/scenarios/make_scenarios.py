@@ -126,10 +126,12 @@ def eth_port(rdma, netdev, rate, state="ACTIVE", phys="LinkUp", active_mtu=4096)
 
 
 def netdev(name, bdf, speed_mbps, mtu=9000, rx=8192, rx_max=8192, comb=None, comb_max=63,
-           discards=0, oob=0, node=0, cpulist="0-23", vectors=None, outside=0, lro=False):
+           discards=0, oob=0, node=0, cpulist="0-23", vectors=None, outside=0, lro=False,
+           carrier=True):
     n_local = sum(int(b) - int(a) + 1 for a, b in (((p.split("-") + [p])[:2]) for p in cpulist.split(",")))
     comb = comb if comb is not None else min(n_local, comb_max)
     return {"name": name, "bdf": bdf, "driver": "mlx5_core", "mtu": mtu, "speed_mbps": speed_mbps,
+            "operstate": "up" if carrier else "down", "admin_up": True, "carrier": carrier,
             "rings": {"rx": rx, "rx_max": rx_max, "tx": 1024, "tx_max": 8192},
             "channels": {"combined": comb, "combined_max": comb_max, "rx": 0, "rx_max": 0, "tx": 0, "tx_max": 0},
             "features": {"lro": lro, "gro": True, "gro_hw": False, "tso": True, "gso": True,
@@ -138,7 +140,8 @@ def netdev(name, bdf, speed_mbps, mtu=9000, rx=8192, rx_max=8192, comb=None, com
             "counters": {"rx_discards_phy": discards, "rx_out_of_buffer": oob,
                          "rx_buffer_passed_thres_phy": 0, "rx_pci_signal_integrity": 0,
                          "tx_pci_signal_integrity": 0, "outbound_pci_stalled_rd": 0,
-                         "outbound_pci_stalled_wr": 0},
+                         "outbound_pci_stalled_wr": 0, "rx_symbol_err_phy": 0,
+                         "rx_corrected_bits_phy": 0, "link_down_events_phy": 0},
             "irq_locality": {"numa_node": node, "local_cpulist": cpulist,
                              "vectors": vectors if vectors is not None else comb, "outside_local": outside}}
 
@@ -236,7 +239,9 @@ a3 = adapter("0000:04:00.0", ["0000:04:00.0"], "101b", "ConnectX-6", "ConnectX-6
              {"speed_gts": 16, "width": 16}, 200, "20.27.446", "MT_0000000222", ["enp4s0np0"], ["mlx5_0"],
              [eth_port("mlx5_0", "enp4s0np0", None, state="DOWN", phys="Polling")],
              fwc(**GOOD_FW), 45000, power_status="insufficient", pci_power_w=25)
-nd3 = netdev("enp4s0np0", "0000:04:00.0", None, node=0, cpulist="0-15", comb=16, comb_max=16)
+# "enp4s0np0: Link down" in the capture: the interface is up, its port has no carrier
+nd3 = netdev("enp4s0np0", "0000:04:00.0", None, node=0, cpulist="0-15", comb=16, comb_max=16,
+             carrier=False)
 nd3["unavailable"] = {"speed_mbps": {"status": "absent", "detail": "link down: ethtool reports Unknown!"}}
 h3 = host("GenuineIntel", "12th Gen Intel(R) Core(TM) i7-12700", 6, 151, 1, 12, 20, [(0, "0-19", [10])],
           driver="intel_pstate", governor="performance", epp="performance")

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/* Fuzz the wire-side parsers (issue 14): ethtool --show-fec text and the restricted-function
+ * check over a kernel log. Any bytes: no crash, no overread, no leak. */
+/* Seeds (tests/fuzz/corpus/link/), real public captures: fec-mlx5-dgx-spark (GitHub notes,
+ * `ethtool --show-fec enp1s0f1np1` on a DGX Spark ConnectX-7), fec-I-fbnic-netdev (netdev list,
+ * fbnic FEC stats patch, Mohsin Bashir), fec-I-ice-patch-indented (intel-wired-lan ice FEC stats
+ * series, as mailed), dmesg-access-reg-gpud1164 (leptonai/gpud #1164), dmesg-access-reg-node-
+ * exporter3434 (prometheus/node_exporter #3434). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/arena.h"
+#include "hwinfo/hwinfo.h"
+#include "mlx/mlx.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct hwc_arena *a = hwc_arena_new();
+	if (!a)
+		return 0;
+	char *buf = malloc(size ? size : 1); /* no terminator: overreads show under ASan */
+	if (buf) {
+		memcpy(buf, data, size);
+		struct hwc_netdev_fec fec;
+		memset(&fec, 0, sizeof(fec));
+		hwc_ethtool_parse_fec(buf, size, "ethtool --show-fec fuzz0", a, &fec);
+		hwc_mlx_counters_harmful("0000:05:00.0", NULL, buf, size, a);
+		free(buf);
+	}
+	hwc_arena_free(a);
+	return 0;
+}

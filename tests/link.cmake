@@ -1,0 +1,6 @@
+# SPDX-License-Identifier: MIT
+# The wire side (issue 14): FEC text and restricted functions (unit), the link-* fixture roots
+# built from public captures (facts, rules, schema, round trip).
+hwc_unit_test(test_link link/test_link.c)
+target_compile_definitions(test_link PRIVATE HWC_SEEDS="${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus")
+hwc_py_test(link link/test_link.py)

@@ -1,0 +1,138 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+# Builds the tests/fixtures/link-* roots (issue 14: the wire side) from real public captures,
+# quoted below with their source. Run it after editing; the output is committed and
+# test_link.py checks it is up to date (--check). What is reconstructed says so in SOURCE.md.
+import filecmp
+import os
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "mlx"))
+import mkfixtures  # noqa: E402
+
+# leptonai/gpud pull request #943 (2025-06-20), a ConnectX-7 (board MT_0000000838, firmware
+# 28.41.1000): `cat` of every file of /sys/class/infiniband/mlx5_1/ports/1/counters
+GPUD943 = {
+    "unicast_rcv_packets": 240037171331, "port_xmit_data": 205143497464492,
+    "port_xmit_constraint_errors": 0, "VL15_dropped": 0, "port_rcv_errors": 0,
+    "port_xmit_wait": 4294967295, "link_error_recovery": 0, "multicast_rcv_packets": 0,
+    "multicast_xmit_packets": 0, "port_rcv_remote_physical_errors": 0,
+    "port_rcv_packets": 240037171331, "unicast_xmit_packets": 242071897216,
+    "excessive_buffer_overrun_errors": 15, "port_rcv_data": 205128687774249,
+    "port_rcv_constraint_errors": 0, "link_downed": 255, "local_link_integrity_errors": 0,
+    "port_xmit_discards": 65535, "port_rcv_switch_relay_errors": 2,
+    "port_xmit_packets": 242071897216, "symbol_error": 0,
+}
+
+# netdata/netdata issue #2620 (comment 2019-08-17): `perfquery` of an InfiniBand HCA port
+# (Lid 21 port 1), every PortCounters error field 0. The kernel's counters/ files are the same
+# PortCounters attribute (drivers/infiniband/core/sysfs.c), so the values are laid out as those.
+NETDATA2620 = {
+    "symbol_error": 0, "link_error_recovery": 0, "link_downed": 0, "port_rcv_errors": 0,
+    "port_rcv_remote_physical_errors": 0, "port_rcv_switch_relay_errors": 0,
+    "port_xmit_discards": 0, "port_xmit_constraint_errors": 0, "port_rcv_constraint_errors": 0,
+    "local_link_integrity_errors": 0, "excessive_buffer_overrun_errors": 0,
+    "port_xmit_data": 13672645927, "port_rcv_data": 2341975277576,
+}
+
+# leptonai/gpud issue #1164 (2025-12-02): the kernel's complaint when counters of a restricted
+# ConnectX-7 PF ("Nvidia ConnectX-7 mezz internal for Nvidia Umbriel system", d2:00.0) are read.
+GPUD1164_LOG = ("Dec 02 09:56:04 node1 kernel: mlx5_core 0000:d2:00.0: mlx5_cmd_out_err:838:(pid "
+                "1441871): ACCESS_REG(0x805) op_mod(0x1) failed, status bad operation(0x2), "
+                "syndrome (0x9a6171), err(-22)\n")
+
+
+class Root(mkfixtures.Root):
+    BUILT_BY = ("Built by `tests/link/make_fixtures.py` from the public captures quoted there "
+                "(provenance of each piece below).")
+
+
+def ib_port(r, dev, counters, state="4: ACTIVE", phys="5: LinkUp", rate="400 Gb/sec (4X NDR)"):
+    r.rdma(dev, None, None, {1: {"state": state, "phys_state": phys, "rate": rate,
+                                 "link_layer": "InfiniBand"}})
+    for k, v in counters.items():
+        r.write(f"sys/class/infiniband/{dev}/ports/1/counters/{k}", f"{v}\n")
+
+
+def gpud943():
+    r = Root("link-ib-cx7-linkdowned")
+    r.function("0000:c1:00.0", 0x1021, cls="0x020700", rdma=["mlx5_1"])
+    ib_port(r, "mlx5_1", GPUD943)
+    r.write("sys/class/infiniband/mlx5_1/fw_ver", "28.41.1000\n")
+    r.write("sys/class/infiniband/mlx5_1/board_id", "MT_0000000838\n")
+    r.source("`sys/class/infiniband/mlx5_1/ports/1/counters/*`: verbatim values of leptonai/gpud "
+             "pull request #943 (2025-06-20, https://github.com/leptonai/gpud/pull/943): link_downed "
+             "255 (8-bit, saturated), excessive_buffer_overrun_errors 15, port_xmit_discards 65535, "
+             "port_rcv_switch_relay_errors 2, symbol_error 0; board MT_0000000838, fw 28.41.1000 "
+             "from the same description. Expected: LINK_FLAPS and LINK_INTEGRITY_ERRORS fire, "
+             "LINK_SYMBOL_ERRORS does not.")
+    r.source("RECONSTRUCTED: BDF 0000:c1:00.0, device 0x1021 (ConnectX-7, the board id's "
+             "family), port state ACTIVE/LinkUp, rate 400 Gb/sec (4X NDR), link_layer InfiniBand "
+             "(the capture shows only the counters); no uptime (so no rate is claimed).")
+    r.done("ConnectX-7 IB port whose link went down 255+ times (gpud #943 counters)")
+
+
+def netdata2620():
+    r = Root("link-ib-clean")
+    r.function("0000:3b:00.0", 0x101b, cls="0x020700", rdma=["mlx5_0"])
+    ib_port(r, "mlx5_0", NETDATA2620, rate="100 Gb/sec (4X EDR)")
+    r.write("proc/uptime", "350735.47 5611712.30\n")
+    r.source("`sys/class/infiniband/mlx5_0/ports/1/counters/*`: the PortCounters of the "
+             "`perfquery` output in netdata/netdata issue #2620 (comment of 2019-08-17, "
+             "https://github.com/netdata/netdata/issues/2620), every error counter 0, "
+             "PortXmitData 13672645927, PortRcvData 2341975277576, laid out as the kernel's "
+             "counters/ files (the same IBA attribute). Expected: no LINK_* finding.")
+    r.source("RECONSTRUCTED: BDF, device 0x101b (the HCA model is not in the thread), port "
+             "state/rate/link_layer, `proc/uptime` (about four days); hw_counters/ not present "
+             "(reported absent).")
+    r.done("an InfiniBand port with clean PortCounters (netdata #2620 perfquery)")
+
+
+def gpud1164():
+    r = Root("link-ib-restricted-pf")
+    r.function("0000:d2:00.0", 0x1021, cls="0x020700", rdma=["mlx5_4"])
+    ib_port(r, "mlx5_4", {"symbol_error": 0, "link_downed": 0})
+    r.command(["dmesg"], GPUD1164_LOG.encode())
+    r.source("`hwcheck/commands/dmesg/stdout`: verbatim journal line of leptonai/gpud issue #1164 "
+             "(2025-12-02, https://github.com/leptonai/gpud/issues/1164): `mlx5_core 0000:d2:00.0: "
+             "mlx5_cmd_out_err:838: ACCESS_REG(0x805) op_mod(0x1) failed ... err(-22)` for the "
+             "ConnectX-7 'mezz internal for Nvidia Umbriel system' at d2:00.0 (15b3:1021), the "
+             "failure node_exporter issue #3434 and gpud PR #1167 describe for restricted PFs. "
+             "Expected: the port's counters are `blocked` (never read), LINK_* rules `unknown`.")
+    r.source("RECONSTRUCTED: RDMA device name mlx5_4, port state/rate/link_layer, the counter "
+             "files (present but must not be read).")
+    r.done("a restricted ConnectX-7 PF whose IB counters must not be read (gpud #1164)")
+
+
+def build():
+    gpud943()
+    netdata2620()
+    gpud1164()
+
+
+def main():
+    if "--check" in sys.argv:
+        real = mkfixtures.FIX
+        with tempfile.TemporaryDirectory() as d:
+            mkfixtures.FIX = d
+            build()
+            for name in os.listdir(d):
+                cmp = filecmp.dircmp(os.path.join(d, name), os.path.join(real, name))
+                bad = []
+
+                def walk(c):
+                    bad.extend(c.left_only + c.right_only + c.diff_files)
+                    for sub in c.subdirs.values():
+                        walk(sub)
+                walk(cmp)
+                if bad:
+                    print(f"{name}: out of date: {bad[:5]} (run tests/link/make_fixtures.py)")
+                    sys.exit(1)
+        return
+    build()
+
+
+if __name__ == "__main__":
+    main()

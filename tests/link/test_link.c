@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests of the wire side (issue 14): ethtool --show-fec on real captures and broken text,
+ * and the restricted-function check (VPD product name, kernel log). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hwinfo/hwinfo.h"
+#include "mlx/mlx.h"
+#include "test.h"
+
+static struct hwc_arena *A;
+
+/* A seed of fuzz_link (real captures), copied into the arena. */
+static char *seed(const char *name, size_t *len)
+{
+	char p[4096];
+	snprintf(p, sizeof(p), "%s/link/%s", HWC_SEEDS, name);
+	char *raw = t_slurp(p, 1 << 16, len);
+	char *buf = hwc_arena_zalloc(A, *len + 1);
+	memcpy(buf, raw, *len);
+	free(raw);
+	return buf;
+}
+
+static void test_fec(void)
+{
+	size_t len;
+	struct hwc_netdev_fec f;
+	memset(&f, 0, sizeof(f));
+	char *t = seed("fec-mlx5-dgx-spark.txt", &len);
+	CHECK_INT(hwc_ethtool_parse_fec(t, len, "ethtool --show-fec enp1s0f1np1", A, &f), 0);
+	CHECK_STR(f.configured.v, "Auto");
+	CHECK_STR(f.active.v, "RS");
+	CHECK_INT(f.corrected_blocks.m.st, HWC_ST_ABSENT); /* no -I: no statistics, not zero */
+	memset(&f, 0, sizeof(f));
+	t = seed("fec-I-ice-patch-indented.txt", &len);
+	CHECK_INT(hwc_ethtool_parse_fec(t, len, "ethtool -I --show-fec eth0", A, &f), 0);
+	CHECK_STR(f.configured.v, "Auto RS BaseR");
+	CHECK_INT(f.corrected_blocks.m.st, HWC_ST_OK);
+	CHECK_INT(f.uncorrectable_blocks.v, 0);
+	/* per-lane lines after each total are not totals */
+	const char *lanes = "FEC parameters for p0:\nSupported/Configured FEC encodings: Auto RS\n"
+			    "Active FEC encoding: RS\nStatistics:\n  corrected_blocks: 256\n"
+			    "    Lane 0: 255\n    Lane 1: 1\n  uncorrectable_blocks: 145\n"
+			    "    Lane 0: 128\n";
+	memset(&f, 0, sizeof(f));
+	CHECK_INT(hwc_ethtool_parse_fec(lanes, strlen(lanes), "t", A, &f), 0);
+	CHECK_INT(f.corrected_blocks.v, 256);
+	CHECK_INT(f.uncorrectable_blocks.v, 145);
+	/* broken: not --show-fec at all, cut before the value, an empty value */
+	const char *bad[] = {"Settings for p0:\n\tSpeed: 100000Mb/s\n", "FEC parameters for p0:\nActi",
+			     ""};
+	for (size_t i = 0; i < 3; i++) {
+		memset(&f, 0, sizeof(f));
+		CHECK_INT(hwc_ethtool_parse_fec(bad[i], strlen(bad[i]), "t", A, &f), -22);
+		CHECK_INT(f.active.m.st, HWC_ST_INVALID);
+	}
+	const char *empty = "FEC parameters for p0:\nActive FEC encoding:\n";
+	memset(&f, 0, sizeof(f));
+	CHECK_INT(hwc_ethtool_parse_fec(empty, strlen(empty), "t", A, &f), 0);
+	CHECK_INT(f.active.m.st, HWC_ST_ABSENT);
+}
+
+static void test_harmful(void)
+{
+	size_t len;
+	/* the product name of gpud issue #1164's restricted PF */
+	CHECK(hwc_mlx_counters_harmful("0000:d2:00.0",
+				       "Nvidia ConnectX-7 mezz internal for Nvidia Umbriel system",
+				       NULL, 0, A) != NULL);
+	CHECK(hwc_mlx_counters_harmful("0000:d2:00.0", "ConnectX-7 VPI adapter card, 400Gb/s",
+				       NULL, 0, A) == NULL);
+	char *log = seed("dmesg-access-reg-node-exporter3434.txt", &len);
+	const char *why = hwc_mlx_counters_harmful("0000:05:00.1", NULL, log, len, A);
+	CHECK(why && strstr(why, "2 failed ACCESS_REG(0x805) commands of 0000:05:00.1"));
+	CHECK(hwc_mlx_counters_harmful("0000:06:00.0", NULL, log, len, A) == NULL);
+	/* a log cut inside a line, and one without a newline at all */
+	CHECK(hwc_mlx_counters_harmful("0000:05:00.0", NULL, log, 60, A) == NULL);
+	log = seed("dmesg-access-reg-gpud1164.txt", &len);
+	CHECK(hwc_mlx_counters_harmful("0000:d2:00.0", NULL, log, len - 1, A) != NULL);
+}
+
+int main(void)
+{
+	A = hwc_arena_new();
+	test_fec();
+	test_harmful();
+	hwc_arena_free(A);
+	TEST_MAIN_END();
+}

@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: MIT
+# The wire side on the link-* fixture roots (real public captures, tests/link/make_fixtures.py)
+# and on net-mlx5-100g-full-stats: facts, the LINK_* findings that must and must not come out,
+# schema, facts round trip, and that a restricted function's counters are never read.
+import json
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+import hwctest  # noqa: E402
+from hwctest import run, run_json  # noqa: E402
+
+
+def check(fx, *extra):
+    cp, j = run_json("--root", hwctest.fixture(fx, "root"), "--json", *extra)
+    hwctest.validate(j)
+    return j
+
+
+def link_findings(j):
+    return sorted((f["rule_id"], f["severity"], f["subject"]) for f in j["findings"]
+                  if f["rule_id"].startswith("LINK_"))
+
+
+def port(j, dev):
+    return next(p for ad in j["facts"]["mlx"]["adapters"] for p in ad["ports"]
+                if p["rdma_device"] == dev)
+
+
+class Fixtures(unittest.TestCase):
+    def test_generator_up_to_date(self):
+        cp = subprocess.run(["/usr/bin/python3", hwctest.source("tests", "link", "make_fixtures.py"),
+                             "--check"], capture_output=True, text=True)
+        self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)
+
+    def test_ib_link_downed_fires(self):
+        j = check("link-ib-cx7-linkdowned")
+        c = port(j, "mlx5_1")["counters"]
+        self.assertEqual((c["link_downed"], c["excessive_buffer_overrun_errors"], c["symbol_error"]),
+                         (255, 15, 0))
+        self.assertEqual(c["port_xmit_discards"], 65535)
+        self.assertEqual(c["unavailable"]["local_ack_timeout_err"]["status"], "absent")
+        self.assertEqual(link_findings(j), [("LINK_FLAPS", "warn", "mlx5_1/1"),
+                                            ("LINK_INTEGRITY_ERRORS", "warn", "mlx5_1/1")])
+        flaps = next(f for f in j["findings"] if f["rule_id"] == "LINK_FLAPS")
+        self.assertIn("saturated", flaps["message"])
+
+    def test_ib_clean_does_not_fire(self):
+        j = check("link-ib-clean")
+        self.assertEqual(port(j, "mlx5_0")["counters"]["symbol_error"], 0)
+        self.assertEqual(j["facts"]["host"]["kernel"]["uptime_s"], 350735)
+        self.assertEqual(link_findings(j), [])
+
+    def test_restricted_pf_not_read(self):
+        j = check("link-ib-restricted-pf")
+        c = port(j, "mlx5_4")["counters"]
+        self.assertIsNone(c["symbol_error"])
+        self.assertEqual(c["unavailable"]["symbol_error"]["status"], "blocked")
+        self.assertIn("ACCESS_REG(0x805)", c["unavailable"]["symbol_error"]["detail"])
+        self.assertEqual({s for _, s, _ in link_findings(j)}, {"unknown"})
+        # a snapshot holds what was read: no counter file of the restricted port
+        with tempfile.TemporaryDirectory() as d:
+            tar = os.path.join(d, "s.tar")
+            cp = run("--root", hwctest.fixture("link-ib-restricted-pf", "root"), "snapshot", "-o", tar)
+            self.assertEqual(cp.returncode, 0, cp.stderr)
+            with tarfile.open(tar) as t:
+                names = t.getnames()
+            self.assertFalse([n for n in names if "/counters/" in n], names)
+
+    def test_ethernet_uncorrected_symbols_fire(self):
+        j = check("net-mlx5-100g-full-stats")
+        self.assertEqual(link_findings(j), [("LINK_SYMBOL_ERRORS", "warn", "p1")])
+        f = next(f for f in j["findings"] if f["rule_id"] == "LINK_SYMBOL_ERRORS")
+        self.assertIn("386 symbol errors", f["message"])
+        c = j["facts"]["netdevs"][0]["counters"]
+        self.assertEqual((c["rx_err_lane_3_phy"], c["rx_pcs_symbol_err_phy"]), (17722623, 386))
+
+    def test_round_trip(self):
+        for fx in ("link-ib-cx7-linkdowned", "link-ib-restricted-pf", "net-mlx5-100g-full-stats"):
+            with self.subTest(fx), tempfile.TemporaryDirectory() as d:
+                j = check(fx)
+                saved = os.path.join(d, "r.json")
+                with open(saved, "w") as f:
+                    json.dump(j, f)
+                _, again = run_json("check", "--json", "--facts", saved)
+                self.assertEqual(again["facts"], j["facts"])
+                self.assertEqual(link_findings(again), link_findings(j))
+
+
+if __name__ == "__main__":
+    hwctest.main()
