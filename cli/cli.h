@@ -33,8 +33,43 @@ struct hwc_cli {
 	unsigned timeout_s, cmd_timeout_s;
 	bool redact;
 	const char *temp_noise, *probe_tolerance; /* diff thresholds (cli/cmd_diff.c parses them) */
+	const char *fw_image; /* --fw-image FILE: mstflint -i FILE query, checked against the cards */
 	const struct hwc_probe_opts *probe; /* probe / --probe (cli/cmd_probe.c); NULL = no probe */
+	bool exit_mapped;      /* the command returned a code already in --exit-codes' convention */
 };
+
+/* The run's verdict and counts (cli/summary.c): findings that are not waived, by severity. */
+struct hwc_summary {
+	enum hwc_verdict verdict;
+	size_t counts[4];        /* by enum hwc_severity */
+	size_t required_unknown; /* unknown findings of a rule or fact the profile requires */
+	bool nothing;            /* nothing could be collected: verdict incomplete */
+};
+/* A finding of severity sev fails --fail-on fail_on (order info < unknown < warn < error). */
+bool hwc_fail_on_hit(int fail_on, int sev);
+void hwc_summary_compute(const struct hwc_findings *fd, bool nothing, struct hwc_summary *s);
+/* {"verdict", "counts": {error, warn, info, unknown}, "unknown": [{rule, subject, reason}]};
+ * where names the root or facts file for "nothing could be collected". */
+json_t *hwc_summary_json(const struct hwc_summary *s, const struct hwc_findings *fd,
+			 const char *where);
+/* The exit code in the convention asked for (--exit-codes), with --fail-on and required rules. */
+int hwc_summary_exit(const struct hwc_cli *c, const struct hwc_summary *s);
+/* The status word of the summary line: OK INCOMPLETE WARN ERROR (UNKNOWN when nothing was
+ * collected); Nagios: OK WARNING CRITICAL UNKNOWN, matching its exit code. */
+const char *hwc_summary_word(const struct hwc_cli *c, const struct hwc_summary *s);
+/* Why an unknown finding could not decide, in one line (into buf). */
+const char *hwc_unknown_reason(const struct hwc_finding *x, char *buf, size_t n);
+/* The same without the fact path: the status and detail its first evidence quotes ("absent:
+ * mstconfig: not installed"). */
+const char *hwc_unknown_cause(const struct hwc_finding *x, char *buf, size_t n);
+
+/* The per-card view (cli/cards.c): for every ConnectX card one object with its identity, PCIe
+ * (width, speeds, bottleneck, slot power), temperature_degc, ports and its checked lines. */
+json_t *hwc_cards_json(const json_t *facts, const struct hwc_findings *fd);
+void hwc_render_cards_text(FILE *out, const struct hwc_cli *c, const json_t *cards);
+/* Prints text after `col` columns already written, wrapped at 100 columns, continuation lines
+ * indented by `indent`; ends the line. */
+void hwc_wrap_print(FILE *out, int col, int indent, const char *text);
 
 /* Installs the run's last-resort bounds (cli/guard.c): SIGINT/SIGTERM/SIGHUP kill the running
  * tools and remove temporary outputs before dying; a watchdog ends the run with exit_code (and
@@ -58,6 +93,9 @@ int hwc_cli_env(const struct hwc_cli *c, bool record, struct hwc_env **out);
 /* Collects live (or under --root), or loads --facts; never NULL unless out of memory.
  * *exit_code is set non-zero when the input itself was unusable. */
 struct hwc_facts *hwc_cli_facts(const struct hwc_cli *c, int *exit_code);
+/* --profile (or the default) and the facts (hwc_cli_facts); 0, or the exit code after the error
+ * was printed (then nothing is held). */
+int hwc_cli_profile_facts(const struct hwc_cli *c, struct hwc_profile **prof, struct hwc_facts **f);
 
 /* {"schema":..,"schema_version":..,"tool":..,"run":..,"facts":..,"findings"?:..,"errors":..} */
 json_t *hwc_report_json(const struct hwc_cli *c, const char *schema, const struct hwc_facts *f,
@@ -74,6 +112,7 @@ int hwc_cmd_facts(struct hwc_cli *c);
 int hwc_cmd_snapshot(struct hwc_cli *c);
 int hwc_cmd_rules(struct hwc_cli *c);
 int hwc_cmd_version(struct hwc_cli *c);
+int hwc_cmd_list(struct hwc_cli *c); /* cli/cmd_list.c */
 int hwc_cmd_probe(struct hwc_cli *c); /* cli/cmd_probe.c */
 /* The probe's long options, numbered from 0 (main.c adds its base); cli/cmd_probe.c parses. */
 enum hwc_probe_cli_opt {
@@ -86,6 +125,7 @@ enum hwc_probe_cli_opt {
 int hwc_cli_probe_opt(struct hwc_cli *c, int which, const char *arg);
 int hwc_cmd_diff(struct hwc_cli *c);  /* cli/cmd_diff.c */
 int hwc_cmd_merge(struct hwc_cli *c); /* cli/cmd_merge.c */
+int hwc_cmd_fwplan(struct hwc_cli *c); /* cli/cmd_fwplan.c */
 /* --prom FILE after a check (cli/prom.c); returns 0 or an exit code. */
 int hwc_prom_write(const struct hwc_cli *c, const json_t *facts, const struct hwc_findings *fd);
 

@@ -240,8 +240,12 @@ static void render_changes(FILE *out, const struct hwc_cli *c, const json_t *cha
 		const char *v = hwc_json_str_or(ch, "verdict", "change");
 		const char *col = !strcmp(v, "regression") ? C_RED : !strcmp(v, "improvement") ? C_GRN
 								 : !strcmp(v, "unknown") ? C_YEL : "";
-		fprintf(out, "  %s%-10s%s %s\n", c->color ? col : "", verdict_label(v),
-			c->color && *col ? C_OFF : "", hwc_json_str_or(ch, "message", ""));
+		fprintf(out, "  %s%-10s%s %s%s\n", c->color ? col : "", verdict_label(v),
+			c->color && *col ? C_OFF : "", hwc_json_str_or(ch, "message", ""),
+			json_is_true(json_object_get(ch, "at_risk")) ? " [at risk]" : "");
+		const char *fix = hwc_json_str_or(ch, "fix", NULL);
+		if (fix)
+			fprintf(out, "             fix: %s\n", fix);
 	}
 }
 
@@ -297,20 +301,30 @@ int hwc_cmd_diff(struct hwc_cli *c)
 			    "report JSON file); try 'hwcheck --help'");
 		return HWC_EXIT_USAGE;
 	}
-	struct hwc_diff_opts o;
+	struct hwc_diff_opts o = {0};
 	if (parse_threshold("--temp-noise", c->temp_noise, HWC_DIFF_TEMP_NOISE_DEGC, 200,
 			    &o.temp_noise_degc) < 0 ||
 	    parse_threshold("--probe-tolerance", c->probe_tolerance, HWC_DIFF_PROBE_TOL_PCT, 100,
 			    &o.probe_tol_pct) < 0)
 		return HWC_EXIT_USAGE;
+	struct hwc_profile *prof = NULL;
+	char perr[512];
+	if (c->profile && hwc_profile_load(c->profile, &prof, perr, sizeof(perr)) < 0) {
+		hwc_cli_err("--profile %s", perr);
+		return HWC_EXIT_USAGE;
+	}
+	o.profile = prof;
 	int ec;
 	json_t *base = hwc_cli_load_doc(c, c->args[0], &ec);
-	if (!base)
+	if (!base) {
+		hwc_profile_free(prof);
 		return ec;
+	}
 	const char *cur_path = c->nargs > 1 ? c->args[1] : NULL;
 	json_t *cur = hwc_cli_load_doc(c, cur_path, &ec);
 	if (!cur) {
 		json_decref(base);
+		hwc_profile_free(prof);
 		return ec;
 	}
 	const char *cur_src = cur_path ? cur_path : c->facts_file ? c->facts_file
@@ -352,5 +366,6 @@ int hwc_cmd_diff(struct hwc_cli *c)
 out:
 	json_decref(base);
 	json_decref(cur);
+	hwc_profile_free(prof);
 	return rc;
 }

@@ -347,7 +347,8 @@ static json_t *findings_table(json_t *const *docs, const char *const *hosts, cha
 				json_object_set_new(r, "hosts",
 						    json_integer(json_integer_value(json_object_get(r, "hosts")) + 1));
 		}
-		if (worst >= fail_on)
+		if (hwc_fail_on_hit(fail_on, worst) ||
+		    (sev[HWC_SEV_UNKNOWN] && hwc_fail_on_hit(fail_on, HWC_SEV_UNKNOWN)))
 			(*failing)++;
 		json_object_set_new(row, "worst", json_string(worst < 0 ? "ok" : hwc_severity_name(worst)));
 		json_object_set_new(row, "severities", json_pack("{s:I, s:I, s:I, s:I}", "error",

@@ -8,6 +8,8 @@
 #include "cli/sections.h"
 #include "core/json.h"
 #include "core/output.h"
+#include "hwinfo/hwinfo.h"
+#include "mlx/mlx.h"
 
 int hwc_cli_env(const struct hwc_cli *c, bool record, struct hwc_env **out)
 {
@@ -69,9 +71,30 @@ static struct hwc_facts *load_facts_file(const struct hwc_cli *c, int *exit_code
 	return f;
 }
 
+/* -d matched something: the PCI filter found the function (it reports a miss among the errors
+ * and keeps every device), or a ConnectX card or netdev of that name was kept. */
+static bool device_matched(const struct hwc_facts *f, const char *dev)
+{
+	if ((f->mlx && f->mlx->adapters.n) || (f->netdevs && f->netdevs->netdevs.n))
+		return true;
+	for (size_t i = 0; i < f->errors.n; i++) {
+		const struct hwc_diag *d = &f->errors.items[i];
+		if (!strcmp(d->source, "pci") && d->subject && !strcmp(d->subject, dev) &&
+		    strstr(d->message, "no PCI function matches"))
+			return false;
+	}
+	return true;
+}
+
 struct hwc_facts *hwc_cli_facts(const struct hwc_cli *c, int *exit_code)
 {
 	*exit_code = 0;
+	if (c->facts_file && c->fw_image) {
+		hwc_cli_err("--fw-image: mstflint must read the image on a machine or a --root capture, "
+			    "not with --facts");
+		*exit_code = HWC_EXIT_USAGE;
+		return NULL;
+	}
 	if (c->facts_file)
 		return load_facts_file(c, exit_code);
 	struct hwc_env *e;
@@ -86,10 +109,37 @@ struct hwc_facts *hwc_cli_facts(const struct hwc_cli *c, int *exit_code)
 		*exit_code = HWC_EXIT_INTERNAL;
 		return NULL;
 	}
-	struct hwc_collect_opts o = {.device = c->device, .pci_dump = c->pci_dump, .probe = c->probe};
+	struct hwc_collect_opts o = {.device = c->device, .pci_dump = c->pci_dump, .probe = c->probe,
+				     .fw_image = c->fw_image};
 	hwc_collect_all(e, f, &o);
 	hwc_env_free(e);
+	if (c->device && !device_matched(f, c->device)) {
+		hwc_cli_err("-d %s: no PCI function, netdev or RDMA device of this name ('hwcheck list' "
+			    "shows the cards)", c->device);
+		hwc_facts_free(f);
+		*exit_code = HWC_EXIT_USAGE;
+		return NULL;
+	}
 	return f;
+}
+
+int hwc_cli_profile_facts(const struct hwc_cli *c, struct hwc_profile **prof, struct hwc_facts **f)
+{
+	char perr[512] = "";
+	*prof = NULL;
+	*f = NULL;
+	if (hwc_profile_load(c->profile, prof, perr, sizeof(perr)) < 0) {
+		hwc_cli_err("--profile %s", perr);
+		return HWC_EXIT_USAGE;
+	}
+	int ec;
+	*f = hwc_cli_facts(c, &ec);
+	if (!*f) {
+		hwc_profile_free(*prof);
+		*prof = NULL;
+		return ec ? ec : HWC_EXIT_INTERNAL;
+	}
+	return 0;
 }
 
 int hwc_emit_json(const struct hwc_cli *c, const json_t *j)
@@ -126,57 +176,35 @@ int hwc_emit_json(const struct hwc_cli *c, const json_t *j)
 	return rc < 0 ? HWC_EXIT_INTERNAL : 0;
 }
 
-/* Maps the worst finding to the exit-code convention asked for. */
-static int exit_for(const struct hwc_cli *c, int worst, bool nothing)
-{
-	if (strcmp(c->exit_codes, "nagios") == 0) {
-		/* Nagios plugin API: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN */
-		if (nothing)
-			return 3;
-		return worst == HWC_SEV_ERROR ? 2 : worst == HWC_SEV_WARN ? 1 : 0;
-	}
-	if (strcmp(c->exit_codes, "npd") == 0) {
-		/* node-problem-detector custom plugin: 0 OK, 1 NonOK, 2 Unknown */
-		if (nothing)
-			return 2;
-		return worst >= c->fail_on ? 1 : 0;
-	}
-	if (nothing)
-		return HWC_EXIT_NOTHING;
-	return worst >= c->fail_on ? HWC_EXIT_FINDINGS : HWC_EXIT_OK;
-}
-
 int hwc_cmd_check(struct hwc_cli *c)
 {
 	if (c->nargs > 0) {
 		hwc_cli_err("check: unexpected argument '%s'; try 'hwcheck --help'", c->args[0]);
 		return HWC_EXIT_USAGE;
 	}
-	struct hwc_profile *prof = NULL;
-	char perr[512] = "";
-	if (hwc_profile_load(c->profile, &prof, perr, sizeof(perr)) < 0) {
-		hwc_cli_err("--profile %s", perr);
-		return HWC_EXIT_USAGE;
-	}
-	int ec;
-	struct hwc_facts *f = hwc_cli_facts(c, &ec);
-	if (!f) {
-		hwc_profile_free(prof);
+	struct hwc_profile *prof;
+	struct hwc_facts *f;
+	int ec = hwc_cli_profile_facts(c, &prof, &f);
+	if (ec)
 		return ec;
-	}
 	json_t *facts = hwc_facts_to_json(f);
 	bool nothing = hwc_facts_known_count(facts) == 0;
 	struct hwc_findings fd = {0};
 	if (!nothing)
 		hwc_rules_eval(facts, prof, f->arena, &fd);
+	struct hwc_summary sum;
+	hwc_summary_compute(&fd, nothing, &sum);
 	int rc = 0;
 	if (c->json) {
 		json_t *rep = hwc_report_json(c, "hwcheck.report", f, json_incref(facts), &fd);
 		rc = rep ? hwc_emit_json(c, rep) : HWC_EXIT_INTERNAL;
 		json_decref(rep);
-	} else if (nothing && c->summary_line) {
+	} else if (nothing) {
 		/* a monitor must never read an empty machine as a healthy one */
 		puts("hwcheck: UNKNOWN nothing could be collected");
+		if (!c->summary_line)
+			printf("No fact could be read under %s: no rule was run, and this is not a "
+			       "healthy host.\n", c->facts_file ? c->facts_file : c->root ? c->root : "/");
 	} else {
 		hwc_render_check_text(stdout, c, facts, &fd, f);
 	}
@@ -186,8 +214,10 @@ int hwc_cmd_check(struct hwc_cli *c)
 	if (nothing)
 		hwc_cli_err("nothing could be collected under %s", c->facts_file ? c->facts_file :
 				  c->root ? c->root : "/");
-	if (!rc)
-		rc = exit_for(c, hwc_findings_worst(&fd), nothing);
+	if (!rc) {
+		rc = hwc_summary_exit(c, &sum);
+		c->exit_mapped = true;
+	}
 	json_decref(facts);
 	hwc_facts_free(f);
 	hwc_profile_free(prof);

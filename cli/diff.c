@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The diff engine: match cards across two facts documents and name what changed or regressed. */
 #include "cli/diff.h"
+#include "cli/diff_int.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -11,18 +12,6 @@
 #include <strings.h>
 
 #include "core/json.h"
-
-/* One card as one side of the diff sees it. */
-struct card {
-	const char *bdf;
-	const char *serial;
-	const char *product;
-	const json_t *adapter; /* mlx.adapters[] element, or NULL when only PCI saw it */
-	const json_t *pcidev;  /* pci.devices[] element of bdf, or NULL */
-	const json_t *facts;   /* the whole facts object of this side */
-	int peer;              /* index of the matched card on the other side, -1 if none */
-	const char *match;     /* "serial" or "bdf" */
-};
 
 struct cards {
 	struct card *v;
@@ -171,13 +160,7 @@ static void match_cards(struct cards *b, struct cards *a)
 
 /* ------------------------------------------------------------------ changes */
 
-struct ctx {
-	const struct hwc_diff_opts *o;
-	json_t *changes; /* where add() appends */
-	long long n_reg, n_chg, n_imp, n_unk;
-};
-
-static void fmt_value(char *buf, size_t sz, const json_t *v)
+void hwc_diff_fmt_value(char *buf, size_t sz, const json_t *v)
 {
 	if (!v || json_is_null(v))
 		snprintf(buf, sz, "unknown");
@@ -196,12 +179,8 @@ static void fmt_value(char *buf, size_t sz, const json_t *v)
 	}
 }
 
-static void add(struct ctx *x, const char *kind, const char *item, const json_t *before,
-		const json_t *after, const char *verdict, const char *fmt, ...)
-	__attribute__((format(printf, 7, 8)));
-
-static void add(struct ctx *x, const char *kind, const char *item, const json_t *before,
-		const json_t *after, const char *verdict, const char *fmt, ...)
+json_t *hwc_diff_add(struct ctx *x, const char *kind, const char *item, const json_t *before,
+		     const json_t *after, const char *verdict, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -210,7 +189,7 @@ static void add(struct ctx *x, const char *kind, const char *item, const json_t 
 	va_end(ap);
 	json_t *c = json_object();
 	if (!c)
-		return;
+		return NULL;
 	json_object_set_new(c, "kind", json_string(kind));
 	json_object_set_new(c, "item", hwc_json_string(item));
 	json_object_set_new(c, "before", before ? json_deep_copy(before) : json_null());
@@ -226,20 +205,21 @@ static void add(struct ctx *x, const char *kind, const char *item, const json_t 
 		x->n_unk++;
 	else
 		x->n_chg++;
+	return c;
 }
 
 /* Known on both sides and different: a change; known before and unknown now: visibility lost. */
-static void cmp_plain(struct ctx *x, const char *kind, const char *item, const json_t *b,
+void hwc_diff_cmp_plain(struct ctx *x, const char *kind, const char *item, const json_t *b,
 		      const json_t *a, const char *what)
 {
 	char bs[128], as[128];
-	fmt_value(bs, sizeof(bs), b);
-	fmt_value(as, sizeof(as), a);
+	hwc_diff_fmt_value(bs, sizeof(bs), b);
+	hwc_diff_fmt_value(as, sizeof(as), a);
 	if (b && a) {
 		if (!json_equal(b, a))
-			add(x, kind, item, b, a, "change", "%s: %s -> %s", what, bs, as);
+			hwc_diff_add(x, kind, item, b, a, "change", "%s: %s -> %s", what, bs, as);
 	} else if (b && !a) {
-		add(x, kind, item, b, NULL, "unknown", "%s: was %s, now unknown", what, bs);
+		hwc_diff_add(x, kind, item, b, NULL, "unknown", "%s: was %s, now unknown", what, bs);
 	}
 }
 
@@ -248,79 +228,14 @@ static void cmp_lower_worse(struct ctx *x, const char *kind, const char *item, c
 			    const json_t *a, const char *what, const char *unit)
 {
 	if (!json_is_number(b) || !json_is_number(a)) {
-		cmp_plain(x, kind, item, b, a, what);
+		hwc_diff_cmp_plain(x, kind, item, b, a, what);
 		return;
 	}
 	double bv = json_number_value(b), av = json_number_value(a);
 	if (av == bv)
 		return;
-	add(x, kind, item, b, a, av < bv ? "regression" : "improvement", "%s: %g%s -> %g%s", what,
+	hwc_diff_add(x, kind, item, b, a, av < bv ? "regression" : "improvement", "%s: %g%s -> %g%s", what,
 	    bv, unit, av, unit);
-}
-
-/* Went back to the default: known both times, the default now and not before. */
-static bool reverted(const json_t *b, const json_t *a, const json_t *def)
-{
-	return b && a && def && !json_equal(a, b) && json_equal(a, def) && !json_equal(b, def);
-}
-
-static void diff_fw_config(struct ctx *x, const json_t *bc, const json_t *ac)
-{
-	bool bany = json_object_size(bc) > (hwc_jget(bc, HWC_JSON_UNAVAILABLE) ? 1u : 0u);
-	bool aany = json_object_size(ac) > (hwc_jget(ac, HWC_JSON_UNAVAILABLE) ? 1u : 0u);
-	if (!bany || !aany) {
-		if (bany && !aany)
-			add(x, "fw_config", "fw_config", NULL, NULL, "unknown",
-			    "firmware configuration was readable, now it is not");
-		return;
-	}
-	const char *name;
-	json_t *bp;
-	json_object_foreach((json_t *)bc, name, bp) {
-		if (!strcmp(name, HWC_JSON_UNAVAILABLE))
-			continue;
-		const json_t *ap = hwc_jget(ac, name);
-		if (!ap) {
-			add(x, "fw_config", name, NULL, NULL, "change",
-			    "%s: no longer reported by this firmware", name);
-			continue;
-		}
-		const json_t *def = hwc_jget(ap, "default");
-		if (!def)
-			def = hwc_jget(bp, "default");
-		const json_t *bcur = hwc_jget(bp, "current"), *acur = hwc_jget(ap, "current");
-		const json_t *bnb = hwc_jget(bp, "next_boot"), *anb = hwc_jget(ap, "next_boot");
-		bool rcur = reverted(bcur, acur, def), rnb = reverted(bnb, anb, def);
-		char bs[96], as[96];
-		if (rcur && rnb && json_equal(bcur, bnb) && json_equal(acur, anb)) {
-			/* One event (the update reset the stored value), told once. */
-			fmt_value(bs, sizeof(bs), bcur);
-			fmt_value(as, sizeof(as), acur);
-			add(x, "fw_config", name, bcur, acur, "regression",
-			    "%s: %s -> %s (current and next boot), back to its default", name, bs, as);
-			continue;
-		}
-		for (size_t k = 0; k < 2; k++) {
-			const json_t *b = k ? bnb : bcur, *a = k ? anb : acur;
-			char item[256];
-			snprintf(item, sizeof(item), "%s.%s", name, k ? "next_boot" : "current");
-			fmt_value(bs, sizeof(bs), b);
-			fmt_value(as, sizeof(as), a);
-			if (k ? rnb : rcur)
-				add(x, "fw_config", item, b, a, "regression",
-				    "%s (%s): %s -> %s, back to its default", name,
-				    k ? "next boot" : "current", bs, as);
-			else
-				cmp_plain(x, "fw_config", item, b, a, item);
-		}
-	}
-	json_t *ap;
-	json_object_foreach((json_t *)ac, name, ap) {
-		if (strcmp(name, HWC_JSON_UNAVAILABLE) && !hwc_jget(bc, name))
-			add(x, "fw_config", name, NULL, hwc_jget(ap, "current") ? hwc_jget(ap, "current")
-								      : hwc_jget(ap, "next_boot"),
-			    "change", "%s: new parameter with this firmware", name);
-	}
 }
 
 static bool is_active(const char *state)
@@ -349,13 +264,13 @@ static void diff_ports(struct ctx *x, const json_t *bports, const json_t *aports
 		else
 			snprintf(name, sizeof(name), "port %lld", port);
 		if (!ap) {
-			add(x, "port", name, NULL, NULL, "unknown", "%s: no longer reported", name);
+			hwc_diff_add(x, "port", name, NULL, NULL, "unknown", "%s: no longer reported", name);
 			continue;
 		}
 		const char *bs = hwc_jstr(bp, "state"), *as = hwc_jstr(ap, "state");
 		snprintf(item, sizeof(item), "%s state", name);
 		if (bs && as && strcmp(bs, as) != 0)
-			add(x, "port", item, hwc_jget(bp, "state"), hwc_jget(ap, "state"),
+			hwc_diff_add(x, "port", item, hwc_jget(bp, "state"), hwc_jget(ap, "state"),
 			    is_active(bs) && !is_active(as) ? "regression" : "change", "%s: %s -> %s",
 			    name, bs, as);
 		snprintf(item, sizeof(item), "%s rate_gbps", name);
@@ -364,7 +279,7 @@ static void diff_ports(struct ctx *x, const json_t *bports, const json_t *aports
 				what, " Gb/s");
 		snprintf(item, sizeof(item), "%s active_mtu", name);
 		snprintf(what, sizeof(what), "%s MTU", name);
-		cmp_plain(x, "port", item, hwc_jget(bp, "active_mtu"), hwc_jget(ap, "active_mtu"), what);
+		hwc_diff_cmp_plain(x, "port", item, hwc_jget(bp, "active_mtu"), hwc_jget(ap, "active_mtu"), what);
 	}
 }
 
@@ -373,7 +288,7 @@ static void diff_pci(struct ctx *x, const struct card *b, const struct card *a)
 	const json_t *bd = b->pcidev, *ad = a->pcidev;
 	if (!bd || !ad) {
 		if (bd && !ad)
-			add(x, "pcie_link", "pci", NULL, NULL, "unknown",
+			hwc_diff_add(x, "pcie_link", "pci", NULL, NULL, "unknown",
 			    "PCI function %s was seen, now it is not", b->bdf);
 		return;
 	}
@@ -383,19 +298,19 @@ static void diff_pci(struct ctx *x, const struct card *b, const struct card *a)
 		"PCIe link speed", " GT/s");
 	cmp_lower_worse(x, "pcie_link", "link.width", hwc_jget(bl, "width"), hwc_jget(al, "width"),
 			"PCIe link width", " lanes");
-	cmp_plain(x, "pcie_link", "link.cap_speed_gts", hwc_jget(bl, "cap_speed_gts"),
+	hwc_diff_cmp_plain(x, "pcie_link", "link.cap_speed_gts", hwc_jget(bl, "cap_speed_gts"),
 		  hwc_jget(al, "cap_speed_gts"), "PCIe link capability speed");
-	cmp_plain(x, "pcie_link", "link.cap_width", hwc_jget(bl, "cap_width"), hwc_jget(al, "cap_width"),
+	hwc_diff_cmp_plain(x, "pcie_link", "link.cap_width", hwc_jget(bl, "cap_width"), hwc_jget(al, "cap_width"),
 		  "PCIe link capability width");
-	cmp_plain(x, "pcie_link", "link_status", hwc_jget(bd, "link_status"), hwc_jget(ad, "link_status"),
+	hwc_diff_cmp_plain(x, "pcie_link", "link_status", hwc_jget(bd, "link_status"), hwc_jget(ad, "link_status"),
 		  "PCIe link status");
 	cmp_lower_worse(x, "pcie_link", "max_payload_bytes", hwc_jget(bd, "max_payload_bytes"),
 		hwc_jget(ad, "max_payload_bytes"), "PCIe max payload", " bytes");
 	cmp_lower_worse(x, "pcie_link", "max_read_request_bytes", hwc_jget(bd, "max_read_request_bytes"),
 		hwc_jget(ad, "max_read_request_bytes"), "PCIe max read request", " bytes");
-	cmp_plain(x, "pcie_link", "relaxed_ordering", hwc_jget(bd, "relaxed_ordering"),
+	hwc_diff_cmp_plain(x, "pcie_link", "relaxed_ordering", hwc_jget(bd, "relaxed_ordering"),
 		  hwc_jget(ad, "relaxed_ordering"), "PCIe relaxed ordering enable");
-	cmp_plain(x, "pcie_path", "path", hwc_jget(bd, "path"), hwc_jget(ad, "path"),
+	hwc_diff_cmp_plain(x, "pcie_path", "path", hwc_jget(bd, "path"), hwc_jget(ad, "path"),
 		  "PCIe path to the root port");
 	/* The card's own link already speaks for itself; the bottleneck adds news only upstream. */
 	const json_t *bb = hwc_jget(bd, "path_bottleneck"), *ab = hwc_jget(ad, "path_bottleneck");
@@ -412,13 +327,13 @@ static void diff_pci(struct ctx *x, const struct card *b, const struct card *a)
 static void cmp_temp(struct ctx *x, const char *item, const json_t *b, const json_t *a)
 {
 	if (!json_is_number(b) || !json_is_number(a)) {
-		cmp_plain(x, "temperature", item, b, a, item);
+		hwc_diff_cmp_plain(x, "temperature", item, b, a, item);
 		return;
 	}
 	double bv = json_number_value(b) / 1000.0, av = json_number_value(a) / 1000.0;
 	if (fabs(av - bv) <= x->o->temp_noise_degc)
 		return;
-	add(x, "temperature", item, b, a, av > bv ? "regression" : "improvement",
+	hwc_diff_add(x, "temperature", item, b, a, av > bv ? "regression" : "improvement",
 	    "temperature %s: %.1f -> %.1f °C (%+.1f, noise %.1f)", item, bv, av, av - bv,
 	    x->o->temp_noise_degc);
 }
@@ -494,7 +409,7 @@ static void diff_probe(struct ctx *x, const struct card *b, const struct card *a
 				double bv = json_number_value(bg), av = json_number_value(ag);
 				double pct = (av - bv) / bv * 100.0;
 				if (fabs(pct) > x->o->probe_tol_pct)
-					add(x, "probe", item, bg, ag, pct < 0 ? "regression" : "improvement",
+					hwc_diff_add(x, "probe", item, bg, ag, pct < 0 ? "regression" : "improvement",
 					    "probe %s: %.2f -> %.2f Gb/s (%+.1f %%)", item, bv, av, pct);
 			}
 			break;
@@ -519,17 +434,17 @@ static json_t *card_json(const struct card *c, const struct card *other, bool af
 
 static void diff_card(struct ctx *x, const struct card *b, const struct card *a)
 {
-	cmp_plain(x, "firmware", "fw_version", hwc_jget(b->adapter, "fw_version"),
+	hwc_diff_cmp_plain(x, "firmware", "fw_version", hwc_jget(b->adapter, "fw_version"),
 		  hwc_jget(a->adapter, "fw_version"), "firmware");
-	cmp_plain(x, "firmware", "fw_version_stored", hwc_jget(b->adapter, "fw_version_stored"),
+	hwc_diff_cmp_plain(x, "firmware", "fw_version_stored", hwc_jget(b->adapter, "fw_version_stored"),
 		  hwc_jget(a->adapter, "fw_version_stored"), "firmware on flash");
-	cmp_plain(x, "firmware", "psid", hwc_jget(b->adapter, "psid"), hwc_jget(a->adapter, "psid"),
+	hwc_diff_cmp_plain(x, "firmware", "psid", hwc_jget(b->adapter, "psid"), hwc_jget(a->adapter, "psid"),
 		  "PSID");
 	if (!streq(b->bdf, a->bdf))
-		add(x, "pcie_path", "bdf", hwc_jget(b->adapter ? b->adapter : b->pcidev, "bdf"),
+		hwc_diff_add(x, "pcie_path", "bdf", hwc_jget(b->adapter ? b->adapter : b->pcidev, "bdf"),
 		    hwc_jget(a->adapter ? a->adapter : a->pcidev, "bdf"), "change",
 		    "the card moved: %s -> %s", b->bdf, a->bdf);
-	diff_fw_config(x, hwc_jget(b->adapter, "fw_config"), hwc_jget(a->adapter, "fw_config"));
+	hwc_diff_fw_config(x, b, a);
 	diff_pci(x, b, a);
 	diff_ports(x, hwc_jget(b->adapter, "ports"), hwc_jget(a->adapter, "ports"));
 	diff_temps(x, b, a);
@@ -539,13 +454,13 @@ static void diff_card(struct ctx *x, const struct card *b, const struct card *a)
 static void diff_host(struct ctx *x, const json_t *bf, const json_t *af)
 {
 	const json_t *bh = hwc_jget(bf, "host"), *ah = hwc_jget(af, "host");
-	cmp_plain(x, "host", "kernel.release", get2(bh, "kernel", "release"),
+	hwc_diff_cmp_plain(x, "host", "kernel.release", get2(bh, "kernel", "release"),
 		  get2(ah, "kernel", "release"), "kernel");
-	cmp_plain(x, "host", "dmi.bios_version", get2(bh, "dmi", "bios_version"),
+	hwc_diff_cmp_plain(x, "host", "dmi.bios_version", get2(bh, "dmi", "bios_version"),
 		  get2(ah, "dmi", "bios_version"), "BIOS version");
-	cmp_plain(x, "host", "dmi.bios_date", get2(bh, "dmi", "bios_date"),
+	hwc_diff_cmp_plain(x, "host", "dmi.bios_date", get2(bh, "dmi", "bios_date"),
 		  get2(ah, "dmi", "bios_date"), "BIOS date");
-	cmp_plain(x, "host", "kernel.cmdline", get2(bh, "kernel", "cmdline"),
+	hwc_diff_cmp_plain(x, "host", "kernel.cmdline", get2(bh, "kernel", "cmdline"),
 		  get2(ah, "kernel", "cmdline"), "kernel command line");
 }
 
@@ -568,8 +483,8 @@ json_t *hwc_diff_facts(const json_t *before, const json_t *after, const struct h
 	struct cards b = {0}, a = {0};
 	json_t *out = json_object(), *cards = json_array(), *host = json_object(),
 	       *hch = json_array();
-	struct ctx x = {.o = o};
-	if (!out || !cards || !host || !hch || collect_cards(before, &b) < 0 ||
+	struct ctx x = {.o = o, .a = hwc_arena_new()};
+	if (!out || !cards || !host || !hch || !x.a || collect_cards(before, &b) < 0 ||
 	    collect_cards(after, &a) < 0)
 		goto oom;
 	match_cards(&b, &a);
@@ -588,6 +503,7 @@ json_t *hwc_diff_facts(const json_t *before, const json_t *after, const struct h
 		if (bc) {
 			matched++;
 			diff_card(&x, bc, ac);
+			hwc_diff_fw_state(&x, bc, ac, cj);
 			json_object_set_new(cj, "status", json_string(card_status(ch)));
 		} else {
 			appeared++;
@@ -628,8 +544,10 @@ json_t *hwc_diff_facts(const json_t *before, const json_t *after, const struct h
 	json_object_set_new(out, "summary", sum);
 	free(b.v);
 	free(a.v);
+	hwc_arena_free(x.a);
 	return out;
 oom:
+	hwc_arena_free(x.a);
 	json_decref(out);
 	json_decref(cards);
 	json_decref(host);

@@ -4,10 +4,14 @@
 #define HWC_CLI_DIFF_H
 
 #include <jansson.h>
+#include <stddef.h>
+
+struct hwc_profile;
 
 struct hwc_diff_opts {
 	double temp_noise_degc;   /* a temperature rise above this is a regression (default 5) */
 	double probe_tol_pct;     /* a probe bandwidth drop above this percent is one (default 5) */
+	const struct hwc_profile *profile; /* --profile: the intended firmware configuration; NULL none */
 };
 
 #define HWC_DIFF_TEMP_NOISE_DEGC 5.0
@@ -31,6 +35,9 @@ const char *hwc_cli_doc_hostname(const json_t *doc);
 /* json_object_get that treats null as absent, and its string form (NULL when not a string). */
 const json_t *hwc_jget(const json_t *o, const char *k);
 const char *hwc_jstr(const json_t *o, const char *k);
+
+/* A value for a message: the string, the number, "unknown" for null. */
+void hwc_diff_fmt_value(char *buf, size_t sz, const json_t *v);
 
 /* Number of regressions in a result of hwc_diff_facts. */
 long long hwc_diff_regressions(const json_t *diff);

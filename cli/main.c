@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "core/output.h"
 
 static const char usage_text[] =
 	"Usage: hwcheck [OPTIONS] [COMMAND [ARGS]]\n"
@@ -18,6 +19,8 @@ static const char usage_text[] =
 	"Commands:\n"
 	"  check              collect facts, run the rules, report findings (default)\n"
 	"  facts              print the collected facts\n"
+	"  list               inventory of the ConnectX cards, one row per function: BDF,\n"
+	"                     product, PSID, firmware, NUMA node, netdevs, RDMA devices, ports\n"
 	"  snapshot -o FILE   capture every file and command output read into a tar that\n"
 	"                     replays with --root (untar it first)\n"
 	"  rules list         list the rules\n"
@@ -28,6 +31,9 @@ static const char usage_text[] =
 	"                     exit 1 when something regressed\n"
 	"  merge REPORT...    many hosts' reports in one table: findings, outlier cards,\n"
 	"                     firmware versions\n"
+	"  fw-plan            before a firmware change, per card: the image (--fw-image) against\n"
+	"                     the card, the settings a reset to defaults would undo, what is\n"
+	"                     pending, the reset the card needs; exit 1 on a firmware finding\n"
 	"  probe              RDMA bandwidth probes per port against the ceiling (docs/probe.md):\n"
 	"                     loopback by default; --server, or --client HOST, for two hosts\n"
 	"\n"
@@ -37,15 +43,19 @@ static const char usage_text[] =
 	"                     external commands are then replayed from DIR/hwcheck/commands\n"
 	"  --facts FILE       run the rules on a saved facts or report file, off the machine\n"
 	"  --profile FILE     site policy (JSON): thresholds, expectations, waivers\n"
-	"  --fail-on SEV      exit 1 on findings at or above info|warn|error (default warn)\n"
+	"  --fail-on SEV      exit 1 on findings at or above info|unknown|warn|error (default\n"
+	"                     warn; unknown also fails when a rule could not decide)\n"
 	"  -d, --device DEV   only this BDF, netdev or RDMA device\n"
 	"  --pci-dump FILE    read PCI devices from an 'lspci -xxxx' dump instead of sysfs;\n"
 	"                     alone (no --root) the dump is the machine: its cards are judged\n"
-	"  -o, --output FILE  write the output to FILE (atomically) instead of stdout\n"
+	"  -o, --output FILE  write the output (text or JSON) to FILE (atomically) instead of\n"
+	"                     stdout; snapshot: the tar\n"
 	"  --timeout SEC      bound the whole run (default: each tool has its own, and a run\n"
 	"                     that blocks is stopped after 3600 s)\n"
 	"  --cmd-timeout SEC  timeout of each external command (default 10)\n"
 	"  --no-tools         never run external tools (mstflint...)\n"
+	"  --fw-image FILE    check a firmware image against each card (mstflint -i FILE\n"
+	"                     query): PSID, older or newer than running, the profile's list\n"
 	"  --exec-tools       run the real tools even with --root (a privileged container\n"
 	"                     reading the host mounted at --root); default under --root: replay\n"
 	"  --redact           snapshot: replace serial numbers, MACs and GUIDs in the capture by\n"
@@ -66,13 +76,16 @@ static const char usage_text[] =
 	"  --probe-gid N      RoCE GID index (default: chosen, RoCE v2 first)\n"
 	"  --probe-source ADDR  (--client) the local address to connect from\n"
 	"  -h, --help         this help\n"
+	"  --version          print the version (as 'version')\n"
 	"\n"
 	"Exit codes:\n"
 	"  0  no finding at or above --fail-on\n"
-	"  1  findings at or above --fail-on\n"
+	"  1  findings at or above --fail-on, or a rule or fact the profile requires is unknown\n"
 	"  2  usage error: unknown command or option, bad argument, unreadable input file\n"
 	"  3  nothing could be collected (empty or unreadable root)\n"
-	"  4  internal error\n";
+	"  4  internal error\n"
+	"  --exit-codes nagios: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN (a rule could not decide,\n"
+	"  nothing collected, usage error); npd: 0 OK, 1 NonOK, 2 Unknown\n";
 
 void hwc_cli_err(const char *fmt, ...)
 {
@@ -87,7 +100,7 @@ void hwc_cli_err(const char *fmt, ...)
 enum {
 	OPT_JSON = 256, OPT_ROOT, OPT_FACTS, OPT_PROFILE, OPT_FAIL_ON, OPT_PCI_DUMP, OPT_TIMEOUT,
 	OPT_CMD_TIMEOUT, OPT_NO_TOOLS, OPT_EXEC_TOOLS, OPT_SUMMARY, OPT_EXIT_CODES, OPT_NO_COLOR, OPT_REDACT,
-	OPT_PROM, OPT_TEMP_NOISE, OPT_PROBE_TOL,
+	OPT_PROM, OPT_TEMP_NOISE, OPT_PROBE_TOL, OPT_VERSION, OPT_FW_IMAGE,
 	OPT_PROBE = 400, /* + enum hwc_probe_cli_opt */
 };
 
@@ -111,6 +124,7 @@ static const struct option long_opts[] = {
 	{"prom", required_argument, NULL, OPT_PROM},
 	{"temp-noise", required_argument, NULL, OPT_TEMP_NOISE},
 	{"probe-tolerance", required_argument, NULL, OPT_PROBE_TOL},
+	{"fw-image", required_argument, NULL, OPT_FW_IMAGE},
 	{"probe", no_argument, NULL, OPT_PROBE + HWC_POPT_PROBE},
 	{"probe-op", required_argument, NULL, OPT_PROBE + HWC_POPT_OP},
 	{"probe-size", required_argument, NULL, OPT_PROBE + HWC_POPT_SIZE},
@@ -124,6 +138,7 @@ static const struct option long_opts[] = {
 	{"probe-source", required_argument, NULL, OPT_PROBE + HWC_POPT_SOURCE},
 	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
 };
 
@@ -150,9 +165,93 @@ static const struct command commands[] = {
 	{"snapshot", hwc_cmd_snapshot}, {"rules", hwc_cmd_rules},
 	{"version", hwc_cmd_version},   {"probe", hwc_cmd_probe},
 	{"diff", hwc_cmd_diff},         {"merge", hwc_cmd_merge},
+	{"list", hwc_cmd_list},
+	{"fw-plan", hwc_cmd_fwplan},
 };
 
-static int run(int argc, char **argv, char **argv_given)
+/* --exit-codes as given, read before the options are parsed: a usage error found while parsing
+ * them must already speak the convention asked for. */
+static const char *exit_map_of(int argc, char **argv)
+{
+	const char *m = "default";
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (strncmp(argv[i], "--exit-codes=", 13) == 0)
+			m = argv[i] + 13;
+		else if (strcmp(argv[i], "--exit-codes") == 0 && i + 1 < argc)
+			m = argv[++i];
+	}
+	return m;
+}
+
+/* A code the command did not map (usage error, nothing collected, internal error) in the
+ * monitoring conventions: Nagios UNKNOWN (3), node-problem-detector Unknown (2). */
+static int map_exit(const char *map, int rc)
+{
+	if (rc < HWC_EXIT_USAGE)
+		return rc;
+	if (strcmp(map, "nagios") == 0)
+		return 3;
+	if (strcmp(map, "npd") == 0)
+		return 2;
+	return rc;
+}
+
+/* -o FILE for every output but the snapshot tar: stdout itself becomes the temporary file that
+ * replaces FILE once the command is done, so every renderer honours it. */
+static int output_begin(struct hwc_cli *c, struct hwc_outfile *o)
+{
+	int rc = hwc_outfile_open(o, c->output);
+	if (rc < 0) {
+		hwc_cli_err("-o %s: cannot write: %s", c->output, hwc_output_strerror(rc));
+		return HWC_EXIT_USAGE;
+	}
+	fflush(stdout);
+	if (dup2(fileno(o->fp), STDOUT_FILENO) < 0) {
+		hwc_cli_err("-o %s: %s", c->output, strerror(errno));
+		hwc_outfile_abort(o);
+		return HWC_EXIT_INTERNAL;
+	}
+	c->output = NULL;
+	c->color = false;
+	return 0;
+}
+
+static int output_end(struct hwc_outfile *o, const char *path, int rc)
+{
+	/* a write that failed (a full disk) leaves the target as it was */
+	int werr = hwc_cli_stdout_errno();
+	if (werr || rc == HWC_EXIT_USAGE || rc == HWC_EXIT_INTERNAL) {
+		hwc_outfile_abort(o);
+		if (werr) {
+			hwc_cli_err("-o %s: cannot write: %s", path, strerror(werr));
+			clearerr(stdout); /* said once, here */
+		}
+		return werr ? HWC_EXIT_INTERNAL : rc;
+	}
+	int err = hwc_outfile_commit(o);
+	if (err < 0) {
+		hwc_cli_err("-o %s: cannot write: %s", path, hwc_output_strerror(err));
+		return HWC_EXIT_INTERNAL;
+	}
+	return rc;
+}
+
+static int dispatch(struct hwc_cli *c)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(commands[i].name, c->command) == 0)
+			return commands[i].fn(c);
+	if (strcmp(c->command, "help") == 0) {
+		fputs(usage_text, stdout);
+		return HWC_EXIT_OK;
+	}
+	hwc_cli_err("unknown command '%s'; try 'hwcheck --help'", c->command);
+	return HWC_EXIT_USAGE;
+}
+
+static int run(struct hwc_cli *c, int argc, char **argv);
+
+static int run_mapped(int argc, char **argv, char **argv_given)
 {
 	struct hwc_cli c = {
 		.prog = "hwcheck",
@@ -162,6 +261,15 @@ static int run(int argc, char **argv, char **argv_given)
 		.argv_all = argv_given,
 		.argc_all = argc,
 	};
+	const char *map = exit_map_of(argc, argv);
+	int rc = run(&c, argc, argv);
+	return c.exit_mapped ? rc : map_exit(map, rc);
+}
+
+static int run(struct hwc_cli *cp, int argc, char **argv)
+{
+	struct hwc_cli c = *cp;
+	bool version = false;
 	c.root = secure_getenv("HWCHECK_ROOT");
 	const char *nc = getenv("NO_COLOR");
 	c.color = isatty(STDOUT_FILENO) && !(nc && *nc);
@@ -175,8 +283,8 @@ static int run(int argc, char **argv, char **argv_given)
 		case OPT_PROFILE: c.profile = optarg; break;
 		case OPT_FAIL_ON: {
 			int s = hwc_severity_from_name(optarg);
-			if (s < 0 || s == HWC_SEV_UNKNOWN) {
-				hwc_cli_err("--fail-on: expected info, warn or error, got '%s'", optarg);
+			if (s < 0) {
+				hwc_cli_err("--fail-on: expected info, unknown, warn or error, got '%s'", optarg);
 				return HWC_EXIT_USAGE;
 			}
 			c.fail_on = s;
@@ -208,8 +316,10 @@ static int run(int argc, char **argv, char **argv_given)
 		case OPT_PROM: c.prom = optarg; break;
 		case OPT_TEMP_NOISE: c.temp_noise = optarg; break;
 		case OPT_PROBE_TOL: c.probe_tolerance = optarg; break;
+		case OPT_FW_IMAGE: c.fw_image = optarg; break;
 		case 'v': c.verbose = true; break;
 		case 'h': fputs(usage_text, stdout); return HWC_EXIT_OK;
+		case OPT_VERSION: version = true; break;
 		case ':':
 			hwc_cli_err("option '%s' needs an argument; try 'hwcheck --help'", argv[optind - 1]);
 			return HWC_EXIT_USAGE;
@@ -227,10 +337,16 @@ static int run(int argc, char **argv, char **argv_given)
 		}
 	}
 	if (optind < argc) {
+		if (version) {
+			hwc_cli_err("--version takes no command ('%s' given)", argv[optind]);
+			return HWC_EXIT_USAGE;
+		}
 		c.command = argv[optind++];
 		c.args = argv + optind;
 		c.nargs = argc - optind;
 	}
+	if (version)
+		c.command = "version";
 	if (c.json)
 		c.color = false;
 	if (c.redact && strcmp(c.command, "snapshot") != 0) {
@@ -242,15 +358,18 @@ static int run(int argc, char **argv, char **argv_given)
 	hwc_cli_guard(c.timeout_s, strcmp(c.exit_codes, "nagios") == 0 ? 3
 				   : strcmp(c.exit_codes, "npd") == 0  ? 2
 								       : HWC_EXIT_NOTHING);
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(commands[i].name, c.command) == 0)
-			return commands[i].fn(&c);
-	if (strcmp(c.command, "help") == 0) {
-		fputs(usage_text, stdout);
-		return HWC_EXIT_OK;
+	int rc;
+	if (c.output && strcmp(c.output, "-") != 0 && strcmp(c.command, "snapshot") != 0) {
+		const char *path = c.output;
+		struct hwc_outfile o;
+		rc = output_begin(&c, &o);
+		if (rc == 0)
+			rc = output_end(&o, path, dispatch(&c));
+	} else {
+		rc = dispatch(&c);
 	}
-	hwc_cli_err("unknown command '%s'; try 'hwcheck --help'", c.command);
-	return HWC_EXIT_USAGE;
+	cp->exit_mapped = c.exit_mapped;
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -264,7 +383,7 @@ int main(int argc, char **argv)
 		return HWC_EXIT_INTERNAL;
 	}
 	memcpy(given, argv, (size_t)argc * sizeof(*given));
-	int rc = run(argc, argv, given);
+	int rc = run_mapped(argc, argv, given);
 	free(given);
 	/* a report that did not reach its reader must not exit as if it had */
 	int werr = hwc_cli_stdout_errno();

@@ -54,8 +54,15 @@ json_t *hwc_report_json(const struct hwc_cli *c, const char *schema, const struc
 						 HWCHECK_VERSION));
 	json_object_set_new(r, "run", run_json(c));
 	json_object_set_new(r, "facts", facts_json ? facts_json : json_object());
-	if (fd)
+	if (fd) {
+		/* the verdict first: what a gate reads, before the findings that explain it */
+		struct hwc_summary s;
+		hwc_summary_compute(fd, hwc_facts_known_count(json_object_get(r, "facts")) == 0, &s);
+		json_object_set_new(r, "summary", hwc_summary_json(&s, fd, c->facts_file ? c->facts_file
+									: c->root ? c->root : "/"));
 		json_object_set_new(r, "findings", hwc_findings_to_json(fd));
+		json_object_set_new(r, "cards", hwc_cards_json(json_object_get(r, "facts"), fd));
+	}
 	json_t *errs = json_array();
 	for (size_t i = 0; i < f->errors.n; i++) {
 		const struct hwc_diag *d = &f->errors.items[i];
@@ -195,32 +202,6 @@ static bool same_card(const char *a, const char *b)
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
-/* One line naming the rules of this card's group that could not decide, and why (the first
- * reason met). Returns how many findings it folded. */
-static size_t fold_unknowns(FILE *out, const struct hwc_cli *c, const struct hwc_findings *fd,
-			    size_t start)
-{
-	size_t n = 0;
-	const struct hwc_evidence *ev = NULL;
-	for (size_t k = start; k < fd->n && same_card(fd->items[k].card, fd->items[start].card); k++)
-		if (fd->items[k].severity == HWC_SEV_UNKNOWN) {
-			if (!n && fd->items[k].evidence.n)
-				ev = &fd->items[k].evidence.items[0];
-			n++;
-		}
-	if (!n)
-		return 0;
-	fprintf(out, "  %sunknown%s %zu rule%s could not decide (e.g. %s is %s):", c->color ? C_DIM : "",
-		c->color ? C_OFF : "", n, n == 1 ? "" : "s", ev ? ev->fact : "a fact",
-		ev && ev->observed ? ev->observed : "unknown");
-	size_t shown = 0;
-	for (size_t k = start; k < fd->n && same_card(fd->items[k].card, fd->items[start].card); k++)
-		if (fd->items[k].severity == HWC_SEV_UNKNOWN && shown++ < 6)
-			fprintf(out, " %s", fd->items[k].rule_id);
-	fprintf(out, "%s\n", n > 6 ? " ..." : "");
-	return n;
-}
-
 /* One line per probe result, only measured numbers (docs/probe.md). */
 static void render_probe(FILE *out, const json_t *facts)
 {
@@ -256,22 +237,120 @@ static void render_probe(FILE *out, const json_t *facts)
 	}
 }
 
+static bool counts_unknown(const struct hwc_finding *x)
+{
+	return x->severity == HWC_SEV_UNKNOWN && !x->waived_reason;
+}
+
+/* Appends word to a comma list unless it is there already. */
+static void list_add(char *list, size_t n, const char *word)
+{
+	size_t wl = strlen(word);
+	for (const char *p = list; (p = strstr(p, word)) != NULL; p += wl)
+		if ((p == list || p[-1] == ' ') && (p[wl] == ',' || p[wl] == 0))
+			return;
+	size_t len = strlen(list);
+	snprintf(list + len, n - len, "%s%s", len ? ", " : "", word);
+}
+
+/* Every rule instance that could not decide, grouped by cause: each cause printed once, with
+ * the rules and subjects it left undecided (-v: each rule with its subject and fact). */
+static void render_undecided(FILE *out, const struct hwc_cli *c, const struct hwc_findings *fd,
+			     size_t n_unknown)
+{
+	if (!n_unknown)
+		return;
+	fprintf(out, "\n%sundecided%s: %zu rule instance%s could not decide, by cause\n",
+		c->color ? C_BOLD : "", c->color ? C_OFF : "", n_unknown, n_unknown == 1 ? "" : "s");
+	for (size_t i = 0; i < fd->n; i++) {
+		char ci[512], ck[512], rules[4096] = "", subj[4096] = "";
+		if (!counts_unknown(&fd->items[i]))
+			continue;
+		const char *cause = hwc_unknown_cause(&fd->items[i], ci, sizeof(ci));
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = counts_unknown(&fd->items[j]) && !strcmp(hwc_unknown_cause(&fd->items[j], ck, sizeof(ck)), cause);
+		if (seen)
+			continue;
+		fputs("  ", out);
+		hwc_wrap_print(out, 2, 4, cause);
+		for (size_t k = i; k < fd->n; k++) {
+			const struct hwc_finding *x = &fd->items[k];
+			if (!counts_unknown(x) || strcmp(hwc_unknown_cause(x, ck, sizeof(ck)), cause) != 0)
+				continue;
+			if (c->verbose) {
+				char one[1024];
+				snprintf(one, sizeof(one), "%s [%s]: %s", x->rule_id, x->subject,
+					 x->evidence.n ? x->evidence.items[0].fact : "?");
+				fputs("      ", out);
+				hwc_wrap_print(out, 6, 8, one);
+				continue;
+			}
+			list_add(rules, sizeof(rules), x->rule_id);
+			list_add(subj, sizeof(subj), x->subject);
+		}
+		if (!c->verbose) {
+			char both[8300];
+			snprintf(both, sizeof(both), "%s (%s)", rules, subj);
+			fputs("      ", out);
+			hwc_wrap_print(out, 6, 6, both);
+		}
+	}
+}
+
+/* One finding: its line, evidence, waiver and fix, each wrapped at 100 columns. */
+static void render_finding(FILE *out, const struct hwc_cli *c, const struct hwc_finding *x)
+{
+	char buf[4096];
+	const char *sev = x->waived_reason ? "waived" : hwc_severity_name(x->severity);
+	fprintf(out, "  %s%-7s%s ", c->color ? sev_color(x->severity) : "", sev, c->color ? C_OFF : "");
+	if (strcmp(x->subject, x->card ? x->card : "host") != 0)
+		snprintf(buf, sizeof(buf), "%s [%s]: %s", x->rule_id, x->subject, x->message);
+	else
+		snprintf(buf, sizeof(buf), "%s: %s", x->rule_id, x->message);
+	hwc_wrap_print(out, 10, 12, buf);
+	for (size_t e = 0; e < x->evidence.n; e++) {
+		const struct hwc_evidence *ev = &x->evidence.items[e];
+		snprintf(buf, sizeof(buf), "%s = %s%s%s", ev->fact, ev->observed ? ev->observed : "unknown",
+			 ev->expected ? ", expected " : "", ev->expected ? ev->expected : "");
+		fputs("          ", out);
+		hwc_wrap_print(out, 10, 12, buf);
+	}
+	if (x->waived_reason)
+		snprintf(buf, sizeof(buf), "waived until %s: %s", x->waiver_expires ? x->waiver_expires : "?",
+			 x->waived_reason);
+	else if (x->waiver_expired)
+		snprintf(buf, sizeof(buf), "a waiver for this expired on %s", x->waiver_expires);
+	if (x->waived_reason || x->waiver_expired) {
+		fputs("          ", out);
+		hwc_wrap_print(out, 10, 12, buf);
+	}
+	if (x->fix) {
+		snprintf(buf, sizeof(buf), "fix: %s", x->fix);
+		fputs("          ", out);
+		hwc_wrap_print(out, 10, 15, buf);
+	}
+}
+
 void hwc_render_check_text(FILE *out, const struct hwc_cli *c, const json_t *facts,
 			   const struct hwc_findings *fd, const struct hwc_facts *f)
 {
-	size_t cnt[4] = {0}, waived = 0, hidden = 0;
+	size_t cnt[4] = {0}, waived = 0;
 	for (size_t i = 0; i < fd->n; i++) {
 		if (fd->items[i].waived_reason)
 			waived++;
 		else
 			cnt[fd->items[i].severity]++;
 	}
-	if (c->summary_line) {
-		char line[96];
-		hwc_findings_summary_line(fd, line, sizeof(line));
+	struct hwc_summary sum;
+	hwc_summary_compute(fd, false, &sum);
+	char line[96];
+	hwc_findings_summary_line_as(fd, hwc_summary_word(c, &sum), line, sizeof(line));
+	/* a Nagios plugin's first line carries the state */
+	if (c->summary_line || (c->exit_codes && strcmp(c->exit_codes, "nagios") == 0))
 		fprintf(out, "%s\n", line);
+	if (c->summary_line)
 		return;
-	}
 	const json_t *host = json_object_get(facts, "host");
 	const char *model = json_string_value(json_object_get(json_object_get(host, "cpu"), "model_name"));
 	const char *kern = json_string_value(json_object_get(json_object_get(host, "kernel"), "release"));
@@ -279,58 +358,37 @@ void hwc_render_check_text(FILE *out, const struct hwc_cli *c, const json_t *fac
 		c->color ? C_OFF : "", c->facts_file ? c->facts_file : c->root ? c->root : c->pci_dump ? c->pci_dump : "/");
 	fprintf(out, "host: %s, kernel %s\n", model ? model : "CPU unknown", kern ? kern : "unknown");
 	const json_t *ad = json_object_get(json_object_get(facts, "mlx"), "adapters");
-	size_t i;
-	json_t *a;
-	json_array_foreach(ad, i, a) {
-		fprintf(out, "adapter %s: %s, firmware %s\n", hwc_json_str_or(a, "bdf", "?"),
-			hwc_json_str_or(a, "product", "unknown product"),
-			hwc_json_str_or(a, "fw_version", "unknown"));
-	}
 	if (json_array_size(ad) == 0)
 		fputs("no ConnectX adapter found\n", out);
+	json_t *cards = hwc_cards_json(facts, fd);
+	hwc_render_cards_text(out, c, cards);
+	json_decref(cards);
 	render_probe(out, facts);
-	/* Findings arrive grouped by card, the worst card first (rules/rules.c). */
-	bool first = true;
+	/* Findings arrive grouped by card, the worst card first (rules/rules.c); the rules that
+	 * could not decide are in the card blocks above and, each cause once, under "undecided". */
 	const char *group = NULL;
+	bool first = true;
 	for (size_t k = 0; k < fd->n; k++) {
 		const struct hwc_finding *x = &fd->items[k];
-		if (first || (group == NULL) != (x->card == NULL) ||
-		    (group && x->card && strcmp(group, x->card) != 0)) {
+		if (counts_unknown(x))
+			continue;
+		if (first || !same_card(group, x->card)) {
 			char lb[256];
 			fprintf(out, "\n%s%s%s\n", c->color ? C_BOLD : "", card_label(facts, x->card, lb, sizeof(lb)),
 				c->color ? C_OFF : "");
 			group = x->card;
 			first = false;
-			if (!c->verbose)
-				hidden += fold_unknowns(out, c, fd, k);
 		}
-		/* undecided rules are folded into one line per card unless -v asks for each */
-		if (!c->verbose && x->severity == HWC_SEV_UNKNOWN)
-			continue;
-		fprintf(out, "  %s%-7s%s %s", c->color ? sev_color(x->severity) : "",
-			x->waived_reason ? "waived" : hwc_severity_name(x->severity), c->color ? C_OFF : "",
-			x->rule_id);
-		if (strcmp(x->subject, x->card ? x->card : "host") != 0)
-			fprintf(out, " [%s]", x->subject);
-		fprintf(out, ": %s\n", x->message);
-		for (size_t e = 0; e < x->evidence.n; e++) {
-			const struct hwc_evidence *ev = &x->evidence.items[e];
-			fprintf(out, "          %s = %s%s%s\n", ev->fact, ev->observed ? ev->observed : "unknown",
-				ev->expected ? ", expected " : "", ev->expected ? ev->expected : "");
-		}
-		if (x->waived_reason)
-			fprintf(out, "          waived until %s: %s\n", x->waiver_expires ? x->waiver_expires : "?",
-				x->waived_reason);
-		else if (x->waiver_expired)
-			fprintf(out, "          a waiver for this expired on %s\n", x->waiver_expires);
-		if (x->fix)
-			fprintf(out, "          fix: %s\n", x->fix);
+		render_finding(out, c, x);
 	}
-	char line[96];
-	hwc_findings_summary_line(fd, line, sizeof(line));
+	render_undecided(out, c, fd, cnt[HWC_SEV_UNKNOWN]);
 	fprintf(out, "\n%s\n", line);
-	fprintf(out, "%zu error, %zu warn, %zu info, %zu unknown%s, %zu waived; %zu collection problem%s%s\n",
-		cnt[HWC_SEV_ERROR], cnt[HWC_SEV_WARN], cnt[HWC_SEV_INFO], cnt[HWC_SEV_UNKNOWN],
-		cnt[HWC_SEV_UNKNOWN] ? " (rules that could not decide)" : "", waived, f->errors.n,
-		f->errors.n == 1 ? "" : "s", hidden ? " (-v shows each undecided rule)" : "");
+	char counts[512];
+	snprintf(counts, sizeof(counts),
+		 "%zu error, %zu warn, %zu info, %zu unknown%s, %zu waived; %zu collection problem%s%s",
+		 cnt[HWC_SEV_ERROR], cnt[HWC_SEV_WARN], cnt[HWC_SEV_INFO], cnt[HWC_SEV_UNKNOWN],
+		 cnt[HWC_SEV_UNKNOWN] ? " (rules that could not decide)" : "", waived, f->errors.n,
+		 f->errors.n == 1 ? "" : "s",
+		 cnt[HWC_SEV_UNKNOWN] && !c->verbose ? " (-v lists each undecided rule)" : "");
+	hwc_wrap_print(out, 0, 2, counts);
 }

@@ -31,6 +31,7 @@ struct hwc_collect_opts {
 	const char *device;   /* -d: a BDF, netdev or RDMA device name; NULL = all */
 	const char *pci_dump; /* --pci-dump: an 'lspci -xxxx' file instead of sysfs */
 	const struct hwc_probe_opts *probe; /* probe / --probe: what to measure; NULL = none */
+	const char *fw_image; /* --fw-image: a firmware image to check against the cards */
 };
 
 struct hwc_facts {

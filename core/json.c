@@ -97,6 +97,16 @@ int hwc_json_put_meta(json_t *obj, const char *key, const struct hwc_fmeta *m)
 	return put_unavail(obj, key, m);
 }
 
+void hwc_json_set_before_unavail(json_t *obj, const char *key, json_t *v)
+{
+	json_t *u = json_object_get(obj, HWC_JSON_UNAVAILABLE);
+	json_incref(u);
+	json_object_del(obj, HWC_JSON_UNAVAILABLE);
+	json_object_set_new(obj, key, v);
+	if (u)
+		json_object_set_new(obj, HWC_JSON_UNAVAILABLE, u);
+}
+
 int hwc_json_get_meta(const json_t *obj, const char *key, struct hwc_arena *a, struct hwc_fmeta *m)
 {
 	const json_t *u = json_object_get(json_object_get(obj, HWC_JSON_UNAVAILABLE), key);

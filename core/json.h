@@ -22,6 +22,8 @@ int hwc_json_put_bool(json_t *obj, const char *key, const struct hwc_fbool *f);
 int hwc_json_put_str(json_t *obj, const char *key, const struct hwc_fstr *f);
 /* Only the status (for facts whose value is an object or array the caller writes itself). */
 int hwc_json_put_meta(json_t *obj, const char *key, const struct hwc_fmeta *m);
+/* Sets obj[key] = v (stolen) while keeping "unavailable" the object's last key. */
+void hwc_json_set_before_unavail(json_t *obj, const char *key, json_t *v);
 
 /* Readers: a missing key is "not_collected"; a value of the wrong type is -EINVAL (and the fact
  * is marked invalid). Strings and details are copied into the arena. */

@@ -90,12 +90,7 @@ json_t *hwc_netdev_link_json(const struct hwc_netdev_link *l)
 	hwc_json_put_str(fec, "active", &l->fec.active);
 	hwc_json_put_u64(fec, "corrected_blocks", &l->fec.corrected_blocks);
 	hwc_json_put_u64(fec, "uncorrectable_blocks", &l->fec.uncorrectable_blocks);
-	json_t *u = json_object_get(o, HWC_JSON_UNAVAILABLE);
-	json_incref(u);
-	json_object_del(o, HWC_JSON_UNAVAILABLE);
-	json_object_set_new(o, "fec", fec);
-	if (u)
-		json_object_set_new(o, HWC_JSON_UNAVAILABLE, u);
+	hwc_json_set_before_unavail(o, "fec", fec);
 	return o;
 }
 

@@ -22,7 +22,9 @@
  *   mstflint -d BDF q
  *   mstreg -d BDF --reg_name MTMP --get --indexes sensor_index=0x0,slot_index=0x0
  *   mstreg -d BDF --reg_name MPEIN --get --indexes node=0x0,pcie_index=0x0,depth=0x0
+ *   mstfwreset -d BDF query                  (the reset levels the card and host support)
  *   mstmget_temp -d BDF                      (only where MTMP gave no temperature)
+ *   mstflint -i FILE query                   (once, with --fw-image FILE)
  *   ethtool -i NETDEV                        (only where sysfs has no fw_ver)
  * Each tool runs on every card at once (hwc_run_many), one tool after the other: two mstflint
  * tools on one card at the same time would contend for the device's access semaphore. mstconfig's
@@ -402,7 +404,12 @@ static int p_temp(const char *b, size_t l, struct hwc_arena *a, void *o)
 	return hwc_mlx_parse_mget_temp(b, l, a, o);
 }
 
-enum tool_step { STEP_CFG, STEP_FLINT, STEP_MTMP, STEP_MPEIN, STEP_MGET, STEP__N };
+static int p_reset(const char *b, size_t l, struct hwc_arena *a, void *o)
+{
+	return hwc_mlx_parse_fwreset_query(b, l, a, o);
+}
+
+enum tool_step { STEP_CFG, STEP_FLINT, STEP_MTMP, STEP_MPEIN, STEP_RESET, STEP_MGET, STEP__N };
 
 static const char **step_argv(struct hwc_arena *a, enum tool_step s, const char *bdf)
 {
@@ -417,6 +424,8 @@ static const char **step_argv(struct hwc_arena *a, enum tool_step s, const char 
 	case STEP_MPEIN:
 		return argv_of(a, "mstreg", "-d", bdf, "--reg_name", "MPEIN", "--get", "--indexes",
 				"node=0x0,pcie_index=0x0,depth=0x0", NULL);
+	case STEP_RESET:
+		return argv_of(a, "mstfwreset", "-d", bdf, "query", NULL);
 	default:
 		return argv_of(a, "mstmget_temp", "-d", bdf, NULL);
 	}
@@ -465,6 +474,12 @@ static void step_apply(struct hwc_arena *a, enum tool_step s, struct hwc_mlx_ada
 			ad->psid = fl.psid;
 		break;
 	}
+	case STEP_RESET:
+		if (!ok)
+			ad->fw_reset.m = why;
+		else
+			parse_both(p_reset, r, a, &ad->fw_reset, &ad->fw_reset.m, argv);
+		break;
 	case STEP_MTMP: {
 		struct hwc_mlx_reg reg;
 		if (!ok)
@@ -565,6 +580,7 @@ static void gate_all(struct hwc_mlx_adapter *ad, const struct hwc_fmeta *m)
 	ad->reg.temp_mdegc.m = ad->reg.temp_source.m = *m;
 	ad->reg.power_status.m = ad->reg.pci_power_w.m = *m;
 	ad->part_number.m = *m;
+	ad->fw_reset.m = *m;
 }
 
 static void run_tools(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_facts *mf)
@@ -635,6 +651,30 @@ static void run_tools(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_fac
 		else
 			ad->part_number.m = ad->cfg.m;
 	}
+}
+
+/* --fw-image FILE: what the image is (version, PSID). Reading a file needs neither root nor the
+ * device, so only --no-tools stops it. */
+static void run_fw_image(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_facts *mf,
+			 const char *file)
+{
+	mf->fw_image_file = hwc_arena_strdup(a, file);
+	if (hwc_env_no_tools(e)) {
+		hwc_fmeta_set(&mf->fw_image.m, HWC_ST_BLOCKED, 0, "external tools disabled (--no-tools)");
+		return;
+	}
+	const char **argv = argv_of(a, "mstflint", "-i", file, "query", NULL);
+	struct hwc_cmd_result r;
+	struct hwc_fmeta why;
+	if (!argv) {
+		hwc_fmeta_set(&mf->fw_image.m, HWC_ST_UNREADABLE, ENOMEM, "mstflint -i: out of memory");
+		return;
+	}
+	hwc_run(e, a, argv, 0, &r);
+	if (!usable(&r, argv, a, &why))
+		mf->fw_image.m = why;
+	else
+		parse_both(p_flint, &r, a, &mf->fw_image, &mf->fw_image.m, argv);
 }
 
 /* Where sysfs has no firmware version (no RDMA driver), ethtool -i has it with the PSID. */
@@ -802,6 +842,9 @@ int hwc_mlx_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_col
 	run_tools(e, a, mf);
 	for (size_t i = 0; i < kept; i++)
 		hwc_mlx_collect_port_counters(e, f, &mf->adapters.items[i]);
+	hwc_mlx_collect_phy(e, f, mf);
+	if (o && o->fw_image)
+		run_fw_image(e, a, mf, o->fw_image);
 	hwc_fmeta_set(&mf->m, HWC_ST_OK, 0, NULL);
 	return 0;
 }

@@ -63,6 +63,65 @@ static json_t *cfg_json(const struct hwc_mlx_cfg *c)
 	return o;
 }
 
+/* The value of a config column as JSON (string or number); NULL when unknown. */
+static json_t *cfgval_json(const struct hwc_mlx_cfgval *v)
+{
+	if (v->m.st != HWC_ST_OK)
+		return json_null();
+	return v->text ? hwc_json_string(v->text) : json_integer(v->num);
+}
+
+/* Derived from fw_config (not read back: fw_config is the fact): every parameter a reset of the
+ * configuration would undo, with what hwcheck judges with it. */
+static void put_at_risk(json_t *o, const struct hwc_mlx_cfg *c)
+{
+	if (!hwc_ok(*c) || !c->has_default_current) {
+		struct hwc_fmeta m = hwc_ok(*c) ? (struct hwc_fmeta){HWC_ST_UNSUPPORTED, 0,
+					"mstconfig printed no Default column: what differs from the "
+					"default is unknown"}
+						: c->m;
+		hwc_json_put_meta(o, "fw_at_risk", &m);
+		return;
+	}
+	json_t *arr = json_array();
+	for (size_t i = 0; arr && i < c->params.n; i++) {
+		const struct hwc_mlx_cfgparam *p = &c->params.items[i];
+		if (!hwc_mlx_cfg_at_risk(p))
+			continue;
+		const char *dep = hwc_mlx_cfg_depends(p->name);
+		json_array_append_new(arr, json_pack("{s:s, s:o, s:o, s:o, s:o}", "name", p->name,
+						     "default", cfgval_json(&p->dflt), "current",
+						     cfgval_json(&p->current), "next_boot",
+						     cfgval_json(&p->next_boot), "depends_on",
+						     dep ? json_string(dep) : json_null()));
+	}
+	json_object_set_new(o, "fw_at_risk", arr);
+}
+
+static json_t *fwreset_list_json(const struct hwc_mlx_fwreset_list *l, const char *key)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; arr && i < l->n; i++) {
+		const struct hwc_mlx_fwreset_opt *x = &l->items[i];
+		json_array_append_new(arr, json_pack("{s:I, s:s?, s:b, s:b}", key, (json_int_t)x->num,
+						     "description", x->description, "supported",
+						     x->supported, "default", x->is_default));
+	}
+	return arr;
+}
+
+static void put_fw_reset(json_t *o, const struct hwc_mlx_fwreset *r)
+{
+	if (!hwc_ok(*r)) {
+		hwc_json_put_meta(o, "fw_reset", &r->m);
+		return;
+	}
+	json_object_set_new(o, "fw_reset",
+			    json_pack("{s:o, s:o, s:o}", "levels", fwreset_list_json(&r->levels, "level"),
+				      "types", fwreset_list_json(&r->types, "type"), "sync",
+				      fwreset_list_json(&r->sync, "sync")));
+}
+
 static json_t *function_json(const struct hwc_mlx_function *fn)
 {
 	json_t *o = json_object();
@@ -94,12 +153,8 @@ static json_t *port_json(const struct hwc_mlx_port *p)
 	hwc_json_put_i64(o, "max_mtu", &p->max_mtu);
 	hwc_json_put_i64(o, "netdev_mtu", &p->netdev_mtu);
 	hwc_json_put_i64(o, "netdev_speed_mbps", &p->netdev_speed_mbps);
-	json_t *u = json_object_get(o, HWC_JSON_UNAVAILABLE);
-	json_incref(u);
-	json_object_del(o, HWC_JSON_UNAVAILABLE);
-	json_object_set_new(o, "counters", hwc_mlx_port_counters_json(p));
-	if (u)
-		json_object_set_new(o, HWC_JSON_UNAVAILABLE, u);
+	hwc_json_set_before_unavail(o, "counters", hwc_mlx_port_counters_json(p));
+	hwc_json_set_before_unavail(o, "phy", hwc_mlx_phy_json(&p->phy));
 	return o;
 }
 
@@ -145,6 +200,8 @@ static json_t *adapter_json(const struct hwc_mlx_adapter *ad)
 		hwc_json_put_meta(o, "fw_config_complete", &ad->cfg.m);
 		hwc_json_put_meta(o, "fw_config_device_type", &ad->cfg.m);
 	}
+	put_at_risk(o, &ad->cfg);
+	put_fw_reset(o, &ad->fw_reset);
 	json_t *r = json_object();
 	hwc_json_put_i64(r, "temp_mdegc", &ad->reg.temp_mdegc);
 	hwc_json_put_str(r, "temp_source", &ad->reg.temp_source);
@@ -175,6 +232,22 @@ json_t *hwc_mlx_to_json(const struct hwc_facts *f)
 	}
 	if (mf->m.st != HWC_ST_OK)
 		return unavail_last(o); /* no PCI device list: nothing was tried, the status above says why */
+	if (mf->fw_image_file) {
+		json_t *im = json_object();
+		json_object_set_new(im, "file", hwc_json_string(mf->fw_image_file));
+		const struct hwc_mlx_flint *fl = &mf->fw_image;
+		if (hwc_ok(*fl)) {
+			hwc_json_put_str(im, "image_type", &fl->image_type);
+			hwc_json_put_str(im, "fw_version", &fl->fw_version);
+			hwc_json_put_str(im, "psid", &fl->psid);
+			hwc_json_put_str(im, "release_date", &fl->release_date);
+		} else {
+			static const char *const keys[] = {"image_type", "fw_version", "psid", "release_date"};
+			for (size_t i = 0; i < 4; i++)
+				hwc_json_put_meta(im, keys[i], &fl->m);
+		}
+		json_object_set_new(o, "fw_image", unavail_last(im));
+	}
 	json_t *t = json_object();
 	hwc_json_put_str(t, "mstflint_version", &mf->tools.mstflint_version);
 	json_object_set_new(t, "status", json_string(hwc_status_name(mf->tools.access.st)));
@@ -259,6 +332,41 @@ static int get_cfg(const json_t *o, struct hwc_arena *a, struct hwc_mlx_cfg *c)
 	return rc;
 }
 
+static int get_fwreset_list(const json_t *arr, const char *key, struct hwc_arena *a,
+			    struct hwc_mlx_fwreset_list *l)
+{
+	if (!json_is_array(arr))
+		return -EINVAL;
+	size_t i;
+	const json_t *x;
+	json_array_foreach(arr, i, x) {
+		const json_t *num = json_object_get(x, key);
+		if (!json_is_integer(num))
+			return -EINVAL;
+		struct hwc_mlx_fwreset_opt *op = HWC_VEC_PUSH(a, l);
+		if (!op)
+			return -ENOMEM;
+		op->num = json_integer_value(num);
+		const char *d = hwc_json_str_or(x, "description", NULL);
+		op->description = d ? hwc_arena_strdup(a, d) : NULL;
+		op->supported = json_is_true(json_object_get(x, "supported"));
+		op->is_default = json_is_true(json_object_get(x, "default"));
+	}
+	return 0;
+}
+
+static int get_fw_reset(const json_t *o, struct hwc_arena *a, struct hwc_mlx_fwreset *r)
+{
+	const json_t *j = json_object_get(o, "fw_reset");
+	if (!json_is_object(j))
+		return hwc_json_get_meta(o, "fw_reset", a, &r->m);
+	hwc_fmeta_set(&r->m, HWC_ST_OK, 0, NULL);
+	int rc = get_fwreset_list(json_object_get(j, "levels"), "level", a, &r->levels);
+	rc |= get_fwreset_list(json_object_get(j, "types"), "type", a, &r->types);
+	rc |= get_fwreset_list(json_object_get(j, "sync"), "sync", a, &r->sync);
+	return rc ? -EINVAL : 0;
+}
+
 static int get_function(const json_t *o, struct hwc_arena *a, struct hwc_mlx_function *fn)
 {
 	int rc = 0;
@@ -291,6 +399,7 @@ static int get_port(const json_t *o, struct hwc_arena *a, struct hwc_mlx_port *p
 	rc |= hwc_json_get_i64(o, "netdev_mtu", a, &p->netdev_mtu);
 	rc |= hwc_json_get_i64(o, "netdev_speed_mbps", a, &p->netdev_speed_mbps);
 	rc |= hwc_mlx_port_counters_from_json(json_object_get(o, "counters"), a, p);
+	rc |= hwc_mlx_phy_from_json(json_object_get(o, "phy"), a, &p->phy);
 	return rc ? -EINVAL : 0;
 }
 
@@ -344,6 +453,7 @@ static int get_adapter(const json_t *o, struct hwc_arena *a, struct hwc_mlx_adap
 	} else {
 		rc |= hwc_json_get_meta(o, "fw_config", a, &ad->cfg.m);
 	}
+	rc |= get_fw_reset(o, a, &ad->fw_reset);
 	const json_t *r = json_object_get(o, "registers");
 	rc |= hwc_json_get_i64(r, "temp_mdegc", a, &ad->reg.temp_mdegc);
 	rc |= hwc_json_get_str(r, "temp_source", a, &ad->reg.temp_source);
@@ -376,6 +486,17 @@ int hwc_mlx_from_json(const json_t *j, struct hwc_facts *f)
 		}
 	} else {
 		rc |= hwc_json_get_meta(j, "adapters", a, &mf->m);
+	}
+	const json_t *im = json_object_get(j, "fw_image");
+	if (json_is_object(im)) {
+		const char *file = hwc_json_str_or(im, "file", "");
+		mf->fw_image_file = hwc_arena_strdup(a, file);
+		struct hwc_mlx_flint *fl = &mf->fw_image;
+		rc |= hwc_json_get_str(im, "image_type", a, &fl->image_type);
+		rc |= hwc_json_get_str(im, "fw_version", a, &fl->fw_version);
+		rc |= hwc_json_get_str(im, "psid", a, &fl->psid);
+		rc |= hwc_json_get_str(im, "release_date", a, &fl->release_date);
+		fl->m = hwc_ok(fl->fw_version) ? (struct hwc_fmeta){HWC_ST_OK, 0, NULL} : fl->fw_version.m;
 	}
 	const json_t *t = json_object_get(j, "tools");
 	rc |= hwc_json_get_str(t, "mstflint_version", a, &mf->tools.mstflint_version);

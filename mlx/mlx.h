@@ -76,6 +76,33 @@ struct hwc_mlx_flint {
 int hwc_mlx_parse_flint_query(const char *buf, size_t len, struct hwc_arena *a,
 			      struct hwc_mlx_flint *out);
 
+/* `mstfwreset -d BDF query` output: the reset levels, types and syncs the card and host support
+ * ("N: description   -Supported     (default)" rows under "Reset-levels:", "Reset-types ...:",
+ * "Reset-sync ...:" headers; mstflint small_utils/mlxfwresetlib cmd_reg_mfrl.py query_text). */
+struct hwc_mlx_fwreset_opt {
+	int64_t num;
+	const char *description;
+	bool supported, is_default;
+};
+struct hwc_mlx_fwreset_list {
+	struct hwc_mlx_fwreset_opt *items;
+	size_t n, cap;
+};
+struct hwc_mlx_fwreset {
+	struct hwc_fmeta m;
+	struct hwc_mlx_fwreset_list levels, types, sync;
+};
+int hwc_mlx_parse_fwreset_query(const char *buf, size_t len, struct hwc_arena *a,
+				struct hwc_mlx_fwreset *out);
+
+/* A parameter whose current or next-boot value differs from its default: what a reset of the
+ * configuration to defaults, or an image that resets it, would silently undo. False when the
+ * default is unknown. */
+bool hwc_mlx_cfg_at_risk(const struct hwc_mlx_cfgparam *p);
+/* What hwcheck judges with a parameter (a rule or a domain: "MLX_WR_ORDERING_PER_MKEY", "SR-IOV"),
+ * NULL when nothing does. */
+const char *hwc_mlx_cfg_depends(const char *name);
+
 /* `mstreg ... --get` output: "name | 0x%08x" rows (and --detailed rows: first 0x token). */
 struct hwc_mlx_regfield {
 	const char *name;
@@ -135,10 +162,35 @@ struct hwc_mlx_function {
 #define HWC_MLX_NPORT_COUNTERS 16
 extern const char *const hwc_mlx_port_counter_names[HWC_MLX_NPORT_COUNTERS];
 
+/* What mstlink (mstflint's mlxlink) says of a port's physical layer: `mstlink -d BDF -c`
+ * (mlx/mlxlink.c). Every value has its status; a failed run gives each field its reason. */
+struct hwc_mlx_phy {
+	struct hwc_fstr source;          /* the argv that answered */
+	struct hwc_fstr state, phys_state, speed, width;
+	struct hwc_fstr fec;             /* "Standard RS-FEC - RS(528,514)", "No FEC" ... */
+	struct hwc_fstr recommendation;  /* the tool's own verdict ("No issue was observed") */
+	struct hwc_fi64 status_opcode;   /* 0: no issue */
+	struct hwc_ff64 time_since_clear_min;
+	struct hwc_fu64 effective_errors; /* errors left after FEC */
+	struct hwc_ff64 effective_ber, raw_ber; /* after / before FEC */
+	struct hwc_fu64 link_down_counter, link_error_recovery_counter;
+	struct hwc_fmeta lanes_m;
+	struct {
+		uint64_t *items;
+		size_t n, cap;
+	} raw_errors_per_lane;
+};
+
+/* `mstlink -d BDF -c` text. Returns 0 when an "Operational Info" block or a known key was found;
+ * -EINVAL (every field invalid) otherwise, or -ENODEV with the tool's "-E-" message as the
+ * status detail. Fields the text lacks are absent; "N/A" is unsupported. */
+int hwc_mlx_parse_mlxlink(const char *buf, size_t len, struct hwc_arena *a, struct hwc_mlx_phy *out);
+
 struct hwc_mlx_port {
 	const char *rdma_device;
 	int64_t port;
 	struct hwc_fu64 counters[HWC_MLX_NPORT_COUNTERS];
+	struct hwc_mlx_phy phy;
 	struct hwc_fstr netdev, state, phys_state, link_layer, active_speed, active_width;
 	struct hwc_ff64 rate_gbps;
 	struct hwc_fi64 active_mtu, max_mtu; /* verbs only: not collected from sysfs */
@@ -165,6 +217,7 @@ struct hwc_mlx_adapter {
 		size_t n, cap;
 	} ports;
 	struct hwc_mlx_cfg cfg; /* cfg.m is the status of fw_config as a whole */
+	struct hwc_mlx_fwreset fw_reset; /* mstfwreset query */
 	struct {
 		struct hwc_fi64 temp_mdegc;
 		struct hwc_fstr temp_source; /* "mstreg" (MTMP) or "mstmget_temp" */
@@ -179,6 +232,9 @@ struct hwc_mlx_facts {
 		struct hwc_mlx_adapter *items;
 		size_t n, cap;
 	} adapters;
+	/* --fw-image FILE: `mstflint -i FILE query`; fw_image_file NULL when none was given */
+	const char *fw_image_file;
+	struct hwc_mlx_flint fw_image;
 	struct {
 		struct hwc_fstr mstflint_version;
 		struct hwc_fmeta access; /* may mstflint tools run: ok / needs_root / blocked / absent */
@@ -203,6 +259,10 @@ const char *hwc_mlx_counters_harmful(const char *bdf, const char *vpd_product, c
 void hwc_mlx_collect_port_counters(struct hwc_env *e, struct hwc_facts *f,
 				   struct hwc_mlx_adapter *ad);
 json_t *hwc_mlx_port_counters_json(const struct hwc_mlx_port *p);
+/* mstlink for every port of the adapters, in parallel (after the tools gate). */
+void hwc_mlx_collect_phy(struct hwc_env *e, struct hwc_facts *f, struct hwc_mlx_facts *mf);
+json_t *hwc_mlx_phy_json(const struct hwc_mlx_phy *p);
+int hwc_mlx_phy_from_json(const json_t *o, struct hwc_arena *a, struct hwc_mlx_phy *p);
 int hwc_mlx_port_counters_from_json(const json_t *o, struct hwc_arena *a, struct hwc_mlx_port *p);
 
 /* Fills f->section from the root. Never prints; problems go to hwc_facts_error(). */

@@ -473,6 +473,141 @@ int hwc_mlx_parse_flint_query(const char *buf, size_t len, struct hwc_arena *a,
 	return 0;
 }
 
+/* ---- mstfwreset query ----------------------------------------------------------------------- */
+
+#define FWRESET_MAX_ROWS 32
+
+/* The section a header line opens; NULL for any other line. */
+static struct hwc_mlx_fwreset_list *fwreset_section(struct hwc_mlx_fwreset *out, const char *t,
+						    bool *other)
+{
+	*other = false;
+	if (starts_with(t, "Reset-levels") || starts_with(t, "Reset levels"))
+		return &out->levels;
+	if (starts_with(t, "Reset-types") || starts_with(t, "Reset types"))
+		return &out->types;
+	if (starts_with(t, "Reset-sync") || starts_with(t, "Reset sync"))
+		return &out->sync;
+	/* "Reset request method ...:" and anything else ending in ':' closes the section */
+	size_t n = strlen(t);
+	*other = n > 0 && t[n - 1] == ':';
+	return NULL;
+}
+
+/* The rightmost "-Supported" / "-Not Supported" / "-Not supported" marker of a row. */
+static char *fwreset_marker(char *t, bool *supported)
+{
+	char *best = NULL;
+	static const char *const marks[] = {"-Supported", "-Not Supported", "-Not supported"};
+	for (size_t k = 0; k < sizeof(marks) / sizeof(marks[0]); k++)
+		for (char *p = strstr(t, marks[k]); p; p = strstr(p + 1, marks[k]))
+			if (!best || p > best) {
+				best = p;
+				*supported = k == 0;
+			}
+	return best;
+}
+
+/* "3: Driver restart and PCI reset     -Supported     (default)" */
+static int fwreset_row(char *t, struct hwc_arena *a, struct hwc_mlx_fwreset_list *l)
+{
+	char *colon = strchr(t, ':');
+	if (!colon || colon == t)
+		return -EINVAL;
+	*colon = 0;
+	int64_t num;
+	if (hwc_parse_i64(t, 10, &num) < 0 || num < 0 || num > 255)
+		return -EINVAL;
+	bool sup = false;
+	char *mark = fwreset_marker(colon + 1, &sup);
+	if (!mark)
+		return -EINVAL;
+	if (l->n >= FWRESET_MAX_ROWS)
+		return 0;
+	bool dflt = strstr(mark, "(default)") != NULL;
+	*mark = 0;
+	struct hwc_mlx_fwreset_opt *o = HWC_VEC_PUSH(a, l);
+	if (!o)
+		return -ENOMEM;
+	o->num = num;
+	o->description = hwc_arena_strdup(a, trim(colon + 1));
+	o->supported = sup;
+	o->is_default = dflt;
+	return 0;
+}
+
+int hwc_mlx_parse_fwreset_query(const char *buf, size_t len, struct hwc_arena *a,
+				struct hwc_mlx_fwreset *out)
+{
+	memset(out, 0, sizeof(*out));
+	struct lines l = {buf, buf + len};
+	struct hwc_mlx_fwreset_list *sec = NULL;
+	const char *err = NULL;
+	char *line;
+	while ((line = next_line(&l, a, NULL))) {
+		char *t = trim(line);
+		bool other;
+		struct hwc_mlx_fwreset_list *s;
+		if (starts_with(t, "-E-")) {
+			if (!err)
+				err = t;
+		} else if ((s = fwreset_section(out, t, &other)) || other) {
+			sec = s;
+		} else if (sec && isdigit((unsigned char)*t)) {
+			if (fwreset_row(t, a, sec) == -ENOMEM)
+				return -ENOMEM;
+		}
+	}
+	if (!out->levels.n)
+		return no_data(&out->m, a, "mstfwreset", err,
+			       "mstfwreset query printed no 'Reset-levels:' table");
+	hwc_fmeta_set(&out->m, HWC_ST_OK, 0, NULL);
+	return 0;
+}
+
+/* ---- firmware configuration at risk ---------------------------------------------------------- */
+
+bool hwc_mlx_cfg_at_risk(const struct hwc_mlx_cfgparam *p)
+{
+	if (p->dflt.m.st != HWC_ST_OK || p->read_only)
+		return false;
+	return (p->current.m.st == HWC_ST_OK && !cfgval_equal(&p->current, &p->dflt)) ||
+	       (p->next_boot.m.st == HWC_ST_OK && !cfgval_equal(&p->next_boot, &p->dflt));
+}
+
+/* A name prefix and what hwcheck judges with the parameters it starts. */
+static const struct {
+	const char *prefix, *what;
+} depends[] = {
+	{"PCI_WR_ORDERING", "MLX_WR_ORDERING_PER_MKEY (relaxed ordering of RDMA writes)"},
+	{"ADVANCED_POWER_SETTINGS", "MLX_SLOT_POWER_LIMITER (the 25 W slot power limiter)"},
+	{"DISABLE_SLOT_POWER_LIMITER", "MLX_SLOT_POWER_LIMITER (the 25 W slot power limiter)"},
+	{"PCI_BUS0_RESTRICT", "PCIe link restriction (speed, width, ASPM)"},
+	{"SRIOV_EN", "SR-IOV"},
+	{"NUM_OF_VFS", "SR-IOV"},
+	{"PF_NUM_OF_VF", "SR-IOV"},
+	{"NUM_PF_MSIX", "SR-IOV / MSI-X vectors (channels)"},
+	{"NUM_VF_MSIX", "SR-IOV / MSI-X vectors (channels)"},
+	{"LINK_TYPE_P", "port link type (InfiniBand or Ethernet)"},
+	{"ROCE_CC", "RoCE congestion control"},
+	{"CNP_", "RoCE congestion control"},
+	{"ROCE_ADAPTIVE_ROUTING_EN", "RoCE congestion control"},
+	{"ADVANCED_PCI_SETTINGS", "PCIe read performance (MAX_ACC_OUT_READ)"},
+	{"MAX_ACC_OUT_READ", "PCIe read performance"},
+	{"PCI_ATOMIC_MODE", "PCIe atomics"},
+	{"CQE_COMPRESSION", "CQE compression (PCIe-bound receive)"},
+	{"ATS_ENABLED", "ATS (GPUDirect, P2P)"},
+	{"P2P_ORDERING_MODE", "P2P ordering (GPUDirect)"},
+};
+
+const char *hwc_mlx_cfg_depends(const char *name)
+{
+	for (size_t i = 0; i < sizeof(depends) / sizeof(depends[0]); i++)
+		if (starts_with(name, depends[i].prefix))
+			return depends[i].what;
+	return NULL;
+}
+
 /* ---- mstreg --------------------------------------------------------------------------------- */
 
 int hwc_mlx_parse_mstreg(const char *buf, size_t len, struct hwc_arena *a, struct hwc_mlx_reg *out)

@@ -102,11 +102,46 @@ static void on_value(void *p, const char *path, const char *subject, const json_
 	hwc_evidence_add(fd, u->a, path, show(u->a, val), expected);
 }
 
+static void on_required(void *p, const char *path, const char *subject, const json_t *val,
+			const char *why)
+{
+	struct exp_ud *u = p;
+	if (val)
+		return;
+	struct hwc_finding *fd = push_finding(u, HWC_SEV_UNKNOWN, subject);
+	if (!fd)
+		return;
+	fd->required = true;
+	fd->message = hwc_arena_printf(u->a, "cannot decide: %s, which the profile requires, is "
+				       "unknown (%s)", path, why);
+	hwc_evidence_add(fd, u->a, path, hwc_arena_printf(u->a, "unknown (%s)", why),
+			 hwc_arena_printf(u->a, "known (required: %s)", u->fact));
+}
+
+/* The fact paths of the profile's "required" list (its rule ids are marked by rules.c): each
+ * value that is unknown is an unknown finding marked required, which fails the gate. */
+static void required_eval(const json_t *facts, const struct hwc_profile *p, struct hwc_arena *a,
+			  struct hwc_findings *out, const struct hwc_rule *rule)
+{
+	size_t i;
+	const json_t *e;
+	json_array_foreach(hwc_profile_required(p), i, e) {
+		const char *s = json_string_value(e);
+		if (!s || hwc_rule_find(s) || !strncmp(s, "SITE_", 5))
+			continue;
+		struct exp_ud u = {.a = a, .out = out, .rule = rule, .id = rule->id, .fact = s,
+				   .desc = "a fact the profile requires"};
+		fv_walk(facts, s, a, on_required, &u);
+	}
+}
+
 void hwc_expectations_eval(const json_t *facts, const struct hwc_profile *p, struct hwc_arena *a,
 			   struct hwc_findings *out)
 {
 	const struct hwc_rule *rule = hwc_rule_find("PROFILE_EXPECTATION");
 	enum hwc_severity rsev;
+	if (rule)
+		required_eval(facts, p, a, out, rule);
 	if (!rule || !hwc_profile_rule_enabled(p, rule, &rsev))
 		return;
 	size_t i;

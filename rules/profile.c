@@ -36,6 +36,8 @@ static const struct {
 	[HWC_T_PROBE_ASYMMETRY_MAX] = {"probe_asymmetry_max", 0, 1},
 	[HWC_T_LINK_SYMBOL_ERRORS_PER_HOUR] = {"link_symbol_errors_per_hour", 0, 1e12},
 	[HWC_T_LINK_FLAPS_MAX] = {"link_flaps_max", 0, 1e9},
+	[HWC_T_LINK_RAW_BER_MARGIN] = {"link_raw_ber_margin", 0, 1},
+	[HWC_T_LINK_EFFECTIVE_BER_MAX] = {"link_effective_ber_max", 0, 1},
 };
 
 /* The compiled-in default (generated from rules/default-profile.json by rules/CMakeLists.txt). */
@@ -411,6 +413,23 @@ static void v_array(struct vctx *v, const json_t *arr, const char *plural,
 	}
 }
 
+/* The intended firmware configuration: {"PCI_WR_ORDERING": "force_relax", "NUM_OF_VFS": 8}. */
+static void v_fw_config(struct vctx *v, const json_t *fc)
+{
+	push(v, "fw_config");
+	if (fc && !json_is_object(fc))
+		verr(v, "expected an object {\"NAME\": value} of mstconfig parameters");
+	const char *k;
+	json_t *x;
+	if (json_is_object(fc))
+		json_object_foreach((json_t *)fc, k, x) if (!json_is_string(x) && !json_is_integer(x)) {
+			push(v, k);
+			verr(v, "expected the value's name (\"force_relax\") or its number");
+			pop(v);
+		}
+	pop(v);
+}
+
 static void v_product(struct vctx *v, const json_t *e)
 {
 	static const char *const mkeys[] = {"psid", "device_id", "product", "generation", NULL};
@@ -465,12 +484,13 @@ static void v_product(struct vctx *v, const json_t *e)
 		}
 	}
 	pop(v);
+	v_fw_config(v, json_object_get(e, "fw_config"));
 }
 
 static void v_products(struct vctx *v, const json_t *arr)
 {
 	static const char *const keys[] = {"match", "port_rate_gbps", "pcie", "allowed_fw", "mtu_min",
-					   "slot_power_min_w", "comment", NULL};
+					   "slot_power_min_w", "fw_config", "comment", NULL};
 	v_array(v, arr, "products", keys, "a product", v_product);
 }
 
@@ -547,6 +567,37 @@ static void v_waivers(struct vctx *v, const json_t *arr)
 {
 	static const char *const keys[] = {"rule", "subject", "reason", "expires", NULL};
 	v_array(v, arr, "waivers", keys, "a waiver", v_waiver);
+}
+
+/* "required": rule ids (a rule of the table or a SITE_ expectation id) and fact paths, whose
+ * unknown fails the gate. */
+static void v_required(struct vctx *v, const json_t *arr)
+{
+	static const char *const sections[] = {"host", "pci", "mlx", "netdevs", "thermal", "probe", NULL};
+	size_t i;
+	const json_t *e;
+	if (!json_is_array(arr)) {
+		verr(v, "expected an array of rule ids and fact paths");
+		return;
+	}
+	json_array_foreach(arr, i, e) {
+		const char *s = json_string_value(e);
+		push_idx(v, i);
+		bool is_id = s && id_ok(s);
+		bool known_section = false;
+		for (int k = 0; s && !is_id && sections[k]; k++) {
+			size_t n = strlen(sections[k]);
+			known_section |= !strncmp(s, sections[k], n) && s[n] && strchr(".[", s[n]);
+		}
+		if (!s || !*s)
+			verr(v, "expected a rule id or a fact path like \"mlx.adapters[].fw_version\"");
+		else if (is_id && !hwc_rule_find(s) && strncmp(s, "SITE_", 5) != 0)
+			verr(v, "no rule \"%s\" ('hwcheck rules list' shows them)", s);
+		else if (!is_id && !known_section)
+			verr(v, "\"%s\" is neither a rule id nor a fact path (host., pci., mlx., netdevs[], "
+				"thermal., probe.)", s);
+		pop(v);
+	}
 }
 
 /* "0000:81:00.1" or "81:00.1" (hex, as lspci prints it). */
@@ -672,7 +723,7 @@ static struct hwc_profile *parse_only(const char *name, const char *buf, size_t 
 	struct vctx v = {.name = name, .buf = buf, .len = len, .err = err, .errsz = errsz};
 	static const char *const top[] = {"schema", "schema_version", "name", "description",
 					  "thresholds", "host", "products", "rules", "expectations",
-					  "waivers", "unused_ports", NULL};
+					  "waivers", "unused_ports", "required", NULL};
 	if (check_keys(&v, doc, top, "a profile")) {
 		const char *schema = json_string_value(json_object_get(doc, "schema"));
 		const json_t *ver = json_object_get(doc, "schema_version");
@@ -703,6 +754,8 @@ static struct hwc_profile *parse_only(const char *name, const char *buf, size_t 
 				v_host(&v, x);
 			else if (!strcmp(k, "unused_ports"))
 				v_unused_ports(&v, x);
+			else if (!strcmp(k, "required"))
+				v_required(&v, x);
 			else if ((!strcmp(k, "name") || !strcmp(k, "description")) && !json_is_string(x))
 				verr(&v, "expected a string");
 			pop(&v);
@@ -854,6 +907,12 @@ const json_t *hwc_profile_product(const struct hwc_profile *p, const json_t *ada
 	return e;
 }
 
+const json_t *hwc_profile_fw_intent(const struct hwc_profile *p, const json_t *adapter)
+{
+	const json_t *fc = json_object_get(hwc_profile_product(p, adapter), "fw_config");
+	return json_is_object(fc) ? fc : NULL;
+}
+
 const char *hwc_profile_host_str(const struct hwc_profile *p, const char *key)
 {
 	const char *s = p ? json_string_value(json_object_get(json_object_get(p->doc, "host"), key)) : NULL;
@@ -914,6 +973,23 @@ const json_t *hwc_profile_expectations(const struct hwc_profile *p)
 const json_t *hwc_profile_waivers(const struct hwc_profile *p)
 {
 	return p ? json_object_get(p->doc, "waivers") : NULL;
+}
+
+const json_t *hwc_profile_required(const struct hwc_profile *p)
+{
+	return p ? json_object_get(p->doc, "required") : NULL;
+}
+
+bool hwc_profile_requires_rule(const struct hwc_profile *p, const char *id)
+{
+	size_t i;
+	const json_t *e;
+	json_array_foreach(hwc_profile_required(p), i, e) {
+		const char *s = json_string_value(e);
+		if (s && id && strcmp(s, id) == 0)
+			return true;
+	}
+	return false;
 }
 
 

@@ -184,6 +184,125 @@ static void eval_integrity(struct hwc_rule_ctx *c)
 	}
 }
 
+
+/* ---- FEC and BER (mstlink, ethtool --show-fec) ---------------------------------------------- */
+
+/* The raw (pre-FEC) BER the FEC in use can still correct to the link's target, from the FEC's
+ * name as mlxlink prints it; 0 when hwcheck knows no figure for it. */
+static double fec_limit(const char *fec, const char **src)
+{
+	if (strstr(fec, "544")) {
+		*src = "RS(544,514) KP4: 2.4e-4 (IEEE 802.3bs/cd PAM4 PMD BER objective at the FEC input)";
+		return 2.4e-4;
+	}
+	if (strstr(fec, "528")) {
+		*src = "RS(528,514) KR4: 5e-5 (IEEE 802.3bm 100GBASE-SR4 BER objective with RS-FEC)";
+		return 5e-5;
+	}
+	if (strstr(fec, "No FEC") || strstr(fec, "No-FEC")) {
+		*src = "no FEC: 1e-12 (IBTA / IEEE 802.3 link BER objective)";
+		return 1e-12;
+	}
+	return 0;
+}
+
+/* Every mlx port that mstlink answered for (without the tool the BER is not known: silent). */
+#define FOR_PHY_PORTS(c, i, ad, j, p)                                                              \
+	json_array_foreach(fv_adapters((c)->facts), i, ad) json_array_foreach(                     \
+		json_object_get(ad, "ports"), j, p) if (json_is_string(json_object_get(json_object_get(p, "phy"), "source")))
+
+static void eval_raw_ber(struct hwc_rule_ctx *c)
+{
+	double margin = hwc_profile_threshold(c->prof, HWC_T_LINK_RAW_BER_MARGIN);
+	size_t i, j;
+	const json_t *ad, *p;
+	FOR_PHY_PORTS(c, i, ad, j, p) {
+		const char *subj = ib_subject(c, p), *base = ib_base(c, ad, p), *fec, *src;
+		double ber;
+		if (!need_str(c, subj, p, base, "phy.fec", &fec) || !need_num(c, subj, p, base, "phy.raw_ber", &ber))
+			continue;
+		double limit = fec_limit(fec, &src);
+		if (limit <= 0 || ber <= limit * margin)
+			continue;
+		struct hwc_finding *fd = hwc_rule_emit(c, subj, "raw (pre-FEC) BER %.3g is %s the limit of %s (%.3g)", ber,
+						       ber > limit ? "past" : "close to", fec, limit);
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.raw_ber", base), hwc_arena_printf(c->a, "%.3g", ber),
+				 hwc_arena_printf(c->a, "<= %.3g (%s x margin %s)", limit * margin, src, fv_fmt_num(c->a, margin)));
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.fec", base), fec, NULL);
+	}
+}
+
+static void eval_effective(struct hwc_rule_ctx *c)
+{
+	double max = hwc_profile_threshold(c->prof, HWC_T_LINK_EFFECTIVE_BER_MAX);
+	size_t i, j;
+	const json_t *ad, *p;
+	FOR_PHY_PORTS(c, i, ad, j, p) {
+		const char *subj = ib_subject(c, p), *base = ib_base(c, ad, p);
+		double n, ber;
+		if (!need_num(c, subj, p, base, "phy.effective_errors", &n) || !need_num(c, subj, p, base, "phy.effective_ber", &ber))
+			continue;
+		if (n <= 0 && ber <= max)
+			continue;
+		struct hwc_finding *fd = hwc_rule_emit(c, subj, "%s errors left after FEC (effective BER %.3g) since the counters were cleared",
+						       fv_fmt_num(c->a, n), ber);
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.effective_errors", base), fv_fmt_num(c->a, n), "0");
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.effective_ber", base), hwc_arena_printf(c->a, "%.3g", ber),
+				 hwc_arena_printf(c->a, "<= %.3g", max));
+	}
+}
+
+/* Per-lane rates from 25 Gb/s up need FEC (IEEE 802.3by/cd, IB HDR and faster); 40G (4 x 10G) and
+ * 10G do not. */
+static bool fec_needed(double mbps)
+{
+	return mbps >= 25000 && mbps != 40000;
+}
+
+static void eval_fec_mode(struct hwc_rule_ctx *c)
+{
+	size_t i;
+	const json_t *nd;
+	json_array_foreach(json_object_get(c->facts, "netdevs"), i, nd) {
+		const char *name = json_string_value(json_object_get(nd, "name"));
+		const char *base = fv_netdev_path(c, name), *why, *fec;
+		double mbps;
+		if (!fv_num(nd, "speed_mbps", &mbps, &why, c->a) || !fec_needed(mbps))
+			continue; /* no link or a rate without FEC: nothing to judge */
+		if (!need_str(c, name, nd, base, "link.fec.active", &fec))
+			continue;
+		if (strcmp(fec, "Off") != 0 && strcmp(fec, "None") != 0)
+			continue;
+		struct hwc_finding *fd = hwc_rule_emit(c, name, "FEC is %s on a %s Mb/s link", fec, fv_fmt_num(c->a, mbps));
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.fec.active", base), fec, "RS (or BaseR at 25G)");
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.speed_mbps", base), fv_fmt_num(c->a, mbps), NULL);
+	}
+	size_t j;
+	const json_t *ad, *p;
+	FOR_PHY_PORTS(c, i, ad, j, p) {
+		const char *fec = json_string_value(json_object_get(json_object_get(p, "phy"), "fec"));
+		const char *sp = json_string_value(json_object_get(json_object_get(p, "phy"), "speed"));
+		if (!fec || !sp || !strstr(fec, "No FEC") || !(strstr(sp, "HDR") || strstr(sp, "NDR") || strstr(sp, "XDR")))
+			continue;
+		const char *subj = ib_subject(c, p);
+		struct hwc_finding *fd = hwc_rule_emit(c, subj, "no FEC on an %s link", sp);
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.fec", ib_base(c, ad, p)), fec, "an RS FEC");
+	}
+}
+
+static void eval_recommendation(struct hwc_rule_ctx *c)
+{
+	size_t i, j;
+	const json_t *ad, *p;
+	FOR_PHY_PORTS(c, i, ad, j, p) {
+		const char *subj = ib_subject(c, p), *base = ib_base(c, ad, p), *rec;
+		if (!need_str(c, subj, p, base, "phy.recommendation", &rec) || strcmp(rec, "No issue was observed") == 0)
+			continue;
+		struct hwc_finding *fd = hwc_rule_emit(c, subj, "mstlink recommends: %s", rec);
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.recommendation", base), rec, "No issue was observed");
+	}
+}
+
 const struct hwc_rule hwc_rules_link[] = {
 	{"LINK_SYMBOL_ERRORS", HWC_SEV_WARN, "link", "Symbol errors on the wire",
 	 "Ethernet/RoCE: rx_symbol_err_phy counts symbols the FEC could not correct, so every one is a "
@@ -208,5 +327,32 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "Replace the cable or transceiver of the port and check the switch port; `mlxlink -d <BDF> "
 	 "-c` and `perfquery` show the counters on both ends.",
 	 eval_integrity},
+	{"LINK_RAW_BER_HIGH", HWC_SEV_WARN, "link", "Pre-FEC BER close to the FEC's limit",
+	 "mstlink's raw physical BER against what the FEC in use can correct: RS(544,514) 2.4e-4 "
+	 "(IEEE 802.3bs/cd), RS(528,514) 5e-5 (IEEE 802.3bm 100GBASE-SR4), no FEC 1e-12 (IBTA/IEEE "
+	 "802.3); flagged above link_raw_ber_margin (default 0.1: within a decade) of it, before the "
+	 "FEC cliff turns it into loss. Other FECs (Firecode, IB LL-FEC) are judged by the effective "
+	 "BER only. Needs mstflint's mstlink: without it the rule cannot see the BER and says nothing "
+	 "(LINK_SYMBOL_ERRORS still sees post-FEC loss in ethtool's counters).",
+	 "Clean or replace the cable/transceiver (then the switch side); `mstlink -d <device> -c` "
+	 "shows the per-lane errors: one bad lane points at the cable or module.",
+	 eval_raw_ber},
+	{"LINK_EFFECTIVE_ERRORS", HWC_SEV_WARN, "link", "Errors left after FEC",
+	 "mstlink's effective (post-FEC) errors: any is flagged, and an effective BER above "
+	 "link_effective_ber_max (default 1e-12, the IBTA / IEEE 802.3 link objective): these are "
+	 "corrupted frames the FEC could not repair.",
+	 "Replace the cable/transceiver of the port; check the switch port's counters too.",
+	 eval_effective},
+	{"LINK_FEC_MODE", HWC_SEV_WARN, "link", "FEC off on a link that needs it",
+	 "Links with 25 Gb/s lanes and faster (25/50/100/200/400GbE, IB HDR/NDR/XDR) rely on FEC "
+	 "(IEEE 802.3by/cd; IBTA): without it the raw BER of the lanes reaches the host as loss. "
+	 "ethtool --show-fec's active encoding (Off/None), or mstlink's No FEC on an HDR-class port.",
+	 "`ethtool --set-fec <netdev> encoding auto` (or rs), matching the switch port's FEC setting.",
+	 eval_fec_mode},
+	{"LINK_TOOL_RECOMMENDATION", HWC_SEV_WARN, "link", "mstlink reports a link issue",
+	 "mstlink's Troubleshooting Info: the firmware's own diagnosis of the port (anything but "
+	 "\"No issue was observed\"), e.g. bad signal integrity or a cable it does not support.",
+	 "Follow the recommendation; `mstlink -d <device> -m -c` shows the module and the counters.",
+	 eval_recommendation},
 };
 const size_t hwc_rules_link_n = HWC_NELEM(hwc_rules_link);

@@ -376,8 +376,10 @@ static void eval_config_pending(struct hwc_rule_ctx *c)
 			bool pend = json_is_true(pj) || (both && !json_equal(cur, nb));
 			if (!pend)
 				continue;
-			if (!fd)
+			if (!fd) {
 				fd = hwc_rule_emit(c, bdf, "firmware configuration changes wait for the next boot or firmware reset");
+				fd->fix = hwc_arena_printf(c->a, "%s %s", hwc_fw_reset_advice(c->a, ad, NULL), fd->fix);
+			}
 			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.fw_config.%s.next_boot", fv_adapter_path(c, bdf), k),
 					 vstr(nb), hwc_arena_printf(c->a, "== current (%s)", vstr(cur)));
 		}
@@ -403,6 +405,9 @@ static void eval_fw_reset_pending(struct hwc_rule_ctx *c)
 		struct hwc_finding *fd = hwc_rule_emit(c, bdf, "firmware %s is flashed but %s is still running: the update waits for a reset",
 						       st ? st : "?", run ? run : "?");
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.fw_version_stored", fv_adapter_path(c, bdf)), st, run);
+		fd->fix = hwc_fw_reset_advice(c->a, ad, NULL);
+		/* the reset loads the new image: what it could put back to defaults is worth a look */
+		hwc_fw_at_risk_evidence(c, fd, ad);
 	}
 }
 
@@ -488,17 +493,12 @@ static void eval_fw_allowed(struct hwc_rule_ctx *c)
 		const char *bdf = bdf_of(ad), *fw;
 		if (!need_str(c, bdf, ad, fv_adapter_path(c, bdf), "fw_version", &fw))
 			continue;
-		size_t k;
-		const json_t *e;
-		bool ok = false;
-		json_array_foreach(allowed, k, e) ok |= json_string_value(e) && !strcmp(json_string_value(e), fw);
-		if (ok)
+		const char *list = hwc_fw_not_allowed(c, allowed, fw);
+		if (!list)
 			continue;
-		char *list = json_dumps(allowed, JSON_COMPACT);
-		struct hwc_finding *fd = hwc_rule_emit(c, bdf, "firmware %s is not in the profile's allowed list %s", fw, list ? list : "");
+		struct hwc_finding *fd = hwc_rule_emit(c, bdf, "firmware %s is not in the profile's allowed list %s", fw, list);
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.fw_version", fv_adapter_path(c, bdf)), fw,
-				 hwc_arena_printf(c->a, "one of %s", list ? list : "[]"));
-		free(list);
+				 hwc_arena_printf(c->a, "one of %s", list));
 	}
 }
 
@@ -547,11 +547,11 @@ const struct hwc_rule hwc_rules_mlx[] = {
 	{"MLX_CONFIG_PENDING", HWC_SEV_WARN, "mlx", "Firmware configuration pending the next boot",
 	 "mlxconfig changes were written but are not active: the running card behaves as before, and "
 	 "the next reboot will change it, perhaps unexpectedly.",
-	 "Apply them with `mstfwreset -d <BDF> reset` (or a reboot), or revert with `mstconfig -d <BDF> set NAME=<current>`.",
+	 "Apply them with the reset the card needs (`mstfwreset -d <BDF> query` tells which), or revert with `mstconfig -d <BDF> set NAME=<current>`.",
 	 eval_config_pending},
 	{"MLX_FW_RESET_PENDING", HWC_SEV_WARN, "mlx", "Firmware update waiting for a reset",
 	 "A new firmware image is on flash but the old one is still running.",
-	 "`mstfwreset -d <BDF> reset` or reboot the host.",
+	 "The reset `mstfwreset -d <BDF> query` names: a synced firmware reset (`mstfwreset -d <BDF> -l 3 --sync 1 -y reset`), a PCIe link toggle with the driver reloaded (`-l 3`), or a cold boot when neither level 3 nor 4 is supported.",
 	 eval_fw_reset_pending},
 	{"MLX_FW_MISMATCH", HWC_SEV_WARN, "mlx", "Firmware versions differ between identical cards",
 	 "Identical cards (same PSID) in one host running different firmware behave differently and "

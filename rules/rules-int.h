@@ -116,6 +116,8 @@ enum hwc_threshold {
 	HWC_T_PROBE_ASYMMETRY_MAX,
 	HWC_T_LINK_SYMBOL_ERRORS_PER_HOUR,
 	HWC_T_LINK_FLAPS_MAX,
+	HWC_T_LINK_RAW_BER_MARGIN,
+	HWC_T_LINK_EFFECTIVE_BER_MAX,
 	HWC_T_COUNT
 };
 
@@ -136,6 +138,9 @@ const char *hwc_profile_port_unused(const struct hwc_profile *p, const json_t *f
 				    const json_t *adapter, const json_t *port);
 const json_t *hwc_profile_expectations(const struct hwc_profile *p);
 const json_t *hwc_profile_waivers(const struct hwc_profile *p);
+/* "required": rule ids and fact paths whose unknown fails the gate (NULL when none). */
+const json_t *hwc_profile_required(const struct hwc_profile *p);
+bool hwc_profile_requires_rule(const struct hwc_profile *p, const char *id);
 const struct hwc_profile *hwc_profile_default(void);
 
 /* Expectations and waivers (expect.c). */
@@ -150,6 +155,12 @@ int hwc_fwc_current(struct hwc_rule_ctx *c, const json_t *ad, const char *name, 
 /* True(1), "1", true, non-zero. */
 bool hwc_fwc_true(const json_t *v);
 
+/* Adds to fd (when not NULL) one evidence per fw_at_risk parameter a rule depends on: what a
+ * reset of the configuration would undo. Returns how many. */
+/* NULL when fw is one of the profile's allowed versions, else the list as JSON text (arena). */
+const char *hwc_fw_not_allowed(struct hwc_rule_ctx *c, const json_t *allowed, const char *fw);
+size_t hwc_fw_at_risk_evidence(struct hwc_rule_ctx *c, struct hwc_finding *fd, const json_t *adapter);
+
 /* ------------------------------------------------------------ per-area rule lists */
 
 #define HWC_AREA_DECL(name)                                                                        \
@@ -158,6 +169,7 @@ bool hwc_fwc_true(const json_t *v);
 
 HWC_AREA_DECL(pci);
 HWC_AREA_DECL(mlx);
+HWC_AREA_DECL(fw);
 HWC_AREA_DECL(thermal);
 HWC_AREA_DECL(host);
 HWC_AREA_DECL(netdev);

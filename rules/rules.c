@@ -79,6 +79,7 @@ const struct hwc_rule *hwc_rules_table(size_t *n)
 	if (!n_all) {
 		append(hwc_rules_pci, hwc_rules_pci_n);
 		append(hwc_rules_mlx, hwc_rules_mlx_n);
+		append(hwc_rules_fw, hwc_rules_fw_n);
 		append(core_rules, HWC_NELEM(core_rules));
 		append(hwc_rules_thermal, hwc_rules_thermal_n);
 		append(hwc_rules_host, hwc_rules_host_n);
@@ -372,6 +373,8 @@ int hwc_rules_eval(const json_t *facts, const struct hwc_profile *p, struct hwc_
 	char today[16];
 	today_utc(today, sizeof(today));
 	hwc_waivers_apply(p, a, out, today);
+	for (size_t i = 0; i < out->n; i++)
+		out->items[i].required |= hwc_profile_requires_rule(p, out->items[i].rule_id);
 	g_ranks = hwc_arena_calloc(a, out->n + 1, sizeof(*g_ranks));
 	g_nranks = 0;
 	for (size_t i = 0; g_ranks && i < out->n; i++) {
@@ -406,8 +409,37 @@ int hwc_findings_worst(const struct hwc_findings *f)
 	return worst;
 }
 
+enum hwc_verdict hwc_findings_verdict(const struct hwc_findings *f)
+{
+	enum hwc_verdict v = HWC_VERDICT_OK;
+	for (size_t i = 0; i < f->n; i++) {
+		const struct hwc_finding *x = &f->items[i];
+		enum hwc_verdict w = x->waived_reason ? HWC_VERDICT_OK
+				     : x->severity == HWC_SEV_ERROR ? HWC_VERDICT_ERROR
+				     : x->severity == HWC_SEV_WARN ? HWC_VERDICT_WARN
+				     : x->severity == HWC_SEV_UNKNOWN ? HWC_VERDICT_INCOMPLETE
+								     : HWC_VERDICT_OK;
+		if (w > v)
+			v = w;
+	}
+	return v;
+}
+
+const char *hwc_verdict_name(enum hwc_verdict v)
+{
+	static const char *const names[] = {"ok", "incomplete", "warn", "error"};
+	return (unsigned)v <= HWC_VERDICT_ERROR ? names[v] : "incomplete";
+}
+
 void hwc_findings_summary_line(const struct hwc_findings *f, char *buf, size_t bufsz)
 {
+	hwc_findings_summary_line_as(f, NULL, buf, bufsz);
+}
+
+void hwc_findings_summary_line_as(const struct hwc_findings *f, const char *word, char *buf,
+				  size_t bufsz)
+{
+	static const char *const words[] = {"OK", "INCOMPLETE", "WARN", "ERROR"};
 	size_t cnt[4] = {0};
 	const struct hwc_finding *first = NULL;
 	for (size_t i = 0; i < f->n; i++) {
@@ -415,11 +447,12 @@ void hwc_findings_summary_line(const struct hwc_findings *f, char *buf, size_t b
 		if (x->waived_reason)
 			continue;
 		cnt[x->severity]++;
-		if ((x->severity == HWC_SEV_ERROR || x->severity == HWC_SEV_WARN) &&
+		/* the worst problem is named; with none, the first rule that could not decide */
+		if (x->severity != HWC_SEV_INFO &&
 		    (!first || sev_rank(x->severity) > sev_rank(first->severity)))
 			first = x;
 	}
-	const char *worst = cnt[HWC_SEV_ERROR] ? "ERROR" : cnt[HWC_SEV_WARN] ? "WARN" : "OK";
+	const char *worst = word ? word : words[hwc_findings_verdict(f)];
 	char line[256];
 	int len = snprintf(line, sizeof(line), "hwcheck: %s %zu error, %zu warn", worst,
 			   cnt[HWC_SEV_ERROR], cnt[HWC_SEV_WARN]);
@@ -427,7 +460,8 @@ void hwc_findings_summary_line(const struct hwc_findings *f, char *buf, size_t b
 		len += snprintf(line + len, sizeof(line) - (size_t)len, ", %zu unknown",
 				cnt[HWC_SEV_UNKNOWN]);
 	if (first) {
-		size_t more = cnt[HWC_SEV_ERROR] + cnt[HWC_SEV_WARN] - 1;
+		size_t more = (first->severity == HWC_SEV_UNKNOWN ? cnt[HWC_SEV_UNKNOWN]
+				: cnt[HWC_SEV_ERROR] + cnt[HWC_SEV_WARN]) - 1;
 		char tail[160];
 		if (more)
 			snprintf(tail, sizeof(tail), "; %s %s +%zu", first->rule_id, first->subject, more);
@@ -477,6 +511,8 @@ json_t *hwc_findings_to_json(const struct hwc_findings *f)
 		json_object_set_new(o, "evidence", ev);
 		json_object_set_new(o, "fix", str_or_null(x->fix));
 		json_object_set_new(o, "waived", json_boolean(x->waived_reason != NULL));
+		if (x->required)
+			json_object_set_new(o, "required", json_true());
 		if (x->waived_reason)
 			json_object_set_new(o, "waiver_reason", json_string(x->waived_reason));
 		if (x->waiver_expires)

@@ -37,6 +37,7 @@ struct hwc_finding {
 	const char *waived_reason;  /* non-NULL when a live waiver covers it */
 	const char *waiver_expires; /* the covering waiver's expiry (YYYY-MM-DD) */
 	bool waiver_expired;        /* a waiver matched but has expired: not waived */
+	bool required;              /* the profile requires this rule or fact: its unknown fails */
 };
 
 struct hwc_findings {
@@ -68,6 +69,9 @@ int hwc_profile_load(const char *path, struct hwc_profile **out, char *err, size
 int hwc_profile_parse(const char *name, const char *buf, size_t len, struct hwc_profile **out,
 		      char *err, size_t errsz);
 void hwc_profile_free(struct hwc_profile *p);
+/* The profile's intended firmware configuration for an adapter (facts mlx.adapters[] element):
+ * the "fw_config" object {NAME: value} of its product entry, NULL when none. */
+const json_t *hwc_profile_fw_intent(const struct hwc_profile *p, const json_t *adapter);
 /* The compiled-in default profile text. */
 const char *hwc_profile_default_text(void);
 
@@ -75,6 +79,12 @@ const char *hwc_profile_default_text(void);
  * ties each finding to its card, and sorts worst first. p NULL = the default profile. */
 int hwc_rules_eval(const json_t *facts, const struct hwc_profile *p, struct hwc_arena *a,
 		   struct hwc_findings *out);
+
+/* The reset that applies a pending firmware or configuration change on this card (rule-fw.c),
+ * from its `mstfwreset query` (facts mlx.adapters[].fw_reset): a synced firmware reset, a PCIe
+ * link toggle with the driver reloaded, a warm reboot or a cold boot; says when a warm reboot
+ * will not do. bdf NULL leaves <BDF> for a finding's fix to fill. Arena string. */
+const char *hwc_fw_reset_advice(struct hwc_arena *a, const json_t *adapter, const char *bdf);
 
 /* The performance parameters of the firmware configuration that identical cards must share
  * (rules/fwc_spread.c): mstconfig name, the severity of a difference, what it governs. */
@@ -95,7 +105,16 @@ json_t *hwc_fwc_spread(const json_t *cards);
 json_t *hwc_findings_to_json(const struct hwc_findings *f);
 /* Worst severity among findings that are not waived; -1 when none. */
 int hwc_findings_worst(const struct hwc_findings *f);
-/* One line of at most 80 characters for node-problem-detector / Slurm drain reasons. */
+/* The run's verdict from the findings that are not waived: error, warn, incomplete (a rule could
+ * not decide), ok. */
+enum hwc_verdict { HWC_VERDICT_OK, HWC_VERDICT_INCOMPLETE, HWC_VERDICT_WARN, HWC_VERDICT_ERROR };
+enum hwc_verdict hwc_findings_verdict(const struct hwc_findings *f);
+const char *hwc_verdict_name(enum hwc_verdict v); /* "ok" "incomplete" "warn" "error" */
+/* One line of at most 80 characters for node-problem-detector / Slurm drain reasons:
+ * "hwcheck: WORD N error, N warn[, N unknown][; RULE SUBJECT +N]". word NULL: the verdict in
+ * capitals (OK, INCOMPLETE, WARN, ERROR); Nagios passes its own state. */
+void hwc_findings_summary_line_as(const struct hwc_findings *f, const char *word, char *buf,
+				  size_t bufsz);
 void hwc_findings_summary_line(const struct hwc_findings *f, char *buf, size_t bufsz);
 
 #endif

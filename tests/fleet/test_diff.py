@@ -70,6 +70,14 @@ class FixturePairs(Tmp):
         self.assertEqual(j["summary"]["regressions"], 1)
         # the other parameters did not move: not reported
         self.assertFalse([c for c in card["changes"] if "SRIOV" in c["item"]])
+        # issue 18: it had been set on purpose; the fix restores it and names the reset the
+        # card's mstfwreset query allows
+        self.assertTrue(reg[0]["at_risk"])
+        self.assertIn("`mstconfig -d 0000:0b:00.0 -y set PCI_WR_ORDERING=1`", reg[0]["fix"])
+        self.assertIn("`mstfwreset -d 0000:0b:00.0 -l 3 --sync 1 -y reset`", reg[0]["fix"])
+        self.assertEqual(card["firmware"], {"before": "14.20.1010", "after": "14.21.1000"})
+        self.assertEqual(card["fw_config_state"], {"pending": [], "profile": None,
+                                                   "current_next_boot_intent_agree": True})
 
     def test_wr_ordering_text(self):
         cp = run("diff", *pair("diff-wrorder-reset"))
@@ -77,6 +85,8 @@ class FixturePairs(Tmp):
         self.assertIn("REGRESSION PCI_WR_ORDERING: force_relax -> per_mkey (current and next boot), "
                       "back to its default", cp.stdout)
         self.assertIn("firmware: 14.20.1010 -> 14.21.1000", cp.stdout)
+        self.assertIn("fix: Restore it: `mstconfig -d 0000:0b:00.0 -y set PCI_WR_ORDERING=1`", cp.stdout)
+        self.assertIn("[at risk]", cp.stdout)
         self.assertIn("1 regression, 1 change", cp.stdout)
         self.assertNotIn("\033[", cp.stdout)
 
@@ -222,6 +232,10 @@ class Variants(Tmp):
         got = {c["item"]: c["verdict"] for c in changes(j)}
         self.assertEqual(got, {"NUM_OF_VFS.next_boot": "change", "NEW_PARAM": "change",
                                "CQE_COMPRESSION": "change"})
+        # configured between the captures, not active yet: the change names the reset
+        nb = [c for c in changes(j) if c["item"] == "NUM_OF_VFS.next_boot"][0]
+        self.assertIn("mstfwreset -d 0000:0b:00.0 query", nb["fix"])
+        self.assertEqual(j["cards"][0]["fw_config_state"]["pending"], ["NUM_OF_VFS"])
 
     def test_fw_config_unreadable_now_is_unknown(self):
         b, a = (load(p) for p in pair("diff-wrorder-reset"))
@@ -335,6 +349,102 @@ class Inputs(Tmp):
         cp = run("diff", empty, a)
         self.assertEqual(cp.returncode, 3)
         self.assertIn("nothing is known", cp.stderr)
+
+
+
+def scenario(name):
+    return load(os.path.join(hwctest.source("tests", "rules", "scenarios"), name + ".facts.json"))
+
+
+def wr(doc, bdf, value, code):
+    for ad in doc["facts"]["mlx"]["adapters"]:
+        if ad["bdf"] == bdf:
+            p = ad["fw_config"]["PCI_WR_ORDERING"]
+            p.update(current=value, next_boot=value, current_code=code, next_boot_code=code)
+
+
+class FirmwareChanges(Tmp):
+    """Issue 18 and issue 12 section 6: variants of real pairs built in the test (test inputs)."""
+
+    def test_outlier_fixed_is_not_a_regression(self):
+        # issue 12 section 2: one card at force_relax among per_mkey peers of the same PSID;
+        # aligning it is the real fix (two ConnectX-7 of the healthy scenario, same PSID)
+        b, a = scenario("healthy-cx7-gen5x16"), scenario("healthy-cx7-gen5x16")
+        wr(b, "0000:21:00.0", "force_relax", 1)
+        wr(b, "0000:81:00.0", "per_mkey", 0)
+        for bdf in ("0000:21:00.0", "0000:81:00.0"):
+            wr(a, bdf, "per_mkey", 0)
+        j = self.diff(self.write("b.json", b), self.write("a.json", a), rc=0)
+        ch = [c for c in j["cards"][0]["changes"] if c["kind"] == "fw_config"]
+        self.assertEqual([(c["item"], c["verdict"]) for c in ch], [("PCI_WR_ORDERING", "improvement")])
+        self.assertIn("outlier", ch[0]["message"])
+        self.assertIn("not a regression", ch[0]["message"])
+        # every card reset together is still the update that undid a setting
+        wr(b, "0000:81:00.0", "force_relax", 1)
+        j = self.diff(self.write("b2.json", b), self.write("a2.json", a), rc=1)
+        self.assertEqual(j["summary"]["regressions"], 2)
+
+    def test_parameter_appears_null_to_set(self):
+        b, a = (load(p) for p in pair("diff-wrorder-reset"))
+        p = b["facts"]["mlx"]["adapters"][0]["fw_config"]["SRIOV_EN"]
+        p["current"] = None
+        p.setdefault("unavailable", {})["current"] = {"status": "truncated", "detail": "row cut"}
+        j = self.diff(self.write("b.json", b), self.write("a.json", a), rc=1)
+        ch = {c["item"]: c for c in changes(j)}
+        self.assertEqual(ch["SRIOV_EN.current"]["verdict"], "change")
+        self.assertIsNone(ch["SRIOV_EN.current"]["before"])
+        self.assertIn("not reported in the baseline", ch["SRIOV_EN.current"]["message"])
+        # and the other way: set -> null is visibility lost
+        j = self.diff(self.write("a2.json", a), self.write("b2.json", b))
+        ch = {c["item"]: c for c in changes(j)}
+        self.assertEqual(ch["SRIOV_EN.current"]["verdict"], "unknown")
+        # the whole configuration unreadable in the baseline, readable now
+        b["facts"]["mlx"]["adapters"][0]["fw_config"] = None
+        b["facts"]["mlx"]["adapters"][0].setdefault("unavailable", {})["fw_config"] = {"status": "needs_root"}
+        j = self.diff(self.write("b3.json", b), self.write("a3.json", a))
+        ch = {c["item"]: c for c in changes(j)}
+        self.assertEqual(ch["fw_config"]["verdict"], "change")
+        self.assertIn("not readable in the baseline", ch["fw_config"]["message"])
+
+    def test_configured_but_not_active_after_the_update(self):
+        # the DGX notes' NUM_OF_VFS 16 -> 8 left in next boot (tests/mlx/data ..._FRAGMENT.txt)
+        b, a = (load(p) for p in pair("diff-wrorder-reset"))
+        for d in (b, a):
+            d["facts"]["mlx"]["adapters"][0]["fw_config"]["NUM_OF_VFS"] = {
+                "default": 8, "current": 16, "next_boot": 8, "pending": True}
+        j = self.diff(self.write("b.json", b), self.write("a.json", a), rc=1)
+        card = j["cards"][0]
+        pend = [c for c in card["changes"] if c["item"] == "NUM_OF_VFS.pending"]
+        self.assertEqual(pend[0]["verdict"], "regression")  # the firmware changed, still pending
+        self.assertIn("configured but not active", pend[0]["message"])
+        self.assertIn("-l 3 --sync 1", pend[0]["fix"])
+        self.assertEqual(card["fw_config_state"]["pending"], ["NUM_OF_VFS"])
+        self.assertFalse(card["fw_config_state"]["current_next_boot_intent_agree"])
+        # no reset seen between the captures: a change that names the reset, not a regression
+        a["facts"]["mlx"]["adapters"][0]["fw_version"] = "14.20.1010"
+        j = self.diff(self.write("b2.json", b), self.write("a2.json", a), rc=1)
+        pend = [c for c in changes(j) if c["item"] == "NUM_OF_VFS.pending"]
+        self.assertEqual(pend[0]["verdict"], "change")
+        self.assertIn("since the baseline", pend[0]["message"])
+
+    def test_profile_intent(self):
+        b, a = (load(p) for p in pair("diff-wrorder-reset"))
+        prof = self.write("p.json", {"schema": "hwcheck.profile", "schema_version": 1, "products": [
+            {"match": {"psid": "MT_2470111034"}, "fw_config": {"PCI_WR_ORDERING": "force_relax"}}]})
+        j = self.diff(self.write("b.json", b), self.write("a.json", a), "--profile", prof, rc=1)
+        st = j["cards"][0]["fw_config_state"]
+        self.assertEqual(st["profile"], {"expected": {"PCI_WR_ORDERING": "force_relax"},
+                                         "differ": ["PCI_WR_ORDERING"]})
+        self.assertFalse(st["current_next_boot_intent_agree"])
+        prof2 = self.write("p2.json", {"schema": "hwcheck.profile", "schema_version": 1, "products": [
+            {"match": {"psid": "MT_2470111034"}, "fw_config": {"PCI_WR_ORDERING": 0}}]})
+        j = self.diff(self.write("b2.json", b), self.write("a2.json", a), "--profile", prof2, rc=1)
+        self.assertTrue(j["cards"][0]["fw_config_state"]["current_next_boot_intent_agree"])
+        bad = self.write("p3.json", {"schema": "hwcheck.profile", "schema_version": 1, "products": [
+            {"match": {"psid": "X"}, "fw_config": {"PCI_WR_ORDERING": [1]}}]})
+        cp = run("diff", "--profile", bad, *pair("diff-wrorder-reset"))
+        self.assertEqual(cp.returncode, 2)
+        self.assertIn("fw_config", cp.stderr)
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ def long_options():
 
 def commands():
     block = main_c().split("static const struct command commands[]", 1)[1].split("};", 1)[0]
-    return re.findall(r'\{"([a-z]+)", hwc_cmd_', block)
+    return re.findall(r'\{"([a-z-]+)", hwc_cmd_', block)
 
 
 def man_text():
@@ -95,7 +95,7 @@ class Completion(unittest.TestCase):
                          sorted(commands() + ["help"]))
 
     def test_arguments(self):
-        self.assertEqual(self.complete("hwcheck", "--fail-on", ""), ["info", "warn", "error"])
+        self.assertEqual(self.complete("hwcheck", "--fail-on", ""), ["info", "unknown", "warn", "error"])
         self.assertEqual(self.complete("hwcheck", "--exit-codes", "n"), ["nagios", "npd"])
         self.assertEqual(self.complete("hwcheck", "rules", ""), ["list", "explain"])
         ids = self.complete(hwctest.hwcheck_path(), "--no-color", "rules", "explain", "")

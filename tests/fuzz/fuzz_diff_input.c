@@ -18,7 +18,7 @@ static const json_t *facts_of(const json_t *doc)
 
 static void diff(const json_t *a, const json_t *b)
 {
-	struct hwc_diff_opts o = {HWC_DIFF_TEMP_NOISE_DEGC, HWC_DIFF_PROBE_TOL_PCT};
+	struct hwc_diff_opts o = {HWC_DIFF_TEMP_NOISE_DEGC, HWC_DIFF_PROBE_TOL_PCT, NULL};
 	json_t *d = hwc_diff_facts(a, b, &o);
 	(void)hwc_diff_regressions(d);
 	json_decref(d);

@@ -5,7 +5,11 @@
  * `ethtool --show-fec enp1s0f1np1` on a DGX Spark ConnectX-7), fec-I-fbnic-netdev (netdev list,
  * fbnic FEC stats patch, Mohsin Bashir), fec-I-ice-patch-indented (intel-wired-lan ice FEC stats
  * series, as mailed), dmesg-access-reg-gpud1164 (leptonai/gpud #1164), dmesg-access-reg-node-
- * exporter3434 (prometheus/node_exporter #3434). */
+ * exporter3434 (prometheus/node_exporter #3434); mlxlink-bf3-100g-m-c-sigcomm26 (`mlxlink -d ... -p 1
+ * -m -c` on a BlueField-3, SIGCOMM 2026 SmartNIC tutorial README), mlxlink-400g-counters-ansi-sichek
+ * (scitix/sichek mlxlink_dom_test.go, counters "captured on clnet36 mlx5_1", with terminal
+ * colours), mlxlink-cx7-400g-trex1185, mlxlink-cx7-ndr-show-module and mlxlink-pcie-cx6dx-e-c
+ * (corpus/mlxlink/); mlxlink-error is a synthetic one-line -E- message. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +32,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memset(&fec, 0, sizeof(fec));
 		hwc_ethtool_parse_fec(buf, size, "ethtool --show-fec fuzz0", a, &fec);
 		hwc_mlx_counters_harmful("0000:05:00.0", NULL, buf, size, a);
+		struct hwc_mlx_phy phy;
+		memset(&phy, 0, sizeof(phy));
+		hwc_mlx_parse_mlxlink(buf, size, a, &phy);
 		free(buf);
 	}
 	hwc_arena_free(a);

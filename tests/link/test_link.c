@@ -81,10 +81,61 @@ static void test_harmful(void)
 	CHECK(hwc_mlx_counters_harmful("0000:d2:00.0", NULL, log, len - 1, A) != NULL);
 }
 
+static void test_mlxlink(void)
+{
+	size_t len;
+	struct hwc_mlx_phy p;
+	memset(&p, 0, sizeof(p));
+	char *t = seed("mlxlink-bf3-100g-m-c-sigcomm26.txt", &len);
+	CHECK_INT(hwc_mlx_parse_mlxlink(t, len, A, &p), 0);
+	CHECK_STR(p.fec.v, "Standard RS-FEC - RS(528,514)");
+	CHECK_STR(p.speed.v, "100G");
+	CHECK_STR(p.recommendation.v, "No issue was observed");
+	CHECK_INT(p.status_opcode.v, 0);
+	CHECK(p.raw_ber.m.st == HWC_ST_OK && p.raw_ber.v > 0 && p.raw_ber.v < 1e-250);
+	CHECK_INT(p.effective_errors.v, 0);
+	CHECK(p.time_since_clear_min.v > 25074.7 && p.time_since_clear_min.v < 25074.9);
+	CHECK_INT(p.lanes_m.st, HWC_ST_OK);
+	CHECK_INT(p.raw_errors_per_lane.n, 4);
+	/* terminal colours around the values; per-lane errors over 32 bits */
+	memset(&p, 0, sizeof(p));
+	t = seed("mlxlink-400g-counters-ansi-sichek.txt", &len);
+	CHECK_INT(hwc_mlx_parse_mlxlink(t, len, A, &p), 0);
+	CHECK(p.raw_ber.v > 1.9e-9 && p.raw_ber.v < 2.1e-9);
+	CHECK_INT(p.raw_errors_per_lane.items[2], 7692183445LL);
+	CHECK_INT(p.fec.m.st, HWC_ST_ABSENT); /* the counters section alone */
+	/* no counters section: the BER is absent, not zero; trailing spaces kept by the capture */
+	memset(&p, 0, sizeof(p));
+	t = seed("mlxlink-cx7-400g-trex1185.txt", &len);
+	CHECK_INT(hwc_mlx_parse_mlxlink(t, len, A, &p), 0);
+	CHECK_STR(p.fec.v, "Standard_RS-FEC - (544,514)");
+	CHECK_INT(p.raw_ber.m.st, HWC_ST_ABSENT);
+	memset(&p, 0, sizeof(p));
+	t = seed("mlxlink-cx7-ndr-show-module.txt", &len);
+	CHECK_INT(hwc_mlx_parse_mlxlink(t, len, A, &p), 0);
+	CHECK_STR(p.speed.v, "IB-NDR");
+	/* the tool's complaint, and text that is not mlxlink's */
+	memset(&p, 0, sizeof(p));
+	t = seed("mlxlink-error.txt", &len);
+	CHECK_INT(hwc_mlx_parse_mlxlink(t, len, A, &p), -19);
+	CHECK_INT(p.fec.m.st, HWC_ST_UNREADABLE);
+	CHECK(strstr(p.fec.m.detail, "Failed to open device") != NULL);
+	memset(&p, 0, sizeof(p));
+	CHECK_INT(hwc_mlx_parse_mlxlink("garbage\n", 8, A, &p), -22);
+	CHECK_INT(p.raw_ber.m.st, HWC_ST_INVALID);
+	const char *bad = "Raw Physical BER : 1E-x\nRaw Physical Errors Per Lane : 0,,3\nSpeed : N/A\n";
+	memset(&p, 0, sizeof(p));
+	CHECK_INT(hwc_mlx_parse_mlxlink(bad, strlen(bad), A, &p), 0);
+	CHECK_INT(p.raw_ber.m.st, HWC_ST_INVALID);
+	CHECK_INT(p.lanes_m.st, HWC_ST_INVALID);
+	CHECK_INT(p.speed.m.st, HWC_ST_UNSUPPORTED);
+}
+
 int main(void)
 {
 	A = hwc_arena_new();
 	test_fec();
+	test_mlxlink();
 	test_harmful();
 	hwc_arena_free(A);
 	TEST_MAIN_END();

@@ -73,14 +73,26 @@ class Fixtures(unittest.TestCase):
 
     def test_ethernet_uncorrected_symbols_fire(self):
         j = check("net-mlx5-100g-full-stats")
-        self.assertEqual(link_findings(j), [("LINK_SYMBOL_ERRORS", "warn", "p1")])
+        # the capture has no --show-fec: a 100G link whose FEC is unknown is said to be unknown
+        self.assertEqual(link_findings(j), [("LINK_FEC_MODE", "unknown", "p1"),
+                                            ("LINK_SYMBOL_ERRORS", "warn", "p1")])
         f = next(f for f in j["findings"] if f["rule_id"] == "LINK_SYMBOL_ERRORS")
         self.assertIn("386 symbol errors", f["message"])
         c = j["facts"]["netdevs"][0]["counters"]
         self.assertEqual((c["rx_err_lane_3_phy"], c["rx_pcs_symbol_err_phy"]), (17722623, 386))
 
+    def test_mlxlink_clean_does_not_fire(self):
+        j = check("link-bf3-mlxlink-clean")
+        phy = port(j, "mlx5_0")["phy"]
+        self.assertEqual(phy["source"], "mstlink -d 0000:03:00.0 -c")
+        self.assertEqual(phy["fec"], "Standard RS-FEC - RS(528,514)")
+        self.assertEqual((phy["effective_errors"], phy["raw_errors_per_lane"]), (0, [0, 0, 0, 0]))
+        self.assertLess(phy["raw_ber"], 1e-250)
+        self.assertEqual(link_findings(j), [])
+
     def test_round_trip(self):
-        for fx in ("link-ib-cx7-linkdowned", "link-ib-restricted-pf", "net-mlx5-100g-full-stats"):
+        for fx in ("link-ib-cx7-linkdowned", "link-ib-restricted-pf", "net-mlx5-100g-full-stats",
+                   "link-bf3-mlxlink-clean"):
             with self.subTest(fx), tempfile.TemporaryDirectory() as d:
                 j = check(fx)
                 saved = os.path.join(d, "r.json")

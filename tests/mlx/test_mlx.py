@@ -36,6 +36,17 @@ def status(obj, key):
     return obj["unavailable"][key]["status"]
 
 
+def round_trip(tc, doc):
+    """facts -> JSON -> --facts -> JSON is exact for the mlx section."""
+    with tempfile.TemporaryDirectory() as t:
+        f = os.path.join(t, "facts.json")
+        with open(f, "w") as out:
+            json.dump(doc, out)
+        cp, again = run_json("facts", "--json", "--facts", f)
+    tc.assertEqual(cp.returncode, 0, cp.stderr)
+    tc.assertEqual(again["facts"]["mlx"], doc["facts"]["mlx"])
+
+
 class Goldens(unittest.TestCase):
     def test_fixtures_exist(self):
         self.assertGreaterEqual(len(fixtures()), 10)
@@ -47,13 +58,7 @@ class Goldens(unittest.TestCase):
                 doc = mlx_facts(name)
                 hwctest.validate(doc)
                 hwctest.golden(os.path.join(d, "mlx.golden.json"), {"mlx": doc["facts"]["mlx"]})
-                with tempfile.TemporaryDirectory() as t:
-                    f = os.path.join(t, "facts.json")
-                    with open(f, "w") as out:
-                        json.dump(doc, out)
-                    cp, again = run_json("facts", "--json", "--facts", f)
-                    self.assertEqual(cp.returncode, 0, cp.stderr)
-                    self.assertEqual(again["facts"]["mlx"], doc["facts"]["mlx"])
+                round_trip(self, doc)
 
 
 class Snapshot(unittest.TestCase):
@@ -200,6 +205,151 @@ class KnownFacts(unittest.TestCase):
         doc = mlx_facts("mlx-multi-card", "--no-tools")
         self.assertEqual(doc["facts"]["mlx"]["tools"]["status"], "blocked")
         self.assertEqual(status(adapter(doc, "0000:0c:00.0"), "fw_config"), "blocked")
+
+
+IMG_OTHER = "/srv/fw/fw-ConnectX4Lx-rel-14_32_1912-MCX4111A-ACUT_Ax-UEFI-14.25.17-FlexBoot-3.6.502.bin"
+
+
+def fw_check(name, *extra):
+    cp, j = run_json("--root", hwctest.fixture(name, "root"), "check", "--json", *extra)
+    if cp.returncode not in (0, 1):
+        raise AssertionError(f"{name}: exit {cp.returncode}: {cp.stderr}")
+    hwctest.validate(j)
+    return j
+
+
+def findings_of(doc, rule):
+    return [f for f in doc["findings"] if f["rule_id"] == rule]
+
+
+class FirmwareChanges(unittest.TestCase):
+    """Issue 18 on the fw-* roots built from real captures (tests/mlx/mkfwfixtures.py)."""
+
+    def test_at_risk_list_is_exact(self):
+        a = adapter(mlx_facts("fw-cx5-image-other-psid"), "0000:3b:00.0")
+        # the one parameter of the capture whose current value is not its default
+        self.assertEqual(a["fw_at_risk"], [{
+            "name": "ADVANCED_PCI_SETTINGS", "default": "False", "current": "True",
+            "next_boot": "True", "depends_on": "PCIe read performance (MAX_ACC_OUT_READ)"}])
+        self.assertFalse(a["fw_config_complete"])  # the publisher's "..." lines
+
+    def test_no_default_column_no_at_risk_list(self):
+        a = adapter(mlx_facts("mlx-cx4lx-nextboot"), "0000:01:00.0")
+        self.assertEqual(status(a, "fw_at_risk"), "unsupported")
+
+    def test_reset_query_read(self):
+        a = adapter(mlx_facts("fw-cx5-image-other-psid"), "0000:3b:00.0")
+        lv = {x["level"]: x["supported"] for x in a["fw_reset"]["levels"]}
+        self.assertEqual(lv, {0: True, 1: False, 3: True, 4: True})
+        self.assertEqual([(x["sync"], x["supported"], x["default"]) for x in a["fw_reset"]["sync"]],
+                         [(0, False, False), (1, True, True)])
+        self.assertEqual(status(adapter(mlx_facts("fw-cx4lx-image-newer"), "0000:01:00.0"), "fw_reset"),
+                         "absent")
+
+    def test_image_of_another_psid_is_refused(self):
+        doc = fw_check("fw-cx5-image-other-psid", "--fw-image", IMG_OTHER)
+        im = doc["facts"]["mlx"]["fw_image"]
+        self.assertEqual((im["psid"], im["fw_version"]), ("MT_0000000267", "14.32.1912"))
+        f = findings_of(doc, "MLX_FW_IMAGE_PSID")
+        self.assertEqual([(x["severity"], x["subject"]) for x in f], [("error", "0000:3b:00.0")])
+        self.assertIn("MT_0000000267", f[0]["message"])
+        self.assertIn("MT_0000000011", f[0]["message"])
+        self.assertEqual(findings_of(doc, "MLX_FW_IMAGE_OLDER"), [])  # another board: not compared
+        risk = findings_of(doc, "MLX_FW_CONFIG_AT_RISK")
+        self.assertEqual([x["severity"] for x in risk], ["info"])
+        self.assertIn("ADVANCED_PCI_SETTINGS", risk[0]["evidence"][0]["fact"])
+        self.assertIn("mstconfig -d 0000:3b:00.0 -y set ADVANCED_PCI_SETTINGS=1", risk[0]["fix"])
+
+    def test_image_of_the_same_psid_newer(self):
+        doc = fw_check("fw-cx4lx-image-newer", "--fw-image", "firmware.bin")
+        for rule in ("MLX_FW_IMAGE_PSID", "MLX_FW_IMAGE_OLDER", "MLX_FW_IMAGE_NOT_ALLOWED"):
+            self.assertEqual(findings_of(doc, rule), [], rule)
+        with tempfile.TemporaryDirectory() as d:
+            prof = os.path.join(d, "p.json")
+            with open(prof, "w") as f:
+                json.dump({"schema": "hwcheck.profile", "schema_version": 1, "products": [
+                    {"match": {"psid": "MT_0000000267"}, "allowed_fw": ["14.32.1900"]}]}, f)
+            doc = fw_check("fw-cx4lx-image-newer", "--fw-image", "firmware.bin", "--profile", prof)
+        f = findings_of(doc, "MLX_FW_IMAGE_NOT_ALLOWED")
+        self.assertEqual([(x["severity"], x["subject"]) for x in f], [("warn", "0000:01:00.0")])
+        self.assertIn("14.32.1912", f[0]["message"])
+
+    def test_image_unreadable_and_absent(self):
+        doc = fw_check("fw-cx4lx-image-newer", "--fw-image", "/nonexistent.bin")
+        self.assertEqual(status(doc["facts"]["mlx"]["fw_image"], "psid"), "absent")
+        self.assertEqual([x["severity"] for x in findings_of(doc, "MLX_FW_IMAGE_PSID")], ["unknown"])
+        doc = fw_check("fw-cx4lx-image-newer")
+        self.assertNotIn("fw_image", doc["facts"]["mlx"])
+        self.assertEqual(findings_of(doc, "MLX_FW_IMAGE_PSID"), [])
+        cp = hwctest.run("--facts", hwctest.fixture("diff-wrorder-reset", "after.json"),
+                         "--fw-image", "x.bin", "check")
+        self.assertEqual(cp.returncode, 2)
+        self.assertIn("--fw-image", cp.stderr)
+
+    def test_fw_plan(self):
+        cp, j = run_json("--root", hwctest.fixture("fw-cx5-image-other-psid", "root"), "--fw-image",
+                         IMG_OTHER, "fw-plan", "--json")
+        self.assertEqual(cp.returncode, 1, cp.stderr)  # the image is refused (error)
+        hwctest.validate(j)
+        self.assertEqual(j["image"]["psid"], "MT_0000000267")
+        c = j["cards"][0]
+        self.assertEqual((c["bdf"], c["psid"], c["fw_running"]), ("0000:3b:00.0", "MT_0000000011", "16.28.2006"))
+        self.assertEqual(c["image"]["verdict"], "refused")
+        self.assertEqual([p["name"] for p in c["at_risk"]], ["ADVANCED_PCI_SETTINGS"])
+        self.assertIsNone(c["at_risk"][0]["profile"])
+        self.assertEqual(c["restore"], "mstconfig -d 0000:3b:00.0 -y set ADVANCED_PCI_SETTINGS=1")
+        self.assertEqual(c["reset"]["levels_supported"], [0, 3, 4])
+        self.assertIn("-l 3 --sync 1", c["reset"]["advice"])
+        self.assertFalse(c["reset"]["needed"])
+        self.assertIn({"rule": "MLX_FW_IMAGE_PSID", "severity": "error"},
+                      [{k: f[k] for k in ("rule", "severity")} for f in c["findings"]])
+        # text, and the profile marks what it names
+        with tempfile.TemporaryDirectory() as d:
+            prof = os.path.join(d, "p.json")
+            with open(prof, "w") as f:
+                json.dump({"schema": "hwcheck.profile", "schema_version": 1, "products": [
+                    {"match": {"psid": "MT_0000000011"}, "fw_config": {"ADVANCED_PCI_SETTINGS": "True"}}]}, f)
+            cp = hwctest.run("--root", hwctest.fixture("fw-cx5-image-other-psid", "root"), "--profile",
+                             prof, "fw-plan")
+            _, j2 = run_json("--root", hwctest.fixture("fw-cx5-image-other-psid", "root"), "--profile",
+                             prof, "fw-plan", "--json")
+        self.assertEqual(cp.returncode, 0, cp.stderr)  # no image: nothing at or above warn
+        self.assertIn("ADVANCED_PCI_SETTINGS", cp.stdout)
+        self.assertIn("[profile]", cp.stdout)
+        self.assertIn("mstfwreset -d 0000:3b:00.0 -l 3 --sync 1 -y reset", cp.stdout)
+        self.assertIsNone(j2["image"])
+        self.assertEqual(j2["cards"][0]["at_risk"][0]["profile"], "True")
+        # a card without mstconfig: at risk unknown, and why
+        _, j3 = run_json("--root", hwctest.fixture("fw-cx4lx-image-newer", "root"), "--fw-image",
+                         "firmware.bin", "fw-plan", "--json")
+        hwctest.validate(j3)
+        c = j3["cards"][0]
+        self.assertIsNone(c["at_risk"])
+        self.assertIn("not installed", c["at_risk_unknown"])
+        self.assertEqual(c["image"]["verdict"], "ok")
+        self.assertIn("image 14.32.1912, running 14.32.1900", c["image"]["reason"])
+        with tempfile.TemporaryDirectory() as d:
+            cp = hwctest.run("--root", d, "fw-plan")
+        self.assertEqual(cp.returncode, 3)
+
+    def test_snapshot_records_the_image_query(self):
+        import tarfile
+        with tempfile.TemporaryDirectory() as d:
+            tar = os.path.join(d, "host.tar")
+            cp = hwctest.run("--root", hwctest.fixture("fw-cx5-image-other-psid", "root"), "--fw-image",
+                             IMG_OTHER, "snapshot", "-o", tar)
+            self.assertEqual(cp.returncode, 0, cp.stderr)
+            root = os.path.join(d, "root")
+            os.mkdir(root)
+            with tarfile.open(tar) as t:
+                t.extractall(root)
+            want = mlx_facts("fw-cx5-image-other-psid", "--fw-image", IMG_OTHER)["facts"]["mlx"]
+            _, got = run_json("--root", root, "--fw-image", IMG_OTHER, "facts", "--json")
+        self.assertEqual(got["facts"]["mlx"], want)
+        self.assertEqual(got["facts"]["mlx"]["fw_image"]["psid"], "MT_0000000267")
+
+    def test_image_facts_round_trip(self):
+        round_trip(self, mlx_facts("fw-cx5-image-other-psid", "--fw-image", IMG_OTHER))
 
 
 if __name__ == "__main__":

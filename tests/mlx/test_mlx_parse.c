@@ -294,6 +294,124 @@ static void test_flint(void)
 	CHECK_INT(fl.m.st, HWC_ST_INVALID);
 }
 
+/* The image and the card of one real upgrade: same PSID, the image newer. */
+static void test_flint_image(void)
+{
+	struct hwc_mlx_flint dev, img;
+	size_t len;
+	char *b = slurp("cx4lx-mcx4111a_mstflint-d-q_14.32.1900_pve-blog.txt", &len);
+	CHECK_INT(hwc_mlx_parse_flint_query(b, len, A, &dev), 0);
+	CHECK_STR(dev.fw_version.v, "14.32.1900");
+	CHECK_STR(dev.psid.v, "MT_0000000267");
+	b = slurp("cx4lx-mcx4111a_mstflint-i-image-q_14.32.1912_pve-blog.txt", &len);
+	CHECK_INT(hwc_mlx_parse_flint_query(b, len, A, &img), 0);
+	CHECK_STR(img.fw_version.v, "14.32.1912");
+	CHECK_STR(img.psid.v, "MT_0000000267");
+	CHECK_STR(img.image_type.v, "FS3");
+	CHECK_STR(img.release_date.v, "21.1.2026");
+	/* an image file mstflint cannot read: its -E- line is the reason */
+	const char *bad = "-E- Cannot open fw.bin: No such file or directory\n";
+	CHECK_INT(hwc_mlx_parse_flint_query(bad, strlen(bad), A, &img), -EINVAL);
+	CHECK(img.m.st != HWC_ST_OK && img.m.detail && strstr(img.m.detail, "fw.bin"));
+}
+
+static const struct hwc_mlx_fwreset_opt *opt_of(const struct hwc_mlx_fwreset_list *l, int64_t n)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->items[i].num == n)
+			return &l->items[i];
+	static const struct hwc_mlx_fwreset_opt none = {-1, NULL, false, false};
+	return &none;
+}
+
+static void test_fwreset(void)
+{
+	struct hwc_mlx_fwreset r;
+	size_t len;
+	char *b = slurp("bf3_mlxfwreset-q_levels-0-3-4_sync-driver-only_lsalab-notes.txt", &len);
+	CHECK_INT(hwc_mlx_parse_fwreset_query(b, len, A, &r), 0);
+	CHECK_INT(r.levels.n, 4);
+	CHECK_INT(r.types.n, 5);
+	CHECK_INT(r.sync.n, 2);
+	CHECK(opt_of(&r.levels, 0)->supported && opt_of(&r.levels, 0)->is_default);
+	CHECK(!opt_of(&r.levels, 1)->supported);
+	CHECK(opt_of(&r.levels, 3)->supported && !opt_of(&r.levels, 3)->is_default);
+	CHECK_STR(opt_of(&r.levels, 3)->description, "Driver restart and PCI reset");
+	CHECK(opt_of(&r.levels, 4)->supported);
+	CHECK_STR(opt_of(&r.types, 1)->description, "Phy-less reset (keep network port active during reset)");
+	CHECK(!opt_of(&r.types, 1)->supported);
+	CHECK(!opt_of(&r.sync, 0)->supported);
+	CHECK(opt_of(&r.sync, 1)->supported && opt_of(&r.sync, 1)->is_default);
+	/* the MROQ layout (mstflint >= 4.28): a preamble, "Reset sync" without a dash, a method
+	 * table that is not a sync, "(Reason: ...)" after the marker; format strings of
+	 * cmd_reg_mroq.py print_query_text and cmd_reg_mfrl.py query_text */
+	const char *mroq =
+		"The following query is relevant only for reset-type 0:\n\n"
+		"Reset-levels:\n"
+		"0: Driver, PCI link, network link will remain up (\"live-Patch\")  -Not Supported (Reason: x)\n"
+		"3: Driver restart and PCI reset                                  -Supported     (default)\n"
+		"4: Warm Reboot                                                   -Not Supported\n\n"
+		"Reset sync (relevant only for reset-level 3):\n"
+		"0: Tool is the owner                                             -Supported     (default)\n"
+		"1: Driver is the owner                                           -Not Supported \n\n"
+		"Reset request method (relevant only for reset-level 3):\n"
+		"0: Link Disable                                                  -Supported     (default)\n"
+		"1: Hot reset (SBR)                                               -Supported     \n";
+	CHECK_INT(hwc_mlx_parse_fwreset_query(mroq, strlen(mroq), A, &r), 0);
+	CHECK_INT(r.levels.n, 3);
+	CHECK(!opt_of(&r.levels, 0)->supported);
+	CHECK(opt_of(&r.levels, 3)->is_default);
+	CHECK(!opt_of(&r.levels, 4)->supported);
+	CHECK_INT(r.sync.n, 2);
+	CHECK(opt_of(&r.sync, 0)->supported && !opt_of(&r.sync, 1)->supported);
+	/* broken input: errors, no table, rows without a marker, a number out of range */
+	const char *err = "-E- Failed to open device: \"0000:3b:00.0\", No such file or directory\n";
+	CHECK_INT(hwc_mlx_parse_fwreset_query(err, strlen(err), A, &r), -EINVAL);
+	CHECK(r.m.st != HWC_ST_OK && strstr(r.m.detail, "Failed to open device"));
+	const char *junk = "Reset-levels:\n3 Driver restart\n999: x -Supported\n: -Supported\n"
+			   "4: Warm Reboot -Maybe\n";
+	CHECK_INT(hwc_mlx_parse_fwreset_query(junk, strlen(junk), A, &r), -EINVAL);
+	CHECK_INT(r.m.st, HWC_ST_INVALID);
+	CHECK_INT(hwc_mlx_parse_fwreset_query("", 0, A, &r), -EINVAL);
+	/* a row before any header belongs to no table */
+	const char *orphan = "3: Driver restart and PCI reset -Supported\n";
+	CHECK_INT(hwc_mlx_parse_fwreset_query(orphan, strlen(orphan), A, &r), -EINVAL);
+}
+
+/* What a reset to defaults would undo: current or next boot not the default. */
+static void test_at_risk(void)
+{
+	struct hwc_mlx_cfg c;
+	cfg_file("cx5-mcx515a-cca_mlxconfig-e-q_advanced-pci-settings-true_hpe-slingshot-doc_ABRIDGED.txt", &c, 0);
+	CHECK(c.has_default_current);
+	CHECK(!c.complete); /* the publisher's "..." lines */
+	size_t n = 0;
+	const char *name = NULL;
+	for (size_t i = 0; i < c.params.n; i++)
+		if (hwc_mlx_cfg_at_risk(&c.params.items[i])) {
+			n++;
+			name = c.params.items[i].name;
+		}
+	CHECK_INT(n, 1);
+	CHECK_STR(name, "ADVANCED_PCI_SETTINGS");
+	CHECK(hwc_mlx_cfg_depends("ADVANCED_PCI_SETTINGS") != NULL);
+	CHECK(hwc_mlx_cfg_depends("PCI_WR_ORDERING") && strstr(hwc_mlx_cfg_depends("PCI_WR_ORDERING"), "MLX_WR_ORDERING"));
+	CHECK(hwc_mlx_cfg_depends("LINK_TYPE_P2") != NULL);
+	CHECK(hwc_mlx_cfg_depends("ROCE_CC_PRIO_MASK_P1") != NULL);
+	CHECK(hwc_mlx_cfg_depends("SAFE_MODE_ENABLE") == NULL);
+	/* configured, not yet active: next boot differs from the default, current does not */
+	cfg_file("cx7_mstconfig-q-grep-NUM_OF_VFS_16-16-8_cold-boot-needed_dgx-notes_FRAGMENT.txt", &c, 0);
+	const struct hwc_mlx_cfgparam *p = P(&c, "NUM_OF_VFS");
+	CHECK_NUM(p->current, 16);
+	CHECK_NUM(p->next_boot, 8);
+	CHECK(p->pending.v);
+	CHECK(hwc_mlx_cfg_at_risk(p));
+	/* without a Default column nothing can be at risk */
+	cfg_file("cx4lx_mstconfig-q_nextboot-only_linux-rdma-2019.txt", &c, 0);
+	for (size_t i = 0; i < c.params.n; i++)
+		CHECK(!hwc_mlx_cfg_at_risk(&c.params.items[i]));
+}
+
 static void test_mstreg(void)
 {
 	struct hwc_mlx_reg r;
@@ -412,6 +530,9 @@ int main(void)
 	test_dialogs();
 	test_version_layouts();
 	test_flint();
+	test_flint_image();
+	test_fwreset();
+	test_at_risk();
 	test_mstreg();
 	test_small();
 	test_ident();

@@ -69,11 +69,14 @@ class Facts(unittest.TestCase):
     def test_device_filter(self):
         root = "net-mlx5-rss-ladder-q6700"
         for dev, want in (("enp1s0f1", ["enp1s0f1"]), ("0000:01:00.0", ["enp1s0f0"]),
-                          ("01:00.1", ["enp1s0f1"]), ("mlx5_1", ["enp1s0f1"]), ("nosuch0", [])):
+                          ("01:00.1", ["enp1s0f1"]), ("mlx5_1", ["enp1s0f1"])):
             with self.subTest(dev):
-                # nothing matching is "nothing could be collected" (exit 3)
-                nd = netdevs(root, "-d", dev, ok=(0, 3) if not want else (0,))["facts"]["netdevs"]
+                nd = netdevs(root, "-d", dev, ok=(0,))["facts"]["netdevs"]
                 self.assertEqual([n["name"] for n in nd], want)
+        # a name that matches nothing is a usage error (exit 2), not an empty machine
+        cp = run("--root", hwctest.fixture(root, "root"), "facts", "--json", "-d", "nosuch0")
+        self.assertEqual((cp.returncode, cp.stdout), (2, ""), cp.stderr)
+        self.assertIn("-d nosuch0: no PCI function, netdev or RDMA device", cp.stderr)
 
     def test_round_trip_exact(self):
         for fx in FIXTURES:

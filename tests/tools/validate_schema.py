@@ -15,7 +15,9 @@ except ImportError:
 
 
 # Documents other than reports and facts name their schema: "hwcheck.diff" -> schema/diff.schema.json.
-OTHER = {"hwcheck.diff": "urn:hwcheck:diff", "hwcheck.merge": "urn:hwcheck:merge"}
+OTHER = {"hwcheck.diff": "urn:hwcheck:diff", "hwcheck.merge": "urn:hwcheck:merge",
+         "hwcheck.list": "urn:hwcheck:list",
+         "hwcheck.fwplan": "urn:hwcheck:fwplan"}
 
 
 def load_validator(docs, schema_id=None):

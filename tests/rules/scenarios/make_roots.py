@@ -376,14 +376,23 @@ ETHTOOL_NOTE = ("RECONSTRUCTED in ethtool's text layout (rings as corpus `ethtoo
                 "ethtool-g_rx-tx-8192-max_notes-cn.txt`, channels/pause/features/drvinfo as "
                 "`ethtool/cx3-mlx4en_ethtool-i-g-l_2socket-x5650_netutils-example.txt` and "
                 "`ethtool/intel-e810_ice_ethtool-l-g-c-k-i-and-settings_fw4.51_k6.15_intel-wired-lan-2025.txt`), "
-                "with the scenario's healthy values; `-S` all zero for the counters hwcheck reads")
+                "with the scenario's healthy values; `-S` all zero for the counters hwcheck reads; "
+                "`-I --show-fec` in the layout of the DGX Spark ConnectX-7 capture quoted in "
+                "tests/fuzz/fuzz_link.c (Active FEC encoding: RS, no FEC errors)")
+
+
+def fec(name):
+    # layout of the `ethtool --show-fec` DGX Spark capture (tests/fuzz/corpus/link/), with -I statistics
+    return (f"FEC parameters for {name}:\nSupported/Configured FEC encodings: Auto RS\n"
+            "Active FEC encoding: RS\nStatistics:\n  corrected_blocks: 0\n  uncorrectable_blocks: 0\n")
 
 
 def healthy_netdev(r, bdf, name, fw, psid, kernel, comb, vec_cpus, local, mtu=9000, speed=100000,
                    rx=8192, stats=None, mx=63):
     r.netdev(bdf, name, mtu, speed, "up", {
         "-g": rings(name, rx), "-l": channels(name, comb, mx), "-k": features(name), "-a": pause(name),
-        "-S": stats if stats is not None else stats_zero(), "-i": drvinfo(name, bdf, fw, psid, kernel)},
+        "-S": stats if stats is not None else stats_zero(), "-i": drvinfo(name, bdf, fw, psid, kernel),
+        "-I --show-fec": fec(name)},
         vec_cpus, local)
 
 

@@ -143,7 +143,9 @@ def netdev(name, bdf, speed_mbps, mtu=9000, rx=8192, rx_max=8192, comb=None, com
                          "outbound_pci_stalled_wr": 0, "rx_symbol_err_phy": 0,
                          "rx_corrected_bits_phy": 0, "link_down_events_phy": 0},
             "irq_locality": {"numa_node": node, "local_cpulist": cpulist,
-                             "vectors": vectors if vectors is not None else comb, "outside_local": outside}}
+                             "vectors": vectors if vectors is not None else comb, "outside_local": outside},
+            "link": {"fec": {"configured": "Auto RS", "active": "RS", "corrected_blocks": 0,
+                             "uncorrectable_blocks": 0}}}
 
 
 def sensor(chip, label, temp, crit=None, mx=None, bdf=None, source="hwmon", highest=None):

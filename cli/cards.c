@@ -1,0 +1,784 @@
+/* SPDX-License-Identifier: MIT */
+/* The per-card view: for every ConnectX card, healthy ones too, one block of checked items
+ * (product, firmware, PCIe link and path, slot power, temperature, firmware parameters, ports),
+ * each with its value and its verdict: ok, the finding that judged it, or unknown and why. Built
+ * as JSON ("cards" in the report) from the facts and the findings; the text block is rendered
+ * from that JSON, so every value shown is also in the JSON.
+ *
+ * A new fact gets its line with one entry in `items` below: a key, a label, whether it is per
+ * port, a function that writes the value, and the rules that judge it. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "core/json.h"
+
+struct card_ctx {
+	const json_t *facts;
+	const json_t *ad;     /* mlx.adapters[] */
+	const json_t *pci;    /* pci.devices[] of the card's BDF; NULL when absent */
+	const json_t *sensor; /* the card's ASIC sensor in thermal.sensors[]; NULL when none */
+	const char *bdf;
+	json_t *card;         /* the card's JSON, for the structured values an item adds */
+};
+
+/* What an item shows: its text, or why it could not be read (unknown). */
+struct item_val {
+	char text[640];
+	size_t len;
+	bool unknown;
+};
+
+static void vput(struct item_val *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void vput(struct item_val *v, const char *fmt, ...)
+{
+	if (v->len >= sizeof(v->text) - 1)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(v->text + v->len, sizeof(v->text) - v->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		v->len += (size_t)n < sizeof(v->text) - v->len ? (size_t)n : sizeof(v->text) - 1 - v->len;
+}
+
+/* "status: detail" of a null key, from the object's unavailable map. */
+static const char *why(const json_t *obj, const char *key)
+{
+	const json_t *u = json_object_get(json_object_get(obj, HWC_JSON_UNAVAILABLE), key);
+	const char *d = hwc_json_str_or(u, "detail", NULL);
+	return d ? d : hwc_json_str_or(u, "status", obj ? "not collected" : "not found");
+}
+
+/* A scalar as text: "force_relax", "0", "True" (mstconfig's own words are strings). */
+static void scalar_text(const json_t *j, char *buf, size_t n)
+{
+	if (json_is_string(j))
+		snprintf(buf, n, "%s", json_string_value(j));
+	else if (json_is_integer(j))
+		snprintf(buf, n, "%lld", (long long)json_integer_value(j));
+	else if (json_is_real(j))
+		snprintf(buf, n, "%g", json_real_value(j));
+	else if (json_is_boolean(j))
+		snprintf(buf, n, "%s", json_is_true(j) ? "true" : "false");
+	else
+		snprintf(buf, n, "?");
+}
+
+static void unknown(struct item_val *v, const json_t *obj, const char *key)
+{
+	v->unknown = true;
+	vput(v, "%s", why(obj, key));
+}
+
+static int gen_of(double gts)
+{
+	static const double g[] = {2.5, 5, 8, 16, 32, 64};
+	for (int i = 0; i < 6; i++)
+		if (fabs(gts - g[i]) < 0.01)
+			return i + 1;
+	return 0;
+}
+
+static void put_link(struct item_val *v, const json_t *sp, const json_t *w)
+{
+	if (json_is_number(sp) && gen_of(json_number_value(sp)))
+		vput(v, "Gen%d", gen_of(json_number_value(sp)));
+	else if (json_is_number(sp))
+		vput(v, "%g GT/s", json_number_value(sp));
+	else
+		vput(v, "?");
+	if (json_is_integer(w))
+		vput(v, " x%lld", (long long)json_integer_value(w));
+}
+
+/* ------------------------------------------------------------------ items */
+
+static void it_firmware(struct card_ctx *x, const json_t *port, struct item_val *v)
+{
+	(void)port;
+	const char *fw = hwc_json_str_or(x->ad, "fw_version", NULL);
+	if (!fw)
+		return unknown(v, x->ad, "fw_version");
+	vput(v, "%s", fw);
+	const char *st = hwc_json_str_or(x->ad, "fw_version_stored", NULL);
+	if (st && strcmp(st, fw) != 0)
+		vput(v, ", stored %s (a reset activates it)", st);
+	else if (st)
+		vput(v, " (stored the same)");
+	const json_t *pr = json_object_get(x->ad, "fw_pending_reset");
+	if (json_is_true(pr))
+		vput(v, ", reset pending");
+}
+
+static void it_pcie_link(struct card_ctx *x, const json_t *port, struct item_val *v)
+{
+	(void)port;
+	const json_t *l = json_object_get(x->pci, "link");
+	if (!json_is_object(l))
+		return unknown(v, x->pci, "link");
+	const json_t *sp = json_object_get(l, "speed_gts"), *w = json_object_get(l, "width");
+	if (!json_is_number(sp) || !json_is_integer(w))
+		return unknown(v, l, json_is_number(sp) ? "width" : "speed_gts");
+	json_t *pc = json_object_get(x->card, "pcie");
+	static const char *const keys[] = {"speed_gts", "width", "cap_speed_gts", "cap_width", NULL};
+	for (int k = 0; keys[k]; k++) {
+		const json_t *kv = json_object_get(l, keys[k]);
+		json_object_set_new(pc, keys[k], kv ? json_deep_copy(kv) : json_null());
+	}
+	put_link(v, sp, w);
+	vput(v, " (%g GT/s), capable ", json_number_value(sp));
+	put_link(v, json_object_get(l, "cap_speed_gts"), json_object_get(l, "cap_width"));
+	const json_t *mx = json_object_get(x->ad, "pcie_max");
+	if (json_is_object(mx)) {
+		vput(v, ", card max ");
+		put_link(v, json_object_get(mx, "speed_gts"), json_object_get(mx, "width"));
+	}
+}
+
+static void it_pcie_path(struct card_ctx *x, const json_t *port, struct item_val *v)
+{
+	(void)port;
+	const json_t *b = json_object_get(x->pci, "path_bottleneck");
+	if (!json_is_object(b))
+		return unknown(v, x->pci, "path_bottleneck");
+	const json_t *g = json_object_get(b, "gbps");
+	json_object_set_new(json_object_get(x->card, "pcie"), "bottleneck", json_deep_copy(b));
+	vput(v, "hop %s ", hwc_json_str_or(b, "bdf", "?"));
+	put_link(v, json_object_get(b, "speed_gts"), json_object_get(b, "width"));
+	if (json_is_number(g))
+		vput(v, " limits it to %.1f Gb/s", json_number_value(g));
+	const json_t *pr = json_object_get(x->ad, "port_rate_max_gbps");
+	if (json_is_number(pr))
+		vput(v, " (ports up to %g Gb/s)", json_number_value(pr));
+}
+
+static void it_pcie_config(struct card_ctx *x, const json_t *port, struct item_val *v)
+{
+	(void)port;
+	const json_t *mps = json_object_get(x->pci, "max_payload_bytes");
+	const json_t *mrrs = json_object_get(x->pci, "max_read_request_bytes");
+	const json_t *ro = json_object_get(x->pci, "relaxed_ordering");
+	if (!json_is_integer(mps))
+		return unknown(v, x->pci, "max_payload_bytes");
+	vput(v, "MPS %lld B", (long long)json_integer_value(mps));
+	if (json_is_integer(mrrs))
+		vput(v, ", MRRS %lld B", (long long)json_integer_value(mrrs));
+	if (json_is_boolean(ro))
+		vput(v, ", relaxed ordering %s", json_is_true(ro) ? "on" : "off");
+	const char *aspm = hwc_json_str_or(json_object_get(x->pci, "link"), "aspm", NULL);
+	if (aspm)
+		vput(v, ", ASPM %s", aspm);
+}
+
+static void it_pcie_aer(struct card_ctx *x, const json_t *port, struct item_val *v)
+{
+	(void)port;
+	const json_t *aer = json_object_get(x->pci, "aer");
+	if (!json_is_object(aer))
+		return unknown(v, x->pci, "aer");
+	static const char *const k[] = {"correctable", "nonfatal", "fatal"};
+	for (int i = 0; i < 3; i++) {
+		const json_t *n = json_object_get(aer, k[i]);
+		if (json_is_integer(n))
+			vput(v, "%s%s %lld", i ? ", " : "", k[i], (long long)json_integer_value(n));
+		else
+			vput(v, "%s%s unknown", i ? ", " : "", k[i]);
+	}
+}
+
+static void it_slot_power(struct card_ctx *x, const json_t *port, struct item_val *v)
+{
+	(void)port;
+	const json_t *w = json_object_get(x->pci, "slot_power_limit_w");
+	const json_t *reg = json_object_get(x->ad, "registers");
+	const char *ps = hwc_json_str_or(reg, "power_status", NULL);
+	const json_t *pw = json_object_get(reg, "pci_power_w");
+	if (!json_is_number(w) && !ps)
+		return unknown(v, x->pci, "slot_power_limit_w");
+	json_object_set_new(json_object_get(x->card, "pcie"), "slot_power_w",
+			    json_is_number(w) ? json_deep_copy(w) : json_null());
+	if (json_is_number(w))
+		vput(v, "slot grants %g W", json_number_value(w));
+	else
+		vput(v, "slot limit unknown (%s)", why(x->pci, "slot_power_limit_w"));
+	if (ps)
+		vput(v, "; card reports power %s", ps);
+	else
+		vput(v, "; card power status unknown (%s)", why(reg, "power_status"));
+	if (json_is_number(pw))
+		vput(v, " (%g W)", json_number_value(pw));
+}
+
+static void it_temperature(struct card_ctx *x, const json_t *port, struct item_val *v)
+{
+	(void)port;
+	const json_t *t = json_object_get(x->sensor, "temp_mdegc");
+	if (!json_is_number(t)) {
+		if (!x->sensor) {
+			/* no hwmon sensor and no register reading: the register's reason says why */
+			const json_t *reg = json_object_get(x->ad, "registers");
+			if (reg)
+				return unknown(v, reg, "temp_mdegc");
+			v->unknown = true;
+			vput(v, "no temperature sensor of this card (thermal.sensors)");
+			return;
+		}
+		return unknown(v, x->sensor, "temp_mdegc");
+	}
+	double c = json_number_value(t) / 1000.0;
+	json_object_set_new(x->card, "temperature_degc", json_real(c));
+	vput(v, "%.1f degC (%s %s)", c, hwc_json_str_or(x->sensor, "source", "?"),
+	     hwc_json_str_or(x->sensor, "label", "sensor"));
+	const json_t *crit = json_object_get(x->sensor, "crit_mdegc");
+	if (json_is_number(crit))
+		vput(v, ", critical at %.0f degC", json_number_value(crit) / 1000.0);
+}
+
+static void it_fw_params(struct card_ctx *x, const json_t *port, struct item_val *v)
+{
+	(void)port;
+	static const char *const keys[] = {"PCI_WR_ORDERING", "ADVANCED_PCI_SETTINGS",
+					   "MAX_ACC_OUT_READ", "PCI_ATOMIC_MODE", "SRIOV_EN",
+					   "NUM_OF_VFS", "LINK_TYPE_P1", "LINK_TYPE_P2",
+					   "CQE_COMPRESSION", "ATS_ENABLED", NULL};
+	const json_t *fc = json_object_get(x->ad, "fw_config");
+	if (!json_is_object(fc))
+		return unknown(v, x->ad, "fw_config");
+	size_t shown = 0;
+	for (int i = 0; keys[i]; i++) {
+		const json_t *p = json_object_get(fc, keys[i]);
+		const json_t *cur = json_object_get(p, "current"), *nb = json_object_get(p, "next_boot");
+		if (!p || json_is_null(cur))
+			continue;
+		char cs[64], ns[64];
+		scalar_text(cur, cs, sizeof(cs));
+		vput(v, "%s%s=%s", shown++ ? " " : "", keys[i], cs);
+		if (nb && !json_is_null(nb) && !json_equal((json_t *)nb, (json_t *)cur)) {
+			scalar_text(nb, ns, sizeof(ns));
+			vput(v, " (next boot %s)", ns);
+		}
+	}
+	if (!shown)
+		vput(v, "none of the key parameters is reported by this firmware");
+}
+
+static void it_numa(struct card_ctx *x, const json_t *port, struct item_val *v)
+{
+	(void)port;
+	const json_t *n = json_object_get(x->pci, "numa_node");
+	if (!json_is_integer(n))
+		return unknown(v, x->pci, "numa_node");
+	vput(v, "node %lld", (long long)json_integer_value(n));
+}
+
+static const json_t *netdev_of(const json_t *facts, const char *name)
+{
+	size_t i;
+	const json_t *n;
+	json_array_foreach(json_object_get(facts, "netdevs"), i, n) {
+		const char *s = json_string_value(json_object_get(n, "name"));
+		if (s && name && strcmp(s, name) == 0)
+			return n;
+	}
+	return NULL;
+}
+
+static void it_port(struct card_ctx *x, const json_t *p, struct item_val *v)
+{
+	(void)x;
+	const char *st = hwc_json_str_or(p, "state", NULL);
+	const json_t *r = json_object_get(p, "rate_gbps"), *mtu = json_object_get(p, "netdev_mtu");
+	vput(v, "%s %s/%lld: ", hwc_json_str_or(p, "netdev", "(no netdev)"),
+	     hwc_json_str_or(p, "rdma_device", "?"), (long long)json_integer_value(json_object_get(p, "port")));
+	if (!st) {
+		v->unknown = true;
+		vput(v, "state unknown (%s)", why(p, "state"));
+		return;
+	}
+	vput(v, "%s %s, %s", st, hwc_json_str_or(p, "phys_state", "?"), hwc_json_str_or(p, "link_layer", "?"));
+	if (json_is_number(r))
+		vput(v, " %g Gb/s", json_number_value(r));
+	if (json_is_integer(mtu))
+		vput(v, ", MTU %lld", (long long)json_integer_value(mtu));
+	const json_t *am = json_object_get(p, "active_mtu"), *mm = json_object_get(p, "max_mtu");
+	if (json_is_integer(am))
+		vput(v, ", RDMA MTU %lld/%lld", (long long)json_integer_value(am),
+		     (long long)json_integer_value(mm));
+}
+
+static void it_tuning(struct card_ctx *x, const json_t *p, struct item_val *v)
+{
+	const json_t *nd = netdev_of(x->facts, hwc_json_str_or(p, "netdev", NULL));
+	if (!nd) {
+		v->unknown = true;
+		vput(v, "no netdev facts for this port");
+		return;
+	}
+	vput(v, "%s: ", hwc_json_str_or(nd, "name", "?"));
+	const json_t *rg = json_object_get(nd, "rings"), *ch = json_object_get(nd, "channels");
+	const json_t *rx = json_object_get(rg, "rx"), *rxm = json_object_get(rg, "rx_max");
+	if (json_is_integer(rx))
+		vput(v, "rx ring %lld of %lld", (long long)json_integer_value(rx),
+		     (long long)json_integer_value(rxm));
+	else
+		vput(v, "rx ring unknown (%s)", why(rg ? rg : nd, rg ? "rx" : "rings"));
+	const json_t *cb = json_object_get(ch, "combined");
+	if (json_is_integer(cb))
+		vput(v, ", %lld channels", (long long)json_integer_value(cb));
+	const json_t *lro = json_object_get(json_object_get(nd, "features"), "lro");
+	if (json_is_boolean(lro))
+		vput(v, ", LRO %s", json_is_true(lro) ? "on" : "off");
+	const json_t *il = json_object_get(nd, "irq_locality");
+	const json_t *out = json_object_get(il, "outside_local"), *vec = json_object_get(il, "vectors");
+	if (json_is_integer(out) && json_is_integer(vec))
+		vput(v, ", IRQs %lld of %lld off-node", (long long)json_integer_value(out),
+		     (long long)json_integer_value(vec));
+}
+
+/* Error counters of the wire: symbol and CRC errors, link-down events, carrier changes, FEC. */
+static void it_link(struct card_ctx *x, const json_t *p, struct item_val *v)
+{
+	const json_t *nd = netdev_of(x->facts, hwc_json_str_or(p, "netdev", NULL));
+	if (!nd) {
+		v->unknown = true;
+		vput(v, "no netdev facts for this port");
+		return;
+	}
+	static const char *const ctr[] = {"rx_symbol_err_phy", "rx_crc_errors_phy",
+					  "link_down_events_phy", NULL};
+	static const char *const lbl[] = {"symbol errors", "CRC errors", "link downs"};
+	const json_t *cs = json_object_get(nd, "counters"), *lk = json_object_get(nd, "link");
+	size_t shown = 0;
+	vput(v, "%s: ", hwc_json_str_or(nd, "name", "?"));
+	for (int k = 0; ctr[k]; k++) {
+		const json_t *n = json_object_get(cs, ctr[k]);
+		if (json_is_integer(n))
+			vput(v, "%s%s %lld", shown++ ? ", " : "", lbl[k], (long long)json_integer_value(n));
+	}
+	const json_t *cc = json_object_get(lk, "carrier_changes");
+	if (json_is_integer(cc))
+		vput(v, "%scarrier changes %lld", shown++ ? ", " : "", (long long)json_integer_value(cc));
+	const char *fec = hwc_json_str_or(json_object_get(lk, "fec"), "active", NULL);
+	if (fec)
+		vput(v, "%sFEC %s", shown++ ? ", " : "", fec);
+	if (!shown) {
+		v->len = 0;
+		v->unknown = true;
+		vput(v, "no error counter of this port could be read (%s)", why(cs, "rx_symbol_err_phy"));
+	}
+}
+
+typedef void (*item_fn)(struct card_ctx *x, const json_t *port, struct item_val *v);
+
+/* The card's lines, in order. rules: the rules that judge the line (their findings for this card,
+ * or for this port's netdev / RDMA device, give its verdict); none: shown, not judged. */
+static const struct card_item {
+	const char *key, *label;
+	bool per_port;
+	item_fn fn;
+	const char *rules[9];
+} items[] = {
+	{"firmware", "firmware", false, it_firmware,
+	 {"MLX_FW_MISMATCH", "MLX_FW_NOT_ALLOWED", "MLX_FW_RESET_PENDING"}},
+	{"pcie_link", "PCIe link", false, it_pcie_link,
+	 {"PCIE_LINK_DOWNGRADED", "PCIE_LINK_SLOT_LIMITED", "PCIE_LINK_BELOW_PROFILE",
+	  "PCIE_FW_LINK_RESTRICTED"}},
+	{"pcie_path", "PCIe path", false, it_pcie_path, {"PCIE_PATH_BOTTLENECK"}},
+	{"pcie_config", "PCIe config", false, it_pcie_config,
+	 {"PCIE_MPS_SMALL", "PCIE_MRRS_SMALL", "PCIE_RELAXED_ORDERING_OFF", "PCIE_ASPM_ENABLED"}},
+	{"pcie_aer", "PCIe AER", false, it_pcie_aer, {"PCIE_AER_ERRORS"}},
+	{"slot_power", "slot power", false, it_slot_power,
+	 {"PCIE_SLOT_POWER_LOW", "MLX_SLOT_POWER_LIMITER"}},
+	{"temperature", "temperature", false, it_temperature,
+	 {"THERMAL_CARD_NEAR_WARNING", "THERMAL_CARD_OVER_LIMIT", "THERMAL_PROBE_RISE"}},
+	{"fw_params", "fw params", false, it_fw_params,
+	 {"MLX_WR_ORDERING_PER_MKEY", "MLX_CONFIG_PENDING", "MLX_FW_CONFIG_INCONSISTENT"}},
+	{"numa", "NUMA", false, it_numa, {"HOST_NUMA_NODE_MISSING"}},
+	{"port", "port", true, it_port,
+	 {"NET_PORT_DOWN", "NET_PORT_RATE_LOW", "NET_ROCE_MTU_SMALL", "NET_MTU_NOT_JUMBO"}},
+	{"port_link", "link errors", true, it_link,
+	 {"LINK_SYMBOL_ERRORS", "LINK_FLAPS", "LINK_INTEGRITY_ERRORS"}},
+	{"port_tuning", "tuning", true, it_tuning,
+	 {"NET_RING_SMALL", "NET_CHANNELS_FEW", "NET_LRO_ON", "HOST_IRQ_FAR_NODE"}},
+};
+
+/* ------------------------------------------------------------------ findings -> verdicts */
+
+static bool has_rule(const struct card_item *it, const char *id)
+{
+	for (size_t i = 0; i < sizeof(it->rules) / sizeof(it->rules[0]) && it->rules[i]; i++)
+		if (strcmp(it->rules[i], id) == 0)
+			return true;
+	return false;
+}
+
+/* The port's subjects: its netdev, its RDMA device and "rdma/port". */
+static bool port_subject(const json_t *p, const char *subj)
+{
+	const char *nd = hwc_json_str_or(p, "netdev", NULL), *rd = hwc_json_str_or(p, "rdma_device", NULL);
+	if ((nd && !strcmp(nd, subj)) || (rd && !strcmp(rd, subj)))
+		return true;
+	char buf[160];
+	snprintf(buf, sizeof(buf), "%s/%lld", rd ? rd : "", (long long)json_integer_value(json_object_get(p, "port")));
+	return rd && strcmp(buf, subj) == 0;
+}
+
+static int sev_order(const struct hwc_finding *f)
+{
+	if (f->waived_reason)
+		return 0;
+	return f->severity == HWC_SEV_ERROR ? 4 : f->severity == HWC_SEV_WARN ? 3
+	       : f->severity == HWC_SEV_INFO ? 2 : 1;
+}
+
+static bool finding_of(const struct card_item *it, const char *bdf, const json_t *port,
+		       const struct hwc_finding *f)
+{
+	return f->card && !strcmp(f->card, bdf) && has_rule(it, f->rule_id) &&
+	       (!port || port_subject(port, f->subject));
+}
+
+/* One line's verdict: the worst finding of its rules for this card (or port), else unknown
+ * when a rule could not decide or the value could not be read, else ok (not_judged when no rule
+ * looks at it). "rules": the findings behind the verdict; "undecided": its rules that could not
+ * decide. */
+static json_t *check_json(const struct card_item *it, const char *bdf, const json_t *port,
+			  const struct hwc_findings *fd, bool *claimed, const struct item_val *v)
+{
+	const struct hwc_finding *worst = NULL, *unk = NULL;
+	json_t *ids = json_array(), *undecided = json_array();
+	for (size_t i = 0; i < fd->n; i++) {
+		const struct hwc_finding *f = &fd->items[i];
+		if (!finding_of(it, bdf, port, f))
+			continue;
+		claimed[i] = true;
+		if (f->severity == HWC_SEV_UNKNOWN && !f->waived_reason) {
+			json_array_append_new(undecided, json_string(f->rule_id));
+			unk = unk ? unk : f;
+		} else if (!worst || sev_order(f) > sev_order(worst)) {
+			worst = f;
+		}
+	}
+	for (size_t i = 0; worst && i < fd->n; i++)
+		if (finding_of(it, bdf, port, &fd->items[i]) && sev_order(&fd->items[i]) == sev_order(worst))
+			json_array_append_new(ids, json_string(fd->items[i].rule_id));
+	const char *verdict = "ok", *reason = NULL;
+	char buf[1024];
+	if (worst) {
+		verdict = worst->waived_reason ? "waived" : hwc_severity_name(worst->severity);
+		reason = worst->waived_reason ? worst->waived_reason : worst->message;
+	} else if (unk || v->unknown) {
+		verdict = "unknown";
+		reason = v->unknown ? v->text : hwc_unknown_cause(unk, buf, sizeof(buf));
+		json_array_extend(ids, undecided);
+	} else if (!it->rules[0]) {
+		verdict = "not_judged";
+	}
+	json_t *o = json_pack("{s:s, s:s}", "item", it->key, "label", it->label);
+	if (port)
+		json_object_set_new(o, "subject", json_string(hwc_json_str_or(port, "netdev",
+						hwc_json_str_or(port, "rdma_device", "?"))));
+	json_object_set_new(o, "value", v->unknown ? json_null() : hwc_json_string(v->text));
+	json_object_set_new(o, "verdict", json_string(verdict));
+	json_object_set_new(o, "rules", ids);
+	json_object_set_new(o, "undecided", undecided);
+	json_object_set_new(o, "reason", reason ? hwc_json_string(reason) : json_null());
+	return o;
+}
+
+/* ------------------------------------------------------------------ one card */
+
+static const json_t *find_by_bdf(const json_t *arr, const char *bdf)
+{
+	size_t i;
+	const json_t *e;
+	json_array_foreach(arr, i, e) {
+		const char *b = json_string_value(json_object_get(e, "bdf"));
+		if (b && bdf && strcmp(b, bdf) == 0)
+			return e;
+	}
+	return NULL;
+}
+
+static bool card_has_function(const json_t *ad, const char *bdf)
+{
+	size_t i;
+	const json_t *f;
+	json_array_foreach(json_object_get(ad, "functions"), i, f) {
+		if (bdf && json_is_string(f) && strcmp(json_string_value(f), bdf) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* The card's ASIC sensor (the first function's first), else any mlx5 sensor of the card. */
+static const json_t *card_sensor(const json_t *facts, const json_t *ad, const char *bdf)
+{
+	const json_t *best = NULL;
+	size_t i;
+	const json_t *s;
+	json_array_foreach(json_object_get(json_object_get(facts, "thermal"), "sensors"), i, s) {
+		const char *b = hwc_json_str_or(s, "bdf", NULL);
+		if (!b || !card_has_function(ad, b) || strcmp(hwc_json_str_or(s, "chip", ""), "mlx5") != 0)
+			continue;
+		bool asic = strcmp(hwc_json_str_or(s, "label", "asic"), "asic") == 0;
+		if (asic && strcmp(b, bdf) == 0)
+			return s;
+		if (!best || (asic && strcmp(hwc_json_str_or(best, "label", "asic"), "asic") != 0))
+			best = s;
+	}
+	return best;
+}
+
+static json_t *ports_json(const json_t *ad)
+{
+	json_t *arr = json_array();
+	size_t i;
+	const json_t *p;
+	json_array_foreach(json_object_get(ad, "ports"), i, p) {
+		json_t *o = json_object();
+		static const char *const keys[] = {"netdev", "rdma_device", "port", "state",
+						   "phys_state", "link_layer", "rate_gbps", NULL};
+		for (int k = 0; keys[k]; k++) {
+			const json_t *v = json_object_get(p, keys[k]);
+			json_object_set_new(o, keys[k], v ? json_deep_copy(v) : json_null());
+		}
+		const json_t *m = json_object_get(p, "netdev_mtu");
+		json_object_set_new(o, "mtu", m ? json_deep_copy(m) : json_null());
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+static json_t *card_identity(const json_t *ad, const json_t *pci)
+{
+	json_t *o = json_object();
+	static const char *const keys[] = {"bdf", "product", "part_number", "psid", "fw_version", NULL};
+	for (int k = 0; keys[k]; k++) {
+		const json_t *v = json_object_get(ad, keys[k]);
+		json_object_set_new(o, keys[k], json_is_string(v) ? json_deep_copy(v) : json_null());
+	}
+	const json_t *n = json_object_get(pci, "numa_node");
+	json_object_set_new(o, "numa_node", json_is_integer(n) ? json_deep_copy(n) : json_null());
+	return o;
+}
+
+static void add_item(struct card_ctx *x, const struct card_item *it, const json_t *port,
+		     const struct hwc_findings *fd, bool *claimed, json_t *checks)
+{
+	struct item_val v = {.len = 0};
+	v.text[0] = 0;
+	it->fn(x, port, &v);
+	json_array_append_new(checks, check_json(it, x->bdf, port, fd, claimed, &v));
+}
+
+/* Findings of the card no line claimed (rules added since): each its own line. */
+static void add_others(const char *bdf, const struct hwc_findings *fd, const bool *claimed,
+		       json_t *checks)
+{
+	for (size_t i = 0; i < fd->n; i++) {
+		const struct hwc_finding *f = &fd->items[i];
+		if (claimed[i] || !f->card || strcmp(f->card, bdf) != 0)
+			continue;
+		char buf[1024];
+		const char *why = f->severity == HWC_SEV_UNKNOWN ? hwc_unknown_cause(f, buf, sizeof(buf))
+								 : f->message;
+		json_array_append_new(
+			checks, json_pack("{s:s, s:s, s:s, s:o, s:s, s:[s], s:[], s:o}", "item", "other",
+					  "label", "other", "subject", f->subject, "value", json_null(),
+					  "verdict", f->waived_reason ? "waived" : hwc_severity_name(f->severity),
+					  "rules", f->rule_id, "undecided", "reason", hwc_json_string(why)));
+	}
+}
+
+static const char *card_verdict(const json_t *checks)
+{
+	static const char *const order[] = {"error", "warn", "unknown", NULL};
+	static const char *const word[] = {"error", "warn", "incomplete"};
+	for (int k = 0; order[k]; k++) {
+		size_t i;
+		const json_t *ck;
+		json_array_foreach(checks, i, ck) {
+			if (strcmp(hwc_json_str_or(ck, "verdict", ""), order[k]) == 0)
+				return word[k];
+		}
+	}
+	return "ok";
+}
+
+static json_t *card_json(const json_t *facts, const json_t *ad, const struct hwc_findings *fd,
+			 bool *claimed)
+{
+	const char *bdf = hwc_json_str_or(ad, "bdf", "?");
+	const json_t *pci = find_by_bdf(json_object_get(json_object_get(facts, "pci"), "devices"), bdf);
+	json_t *card = card_identity(ad, pci);
+	json_object_set_new(card, "verdict", json_string("ok"));
+	json_object_set_new(card, "pcie", json_pack("{s:n, s:n, s:n, s:n, s:n, s:n}", "speed_gts",
+						    "width", "cap_speed_gts", "cap_width",
+						    "bottleneck", "slot_power_w"));
+	json_object_set_new(card, "temperature_degc", json_null());
+	json_object_set_new(card, "ports", ports_json(ad));
+	struct card_ctx x = {.facts = facts, .ad = ad, .pci = pci, .bdf = bdf, .card = card,
+			     .sensor = card_sensor(facts, ad, bdf)};
+	json_t *checks = json_array();
+	const json_t *ports = json_object_get(ad, "ports");
+	/* the card's lines, then each port's */
+	for (size_t k = 0; k < sizeof(items) / sizeof(items[0]); k++)
+		if (!items[k].per_port)
+			add_item(&x, &items[k], NULL, fd, claimed, checks);
+	size_t i;
+	const json_t *p;
+	json_array_foreach(ports, i, p) {
+		for (size_t k = 0; k < sizeof(items) / sizeof(items[0]); k++)
+			if (items[k].per_port)
+				add_item(&x, &items[k], p, fd, claimed, checks);
+	}
+	if (json_array_size(ports) == 0)
+		json_array_append_new(
+			checks, json_pack("{s:s, s:s, s:o, s:s, s:[], s:[], s:s}", "item", "port", "label",
+					  "port", "value", json_null(), "verdict", "unknown", "rules",
+					  "undecided", "reason",
+					  json_is_array(ports) ? "no RDMA port of this card: no port state "
+								 "(is mlx5_ib loaded?)"
+							       : why(ad, "ports")));
+	add_others(bdf, fd, claimed, checks);
+	json_object_set_new(card, "verdict", json_string(card_verdict(checks)));
+	json_object_set_new(card, "checks", checks);
+	return card;
+}
+
+json_t *hwc_cards_json(const json_t *facts, const struct hwc_findings *fd)
+{
+	json_t *arr = json_array();
+	bool *claimed = calloc(fd && fd->n ? fd->n : 1, sizeof(bool));
+	struct hwc_findings none = {0};
+	if (!arr || !claimed) {
+		free(claimed);
+		return arr;
+	}
+	size_t i;
+	const json_t *ad;
+	json_array_foreach(json_object_get(json_object_get(facts, "mlx"), "adapters"), i, ad)
+		json_array_append_new(arr, card_json(facts, ad, fd ? fd : &none, claimed));
+	free(claimed);
+	return arr;
+}
+
+/* ------------------------------------------------------------------ text */
+
+#define WIDTH 100
+
+/* Writes text after a prefix of `col` columns, wrapped at WIDTH with continuation lines indented
+ * to `indent` (a word longer than a line is cut). */
+void hwc_wrap_print(FILE *out, int col, int indent, const char *text)
+{
+	const char *s = text;
+	while (*s) {
+		int room = WIDTH - col;
+		size_t len = strlen(s);
+		if ((int)len <= room) {
+			fputs(s, out);
+			break;
+		}
+		int cut = room;
+		while (cut > 0 && s[cut] != ' ')
+			cut--;
+		if (cut <= 0)
+			cut = room > 0 ? room : 1;
+		fwrite(s, 1, (size_t)cut, out);
+		s += cut;
+		while (*s == ' ')
+			s++;
+		if (*s)
+			fprintf(out, "\n%*s", indent, "");
+		col = indent;
+	}
+	fputc('\n', out);
+}
+
+static const char *verdict_color(const char *v)
+{
+	return !strcmp(v, "error") ? "\033[31m" : !strcmp(v, "warn") ? "\033[33m"
+	       : !strcmp(v, "ok") ? "\033[32m" : "\033[2m";
+}
+
+static size_t put_ids(char *line, size_t n, size_t size, const json_t *ids, const char *pre)
+{
+	size_t i;
+	const json_t *id;
+	json_array_foreach(ids, i, id) {
+		if (n < size)
+			n += (size_t)snprintf(line + n, size - n, "%s%s", i ? ", " : pre, json_string_value(id));
+	}
+	return n < size ? n : size - 1;
+}
+
+/* "value [RULE, ...]", "value; undecided RULE: why", "unknown (why); undecided RULE" */
+static void check_text(const json_t *ck, char *line, size_t size)
+{
+	const char *v = hwc_json_str_or(ck, "verdict", "?");
+	const char *val = hwc_json_str_or(ck, "value", NULL), *reason = hwc_json_str_or(ck, "reason", NULL);
+	const json_t *ids = json_object_get(ck, "rules"), *und = json_object_get(ck, "undecided");
+	bool unk = strcmp(v, "unknown") == 0;
+	size_t n;
+	if (val)
+		n = (size_t)snprintf(line, size, "%s", val);
+	else
+		n = (size_t)snprintf(line, size, "%s%s%s", unk ? "unknown (" : "", reason ? reason : "",
+				     unk ? ")" : "");
+	n = n < size ? n : size - 1;
+	if (!unk && json_array_size(ids)) {
+		n = put_ids(line, n, size, ids, " [");
+		n += (size_t)snprintf(line + n, size - n, "]");
+	}
+	if (json_array_size(und) && n < size) {
+		n = put_ids(line, n, size, und, "; undecided ");
+		if (unk && val && reason && n < size)
+			snprintf(line + n, size - n, ": %s", reason);
+	}
+}
+
+static void render_check(FILE *out, const struct hwc_cli *c, const json_t *ck)
+{
+	const char *v = hwc_json_str_or(ck, "verdict", "?");
+	char line[2048];
+	check_text(ck, line, sizeof(line));
+	fprintf(out, "  %s%-8s%s %-12s ", c->color ? verdict_color(v) : "",
+		!strcmp(v, "not_judged") ? "-" : v, c->color ? "\033[0m" : "",
+		hwc_json_str_or(ck, "label", "?"));
+	hwc_wrap_print(out, 24, 24, line);
+}
+
+void hwc_render_cards_text(FILE *out, const struct hwc_cli *c, const json_t *cards)
+{
+	size_t i;
+	const json_t *card;
+	json_array_foreach(cards, i, card) {
+		char head[512];
+		const char *pn = hwc_json_str_or(card, "part_number", NULL);
+		const char *psid = hwc_json_str_or(card, "psid", NULL);
+		const json_t *numa = json_object_get(card, "numa_node");
+		int n = snprintf(head, sizeof(head), "card %s: %s", hwc_json_str_or(card, "bdf", "?"),
+				 hwc_json_str_or(card, "product", "unknown product"));
+		if (pn)
+			n += snprintf(head + n, sizeof(head) - (size_t)n, " %s", pn);
+		if (psid && n > 0 && (size_t)n < sizeof(head))
+			n += snprintf(head + n, sizeof(head) - (size_t)n, ", PSID %s", psid);
+		if (json_is_integer(numa) && n > 0 && (size_t)n < sizeof(head))
+			snprintf(head + n, sizeof(head) - (size_t)n, ", NUMA node %lld",
+				 (long long)json_integer_value(numa));
+		char verdict[16];
+		snprintf(verdict, sizeof(verdict), "%s", hwc_json_str_or(card, "verdict", "?"));
+		for (char *p = verdict; *p; p++)
+			*p = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
+		fprintf(out, "\n%s", c->color ? "\033[1m" : "");
+		fprintf(out, "%s: %s%s\n", head, verdict, c->color ? "\033[0m" : "");
+		size_t k;
+		const json_t *ck;
+		json_array_foreach(json_object_get(card, "checks"), k, ck) render_check(out, c, ck);
+	}
+}

@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: MIT */
+/* hwcheck list: the inventory of ConnectX cards, one row per PCI function (like `mst status -v`):
+ * BDF, product, PSID, firmware, NUMA node, netdevs, RDMA devices, ports with state and rate. */
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/sections.h"
+#include "core/json.h"
+
+static const json_t *by_key(const json_t *arr, const char *key, const char *want)
+{
+	size_t i;
+	const json_t *e;
+	json_array_foreach(arr, i, e) {
+		const char *s = json_string_value(json_object_get(e, key));
+		if (s && want && strcmp(s, want) == 0)
+			return e;
+	}
+	return NULL;
+}
+
+static json_t *copy_or_null(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+	return v && !json_is_object(v) ? json_deep_copy(v) : json_null();
+}
+
+/* The ports of one function: those of its RDMA devices. */
+static json_t *function_ports(const json_t *ad, const json_t *fn)
+{
+	json_t *arr = json_array();
+	size_t i, k;
+	const json_t *p, *rd;
+	json_array_foreach(json_object_get(ad, "ports"), i, p) {
+		json_array_foreach(json_object_get(fn, "rdma_devices"), k, rd) {
+			if (json_is_string(rd) &&
+			    !strcmp(json_string_value(rd), hwc_json_str_or(p, "rdma_device", "")))
+				json_array_append_new(arr, json_pack("{s:o, s:o, s:o, s:o, s:o}", "rdma_device",
+								     copy_or_null(p, "rdma_device"), "port",
+								     copy_or_null(p, "port"), "state",
+								     copy_or_null(p, "state"), "rate_gbps",
+								     copy_or_null(p, "rate_gbps"), "netdev",
+								     copy_or_null(p, "netdev")));
+		}
+	}
+	return arr;
+}
+
+static json_t *list_card(const json_t *facts, const json_t *ad)
+{
+	const json_t *devs = json_object_get(json_object_get(facts, "pci"), "devices");
+	json_t *o = json_object();
+	static const char *const keys[] = {"bdf", "product", "part_number", "psid", "fw_version", NULL};
+	for (int k = 0; keys[k]; k++)
+		json_object_set_new(o, keys[k], copy_or_null(ad, keys[k]));
+	json_t *fns = json_array();
+	size_t i;
+	const json_t *fn;
+	json_array_foreach(json_object_get(ad, "function_map"), i, fn) {
+		const char *bdf = hwc_json_str_or(fn, "bdf", NULL);
+		json_t *r = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "bdf", copy_or_null(fn, "bdf"),
+				      "is_vf", copy_or_null(fn, "is_vf"), "driver", copy_or_null(fn, "driver"),
+				      "numa_node", copy_or_null(by_key(devs, "bdf", bdf), "numa_node"),
+				      "netdevs", copy_or_null(fn, "netdevs"), "rdma_devices",
+				      copy_or_null(fn, "rdma_devices"));
+		json_object_set_new(r, "ports", function_ports(ad, fn));
+		json_array_append_new(fns, r);
+	}
+	json_object_set_new(o, "functions", fns);
+	return o;
+}
+
+static json_t *list_json(const json_t *facts)
+{
+	json_t *cards = json_array();
+	size_t i;
+	const json_t *ad;
+	json_array_foreach(json_object_get(json_object_get(facts, "mlx"), "adapters"), i, ad)
+		json_array_append_new(cards, list_card(facts, ad));
+	return json_pack("{s:s, s:i, s:o}", "schema", "hwcheck.list", "schema_version",
+			 HWC_SCHEMA_VERSION, "cards", cards);
+}
+
+/* "a,b" from a string array; "-" when empty or unknown. */
+static const char *joined(const json_t *arr, char *buf, size_t n)
+{
+	size_t i, len = 0;
+	const json_t *s;
+	buf[0] = 0;
+	json_array_foreach(arr, i, s) {
+		if (json_is_string(s) && len < n)
+			len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? "," : "", json_string_value(s));
+	}
+	return buf;
+}
+
+static const char *ports_text(const json_t *ports, char *buf, size_t n)
+{
+	size_t i, len = 0;
+	const json_t *p;
+	buf[0] = 0;
+	json_array_foreach(ports, i, p) {
+		const json_t *r = json_object_get(p, "rate_gbps");
+		char rate[32] = "?";
+		if (json_is_number(r))
+			snprintf(rate, sizeof(rate), "%gG", json_number_value(r));
+		if (len < n)
+			len += (size_t)snprintf(buf + len, n - len, "%s%lld:%s/%s", len ? " " : "",
+						(long long)json_integer_value(json_object_get(p, "port")),
+						hwc_json_str_or(p, "state", "?"), rate);
+	}
+	return buf;
+}
+
+#define LIST_COLS 8
+
+/* One row of the table: BDF, product, PSID, firmware, NUMA, netdevs, RDMA devices, ports. */
+static void list_row(const json_t *c, const json_t *fn, char cell[LIST_COLS][256])
+{
+	const json_t *nn = json_object_get(fn, "numa_node");
+	const char *prod = hwc_json_str_or(c, "product", "?");
+	size_t pl = strlen(prod);
+	bool vf = json_is_true(json_object_get(fn, "is_vf")) && !(pl >= 2 && !strcmp(prod + pl - 2, "VF"));
+	snprintf(cell[0], 256, "%s", hwc_json_str_or(fn, "bdf", "?"));
+	snprintf(cell[1], 256, "%s%s", prod, vf ? " VF" : "");
+	snprintf(cell[2], 256, "%s", hwc_json_str_or(c, "psid", "-"));
+	snprintf(cell[3], 256, "%s", hwc_json_str_or(c, "fw_version", "?"));
+	if (json_is_integer(nn))
+		snprintf(cell[4], 256, "%lld", (long long)json_integer_value(nn));
+	else
+		snprintf(cell[4], 256, "?");
+	joined(json_object_get(fn, "netdevs"), cell[5], 256);
+	joined(json_object_get(fn, "rdma_devices"), cell[6], 256);
+	ports_text(json_object_get(fn, "ports"), cell[7], 256);
+	for (int k = 5; k < LIST_COLS; k++)
+		if (!cell[k][0])
+			snprintf(cell[k], 256, "-");
+}
+
+static void print_cell(int k, int w, const char *s)
+{
+	if (k < LIST_COLS - 1)
+		printf("%-*s  ", w, s);
+	else
+		printf("%s\n", s);
+}
+
+/* Columns as wide as their widest cell (mst status -v style), the last one unpadded. */
+static void list_text(const json_t *doc)
+{
+	static const char *const head[LIST_COLS] = {"BDF", "PRODUCT", "PSID", "FIRMWARE",
+						    "NUMA", "NETDEV", "RDMA", "PORTS"};
+	const json_t *cards = json_object_get(doc, "cards");
+	if (json_array_size(cards) == 0) {
+		puts("no ConnectX adapter found");
+		return;
+	}
+	int w[LIST_COLS];
+	for (int k = 0; k < LIST_COLS; k++)
+		w[k] = (int)strlen(head[k]);
+	char cell[LIST_COLS][256];
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass)
+			for (int k = 0; k < LIST_COLS; k++)
+				print_cell(k, w[k], head[k]);
+		size_t i, j;
+		const json_t *c, *fn;
+		json_array_foreach(cards, i, c) json_array_foreach(json_object_get(c, "functions"), j, fn) {
+			list_row(c, fn, cell);
+			for (int k = 0; k < LIST_COLS; k++) {
+				if (!pass && (int)strlen(cell[k]) > w[k])
+					w[k] = (int)strlen(cell[k]);
+				if (pass)
+					print_cell(k, w[k], cell[k]);
+			}
+		}
+	}
+}
+
+int hwc_cmd_list(struct hwc_cli *c)
+{
+	if (c->nargs > 0) {
+		hwc_cli_err("list: unexpected argument '%s'; try 'hwcheck --help'", c->args[0]);
+		return HWC_EXIT_USAGE;
+	}
+	int ec;
+	struct hwc_facts *f = hwc_cli_facts(c, &ec);
+	if (!f)
+		return ec;
+	json_t *facts = hwc_facts_to_json(f);
+	bool nothing = hwc_facts_known_count(facts) == 0;
+	json_t *doc = list_json(facts);
+	int rc = 0;
+	if (c->json)
+		rc = hwc_emit_json(c, doc);
+	else
+		list_text(doc);
+	hwc_render_errors(f);
+	json_decref(doc);
+	json_decref(facts);
+	hwc_facts_free(f);
+	if (nothing) {
+		hwc_cli_err("nothing could be collected under %s", c->facts_file ? c->facts_file :
+				  c->root ? c->root : "/");
+		return HWC_EXIT_NOTHING;
+	}
+	return rc;
+}

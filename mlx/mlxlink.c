@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: MIT */
+/* The physical layer of a port as mstlink (mstflint's mlxlink) reports it (issue 14): FEC, raw
+ * (pre-FEC) and effective (post-FEC) BER, per-lane errors, link-down counter and the tool's
+ * recommendation. `mstlink -d BDF -c` through the runner, every card at once; and the JSON. */
+#include "mlx/mlx.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/json.h"
+#include "core/runner.h"
+
+enum kind { K_STR, K_I64, K_U64, K_F64 };
+static const struct key {
+	const char *text; /* as mlxlink prints it, before " : " */
+	const char *json;
+	enum kind k;
+	size_t off;
+} keys[] = {
+#define K(t, j, k, m) {t, j, k, offsetof(struct hwc_mlx_phy, m)}
+	K("State", "state", K_STR, state),
+	K("Physical state", "phys_state", K_STR, phys_state),
+	K("Speed", "speed", K_STR, speed),
+	K("Width", "width", K_STR, width),
+	K("FEC", "fec", K_STR, fec),
+	K("Recommendation", "recommendation", K_STR, recommendation),
+	K("Status Opcode", "status_opcode", K_I64, status_opcode),
+	K("Time Since Last Clear [Min]", "time_since_clear_min", K_F64, time_since_clear_min),
+	K("Effective Physical Errors", "effective_errors", K_U64, effective_errors),
+	K("Effective Physical BER", "effective_ber", K_F64, effective_ber),
+	K("Raw Physical BER", "raw_ber", K_F64, raw_ber),
+	K("Link Down Counter", "link_down_counter", K_U64, link_down_counter),
+	K("Link Error Recovery Counter", "link_error_recovery_counter", K_U64, link_error_recovery_counter),
+#undef K
+};
+#define NKEYS (sizeof(keys) / sizeof(keys[0]))
+#define LANES_KEY "Raw Physical Errors Per Lane"
+
+static struct hwc_fmeta *meta_at(struct hwc_mlx_phy *p, size_t i)
+{
+	return (struct hwc_fmeta *)(void *)((char *)p + keys[i].off); /* each fact starts with its meta */
+}
+
+static void fail_all(struct hwc_mlx_phy *p, const struct hwc_fmeta *m)
+{
+	for (size_t i = 0; i < NKEYS; i++)
+		*meta_at(p, i) = *m;
+	p->lanes_m = *m;
+}
+
+static const char *trim(const char *s, size_t n, size_t *out_n)
+{
+	while (n && (*s == ' ' || *s == '\t'))
+		s++, n--;
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+		n--;
+	*out_n = n;
+	return s;
+}
+
+/* A number in the text ("15E-255", "25074.8", "0"); false when not all of it is a number. */
+static bool num(const char *v, size_t n, double *d)
+{
+	char tmp[64];
+	if (!n || n >= sizeof(tmp))
+		return false;
+	memcpy(tmp, v, n);
+	tmp[n] = 0;
+	char *end;
+	*d = strtod(tmp, &end);
+	return end != tmp && *end == 0;
+}
+
+static void set_value(struct hwc_mlx_phy *p, size_t i, const char *v, size_t n, struct hwc_arena *a)
+{
+	void *f = (char *)p + keys[i].off;
+	double d;
+	if (n >= 3 && strncmp(v, "N/A", 3) == 0) {
+		hwc_fmeta_set(meta_at(p, i), HWC_ST_UNSUPPORTED, 0,
+			      hwc_arena_printf(a, "mstlink: %s: N/A", keys[i].text));
+		return;
+	}
+	if (keys[i].k == K_STR) {
+		HWC_SET(*(struct hwc_fstr *)f, hwc_arena_strndup(a, v, n));
+		return;
+	}
+	if (!num(v, n, &d) || (keys[i].k != K_F64 && (d < 0 || d > 1.8e19))) {
+		hwc_fmeta_set(meta_at(p, i), HWC_ST_INVALID, 0,
+			      hwc_arena_printf(a, "mstlink: %s: '%.*s' is not a number", keys[i].text,
+					       (int)(n > 40 ? 40 : n), v));
+		return;
+	}
+	if (keys[i].k == K_I64)
+		HWC_SET(*(struct hwc_fi64 *)f, (int64_t)d);
+	else if (keys[i].k == K_U64)
+		HWC_SET(*(struct hwc_fu64 *)f, (uint64_t)d);
+	else
+		HWC_SET(*(struct hwc_ff64 *)f, d);
+}
+
+static void set_lanes(struct hwc_mlx_phy *p, const char *v, size_t n, struct hwc_arena *a)
+{
+	p->raw_errors_per_lane.n = 0;
+	while (n) {
+		const char *c = memchr(v, ',', n);
+		size_t k = c ? (size_t)(c - v) : n, tn;
+		const char *t = trim(v, k, &tn);
+		double d;
+		uint64_t *slot;
+		if (!num(t, tn, &d) || d < 0 || !(slot = HWC_VEC_PUSH(a, &p->raw_errors_per_lane))) {
+			hwc_fmeta_set(&p->lanes_m, strncmp(v, "N/A", 3) == 0 ? HWC_ST_UNSUPPORTED : HWC_ST_INVALID, 0,
+				      hwc_arena_printf(a, "mstlink: " LANES_KEY ": '%.*s'", (int)(n > 40 ? 40 : n), v));
+			p->raw_errors_per_lane.n = 0;
+			return;
+		}
+		*slot = (uint64_t)d;
+		v += k + (c ? 1 : 0);
+		n -= k + (c ? 1 : 0);
+	}
+	hwc_fmeta_set(&p->lanes_m, HWC_ST_OK, 0, NULL);
+}
+
+/* The value without the ANSI colour codes mlxlink adds on a terminal ("\x1b[32m2E-9\x1b[0m"). */
+static const char *uncolour(const char *v, size_t n, size_t *out_n, struct hwc_arena *a)
+{
+	if (!memchr(v, 0x1b, n)) {
+		*out_n = n;
+		return v;
+	}
+	char *o = hwc_arena_zalloc(a, n + 1);
+	size_t k = 0;
+	for (size_t i = 0; o && i < n; i++) {
+		if (v[i] == 0x1b && i + 1 < n && v[i + 1] == '[') {
+			for (i += 2; i < n && !(v[i] >= '@' && v[i] <= '~'); i++)
+				;
+			continue;
+		}
+		o[k++] = v[i];
+	}
+	*out_n = k;
+	return o ? o : v;
+}
+
+/* One "Key   : value" line; returns true when it was a key hwcheck reads. */
+static bool take_line(struct hwc_mlx_phy *p, const char *l, size_t n, struct hwc_arena *a)
+{
+	const char *c = memchr(l, ':', n);
+	if (!c)
+		return false;
+	size_t kn, vn, cn;
+	const char *k = trim(l, (size_t)(c - l), &kn);
+	const char *v = uncolour(c + 1, n - (size_t)(c - l) - 1, &cn, a);
+	v = trim(v, cn, &vn);
+	if (kn == strlen(LANES_KEY) && memcmp(k, LANES_KEY, kn) == 0) {
+		set_lanes(p, v, vn, a);
+		return true;
+	}
+	for (size_t i = 0; i < NKEYS; i++)
+		if (kn == strlen(keys[i].text) && memcmp(k, keys[i].text, kn) == 0 &&
+		    meta_at(p, i)->st == HWC_ST_ABSENT) {
+			set_value(p, i, v, vn, a);
+			return true;
+		}
+	return false;
+}
+
+int hwc_mlx_parse_mlxlink(const char *buf, size_t len, struct hwc_arena *a, struct hwc_mlx_phy *out)
+{
+	struct hwc_fmeta absent = {HWC_ST_ABSENT, 0, "mstlink printed no such line"};
+	fail_all(out, &absent);
+	size_t pos = 0, found = 0;
+	const char *err = NULL;
+	size_t err_n = 0;
+	while (pos < len) {
+		const char *l = buf + pos;
+		const char *nl = memchr(l, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - l) : len - pos;
+		pos += n + 1;
+		size_t tn;
+		const char *t = trim(l, n, &tn);
+		if (tn >= 3 && strncmp(t, "-E-", 3) == 0 && !err) {
+			err = t;
+			err_n = tn;
+		} else if (take_line(out, t, tn, a)) {
+			found++;
+		}
+	}
+	if (found)
+		return 0;
+	struct hwc_fmeta m;
+	hwc_fmeta_set(&m, err ? HWC_ST_UNREADABLE : HWC_ST_INVALID, 0,
+		      err ? hwc_arena_printf(a, "mstlink: %.*s", (int)(err_n > 200 ? 200 : err_n), err)
+			  : "mstlink: no 'Operational Info' or counters in the output");
+	fail_all(out, &m);
+	return err ? -ENODEV : -EINVAL;
+}
+
+/* ------------------------------------------------------------------ collection */
+
+static void phy_fail(struct hwc_mlx_phy *p, const struct hwc_fmeta *m)
+{
+	fail_all(p, m);
+	p->source.m = *m;
+}
+
+static void phy_apply(struct hwc_arena *a, struct hwc_mlx_phy *p, const struct hwc_cmd_result *r,
+		      const char *cmd)
+{
+	if (r->m.st != HWC_ST_OK && r->m.st != HWC_ST_TRUNCATED) {
+		phy_fail(p, &r->m);
+		return;
+	}
+	HWC_SET(p->source, cmd);
+	int rc = hwc_mlx_parse_mlxlink(r->out ? r->out : "", r->out ? r->out_len : 0, a, p);
+	if (rc < 0 && r->err_len) /* mstflint tools print their -E- on stderr */
+		rc = hwc_mlx_parse_mlxlink(r->err, r->err_len, a, p);
+	if (rc < 0 && (r->signal || r->exit_code)) {
+		struct hwc_fmeta m;
+		hwc_fmeta_set(&m, HWC_ST_UNREADABLE, 0,
+			      hwc_arena_printf(a, "%s exited %d%s", cmd, r->exit_code,
+					       r->signal ? " (killed)" : ""));
+		phy_fail(p, &m);
+	}
+}
+
+/* Which port is asked: mlx5 has one port per PCI function, so `-d BDF` names it; a VF or the
+ * second port of a multi-port function (mlx4) is not asked, with the reason. */
+static const char *phy_target(struct hwc_arena *a, const struct hwc_mlx_adapter *ad,
+			      const struct hwc_mlx_port *p, struct hwc_fmeta *why)
+{
+	const struct hwc_mlx_function *fn = hwc_mlx_rdma_owner(ad, p->rdma_device);
+	if (!fn) {
+		hwc_fmeta_set(why, HWC_ST_ABSENT, 0, "no PCI function owns the RDMA device");
+		return NULL;
+	}
+	if (fn->is_vf) {
+		hwc_fmeta_set(why, HWC_ST_UNSUPPORTED, 0, "a virtual function: mstlink needs the PF");
+		return NULL;
+	}
+	if (p->port != 1) {
+		hwc_fmeta_set(why, HWC_ST_UNSUPPORTED, 0,
+			      hwc_arena_printf(a, "port %lld of a multi-port function: mstlink is asked "
+						  "for port 1 only", (long long)p->port));
+		return NULL;
+	}
+	return fn->bdf;
+}
+
+void hwc_mlx_collect_phy(struct hwc_env *e, struct hwc_facts *f, struct hwc_mlx_facts *mf)
+{
+	struct hwc_arena *a = f->arena;
+	size_t total = 0, k = 0;
+	for (size_t i = 0; i < mf->adapters.n; i++)
+		total += mf->adapters.items[i].ports.n;
+	if (!total)
+		return;
+	struct hwc_cmd *cmds = hwc_arena_calloc(a, total, sizeof(*cmds));
+	struct hwc_cmd_result *res = hwc_arena_calloc(a, total, sizeof(*res));
+	struct hwc_mlx_phy **who = hwc_arena_calloc(a, total, sizeof(*who));
+	if (!cmds || !res || !who)
+		return;
+	for (size_t i = 0; i < mf->adapters.n; i++) {
+		struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
+		for (size_t j = 0; j < ad->ports.n; j++) {
+			struct hwc_mlx_port *p = &ad->ports.items[j];
+			struct hwc_fmeta why;
+			const char *bdf = mf->tools.access.st == HWC_ST_OK ? phy_target(a, ad, p, &why) : NULL;
+			if (mf->tools.access.st != HWC_ST_OK)
+				why = mf->tools.access;
+			if (!bdf) {
+				phy_fail(&p->phy, &why);
+				continue;
+			}
+			const char **argv = hwc_arena_calloc(a, 5, sizeof(*argv));
+			if (!argv)
+				return;
+			argv[0] = "mstlink", argv[1] = "-d", argv[2] = bdf, argv[3] = "-c";
+			cmds[k].argv = argv;
+			who[k++] = &p->phy;
+		}
+	}
+	if (!k)
+		return;
+	hwc_run_many(e, a, k, cmds, res);
+	for (size_t j = 0; j < k; j++)
+		phy_apply(a, who[j], &res[j], hwc_argv_str(a, cmds[j].argv));
+}
+
+/* ------------------------------------------------------------------ JSON */
+
+json_t *hwc_mlx_phy_json(const struct hwc_mlx_phy *p)
+{
+	json_t *o = json_object();
+	if (!o)
+		return NULL;
+	hwc_json_put_str(o, "source", &p->source);
+	for (size_t i = 0; i < NKEYS; i++) {
+		const void *fp = (const char *)p + keys[i].off;
+		switch (keys[i].k) {
+		case K_STR: hwc_json_put_str(o, keys[i].json, fp); break;
+		case K_I64: hwc_json_put_i64(o, keys[i].json, fp); break;
+		case K_U64: hwc_json_put_u64(o, keys[i].json, fp); break;
+		case K_F64: hwc_json_put_f64(o, keys[i].json, fp); break;
+		}
+	}
+	if (p->lanes_m.st == HWC_ST_OK) {
+		json_t *arr = json_array();
+		for (size_t i = 0; arr && i < p->raw_errors_per_lane.n; i++)
+			json_array_append_new(arr, json_integer((json_int_t)p->raw_errors_per_lane.items[i]));
+		hwc_json_set_before_unavail(o, "raw_errors_per_lane", arr);
+	} else {
+		json_object_set_new(o, "raw_errors_per_lane", json_null());
+		hwc_json_put_meta(o, "raw_errors_per_lane", &p->lanes_m);
+	}
+	return o;
+}
+
+int hwc_mlx_phy_from_json(const json_t *o, struct hwc_arena *a, struct hwc_mlx_phy *p)
+{
+	if (!o)
+		return 0;
+	if (!json_is_object(o))
+		return -EINVAL;
+	int rc = hwc_json_get_str(o, "source", a, &p->source);
+	for (size_t i = 0; i < NKEYS; i++) {
+		void *fp = (char *)p + keys[i].off;
+		switch (keys[i].k) {
+		case K_STR: rc |= hwc_json_get_str(o, keys[i].json, a, fp); break;
+		case K_I64: rc |= hwc_json_get_i64(o, keys[i].json, a, fp); break;
+		case K_U64: rc |= hwc_json_get_u64(o, keys[i].json, a, fp); break;
+		case K_F64: rc |= hwc_json_get_f64(o, keys[i].json, a, fp); break;
+		}
+	}
+	const json_t *arr = json_object_get(o, "raw_errors_per_lane");
+	if (json_is_array(arr)) {
+		size_t i;
+		const json_t *x;
+		json_array_foreach(arr, i, x) {
+			uint64_t *slot = HWC_VEC_PUSH(a, &p->raw_errors_per_lane);
+			if (!slot || !json_is_integer(x) || json_integer_value(x) < 0)
+				return -EINVAL;
+			*slot = (uint64_t)json_integer_value(x);
+		}
+		hwc_fmeta_set(&p->lanes_m, HWC_ST_OK, 0, NULL);
+	} else {
+		rc |= hwc_json_get_meta(o, "raw_errors_per_lane", a, &p->lanes_m);
+	}
+	return rc ? -EINVAL : 0;
+}
