@@ -334,7 +334,7 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "FEC cliff turns it into loss. Other FECs (Firecode, IB LL-FEC) are judged by the effective "
 	 "BER only. Needs mstflint's mstlink: without it the rule cannot see the BER and says nothing "
 	 "(LINK_SYMBOL_ERRORS still sees post-FEC loss in ethtool's counters).",
-	 "Clean or replace the cable/transceiver (then the switch side); `mstlink -d <device> -c` "
+	 "Clean or replace the cable/transceiver (then the switch side); `mstlink -d <BDF> -c` "
 	 "shows the per-lane errors: one bad lane points at the cable or module.",
 	 eval_raw_ber},
 	{"LINK_EFFECTIVE_ERRORS", HWC_SEV_WARN, "link", "Errors left after FEC",
@@ -352,7 +352,7 @@ const struct hwc_rule hwc_rules_link[] = {
 	{"LINK_TOOL_RECOMMENDATION", HWC_SEV_WARN, "link", "mstlink reports a link issue",
 	 "mstlink's Troubleshooting Info: the firmware's own diagnosis of the port (anything but "
 	 "\"No issue was observed\"), e.g. bad signal integrity or a cable it does not support.",
-	 "Follow the recommendation; `mstlink -d <device> -m -c` shows the module and the counters.",
+	 "Follow the recommendation; `mstlink -d <BDF> -m -c` shows the module and the counters.",
 	 eval_recommendation},
 };
 const size_t hwc_rules_link_n = HWC_NELEM(hwc_rules_link);

@@ -296,6 +296,7 @@ static void fill_fix(const json_t *facts, struct hwc_arena *a, struct hwc_findin
 		fix = subst(a, fix, "mlxlink -d <BDF>", hwc_arena_printf(a, "mlxlink -d %s", fn));
 		fix = subst(a, fix, "mstlink -d <BDF>", hwc_arena_printf(a, "mstlink -d %s", fn));
 	}
+	fix = subst(a, fix, "<device>", fn ? fn : f->card); /* the port's PCI function, as mlxlink takes it */
 	if (f->card) {
 		fix = subst(a, fix, "<BDF>", f->card);
 		const json_t *dev = fv_pci_dev(facts, f->card);
