@@ -383,7 +383,8 @@ static const struct card_item {
 	const char *rules[9];
 } items[] = {
 	{"firmware", "firmware", false, it_firmware,
-	 {"MLX_FW_MISMATCH", "MLX_FW_NOT_ALLOWED", "MLX_FW_RESET_PENDING"}},
+	 {"MLX_FW_MISMATCH", "MLX_FW_NOT_ALLOWED", "MLX_FW_RESET_PENDING", "MLX_FW_IMAGE_PSID",
+	  "MLX_FW_IMAGE_OLDER", "MLX_FW_IMAGE_NOT_ALLOWED"}},
 	{"pcie_link", "PCIe link", false, it_pcie_link,
 	 {"PCIE_LINK_DOWNGRADED", "PCIE_LINK_SLOT_LIMITED", "PCIE_LINK_BELOW_PROFILE",
 	  "PCIE_FW_LINK_RESTRICTED"}},
@@ -396,7 +397,8 @@ static const struct card_item {
 	{"temperature", "temperature", false, it_temperature,
 	 {"THERMAL_CARD_NEAR_WARNING", "THERMAL_CARD_OVER_LIMIT", "THERMAL_PROBE_RISE"}},
 	{"fw_params", "fw params", false, it_fw_params,
-	 {"MLX_WR_ORDERING_PER_MKEY", "MLX_CONFIG_PENDING", "MLX_FW_CONFIG_INCONSISTENT"}},
+	 {"MLX_WR_ORDERING_PER_MKEY", "MLX_CONFIG_PENDING", "MLX_FW_CONFIG_INCONSISTENT",
+	  "MLX_FW_CONFIG_AT_RISK", "MLX_FW_CONFIG_NOT_INTENDED"}},
 	{"numa", "NUMA", false, it_numa, {"HOST_NUMA_NODE_MISSING"}},
 	{"port", "port", true, it_port,
 	 {"NET_PORT_DOWN", "NET_PORT_RATE_LOW", "NET_ROCE_MTU_SMALL", "NET_MTU_NOT_JUMBO"}},
