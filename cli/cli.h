@@ -126,7 +126,10 @@ int hwc_cli_probe_opt(struct hwc_cli *c, int which, const char *arg);
 int hwc_cmd_diff(struct hwc_cli *c);  /* cli/cmd_diff.c */
 int hwc_cmd_merge(struct hwc_cli *c); /* cli/cmd_merge.c */
 int hwc_cmd_fwplan(struct hwc_cli *c); /* cli/cmd_fwplan.c */
-/* --prom FILE after a check (cli/prom.c); returns 0 or an exit code. */
-int hwc_prom_write(const struct hwc_cli *c, const json_t *facts, const struct hwc_findings *fd);
+/* --prom FILE after a check (cli/prom.c); fd NULL: nothing could be collected (hwcheck_up 0, no
+ * counts). prof gives the thresholds exported beside the values (NULL: none). Returns 0 or an
+ * exit code. */
+int hwc_prom_write(const struct hwc_cli *c, const json_t *facts, const struct hwc_findings *fd,
+		   const struct hwc_profile *prof);
 
 #endif

@@ -209,7 +209,7 @@ int hwc_cmd_check(struct hwc_cli *c)
 		hwc_render_check_text(stdout, c, facts, &fd, f);
 	}
 	if (!rc && c->prom)
-		rc = hwc_prom_write(c, facts, &fd);
+		rc = hwc_prom_write(c, facts, nothing ? NULL : &fd, prof);
 	hwc_render_errors(f);
 	if (nothing)
 		hwc_cli_err("nothing could be collected under %s", c->facts_file ? c->facts_file :

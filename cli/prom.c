@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "cli/cli.h"
@@ -24,15 +25,19 @@ struct family {
 };
 
 enum {
-	F_LAST_RUN, F_FINDINGS, F_FINDING, F_ADAPTER, F_LINK_SPEED, F_LINK_WIDTH, F_LINK_CAP_SPEED,
-	F_LINK_CAP_WIDTH, F_BOTTLENECK, F_PORT_UP, F_PORT_RATE, F_TEMP, F_PROBE, F_COUNT
+	F_LAST_RUN, F_UP, F_VERDICT, F_FINDINGS, F_REQUIRED_UNKNOWN, F_FINDING, F_ADAPTER,
+	F_LINK_SPEED, F_LINK_WIDTH, F_LINK_CAP_SPEED, F_LINK_CAP_WIDTH, F_BOTTLENECK, F_PORT_UP,
+	F_PORT_RATE, F_CARD_TEMP, F_CARD_TEMP_LIMIT, F_TEMP, F_PROBE, F_COUNT
 };
 
 static const struct {
 	const char *name, *help;
 } fam_def[F_COUNT] = {
 	[F_LAST_RUN] = {"hwcheck_last_run_timestamp_seconds", "Unix time of the hwcheck run that wrote this file."},
+	[F_UP] = {"hwcheck_up", "1 when the last run collected facts and judged them; 0 when nothing could be collected (no verdict, no finding counts)."},
+	[F_VERDICT] = {"hwcheck_verdict", "Overall verdict of the last run: 1 for the one that holds (ok, incomplete, warn, error), 0 for the others."},
 	[F_FINDINGS] = {"hwcheck_findings", "Findings of the last run that no waiver covers, by severity."},
+	[F_REQUIRED_UNKNOWN] = {"hwcheck_required_unknown", "Undecided findings of rules or facts the profile requires (they fail the gate)."},
 	[F_FINDING] = {"hwcheck_finding", "One series per finding of the last run (rule, severity, subject); value 1."},
 	[F_ADAPTER] = {"hwcheck_adapter_info", "ConnectX card identity (firmware, PSID, product); value 1."},
 	[F_LINK_SPEED] = {"hwcheck_pcie_link_speed_gts", "Negotiated PCIe link speed of the card, GT/s."},
@@ -42,12 +47,15 @@ static const struct {
 	[F_BOTTLENECK] = {"hwcheck_pcie_path_bottleneck_gbps", "Usable Gb/s of the slowest hop between the card and its root port."},
 	[F_PORT_UP] = {"hwcheck_port_active", "1 when the port state is active, else 0."},
 	[F_PORT_RATE] = {"hwcheck_port_rate_gbps", "Port rate, Gb/s."},
-	[F_TEMP] = {"hwcheck_temperature_celsius", "Temperature of a sensor (card sensors carry the card label)."},
+	[F_CARD_TEMP] = {"hwcheck_card_temperature_celsius", "ASIC temperature of the card: its hottest reading (hwmon, mstreg or MTMP), the one the thermal rules judge."},
+	[F_CARD_TEMP_LIMIT] = {"hwcheck_card_temperature_limit_celsius", "The profile's card temperature limit (card_temp_limit_c) that THERMAL_CARD_OVER_LIMIT applies."},
+	[F_TEMP] = {"hwcheck_temperature_celsius", "Temperature of another sensor: host chips, devices, a card's transceiver modules."},
 	[F_PROBE] = {"hwcheck_probe_gbps", "Bandwidth measured by the RDMA probe, Gb/s."},
 };
 
 struct prom {
 	struct family f[F_COUNT];
+	double temp_limit_c; /* the profile's card limit, 0 = none */
 	bool oom;
 };
 
@@ -148,6 +156,35 @@ static const char *card_of(const json_t *facts, const char *bdf)
 	return NULL;
 }
 
+/* A card sensor that is not the ASIC: a transceiver module has its own limits. */
+static bool module_sensor(const json_t *s)
+{
+	const char *label = hwc_jstr(s, "label");
+	return label && strncasecmp(label, "module", 6) == 0;
+}
+
+/* One series per card: the hottest ASIC reading of its functions' sensors and of MTMP (each
+ * function of a card reports the same ASIC; several sources may read it), as the thermal rules
+ * take it, with the limit they apply beside it. */
+static void card_temperature(struct prom *p, const json_t *facts, const json_t *ad,
+			     const char *const *cl)
+{
+	size_t i;
+	const json_t *s;
+	const json_t *best = hwc_jget(hwc_jget(ad, "registers"), "temp_mdegc");
+	json_array_foreach(hwc_jget(hwc_jget(facts, "thermal"), "sensors"), i, s) {
+		const char *card = card_of(facts, hwc_jstr(s, "bdf"));
+		const json_t *t = hwc_jget(s, "temp_mdegc");
+		if (!card || strcmp(card, cl[1]) != 0 || module_sensor(s) || !json_is_number(t))
+			continue;
+		if (!json_is_number(best) || json_number_value(t) > json_number_value(best))
+			best = t;
+	}
+	add_num(p, F_CARD_TEMP, best, 0.001, cl);
+	if (json_is_number(best) && p->temp_limit_c > 0)
+		add(p, F_CARD_TEMP_LIMIT, p->temp_limit_c, cl);
+}
+
 static void adapters(struct prom *p, const json_t *facts)
 {
 	size_t i, k;
@@ -180,8 +217,7 @@ static void adapters(struct prom *p, const json_t *facts)
 				add(p, F_PORT_UP, strcasestr(st, "active") && !strcasestr(st, "inactive") ? 1 : 0, pl);
 			add_num(p, F_PORT_RATE, hwc_jget(port, "rate_gbps"), 1, pl);
 		}
-		const char *tl[] = {"card", card, "label", "asic", "source", "mtmp", NULL};
-		add_num(p, F_TEMP, hwc_jget(hwc_jget(ad, "registers"), "temp_mdegc"), 0.001, tl);
+		card_temperature(p, facts, ad, cl);
 	}
 }
 
@@ -190,7 +226,12 @@ static void sensors_and_probe(struct prom *p, const json_t *facts)
 	size_t i;
 	const json_t *s;
 	json_array_foreach(hwc_jget(hwc_jget(facts, "thermal"), "sensors"), i, s) {
-		const char *tl[] = {"card", card_of(facts, hwc_jstr(s, "bdf")), "chip",
+		const char *card = card_of(facts, hwc_jstr(s, "bdf"));
+		if (card && !module_sensor(s))
+			continue; /* the card's ASIC: hwcheck_card_temperature_celsius */
+		/* a device that is not a card (an NVMe drive...) is told apart by its address */
+		const char *dev = card ? NULL : hwc_jstr(s, "bdf");
+		const char *tl[] = {"card", card, "device", dev, "chip",
 				    hwc_jstr(s, "chip") ? hwc_jstr(s, "chip") : "", "label",
 				    hwc_jstr(s, "label") ? hwc_jstr(s, "label") : "", "source", hwc_jstr(s, "source"),
 				    NULL};
@@ -214,20 +255,25 @@ static void sensors_and_probe(struct prom *p, const json_t *facts)
 
 static void findings(struct prom *p, const struct hwc_findings *fd)
 {
-	double cnt[4] = {0};
 	for (size_t i = 0; i < fd->n; i++) {
 		const struct hwc_finding *x = &fd->items[i];
-		if (!x->waived_reason && (unsigned)x->severity < 4)
-			cnt[x->severity]++;
 		const char *kv[] = {"rule", x->rule_id, "severity", hwc_severity_name(x->severity),
 				    "subject", x->subject ? x->subject : "host", "waived",
 				    x->waived_reason ? "true" : "false", NULL};
 		add(p, F_FINDING, 1, kv);
 	}
+	/* The report's summary: counts and verdict as `hwcheck --json` gives them in "summary". */
+	struct hwc_summary sum;
+	hwc_summary_compute(fd, false, &sum);
 	/* Every severity, zeros included: an alert on "error > 0" needs the series to exist. */
 	for (int s = HWC_SEV_INFO; s <= HWC_SEV_UNKNOWN; s++) {
 		const char *kv[] = {"severity", hwc_severity_name(s), NULL};
-		add(p, F_FINDINGS, cnt[s], kv);
+		add(p, F_FINDINGS, (double)sum.counts[s], kv);
+	}
+	add(p, F_REQUIRED_UNKNOWN, (double)sum.required_unknown, NULL);
+	for (int v = HWC_VERDICT_OK; v <= HWC_VERDICT_ERROR; v++) {
+		const char *kv[] = {"verdict", hwc_verdict_name(v), NULL};
+		add(p, F_VERDICT, v == (int)sum.verdict, kv);
 	}
 }
 
@@ -235,7 +281,7 @@ static void render(FILE *m, const struct prom *p)
 {
 	for (int i = 0; i < F_COUNT; i++) {
 		const struct family *f = &p->f[i];
-		if (f->n == 0 && i != F_FINDING)
+		if (f->n == 0 && (i != F_FINDING || p->f[F_UP].s[0].value == 0))
 			continue;
 		fprintf(m, "# HELP %s %s\n# TYPE %s gauge\n", fam_def[i].name, fam_def[i].help,
 			fam_def[i].name);
@@ -244,16 +290,22 @@ static void render(FILE *m, const struct prom *p)
 	}
 }
 
-int hwc_prom_write(const struct hwc_cli *c, const json_t *facts, const struct hwc_findings *fd)
+int hwc_prom_write(const struct hwc_cli *c, const json_t *facts, const struct hwc_findings *fd,
+		   const struct hwc_profile *prof)
 {
 	struct prom p;
 	memset(&p, 0, sizeof(p));
+	p.temp_limit_c = hwc_profile_card_temp_limit_c(prof);
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	add(&p, F_LAST_RUN, (double)ts.tv_sec, NULL);
-	findings(&p, fd);
-	adapters(&p, facts);
-	sensors_and_probe(&p, facts);
+	/* Nothing collected: say so, and write no counts a dashboard would read as a clean host. */
+	add(&p, F_UP, fd ? 1 : 0, NULL);
+	if (fd) {
+		findings(&p, fd);
+		adapters(&p, facts);
+		sensors_and_probe(&p, facts);
+	}
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m = p.oom ? NULL : open_memstream(&buf, &len);

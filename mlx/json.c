@@ -155,6 +155,7 @@ static json_t *port_json(const struct hwc_mlx_port *p)
 	hwc_json_put_i64(o, "netdev_speed_mbps", &p->netdev_speed_mbps);
 	hwc_json_set_before_unavail(o, "counters", hwc_mlx_port_counters_json(p));
 	hwc_json_set_before_unavail(o, "phy", hwc_mlx_phy_json(&p->phy));
+	hwc_json_set_before_unavail(o, "module", hwc_mlx_module_json(&p->module));
 	return o;
 }
 
@@ -400,6 +401,7 @@ static int get_port(const json_t *o, struct hwc_arena *a, struct hwc_mlx_port *p
 	rc |= hwc_json_get_i64(o, "netdev_speed_mbps", a, &p->netdev_speed_mbps);
 	rc |= hwc_mlx_port_counters_from_json(json_object_get(o, "counters"), a, p);
 	rc |= hwc_mlx_phy_from_json(json_object_get(o, "phy"), a, &p->phy);
+	rc |= hwc_mlx_module_from_json(json_object_get(o, "module"), a, &p->module);
 	return rc ? -EINVAL : 0;
 }
 

@@ -162,7 +162,7 @@ struct hwc_mlx_function {
 #define HWC_MLX_NPORT_COUNTERS 16
 extern const char *const hwc_mlx_port_counter_names[HWC_MLX_NPORT_COUNTERS];
 
-/* What mstlink (mstflint's mlxlink) says of a port's physical layer: `mstlink -d BDF -c`
+/* What mstlink (mstflint's mlxlink) says of a port's physical layer: `mstlink -d BDF -m -c`
  * (mlx/mlxlink.c). Every value has its status; a failed run gives each field its reason. */
 struct hwc_mlx_phy {
 	struct hwc_fstr source;          /* the argv that answered */
@@ -181,16 +181,45 @@ struct hwc_mlx_phy {
 	} raw_errors_per_lane;
 };
 
-/* `mstlink -d BDF -c` text. Returns 0 when an "Operational Info" block or a known key was found;
+/* A module diagnostic as mstlink prints it: "54 [-5..75]", "8.380,8.380,8.380,8.380 [2..15]":
+ * the value per lane and the module's own threshold range in brackets. */
+#define HWC_MLX_MAX_LANES 8
+struct hwc_mlx_reading {
+	struct hwc_fmeta m;
+	double v[HWC_MLX_MAX_LANES];
+	size_t n;
+	bool has_range;
+	double lo, hi;
+};
+
+/* The transceiver or cable of a port (`mstlink -m`, Module Info). */
+struct hwc_mlx_module {
+	struct hwc_fstr identifier, compliance, cable_type, vendor, part_number, serial_number;
+	struct hwc_fstr fw_version, ddm;
+	struct hwc_ff64 length_m;
+	struct hwc_mlx_reading temperature_c, voltage_mv, bias_ma, rx_power_dbm, tx_power_dbm;
+};
+
+/* A number that is the whole of v[0..n) ("15E-255", "25074.8", "-8.508"): mstlink's values. */
+bool hwc_mlx_text_double(const char *v, size_t n, double *d);
+
+/* `mstlink -d BDF -m -c` text. Returns 0 when an "Operational Info" block or a known key was found;
  * -EINVAL (every field invalid) otherwise, or -ENODEV with the tool's "-E-" message as the
  * status detail. Fields the text lacks are absent; "N/A" is unsupported. */
 int hwc_mlx_parse_mlxlink(const char *buf, size_t len, struct hwc_arena *a, struct hwc_mlx_phy *out);
+/* The Module Info block of the same text (mlx/mlxmodule.c): fields it lacks are absent. 0, or
+ * -ENOENT when the text has no Module Info at all (every field then says so). */
+int hwc_mlx_parse_module(const char *buf, size_t len, struct hwc_arena *a, struct hwc_mlx_module *out);
+void hwc_mlx_module_fail(struct hwc_mlx_module *mod, const struct hwc_fmeta *m);
+json_t *hwc_mlx_module_json(const struct hwc_mlx_module *mod);
+int hwc_mlx_module_from_json(const json_t *o, struct hwc_arena *a, struct hwc_mlx_module *mod);
 
 struct hwc_mlx_port {
 	const char *rdma_device;
 	int64_t port;
 	struct hwc_fu64 counters[HWC_MLX_NPORT_COUNTERS];
 	struct hwc_mlx_phy phy;
+	struct hwc_mlx_module module;
 	struct hwc_fstr netdev, state, phys_state, link_layer, active_speed, active_width;
 	struct hwc_ff64 rate_gbps;
 	struct hwc_fi64 active_mtu, max_mtu; /* verbs only: not collected from sysfs */

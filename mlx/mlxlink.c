@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The physical layer of a port as mstlink (mstflint's mlxlink) reports it (issue 14): FEC, raw
  * (pre-FEC) and effective (post-FEC) BER, per-lane errors, link-down counter and the tool's
- * recommendation. `mstlink -d BDF -c` through the runner, every card at once; and the JSON. */
+ * recommendation. `mstlink -d BDF -m -c` through the runner, every card at once; and the JSON. */
 #include "mlx/mlx.h"
 
 #include <errno.h>
@@ -59,8 +59,7 @@ static const char *trim(const char *s, size_t n, size_t *out_n)
 	return s;
 }
 
-/* A number in the text ("15E-255", "25074.8", "0"); false when not all of it is a number. */
-static bool num(const char *v, size_t n, double *d)
+bool hwc_mlx_text_double(const char *v, size_t n, double *d)
 {
 	char tmp[64];
 	if (!n || n >= sizeof(tmp))
@@ -85,7 +84,7 @@ static void set_value(struct hwc_mlx_phy *p, size_t i, const char *v, size_t n, 
 		HWC_SET(*(struct hwc_fstr *)f, hwc_arena_strndup(a, v, n));
 		return;
 	}
-	if (!num(v, n, &d) || (keys[i].k != K_F64 && (d < 0 || d > 1.8e19))) {
+	if (!hwc_mlx_text_double(v, n, &d) || (keys[i].k != K_F64 && (d < 0 || d > 1.8e19))) {
 		hwc_fmeta_set(meta_at(p, i), HWC_ST_INVALID, 0,
 			      hwc_arena_printf(a, "mstlink: %s: '%.*s' is not a number", keys[i].text,
 					       (int)(n > 40 ? 40 : n), v));
@@ -108,7 +107,7 @@ static void set_lanes(struct hwc_mlx_phy *p, const char *v, size_t n, struct hwc
 		const char *t = trim(v, k, &tn);
 		double d;
 		uint64_t *slot;
-		if (!num(t, tn, &d) || d < 0 || !(slot = HWC_VEC_PUSH(a, &p->raw_errors_per_lane))) {
+		if (!hwc_mlx_text_double(t, tn, &d) || d < 0 || !(slot = HWC_VEC_PUSH(a, &p->raw_errors_per_lane))) {
 			hwc_fmeta_set(&p->lanes_m, strncmp(v, "N/A", 3) == 0 ? HWC_ST_UNSUPPORTED : HWC_ST_INVALID, 0,
 				      hwc_arena_printf(a, "mstlink: " LANES_KEY ": '%.*s'", (int)(n > 40 ? 40 : n), v));
 			p->raw_errors_per_lane.n = 0;
@@ -198,20 +197,23 @@ int hwc_mlx_parse_mlxlink(const char *buf, size_t len, struct hwc_arena *a, stru
 
 /* ------------------------------------------------------------------ collection */
 
-static void phy_fail(struct hwc_mlx_phy *p, const struct hwc_fmeta *m)
+static void phy_fail(struct hwc_mlx_port *port, const struct hwc_fmeta *m)
 {
-	fail_all(p, m);
-	p->source.m = *m;
+	fail_all(&port->phy, m);
+	port->phy.source.m = *m;
+	hwc_mlx_module_fail(&port->module, m);
 }
 
-static void phy_apply(struct hwc_arena *a, struct hwc_mlx_phy *p, const struct hwc_cmd_result *r,
+static void phy_apply(struct hwc_arena *a, struct hwc_mlx_port *port, const struct hwc_cmd_result *r,
 		      const char *cmd)
 {
+	struct hwc_mlx_phy *p = &port->phy;
 	if (r->m.st != HWC_ST_OK && r->m.st != HWC_ST_TRUNCATED) {
-		phy_fail(p, &r->m);
+		phy_fail(port, &r->m);
 		return;
 	}
 	HWC_SET(p->source, cmd);
+	hwc_mlx_parse_module(r->out ? r->out : "", r->out ? r->out_len : 0, a, &port->module);
 	int rc = hwc_mlx_parse_mlxlink(r->out ? r->out : "", r->out ? r->out_len : 0, a, p);
 	if (rc < 0 && r->err_len) /* mstflint tools print their -E- on stderr */
 		rc = hwc_mlx_parse_mlxlink(r->err, r->err_len, a, p);
@@ -220,7 +222,7 @@ static void phy_apply(struct hwc_arena *a, struct hwc_mlx_phy *p, const struct h
 		hwc_fmeta_set(&m, HWC_ST_UNREADABLE, 0,
 			      hwc_arena_printf(a, "%s exited %d%s", cmd, r->exit_code,
 					       r->signal ? " (killed)" : ""));
-		phy_fail(p, &m);
+		phy_fail(port, &m);
 	}
 }
 
@@ -257,7 +259,7 @@ void hwc_mlx_collect_phy(struct hwc_env *e, struct hwc_facts *f, struct hwc_mlx_
 		return;
 	struct hwc_cmd *cmds = hwc_arena_calloc(a, total, sizeof(*cmds));
 	struct hwc_cmd_result *res = hwc_arena_calloc(a, total, sizeof(*res));
-	struct hwc_mlx_phy **who = hwc_arena_calloc(a, total, sizeof(*who));
+	struct hwc_mlx_port **who = hwc_arena_calloc(a, total, sizeof(*who));
 	if (!cmds || !res || !who)
 		return;
 	for (size_t i = 0; i < mf->adapters.n; i++) {
@@ -269,15 +271,15 @@ void hwc_mlx_collect_phy(struct hwc_env *e, struct hwc_facts *f, struct hwc_mlx_
 			if (mf->tools.access.st != HWC_ST_OK)
 				why = mf->tools.access;
 			if (!bdf) {
-				phy_fail(&p->phy, &why);
+				phy_fail(p, &why);
 				continue;
 			}
-			const char **argv = hwc_arena_calloc(a, 5, sizeof(*argv));
+			const char **argv = hwc_arena_calloc(a, 6, sizeof(*argv));
 			if (!argv)
 				return;
-			argv[0] = "mstlink", argv[1] = "-d", argv[2] = bdf, argv[3] = "-c";
+			argv[0] = "mstlink", argv[1] = "-d", argv[2] = bdf, argv[3] = "-m", argv[4] = "-c";
 			cmds[k].argv = argv;
-			who[k++] = &p->phy;
+			who[k++] = p;
 		}
 	}
 	if (!k)

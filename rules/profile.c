@@ -38,6 +38,7 @@ static const struct {
 	[HWC_T_LINK_FLAPS_MAX] = {"link_flaps_max", 0, 1e9},
 	[HWC_T_LINK_RAW_BER_MARGIN] = {"link_raw_ber_margin", 0, 1},
 	[HWC_T_LINK_EFFECTIVE_BER_MAX] = {"link_effective_ber_max", 0, 1},
+	[HWC_T_LINK_MODULE_MARGIN] = {"link_module_margin", 0, 0.5},
 };
 
 /* The compiled-in default (generated from rules/default-profile.json by rules/CMakeLists.txt). */
@@ -858,6 +859,11 @@ void hwc_profile_free(struct hwc_profile *p)
 double hwc_profile_threshold(const struct hwc_profile *p, enum hwc_threshold t)
 {
 	return p && (unsigned)t < HWC_T_COUNT ? p->thr[t] : 0;
+}
+
+double hwc_profile_card_temp_limit_c(const struct hwc_profile *p)
+{
+	return hwc_profile_threshold(p, HWC_T_CARD_TEMP_LIMIT_C);
 }
 
 bool hwc_profile_rule_enabled(const struct hwc_profile *p, const struct hwc_rule *r,

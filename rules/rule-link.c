@@ -303,6 +303,59 @@ static void eval_recommendation(struct hwc_rule_ctx *c)
 	}
 }
 
+/* ---- the module's diagnostics against its own thresholds (mstlink -m) ----------------------- */
+
+static void judge_reading(struct hwc_rule_ctx *c, const char *subj, const char *base, const json_t *mod,
+			  const char *key, double margin, struct hwc_finding **fd)
+{
+	const json_t *v = json_object_get(mod, key);
+	const json_t *rg = json_object_get(mod, hwc_arena_printf(c->a, "%s_range", key));
+	if (!json_is_array(v) || !json_is_array(rg) || json_array_size(rg) != 2)
+		return;
+	double lo = json_number_value(json_array_get(rg, 0)), hi = json_number_value(json_array_get(rg, 1));
+	if (lo >= hi)
+		return; /* [0..0]: a module without thresholds (passive copper) */
+	double edge = (hi - lo) * margin;
+	size_t i;
+	const json_t *x;
+	json_array_foreach(v, i, x) {
+		double y = json_number_value(x);
+		bool past = y < lo || y > hi;
+		if (!past && y >= lo + edge && y <= hi - edge)
+			continue;
+		const char *what = hwc_arena_printf(c->a, "%s lane %zu = %s, %s the module's range [%s..%s]", key, i, fv_fmt_num(c->a, y),
+						    past ? "outside" : "near the edge of", fv_fmt_num(c->a, lo), fv_fmt_num(c->a, hi));
+		/* past the range: the rule's severity (error); near an edge: a warning */
+		enum hwc_severity sev = past ? c->sev : HWC_SEV_WARN;
+		if (!*fd) {
+			*fd = hwc_rule_emit_sev(c, sev, subj, "module diagnostics: %s", what);
+		} else if (past && (*fd)->severity != c->sev) {
+			(*fd)->severity = c->sev;
+			(*fd)->message = hwc_arena_printf(c->a, "module diagnostics: %s", what);
+		}
+		hwc_evidence_add(*fd, c->a, hwc_arena_printf(c->a, "%s.module.%s[%zu]", base, key, i), fv_fmt_num(c->a, y),
+				 hwc_arena_printf(c->a, "within [%s..%s]%s", fv_fmt_num(c->a, lo), fv_fmt_num(c->a, hi),
+						  past ? "" : hwc_arena_printf(c->a, ", %s%% inside", fv_fmt_num(c->a, margin * 100))));
+	}
+}
+
+static void eval_module(struct hwc_rule_ctx *c)
+{
+	static const char *const keys[] = {"temperature_c", "voltage_mv", "bias_ma", "rx_power_dbm", "tx_power_dbm"};
+	double margin = hwc_profile_threshold(c->prof, HWC_T_LINK_MODULE_MARGIN);
+	size_t i, j;
+	const json_t *ad, *p;
+	FOR_PHY_PORTS(c, i, ad, j, p) {
+		const json_t *mod = json_object_get(p, "module");
+		if (!json_is_object(mod))
+			continue;
+		const char *subj = ib_subject(c, p), *base = ib_base(c, ad, p);
+		struct hwc_finding *fd = NULL;
+		for (size_t k = 0; k < HWC_NELEM(keys); k++)
+			judge_reading(c, subj, base, mod, keys[k], margin, &fd);
+	}
+}
+
 const struct hwc_rule hwc_rules_link[] = {
 	{"LINK_SYMBOL_ERRORS", HWC_SEV_WARN, "link", "Symbol errors on the wire",
 	 "Ethernet/RoCE: rx_symbol_err_phy counts symbols the FEC could not correct, so every one is a "
@@ -354,5 +407,14 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "\"No issue was observed\"), e.g. bad signal integrity or a cable it does not support.",
 	 "Follow the recommendation; `mstlink -d <device> -m -c` shows the module and the counters.",
 	 eval_recommendation},
+	{"LINK_MODULE_DIAGNOSTICS", HWC_SEV_ERROR, "link", "Transceiver diagnostics near or past the module's own thresholds",
+	 "The module's temperature, supply voltage, per-lane laser bias and Tx/Rx optical power (mstlink "
+	 "-m: the value and, in brackets, the range the module itself declares in its EEPROM). Past "
+	 "the range is an error (the module is failing or overheating, the optics are dirty); within "
+	 "link_module_margin (default 0.1 of the range) of an edge a warning. A module without "
+	 "diagnostics (passive copper: N/A or [0..0]) has nothing to judge.",
+	 "Check airflow for a hot module, clean the fibre and connectors for low Rx power, replace a "
+	 "module whose bias or Tx power drifts; `mstlink -d <device> -m` shows the readings.",
+	 eval_module},
 };
 const size_t hwc_rules_link_n = HWC_NELEM(hwc_rules_link);

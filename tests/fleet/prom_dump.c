@@ -51,7 +51,14 @@ int main(int argc, char **argv)
 	struct hwc_cli c;
 	memset(&c, 0, sizeof(c));
 	c.prom = argv[2];
-	int rc = hwc_prom_write(&c, json_object_get(doc, "facts"), &fd);
+	struct hwc_profile *prof = NULL;
+	char perr[256];
+	if (hwc_profile_load(NULL, &prof, perr, sizeof(perr)) < 0) {
+		fprintf(stderr, "default profile: %s\n", perr);
+		return 4;
+	}
+	int rc = hwc_prom_write(&c, json_object_get(doc, "facts"), &fd, prof);
+	hwc_profile_free(prof);
 	hwc_arena_free(a);
 	json_decref(doc);
 	return rc;

@@ -61,7 +61,7 @@ class Slurm(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.tmp)
 
-    def run_hc(self, reason="", args="", script="hwcheck-healthcheck.sh", hwcheck=None):
+    def run_hc(self, reason="", args="", script="hwcheck-healthcheck.sh", hwcheck=None, jq="jq"):
         with open(os.path.join(self.tmp, "reason"), "w") as f:
             f.write(reason)
         calls = os.path.join(self.tmp, "calls")
@@ -69,7 +69,7 @@ class Slurm(unittest.TestCase):
             os.unlink(calls)
         env = sh_env({"PATH": self.bin + ":" + os.environ["PATH"], "FAKE_DIR": self.tmp,
                       "HWCHECK": hwcheck or hwctest.hwcheck_path(), "HWCHECK_ARGS": args,
-                      "SLURMD_NODENAME": "node17", "HWCHECK_TIMEOUT": "30"})
+                      "SLURMD_NODENAME": "node17", "HWCHECK_TIMEOUT": "30", "JQ": jq})
         cp = subprocess.run(["/bin/sh", contrib("slurm", script)], env=env, capture_output=True,
                             text=True, timeout=120)
         got = open(calls).read().splitlines() if os.path.exists(calls) else []
@@ -97,6 +97,24 @@ class Slurm(unittest.TestCase):
         self.assertEqual(calls, ["update NodeName=node17 State=RESUME"])
         cp, calls = self.run_hc(reason="", args="--fail-on error")
         self.assertEqual(calls, [])
+
+    def test_no_resume_while_the_draining_rule_is_undecided(self):
+        # the BlueField-2 capture has no mstflint: MLX_FW_MISMATCH cannot decide there, and
+        # hwcheck exits 0 (nothing at or above --fail-on). A node it drained stays drained.
+        root = hwctest.fixture("thermal-bf2-x3-sensors", "root")
+        drained = "hwcheck: ERROR 1 error, 0 warn; MLX_FW_MISMATCH 0000:4e:00.0"
+        cp, calls = self.run_hc(reason=drained, args=f"--root {root}")
+        self.assertEqual(cp.returncode, 0, cp.stderr)
+        self.assertEqual(calls, [])
+        self.assertIn("not resuming: undecided now: MLX_FW_MISMATCH", cp.stderr)
+        # a rule that decides there (the card temperature, read from hwmon) clears the node
+        cp, calls = self.run_hc(reason="hwcheck: WARN 0 error, 1 warn; THERMAL_CARD_OVER_LIMIT 0000:4e:00.0",
+                                args=f"--root {root}")
+        self.assertEqual(calls, ["update NodeName=node17 State=RESUME"], cp.stderr)
+        # without jq it cannot tell: not resumed
+        cp, calls = self.run_hc(reason=drained, args=f"--root {root}", jq="/nonexistent/jq")
+        self.assertEqual(calls, [])
+        self.assertIn("jq is not installed", cp.stderr)
 
     def test_same_reason_is_not_reissued(self):
         cp, calls = self.run_hc()
@@ -135,13 +153,84 @@ class Slurm(unittest.TestCase):
         cp, calls = self.run_hc(script="hwcheck-prolog.sh", args="--fail-on error")
         self.assertEqual(cp.returncode, 0)
 
-    def test_shellcheck(self):
+
+def contrib_scripts():
+    """Every shell script under contrib/ (by its #! line), the bash completion included."""
+    out = []
+    for d, _, files in os.walk(contrib()):
+        for f in sorted(files):
+            p = os.path.join(d, f)
+            with open(p, "rb") as fh:
+                head = fh.readline()
+            if head.startswith(b"#!") and (b"sh" in head) or "bash-completion" in p:
+                out.append(p)
+    return sorted(out)
+
+
+class Shellcheck(unittest.TestCase):
+    def test_every_contrib_script(self):
         sc = shutil.which("shellcheck")
         if not sc:
             self.skipTest("shellcheck not installed")
-        cp = subprocess.run([sc, contrib("slurm", "hwcheck-healthcheck.sh"), contrib("slurm", "hwcheck-prolog.sh"),
-                             contrib("ansible", "hwcheck.fact")], capture_output=True, text=True)
+        scripts = contrib_scripts()
+        names = [os.path.relpath(p, contrib()) for p in scripts]
+        for want in ("slurm/hwcheck-healthcheck.sh", "slurm/hwcheck-prolog.sh", "ansible/roles/hwcheck/files/hwcheck.fact",
+                     "gate/hwcheck-gate.sh", "bash-completion/hwcheck"):
+            self.assertIn(want, names)
+        cp = subprocess.run([sc, "-x", *scripts], capture_output=True, text=True)
         self.assertEqual(cp.returncode, 0, cp.stdout)
+
+
+class Gate(unittest.TestCase):
+    """contrib/gate/hwcheck-gate.sh over real captures: the verdict of the JSON summary."""
+
+    def gate(self, *args, **env):
+        e = sh_env(dict({"HWCHECK": hwctest.hwcheck_path(), "HWCHECK_TIMEOUT": "60"}, **env))
+        return subprocess.run(["/bin/sh", contrib("gate", "hwcheck-gate.sh"), *args], capture_output=True,
+                              text=True, timeout=180, env=e)
+
+    def root(self, fx):
+        return hwctest.fixture(fx, "root")
+
+    def test_healthy_host_passes(self):
+        cp = self.gate("--root", self.root("healthy-cx7-gen5x16"))
+        self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)
+        self.assertIn("PASS (verdict ok)", cp.stdout)
+
+    def test_undecided_is_not_a_pass(self):
+        root = self.root("thermal-bf2-x3-sensors")  # no mstflint in the capture
+        cp = self.gate("--root", root)
+        self.assertEqual(cp.returncode, 1, cp.stdout + cp.stderr)
+        self.assertIn("FAIL (verdict incomplete", cp.stdout)
+        self.assertIn("undecided MLX_FW_MISMATCH 0000:4e:00.0", cp.stdout)
+        cp = self.gate("--root", root, HWCHECK_GATE_ALLOW="incomplete")
+        self.assertEqual(cp.returncode, 0, cp.stdout)
+        cp = self.gate("--root", root, HWCHECK_GATE_ALLOW="incomplete", HWCHECK_GATE_REQUIRE="MLX_FW_MISMATCH")
+        self.assertEqual(cp.returncode, 1, cp.stdout)
+        self.assertIn("required rule MLX_FW_MISMATCH could not decide", cp.stdout)
+
+    def test_findings_fail(self):
+        cp = self.gate("--root", self.root("cx6dx-card-88c"))
+        self.assertEqual(cp.returncode, 1, cp.stdout)
+        self.assertIn("warn THERMAL_CARD_OVER_LIMIT 0000:41:00.0", cp.stdout)
+        self.assertEqual(self.gate("--root", self.root("cx6dx-card-88c"), HWCHECK_GATE_ALLOW="warn").returncode, 0)
+        cp = self.gate("--root", self.root("host-cx6-ocp3-gen1-x4"), HWCHECK_GATE_ALLOW="warn incomplete")
+        self.assertEqual(cp.returncode, 1, cp.stdout)
+        self.assertIn("error PCIE_LINK_DOWNGRADED 0000:04:00.0", cp.stdout)
+
+    def test_no_verdict(self):
+        with tempfile.TemporaryDirectory() as d:
+            cp = self.gate("--root", d)
+        self.assertEqual(cp.returncode, 3, cp.stdout)
+        self.assertIn("NO VERDICT", cp.stdout)
+        self.assertEqual(self.gate(HWCHECK="/nonexistent/hwcheck").returncode, 3)
+        self.assertEqual(self.gate("--bogus").returncode, 3)
+
+    def test_usage(self):
+        cp = self.gate(HWCHECK_GATE_REQUIRE="NO_SUCH_RULE")
+        self.assertEqual(cp.returncode, 2)
+        self.assertIn("NO_SUCH_RULE is not a hwcheck rule", cp.stderr)
+        self.assertEqual(self.gate(JQ="/nonexistent/jq").returncode, 2)
 
 
 class Kubernetes(unittest.TestCase):
@@ -187,10 +276,15 @@ class Kubernetes(unittest.TestCase):
         self.assertIn("--exit-codes=npd", rule["args"])
         self.assertIn("--summary-line", rule["args"])
         # run the rule's command: NPD reads exit 0 OK / 1 NonOK / 2 Unknown and the first line
-        args = [a for a in rule["args"]]
-        i = args.index("--root")
+        self.assertIn("--exec-tools", rule["args"])  # the firmware tools run against the host
+        i = rule["args"].index("--root")
         for root, want in (("/", {0, 1}), (tempfile.mkdtemp(), {2})):
+            args = list(rule["args"])
             args[i + 1] = root
+            if want == {2}:
+                # an empty root: without the tools nothing at all is collected (with them, this
+                # machine's own tool output would be judged)
+                args.remove("--exec-tools")
             cp = subprocess.run([hwctest.hwcheck_path(), *args], capture_output=True, text=True,
                                 env=sh_env({}), timeout=120)
             self.assertIn(cp.returncode, want, cp.stderr)
@@ -203,7 +297,7 @@ class Kubernetes(unittest.TestCase):
 
 class Ansible(unittest.TestCase):
     def fact(self, **env):
-        cp = subprocess.run([contrib("ansible", "hwcheck.fact")], capture_output=True, text=True,
+        cp = subprocess.run([contrib("ansible", "roles", "hwcheck", "files", "hwcheck.fact")], capture_output=True, text=True,
                             timeout=120, env=sh_env(env))
         self.assertEqual(cp.returncode, 0, cp.stderr)
         return json.loads(cp.stdout)

@@ -104,6 +104,16 @@ class Live(unittest.TestCase):
         json.loads(cp.stdout)
         promparse.parse(open(out).read())
 
+    def test_nothing_collected_is_not_a_clean_host(self):
+        out = os.path.join(self.tmp, "e.prom")
+        root = os.path.join(self.tmp, "empty")
+        os.mkdir(root)
+        cp = run("--root", root, "--prom", out)
+        self.assertEqual(cp.returncode, 3, cp.stderr)
+        fams = promparse.parse(open(out).read())
+        self.assertEqual(sorted(fams), ["hwcheck_last_run_timestamp_seconds", "hwcheck_up"])
+        self.assertEqual(fams["hwcheck_up"]["samples"], [({}, 0.0)])
+
     def test_unwritable_target(self):
         cp = run("--prom", "/nonexistent/dir/x.prom")
         self.assertEqual(cp.returncode, 2)
@@ -161,17 +171,54 @@ class FromFacts(unittest.TestCase):
         doc["facts"]["thermal"]["sensors"].append({"chip": "coretemp-isa-0000", "label": "Package id 0",
                                                    "temp_mdegc": 41000, "bdf": None, "source": "hwmon"})
         fams, _ = self.dump(doc)
-        self.assertEqual(series(fams, "hwcheck_temperature_celsius", card="0000:41:00.0"), [88.0])
+        self.assertEqual(series(fams, "hwcheck_card_temperature_celsius", card="0000:41:00.0"), [88.0])
+        # the limit THERMAL_CARD_OVER_LIMIT applies (rules/default-profile.json) beside it
+        prof = json.load(open(hwctest.source("rules", "default-profile.json")))
+        self.assertEqual(series(fams, "hwcheck_card_temperature_limit_celsius", card="0000:41:00.0"),
+                         [float(prof["thresholds"]["card_temp_limit_c"])])
         host = [ls for ls, _ in fams["hwcheck_temperature_celsius"]["samples"] if "card" not in ls]
         self.assertEqual(host, [{"chip": "coretemp-isa-0000", "label": "Package id 0", "source": "hwmon"}])
         self.assertEqual(series(fams, "hwcheck_probe_gbps", card="0000:41:00.0", op="write"), [97.5])
 
-    def test_duplicate_sensor_is_one_series(self):
+    def test_one_series_per_card_temperature(self):
+        # the same ASIC read by mstflint (88), by hwmon on each function (as on the BlueField-2
+        # capture, thermal-bf2-x3-sensors) and by MTMP: one series, the hottest, as the rule takes it
         doc = json.load(open(hwctest.fixture("diff-unchanged", "after.json")))
         s = doc["facts"]["thermal"]["sensors"]
         s.append(dict(s[0]))
+        for fn, t in (("0000:41:00.0", 86000), ("0000:41:00.1", 87000)):
+            s.append({"chip": "mlx5", "label": "asic", "temp_mdegc": t, "bdf": fn, "source": "hwmon"})
+        s.append({"chip": "mlx5", "label": "Module0", "temp_mdegc": 57000, "bdf": "0000:41:00.0",
+                  "source": "hwmon"})
+        doc["facts"]["mlx"]["adapters"][0]["registers"] = {"temp_mdegc": 85000}
         fams, _ = self.dump(doc)
-        self.assertEqual(len(fams["hwcheck_temperature_celsius"]["samples"]), 1)
+        self.assertEqual(fams["hwcheck_card_temperature_celsius"]["samples"], [({"card": "0000:41:00.0"}, 88.0)])
+        # a transceiver module is another temperature, with its card
+        self.assertEqual(fams["hwcheck_temperature_celsius"]["samples"],
+                         [({"card": "0000:41:00.0", "chip": "mlx5", "label": "Module0", "source": "hwmon"}, 57.0)])
+
+    def test_two_devices_same_sensor_name(self):
+        # two NVMe drives both have a "Composite" sensor: the device address keeps them apart
+        doc = json.load(open(hwctest.fixture("diff-unchanged", "after.json")))
+        for bdf, t in (("0000:01:00.0", 30000), ("0000:02:00.0", 40000)):
+            doc["facts"]["thermal"]["sensors"].append({"chip": "nvme", "label": "Composite", "temp_mdegc": t,
+                                                       "bdf": bdf, "source": "hwmon"})
+        fams, _ = self.dump(doc)
+        self.assertEqual(series(fams, "hwcheck_temperature_celsius", device="0000:02:00.0"), [40.0])
+        self.assertEqual(len(fams["hwcheck_temperature_celsius"]["samples"]), 2)
+
+    def test_verdict_and_up(self):
+        doc = json.load(open(hwctest.fixture("diff-unchanged", "after.json")))
+        for findings, verdict in (([], "ok"), ([{"rule_id": "X", "severity": "unknown", "subject": "host"}], "incomplete"),
+                                  ([{"rule_id": "X", "severity": "unknown", "subject": "host"},
+                                    {"rule_id": "Y", "severity": "warn", "subject": "host"}], "warn"),
+                                  ([{"rule_id": "Y", "severity": "error", "subject": "host"}], "error"),
+                                  ([{"rule_id": "Y", "severity": "error", "subject": "host", "waiver_reason": "lab"}], "ok")):
+            doc["findings"] = findings
+            fams, _ = self.dump(doc)
+            self.assertEqual(fams["hwcheck_up"]["samples"], [({}, 1.0)])
+            got = {ls["verdict"]: v for ls, v in fams["hwcheck_verdict"]["samples"]}
+            self.assertEqual(got, {v: float(v == verdict) for v in ("ok", "incomplete", "warn", "error")}, findings)
 
 
 if __name__ == "__main__":

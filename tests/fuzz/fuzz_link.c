@@ -8,7 +8,8 @@
  * exporter3434 (prometheus/node_exporter #3434); mlxlink-bf3-100g-m-c-sigcomm26 (`mlxlink -d ... -p 1
  * -m -c` on a BlueField-3, SIGCOMM 2026 SmartNIC tutorial README), mlxlink-400g-counters-ansi-sichek
  * (scitix/sichek mlxlink_dom_test.go, counters "captured on clnet36 mlx5_1", with terminal
- * colours), mlxlink-cx7-400g-trex1185, mlxlink-cx7-ndr-show-module and mlxlink-pcie-cx6dx-e-c
+ * colours), mlxlink-module-osfp-sichek (the same file's Module Info of an OSFP optic, "mirrors real
+ * output"), mlxlink-cx7-400g-trex1185, mlxlink-cx7-ndr-show-module and mlxlink-pcie-cx6dx-e-c
  * (corpus/mlxlink/); mlxlink-error is a synthetic one-line -E- message. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -35,6 +36,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct hwc_mlx_phy phy;
 		memset(&phy, 0, sizeof(phy));
 		hwc_mlx_parse_mlxlink(buf, size, a, &phy);
+		struct hwc_mlx_module mod;
+		memset(&mod, 0, sizeof(mod));
+		hwc_mlx_parse_module(buf, size, a, &mod);
 		free(buf);
 	}
 	hwc_arena_free(a);

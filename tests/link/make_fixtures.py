@@ -112,15 +112,14 @@ def bf3_mlxlink():
     r.rdma("mlx5_0", "32.43.2402", None, {1: {"state": "4: ACTIVE", "phys_state": "5: LinkUp",
                                               "rate": "100 Gb/sec (4X EDR)", "link_layer": "Ethernet"}})
     with open(os.path.join(HERE, "..", "fuzz", "corpus", "link", "mlxlink-bf3-100g-m-c-sigcomm26.txt"), "rb") as f:
-        r.command(["mstlink", "-d", "0000:03:00.0", "-c"], f.read())
-    r.source("`hwcheck/commands/mstlink -d 0000:03:00.0 -c/stdout`: verbatim first answer of the "
+        r.command(["mstlink", "-d", "0000:03:00.0", "-m", "-c"], f.read())
+    r.source("`hwcheck/commands/mstlink -d 0000:03:00.0 -m -c/stdout`: verbatim first answer of the "
              "SIGCOMM 2026 SmartNIC tutorial README (BlueField-3, `sudo mlxlink -d "
              "/dev/mst/mt41692_pciconf0 -p 1 -m -c`, 03:00.0 = mlx5_0, firmware 32.43.2402): 100G "
              "4x, Standard RS-FEC RS(528,514), No issue was observed, effective errors 0, raw and "
              "effective BER 15E-255, per-lane 0,0,0,0 over 25074.8 min; also "
              "tests/fuzz/corpus/link/mlxlink-bf3-100g-m-c-sigcomm26.txt. Expected: no LINK_* finding.")
-    r.source("RECONSTRUCTED: the argv (the capture used the mst device name, `-p 1` and `-m`: the "
-             "module block it adds is ignored), device id 0xa2dc (BlueField-3 integrated ConnectX), "
+    r.source("RECONSTRUCTED: the argv (the capture named the mst device and `-p 1`), device id 0xa2dc (BlueField-3 integrated ConnectX), "
              "port state/rate (as mlxlink reports: Active/LinkUp, 100G 4x), no netdev.")
     r.done("a BlueField-3 100G port whose mlxlink counters are clean")
 

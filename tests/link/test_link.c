@@ -131,9 +131,52 @@ static void test_mlxlink(void)
 	CHECK_INT(p.speed.m.st, HWC_ST_UNSUPPORTED);
 }
 
+static void test_module(void)
+{
+	size_t len;
+	struct hwc_mlx_module m;
+	memset(&m, 0, sizeof(m));
+	char *t = seed("mlxlink-module-osfp-sichek.txt", &len);
+	CHECK_INT(hwc_mlx_parse_module(t, len, A, &m), 0);
+	CHECK_STR(m.identifier.v, "OSFP");
+	CHECK_STR(m.serial_number.v, "CWJH05025502589");
+	CHECK_INT(m.temperature_c.m.st, HWC_ST_OK);
+	CHECK(m.temperature_c.v[0] == 54 && m.temperature_c.lo == -5 && m.temperature_c.hi == 75);
+	CHECK_INT(m.rx_power_dbm.n, 4);
+	CHECK(m.rx_power_dbm.v[2] > 2.280 && m.rx_power_dbm.v[2] < 2.282);
+	CHECK(m.tx_power_dbm.lo < -8.50 && m.tx_power_dbm.lo > -8.51);
+	CHECK_INT(m.length_m.m.st, HWC_ST_ABSENT);
+	/* a passive DAC: zeros with an empty range; the BlueField-3 copper cable: N/A */
+	memset(&m, 0, sizeof(m));
+	t = seed("mlxlink-cx7-ndr-show-module.txt", &len);
+	CHECK_INT(hwc_mlx_parse_module(t, len, A, &m), 0);
+	CHECK(m.bias_ma.n == 4 && m.bias_ma.has_range && m.bias_ma.lo == 0 && m.bias_ma.hi == 0);
+	CHECK_STR(m.cable_type.v, "Passive copper cable");
+	CHECK(m.length_m.v == 1);
+	memset(&m, 0, sizeof(m));
+	t = seed("mlxlink-bf3-100g-m-c-sigcomm26.txt", &len);
+	CHECK_INT(hwc_mlx_parse_module(t, len, A, &m), 0);
+	CHECK_INT(m.temperature_c.m.st, HWC_ST_UNSUPPORTED);
+	CHECK_STR(m.ddm.v, "No");
+	/* no Module Info (no -m), and broken readings */
+	memset(&m, 0, sizeof(m));
+	t = seed("mlxlink-cx7-400g-trex1185.txt", &len);
+	CHECK_INT(hwc_mlx_parse_module(t, len, A, &m), -2);
+	CHECK_INT(m.vendor.m.st, HWC_ST_ABSENT);
+	const char *bad = "Module Info\nTemperature [C] : 54 [-5..\nVoltage [mV] : x\n"
+			  "Bias Current [mA] : 1,2,3,4,5,6,7,8,9 [0..1]\nTx Power Current [dBm] : [1..2]\n";
+	memset(&m, 0, sizeof(m));
+	CHECK_INT(hwc_mlx_parse_module(bad, strlen(bad), A, &m), 0);
+	CHECK_INT(m.temperature_c.m.st, HWC_ST_INVALID);
+	CHECK_INT(m.voltage_mv.m.st, HWC_ST_INVALID);
+	CHECK_INT(m.bias_ma.m.st, HWC_ST_INVALID);
+	CHECK_INT(m.tx_power_dbm.m.st, HWC_ST_INVALID);
+}
+
 int main(void)
 {
 	A = hwc_arena_new();
+	test_module();
 	test_fec();
 	test_mlxlink();
 	test_harmful();

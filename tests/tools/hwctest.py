@@ -24,6 +24,17 @@ def _parse():
     return rest
 
 
+def take_option(name):
+    """The value of a script-specific option NAME VALUE, removed from sys.argv (None if absent);
+    for module-level use, before main() parses the common ones."""
+    if name not in sys.argv:
+        return None
+    i = sys.argv.index(name)
+    value = sys.argv[i + 1]
+    del sys.argv[i:i + 2]
+    return value
+
+
 def hwcheck_path():
     return ARGS.hwcheck
 
