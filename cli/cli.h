@@ -90,6 +90,8 @@ void hwc_cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Opens the env the options ask for; prints the error and returns an exit code on failure. */
 int hwc_cli_env(const struct hwc_cli *c, bool record, struct hwc_env **out);
+/* --pci-dump, when given, names a readable file; says why not (the caller exits 2). */
+bool hwc_cli_pci_dump_ok(const struct hwc_cli *c);
 /* Collects live (or under --root), or loads --facts; never NULL unless out of memory.
  * *exit_code is set non-zero when the input itself was unusable. */
 struct hwc_facts *hwc_cli_facts(const struct hwc_cli *c, int *exit_code);
@@ -106,6 +108,21 @@ void hwc_render_check_text(FILE *out, const struct hwc_cli *c, const json_t *fac
 void hwc_render_errors(const struct hwc_facts *f);
 /* Writes JSON to --output or stdout (atomically for a file). */
 int hwc_emit_json(const struct hwc_cli *c, const json_t *j);
+
+/* Input documents (cli/input.c). A facts or report file larger than this is refused before it
+ * is read: jansson holds about five times the text in memory. */
+#define HWC_MAX_DOC_MIB 128
+#define HWC_MAX_DOC_MIB_S "128"
+/* The whole file, NUL-terminated, at most max bytes (-EFBIG beyond). 0 or -errno. */
+int hwc_cli_read_input(const char *path, size_t max, char **buf, size_t *len);
+/* Why hwc_cli_read_input failed, in words. */
+const char *hwc_cli_input_strerror(int rc);
+/* A facts or report document from its text: a UTF-8 BOM is skipped, UTF-16/32 refused, syntax
+ * errors at LINE:COL, the envelope and schema version checked. Prints why not; NULL then. */
+json_t *hwc_cli_parse_doc(const char *buf, size_t len, const char *what);
+/* Whether text looks like a JSON document (maybe behind a byte-order mark, maybe UTF-16) rather
+ * than a tar. */
+bool hwc_cli_json_like(const char *buf, size_t len);
 
 int hwc_cmd_check(struct hwc_cli *c);
 int hwc_cmd_facts(struct hwc_cli *c);

@@ -24,81 +24,13 @@
 /* A snapshot holds sysfs files and command outputs: tens of MiB at most. */
 #define MAX_INPUT_BYTES (512u << 20)
 
-static int read_all(const char *path, char **buf, size_t *len)
-{
-	FILE *fp = fopen(path, "rb");
-	if (!fp)
-		return -errno;
-	size_t cap = 1 << 16, n = 0;
-	char *b = malloc(cap + 1);
-	int rc = 0;
-	while (b) {
-		size_t r = fread(b + n, 1, cap - n, fp);
-		n += r;
-		if (r == 0) {
-			if (ferror(fp))
-				rc = -EIO;
-			break;
-		}
-		if (n == cap) {
-			if (cap >= MAX_INPUT_BYTES) {
-				rc = -EFBIG;
-				break;
-			}
-			char *nb = realloc(b, cap * 2 + 1);
-			if (!nb) {
-				free(b);
-				b = NULL;
-				break;
-			}
-			b = nb;
-			cap *= 2;
-		}
-	}
-	fclose(fp);
-	if (!b)
-		return -ENOMEM;
-	if (rc < 0) {
-		free(b);
-		return rc;
-	}
-	b[n] = 0;
-	*buf = b;
-	*len = n;
-	return 0;
-}
-
-/* Checks the envelope; prints why not and returns NULL. Takes ownership of doc. */
-static json_t *checked_doc(json_t *doc, const char *what)
-{
-	const char *schema = hwc_json_str_or(doc, "schema", NULL);
-	const json_t *ver = json_object_get(doc, "schema_version");
-	if (!schema || (strcmp(schema, "hwcheck.report") && strcmp(schema, "hwcheck.facts")) ||
-	    !json_is_integer(ver) || !json_is_object(json_object_get(doc, "facts"))) {
-		hwc_cli_err("%s: not a hwcheck facts or report document (expected \"schema\": "
-			    "\"hwcheck.facts\" or \"hwcheck.report\", \"schema_version\" and \"facts\")",
-			    what);
-		json_decref(doc);
-		return NULL;
-	}
-	if (json_integer_value(ver) < 1 || json_integer_value(ver) > HWC_SCHEMA_VERSION) {
-		hwc_cli_err("%s: schema_version %lld is not one this hwcheck reads (1 to %d)", what,
-			    (long long)json_integer_value(ver), HWC_SCHEMA_VERSION);
-		json_decref(doc);
-		return NULL;
-	}
-	return doc;
-}
-
 static json_t *parse_json(const char *buf, size_t len, const char *what)
 {
-	json_error_t je;
-	json_t *doc = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
-	if (!doc) {
-		hwc_cli_err("%s:%d:%d: %s", what, je.line, je.column, je.text);
+	if (len > (size_t)HWC_MAX_DOC_MIB << 20) {
+		hwc_cli_err("%s: %s", what, hwc_cli_input_strerror(-EFBIG));
 		return NULL;
 	}
-	return checked_doc(doc, what);
+	return hwc_cli_parse_doc(buf, len, what);
 }
 
 /* Collects the live machine, or the tree under root; returns a facts document. */
@@ -123,17 +55,16 @@ static json_t *load_file(const char *path, int *ec)
 {
 	char *buf = NULL;
 	size_t len = 0;
-	int rc = read_all(path, &buf, &len);
+	int rc = hwc_cli_read_input(path, MAX_INPUT_BYTES, &buf, &len);
 	if (rc < 0) {
-		hwc_cli_err("%s: cannot read: %s", path, strerror(-rc));
+		hwc_cli_err("%s: cannot read: %s", path,
+			    rc == -EFBIG ? "larger than 512 MiB; not a snapshot or facts document"
+					 : hwc_cli_input_strerror(rc));
 		*ec = HWC_EXIT_USAGE;
 		return NULL;
 	}
 	json_t *doc = NULL;
-	size_t i = 0;
-	while (i < len && (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\t' || buf[i] == '\r'))
-		i++;
-	if (i < len && (buf[i] == '{' || buf[i] == '[')) {
+	if (hwc_cli_json_like(buf, len)) {
 		doc = parse_json(buf, len, path);
 	} else {
 		const void *data;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -13,8 +14,10 @@
 #include "core/runner.h"
 
 static volatile sig_atomic_t watchdog_code;
-static char watchdog_msg[256];
-static size_t watchdog_msg_len;
+/* [0] the run waited on something, [1] it was computing all along */
+static char watchdog_msg[2][320];
+static size_t watchdog_msg_len[2];
+static unsigned watchdog_after_s;
 
 static void cleanup(void)
 {
@@ -26,7 +29,14 @@ static void on_alarm(int sig)
 {
 	(void)sig;
 	cleanup();
-	if (write(STDERR_FILENO, watchdog_msg, watchdog_msg_len) < 0) {
+	/* CPU time tells a run that computed (an input too large for the limit) from one that
+	 * waited on a read, tool or probe (a blocked run uses next to none; a tenth of the time
+	 * allows for a machine busy with other work); clock_gettime is async-signal-safe */
+	struct timespec cpu;
+	int busy = clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu) == 0 &&
+		   ((unsigned long long)cpu.tv_sec * 1000 + (unsigned long long)cpu.tv_nsec / 1000000) * 10 >=
+			   (unsigned long long)watchdog_after_s * 1000;
+	if (write(STDERR_FILENO, watchdog_msg[busy], watchdog_msg_len[busy]) < 0) {
 		/* nothing more can be done from here */
 	}
 	_exit(watchdog_code);
@@ -53,17 +63,24 @@ void hwc_cli_guard(unsigned timeout_s, int exit_code)
 	 * deadline can interrupt (a read of a device that stopped answering), a few seconds later.
 	 * Without --timeout a run still never waits for ever. */
 	unsigned grace = timeout_s ? HWC_WATCHDOG_GRACE_S : 0;
-	int n = timeout_s ? snprintf(watchdog_msg, sizeof(watchdog_msg),
-				     "hwcheck: the run did not finish within --timeout %u s (+%u s): a "
-				     "read or probe blocked; stopped without a report\n",
-				     timeout_s, grace)
-			  : snprintf(watchdog_msg, sizeof(watchdog_msg),
-				     "hwcheck: the run did not finish within %u s (no --timeout given): "
-				     "a read or probe blocked; stopped without a report\n",
-				     HWC_WATCHDOG_DEFAULT_S);
+	static const char *const why[2] = {
+		"it was waiting on a read, tool or probe that did not answer",
+		"it was still computing (an input too large for this limit; give a larger "
+		"--timeout)"};
+	for (int k = 0; k < 2; k++) {
+		int n = timeout_s ? snprintf(watchdog_msg[k], sizeof(watchdog_msg[k]),
+					     "hwcheck: the run did not finish within --timeout %u s "
+					     "(+%u s): %s; stopped without a report\n",
+					     timeout_s, grace, why[k])
+				  : snprintf(watchdog_msg[k], sizeof(watchdog_msg[k]),
+					     "hwcheck: the run did not finish within %u s (no --timeout "
+					     "given): %s; stopped without a report\n",
+					     HWC_WATCHDOG_DEFAULT_S, why[k]);
+		watchdog_msg_len[k] = n > 0 && (size_t)n < sizeof(watchdog_msg[k]) ? (size_t)n : 0;
+	}
 	if (!timeout_s)
 		timeout_s = HWC_WATCHDOG_DEFAULT_S;
-	watchdog_msg_len = n > 0 && (size_t)n < sizeof(watchdog_msg) ? (size_t)n : 0;
+	watchdog_after_s = timeout_s + grace;
 	watchdog_code = exit_code;
 	sa.sa_handler = on_alarm;
 	sigaction(SIGALRM, &sa, NULL);

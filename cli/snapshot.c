@@ -217,6 +217,8 @@ int hwc_cmd_snapshot(struct hwc_cli *c)
 		hwc_cli_err("snapshot: --facts cannot be captured; snapshot reads a machine");
 		return HWC_EXIT_USAGE;
 	}
+	if (!hwc_cli_pci_dump_ok(c))
+		return HWC_EXIT_USAGE;
 	struct hwc_env *e;
 	int rc = hwc_cli_env(c, true, &e);
 	if (rc)

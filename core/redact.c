@@ -407,8 +407,26 @@ static size_t redact_config(struct hwc_redactor *r, unsigned char *b, size_t len
 	return count;
 }
 
-/* VPD: large resources 0x82 (name), 0x90 (read-only keywords), 0x91; small end tag 0x78. The
- * SN keyword is masked and the RV checksum (all bytes up to it sum to 0) recomputed. */
+/* Whether a VPD keyword may identify the card or the machine. PCI's own keywords are SN (serial)
+ * and the system-specific Yx (YA: asset tag); the vendor-specific Vx hold what each vendor
+ * wants: NVIDIA/Mellanox put the card UUID in V3 and the serial again in VU ("MT2421600CDE"
+ * "MLNXS0D0F0"), other vendors serials or service tags. So every Vx and Yx is masked except
+ * the Mellanox ones that describe the model (V0 "PCIeGen5 x16", V2 the part number, VA the
+ * "MLX:MN=MLNX:CSKU=V2:UUID=V3:..." layout). PN, EC, MN, FG, LC, PG, CP, RV, RW stay. */
+static bool vpd_identifying(unsigned char k0, unsigned char k1)
+{
+	if (k0 == 'S' && k1 == 'N')
+		return true;
+	if (k0 == 'Y')
+		return k1 != 0;
+	if (k0 == 'V')
+		return !(k1 == '0' || k1 == '2' || k1 == 'A');
+	return false;
+}
+
+/* VPD: large resources 0x82 (name), 0x90 (read-only keywords), 0x91; small end tag 0x78.
+ * Identifying keywords (vpd_identifying) are masked and the RV checksum (all bytes up to it sum
+ * to 0) recomputed. */
 static size_t redact_vpd(struct hwc_redactor *r, unsigned char *b, size_t len)
 {
 	size_t off = 0, count = 0;
@@ -435,7 +453,7 @@ static size_t redact_vpd(struct hwc_redactor *r, unsigned char *b, size_t len)
 				size_t kl = b[k + 2], d = k + 3;
 				if (d + kl > stop)
 					kl = stop - d;
-				if (b[k] == 'S' && b[k + 1] == 'N' && kl) {
+				if (vpd_identifying(b[k], b[k + 1]) && kl) {
 					size_t tl = kl;
 					while (tl && (b[d + tl - 1] == ' ' || b[d + tl - 1] == 0))
 						tl--;
@@ -453,6 +471,39 @@ static size_t redact_vpd(struct hwc_redactor *r, unsigned char *b, size_t len)
 			}
 		}
 		off = body + rlen;
+	}
+	return count;
+}
+
+/* lspci -vvv prints VPD as "[XY] Label: value" lines: the value of an identifying keyword
+ * (vpd_identifying) is masked to the end of its line. */
+static size_t redact_vpd_text(struct hwc_redactor *r, unsigned char *b, size_t len)
+{
+	size_t count = 0;
+	for (size_t i = 0; i + 5 < len; i++) {
+		if (b[i] != '[' || b[i + 3] != ']' || b[i + 4] != ' ' || !isupper(b[i + 1]) ||
+		    !isalnum(b[i + 2]) || !vpd_identifying(b[i + 1], b[i + 2]) ||
+		    (b[i + 1] == 'S' && b[i + 2] == 'N')) /* SN: the "Serial number:" label's */
+			continue;
+		size_t j = i + 5;
+		while (j < len && j < i + 60 && b[j] != ':' && b[j] != '\n')
+			j++;
+		if (j >= len || b[j] != ':')
+			continue;
+		j++;
+		while (j < len && b[j] == ' ')
+			j++;
+		size_t e = j;
+		while (e < len && b[e] != '\n' && b[e] != '\r')
+			e++;
+		size_t t = e;
+		while (t > j && (b[t - 1] == ' ' || b[t - 1] == '\t'))
+			t--;
+		if (t > j && !non_value(b + j, t - j)) {
+			mask_serial(r, b + j, t - j);
+			count++;
+		}
+		i = e;
 	}
 	return count;
 }
@@ -477,5 +528,6 @@ size_t hwc_redact(struct hwc_redactor *r, const char *path, unsigned char *buf, 
 		return 1;
 	}
 	size_t n = redact_structured(r, buf, len);
+	n += redact_vpd_text(r, buf, len);
 	return n + redact_labelled(r, buf, len);
 }

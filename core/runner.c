@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -49,10 +51,12 @@ static void live_del(pid_t pid)
 
 void hwc_run_kill_all(void)
 {
+	/* each warden kills its whole tree (see warden()); they also get SIGTERM by themselves
+	 * when hwcheck dies, even of SIGKILL */
 	for (size_t i = 0; i < LIVE_MAX; i++) {
 		pid_t p = (pid_t)live_pgids[i];
 		if (p > 0)
-			kill(-p, SIGKILL);
+			kill(-p, SIGTERM);
 	}
 }
 
@@ -283,6 +287,165 @@ static void close_from(int lowfd)
 		close((int)fd);
 }
 
+/* ---- the warden: one small process between hwcheck and each tool ----------------------
+ * A tool that calls setsid() leaves its process group, and anything a tool leaves running is
+ * reparented to init when hwcheck dies: killing a process group is not enough. Each tool is
+ * started by a warden that is a child subreaper (every orphan of the tool's tree becomes its
+ * child) and gets SIGTERM when hwcheck dies (PR_SET_PDEATHSIG, so even when hwcheck is
+ * SIGKILLed). When the tool exits, or on SIGTERM, it kills the tool's whole tree and exits with
+ * the tool's status. Everything here runs between fork and exec: async-signal-safe calls only. */
+
+/* The warden exits with this when SIGKILL did not end part of the tree (stuck in the kernel). */
+#define WARDEN_LEFT_BEHIND 124
+
+static long long warden_ms(const struct timespec *since)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (long long)(now.tv_sec - since->tv_sec) * 1000 + (now.tv_nsec - since->tv_nsec) / 1000000;
+}
+
+/* SIGKILLs every child of the warden (the orphans of the tool's tree are reparented to it). */
+static void warden_kill_children(const char *children_path)
+{
+	int fd = open(children_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	char buf[4096];
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	long pid = 0;
+	for (ssize_t i = 0; i < (n > 0 ? n : 0); i++) {
+		if (buf[i] >= '0' && buf[i] <= '9') {
+			pid = pid * 10 + (buf[i] - '0');
+		} else {
+			if (pid > 0)
+				kill((pid_t)pid, SIGKILL);
+			pid = 0;
+		}
+	}
+	if (pid > 0)
+		kill((pid_t)pid, SIGKILL);
+}
+
+/* Reaps what has exited; notes the tool's status. Returns false once no child is left. */
+static bool warden_reap(pid_t tool, int *status, bool *tool_done)
+{
+	int ws;
+	pid_t w;
+	while ((w = waitpid(-1, &ws, WNOHANG)) > 0)
+		if (w == tool) {
+			*status = ws;
+			*tool_done = true;
+		}
+	return !(w < 0 && errno == ECHILD);
+}
+
+/* Kills the tool's tree layer by layer until nothing is left; false when something outlived
+ * grace_ms (stuck in the kernel). */
+static bool warden_kill_tree(pid_t tool, int *status, bool *tool_done, long long grace_ms)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
+	struct timespec start;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		kill(-tool, SIGKILL);
+		warden_kill_children(path);
+		if (!warden_reap(tool, status, tool_done))
+			return true;
+		if (warden_ms(&start) >= grace_ms)
+			return false;
+		struct timespec ts = {0, 5 * 1000000L};
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* Leaves as the tool did: its exit code, or death by its signal. */
+static _Noreturn void warden_exit_like(int ws)
+{
+	if (WIFSIGNALED(ws)) {
+		int sig = WTERMSIG(ws);
+		struct rlimit none = {0, 0};
+		setrlimit(RLIMIT_CORE, &none);
+		signal(sig, SIG_DFL);
+		sigset_t s;
+		sigemptyset(&s);
+		sigaddset(&s, sig);
+		sigprocmask(SIG_UNBLOCK, &s, NULL);
+		raise(sig);
+		_exit(128 + sig);
+	}
+	_exit(WIFEXITED(ws) ? WEXITSTATUS(ws) : 127);
+}
+
+static _Noreturn void warden_tool(const char *path, const char *const *argv, char *const envp[], pid_t warden)
+{
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != warden)
+		_exit(127);
+	signal(SIGPIPE, SIG_DFL);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	execve(path, (char *const *)argv, envp);
+	_exit(127);
+}
+
+static _Noreturn void warden(const char *path, const char *const *argv, char *const envp[],
+			     pid_t hwcheck)
+{
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	if (getppid() != hwcheck)
+		_exit(127); /* hwcheck is already gone */
+	pid_t me = getpid();
+	pid_t t = fork();
+	if (t < 0)
+		_exit(127);
+	if (t == 0)
+		warden_tool(path, argv, envp, me);
+	setpgid(t, t);
+	/* the pipes belong to the tool: hwcheck sees their end when the tool's tree closes them */
+	dup2(0, 1);
+	dup2(0, 2);
+	int st = 0;
+	bool done = false;
+	while (!done) {
+		struct timespec ts = {0, 100 * 1000000L};
+		int sig = sigtimedwait(&set, NULL, &ts);
+		if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP) {
+			/* hwcheck stops the tool (timeout, output cap, signal) or died */
+			if (!warden_kill_tree(t, &st, &done, KILL_GRACE_MS - 500))
+				_exit(WARDEN_LEFT_BEHIND);
+			signal(SIGKILL, SIG_DFL);
+			raise(SIGKILL);
+		}
+		warden_reap(t, &st, &done);
+	}
+	/* The tool answered. What it left running gets the same grace hwcheck gives output that
+	 * arrives after the tool exited, then goes, setsid or not. */
+	struct timespec start;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	bool any = true;
+	while (any && warden_ms(&start) < EXIT_GRACE_MS) {
+		struct timespec ts = {0, 5 * 1000000L};
+		nanosleep(&ts, NULL);
+		any = warden_reap(t, &st, &done);
+	}
+	if (any && !warden_kill_tree(t, &st, &done, KILL_GRACE_MS - 500))
+		_exit(WARDEN_LEFT_BEHIND);
+	warden_exit_like(st);
+}
+
 static int spawn(const char *path, const char *const *argv, struct child *c)
 {
 	int po[2], pe[2];
@@ -295,6 +458,7 @@ static int spawn(const char *path, const char *const *argv, struct child *c)
 		return -err;
 	}
 	static char *const envp[] = {"PATH=" SAFE_PATH, "LC_ALL=C", "LANG=C", "HOME=/", NULL};
+	pid_t self = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		int err = errno;
@@ -302,20 +466,18 @@ static int spawn(const char *path, const char *const *argv, struct child *c)
 		return -err;
 	}
 	if (pid == 0) {
-		/* child: own process group so a timeout kills everything it started */
+		/* the warden: its own process group, which hwcheck signals */
 		setpgid(0, 0);
 		int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		if (nul < 0 || dup2(nul, 0) < 0 || dup2(po[1], 1) < 0 || dup2(pe[1], 2) < 0)
 			_exit(127);
-		signal(SIGPIPE, SIG_DFL);
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
 		/* The tool gets stdin, stdout, stderr and nothing else hwcheck holds open (the
 		 * root, output files, libraries' descriptors opened without O_CLOEXEC). */
 		close_from(3);
-		execve(path, (char *const *)argv, envp);
-		_exit(127);
+		for (int s = 1; s < NSIG; s++)
+			if (s != SIGKILL && s != SIGSTOP)
+				signal(s, SIG_DFL);
+		warden(path, argv, envp, self);
 	}
 	setpgid(pid, pid);
 	close(po[1]);
@@ -331,9 +493,9 @@ static int spawn(const char *path, const char *const *argv, struct child *c)
 static void kill_child(struct child *c)
 {
 	if (c->pid > 0 && !c->reaped) {
-		kill(-c->pid, SIGKILL);
+		/* the warden kills the tool's whole tree and then itself */
 		if (!c->exited)
-			kill(c->pid, SIGKILL);
+			kill(c->pid, SIGTERM);
 		if (c->killed_at.tv_sec == 0 && c->killed_at.tv_nsec == 0)
 			clock_gettime(CLOCK_MONOTONIC, &c->killed_at);
 	}
@@ -556,6 +718,9 @@ void hwc_run_many(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct
 			}
 			free(c->buf[k]);
 		}
+		if ((c->killed_timeout || c->killed_cap) && WIFEXITED(c->wstatus) &&
+		    WEXITSTATUS(c->wstatus) == WARDEN_LEFT_BEHIND)
+			c->abandoned = true; /* the warden could not end all of it */
 		if (WIFEXITED(c->wstatus))
 			r->exit_code = WEXITSTATUS(c->wstatus);
 		else if (WIFSIGNALED(c->wstatus))

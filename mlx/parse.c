@@ -142,6 +142,81 @@ static bool cfgval_equal(const struct hwc_mlx_cfgval *x, const struct hwc_mlx_cf
 	return x->num == y->num || (x->text && !x->has_code && !y->has_code);
 }
 
+/* Parameter names seen in one listing, by hash: 120,000 rows must not cost n^2 string
+ * compares. Slots hold index + 1 into the params vector (0: empty); tables live in the arena. */
+struct name_idx {
+	uint32_t *slot;
+	size_t cap, n;
+};
+
+static size_t name_hash(const char *s)
+{
+	size_t h = 1469598103934665603ull & SIZE_MAX;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * (1099511628211ull & SIZE_MAX);
+	return h;
+}
+
+/* The index of name in params, or -1; with add, inserts `at` when absent (-ENOMEM: no room). */
+static long name_idx_find(struct name_idx *x, const struct hwc_mlx_cfg *c, const char *name,
+			  struct hwc_arena *a, long add_at)
+{
+	if (add_at >= 0 && (x->n + 1) * 2 > x->cap) {
+		size_t ncap = x->cap ? x->cap * 2 : 64;
+		uint32_t *ns = hwc_arena_calloc(a, ncap, sizeof(*ns));
+		if (!ns)
+			return -ENOMEM;
+		for (size_t i = 0; i < x->cap; i++) {
+			if (!x->slot[i])
+				continue;
+			size_t j = name_hash(c->params.items[x->slot[i] - 1].name) & (ncap - 1);
+			while (ns[j])
+				j = (j + 1) & (ncap - 1);
+			ns[j] = x->slot[i];
+		}
+		x->slot = ns;
+		x->cap = ncap;
+	}
+	if (!x->cap)
+		return -1;
+	size_t j = name_hash(name) & (x->cap - 1);
+	for (; x->slot[j]; j = (j + 1) & (x->cap - 1))
+		if (strcmp(c->params.items[x->slot[j] - 1].name, name) == 0)
+			return (long)x->slot[j] - 1;
+	if (add_at >= 0) {
+		x->slot[j] = (uint32_t)add_at + 1;
+		x->n++;
+	}
+	return -1;
+}
+
+static const char *cfgval_show(struct hwc_arena *a, const struct hwc_mlx_cfgval *v)
+{
+	if (v->text && v->has_code)
+		return hwc_arena_printf(a, "%s(%lld)", v->text, (long long)v->num);
+	return v->text ? v->text : hwc_arena_printf(a, "%lld", (long long)v->num);
+}
+
+/* The same parameter printed twice: identical rows are one; rows that disagree make the value
+ * unknown (which one the firmware holds cannot be told), never the first one silently. */
+static void contradicting_row(struct hwc_mlx_cfgparam *first, const struct hwc_mlx_cfgparam *again,
+			      struct hwc_arena *a)
+{
+	struct hwc_mlx_cfgval *x[3] = {&first->dflt, &first->current, &first->next_boot};
+	const struct hwc_mlx_cfgval *y[3] = {&again->dflt, &again->current, &again->next_boot};
+	static const char *const col[3] = {"Default", "Current", "Next Boot"};
+	for (int i = 0; i < 3; i++) {
+		if (x[i]->m.st != HWC_ST_OK || y[i]->m.st != HWC_ST_OK || cfgval_equal(x[i], y[i]))
+			continue;
+		const char *d = hwc_arena_printf(a, "mstconfig printed %s twice with different %s "
+						   "values, %s and %s: which one holds is unknown",
+						 first->name, col[i], cfgval_show(a, x[i]),
+						 cfgval_show(a, y[i]));
+		memset(x[i], 0, sizeof(*x[i]));
+		hwc_fmeta_set(&x[i]->m, HWC_ST_INVALID, 0, d);
+	}
+}
+
 static const char *const named[] = {
 	"PCI_WR_ORDERING",       "ADVANCED_PCI_SETTINGS",   "MAX_ACC_OUT_READ",
 	"ADVANCED_POWER_SETTINGS", "DISABLE_SLOT_POWER_LIMITER", "PCI_ATOMIC_MODE",
@@ -231,9 +306,26 @@ static int no_data(struct hwc_fmeta *m, struct hwc_arena *a, const char *tool, c
 	return -EINVAL;
 }
 
+/* The values of one row, by column; returns how many values it had. */
+static size_t fill_row(struct hwc_mlx_cfgparam *p, char **tok, size_t n, const enum col *cols,
+		       size_t ncols, struct hwc_arena *a)
+{
+	for (size_t c = 0; c < n; c++) {
+		enum col k = c < ncols ? cols[c] : COL_OTHER;
+		if (k == COL_DEFAULT)
+			parse_cfg_value(tok[c], a, &p->dflt);
+		else if (k == COL_CURRENT)
+			parse_cfg_value(tok[c], a, &p->current);
+		else if (k == COL_NEXT)
+			parse_cfg_value(tok[c], a, &p->next_boot);
+	}
+	return n;
+}
+
 int hwc_mlx_parse_mstconfig(const char *buf, size_t len, struct hwc_arena *a,
 			    struct hwc_mlx_cfg *out)
 {
+	struct name_idx idx = {0};
 	memset(out, 0, sizeof(*out));
 	struct lines l = {buf, buf + len};
 	enum col cols[8];
@@ -362,28 +454,21 @@ int hwc_mlx_parse_mstconfig(const char *buf, size_t len, struct hwc_arena *a,
 			}
 			out->complete = false; /* the beginning is missing */
 		}
-		if (hwc_mlx_cfg_find(out, tok[i])) {
+		struct hwc_mlx_cfgparam row = {.name = hwc_arena_strdup(a, tok[i]), .read_only = ro};
+		if (!row.name)
+			return -ENOMEM;
+		last_nvals = fill_row(&row, tok + i + 1, n - i - 1, cols, ncols, a);
+		long seen = name_idx_find(&idx, out, row.name, a, -1);
+		if (seen >= 0) {
+			contradicting_row(&out->params.items[seen], &row, a);
 			last = NULL;
 			continue;
 		}
 		struct hwc_mlx_cfgparam *p = HWC_VEC_PUSH(a, &out->params);
-		if (!p)
+		if (!p || name_idx_find(&idx, out, row.name, a, (long)out->params.n - 1) == -ENOMEM)
 			return -ENOMEM;
-		p->name = hwc_arena_strdup(a, tok[i]);
-		p->read_only = ro;
-		i++;
+		*p = row;
 		last = p;
-		last_nvals = 0;
-		for (; i < n; i++) {
-			size_t c = last_nvals++;
-			enum col k = c < ncols ? cols[c] : COL_OTHER;
-			if (k == COL_DEFAULT)
-				parse_cfg_value(tok[i], a, &p->dflt);
-			else if (k == COL_CURRENT)
-				parse_cfg_value(tok[i], a, &p->current);
-			else if (k == COL_NEXT)
-				parse_cfg_value(tok[i], a, &p->next_boot);
-		}
 	}
 	if (!seen_table || out->params.n == 0) {
 		return no_data(&out->m, a, "mstconfig", err,

@@ -338,22 +338,53 @@ static int collect_sysfs(struct hwc_env *e, struct hwc_facts *f, struct hwc_pci_
 
 /* ---- dump ----------------------------------------------------------------------------- */
 
+struct bridge_key {
+	unsigned domain;
+	int sec_bus;
+	size_t idx;
+};
+
+static int cmp_bridge_bus(const void *x, const void *y)
+{
+	const struct bridge_key *a = x, *b = y;
+	if (a->domain != b->domain)
+		return a->domain < b->domain ? -1 : 1;
+	return a->sec_bus < b->sec_bus ? -1 : a->sec_bus > b->sec_bus;
+}
+
+static int cmp_bridge_key(const void *x, const void *y)
+{
+	int c = cmp_bridge_bus(x, y);
+	if (c)
+		return c;
+	const struct bridge_key *a = x, *b = y;
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
 static void dump_topology(struct hwc_arena *a, struct hwc_pci_facts *p, const char *file)
 {
 	/* As lspci's tree view: the parent of a function on bus B is the bridge of the same
 	 * domain whose secondary bus is B. A bridge whose secondary bus is not above its own is
 	 * unconfigured (or garbage) and leads nowhere. */
 	const char *only = "an lspci dump holds config space only";
+	/* the bridges by (domain, secondary bus), first in dump order: n log n, not n^2 */
+	size_t nb = 0;
+	struct bridge_key *bk = hwc_arena_calloc(a, p->devices.n + 1, sizeof(*bk));
+	for (size_t j = 0; bk && j < p->devices.n; j++) {
+		const struct hwc_pci_device *b = &p->devices.items[j];
+		if (b->sec_bus > (int)b->bus)
+			bk[nb++] = (struct bridge_key){b->domain, b->sec_bus, j};
+	}
+	if (nb)
+		qsort(bk, nb, sizeof(*bk), cmp_bridge_key);
 	for (size_t i = 0; i < p->devices.n; i++) {
 		struct hwc_pci_device *d = &p->devices.items[i];
-		for (size_t j = 0; j < p->devices.n; j++) {
-			const struct hwc_pci_device *b = &p->devices.items[j];
-			if (j != i && b->domain == d->domain && b->sec_bus > (int)b->bus &&
-			    b->sec_bus == (int)d->bus) {
-				HWC_SET(d->upstream, b->bdf.v);
-				break;
-			}
-		}
+		struct bridge_key key = {d->domain, (int)d->bus, 0};
+		const struct bridge_key *hit = nb ? bsearch(&key, bk, nb, sizeof(*bk), cmp_bridge_bus) : NULL;
+		while (hit && hit > bk && cmp_bridge_bus(hit - 1, &key) == 0)
+			hit--; /* the first in dump order */
+		if (hit && hit->idx != i)
+			HWC_SET(d->upstream, p->devices.items[hit->idx].bdf.v);
 		if (!hwc_ok(d->upstream))
 			HWC_FAIL(d->upstream, HWC_ST_ABSENT, 0,
 				 hwc_arena_printf(a, "%s: no bridge in the dump has secondary bus %02x",

@@ -152,13 +152,144 @@ static const json_t *find_by(const json_t *arr, const char *key, const char *val
 	return NULL;
 }
 
+/* ---- an index of one facts document, for the time its rules run --------------------------
+ * Rules look devices up by BDF, adapters by a function, netdev or RDMA name, and netdevs by
+ * adapter, for every card: linear searches made a 5,000-function host cost n^2. While
+ * hwc_rules_eval runs (fv_index_begin/end) each lookup is a hash lookup (jansson objects) built
+ * once; outside it the same functions search as before. Lookups answer exactly what the
+ * linear searches answer: the first match in document order. */
+static struct fv_index {
+	const json_t *facts;
+	json_t *pci;      /* bdf -> device */
+	json_t *fn, *nd, *rd; /* bdf / netdev / RDMA name -> index of the first adapter having it */
+	json_t *netdev;   /* netdev name -> netdev */
+	json_t *by_ad;    /* adapter index (decimal) -> [netdevs of it, in document order] */
+	json_t *sensors;  /* bdf -> [indexes into thermal.sensors] */
+} idx;
+
+static void idx_first(json_t *map, const char *key, size_t i)
+{
+	if (key && !json_object_get(map, key))
+		json_object_set_new(map, key, json_integer((json_int_t)i));
+}
+
+static void idx_first_each(json_t *map, const json_t *arr, size_t i)
+{
+	size_t k;
+	const json_t *e;
+	json_array_foreach(arr, k, e) idx_first(map, json_string_value(e), i);
+}
+
+/* Every adapter a netdev belongs to (fv_adapter_netdevs' rule), via the maps of all adapters. */
+static void idx_netdev(const json_t *ads, json_t *all_fn, json_t *all_nd, const json_t *e)
+{
+	const char *name = json_string_value(json_object_get(e, "name"));
+	const char *bdf = json_string_value(json_object_get(e, "bdf"));
+	json_t *seen = json_object();
+	const json_t *lists[2] = {name ? json_object_get(all_nd, name) : NULL,
+				  bdf ? json_object_get(all_fn, bdf) : NULL};
+	for (int l = 0; l < 2; l++) {
+		size_t k;
+		const json_t *ai;
+		json_array_foreach(lists[l], k, ai) {
+			char key[24];
+			snprintf(key, sizeof(key), "%lld", (long long)json_integer_value(ai));
+			if (json_object_get(seen, key) || !json_array_get(ads, (size_t)json_integer_value(ai)))
+				continue;
+			json_object_set_new(seen, key, json_true());
+			json_t *arr = json_object_get(idx.by_ad, key);
+			if (!arr)
+				json_object_set_new(idx.by_ad, key, arr = json_array());
+			json_array_append(arr, (json_t *)e);
+		}
+	}
+	json_decref(seen);
+}
+
+static void idx_all(json_t *map, const char *key, size_t i)
+{
+	if (!key)
+		return;
+	json_t *arr = json_object_get(map, key);
+	if (!arr)
+		json_object_set_new(map, key, arr = json_array());
+	json_array_append_new(arr, json_integer((json_int_t)i));
+}
+
+static void idx_adapters(const json_t *facts)
+{
+	const json_t *ads = fv_adapters(facts);
+	json_t *all_fn = json_object(), *all_nd = json_object();
+	size_t i, k;
+	const json_t *ad, *e;
+	json_array_foreach(ads, i, ad) {
+		idx_first(idx.fn, json_string_value(json_object_get(ad, "bdf")), i);
+		idx_first_each(idx.fn, json_object_get(ad, "functions"), i);
+		idx_first_each(idx.nd, json_object_get(ad, "netdevs"), i);
+		idx_first_each(idx.rd, json_object_get(ad, "rdma_devices"), i);
+		const char *b = json_string_value(json_object_get(ad, "bdf"));
+		idx_all(all_fn, b, i);
+		json_array_foreach(json_object_get(ad, "functions"), k, e)
+			if (!b || !json_string_value(e) || strcmp(b, json_string_value(e)))
+				idx_all(all_fn, json_string_value(e), i);
+		json_array_foreach(json_object_get(ad, "netdevs"), k, e) idx_all(all_nd, json_string_value(e), i);
+	}
+	json_array_foreach(json_object_get(facts, "netdevs"), i, e) {
+		const char *name = json_string_value(json_object_get(e, "name"));
+		if (name && !json_object_get(idx.netdev, name))
+			json_object_set(idx.netdev, name, (json_t *)e);
+		idx_netdev(ads, all_fn, all_nd, e);
+	}
+	json_decref(all_fn);
+	json_decref(all_nd);
+}
+
+void fv_index_begin(const json_t *facts)
+{
+	fv_index_end();
+	idx.pci = json_object();
+	idx.fn = json_object();
+	idx.nd = json_object();
+	idx.rd = json_object();
+	idx.netdev = json_object();
+	idx.by_ad = json_object();
+	size_t i;
+	const json_t *e;
+	json_array_foreach(json_object_get(json_object_get(facts, "pci"), "devices"), i, e) {
+		const char *b = json_string_value(json_object_get(e, "bdf"));
+		if (b && !json_object_get(idx.pci, b))
+			json_object_set(idx.pci, b, (json_t *)e);
+	}
+	idx_adapters(facts);
+	idx.sensors = json_object();
+	json_array_foreach(json_object_get(json_object_get(facts, "thermal"), "sensors"), i, e)
+		idx_all(idx.sensors, json_string_value(json_object_get(e, "bdf")), i);
+	idx.facts = facts;
+}
+
+void fv_index_end(void)
+{
+	json_decref(idx.pci);
+	json_decref(idx.fn);
+	json_decref(idx.nd);
+	json_decref(idx.rd);
+	json_decref(idx.netdev);
+	json_decref(idx.by_ad);
+	json_decref(idx.sensors);
+	memset(&idx, 0, sizeof(idx));
+}
+
 const json_t *fv_pci_dev(const json_t *facts, const char *bdf)
 {
+	if (idx.facts && idx.facts == facts)
+		return bdf ? json_object_get(idx.pci, bdf) : NULL;
 	return find_by(json_object_get(json_object_get(facts, "pci"), "devices"), "bdf", bdf);
 }
 
 const json_t *fv_netdev(const json_t *facts, const char *name)
 {
+	if (idx.facts && idx.facts == facts)
+		return name ? json_object_get(idx.netdev, name) : NULL;
 	return find_by(json_object_get(facts, "netdevs"), "name", name);
 }
 
@@ -224,6 +355,21 @@ size_t fv_adapter_netdevs(const json_t *facts, const json_t *adapter, const json
 	const json_t *e;
 	if (!json_is_array(nd))
 		return 0;
+	if (idx.facts && idx.facts == facts) {
+		/* the adapter's index in the document: adapters are few per lookup's caller, but
+		 * found through the function map all the same */
+		const char *b = json_string_value(json_object_get(adapter, "bdf"));
+		const json_t *ai = b ? json_object_get(idx.fn, b) : NULL;
+		if (ai && json_array_get(fv_adapters(facts), (size_t)json_integer_value(ai)) == adapter) {
+			char key[24];
+			snprintf(key, sizeof(key), "%lld", (long long)json_integer_value(ai));
+			json_array_foreach(json_object_get(idx.by_ad, key), i, e) {
+				if (n < max)
+					out[n++] = e;
+			}
+			return n;
+		}
+	}
 	json_array_foreach(nd, i, e) {
 		const char *name = json_string_value(json_object_get(e, "name"));
 		const char *bdf = json_string_value(json_object_get(e, "bdf"));
@@ -234,6 +380,97 @@ size_t fv_adapter_netdevs(const json_t *facts, const json_t *adapter, const json
 	return n;
 }
 
+static long idx_get(const json_t *map, const char *key)
+{
+	const json_t *v = key ? json_object_get(map, key) : NULL;
+	return v ? (long)json_integer_value(v) : -1;
+}
+
+static long idx_min(long a, long b)
+{
+	return a < 0 ? b : b < 0 ? a : a < b ? a : b;
+}
+
+/* fv_adapter_of through the maps: the same first adapter the searches below find. */
+static const json_t *adapter_of_indexed(const json_t *facts, const json_t *ads, const char *name)
+{
+	long i = idx_min(idx_get(idx.fn, name), idx_min(idx_get(idx.nd, name), idx_get(idx.rd, name)));
+	if (i >= 0)
+		return json_array_get(ads, (size_t)i);
+	const json_t *nd = json_object_get(idx.netdev, name);
+	const char *bdf = nd ? json_string_value(json_object_get(nd, "bdf")) : NULL;
+	const json_t *dev = fv_pci_dev(facts, bdf ? bdf : name);
+	const char *pf = dev ? json_string_value(json_object_get(dev, "physfn")) : NULL;
+	i = idx_min(idx_get(idx.fn, bdf), idx_get(idx.fn, pf));
+	const char *slash = strchr(name, '/');
+	if (slash && (size_t)(slash - name) < 64) {
+		char dev_name[64];
+		memcpy(dev_name, name, (size_t)(slash - name));
+		dev_name[slash - name] = 0;
+		i = idx_min(i, idx_get(idx.rd, dev_name));
+	}
+	return i >= 0 ? json_array_get(ads, (size_t)i) : NULL;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The functions of an adapter whose sensors count: its bdf, then its other functions. */
+static size_t sensor_lists(const json_t *adapter, const json_t **lists, size_t max)
+{
+	const char *b = json_string_value(json_object_get(adapter, "bdf"));
+	size_t n = 0, i;
+	const json_t *e;
+	if (b && json_object_get(idx.sensors, b))
+		lists[n++] = json_object_get(idx.sensors, b);
+	json_array_foreach(json_object_get(adapter, "functions"), i, e) {
+		const char *fb = json_string_value(e);
+		if (n < max && fb && !(b && !strcmp(fb, b)) && json_object_get(idx.sensors, fb))
+			lists[n++] = json_object_get(idx.sensors, fb);
+	}
+	return n;
+}
+
+size_t fv_adapter_sensors(const json_t *facts, const json_t *adapter, struct hwc_arena *a,
+			  const json_t ***out)
+{
+	const json_t *sensors = json_object_get(json_object_get(facts, "thermal"), "sensors");
+	size_t n = 0, i, k;
+	const json_t *e, *f;
+	if (!(idx.facts && idx.facts == facts)) {
+		*out = hwc_arena_calloc(a, json_array_size(sensors) + 1, sizeof(**out));
+		json_array_foreach(sensors, i, e) {
+			const char *bdf = json_string_value(json_object_get(e, "bdf"));
+			if (*out && bdf && fv_adapter_has_function(adapter, bdf))
+				(*out)[n++] = e;
+		}
+		return n;
+	}
+	/* the sensors of each of its functions, then back in document order */
+	size_t maxl = json_array_size(json_object_get(adapter, "functions")) + 1;
+	const json_t **lists = hwc_arena_calloc(a, maxl, sizeof(*lists));
+	if (!lists)
+		return 0;
+	size_t nl = sensor_lists(adapter, lists, maxl), total = 0;
+	for (i = 0; i < nl; i++)
+		total += json_array_size(lists[i]);
+	size_t *at = hwc_arena_calloc(a, total + 1, sizeof(*at));
+	*out = hwc_arena_calloc(a, total + 1, sizeof(**out));
+	if (!at || !*out)
+		return 0;
+	for (i = 0; i < nl; i++)
+		json_array_foreach(lists[i], k, f) at[n++] = (size_t)json_integer_value(f);
+	qsort(at, n, sizeof(*at), cmp_size);
+	size_t m = 0;
+	for (i = 0; i < n; i++)
+		if (!i || at[i] != at[i - 1])
+			(*out)[m++] = json_array_get(sensors, at[i]);
+	return m;
+}
+
 const json_t *fv_adapter_of(const json_t *facts, const char *name)
 {
 	const json_t *ads = fv_adapters(facts);
@@ -241,6 +478,8 @@ const json_t *fv_adapter_of(const json_t *facts, const char *name)
 	const json_t *ad;
 	if (!name || !ads)
 		return NULL;
+	if (idx.facts && idx.facts == facts)
+		return adapter_of_indexed(facts, ads, name);
 	json_array_foreach(ads, i, ad) {
 		if (fv_adapter_has_function(ad, name) || str_in(json_object_get(ad, "netdevs"), name) ||
 		    str_in(json_object_get(ad, "rdma_devices"), name))

@@ -313,8 +313,37 @@ static bool date_ok(const char *s)
 	char tail;
 	if (!s || strlen(s) != 10 || sscanf(s, "%4d-%2d-%2d%c", &y, &m, &d, &tail) != 3)
 		return false;
-	return y >= 2000 && y <= 9999 && m >= 1 && m <= 12 && d >= 1 && d <= 31 && s[4] == '-' &&
-	       s[7] == '-';
+	static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+	if (y < 2000 || y > 9999 || m < 1 || m > 12 || s[4] != '-' || s[7] != '-')
+		return false;
+	bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+	/* a day the calendar has: 2099-02-31 would never come, and never expire */
+	return d >= 1 && d <= mdays[m - 1] + (m == 2 && leap);
+}
+
+/* A fact path the walker (rules/facts_view.c) can evaluate: KEY or KEY[] joined by dots, a key
+ * of 1 to 127 letters, digits or _. "netdevs[][]", "a[0]", "a." or "[].b" would match nothing,
+ * ever, so the expectation would silently never run. */
+static bool fact_path_ok(const char *s)
+{
+	if (!s || !*s)
+		return false;
+	for (;;) {
+		size_t n = 0;
+		while ((s[n] >= 'a' && s[n] <= 'z') || (s[n] >= 'A' && s[n] <= 'Z') ||
+		       (s[n] >= '0' && s[n] <= '9') || s[n] == '_')
+			n++;
+		if (n == 0 || n > 127)
+			return false;
+		s += n;
+		if (s[0] == '[' && s[1] == ']')
+			s += 2;
+		if (!*s)
+			return true;
+		if (*s != '.')
+			return false;
+		s++;
+	}
 }
 
 static const char *const ops[] = {"==", "!=", "<", "<=", ">", ">=", "in", "not_in", "exists", NULL};
@@ -510,8 +539,9 @@ static void v_expectation(struct vctx *v, const json_t *e)
 		pop(v);
 	}
 	push(v, "fact");
-	if (!json_is_string(fact) || !*json_string_value(fact))
-		verr(v, "expected a fact path like \"netdevs[].mtu\"");
+	if (!json_is_string(fact) || !fact_path_ok(json_string_value(fact)))
+		verr(v, "expected a fact path like \"netdevs[].mtu\" (keys joined by '.', each maybe "
+			"followed by one '[]' for every element of an array)");
 	pop(v);
 	push(v, "op");
 	if (!op_ok)
@@ -560,7 +590,7 @@ static void v_waiver(struct vctx *v, const json_t *e)
 	pop(v);
 	push(v, "expires");
 	if (!date_ok(json_string_value(json_object_get(e, "expires"))))
-		verr(v, "a waiver needs \"expires\": a date YYYY-MM-DD");
+		verr(v, "a waiver needs \"expires\": a date YYYY-MM-DD that exists (2000 to 9999)");
 	pop(v);
 }
 
@@ -601,18 +631,21 @@ static void v_required(struct vctx *v, const json_t *arr)
 	}
 }
 
-/* "0000:81:00.1" or "81:00.1" (hex, as lspci prints it). */
+/* "0000:81:00.1" or "81:00.1" (hex digits, as lspci prints it; device < 32, function < 8). */
 static bool bdf_ok(const char *s)
 {
-	unsigned dom, bus, dev, fn;
-	int n = 0;
-	if (!s)
+	static const char full[] = "hhhh:hh:hh.f", shrt[] = "hh:hh.f";
+	if (!s || (strlen(s) != sizeof(full) - 1 && strlen(s) != sizeof(shrt) - 1))
 		return false;
-	if (sscanf(s, "%4x:%2x:%2x.%1x%n", &dom, &bus, &dev, &fn, &n) == 4 && !s[n] && n == 12)
-		return dev < 32 && fn < 8;
-	n = 0;
-	return sscanf(s, "%2x:%2x.%1x%n", &bus, &dev, &fn, &n) == 3 && !s[n] && n == 7 && dev < 32 &&
-	       fn < 8;
+	const char *pat = strlen(s) == sizeof(full) - 1 ? full : shrt;
+	for (size_t i = 0; pat[i]; i++) {
+		bool hex = (s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f') ||
+			   (s[i] >= 'A' && s[i] <= 'F');
+		if (pat[i] == 'h' ? !hex : pat[i] == 'f' ? !(s[i] >= '0' && s[i] <= '7') : s[i] != pat[i])
+			return false;
+	}
+	const char *dev = s + strlen(s) - 4; /* "DD.F" */
+	return strtoul(dev, NULL, 16) < 32;
 }
 
 static bool name_ok(const char *s, size_t max)
@@ -834,11 +867,11 @@ int hwc_profile_load(const char *path, struct hwc_profile **out, char *err, size
 		if (r == 0)
 			break;
 	}
-	int rerr = ferror(fp);
+	int rerr = ferror(fp) ? (errno ? errno : EIO) : 0;
 	fclose(fp);
 	if (rerr) {
 		free(buf);
-		snprintf(err, errsz, "%s: read error", path);
+		snprintf(err, errsz, "%s: cannot read: %s", path, strerror(rerr ? rerr : EIO));
 		return -EIO;
 	}
 	int rc = hwc_profile_parse(path, buf, len, out, err, errsz);

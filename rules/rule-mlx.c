@@ -165,13 +165,18 @@ static void fwc_unknown_cards(struct hwc_rule_ctx *c)
 	}
 }
 
-static const char *values_list(struct hwc_rule_ctx *c, const json_t *g, const char *sep)
+/* The values of a spread entry joined by sep; with param, as mstconfig commands. */
+static const char *values_list(struct hwc_rule_ctx *c, const json_t *g, const char *sep,
+			       const char *param)
 {
 	const char *out = "";
 	size_t i;
 	const json_t *e;
-	json_array_foreach(json_object_get(g, "values"), i, e)
-		out = hwc_arena_printf(c->a, "%s%s%s", out, i ? sep : "", json_string_value(json_object_get(e, "value")));
+	json_array_foreach(json_object_get(g, "values"), i, e) {
+		const char *v = json_string_value(json_object_get(e, "value"));
+		out = param ? hwc_arena_printf(c->a, "%s%s`mstconfig -d <BDF> set %s=%s`", out, i ? sep : "", param, v)
+			    : hwc_arena_printf(c->a, "%s%s%s", out, i ? sep : "", v);
+	}
 	return out;
 }
 
@@ -179,7 +184,11 @@ static long long cards_with(const json_t *g, const char *value)
 {
 	size_t i;
 	const json_t *e;
-	json_array_foreach(json_object_get(g, "values"), i, e) if (value && !strcmp(value, json_string_value(json_object_get(e, "value")))) return (long long)json_integer_value(json_object_get(e, "cards"));
+	json_array_foreach(json_object_get(g, "values"), i, e) {
+		const char *v = json_string_value(json_object_get(e, "value"));
+		if (value && v && !strcmp(value, v))
+			return (long long)json_integer_value(json_object_get(e, "cards"));
+	}
 	return 0;
 }
 
@@ -196,17 +205,21 @@ static void fwc_emit(struct hwc_rule_ctx *c, const json_t *g)
 		const char *bdf = json_string_value(json_object_get(m, "card"));
 		const char *val = json_string_value(json_object_get(m, "value"));
 		struct hwc_finding *fd;
+		enum hwc_severity sv = (enum hwc_severity)sev;
 		if (maj)
-			fd = hwc_rule_emit_sev(c, (enum hwc_severity)sev, bdf, "%s is %s on this card while %lld of the %lld %s cards of this host have %s",
+			fd = hwc_rule_emit_sev(c, sv, bdf, "%s is %s on this card while %lld of the %lld %s cards of this host have %s",
 					       param, val, cards_with(g, maj), total, prod, maj);
 		else
-			fd = hwc_rule_emit_sev(c, (enum hwc_severity)sev, bdf, "%s is %s on this card; the %lld %s cards of this host split evenly (%s): a tie, no majority to align to",
-					       param, val, total, prod, values_list(c, g, " / "));
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.fw_config.%s.current", fv_adapter_path(c, bdf), param), val,
-				 maj ? maj : hwc_arena_printf(c->a, "one value on all %lld cards", total));
-		fd->fix = maj ? hwc_arena_printf(c->a, "`mstconfig -d <BDF> set %s=%s` (the value of the other cards), then `mstfwreset -d <BDF> reset` or reboot.", param, maj)
-			      : hwc_arena_printf(c->a, "Pick one value for all %lld cards (%s; for PCI_WR_ORDERING the profile's host.role says which) and set it on each: `mstconfig -d <BDF> set %s=...`, then reboot.",
-						 total, values_list(c, g, " or "), param);
+			fd = hwc_rule_emit_sev(c, sv, bdf, "%s is %s on this card; the %lld %s cards of this host split evenly (%s): a tie, no majority to align to",
+					       param, val, total, prod, values_list(c, g, " / ", NULL));
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.fw_config.%s.current", fv_adapter_path(c, bdf), param),
+				 val, maj ? maj : hwc_arena_printf(c->a, "one value on all %lld cards", total));
+		if (maj)
+			fd->fix = hwc_arena_printf(c->a, "`mstconfig -d <BDF> set %s=%s` (the value of the other cards), "
+						   "then `mstfwreset -d <BDF> reset` or reboot.", param, maj);
+		else
+			fd->fix = hwc_arena_printf(c->a, "Pick one value for all %lld cards (for PCI_WR_ORDERING the profile's host.role says which) "
+						   "and set it on each card: %s; then reboot.", total, values_list(c, g, " or ", param));
 	}
 	json_array_foreach(json_object_get(g, "unknown"), i, m) {
 		const char *bdf = json_string_value(json_object_get(m, "card"));
@@ -343,69 +356,102 @@ static const char *group_key(const json_t *ad)
 	return k ? k : json_string_value(json_object_get(ad, "device_id"));
 }
 
-/* How many cards of the group (same PSID, else device id) run version fw. */
-static size_t count_fw(const json_t *ads, const char *key, const char *fw)
+/* Per group (same PSID, else device id): its size, the distinct versions in the order they
+ * first appear with how many cards run each, and the majority scan's result (the reference
+ * version's count and whether another version ties it). Built once: each card's verdict is then
+ * a lookup, not a count over every card (thousands of cards made this n^2 or worse). */
+static json_t *fw_groups(const json_t *ads)
 {
-	size_t n = 0, i;
-	const json_t *q;
-	json_array_foreach(ads, i, q) {
-		const char *qk = group_key(q), *qfw = json_string_value(json_object_get(q, "fw_version"));
-		if (qk && qfw && !strcmp(qk, key) && !strcmp(qfw, fw))
-			n++;
+	json_t *g = json_object();
+	size_t i, k;
+	const json_t *ad, *v;
+	json_array_foreach(ads, i, ad) {
+		const char *key = group_key(ad), *fw = json_string_value(json_object_get(ad, "fw_version"));
+		if (!key)
+			continue;
+		json_t *e = json_object_get(g, key);
+		if (!e)
+			json_object_set_new(g, key, e = json_pack("{s:i, s:o, s:o}", "peers", 0, "count",
+								   json_object(), "order", json_array()));
+		json_object_set_new(e, "peers", json_integer(json_integer_value(json_object_get(e, "peers")) + 1));
+		if (!fw)
+			continue;
+		json_t *cnt = json_object_get(e, "count");
+		json_int_t n = json_integer_value(json_object_get(cnt, fw));
+		if (!n)
+			json_array_append_new(json_object_get(e, "order"), json_string(fw));
+		json_object_set_new(cnt, fw, json_integer(n + 1));
 	}
-	return n;
+	/* the majority scan over each group's members in document order, as it always read: one
+	 * pass over the cards, each updating its own group */
+	json_array_foreach(ads, k, v) {
+		const char *key = group_key(v), *ofw = json_string_value(json_object_get(v, "fw_version"));
+		json_t *e = key ? json_object_get(g, key) : NULL;
+		const char *best = json_string_value(json_object_get(e, "best"));
+		if (!e || !ofw || (best && !strcmp(best, ofw)))
+			continue;
+		json_int_t cnt = json_integer_value(json_object_get(json_object_get(e, "count"), ofw));
+		json_int_t best_n = json_integer_value(json_object_get(e, "best_n"));
+		if (cnt > best_n) {
+			json_object_set_new(e, "best", json_string(ofw));
+			json_object_set_new(e, "best_n", json_integer(cnt));
+			json_object_set_new(e, "ties", json_integer(0));
+		} else if (cnt == best_n) {
+			json_object_set_new(e, "ties", json_integer(json_integer_value(json_object_get(e, "ties")) + 1));
+		}
+	}
+	return g;
+}
+
+static json_int_t fw_count(const json_t *grp, const char *fw)
+{
+	return fw ? json_integer_value(json_object_get(json_object_get(grp, "count"), fw)) : 0;
+}
+
+/* The most common version of the group other than fw (the first to appear on a tie). */
+static const char *fw_other(const json_t *grp, const char *fw)
+{
+	const char *other = NULL;
+	size_t i;
+	const json_t *v;
+	json_array_foreach(json_object_get(grp, "order"), i, v) {
+		const char *ofw = json_string_value(v);
+		if (strcmp(ofw, fw) != 0 && (!other || fw_count(grp, ofw) > fw_count(grp, other)))
+			other = ofw;
+	}
+	return other;
 }
 
 static void eval_fw_mismatch(struct hwc_rule_ctx *c)
 {
 	const json_t *ads = fv_adapters(c->facts);
-	size_t i, k;
-	const json_t *ad, *o;
+	json_t *groups = fw_groups(ads);
+	size_t i;
+	const json_t *ad;
 	json_array_foreach(ads, i, ad) {
 		const char *key = group_key(ad), *fw = json_string_value(json_object_get(ad, "fw_version"));
 		const char *bdf = bdf_of(ad);
-		if (!key)
-			continue;
-		/* the majority version of the group is the reference; with no majority every card
-		 * that differs from another is named */
-		size_t peers = 0, mine = fw ? count_fw(ads, key, fw) : 0, best_n = 0, ties = 0;
-		const char *best = NULL;
-		json_array_foreach(ads, k, o) {
-			const char *ok = group_key(o), *ofw = json_string_value(json_object_get(o, "fw_version"));
-			if (!ok || strcmp(ok, key) != 0)
-				continue;
-			peers++;
-			if (!ofw || (best && !strcmp(best, ofw)))
-				continue;
-			size_t cnt = count_fw(ads, key, ofw);
-			if (cnt > best_n) {
-				best = ofw;
-				best_n = cnt;
-				ties = 0;
-			} else if (cnt == best_n) {
-				ties++;
-			}
-		}
-		if (peers < 2)
+		const json_t *grp = key ? json_object_get(groups, key) : NULL;
+		json_int_t peers = json_integer_value(json_object_get(grp, "peers"));
+		if (!grp || peers < 2)
 			continue;
 		if (!fw) {
 			need_str(c, bdf, ad, fv_adapter_path(c, bdf), "fw_version", &fw);
 			continue;
 		}
-		if (mine == peers || (mine == best_n && !ties))
+		/* the majority version of the group is the reference; with no majority every card
+		 * that differs from another is named */
+		json_int_t mine = fw_count(grp, fw), best_n = json_integer_value(json_object_get(grp, "best_n"));
+		if (mine == peers || (mine == best_n && !json_integer_value(json_object_get(grp, "ties"))))
 			continue;
-		const char *other = NULL;
-		json_array_foreach(ads, k, o) {
-			const char *ok = group_key(o), *ofw = json_string_value(json_object_get(o, "fw_version"));
-			if (ok && !strcmp(ok, key) && ofw && strcmp(ofw, fw) != 0 && (!other || count_fw(ads, key, ofw) > count_fw(ads, key, other)))
-				other = ofw;
-		}
+		const char *other = fw_other(grp, fw);
 		if (!other)
 			continue;
-		struct hwc_finding *fd = hwc_rule_emit(c, bdf, "runs firmware %s while %zu of the %zu identical cards (%s) run %s",
-						       fw, count_fw(ads, key, other), peers, key, other);
+		struct hwc_finding *fd = hwc_rule_emit(c, bdf, "runs firmware %s while %lld of the %lld identical cards (%s) run %s",
+						       fw, (long long)fw_count(grp, other), (long long)peers, key, other);
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.fw_version", fv_adapter_path(c, bdf)), fw, other);
 	}
+	json_decref(groups);
 }
 
 static void eval_fw_allowed(struct hwc_rule_ctx *c)

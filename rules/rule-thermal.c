@@ -19,14 +19,12 @@ static void card_temp(struct hwc_rule_ctx *c, const json_t *ad, struct card_temp
 {
 	memset(ct, 0, sizeof(*ct));
 	ct->why = "not_collected: no sensor of the card";
-	size_t i;
-	const json_t *s;
-	const json_t *sensors = json_object_get(json_object_get(c->facts, "thermal"), "sensors");
-	json_array_foreach(sensors, i, s) {
+	const json_t **mine;
+	size_t ns = fv_adapter_sensors(c->facts, ad, c->a, &mine);
+	for (size_t i = 0; i < ns; i++) {
+		const json_t *s = mine[i];
 		const char *bdf = json_string_value(json_object_get(s, "bdf"));
 		const char *label = json_string_value(json_object_get(s, "label"));
-		if (!bdf || !fv_adapter_has_function(ad, bdf))
-			continue;
 		/* a transceiver module has its own limits; the ASIC is what throttles */
 		if (label && strncasecmp(label, "module", 6) == 0)
 			continue;

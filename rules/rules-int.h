@@ -62,6 +62,10 @@ int need_str(struct hwc_rule_ctx *c, const char *subject, const json_t *obj, con
 
 const json_t *fv_adapters(const json_t *facts);
 const json_t *fv_pci_dev(const json_t *facts, const char *bdf);
+/* While set, lookups in this facts document use hash indexes built once (linear cost over
+ * thousands of functions); hwc_rules_eval brackets the rules with them. */
+void fv_index_begin(const json_t *facts);
+void fv_index_end(void);
 /* The netdevs[] object named name; NULL if none. */
 const json_t *fv_netdev(const json_t *facts, const char *name);
 /* The PCI function (BDF) of an adapter that owns port: its netdev's bdf, else the function_map
@@ -74,6 +78,9 @@ const char *fv_netdev_path(struct hwc_rule_ctx *c, const char *name);
 /* The netdev objects of an adapter (by its netdevs list, else by bdf among its functions). */
 size_t fv_adapter_netdevs(const json_t *facts, const json_t *adapter, const json_t **out,
 			  size_t max);
+/* The thermal.sensors tied to the adapter's functions, in document order (arena array). */
+size_t fv_adapter_sensors(const json_t *facts, const json_t *adapter, struct hwc_arena *a,
+			  const json_t ***out);
 /* The adapter whose functions, netdevs or RDMA devices include name; NULL if none. */
 const json_t *fv_adapter_of(const json_t *facts, const char *name);
 /* True when bdf is one of the adapter's functions. */

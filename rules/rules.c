@@ -216,13 +216,25 @@ struct card_rank {
 static struct card_rank *g_ranks;
 static size_t g_nranks;
 
+/* NULL (the host) sorts first. */
+static int cmp_card(const char *a, const char *b)
+{
+	return !a || !b ? (a ? 1 : 0) - (b ? 1 : 0) : strcmp(a, b);
+}
+
+static int cmp_rank_card(const void *x, const void *y)
+{
+	return cmp_card(((const struct card_rank *)x)->card, ((const struct card_rank *)y)->card);
+}
+
+/* g_ranks is sorted by card: a lookup is a binary search (thousands of cards sort in n log n). */
 static int card_rank_of(const char *card)
 {
-	for (size_t i = 0; i < g_nranks; i++)
-		if ((!card && !g_ranks[i].card) ||
-		    (card && g_ranks[i].card && strcmp(card, g_ranks[i].card) == 0))
-			return g_ranks[i].rank;
-	return -1;
+	struct card_rank key = {card, 0};
+	const struct card_rank *r = g_nranks ? bsearch(&key, g_ranks, g_nranks, sizeof(*g_ranks),
+							 cmp_rank_card)
+					     : NULL;
+	return r ? r->rank : -1;
 }
 
 static int cmp_finding(const void *x, const void *y)
@@ -326,6 +338,7 @@ int hwc_rules_eval(const json_t *facts, const struct hwc_profile *p, struct hwc_
 		return -ENOMEM;
 	size_t n;
 	const struct hwc_rule *t = hwc_rules_table(&n);
+	fv_index_begin(facts);
 	for (size_t i = 0; i < n; i++) {
 		struct hwc_rule_ctx c = {.facts = facts, .prof = p, .a = a, .out = out, .rule = &t[i]};
 		if (!hwc_profile_rule_enabled(p, &t[i], &c.sev))
@@ -338,6 +351,7 @@ int hwc_rules_eval(const json_t *facts, const struct hwc_profile *p, struct hwc_
 		out->items[i].card = bdf ? hwc_arena_strdup(a, bdf) : NULL;
 		fill_fix(facts, a, &out->items[i]);
 	}
+	fv_index_end();
 	char today[16];
 	today_utc(today, sizeof(today));
 	hwc_waivers_apply(p, a, out, today);
@@ -345,18 +359,19 @@ int hwc_rules_eval(const json_t *facts, const struct hwc_profile *p, struct hwc_
 		out->items[i].required |= hwc_profile_requires_rule(p, out->items[i].rule_id);
 	g_ranks = hwc_arena_calloc(a, out->n + 1, sizeof(*g_ranks));
 	g_nranks = 0;
-	for (size_t i = 0; g_ranks && i < out->n; i++) {
-		int r = eff_rank(&out->items[i]);
-		size_t k;
-		for (k = 0; k < g_nranks; k++) {
-			const char *cc = g_ranks[k].card, *fc = out->items[i].card;
-			if ((!cc && !fc) || (cc && fc && strcmp(cc, fc) == 0))
-				break;
+	for (size_t i = 0; g_ranks && i < out->n; i++)
+		g_ranks[i] = (struct card_rank){out->items[i].card, eff_rank(&out->items[i])};
+	if (g_ranks && out->n) {
+		/* one entry per card, its worst rank */
+		qsort(g_ranks, out->n, sizeof(*g_ranks), cmp_rank_card);
+		for (size_t i = 0; i < out->n; i++) {
+			if (g_nranks && cmp_card(g_ranks[g_nranks - 1].card, g_ranks[i].card) == 0) {
+				if (g_ranks[i].rank > g_ranks[g_nranks - 1].rank)
+					g_ranks[g_nranks - 1].rank = g_ranks[i].rank;
+				continue;
+			}
+			g_ranks[g_nranks++] = g_ranks[i];
 		}
-		if (k == g_nranks)
-			g_ranks[g_nranks++] = (struct card_rank){out->items[i].card, r};
-		else if (r > g_ranks[k].rank)
-			g_ranks[k].rank = r;
 	}
 	if (out->n > 1 && g_ranks)
 		qsort(out->items, out->n, sizeof(*out->items), cmp_finding);

@@ -517,6 +517,32 @@ static void test_ident(void)
 	CHECK_INT(dups, 0);
 }
 
+/* issue 20: two rows of one parameter. Identical rows are one; rows that disagree leave the
+ * value unknown with both values named, never the first one silently. Layout of the ConnectX-6
+ * Lx 3-column capture in data/ (RECONSTRUCTED: the second PCI_WR_ORDERING row is added). */
+static void test_contradicting_rows(void)
+{
+	const char *s = "Configurations:                              Default         Current         Next Boot\n"
+			"         PCI_WR_ORDERING                     per_mkey(0)     per_mkey(0)     per_mkey(0)\n"
+			"         SRIOV_EN                            False(0)        True(1)         True(1)\n"
+			"         PCI_WR_ORDERING                     per_mkey(0)     per_mkey(0)     force_relax(1)\n"
+			"         SRIOV_EN                            False(0)        True(1)         True(1)\n";
+	struct hwc_mlx_cfg c;
+	CHECK_INT(hwc_mlx_parse_mstconfig(s, strlen(s), A, &c), 0);
+	const struct hwc_mlx_cfgparam *p = P(&c, "PCI_WR_ORDERING");
+	CHECK_ENUM(p->current, "per_mkey", 0); /* both rows agree there */
+	CHECK_INT(p->next_boot.m.st, HWC_ST_INVALID);
+	CHECK_STR(p->next_boot.m.detail, "mstconfig printed PCI_WR_ORDERING twice with different "
+					 "Next Boot values, per_mkey(0) and force_relax(1): which one "
+					 "holds is unknown");
+	CHECK(p->pending.m.st != HWC_ST_OK); /* nor is whether a change is pending */
+	CHECK_ENUM(P(&c, "SRIOV_EN")->next_boot, "True", 1); /* identical rows: one */
+	size_t count = 0;
+	for (size_t i = 0; i < c.params.n; i++)
+		count += strcmp(c.params.items[i].name, "SRIOV_EN") == 0;
+	CHECK_INT(count, 1);
+}
+
 int main(void)
 {
 	A = hwc_arena_new();
@@ -536,6 +562,7 @@ int main(void)
 	test_mstreg();
 	test_small();
 	test_ident();
+	test_contradicting_rows();
 	hwc_arena_free(A);
 	TEST_MAIN_END();
 }

@@ -258,5 +258,121 @@ class FaithfulSnapshots(unittest.TestCase):
         self.assertEqual(check_doc("--root", src), check_doc("--root", d))
 
 
+def gone(pid, wait_s=5.0):
+    import time
+    end = time.monotonic() + wait_s
+    while time.monotonic() < end:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+            if state in ("Z", "X"):
+                return True
+        except FileNotFoundError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+class ToolTrees(unittest.TestCase):
+    """Harm 4: a SIGKILLed run leaves no tool, not even one that called setsid, and no temporary."""
+
+    def test_sigkill_of_hwcheck_ends_every_tool_tree(self):
+        import signal
+        import time
+        with tempfile.TemporaryDirectory() as d:
+            tools = os.path.join(d, "tools")
+            os.makedirs(tools)
+            script = os.path.abspath(hwctest.source("tests", "reliability", "tools", "setsid-hang"))
+            for n in ("dmesg", "mstconfig", "mstflint", "mstreg", "ethtool", "lspci", "ibstat",
+                      "ibv_devinfo", "rdma", "mstfwmanager", "flint", "mstmget_temp"):
+                os.symlink(script, os.path.join(tools, n))
+            out = os.path.join(d, "out.json")
+            e = dict(os.environ, LC_ALL="C", HWCHECK_TOOL_PATH=tools)
+            e.pop("HWCHECK_ROOT", None)
+            p = subprocess.Popen([hwctest.hwcheck_path(), "--json", "-o", out, "--cmd-timeout", "60"],
+                                 env=e, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            end = time.monotonic() + 30
+            pids = []
+            while time.monotonic() < end and not pids:
+                pids = [f for f in os.listdir(tools) if f.endswith(".child.pid")]
+                time.sleep(0.05)
+            if not pids:
+                p.kill()
+                p.wait()
+                self.skipTest("no collector ran an external tool on this machine")
+            time.sleep(0.3)
+            p.send_signal(signal.SIGKILL)
+            p.wait()
+            left = []
+            for f in os.listdir(tools):
+                if f.endswith(".pid"):
+                    with open(os.path.join(tools, f)) as fh:
+                        pid = int(fh.read().strip() or 0)
+                    if pid and not gone(pid):
+                        left.append((f, pid))
+                        os.kill(pid, signal.SIGKILL)
+            self.assertEqual(left, [])
+            self.assertEqual(sorted(x for x in os.listdir(d)), ["tools"])  # no temporary output
+
+
+class Messages(unittest.TestCase):
+    """Exit codes and messages: each says what was wrong with which input and what was expected."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        with open(hwctest.fixture("diff-unchanged", "after.json"), "rb") as f:
+            self.doc = f.read()
+
+    def tearDown(self):
+        subprocess.run(["rm", "-rf", self.tmp])
+
+    def write(self, name, data):
+        p = os.path.join(self.tmp, name)
+        with open(p, "wb") as f:
+            f.write(data)
+        return p
+
+    def test_missing_inputs_exit_2_with_the_reason(self):
+        for argv, want in ((["snapshot", "-o", "/tmp/never.tar", "--pci-dump", "/nonexistent/dump"],
+                            "hwcheck: --pci-dump /nonexistent/dump: cannot read: No such file or directory\n"),
+                           (["--pci-dump", "/nonexistent/dump"],
+                            "hwcheck: --pci-dump /nonexistent/dump: cannot read: No such file or directory\n"),
+                           (["--facts", "/nonexistent/f.json"],
+                            "hwcheck: --facts /nonexistent/f.json: cannot read: No such file or directory\n")):
+            cp = run(*argv)
+            self.assertEqual(cp.returncode, 2, argv)
+            self.assertEqual(cp.stderr, want)  # no "line -1"
+        cp = run("--facts", self.tmp)
+        self.assertEqual(cp.returncode, 2)
+        self.assertIn("a directory where a file was expected", cp.stderr)
+
+    def test_byte_order_mark_and_utf16(self):
+        bom = self.write("bom.json", b"\xef\xbb\xbf" + self.doc)
+        cp = run("--facts", bom, "--json")
+        self.assertIn(cp.returncode, (0, 1), cp.stderr)
+        u16 = self.write("u16.json", self.doc.decode().encode("utf-16"))
+        for argv in (["--facts", u16], ["diff", u16, bom], ["merge", u16, bom]):
+            cp = run(*argv)
+            self.assertEqual(cp.returncode, 2, argv)
+            self.assertIn(f"{u16}: UTF-16 text", cp.stderr)
+            self.assertIn("hwcheck reads JSON in UTF-8", cp.stderr)
+
+    def test_empty_and_broken_json(self):
+        cp = run("--facts", self.write("e.json", b""))
+        self.assertEqual(cp.returncode, 2)
+        self.assertIn("empty file; expected a hwcheck facts or report JSON document", cp.stderr)
+        cp = run("--facts", self.write("b.json", b'{"schema": "hwcheck.facts",\n "x": }'))
+        self.assertEqual(cp.returncode, 2)
+        self.assertRegex(cp.stderr, r"b\.json:2:\d+: not valid JSON: ")
+
+    def test_facts_size_is_bounded(self):
+        big = os.path.join(self.tmp, "big.json")
+        with open(big, "wb") as f:
+            f.truncate(129 << 20)  # sparse: refused before a byte is read
+        cp = run("--facts", big, timeout=30)
+        self.assertEqual(cp.returncode, 2)
+        self.assertIn("larger than 128 MiB", cp.stderr)
+
+
 if __name__ == "__main__":
     hwctest.main()

@@ -167,12 +167,110 @@ static void test_vpd(void)
 	CHECK_INT(g[3], 'S');
 }
 
+/* issue 20: a VPD image with every keyword: each identifying one is masked (SN, the Mellanox
+ * card UUID in V3, the serial again in VU, every other Vx, the asset tag YA and every Yx),
+ * the descriptive ones kept, the checksum still right. */
+static void put_kw(unsigned char *v, size_t *n, const char *kw, const char *val)
+{
+	v[(*n)++] = (unsigned char)kw[0];
+	v[(*n)++] = (unsigned char)kw[1];
+	v[(*n)++] = (unsigned char)strlen(val);
+	memcpy(v + *n, val, strlen(val));
+	*n += strlen(val);
+}
+
+static size_t find_kw(const unsigned char *v, size_t n, const char *kw)
+{
+	for (size_t i = 0; i + 3 < n; i++)
+		if (v[i] == (unsigned char)kw[0] && v[i + 1] == (unsigned char)kw[1] && v[i + 2] < 64 &&
+		    i + 3 + v[i + 2] <= n)
+			return i + 3;
+	return 0;
+}
+
+static void test_vpd_every_keyword(void)
+{
+	static const char *const kept[][2] = {
+		{"PN", "MCX755106AS-HEAT"}, {"EC", "A8"}, {"FG", "FG1234"}, {"LC", "LC5678"},
+		{"MN", "1028"}, {"PG", "PG42"}, {"V0", "PCIeGen5 x16"}, {"V2", "MCX755106AS-HEAT"},
+		{"VA", "MLX:MN=MLNX:CSKU=V2:UUID=V3:PCI=V0:MODL=CX755106A"}, {"CP", "CP01"}};
+	static const char *const masked[][2] = {
+		{"SN", "MT2421600CDE"}, {"V3", "2c60caffaa17ef1180009c63c0d5edf6"},
+		{"VU", "MT2421600CDEMLNXS0D0F0"}, {"V1", "DSV1028VPDR.VER2.2"}, {"V9", "SVCTAG7QX"},
+		{"VZ", "ZZ99887766"}};
+	static const char *const rw[][2] = {{"YA", "ASSET-000417"}, {"Y1", "RACK12SLOT3"},
+					    {"V5", "NPY4X9"}};
+	unsigned char v[1024] = {0};
+	size_t n = 0;
+	v[n++] = 0x82;
+	v[n++] = 10;
+	v[n++] = 0;
+	memcpy(v + n, "ConnectX-7", 10);
+	n += 10;
+	size_t ro = n;
+	v[n++] = 0x90;
+	n += 2;
+	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
+		put_kw(v, &n, kept[i][0], kept[i][1]);
+	for (size_t i = 0; i < sizeof(masked) / sizeof(masked[0]); i++)
+		put_kw(v, &n, masked[i][0], masked[i][1]);
+	put_kw(v, &n, "RV", " ");
+	size_t rv = n - 1;
+	v[ro + 1] = (unsigned char)((n - ro - 3) & 0xff);
+	v[ro + 2] = (unsigned char)((n - ro - 3) >> 8);
+	size_t rwo = n;
+	v[n++] = 0x91;
+	n += 2;
+	for (size_t i = 0; i < sizeof(rw) / sizeof(rw[0]); i++)
+		put_kw(v, &n, rw[i][0], rw[i][1]);
+	put_kw(v, &n, "RW", "");
+	v[rwo + 1] = (unsigned char)(n - rwo - 3);
+	v[n++] = 0x78;
+	CHECK(n < sizeof(v));
+	size_t before = hwc_redact(r, "sys/bus/pci/devices/0000:21:00.0/vpd", v, n);
+	CHECK_INT(before, 9);
+	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+		size_t o = find_kw(v, n, kept[i][0]);
+		CHECK(o && memcmp(v + o, kept[i][1], strlen(kept[i][1])) == 0);
+	}
+	const char *const *all[] = {masked[0], masked[1], masked[2], masked[3], masked[4], masked[5],
+				    rw[0], rw[1], rw[2]};
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		size_t o = find_kw(v, n, all[i][0]);
+		CHECK(o && memcmp(v + o, all[i][1], strlen(all[i][1])) != 0);
+		CHECK(memmem(v, n, all[i][1], strlen(all[i][1])) == NULL);
+	}
+	unsigned sum = 0;
+	for (size_t i = 0; i <= rv; i++)
+		sum += v[i];
+	CHECK_INT(sum & 0xff, 0);
+
+	/* the same keywords as lspci -vvv prints them (the ConnectX-7 of the corpus,
+	 * lspci/cx7-200g-ndr200_gen5-x16_puget-wrx90_21-00.0_stelline.txt) */
+	char t[] = "\t\t\t[PN] Part number: MCX755106AS-HEAT\n"
+		   "\t\t\t[V2] Vendor specific: MCX755106AS-HEAT\n"
+		   "\t\t\t[SN] Serial number: MT2421600CDE\n"
+		   "\t\t\t[V3] Vendor specific: 2c60caffaa17ef1180009c63c0d5edf6\n"
+		   "\t\t\t[VA] Vendor specific: MLX:MN=MLNX:CSKU=V2:UUID=V3:PCI=V0:MODL=CX755106A\n"
+		   "\t\t\t[V0] Vendor specific: PCIeGen5 x16\n"
+		   "\t\t\t[VU] Vendor specific: MT2421600CDEMLNXS0D0F0\n"
+		   "\t\t\t[YA] Asset tag: ASSET-000417\n";
+	hwc_redact(r, "hwcheck/commands/lspci -vvv/stdout", (unsigned char *)t, strlen(t));
+	CHECK(strstr(t, "MT2421600CDE") == NULL);
+	CHECK(strstr(t, "2c60caffaa17ef1180009c63c0d5edf6") == NULL);
+	CHECK(strstr(t, "ASSET-000417") == NULL);
+	CHECK(strstr(t, "[VA] Vendor specific: MLX:MN=MLNX:CSKU=V2:UUID=V3:PCI=V0:MODL=CX755106A\n"));
+	CHECK(strstr(t, "[V0] Vendor specific: PCIeGen5 x16\n"));
+	CHECK(strstr(t, "[PN] Part number: MCX755106AS-HEAT\n"));
+}
+
 int main(void)
 {
 	r = hwc_redactor_new();
 	test_text();
 	test_config();
 	test_vpd();
+	test_vpd_every_keyword();
 	hwc_redactor_free(r);
 	TEST_MAIN_END();
 }

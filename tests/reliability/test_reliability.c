@@ -370,6 +370,19 @@ static void test_tools(struct hwc_arena *a)
 	CHECK(now_ms() - t0 < 3000);
 	CHECK(process_gone(tool_pid("mstflint.child.pid")));
 
+	/* issue 20: a process the tool put in a session of its own (setsid) goes too, when the
+	 * tool exits and when it is killed at its timeout */
+	fake_tool("mstflint", "setsid");
+	CHECK_INT(hwc_run(e, a, fl, 10000, &r), 0);
+	CHECK_STR(r.out, "answered\n");
+	CHECK(process_gone(tool_pid("mstflint.child.pid")));
+	fake_tool("mstconfig", "setsid-hang");
+	t0 = now_ms();
+	CHECK_INT(hwc_run(e, a, mc, 500, &r), -ETIMEDOUT);
+	CHECK(now_ms() - t0 < 3000);
+	CHECK(process_gone(tool_pid("mstconfig.pid")));
+	CHECK(process_gone(tool_pid("mstconfig.child.pid")));
+
 	/* no shell: metacharacters reach the tool verbatim */
 	fake_tool("ethtool", "args");
 	const char *ev[] = {"ethtool", "-S", "$(touch /tmp/hwc-pwned)", "eth0; rm -rf /", "`id`",
@@ -545,8 +558,8 @@ static void test_watchdog(void)
 	CHECK(WIFEXITED(st));
 	CHECK_INT(WEXITSTATUS(st), HWC_EXIT_NOTHING);
 	CHECK(took >= 2500 && took < 6000);
-	CHECK_STR(msg, "hwcheck: the run did not finish within --timeout 1 s (+2 s): a read or probe "
-		       "blocked; stopped without a report\n");
+	CHECK_STR(msg, "hwcheck: the run did not finish within --timeout 1 s (+2 s): it was waiting "
+		       "on a read, tool or probe that did not answer; stopped without a report\n");
 	CHECK(process_gone(tool_pid("mstconfig.pid")));
 	struct hwc_dirlist dl;
 	struct hwc_env *e;
@@ -558,6 +571,27 @@ static void test_watchdog(void)
 		CHECK(strncmp(dl.names[i], ".report.json.", 13) != 0);
 	hwc_env_free(e);
 	hwc_arena_free(a);
+
+	/* issue 20: a run that computed all along is not said to have blocked */
+	if (pipe(pe) != 0)
+		abort();
+	pid = fork();
+	if (pid == 0) {
+		dup2(pe[1], 2);
+		close(pe[0]);
+		hwc_cli_guard(1, HWC_EXIT_NOTHING);
+		for (volatile unsigned long spin = 0;; spin++)
+			;
+	}
+	close(pe[1]);
+	waitpid(pid, &st, 0);
+	n = read(pe[0], msg, sizeof(msg) - 1);
+	msg[n > 0 ? n : 0] = 0;
+	close(pe[0]);
+	CHECK_INT(WEXITSTATUS(st), HWC_EXIT_NOTHING);
+	CHECK_STR(msg, "hwcheck: the run did not finish within --timeout 1 s (+2 s): it was still "
+		       "computing (an input too large for this limit; give a larger --timeout); "
+		       "stopped without a report\n");
 
 	/* without --timeout the watchdog is armed all the same, for an hour */
 	pid = fork();

@@ -137,6 +137,14 @@ class DownPorts(unittest.TestCase):
             p = profile_file(d, {"unused_ports": [{"rdma_device": f"mlx5_{n}"} for n in (0, 1, 10, 6, 7, 8, 9)]})
             _, doc = check("field-ports-cx8-ib-disabled", "--profile", p)
             self.assertEqual(mine(doc, PORT_RULE), [])
+            # an InfiniBand port has no netdev: its PCI function comes from the function map
+            p = profile_file(d, {"unused_ports": [{"bdf": "0000:10:00.0"}, {"bdf": "20:00.0"}]})
+            _, doc = check("field-ports-cx8-ib-disabled", "--profile", p)
+            self.assertEqual(pairs(mine(doc, PORT_RULE)), [("warn", f"mlx5_{n}/1") for n in (10, 6, 7, 8, 9)])
+            # mlx4: one function, two ports; rdma_device + port picks one
+            p = profile_file(d, {"unused_ports": [{"rdma_device": "mlx4_0", "port": 2}]})
+            _, doc = check("field-ports-cx3x2-ib-port2-down", "--profile", p)
+            self.assertEqual(pairs(mine(doc, PORT_RULE)), [("warn", "mlx4_1/2")])
 
 
 class WrOrdering(unittest.TestCase):
@@ -152,6 +160,10 @@ class WrOrdering(unittest.TestCase):
     def test_outlier_node_flags_the_outlier_only(self):
         # the slow node (53 GB/s): one force_relax card among three per_mkey
         _, doc = check("field-wrorder-epyc9754-outlier")
+        ads = doc["facts"]["mlx"]["adapters"]
+        self.assertEqual([a["fw_config_complete"] for a in ads], [True] * 4)  # the listings parse whole
+        self.assertEqual([a["fw_config"]["PCI_WR_ORDERING"]["current"] for a in ads],
+                         ["per_mkey", "force_relax", "per_mkey", "per_mkey"])
         got = mine(doc, WO_RULES)
         self.assertEqual([(f["rule_id"], f["severity"], f["subject"]) for f in got],
                          [("MLX_FW_CONFIG_INCONSISTENT", "error", "0000:41:00.0")])

@@ -233,7 +233,8 @@ class Profiles(unittest.TestCase):
                        r":3:\d+: unused_ports\[0\]: an unused port names exactly one of")
         self.check_bad(head + '{}]}', r":3:\d+: unused_ports\[0\]: an unused port names exactly one of")
         self.check_bad(head + '{"bdf": "81:00"}]}', r":3:\d+: unused_ports\[0\]\.bdf: expected a PCI function")
-        self.check_bad(head + '{"bdf": "0000:81:20.1"}]}', r":3:\d+: unused_ports\[0\]\.bdf: expected a PCI function")
+        for bad in ("0000:81:20.1", "-1:00.1", " 81:00.1", "81:00.8", "0000:81:00.1 ", "zz:00.0"):
+            self.check_bad(head + '{"bdf": "%s"}]}' % bad, r":3:\d+: unused_ports\[0\]\.bdf: expected a PCI function")
         self.check_bad(head + '{"netdev": "a/b"}]}', r":3:\d+: unused_ports\[0\]\.netdev: expected an interface name")
         self.check_bad(head + '{"netdev": "ens1f1np1", "port": 2}]}',
                        r":3:\d+: unused_ports\[0\]\.port: \"port\" goes with \"rdma_device\"")

@@ -83,6 +83,32 @@ static void test_profile_errors(void)
 	CHECK(strstr(err, "expectations[0].op") != NULL);
 	/* top-level not an object */
 	CHECK(parse("[1]", err, sizeof(err)) < 0);
+	/* issue 20: an expiry date the calendar does not have, a fact path that never evaluates */
+	static const char *const dates[][2] = {{"2099-02-31", "bad"}, {"2027-02-29", "bad"},
+					       {"2028-02-29", "ok"}, {"2100-02-29", "bad"},
+					       {"2027-04-31", "bad"}, {"2027-12-31", "ok"}};
+	for (size_t i = 0; i < sizeof(dates) / sizeof(dates[0]); i++) {
+		char t[512];
+		snprintf(t, sizeof(t), "{\"schema\": \"hwcheck.profile\", \"schema_version\": 1, "
+			 "\"waivers\": [{\"rule\": \"NET_LRO_ON\", \"subject\": \"*\", \"reason\": \"x\", "
+			 "\"expires\": \"%s\"}]}", dates[i][0]);
+		bool ok = dates[i][1][0] == 'o';
+		CHECK((parse(t, err, sizeof(err)) == 0) == ok);
+		CHECK(ok || strstr(err, "waivers[0].expires: a waiver needs \"expires\": a date "
+				   "YYYY-MM-DD that exists") != NULL);
+	}
+	static const char *const facts[][2] = {
+		{"netdevs[][]", "bad"}, {"netdevs[0].mtu", "bad"}, {"netdevs[].", "bad"},
+		{"[].mtu", "bad"},      {"netdevs[]mtu", "bad"},   {"net devs", "bad"},
+		{"netdevs[].mtu", "ok"}, {"host.kernel.lockdown", "ok"}, {"pci.devices[].link.width", "ok"}};
+	for (size_t i = 0; i < sizeof(facts) / sizeof(facts[0]); i++) {
+		char t[512];
+		snprintf(t, sizeof(t), "{\"schema\": \"hwcheck.profile\", \"schema_version\": 1, "
+			 "\"expectations\": [{\"fact\": \"%s\", \"op\": \"exists\"}]}", facts[i][0]);
+		bool ok = facts[i][1][0] == 'o';
+		CHECK((parse(t, err, sizeof(err)) == 0) == ok);
+		CHECK(ok || strstr(err, "expectations[0].fact: expected a fact path") != NULL);
+	}
 	/* the built-in default must load */
 	struct hwc_profile *p = NULL;
 	CHECK(hwc_profile_load(NULL, &p, err, sizeof(err)) == 0);
