@@ -840,8 +840,10 @@ int hwc_mlx_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_col
 			ad->fw_version_source.m = ad->fw_version.m;
 	}
 	run_tools(e, a, mf);
-	for (size_t i = 0; i < kept; i++)
+	for (size_t i = 0; i < kept; i++) {
 		hwc_mlx_collect_port_counters(e, f, &mf->adapters.items[i]);
+		hwc_mlx_collect_kernel_events(f, &mf->adapters.items[i]);
+	}
 	hwc_mlx_collect_phy(e, f, mf);
 	if (o && o->fw_image)
 		run_fw_image(e, a, mf, o->fw_image);

@@ -190,6 +190,7 @@ static json_t *adapter_json(const struct hwc_mlx_adapter *ad)
 	for (size_t i = 0; i < ad->ports.n; i++)
 		json_array_append_new(ports, port_json(&ad->ports.items[i]));
 	json_object_set_new(o, "ports", ports);
+	hwc_mlx_kernel_events_json(o, ad);
 	if (hwc_ok(ad->cfg)) {
 		json_object_set_new(o, "fw_config", cfg_json(&ad->cfg));
 		struct hwc_fbool c = {{HWC_ST_OK, 0, NULL}, ad->cfg.complete};
@@ -444,6 +445,7 @@ static int get_adapter(const json_t *o, struct hwc_arena *a, struct hwc_mlx_adap
 				return -ENOMEM;
 			rc |= json_is_object(x) ? get_port(x, a, p) : -EINVAL;
 		}
+	rc |= hwc_mlx_kernel_events_from_json(o, a, ad);
 	const json_t *cfg = json_object_get(o, "fw_config");
 	if (json_is_object(cfg)) {
 		hwc_fmeta_set(&ad->cfg.m, HWC_ST_OK, 0, NULL);

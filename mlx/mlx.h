@@ -226,8 +226,27 @@ struct hwc_mlx_port {
 	struct hwc_fi64 netdev_mtu, netdev_speed_mbps;
 };
 
+/* An mlx5 line of the kernel log (mlx/kernel_events.c): what happened to a function, when. */
+struct hwc_mlx_kevent {
+	double time_s;      /* seconds since boot ("[  131.207065]"); < 0 when the line has none */
+	const char *bdf;
+	const char *kind;   /* insufficient_power, module_error, module_unplugged, high_temperature,
+			     * health, fatal, command_error */
+	const char *message; /* the text after "mlx5_core BDF: " (cut at 240 bytes) */
+};
+struct hwc_mlx_kevents {
+	struct hwc_mlx_kevent *items;
+	size_t n, cap;
+};
+
+/* Every mlx5 event of the log; at most `max` per function (a flood is cut, not grown). */
+int hwc_mlx_parse_kernel_events(const char *buf, size_t len, size_t max, struct hwc_arena *a,
+				struct hwc_mlx_kevents *out);
+
 struct hwc_mlx_adapter {
 	const char *bdf; /* function 0 (lowest PF) */
+	struct hwc_fmeta kernel_events_m; /* ok, or why the kernel log could not be read */
+	struct hwc_mlx_kevents kernel_events;
 	struct hwc_mlx_strv functions;
 	struct {
 		struct hwc_mlx_function *items;
@@ -288,6 +307,10 @@ const char *hwc_mlx_counters_harmful(const char *bdf, const char *vpd_product, c
 void hwc_mlx_collect_port_counters(struct hwc_env *e, struct hwc_facts *f,
 				   struct hwc_mlx_adapter *ad);
 json_t *hwc_mlx_port_counters_json(const struct hwc_mlx_port *p);
+/* The adapter's events from the host's kernel log (after the host section). */
+void hwc_mlx_collect_kernel_events(struct hwc_facts *f, struct hwc_mlx_adapter *ad);
+void hwc_mlx_kernel_events_json(json_t *o, const struct hwc_mlx_adapter *ad);
+int hwc_mlx_kernel_events_from_json(const json_t *o, struct hwc_arena *a, struct hwc_mlx_adapter *ad);
 /* mstlink for every port of the adapters, in parallel (after the tools gate). */
 void hwc_mlx_collect_phy(struct hwc_env *e, struct hwc_facts *f, struct hwc_mlx_facts *mf);
 json_t *hwc_mlx_phy_json(const struct hwc_mlx_phy *p);

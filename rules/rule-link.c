@@ -356,6 +356,54 @@ static void eval_module(struct hwc_rule_ctx *c)
 	}
 }
 
+/* ---- the kernel's mlx5 events since boot ----------------------------------------------------- */
+
+static bool event_counts(const json_t *ev)
+{
+	const char *kind = json_string_value(json_object_get(ev, "kind"));
+	const char *msg = json_string_value(json_object_get(ev, "message"));
+	if (!kind || strcmp(kind, "module_unplugged") == 0)
+		return false; /* a cable pulled for maintenance is not a fault */
+	/* failed register reads of a restricted PF come from counter readers, not from the card */
+	return !(strcmp(kind, "command_error") == 0 && msg && strstr(msg, "ACCESS_REG(0x805)"));
+}
+
+static void eval_kernel_events(struct hwc_rule_ctx *c)
+{
+	size_t i;
+	const json_t *ad;
+	json_array_foreach(fv_adapters(c->facts), i, ad) {
+		const char *bdf = json_string_value(json_object_get(ad, "bdf"));
+		const char *base = fv_adapter_path(c, bdf);
+		const json_t *v;
+		const char *why;
+		if (!fv_lookup(ad, "kernel_events", &v, &why, c->a) || !json_is_array(v)) {
+			hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.kernel_events", base), why,
+					 "whether the kernel logged mlx5 faults since boot");
+			continue;
+		}
+		struct hwc_finding *fd = NULL;
+		const char *seen = "";
+		size_t k;
+		const json_t *ev;
+		json_array_foreach(v, k, ev) {
+			const char *kind = json_string_value(json_object_get(ev, "kind"));
+			if (!event_counts(ev) || strstr(seen, kind))
+				continue; /* one line of evidence per kind: the first */
+			seen = hwc_arena_printf(c->a, "%s%s%s", seen, *seen ? ", " : "", kind);
+			if (!fd)
+				fd = hwc_rule_emit(c, bdf, "the kernel logged mlx5 faults since boot");
+			const json_t *t = json_object_get(ev, "time_s");
+			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.kernel_events[%zu]", base, k),
+					 hwc_arena_printf(c->a, "%s at %s s: %s", kind, json_is_number(t) ? fv_fmt_num(c->a, json_number_value(t)) : "?",
+							  json_string_value(json_object_get(ev, "message"))),
+					 "no fault");
+		}
+		if (fd)
+			fd->message = hwc_arena_printf(c->a, "the kernel logged mlx5 faults since boot: %s", seen);
+	}
+}
+
 const struct hwc_rule hwc_rules_link[] = {
 	{"LINK_SYMBOL_ERRORS", HWC_SEV_WARN, "link", "Symbol errors on the wire",
 	 "Ethernet/RoCE: rx_symbol_err_phy counts symbols the FEC could not correct, so every one is a "
@@ -416,5 +464,15 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "Check airflow for a hot module, clean the fibre and connectors for low Rx power, replace a "
 	 "module whose bias or Tx power drifts; `mstlink -d <device> -m` shows the readings.",
 	 eval_module},
+	{"MLX_KERNEL_EVENTS", HWC_SEV_WARN, "mlx", "mlx5 faults in the kernel log since boot",
+	 "mlx5_core's own lines: insufficient slot power, port module errors (powered down, bad or "
+	 "shorted cable, bus stuck), high temperature, health syndromes (poll_health, synd 0x..), a "
+	 "recovery that failed, failed firmware commands. An event since boot stands even when the "
+	 "state has recovered. Not counted: cable unplugged, and ACCESS_REG(0x805) failures that "
+	 "counter readers cause on restricted PFs. Needs the kernel log (root on Debian: "
+	 "kernel.dmesg_restrict).",
+	 "Read the lines in `dmesg | grep mlx5_core`: power -> a slot that grants the card's power; "
+	 "temperature -> airflow; health/fatal -> firmware update or a support case with the syndrome.",
+	 eval_kernel_events},
 };
 const size_t hwc_rules_link_n = HWC_NELEM(hwc_rules_link);

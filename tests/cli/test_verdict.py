@@ -44,7 +44,8 @@ class Summary(unittest.TestCase):
         live = [f for f in j["findings"] if not f["waived"]]
         for sev in ("error", "warn", "info", "unknown"):
             self.assertEqual(s["counts"][sev], sum(f["severity"] == sev for f in live), sev)
-        self.assertEqual(len(s["unknown"]), s["counts"]["unknown"])
+        self.assertLessEqual(len(s["unknown"]), s["counts"]["unknown"])
+        self.assertEqual(bool(s["unknown"]), bool(s["counts"]["unknown"]))
         # each undecided rule instance once
         keys = [(u["rule"], u["subject"]) for u in s["unknown"]]
         self.assertEqual(len(keys), len(set(keys)))
@@ -62,7 +63,7 @@ class Summary(unittest.TestCase):
 
     def test_undecided_is_incomplete_not_ok(self):
         j = self.check(NO_TOOLS, "incomplete", "INCOMPLETE", 0)
-        self.assertEqual(j["summary"]["counts"]["unknown"], 17)
+        self.assertEqual(j["summary"]["counts"]["unknown"], 19)  # + MLX_KERNEL_EVENTS x2: no dmesg
         u = [x for x in j["summary"]["unknown"] if x["rule"] == "MLX_WR_ORDERING_PER_MKEY"]
         self.assertEqual([x["subject"] for x in u], ["0000:21:00.0", "0000:81:00.0"])
         self.assertIn("mstconfig: not installed", u[0]["reason"])

@@ -10,7 +10,8 @@
  * (scitix/sichek mlxlink_dom_test.go, counters "captured on clnet36 mlx5_1", with terminal
  * colours), mlxlink-module-osfp-sichek (the same file's Module Info of an OSFP optic, "mirrors real
  * output"), mlxlink-cx7-400g-trex1185, mlxlink-cx7-ndr-show-module and mlxlink-pcie-cx6dx-e-c
- * (corpus/mlxlink/); mlxlink-error is a synthetic one-line -E- message. */
+ * (corpus/mlxlink/); dmesg-mlx5-cx6dx-health (corpus/dmesg/mlx5-cx6dx_fw22.99_temp_warn_...);
+ * mlxlink-error is a synthetic one-line -E- message. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct hwc_mlx_module mod;
 		memset(&mod, 0, sizeof(mod));
 		hwc_mlx_parse_module(buf, size, a, &mod);
+		struct hwc_mlx_kevents ev = {0};
+		hwc_mlx_parse_kernel_events(buf, size, 8, a, &ev);
 		free(buf);
 	}
 	hwc_arena_free(a);

@@ -9,6 +9,8 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# the shared corpus beside the checkout, as on the developers' and CI machines
+CORPUS = os.path.join(HERE, "..", "..", "..", "shared", "corpus")
 sys.path.insert(0, os.path.join(HERE, "..", "mlx"))
 import mkfixtures  # noqa: E402
 
@@ -124,7 +126,35 @@ def bf3_mlxlink():
     r.done("a BlueField-3 100G port whose mlxlink counters are clean")
 
 
+def dmesg_root(name, title, bdf, device, log, note):
+    r = Root(name)
+    r.function(bdf, device)
+    with open(os.path.join(CORPUS, "dmesg", log), "rb") as f:
+        r.command(["dmesg"], f.read())
+    r.source(f"`hwcheck/commands/dmesg/stdout`: verbatim corpus `dmesg/{log}` (provenance in the "
+             f"corpus INDEX.md). {note}")
+    r.source(f"RECONSTRUCTED: the PCI function {bdf} (vendor 15b3, device {device:#06x}) that the "
+             "log names; no RDMA device, netdev or tool.")
+    r.done(title)
+
+
+def kernel_events():
+    dmesg_root("link-kevents-cx6-insufficient-power", "a ConnectX-6 whose slot gave 25 W",
+               "0000:04:00.0", 0x101b,
+               "mlx5-cx6-ocp3_fw20.27.446_limited-by-2.5GT-x4_insufficient-power-25W_skyao.txt",
+               "Expected: MLX_KERNEL_EVENTS (insufficient_power at 1.735122 s).")
+    dmesg_root("link-kevents-cx6dx-health", "a ConnectX-6 Dx that overheated and died",
+               "0000:41:00.0", 0x101d,
+               "mlx5-cx6dx_fw22.99_temp_warn_health-synd-0x10-high-temp_slot-power-not-advertised_notes-cn.txt",
+               "Expected: MLX_KERNEL_EVENTS (high_temperature, health synd 0x10, fatal).")
+    dmesg_root("link-kevents-cx5-healthy", "a ConnectX-5 whose log holds only benign lines",
+               "0000:81:00.0", 0x1017,
+               "mlx5-cx5_fw16.35.2000_slot-power-27W_supermicro-x10dri_linux-rdma-2023.txt",
+               "Expected: no MLX_KERNEL_EVENTS (Cable plugged, sufficient power 27W).")
+
+
 def build():
+    kernel_events()
     bf3_mlxlink()
     gpud943()
     netdata2620()

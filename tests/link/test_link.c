@@ -173,6 +173,32 @@ static void test_module(void)
 	CHECK_INT(m.tx_power_dbm.m.st, HWC_ST_INVALID);
 }
 
+static void test_kernel_events(void)
+{
+	size_t len;
+	struct hwc_mlx_kevents ev = {0};
+	char *t = seed("dmesg-mlx5-cx6dx-health.txt", &len);
+	CHECK(hwc_mlx_parse_kernel_events(t, len, 64, A, &ev) > 0);
+	CHECK_STR(ev.items[0].kind, "high_temperature");
+	CHECK_STR(ev.items[0].bdf, "0000:41:00.1");
+	CHECK(ev.items[0].time_s > 51.2277 && ev.items[0].time_s < 51.2278);
+	for (size_t i = 0; i < ev.n; i++)
+		CHECK(strstr(ev.items[i].message, "ext_synd") == NULL);
+	/* the cap per function: a flood is cut */
+	struct hwc_mlx_kevents few = {0};
+	hwc_mlx_parse_kernel_events(t, len, 1, A, &few);
+	CHECK_INT(few.n, 2); /* one for each of 41:00.0 and 41:00.1 */
+	/* journal lines (no [time]), a cut BDF, a non-mlx5 line */
+	const char *j = "May 27 15:47:46 host kernel: mlx5_core 0000:81:00.0: Port module event[error]: "
+			"module 0, Cable error, Bus stuck (I2C or data shorted)\n"
+			"mlx5_core 0000:81:0\nixgbe 0000:01:00.0: insufficient power\n";
+	struct hwc_mlx_kevents jr = {0};
+	hwc_mlx_parse_kernel_events(j, strlen(j), 64, A, &jr);
+	CHECK_INT(jr.n, 1);
+	CHECK_STR(jr.items[0].kind, "module_error");
+	CHECK(jr.items[0].time_s < 0);
+}
+
 int main(void)
 {
 	A = hwc_arena_new();
@@ -180,6 +206,7 @@ int main(void)
 	test_fec();
 	test_mlxlink();
 	test_harmful();
+	test_kernel_events();
 	hwc_arena_free(A);
 	TEST_MAIN_END();
 }

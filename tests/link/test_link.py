@@ -121,6 +121,21 @@ class Fixtures(unittest.TestCase):
             self.assertEqual(len(mod["serial_number"]), len("S2202655321-1"))
             self.assertEqual(mod["part_number"], "Q28-PC03")
 
+    def test_kernel_events(self):
+        want = {"link-kevents-cx6-insufficient-power": ["insufficient_power"],
+                "link-kevents-cx6dx-health": ["fatal", "health", "high_temperature"],
+                "link-kevents-cx5-healthy": []}
+        for fx, kinds in want.items():
+            with self.subTest(fx):
+                j = check(fx)
+                ad = j["facts"]["mlx"]["adapters"][0]
+                got = sorted({e["kind"] for e in ad["kernel_events"]} - {"module_unplugged"})
+                self.assertEqual(got, kinds)
+                ids = [f["rule_id"] for f in j["findings"] if f["rule_id"] == "MLX_KERNEL_EVENTS"]
+                self.assertEqual(len(ids), 1 if kinds else 0, j["findings"])
+        ev = check("link-kevents-cx6-insufficient-power")["facts"]["mlx"]["adapters"][0]["kernel_events"][0]
+        self.assertEqual((ev["time_s"], ev["bdf"]), (1.735122, "0000:04:00.0"))
+
     def test_round_trip(self):
         for fx in ("link-ib-cx7-linkdowned", "link-ib-restricted-pf", "net-mlx5-100g-full-stats",
                    "link-bf3-mlxlink-clean"):

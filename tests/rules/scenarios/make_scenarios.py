@@ -102,14 +102,19 @@ def fwc(**kw):
 
 def adapter(bdf, functions, device_id, product, generation, pcie_max, rate_max, fw, psid, netdevs,
             rdma, ports, fw_config, temp_mdegc, power_status="sufficient", pci_power_w=None,
-            serial="MT0000X00000"):
+            serial="MT0000X00000", events=()):
     return {"bdf": bdf, "functions": functions, "device_id": device_id, "product": product,
             "generation": generation, "pcie_max": pcie_max, "port_rate_max_gbps": rate_max,
             "fw_version": fw, "fw_version_stored": fw, "fw_pending_reset": False, "psid": psid,
             "serial_number": serial, "netdevs": netdevs, "rdma_devices": rdma, "ports": ports,
-            "fw_config": fw_config,
+            "fw_config": fw_config, "kernel_events": list(events),
             "registers": {"temp_mdegc": temp_mdegc, "power_status": power_status,
                           "pci_power_w": pci_power_w}}
+
+
+def kev(t, bdf, kind, message):
+    # an mlx5 kernel log line as mlx/kernel_events.c reports it
+    return {"time_s": t, "bdf": bdf, "kind": kind, "message": message}
 
 
 def eth_port(rdma, netdev, rate, state="ACTIVE", phys="LinkUp", active_mtu=4096):
@@ -240,7 +245,10 @@ c3 = card("0000:04:00.0", "101b", "0000:00:1b.4", link(2.5, 4, 16, 16), 0,
 a3 = adapter("0000:04:00.0", ["0000:04:00.0"], "101b", "ConnectX-6", "ConnectX-6",
              {"speed_gts": 16, "width": 16}, 200, "20.27.446", "MT_0000000222", ["enp4s0np0"], ["mlx5_0"],
              [eth_port("mlx5_0", "enp4s0np0", None, state="DOWN", phys="Polling")],
-             fwc(**GOOD_FW), 45000, power_status="insufficient", pci_power_w=25)
+             fwc(**GOOD_FW), 45000, power_status="insufficient", pci_power_w=25, events=[
+                 # corpus dmesg/mlx5-cx6-ocp3_fw20.27.446_limited-by-2.5GT-x4_insufficient-power-25W_skyao.txt
+                 kev(1.735122, "0000:04:00.0", "insufficient_power",
+                     "mlx5_pcie_event:299:(pid 324): Detected insufficient power on the PCIe slot (25W).")])
 # "enp4s0np0: Link down" in the capture: the interface is up, its port has no carrier
 nd3 = netdev("enp4s0np0", "0000:04:00.0", None, node=0, cpulist="0-15", comb=16, comb_max=16,
              carrier=False)
@@ -252,7 +260,8 @@ scen["cx6-slot-25w-limiter"] = (
     document(h3, [p3, c3], [a3], [nd3],
              [sensor("mlx5", "asic", 45000, crit=105000, bdf="0000:04:00.0"),
               sensor("coretemp", "Package id 0", 41000, crit=100000, mx=80000)]),
-    ["MLX_SLOT_POWER_LIMITER", "NET_PORT_DOWN", "PCIE_LINK_DOWNGRADED", "PCIE_PATH_BOTTLENECK"])
+    ["MLX_SLOT_POWER_LIMITER", "NET_PORT_DOWN", "PCIE_LINK_DOWNGRADED", "PCIE_PATH_BOTTLENECK",
+     "MLX_KERNEL_EVENTS"])
 
 # 4. a card at 88 degC --------------------------------------------------------------------------
 p4 = port("0000:40:03.1", 16, 16, 16, 16, "8086", 0)
@@ -261,13 +270,20 @@ c4 = card("0000:41:00.0", "101d", "0000:40:03.1", link(16, 16, 16, 16), 0,
 a4 = adapter("0000:41:00.0", ["0000:41:00.0", "0000:41:00.1"], "101d", "ConnectX-6 Dx", "ConnectX-6",
              {"speed_gts": 16, "width": 16}, 100, "22.36.1010", "MT_0000000359", ["ens1f0np0", "ens1f1np1"],
              ["mlx5_0", "mlx5_1"], [eth_port("mlx5_0", "ens1f0np0", 100), eth_port("mlx5_1", "ens1f1np1", 100)],
-             fwc(**GOOD_FW), 88000, pci_power_w=75)
+             fwc(**GOOD_FW), 88000, pci_power_w=75, events=[
+                 # corpus dmesg/mlx5-cx6dx_fw22.99_temp_warn_health-synd-0x10-high-temp_..._notes-cn.txt
+                 kev(51.227791, "0000:41:00.0", "high_temperature",
+                     "temp_warn:170:(pid 0): High temperature on sensors with bit set 0 1"),
+                 kev(131.207015, "0000:41:00.0", "health",
+                     "poll_health:471:(pid 0): device's health compromised - reached miss count"),
+                 kev(131.207065, "0000:41:00.0", "high_temperature",
+                     "print_health_info:421:(pid 0): synd 0x10: High temperature")])
 scen["cx6dx-card-88c"] = (
     document(intel_host(), [p4, c4], [a4],
              [netdev("ens1f0np0", "0000:41:00.0", 100000, cpulist="0-11,24-35"),
               netdev("ens1f1np1", "0000:41:00.1", 100000, cpulist="0-11,24-35")],
              [sensor("mlx5", "asic", 88000, bdf="0000:41:00.0", source="mstmget_temp")]),
-    ["THERMAL_CARD_OVER_LIMIT"])
+    ["THERMAL_CARD_OVER_LIMIT", "MLX_KERNEL_EVENTS"])
 
 # 5. x2APIC off on an AMD host ------------------------------------------------------------------
 p5 = port("0000:80:01.1", 16, 16, 8, 16, "1022", 0)

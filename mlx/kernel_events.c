@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+/* The kernel's own words about a ConnectX (issue 14): mlx5_core lines of the kernel log that tell
+ * of insufficient slot power, port module events (unplugged, errors, high temperature), health
+ * and fatal syndromes and failed firmware commands, each with its time since boot, so that an
+ * event since boot is a fact even when the state has recovered. The log is the host's (dmesg). */
+#include "mlx/mlx.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/json.h"
+#include "hwinfo/hwinfo.h"
+
+static const struct {
+	const char *needle, *kind;
+} kinds[] = {
+	{"insufficient power", "insufficient_power"},   /* mlx5_pcie_event: Detected insufficient power */
+	{"Port module event[error]", "module_error"},   /* events.c: port_module_event, error types */
+	{"Cable unplugged", "module_unplugged"},
+	{"High temperature", "high_temperature"},       /* temp_warn, synd 0x10 */
+	{"health compromised", "health"},               /* poll_health: reached miss count */
+	{"synd 0x", "health"},                          /* print_health_info: the syndrome line */
+	{"recovery flow aborted", "fatal"},
+	{"entering error state", "fatal"},
+	{"mlx5_cmd_out_err", "command_error"},
+};
+
+/* "dddd:bb:dd.f" */
+static bool is_bdf(const char *s, size_t n)
+{
+	static const char shape[] = "xxxx:xx:xx.x";
+	if (n < sizeof(shape) - 1)
+		return false;
+	for (size_t i = 0; i < sizeof(shape) - 1; i++)
+		if (shape[i] == 'x' ? !strchr("0123456789abcdefABCDEF", s[i]) || !s[i] : s[i] != shape[i])
+			return false;
+	return true;
+}
+
+static double line_time(const char *l, size_t n)
+{
+	const char *o = memchr(l, '[', n);
+	if (!o || o - l > 40)
+		return -1;
+	char tmp[32];
+	size_t k = 0;
+	for (const char *p = o + 1; p < l + n && *p != ']' && k + 1 < sizeof(tmp); p++)
+		tmp[k++] = *p;
+	tmp[k] = 0;
+	char *end;
+	double t = strtod(tmp, &end);
+	return end != tmp && *end == 0 && t >= 0 ? t : -1;
+}
+
+static size_t count_of(const struct hwc_mlx_kevents *out, const char *bdf)
+{
+	size_t c = 0;
+	for (size_t i = 0; i < out->n; i++)
+		c += strcmp(out->items[i].bdf, bdf) == 0;
+	return c;
+}
+
+static void take(const char *l, size_t n, size_t max, struct hwc_arena *a, struct hwc_mlx_kevents *out)
+{
+	const char *m = memmem(l, n, "mlx5_core ", 10);
+	if (!m)
+		return;
+	const char *b = m + 10;
+	size_t rest = n - (size_t)(b - l);
+	if (!is_bdf(b, rest))
+		return;
+	const char *msg = b + 12;
+	size_t mn = rest - 12;
+	while (mn && (*msg == ':' || *msg == ' '))
+		msg++, mn--;
+	if (memmem(msg, mn, "ext_synd", 8))
+		return; /* the extended syndrome line repeats the syndrome's event */
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if (!memmem(msg, mn, kinds[i].needle, strlen(kinds[i].needle)))
+			continue;
+		const char *bdf = hwc_arena_strndup(a, b, 12);
+		if (!bdf || count_of(out, bdf) >= max)
+			return;
+		struct hwc_mlx_kevent *ev = HWC_VEC_PUSH(a, out);
+		if (!ev)
+			return;
+		ev->time_s = line_time(l, (size_t)(m - l));
+		ev->bdf = bdf;
+		ev->kind = kinds[i].kind;
+		ev->message = hwc_arena_strndup(a, msg, mn > 240 ? 240 : mn);
+		return;
+	}
+}
+
+int hwc_mlx_parse_kernel_events(const char *buf, size_t len, size_t max, struct hwc_arena *a,
+				struct hwc_mlx_kevents *out)
+{
+	size_t pos = 0;
+	while (buf && pos < len) {
+		const char *l = buf + pos;
+		const char *nl = memchr(l, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - l) : len - pos;
+		pos += n + 1;
+		take(l, n, max, a, out);
+	}
+	return (int)(out->n > 1000000 ? 1000000 : out->n);
+}
+
+void hwc_mlx_collect_kernel_events(struct hwc_facts *f, struct hwc_mlx_adapter *ad)
+{
+	const struct hwc_host_facts *h = f->host;
+	if (!h || !h->dmesg_text) {
+		if (h && h->dmesg_m.st != HWC_ST_OK)
+			ad->kernel_events_m = h->dmesg_m;
+		else
+			hwc_fmeta_set(&ad->kernel_events_m, HWC_ST_UNSET, 0, "the kernel log was not read");
+		return;
+	}
+	struct hwc_mlx_kevents all = {0};
+	hwc_mlx_parse_kernel_events(h->dmesg_text, h->dmesg_len, 64, f->arena, &all);
+	for (size_t i = 0; i < all.n; i++)
+		for (size_t j = 0; j < ad->functions.n; j++)
+			if (strcmp(all.items[i].bdf, ad->functions.items[j]) == 0) {
+				struct hwc_mlx_kevent *ev = HWC_VEC_PUSH(f->arena, &ad->kernel_events);
+				if (ev)
+					*ev = all.items[i];
+			}
+	/* a log cut at the output cap may have lost the latest events: its status says so */
+	ad->kernel_events_m = h->dmesg_m;
+}
+
+void hwc_mlx_kernel_events_json(json_t *o, const struct hwc_mlx_adapter *ad)
+{
+	if (ad->kernel_events_m.st != HWC_ST_OK) {
+		hwc_json_set_before_unavail(o, "kernel_events", json_null());
+		hwc_json_put_meta(o, "kernel_events", &ad->kernel_events_m);
+		return;
+	}
+	json_t *arr = json_array();
+	for (size_t i = 0; arr && i < ad->kernel_events.n; i++) {
+		const struct hwc_mlx_kevent *ev = &ad->kernel_events.items[i];
+		json_t *x = json_object();
+		json_object_set_new(x, "time_s", ev->time_s >= 0 ? json_real(ev->time_s) : json_null());
+		json_object_set_new(x, "bdf", hwc_json_string(ev->bdf));
+		json_object_set_new(x, "kind", hwc_json_string(ev->kind));
+		json_object_set_new(x, "message", hwc_json_string(ev->message));
+		json_array_append_new(arr, x);
+	}
+	hwc_json_set_before_unavail(o, "kernel_events", arr);
+}
+
+int hwc_mlx_kernel_events_from_json(const json_t *o, struct hwc_arena *a, struct hwc_mlx_adapter *ad)
+{
+	const json_t *arr = json_object_get(o, "kernel_events");
+	if (!json_is_array(arr))
+		return arr && !json_is_null(arr) ? -EINVAL : hwc_json_get_meta(o, "kernel_events", a, &ad->kernel_events_m);
+	size_t i;
+	const json_t *x;
+	json_array_foreach(arr, i, x) {
+		const char *bdf = hwc_json_str_or(x, "bdf", NULL), *kind = hwc_json_str_or(x, "kind", NULL);
+		const json_t *t = json_object_get(x, "time_s");
+		struct hwc_mlx_kevent *ev = HWC_VEC_PUSH(a, &ad->kernel_events);
+		if (!ev || !bdf || !kind)
+			return -EINVAL;
+		ev->bdf = hwc_arena_strdup(a, bdf);
+		ev->kind = hwc_arena_strdup(a, kind);
+		ev->message = hwc_arena_strdup(a, hwc_json_str_or(x, "message", ""));
+		ev->time_s = json_is_number(t) ? json_number_value(t) : -1;
+	}
+	hwc_fmeta_set(&ad->kernel_events_m, HWC_ST_OK, 0, NULL);
+	return 0;
+}
