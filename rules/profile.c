@@ -927,6 +927,13 @@ double hwc_profile_threshold(const struct hwc_profile *p, enum hwc_threshold t)
 	return p && (unsigned)t < HWC_T_COUNT ? p->thr[t] : 0;
 }
 
+bool hwc_profile_runs_rule(const struct hwc_profile *p, const char *id)
+{
+	const struct hwc_rule *r = hwc_rule_find(id);
+	enum hwc_severity sev;
+	return r && hwc_profile_rule_enabled(p ? p : hwc_profile_default(), r, &sev);
+}
+
 double hwc_profile_card_temp_limit_c(const struct hwc_profile *p)
 {
 	return hwc_profile_threshold(p, HWC_T_CARD_TEMP_LIMIT_C);

@@ -32,6 +32,9 @@ void hwc_evidence_add(struct hwc_finding *fd, struct hwc_arena *a, const char *f
 void hwc_evidence_addf(struct hwc_finding *fd, struct hwc_arena *a, const char *fact,
 		       const char *expected, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
+/* s with every `key` ("<PORT>") replaced by val (arena); s itself when val is NULL or key absent.
+ * For a finding's own values in its fix before rules.c fills the common placeholders. */
+const char *hwc_fix_subst(struct hwc_arena *a, const char *s, const char *key, const char *val);
 /* The rule cannot decide for subject: fact (a path) is unknown because why. One per rule and
  * subject; later calls add evidence to the same finding. */
 void hwc_rule_unknown(struct hwc_rule_ctx *c, const char *subject, const char *fact,

@@ -75,6 +75,8 @@ int hwc_profile_load(const char *path, struct hwc_profile **out, char *err, size
 int hwc_profile_parse(const char *name, const char *buf, size_t len, struct hwc_profile **out,
 		      char *err, size_t errsz);
 void hwc_profile_free(struct hwc_profile *p);
+/* Whether the profile (NULL: the default) runs the rule of this id; false for an unknown id. */
+bool hwc_profile_runs_rule(const struct hwc_profile *p, const char *id);
 /* The card temperature limit (degC) THERMAL_CARD_OVER_LIMIT applies; 0 without a profile. */
 double hwc_profile_card_temp_limit_c(const struct hwc_profile *p);
 /* The profile's intended firmware configuration for an adapter (facts mlx.adapters[] element):
