@@ -98,6 +98,25 @@ static void rp_init(struct hwc_rule_ctx *c, const json_t *p, struct rp *r)
 	rp_lossless(r);
 }
 
+/* The port's own values in the finding's fix: netdev, RDMA device, PCI function, the firmware's
+ * port number and the lossless priority. */
+static struct hwc_finding *fix_port(struct hwc_rule_ctx *c, struct hwc_finding *fd, const struct rp *r)
+{
+	if (!fd || !fd->fix)
+		return fd;
+	const json_t *fw = json_object_get(r->p, "fw_port");
+	const char *dev = json_string_value(json_object_get(r->p, "rdma_device"));
+	fd->fix = hwc_fix_subst(c->a, fd->fix, "<netdev>", json_string_value(json_object_get(r->p, "netdev")));
+	fd->fix = hwc_fix_subst(c->a, fd->fix, "<rdma dev>", dev);
+	fd->fix = hwc_fix_subst(c->a, fd->fix, "<dev>", dev);
+	fd->fix = hwc_fix_subst(c->a, fd->fix, "<BDF>", json_string_value(json_object_get(r->p, "bdf")));
+	if (json_is_integer(fw))
+		fd->fix = hwc_fix_subst(c->a, fd->fix, "<n>", hwc_arena_printf(c->a, "%lld", (long long)json_integer_value(fw)));
+	if (r->lossless >= 0)
+		fd->fix = hwc_fix_subst(c->a, fd->fix, "<prio>", hwc_arena_printf(c->a, "%d", r->lossless));
+	return fd;
+}
+
 /* The unknown finding for a fact of the port the rule needs; returns false. */
 static bool port_unknown(struct hwc_rule_ctx *c, const struct rp *r, const char *dotted,
 			 const char *needed_for)
@@ -135,11 +154,11 @@ static void eval_pfc_lossless(struct hwc_rule_ctx *c)
 		if (!r.is_lossless || !r.prof || !need_pfc(c, &r, "whether the lossless priority has PFC"))
 			continue;
 		if (want >= 0 && !pfc_on(&r, want)) {
-			struct hwc_finding *fd = hwc_rule_emit(c, r.subj, "PFC is off on priority %d, the fabric's lossless priority (PFC on: %s)",
-							       want, pfc_list(c, &r));
+			struct hwc_finding *fd = fix_port(c, hwc_rule_emit(c, r.subj, "PFC is off on priority %d, the fabric's lossless priority (PFC on: %s)",
+							       want, pfc_list(c, &r)), &r);
 			hwc_evidence_add(fd, c->a, ev(c, &r, "qos.pfc_enabled", want), "false", "true");
 		} else if (want < 0 && r.npfc == 0) {
-			struct hwc_finding *fd = hwc_rule_emit(c, r.subj, "no priority has PFC; the profile says the fabric is lossless");
+			struct hwc_finding *fd = fix_port(c, hwc_rule_emit(c, r.subj, "no priority has PFC; the profile says the fabric is lossless"), &r);
 			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.qos.pfc_enabled", r.base), "none", "PFC on the RoCE priority");
 		}
 	}
@@ -166,6 +185,7 @@ static void eval_pfc_unused(struct hwc_rule_ctx *c)
 			struct hwc_finding *fd = want >= 0
 				? hwc_rule_emit(c, r.subj, "PFC is on for priority %d; the fabric's lossless priority is %d", k, want)
 				: hwc_rule_emit(c, r.subj, "PFC is on for priority %d, which no DSCP maps to", k);
+			fix_port(c, fd, &r);
 			hwc_evidence_add(fd, c->a, ev(c, &r, "qos.pfc_enabled", k), "true", "false");
 		}
 	}
@@ -195,6 +215,7 @@ static void eval_dscp_no_pfc(struct hwc_rule_ctx *c)
 			? hwc_rule_emit(c, r.subj, "the fabric's RoCE DSCP %d maps to priority %d, not the lossless priority %d", d, prio, want)
 			: hwc_rule_emit(c, r.subj, "the fabric's RoCE DSCP %d maps to priority %d, which has no PFC (PFC on: %s)", d, prio,
 					pfc_list(c, &r));
+		fix_port(c, fd, &r);
 		hwc_evidence_add(fd, c->a, ev(c, &r, "qos.dscp2prio", d), hwc_arena_printf(c->a, "%d", prio),
 				 want >= 0 ? hwc_arena_printf(c->a, "%d", want) : "a priority with PFC");
 	}
@@ -216,8 +237,8 @@ static void eval_tos(struct hwc_rule_ctx *c)
 		}
 		const char *tos_path = hwc_arena_printf(c->a, "%s.default_roce_tos", r.base);
 		if (want_d >= 0 && r.tos_dscp != want_d) {
-			struct hwc_finding *fd = hwc_rule_emit(c, r.subj, "RDMA-CM default ToS %d is DSCP %d; the fabric's RoCE DSCP is %d", r.tos,
-							       r.tos_dscp, want_d);
+			struct hwc_finding *fd = fix_port(c, hwc_rule_emit(c, r.subj, "RDMA-CM default ToS %d is DSCP %d; the fabric's RoCE DSCP is %d", r.tos,
+							       r.tos_dscp, want_d), &r);
 			hwc_evidence_add(fd, c->a, tos_path, hwc_arena_printf(c->a, "%d", r.tos), hwc_arena_printf(c->a, "%d..%d (DSCP %d)", want_d << 2, (want_d << 2) + 3, want_d));
 			continue;
 		}
@@ -231,8 +252,8 @@ static void eval_tos(struct hwc_rule_ctx *c)
 		}
 		if (pfc_on(&r, r.tos_prio))
 			continue;
-		struct hwc_finding *fd = hwc_rule_emit(c, r.subj, "RDMA-CM default ToS %d (DSCP %d) lands on priority %d, which has no PFC (PFC on: %s)",
-						       r.tos, r.tos_dscp, r.tos_prio, pfc_list(c, &r));
+		struct hwc_finding *fd = fix_port(c, hwc_rule_emit(c, r.subj, "RDMA-CM default ToS %d (DSCP %d) lands on priority %d, which has no PFC (PFC on: %s)",
+						       r.tos, r.tos_dscp, r.tos_prio, pfc_list(c, &r)), &r);
 		hwc_evidence_add(fd, c->a, tos_path, hwc_arena_printf(c->a, "%d", r.tos), "a DSCP of the lossless priority");
 		hwc_evidence_add(fd, c->a, ev(c, &r, "qos.pfc_enabled", r.tos_prio), "false", "true");
 	}
@@ -260,8 +281,8 @@ static void eval_ecn(struct hwc_rule_ctx *c)
 			seen = true;
 			if (json_is_true(json_array_get(a, (size_t)r.lossless)))
 				continue;
-			struct hwc_finding *fd = hwc_rule_emit(c, r.subj, "ECN %s is off on priority %d, the lossless one (%s)", what[s],
-							       r.lossless, r.lossless_src);
+			struct hwc_finding *fd = fix_port(c, hwc_rule_emit(c, r.subj, "ECN %s is off on priority %d, the lossless one (%s)", what[s],
+							       r.lossless, r.lossless_src), &r);
 			hwc_evidence_add(fd, c->a, ev(c, &r, hwc_arena_printf(c->a, "ecn.%s", side[s]), r.lossless), "false", "true");
 		}
 		const json_t *mask = json_object_get(json_object_get(p, "congestion"), "cc_prio_mask");
@@ -273,8 +294,8 @@ static void eval_ecn(struct hwc_rule_ctx *c)
 		}
 		if (json_integer_value(mask) & (1 << r.lossless))
 			continue;
-		struct hwc_finding *fd = hwc_rule_emit(c, r.subj, "DCQCN is off on priority %d, the lossless one (ROCE_CC_PRIO_MASK 0x%llx)", r.lossless,
-						       (unsigned long long)json_integer_value(mask));
+		struct hwc_finding *fd = fix_port(c, hwc_rule_emit(c, r.subj, "DCQCN is off on priority %d, the lossless one (ROCE_CC_PRIO_MASK 0x%llx)", r.lossless,
+						       (unsigned long long)json_integer_value(mask)), &r);
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.congestion.cc_prio_mask", r.base),
 				 hwc_arena_printf(c->a, "%lld", (long long)json_integer_value(mask)),
 				 hwc_arena_printf(c->a, "bit %d set", r.lossless));
@@ -284,8 +305,8 @@ static void eval_ecn(struct hwc_rule_ctx *c)
 static void cnp_finding(struct hwc_rule_ctx *c, const struct rp *r, const char *key, int seen, const char *expected,
 			const char *why)
 {
-	struct hwc_finding *fd = hwc_rule_emit(c, r->subj, "CNPs are sent with %s %d: %s", strcmp(key, "cnp_dscp") ? "802.1p priority" : "DSCP",
-					       seen, why);
+	struct hwc_finding *fd = fix_port(c, hwc_rule_emit(c, r->subj, "CNPs are sent with %s %d: %s", strcmp(key, "cnp_dscp") ? "802.1p priority" : "DSCP",
+					       seen, why), r);
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.congestion.%s", r->base, key), hwc_arena_printf(c->a, "%d", seen), expected);
 }
 
@@ -336,7 +357,7 @@ static void eval_trust(struct hwc_rule_ctx *c)
 		}
 		if (!strcmp(r.trust, want))
 			continue;
-		struct hwc_finding *fd = hwc_rule_emit(c, r.subj, "the port trusts %s; the fabric marks RoCE traffic by %s", r.trust, want);
+		struct hwc_finding *fd = fix_port(c, hwc_rule_emit(c, r.subj, "the port trusts %s; the fabric marks RoCE traffic by %s", r.trust, want), &r);
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.qos.trust", r.base), r.trust, want);
 	}
 }
@@ -355,8 +376,8 @@ static void eval_gid(struct hwc_rule_ctx *c)
 			continue;
 		}
 		size_t n = json_array_size(json_object_get(p, "gids"));
-		struct hwc_finding *fd = hwc_rule_emit(c, r.subj, "no RoCE v2 GID on an IPv4 or global IPv6 address (%zu GID%s in the table)", n,
-						       n == 1 ? "" : "s");
+		struct hwc_finding *fd = fix_port(c, hwc_rule_emit(c, r.subj, "no RoCE v2 GID on an IPv4 or global IPv6 address (%zu GID%s in the table)", n,
+						       n == 1 ? "" : "s"), &r);
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.roce_v2_gid_index", r.base), "none", "a RoCE v2 GID on the port's address");
 	}
 }
@@ -383,6 +404,7 @@ static void eval_storm(struct hwc_rule_ctx *c)
 			continue;
 		struct hwc_finding *fd = hwc_rule_emit_sev(c, ne ? HWC_SEV_ERROR : HWC_SEV_WARN, r.subj,
 							   "pause storm: %lld warning and %lld error events (the port kept pausing its peer)", nw, ne);
+		fix_port(c, fd, &r);
 		if (ne)
 			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.tx_pause_storm_error_events", r.base),
 					 hwc_arena_printf(c->a, "%lld", ne), "0");
@@ -410,8 +432,8 @@ static void eval_drops(struct hwc_rule_ctx *c)
 			const json_t *x = json_array_get(d, (size_t)k);
 			if (!pfc_on(&r, k) || !json_is_integer(x) || json_integer_value(x) <= 0)
 				continue;
-			struct hwc_finding *fd = hwc_rule_emit(c, r.subj, "%lld packets dropped on priority %d, which has PFC (lossless)",
-							       (long long)json_integer_value(x), k);
+			struct hwc_finding *fd = fix_port(c, hwc_rule_emit(c, r.subj, "%lld packets dropped on priority %d, which has PFC (lossless)",
+							       (long long)json_integer_value(x), k), &r);
 			hwc_evidence_add(fd, c->a, ev(c, &r, "counters.rx_prio_discards", k), hwc_arena_printf(c->a, "%lld", (long long)json_integer_value(x)),
 					 "0");
 		}
