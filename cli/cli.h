@@ -145,6 +145,9 @@ int hwc_cli_probe_opt(struct hwc_cli *c, int which, const char *arg);
 int hwc_cmd_diff(struct hwc_cli *c);  /* cli/cmd_diff.c */
 int hwc_cmd_merge(struct hwc_cli *c); /* cli/cmd_merge.c */
 int hwc_cmd_fwplan(struct hwc_cli *c); /* cli/cmd_fwplan.c */
+/* merge: the RoCE keys every port should share, with each value's ports (cli/merge_roce.c). */
+json_t *hwc_merge_roce(json_t *const *docs, const char *const *hosts, size_t n);
+void hwc_merge_roce_text(FILE *out, const json_t *roce);
 /* --prom FILE after a check (cli/prom.c); fd NULL: nothing could be collected (hwcheck_up 0, no
  * counts). prof gives the thresholds exported beside the values (NULL: none). Returns 0 or an
  * exit code. */

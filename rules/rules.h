@@ -60,6 +60,12 @@ struct hwc_rule {
 
 const struct hwc_rule *hwc_rules_table(size_t *n);
 const struct hwc_rule *hwc_rule_find(const char *id);
+/* The facts.roce.ports[] keys every RoCE port of a fabric should agree on (ROCE_PORTS_DIFFER
+ * within a host, `merge` across hosts): dotted paths inside a port object. */
+const char *const *hwc_rules_roce_keys(size_t *n);
+/* One such value for people: a boolean array as its true indices ("on 3", "none"), a string as
+ * itself, anything else as compact JSON. */
+const char *hwc_roce_show_value(struct hwc_arena *a, const json_t *v);
 
 /* Loads a JSON profile. On error returns -errno/-EINVAL and writes a message naming the file,
  * line and column (and the JSON path of a bad value) into err. path NULL gives the documented
