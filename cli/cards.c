@@ -23,6 +23,7 @@ struct card_ctx {
 	const json_t *sensor; /* the card's ASIC sensor in thermal.sensors[]; NULL when none */
 	const char *bdf;
 	json_t *card;         /* the card's JSON, for the structured values an item adds */
+	const struct hwc_profile *prof; /* which rules run */
 };
 
 /* What an item shows: its text, or why it could not be read (unknown). */
@@ -30,6 +31,7 @@ struct item_val {
 	char text[640];
 	size_t len;
 	bool unknown;
+	bool skip; /* the line does not apply here (no netdev on an InfiniBand port) */
 };
 
 static void vput(struct item_val *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -313,6 +315,10 @@ static void it_port(struct card_ctx *x, const json_t *p, struct item_val *v)
 static void it_tuning(struct card_ctx *x, const json_t *p, struct item_val *v)
 {
 	const json_t *nd = netdev_of(x->facts, hwc_json_str_or(p, "netdev", NULL));
+	if (!json_is_string(json_object_get(p, "netdev"))) {
+		v->skip = true; /* an InfiniBand port: no netdev to tune */
+		return;
+	}
 	if (!nd) {
 		v->unknown = true;
 		vput(v, "no netdev facts for this port");
@@ -339,25 +345,37 @@ static void it_tuning(struct card_ctx *x, const json_t *p, struct item_val *v)
 		     (long long)json_integer_value(vec));
 }
 
-/* Error counters of the wire: symbol and CRC errors, link-down events, carrier changes, FEC. */
-static void it_link(struct card_ctx *x, const json_t *p, struct item_val *v)
+/* Appends the integer counters named in keys (labels in lbl) that obj holds; returns how many. */
+static size_t put_counters(struct item_val *v, const json_t *obj, const char *const *keys,
+			   const char *const *lbl, size_t shown)
 {
-	const json_t *nd = netdev_of(x->facts, hwc_json_str_or(p, "netdev", NULL));
-	if (!nd) {
-		v->unknown = true;
-		vput(v, "no netdev facts for this port");
-		return;
-	}
-	static const char *const ctr[] = {"rx_symbol_err_phy", "rx_crc_errors_phy",
-					  "link_down_events_phy", NULL};
-	static const char *const lbl[] = {"symbol errors", "CRC errors", "link downs"};
-	const json_t *cs = json_object_get(nd, "counters"), *lk = json_object_get(nd, "link");
-	size_t shown = 0;
-	vput(v, "%s: ", hwc_json_str_or(nd, "name", "?"));
-	for (int k = 0; ctr[k]; k++) {
-		const json_t *n = json_object_get(cs, ctr[k]);
+	for (int k = 0; keys[k]; k++) {
+		const json_t *n = json_object_get(obj, keys[k]);
 		if (json_is_integer(n))
 			vput(v, "%s%s %lld", shown++ ? ", " : "", lbl[k], (long long)json_integer_value(n));
+	}
+	return shown;
+}
+
+/* Error counters of the wire: the netdev's (Ethernet: symbol and CRC errors, link-down events,
+ * carrier changes, FEC) or the RDMA port's (InfiniBand: symbol errors, link downed, recovery),
+ * and mstlink's BER when it ran. */
+static void it_link(struct card_ctx *x, const json_t *p, struct item_val *v)
+{
+	static const char *const eth[] = {"rx_symbol_err_phy", "rx_crc_errors_phy",
+					  "link_down_events_phy", NULL};
+	static const char *const eth_l[] = {"symbol errors", "CRC errors", "link downs"};
+	static const char *const ib[] = {"symbol_error", "link_downed", "link_error_recovery",
+					 "port_rcv_errors", NULL};
+	static const char *const ib_l[] = {"symbol errors", "link downed", "recoveries", "rcv errors"};
+	const json_t *nd = netdev_of(x->facts, hwc_json_str_or(p, "netdev", NULL));
+	const json_t *lk = json_object_get(nd, "link");
+	size_t shown = 0;
+	if (nd) {
+		vput(v, "%s: ", hwc_json_str_or(nd, "name", "?"));
+		shown = put_counters(v, json_object_get(nd, "counters"), eth, eth_l, 0);
+	} else {
+		shown = put_counters(v, json_object_get(p, "counters"), ib, ib_l, 0);
 	}
 	const json_t *cc = json_object_get(lk, "carrier_changes");
 	if (json_is_integer(cc))
@@ -365,10 +383,18 @@ static void it_link(struct card_ctx *x, const json_t *p, struct item_val *v)
 	const char *fec = hwc_json_str_or(json_object_get(lk, "fec"), "active", NULL);
 	if (fec)
 		vput(v, "%sFEC %s", shown++ ? ", " : "", fec);
+	/* mstlink's view, when it ran */
+	const json_t *phy = json_object_get(p, "phy");
+	const json_t *raw = json_object_get(phy, "raw_ber"), *eff = json_object_get(phy, "effective_ber");
+	if (json_is_number(raw))
+		vput(v, "%sraw BER %.3g", shown++ ? ", " : "", json_number_value(raw));
+	if (json_is_number(eff))
+		vput(v, "%seffective BER %.3g", shown++ ? ", " : "", json_number_value(eff));
 	if (!shown) {
 		v->len = 0;
 		v->unknown = true;
-		vput(v, "no error counter of this port could be read (%s)", why(cs, "rx_symbol_err_phy"));
+		vput(v, "no error counter of this port could be read (%s)",
+		     nd ? why(json_object_get(nd, "counters"), "rx_symbol_err_phy") : why(p, "counters"));
 	}
 }
 
@@ -380,10 +406,11 @@ static const struct card_item {
 	const char *key, *label;
 	bool per_port;
 	item_fn fn;
-	const char *rules[9];
+	const char *rules[12];
 } items[] = {
 	{"firmware", "firmware", false, it_firmware,
-	 {"MLX_FW_MISMATCH", "MLX_FW_NOT_ALLOWED", "MLX_FW_RESET_PENDING"}},
+	 {"MLX_FW_MISMATCH", "MLX_FW_NOT_ALLOWED", "MLX_FW_RESET_PENDING", "MLX_FW_IMAGE_PSID",
+	  "MLX_FW_IMAGE_OLDER", "MLX_FW_IMAGE_NOT_ALLOWED"}},
 	{"pcie_link", "PCIe link", false, it_pcie_link,
 	 {"PCIE_LINK_DOWNGRADED", "PCIE_LINK_SLOT_LIMITED", "PCIE_LINK_BELOW_PROFILE",
 	  "PCIE_FW_LINK_RESTRICTED"}},
@@ -394,14 +421,17 @@ static const struct card_item {
 	{"slot_power", "slot power", false, it_slot_power,
 	 {"PCIE_SLOT_POWER_LOW", "MLX_SLOT_POWER_LIMITER"}},
 	{"temperature", "temperature", false, it_temperature,
-	 {"THERMAL_CARD_NEAR_WARNING", "THERMAL_CARD_OVER_LIMIT", "THERMAL_PROBE_RISE"}},
+	 {"THERMAL_CARD_NEAR_WARNING", "THERMAL_CARD_OVER_LIMIT"}},
 	{"fw_params", "fw params", false, it_fw_params,
-	 {"MLX_WR_ORDERING_PER_MKEY", "MLX_CONFIG_PENDING", "MLX_FW_CONFIG_INCONSISTENT"}},
+	 {"MLX_WR_ORDERING_PER_MKEY", "MLX_CONFIG_PENDING", "MLX_FW_CONFIG_INCONSISTENT",
+	  "MLX_FW_CONFIG_AT_RISK", "MLX_FW_CONFIG_NOT_INTENDED"}},
 	{"numa", "NUMA", false, it_numa, {"HOST_NUMA_NODE_MISSING"}},
 	{"port", "port", true, it_port,
 	 {"NET_PORT_DOWN", "NET_PORT_RATE_LOW", "NET_ROCE_MTU_SMALL", "NET_MTU_NOT_JUMBO"}},
 	{"port_link", "link errors", true, it_link,
-	 {"LINK_SYMBOL_ERRORS", "LINK_FLAPS", "LINK_INTEGRITY_ERRORS"}},
+	 {"LINK_SYMBOL_ERRORS", "LINK_FLAPS", "LINK_INTEGRITY_ERRORS", "LINK_RAW_BER_HIGH",
+	  "LINK_EFFECTIVE_ERRORS", "LINK_FEC_MODE", "LINK_TOOL_RECOMMENDATION",
+	  "LINK_MODULE_DIAGNOSTICS"}},
 	{"port_tuning", "tuning", true, it_tuning,
 	 {"NET_RING_SMALL", "NET_CHANNELS_FEW", "NET_LRO_ON", "HOST_IRQ_FAR_NODE"}},
 };
@@ -446,8 +476,18 @@ static bool finding_of(const struct card_item *it, const char *bdf, const json_t
  * when a rule could not decide or the value could not be read, else ok (not_judged when no rule
  * looks at it). "rules": the findings behind the verdict; "undecided": its rules that could not
  * decide. */
+/* No rule of the line runs under this profile: shown, not judged ("ok" means checked). */
+static bool judged(const struct card_item *it, const struct hwc_profile *prof)
+{
+	for (size_t i = 0; i < sizeof(it->rules) / sizeof(it->rules[0]) && it->rules[i]; i++)
+		if (hwc_profile_runs_rule(prof, it->rules[i]))
+			return true;
+	return false;
+}
+
 static json_t *check_json(const struct card_item *it, const char *bdf, const json_t *port,
-			  const struct hwc_findings *fd, bool *claimed, const struct item_val *v)
+			  const struct hwc_findings *fd, bool *claimed, const struct item_val *v,
+			  const struct hwc_profile *prof)
 {
 	const struct hwc_finding *worst = NULL, *unk = NULL;
 	json_t *ids = json_array(), *undecided = json_array();
@@ -475,7 +515,7 @@ static json_t *check_json(const struct card_item *it, const char *bdf, const jso
 		verdict = "unknown";
 		reason = v->unknown ? v->text : hwc_unknown_cause(unk, buf, sizeof(buf));
 		json_array_extend(ids, undecided);
-	} else if (!it->rules[0]) {
+	} else if (!judged(it, prof)) {
 		verdict = "not_judged";
 	}
 	json_t *o = json_pack("{s:s, s:s}", "item", it->key, "label", it->label);
@@ -573,7 +613,9 @@ static void add_item(struct card_ctx *x, const struct card_item *it, const json_
 	struct item_val v = {.len = 0};
 	v.text[0] = 0;
 	it->fn(x, port, &v);
-	json_array_append_new(checks, check_json(it, x->bdf, port, fd, claimed, &v));
+	if (v.skip)
+		return;
+	json_array_append_new(checks, check_json(it, x->bdf, port, fd, claimed, &v, x->prof));
 }
 
 /* Findings of the card no line claimed (rules added since): each its own line. */
@@ -611,7 +653,7 @@ static const char *card_verdict(const json_t *checks)
 }
 
 static json_t *card_json(const json_t *facts, const json_t *ad, const struct hwc_findings *fd,
-			 bool *claimed)
+			 bool *claimed, const struct hwc_profile *prof)
 {
 	const char *bdf = hwc_json_str_or(ad, "bdf", "?");
 	const json_t *pci = find_by_bdf(json_object_get(json_object_get(facts, "pci"), "devices"), bdf);
@@ -623,7 +665,7 @@ static json_t *card_json(const json_t *facts, const json_t *ad, const struct hwc
 	json_object_set_new(card, "temperature_degc", json_null());
 	json_object_set_new(card, "ports", ports_json(ad));
 	struct card_ctx x = {.facts = facts, .ad = ad, .pci = pci, .bdf = bdf, .card = card,
-			     .sensor = card_sensor(facts, ad, bdf)};
+			     .sensor = card_sensor(facts, ad, bdf), .prof = prof};
 	json_t *checks = json_array();
 	const json_t *ports = json_object_get(ad, "ports");
 	/* the card's lines, then each port's */
@@ -651,7 +693,8 @@ static json_t *card_json(const json_t *facts, const json_t *ad, const struct hwc
 	return card;
 }
 
-json_t *hwc_cards_json(const json_t *facts, const struct hwc_findings *fd)
+json_t *hwc_cards_json(const json_t *facts, const struct hwc_findings *fd,
+		       const struct hwc_profile *prof)
 {
 	json_t *arr = json_array();
 	bool *claimed = calloc(fd && fd->n ? fd->n : 1, sizeof(bool));
@@ -663,7 +706,7 @@ json_t *hwc_cards_json(const json_t *facts, const struct hwc_findings *fd)
 	size_t i;
 	const json_t *ad;
 	json_array_foreach(json_object_get(json_object_get(facts, "mlx"), "adapters"), i, ad)
-		json_array_append_new(arr, card_json(facts, ad, fd ? fd : &none, claimed));
+		json_array_append_new(arr, card_json(facts, ad, fd ? fd : &none, claimed, prof));
 	free(claimed);
 	return arr;
 }
@@ -678,19 +721,23 @@ void hwc_wrap_print(FILE *out, int col, int indent, const char *text)
 {
 	const char *s = text;
 	while (*s) {
-		int room = WIDTH - col;
-		size_t len = strlen(s);
-		if ((int)len <= room) {
-			fputs(s, out);
-			break;
+		int room = WIDTH - col > 1 ? WIDTH - col : 1;
+		size_t seg = strcspn(s, "\n");
+		if ((int)seg <= room) {
+			fwrite(s, 1, seg, out);
+			s += seg;
+			if (!*s)
+				break;
+			s++; /* a newline in the text starts a continuation line */
+		} else {
+			int cut = room;
+			while (cut > 0 && s[cut] != ' ')
+				cut--;
+			if (cut <= 0)
+				cut = room;
+			fwrite(s, 1, (size_t)cut, out);
+			s += cut;
 		}
-		int cut = room;
-		while (cut > 0 && s[cut] != ' ')
-			cut--;
-		if (cut <= 0)
-			cut = room > 0 ? room : 1;
-		fwrite(s, 1, (size_t)cut, out);
-		s += cut;
 		while (*s == ' ')
 			s++;
 		if (*s)
@@ -775,8 +822,12 @@ void hwc_render_cards_text(FILE *out, const struct hwc_cli *c, const json_t *car
 		snprintf(verdict, sizeof(verdict), "%s", hwc_json_str_or(card, "verdict", "?"));
 		for (char *p = verdict; *p; p++)
 			*p = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
+		size_t hl = strlen(head);
+		snprintf(head + hl, sizeof(head) - hl, ": %s", verdict);
 		fprintf(out, "\n%s", c->color ? "\033[1m" : "");
-		fprintf(out, "%s: %s%s\n", head, verdict, c->color ? "\033[0m" : "");
+		hwc_wrap_print(out, 0, 2, head);
+		if (c->color)
+			fputs("\033[0m", out);
 		size_t k;
 		const json_t *ck;
 		json_array_foreach(json_object_get(card, "checks"), k, ck) render_check(out, c, ck);

@@ -36,6 +36,7 @@ struct hwc_cli {
 	const char *fw_image; /* --fw-image FILE: mstflint -i FILE query, checked against the cards */
 	const struct hwc_probe_opts *probe; /* probe / --probe (cli/cmd_probe.c); NULL = no probe */
 	bool exit_mapped;      /* the command returned a code already in --exit-codes' convention */
+	const struct hwc_profile *prof; /* check: the profile loaded (which rules run) */
 };
 
 /* The run's verdict and counts (cli/summary.c): findings that are not waived, by severity. */
@@ -65,7 +66,8 @@ const char *hwc_unknown_cause(const struct hwc_finding *x, char *buf, size_t n);
 
 /* The per-card view (cli/cards.c): for every ConnectX card one object with its identity, PCIe
  * (width, speeds, bottleneck, slot power), temperature_degc, ports and its checked lines. */
-json_t *hwc_cards_json(const json_t *facts, const struct hwc_findings *fd);
+json_t *hwc_cards_json(const json_t *facts, const struct hwc_findings *fd,
+		       const struct hwc_profile *prof);
 void hwc_render_cards_text(FILE *out, const struct hwc_cli *c, const json_t *cards);
 /* Prints text after `col` columns already written, wrapped at 100 columns, continuation lines
  * indented by `indent`; ends the line. */
@@ -143,6 +145,9 @@ int hwc_cli_probe_opt(struct hwc_cli *c, int which, const char *arg);
 int hwc_cmd_diff(struct hwc_cli *c);  /* cli/cmd_diff.c */
 int hwc_cmd_merge(struct hwc_cli *c); /* cli/cmd_merge.c */
 int hwc_cmd_fwplan(struct hwc_cli *c); /* cli/cmd_fwplan.c */
+/* merge: the RoCE keys every port should share, with each value's ports (cli/merge_roce.c). */
+json_t *hwc_merge_roce(json_t *const *docs, const char *const *hosts, size_t n);
+void hwc_merge_roce_text(FILE *out, const json_t *roce);
 /* --prom FILE after a check (cli/prom.c); fd NULL: nothing could be collected (hwcheck_up 0, no
  * counts). prof gives the thresholds exported beside the values (NULL: none). Returns 0 or an
  * exit code. */

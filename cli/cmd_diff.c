@@ -180,6 +180,26 @@ static void render_changes(FILE *out, const struct hwc_cli *c, const json_t *cha
 	}
 }
 
+/* After the change: configured but not active, and the profile's intent. */
+static void render_fw_state(FILE *out, const json_t *st)
+{
+	const json_t *pend = json_object_get(st, "pending");
+	const json_t *differ = json_object_get(json_object_get(st, "profile"), "differ");
+	if (!json_array_size(pend) && json_is_null(json_object_get(st, "profile")))
+		return;
+	fprintf(out, "  fw config: current == next boot == profile: %s",
+		json_is_true(json_object_get(st, "current_next_boot_intent_agree")) ? "yes" : "no");
+	size_t i;
+	const json_t *n;
+	json_array_foreach(pend, i, n) fprintf(out, "%s%s", i ? ", " : " (not active: ", json_string_value(n));
+	if (json_array_size(pend))
+		fputc(')', out);
+	json_array_foreach(differ, i, n) fprintf(out, "%s%s", i ? ", " : " (not as the profile intends: ", json_string_value(n));
+	if (json_array_size(differ))
+		fputc(')', out);
+	fputc('\n', out);
+}
+
 static void side_line(FILE *out, const char *label, const json_t *s)
 {
 	fprintf(out, "%s %s", label, hwc_json_str_or(s, "source", "?"));
@@ -208,6 +228,7 @@ static void render_text(FILE *out, const struct hwc_cli *c, const json_t *doc)
 		bool bad = !strcmp(st, "regressed") || !strcmp(st, "vanished");
 		fprintf(out, ": %s%s%s\n", c->color && bad ? C_RED : "", st, c->color && bad ? C_OFF : "");
 		render_changes(out, c, json_object_get(card, "changes"));
+		render_fw_state(out, json_object_get(card, "fw_config_state"));
 	}
 	const json_t *hch = json_object_get(json_object_get(doc, "host"), "changes");
 	if (json_array_size(hch)) {

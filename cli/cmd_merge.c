@@ -438,6 +438,7 @@ static void render_text(FILE *out, const json_t *doc)
 	if (json_array_size(hwc_jget(doc, "firmware")) == 0)
 		fputs("  no ConnectX adapter in the inputs\n", out);
 	render_fw_config(out, hwc_jget(doc, "fw_config"));
+	hwc_merge_roce_text(out, hwc_jget(doc, "roce"));
 }
 
 int hwc_cmd_merge(struct hwc_cli *c)
@@ -495,6 +496,8 @@ int hwc_cmd_merge(struct hwc_cli *c)
 				"modified z-score 0.6745*(x-median)/MAD", "threshold", MERGE_Z,
 				"min_peers", MERGE_MIN_PEERS, "probe_mad_floor_fraction", PROBE_FLOOR_FRAC,
 				"temperature_mad_floor_degc", TEMP_FLOOR_DEGC);
+	if (doc)
+		json_object_set_new(doc, "roce", hwc_merge_roce(docs, hosts, n));
 	if (!doc) {
 		hwc_cli_err("merge: out of memory");
 		rc = HWC_EXIT_INTERNAL;

@@ -194,6 +194,7 @@ int hwc_cmd_check(struct hwc_cli *c)
 	struct hwc_findings fd = {0};
 	if (!nothing)
 		hwc_rules_eval(facts, prof, f->arena, &fd);
+	c->prof = prof;
 	struct hwc_summary sum;
 	hwc_summary_compute(&fd, nothing, &sum);
 	int rc = 0;

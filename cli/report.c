@@ -61,7 +61,7 @@ json_t *hwc_report_json(const struct hwc_cli *c, const char *schema, const struc
 		json_object_set_new(r, "summary", hwc_summary_json(&s, fd, c->facts_file ? c->facts_file
 									: c->root ? c->root : "/"));
 		json_object_set_new(r, "findings", hwc_findings_to_json(fd));
-		json_object_set_new(r, "cards", hwc_cards_json(json_object_get(r, "facts"), fd));
+		json_object_set_new(r, "cards", hwc_cards_json(json_object_get(r, "facts"), fd, c->prof));
 	}
 	json_t *errs = json_array();
 	for (size_t i = 0; i < f->errors.n; i++) {
@@ -209,31 +209,33 @@ static void render_probe(FILE *out, const json_t *facts)
 	size_t i;
 	json_t *r;
 	json_array_foreach(res, i, r) {
+		char line[1024];
+		size_t n;
 		const char *dev = hwc_json_str_or(r, "rdma_device", "?");
 		json_int_t port = json_integer_value(json_object_get(r, "port"));
 		const char *op = hwc_json_str_or(r, "op", "?");
 		const char *st = hwc_json_str_or(r, "status", "?");
 		if (strcmp(st, "ok") != 0) {
-			fprintf(out, "probe %s/%lld %s: %s (%s)\n", dev, (long long)port, op, st,
-				hwc_json_str_or(r, "reason", "no reason given"));
+			snprintf(line, sizeof(line), "probe %s/%lld %s: %s (%s)", dev, (long long)port, op, st,
+				 hwc_json_str_or(r, "reason", "no reason given"));
+			hwc_wrap_print(out, 0, 6, line);
 			continue;
 		}
 		const json_t *g = json_object_get(r, "gbps"), *cg = json_object_get(r, "ceiling_gbps");
-		fprintf(out, "probe %s/%lld %s %s: ", dev, (long long)port,
-			hwc_json_str_or(r, "mode", ""), op);
-		if (json_is_number(g))
-			fprintf(out, "%.2f Gb/s", json_number_value(g));
-		else
-			fputs("no rate", out);
-		if (json_is_number(cg))
-			fprintf(out, " of a %.2f Gb/s ceiling (%s)", json_number_value(cg),
-				hwc_json_str_or(r, "ceiling_by", "?"));
-		else
-			fputs(", ceiling unknown", out);
+		n = (size_t)snprintf(line, sizeof(line), "probe %s/%lld %s %s: ", dev, (long long)port,
+				     hwc_json_str_or(r, "mode", ""), op);
+		if (n < sizeof(line))
+			n += (size_t)(json_is_number(g) ? snprintf(line + n, sizeof(line) - n, "%.2f Gb/s", json_number_value(g))
+							 : snprintf(line + n, sizeof(line) - n, "no rate"));
+		if (n < sizeof(line))
+			n += (size_t)(json_is_number(cg)
+					      ? snprintf(line + n, sizeof(line) - n, " of a %.2f Gb/s ceiling (%s)",
+							 json_number_value(cg), hwc_json_str_or(r, "ceiling_by", "?"))
+					      : snprintf(line + n, sizeof(line) - n, ", ceiling unknown"));
 		const json_t *ok = json_object_get(r, "data_ok");
-		if (json_is_boolean(ok))
-			fputs(json_is_true(ok) ? ", data verified" : ", DATA MISMATCH", out);
-		fputc('\n', out);
+		if (json_is_boolean(ok) && n < sizeof(line))
+			snprintf(line + n, sizeof(line) - n, "%s", json_is_true(ok) ? ", data verified" : ", DATA MISMATCH");
+		hwc_wrap_print(out, 0, 6, line);
 	}
 }
 
@@ -354,13 +356,17 @@ void hwc_render_check_text(FILE *out, const struct hwc_cli *c, const json_t *fac
 	const json_t *host = json_object_get(facts, "host");
 	const char *model = json_string_value(json_object_get(json_object_get(host, "cpu"), "model_name"));
 	const char *kern = json_string_value(json_object_get(json_object_get(host, "kernel"), "release"));
-	fprintf(out, "%shwcheck %s%s  root %s\n", c->color ? C_BOLD : "", HWCHECK_VERSION,
-		c->color ? C_OFF : "", c->facts_file ? c->facts_file : c->root ? c->root : c->pci_dump ? c->pci_dump : "/");
-	fprintf(out, "host: %s, kernel %s\n", model ? model : "CPU unknown", kern ? kern : "unknown");
+	char head[1024];
+	fprintf(out, "%shwcheck %s%s  ", c->color ? C_BOLD : "", HWCHECK_VERSION, c->color ? C_OFF : "");
+	snprintf(head, sizeof(head), "root %s", c->facts_file ? c->facts_file : c->root ? c->root
+					       : c->pci_dump ? c->pci_dump : "/");
+	hwc_wrap_print(out, (int)strlen("hwcheck " HWCHECK_VERSION "  "), 2, head);
+	snprintf(head, sizeof(head), "host: %s, kernel %s", model ? model : "CPU unknown", kern ? kern : "unknown");
+	hwc_wrap_print(out, 0, 2, head);
 	const json_t *ad = json_object_get(json_object_get(facts, "mlx"), "adapters");
 	if (json_array_size(ad) == 0)
 		fputs("no ConnectX adapter found\n", out);
-	json_t *cards = hwc_cards_json(facts, fd);
+	json_t *cards = hwc_cards_json(facts, fd, c->prof);
 	hwc_render_cards_text(out, c, cards);
 	json_decref(cards);
 	render_probe(out, facts);
@@ -374,8 +380,10 @@ void hwc_render_check_text(FILE *out, const struct hwc_cli *c, const json_t *fac
 			continue;
 		if (first || !same_card(group, x->card)) {
 			char lb[256];
-			fprintf(out, "\n%s%s%s\n", c->color ? C_BOLD : "", card_label(facts, x->card, lb, sizeof(lb)),
-				c->color ? C_OFF : "");
+			fprintf(out, "\n%s", c->color ? C_BOLD : "");
+			hwc_wrap_print(out, 0, 2, card_label(facts, x->card, lb, sizeof(lb)));
+			if (c->color)
+				fputs(C_OFF, out);
 			group = x->card;
 			first = false;
 		}

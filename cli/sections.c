@@ -7,6 +7,7 @@
 
 #include "core/json.h"
 #include "hwinfo/hwinfo.h"
+#include "hwinfo/roce.h"
 #include "mlx/mlx.h"
 #include "pci/pci.h"
 #include "probe/probe.h"
@@ -19,6 +20,7 @@ static const struct hwc_section sections[] = {
 	{"pci", hwc_pci_collect, hwc_pci_to_json, hwc_pci_from_json},
 	{"mlx", hwc_mlx_collect, hwc_mlx_to_json, hwc_mlx_from_json},
 	{"netdevs", hwc_netdev_collect, hwc_netdev_to_json, hwc_netdev_from_json},
+	{"roce", hwc_roce_collect, hwc_roce_to_json, hwc_roce_from_json},
 	{"thermal", hwc_thermal_collect, hwc_thermal_to_json, hwc_thermal_from_json},
 	{"probe", hwc_probe_collect, hwc_probe_to_json, hwc_probe_from_json},
 };

@@ -57,6 +57,19 @@ const char *hwc_unknown_cause(const struct hwc_finding *x, char *buf, size_t n)
 	return o;
 }
 
+/* An unknown finding of the same rule and subject came earlier: each is listed once. */
+static bool listed_before(const struct hwc_findings *fd, size_t i)
+{
+	const struct hwc_finding *x = &fd->items[i];
+	for (size_t k = 0; k < i; k++) {
+		const struct hwc_finding *y = &fd->items[k];
+		if (!y->waived_reason && y->severity == HWC_SEV_UNKNOWN && !strcmp(y->rule_id, x->rule_id) &&
+		    !strcmp(y->subject ? y->subject : "host", x->subject ? x->subject : "host"))
+			return true;
+	}
+	return false;
+}
+
 json_t *hwc_summary_json(const struct hwc_summary *s, const struct hwc_findings *fd,
 			 const char *where)
 {
@@ -76,7 +89,7 @@ json_t *hwc_summary_json(const struct hwc_summary *s, const struct hwc_findings 
 	}
 	for (size_t i = 0; fd && i < fd->n; i++) {
 		const struct hwc_finding *x = &fd->items[i];
-		if (x->waived_reason || x->severity != HWC_SEV_UNKNOWN)
+		if (x->waived_reason || x->severity != HWC_SEV_UNKNOWN || listed_before(fd, i))
 			continue;
 		char buf[1024];
 		json_array_append_new(un, json_pack("{s:s, s:s, s:s}", "rule", x->rule_id, "subject",

@@ -16,6 +16,7 @@ struct hwc_mlx_facts;     /* mlx/ */
 struct hwc_netdev_facts;  /* hwinfo/ (netdev tuning) */
 struct hwc_thermal_facts; /* thermal/ */
 struct hwc_probe_facts;   /* probe/ */
+struct hwc_roce_facts;    /* hwinfo/roce.h (RoCE lossless chain) */
 struct hwc_probe_opts;    /* probe/probe.h */
 
 /* A problem met while collecting or loading: reported once by cli/ (stderr, and "errors" in
@@ -42,6 +43,7 @@ struct hwc_facts {
 	struct hwc_netdev_facts *netdevs;
 	struct hwc_thermal_facts *thermal;
 	struct hwc_probe_facts *probe;
+	struct hwc_roce_facts *roce;
 	struct {
 		struct hwc_diag *items;
 		size_t n, cap;

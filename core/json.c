@@ -97,6 +97,17 @@ int hwc_json_put_meta(json_t *obj, const char *key, const struct hwc_fmeta *m)
 	return put_unavail(obj, key, m);
 }
 
+json_t *hwc_json_unavail_last(json_t *o)
+{
+	json_t *u = json_object_get(o, HWC_JSON_UNAVAILABLE);
+	if (u) {
+		json_incref(u);
+		json_object_del(o, HWC_JSON_UNAVAILABLE);
+		json_object_set_new(o, HWC_JSON_UNAVAILABLE, u);
+	}
+	return o;
+}
+
 void hwc_json_set_before_unavail(json_t *obj, const char *key, json_t *v)
 {
 	json_t *u = json_object_get(obj, HWC_JSON_UNAVAILABLE);

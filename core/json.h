@@ -25,6 +25,10 @@ int hwc_json_put_meta(json_t *obj, const char *key, const struct hwc_fmeta *m);
 /* Sets obj[key] = v (stolen) while keeping "unavailable" the object's last key. */
 void hwc_json_set_before_unavail(json_t *obj, const char *key, json_t *v);
 
+/* Moves "unavailable" back to the end of o once the object is complete (keys set after the
+ * hwc_json_put_* calls would otherwise follow it). Returns o. */
+json_t *hwc_json_unavail_last(json_t *o);
+
 /* Readers: a missing key is "not_collected"; a value of the wrong type is -EINVAL (and the fact
  * is marked invalid). Strings and details are copied into the arena. */
 int hwc_json_get_i64(const json_t *obj, const char *key, struct hwc_arena *a, struct hwc_fi64 *f);

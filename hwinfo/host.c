@@ -153,6 +153,7 @@ static const struct field node_fields[] = {
 };
 static const struct field x2apic_fields[] = {
 	FLD(struct hwc_host_x2apic, supported, FT_BOOL),
+	FLD(struct hwc_host_x2apic, supported_source, FT_STR),
 	FLD(struct hwc_host_x2apic, enabled, FT_BOOL),
 	FLD(struct hwc_host_x2apic, source, FT_STR),
 	FLD(struct hwc_host_x2apic, evidence, FT_STR),

@@ -56,7 +56,8 @@ struct hwc_host_numa {
 };
 
 struct hwc_host_x2apic {
-	struct hwc_fbool supported;           /* CPU flag x2apic */
+	struct hwc_fbool supported;           /* the CPU can run x2APIC mode */
+	struct hwc_fstr supported_source;     /* cpuinfo, dmesg, madt, cpu_model */
 	struct hwc_fbool enabled;             /* the kernel runs in x2APIC mode */
 	struct hwc_fstr source;               /* what decided enabled: dmesg, apicid, cpuinfo */
 	struct hwc_fstr evidence;             /* the log line or fact that decided it */
@@ -162,6 +163,8 @@ int hwc_host_cpulist_count(const char *s, int64_t *n);
  * log says nothing. The *_line strings are the deciding lines, arena copies. */
 struct hwc_dmesg_host {
 	int x2apic;              /* 1 on, 0 off, -1 not said */
+	int x2apic_capable;      /* 1 the CPU can (said on or opted out), 0 "not supported by CPU", -1 */
+	const char *capable_line;
 	const char *x2apic_line;
 	const char *routing;     /* last "Switched APIC routing to" target */
 	int intr_remap;          /* 1 on, 0 off, -1 not said */

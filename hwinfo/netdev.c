@@ -359,18 +359,6 @@ int hwc_netdev_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_
 
 /* ------------------------------------------------------------------ JSON */
 
-/* "unavailable" after every value of its object, however they were written. */
-static json_t *unavail_last(json_t *o)
-{
-	json_t *u = json_object_get(o, HWC_JSON_UNAVAILABLE);
-	if (u) {
-		json_incref(u);
-		json_object_del(o, HWC_JSON_UNAVAILABLE);
-		json_object_set_new(o, HWC_JSON_UNAVAILABLE, u);
-	}
-	return o;
-}
-
 static json_t *obj_of(const void *base, const struct fld *t, size_t n)
 {
 	json_t *o = json_object();
@@ -389,7 +377,7 @@ static json_t *counters_json(const struct hwc_netdev_counters *c)
 	for (size_t i = 0; i < HWC_NETDEV_NCOUNTERS; i++)
 		hwc_json_put_u64(o, hwc_netdev_counter_names[i], &c->v[i]);
 	hwc_json_put_i64(o, "n_reported", &c->count);
-	return unavail_last(o);
+	return hwc_json_unavail_last(o);
 }
 
 static json_t *locality_json(const struct hwc_netdev_irq_locality *l)
@@ -408,10 +396,10 @@ static json_t *locality_json(const struct hwc_netdev_irq_locality *l)
 			continue;
 		json_object_set_new(x, "irq", json_integer(it->irq));
 		put_fields(x, it, irq_f, N(irq_f));
-		json_array_append_new(arr, unavail_last(x));
+		json_array_append_new(arr, hwc_json_unavail_last(x));
 	}
 	json_object_set_new(o, "irqs", arr);
-	return unavail_last(o);
+	return hwc_json_unavail_last(o);
 }
 
 json_t *hwc_netdev_to_json(const struct hwc_facts *f)
@@ -433,7 +421,7 @@ json_t *hwc_netdev_to_json(const struct hwc_facts *f)
 		json_object_set_new(o, "counters", counters_json(&nd->counters));
 		json_object_set_new(o, "irq_locality", locality_json(&nd->irq_locality));
 		json_object_set_new(o, "link", hwc_netdev_link_json(&nd->link));
-		json_array_append_new(arr, unavail_last(o));
+		json_array_append_new(arr, hwc_json_unavail_last(o));
 	}
 	return arr;
 }

@@ -53,6 +53,15 @@ static const char *strip_prefix(const char *l, size_t *n)
 	return l;
 }
 
+/* A line that says whether the CPU itself can run x2APIC mode (whatever the mode now). */
+static void capable(struct hwc_arena *a, const char *l, size_t n, int v, struct hwc_dmesg_host *o)
+{
+	if (v < 0 || o->x2apic_capable == 1)
+		return;
+	o->x2apic_capable = v;
+	o->capable_line = hwc_arena_strndup(a, l, n);
+}
+
 static void dmesg_line(const char *l, size_t n, struct hwc_arena *a, struct hwc_dmesg_host *o)
 {
 	size_t rn;
@@ -75,6 +84,8 @@ static void dmesg_line(const char *l, size_t n, struct hwc_arena *a, struct hwc_
 			o->routing = hwc_arena_strndup(a, r, rn);
 			o->x2apic = has(r, rn, "x2apic") ? 1 : 0;
 			o->x2apic_line = hwc_arena_strndup(a, l, n);
+			if (o->x2apic == 1)
+				capable(a, l, n, 1, o);
 		}
 		return;
 	}
@@ -84,6 +95,7 @@ static void dmesg_line(const char *l, size_t n, struct hwc_arena *a, struct hwc_
 			o->x2apic = 1;
 			o->x2apic_line = hwc_arena_strndup(a, l, n);
 		}
+		capable(a, l, n, 1, o);
 		return;
 	}
 	if (has(l, n, "x2apic is disabled because BIOS sets x2apic opt out bit") ||
@@ -93,6 +105,8 @@ static void dmesg_line(const char *l, size_t n, struct hwc_arena *a, struct hwc_
 			o->x2apic = 0;
 			o->x2apic_line = hwc_arena_strndup(a, l, n);
 		}
+		/* the CPU can: the firmware or the remapping unit kept it off */
+		capable(a, l, n, has(l, n, "not supported by CPU") ? 0 : has(l, n, "x2apic disabled") ? -1 : 1, o);
 		return;
 	}
 	if (has(l, n, "Enabled IRQ remapping in") || has(l, n, "AMD-Vi: Interrupt remapping enabled")) {
@@ -126,7 +140,7 @@ static void dmesg_line(const char *l, size_t n, struct hwc_arena *a, struct hwc_
 int hwc_host_parse_dmesg(const char *buf, size_t len, struct hwc_arena *a, struct hwc_dmesg_host *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->x2apic = out->intr_remap = -1;
+	out->x2apic = out->intr_remap = out->x2apic_capable = -1;
 	for (size_t i = 0; i < len;) {
 		size_t e = i;
 		while (e < len && buf[e] != '\n')
@@ -264,13 +278,77 @@ static void madt_dmar(struct hwc_env *e, struct hwc_arena *a, struct hwc_host_x2
 	}
 }
 
+/* Every AMD EPYC and every Intel Xeon Scalable (family 6: Skylake-SP/Cascade/Cooper Lake 0x55,
+ * Ice Lake-SP/-D 0x6a/0x6c, Sapphire/Emerald Rapids 0x8f/0xcf, Granite Rapids 0xad/0xae,
+ * Sierra/Clearwater Forest 0xaf/0xdd) implements x2APIC (AMD PPR for each EPYC family; Intel
+ * SDM vol. 3 ch. 11.12). Their cpuinfo flag disappears when the kernel does not use the mode. */
+static bool model_has_x2apic(const struct hwc_cpuinfo *ci)
+{
+	static const int64_t scalable[] = {0x55, 0x6a, 0x6c, 0x8f, 0xcf, 0xad, 0xae, 0xaf, 0xdd};
+	if (!ci->vendor)
+		return false;
+	if (!strcmp(ci->vendor, "AuthenticAMD"))
+		return ci->model_name && strstr(ci->model_name, "AMD EPYC");
+	if (strcmp(ci->vendor, "GenuineIntel") || !ci->has_family || ci->family != 6 || !ci->has_model)
+		return false;
+	for (size_t i = 0; i < sizeof(scalable) / sizeof(scalable[0]); i++)
+		if (ci->model == scalable[i])
+			return true;
+	return false;
+}
+
+/* A whole word of the kernel command line. */
+static bool cmdline_has(const struct hwc_fstr *cmdline, const char *word)
+{
+	size_t k = strlen(word);
+	for (const char *p = hwc_ok(*cmdline) ? cmdline->v : NULL; p && (p = strstr(p, word)); p += k)
+		if ((p == cmdline->v || p[-1] == ' ') && (p[k] == 0 || p[k] == ' ' || p[k] == '\n'))
+			return true;
+	return false;
+}
+
+static void set_supported(struct hwc_host_x2apic *x, bool v, const char *src)
+{
+	HWC_SET(x->supported, v);
+	HWC_SET(x->supported_source, src);
+}
+
+/* Whether the CPU can run x2APIC mode, from every source and not only the cpuinfo flag, which the
+ * kernel clears when it does not use the mode (nox2apic, firmware left it off). A virtual CPU is
+ * judged by its flags alone: the hypervisor decides what it exposes. */
+static void decide_supported(struct hwc_host_facts *h, const struct hwc_cpuinfo *ci,
+			     const struct hwc_dmesg_host *dm, bool dm_ok)
+{
+	struct hwc_host_x2apic *x = &h->x2apic;
+	const struct hwc_fbool *flag = &h->cpu.flags_x2apic;
+	if (hwc_ok(*flag) && flag->v)
+		set_supported(x, true, "cpuinfo");
+	else if (dm_ok && dm->x2apic_capable >= 0)
+		set_supported(x, dm->x2apic_capable == 1, "dmesg");
+	else if (hwc_ok(x->madt_local_x2apic) && x->madt_local_x2apic.v > 0)
+		set_supported(x, true, "madt");
+	else if (!(hwc_ok(h->cpu.hypervisor) && h->cpu.hypervisor.v) && model_has_x2apic(ci))
+		set_supported(x, true, "cpu_model");
+	else if (hwc_ok(*flag) && cmdline_has(&h->kernel.cmdline, "nox2apic")) {
+		const char *why = "no x2apic flag in proc/cpuinfo, which nox2apic on the kernel command "
+				  "line hides: the CPU's own support is not known";
+		HWC_FAIL(x->supported, HWC_ST_ABSENT, 0, why);
+		HWC_FAIL(x->supported_source, HWC_ST_ABSENT, 0, why);
+	} else if (hwc_ok(*flag)) {
+		set_supported(x, false, "cpuinfo");
+	} else {
+		x->supported = *flag;
+		x->supported_source.m = flag->m;
+	}
+}
+
 void hwc_host_collect_x2apic(struct hwc_env *e, struct hwc_arena *a, struct hwc_host_facts *h,
 			     const struct hwc_cpuinfo *ci, const struct hwc_dmesg_host *dm,
 			     const struct hwc_fmeta *dm_m)
 {
 	struct hwc_host_x2apic *x = &h->x2apic;
-	x->supported = h->cpu.flags_x2apic;
 	madt_dmar(e, a, x);
+	decide_supported(h, ci, dm, dm_m->st == HWC_ST_OK);
 
 	/* enabled, strongest source first: what the kernel said it did; then APIC ids only x2APIC
 	 * mode can address; then a CPU (as the kernel sees it) without the feature. Silence from a
@@ -285,6 +363,10 @@ void hwc_host_collect_x2apic(struct hwc_env *e, struct hwc_arena *a, struct hwc_
 		HWC_SET(x->source, "apicid");
 		HWC_SET(x->evidence, hwc_arena_printf(a, "proc/cpuinfo: apicid %lld needs x2APIC mode",
 						      (long long)ci->max_apicid));
+	} else if (cmdline_has(&h->kernel.cmdline, "nox2apic")) {
+		HWC_SET(x->enabled, false);
+		HWC_SET(x->source, "cmdline");
+		HWC_SET(x->evidence, "proc/cmdline: nox2apic");
 	} else if (hwc_ok(h->cpu.flags_x2apic) && !h->cpu.flags_x2apic.v) {
 		HWC_SET(x->enabled, false);
 		HWC_SET(x->source, "cpuinfo");

@@ -9,19 +9,6 @@
 
 /* ---- writing -------------------------------------------------------------------------------- */
 
-/* hwc_json_put_* keep "unavailable" last only while they write; keys added after it (arrays,
- * objects) would follow it: move it back to the end once an object is complete. */
-static json_t *unavail_last(json_t *o)
-{
-	json_t *u = json_object_get(o, HWC_JSON_UNAVAILABLE);
-	if (u) {
-		json_incref(u);
-		json_object_del(o, HWC_JSON_UNAVAILABLE);
-		json_object_set_new(o, HWC_JSON_UNAVAILABLE, u);
-	}
-	return o;
-}
-
 static json_t *strv_json(const struct hwc_mlx_strv *v)
 {
 	json_t *arr = json_array();
@@ -58,7 +45,7 @@ static json_t *cfg_json(const struct hwc_mlx_cfg *c)
 		hwc_json_put_bool(po, "pending", &p->pending);
 		if (p->read_only)
 			json_object_set_new(po, "read_only", json_true());
-		json_object_set_new(o, p->name, unavail_last(po));
+		json_object_set_new(o, p->name, hwc_json_unavail_last(po));
 	}
 	return o;
 }
@@ -134,7 +121,7 @@ static json_t *function_json(const struct hwc_mlx_function *fn)
 	json_object_set_new(o, "netdevs", strv_json(&fn->netdevs));
 	json_object_set_new(o, "rdma_devices", strv_json(&fn->rdma_devices));
 	json_object_set_new(o, "hwmon", strv_json(&fn->hwmon));
-	return unavail_last(o);
+	return hwc_json_unavail_last(o);
 }
 
 static json_t *port_json(const struct hwc_mlx_port *p)
@@ -210,7 +197,7 @@ static json_t *adapter_json(const struct hwc_mlx_adapter *ad)
 	hwc_json_put_str(r, "power_status", &ad->reg.power_status);
 	hwc_json_put_i64(r, "pci_power_w", &ad->reg.pci_power_w);
 	json_object_set_new(o, "registers", r);
-	return unavail_last(o);
+	return hwc_json_unavail_last(o);
 }
 
 json_t *hwc_mlx_to_json(const struct hwc_facts *f)
@@ -233,7 +220,7 @@ json_t *hwc_mlx_to_json(const struct hwc_facts *f)
 		hwc_json_put_meta(o, "adapters", &mf->m);
 	}
 	if (mf->m.st != HWC_ST_OK)
-		return unavail_last(o); /* no PCI device list: nothing was tried, the status above says why */
+		return hwc_json_unavail_last(o); /* no PCI device list: nothing was tried, the status above says why */
 	if (mf->fw_image_file) {
 		json_t *im = json_object();
 		json_object_set_new(im, "file", hwc_json_string(mf->fw_image_file));
@@ -248,7 +235,7 @@ json_t *hwc_mlx_to_json(const struct hwc_facts *f)
 			for (size_t i = 0; i < 4; i++)
 				hwc_json_put_meta(im, keys[i], &fl->m);
 		}
-		json_object_set_new(o, "fw_image", unavail_last(im));
+		json_object_set_new(o, "fw_image", hwc_json_unavail_last(im));
 	}
 	json_t *t = json_object();
 	hwc_json_put_str(t, "mstflint_version", &mf->tools.mstflint_version);
@@ -256,7 +243,7 @@ json_t *hwc_mlx_to_json(const struct hwc_facts *f)
 	if (mf->tools.access.detail)
 		json_object_set_new(t, "detail", hwc_json_string(mf->tools.access.detail));
 	json_object_set_new(o, "tools", t);
-	return unavail_last(o);
+	return hwc_json_unavail_last(o);
 }
 
 /* ---- reading -------------------------------------------------------------------------------- */

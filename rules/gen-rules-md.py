@@ -10,6 +10,7 @@ import sys
 
 AREAS = [("pci", "PCIe"), ("mlx", "ConnectX firmware"), ("profile", "Profile expectations"),
          ("thermal", "Thermal"), ("host", "Host"), ("netdev", "Network devices and ports"),
+         ("roce", "RoCE lossless chain"),
          ("probe", "Bandwidth probe"), ("collect", "Collection")]
 
 

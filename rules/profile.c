@@ -735,6 +735,37 @@ static void v_host(struct vctx *v, const json_t *h)
 	pop(v);
 }
 
+/* The fabric's RoCE choices (docs/profile.md "RoCE"). */
+static void v_roce(struct vctx *v, const json_t *r)
+{
+	static const char *const keys[] = {"lossless", "priority", "dscp", "cnp_dscp", "cnp_priority",
+					   "trust", NULL};
+	static const struct {
+		const char *key;
+		int max;
+	} nums[] = {{"priority", 7}, {"dscp", 63}, {"cnp_dscp", 63}, {"cnp_priority", 7}};
+	if (!check_keys(v, r, keys, "roce"))
+		return;
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
+		const json_t *x = json_object_get(r, nums[i].key);
+		push(v, nums[i].key);
+		if (x && (!json_is_integer(x) || json_integer_value(x) < 0 ||
+			  json_integer_value(x) > nums[i].max))
+			verr(v, "expected an integer 0..%d", nums[i].max);
+		pop(v);
+	}
+	const json_t *l = json_object_get(r, "lossless"), *t = json_object_get(r, "trust");
+	push(v, "lossless");
+	if (l && !json_is_boolean(l))
+		verr(v, "expected true or false");
+	pop(v);
+	push(v, "trust");
+	if (t && (!json_is_string(t) || (strcmp(json_string_value(t), "dscp") &&
+					  strcmp(json_string_value(t), "pcp"))))
+		verr(v, "expected \"dscp\" or \"pcp\"");
+	pop(v);
+}
+
 static struct hwc_profile *parse_only(const char *name, const char *buf, size_t len, char *err,
 				      size_t errsz, const struct hwc_profile *base)
 {
@@ -757,7 +788,7 @@ static struct hwc_profile *parse_only(const char *name, const char *buf, size_t 
 	struct vctx v = {.name = name, .buf = buf, .len = len, .err = err, .errsz = errsz};
 	static const char *const top[] = {"schema", "schema_version", "name", "description",
 					  "thresholds", "host", "products", "rules", "expectations",
-					  "waivers", "unused_ports", "required", NULL};
+					  "waivers", "unused_ports", "required", "roce", NULL};
 	if (check_keys(&v, doc, top, "a profile")) {
 		const char *schema = json_string_value(json_object_get(doc, "schema"));
 		const json_t *ver = json_object_get(doc, "schema_version");
@@ -790,6 +821,8 @@ static struct hwc_profile *parse_only(const char *name, const char *buf, size_t 
 				v_unused_ports(&v, x);
 			else if (!strcmp(k, "required"))
 				v_required(&v, x);
+			else if (!strcmp(k, "roce"))
+				v_roce(&v, x);
 			else if ((!strcmp(k, "name") || !strcmp(k, "description")) && !json_is_string(x))
 				verr(&v, "expected a string");
 			pop(&v);
@@ -892,6 +925,13 @@ void hwc_profile_free(struct hwc_profile *p)
 double hwc_profile_threshold(const struct hwc_profile *p, enum hwc_threshold t)
 {
 	return p && (unsigned)t < HWC_T_COUNT ? p->thr[t] : 0;
+}
+
+bool hwc_profile_runs_rule(const struct hwc_profile *p, const char *id)
+{
+	const struct hwc_rule *r = hwc_rule_find(id);
+	enum hwc_severity sev;
+	return r && hwc_profile_rule_enabled(p ? p : hwc_profile_default(), r, &sev);
 }
 
 double hwc_profile_card_temp_limit_c(const struct hwc_profile *p)
@@ -1002,6 +1042,11 @@ const char *hwc_profile_port_unused(const struct hwc_profile *p, const json_t *f
 	if (!r && d && d != p)
 		r = unused_in(d->doc, facts, adapter, port);
 	return r;
+}
+
+const json_t *hwc_profile_roce(const struct hwc_profile *p)
+{
+	return p ? json_object_get(p->doc, "roce") : NULL;
 }
 
 const json_t *hwc_profile_expectations(const struct hwc_profile *p)

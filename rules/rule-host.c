@@ -4,6 +4,30 @@
 
 #include "rules/rules-int.h"
 
+/* The fix for this host: the BIOS setting, and the kernel options on its command line that keep
+ * xAPIC mode (nox2apic; amd_iommu=off and intremap=off take away the interrupt remapping that
+ * x2APIC mode needs for APIC IDs above 255). */
+static const char *x2apic_fix(struct hwc_rule_ctx *c, const json_t *host)
+{
+	static const char *const opts[] = {"nox2apic", "amd_iommu=off", "intremap=off", NULL};
+	const char *cl = json_string_value(json_object_get(json_object_get(host, "kernel"), "cmdline"));
+	const char *rm = "";
+	for (int i = 0; cl && opts[i]; i++) {
+		size_t k = strlen(opts[i]);
+		for (const char *p = strstr(cl, opts[i]); p; p = strstr(p + k, opts[i]))
+			if ((p == cl || p[-1] == ' ') && (!p[k] || p[k] == ' ' || p[k] == '\n')) {
+				rm = hwc_arena_printf(c->a, "%s%s`%s`", rm, *rm ? " and " : "", opts[i]);
+				break;
+			}
+	}
+	const char *bios = "Enable x2APIC in the BIOS (AMD: 'Local APIC Mode' = x2APIC; Intel: 'X2APIC' + "
+			   "VT-d interrupt remapping)";
+	if (!*rm)
+		return hwc_arena_printf(c->a, "%s; the kernel command line holds no option that turns it off.", bios);
+	return hwc_arena_printf(c->a, "%s and remove %s from the kernel command line (/etc/default/grub, "
+				"then `update-grub` and reboot).", bios, rm);
+}
+
 static void eval_x2apic(struct hwc_rule_ctx *c)
 {
 	const json_t *host = json_object_get(c->facts, "host");
@@ -20,12 +44,21 @@ static void eval_x2apic(struct hwc_rule_ctx *c)
 		return;
 	const json_t *xa = json_object_get(host, "x2apic");
 	const char *src = json_string_value(json_object_get(xa, "source"));
+	const char *ssrc = json_string_value(json_object_get(xa, "supported_source"));
+	const char *model = json_string_value(json_object_get(json_object_get(host, "cpu"), "model_name"));
 	bool opt_out = json_is_true(json_object_get(xa, "dmar_x2apic_opt_out"));
-	struct hwc_finding *fd = hwc_rule_emit(c, "host", "the CPU supports x2APIC but the kernel runs in xAPIC mode%s%s%s%s: interrupts are limited to 255 APIC IDs and delivered less efficiently",
+	struct hwc_finding *fd = hwc_rule_emit(c, "host", "the CPU supports x2APIC%s%s%s but the kernel runs in xAPIC mode%s%s%s%s: interrupts are limited to 255 APIC IDs and delivered less efficiently",
+					       ssrc && !strcmp(ssrc, "cpu_model") && model ? " (" : "",
+					       ssrc && !strcmp(ssrc, "cpu_model") && model ? model : "",
+					       ssrc && !strcmp(ssrc, "cpu_model") && model ? ": every AMD EPYC and Intel Xeon Scalable does)" : "",
 					       src ? " (per " : "", src ? src : "", src ? ")" : "",
 					       opt_out ? "; the firmware's DMAR table opts out of x2APIC" : "");
 	hwc_evidence_add(fd, c->a, "host.x2apic.enabled", "false", "true");
 	hwc_evidence_add(fd, c->a, "host.x2apic.supported", "true", NULL);
+	if (ssrc)
+		hwc_evidence_add(fd, c->a, "host.x2apic.supported_source", ssrc, NULL);
+	if (fd)
+		fd->fix = x2apic_fix(c, host);
 	const char *evl = json_string_value(json_object_get(xa, "evidence"));
 	if (evl)
 		hwc_evidence_add(fd, c->a, "host.x2apic.evidence", evl, NULL);
@@ -102,17 +135,33 @@ static void eval_iommu(struct hwc_rule_ctx *c)
 	if (!want || !strcmp(want, "any"))
 		return;
 	const json_t *host = json_object_get(c->facts, "host");
-	bool present, pt;
+	bool present, pt, want_pt = !strcmp(want, "passthrough");
 	if (!need_bool(c, "host", host, "host", "iommu.present", &present))
 		return;
-	if (!present)
+	if (!present) {
+		if (want_pt)
+			return; /* no IOMMU translates nothing: as fast as passthrough */
+		struct hwc_finding *fd = hwc_rule_emit(c, "host", "no IOMMU is active; the profile wants translated mode (DMA isolation)");
+		hwc_evidence_add(fd, c->a, "host.iommu.present", "false", "true");
+		if (fd)
+			fd->fix = "Enable VT-d / AMD-Vi (IOMMU) in the BIOS and boot with `intel_iommu=on` (Intel) or "
+				  "without `amd_iommu=off` (AMD), and without `iommu=pt`; or change the profile's host.iommu.";
 		return;
+	}
 	if (!need_bool(c, "host", host, "host", "iommu.passthrough", &pt))
 		return;
-	if (pt == !strcmp(want, "passthrough"))
+	if (pt == want_pt)
 		return;
 	struct hwc_finding *fd = hwc_rule_emit(c, "host", "the IOMMU runs in %s mode; the profile wants %s", pt ? "passthrough" : "translated", want);
-	hwc_evidence_add(fd, c->a, "host.iommu.passthrough", pt ? "true" : "false", !strcmp(want, "passthrough") ? "true" : "false");
+	hwc_evidence_add(fd, c->a, "host.iommu.passthrough", pt ? "true" : "false", want_pt ? "true" : "false");
+	/* the fix points from the mode found to the mode wanted */
+	if (fd && want_pt)
+		fd->fix = "Boot with `iommu=pt` (/etc/default/grub, then `update-grub` and reboot); or change "
+			  "the profile's host.iommu.";
+	else if (fd)
+		fd->fix = "Remove `iommu=pt` (and `iommu.passthrough=1`) from the kernel command line and boot "
+			  "with `iommu.passthrough=0` (/etc/default/grub, then `update-grub` and reboot); or change "
+			  "the profile's host.iommu.";
 }
 
 static void eval_irq_far(struct hwc_rule_ctx *c)
@@ -176,9 +225,13 @@ static void eval_numa_missing(struct hwc_rule_ctx *c)
 const struct hwc_rule hwc_rules_host[] = {
 	{"HOST_X2APIC_OFF", HWC_SEV_WARN, "host", "x2APIC supported but not enabled",
 	 "In xAPIC mode interrupts can target only 255 APIC IDs and each delivery costs an MMIO write; "
-	 "with many cores and many card queues, interrupt affinity fails or concentrates on few CPUs.",
+	 "with many cores and many card queues, interrupt affinity fails or concentrates on few CPUs. "
+	 "Support is decided from the cpuinfo flag, the kernel log, the MADT's x2APIC entries and the "
+	 "CPU model (every AMD EPYC and Intel Xeon Scalable), since the kernel hides the flag when it "
+	 "does not use the mode; the mode from the kernel log, APIC ids, `nox2apic` and the flag.",
 	 "Enable x2APIC in the BIOS (AMD: 'Local APIC Mode' = x2APIC; Intel: 'X2APIC' + VT-d interrupt "
-	 "remapping) and remove `nox2apic` from the kernel command line.",
+	 "remapping) and remove `nox2apic`, `amd_iommu=off` or `intremap=off` from the kernel command "
+	 "line where present (the finding names those it found).",
 	 eval_x2apic},
 	{"HOST_CPU_POWERSAVE", HWC_SEV_WARN, "host", "CPU frequency scaling favours power saving",
 	 "A powersave governor or energy preference ramps the cores that serve the card slowly, "
@@ -195,20 +248,26 @@ const struct hwc_rule hwc_rules_host[] = {
 	 eval_cstates},
 	{"HOST_IOMMU_TRANSLATED", HWC_SEV_WARN, "host", "IOMMU mode differs from the profile",
 	 "In translated mode every DMA of the card goes through IOTLB lookups and map/unmap calls, "
-	 "costing throughput on fast NICs; sites that do not need DMA isolation use passthrough.",
-	 "Boot with `iommu=pt` (and `amd_iommu=on`/`intel_iommu=on` as needed), or change the profile's host.iommu.",
+	 "costing throughput on fast NICs; sites that do not need DMA isolation use passthrough. Sites "
+	 "that need the isolation (the profile's `translated`) are told when the host runs passthrough "
+	 "or no IOMMU at all.",
+	 "To passthrough (the profile's `passthrough`): boot with `iommu=pt`; to translated: remove `iommu=pt` "
+	 "and boot with `iommu.passthrough=0`; or change the profile's host.iommu. The finding gives the one "
+	 "for its direction.",
 	 eval_iommu},
 	{"HOST_IRQ_FAR_NODE", HWC_SEV_WARN, "host", "Card interrupts served on a far NUMA node",
 	 "Interrupt vectors of the card are affined to CPUs outside its NUMA node (common with AMD "
 	 "NPS2/NPS4 layouts or irqbalance), so every packet crosses the socket interconnect.",
 	 "Pin the vectors to local CPUs: `set_irq_affinity_cpulist.sh <cpulist> <netdev>` (MLNX tools) "
-	 "or write the local CPU list to /proc/irq/<irq>/smp_affinity_list; stop irqbalance or give it a policy.",
+	 "or write `<cpulist>` to /proc/irq/N/smp_affinity_list for each of its vectors (the N listed in "
+	 "/sys/class/net/<netdev>/device/msi_irqs); stop irqbalance or give it a policy.",
 	 eval_irq_far},
 	{"HOST_NUMA_NODE_MISSING", HWC_SEV_WARN, "host", "Card on NUMA node -1",
 	 "The firmware's ACPI tables do not say which node the card's root port belongs to; on a "
 	 "multi-node host the driver allocates memory and spreads interrupts without locality.",
 	 "Update the BIOS; enable 'ACPI SRAT L3 Cache as NUMA' / PXM reporting options; as a stopgap "
-	 "`echo <node> > /sys/bus/pci/devices/<BDF>/numa_node` before the driver loads.",
+	 "write the node of the socket the slot is wired to (the board manual's slot table) to "
+	 "/sys/bus/pci/devices/<BDF>/numa_node before the driver loads.",
 	 eval_numa_missing},
 };
 const size_t hwc_rules_host_n = HWC_NELEM(hwc_rules_host);

@@ -412,20 +412,20 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "link counter design and Oracle's InfiniBand documentation). Such errors cost NCCL bandwidth "
 	 "and grow into flaps. Rates are since boot (the uptime).",
 	 "Reseat or replace the cable/transceiver of the port (then the switch port); check the module "
-	 "with `ethtool -m <netdev>` / `mlxlink -d <device> -m -c` and watch the counter again.",
+	 "with `ethtool -m <netdev>` / `mlxlink -d <BDF> -m -c` and watch the counter again.",
 	 eval_symbol},
 	{"LINK_FLAPS", HWC_SEV_WARN, "link", "Link went down since boot",
 	 "link_down_events_phy (firmware), the netdev's carrier ups after the first, or IB link_downed "
 	 "above link_flaps_max (default 0): every flap tears down RDMA connections and stalls "
 	 "collective jobs. An administrator's own ip link down/up counts too.",
-	 "Check the cable, transceiver and switch port logs; `mlxlink -d <device> -c` shows the link "
+	 "Check the cable, transceiver and switch port logs; `mlxlink -d <BDF> -c` shows the link "
 	 "down counter and BER; replace the cable if it recurs.",
 	 eval_flaps},
 	{"LINK_INTEGRITY_ERRORS", HWC_SEV_WARN, "link", "InfiniBand link integrity errors",
 	 "local_link_integrity_errors and excessive_buffer_overrun_errors break the lossless contract "
 	 "(a packet is dropped), link_error_recovery counts retrainings: any since boot is flagged "
 	 "(NVSentinel's link counter design treats the first two as fatal to a running job).",
-	 "Replace the cable or transceiver of the port and check the switch port; `mlxlink -d <device> "
+	 "Replace the cable or transceiver of the port and check the switch port; `mlxlink -d <BDF> "
 	 "-c` and `perfquery` show the counters on both ends.",
 	 eval_integrity},
 	{"LINK_RAW_BER_HIGH", HWC_SEV_WARN, "link", "Pre-FEC BER close to the FEC's limit",
@@ -435,7 +435,7 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "FEC cliff turns it into loss. Other FECs (Firecode, IB LL-FEC) are judged by the effective "
 	 "BER only. Needs mstflint's mstlink: without it the rule cannot see the BER and says nothing "
 	 "(LINK_SYMBOL_ERRORS still sees post-FEC loss in ethtool's counters).",
-	 "Clean or replace the cable/transceiver (then the switch side); `mstlink -d <device> -c` "
+	 "Clean or replace the cable/transceiver (then the switch side); `mstlink -d <BDF> -c` "
 	 "shows the per-lane errors: one bad lane points at the cable or module.",
 	 eval_raw_ber},
 	{"LINK_EFFECTIVE_ERRORS", HWC_SEV_WARN, "link", "Errors left after FEC",
@@ -453,7 +453,7 @@ const struct hwc_rule hwc_rules_link[] = {
 	{"LINK_TOOL_RECOMMENDATION", HWC_SEV_WARN, "link", "mstlink reports a link issue",
 	 "mstlink's Troubleshooting Info: the firmware's own diagnosis of the port (anything but "
 	 "\"No issue was observed\"), e.g. bad signal integrity or a cable it does not support.",
-	 "Follow the recommendation; `mstlink -d <device> -m -c` shows the module and the counters.",
+	 "Follow the recommendation; `mstlink -d <BDF> -m -c` shows the module and the counters.",
 	 eval_recommendation},
 	{"LINK_MODULE_DIAGNOSTICS", HWC_SEV_ERROR, "link", "Transceiver diagnostics near or past the module's own thresholds",
 	 "The module's temperature, supply voltage, per-lane laser bias and Tx/Rx optical power (mstlink "

@@ -287,6 +287,78 @@ static void eval_power_limiter(struct hwc_rule_ctx *c)
 	}
 }
 
+/* The card's findings at warn or worse from every rule but this one, judged on facts. */
+static void card_findings(struct hwc_rule_ctx *c, const json_t *facts, struct hwc_findings *out)
+{
+	size_t n;
+	const struct hwc_rule *t = hwc_rules_table(&n);
+	for (size_t i = 0; i < n; i++) {
+		struct hwc_rule_ctx r = {.facts = facts, .prof = c->prof, .a = c->a, .out = out, .rule = &t[i]};
+		if (t[i].eval != c->rule->eval && hwc_profile_rule_enabled(c->prof, &t[i], &r.sev))
+			t[i].eval(&r);
+	}
+}
+
+static bool has_finding(const struct hwc_findings *v, const struct hwc_finding *f)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (!strcmp(v->items[i].rule_id, f->rule_id) && !strcmp(v->items[i].subject, f->subject))
+			return true;
+	return false;
+}
+
+/* A pending change is a regression when the card, booted with it, would draw a finding at warn
+ * or worse that it does not draw now (force_relax -> per_mkey where force_relax is wanted, one
+ * card of a PSID set apart from the others): the first such finding, or NULL. */
+static const struct hwc_finding *pending_regression(struct hwc_rule_ctx *c, const json_t *ad, json_t *after)
+{
+	struct hwc_findings now = {0}, then = {0};
+	card_findings(c, c->facts, &now);
+	card_findings(c, after, &then);
+	const json_t *after_ad = fv_adapter_of(after, bdf_of(ad));
+	for (size_t i = 0; i < then.n; i++) {
+		const struct hwc_finding *f = &then.items[i];
+		if (f->severity >= HWC_SEV_WARN && f->severity != HWC_SEV_UNKNOWN &&
+		    fv_adapter_of(after, f->subject) == after_ad && !has_finding(&now, f))
+			return f;
+	}
+	return NULL;
+}
+
+/* MLX_CONFIG_PENDING's fix for one card: the revert command with every pending parameter's
+ * current value; and when applying would be a regression, advice against it. */
+static void pending_fix(struct hwc_rule_ctx *c, const json_t *ad, const json_t *fc, struct hwc_finding *fd)
+{
+	const char *bdf = bdf_of(ad), *revert = "";
+	json_t *after = json_deep_copy(c->facts);
+	json_t *afc = json_object_get((json_t *)fv_adapter_of(after, bdf), "fw_config");
+	const char *k;
+	json_t *p;
+	json_object_foreach((json_t *)fc, k, p) {
+		const json_t *cur = json_object_get(p, "current"), *nb = json_object_get(p, "next_boot");
+		if (!json_is_object(p) || !cur || json_is_null(cur) || !nb || json_is_null(nb) ||
+		    !(json_is_true(json_object_get(p, "pending")) || !json_equal(cur, nb)))
+			continue;
+		revert = hwc_arena_printf(c->a, "%s%s%s=%s", revert, *revert ? " " : "", k,
+					  json_is_integer(cur) ? hwc_arena_printf(c->a, "%lld", (long long)json_integer_value(cur)) : vstr(cur));
+		json_t *ap = json_object_get(afc, k);
+		json_object_set(ap, "current", (json_t *)nb);
+		if (json_object_get(ap, "next_boot_code"))
+			json_object_set(ap, "current_code", json_object_get(ap, "next_boot_code"));
+	}
+	/* without a known current value (only pending was said) the command names where to read it */
+	fd->fix = hwc_fix_subst(c->a, fd->fix, "NAME=<current>",
+				*revert ? revert : "NAME=VALUE` with each pending parameter's current value from `mstconfig -d <BDF> -e q");
+	const struct hwc_finding *reg = *revert && afc ? pending_regression(c, ad, after) : NULL;
+	if (reg) {
+		fd->fix = hwc_arena_printf(c->a, "Do not apply it: booted with it, the card would draw %s (%s). "
+					   "Revert it now with `mstconfig -d %s set %s`.", reg->rule_id, reg->message, bdf, revert);
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.fw_config", fv_adapter_path(c, bdf)),
+				 hwc_arena_printf(c->a, "booted with it: %s", reg->rule_id), "no new finding");
+	}
+	json_decref(after);
+}
+
 static void eval_config_pending(struct hwc_rule_ctx *c)
 {
 	size_t i;
@@ -324,6 +396,8 @@ static void eval_config_pending(struct hwc_rule_ctx *c)
 			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.fw_config.%s.next_boot", fv_adapter_path(c, bdf), k),
 					 vstr(nb), hwc_arena_printf(c->a, "== current (%s)", vstr(cur)));
 		}
+		if (fd)
+			pending_fix(c, ad, fc, fd);
 		/* an mstconfig that prints only the Next Boot column cannot show what is pending */
 		if (!fd && !decided && undecided)
 			hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.fw_config.*.pending", fv_adapter_path(c, bdf)), undecided, NULL);
@@ -528,11 +602,13 @@ const struct hwc_rule hwc_rules_mlx[] = {
 	{"MLX_FW_MISMATCH", HWC_SEV_WARN, "mlx", "Firmware versions differ between identical cards",
 	 "Identical cards (same PSID) in one host running different firmware behave differently and "
 	 "make problems hard to reproduce.",
-	 "Update every card of the PSID to the same version: `mstflint -d <BDF> -i <image> burn` or `mlxfwmanager -u`.",
+	 "Update every card of the PSID to the same version: `mlxfwmanager -u -d <BDF>`, or burn that version's "
+	 "image file with `mstflint -d <BDF> -i` (image) `burn`.",
 	 eval_fw_mismatch},
 	{"MLX_FW_NOT_ALLOWED", HWC_SEV_WARN, "mlx", "Firmware not in the profile's allowed list",
 	 "The site profile lists the firmware versions qualified for this product.",
-	 "Install a qualified version (`mlxfwmanager -u` or `mstflint -d <BDF> -i <image> burn`), or add it to the profile.",
+	 "Install a qualified version (`mlxfwmanager -u -d <BDF>`, or burn its image file with "
+	 "`mstflint -d <BDF> -i` (image) `burn`), or add it to the profile.",
 	 eval_fw_allowed},
 };
 const size_t hwc_rules_mlx_n = HWC_NELEM(hwc_rules_mlx);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Netdev and port rules: ring sizes, channels, MTU, LRO, RoCE MTU, port state and rate. */
+/* Netdev and port rules: ring sizes, channels, MTU, LRO, TSO, GRO, RoCE MTU, port state and rate. */
 #include <string.h>
 #include <strings.h>
 
@@ -91,15 +91,73 @@ static void eval_channels(struct hwc_rule_ctx *c)
 	}
 }
 
+/* The netdev of an InfiniBand port (IPoIB) has its own MTU rules: only Ethernet/RoCE netdevs. */
+static bool ib_netdev(const json_t *ad, const char *name)
+{
+	size_t k;
+	const json_t *p;
+	json_array_foreach(json_object_get(ad, "ports"), k, p) {
+		const char *nd = json_string_value(json_object_get(p, "netdev"));
+		const char *ll = json_string_value(json_object_get(p, "link_layer"));
+		if (nd && name && !strcmp(nd, name) && ll && !strcasecmp(ll, "InfiniBand"))
+			return true;
+	}
+	return false;
+}
+
+/* No profile MTU: the host's own ConnectX Ethernet ports say whether the fabric is jumbo. The
+ * largest MTU above 1500 among them, with the netdev that has it; 0 when none is jumbo. */
+static double fabric_jumbo(struct hwc_rule_ctx *c, const char **who)
+{
+	size_t i;
+	const json_t *ad, *nds[32];
+	double best = 0;
+	FOR_CARD_NETDEVS(c, i, ad, nds, n, k) {
+		const char *name = json_string_value(json_object_get(nds[k], "name"));
+		const json_t *m = json_object_get(nds[k], "mtu");
+		if (json_is_number(m) && json_number_value(m) > 1500 && json_number_value(m) > best &&
+		    !ib_netdev(ad, name)) {
+			best = json_number_value(m);
+			*who = name;
+		}
+	}
+	return best;
+}
+
+/* A 1500-byte port on a host whose other ConnectX Ethernet ports (bond members among them) run
+ * jumbo frames: the fabric is jumbo and this port is the odd one (RoCE on it gets a 1024-byte
+ * active MTU). */
+static void mtu_against_peers(struct hwc_rule_ctx *c, const json_t *ad, const json_t *nd, double peer, const char *who)
+{
+	const char *name = json_string_value(json_object_get(nd, "name"));
+	double mtu;
+	if (!name || !strcmp(name, who) || ib_netdev(ad, name) || !need_num(c, name, nd, fv_netdev_path(c, name), "mtu", &mtu) ||
+	    mtu > 1500)
+		return;
+	struct hwc_finding *fd = hwc_rule_emit(c, name, "MTU is %s while %s on this host runs %s: the fabric is jumbo and this port "
+					       "is not (RoCE on it gets a 1024-byte active MTU)",
+					       fv_fmt_num(c->a, mtu), who, fv_fmt_num(c->a, peer));
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.mtu", fv_netdev_path(c, name)), fv_fmt_num(c->a, mtu),
+			 fv_fmt_num(c->a, peer));
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.mtu", fv_netdev_path(c, who)), fv_fmt_num(c->a, peer), NULL);
+	if (fd)
+		fd->fix = hwc_fix_subst(c->a, fd->fix, "<mtu_min>", fv_fmt_num(c->a, peer));
+}
+
 static void eval_mtu(struct hwc_rule_ctx *c)
 {
 	size_t i;
 	const json_t *ad, *nds[32];
+	const char *who = NULL;
+	double peer = fabric_jumbo(c, &who);
 	FOR_CARD_NETDEVS(c, i, ad, nds, n, k) {
 		const json_t *pm = json_object_get(hwc_profile_product(c->prof, ad), "mtu_min");
 		double want = json_is_number(pm) ? json_number_value(pm) : hwc_profile_host_num(c->prof, "mtu_min");
-		if (want <= 0)
+		if (want <= 0) {
+			if (peer > 0)
+				mtu_against_peers(c, ad, nds[k], peer, who);
 			continue;
+		}
 		const json_t *nd = nds[k];
 		const char *name = json_string_value(json_object_get(nd, "name"));
 		double mtu;
@@ -109,22 +167,42 @@ static void eval_mtu(struct hwc_rule_ctx *c)
 						       fv_fmt_num(c->a, mtu), fv_fmt_num(c->a, want));
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.mtu", fv_netdev_path(c, name)), fv_fmt_num(c->a, mtu),
 				 hwc_arena_printf(c->a, ">= %s", fv_fmt_num(c->a, want)));
+		if (fd)
+			fd->fix = hwc_fix_subst(c->a, fd->fix, "<mtu_min>", fv_fmt_num(c->a, want));
 	}
 }
 
-static void eval_lro(struct hwc_rule_ctx *c)
+/* An offload in the state the rule flags (LRO on; TSO or GRO off, which mlx5 turns on by default
+ * and old tuning scripts turn off). */
+static void offload_is(struct hwc_rule_ctx *c, const char *feature, bool bad, const char *what)
 {
 	size_t i;
 	const json_t *ad, *nds[32];
 	FOR_CARD_NETDEVS(c, i, ad, nds, n, k) {
 		const json_t *nd = nds[k];
 		const char *name = json_string_value(json_object_get(nd, "name"));
-		bool lro;
-		if (!need_bool(c, name, nd, fv_netdev_path(c, name), "features.lro", &lro) || !lro)
+		bool on;
+		if (!need_bool(c, name, nd, fv_netdev_path(c, name), feature, &on) || on != bad)
 			continue;
-		struct hwc_finding *fd = hwc_rule_emit(c, name, "large receive offload (LRO) is on");
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.features.lro", fv_netdev_path(c, name)), "true", "false");
+		struct hwc_finding *fd = hwc_rule_emit(c, name, "%s is %s", what, bad ? "on" : "off");
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.%s", fv_netdev_path(c, name), feature),
+				 bad ? "true" : "false", bad ? "false" : "true");
 	}
+}
+
+static void eval_lro(struct hwc_rule_ctx *c)
+{
+	offload_is(c, "features.lro", true, "large receive offload (LRO)");
+}
+
+static void eval_tso(struct hwc_rule_ctx *c)
+{
+	offload_is(c, "features.tso", false, "TCP segmentation offload (TSO/LSO)");
+}
+
+static void eval_gro(struct hwc_rule_ctx *c)
+{
+	offload_is(c, "features.gro", false, "generic receive offload (GRO)");
 }
 
 static const char *port_subject(struct hwc_rule_ctx *c, const json_t *p, const json_t *ad)
@@ -289,9 +367,24 @@ const struct hwc_rule hwc_rules_netdev[] = {
 	 eval_channels},
 	{"NET_MTU_NOT_JUMBO", HWC_SEV_WARN, "netdev", "MTU below the profile's jumbo expectation",
 	 "The profile expects jumbo frames on this product's ports; a 1500-byte MTU multiplies per-packet "
-	 "costs and limits RoCE to a 1024-byte MTU.",
-	 "`ip link set <netdev> mtu 9000` (and the switch ports), persisted in the network configuration.",
+	 "costs and limits RoCE to a 1024-byte MTU. Without a profile MTU, a 1500-byte ConnectX Ethernet "
+	 "port is flagged when another ConnectX Ethernet port of the host (a bond member, the other port "
+	 "of the card) runs jumbo frames: the fabric is jumbo and this port is the odd one.",
+	 "`ip link set <netdev> mtu <mtu_min>` (the profile's value, or the one its peers run; and the "
+	 "switch ports), persisted in the network configuration.",
 	 eval_mtu},
+	{"NET_TSO_OFF", HWC_SEV_WARN, "netdev", "TCP segmentation offload off",
+	 "With TSO (LSO) off the CPU cuts every TCP send into MTU-sized segments itself: at 25 GbE and "
+	 "above that costs cores and caps single-stream throughput. mlx5 turns it on by default; old "
+	 "tuning guides and scripts turn it off.",
+	 "`ethtool -K <netdev> tso on` (persist it in the distribution's network configuration).",
+	 eval_tso},
+	{"NET_GRO_OFF", HWC_SEV_WARN, "netdev", "Generic receive offload off",
+	 "With GRO off every received MTU-sized segment climbs the stack alone: many times the per-packet "
+	 "work for TCP at high rates. It is on by default; tuning scripts and some XDP guides turn it off.",
+	 "`ethtool -K <netdev> gro on` (persist it in the distribution's network configuration); waive the "
+	 "rule in the profile where an XDP program needs it off.",
+	 eval_gro},
 	{"NET_LRO_ON", HWC_SEV_WARN, "netdev", "LRO enabled",
 	 "Large receive offload merges segments in a way that breaks forwarding, bridging and "
 	 "some captures; hardware GRO gives the gain without the breakage.",

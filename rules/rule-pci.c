@@ -137,6 +137,9 @@ static void downgraded_hops(struct hwc_rule_ctx *c, const char *card, const json
 		const char *base = fv_pci_path(c, hb);
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.speed_gts", base), fv_fmt_num(c->a, s), fv_fmt_num(c->a, ms));
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.width", base), fv_fmt_num(c->a, w), fv_fmt_num(c->a, mw));
+		/* the link that trained low is the one below `up`: retrain it from there */
+		if (fd)
+			fd->fix = hwc_fix_subst(c->a, fd->fix, "<PORT>", up);
 	}
 }
 
@@ -162,6 +165,10 @@ static void judge_downgraded(struct hwc_rule_ctx *c, const json_t *ad, const jso
 			struct hwc_finding *fd = hwc_rule_emit(c, bdf, "link trained at %s, below the card's %s (the collector found it downgraded)",
 							       link_str(c->a, l.speed, l.width), link_str(c->a, l.cap_speed, l.cap_width));
 			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link_status", base), st, "ok");
+			if (fd) /* the port above is not in the facts: name where to find it */
+				fd->fix = "Retrain the link from the port above the card (`lspci -t` shows it; "
+					  "`setpci -s` that port `CAP_EXP+10.w=20:20`); if it trains low again, reseat the "
+					  "card (and any riser) and check the BIOS PCIe speed setting for the slot.";
 		} else if (!st || strcmp(st, "unknown") == 0) {
 			hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.upstream", base),
 					 "not_collected: no upstream port to compare with", "the port's link capability");

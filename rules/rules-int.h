@@ -32,6 +32,9 @@ void hwc_evidence_add(struct hwc_finding *fd, struct hwc_arena *a, const char *f
 void hwc_evidence_addf(struct hwc_finding *fd, struct hwc_arena *a, const char *fact,
 		       const char *expected, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
+/* s with every `key` ("<PORT>") replaced by val (arena); s itself when val is NULL or key absent.
+ * For a finding's own values in its fix before rules.c fills the common placeholders. */
+const char *hwc_fix_subst(struct hwc_arena *a, const char *s, const char *key, const char *val);
 /* The rule cannot decide for subject: fact (a path) is unknown because why. One per rule and
  * subject; later calls add evidence to the same finding. */
 void hwc_rule_unknown(struct hwc_rule_ctx *c, const char *subject, const char *fact,
@@ -142,6 +145,9 @@ double hwc_profile_host_num(const struct hwc_profile *p, const char *key);
 const char *hwc_profile_port_unused(const struct hwc_profile *p, const json_t *facts,
 				    const json_t *adapter, const json_t *port);
 const json_t *hwc_profile_expectations(const struct hwc_profile *p);
+/* The fabric's RoCE choices {lossless, priority, dscp, cnp_dscp, cnp_priority, trust}; NULL when
+ * the profile states none (the rules then judge consistency only). */
+const json_t *hwc_profile_roce(const struct hwc_profile *p);
 const json_t *hwc_profile_waivers(const struct hwc_profile *p);
 /* "required": rule ids and fact paths whose unknown fails the gate (NULL when none). */
 const json_t *hwc_profile_required(const struct hwc_profile *p);
@@ -181,6 +187,7 @@ HWC_AREA_DECL(netdev);
 HWC_AREA_DECL(probe);
 HWC_AREA_DECL(link);
 HWC_AREA_DECL(collect);
+HWC_AREA_DECL(roce);
 
 #define HWC_NELEM(x) (sizeof(x) / sizeof((x)[0]))
 

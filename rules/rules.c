@@ -85,6 +85,7 @@ const struct hwc_rule *hwc_rules_table(size_t *n)
 		append(hwc_rules_host, hwc_rules_host_n);
 		append(hwc_rules_netdev, hwc_rules_netdev_n);
 		append(hwc_rules_link, hwc_rules_link_n);
+		append(hwc_rules_roce, hwc_rules_roce_n);
 		append(hwc_rules_probe, hwc_rules_probe_n);
 		append(hwc_rules_collect, hwc_rules_collect_n);
 	}
@@ -259,6 +260,11 @@ static int cmp_finding(const void *x, const void *y)
 /* Replaces every `key` in s with val (arena). */
 static const char *subst(struct hwc_arena *a, const char *s, const char *key, const char *val)
 {
+	return hwc_fix_subst(a, s, key, val);
+}
+
+const char *hwc_fix_subst(struct hwc_arena *a, const char *s, const char *key, const char *val)
+{
 	const char *p;
 	if (!s || !val || !(p = strstr(s, key)))
 		return s;
@@ -269,6 +275,26 @@ static const char *subst(struct hwc_arena *a, const char *s, const char *key, co
 	return hwc_arena_printf(a, "%s%s", out, s);
 }
 
+/* The PCI function that owns subject: an RDMA port ("mlx5_1/1"), an RDMA device or a netdev, as
+ * the adapters' function maps list them; NULL when none does. */
+static const char *subject_function(const json_t *facts, struct hwc_arena *a, const char *subject)
+{
+	const char *slash = strchr(subject, '/');
+	const char *name = slash ? hwc_arena_strndup(a, subject, (size_t)(slash - subject)) : subject;
+	size_t i, j, k;
+	const json_t *ad, *fn, *x;
+	json_array_foreach(fv_adapters(facts), i, ad) {
+		json_array_foreach(json_object_get(ad, "function_map"), j, fn) {
+			static const char *const lists[] = {"rdma_devices", "netdevs"};
+			for (int l = 0; l < 2; l++)
+				json_array_foreach(json_object_get(fn, lists[l]), k, x)
+					if (json_string_value(x) && !strcmp(json_string_value(x), name))
+						return json_string_value(json_object_get(fn, "bdf"));
+		}
+	}
+	return NULL;
+}
+
 /* Turns the rule's fix into the exact command for this finding: the card's BDF, the port above
  * it, the netdev, the RDMA port number and the ring maximum where the fix names them. */
 static void fill_fix(const json_t *facts, struct hwc_arena *a, struct hwc_finding *f)
@@ -276,6 +302,14 @@ static void fill_fix(const json_t *facts, struct hwc_arena *a, struct hwc_findin
 	if (!f->fix)
 		return;
 	const char *fix = f->fix;
+	/* mlxlink/mstlink address a port through the PCI function that owns it (a second PF's port
+	 * is function 1), not through the card's function 0 */
+	const char *fn = subject_function(facts, a, f->subject);
+	if (fn) {
+		fix = subst(a, fix, "mlxlink -d <BDF>", hwc_arena_printf(a, "mlxlink -d %s", fn));
+		fix = subst(a, fix, "mstlink -d <BDF>", hwc_arena_printf(a, "mstlink -d %s", fn));
+	}
+	fix = subst(a, fix, "<device>", fn ? fn : f->card); /* the port's PCI function, as mlxlink takes it */
 	if (f->card) {
 		fix = subst(a, fix, "<BDF>", f->card);
 		const json_t *dev = fv_pci_dev(facts, f->card);

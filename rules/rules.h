@@ -60,6 +60,12 @@ struct hwc_rule {
 
 const struct hwc_rule *hwc_rules_table(size_t *n);
 const struct hwc_rule *hwc_rule_find(const char *id);
+/* The facts.roce.ports[] keys every RoCE port of a fabric should agree on (ROCE_PORTS_DIFFER
+ * within a host, `merge` across hosts): dotted paths inside a port object. */
+const char *const *hwc_rules_roce_keys(size_t *n);
+/* One such value for people: a boolean array as its true indices ("on 3", "none"), a string as
+ * itself, anything else as compact JSON. */
+const char *hwc_roce_show_value(struct hwc_arena *a, const json_t *v);
 
 /* Loads a JSON profile. On error returns -errno/-EINVAL and writes a message naming the file,
  * line and column (and the JSON path of a bad value) into err. path NULL gives the documented
@@ -69,6 +75,8 @@ int hwc_profile_load(const char *path, struct hwc_profile **out, char *err, size
 int hwc_profile_parse(const char *name, const char *buf, size_t len, struct hwc_profile **out,
 		      char *err, size_t errsz);
 void hwc_profile_free(struct hwc_profile *p);
+/* Whether the profile (NULL: the default) runs the rule of this id; false for an unknown id. */
+bool hwc_profile_runs_rule(const struct hwc_profile *p, const char *id);
 /* The card temperature limit (degC) THERMAL_CARD_OVER_LIMIT applies; 0 without a profile. */
 double hwc_profile_card_temp_limit_c(const struct hwc_profile *p);
 /* The profile's intended firmware configuration for an adapter (facts mlx.adapters[] element):

@@ -131,6 +131,19 @@ class CardsJson(unittest.TestCase):
         self.assertEqual((k["verdict"], k["undecided"]), ("unknown", ["PCIE_FW_LINK_RESTRICTED"]))
         self.assertIn("Gen5 x16", k["value"])
 
+    def test_disabled_rules_are_not_ok(self):
+        # "ok" means checked: a line whose rules the profile turned off is shown, not judged
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, "p.json")
+            json.dump({"schema": "hwcheck.profile", "schema_version": 1, "rules": {
+                "THERMAL_CARD_NEAR_WARNING": {"enabled": False},
+                "THERMAL_CARD_OVER_LIMIT": {"enabled": False}}}, open(p, "w"))
+            _, j = run_json("--root", root(HEALTHY), "--json", "--profile", p)
+            k = check(card(j, "0000:21:00.0"), "temperature")
+            self.assertEqual((k["verdict"], k["value"][:9]), ("not_judged", "56.0 degC"))
+            out = run("--root", root(HEALTHY), "--profile", p).stdout
+            self.assertRegex(out, r"\n  - +temperature +56\.0 degC")
+
     def test_finding_no_line_claims_is_kept(self):
         # a profile expectation on the card's netdev: no line lists it, "other" shows it
         with tempfile.TemporaryDirectory() as d:

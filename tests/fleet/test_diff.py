@@ -436,6 +436,9 @@ class FirmwareChanges(Tmp):
         self.assertEqual(st["profile"], {"expected": {"PCI_WR_ORDERING": "force_relax"},
                                          "differ": ["PCI_WR_ORDERING"]})
         self.assertFalse(st["current_next_boot_intent_agree"])
+        cp = run("diff", "--profile", prof, self.write("b1.json", b), self.write("a1.json", a))
+        self.assertIn("fw config: current == next boot == profile: no (not as the profile intends: "
+                      "PCI_WR_ORDERING)", cp.stdout)
         prof2 = self.write("p2.json", {"schema": "hwcheck.profile", "schema_version": 1, "products": [
             {"match": {"psid": "MT_2470111034"}, "fw_config": {"PCI_WR_ORDERING": 0}}]})
         j = self.diff(self.write("b2.json", b), self.write("a2.json", a), "--profile", prof2, rc=1)

@@ -32,6 +32,18 @@ def unavailable(obj, key):
     return obj.get("unavailable", {}).get(key, {})
 
 
+def edited_copy(d, fixture, path, edit):
+    """A copy of a fixture's root under d with root/path rewritten by edit(text) (a real capture
+    with one thing changed by the test)."""
+    root = os.path.join(d, "root")
+    shutil.copytree(fixture_root(fixture), root)
+    p = os.path.join(root, path)
+    text = open(p).read() if os.path.exists(p) else ""
+    with open(p, "w") as f:
+        f.write(edit(text))
+    return root
+
+
 class Goldens(unittest.TestCase):
     """facts.host of every host-hw-* fixture (only that section: others change on their own)."""
 
@@ -57,9 +69,9 @@ class Scenarios(unittest.TestCase):
         self.assertEqual(x["interrupt_remapping_source"], "dmesg")
         self.assertEqual(h["iommu"]["default_domain"], "DMA-FQ")  # Translated + lazy
         self.assertEqual(h["iommu"]["default_domain_source"], "dmesg")
-        # nothing else was captured: statuses, not guesses
-        self.assertIsNone(x["supported"])
-        self.assertEqual(unavailable(x, "supported")["status"], "absent")
+        # no cpuinfo was captured: the kernel log's "x2apic enabled" tells that the CPU can
+        self.assertIs(x["supported"], True)
+        self.assertEqual(x["supported_source"], "dmesg")
 
     def test_x2apic_enabled_by_bios_strict_iommu(self):
         _, h = host_facts(fixture_root("host-hw-x2apic-enabled-by-bios"))
@@ -111,12 +123,84 @@ class Scenarios(unittest.TestCase):
         self.assertEqual([(d["id"], d["cpulist"], d["cpus"], d["distances"]) for d in n["nodes"]],
                          [(0, "0-31", 32, [10, 32]), (1, "32-63", 32, [32, 10])])
         self.assertEqual((n["nodes_per_socket"], n["nps"]), (1, 1))
-        self.assertIs(x["supported"], False)
+        # the flag is hidden (amd_iommu=off: no interrupt remapping, so no x2APIC mode), but
+        # every EPYC supports x2APIC: supported from the CPU model, off from the missing flag
+        self.assertIs(c["flags_x2apic"], False)
+        self.assertIs(x["supported"], True)
+        self.assertEqual(x["supported_source"], "cpu_model")
         self.assertIs(x["enabled"], False)
         self.assertEqual(x["source"], "cpuinfo")
         self.assertEqual(h["iommu"]["cmdline_options"], ["amd_iommu=off", "iommu=pt"])
         self.assertEqual((h["iommu"]["default_domain"], h["iommu"]["default_domain_source"]),
                          ("identity", "cmdline"))
+
+    def test_genoa_x2apic_off_is_flagged_with_the_options_that_cause_it(self):
+        cp, j = run_json("--root", fixture_root("host-hw-genoa-2socket-x2apic-off"), "check", "--json")
+        f = [x for x in j["findings"] if x["rule_id"] == "HOST_X2APIC_OFF"]
+        self.assertEqual([x["severity"] for x in f], ["warn"], f)
+        self.assertIn("AMD EPYC 9374F", f[0]["message"])
+        self.assertIn("remove `amd_iommu=off`", f[0]["fix"])
+        self.assertNotIn("nox2apic", f[0]["fix"])  # not on this command line
+
+    def test_nox2apic_on_the_command_line_decides_off(self):
+        # the Genoa capture booted with nox2apic added: off from the command line, and the fix
+        # names both options
+        with tempfile.TemporaryDirectory() as d:
+            root = edited_copy(d, "host-hw-genoa-2socket-x2apic-off", "proc/cmdline",
+                               lambda t: t.rstrip("\n") + " nox2apic\n")
+            _, h = host_facts(root)
+            self.assertEqual((h["x2apic"]["enabled"], h["x2apic"]["source"]), (False, "cmdline"))
+            self.assertEqual(h["x2apic"]["evidence"], "proc/cmdline: nox2apic")
+            _, j = run_json("--root", root, "check", "--json")
+            f = [x for x in j["findings"] if x["rule_id"] == "HOST_X2APIC_OFF"]
+            self.assertEqual(len(f), 1)
+            self.assertIn("`nox2apic` and `amd_iommu=off`", f[0]["fix"])
+
+    def test_x2apic_supported_from_the_madt_and_unknown_when_the_flag_is_hidden(self):
+        # the E5-2690 capture (flag shown) with the flag taken away and nox2apic added: an old
+        # Xeon is not in the model list, so support is unknown, not "no"
+        with tempfile.TemporaryDirectory() as d:
+            root = edited_copy(d, "host-hw-2xe2690-x2apic-unknown", "proc/cpuinfo",
+                               lambda t: t.replace(" x2apic", "") if " x2apic" in t else "flag missing")
+            with open(os.path.join(root, "proc", "cmdline"), "w") as f:
+                f.write("nox2apic\n")
+            _, h = host_facts(root)
+            self.assertIs(h["cpu"]["flags_x2apic"], False)
+            self.assertIsNone(h["x2apic"]["supported"])
+            self.assertIn("nox2apic", unavailable(h["x2apic"], "supported")["detail"])
+            # a MADT with Local x2APIC entries (this VM's table, its type-0 entries turned into
+            # type 9 by the test) says the platform describes x2APIC CPUs
+            madt = bytearray(open(fixture_root("host-hw-this-vm") + "/sys/firmware/acpi/tables/APIC", "rb").read())
+            out = madt[:44]
+            off = 44
+            while off < len(madt):
+                t, ln = madt[off], madt[off + 1]
+                if t == 0:
+                    e = bytearray(16)
+                    e[0], e[1] = 9, 16
+                    e[4] = madt[off + 3]
+                    e[8:12] = madt[off + 4:off + 8]
+                    out += e
+                else:
+                    out += madt[off:off + ln]
+                off += ln
+            out[4:8] = len(out).to_bytes(4, "little")
+            tdir = os.path.join(root, "sys", "firmware", "acpi", "tables")
+            os.makedirs(tdir, exist_ok=True)
+            with open(os.path.join(tdir, "APIC"), "wb") as f:
+                f.write(out)
+            _, h = host_facts(root)
+            self.assertEqual((h["x2apic"]["supported"], h["x2apic"]["supported_source"]), (True, "madt"))
+            self.assertEqual(h["x2apic"]["madt_local_x2apic"], 2)
+
+    def test_a_virtual_cpu_is_judged_by_its_flags(self):
+        # the Genoa capture as a guest (hypervisor flag): the model does not decide support
+        with tempfile.TemporaryDirectory() as d:
+            root = edited_copy(d, "host-hw-genoa-2socket-x2apic-off", "proc/cpuinfo",
+                               lambda t: re.sub(r"^(flags\s*:.*)$", r"\1 hypervisor", t, flags=re.M))
+            _, h = host_facts(root)
+            self.assertIs(h["cpu"]["hypervisor"], True)
+            self.assertEqual((h["x2apic"]["supported"], h["x2apic"]["supported_source"]), (False, "cpuinfo"))
 
     def test_epyc_one_socket_two_nodes_is_nps2(self):
         _, h = host_facts(fixture_root("host-hw-epyc-2numa"))

@@ -159,10 +159,18 @@ static void test_dmesg(struct hwc_arena *a)
 	CHECK_STR(d.x2apic_line, "x2apic: IRQ remapping doesn't support X2APIC mode");
 	CHECK_INT(d.intr_remap, 1);
 	CHECK_STR(d.intr_remap_line, "DMAR-IR: Enabled IRQ remapping in xapic mode");
+	/* off, yet the CPU can: the firmware opted out (the first line that says so is kept) */
+	CHECK_INT(d.x2apic_capable, 1);
+	CHECK_STR(d.capable_line, "DMAR-IR: x2apic is disabled because BIOS sets x2apic opt out bit.");
+	off = "x2apic: not supported by CPU\n";
+	CHECK_INT(hwc_host_parse_dmesg(off, strlen(off), a, &d), 0);
+	CHECK_INT(d.x2apic, 0);
+	CHECK_INT(d.x2apic_capable, 0);
 	off = "<6>Switched APIC routing to physical flat.\r\nx2apic enabled\n";
 	CHECK_INT(hwc_host_parse_dmesg(off, strlen(off), a, &d), 0);
 	CHECK_INT(d.x2apic, 0); /* the routing line is the final word */
 	CHECK_STR(d.routing, "physical flat");
+	CHECK_INT(d.x2apic_capable, 1); /* "x2apic enabled" was said: the CPU can */
 	off = "[  +0.000700] x2apic: enabled by BIOS, switching to x2apic ops";
 	CHECK_INT(hwc_host_parse_dmesg(off, strlen(off), a, &d), 0);
 	CHECK_INT(d.x2apic, 1);
@@ -179,6 +187,7 @@ static void test_dmesg(struct hwc_arena *a)
 	CHECK_INT(hwc_host_parse_dmesg("[", 1, a, &d), 0);
 	CHECK_INT(hwc_host_parse_dmesg("", 0, a, &d), 0);
 	CHECK_INT(d.x2apic, -1);
+	CHECK_INT(d.x2apic_capable, -1);
 }
 
 static void put32(unsigned char *p, uint32_t v)

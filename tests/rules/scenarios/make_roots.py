@@ -181,6 +181,18 @@ class Root:
         for k, v in (("state", state), ("phys_state", phys), ("rate", rate), ("link_layer", "Ethernet"),
                      ("gid_attrs/ndevs/0", netdev)):
             self.write(f"{d}/ports/1/{k}", v + "\n")
+        # the GID table a RoCE port with an IPv4 address has: link-local and IPv4-mapped, v1 and v2
+        n = int(dev.rsplit("_", 1)[-1]) if dev.rsplit("_", 1)[-1].isdigit() else 0
+        gids = [f"fe80:0000:0000:0000:0000:00ff:fe00:{n:04x}"] * 2 + [f"0000:0000:0000:0000:0000:ffff:0a00:{n + 1:04x}"] * 2
+        for i, g in enumerate(gids):
+            self.write(f"{d}/ports/1/gids/{i}", g + "\n")
+            self.write(f"{d}/ports/1/gid_attrs/types/{i}", ("IB/RoCE v1", "RoCE v2")[i % 2] + "\n")
+            self.write(f"{d}/ports/1/gid_attrs/ndevs/{i}", netdev + "\n")
+        if not getattr(self, "gid_noted", False):
+            self.gid_noted = True
+            self.source("`sys/class/infiniband/D/ports/1/gids/*`, `gid_attrs/types/*`, `gid_attrs/ndevs/*`",
+                        "layout of corpus `ethtool/cx5_mlnx_qos_dcbx-firmware-controlled_pfc-prio3_and_show_gids_blog.txt` (show_gids)",
+                        "RECONSTRUCTED: link-local and 10.0.0.N IPv4-mapped GIDs, RoCE v1 and v2, as the kernel adds them for an addressed netdev")
         self.link(f"{d}/device", "../../../" + os.path.basename(self.devdir(bdf)))
         self.link(f"sys/class/infiniband/{dev}", "../../" + os.path.relpath(d, "sys"))
 
@@ -731,7 +743,18 @@ def healthy_cx7():
     r.source("`sys/...` (two ConnectX-7 at Gen5 x16 behind 20:03.1 and 80:01.1)",
              "copied from tests/fixtures/host-cx7-gen5-healthy (see its SOURCE.md)", "as there")
     r.host("host-hw-genoa-2socket-x2apic-off", "real: lscpu/numactl of the same ASUS ESC8000A-E12 "
-           "(2x EPYC 9374F, 64 CPUs, nodes 0-31 / 32-63; no x2apic flag, so x2APIC is not a question here)")
+           "(2x EPYC 9374F, 64 CPUs, nodes 0-31 / 32-63)")
+    # The captured host runs x2APIC off (amd_iommu=off takes away interrupt remapping; every EPYC
+    # supports x2APIC): the healthy guard runs it as the facts file does, x2APIC on with remapping.
+    ci = r.path("proc/cpuinfo")
+    text = open(ci).read()
+    with open(ci, "w") as f:
+        f.write(re.sub(r"^(flags\s*:.*?\bapic\b)", r"\1 x2apic", text, flags=re.M))
+    with open(r.path("proc/cmdline"), "w") as f:
+        f.write("ro quiet iommu=pt\n")
+    r.source("`proc/cpuinfo` flag `x2apic`, `proc/cmdline`", "the scenario's facts file (x2APIC enabled, "
+             "command line `ro quiet iommu=pt`)", "RECONSTRUCTED: the capture's host booted with amd_iommu=off "
+             "and x2APIC off (host-hw-genoa-2socket-x2apic-off flags that); the healthy guard has it on")
     host_extras(r, "coyote2", "6.8.0-64-generic", "", False, None, ("k10temp", "Tctl", 46000, None))
     fw, psid = "28.39.1002", "MT_0000000838"
     kernel = "6.8.0-64-generic"
@@ -760,13 +783,13 @@ def healthy_cx7():
     r.source("`infiniband/mlx5_0..3`, netdevs ens1f{0,1}np*, ens2f{0,1}np*", "mlx5_0..mlx5_3 of corpus "
              "`topology/asus-esc8000a-e12_genoa-2numa_cx7x2_full-hardware-report_stelline.md`",
              "RDMA names real; netdev names, ACTIVE 200 Gb/sec ports, MTU 9000, 32 channels RECONSTRUCTED; " + ETHTOOL_NOTE)
-    r.differs("the host: the real EPYC 9374F of the capture (the facts file: 9334) whose CPU flags lack "
-              "`x2apic` (`amd_iommu=off` on its command line), so `x2apic.supported`/`enabled` are false "
-              "from cpuinfo where the facts file has true/true from dmesg; no IOMMU (the facts file: "
+    r.differs("the host: the real EPYC 9374F of the capture (the facts file: 9334); x2APIC decided "
+              "from the cpuinfo flag where the facts file has dmesg; no IOMMU (the facts file: "
               "present, passthrough); the root ports' MPS 512 of host-cx7-gen5-healthy (facts file: 256)")
-    r.dmesg("")
-    r.source("`hwcheck/commands/dmesg`", "-", "RECONSTRUCTED: an empty kernel log (a long-running host whose "
-             "ring buffer no longer holds the boot; no boot log of this host was captured)")
+    r.dmesg("[    0.170301] x2apic enabled\n[    0.170466] APIC: Switched APIC routing to: physical x2apic\n")
+    r.source("`hwcheck/commands/dmesg`", "-", "RECONSTRUCTED: the two x2APIC lines of a boot in the kernel's "
+             "wording (arch/x86/kernel/apic/apic.c, as in corpus dmesg/boot_x2apic-*), as the facts file "
+             "has x2APIC on from dmesg; no boot log of this host was captured")
     r.done()
 
 

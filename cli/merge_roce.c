@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/* `merge`: the RoCE settings every port of the fleet should share, value by value, with where
+ * each value is seen; a key with more than one value is a fleet-wide disagreement. */
+#include "cli/cli.h"
+#include "cli/diff.h"
+
+#include <string.h>
+
+#include "rules/rules.h"
+
+static const char *port_name(struct hwc_arena *a, const json_t *p)
+{
+	const char *nd = json_string_value(json_object_get(p, "netdev"));
+	if (nd)
+		return nd;
+	const char *dev = json_string_value(json_object_get(p, "rdma_device"));
+	return hwc_arena_printf(a, "%s/%lld", dev ? dev : "?",
+				(long long)json_integer_value(json_object_get(p, "port")));
+}
+
+/* The value of dotted key in port p, NULL when unknown. */
+static const json_t *port_value(const json_t *p, const char *key)
+{
+	const char *dot = strchr(key, '.');
+	if (!dot)
+		return json_is_null(json_object_get(p, key)) ? NULL : json_object_get(p, key);
+	char head[64];
+	snprintf(head, sizeof(head), "%.*s", (int)(dot - key), key);
+	const json_t *v = json_object_get(json_object_get(p, head), dot + 1);
+	return json_is_null(v) ? NULL : v;
+}
+
+static void add_value(json_t *values, struct hwc_arena *a, const json_t *v, const char *host,
+		      const char *port)
+{
+	const char *shown = hwc_roce_show_value(a, v);
+	json_t *e = json_object_get(values, shown);
+	if (!e) {
+		e = json_pack("{s:O, s:s, s:i, s:[]}", "value", v, "shown", shown, "ports", 0, "where");
+		json_object_set_new(values, shown, e);
+	}
+	json_object_set_new(e, "ports", json_integer(json_integer_value(json_object_get(e, "ports")) + 1));
+	json_array_append_new(json_object_get(e, "where"), json_pack("{s:s, s:s}", "host", host, "port", port));
+}
+
+json_t *hwc_merge_roce(json_t *const *docs, const char *const *hosts, size_t n)
+{
+	struct hwc_arena *a = hwc_arena_new();
+	json_t *out = json_array();
+	size_t nk;
+	const char *const *keys = hwc_rules_roce_keys(&nk);
+	for (size_t k = 0; a && out && k < nk; k++) {
+		json_t *values = json_object();
+		for (size_t h = 0; values && h < n; h++) {
+			size_t i;
+			const json_t *p;
+			json_array_foreach(hwc_jget(hwc_jget(hwc_jget(docs[h], "facts"), "roce"), "ports"), i, p) {
+				const json_t *v = port_value(p, keys[k]);
+				if (v)
+					add_value(values, a, v, hosts[h], port_name(a, p));
+			}
+		}
+		json_t *vl = json_array();
+		const char *s;
+		json_t *e;
+		json_object_foreach(values, s, e) json_array_append(vl, e);
+		if (json_array_size(vl))
+			json_array_append_new(out, json_pack("{s:s, s:b, s:o}", "key", keys[k], "spread",
+							     json_array_size(vl) > 1, "values", vl));
+		else
+			json_decref(vl);
+		json_decref(values);
+	}
+	hwc_arena_free(a);
+	return out;
+}
+
+void hwc_merge_roce_text(FILE *out, const json_t *roce)
+{
+	size_t i, k, w;
+	const json_t *r, *v, *where;
+	bool any = false;
+	fputs("\nRoCE settings across the fleet's ports:", out);
+	json_array_foreach(roce, i, r) {
+		if (!json_is_true(hwc_jget(r, "spread")))
+			continue;
+		fprintf(out, "%s  %s DIFFERS:", any ? "" : "\n", hwc_jstr(r, "key"));
+		any = true;
+		json_array_foreach(hwc_jget(r, "values"), k, v) {
+			long long np = (long long)json_integer_value(hwc_jget(v, "ports"));
+			fprintf(out, "%s %s (%lld port%s", k ? " |" : "", hwc_jstr(v, "shown"), np, np == 1 ? "" : "s");
+			json_array_foreach(hwc_jget(v, "where"), w, where) if (np <= 3) fprintf(out, "%s%s %s", w ? ", " : ": ",
+				hwc_jstr(where, "host"), hwc_jstr(where, "port"));
+			fputc(')', out);
+		}
+		fputc('\n', out);
+	}
+	fputs(any ? "" : json_array_size(roce) ? " all agree\n" : " no RoCE port in the inputs\n", out);
+}
