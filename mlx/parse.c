@@ -506,6 +506,14 @@ int hwc_mlx_parse_mstconfig(const char *buf, size_t len, struct hwc_arena *a,
 		hwc_fmeta_set(&p->next_boot.m, st, 0, why);
 		hwc_fmeta_set(&p->pending.m, st, 0, why);
 	}
+	/* What the facts hold, as a facts file reloads it: Default/Current were read for some
+	 * parameter (one output may hold several devices' tables, some without those columns). */
+	out->has_default_current = false;
+	for (size_t k = 0; k < out->params.n; k++) {
+		const struct hwc_mlx_cfgparam *p = &out->params.items[k];
+		if (p->dflt.m.st == HWC_ST_OK || p->current.m.st == HWC_ST_OK)
+			out->has_default_current = true;
+	}
 	if (out->board_name.m.st == HWC_ST_OK && strcmp(out->board_name.v, "N/A") == 0)
 		HWC_FAIL(out->board_name, HWC_ST_UNSUPPORTED, 0, "mstconfig printed Name: N/A");
 	if (out->description.m.st == HWC_ST_OK && strcmp(out->description.v, "N/A") == 0)
