@@ -141,10 +141,10 @@ def main():
     tmp = tempfile.mkdtemp()
     try:
         r = [measure("check --facts (rules, summary line), cards",
-                     lambda n: facts_with_cards(hw, tmp, n), int(1000 * scale), hw,
+                     lambda n: facts_with_cards(hw, tmp, n), int(400 * scale), hw,
                      lambda p: ["--facts", p, "--summary-line"]),
              measure("check --facts --json (rules and the JSON report), cards",
-                     lambda n: facts_with_cards(hw, tmp, n), int(500 * scale), hw,
+                     lambda n: facts_with_cards(hw, tmp, n), int(200 * scale), hw,
                      lambda p: ["--facts", p, "--json"]),
              measure("facts, cpuinfo processors", lambda n: root_with_cpus(tmp, n),
                      int(4000 * scale), hw, lambda d: ["--root", d, "facts", "--json"]),

@@ -7,6 +7,7 @@
  *
  * A new fact gets its line with one entry in `items` below: a key, a label, whether it is per
  * port, a function that writes the value, and the rules that judge it. */
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,8 +17,28 @@
 #include "cli/cli.h"
 #include "core/json.h"
 
+/* Built once per report so that each card finds its netdevs, PCI function, sensors and findings
+ * by key, not by scanning every card's (linear cost on hosts with thousands of functions). */
+struct cards_index {
+	json_t *netdevs;   /* name -> facts.netdevs[] entry (the first of that name) */
+	json_t *pci;       /* bdf -> facts.pci.devices[] entry (the first of that BDF) */
+	json_t *sensors;   /* bdf -> [index into facts.thermal.sensors[], ...] in array order */
+	const json_t *sensor_arr;
+	size_t *by_card;   /* indexes of the findings that name a card, sorted by card then index */
+	size_t n_by_card;
+};
+
+/* The findings of one card, in report order; claimed[] is indexed like the whole list. */
+struct fd_view {
+	const struct hwc_findings *fd;
+	const size_t *idx;
+	size_t n;
+	bool *claimed;
+};
+
 struct card_ctx {
 	const json_t *facts;
+	const struct cards_index *ix;
 	const json_t *ad;     /* mlx.adapters[] */
 	const json_t *pci;    /* pci.devices[] of the card's BDF; NULL when absent */
 	const json_t *sensor; /* the card's ASIC sensor in thermal.sensors[]; NULL when none */
@@ -277,16 +298,9 @@ static void it_numa(struct card_ctx *x, const json_t *port, struct item_val *v)
 	vput(v, "node %lld", (long long)json_integer_value(n));
 }
 
-static const json_t *netdev_of(const json_t *facts, const char *name)
+static const json_t *netdev_of(const struct cards_index *ix, const char *name)
 {
-	size_t i;
-	const json_t *n;
-	json_array_foreach(json_object_get(facts, "netdevs"), i, n) {
-		const char *s = json_string_value(json_object_get(n, "name"));
-		if (s && name && strcmp(s, name) == 0)
-			return n;
-	}
-	return NULL;
+	return name ? json_object_get(ix->netdevs, name) : NULL;
 }
 
 static void it_port(struct card_ctx *x, const json_t *p, struct item_val *v)
@@ -314,7 +328,7 @@ static void it_port(struct card_ctx *x, const json_t *p, struct item_val *v)
 
 static void it_tuning(struct card_ctx *x, const json_t *p, struct item_val *v)
 {
-	const json_t *nd = netdev_of(x->facts, hwc_json_str_or(p, "netdev", NULL));
+	const json_t *nd = netdev_of(x->ix, hwc_json_str_or(p, "netdev", NULL));
 	if (!json_is_string(json_object_get(p, "netdev"))) {
 		v->skip = true; /* an InfiniBand port: no netdev to tune */
 		return;
@@ -368,7 +382,7 @@ static void it_link(struct card_ctx *x, const json_t *p, struct item_val *v)
 	static const char *const ib[] = {"symbol_error", "link_downed", "link_error_recovery",
 					 "port_rcv_errors", NULL};
 	static const char *const ib_l[] = {"symbol errors", "link downed", "recoveries", "rcv errors"};
-	const json_t *nd = netdev_of(x->facts, hwc_json_str_or(p, "netdev", NULL));
+	const json_t *nd = netdev_of(x->ix, hwc_json_str_or(p, "netdev", NULL));
 	const json_t *lk = json_object_get(nd, "link");
 	size_t shown = 0;
 	if (nd) {
@@ -486,16 +500,16 @@ static bool judged(const struct card_item *it, const struct hwc_profile *prof)
 }
 
 static json_t *check_json(const struct card_item *it, const char *bdf, const json_t *port,
-			  const struct hwc_findings *fd, bool *claimed, const struct item_val *v,
+			  const struct fd_view *fv, const struct item_val *v,
 			  const struct hwc_profile *prof)
 {
 	const struct hwc_finding *worst = NULL, *unk = NULL;
 	json_t *ids = json_array(), *undecided = json_array();
-	for (size_t i = 0; i < fd->n; i++) {
-		const struct hwc_finding *f = &fd->items[i];
+	for (size_t j = 0; j < fv->n; j++) {
+		const struct hwc_finding *f = &fv->fd->items[fv->idx[j]];
 		if (!finding_of(it, bdf, port, f))
 			continue;
-		claimed[i] = true;
+		fv->claimed[fv->idx[j]] = true;
 		if (f->severity == HWC_SEV_UNKNOWN && !f->waived_reason) {
 			json_array_append_new(undecided, json_string(f->rule_id));
 			unk = unk ? unk : f;
@@ -503,9 +517,11 @@ static json_t *check_json(const struct card_item *it, const char *bdf, const jso
 			worst = f;
 		}
 	}
-	for (size_t i = 0; worst && i < fd->n; i++)
-		if (finding_of(it, bdf, port, &fd->items[i]) && sev_order(&fd->items[i]) == sev_order(worst))
-			json_array_append_new(ids, json_string(fd->items[i].rule_id));
+	for (size_t j = 0; worst && j < fv->n; j++) {
+		const struct hwc_finding *f = &fv->fd->items[fv->idx[j]];
+		if (finding_of(it, bdf, port, f) && sev_order(f) == sev_order(worst))
+			json_array_append_new(ids, json_string(f->rule_id));
+	}
 	const char *verdict = "ok", *reason = NULL;
 	char buf[1024];
 	if (worst) {
@@ -532,45 +548,59 @@ static json_t *check_json(const struct card_item *it, const char *bdf, const jso
 
 /* ------------------------------------------------------------------ one card */
 
-static const json_t *find_by_bdf(const json_t *arr, const char *bdf)
+static int cmp_size(const void *a, const void *b)
 {
-	size_t i;
-	const json_t *e;
-	json_array_foreach(arr, i, e) {
-		const char *b = json_string_value(json_object_get(e, "bdf"));
-		if (b && bdf && strcmp(b, bdf) == 0)
-			return e;
-	}
-	return NULL;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return x < y ? -1 : x > y;
 }
 
-static bool card_has_function(const json_t *ad, const char *bdf)
+/* The indexes of the sensors of the card's functions, sorted (facts.thermal.sensors[] order). */
+static size_t card_sensor_idx(const struct cards_index *ix, const json_t *ad, size_t **out)
 {
-	size_t i;
-	const json_t *f;
+	size_t n = 0, cap = 0, i, k;
+	size_t *v = NULL;
+	const json_t *f, *e;
 	json_array_foreach(json_object_get(ad, "functions"), i, f) {
-		if (bdf && json_is_string(f) && strcmp(json_string_value(f), bdf) == 0)
-			return true;
+		const json_t *list = json_is_string(f) ? json_object_get(ix->sensors, json_string_value(f))
+						       : NULL;
+		json_array_foreach(list, k, e) {
+			if (n == cap) {
+				size_t *nv = realloc(v, (cap = cap ? 2 * cap : 8) * sizeof(*v));
+				if (!nv)
+					break;
+				v = nv;
+			}
+			v[n++] = (size_t)json_integer_value(e);
+		}
 	}
-	return false;
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_size);
+	*out = v;
+	return n;
 }
 
 /* The card's ASIC sensor (the first function's first), else any mlx5 sensor of the card. */
-static const json_t *card_sensor(const json_t *facts, const json_t *ad, const char *bdf)
+static const json_t *card_sensor(const struct cards_index *ix, const json_t *ad, const char *bdf)
 {
 	const json_t *best = NULL;
-	size_t i;
-	const json_t *s;
-	json_array_foreach(json_object_get(json_object_get(facts, "thermal"), "sensors"), i, s) {
+	size_t *idx;
+	size_t n = card_sensor_idx(ix, ad, &idx);
+	for (size_t j = 0; j < n; j++) {
+		if (j && idx[j] == idx[j - 1])
+			continue; /* a function listed twice */
+		const json_t *s = json_array_get(ix->sensor_arr, idx[j]);
 		const char *b = hwc_json_str_or(s, "bdf", NULL);
-		if (!b || !card_has_function(ad, b) || strcmp(hwc_json_str_or(s, "chip", ""), "mlx5") != 0)
+		if (!b || strcmp(hwc_json_str_or(s, "chip", ""), "mlx5") != 0)
 			continue;
 		bool asic = strcmp(hwc_json_str_or(s, "label", "asic"), "asic") == 0;
-		if (asic && strcmp(b, bdf) == 0)
-			return s;
+		if (asic && strcmp(b, bdf) == 0) {
+			best = s;
+			break;
+		}
 		if (!best || (asic && strcmp(hwc_json_str_or(best, "label", "asic"), "asic") != 0))
 			best = s;
 	}
+	free(idx);
 	return best;
 }
 
@@ -608,23 +638,22 @@ static json_t *card_identity(const json_t *ad, const json_t *pci)
 }
 
 static void add_item(struct card_ctx *x, const struct card_item *it, const json_t *port,
-		     const struct hwc_findings *fd, bool *claimed, json_t *checks)
+		     const struct fd_view *fv, json_t *checks)
 {
 	struct item_val v = {.len = 0};
 	v.text[0] = 0;
 	it->fn(x, port, &v);
 	if (v.skip)
 		return;
-	json_array_append_new(checks, check_json(it, x->bdf, port, fd, claimed, &v, x->prof));
+	json_array_append_new(checks, check_json(it, x->bdf, port, fv, &v, x->prof));
 }
 
 /* Findings of the card no line claimed (rules added since): each its own line. */
-static void add_others(const char *bdf, const struct hwc_findings *fd, const bool *claimed,
-		       json_t *checks)
+static void add_others(const struct fd_view *fv, json_t *checks)
 {
-	for (size_t i = 0; i < fd->n; i++) {
-		const struct hwc_finding *f = &fd->items[i];
-		if (claimed[i] || !f->card || strcmp(f->card, bdf) != 0)
+	for (size_t j = 0; j < fv->n; j++) {
+		const struct hwc_finding *f = &fv->fd->items[fv->idx[j]];
+		if (fv->claimed[fv->idx[j]])
 			continue;
 		char buf[1024];
 		const char *why = f->severity == HWC_SEV_UNKNOWN ? hwc_unknown_cause(f, buf, sizeof(buf))
@@ -652,11 +681,11 @@ static const char *card_verdict(const json_t *checks)
 	return "ok";
 }
 
-static json_t *card_json(const json_t *facts, const json_t *ad, const struct hwc_findings *fd,
-			 bool *claimed, const struct hwc_profile *prof)
+static json_t *card_json(const json_t *facts, const struct cards_index *ix, const json_t *ad,
+			 const struct fd_view *fv, const struct hwc_profile *prof)
 {
 	const char *bdf = hwc_json_str_or(ad, "bdf", "?");
-	const json_t *pci = find_by_bdf(json_object_get(json_object_get(facts, "pci"), "devices"), bdf);
+	const json_t *pci = json_object_get(ix->pci, bdf);
 	json_t *card = card_identity(ad, pci);
 	json_object_set_new(card, "verdict", json_string("ok"));
 	json_object_set_new(card, "pcie", json_pack("{s:n, s:n, s:n, s:n, s:n, s:n}", "speed_gts",
@@ -664,20 +693,20 @@ static json_t *card_json(const json_t *facts, const json_t *ad, const struct hwc
 						    "bottleneck", "slot_power_w"));
 	json_object_set_new(card, "temperature_degc", json_null());
 	json_object_set_new(card, "ports", ports_json(ad));
-	struct card_ctx x = {.facts = facts, .ad = ad, .pci = pci, .bdf = bdf, .card = card,
-			     .sensor = card_sensor(facts, ad, bdf), .prof = prof};
+	struct card_ctx x = {.facts = facts, .ix = ix, .ad = ad, .pci = pci, .bdf = bdf, .card = card,
+			     .sensor = card_sensor(ix, ad, bdf), .prof = prof};
 	json_t *checks = json_array();
 	const json_t *ports = json_object_get(ad, "ports");
 	/* the card's lines, then each port's */
 	for (size_t k = 0; k < sizeof(items) / sizeof(items[0]); k++)
 		if (!items[k].per_port)
-			add_item(&x, &items[k], NULL, fd, claimed, checks);
+			add_item(&x, &items[k], NULL, fv, checks);
 	size_t i;
 	const json_t *p;
 	json_array_foreach(ports, i, p) {
 		for (size_t k = 0; k < sizeof(items) / sizeof(items[0]); k++)
 			if (items[k].per_port)
-				add_item(&x, &items[k], p, fd, claimed, checks);
+				add_item(&x, &items[k], p, fv, checks);
 	}
 	if (json_array_size(ports) == 0)
 		json_array_append_new(
@@ -687,26 +716,109 @@ static json_t *card_json(const json_t *facts, const json_t *ad, const struct hwc
 					  json_is_array(ports) ? "no RDMA port of this card: no port state "
 								 "(is mlx5_ib loaded?)"
 							       : why(ad, "ports")));
-	add_others(bdf, fd, claimed, checks);
+	add_others(fv, checks);
 	json_object_set_new(card, "verdict", json_string(card_verdict(checks)));
 	json_object_set_new(card, "checks", checks);
 	return card;
+}
+
+/* key -> the first element of arr whose `field` is that key */
+static json_t *index_by(const json_t *arr, const char *field)
+{
+	json_t *o = json_object();
+	size_t i;
+	json_t *e;
+	json_array_foreach(arr, i, e) {
+		const char *k = json_string_value(json_object_get(e, field));
+		if (o && k && !json_object_get(o, k))
+			json_object_set(o, k, e);
+	}
+	return o;
+}
+
+static const struct hwc_findings *sort_fd; /* qsort has no context argument */
+
+static int cmp_by_card(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = strcmp(sort_fd->items[x].card, sort_fd->items[y].card);
+	return c ? c : (x < y ? -1 : x > y);
+}
+
+static int index_build(struct cards_index *ix, const json_t *facts, const struct hwc_findings *fd)
+{
+	ix->netdevs = index_by(json_object_get(facts, "netdevs"), "name");
+	ix->pci = index_by(json_object_get(json_object_get(facts, "pci"), "devices"), "bdf");
+	ix->sensors = json_object();
+	ix->sensor_arr = json_object_get(json_object_get(facts, "thermal"), "sensors");
+	ix->by_card = malloc((fd->n ? fd->n : 1) * sizeof(size_t));
+	if (!ix->netdevs || !ix->pci || !ix->sensors || !ix->by_card)
+		return -ENOMEM;
+	size_t i;
+	const json_t *s;
+	json_array_foreach(ix->sensor_arr, i, s) {
+		const char *b = json_string_value(json_object_get(s, "bdf"));
+		if (!b)
+			continue;
+		json_t *l = json_object_get(ix->sensors, b);
+		if (!l && json_object_set_new(ix->sensors, b, l = json_array()) < 0)
+			return -ENOMEM;
+		json_array_append_new(l, json_integer((json_int_t)i));
+	}
+	for (i = 0; i < fd->n; i++)
+		if (fd->items[i].card)
+			ix->by_card[ix->n_by_card++] = i;
+	sort_fd = fd;
+	qsort(ix->by_card, ix->n_by_card, sizeof(size_t), cmp_by_card);
+	return 0;
+}
+
+static void index_free(struct cards_index *ix)
+{
+	json_decref(ix->netdevs);
+	json_decref(ix->pci);
+	json_decref(ix->sensors);
+	free(ix->by_card);
+}
+
+/* The card's findings: the run of ix->by_card whose card is bdf. */
+static struct fd_view card_findings(const struct cards_index *ix, const struct hwc_findings *fd,
+				    bool *claimed, const char *bdf)
+{
+	size_t lo = 0, hi = ix->n_by_card;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(fd->items[ix->by_card[mid]].card, bdf) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t end = lo;
+	while (end < ix->n_by_card && strcmp(fd->items[ix->by_card[end]].card, bdf) == 0)
+		end++;
+	return (struct fd_view){.fd = fd, .idx = ix->by_card + lo, .n = end - lo, .claimed = claimed};
 }
 
 json_t *hwc_cards_json(const json_t *facts, const struct hwc_findings *fd,
 		       const struct hwc_profile *prof)
 {
 	json_t *arr = json_array();
-	bool *claimed = calloc(fd && fd->n ? fd->n : 1, sizeof(bool));
 	struct hwc_findings none = {0};
-	if (!arr || !claimed) {
+	fd = fd ? fd : &none;
+	bool *claimed = calloc(fd->n ? fd->n : 1, sizeof(bool));
+	struct cards_index ix = {0};
+	if (!arr || !claimed || index_build(&ix, facts, fd) < 0) {
+		index_free(&ix);
 		free(claimed);
 		return arr;
 	}
 	size_t i;
 	const json_t *ad;
-	json_array_foreach(json_object_get(json_object_get(facts, "mlx"), "adapters"), i, ad)
-		json_array_append_new(arr, card_json(facts, ad, fd ? fd : &none, claimed, prof));
+	json_array_foreach(json_object_get(json_object_get(facts, "mlx"), "adapters"), i, ad) {
+		struct fd_view fv = card_findings(&ix, fd, claimed, hwc_json_str_or(ad, "bdf", "?"));
+		json_array_append_new(arr, card_json(facts, &ix, ad, &fv, prof));
+	}
+	index_free(&ix);
 	free(claimed);
 	return arr;
 }
