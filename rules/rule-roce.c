@@ -2,6 +2,7 @@
 /* RoCE lossless chain rules over facts.roce.ports[]: each link (PFC, DSCP map, ToS, ECN, CNP,
  * GID, trust) against the profile's fabric choices, or, without them, against the port's own
  * chain; the host's RoCE ports against each other; pause storms and drops on the lossless class. */
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -134,6 +135,18 @@ static bool need_pfc(struct hwc_rule_ctx *c, const struct rp *r, const char *nee
 	return r->pfc ? true : port_unknown(c, r, "qos.pfc_enabled", needed_for);
 }
 
+/* A finding on the port, its fix filled with the port's names. */
+static struct hwc_finding *port_emit(struct hwc_rule_ctx *c, const struct rp *r, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static struct hwc_finding *port_emit(struct hwc_rule_ctx *c, const struct rp *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	const char *msg = hwc_arena_vprintf(c->a, fmt, ap);
+	va_end(ap);
+	return fix_port(c, hwc_rule_emit(c, r->subj, "%s", msg ? msg : fmt), r);
+}
+
 static const char *ev(struct hwc_rule_ctx *c, const struct rp *r, const char *fmt, int i)
 {
 	return hwc_arena_printf(c->a, "%s.%s[%d]", r->base, fmt, i);
@@ -154,11 +167,11 @@ static void eval_pfc_lossless(struct hwc_rule_ctx *c)
 		if (!r.is_lossless || !r.prof || !need_pfc(c, &r, "whether the lossless priority has PFC"))
 			continue;
 		if (want >= 0 && !pfc_on(&r, want)) {
-			struct hwc_finding *fd = fix_port(c, hwc_rule_emit(c, r.subj, "PFC is off on priority %d, the fabric's lossless priority (PFC on: %s)",
-							       want, pfc_list(c, &r)), &r);
+			struct hwc_finding *fd = port_emit(c, &r, "PFC is off on priority %d, the fabric's lossless priority (PFC on: %s)",
+							       want, pfc_list(c, &r));
 			hwc_evidence_add(fd, c->a, ev(c, &r, "qos.pfc_enabled", want), "false", "true");
 		} else if (want < 0 && r.npfc == 0) {
-			struct hwc_finding *fd = fix_port(c, hwc_rule_emit(c, r.subj, "no priority has PFC; the profile says the fabric is lossless"), &r);
+			struct hwc_finding *fd = port_emit(c, &r, "no priority has PFC; the profile says the fabric is lossless");
 			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.qos.pfc_enabled", r.base), "none", "PFC on the RoCE priority");
 		}
 	}
@@ -237,8 +250,8 @@ static void eval_tos(struct hwc_rule_ctx *c)
 		}
 		const char *tos_path = hwc_arena_printf(c->a, "%s.default_roce_tos", r.base);
 		if (want_d >= 0 && r.tos_dscp != want_d) {
-			struct hwc_finding *fd = fix_port(c, hwc_rule_emit(c, r.subj, "RDMA-CM default ToS %d is DSCP %d; the fabric's RoCE DSCP is %d", r.tos,
-							       r.tos_dscp, want_d), &r);
+			struct hwc_finding *fd = port_emit(c, &r, "RDMA-CM default ToS %d is DSCP %d; the fabric's RoCE DSCP is %d", r.tos,
+							       r.tos_dscp, want_d);
 			hwc_evidence_add(fd, c->a, tos_path, hwc_arena_printf(c->a, "%d", r.tos), hwc_arena_printf(c->a, "%d..%d (DSCP %d)", want_d << 2, (want_d << 2) + 3, want_d));
 			continue;
 		}
@@ -252,8 +265,8 @@ static void eval_tos(struct hwc_rule_ctx *c)
 		}
 		if (pfc_on(&r, r.tos_prio))
 			continue;
-		struct hwc_finding *fd = fix_port(c, hwc_rule_emit(c, r.subj, "RDMA-CM default ToS %d (DSCP %d) lands on priority %d, which has no PFC (PFC on: %s)",
-						       r.tos, r.tos_dscp, r.tos_prio, pfc_list(c, &r)), &r);
+		struct hwc_finding *fd = port_emit(c, &r, "RDMA-CM default ToS %d (DSCP %d) lands on priority %d, which has no PFC (PFC on: %s)",
+						       r.tos, r.tos_dscp, r.tos_prio, pfc_list(c, &r));
 		hwc_evidence_add(fd, c->a, tos_path, hwc_arena_printf(c->a, "%d", r.tos), "a DSCP of the lossless priority");
 		hwc_evidence_add(fd, c->a, ev(c, &r, "qos.pfc_enabled", r.tos_prio), "false", "true");
 	}
@@ -281,8 +294,8 @@ static void eval_ecn(struct hwc_rule_ctx *c)
 			seen = true;
 			if (json_is_true(json_array_get(a, (size_t)r.lossless)))
 				continue;
-			struct hwc_finding *fd = fix_port(c, hwc_rule_emit(c, r.subj, "ECN %s is off on priority %d, the lossless one (%s)", what[s],
-							       r.lossless, r.lossless_src), &r);
+			struct hwc_finding *fd = port_emit(c, &r, "ECN %s is off on priority %d, the lossless one (%s)", what[s],
+							       r.lossless, r.lossless_src);
 			hwc_evidence_add(fd, c->a, ev(c, &r, hwc_arena_printf(c->a, "ecn.%s", side[s]), r.lossless), "false", "true");
 		}
 		const json_t *mask = json_object_get(json_object_get(p, "congestion"), "cc_prio_mask");
@@ -294,8 +307,8 @@ static void eval_ecn(struct hwc_rule_ctx *c)
 		}
 		if (json_integer_value(mask) & (1 << r.lossless))
 			continue;
-		struct hwc_finding *fd = fix_port(c, hwc_rule_emit(c, r.subj, "DCQCN is off on priority %d, the lossless one (ROCE_CC_PRIO_MASK 0x%llx)", r.lossless,
-						       (unsigned long long)json_integer_value(mask)), &r);
+		struct hwc_finding *fd = port_emit(c, &r, "DCQCN is off on priority %d, the lossless one (ROCE_CC_PRIO_MASK 0x%llx)", r.lossless,
+						       (unsigned long long)json_integer_value(mask));
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.congestion.cc_prio_mask", r.base),
 				 hwc_arena_printf(c->a, "%lld", (long long)json_integer_value(mask)),
 				 hwc_arena_printf(c->a, "bit %d set", r.lossless));
@@ -305,8 +318,8 @@ static void eval_ecn(struct hwc_rule_ctx *c)
 static void cnp_finding(struct hwc_rule_ctx *c, const struct rp *r, const char *key, int seen, const char *expected,
 			const char *why)
 {
-	struct hwc_finding *fd = fix_port(c, hwc_rule_emit(c, r->subj, "CNPs are sent with %s %d: %s", strcmp(key, "cnp_dscp") ? "802.1p priority" : "DSCP",
-					       seen, why), r);
+	struct hwc_finding *fd = port_emit(c, r, "CNPs are sent with %s %d: %s", strcmp(key, "cnp_dscp") ? "802.1p priority" : "DSCP",
+					       seen, why);
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.congestion.%s", r->base, key), hwc_arena_printf(c->a, "%d", seen), expected);
 }
 
@@ -357,7 +370,7 @@ static void eval_trust(struct hwc_rule_ctx *c)
 		}
 		if (!strcmp(r.trust, want))
 			continue;
-		struct hwc_finding *fd = fix_port(c, hwc_rule_emit(c, r.subj, "the port trusts %s; the fabric marks RoCE traffic by %s", r.trust, want), &r);
+		struct hwc_finding *fd = port_emit(c, &r, "the port trusts %s; the fabric marks RoCE traffic by %s", r.trust, want);
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.qos.trust", r.base), r.trust, want);
 	}
 }
@@ -376,8 +389,8 @@ static void eval_gid(struct hwc_rule_ctx *c)
 			continue;
 		}
 		size_t n = json_array_size(json_object_get(p, "gids"));
-		struct hwc_finding *fd = fix_port(c, hwc_rule_emit(c, r.subj, "no RoCE v2 GID on an IPv4 or global IPv6 address (%zu GID%s in the table)", n,
-						       n == 1 ? "" : "s"), &r);
+		struct hwc_finding *fd = port_emit(c, &r, "no RoCE v2 GID on an IPv4 or global IPv6 address (%zu GID%s in the table)", n,
+						       n == 1 ? "" : "s");
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.roce_v2_gid_index", r.base), "none", "a RoCE v2 GID on the port's address");
 	}
 }
@@ -432,8 +445,8 @@ static void eval_drops(struct hwc_rule_ctx *c)
 			const json_t *x = json_array_get(d, (size_t)k);
 			if (!pfc_on(&r, k) || !json_is_integer(x) || json_integer_value(x) <= 0)
 				continue;
-			struct hwc_finding *fd = fix_port(c, hwc_rule_emit(c, r.subj, "%lld packets dropped on priority %d, which has PFC (lossless)",
-							       (long long)json_integer_value(x), k), &r);
+			struct hwc_finding *fd = port_emit(c, &r, "%lld packets dropped on priority %d, which has PFC (lossless)",
+							       (long long)json_integer_value(x), k);
 			hwc_evidence_add(fd, c->a, ev(c, &r, "counters.rx_prio_discards", k), hwc_arena_printf(c->a, "%lld", (long long)json_integer_value(x)),
 					 "0");
 		}
