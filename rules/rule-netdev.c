@@ -105,7 +105,7 @@ static bool ib_netdev(const json_t *ad, const char *name)
 	return false;
 }
 
-/* No profile MTU: the host's own ConnectX Ethernet ports say whether the fabric is jumbo. The
+/* No profile MTU: the host's own named ConnectX Ethernet ports say whether the fabric is jumbo. The
  * largest MTU above 1500 among them, with the netdev that has it; 0 when none is jumbo. */
 static double fabric_jumbo(struct hwc_rule_ctx *c, const char **who)
 {
@@ -115,7 +115,7 @@ static double fabric_jumbo(struct hwc_rule_ctx *c, const char **who)
 	FOR_CARD_NETDEVS(c, i, ad, nds, n, k) {
 		const char *name = json_string_value(json_object_get(nds[k], "name"));
 		const json_t *m = json_object_get(nds[k], "mtu");
-		if (json_is_number(m) && json_number_value(m) > 1500 && json_number_value(m) > best &&
+		if (name && json_is_number(m) && json_number_value(m) > 1500 && json_number_value(m) > best &&
 		    !ib_netdev(ad, name)) {
 			best = json_number_value(m);
 			*who = name;
@@ -131,7 +131,7 @@ static void mtu_against_peers(struct hwc_rule_ctx *c, const json_t *ad, const js
 {
 	const char *name = json_string_value(json_object_get(nd, "name"));
 	double mtu;
-	if (!name || !strcmp(name, who) || ib_netdev(ad, name) || !need_num(c, name, nd, fv_netdev_path(c, name), "mtu", &mtu) ||
+	if (!name || !who || !strcmp(name, who) || ib_netdev(ad, name) || !need_num(c, name, nd, fv_netdev_path(c, name), "mtu", &mtu) ||
 	    mtu > 1500)
 		return;
 	struct hwc_finding *fd = hwc_rule_emit(c, name, "MTU is %s while %s on this host runs %s: the fabric is jumbo and this port "

@@ -3,6 +3,10 @@
 # Run one libFuzzer harness for a bounded time on a scratch copy of its seed corpus.
 # Usage: run-short.sh FUZZER CORPUS_DIR [SECONDS [ARTIFACT_DIR]]
 #   SECONDS: $HWCHECK_FUZZ_SECONDS when set, else the argument, else 20.
+#   $HWCHECK_FUZZ_SEED (with $HWCHECK_FUZZ_RUNS, default 40000): a reproducible run, the same
+#   inputs in the same order on every machine with the same compiler; SECONDS only bounds it, and a
+#   slower machine then runs a prefix of the same sequence. Without it, a fresh random seed each run
+#   (exploration: `scripts/hwcheck-dev fuzz`).
 #   ARTIFACT_DIR: where a crashing, leaking or slow input is kept (default: a directory beside the
 #   scratch corpus that is kept only on failure).
 # Uses tests/fuzz/<parser>.dict and tests/fuzz/<parser>.options when they exist.
@@ -21,6 +25,9 @@ cp -r "$corpus"/. "$work/corpus"/
 opts=(-max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536
       -error_exitcode=1 -timeout_exitcode=1 -print_final_stats=1
       -artifact_prefix="$artifacts/")
+if [ -n "${HWCHECK_FUZZ_SEED:-}" ]; then
+  opts+=(-seed="$HWCHECK_FUZZ_SEED" -runs="${HWCHECK_FUZZ_RUNS:-40000}")
+fi
 [ -f "$here/$parser.dict" ] && opts+=(-dict="$here/$parser.dict")
 if [ -f "$here/$parser.options" ]; then
   read -r -a extra < "$here/$parser.options"
@@ -28,11 +35,11 @@ if [ -f "$here/$parser.options" ]; then
 fi
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-cd "$work"
+cd "$work" || exit 1
 "$fuzzer" "${opts[@]}" "$work/corpus" > "$work/log" 2>&1
 rc=$?
 if [ $rc -ne 0 ]; then
-  cat "$work/log" | tail -n 60
+  tail -n 60 "$work/log"
   echo "$name: libFuzzer exit $rc; inputs kept in $artifacts:"
   ls -l "$artifacts" 2>/dev/null
   [ "$artifacts" = "$work/artifacts" ] && { kept=$(mktemp -d /tmp/hwc-fuzz-XXXXXX); cp -r "$artifacts"/. "$kept"/; echo "(copied to $kept)"; }
@@ -41,6 +48,6 @@ if [ $rc -ne 0 ]; then
   exit 1
 fi
 grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|#[0-9]+ *DONE)' "$work/log"
-echo "$name: $secs s, corpus $(ls "$corpus" | wc -l) seeds -> $(ls "$work/corpus" | wc -l) inputs, nothing found"
+echo "$name: $secs s, corpus $(find "$corpus" -type f | wc -l) seeds -> $(find "$work/corpus" -type f | wc -l) inputs, nothing found"
 rm -rf "$work"
 echo "1 passed, 0 failed"
