@@ -97,9 +97,23 @@ bool hwc_cli_pci_dump_ok(const struct hwc_cli *c);
 /* Collects live (or under --root), or loads --facts; never NULL unless out of memory.
  * *exit_code is set non-zero when the input itself was unusable. */
 struct hwc_facts *hwc_cli_facts(const struct hwc_cli *c, int *exit_code);
-/* --profile (or the default) and the facts (hwc_cli_facts); 0, or the exit code after the error
- * was printed (then nothing is held). */
-int hwc_cli_profile_facts(const struct hwc_cli *c, struct hwc_profile **prof, struct hwc_facts **f);
+/* No argument after the command (cmd names it in the error); false after the error was printed. */
+bool hwc_cli_no_args(const struct hwc_cli *c, const char *cmd);
+/* "nothing could be collected under <--facts file or root>" on stderr. */
+void hwc_cli_err_nothing(const struct hwc_cli *c);
+/* What a command that judges the facts starts from. */
+struct hwc_cli_run {
+	struct hwc_profile *prof; /* --profile or the default; NULL unless asked for */
+	struct hwc_facts *f;      /* collected, or loaded from --facts */
+	json_t *facts;            /* f as JSON, what rules and renderers read */
+	bool nothing;             /* not one fact known: no rule may run on it */
+};
+/* A command's opening: rejects extra arguments, loads the profile (with_profile), the facts
+ * (hwc_cli_facts) and converts them. 0, or the exit code after the error was printed (then
+ * nothing is held). hwc_cli_end releases it all. */
+int hwc_cli_begin(const struct hwc_cli *c, const char *cmd, bool with_profile,
+		  struct hwc_cli_run *r);
+void hwc_cli_end(struct hwc_cli_run *r);
 
 /* {"schema":..,"schema_version":..,"tool":..,"run":..,"facts":..,"findings"?:..,"errors":..} */
 json_t *hwc_report_json(const struct hwc_cli *c, const char *schema, const struct hwc_facts *f,

@@ -13,6 +13,7 @@
 #include "cli/diff.h"
 #include "cli/sections.h"
 #include "core/json.h"
+#include "core/query.h"
 #include "core/tar_read.h"
 
 #define C_RED "\033[31m"
@@ -112,16 +113,16 @@ json_t *hwc_cli_load_doc(const struct hwc_cli *c, const char *path, int *ec)
 
 const char *hwc_cli_doc_hostname(const json_t *doc)
 {
-	const char *h = hwc_jstr(hwc_jget(hwc_jget(doc, "facts"), "host"), "hostname");
+	const char *h = hwc_q_string(hwc_q_get(hwc_q_get(doc, "facts"), "host"), "hostname");
 	if (h)
 		return h;
 	/* run.hostname is the machine that ran hwcheck: the inspected host only when it read
 	 * itself, not a --root capture or a --facts file */
-	const json_t *run = hwc_jget(doc, "run");
-	const char *root = hwc_jstr(run, "root");
-	if ((root && strcmp(root, "/") != 0) || hwc_jget(run, "facts_file"))
+	const json_t *run = hwc_q_get(doc, "run");
+	const char *root = hwc_q_string(run, "root");
+	if ((root && strcmp(root, "/") != 0) || hwc_q_get(run, "facts_file"))
 		return NULL;
-	return hwc_jstr(run, "hostname");
+	return hwc_q_string(run, "hostname");
 }
 
 static json_t *side_json(const json_t *doc, const char *source)

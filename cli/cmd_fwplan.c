@@ -11,6 +11,7 @@
 #include "cli/diff.h"
 #include "cli/sections.h"
 #include "core/json.h"
+#include "core/query.h"
 
 /* Findings of the firmware rules only: the plan is about the change, not the whole host. */
 static bool plan_rule(const char *id)
@@ -56,7 +57,7 @@ static json_t *image_verdict(const json_t *im, const json_t *ad, const struct hw
 /* fw_at_risk with the profile's intended value of each (null when the profile names none). */
 static json_t *at_risk(const json_t *ad, const json_t *intent)
 {
-	const json_t *list = hwc_jget(ad, "fw_at_risk");
+	const json_t *list = hwc_q_get(ad, "fw_at_risk");
 	if (!json_is_array(list))
 		return json_null();
 	json_t *out = json_array();
@@ -64,7 +65,7 @@ static json_t *at_risk(const json_t *ad, const json_t *intent)
 	const json_t *p;
 	json_array_foreach(list, i, p) {
 		json_t *q = json_deep_copy(p);
-		const json_t *want = json_object_get(intent, hwc_jstr(p, "name"));
+		const json_t *want = json_object_get(intent, hwc_q_string(p, "name"));
 		json_object_set_new(q, "profile", want ? json_deep_copy(want) : json_null());
 		json_array_append_new(out, q);
 	}
@@ -74,10 +75,10 @@ static json_t *at_risk(const json_t *ad, const json_t *intent)
 /* Why fw_at_risk is unknown (its unavailable detail), NULL when it is known. */
 static const char *risk_why(const json_t *ad)
 {
-	if (json_is_array(hwc_jget(ad, "fw_at_risk")))
+	if (json_is_array(hwc_q_get(ad, "fw_at_risk")))
 		return NULL;
 	const json_t *u = json_object_get(json_object_get(ad, HWC_JSON_UNAVAILABLE), "fw_at_risk");
-	const char *d = hwc_jstr(u, "detail");
+	const char *d = hwc_q_string(u, "detail");
 	return d ? d : hwc_json_str_or(u, "status", "not collected");
 }
 
@@ -88,10 +89,10 @@ static const char *restore_cmd(const json_t *ad, const char *bdf, struct hwc_are
 	const char *out = NULL;
 	size_t i;
 	const json_t *p;
-	json_array_foreach(hwc_jget(ad, "fw_at_risk"), i, p) {
-		const char *name = hwc_jstr(p, "name");
-		const json_t *code = hwc_jget(hwc_jget(hwc_jget(ad, "fw_config"), name), "current_code");
-		const json_t *v = json_is_integer(code) ? code : hwc_jget(p, "current");
+	json_array_foreach(hwc_q_get(ad, "fw_at_risk"), i, p) {
+		const char *name = hwc_q_string(p, "name");
+		const json_t *code = hwc_q_get(hwc_q_get(hwc_q_get(ad, "fw_config"), name), "current_code");
+		const json_t *v = json_is_integer(code) ? code : hwc_q_get(p, "current");
 		if (!name || !v)
 			continue;
 		char vs[96];
@@ -107,8 +108,8 @@ static json_t *pending_of(const json_t *ad)
 	json_t *out = json_array();
 	const char *name;
 	json_t *p;
-	json_object_foreach((json_t *)hwc_jget(ad, "fw_config"), name, p) {
-		const json_t *cur = hwc_jget(p, "current"), *nb = hwc_jget(p, "next_boot");
+	json_object_foreach((json_t *)hwc_q_get(ad, "fw_config"), name, p) {
+		const json_t *cur = hwc_q_get(p, "current"), *nb = hwc_q_get(p, "next_boot");
 		if (cur && nb && !json_equal(cur, nb))
 			json_array_append_new(out, json_string(name));
 	}
@@ -118,7 +119,7 @@ static json_t *pending_of(const json_t *ad)
 static json_t *card_plan(const json_t *ad, const json_t *im, const struct hwc_findings *fd,
 			 const struct hwc_profile *prof, struct hwc_arena *a)
 {
-	const char *bdf = hwc_jstr(ad, "bdf");
+	const char *bdf = hwc_q_string(ad, "bdf");
 	json_t *ids = json_array();
 	for (size_t i = 0; i < fd->n; i++)
 		if (plan_rule(fd->items[i].rule_id) && fd->items[i].card && bdf &&
@@ -127,24 +128,24 @@ static json_t *card_plan(const json_t *ad, const json_t *im, const struct hwc_fi
 							     "severity", hwc_severity_name(fd->items[i].severity),
 							     "message", fd->items[i].message));
 	json_t *pend = pending_of(ad);
-	bool reset = json_is_true(hwc_jget(ad, "fw_pending_reset")) || json_array_size(pend) > 0;
+	bool reset = json_is_true(hwc_q_get(ad, "fw_pending_reset")) || json_array_size(pend) > 0;
 	json_t *levels = json_null();
-	if (json_is_object(hwc_jget(ad, "fw_reset"))) {
+	if (json_is_object(hwc_q_get(ad, "fw_reset"))) {
 		levels = json_array();
 		size_t i;
 		const json_t *l;
-		json_array_foreach(json_object_get(hwc_jget(ad, "fw_reset"), "levels"), i, l)
+		json_array_foreach(json_object_get(hwc_q_get(ad, "fw_reset"), "levels"), i, l)
 			if (json_is_true(json_object_get(l, "supported")))
 				json_array_append_new(levels, json_deep_copy(json_object_get(l, "level")));
 	}
 	return json_pack("{s:s?, s:O?, s:O?, s:O?, s:O?, s:O?, s:o, s:o, s:s?, s:O?, s:s?, s:o, "
 			 "s:{s:b, s:o, s:s}, s:o}",
-			 "bdf", bdf, "product", hwc_jget(ad, "product"), "psid", hwc_jget(ad, "psid"),
-			 "fw_running", hwc_jget(ad, "fw_version"), "fw_stored",
-			 hwc_jget(ad, "fw_version_stored"), "fw_pending_reset",
-			 hwc_jget(ad, "fw_pending_reset"), "image", image_verdict(im, ad, fd, bdf ? bdf : ""),
+			 "bdf", bdf, "product", hwc_q_get(ad, "product"), "psid", hwc_q_get(ad, "psid"),
+			 "fw_running", hwc_q_get(ad, "fw_version"), "fw_stored",
+			 hwc_q_get(ad, "fw_version_stored"), "fw_pending_reset",
+			 hwc_q_get(ad, "fw_pending_reset"), "image", image_verdict(im, ad, fd, bdf ? bdf : ""),
 			 "at_risk", at_risk(ad, hwc_profile_fw_intent(prof, ad)), "at_risk_unknown",
-			 risk_why(ad), "fw_config_complete", hwc_jget(ad, "fw_config_complete"),
+			 risk_why(ad), "fw_config_complete", hwc_q_get(ad, "fw_config_complete"),
 			 "restore", bdf ? restore_cmd(ad, bdf, a) : NULL, "pending", pend, "reset",
 			 "needed", reset, "levels_supported", levels, "advice",
 			 hwc_fw_reset_advice(a, ad, bdf), "findings", ids);
@@ -166,10 +167,10 @@ static void render_risk(FILE *out, const json_t *card)
 		hwc_diff_fmt_value(cur, sizeof(cur), json_object_get(p, "current"));
 		hwc_diff_fmt_value(def, sizeof(def), json_object_get(p, "default"));
 		hwc_diff_fmt_value(nb, sizeof(nb), json_object_get(p, "next_boot"));
-		const char *dep = hwc_jstr(p, "depends_on");
+		const char *dep = hwc_q_string(p, "depends_on");
 		fprintf(out, "    %-32s current %s, next boot %s, default %s%s%s%s%s\n",
 			hwc_json_str_or(p, "name", "?"), cur, nb, def, dep ? "  [" : "", dep ? dep : "",
-			dep ? "]" : "", hwc_jget(p, "profile") ? "  [profile]" : "");
+			dep ? "]" : "", hwc_q_get(p, "profile") ? "  [profile]" : "");
 	}
 	if (json_is_false(json_object_get(card, "fw_config_complete")))
 		fputs("    (the mstconfig listing was incomplete: more may differ)\n", out);
@@ -208,34 +209,28 @@ static void render_text(FILE *out, const json_t *plan)
 
 static json_t *image_json(const json_t *facts)
 {
-	const json_t *im = hwc_jget(hwc_jget(facts, "mlx"), "fw_image");
+	const json_t *im = hwc_q_get(hwc_q_get(facts, "mlx"), "fw_image");
 	return im ? json_deep_copy(im) : json_null();
 }
 
 int hwc_cmd_fwplan(struct hwc_cli *c)
 {
-	if (c->nargs > 0) {
-		hwc_cli_err("fw-plan: unexpected argument '%s'; try 'hwcheck --help'", c->args[0]);
-		return HWC_EXIT_USAGE;
-	}
-	struct hwc_profile *prof;
-	struct hwc_facts *f;
-	int ec = hwc_cli_profile_facts(c, &prof, &f);
-	if (ec)
-		return ec;
-	json_t *facts = hwc_facts_to_json(f);
+	struct hwc_cli_run r;
+	int rc = hwc_cli_begin(c, "fw-plan", true, &r);
+	if (rc)
+		return rc;
+	const struct hwc_profile *prof = r.prof;
+	const json_t *facts = r.facts;
 	struct hwc_arena *a = hwc_arena_new();
 	struct hwc_findings fd = {0};
-	int rc = HWC_EXIT_OK;
-	if (!facts || !a) {
+	if (!a) {
 		hwc_cli_err("fw-plan: out of memory");
 		rc = HWC_EXIT_INTERNAL;
 		goto out;
 	}
-	if (hwc_facts_known_count(facts) == 0) {
-		hwc_render_errors(f);
-		hwc_cli_err("nothing could be collected under %s", c->facts_file ? c->facts_file :
-				  c->root ? c->root : "/");
+	if (r.nothing) {
+		hwc_render_errors(r.f);
+		hwc_cli_err_nothing(c);
 		rc = HWC_EXIT_NOTHING;
 		goto out;
 	}
@@ -243,11 +238,11 @@ int hwc_cmd_fwplan(struct hwc_cli *c)
 	json_t *plan = json_pack("{s:s, s:i, s:{s:s, s:s}, s:o, s:[]}", "schema", "hwcheck.fwplan",
 				 "schema_version", 1, "tool", "name", "hwcheck", "version", HWCHECK_VERSION,
 				 "image", image_json(facts), "cards");
-	const json_t *im = hwc_jget(hwc_jget(facts, "mlx"), "fw_image"), *ad;
+	const json_t *im = hwc_q_get(hwc_q_get(facts, "mlx"), "fw_image"), *ad;
 	size_t i;
-	json_array_foreach(hwc_jget(hwc_jget(facts, "mlx"), "adapters"), i, ad)
+	json_array_foreach(hwc_q_get(hwc_q_get(facts, "mlx"), "adapters"), i, ad)
 		json_array_append_new(json_object_get(plan, "cards"), card_plan(ad, im, &fd, prof, a));
-	hwc_render_errors(f);
+	hwc_render_errors(r.f);
 	if (c->json)
 		rc = hwc_emit_json(c, plan);
 	else
@@ -258,9 +253,7 @@ int hwc_cmd_fwplan(struct hwc_cli *c)
 		    hwc_fail_on_hit(c->fail_on, (int)fd.items[k].severity))
 			rc = HWC_EXIT_FINDINGS;
 out:
-	json_decref(facts);
 	hwc_arena_free(a);
-	hwc_facts_free(f);
-	hwc_profile_free(prof);
+	hwc_cli_end(&r);
 	return rc;
 }

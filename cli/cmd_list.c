@@ -179,29 +179,21 @@ static void list_text(const json_t *doc)
 
 int hwc_cmd_list(struct hwc_cli *c)
 {
-	if (c->nargs > 0) {
-		hwc_cli_err("list: unexpected argument '%s'; try 'hwcheck --help'", c->args[0]);
-		return HWC_EXIT_USAGE;
-	}
-	int ec;
-	struct hwc_facts *f = hwc_cli_facts(c, &ec);
-	if (!f)
-		return ec;
-	json_t *facts = hwc_facts_to_json(f);
-	bool nothing = hwc_facts_known_count(facts) == 0;
-	json_t *doc = list_json(facts);
-	int rc = 0;
+	struct hwc_cli_run r;
+	int rc = hwc_cli_begin(c, "list", false, &r);
+	if (rc)
+		return rc;
+	json_t *doc = list_json(r.facts);
 	if (c->json)
 		rc = hwc_emit_json(c, doc);
 	else
 		list_text(doc);
-	hwc_render_errors(f);
+	hwc_render_errors(r.f);
 	json_decref(doc);
-	json_decref(facts);
-	hwc_facts_free(f);
+	bool nothing = r.nothing;
+	hwc_cli_end(&r);
 	if (nothing) {
-		hwc_cli_err("nothing could be collected under %s", c->facts_file ? c->facts_file :
-				  c->root ? c->root : "/");
+		hwc_cli_err_nothing(c);
 		return HWC_EXIT_NOTHING;
 	}
 	return rc;

@@ -12,6 +12,7 @@
 #include "cli/diff.h"
 #include "cli/sections.h"
 #include "core/json.h"
+#include "core/query.h"
 
 /* Iglewicz and Hoaglin's modified z-score: 0.6745 (x - median) / MAD, outlier above 3.5. The MAD is
  * floored so that a group of near-identical cards does not flag a card 0.1 Gb/s away. */
@@ -59,10 +60,10 @@ static const json_t *adapter_of(const json_t *facts, const char *bdf)
 {
 	size_t i, k;
 	const json_t *ad, *fn;
-	json_array_foreach(hwc_jget(hwc_jget(facts, "mlx"), "adapters"), i, ad) {
-		if (bdf && hwc_jstr(ad, "bdf") && !strcmp(hwc_jstr(ad, "bdf"), bdf))
+	json_array_foreach(hwc_q_get(hwc_q_get(facts, "mlx"), "adapters"), i, ad) {
+		if (bdf && hwc_q_string(ad, "bdf") && !strcmp(hwc_q_string(ad, "bdf"), bdf))
 			return ad;
-		json_array_foreach(hwc_jget(ad, "functions"), k, fn)
+		json_array_foreach(hwc_q_get(ad, "functions"), k, fn)
 			if (bdf && json_string_value(fn) && !strcmp(json_string_value(fn), bdf))
 				return ad;
 	}
@@ -98,47 +99,47 @@ static int collect_points(const json_t *facts, const char *host, json_t *keys, s
 {
 	size_t i;
 	const json_t *r;
-	json_array_foreach(hwc_jget(hwc_jget(facts, "probe"), "results"), i, r) {
-		const json_t *g = hwc_jget(r, "gbps");
-		const json_t *ad = adapter_of(facts, hwc_jstr(r, "bdf"));
+	json_array_foreach(hwc_q_get(hwc_q_get(facts, "probe"), "results"), i, r) {
+		const json_t *g = hwc_q_get(r, "gbps");
+		const json_t *ad = adapter_of(facts, hwc_q_string(r, "bdf"));
 		if (!json_is_number(g))
 			continue;
 		char key[512], item[256];
 		snprintf(key, sizeof(key), "%s %s %s %lld B x%lld qp",
-			 hwc_jstr(ad, "product") ? hwc_jstr(ad, "product") : "unknown card",
-			 hwc_jstr(r, "op") ? hwc_jstr(r, "op") : "?", hwc_jstr(r, "mode") ? hwc_jstr(r, "mode") : "?",
-			 (long long)json_integer_value(hwc_jget(r, "msg_bytes")),
-			 (long long)json_integer_value(hwc_jget(r, "qps")));
-		const char *dev = hwc_jstr(r, "rdma_device");
+			 hwc_q_string(ad, "product") ? hwc_q_string(ad, "product") : "unknown card",
+			 hwc_q_string(r, "op") ? hwc_q_string(r, "op") : "?", hwc_q_string(r, "mode") ? hwc_q_string(r, "mode") : "?",
+			 (long long)json_integer_value(hwc_q_get(r, "msg_bytes")),
+			 (long long)json_integer_value(hwc_q_get(r, "qps")));
+		const char *dev = hwc_q_string(r, "rdma_device");
 		snprintf(item, sizeof(item), "%s port %lld", dev ? dev : "?",
-			 (long long)json_integer_value(hwc_jget(r, "port")));
+			 (long long)json_integer_value(hwc_q_get(r, "port")));
 		const char *k = intern(keys, key);
-		if (!k || push(probe, k, host, hwc_jstr(ad, "bdf") ? hwc_jstr(ad, "bdf") : hwc_jstr(r, "bdf"),
+		if (!k || push(probe, k, host, hwc_q_string(ad, "bdf") ? hwc_q_string(ad, "bdf") : hwc_q_string(r, "bdf"),
 			       intern(keys, item), json_number_value(g)) < 0)
 			return -1;
 	}
 	/* A card's temperature: its hottest sensor (MTMP register or a sensor on one of its functions). */
 	const json_t *ad;
-	json_array_foreach(hwc_jget(hwc_jget(facts, "mlx"), "adapters"), i, ad) {
-		const char *bdf = hwc_jstr(ad, "bdf");
+	json_array_foreach(hwc_q_get(hwc_q_get(facts, "mlx"), "adapters"), i, ad) {
+		const char *bdf = hwc_q_string(ad, "bdf");
 		if (!bdf)
 			continue;
 		double best = -INFINITY;
-		const json_t *t = hwc_jget(hwc_jget(ad, "registers"), "temp_mdegc");
+		const json_t *t = hwc_q_get(hwc_q_get(ad, "registers"), "temp_mdegc");
 		if (json_is_number(t))
 			best = json_number_value(t);
 		size_t k;
 		const json_t *s;
-		json_array_foreach(hwc_jget(hwc_jget(facts, "thermal"), "sensors"), k, s) {
-			const json_t *st = hwc_jget(s, "temp_mdegc");
-			if (json_is_number(st) && adapter_of(facts, hwc_jstr(s, "bdf")) == ad &&
+		json_array_foreach(hwc_q_get(hwc_q_get(facts, "thermal"), "sensors"), k, s) {
+			const json_t *st = hwc_q_get(s, "temp_mdegc");
+			if (json_is_number(st) && adapter_of(facts, hwc_q_string(s, "bdf")) == ad &&
 			    json_number_value(st) > best)
 				best = json_number_value(st);
 		}
 		if (!isfinite(best))
 			continue;
 		char key[512], item[] = "hottest sensor";
-		const char *prod = hwc_jstr(ad, "product");
+		const char *prod = hwc_q_string(ad, "product");
 		snprintf(key, sizeof(key), "%s", prod ? prod : "unknown card");
 		const char *k2 = intern(keys, key);
 		if (!k2 || push(temp, k2, host, bdf, intern(keys, item), best / 1000.0) < 0)
@@ -205,10 +206,10 @@ static json_t *firmware_spread(json_t *const *docs, const char *const *hosts, si
 	for (size_t h = 0; h < n; h++) {
 		size_t i;
 		const json_t *ad;
-		json_array_foreach(hwc_jget(hwc_jget(hwc_jget(docs[h], "facts"), "mlx"), "adapters"), i, ad) {
-			const char *prod = hwc_jstr(ad, "product") ? hwc_jstr(ad, "product") : "unknown card";
-			const char *psid = hwc_jstr(ad, "psid");
-			const char *fw = hwc_jstr(ad, "fw_version") ? hwc_jstr(ad, "fw_version") : "unknown";
+		json_array_foreach(hwc_q_get(hwc_q_get(hwc_q_get(docs[h], "facts"), "mlx"), "adapters"), i, ad) {
+			const char *prod = hwc_q_string(ad, "product") ? hwc_q_string(ad, "product") : "unknown card";
+			const char *psid = hwc_q_string(ad, "psid");
+			const char *fw = hwc_q_string(ad, "fw_version") ? hwc_q_string(ad, "fw_version") : "unknown";
 			char key[512];
 			snprintf(key, sizeof(key), "%s\x1f%s", prod, psid ? psid : "");
 			json_t *g = json_object_get(groups, key);
@@ -223,7 +224,7 @@ static json_t *firmware_spread(json_t *const *docs, const char *const *hosts, si
 				json_object_set_new(vers, fw, hl);
 			}
 			json_array_append_new(hl, json_pack("{s:s, s:s?}", "host", hosts[h], "card",
-							    hwc_jstr(ad, "bdf")));
+							    hwc_q_string(ad, "bdf")));
 		}
 	}
 	json_t *out = json_array();
@@ -254,7 +255,7 @@ static json_t *fw_config_spread(json_t *const *docs, const char *const *hosts, s
 	for (size_t h = 0; h < n; h++) {
 		size_t i;
 		const json_t *ad;
-		json_array_foreach(hwc_jget(hwc_jget(hwc_jget(docs[h], "facts"), "mlx"), "adapters"), i, ad)
+		json_array_foreach(hwc_q_get(hwc_q_get(hwc_q_get(docs[h], "facts"), "mlx"), "adapters"), i, ad)
 			json_array_append_new(cards, json_pack("{s:s, s:O}", "host", hosts[h], "adapter", (json_t *)ad));
 	}
 	json_t *out = hwc_fwc_spread(cards);
@@ -268,8 +269,8 @@ static long long fw_config_bad(const json_t *spread, int fail_on)
 	long long bad = 0;
 	size_t i;
 	const json_t *g;
-	json_array_foreach(spread, i, g) if (hwc_severity_from_name(hwc_jstr(g, "severity")) >= fail_on)
-		bad += (long long)json_array_size(hwc_jget(g, "minority"));
+	json_array_foreach(spread, i, g) if (hwc_severity_from_name(hwc_q_string(g, "severity")) >= fail_on)
+		bad += (long long)json_array_size(hwc_q_get(g, "minority"));
 	return bad;
 }
 
@@ -280,19 +281,19 @@ static void render_fw_config(FILE *out, const json_t *spread)
 	size_t i, k;
 	const json_t *g, *e;
 	json_array_foreach(spread, i, g) {
-		fprintf(out, "  %s %s: ", hwc_jstr(g, "product"), hwc_jstr(g, "param"));
-		if (hwc_jstr(g, "majority"))
-			fprintf(out, "%s on %lld of %lld cards;", hwc_jstr(g, "majority"),
-				(long long)json_integer_value(hwc_jget(g, "cards")) -
-					(long long)json_array_size(hwc_jget(g, "minority")),
-				(long long)json_integer_value(hwc_jget(g, "cards")));
+		fprintf(out, "  %s %s: ", hwc_q_string(g, "product"), hwc_q_string(g, "param"));
+		if (hwc_q_string(g, "majority"))
+			fprintf(out, "%s on %lld of %lld cards;", hwc_q_string(g, "majority"),
+				(long long)json_integer_value(hwc_q_get(g, "cards")) -
+					(long long)json_array_size(hwc_q_get(g, "minority")),
+				(long long)json_integer_value(hwc_q_get(g, "cards")));
 		else
 			fputs("a tie, no majority;", out);
-		json_array_foreach(hwc_jget(g, "minority"), k, e)
-			fprintf(out, " %s %s %s%s", hwc_jstr(e, "host"), hwc_jstr(e, "card"), hwc_jstr(e, "value"),
-				k + 1 < json_array_size(hwc_jget(g, "minority")) ? "," : "");
-		json_array_foreach(hwc_jget(g, "unknown"), k, e)
-			fprintf(out, " %s %s unknown", hwc_jstr(e, "host"), hwc_jstr(e, "card"));
+		json_array_foreach(hwc_q_get(g, "minority"), k, e)
+			fprintf(out, " %s %s %s%s", hwc_q_string(e, "host"), hwc_q_string(e, "card"), hwc_q_string(e, "value"),
+				k + 1 < json_array_size(hwc_q_get(g, "minority")) ? "," : "");
+		json_array_foreach(hwc_q_get(g, "unknown"), k, e)
+			fprintf(out, " %s %s unknown", hwc_q_string(e, "host"), hwc_q_string(e, "card"));
 		fputc('\n', out);
 	}
 }
@@ -309,9 +310,9 @@ static json_t *findings_table(json_t *const *docs, const char *const *hosts, cha
 {
 	json_t *rules = json_object(), *rows = json_array();
 	for (size_t h = 0; h < n; h++) {
-		const json_t *fl = hwc_jget(docs[h], "findings");
+		const json_t *fl = hwc_q_get(docs[h], "findings");
 		json_t *row = json_pack("{s:s, s:s, s:s}", "host", hosts[h], "source", paths[h], "schema",
-					hwc_jstr(docs[h], "schema") ? hwc_jstr(docs[h], "schema") : "?");
+					hwc_q_string(docs[h], "schema") ? hwc_q_string(docs[h], "schema") : "?");
 		if (!json_is_array(fl)) {
 			/* a facts document: no rules were run */
 			json_object_set_new(row, "worst", json_null());
@@ -326,10 +327,10 @@ static json_t *findings_table(json_t *const *docs, const char *const *hosts, cha
 		size_t i;
 		const json_t *f;
 		json_array_foreach(fl, i, f) {
-			if (json_is_true(hwc_jget(f, "waived")))
+			if (json_is_true(hwc_q_get(f, "waived")))
 				continue;
-			int s = hwc_severity_from_name(hwc_jstr(f, "severity"));
-			const char *id = hwc_jstr(f, "rule_id");
+			int s = hwc_severity_from_name(hwc_q_string(f, "severity"));
+			const char *id = hwc_q_string(f, "rule_id");
 			if (s < 0 || !id)
 				continue;
 			sev[s]++;
@@ -369,30 +370,30 @@ static json_t *findings_table(json_t *const *docs, const char *const *hosts, cha
 
 static void render_text(FILE *out, const json_t *doc)
 {
-	const json_t *ft = hwc_jget(doc, "findings");
+	const json_t *ft = hwc_q_get(doc, "findings");
 	size_t w = 4, i;
 	const json_t *row;
-	json_array_foreach(hwc_jget(ft, "hosts"), i, row)
-		if (strlen(hwc_jstr(row, "host")) > w)
-			w = strlen(hwc_jstr(row, "host"));
+	json_array_foreach(hwc_q_get(ft, "hosts"), i, row)
+		if (strlen(hwc_q_string(row, "host")) > w)
+			w = strlen(hwc_q_string(row, "host"));
 	fprintf(out, "%-*s  %-7s %5s %5s %5s  %s\n", (int)w, "HOST", "WORST", "ERROR", "WARN", "INFO",
 		"FINDINGS");
-	json_array_foreach(hwc_jget(ft, "hosts"), i, row) {
-		const json_t *s = hwc_jget(row, "severities");
+	json_array_foreach(hwc_q_get(ft, "hosts"), i, row) {
+		const json_t *s = hwc_q_get(row, "severities");
 		if (!s) {
 			fprintf(out, "%-*s  %-7s %5s %5s %5s  (facts only: no rules were run)\n", (int)w,
-				hwc_jstr(row, "host"), "-", "-", "-", "-");
+				hwc_q_string(row, "host"), "-", "-", "-", "-");
 			continue;
 		}
-		fprintf(out, "%-*s  %-7s %5lld %5lld %5lld  ", (int)w, hwc_jstr(row, "host"),
-			hwc_jstr(row, "worst"),
-			(long long)json_integer_value(hwc_jget(s, "error")),
-			(long long)json_integer_value(hwc_jget(s, "warn")),
-			(long long)json_integer_value(hwc_jget(s, "info")));
+		fprintf(out, "%-*s  %-7s %5lld %5lld %5lld  ", (int)w, hwc_q_string(row, "host"),
+			hwc_q_string(row, "worst"),
+			(long long)json_integer_value(hwc_q_get(s, "error")),
+			(long long)json_integer_value(hwc_q_get(s, "warn")),
+			(long long)json_integer_value(hwc_q_get(s, "info")));
 		const char *k;
 		json_t *c;
 		bool any = false;
-		json_object_foreach((json_t *)hwc_jget(row, "rules"), k, c) {
+		json_object_foreach((json_t *)hwc_q_get(row, "rules"), k, c) {
 			fprintf(out, "%s%s", any ? " " : "", k);
 			if (json_integer_value(c) > 1)
 				fprintf(out, "x%lld", (long long)json_integer_value(c));
@@ -400,45 +401,45 @@ static void render_text(FILE *out, const json_t *doc)
 		}
 		fputs(any ? "\n" : "-\n", out);
 	}
-	const json_t *rl = hwc_jget(ft, "rules");
+	const json_t *rl = hwc_q_get(ft, "rules");
 	if (json_array_size(rl)) {
 		fputs("\nRULE                             SEVERITY HOSTS\n", out);
 		const json_t *r;
 		json_array_foreach(rl, i, r)
-			fprintf(out, "%-32s %-8s %lld\n", hwc_jstr(r, "rule_id"), hwc_jstr(r, "severity"),
-				(long long)json_integer_value(hwc_jget(r, "hosts")));
+			fprintf(out, "%-32s %-8s %lld\n", hwc_q_string(r, "rule_id"), hwc_q_string(r, "severity"),
+				(long long)json_integer_value(hwc_q_get(r, "hosts")));
 	}
-	const json_t *ol = hwc_jget(doc, "outliers");
+	const json_t *ol = hwc_q_get(doc, "outliers");
 	fprintf(out, "\noutliers (modified z-score beyond %.1f against at least %d peers): %s\n", MERGE_Z,
 		MERGE_MIN_PEERS, json_array_size(ol) ? "" : "none");
 	const json_t *o;
 	json_array_foreach(ol, i, o) {
-		bool temp = !strcmp(hwc_jstr(o, "metric"), "temperature_c");
+		bool temp = !strcmp(hwc_q_string(o, "metric"), "temperature_c");
 		fprintf(out, "  %s %s %s: %s %.1f %s, peers' median %.1f (%s, score %+.1f)%s\n",
-			hwc_jstr(o, "host"), hwc_jstr(o, "card") ? hwc_jstr(o, "card") : "?",
-			hwc_jstr(o, "item") ? hwc_jstr(o, "item") : "", temp ? "temperature" : "probe",
-			json_real_value(hwc_jget(o, "value")), temp ? "°C" : "Gb/s",
-			json_real_value(hwc_jget(o, "median")), hwc_jstr(o, "group"),
-			json_real_value(hwc_jget(o, "score")), json_is_true(hwc_jget(o, "bad")) ? "" : " (better)");
+			hwc_q_string(o, "host"), hwc_q_string(o, "card") ? hwc_q_string(o, "card") : "?",
+			hwc_q_string(o, "item") ? hwc_q_string(o, "item") : "", temp ? "temperature" : "probe",
+			json_real_value(hwc_q_get(o, "value")), temp ? "°C" : "Gb/s",
+			json_real_value(hwc_q_get(o, "median")), hwc_q_string(o, "group"),
+			json_real_value(hwc_q_get(o, "score")), json_is_true(hwc_q_get(o, "bad")) ? "" : " (better)");
 	}
 	fputs("\nfirmware:\n", out);
 	const json_t *fw;
-	json_array_foreach(hwc_jget(doc, "firmware"), i, fw) {
-		fprintf(out, "  %s%s%s:%s", hwc_jstr(fw, "product"), hwc_jstr(fw, "psid") ? " " : "",
-			hwc_jstr(fw, "psid") ? hwc_jstr(fw, "psid") : "",
-			json_is_true(hwc_jget(fw, "spread")) ? " SPREAD" : "");
+	json_array_foreach(hwc_q_get(doc, "firmware"), i, fw) {
+		fprintf(out, "  %s%s%s:%s", hwc_q_string(fw, "product"), hwc_q_string(fw, "psid") ? " " : "",
+			hwc_q_string(fw, "psid") ? hwc_q_string(fw, "psid") : "",
+			json_is_true(hwc_q_get(fw, "spread")) ? " SPREAD" : "");
 		size_t k;
 		const json_t *v;
-		json_array_foreach(hwc_jget(fw, "versions"), k, v)
-			fprintf(out, " %s (%lld card%s)", hwc_jstr(v, "fw_version"),
-				(long long)json_integer_value(hwc_jget(v, "cards")),
-				json_integer_value(hwc_jget(v, "cards")) == 1 ? "" : "s");
+		json_array_foreach(hwc_q_get(fw, "versions"), k, v)
+			fprintf(out, " %s (%lld card%s)", hwc_q_string(v, "fw_version"),
+				(long long)json_integer_value(hwc_q_get(v, "cards")),
+				json_integer_value(hwc_q_get(v, "cards")) == 1 ? "" : "s");
 		fputc('\n', out);
 	}
-	if (json_array_size(hwc_jget(doc, "firmware")) == 0)
+	if (json_array_size(hwc_q_get(doc, "firmware")) == 0)
 		fputs("  no ConnectX adapter in the inputs\n", out);
-	render_fw_config(out, hwc_jget(doc, "fw_config"));
-	hwc_merge_roce_text(out, hwc_jget(doc, "roce"));
+	render_fw_config(out, hwc_q_get(doc, "fw_config"));
+	hwc_merge_roce_text(out, hwc_q_get(doc, "roce"));
 }
 
 int hwc_cmd_merge(struct hwc_cli *c)
@@ -475,7 +476,7 @@ int hwc_cmd_merge(struct hwc_cli *c)
 		for (int k = 2; json_object_get(names, buf); k++)
 			snprintf(buf, sizeof(buf), "%s#%d", stem, k);
 		hosts[i] = intern(names, buf);
-		if (!hosts[i] || collect_points(hwc_jget(docs[i], "facts"), hosts[i], keys, &probe, &temp) < 0) {
+		if (!hosts[i] || collect_points(hwc_q_get(docs[i], "facts"), hosts[i], keys, &probe, &temp) < 0) {
 			rc = HWC_EXIT_INTERNAL;
 			goto out;
 		}

@@ -205,10 +205,8 @@ static void render_text(const json_t *probe, bool verbose)
 
 int hwc_cmd_probe(struct hwc_cli *c)
 {
-	if (c->nargs > 0) {
-		hwc_cli_err("probe: unexpected argument '%s'; try 'hwcheck --help'", c->args[0]);
+	if (!hwc_cli_no_args(c, "probe"))
 		return HWC_EXIT_USAGE;
-	}
 	if (c->facts_file) {
 		hwc_cli_err("probe: measures the live machine; --facts cannot be probed");
 		return HWC_EXIT_USAGE;

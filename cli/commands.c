@@ -127,23 +127,51 @@ struct hwc_facts *hwc_cli_facts(const struct hwc_cli *c, int *exit_code)
 	return f;
 }
 
-int hwc_cli_profile_facts(const struct hwc_cli *c, struct hwc_profile **prof, struct hwc_facts **f)
+bool hwc_cli_no_args(const struct hwc_cli *c, const char *cmd)
+{
+	if (c->nargs == 0)
+		return true;
+	hwc_cli_err("%s: unexpected argument '%s'; try 'hwcheck --help'", cmd, c->args[0]);
+	return false;
+}
+
+void hwc_cli_err_nothing(const struct hwc_cli *c)
+{
+	hwc_cli_err("nothing could be collected under %s", c->facts_file ? c->facts_file :
+			  c->root ? c->root : "/");
+}
+
+int hwc_cli_begin(const struct hwc_cli *c, const char *cmd, bool with_profile,
+		  struct hwc_cli_run *r)
 {
 	char perr[512] = "";
-	*prof = NULL;
-	*f = NULL;
-	if (hwc_profile_load(c->profile, prof, perr, sizeof(perr)) < 0) {
+	int ec = 0;
+	memset(r, 0, sizeof(*r));
+	if (!hwc_cli_no_args(c, cmd))
+		return HWC_EXIT_USAGE;
+	if (with_profile && hwc_profile_load(c->profile, &r->prof, perr, sizeof(perr)) < 0) {
 		hwc_cli_err("--profile %s", perr);
 		return HWC_EXIT_USAGE;
 	}
-	int ec;
-	*f = hwc_cli_facts(c, &ec);
-	if (!*f) {
-		hwc_profile_free(*prof);
-		*prof = NULL;
+	r->f = hwc_cli_facts(c, &ec);
+	if (r->f)
+		r->facts = hwc_facts_to_json(r->f);
+	if (!r->facts) {
+		if (r->f)
+			hwc_cli_err("%s: out of memory", cmd);
+		hwc_cli_end(r);
 		return ec ? ec : HWC_EXIT_INTERNAL;
 	}
+	r->nothing = hwc_facts_known_count(r->facts) == 0;
 	return 0;
+}
+
+void hwc_cli_end(struct hwc_cli_run *r)
+{
+	json_decref(r->facts);
+	hwc_facts_free(r->f);
+	hwc_profile_free(r->prof);
+	memset(r, 0, sizeof(*r));
 }
 
 int hwc_emit_json(const struct hwc_cli *c, const json_t *j)
@@ -182,21 +210,17 @@ int hwc_emit_json(const struct hwc_cli *c, const json_t *j)
 
 int hwc_cmd_check(struct hwc_cli *c)
 {
-	if (c->nargs > 0) {
-		hwc_cli_err("check: unexpected argument '%s'; try 'hwcheck --help'", c->args[0]);
-		return HWC_EXIT_USAGE;
-	}
-	struct hwc_profile *prof;
-	struct hwc_facts *f;
-	int ec = hwc_cli_profile_facts(c, &prof, &f);
+	struct hwc_cli_run r;
+	int ec = hwc_cli_begin(c, "check", true, &r);
 	if (ec)
 		return ec;
-	json_t *facts = hwc_facts_to_json(f);
-	bool nothing = hwc_facts_known_count(facts) == 0;
+	struct hwc_facts *f = r.f;
+	json_t *facts = r.facts;
+	bool nothing = r.nothing;
 	struct hwc_findings fd = {0};
 	if (!nothing)
-		hwc_rules_eval(facts, prof, f->arena, &fd);
-	c->prof = prof;
+		hwc_rules_eval(facts, r.prof, f->arena, &fd);
+	c->prof = r.prof;
 	struct hwc_summary sum;
 	hwc_summary_compute(&fd, nothing, &sum);
 	int rc = 0;
@@ -214,18 +238,16 @@ int hwc_cmd_check(struct hwc_cli *c)
 		hwc_render_check_text(stdout, c, facts, &fd, f);
 	}
 	if (!rc && c->prom)
-		rc = hwc_prom_write(c, facts, nothing ? NULL : &fd, prof);
+		rc = hwc_prom_write(c, facts, nothing ? NULL : &fd, r.prof);
 	hwc_render_errors(f);
 	if (nothing)
-		hwc_cli_err("nothing could be collected under %s", c->facts_file ? c->facts_file :
-				  c->root ? c->root : "/");
+		hwc_cli_err_nothing(c);
 	if (!rc) {
 		rc = hwc_summary_exit(c, &sum);
 		c->exit_mapped = true;
 	}
-	json_decref(facts);
-	hwc_facts_free(f);
-	hwc_profile_free(prof);
+	c->prof = NULL;
+	hwc_cli_end(&r);
 	return rc;
 }
 
@@ -333,10 +355,8 @@ static int cmd_facts_json(struct hwc_cli *c, struct hwc_facts *f, size_t *known)
 
 int hwc_cmd_facts(struct hwc_cli *c)
 {
-	if (c->nargs > 0) {
-		hwc_cli_err("facts: unexpected argument '%s'; try 'hwcheck --help'", c->args[0]);
+	if (!hwc_cli_no_args(c, "facts"))
 		return HWC_EXIT_USAGE;
-	}
 	int ec;
 	struct hwc_facts *f = hwc_cli_facts(c, &ec);
 	if (!f)

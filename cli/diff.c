@@ -12,55 +12,17 @@
 #include <strings.h>
 
 #include "core/json.h"
+#include "core/query.h"
 
 struct cards {
 	struct card *v;
 	size_t n;
 };
 
-const json_t *hwc_jget(const json_t *o, const char *k)
-{
-	const json_t *v = json_object_get(o, k);
-	return json_is_null(v) ? NULL : v;
-}
-
-const char *hwc_jstr(const json_t *o, const char *k)
-{
-	return json_string_value(hwc_jget(o, k));
-}
-
-
-static const json_t *get2(const json_t *o, const char *a, const char *b)
-{
-	return hwc_jget(hwc_jget(o, a), b);
-}
-
 
 static bool streq(const char *a, const char *b)
 {
 	return a && b && strcmp(a, b) == 0;
-}
-
-static const json_t *pci_device(const json_t *facts, const char *bdf)
-{
-	size_t i;
-	const json_t *d;
-	json_array_foreach(get2(facts, "pci", "devices"), i, d)
-		if (streq(hwc_jstr(d, "bdf"), bdf))
-			return d;
-	return NULL;
-}
-
-static bool adapter_has_function(const json_t *ad, const char *bdf)
-{
-	if (streq(hwc_jstr(ad, "bdf"), bdf))
-		return true;
-	size_t i;
-	const json_t *f;
-	json_array_foreach(hwc_jget(ad, "functions"), i, f)
-		if (streq(json_string_value(f), bdf))
-			return true;
-	return false;
 }
 
 /* Is bdf one of the card's functions (a sensor or probe result tied to that function)? */
@@ -69,7 +31,7 @@ static bool card_has_function(const struct card *c, const char *bdf)
 	if (!bdf)
 		return false;
 	if (c->adapter)
-		return adapter_has_function(c->adapter, bdf);
+		return hwc_q_adapter_has_function(c->adapter, bdf);
 	return streq(c->bdf, bdf);
 }
 
@@ -84,14 +46,14 @@ static int add_card(struct cards *cs, const json_t *facts, const json_t *ad, con
 	c->bdf = bdf;
 	c->adapter = ad;
 	c->facts = facts;
-	c->pcidev = pci_device(facts, bdf);
+	c->pcidev = hwc_q_pci_dev(facts, bdf);
 	c->peer = -1;
-	c->serial = hwc_jstr(ad, "serial_number");
+	c->serial = hwc_q_string(ad, "serial_number");
 	if (!c->serial)
-		c->serial = hwc_jstr(hwc_jget(c->pcidev, "vpd"), "serial_number");
-	c->product = hwc_jstr(ad, "product");
+		c->serial = hwc_q_string(hwc_q_get(c->pcidev, "vpd"), "serial_number");
+	c->product = hwc_q_string(ad, "product");
 	if (!c->product)
-		c->product = hwc_jstr(hwc_jget(c->pcidev, "vpd"), "product_name");
+		c->product = hwc_q_string(hwc_q_get(c->pcidev, "vpd"), "product_name");
 	return 0;
 }
 
@@ -101,27 +63,27 @@ static int collect_cards(const json_t *facts, struct cards *cs)
 {
 	size_t i;
 	const json_t *ad;
-	const json_t *ads = get2(facts, "mlx", "adapters");
+	const json_t *ads = hwc_q_at(facts, "mlx.adapters");
 	json_array_foreach(ads, i, ad) {
-		const char *bdf = hwc_jstr(ad, "bdf");
+		const char *bdf = hwc_q_string(ad, "bdf");
 		if (bdf && add_card(cs, facts, ad, bdf) < 0)
 			return -1;
 	}
 	const json_t *d;
-	json_array_foreach(get2(facts, "pci", "devices"), i, d) {
-		const char *bdf = hwc_jstr(d, "bdf");
+	json_array_foreach(hwc_q_at(facts, "pci.devices"), i, d) {
+		const char *bdf = hwc_q_string(d, "bdf");
 		size_t bl = bdf ? strlen(bdf) : 0;
-		if (!streq(hwc_jstr(d, "vendor_id"), "15b3") || bl < 2 || strcmp(bdf + bl - 2, ".0") ||
-		    json_is_true(hwc_jget(d, "is_vf")))
+		if (!streq(hwc_q_string(d, "vendor_id"), "15b3") || bl < 2 || strcmp(bdf + bl - 2, ".0") ||
+		    json_is_true(hwc_q_get(d, "is_vf")))
 			continue;
-		const char *cls = hwc_jstr(d, "class");
+		const char *cls = hwc_q_string(d, "class");
 		if (cls && strncmp(cls, "02", 2) != 0 && strncmp(cls, "0c", 2) != 0)
 			continue; /* bridges of a BlueField, not cards */
 		bool known = false;
 		size_t k;
 		const json_t *a2;
 		json_array_foreach(ads, k, a2)
-			known = known || adapter_has_function(a2, bdf);
+			known = known || hwc_q_adapter_has_function(a2, bdf);
 		if (!known && add_card(cs, facts, NULL, bdf) < 0)
 			return -1;
 	}
@@ -248,17 +210,17 @@ static void diff_ports(struct ctx *x, const json_t *bports, const json_t *aports
 	size_t i;
 	const json_t *bp;
 	json_array_foreach(bports, i, bp) {
-		const json_t *pn = hwc_jget(bp, "port");
+		const json_t *pn = hwc_q_get(bp, "port");
 		const json_t *ap = NULL, *cand;
 		size_t k;
 		json_array_foreach(aports, k, cand)
-			if (pn && json_equal(hwc_jget(cand, "port"), pn) &&
-			    (!hwc_jstr(bp, "rdma_device") || !hwc_jstr(cand, "rdma_device") ||
-			     streq(hwc_jstr(bp, "rdma_device"), hwc_jstr(cand, "rdma_device"))))
+			if (pn && json_equal(hwc_q_get(cand, "port"), pn) &&
+			    (!hwc_q_string(bp, "rdma_device") || !hwc_q_string(cand, "rdma_device") ||
+			     streq(hwc_q_string(bp, "rdma_device"), hwc_q_string(cand, "rdma_device"))))
 				ap = cand;
 		char name[96], item[160], what[160];
 		long long port = json_integer_value(pn);
-		const char *dev = hwc_jstr(bp, "rdma_device");
+		const char *dev = hwc_q_string(bp, "rdma_device");
 		if (dev)
 			snprintf(name, sizeof(name), "%.64s port %lld", dev, port);
 		else
@@ -267,19 +229,19 @@ static void diff_ports(struct ctx *x, const json_t *bports, const json_t *aports
 			hwc_diff_add(x, "port", name, NULL, NULL, "unknown", "%s: no longer reported", name);
 			continue;
 		}
-		const char *bs = hwc_jstr(bp, "state"), *as = hwc_jstr(ap, "state");
+		const char *bs = hwc_q_string(bp, "state"), *as = hwc_q_string(ap, "state");
 		snprintf(item, sizeof(item), "%s state", name);
 		if (bs && as && strcmp(bs, as) != 0)
-			hwc_diff_add(x, "port", item, hwc_jget(bp, "state"), hwc_jget(ap, "state"),
+			hwc_diff_add(x, "port", item, hwc_q_get(bp, "state"), hwc_q_get(ap, "state"),
 			    is_active(bs) && !is_active(as) ? "regression" : "change", "%s: %s -> %s",
 			    name, bs, as);
 		snprintf(item, sizeof(item), "%s rate_gbps", name);
 		snprintf(what, sizeof(what), "%s rate", name);
-		cmp_lower_worse(x, "port", item, hwc_jget(bp, "rate_gbps"), hwc_jget(ap, "rate_gbps"),
+		cmp_lower_worse(x, "port", item, hwc_q_get(bp, "rate_gbps"), hwc_q_get(ap, "rate_gbps"),
 				what, " Gb/s");
 		snprintf(item, sizeof(item), "%s active_mtu", name);
 		snprintf(what, sizeof(what), "%s MTU", name);
-		hwc_diff_cmp_plain(x, "port", item, hwc_jget(bp, "active_mtu"), hwc_jget(ap, "active_mtu"), what);
+		hwc_diff_cmp_plain(x, "port", item, hwc_q_get(bp, "active_mtu"), hwc_q_get(ap, "active_mtu"), what);
 	}
 }
 
@@ -292,34 +254,34 @@ static void diff_pci(struct ctx *x, const struct card *b, const struct card *a)
 			    "PCI function %s was seen, now it is not", b->bdf);
 		return;
 	}
-	const json_t *bl = hwc_jget(bd, "link"), *al = hwc_jget(ad, "link");
-	cmp_lower_worse(x, "pcie_link", "link.speed_gts", hwc_jget(bl, "speed_gts"),
-			hwc_jget(al, "speed_gts"),
+	const json_t *bl = hwc_q_get(bd, "link"), *al = hwc_q_get(ad, "link");
+	cmp_lower_worse(x, "pcie_link", "link.speed_gts", hwc_q_get(bl, "speed_gts"),
+			hwc_q_get(al, "speed_gts"),
 		"PCIe link speed", " GT/s");
-	cmp_lower_worse(x, "pcie_link", "link.width", hwc_jget(bl, "width"), hwc_jget(al, "width"),
+	cmp_lower_worse(x, "pcie_link", "link.width", hwc_q_get(bl, "width"), hwc_q_get(al, "width"),
 			"PCIe link width", " lanes");
-	hwc_diff_cmp_plain(x, "pcie_link", "link.cap_speed_gts", hwc_jget(bl, "cap_speed_gts"),
-		  hwc_jget(al, "cap_speed_gts"), "PCIe link capability speed");
-	hwc_diff_cmp_plain(x, "pcie_link", "link.cap_width", hwc_jget(bl, "cap_width"), hwc_jget(al, "cap_width"),
+	hwc_diff_cmp_plain(x, "pcie_link", "link.cap_speed_gts", hwc_q_get(bl, "cap_speed_gts"),
+		  hwc_q_get(al, "cap_speed_gts"), "PCIe link capability speed");
+	hwc_diff_cmp_plain(x, "pcie_link", "link.cap_width", hwc_q_get(bl, "cap_width"), hwc_q_get(al, "cap_width"),
 		  "PCIe link capability width");
-	hwc_diff_cmp_plain(x, "pcie_link", "link_status", hwc_jget(bd, "link_status"), hwc_jget(ad, "link_status"),
+	hwc_diff_cmp_plain(x, "pcie_link", "link_status", hwc_q_get(bd, "link_status"), hwc_q_get(ad, "link_status"),
 		  "PCIe link status");
-	cmp_lower_worse(x, "pcie_link", "max_payload_bytes", hwc_jget(bd, "max_payload_bytes"),
-		hwc_jget(ad, "max_payload_bytes"), "PCIe max payload", " bytes");
-	cmp_lower_worse(x, "pcie_link", "max_read_request_bytes", hwc_jget(bd, "max_read_request_bytes"),
-		hwc_jget(ad, "max_read_request_bytes"), "PCIe max read request", " bytes");
-	hwc_diff_cmp_plain(x, "pcie_link", "relaxed_ordering", hwc_jget(bd, "relaxed_ordering"),
-		  hwc_jget(ad, "relaxed_ordering"), "PCIe relaxed ordering enable");
-	hwc_diff_cmp_plain(x, "pcie_path", "path", hwc_jget(bd, "path"), hwc_jget(ad, "path"),
+	cmp_lower_worse(x, "pcie_link", "max_payload_bytes", hwc_q_get(bd, "max_payload_bytes"),
+		hwc_q_get(ad, "max_payload_bytes"), "PCIe max payload", " bytes");
+	cmp_lower_worse(x, "pcie_link", "max_read_request_bytes", hwc_q_get(bd, "max_read_request_bytes"),
+		hwc_q_get(ad, "max_read_request_bytes"), "PCIe max read request", " bytes");
+	hwc_diff_cmp_plain(x, "pcie_link", "relaxed_ordering", hwc_q_get(bd, "relaxed_ordering"),
+		  hwc_q_get(ad, "relaxed_ordering"), "PCIe relaxed ordering enable");
+	hwc_diff_cmp_plain(x, "pcie_path", "path", hwc_q_get(bd, "path"), hwc_q_get(ad, "path"),
 		  "PCIe path to the root port");
 	/* The card's own link already speaks for itself; the bottleneck adds news only upstream. */
-	const json_t *bb = hwc_jget(bd, "path_bottleneck"), *ab = hwc_jget(ad, "path_bottleneck");
-	const char *abdf = hwc_jstr(ab, "bdf");
-	const json_t *path = hwc_jget(ad, "path");
-	if (abdf && !streq(abdf, a->bdf) && !streq(abdf, hwc_jstr(ad, "upstream")) &&
+	const json_t *bb = hwc_q_get(bd, "path_bottleneck"), *ab = hwc_q_get(ad, "path_bottleneck");
+	const char *abdf = hwc_q_string(ab, "bdf");
+	const json_t *path = hwc_q_get(ad, "path");
+	if (abdf && !streq(abdf, a->bdf) && !streq(abdf, hwc_q_string(ad, "upstream")) &&
 	    !streq(abdf, json_string_value(json_array_get(path, 1))))
-		cmp_lower_worse(x, "pcie_path", "path_bottleneck.gbps", hwc_jget(bb, "gbps"),
-				hwc_jget(ab, "gbps"),
+		cmp_lower_worse(x, "pcie_path", "path_bottleneck.gbps", hwc_q_get(bb, "gbps"),
+				hwc_q_get(ab, "gbps"),
 			"PCIe path bottleneck", " Gb/s");
 }
 
@@ -342,36 +304,36 @@ static void diff_temps(struct ctx *x, const struct card *b, const struct card *a
 {
 	size_t i, k;
 	const json_t *bs, *as;
-	json_array_foreach(get2(b->facts, "thermal", "sensors"), i, bs) {
-		if (!card_has_function(b, hwc_jstr(bs, "bdf")))
+	json_array_foreach(hwc_q_at(b->facts, "thermal.sensors"), i, bs) {
+		if (!card_has_function(b, hwc_q_string(bs, "bdf")))
 			continue;
-		json_array_foreach(get2(a->facts, "thermal", "sensors"), k, as) {
-			if (!card_has_function(a, hwc_jstr(as, "bdf")) ||
+		json_array_foreach(hwc_q_at(a->facts, "thermal.sensors"), k, as) {
+			if (!card_has_function(a, hwc_q_string(as, "bdf")) ||
 			    !json_equal(json_object_get(bs, "chip"), json_object_get(as, "chip")) ||
 			    !json_equal(json_object_get(bs, "label"), json_object_get(as, "label")) ||
-			    !streq(hwc_jstr(bs, "source"), hwc_jstr(as, "source")))
+			    !streq(hwc_q_string(bs, "source"), hwc_q_string(as, "source")))
 				continue;
 			char item[200];
 			snprintf(item, sizeof(item), "%.16s %.80s %.80s",
-				 hwc_jstr(bs, "source") ? hwc_jstr(bs, "source") : "?",
-				 hwc_jstr(bs, "chip") ? hwc_jstr(bs, "chip") : "?",
-				 hwc_jstr(bs, "label") ? hwc_jstr(bs, "label") : "");
-			cmp_temp(x, item, hwc_jget(bs, "temp_mdegc"), hwc_jget(as, "temp_mdegc"));
+				 hwc_q_string(bs, "source") ? hwc_q_string(bs, "source") : "?",
+				 hwc_q_string(bs, "chip") ? hwc_q_string(bs, "chip") : "?",
+				 hwc_q_string(bs, "label") ? hwc_q_string(bs, "label") : "");
+			cmp_temp(x, item, hwc_q_get(bs, "temp_mdegc"), hwc_q_get(as, "temp_mdegc"));
 			break;
 		}
 	}
-	cmp_temp(x, "ASIC (MTMP register)", get2(b->adapter, "registers", "temp_mdegc"),
-		 get2(a->adapter, "registers", "temp_mdegc"));
+	cmp_temp(x, "ASIC (MTMP register)", hwc_q_at(b->adapter, "registers.temp_mdegc"),
+		 hwc_q_at(a->adapter, "registers.temp_mdegc"));
 }
 
 static bool probe_of_card(const struct card *c, const json_t *r)
 {
-	if (card_has_function(c, hwc_jstr(r, "bdf")))
+	if (card_has_function(c, hwc_q_string(r, "bdf")))
 		return true;
-	const char *dev = hwc_jstr(r, "rdma_device");
+	const char *dev = hwc_q_string(r, "rdma_device");
 	size_t i;
 	const json_t *d;
-	json_array_foreach(hwc_jget(c->adapter, "rdma_devices"), i, d)
+	json_array_foreach(hwc_q_get(c->adapter, "rdma_devices"), i, d)
 		if (streq(json_string_value(d), dev))
 			return true;
 	return false;
@@ -392,19 +354,19 @@ static void diff_probe(struct ctx *x, const struct card *b, const struct card *a
 {
 	size_t i, k;
 	const json_t *br, *ar;
-	json_array_foreach(get2(b->facts, "probe", "results"), i, br) {
+	json_array_foreach(hwc_q_at(b->facts, "probe.results"), i, br) {
 		if (!probe_of_card(b, br))
 			continue;
-		json_array_foreach(get2(a->facts, "probe", "results"), k, ar) {
+		json_array_foreach(hwc_q_at(a->facts, "probe.results"), k, ar) {
 			if (!probe_of_card(a, ar) || !same_probe(br, ar))
 				continue;
-			const json_t *bg = hwc_jget(br, "gbps"), *ag = hwc_jget(ar, "gbps");
+			const json_t *bg = hwc_q_get(br, "gbps"), *ag = hwc_q_get(ar, "gbps");
 			char item[160];
 			snprintf(item, sizeof(item), "%s %s %lld B x%lld qp",
-				 hwc_jstr(br, "op") ? hwc_jstr(br, "op") : "?",
-				 hwc_jstr(br, "mode") ? hwc_jstr(br, "mode") : "?",
-				 (long long)json_integer_value(hwc_jget(br, "msg_bytes")),
-				 (long long)json_integer_value(hwc_jget(br, "qps")));
+				 hwc_q_string(br, "op") ? hwc_q_string(br, "op") : "?",
+				 hwc_q_string(br, "mode") ? hwc_q_string(br, "mode") : "?",
+				 (long long)json_integer_value(hwc_q_get(br, "msg_bytes")),
+				 (long long)json_integer_value(hwc_q_get(br, "qps")));
 			if (json_is_number(bg) && json_is_number(ag) && json_number_value(bg) > 0) {
 				double bv = json_number_value(bg), av = json_number_value(ag);
 				double pct = (av - bv) / bv * 100.0;
@@ -434,34 +396,34 @@ static json_t *card_json(const struct card *c, const struct card *other, bool af
 
 static void diff_card(struct ctx *x, const struct card *b, const struct card *a)
 {
-	hwc_diff_cmp_plain(x, "firmware", "fw_version", hwc_jget(b->adapter, "fw_version"),
-		  hwc_jget(a->adapter, "fw_version"), "firmware");
-	hwc_diff_cmp_plain(x, "firmware", "fw_version_stored", hwc_jget(b->adapter, "fw_version_stored"),
-		  hwc_jget(a->adapter, "fw_version_stored"), "firmware on flash");
-	hwc_diff_cmp_plain(x, "firmware", "psid", hwc_jget(b->adapter, "psid"), hwc_jget(a->adapter, "psid"),
+	hwc_diff_cmp_plain(x, "firmware", "fw_version", hwc_q_get(b->adapter, "fw_version"),
+		  hwc_q_get(a->adapter, "fw_version"), "firmware");
+	hwc_diff_cmp_plain(x, "firmware", "fw_version_stored", hwc_q_get(b->adapter, "fw_version_stored"),
+		  hwc_q_get(a->adapter, "fw_version_stored"), "firmware on flash");
+	hwc_diff_cmp_plain(x, "firmware", "psid", hwc_q_get(b->adapter, "psid"), hwc_q_get(a->adapter, "psid"),
 		  "PSID");
 	if (!streq(b->bdf, a->bdf))
-		hwc_diff_add(x, "pcie_path", "bdf", hwc_jget(b->adapter ? b->adapter : b->pcidev, "bdf"),
-		    hwc_jget(a->adapter ? a->adapter : a->pcidev, "bdf"), "change",
+		hwc_diff_add(x, "pcie_path", "bdf", hwc_q_get(b->adapter ? b->adapter : b->pcidev, "bdf"),
+		    hwc_q_get(a->adapter ? a->adapter : a->pcidev, "bdf"), "change",
 		    "the card moved: %s -> %s", b->bdf, a->bdf);
 	hwc_diff_fw_config(x, b, a);
 	diff_pci(x, b, a);
-	diff_ports(x, hwc_jget(b->adapter, "ports"), hwc_jget(a->adapter, "ports"));
+	diff_ports(x, hwc_q_get(b->adapter, "ports"), hwc_q_get(a->adapter, "ports"));
 	diff_temps(x, b, a);
 	diff_probe(x, b, a);
 }
 
 static void diff_host(struct ctx *x, const json_t *bf, const json_t *af)
 {
-	const json_t *bh = hwc_jget(bf, "host"), *ah = hwc_jget(af, "host");
-	hwc_diff_cmp_plain(x, "host", "kernel.release", get2(bh, "kernel", "release"),
-		  get2(ah, "kernel", "release"), "kernel");
-	hwc_diff_cmp_plain(x, "host", "dmi.bios_version", get2(bh, "dmi", "bios_version"),
-		  get2(ah, "dmi", "bios_version"), "BIOS version");
-	hwc_diff_cmp_plain(x, "host", "dmi.bios_date", get2(bh, "dmi", "bios_date"),
-		  get2(ah, "dmi", "bios_date"), "BIOS date");
-	hwc_diff_cmp_plain(x, "host", "kernel.cmdline", get2(bh, "kernel", "cmdline"),
-		  get2(ah, "kernel", "cmdline"), "kernel command line");
+	const json_t *bh = hwc_q_get(bf, "host"), *ah = hwc_q_get(af, "host");
+	hwc_diff_cmp_plain(x, "host", "kernel.release", hwc_q_at(bh, "kernel.release"),
+		  hwc_q_at(ah, "kernel.release"), "kernel");
+	hwc_diff_cmp_plain(x, "host", "dmi.bios_version", hwc_q_at(bh, "dmi.bios_version"),
+		  hwc_q_at(ah, "dmi.bios_version"), "BIOS version");
+	hwc_diff_cmp_plain(x, "host", "dmi.bios_date", hwc_q_at(bh, "dmi.bios_date"),
+		  hwc_q_at(ah, "dmi.bios_date"), "BIOS date");
+	hwc_diff_cmp_plain(x, "host", "kernel.cmdline", hwc_q_at(bh, "kernel.cmdline"),
+		  hwc_q_at(ah, "kernel.cmdline"), "kernel command line");
 }
 
 static const char *card_status(const json_t *changes)
@@ -470,7 +432,7 @@ static const char *card_status(const json_t *changes)
 	size_t i;
 	const json_t *c;
 	json_array_foreach(changes, i, c) {
-		const char *v = hwc_jstr(c, "verdict");
+		const char *v = hwc_q_string(c, "verdict");
 		if (streq(v, "regression"))
 			return "regressed";
 		st = "changed";
@@ -559,5 +521,5 @@ oom:
 
 long long hwc_diff_regressions(const json_t *diff)
 {
-	return json_integer_value(get2(diff, "summary", "regressions"));
+	return json_integer_value(hwc_q_at(diff, "summary.regressions"));
 }

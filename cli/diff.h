@@ -32,10 +32,6 @@ json_t *hwc_cli_load_doc(const struct hwc_cli *c, const char *path, int *ec);
  * run.hostname when the run read its own machine; NULL when unknown. */
 const char *hwc_cli_doc_hostname(const json_t *doc);
 
-/* json_object_get that treats null as absent, and its string form (NULL when not a string). */
-const json_t *hwc_jget(const json_t *o, const char *k);
-const char *hwc_jstr(const json_t *o, const char *k);
-
 /* A value for a message: the string, the number, "unknown" for null. */
 void hwc_diff_fmt_value(char *buf, size_t sz, const json_t *v);
 

@@ -8,12 +8,8 @@
 
 #include "cli/diff_int.h"
 #include "core/json.h"
+#include "core/query.h"
 #include "rules/rules.h"
-
-static const json_t *jget(const json_t *o, const char *k)
-{
-	return hwc_jget(o, k);
-}
 
 static bool streq(const char *a, const char *b)
 {
@@ -29,50 +25,60 @@ static bool reverted(const json_t *b, const json_t *a, const json_t *def)
 /* Set on purpose: the default is known and the current or next-boot value is not it. */
 static bool param_at_risk(const json_t *p)
 {
-	const json_t *def = jget(p, "default"), *cur = jget(p, "current"), *nb = jget(p, "next_boot");
+	const json_t *def = hwc_q_get(p, "default"), *cur = hwc_q_get(p, "current"), *nb = hwc_q_get(p, "next_boot");
 	return def && ((cur && !json_equal(cur, def)) || (nb && !json_equal(nb, def)));
 }
 
 static bool has_params(const json_t *fc)
 {
-	return json_object_size(fc) > (jget(fc, HWC_JSON_UNAVAILABLE) ? 1u : 0u);
+	return json_object_size(fc) > (hwc_q_get(fc, HWC_JSON_UNAVAILABLE) ? 1u : 0u);
 }
 
 /* The peers of a card: the other adapters of the same PSID (else the same product). */
 static bool same_group(const json_t *x, const json_t *y)
 {
-	const char *px = hwc_jstr(x, "psid"), *py = hwc_jstr(y, "psid");
+	const char *px = hwc_q_string(x, "psid"), *py = hwc_q_string(y, "psid");
 	if (px || py)
 		return streq(px, py);
-	return streq(hwc_jstr(x, "product"), hwc_jstr(y, "product"));
+	return streq(hwc_q_string(x, "product"), hwc_q_string(y, "product"));
 }
 
-/* The value of NAME.current most of the card's peers have; NULL when they have none or no
- * strict majority. *n: how many have it, *peers: how many peers know it. */
+/* NAME.current of a peer of self (same product, not self); NULL when it is not one or has none. */
+static const json_t *peer_current(const json_t *o, const json_t *self, const char *name)
+{
+	const json_t *v = hwc_q_get(hwc_q_get(hwc_q_get(o, "fw_config"), name), "current");
+	return o != self && v && same_group(o, self) ? v : NULL;
+}
+
+/* The value of NAME.current most of the card's peers have (hwc_fwc_top); NULL when they have
+ * none or no strict majority. *n: how many have it, *peers: how many peers know it. */
 static const json_t *peer_majority(const json_t *facts, const json_t *self, const char *name,
 				   size_t *n, size_t *peers)
 {
-	const json_t *ads = jget(jget(facts, "mlx"), "adapters"), *o, *best = NULL;
-	size_t i, k, best_n = 0;
+	const json_t *ads = hwc_q_adapters(facts), *o, *v;
+	json_t *tally = json_object();
+	char text[128];
+	size_t i;
 	*peers = 0;
 	json_array_foreach(ads, i, o) {
-		const json_t *v = jget(jget(jget(o, "fw_config"), name), "current");
-		if (o == self || !v || !same_group(o, self))
+		if (!(v = peer_current(o, self, name)))
 			continue;
 		(*peers)++;
-		size_t cnt = 0;
-		const json_t *q;
-		json_array_foreach(ads, k, q) {
-			const json_t *w = jget(jget(jget(q, "fw_config"), name), "current");
-			cnt += q != self && w && same_group(q, self) && json_equal(v, w);
-		}
-		if (cnt > best_n) {
-			best = v;
-			best_n = cnt;
+		hwc_fwc_value_text(v, text, sizeof(text));
+		hwc_fwc_vote(tally, text, NULL);
+	}
+	bool tie;
+	const json_t *top = hwc_fwc_top(tally, &tie);
+	*n = (size_t)json_integer_value(hwc_q_get(top, "cards"));
+	const json_t *best = NULL;
+	json_array_foreach(ads, i, o) {
+		if (!best && top && (v = peer_current(o, self, name))) {
+			hwc_fwc_value_text(v, text, sizeof(text));
+			best = strcmp(text, hwc_q_string(top, "value")) == 0 ? v : NULL;
 		}
 	}
-	*n = best_n;
-	return best_n * 2 > *peers ? best : NULL;
+	json_decref(tally);
+	return *n * 2 > *peers ? best : NULL;
 }
 
 /* The real fix of an outlier: before, the card differed from most of its peers; now it has their
@@ -88,8 +94,8 @@ static bool outlier_fixed(const struct card *b, const struct card *a, const char
 		return false;
 	char v[96];
 	hwc_diff_fmt_value(v, sizeof(v), am);
-	const char *grp = hwc_jstr(a->adapter, "psid") ? hwc_jstr(a->adapter, "psid")
-						       : hwc_jstr(a->adapter, "product");
+	const char *grp = hwc_q_string(a->adapter, "psid") ? hwc_q_string(a->adapter, "psid")
+						       : hwc_q_string(a->adapter, "product");
 	snprintf(why, sz, "the card was the outlier: now %s like %zu of the %zu other %s cards of this "
 			  "host, so this is the consistency fix, not a regression",
 		 v, an, ap, grp ? grp : "identical");
@@ -100,7 +106,7 @@ static bool outlier_fixed(const struct card *b, const struct card *a, const char
 static const char *restore_fix(struct ctx *x, const struct card *a, const char *name,
 			       const json_t *bp)
 {
-	const json_t *code = jget(bp, "current_code"), *cur = jget(bp, "current");
+	const json_t *code = hwc_q_get(bp, "current_code"), *cur = hwc_q_get(bp, "current");
 	char v[96];
 	hwc_diff_fmt_value(v, sizeof(v), json_is_integer(code) ? code : cur);
 	return hwc_arena_printf(x->a, "Restore it: `mstconfig -d %s -y set %s=%s`. %s", a->bdf, name, v,
@@ -120,9 +126,9 @@ static void mark(json_t *ch, bool at_risk, const char *fix)
 static void diff_param(struct ctx *x, const struct card *b, const struct card *a, const char *name,
 		       const json_t *bp, const json_t *ap)
 {
-	const json_t *def = jget(ap, "default") ? jget(ap, "default") : jget(bp, "default");
-	const json_t *bcur = jget(bp, "current"), *acur = jget(ap, "current");
-	const json_t *bnb = jget(bp, "next_boot"), *anb = jget(ap, "next_boot");
+	const json_t *def = hwc_q_get(ap, "default") ? hwc_q_get(ap, "default") : hwc_q_get(bp, "default");
+	const json_t *bcur = hwc_q_get(bp, "current"), *acur = hwc_q_get(ap, "current");
+	const json_t *bnb = hwc_q_get(bp, "next_boot"), *anb = hwc_q_get(ap, "next_boot");
 	bool risk = param_at_risk(bp), rcur = reverted(bcur, acur, def), rnb = reverted(bnb, anb, def);
 	char bs[96], as[96], why[256];
 	if (rcur && rnb && json_equal(bcur, bnb) && json_equal(acur, anb)) {
@@ -165,7 +171,7 @@ static void diff_param(struct ctx *x, const struct card *b, const struct card *a
 
 void hwc_diff_fw_config(struct ctx *x, const struct card *b, const struct card *a)
 {
-	const json_t *bc = jget(b->adapter, "fw_config"), *ac = jget(a->adapter, "fw_config");
+	const json_t *bc = hwc_q_get(b->adapter, "fw_config"), *ac = hwc_q_get(a->adapter, "fw_config");
 	bool bany = has_params(bc), aany = has_params(ac);
 	if (!bany || !aany) {
 		if (bany)
@@ -175,7 +181,7 @@ void hwc_diff_fw_config(struct ctx *x, const struct card *b, const struct card *
 			hwc_diff_add(x, "fw_config", "fw_config", NULL, NULL, "change",
 				     "firmware configuration was not readable in the baseline, now it "
 				     "is (%zu parameters): nothing to compare it with",
-				     json_object_size(ac) - (jget(ac, HWC_JSON_UNAVAILABLE) ? 1u : 0u));
+				     json_object_size(ac) - (hwc_q_get(ac, HWC_JSON_UNAVAILABLE) ? 1u : 0u));
 		return;
 	}
 	const char *name;
@@ -183,20 +189,20 @@ void hwc_diff_fw_config(struct ctx *x, const struct card *b, const struct card *
 	json_object_foreach((json_t *)bc, name, bp) {
 		if (!strcmp(name, HWC_JSON_UNAVAILABLE))
 			continue;
-		const json_t *aq = jget(ac, name);
+		const json_t *aq = hwc_q_get(ac, name);
 		if (aq)
 			diff_param(x, b, a, name, bp, aq);
 		else
-			mark(hwc_diff_add(x, "fw_config", name, jget(bp, "current"), NULL,
+			mark(hwc_diff_add(x, "fw_config", name, hwc_q_get(bp, "current"), NULL,
 					  param_at_risk(bp) ? "regression" : "change",
 					  "%s: no longer reported by this firmware%s", name,
 					  param_at_risk(bp) ? ", and it had been set on purpose" : ""),
 			     param_at_risk(bp), NULL);
 	}
 	json_object_foreach((json_t *)ac, name, ap) {
-		if (strcmp(name, HWC_JSON_UNAVAILABLE) && !jget(bc, name))
+		if (strcmp(name, HWC_JSON_UNAVAILABLE) && !hwc_q_get(bc, name))
 			hwc_diff_add(x, "fw_config", name, NULL,
-				     jget(ap, "current") ? jget(ap, "current") : jget(ap, "next_boot"),
+				     hwc_q_get(ap, "current") ? hwc_q_get(ap, "current") : hwc_q_get(ap, "next_boot"),
 				     "change", "%s: new parameter with this firmware", name);
 	}
 }
@@ -205,11 +211,11 @@ void hwc_diff_fw_config(struct ctx *x, const struct card *b, const struct card *
  * kernel it booted, changed. */
 static const char *reset_seen(const struct card *b, const struct card *a)
 {
-	const json_t *bf = jget(b->adapter, "fw_version"), *af = jget(a->adapter, "fw_version");
+	const json_t *bf = hwc_q_get(b->adapter, "fw_version"), *af = hwc_q_get(a->adapter, "fw_version");
 	if (bf && af && !json_equal(bf, af))
 		return "the running firmware changed";
-	const json_t *bk = jget(jget(jget(b->facts, "host"), "kernel"), "release");
-	const json_t *ak = jget(jget(jget(a->facts, "host"), "kernel"), "release");
+	const json_t *bk = hwc_q_get(hwc_q_get(hwc_q_get(b->facts, "host"), "kernel"), "release");
+	const json_t *ak = hwc_q_get(hwc_q_get(hwc_q_get(a->facts, "host"), "kernel"), "release");
 	if (bk && ak && !json_equal(bk, ak))
 		return "the kernel changed (a reboot)";
 	return NULL;
@@ -218,28 +224,28 @@ static const char *reset_seen(const struct card *b, const struct card *a)
 /* Next boot differs from current after the change: configured but not active. */
 static void not_active(struct ctx *x, const struct card *b, const struct card *a, json_t *pending)
 {
-	const json_t *ac = jget(a->adapter, "fw_config"), *bc = jget(b->adapter, "fw_config");
+	const json_t *ac = hwc_q_get(a->adapter, "fw_config"), *bc = hwc_q_get(b->adapter, "fw_config");
 	const char *name, *seen = reset_seen(b, a);
 	json_t *p;
 	json_object_foreach((json_t *)ac, name, p) {
-		const json_t *cur = jget(p, "current"), *nb = jget(p, "next_boot");
+		const json_t *cur = hwc_q_get(p, "current"), *nb = hwc_q_get(p, "next_boot");
 		if (!cur || !nb || json_equal(cur, nb))
 			continue;
 		json_array_append_new(pending, json_string(name));
-		const json_t *bp = jget(bc, name);
-		bool was = bp && json_equal(jget(bp, "next_boot"), nb) && json_equal(jget(bp, "current"), cur);
+		const json_t *bp = hwc_q_get(bc, name);
+		bool was = bp && json_equal(hwc_q_get(bp, "next_boot"), nb) && json_equal(hwc_q_get(bp, "current"), cur);
 		char cs[96], ns[96], item[256];
 		hwc_diff_fmt_value(cs, sizeof(cs), cur);
 		hwc_diff_fmt_value(ns, sizeof(ns), nb);
 		snprintf(item, sizeof(item), "%s.pending", name);
 		const char *adv = hwc_fw_reset_advice(x->a, a->adapter, a->bdf);
 		json_t *ch;
-		if (!seen && bp && !json_equal(jget(bp, "next_boot"), nb)) {
+		if (!seen && bp && !json_equal(hwc_q_get(bp, "next_boot"), nb)) {
 			/* set between the captures: its NAME.next_boot change says so; add the reset */
 			snprintf(item, sizeof(item), "%s.next_boot", name);
 			size_t i;
 			json_array_foreach(x->changes, i, ch)
-				if (!strcmp(hwc_jstr(ch, "item") ? hwc_jstr(ch, "item") : "", item))
+				if (!strcmp(hwc_q_string(ch, "item") ? hwc_q_string(ch, "item") : "", item))
 					json_object_set_new(ch, "fix", hwc_json_string(adv));
 			continue;
 		}
@@ -269,9 +275,9 @@ static json_t *intent_state(const struct ctx *x, const struct card *a)
 	const char *name;
 	json_t *v;
 	json_object_foreach((json_t *)want, name, v) {
-		const json_t *p = jget(jget(a->adapter, "fw_config"), name);
-		const json_t *cur = jget(p, "current"), *nb = jget(p, "next_boot");
-		const json_t *cc = jget(p, "current_code"), *nc = jget(p, "next_boot_code");
+		const json_t *p = hwc_q_get(hwc_q_get(a->adapter, "fw_config"), name);
+		const json_t *cur = hwc_q_get(p, "current"), *nb = hwc_q_get(p, "next_boot");
+		const json_t *cc = hwc_q_get(p, "current_code"), *nc = hwc_q_get(p, "next_boot_code");
 		bool cur_ok = cur && (json_equal(cur, v) || (cc && json_equal(cc, v)));
 		bool nb_ok = nb && (json_equal(nb, v) || (nc && json_equal(nc, v)));
 		if (!cur_ok || !nb_ok)
@@ -283,10 +289,10 @@ static json_t *intent_state(const struct ctx *x, const struct card *a)
 void hwc_diff_fw_state(struct ctx *x, const struct card *b, const struct card *a, json_t *card)
 {
 	json_object_set_new(card, "firmware",
-			    json_pack("{s:O?, s:O?}", "before", jget(b->adapter, "fw_version"), "after",
-				      jget(a->adapter, "fw_version")));
+			    json_pack("{s:O?, s:O?}", "before", hwc_q_get(b->adapter, "fw_version"), "after",
+				      hwc_q_get(a->adapter, "fw_version")));
 	json_t *pending = json_array();
-	if (has_params(jget(a->adapter, "fw_config")))
+	if (has_params(hwc_q_get(a->adapter, "fw_config")))
 		not_active(x, b, a, pending);
 	json_t *intent = intent_state(x, a);
 	bool consistent = json_array_size(pending) == 0 &&

@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "core/query.h"
 #include "rules/rules.h"
 
 static const char *port_name(struct hwc_arena *a, const json_t *p)
@@ -54,7 +55,7 @@ json_t *hwc_merge_roce(json_t *const *docs, const char *const *hosts, size_t n)
 		for (size_t h = 0; values && h < n; h++) {
 			size_t i;
 			const json_t *p;
-			json_array_foreach(hwc_jget(hwc_jget(hwc_jget(docs[h], "facts"), "roce"), "ports"), i, p) {
+			json_array_foreach(hwc_q_at(docs[h], "facts.roce.ports"), i, p) {
 				const json_t *v = port_value(p, keys[k]);
 				if (v)
 					add_value(values, a, v, hosts[h], port_name(a, p));
@@ -82,15 +83,15 @@ void hwc_merge_roce_text(FILE *out, const json_t *roce)
 	bool any = false;
 	fputs("\nRoCE settings across the fleet's ports:", out);
 	json_array_foreach(roce, i, r) {
-		if (!json_is_true(hwc_jget(r, "spread")))
+		if (!json_is_true(hwc_q_get(r, "spread")))
 			continue;
-		fprintf(out, "%s  %s DIFFERS:", any ? "" : "\n", hwc_jstr(r, "key"));
+		fprintf(out, "%s  %s DIFFERS:", any ? "" : "\n", hwc_q_string(r, "key"));
 		any = true;
-		json_array_foreach(hwc_jget(r, "values"), k, v) {
-			long long np = (long long)json_integer_value(hwc_jget(v, "ports"));
-			fprintf(out, "%s %s (%lld port%s", k ? " |" : "", hwc_jstr(v, "shown"), np, np == 1 ? "" : "s");
-			json_array_foreach(hwc_jget(v, "where"), w, where) if (np <= 3) fprintf(out, "%s%s %s", w ? ", " : ": ",
-				hwc_jstr(where, "host"), hwc_jstr(where, "port"));
+		json_array_foreach(hwc_q_get(r, "values"), k, v) {
+			long long np = (long long)json_integer_value(hwc_q_get(v, "ports"));
+			fprintf(out, "%s %s (%lld port%s", k ? " |" : "", hwc_q_string(v, "shown"), np, np == 1 ? "" : "s");
+			json_array_foreach(hwc_q_get(v, "where"), w, where) if (np <= 3) fprintf(out, "%s%s %s", w ? ", " : ": ",
+				hwc_q_string(where, "host"), hwc_q_string(where, "port"));
 			fputc(')', out);
 		}
 		fputc('\n', out);

@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "cli/diff.h"
 #include "core/output.h"
+#include "core/query.h"
 
 struct sample {
 	char *labels; /* `{k="v",...}` or "" */
@@ -132,8 +133,8 @@ static const json_t *pci_device(const json_t *facts, const char *bdf)
 {
 	size_t i;
 	const json_t *d;
-	json_array_foreach(hwc_jget(hwc_jget(facts, "pci"), "devices"), i, d)
-		if (bdf && hwc_jstr(d, "bdf") && strcmp(hwc_jstr(d, "bdf"), bdf) == 0)
+	json_array_foreach(hwc_q_get(hwc_q_get(facts, "pci"), "devices"), i, d)
+		if (bdf && hwc_q_string(d, "bdf") && strcmp(hwc_q_string(d, "bdf"), bdf) == 0)
 			return d;
 	return NULL;
 }
@@ -145,11 +146,11 @@ static const char *card_of(const json_t *facts, const char *bdf)
 	const json_t *ad, *fn;
 	if (!bdf)
 		return NULL;
-	json_array_foreach(hwc_jget(hwc_jget(facts, "mlx"), "adapters"), i, ad) {
-		const char *card = hwc_jstr(ad, "bdf");
+	json_array_foreach(hwc_q_get(hwc_q_get(facts, "mlx"), "adapters"), i, ad) {
+		const char *card = hwc_q_string(ad, "bdf");
 		if (card && strcmp(card, bdf) == 0)
 			return card;
-		json_array_foreach(hwc_jget(ad, "functions"), k, fn)
+		json_array_foreach(hwc_q_get(ad, "functions"), k, fn)
 			if (json_string_value(fn) && strcmp(json_string_value(fn), bdf) == 0)
 				return card;
 	}
@@ -159,7 +160,7 @@ static const char *card_of(const json_t *facts, const char *bdf)
 /* A card sensor that is not the ASIC: a transceiver module has its own limits. */
 static bool module_sensor(const json_t *s)
 {
-	const char *label = hwc_jstr(s, "label");
+	const char *label = hwc_q_string(s, "label");
 	return label && strncasecmp(label, "module", 6) == 0;
 }
 
@@ -171,10 +172,10 @@ static void card_temperature(struct prom *p, const json_t *facts, const json_t *
 {
 	size_t i;
 	const json_t *s;
-	const json_t *best = hwc_jget(hwc_jget(ad, "registers"), "temp_mdegc");
-	json_array_foreach(hwc_jget(hwc_jget(facts, "thermal"), "sensors"), i, s) {
-		const char *card = card_of(facts, hwc_jstr(s, "bdf"));
-		const json_t *t = hwc_jget(s, "temp_mdegc");
+	const json_t *best = hwc_q_get(hwc_q_get(ad, "registers"), "temp_mdegc");
+	json_array_foreach(hwc_q_get(hwc_q_get(facts, "thermal"), "sensors"), i, s) {
+		const char *card = card_of(facts, hwc_q_string(s, "bdf"));
+		const json_t *t = hwc_q_get(s, "temp_mdegc");
 		if (!card || strcmp(card, cl[1]) != 0 || module_sensor(s) || !json_is_number(t))
 			continue;
 		if (!json_is_number(best) || json_number_value(t) > json_number_value(best))
@@ -189,33 +190,33 @@ static void adapters(struct prom *p, const json_t *facts)
 {
 	size_t i, k;
 	const json_t *ad, *port;
-	json_array_foreach(hwc_jget(hwc_jget(facts, "mlx"), "adapters"), i, ad) {
-		const char *card = hwc_jstr(ad, "bdf");
+	json_array_foreach(hwc_q_get(hwc_q_get(facts, "mlx"), "adapters"), i, ad) {
+		const char *card = hwc_q_string(ad, "bdf");
 		if (!card)
 			continue;
-		const char *info[] = {"card", card, "product", hwc_jstr(ad, "product"), "fw_version",
-				      hwc_jstr(ad, "fw_version"), "psid", hwc_jstr(ad, "psid"), "serial_number",
-				      hwc_jstr(ad, "serial_number"), NULL};
+		const char *info[] = {"card", card, "product", hwc_q_string(ad, "product"), "fw_version",
+				      hwc_q_string(ad, "fw_version"), "psid", hwc_q_string(ad, "psid"), "serial_number",
+				      hwc_q_string(ad, "serial_number"), NULL};
 		add(p, F_ADAPTER, 1, info);
 		const char *cl[] = {"card", card, NULL};
-		const json_t *d = pci_device(facts, card), *l = hwc_jget(d, "link");
-		add_num(p, F_LINK_SPEED, hwc_jget(l, "speed_gts"), 1, cl);
-		add_num(p, F_LINK_WIDTH, hwc_jget(l, "width"), 1, cl);
-		add_num(p, F_LINK_CAP_SPEED, hwc_jget(l, "cap_speed_gts"), 1, cl);
-		add_num(p, F_LINK_CAP_WIDTH, hwc_jget(l, "cap_width"), 1, cl);
-		add_num(p, F_BOTTLENECK, hwc_jget(hwc_jget(d, "path_bottleneck"), "gbps"), 1, cl);
-		json_array_foreach(hwc_jget(ad, "ports"), k, port) {
+		const json_t *d = pci_device(facts, card), *l = hwc_q_get(d, "link");
+		add_num(p, F_LINK_SPEED, hwc_q_get(l, "speed_gts"), 1, cl);
+		add_num(p, F_LINK_WIDTH, hwc_q_get(l, "width"), 1, cl);
+		add_num(p, F_LINK_CAP_SPEED, hwc_q_get(l, "cap_speed_gts"), 1, cl);
+		add_num(p, F_LINK_CAP_WIDTH, hwc_q_get(l, "cap_width"), 1, cl);
+		add_num(p, F_BOTTLENECK, hwc_q_get(hwc_q_get(d, "path_bottleneck"), "gbps"), 1, cl);
+		json_array_foreach(hwc_q_get(ad, "ports"), k, port) {
 			char pn[32];
-			const json_t *num = hwc_jget(port, "port");
+			const json_t *num = hwc_q_get(port, "port");
 			if (!json_is_integer(num))
 				continue;
 			snprintf(pn, sizeof(pn), "%lld", (long long)json_integer_value(num));
-			const char *pl[] = {"card", card, "rdma_device", hwc_jstr(port, "rdma_device"), "port",
+			const char *pl[] = {"card", card, "rdma_device", hwc_q_string(port, "rdma_device"), "port",
 					    pn, NULL};
-			const char *st = hwc_jstr(port, "state");
+			const char *st = hwc_q_string(port, "state");
 			if (st)
 				add(p, F_PORT_UP, strcasestr(st, "active") && !strcasestr(st, "inactive") ? 1 : 0, pl);
-			add_num(p, F_PORT_RATE, hwc_jget(port, "rate_gbps"), 1, pl);
+			add_num(p, F_PORT_RATE, hwc_q_get(port, "rate_gbps"), 1, pl);
 		}
 		card_temperature(p, facts, ad, cl);
 	}
@@ -225,31 +226,31 @@ static void sensors_and_probe(struct prom *p, const json_t *facts)
 {
 	size_t i;
 	const json_t *s;
-	json_array_foreach(hwc_jget(hwc_jget(facts, "thermal"), "sensors"), i, s) {
-		const char *card = card_of(facts, hwc_jstr(s, "bdf"));
+	json_array_foreach(hwc_q_get(hwc_q_get(facts, "thermal"), "sensors"), i, s) {
+		const char *card = card_of(facts, hwc_q_string(s, "bdf"));
 		if (card && !module_sensor(s))
 			continue; /* the card's ASIC: hwcheck_card_temperature_celsius */
 		/* a device that is not a card (an NVMe drive...) is told apart by its address */
-		const char *dev = card ? NULL : hwc_jstr(s, "bdf");
+		const char *dev = card ? NULL : hwc_q_string(s, "bdf");
 		const char *tl[] = {"card", card, "device", dev, "chip",
-				    hwc_jstr(s, "chip") ? hwc_jstr(s, "chip") : "", "label",
-				    hwc_jstr(s, "label") ? hwc_jstr(s, "label") : "", "source", hwc_jstr(s, "source"),
+				    hwc_q_string(s, "chip") ? hwc_q_string(s, "chip") : "", "label",
+				    hwc_q_string(s, "label") ? hwc_q_string(s, "label") : "", "source", hwc_q_string(s, "source"),
 				    NULL};
-		add_num(p, F_TEMP, hwc_jget(s, "temp_mdegc"), 0.001, tl);
+		add_num(p, F_TEMP, hwc_q_get(s, "temp_mdegc"), 0.001, tl);
 	}
 	const json_t *r;
-	json_array_foreach(hwc_jget(hwc_jget(facts, "probe"), "results"), i, r) {
+	json_array_foreach(hwc_q_get(hwc_q_get(facts, "probe"), "results"), i, r) {
 		char port[32] = "", msg[32] = "", qps[32] = "";
-		if (json_is_integer(hwc_jget(r, "port")))
-			snprintf(port, sizeof(port), "%lld", (long long)json_integer_value(hwc_jget(r, "port")));
-		if (json_is_integer(hwc_jget(r, "msg_bytes")))
-			snprintf(msg, sizeof(msg), "%lld", (long long)json_integer_value(hwc_jget(r, "msg_bytes")));
-		if (json_is_integer(hwc_jget(r, "qps")))
-			snprintf(qps, sizeof(qps), "%lld", (long long)json_integer_value(hwc_jget(r, "qps")));
-		const char *pl[] = {"card", card_of(facts, hwc_jstr(r, "bdf")), "rdma_device",
-				    hwc_jstr(r, "rdma_device"), "port", port, "op", hwc_jstr(r, "op"), "mode",
-				    hwc_jstr(r, "mode"), "msg_bytes", msg, "qps", qps, NULL};
-		add_num(p, F_PROBE, hwc_jget(r, "gbps"), 1, pl);
+		if (json_is_integer(hwc_q_get(r, "port")))
+			snprintf(port, sizeof(port), "%lld", (long long)json_integer_value(hwc_q_get(r, "port")));
+		if (json_is_integer(hwc_q_get(r, "msg_bytes")))
+			snprintf(msg, sizeof(msg), "%lld", (long long)json_integer_value(hwc_q_get(r, "msg_bytes")));
+		if (json_is_integer(hwc_q_get(r, "qps")))
+			snprintf(qps, sizeof(qps), "%lld", (long long)json_integer_value(hwc_q_get(r, "qps")));
+		const char *pl[] = {"card", card_of(facts, hwc_q_string(r, "bdf")), "rdma_device",
+				    hwc_q_string(r, "rdma_device"), "port", port, "op", hwc_q_string(r, "op"), "mode",
+				    hwc_q_string(r, "mode"), "msg_bytes", msg, "qps", qps, NULL};
+		add_num(p, F_PROBE, hwc_q_get(r, "gbps"), 1, pl);
 	}
 }
 

@@ -131,7 +131,7 @@ static void required_eval(const json_t *facts, const struct hwc_profile *p, stru
 			continue;
 		struct exp_ud u = {.a = a, .out = out, .rule = rule, .id = rule->id, .fact = s,
 				   .desc = "a fact the profile requires"};
-		fv_walk(facts, s, a, on_required, &u);
+		hwc_q_walk(facts, s, a, on_required, &u);
 	}
 }
 
@@ -159,7 +159,7 @@ void hwc_expectations_eval(const json_t *facts, const struct hwc_profile *p, str
 		u.sev = s >= 0 ? (enum hwc_severity)s : rsev;
 		if (!u.fact || !u.op)
 			continue;
-		fv_walk(facts, u.fact, a, on_value, &u);
+		hwc_q_walk(facts, u.fact, a, on_value, &u);
 	}
 }
 

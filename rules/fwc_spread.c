@@ -2,6 +2,7 @@
 /* Identical cards configured differently: the performance parameters of the firmware
  * configuration (mstconfig) compared between cards of one product, in one host (the rule
  * MLX_FW_CONFIG_INCONSISTENT) or across hosts (`hwcheck merge`). */
+#include <stdio.h>
 #include <string.h>
 
 #include "rules/rules-int.h"
@@ -44,6 +45,46 @@ static const char *product_key(const json_t *ad)
 	return k ? k : json_string_value(json_object_get(ad, "part_number"));
 }
 
+void hwc_fwc_value_text(const json_t *v, char *buf, size_t bufsz)
+{
+	if (json_is_string(v))
+		snprintf(buf, bufsz, "%s", json_string_value(v));
+	else if (json_is_integer(v))
+		snprintf(buf, bufsz, "%lld", (long long)json_integer_value(v));
+	else if (json_is_boolean(v))
+		snprintf(buf, bufsz, "%s", json_is_true(v) ? "True" : "False");
+	else
+		snprintf(buf, bufsz, "%g", json_number_value(v));
+}
+
+json_t *hwc_fwc_vote(json_t *tally, const char *text, json_t *where)
+{
+	json_t *e = json_object_get(tally, text);
+	if (!e) {
+		e = json_pack("{s:s, s:I, s:[]}", "value", text, "cards", (json_int_t)0, "where");
+		json_object_set_new(tally, text, e);
+	}
+	json_object_set_new(e, "cards", json_integer(json_integer_value(json_object_get(e, "cards")) + 1));
+	if (where)
+		json_array_append_new(json_object_get(e, "where"), where);
+	return e;
+}
+
+const json_t *hwc_fwc_top(const json_t *tally, bool *tie)
+{
+	const char *v;
+	json_t *e, *best = NULL;
+	*tie = false;
+	json_object_foreach((json_t *)tally, v, e) {
+		json_int_t n = json_integer_value(json_object_get(e, "cards"));
+		json_int_t bn = best ? json_integer_value(json_object_get(best, "cards")) : -1;
+		*tie = n == bn ? true : n > bn ? false : *tie;
+		if (n > bn)
+			best = e;
+	}
+	return best;
+}
+
 /* A parameter's value on a card: 1 with its text, 0 when the firmware does not offer it, -1
  * when it is unknown (the reason in *why). */
 static int param_value(const json_t *ad, const char *name, char *buf, size_t bufsz,
@@ -74,14 +115,7 @@ static int param_value(const json_t *ad, const char *name, char *buf, size_t buf
 		*why = st;
 		return -1;
 	}
-	if (json_is_string(v))
-		snprintf(buf, bufsz, "%s", json_string_value(v));
-	else if (json_is_integer(v))
-		snprintf(buf, bufsz, "%lld", (long long)json_integer_value(v));
-	else if (json_is_boolean(v))
-		snprintf(buf, bufsz, "%s", json_is_true(v) ? "True" : "False");
-	else
-		snprintf(buf, bufsz, "%g", json_number_value(v));
+	hwc_fwc_value_text(v, buf, bufsz);
 	return 1;
 }
 
@@ -114,13 +148,7 @@ static void tally(const json_t *cards, const char *key, const char *name, json_t
 			json_array_append_new(unknown, w);
 			continue;
 		}
-		json_t *e = json_object_get(values, buf);
-		if (!e) {
-			e = json_pack("{s:s, s:I, s:[]}", "value", buf, "cards", (json_int_t)0, "where");
-			json_object_set_new(values, buf, e);
-		}
-		json_object_set_new(e, "cards", json_integer(json_integer_value(json_object_get(e, "cards")) + 1));
-		json_array_append_new(json_object_get(e, "where"), w);
+		hwc_fwc_vote(values, buf, w);
 	}
 }
 
@@ -136,16 +164,10 @@ static json_t *spread_one(const json_t *cards, const char *key, const struct hwc
 		json_decref(unknown);
 		return NULL;
 	}
+	bool tie;
+	const json_t *best = hwc_fwc_top(values, &tie);
 	const char *v;
-	json_t *e, *best = NULL;
-	bool tie = false;
-	json_object_foreach(values, v, e) {
-		json_int_t n = json_integer_value(json_object_get(e, "cards"));
-		json_int_t bn = best ? json_integer_value(json_object_get(best, "cards")) : -1;
-		tie = n == bn ? true : n > bn ? false : tie;
-		if (n > bn)
-			best = e;
-	}
+	json_t *e;
 	json_t *vl = json_array(), *minority = json_array();
 	json_int_t total = 0;
 	json_object_foreach(values, v, e) {

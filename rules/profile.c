@@ -321,7 +321,7 @@ static bool date_ok(const char *s)
 	return d >= 1 && d <= mdays[m - 1] + (m == 2 && leap);
 }
 
-/* A fact path the walker (rules/facts_view.c) can evaluate: KEY or KEY[] joined by dots, a key
+/* A fact path the walker (core/query.c) can evaluate: KEY or KEY[] joined by dots, a key
  * of 1 to 127 letters, digits or _. "netdevs[][]", "a[0]", "a." or "[].b" would match nothing,
  * ever, so the expectation would silently never run. */
 static bool fact_path_ok(const char *s)
@@ -1017,7 +1017,7 @@ static const char *unused_in(const json_t *doc, const json_t *facts, const json_
 	const char *nd = json_string_value(json_object_get(port, "netdev"));
 	const char *rd = json_string_value(json_object_get(port, "rdma_device"));
 	const json_t *pn = json_object_get(port, "port");
-	const char *fn = fv_port_function(facts, adapter, port);
+	const char *fn = hwc_q_port_function(facts, adapter, port);
 	size_t i;
 	const json_t *e;
 	json_array_foreach(json_object_get(doc, "unused_ports"), i, e) {

@@ -44,7 +44,7 @@ static void scan(const json_t *v, const char *path, struct tally *t, struct hwc_
 		size_t i;
 		const json_t *e;
 		json_array_foreach(v, i, e) {
-			const char *k = json_is_object(e) ? fv_elem_key(e, a) : NULL;
+			const char *k = json_is_object(e) ? hwc_q_elem_key(e, a) : NULL;
 			scan(e, k ? hwc_arena_printf(a, "%s[%s]", path, k) : hwc_arena_printf(a, "%s[%zu]", path, i), t, a, tools);
 		}
 	}

@@ -106,7 +106,7 @@ static const char *image_str(struct hwc_rule_ctx *c, const json_t *im, const cha
 			     const char *bdf)
 {
 	const char *v, *why;
-	if (fv_str(im, key, &v, &why, c->a))
+	if (hwc_q_find_str(im, key, &v, &why, c->a))
 		return v;
 	hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "mlx.fw_image.%s", key), why,
 			 "checking the image against the card");
@@ -119,7 +119,7 @@ static void eval_image_psid(struct hwc_rule_ctx *c)
 	size_t i;
 	if (!im)
 		return;
-	json_array_foreach(fv_adapters(c->facts), i, ad) {
+	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
 		const char *bdf = bdf_of(ad), *ip, *cp;
 		if (!(ip = image_str(c, im, "psid", bdf)) ||
 		    !need_str(c, bdf, ad, fv_adapter_path(c, bdf), "psid", &cp) || !strcmp(ip, cp))
@@ -141,7 +141,7 @@ static void eval_image_older(struct hwc_rule_ctx *c)
 	size_t i;
 	if (!im)
 		return;
-	json_array_foreach(fv_adapters(c->facts), i, ad) {
+	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
 		const char *bdf = bdf_of(ad), *iv, *run;
 		if (!(iv = image_str(c, im, "fw_version", bdf)) ||
 		    !need_str(c, bdf, ad, fv_adapter_path(c, bdf), "fw_version", &run))
@@ -181,7 +181,7 @@ static void eval_image_allowed(struct hwc_rule_ctx *c)
 	size_t i;
 	if (!im)
 		return;
-	json_array_foreach(fv_adapters(c->facts), i, ad) {
+	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
 		const json_t *allowed = json_object_get(hwc_profile_product(c->prof, ad), "allowed_fw");
 		const char *bdf = bdf_of(ad), *iv;
 		if (!json_is_array(allowed) || !(iv = image_str(c, im, "fw_version", bdf)))
@@ -246,11 +246,11 @@ static void eval_at_risk(struct hwc_rule_ctx *c)
 	size_t i;
 	if (!image_of(c->facts))
 		return;
-	json_array_foreach(fv_adapters(c->facts), i, ad) {
+	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
 		const char *bdf = bdf_of(ad);
 		const json_t *list;
 		const char *why;
-		if (!fv_lookup(ad, "fw_at_risk", &list, &why, c->a)) {
+		if (!hwc_q_find(ad, "fw_at_risk", &list, &why, c->a)) {
 			hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.fw_at_risk", fv_adapter_path(c, bdf)), why,
 					 "what the update could undo");
 			continue;
@@ -283,7 +283,7 @@ static void intent_one(struct hwc_rule_ctx *c, const json_t *ad, const char *nam
 	const char *bdf = bdf_of(ad), *why;
 	const json_t *p;
 	const char *path = hwc_arena_printf(c->a, "%s.fw_config.%s", fv_adapter_path(c, bdf), name);
-	if (!fv_lookup(ad, hwc_arena_printf(c->a, "fw_config.%s", name), &p, &why, c->a) || !json_is_object(p)) {
+	if (!hwc_q_find(ad, hwc_arena_printf(c->a, "fw_config.%s", name), &p, &why, c->a) || !json_is_object(p)) {
 		hwc_rule_unknown(c, bdf, path, why, "the profile's intended configuration");
 		return;
 	}
@@ -309,7 +309,7 @@ static void eval_intent(struct hwc_rule_ctx *c)
 {
 	const json_t *ad;
 	size_t i;
-	json_array_foreach(fv_adapters(c->facts), i, ad) {
+	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
 		const json_t *want = hwc_profile_fw_intent(c->prof, ad), *v;
 		const char *name;
 		json_object_foreach((json_t *)want, name, v) intent_one(c, ad, name, v);

@@ -33,8 +33,8 @@ static void eval_x2apic(struct hwc_rule_ctx *c)
 	const json_t *host = json_object_get(c->facts, "host");
 	bool sup, en;
 	const char *why;
-	if (!fv_bool(host, "x2apic.supported", &sup, &why, c->a) &&
-	    !fv_bool(host, "cpu.flags_x2apic", &sup, &why, c->a)) {
+	if (!hwc_q_find_bool(host, "x2apic.supported", &sup, &why, c->a) &&
+	    !hwc_q_find_bool(host, "cpu.flags_x2apic", &sup, &why, c->a)) {
 		hwc_rule_unknown(c, "host", "host.x2apic.supported", why, NULL);
 		return;
 	}
@@ -78,7 +78,7 @@ static void eval_powersave(struct hwc_rule_ctx *c)
 	const char *gov, *drv = json_string_value(json_object_get(pw, "cpufreq_driver"));
 	const char *epp = json_string_value(json_object_get(pw, "energy_perf_preference"));
 	const char *why;
-	if (!fv_str(host, "power.governor", &gov, &why, c->a)) {
+	if (!hwc_q_find_str(host, "power.governor", &gov, &why, c->a)) {
 		/* no cpufreq at all (VMs, some BIOS modes): the OS does not scale frequency */
 		if (!strncmp(why, "absent", 6))
 			return;
@@ -106,7 +106,7 @@ static void eval_cstates(struct hwc_rule_ctx *c)
 	const json_t *cs;
 	const char *why;
 	double max = hwc_profile_threshold(c->prof, HWC_T_CSTATE_MAX_LATENCY_US);
-	if (!fv_lookup(host, "power.cstates", &cs, &why, c->a)) {
+	if (!hwc_q_find(host, "power.cstates", &cs, &why, c->a)) {
 		if (!strncmp(why, "absent", 6))
 			return; /* no cpuidle: nothing deep to enter */
 		hwc_rule_unknown(c, "host", "host.power.cstates", why, NULL);
@@ -168,9 +168,9 @@ static void eval_irq_far(struct hwc_rule_ctx *c)
 {
 	size_t i;
 	const json_t *ad;
-	json_array_foreach(fv_adapters(c->facts), i, ad) {
+	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
 		const json_t *nds[32];
-		size_t n = fv_adapter_netdevs(c->facts, ad, nds, 32);
+		size_t n = hwc_q_adapter_netdevs(c->facts, ad, nds, 32);
 		for (size_t k = 0; k < n; k++) {
 			const char *name = json_string_value(json_object_get(nds[k], "name"));
 			const char *base = fv_netdev_path(c, name);
@@ -201,16 +201,16 @@ static void eval_numa_missing(struct hwc_rule_ctx *c)
 	const json_t *nodes = json_object_get(json_object_get(json_object_get(c->facts, "host"), "numa"), "nodes");
 	size_t i;
 	const json_t *ad;
-	json_array_foreach(fv_adapters(c->facts), i, ad) {
+	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
 		const char *bdf = json_string_value(json_object_get(ad, "bdf"));
-		const json_t *dev = fv_pci_dev(c->facts, bdf);
+		const json_t *dev = hwc_q_pci_dev(c->facts, bdf);
 		double node;
 		if (!need_num(c, bdf, dev, fv_pci_path(c, bdf), "numa_node", &node) || node >= 0)
 			continue;
 		if (!json_is_array(nodes)) {
 			const json_t *v;
 			const char *why;
-			fv_lookup(c->facts, "host.numa.nodes", &v, &why, c->a);
+			hwc_q_find(c->facts, "host.numa.nodes", &v, &why, c->a);
 			hwc_rule_unknown(c, bdf, "host.numa.nodes", why, "whether the host has more than one NUMA node");
 			continue;
 		}

@@ -9,7 +9,7 @@
 static double uptime_h(struct hwc_rule_ctx *c, const char **why)
 {
 	double s = 0;
-	if (!fv_num(c->facts, "host.kernel.uptime_s", &s, why, c->a) || s <= 0) {
+	if (!hwc_q_find_num(c->facts, "host.kernel.uptime_s", &s, why, c->a) || s <= 0) {
 		if (s <= 0 && !*why)
 			*why = "invalid: uptime 0";
 		return 0;
@@ -28,7 +28,7 @@ static const char *rate_text(struct hwc_rule_ctx *c, double n, double hours)
 /* The RDMA ports of every adapter whose link layer is InfiniBand (RoCE ports are judged by
  * their netdev's PHY counters, so that one wire gives one finding). */
 #define FOR_IB_PORTS(c, i, ad, j, p)                                                               \
-	json_array_foreach(fv_adapters((c)->facts), i, ad) json_array_foreach(                     \
+	json_array_foreach(hwc_q_adapters((c)->facts), i, ad) json_array_foreach(                     \
 		json_object_get(ad, "ports"), j, p) if (is_ib(p))
 
 static bool is_ib(const json_t *p)
@@ -74,7 +74,7 @@ static void symbol_netdevs(struct hwc_rule_ctx *c, double hours, const char *upw
 		hwc_evidence_add(fd, c->a, "host.kernel.uptime_s", hours > 0 ? fv_fmt_num(c->a, hours * 3600) : upwhy, NULL);
 		double cb;
 		const char *w;
-		if (fv_num(nd, "counters.rx_corrected_bits_phy", &cb, &w, c->a))
+		if (hwc_q_find_num(nd, "counters.rx_corrected_bits_phy", &cb, &w, c->a))
 			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.rx_corrected_bits_phy", base), fv_fmt_num(c->a, cb), NULL);
 	}
 }
@@ -121,8 +121,8 @@ static void flaps_netdevs(struct hwc_rule_ctx *c, double max)
 		const char *base = fv_netdev_path(c, name);
 		double phy = 0, ups = 0;
 		const char *w1 = NULL, *w2 = NULL;
-		int k1 = fv_num(nd, "counters.link_down_events_phy", &phy, &w1, c->a);
-		int k2 = fv_num(nd, "link.carrier_up_count", &ups, &w2, c->a);
+		int k1 = hwc_q_find_num(nd, "counters.link_down_events_phy", &phy, &w1, c->a);
+		int k2 = hwc_q_find_num(nd, "link.carrier_up_count", &ups, &w2, c->a);
 		if (!k1 && !k2) {
 			hwc_rule_unknown(c, name, hwc_arena_printf(c->a, "%s.counters.link_down_events_phy", base), w1,
 					 "whether the link went down since boot");
@@ -208,7 +208,7 @@ static double fec_limit(const char *fec, const char **src)
 
 /* Every mlx port that mstlink answered for (without the tool the BER is not known: silent). */
 #define FOR_PHY_PORTS(c, i, ad, j, p)                                                              \
-	json_array_foreach(fv_adapters((c)->facts), i, ad) json_array_foreach(                     \
+	json_array_foreach(hwc_q_adapters((c)->facts), i, ad) json_array_foreach(                     \
 		json_object_get(ad, "ports"), j, p) if (json_is_string(json_object_get(json_object_get(p, "phy"), "source")))
 
 static void eval_raw_ber(struct hwc_rule_ctx *c)
@@ -267,7 +267,7 @@ static void eval_fec_mode(struct hwc_rule_ctx *c)
 		const char *name = json_string_value(json_object_get(nd, "name"));
 		const char *base = fv_netdev_path(c, name), *why, *fec;
 		double mbps;
-		if (!fv_num(nd, "speed_mbps", &mbps, &why, c->a) || !fec_needed(mbps))
+		if (!hwc_q_find_num(nd, "speed_mbps", &mbps, &why, c->a) || !fec_needed(mbps))
 			continue; /* no link or a rate without FEC: nothing to judge */
 		if (!need_str(c, name, nd, base, "link.fec.active", &fec))
 			continue;
@@ -372,12 +372,12 @@ static void eval_kernel_events(struct hwc_rule_ctx *c)
 {
 	size_t i;
 	const json_t *ad;
-	json_array_foreach(fv_adapters(c->facts), i, ad) {
+	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
 		const char *bdf = json_string_value(json_object_get(ad, "bdf"));
 		const char *base = fv_adapter_path(c, bdf);
 		const json_t *v;
 		const char *why;
-		if (!fv_lookup(ad, "kernel_events", &v, &why, c->a) || !json_is_array(v)) {
+		if (!hwc_q_find(ad, "kernel_events", &v, &why, c->a) || !json_is_array(v)) {
 			hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.kernel_events", base), why,
 					 "whether the kernel logged mlx5 faults since boot");
 			continue;

@@ -44,7 +44,7 @@ static void wr_ordering_expected(struct hwc_rule_ctx *c, const char *want)
 {
 	size_t i;
 	const json_t *ad, *v;
-	json_array_foreach(fv_adapters(c->facts), i, ad) {
+	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
 		const char *bdf = bdf_of(ad);
 		if (hwc_fwc_current(c, ad, "PCI_WR_ORDERING", &v) <= 0 || wo_is(v, want))
 			continue;
@@ -60,7 +60,7 @@ static void wr_ordering_storage(struct hwc_rule_ctx *c, const char *role, const 
 {
 	size_t i;
 	const json_t *ad, *v;
-	json_array_foreach(fv_adapters(c->facts), i, ad) {
+	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
 		const char *bdf = bdf_of(ad);
 		if (hwc_fwc_current(c, ad, "PCI_WR_ORDERING", &v) <= 0 || !wo_is(v, "per_mkey"))
 			continue;
@@ -80,7 +80,7 @@ static void wr_ordering_undecided(struct hwc_rule_ctx *c, const char *vendor)
 	const json_t *ad, *v;
 	const char *list = "", *first = NULL;
 	json_t *pm = json_array();
-	json_array_foreach(fv_adapters(c->facts), i, ad) {
+	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
 		if (hwc_fwc_current(c, ad, "PCI_WR_ORDERING", &v) <= 0)
 			continue;
 		if (!wo_is(v, "per_mkey")) {
@@ -113,7 +113,7 @@ static void eval_wr_ordering(struct hwc_rule_ctx *c)
 	const char *vendor = NULL, *why = NULL;
 	const char *want = hwc_profile_host_str(c->prof, "pci_wr_ordering");
 	const char *role = hwc_profile_host_str(c->prof, "role");
-	if (!json_array_size(fv_adapters(c->facts)))
+	if (!json_array_size(hwc_q_adapters(c->facts)))
 		return;
 	if (want && strcmp(want, "any") != 0) {
 		wr_ordering_expected(c, want);
@@ -122,10 +122,10 @@ static void eval_wr_ordering(struct hwc_rule_ctx *c)
 	if (role && !strcmp(role, "gpu_compute"))
 		return; /* per_mkey is what NCCL nodes run; consistency is MLX_FW_CONFIG_INCONSISTENT's */
 	/* the host first: on Intel the parameter does not matter, so no unknown for it either */
-	if (!fv_str(c->facts, "host.cpu.vendor", &vendor, &why, c->a)) {
+	if (!hwc_q_find_str(c->facts, "host.cpu.vendor", &vendor, &why, c->a)) {
 		size_t i;
 		const json_t *ad, *v;
-		json_array_foreach(fv_adapters(c->facts), i, ad) {
+		json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
 			if (hwc_fwc_current(c, ad, "PCI_WR_ORDERING", &v) > 0 && wo_is(v, "per_mkey"))
 				hwc_rule_unknown(c, bdf_of(ad), "host.cpu.vendor", why, "whether the host is AMD");
 		}
@@ -152,13 +152,13 @@ static void fwc_unknown_cards(struct hwc_rule_ctx *c)
 {
 	size_t i, k;
 	const json_t *ad, *o;
-	json_array_foreach(fv_adapters(c->facts), i, ad) {
+	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
 		const char *key = product_of(ad), *why;
 		const json_t *fc;
 		size_t peers = 0;
-		if (!key || (fv_lookup(ad, "fw_config", &fc, &why, c->a) && json_is_object(fc)))
+		if (!key || (hwc_q_find(ad, "fw_config", &fc, &why, c->a) && json_is_object(fc)))
 			continue;
-		json_array_foreach(fv_adapters(c->facts), k, o) peers += product_of(o) && !strcmp(product_of(o), key) && o != ad;
+		json_array_foreach(hwc_q_adapters(c->facts), k, o) peers += product_of(o) && !strcmp(product_of(o), key) && o != ad;
 		if (peers)
 			hwc_rule_unknown(c, bdf_of(ad), hwc_arena_printf(c->a, "%s.fw_config", fv_adapter_path(c, bdf_of(ad))), why,
 					 hwc_arena_printf(c->a, "comparing its firmware configuration with %zu identical card%s", peers, peers == 1 ? "" : "s"));
@@ -223,7 +223,7 @@ static void fwc_emit(struct hwc_rule_ctx *c, const json_t *g)
 	}
 	json_array_foreach(json_object_get(g, "unknown"), i, m) {
 		const char *bdf = json_string_value(json_object_get(m, "card"));
-		const json_t *ad = fv_adapter_of(c->facts, bdf);
+		const json_t *ad = hwc_q_adapter_of(c->facts, bdf);
 		if (!json_is_object(json_object_get(ad, "fw_config")))
 			continue; /* said once by fwc_unknown_cards */
 		hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.fw_config.%s", fv_adapter_path(c, bdf), param),
@@ -236,7 +236,7 @@ static void eval_fwc_inconsistent(struct hwc_rule_ctx *c)
 	json_t *cards = json_array();
 	size_t i;
 	const json_t *ad, *g;
-	json_array_foreach(fv_adapters(c->facts), i, ad) json_array_append_new(cards, json_pack("{s:O}", "adapter", (json_t *)ad));
+	json_array_foreach(hwc_q_adapters(c->facts), i, ad) json_array_append_new(cards, json_pack("{s:O}", "adapter", (json_t *)ad));
 	fwc_unknown_cards(c);
 	json_t *sp = hwc_fwc_spread(cards);
 	json_array_foreach(sp, i, g) fwc_emit(c, g);
@@ -254,12 +254,12 @@ static void eval_power_limiter(struct hwc_rule_ctx *c)
 {
 	size_t i;
 	const json_t *ad;
-	json_array_foreach(fv_adapters(c->facts), i, ad) {
+	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
 		const char *bdf = bdf_of(ad);
 		const json_t *st;
 		const char *why;
 		const char *base = fv_adapter_path(c, bdf);
-		if (!fv_lookup(ad, "registers.power_status", &st, &why, c->a)) {
+		if (!hwc_q_find(ad, "registers.power_status", &st, &why, c->a)) {
 			hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.registers.power_status", base), why, NULL);
 			continue;
 		}
@@ -271,7 +271,7 @@ static void eval_power_limiter(struct hwc_rule_ctx *c)
 			continue;
 		if (r == 1 && hwc_fwc_true(dis))
 			continue; /* limiter off: PCIE_SLOT_POWER_LOW speaks for the slot */
-		const json_t *dev = fv_pci_dev(c->facts, bdf);
+		const json_t *dev = hwc_q_pci_dev(c->facts, bdf);
 		const json_t *adv = json_object_get(dev, "slot_power_limit_w");
 		const json_t *pw = json_object_get(json_object_get(ad, "registers"), "pci_power_w");
 		struct hwc_finding *fd = hwc_rule_emit(
@@ -315,11 +315,11 @@ static const struct hwc_finding *pending_regression(struct hwc_rule_ctx *c, cons
 	struct hwc_findings now = {0}, then = {0};
 	card_findings(c, c->facts, &now);
 	card_findings(c, after, &then);
-	const json_t *after_ad = fv_adapter_of(after, bdf_of(ad));
+	const json_t *after_ad = hwc_q_adapter_of(after, bdf_of(ad));
 	for (size_t i = 0; i < then.n; i++) {
 		const struct hwc_finding *f = &then.items[i];
 		if (f->severity >= HWC_SEV_WARN && f->severity != HWC_SEV_UNKNOWN &&
-		    fv_adapter_of(after, f->subject) == after_ad && !has_finding(&now, f))
+		    hwc_q_adapter_of(after, f->subject) == after_ad && !has_finding(&now, f))
 			return f;
 	}
 	return NULL;
@@ -331,7 +331,7 @@ static void pending_fix(struct hwc_rule_ctx *c, const json_t *ad, const json_t *
 {
 	const char *bdf = bdf_of(ad), *revert = "";
 	json_t *after = json_deep_copy(c->facts);
-	json_t *afc = json_object_get((json_t *)fv_adapter_of(after, bdf), "fw_config");
+	json_t *afc = json_object_get((json_t *)hwc_q_adapter_of(after, bdf), "fw_config");
 	const char *k;
 	json_t *p;
 	json_object_foreach((json_t *)fc, k, p) {
@@ -363,11 +363,11 @@ static void eval_config_pending(struct hwc_rule_ctx *c)
 {
 	size_t i;
 	const json_t *ad;
-	json_array_foreach(fv_adapters(c->facts), i, ad) {
+	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
 		const char *bdf = bdf_of(ad);
 		const json_t *fc;
 		const char *why;
-		if (!fv_lookup(ad, "fw_config", &fc, &why, c->a) || !json_is_object(fc)) {
+		if (!hwc_q_find(ad, "fw_config", &fc, &why, c->a) || !json_is_object(fc)) {
 			hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.fw_config", fv_adapter_path(c, bdf)), why, NULL);
 			continue;
 		}
@@ -385,7 +385,7 @@ static void eval_config_pending(struct hwc_rule_ctx *c)
 			if (json_is_boolean(pj) || both)
 				decided++;
 			else if (!undecided && nb && !json_is_null(nb))
-				fv_lookup(p, "pending", &pj, &undecided, c->a);
+				hwc_q_find(p, "pending", &pj, &undecided, c->a);
 			bool pend = json_is_true(pj) || (both && !json_equal(cur, nb));
 			if (!pend)
 				continue;
@@ -408,7 +408,7 @@ static void eval_fw_reset_pending(struct hwc_rule_ctx *c)
 {
 	size_t i;
 	const json_t *ad;
-	json_array_foreach(fv_adapters(c->facts), i, ad) {
+	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
 		const char *bdf = bdf_of(ad);
 		bool p;
 		if (!need_bool(c, bdf, ad, fv_adapter_path(c, bdf), "fw_pending_reset", &p) || !p)
@@ -498,7 +498,7 @@ static const char *fw_other(const json_t *grp, const char *fw)
 
 static void eval_fw_mismatch(struct hwc_rule_ctx *c)
 {
-	const json_t *ads = fv_adapters(c->facts);
+	const json_t *ads = hwc_q_adapters(c->facts);
 	json_t *groups = fw_groups(ads);
 	size_t i;
 	const json_t *ad;
@@ -532,7 +532,7 @@ static void eval_fw_allowed(struct hwc_rule_ctx *c)
 {
 	size_t i;
 	const json_t *ad;
-	json_array_foreach(fv_adapters(c->facts), i, ad) {
+	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
 		const json_t *allowed = json_object_get(hwc_profile_product(c->prof, ad), "allowed_fw");
 		if (!json_is_array(allowed))
 			continue;

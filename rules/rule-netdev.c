@@ -6,7 +6,7 @@
 #include "rules/rules-int.h"
 
 #define FOR_CARD_NETDEVS(c, i, ad, nds, n, k)                                                      \
-	json_array_foreach(fv_adapters((c)->facts), i, ad) for (size_t n = fv_adapter_netdevs((c)->facts, ad, nds, 32), k = 0; k < n; k++)
+	json_array_foreach(hwc_q_adapters((c)->facts), i, ad) for (size_t n = hwc_q_adapter_netdevs((c)->facts, ad, nds, 32), k = 0; k < n; k++)
 
 static void eval_rings(struct hwc_rule_ctx *c)
 {
@@ -21,8 +21,8 @@ static void eval_rings(struct hwc_rule_ctx *c)
 			continue;
 		double d1 = 0, d2 = 0;
 		const char *w1, *w2;
-		int k1 = fv_num(nd, "counters.rx_discards_phy", &d1, &w1, c->a);
-		int k2 = fv_num(nd, "counters.rx_out_of_buffer", &d2, &w2, c->a);
+		int k1 = hwc_q_find_num(nd, "counters.rx_discards_phy", &d1, &w1, c->a);
+		int k2 = hwc_q_find_num(nd, "counters.rx_out_of_buffer", &d2, &w2, c->a);
 		if (!k1 && !k2) {
 			hwc_rule_unknown(c, name, hwc_arena_printf(c->a, "%s.counters.rx_discards_phy", base), w1,
 					 "whether the small ring drops packets");
@@ -47,14 +47,14 @@ static int local_cpus(struct hwc_rule_ctx *c, const json_t *nd, const char **src
 	const char *cl = json_string_value(json_object_get(il, "local_cpulist"));
 	*src = "irq_locality.local_cpulist";
 	if (cl)
-		return fv_cpulist_count(cl);
+		return hwc_q_cpulist_count(cl);
 	const json_t *node = json_object_get(il, "numa_node");
 	size_t i;
 	const json_t *e;
 	json_array_foreach(json_object_get(json_object_get(json_object_get(c->facts, "host"), "numa"), "nodes"), i, e) {
 		if (json_is_integer(node) && json_equal(json_object_get(e, "id"), (json_t *)node)) {
 			*src = "host.numa.nodes[].cpulist";
-			return fv_cpulist_count(json_string_value(json_object_get(e, "cpulist")));
+			return hwc_q_cpulist_count(json_string_value(json_object_get(e, "cpulist")));
 		}
 	}
 	return -1;
@@ -225,7 +225,7 @@ static void eval_roce_mtu(struct hwc_rule_ctx *c)
 {
 	size_t i, k;
 	const json_t *ad, *p;
-	json_array_foreach(fv_adapters(c->facts), i, ad) json_array_foreach(json_object_get(ad, "ports"), k, p) {
+	json_array_foreach(hwc_q_adapters(c->facts), i, ad) json_array_foreach(json_object_get(ad, "ports"), k, p) {
 		if (!port_active(p))
 			continue;
 		const char *subj = port_subject(c, p, ad);
@@ -279,11 +279,11 @@ static void port_down_one(struct hwc_rule_ctx *c, const json_t *p, const char *s
 	const char *ll = json_string_value(json_object_get(p, "link_layer"));
 	const char *ndn = json_string_value(json_object_get(p, "netdev"));
 	bool ib = ll && !strcasecmp(ll, "InfiniBand");
-	const json_t *nd = ib ? NULL : fv_netdev(c->facts, ndn);
+	const json_t *nd = ib ? NULL : hwc_q_netdev(c->facts, ndn);
 	bool up = false, carrier = false;
 	const char *why = "not_collected: no netdev in facts.netdevs", *cwhy = NULL;
-	int ku = nd ? fv_bool(nd, "admin_up", &up, &why, c->a) : 0;
-	int kc = nd ? fv_bool(nd, "carrier", &carrier, &cwhy, c->a) : 0;
+	int ku = nd ? hwc_q_find_bool(nd, "admin_up", &up, &why, c->a) : 0;
+	int kc = nd ? hwc_q_find_bool(nd, "carrier", &carrier, &cwhy, c->a) : 0;
 	if (ku && !up) {
 		port_admin_down(c, subj, base, st, ndn);
 		return;
@@ -318,7 +318,7 @@ static void eval_port_down(struct hwc_rule_ctx *c)
 {
 	size_t i, k;
 	const json_t *ad, *p;
-	json_array_foreach(fv_adapters(c->facts), i, ad) json_array_foreach(json_object_get(ad, "ports"), k, p) {
+	json_array_foreach(hwc_q_adapters(c->facts), i, ad) json_array_foreach(json_object_get(ad, "ports"), k, p) {
 		const char *subj = port_subject(c, p, ad);
 		const char *base = hwc_arena_printf(c->a, "%s.ports[%s]", fv_adapter_path(c, json_string_value(json_object_get(ad, "bdf"))), subj);
 		const char *st;
@@ -334,7 +334,7 @@ static void eval_port_rate(struct hwc_rule_ctx *c)
 {
 	size_t i, k;
 	const json_t *ad, *p;
-	json_array_foreach(fv_adapters(c->facts), i, ad) {
+	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
 		const json_t *want = json_object_get(hwc_profile_product(c->prof, ad), "port_rate_gbps");
 		if (!json_is_number(want))
 			continue;

@@ -8,7 +8,7 @@
 #include "pci/pci.h"
 #include "rules/rules-int.h"
 
-#define FOR_ADAPTERS(c, i, ad) json_array_foreach(fv_adapters((c)->facts), i, ad)
+#define FOR_ADAPTERS(c, i, ad) json_array_foreach(hwc_q_adapters((c)->facts), i, ad)
 
 /* Effective Gb/s of a link as the kernel counts it (PCIE_SPEED2MBS_ENC: per-lane Mb/s after
  * 8b/10b up to Gen2 or 128b/130b Gen3-5, truncated to an integer, times the width), so the
@@ -29,13 +29,13 @@ static const char *bdf_of(const json_t *ad)
 static const json_t *card_dev(struct hwc_rule_ctx *c, const json_t *ad)
 {
 	const char *bdf = bdf_of(ad);
-	const json_t *dev = fv_pci_dev(c->facts, bdf);
+	const json_t *dev = hwc_q_pci_dev(c->facts, bdf);
 	if (json_is_true(json_object_get(dev, "is_vf")))
 		return NULL;
 	if (!dev) {
 		const char *why = NULL;
 		const json_t *v;
-		if (!fv_lookup(c->facts, "pci.devices", &v, &why, c->a) || !why)
+		if (!hwc_q_find(c->facts, "pci.devices", &v, &why, c->a) || !why)
 			why = why ? why : "not_collected";
 		else
 			why = "absent: the adapter's function is not in pci.devices";
@@ -83,7 +83,7 @@ static int port_caps(struct hwc_rule_ctx *c, const char *subj, const json_t *dev
 	*pbdf = up;
 	if (!up)
 		return 0;
-	const json_t *pd = fv_pci_dev(c->facts, up);
+	const json_t *pd = hwc_q_pci_dev(c->facts, up);
 	if (!pd) {
 		if (report)
 			hwc_rule_unknown(c, subj, fv_pci_path(c, up), "not_collected: the upstream port is not in pci.devices", NULL);
@@ -92,8 +92,8 @@ static int port_caps(struct hwc_rule_ctx *c, const char *subj, const json_t *dev
 	const char *base = fv_pci_path(c, up);
 	if (!report) {
 		const char *why;
-		return fv_num(pd, "link.cap_speed_gts", ps, &why, c->a) &&
-				       fv_num(pd, "link.cap_width", pw, &why, c->a)
+		return hwc_q_find_num(pd, "link.cap_speed_gts", ps, &why, c->a) &&
+				       hwc_q_find_num(pd, "link.cap_width", pw, &why, c->a)
 			       ? 1
 			       : -1;
 	}
@@ -116,17 +116,17 @@ static void downgraded_hops(struct hwc_rule_ctx *c, const char *card, const json
 	const json_t *h;
 	json_array_foreach(json_object_get(dev, "path"), k, h) {
 		const char *hb = json_string_value(h);
-		const json_t *hd = fv_pci_dev(c->facts, hb);
+		const json_t *hd = hwc_q_pci_dev(c->facts, hb);
 		const char *pt = json_string_value(json_object_get(hd, "port_type"));
 		if (!k || !pt || strcmp(pt, "upstream_port") != 0)
 			continue;
 		const char *why;
 		double s, w, cs, cw, ps, pw;
 		const char *up = json_string_value(json_object_get(hd, "upstream"));
-		const json_t *ud = fv_pci_dev(c->facts, up);
-		if (!ud || !fv_num(hd, "link.speed_gts", &s, &why, c->a) || !fv_num(hd, "link.width", &w, &why, c->a) ||
-		    !fv_num(hd, "link.cap_speed_gts", &cs, &why, c->a) || !fv_num(hd, "link.cap_width", &cw, &why, c->a) ||
-		    !fv_num(ud, "link.cap_speed_gts", &ps, &why, c->a) || !fv_num(ud, "link.cap_width", &pw, &why, c->a))
+		const json_t *ud = hwc_q_pci_dev(c->facts, up);
+		if (!ud || !hwc_q_find_num(hd, "link.speed_gts", &s, &why, c->a) || !hwc_q_find_num(hd, "link.width", &w, &why, c->a) ||
+		    !hwc_q_find_num(hd, "link.cap_speed_gts", &cs, &why, c->a) || !hwc_q_find_num(hd, "link.cap_width", &cw, &why, c->a) ||
+		    !hwc_q_find_num(ud, "link.cap_speed_gts", &ps, &why, c->a) || !hwc_q_find_num(ud, "link.cap_width", &pw, &why, c->a))
 			continue; /* a hop we cannot judge: the path bottleneck still accounts for it */
 		double ms = fmin(cs, ps), mw = fmin(cw, pw);
 		if (s >= ms && w >= mw)
@@ -246,16 +246,16 @@ static bool own_link_below(struct hwc_rule_ctx *c, const json_t *ad, const json_
 {
 	double s, w, mps = 0;
 	const char *why;
-	if (rate <= 0 || !fv_num(dev, "link.speed_gts", &s, &why, c->a) ||
-	    !fv_num(dev, "link.width", &w, &why, c->a) || s <= 0 || w <= 0)
+	if (rate <= 0 || !hwc_q_find_num(dev, "link.speed_gts", &s, &why, c->a) ||
+	    !hwc_q_find_num(dev, "link.width", &w, &why, c->a) || s <= 0 || w <= 0)
 		return false;
 	double raw = link_gbps(s, w);
-	double g = fv_num(dev, "max_payload_bytes", &mps, &why, c->a) && mps > 0
+	double g = hwc_q_find_num(dev, "max_payload_bytes", &mps, &why, c->a) && mps > 0
 			   ? raw * hwc_pci_tlp_efficiency(s, (int)mps) : raw;
 	if (raw <= 0 || g >= rate)
 		return false;
 	const char *bdf = bdf_of(ad), *src;
-	fv_adapter_port_rate(c, ad, &src);
+	hwc_q_adapter_port_rate(c->facts, ad, &src);
 	struct hwc_finding *fd = hwc_rule_emit(
 		c, bdf, "the card's own link (%s) carries %s Gb/s%s, below the %s Gb/s port rate; the hops "
 		"above it were not captured and can only make the path slower",
@@ -278,16 +278,16 @@ static void judge_path_bottleneck(struct hwc_rule_ctx *c, const json_t *ad, cons
 	double g;
 	const char *why;
 	const char *src;
-	double rate = fv_adapter_port_rate(c, ad, &src);
-	if (!fv_num(dev, "path_bottleneck.gbps", &g, &why, c->a) &&
-	    !fv_num(dev, "path_bottleneck.raw_gbps", &g, &why, c->a) && own_link_below(c, ad, dev, rate))
+	double rate = hwc_q_adapter_port_rate(c->facts, ad, &src);
+	if (!hwc_q_find_num(dev, "path_bottleneck.gbps", &g, &why, c->a) &&
+	    !hwc_q_find_num(dev, "path_bottleneck.raw_gbps", &g, &why, c->a) && own_link_below(c, ad, dev, rate))
 		return;
-	if (!fv_num(dev, "path_bottleneck.gbps", &g, &why, c->a)) {
+	if (!hwc_q_find_num(dev, "path_bottleneck.gbps", &g, &why, c->a)) {
 		/* without root the payload figure (it needs the MPS) is unknown; the raw figure
 		 * bounds it: payload <= raw, and payload >= 0.8 x raw (128-byte TLPs with 24
 		 * bytes of overhead, or flit mode, are the worst case), so most paths decide */
 		double raw;
-		bool have_raw = rate > 0 && fv_num(dev, "path_bottleneck.raw_gbps", &raw, &why, c->a);
+		bool have_raw = rate > 0 && hwc_q_find_num(dev, "path_bottleneck.raw_gbps", &raw, &why, c->a);
 		if (have_raw && raw * 0.8 >= rate)
 			return;
 		if (!have_raw || raw >= rate) {
@@ -363,7 +363,7 @@ static void eval_below_profile(struct hwc_rule_ctx *c)
 static bool fast_enough(struct hwc_rule_ctx *c, const json_t *ad, double *rate)
 {
 	const char *src;
-	*rate = fv_adapter_port_rate(c, ad, &src);
+	*rate = hwc_q_adapter_port_rate(c->facts, ad, &src);
 	return *rate >= hwc_profile_threshold(c->prof, HWC_T_PAYLOAD_CHECK_RATE_GBPS);
 }
 
@@ -388,7 +388,7 @@ static void eval_mps(struct hwc_rule_ctx *c)
 		size_t k;
 		const json_t *h;
 		json_array_foreach(json_object_get(dev, "path"), k, h) {
-			const json_t *hd = fv_pci_dev(c->facts, json_string_value(h));
+			const json_t *hd = hwc_q_pci_dev(c->facts, json_string_value(h));
 			const json_t *hs = json_object_get(hd, "max_payload_supported_bytes");
 			if (json_is_number(hs) && json_number_value(hs) < min)
 				limiter = json_string_value(h);
@@ -443,7 +443,7 @@ static void judge_relaxed_ordering(struct hwc_rule_ctx *c, const json_t *ad, con
 	if (!need_bool(c, bdf, dev, base, "relaxed_ordering", &ro) || ro)
 		return;
 	const json_t *path = json_object_get(dev, "path");
-	const json_t *root = json_array_size(path) ? fv_pci_dev(c->facts, json_string_value(json_array_get(path, json_array_size(path) - 1))) : NULL;
+	const json_t *root = json_array_size(path) ? hwc_q_pci_dev(c->facts, json_string_value(json_array_get(path, json_array_size(path) - 1))) : NULL;
 	if (ro_quirk_root(root))
 		return;
 	struct hwc_finding *fd = hwc_rule_emit(c, bdf, "Relaxed Ordering is disabled in the card's Device Control register");
@@ -492,7 +492,7 @@ static void judge_aspm(struct hwc_rule_ctx *c, const json_t *ad, const json_t *d
 	const char *base = fv_pci_path(c, bdf);
 	const json_t *v;
 	const char *why;
-	if (!fv_lookup(dev, "link.aspm", &v, &why, c->a)) {
+	if (!hwc_q_find(dev, "link.aspm", &v, &why, c->a)) {
 		hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.link.aspm", base), why, NULL);
 		return;
 	}
@@ -541,7 +541,7 @@ int hwc_fwc_current(struct hwc_rule_ctx *c, const json_t *ad, const char *name, 
 	const json_t *fc;
 	const char *why;
 	*val = NULL;
-	if (!fv_lookup(ad, "fw_config", &fc, &why, c->a) || !json_is_object(fc)) {
+	if (!hwc_q_find(ad, "fw_config", &fc, &why, c->a) || !json_is_object(fc)) {
 		hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.fw_config", fv_adapter_path(c, bdf)), why, NULL);
 		return -1;
 	}
@@ -550,7 +550,7 @@ int hwc_fwc_current(struct hwc_rule_ctx *c, const json_t *ad, const char *name, 
 		/* the parameter may be listed as unavailable (read failed) or simply not exist */
 		const json_t *u = json_object_get(json_object_get(fc, "unavailable"), name);
 		if (u || p) {
-			fv_lookup(fc, name, val, &why, c->a);
+			hwc_q_find(fc, name, val, &why, c->a);
 			hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.fw_config.%s", fv_adapter_path(c, bdf), name), why, NULL);
 			return -1;
 		}
@@ -560,7 +560,7 @@ int hwc_fwc_current(struct hwc_rule_ctx *c, const json_t *ad, const char *name, 
 	if (!v || json_is_null(v))
 		v = json_object_get(p, "next_boot");
 	if (!v || json_is_null(v)) {
-		fv_lookup(p, "next_boot", val, &why, c->a);
+		hwc_q_find(p, "next_boot", val, &why, c->a);
 		/* mstconfig did not print it: this firmware does not offer the parameter (or it is
 		 * hidden behind a switch that is off), which is an answer, not an unknown */
 		if (!strncmp(why, "unsupported: not printed by mstconfig", 37))

@@ -25,8 +25,8 @@ static const char *res_subject(struct hwc_rule_ctx *c, const json_t *r)
 static const char *probable_cause(struct hwc_rule_ctx *c, const json_t *r)
 {
 	const char *bdf = json_string_value(json_object_get(r, "bdf"));
-	const json_t *dev = fv_pci_dev(c->facts, bdf);
-	const json_t *ad = fv_adapter_of(c->facts, bdf);
+	const json_t *dev = hwc_q_pci_dev(c->facts, bdf);
+	const json_t *ad = hwc_q_adapter_of(c->facts, bdf);
 	const char *out = "";
 	const char *vendor = json_string_value(json_object_get(json_object_get(json_object_get(c->facts, "host"), "cpu"), "vendor"));
 	const char *wo = json_string_value(json_object_get(json_object_get(json_object_get(ad, "fw_config"), "PCI_WR_ORDERING"), "current"));

@@ -124,7 +124,7 @@ static bool port_unknown(struct hwc_rule_ctx *c, const struct rp *r, const char 
 {
 	const json_t *v;
 	const char *why = NULL;
-	fv_lookup(r->p, dotted, &v, &why, c->a);
+	hwc_q_find(r->p, dotted, &v, &why, c->a);
 	hwc_rule_unknown(c, r->subj, hwc_arena_printf(c->a, "%s.%s", r->base, dotted),
 			 why ? why : "not_collected", needed_for);
 	return false;
@@ -490,7 +490,7 @@ static void same_key(struct hwc_rule_ctx *c, const json_t *ports, const char *ke
 	size_t i, n = json_array_size(ports), best = 0, best_n = 0;
 	const json_t *p, *vals[64] = {0};
 	const char *why;
-	json_array_foreach(ports, i, p) if (i < 64) fv_lookup(p, key, &vals[i], &why, c->a);
+	json_array_foreach(ports, i, p) if (i < 64) hwc_q_find(p, key, &vals[i], &why, c->a);
 	for (i = 0; i < n && i < 64; i++) {
 		size_t same = 0;
 		for (size_t k = 0; k < n && k < 64; k++)

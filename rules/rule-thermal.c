@@ -20,7 +20,7 @@ static void card_temp(struct hwc_rule_ctx *c, const json_t *ad, struct card_temp
 	memset(ct, 0, sizeof(*ct));
 	ct->why = "not_collected: no sensor of the card";
 	const json_t **mine;
-	size_t ns = fv_adapter_sensors(c->facts, ad, c->a, &mine);
+	size_t ns = hwc_q_adapter_sensors(c->facts, ad, c->a, &mine);
 	for (size_t i = 0; i < ns; i++) {
 		const json_t *s = mine[i];
 		const char *bdf = json_string_value(json_object_get(s, "bdf"));
@@ -30,9 +30,9 @@ static void card_temp(struct hwc_rule_ctx *c, const json_t *ad, struct card_temp
 			continue;
 		double t;
 		const char *why;
-		const char *key = fv_elem_key(s, c->a);
+		const char *key = hwc_q_elem_key(s, c->a);
 		const char *path = hwc_arena_printf(c->a, "thermal.sensors[%s]", key ? key : bdf);
-		if (!fv_num(s, "temp_mdegc", &t, &why, c->a)) {
+		if (!hwc_q_find_num(s, "temp_mdegc", &t, &why, c->a)) {
 			if (!ct->known)
 				ct->why = why;
 			continue;
@@ -43,14 +43,14 @@ static void card_temp(struct hwc_rule_ctx *c, const json_t *ad, struct card_temp
 		}
 		ct->known = true;
 		double w;
-		if (fv_num(s, "crit_mdegc", &w, &why, c->a) && w > 0 && (ct->warn_c == 0 || w / 1000.0 < ct->warn_c)) {
+		if (hwc_q_find_num(s, "crit_mdegc", &w, &why, c->a) && w > 0 && (ct->warn_c == 0 || w / 1000.0 < ct->warn_c)) {
 			ct->warn_c = w / 1000.0;
 			ct->wpath = hwc_arena_printf(c->a, "%s.crit_mdegc", path);
 		}
 	}
 	double t;
 	const char *why;
-	if (fv_num(ad, "registers.temp_mdegc", &t, &why, c->a)) {
+	if (hwc_q_find_num(ad, "registers.temp_mdegc", &t, &why, c->a)) {
 		if (!ct->known || t / 1000.0 > ct->t_c) {
 			ct->t_c = t / 1000.0;
 			ct->path = hwc_arena_printf(c->a, "%s.registers.temp_mdegc",
@@ -76,7 +76,7 @@ static void eval_near_warning(struct hwc_rule_ctx *c)
 {
 	size_t i;
 	const json_t *ad;
-	json_array_foreach(fv_adapters(c->facts), i, ad) {
+	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
 		const char *bdf = json_string_value(json_object_get(ad, "bdf"));
 		struct card_temp ct;
 		card_temp(c, ad, &ct);
@@ -102,7 +102,7 @@ static void eval_over_limit(struct hwc_rule_ctx *c)
 	size_t i;
 	const json_t *ad;
 	double lim = hwc_profile_threshold(c->prof, HWC_T_CARD_TEMP_LIMIT_C);
-	json_array_foreach(fv_adapters(c->facts), i, ad) {
+	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
 		const char *bdf = json_string_value(json_object_get(ad, "bdf"));
 		struct card_temp ct;
 		card_temp(c, ad, &ct);
@@ -139,7 +139,7 @@ static void eval_host_hot(struct hwc_rule_ctx *c)
 	if (!json_is_array(sensors)) {
 		const json_t *v;
 		const char *why;
-		fv_lookup(c->facts, "thermal.sensors", &v, &why, c->a);
+		hwc_q_find(c->facts, "thermal.sensors", &v, &why, c->a);
 		hwc_rule_unknown(c, "host", "thermal.sensors", why, NULL);
 		return;
 	}
@@ -147,14 +147,14 @@ static void eval_host_hot(struct hwc_rule_ctx *c)
 		const char *chip = json_string_value(json_object_get(s, "chip"));
 		if (!host_chip(chip) || json_string_value(json_object_get(s, "bdf")))
 			continue;
-		const char *key = fv_elem_key(s, c->a);
+		const char *key = hwc_q_elem_key(s, c->a);
 		const char *path = hwc_arena_printf(c->a, "thermal.sensors[%s]", key ? key : chip);
 		double t, cr = 0, mx = 0;
 		const char *why;
-		if (!fv_num(s, "temp_mdegc", &t, &why, c->a))
+		if (!hwc_q_find_num(s, "temp_mdegc", &t, &why, c->a))
 			continue; /* one unreadable sensor among many is not a verdict */
-		fv_num(s, "crit_mdegc", &cr, &why, c->a);
-		fv_num(s, "max_mdegc", &mx, &why, c->a);
+		hwc_q_find_num(s, "crit_mdegc", &cr, &why, c->a);
+		hwc_q_find_num(s, "max_mdegc", &mx, &why, c->a);
 		double tc = t / 1000.0;
 		double bound = lim;
 		const char *bpath = "profile.thresholds.host_temp_limit_c";
@@ -189,7 +189,7 @@ static void eval_probe_rise(struct hwc_rule_ctx *c)
 		if (m <= lim || s > lim)
 			continue;
 		const char *subj = json_string_value(json_object_get(r, "bdf"));
-		const char *key = fv_elem_key(r, c->a);
+		const char *key = hwc_q_elem_key(r, c->a);
 		struct hwc_finding *fd = hwc_rule_emit(c, subj, "the card heated from %s to %s degC during the %s probe, past the %s degC limit",
 						       fv_fmt_num(c->a, s), fv_fmt_num(c->a, m),
 						       json_string_value(json_object_get(r, "op")) ? json_string_value(json_object_get(r, "op")) : "",

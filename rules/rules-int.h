@@ -6,6 +6,7 @@
 
 #include <stdarg.h>
 
+#include "core/query.h"
 #include "rules/rules.h"
 
 struct hwc_rule_ctx {
@@ -40,22 +41,10 @@ const char *hwc_fix_subst(struct hwc_arena *a, const char *s, const char *key, c
 void hwc_rule_unknown(struct hwc_rule_ctx *c, const char *subject, const char *fact,
 		      const char *why, const char *needed_for);
 
-/* ------------------------------------------------------------ facts view (facts_view.c) */
+/* ------------------------------------------------------------ evidence helpers (need.c) */
 
-/* A value looked up by a dotted key ("link.speed_gts") in obj. Returns 1 with the value, or 0
- * with *why set to the unavailable status ("needs_root: detail", "not_collected") of the
- * innermost object that holds the key. */
-int fv_lookup(const json_t *obj, const char *dotted, const json_t **val, const char **why,
-	      struct hwc_arena *a);
-int fv_num(const json_t *obj, const char *dotted, double *out, const char **why,
-	   struct hwc_arena *a);
-int fv_bool(const json_t *obj, const char *dotted, bool *out, const char **why,
-	    struct hwc_arena *a);
-int fv_str(const json_t *obj, const char *dotted, const char **out, const char **why,
-	   struct hwc_arena *a);
-
-/* Value-or-unknown for rules: on failure emits the rule's unknown finding for subject, with
- * the fact path "<base>.<dotted>", and returns 0. */
+/* Value-or-unknown for rules (core/query.h): on failure emits the rule's unknown finding for
+ * subject, with the fact path "<base>.<dotted>", and returns 0. */
 int need_num(struct hwc_rule_ctx *c, const char *subject, const json_t *obj, const char *base,
 	     const char *dotted, double *out);
 int need_bool(struct hwc_rule_ctx *c, const char *subject, const json_t *obj, const char *base,
@@ -63,47 +52,12 @@ int need_bool(struct hwc_rule_ctx *c, const char *subject, const json_t *obj, co
 int need_str(struct hwc_rule_ctx *c, const char *subject, const json_t *obj, const char *base,
 	     const char *dotted, const char **out);
 
-const json_t *fv_adapters(const json_t *facts);
-const json_t *fv_pci_dev(const json_t *facts, const char *bdf);
-/* While set, lookups in this facts document use hash indexes built once (linear cost over
- * thousands of functions); hwc_rules_eval brackets the rules with them. */
-void fv_index_begin(const json_t *facts);
-void fv_index_end(void);
-/* The netdevs[] object named name; NULL if none. */
-const json_t *fv_netdev(const json_t *facts, const char *name);
-/* The PCI function (BDF) of an adapter that owns port: its netdev's bdf, else the function_map
- * entry holding its RDMA device or netdev; NULL when unknown. */
-const char *fv_port_function(const json_t *facts, const json_t *adapter, const json_t *port);
 /* Path prefix for a pci device / adapter / netdev in evidence (arena string). */
 const char *fv_pci_path(struct hwc_rule_ctx *c, const char *bdf);
 const char *fv_adapter_path(struct hwc_rule_ctx *c, const char *bdf);
 const char *fv_netdev_path(struct hwc_rule_ctx *c, const char *name);
-/* The netdev objects of an adapter (by its netdevs list, else by bdf among its functions). */
-size_t fv_adapter_netdevs(const json_t *facts, const json_t *adapter, const json_t **out,
-			  size_t max);
-/* The thermal.sensors tied to the adapter's functions, in document order (arena array). */
-size_t fv_adapter_sensors(const json_t *facts, const json_t *adapter, struct hwc_arena *a,
-			  const json_t ***out);
-/* The adapter whose functions, netdevs or RDMA devices include name; NULL if none. */
-const json_t *fv_adapter_of(const json_t *facts, const char *name);
-/* True when bdf is one of the adapter's functions. */
-bool fv_adapter_has_function(const json_t *adapter, const char *bdf);
-/* The fastest port rate of the adapter in Gb/s (active ports, else netdev speeds, else the
- * product maximum); 0 with *why when unknown; *src names the fact used. */
-double fv_adapter_port_rate(struct hwc_rule_ctx *c, const json_t *adapter, const char **src);
-/* Number of CPUs in a cpulist string ("0-15,32-47"); -1 when malformed. */
-int fv_cpulist_count(const char *s);
 /* A number for evidence: "8", "2.5", "63.008". */
 const char *fv_fmt_num(struct hwc_arena *a, double v);
-/* Walks a path expression ("netdevs[].mtu") calling cb for each match; the subject is the
- * natural key of the innermost array element ("host" when none). Missing values are passed
- * as val NULL with why. */
-typedef void (*fv_walk_cb)(void *ud, const char *path, const char *subject, const json_t *val,
-			   const char *why);
-void fv_walk(const json_t *facts, const char *expr, struct hwc_arena *a, fv_walk_cb cb,
-	     void *ud);
-/* Element key: bdf, name, rdma_device, chip/label... */
-const char *fv_elem_key(const json_t *o, struct hwc_arena *a);
 
 /* ------------------------------------------------------------ profile (profile.c) */
 

@@ -37,7 +37,7 @@ static void eval_no_adapter(struct hwc_rule_ctx *c)
 		/* No adapter list at all: the mlx collector did not run or failed. */
 		const char *why = NULL;
 		const json_t *v;
-		fv_lookup(c->facts, "mlx.adapters", &v, &why, c->a);
+		hwc_q_find(c->facts, "mlx.adapters", &v, &why, c->a);
 		hwc_rule_unknown(c, "host", "mlx.adapters", why, "whether a ConnectX adapter is present");
 		return;
 	}
@@ -283,7 +283,7 @@ static const char *subject_function(const json_t *facts, struct hwc_arena *a, co
 	const char *name = slash ? hwc_arena_strndup(a, subject, (size_t)(slash - subject)) : subject;
 	size_t i, j, k;
 	const json_t *ad, *fn, *x;
-	json_array_foreach(fv_adapters(facts), i, ad) {
+	json_array_foreach(hwc_q_adapters(facts), i, ad) {
 		json_array_foreach(json_object_get(ad, "function_map"), j, fn) {
 			static const char *const lists[] = {"rdma_devices", "netdevs"};
 			for (int l = 0; l < 2; l++)
@@ -312,7 +312,7 @@ static void fill_fix(const json_t *facts, struct hwc_arena *a, struct hwc_findin
 	fix = subst(a, fix, "<device>", fn ? fn : f->card); /* the port's PCI function, as mlxlink takes it */
 	if (f->card) {
 		fix = subst(a, fix, "<BDF>", f->card);
-		const json_t *dev = fv_pci_dev(facts, f->card);
+		const json_t *dev = hwc_q_pci_dev(facts, f->card);
 		fix = subst(a, fix, "<PORT>", json_string_value(json_object_get(dev, "upstream")));
 	}
 	size_t i;
@@ -342,7 +342,7 @@ static void fill_fix(const json_t *facts, struct hwc_arena *a, struct hwc_findin
 	if (slash && slash[1]) {
 		fix = subst(a, fix, "<port>", slash + 1);
 		/* an RDMA port subject ("mlx5_0/1"): its netdev */
-		const json_t *ad = fv_adapter_of(facts, f->subject);
+		const json_t *ad = hwc_q_adapter_of(facts, f->subject);
 		const json_t *p;
 		json_array_foreach(json_object_get(ad, "ports"), i, p) {
 			const char *rd = json_string_value(json_object_get(p, "rdma_device"));
@@ -372,7 +372,7 @@ int hwc_rules_eval(const json_t *facts, const struct hwc_profile *p, struct hwc_
 		return -ENOMEM;
 	size_t n;
 	const struct hwc_rule *t = hwc_rules_table(&n);
-	fv_index_begin(facts);
+	hwc_q_index_begin(facts);
 	for (size_t i = 0; i < n; i++) {
 		struct hwc_rule_ctx c = {.facts = facts, .prof = p, .a = a, .out = out, .rule = &t[i]};
 		if (!hwc_profile_rule_enabled(p, &t[i], &c.sev))
@@ -380,12 +380,12 @@ int hwc_rules_eval(const json_t *facts, const struct hwc_profile *p, struct hwc_
 		t[i].eval(&c);
 	}
 	for (size_t i = 0; i < out->n; i++) {
-		const json_t *ad = fv_adapter_of(facts, out->items[i].subject);
+		const json_t *ad = hwc_q_adapter_of(facts, out->items[i].subject);
 		const char *bdf = ad ? json_string_value(json_object_get(ad, "bdf")) : NULL;
 		out->items[i].card = bdf ? hwc_arena_strdup(a, bdf) : NULL;
 		fill_fix(facts, a, &out->items[i]);
 	}
-	fv_index_end();
+	hwc_q_index_end();
 	char today[16];
 	today_utc(today, sizeof(today));
 	hwc_waivers_apply(p, a, out, today);

@@ -111,6 +111,15 @@ const struct hwc_fwc_param *hwc_fwc_params(size_t *n);
  * card}]}], minority: [{host?, card, value}], unknown: [{host?, card, why}]}; also where one
  * value is known and some cards' are unknown (minority then empty). */
 json_t *hwc_fwc_spread(const json_t *cards);
+/* The one majority of a firmware parameter over cards (the rule, merge and diff): a tally
+ * {text: {"value": text, "cards": n, "where": [...]}} filled one card at a time, then its value
+ * most cards have. hwc_fwc_vote counts a card for text (where, stolen, appended when not NULL)
+ * and returns its entry; hwc_fwc_top returns the entry with the most cards (the first of them
+ * in tally order), *tie when another has as many; NULL when the tally is empty. */
+json_t *hwc_fwc_vote(json_t *tally, const char *text, json_t *where);
+const json_t *hwc_fwc_top(const json_t *tally, bool *tie);
+/* A parameter's value as its tally text: the string, the integer, True/False. */
+void hwc_fwc_value_text(const json_t *v, char *buf, size_t bufsz);
 
 json_t *hwc_findings_to_json(const struct hwc_findings *f);
 /* Worst severity among findings that are not waived; -1 when none. */

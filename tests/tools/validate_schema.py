@@ -16,7 +16,7 @@ except ImportError:
 
 # Documents other than reports and facts name their schema: "hwcheck.diff" -> schema/diff.schema.json.
 OTHER = {"hwcheck.diff": "urn:hwcheck:diff", "hwcheck.merge": "urn:hwcheck:merge",
-         "hwcheck.list": "urn:hwcheck:list",
+         "hwcheck.list": "urn:hwcheck:list", "hwcheck.rules": "urn:hwcheck:rules",
          "hwcheck.fwplan": "urn:hwcheck:fwplan"}
 
 

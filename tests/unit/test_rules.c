@@ -10,13 +10,13 @@
 
 static void test_cpulist(void)
 {
-	CHECK_INT(fv_cpulist_count("0-23"), 24);
-	CHECK_INT(fv_cpulist_count("0-11,24-35"), 24);
-	CHECK_INT(fv_cpulist_count("5"), 1);
-	CHECK_INT(fv_cpulist_count("0-3\n"), 4);
-	CHECK_INT(fv_cpulist_count(""), 0);
-	CHECK_INT(fv_cpulist_count("x"), -1);
-	CHECK_INT(fv_cpulist_count("3-1"), -1);
+	CHECK_INT(hwc_q_cpulist_count("0-23"), 24);
+	CHECK_INT(hwc_q_cpulist_count("0-11,24-35"), 24);
+	CHECK_INT(hwc_q_cpulist_count("5"), 1);
+	CHECK_INT(hwc_q_cpulist_count("0-3\n"), 4);
+	CHECK_INT(hwc_q_cpulist_count(""), 0);
+	CHECK_INT(hwc_q_cpulist_count("x"), -1);
+	CHECK_INT(hwc_q_cpulist_count("3-1"), -1);
 }
 
 static void test_lookup(void)
@@ -28,16 +28,16 @@ static void test_lookup(void)
 			       0, NULL);
 	double v = 0;
 	const char *why = NULL;
-	CHECK_INT(fv_num(o, "link.speed_gts", &v, &why, a), 1);
+	CHECK_INT(hwc_q_find_num(o, "link.speed_gts", &v, &why, a), 1);
 	CHECK(v == 8);
-	CHECK_INT(fv_num(o, "link.width", &v, &why, a), 0);
+	CHECK_INT(hwc_q_find_num(o, "link.width", &v, &why, a), 0);
 	CHECK_STR(why, "needs_root: config space");
-	CHECK_INT(fv_num(o, "aer.correctable", &v, &why, a), 0);
+	CHECK_INT(hwc_q_find_num(o, "aer.correctable", &v, &why, a), 0);
 	CHECK_STR(why, "absent");
-	CHECK_INT(fv_num(o, "nothing.here", &v, &why, a), 0);
+	CHECK_INT(hwc_q_find_num(o, "nothing.here", &v, &why, a), 0);
 	CHECK_STR(why, "not_collected");
 	const char *s;
-	CHECK_INT(fv_str(o, "link.speed_gts", &s, &why, a), 0);
+	CHECK_INT(hwc_q_find_str(o, "link.speed_gts", &s, &why, a), 0);
 	CHECK(strstr(why, "invalid") != NULL);
 	json_decref(o);
 	hwc_arena_free(a);

@@ -1,12 +1,42 @@
 /* SPDX-License-Identifier: MIT */
-/* Finding things in the facts JSON (docs/FACTS.md): values or the reason they are unknown. */
+/* Querying the facts document (docs/FACTS.md): values or the reason they are unknown, objects by
+ * their key. Shared by rules/ and cli/. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/json.h"
-#include "rules/rules-int.h"
+#include "core/query.h"
+
+const json_t *hwc_q_get(const json_t *o, const char *key)
+{
+	const json_t *v = json_is_object(o) && key ? json_object_get(o, key) : NULL;
+	return json_is_null(v) ? NULL : v;
+}
+
+const char *hwc_q_string(const json_t *o, const char *key)
+{
+	return json_string_value(hwc_q_get(o, key));
+}
+
+const json_t *hwc_q_at(const json_t *o, const char *dotted)
+{
+	char key[128];
+	const char *p = dotted;
+	for (;;) {
+		const char *dot = strchr(p, '.');
+		size_t n = dot ? (size_t)(dot - p) : strlen(p);
+		if (n >= sizeof(key))
+			return NULL;
+		memcpy(key, p, n);
+		key[n] = 0;
+		o = hwc_q_get(o, key);
+		if (!o || !dot)
+			return o;
+		p = dot + 1;
+	}
+}
 
 static const char *why_of(const json_t *obj, const char *key, struct hwc_arena *a)
 {
@@ -18,7 +48,7 @@ static const char *why_of(const json_t *obj, const char *key, struct hwc_arena *
 	return d ? hwc_arena_printf(a, "%s: %s", st, d) : st;
 }
 
-int fv_lookup(const json_t *obj, const char *dotted, const json_t **val, const char **why,
+int hwc_q_find(const json_t *obj, const char *dotted, const json_t **val, const char **why,
 	      struct hwc_arena *a)
 {
 	char key[128];
@@ -53,11 +83,11 @@ int fv_lookup(const json_t *obj, const char *dotted, const json_t **val, const c
 	}
 }
 
-int fv_num(const json_t *obj, const char *dotted, double *out, const char **why,
+int hwc_q_find_num(const json_t *obj, const char *dotted, double *out, const char **why,
 	   struct hwc_arena *a)
 {
 	const json_t *v;
-	if (!fv_lookup(obj, dotted, &v, why, a))
+	if (!hwc_q_find(obj, dotted, &v, why, a))
 		return 0;
 	if (!json_is_number(v)) {
 		*why = "invalid: not a number";
@@ -67,11 +97,11 @@ int fv_num(const json_t *obj, const char *dotted, double *out, const char **why,
 	return 1;
 }
 
-int fv_bool(const json_t *obj, const char *dotted, bool *out, const char **why,
+int hwc_q_find_bool(const json_t *obj, const char *dotted, bool *out, const char **why,
 	    struct hwc_arena *a)
 {
 	const json_t *v;
-	if (!fv_lookup(obj, dotted, &v, why, a))
+	if (!hwc_q_find(obj, dotted, &v, why, a))
 		return 0;
 	if (!json_is_boolean(v)) {
 		*why = "invalid: not a boolean";
@@ -81,11 +111,11 @@ int fv_bool(const json_t *obj, const char *dotted, bool *out, const char **why,
 	return 1;
 }
 
-int fv_str(const json_t *obj, const char *dotted, const char **out, const char **why,
+int hwc_q_find_str(const json_t *obj, const char *dotted, const char **out, const char **why,
 	   struct hwc_arena *a)
 {
 	const json_t *v;
-	if (!fv_lookup(obj, dotted, &v, why, a))
+	if (!hwc_q_find(obj, dotted, &v, why, a))
 		return 0;
 	if (!json_is_string(v)) {
 		*why = "invalid: not a string";
@@ -95,44 +125,7 @@ int fv_str(const json_t *obj, const char *dotted, const char **out, const char *
 	return 1;
 }
 
-static void need_fail(struct hwc_rule_ctx *c, const char *subject, const char *base,
-		      const char *dotted, const char *why)
-{
-	char *path = base ? hwc_arena_printf(c->a, "%s.%s", base, dotted) : (char *)dotted;
-	hwc_rule_unknown(c, subject, path, why, NULL);
-}
-
-int need_num(struct hwc_rule_ctx *c, const char *subject, const json_t *obj, const char *base,
-	     const char *dotted, double *out)
-{
-	const char *why;
-	if (fv_num(obj, dotted, out, &why, c->a))
-		return 1;
-	need_fail(c, subject, base, dotted, why);
-	return 0;
-}
-
-int need_bool(struct hwc_rule_ctx *c, const char *subject, const json_t *obj, const char *base,
-	      const char *dotted, bool *out)
-{
-	const char *why;
-	if (fv_bool(obj, dotted, out, &why, c->a))
-		return 1;
-	need_fail(c, subject, base, dotted, why);
-	return 0;
-}
-
-int need_str(struct hwc_rule_ctx *c, const char *subject, const json_t *obj, const char *base,
-	     const char *dotted, const char **out)
-{
-	const char *why;
-	if (fv_str(obj, dotted, out, &why, c->a))
-		return 1;
-	need_fail(c, subject, base, dotted, why);
-	return 0;
-}
-
-const json_t *fv_adapters(const json_t *facts)
+const json_t *hwc_q_adapters(const json_t *facts)
 {
 	const json_t *ad = json_object_get(json_object_get(facts, "mlx"), "adapters");
 	return json_is_array(ad) ? ad : NULL;
@@ -155,10 +148,10 @@ static const json_t *find_by(const json_t *arr, const char *key, const char *val
 /* ---- an index of one facts document, for the time its rules run --------------------------
  * Rules look devices up by BDF, adapters by a function, netdev or RDMA name, and netdevs by
  * adapter, for every card: linear searches made a 5,000-function host cost n^2. While
- * hwc_rules_eval runs (fv_index_begin/end) each lookup is a hash lookup (jansson objects) built
+ * hwc_rules_eval runs (hwc_q_index_begin/end) each lookup is a hash lookup (jansson objects) built
  * once; outside it the same functions search as before. Lookups answer exactly what the
  * linear searches answer: the first match in document order. */
-static struct fv_index {
+static struct hwc_q_index {
 	const json_t *facts;
 	json_t *pci;      /* bdf -> device */
 	json_t *fn, *nd, *rd; /* bdf / netdev / RDMA name -> index of the first adapter having it */
@@ -180,7 +173,7 @@ static void idx_first_each(json_t *map, const json_t *arr, size_t i)
 	json_array_foreach(arr, k, e) idx_first(map, json_string_value(e), i);
 }
 
-/* Every adapter a netdev belongs to (fv_adapter_netdevs' rule), via the maps of all adapters. */
+/* Every adapter a netdev belongs to (hwc_q_adapter_netdevs' rule), via the maps of all adapters. */
 static void idx_netdev(const json_t *ads, json_t *all_fn, json_t *all_nd, const json_t *e)
 {
 	const char *name = json_string_value(json_object_get(e, "name"));
@@ -218,7 +211,7 @@ static void idx_all(json_t *map, const char *key, size_t i)
 
 static void idx_adapters(const json_t *facts)
 {
-	const json_t *ads = fv_adapters(facts);
+	const json_t *ads = hwc_q_adapters(facts);
 	json_t *all_fn = json_object(), *all_nd = json_object();
 	size_t i, k;
 	const json_t *ad, *e;
@@ -244,9 +237,9 @@ static void idx_adapters(const json_t *facts)
 	json_decref(all_nd);
 }
 
-void fv_index_begin(const json_t *facts)
+void hwc_q_index_begin(const json_t *facts)
 {
-	fv_index_end();
+	hwc_q_index_end();
 	idx.pci = json_object();
 	idx.fn = json_object();
 	idx.nd = json_object();
@@ -267,7 +260,7 @@ void fv_index_begin(const json_t *facts)
 	idx.facts = facts;
 }
 
-void fv_index_end(void)
+void hwc_q_index_end(void)
 {
 	json_decref(idx.pci);
 	json_decref(idx.fn);
@@ -279,33 +272,18 @@ void fv_index_end(void)
 	memset(&idx, 0, sizeof(idx));
 }
 
-const json_t *fv_pci_dev(const json_t *facts, const char *bdf)
+const json_t *hwc_q_pci_dev(const json_t *facts, const char *bdf)
 {
 	if (idx.facts && idx.facts == facts)
 		return bdf ? json_object_get(idx.pci, bdf) : NULL;
 	return find_by(json_object_get(json_object_get(facts, "pci"), "devices"), "bdf", bdf);
 }
 
-const json_t *fv_netdev(const json_t *facts, const char *name)
+const json_t *hwc_q_netdev(const json_t *facts, const char *name)
 {
 	if (idx.facts && idx.facts == facts)
 		return name ? json_object_get(idx.netdev, name) : NULL;
 	return find_by(json_object_get(facts, "netdevs"), "name", name);
-}
-
-const char *fv_pci_path(struct hwc_rule_ctx *c, const char *bdf)
-{
-	return hwc_arena_printf(c->a, "pci.devices[%s]", bdf ? bdf : "?");
-}
-
-const char *fv_adapter_path(struct hwc_rule_ctx *c, const char *bdf)
-{
-	return hwc_arena_printf(c->a, "mlx.adapters[%s]", bdf ? bdf : "?");
-}
-
-const char *fv_netdev_path(struct hwc_rule_ctx *c, const char *name)
-{
-	return hwc_arena_printf(c->a, "netdevs[%s]", name ? name : "?");
 }
 
 static bool str_in(const json_t *arr, const char *s)
@@ -322,7 +300,7 @@ static bool str_in(const json_t *arr, const char *s)
 	return false;
 }
 
-bool fv_adapter_has_function(const json_t *adapter, const char *bdf)
+bool hwc_q_adapter_has_function(const json_t *adapter, const char *bdf)
 {
 	const char *b = json_string_value(json_object_get(adapter, "bdf"));
 	if (b && bdf && strcmp(b, bdf) == 0)
@@ -330,11 +308,11 @@ bool fv_adapter_has_function(const json_t *adapter, const char *bdf)
 	return str_in(json_object_get(adapter, "functions"), bdf);
 }
 
-const char *fv_port_function(const json_t *facts, const json_t *adapter, const json_t *port)
+const char *hwc_q_port_function(const json_t *facts, const json_t *adapter, const json_t *port)
 {
 	const char *rd = json_string_value(json_object_get(port, "rdma_device"));
 	const char *nd = json_string_value(json_object_get(port, "netdev"));
-	const char *bdf = json_string_value(json_object_get(fv_netdev(facts, nd), "bdf"));
+	const char *bdf = json_string_value(json_object_get(hwc_q_netdev(facts, nd), "bdf"));
 	if (bdf)
 		return bdf;
 	size_t i;
@@ -347,7 +325,7 @@ const char *fv_port_function(const json_t *facts, const json_t *adapter, const j
 	return NULL;
 }
 
-size_t fv_adapter_netdevs(const json_t *facts, const json_t *adapter, const json_t **out,
+size_t hwc_q_adapter_netdevs(const json_t *facts, const json_t *adapter, const json_t **out,
 			  size_t max)
 {
 	const json_t *nd = json_object_get(facts, "netdevs");
@@ -360,7 +338,7 @@ size_t fv_adapter_netdevs(const json_t *facts, const json_t *adapter, const json
 		 * found through the function map all the same */
 		const char *b = json_string_value(json_object_get(adapter, "bdf"));
 		const json_t *ai = b ? json_object_get(idx.fn, b) : NULL;
-		if (ai && json_array_get(fv_adapters(facts), (size_t)json_integer_value(ai)) == adapter) {
+		if (ai && json_array_get(hwc_q_adapters(facts), (size_t)json_integer_value(ai)) == adapter) {
 			char key[24];
 			snprintf(key, sizeof(key), "%lld", (long long)json_integer_value(ai));
 			json_array_foreach(json_object_get(idx.by_ad, key), i, e) {
@@ -374,7 +352,7 @@ size_t fv_adapter_netdevs(const json_t *facts, const json_t *adapter, const json
 		const char *name = json_string_value(json_object_get(e, "name"));
 		const char *bdf = json_string_value(json_object_get(e, "bdf"));
 		if (n < max && (str_in(json_object_get(adapter, "netdevs"), name) ||
-				(bdf && fv_adapter_has_function(adapter, bdf))))
+				(bdf && hwc_q_adapter_has_function(adapter, bdf))))
 			out[n++] = e;
 	}
 	return n;
@@ -391,7 +369,7 @@ static long idx_min(long a, long b)
 	return a < 0 ? b : b < 0 ? a : a < b ? a : b;
 }
 
-/* fv_adapter_of through the maps: the same first adapter the searches below find. */
+/* hwc_q_adapter_of through the maps: the same first adapter the searches below find. */
 static const json_t *adapter_of_indexed(const json_t *facts, const json_t *ads, const char *name)
 {
 	long i = idx_min(idx_get(idx.fn, name), idx_min(idx_get(idx.nd, name), idx_get(idx.rd, name)));
@@ -399,7 +377,7 @@ static const json_t *adapter_of_indexed(const json_t *facts, const json_t *ads, 
 		return json_array_get(ads, (size_t)i);
 	const json_t *nd = json_object_get(idx.netdev, name);
 	const char *bdf = nd ? json_string_value(json_object_get(nd, "bdf")) : NULL;
-	const json_t *dev = fv_pci_dev(facts, bdf ? bdf : name);
+	const json_t *dev = hwc_q_pci_dev(facts, bdf ? bdf : name);
 	const char *pf = dev ? json_string_value(json_object_get(dev, "physfn")) : NULL;
 	i = idx_min(idx_get(idx.fn, bdf), idx_get(idx.fn, pf));
 	const char *slash = strchr(name, '/');
@@ -434,7 +412,7 @@ static size_t sensor_lists(const json_t *adapter, const json_t **lists, size_t m
 	return n;
 }
 
-size_t fv_adapter_sensors(const json_t *facts, const json_t *adapter, struct hwc_arena *a,
+size_t hwc_q_adapter_sensors(const json_t *facts, const json_t *adapter, struct hwc_arena *a,
 			  const json_t ***out)
 {
 	const json_t *sensors = json_object_get(json_object_get(facts, "thermal"), "sensors");
@@ -444,7 +422,7 @@ size_t fv_adapter_sensors(const json_t *facts, const json_t *adapter, struct hwc
 		*out = hwc_arena_calloc(a, json_array_size(sensors) + 1, sizeof(**out));
 		json_array_foreach(sensors, i, e) {
 			const char *bdf = json_string_value(json_object_get(e, "bdf"));
-			if (*out && bdf && fv_adapter_has_function(adapter, bdf))
+			if (*out && bdf && hwc_q_adapter_has_function(adapter, bdf))
 				(*out)[n++] = e;
 		}
 		return n;
@@ -471,9 +449,9 @@ size_t fv_adapter_sensors(const json_t *facts, const json_t *adapter, struct hwc
 	return m;
 }
 
-const json_t *fv_adapter_of(const json_t *facts, const char *name)
+const json_t *hwc_q_adapter_of(const json_t *facts, const char *name)
 {
-	const json_t *ads = fv_adapters(facts);
+	const json_t *ads = hwc_q_adapters(facts);
 	size_t i;
 	const json_t *ad;
 	if (!name || !ads)
@@ -481,18 +459,18 @@ const json_t *fv_adapter_of(const json_t *facts, const char *name)
 	if (idx.facts && idx.facts == facts)
 		return adapter_of_indexed(facts, ads, name);
 	json_array_foreach(ads, i, ad) {
-		if (fv_adapter_has_function(ad, name) || str_in(json_object_get(ad, "netdevs"), name) ||
+		if (hwc_q_adapter_has_function(ad, name) || str_in(json_object_get(ad, "netdevs"), name) ||
 		    str_in(json_object_get(ad, "rdma_devices"), name))
 			return ad;
 	}
 	/* a netdev or VF known only by its bdf, or a "mlx5_0/1" port subject */
 	const json_t *nd = find_by(json_object_get(facts, "netdevs"), "name", name);
 	const char *bdf = nd ? json_string_value(json_object_get(nd, "bdf")) : NULL;
-	const json_t *dev = fv_pci_dev(facts, bdf ? bdf : name);
+	const json_t *dev = hwc_q_pci_dev(facts, bdf ? bdf : name);
 	const char *pf = dev ? json_string_value(json_object_get(dev, "physfn")) : NULL;
 	const char *slash = strchr(name, '/');
 	json_array_foreach(ads, i, ad) {
-		if ((bdf && fv_adapter_has_function(ad, bdf)) || (pf && fv_adapter_has_function(ad, pf)))
+		if ((bdf && hwc_q_adapter_has_function(ad, bdf)) || (pf && hwc_q_adapter_has_function(ad, pf)))
 			return ad;
 		if (slash) {
 			char dev_name[64];
@@ -508,21 +486,7 @@ const json_t *fv_adapter_of(const json_t *facts, const char *name)
 	return NULL;
 }
 
-const char *fv_fmt_num(struct hwc_arena *a, double v)
-{
-	if (!isfinite(v))
-		return "?";
-	if (v == floor(v) && fabs(v) < 1e15)
-		return hwc_arena_printf(a, "%.0f", v);
-	char *s = hwc_arena_printf(a, "%.3f", v);
-	/* 2.500 -> 2.5, 63.008 stays */
-	size_t n = s ? strlen(s) : 0;
-	while (n > 1 && s[n - 1] == '0')
-		s[--n] = 0;
-	return s;
-}
-
-double fv_adapter_port_rate(struct hwc_rule_ctx *c, const json_t *adapter, const char **src)
+double hwc_q_adapter_port_rate(const json_t *facts, const json_t *adapter, const char **src)
 {
 	double best = 0;
 	size_t i;
@@ -539,7 +503,7 @@ double fv_adapter_port_rate(struct hwc_rule_ctx *c, const json_t *adapter, const
 	if (best > 0)
 		return best;
 	const json_t *nds[32];
-	size_t n = fv_adapter_netdevs(c->facts, adapter, nds, 32);
+	size_t n = hwc_q_adapter_netdevs(facts, adapter, nds, 32);
 	for (size_t k = 0; k < n; k++) {
 		const json_t *s = json_object_get(nds[k], "speed_mbps");
 		if (json_is_number(s) && json_number_value(s) / 1000.0 > best) {
@@ -557,7 +521,7 @@ double fv_adapter_port_rate(struct hwc_rule_ctx *c, const json_t *adapter, const
 	return 0;
 }
 
-int fv_cpulist_count(const char *s)
+int hwc_q_cpulist_count(const char *s)
 {
 	int n = 0;
 	while (s && *s) {
@@ -584,7 +548,7 @@ int fv_cpulist_count(const char *s)
 	return n;
 }
 
-const char *fv_elem_key(const json_t *o, struct hwc_arena *a)
+const char *hwc_q_elem_key(const json_t *o, struct hwc_arena *a)
 {
 	static const char *const keys[] = {"bdf", "rdma_device", "id", NULL};
 	const char *chip = json_string_value(json_object_get(o, "chip"));
@@ -613,7 +577,7 @@ const char *fv_elem_key(const json_t *o, struct hwc_arena *a)
 
 /* path expression walker: "a.b[].c" */
 static void walk(const json_t *obj, const char *expr, char *path, size_t plen, size_t cap,
-		 const char *subject, struct hwc_arena *a, fv_walk_cb cb, void *ud)
+		 const char *subject, struct hwc_arena *a, hwc_q_walk_cb cb, void *ud)
 {
 	const char *p = expr;
 	while (*p == '.')
@@ -645,7 +609,7 @@ static void walk(const json_t *obj, const char *expr, char *path, size_t plen, s
 		size_t i;
 		const json_t *e;
 		json_array_foreach(v, i, e) {
-			const char *k = json_is_object(e) ? fv_elem_key(e, a) : NULL;
+			const char *k = json_is_object(e) ? hwc_q_elem_key(e, a) : NULL;
 			char *ep = hwc_arena_printf(a, "%s[%s]", path, k ? k : hwc_arena_printf(a, "%zu", i));
 			char sub[512];
 			snprintf(sub, sizeof(sub), "%s", ep ? ep : "");
@@ -663,7 +627,7 @@ static void walk(const json_t *obj, const char *expr, char *path, size_t plen, s
 	walk(v, rest, path, nl, cap, subject, a, cb, ud);
 }
 
-void fv_walk(const json_t *facts, const char *expr, struct hwc_arena *a, fv_walk_cb cb, void *ud)
+void hwc_q_walk(const json_t *facts, const char *expr, struct hwc_arena *a, hwc_q_walk_cb cb, void *ud)
 {
 	char path[512] = "";
 	walk(facts, expr, path, 0, sizeof(path), "host", a, cb, ud);

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/* Querying a facts document (the "facts" object of docs/FACTS.md) in its JSON form: a value or
+ * the reason it is unknown, and the objects of the document by their natural key (a PCI function
+ * by BDF, a netdev by name, the adapter of a function, netdev or RDMA device). One layer for
+ * rules/ and cli/ (diff, merge, prom, report, cards), so each reads the facts the same way. */
+#ifndef HWC_CORE_QUERY_H
+#define HWC_CORE_QUERY_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/arena.h"
+
+/* ------------------------------------------------------------ plain values */
+
+/* o[key], treating a JSON null as absent (an unknown fact): NULL when o is not an object. */
+const json_t *hwc_q_get(const json_t *o, const char *key);
+/* o[key] as a string; NULL when absent, null or not a string. */
+const char *hwc_q_string(const json_t *o, const char *key);
+/* A dotted path ("link.speed_gts") below o; NULL when any step is absent or null. */
+const json_t *hwc_q_at(const json_t *o, const char *dotted);
+
+/* ------------------------------------------------------------ values or why they are unknown */
+
+/* A value looked up by a dotted key ("link.speed_gts") in obj. Returns 1 with the value, or 0
+ * with *why set to the unavailable status ("needs_root: detail", "not_collected") of the
+ * innermost object that holds the key. */
+int hwc_q_find(const json_t *obj, const char *dotted, const json_t **val, const char **why,
+	       struct hwc_arena *a);
+int hwc_q_find_num(const json_t *obj, const char *dotted, double *out, const char **why,
+		   struct hwc_arena *a);
+int hwc_q_find_bool(const json_t *obj, const char *dotted, bool *out, const char **why,
+		    struct hwc_arena *a);
+int hwc_q_find_str(const json_t *obj, const char *dotted, const char **out, const char **why,
+		   struct hwc_arena *a);
+
+/* ------------------------------------------------------------ objects of the document */
+
+/* facts.mlx.adapters (NULL when not an array). */
+const json_t *hwc_q_adapters(const json_t *facts);
+/* The pci.devices[] object of bdf; NULL if none. */
+const json_t *hwc_q_pci_dev(const json_t *facts, const char *bdf);
+/* The netdevs[] object named name; NULL if none. */
+const json_t *hwc_q_netdev(const json_t *facts, const char *name);
+/* While set, lookups in this facts document use hash indexes built once (linear cost over
+ * thousands of functions); hwc_rules_eval brackets the rules with them. */
+void hwc_q_index_begin(const json_t *facts);
+void hwc_q_index_end(void);
+/* The PCI function (BDF) of an adapter that owns port: its netdev's bdf, else the function_map
+ * entry holding its RDMA device or netdev; NULL when unknown. */
+const char *hwc_q_port_function(const json_t *facts, const json_t *adapter, const json_t *port);
+/* The netdev objects of an adapter (by its netdevs list, else by bdf among its functions). */
+size_t hwc_q_adapter_netdevs(const json_t *facts, const json_t *adapter, const json_t **out,
+			     size_t max);
+/* The thermal.sensors tied to the adapter's functions, in document order (arena array). */
+size_t hwc_q_adapter_sensors(const json_t *facts, const json_t *adapter, struct hwc_arena *a,
+			     const json_t ***out);
+/* The adapter whose functions, netdevs or RDMA devices include name; NULL if none. */
+const json_t *hwc_q_adapter_of(const json_t *facts, const char *name);
+/* True when bdf is one of the adapter's functions. */
+bool hwc_q_adapter_has_function(const json_t *adapter, const char *bdf);
+/* The fastest port rate of the adapter in Gb/s (active ports, else netdev speeds, else the
+ * product maximum); 0 when unknown; *src names the fact used. */
+double hwc_q_adapter_port_rate(const json_t *facts, const json_t *adapter, const char **src);
+
+/* ------------------------------------------------------------ walking path expressions */
+
+/* Number of CPUs in a cpulist string ("0-15,32-47"); -1 when malformed. */
+int hwc_q_cpulist_count(const char *s);
+/* Walks a path expression ("netdevs[].mtu") calling cb for each match; the subject is the
+ * natural key of the innermost array element ("host" when none). Missing values are passed
+ * as val NULL with why. */
+typedef void (*hwc_q_walk_cb)(void *ud, const char *path, const char *subject, const json_t *val,
+			      const char *why);
+void hwc_q_walk(const json_t *facts, const char *expr, struct hwc_arena *a, hwc_q_walk_cb cb,
+		void *ud);
+/* Element key: bdf, name, rdma_device, chip/label... */
+const char *hwc_q_elem_key(const json_t *o, struct hwc_arena *a);
+
+#endif

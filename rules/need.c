@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/* Rules' evidence helpers: value-or-unknown lookups and evidence paths. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rules/rules-int.h"
+
+static void need_fail(struct hwc_rule_ctx *c, const char *subject, const char *base,
+		      const char *dotted, const char *why)
+{
+	char *path = base ? hwc_arena_printf(c->a, "%s.%s", base, dotted) : (char *)dotted;
+	hwc_rule_unknown(c, subject, path, why, NULL);
+}
+
+int need_num(struct hwc_rule_ctx *c, const char *subject, const json_t *obj, const char *base,
+	     const char *dotted, double *out)
+{
+	const char *why;
+	if (hwc_q_find_num(obj, dotted, out, &why, c->a))
+		return 1;
+	need_fail(c, subject, base, dotted, why);
+	return 0;
+}
+
+int need_bool(struct hwc_rule_ctx *c, const char *subject, const json_t *obj, const char *base,
+	      const char *dotted, bool *out)
+{
+	const char *why;
+	if (hwc_q_find_bool(obj, dotted, out, &why, c->a))
+		return 1;
+	need_fail(c, subject, base, dotted, why);
+	return 0;
+}
+
+int need_str(struct hwc_rule_ctx *c, const char *subject, const json_t *obj, const char *base,
+	     const char *dotted, const char **out)
+{
+	const char *why;
+	if (hwc_q_find_str(obj, dotted, out, &why, c->a))
+		return 1;
+	need_fail(c, subject, base, dotted, why);
+	return 0;
+}
+
+const char *fv_pci_path(struct hwc_rule_ctx *c, const char *bdf)
+{
+	return hwc_arena_printf(c->a, "pci.devices[%s]", bdf ? bdf : "?");
+}
+
+const char *fv_adapter_path(struct hwc_rule_ctx *c, const char *bdf)
+{
+	return hwc_arena_printf(c->a, "mlx.adapters[%s]", bdf ? bdf : "?");
+}
+
+const char *fv_netdev_path(struct hwc_rule_ctx *c, const char *name)
+{
+	return hwc_arena_printf(c->a, "netdevs[%s]", name ? name : "?");
+}
+
+const char *fv_fmt_num(struct hwc_arena *a, double v)
+{
+	if (!isfinite(v))
+		return "?";
+	if (v == floor(v) && fabs(v) < 1e15)
+		return hwc_arena_printf(a, "%.0f", v);
+	char *s = hwc_arena_printf(a, "%.3f", v);
+	/* 2.500 -> 2.5, 63.008 stays */
+	size_t n = s ? strlen(s) : 0;
+	while (n > 1 && s[n - 1] == '0')
+		s[--n] = 0;
+	return s;
+}
+

@@ -1,0 +1,165 @@
+# SPDX-License-Identifier: MIT
+# Every JSON key literal the rules and the commands read or write (rules/*.c, cli/*.c) is a key
+# of the documented shape: a property of docs/schema/*.schema.json or of the report schema, a key
+# of the profile (rules/default-profile.json, docs/profile-example.json), or a firmware parameter
+# name (facts.mlx.adapters[].fw_config is keyed by mstconfig names). A typo, or a key a collector
+# renamed, fails here instead of reading as "not collected" on a real machine.
+#
+# The calls scanned, and which argument is the key: the getters and setters of jansson, the query
+# layer (core/query.h; dotted paths and path expressions are split into their keys), the rules'
+# value-or-unknown helpers and core/json.h's readers and writers.
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tools"))
+import hwctest  # noqa: E402
+
+# function -> index of the key argument (0-based); dotted: the key is a path "a.b[].c"
+CALLS = {
+    "json_object_get": 1, "json_object_set": 1, "json_object_set_new": 1, "json_object_del": 1,
+    "hwc_q_get": 1, "hwc_q_string": 1, "hwc_json_str_or": 1,
+    "hwc_q_at": 1, "hwc_q_find": 1, "hwc_q_find_num": 1, "hwc_q_find_bool": 1,
+    "hwc_q_find_str": 1, "hwc_q_walk": 1,
+    "need_num": 4, "need_bool": 4, "need_str": 4,
+    "hwc_json_put_i64": 1, "hwc_json_put_u64": 1, "hwc_json_put_f64": 1, "hwc_json_put_bool": 1,
+    "hwc_json_put_str": 1, "hwc_json_put_meta": 1, "hwc_json_set_before_unavail": 1,
+    "hwc_json_get_i64": 1, "hwc_json_get_u64": 1, "hwc_json_get_f64": 1, "hwc_json_get_bool": 1,
+    "hwc_json_get_str": 1, "hwc_json_get_meta": 1,
+}
+
+# Keys of the code's own scratch objects, never part of a document (with where and why).
+SCRATCH = {
+    "adapter": "rules/fwc_spread.c: the input of hwc_fwc_spread, {adapter, host} per card",
+    "best": "rules/rule-mlx.c: a tally of fw_config values within one host",
+    "best_n": "rules/rule-mlx.c: the same tally",
+    "count": "rules/rule-mlx.c: the same tally",
+    "order": "rules/rule-mlx.c: the same tally",
+    "peers": "rules/rule-mlx.c: the same tally",
+    "ties": "rules/rule-mlx.c: the same tally",
+}
+
+FW_PARAM = re.compile(r"^[A-Z][A-Z0-9_]*$")
+
+
+def json_keys(path, acc, schema):
+    """Adds the keys of the JSON file to acc: of a schema its property names, else every key."""
+    def walk(v):
+        if isinstance(v, dict):
+            for k, x in v.items():
+                if k == "properties" and schema and isinstance(x, dict):
+                    acc.update(x)
+                elif not schema:
+                    acc.add(k)
+                walk(x)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+    with open(path) as f:
+        walk(json.load(f))
+
+
+def strip_comments(src):
+    # comments out, strings kept (a "/*" inside a string is left alone)
+    return re.sub(r'"(?:\\.|[^"\\])*"|/\*.*?\*/|//[^\n]*',
+                  lambda m: m.group(0) if m.group(0).startswith('"') else " ", src, flags=re.S)
+
+
+def call_args(src, start):
+    """The top-level argument texts of the call whose '(' is at src[start]."""
+    depth, i, args, cur = 0, start, [], start + 1
+    while i < len(src):
+        c = src[i]
+        if c == '"':
+            i += 1
+            while i < len(src) and src[i] != '"':
+                i += 2 if src[i] == "\\" else 1
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth == 0:
+                args.append(src[cur:i])
+                return args
+        elif c == "," and depth == 1:
+            args.append(src[cur:i])
+            cur = i + 1
+        i += 1
+    return args
+
+
+def key_literals(path):
+    """(line, function, key) for each string literal key argument in the file."""
+    with open(path) as f:
+        src = strip_comments(f.read())
+    names = "|".join(sorted(CALLS, key=len, reverse=True))
+    for m in re.finditer(r"\b(" + names + r")\s*\(", src):
+        args = call_args(src, m.end() - 1)
+        n = CALLS[m.group(1)]
+        if len(args) <= n:
+            continue
+        lit = re.fullmatch(r'\s*"((?:\\.|[^"\\])*)"\s*', args[n])
+        if not lit:
+            continue
+        line = src.count("\n", 0, m.start()) + 1
+        for part in re.split(r"\.|\[\]", lit.group(1)):
+            if part:
+                yield line, m.group(1), part
+
+
+class KeyLiterals(unittest.TestCase):
+    def test_every_key_literal_is_documented(self):
+        known = set()
+        for p in glob.glob(hwctest.source("docs", "schema", "*.schema.json")):
+            json_keys(p, known, True)
+        json_keys(hwctest.source("docs", "hwcheck-report.schema.json"), known, True)
+        profile = set()
+        json_keys(hwctest.source("rules", "default-profile.json"), profile, False)
+        json_keys(hwctest.source("docs", "profile-example.json"), profile, False)
+        files = sorted(glob.glob(hwctest.source("rules", "*.c")) +
+                       glob.glob(hwctest.source("cli", "*.c")))
+        self.assertGreater(len(files), 20)
+        seen, bad = 0, []
+        for p in files:
+            for line, fn, key in key_literals(p):
+                seen += 1
+                if key in known or key in profile or key in SCRATCH or FW_PARAM.match(key):
+                    continue
+                bad.append(f"{os.path.relpath(p, hwctest.source())}:{line}: {fn}(\"{key}\")")
+        # the scan itself works: the rules and commands use hundreds of keys
+        self.assertGreater(seen, 500)
+        self.assertEqual(bad, [], "keys in no schema (docs/schema/), profile or scratch list:\n" +
+                         "\n".join(bad))
+
+    def test_rules_list_matches_its_schema(self):
+        # `rules list --json` is the one document whose keys only commands.c writes
+        cp = hwctest.run("rules", "list", "--json", check=0)
+        vs = subprocess.run([sys.executable, os.path.join(HERE, "..", "tools", "validate_schema.py"),
+                             hwctest.source("docs"), "-"], input=cp.stdout, capture_output=True,
+                            text=True)
+        if vs.returncode == 77:
+            self.skipTest(vs.stderr.strip())
+        self.assertEqual(vs.returncode, 0, vs.stdout + vs.stderr)
+
+    def test_scanner_finds_keys(self):
+        # the scanner on a known snippet: the key argument, dotted paths split, others ignored
+        import tempfile
+        with tempfile.NamedTemporaryFile("w", suffix=".c", delete=False) as f:
+            f.write('x = json_object_get(json_object_get(o, "a"), "b");\n'
+                    '/* json_object_get(o, "in_comment") */\n'
+                    'need_num(c, "subject", obj, "base", "link.speed_gts", &v);\n'
+                    'hwc_q_walk(facts, "netdevs[].mtu", a, cb, ud);\n')
+        try:
+            got = [k for _, _, k in key_literals(f.name)]
+        finally:
+            os.unlink(f.name)
+        self.assertEqual(sorted(got), ["a", "b", "link", "mtu", "netdevs", "speed_gts"])
+
+
+if __name__ == "__main__":
+    hwctest.main()
