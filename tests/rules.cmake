@@ -8,4 +8,4 @@ hwc_py_test(rules_cases rules/test_rules.py --rules-eval $<TARGET_FILE:rules_eva
 hwc_py_test(rules_scenarios rules/test_scenarios.py --rules-eval $<TARGET_FILE:rules_eval>)
 hwc_py_test(rules_fix_texts rules/test_fix_texts.py --rules-eval $<TARGET_FILE:rules_eval>)
 hwc_py_test(rules_field rules/test_field.py)
-hwc_py_test(rules_key_literals rules/test_key_literals.py)
+hwc_py_test(facts_contract rules/test_facts_contract.py)

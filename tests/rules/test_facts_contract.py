@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: MIT
-# Every JSON key literal the rules and the commands read or write (rules/*.c, cli/*.c) is a key
+# The facts contract: docs/schema is its one description. docs/FACTS.md is generated from it
+# (scripts/gen-facts-md.py), up to date and with a description for every fact; and every JSON
+# key literal the rules and the commands read or write (rules/*.c, cli/*.c) is a key
 # of the documented shape: a property of docs/schema/*.schema.json or of the report schema, a key
 # of the profile (rules/default-profile.json, docs/profile-example.json), or a firmware parameter
 # name (facts.mlx.adapters[].fw_config is keyed by mstconfig names). A typo, or a key a collector
@@ -159,6 +161,41 @@ class KeyLiterals(unittest.TestCase):
         finally:
             os.unlink(f.name)
         self.assertEqual(sorted(got), ["a", "b", "link", "mtu", "netdevs", "speed_gts"])
+
+
+class FactsMd(unittest.TestCase):
+    """docs/FACTS.md is generated from docs/schema (scripts/gen-facts-md.py): up to date, and every
+    fact has a description there."""
+
+    def gen(self, docs, *opts):
+        return subprocess.run([sys.executable, hwctest.source("scripts", "gen-facts-md.py"), *opts,
+                               docs], capture_output=True, text=True)
+
+    def test_up_to_date(self):
+        cp = self.gen(hwctest.source("docs"), "--check")
+        self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)
+
+    def test_stale_or_undescribed_fails(self):
+        import shutil
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            shutil.copytree(hwctest.source("docs"), os.path.join(d, "docs"))
+            docs = os.path.join(d, "docs")
+            path = os.path.join(docs, "schema", "netdevs.schema.json")
+            with open(path) as f:
+                s = json.load(f)
+            s["items"]["properties"]["mtu"].pop("description")
+            with open(path, "w") as f:
+                json.dump(s, f)
+            cp = self.gen(docs, "--check")
+            self.assertEqual(cp.returncode, 1)
+            self.assertIn("facts.netdevs[].mtu", cp.stdout)
+            self.assertIn("stale", cp.stdout)
+            # regenerated, it is no longer stale; the missing description still fails
+            self.assertEqual(self.gen(docs).returncode, 0)
+            cp = self.gen(docs, "--check")
+            self.assertEqual(cp.returncode, 1)
+            self.assertNotIn("stale", cp.stdout)
 
 
 if __name__ == "__main__":
