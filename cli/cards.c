@@ -16,14 +16,13 @@
 
 #include "cli/cli.h"
 #include "core/json.h"
+#include "core/query.h"
 
 /* Built once per report so that each card finds its netdevs, PCI function, sensors and findings
  * by key, not by scanning every card's (linear cost on hosts with thousands of functions). */
+/* Netdevs, PCI functions and sensors are looked up through core/query.h's index (built once
+ * per report, hwc_q_index_begin); the findings are grouped by card here. */
 struct cards_index {
-	json_t *netdevs;   /* name -> facts.netdevs[] entry (the first of that name) */
-	json_t *pci;       /* bdf -> facts.pci.devices[] entry (the first of that BDF) */
-	json_t *sensors;   /* bdf -> [index into facts.thermal.sensors[], ...] in array order */
-	const json_t *sensor_arr;
 	size_t *by_card;   /* indexes of the findings that name a card, sorted by card then index */
 	size_t n_by_card;
 };
@@ -298,18 +297,13 @@ static void it_numa(struct card_ctx *x, const json_t *port, struct item_val *v)
 	vput(v, "node %lld", (long long)json_integer_value(n));
 }
 
-static const json_t *netdev_of(const struct cards_index *ix, const char *name)
-{
-	return name ? json_object_get(ix->netdevs, name) : NULL;
-}
-
 static void it_port(struct card_ctx *x, const json_t *p, struct item_val *v)
 {
 	(void)x;
 	const char *st = hwc_json_str_or(p, "state", NULL);
 	const json_t *r = json_object_get(p, "rate_gbps"), *mtu = json_object_get(p, "netdev_mtu");
 	vput(v, "%s %s/%lld: ", hwc_json_str_or(p, "netdev", "(no netdev)"),
-	     hwc_json_str_or(p, "rdma_device", "?"), (long long)json_integer_value(json_object_get(p, "port")));
+	     hwc_json_str_or(p, "rdma_device", "?"), (long long)json_integer_value(hwc_q_get(p, "port")));
 	if (!st) {
 		v->unknown = true;
 		vput(v, "state unknown (%s)", why(p, "state"));
@@ -328,8 +322,8 @@ static void it_port(struct card_ctx *x, const json_t *p, struct item_val *v)
 
 static void it_tuning(struct card_ctx *x, const json_t *p, struct item_val *v)
 {
-	const json_t *nd = netdev_of(x->ix, hwc_json_str_or(p, "netdev", NULL));
-	if (!json_is_string(json_object_get(p, "netdev"))) {
+	const json_t *nd = hwc_q_netdev(x->facts, hwc_json_str_or(p, "netdev", NULL));
+	if (!json_is_string(hwc_q_get(p, "netdev"))) {
 		v->skip = true; /* an InfiniBand port: no netdev to tune */
 		return;
 	}
@@ -382,7 +376,7 @@ static void it_link(struct card_ctx *x, const json_t *p, struct item_val *v)
 	static const char *const ib[] = {"symbol_error", "link_downed", "link_error_recovery",
 					 "port_rcv_errors", NULL};
 	static const char *const ib_l[] = {"symbol errors", "link downed", "recoveries", "rcv errors"};
-	const json_t *nd = netdev_of(x->ix, hwc_json_str_or(p, "netdev", NULL));
+	const json_t *nd = hwc_q_netdev(x->facts, hwc_json_str_or(p, "netdev", NULL));
 	const json_t *lk = json_object_get(nd, "link");
 	size_t shown = 0;
 	if (nd) {
@@ -467,7 +461,7 @@ static bool port_subject(const json_t *p, const char *subj)
 	if ((nd && !strcmp(nd, subj)) || (rd && !strcmp(rd, subj)))
 		return true;
 	char buf[160];
-	snprintf(buf, sizeof(buf), "%s/%lld", rd ? rd : "", (long long)json_integer_value(json_object_get(p, "port")));
+	snprintf(buf, sizeof(buf), "%s/%lld", rd ? rd : "", (long long)json_integer_value(hwc_q_get(p, "port")));
 	return rd && strcmp(buf, subj) == 0;
 }
 
@@ -548,47 +542,15 @@ static json_t *check_json(const struct card_item *it, const char *bdf, const jso
 
 /* ------------------------------------------------------------------ one card */
 
-static int cmp_size(const void *a, const void *b)
-{
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* The indexes of the sensors of the card's functions, sorted (facts.thermal.sensors[] order). */
-static size_t card_sensor_idx(const struct cards_index *ix, const json_t *ad, size_t **out)
-{
-	size_t n = 0, cap = 0, i, k;
-	size_t *v = NULL;
-	const json_t *f, *e;
-	json_array_foreach(json_object_get(ad, "functions"), i, f) {
-		const json_t *list = json_is_string(f) ? json_object_get(ix->sensors, json_string_value(f))
-						       : NULL;
-		json_array_foreach(list, k, e) {
-			if (n == cap) {
-				size_t *nv = realloc(v, (cap = cap ? 2 * cap : 8) * sizeof(*v));
-				if (!nv)
-					break;
-				v = nv;
-			}
-			v[n++] = (size_t)json_integer_value(e);
-		}
-	}
-	if (n > 1)
-		qsort(v, n, sizeof(*v), cmp_size);
-	*out = v;
-	return n;
-}
-
 /* The card's ASIC sensor (the first function's first), else any mlx5 sensor of the card. */
-static const json_t *card_sensor(const struct cards_index *ix, const json_t *ad, const char *bdf)
+static const json_t *card_sensor(const json_t *facts, const json_t *ad, const char *bdf)
 {
 	const json_t *best = NULL;
-	size_t *idx;
-	size_t n = card_sensor_idx(ix, ad, &idx);
+	const json_t **ss;
+	struct hwc_arena *a = hwc_arena_new();
+	size_t n = a ? hwc_q_adapter_sensors(facts, ad, a, &ss) : 0;
 	for (size_t j = 0; j < n; j++) {
-		if (j && idx[j] == idx[j - 1])
-			continue; /* a function listed twice */
-		const json_t *s = json_array_get(ix->sensor_arr, idx[j]);
+		const json_t *s = ss[j];
 		const char *b = hwc_json_str_or(s, "bdf", NULL);
 		if (!b || strcmp(hwc_json_str_or(s, "chip", ""), "mlx5") != 0)
 			continue;
@@ -600,7 +562,7 @@ static const json_t *card_sensor(const struct cards_index *ix, const json_t *ad,
 		if (!best || (asic && strcmp(hwc_json_str_or(best, "label", "asic"), "asic") != 0))
 			best = s;
 	}
-	free(idx);
+	hwc_arena_free(a);
 	return best;
 }
 
@@ -609,7 +571,7 @@ static json_t *ports_json(const json_t *ad)
 	json_t *arr = json_array();
 	size_t i;
 	const json_t *p;
-	json_array_foreach(json_object_get(ad, "ports"), i, p) {
+	json_array_foreach(hwc_q_get(ad, "ports"), i, p) {
 		json_t *o = json_object();
 		static const char *const keys[] = {"netdev", "rdma_device", "port", "state",
 						   "phys_state", "link_layer", "rate_gbps", NULL};
@@ -685,7 +647,7 @@ static json_t *card_json(const json_t *facts, const struct cards_index *ix, cons
 			 const struct fd_view *fv, const struct hwc_profile *prof)
 {
 	const char *bdf = hwc_json_str_or(ad, "bdf", "?");
-	const json_t *pci = json_object_get(ix->pci, bdf);
+	const json_t *pci = hwc_q_pci_dev(facts, bdf);
 	json_t *card = card_identity(ad, pci);
 	json_object_set_new(card, "verdict", json_string("ok"));
 	json_object_set_new(card, "pcie", json_pack("{s:n, s:n, s:n, s:n, s:n, s:n}", "speed_gts",
@@ -694,7 +656,7 @@ static json_t *card_json(const json_t *facts, const struct cards_index *ix, cons
 	json_object_set_new(card, "temperature_degc", json_null());
 	json_object_set_new(card, "ports", ports_json(ad));
 	struct card_ctx x = {.facts = facts, .ix = ix, .ad = ad, .pci = pci, .bdf = bdf, .card = card,
-			     .sensor = card_sensor(ix, ad, bdf), .prof = prof};
+			     .sensor = card_sensor(facts, ad, bdf), .prof = prof};
 	json_t *checks = json_array();
 	const json_t *ports = json_object_get(ad, "ports");
 	/* the card's lines, then each port's */
@@ -722,20 +684,6 @@ static json_t *card_json(const json_t *facts, const struct cards_index *ix, cons
 	return card;
 }
 
-/* key -> the first element of arr whose `field` is that key */
-static json_t *index_by(const json_t *arr, const char *field)
-{
-	json_t *o = json_object();
-	size_t i;
-	json_t *e;
-	json_array_foreach(arr, i, e) {
-		const char *k = json_string_value(json_object_get(e, field));
-		if (o && k && !json_object_get(o, k))
-			json_object_set(o, k, e);
-	}
-	return o;
-}
-
 static const struct hwc_findings *sort_fd; /* qsort has no context argument */
 
 static int cmp_by_card(const void *a, const void *b)
@@ -745,27 +693,12 @@ static int cmp_by_card(const void *a, const void *b)
 	return c ? c : (x < y ? -1 : x > y);
 }
 
-static int index_build(struct cards_index *ix, const json_t *facts, const struct hwc_findings *fd)
+static int index_build(struct cards_index *ix, const struct hwc_findings *fd)
 {
-	ix->netdevs = index_by(json_object_get(facts, "netdevs"), "name");
-	ix->pci = index_by(json_object_get(json_object_get(facts, "pci"), "devices"), "bdf");
-	ix->sensors = json_object();
-	ix->sensor_arr = json_object_get(json_object_get(facts, "thermal"), "sensors");
 	ix->by_card = malloc((fd->n ? fd->n : 1) * sizeof(size_t));
-	if (!ix->netdevs || !ix->pci || !ix->sensors || !ix->by_card)
+	if (!ix->by_card)
 		return -ENOMEM;
-	size_t i;
-	const json_t *s;
-	json_array_foreach(ix->sensor_arr, i, s) {
-		const char *b = json_string_value(json_object_get(s, "bdf"));
-		if (!b)
-			continue;
-		json_t *l = json_object_get(ix->sensors, b);
-		if (!l && json_object_set_new(ix->sensors, b, l = json_array()) < 0)
-			return -ENOMEM;
-		json_array_append_new(l, json_integer((json_int_t)i));
-	}
-	for (i = 0; i < fd->n; i++)
+	for (size_t i = 0; i < fd->n; i++)
 		if (fd->items[i].card)
 			ix->by_card[ix->n_by_card++] = i;
 	sort_fd = fd;
@@ -775,9 +708,6 @@ static int index_build(struct cards_index *ix, const json_t *facts, const struct
 
 static void index_free(struct cards_index *ix)
 {
-	json_decref(ix->netdevs);
-	json_decref(ix->pci);
-	json_decref(ix->sensors);
 	free(ix->by_card);
 }
 
@@ -807,17 +737,19 @@ json_t *hwc_cards_json(const json_t *facts, const struct hwc_findings *fd,
 	fd = fd ? fd : &none;
 	bool *claimed = calloc(fd->n ? fd->n : 1, sizeof(bool));
 	struct cards_index ix = {0};
-	if (!arr || !claimed || index_build(&ix, facts, fd) < 0) {
+	if (!arr || !claimed || index_build(&ix, fd) < 0) {
 		index_free(&ix);
 		free(claimed);
 		return arr;
 	}
 	size_t i;
 	const json_t *ad;
-	json_array_foreach(json_object_get(json_object_get(facts, "mlx"), "adapters"), i, ad) {
+	hwc_q_index_begin(facts);
+	json_array_foreach(hwc_q_adapters(facts), i, ad) {
 		struct fd_view fv = card_findings(&ix, fd, claimed, hwc_json_str_or(ad, "bdf", "?"));
 		json_array_append_new(arr, card_json(facts, &ix, ad, &fv, prof));
 	}
+	hwc_q_index_end();
 	index_free(&ix);
 	free(claimed);
 	return arr;
@@ -942,6 +874,6 @@ void hwc_render_cards_text(FILE *out, const struct hwc_cli *c, const json_t *car
 			fputs("\033[0m", out);
 		size_t k;
 		const json_t *ck;
-		json_array_foreach(json_object_get(card, "checks"), k, ck) render_check(out, c, ck);
+		json_array_foreach(hwc_q_get(card, "checks"), k, ck) render_check(out, c, ck);
 	}
 }

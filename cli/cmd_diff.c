@@ -174,7 +174,7 @@ static void render_changes(FILE *out, const struct hwc_cli *c, const json_t *cha
 								 : !strcmp(v, "unknown") ? C_YEL : "";
 		fprintf(out, "  %s%-10s%s %s%s\n", c->color ? col : "", verdict_label(v),
 			c->color && *col ? C_OFF : "", hwc_json_str_or(ch, "message", ""),
-			json_is_true(json_object_get(ch, "at_risk")) ? " [at risk]" : "");
+			json_is_true(hwc_q_get(ch, "at_risk")) ? " [at risk]" : "");
 		const char *fix = hwc_json_str_or(ch, "fix", NULL);
 		if (fix)
 			fprintf(out, "             fix: %s\n", fix);
@@ -189,7 +189,7 @@ static void render_fw_state(FILE *out, const json_t *st)
 	if (!json_array_size(pend) && json_is_null(json_object_get(st, "profile")))
 		return;
 	fprintf(out, "  fw config: current == next boot == profile: %s",
-		json_is_true(json_object_get(st, "current_next_boot_intent_agree")) ? "yes" : "no");
+		json_is_true(hwc_q_get(st, "current_next_boot_intent_agree")) ? "yes" : "no");
 	size_t i;
 	const json_t *n;
 	json_array_foreach(pend, i, n) fprintf(out, "%s%s", i ? ", " : " (not active: ", json_string_value(n));
@@ -216,7 +216,7 @@ static void render_text(FILE *out, const struct hwc_cli *c, const json_t *doc)
 	side_line(out, "current: ", json_object_get(doc, "current"));
 	size_t i;
 	const json_t *card;
-	json_array_foreach(json_object_get(doc, "cards"), i, card) {
+	json_array_foreach(hwc_q_get(doc, "cards"), i, card) {
 		const char *st = hwc_json_str_or(card, "status", "?");
 		const char *prod = hwc_json_str_or(card, "product", NULL);
 		const char *ser = hwc_json_str_or(card, "serial_number", NULL);
@@ -237,7 +237,7 @@ static void render_text(FILE *out, const struct hwc_cli *c, const json_t *doc)
 		render_changes(out, c, hch);
 	}
 	const json_t *s = json_object_get(doc, "summary");
-#define N(k) (long long)json_integer_value(json_object_get(s, k))
+#define N(k) (long long)json_integer_value(hwc_q_get(s, k))
 	fprintf(out, "\n%lld regression%s, %lld change%s, %lld improvement%s, %lld unknown; "
 		"%lld card%s matched, %lld appeared, %lld vanished\n",
 		N("regressions"), N("regressions") == 1 ? "" : "s", N("changes"),

@@ -91,7 +91,7 @@ static const char *restore_cmd(const json_t *ad, const char *bdf, struct hwc_are
 	const json_t *p;
 	json_array_foreach(hwc_q_get(ad, "fw_at_risk"), i, p) {
 		const char *name = hwc_q_string(p, "name");
-		const json_t *code = hwc_q_get(hwc_q_get(hwc_q_get(ad, "fw_config"), name), "current_code");
+		const json_t *code = hwc_q_fw_value(ad, name, "current_code");
 		const json_t *v = json_is_integer(code) ? code : hwc_q_get(p, "current");
 		if (!name || !v)
 			continue;
@@ -134,8 +134,8 @@ static json_t *card_plan(const json_t *ad, const json_t *im, const struct hwc_fi
 		levels = json_array();
 		size_t i;
 		const json_t *l;
-		json_array_foreach(json_object_get(hwc_q_get(ad, "fw_reset"), "levels"), i, l)
-			if (json_is_true(json_object_get(l, "supported")))
+		json_array_foreach(hwc_q_get(hwc_q_get(ad, "fw_reset"), "levels"), i, l)
+			if (json_is_true(hwc_q_get(l, "supported")))
 				json_array_append_new(levels, json_deep_copy(json_object_get(l, "level")));
 	}
 	return json_pack("{s:s?, s:O?, s:O?, s:O?, s:O?, s:O?, s:o, s:o, s:s?, s:O?, s:s?, s:o, "
@@ -172,7 +172,7 @@ static void render_risk(FILE *out, const json_t *card)
 			hwc_json_str_or(p, "name", "?"), cur, nb, def, dep ? "  [" : "", dep ? dep : "",
 			dep ? "]" : "", hwc_q_get(p, "profile") ? "  [profile]" : "");
 	}
-	if (json_is_false(json_object_get(card, "fw_config_complete")))
+	if (json_is_false(hwc_q_get(card, "fw_config_complete")))
 		fputs("    (the mstconfig listing was incomplete: more may differ)\n", out);
 	const char *rs = hwc_json_str_or(card, "restore", NULL);
 	if (rs)
@@ -187,7 +187,7 @@ static void render_text(FILE *out, const json_t *plan)
 			hwc_json_str_or(im, "fw_version", "unknown"), hwc_json_str_or(im, "psid", "unknown"));
 	size_t i;
 	const json_t *c;
-	json_array_foreach(json_object_get(plan, "cards"), i, c) {
+	json_array_foreach(hwc_q_get(plan, "cards"), i, c) {
 		fprintf(out, "\ncard %s %s PSID %s: firmware %s (flash %s)\n", hwc_json_str_or(c, "bdf", "?"),
 			hwc_json_str_or(c, "product", "?"), hwc_json_str_or(c, "psid", "unknown"),
 			hwc_json_str_or(c, "fw_running", "unknown"), hwc_json_str_or(c, "fw_stored", "unknown"));
@@ -202,7 +202,7 @@ static void render_text(FILE *out, const json_t *plan)
 		const json_t *n;
 		json_array_foreach(pend, k, n) fprintf(out, " %s", json_string_value(n));
 		const json_t *r = json_object_get(c, "reset");
-		fprintf(out, "\n  reset%s: %s\n", json_is_true(json_object_get(r, "needed")) ? " (needed now)" : "",
+		fprintf(out, "\n  reset%s: %s\n", json_is_true(hwc_q_get(r, "needed")) ? " (needed now)" : "",
 			hwc_json_str_or(r, "advice", "?"));
 	}
 }

@@ -6,13 +6,14 @@
 #include "cli/cli.h"
 #include "cli/sections.h"
 #include "core/json.h"
+#include "core/query.h"
 
 static const json_t *by_key(const json_t *arr, const char *key, const char *want)
 {
 	size_t i;
 	const json_t *e;
 	json_array_foreach(arr, i, e) {
-		const char *s = json_string_value(json_object_get(e, key));
+		const char *s = hwc_q_string(e, key);
 		if (s && want && strcmp(s, want) == 0)
 			return e;
 	}
@@ -31,8 +32,8 @@ static json_t *function_ports(const json_t *ad, const json_t *fn)
 	json_t *arr = json_array();
 	size_t i, k;
 	const json_t *p, *rd;
-	json_array_foreach(json_object_get(ad, "ports"), i, p) {
-		json_array_foreach(json_object_get(fn, "rdma_devices"), k, rd) {
+	json_array_foreach(hwc_q_get(ad, "ports"), i, p) {
+		json_array_foreach(hwc_q_get(fn, "rdma_devices"), k, rd) {
 			if (json_is_string(rd) &&
 			    !strcmp(json_string_value(rd), hwc_json_str_or(p, "rdma_device", "")))
 				json_array_append_new(arr, json_pack("{s:o, s:o, s:o, s:o, s:o}", "rdma_device",
@@ -56,7 +57,7 @@ static json_t *list_card(const json_t *facts, const json_t *ad)
 	json_t *fns = json_array();
 	size_t i;
 	const json_t *fn;
-	json_array_foreach(json_object_get(ad, "function_map"), i, fn) {
+	json_array_foreach(hwc_q_get(ad, "function_map"), i, fn) {
 		const char *bdf = hwc_json_str_or(fn, "bdf", NULL);
 		json_t *r = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "bdf", copy_or_null(fn, "bdf"),
 				      "is_vf", copy_or_null(fn, "is_vf"), "driver", copy_or_null(fn, "driver"),
@@ -75,7 +76,7 @@ static json_t *list_json(const json_t *facts)
 	json_t *cards = json_array();
 	size_t i;
 	const json_t *ad;
-	json_array_foreach(json_object_get(json_object_get(facts, "mlx"), "adapters"), i, ad)
+	json_array_foreach(hwc_q_at(facts, "mlx.adapters"), i, ad)
 		json_array_append_new(cards, list_card(facts, ad));
 	return json_pack("{s:s, s:i, s:o}", "schema", "hwcheck.list", "schema_version",
 			 HWC_SCHEMA_VERSION, "cards", cards);
@@ -106,7 +107,7 @@ static const char *ports_text(const json_t *ports, char *buf, size_t n)
 			snprintf(rate, sizeof(rate), "%gG", json_number_value(r));
 		if (len < n)
 			len += (size_t)snprintf(buf + len, n - len, "%s%lld:%s/%s", len ? " " : "",
-						(long long)json_integer_value(json_object_get(p, "port")),
+						(long long)json_integer_value(hwc_q_get(p, "port")),
 						hwc_json_str_or(p, "state", "?"), rate);
 	}
 	return buf;
@@ -120,7 +121,7 @@ static void list_row(const json_t *c, const json_t *fn, char cell[LIST_COLS][256
 	const json_t *nn = json_object_get(fn, "numa_node");
 	const char *prod = hwc_json_str_or(c, "product", "?");
 	size_t pl = strlen(prod);
-	bool vf = json_is_true(json_object_get(fn, "is_vf")) && !(pl >= 2 && !strcmp(prod + pl - 2, "VF"));
+	bool vf = json_is_true(hwc_q_get(fn, "is_vf")) && !(pl >= 2 && !strcmp(prod + pl - 2, "VF"));
 	snprintf(cell[0], 256, "%s", hwc_json_str_or(fn, "bdf", "?"));
 	snprintf(cell[1], 256, "%s%s", prod, vf ? " VF" : "");
 	snprintf(cell[2], 256, "%s", hwc_json_str_or(c, "psid", "-"));
@@ -165,7 +166,7 @@ static void list_text(const json_t *doc)
 				print_cell(k, w[k], head[k]);
 		size_t i, j;
 		const json_t *c, *fn;
-		json_array_foreach(cards, i, c) json_array_foreach(json_object_get(c, "functions"), j, fn) {
+		json_array_foreach(cards, i, c) json_array_foreach(hwc_q_get(c, "functions"), j, fn) {
 			list_row(c, fn, cell);
 			for (int k = 0; k < LIST_COLS; k++) {
 				if (!pass && (int)strlen(cell[k]) > w[k])

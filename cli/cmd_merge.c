@@ -346,7 +346,7 @@ static json_t *findings_table(json_t *const *docs, const char *const *hosts, cha
 			}
 			if (!c)
 				json_object_set_new(r, "hosts",
-						    json_integer(json_integer_value(json_object_get(r, "hosts")) + 1));
+						    json_integer(json_integer_value(hwc_q_get(r, "hosts")) + 1));
 		}
 		if (hwc_fail_on_hit(fail_on, worst) ||
 		    (sev[HWC_SEV_UNKNOWN] && hwc_fail_on_hit(fail_on, HWC_SEV_UNKNOWN)))

@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "cli/sections.h"
 #include "core/json.h"
+#include "core/query.h"
 #include "probe/probe.h"
 
 static struct hwc_probe_opts popts;
@@ -134,24 +135,24 @@ static void render_detail(const json_t *r)
 {
 	size_t i;
 	const json_t *h;
-	json_array_foreach(json_object_get(r, "hops"), i, h) {
+	json_array_foreach(hwc_q_get(r, "hops"), i, h) {
 		const json_t *mn = json_object_get(h, "speed_gts_min"), *mx = json_object_get(h, "max_speed_gts");
 		const json_t *td = json_object_get(h, "trained_down");
 		printf("  hop %s: ", hwc_json_str_or(h, "bdf", "?"));
 		if (json_is_number(mn))
 			printf("%g GT/s x%lld at the slowest sample", json_number_value(mn),
-			       (long long)json_integer_value(json_object_get(h, "width_min")));
+			       (long long)json_integer_value(hwc_q_get(h, "width_min")));
 		else
 			printf("not sampled");
 		if (json_is_number(mx))
 			printf(", max %g GT/s x%lld", json_number_value(mx),
-			       (long long)json_integer_value(json_object_get(h, "max_width")));
+			       (long long)json_integer_value(hwc_q_get(h, "max_width")));
 		printf("%s\n", json_is_true(td) ? ": TRAINED DOWN under load" : "");
 	}
 	const json_t *c;
 	bool any = false;
-	json_array_foreach(json_object_get(r, "counters"), i, c) {
-		json_int_t d = json_integer_value(json_object_get(c, "delta"));
+	json_array_foreach(hwc_q_get(r, "counters"), i, c) {
+		json_int_t d = json_integer_value(hwc_q_get(c, "delta"));
 		if (!d)
 			continue;
 		printf("%s %s %+lld", any ? "," : "  counters:", hwc_json_str_or(c, "name", "?"),
@@ -167,7 +168,7 @@ static void render_text(const json_t *probe, bool verbose)
 	const char *st = hwc_json_str_or(probe, "status", "?");
 	size_t i;
 	const json_t *r;
-	json_array_foreach(json_object_get(probe, "results"), i, r) {
+	json_array_foreach(hwc_q_get(probe, "results"), i, r) {
 		const char *rst = hwc_json_str_or(r, "status", "?");
 		const char *dev = hwc_json_str_or(r, "rdma_device", NULL);
 		const char *peer = hwc_json_str_or(r, "peer", NULL);
@@ -179,14 +180,14 @@ static void render_text(const json_t *probe, bool verbose)
 			printf("%s %s %s%s: %s: %s\n", hwc_json_str_or(r, "mode", "?"),
 			       hwc_json_str_or(r, "op", ""), dev ? "on " : "", dev ? dev : peer ? peer : "",
 			       rst, hwc_json_str_or(r, "reason", "?"));
-		} else if (json_is_number(json_object_get(r, "gbps"))) {
+		} else if (json_is_number(hwc_q_get(r, "gbps"))) {
 			printf("%s\n", hwc_json_str_or(r, "finding", "?"));
 			printf("  %lld x %lld B in %.2f s (%s), %.0f messages/s, %s\n",
-			       (long long)json_integer_value(json_object_get(r, "messages")),
-			       (long long)json_integer_value(json_object_get(r, "msg_bytes")),
-			       json_number_value(json_object_get(r, "duration_s")),
+			       (long long)json_integer_value(hwc_q_get(r, "messages")),
+			       (long long)json_integer_value(hwc_q_get(r, "msg_bytes")),
+			       json_number_value(hwc_q_get(r, "duration_s")),
 			       hwc_json_str_or(r, "stopped", "?"),
-			       json_number_value(json_object_get(r, "msgs_per_s")), data);
+			       json_number_value(hwc_q_get(r, "msgs_per_s")), data);
 			if (verbose)
 				render_detail(r);
 		} else {

@@ -46,7 +46,7 @@ static bool same_group(const json_t *x, const json_t *y)
 /* NAME.current of a peer of self (same product, not self); NULL when it is not one or has none. */
 static const json_t *peer_current(const json_t *o, const json_t *self, const char *name)
 {
-	const json_t *v = hwc_q_get(hwc_q_get(hwc_q_get(o, "fw_config"), name), "current");
+	const json_t *v = hwc_q_fw_value(o, name, "current");
 	return o != self && v && same_group(o, self) ? v : NULL;
 }
 
@@ -275,7 +275,7 @@ static json_t *intent_state(const struct ctx *x, const struct card *a)
 	const char *name;
 	json_t *v;
 	json_object_foreach((json_t *)want, name, v) {
-		const json_t *p = hwc_q_get(hwc_q_get(a->adapter, "fw_config"), name);
+		const json_t *p = hwc_q_fw_param(a->adapter, name);
 		const json_t *cur = hwc_q_get(p, "current"), *nb = hwc_q_get(p, "next_boot");
 		const json_t *cc = hwc_q_get(p, "current_code"), *nc = hwc_q_get(p, "next_boot_code");
 		bool cur_ok = cur && (json_equal(cur, v) || (cc && json_equal(cc, v)));
@@ -296,7 +296,7 @@ void hwc_diff_fw_state(struct ctx *x, const struct card *b, const struct card *a
 		not_active(x, b, a, pending);
 	json_t *intent = intent_state(x, a);
 	bool consistent = json_array_size(pending) == 0 &&
-			  (json_is_null(intent) || !json_array_size(json_object_get(intent, "differ")));
+			  (json_is_null(intent) || !json_array_size(hwc_q_get(intent, "differ")));
 	json_object_set_new(card, "fw_config_state",
 			    json_pack("{s:o, s:o, s:b}", "pending", pending, "profile", intent,
 				      "current_next_boot_intent_agree", consistent));

@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/sections.h"
 #include "core/json.h"
+#include "core/query.h"
 #include "core/textenc.h"
 
 int hwc_cli_read_input(const char *path, size_t max, char **buf, size_t *len)
@@ -91,7 +92,7 @@ static json_t *checked_doc(json_t *doc, const char *what)
 	const char *schema = hwc_json_str_or(doc, "schema", NULL);
 	const json_t *ver = json_object_get(doc, "schema_version");
 	if (!schema || (strcmp(schema, "hwcheck.report") && strcmp(schema, "hwcheck.facts")) ||
-	    !json_is_integer(ver) || !json_is_object(json_object_get(doc, "facts"))) {
+	    !json_is_integer(ver) || !json_is_object(hwc_q_get(doc, "facts"))) {
 		hwc_cli_err("%s: not a hwcheck facts or report document (expected \"schema\": "
 			    "\"hwcheck.facts\" or \"hwcheck.report\", \"schema_version\" and \"facts\")",
 			    what);

@@ -11,12 +11,12 @@
 
 static const char *port_name(struct hwc_arena *a, const json_t *p)
 {
-	const char *nd = json_string_value(json_object_get(p, "netdev"));
+	const char *nd = hwc_q_string(p, "netdev");
 	if (nd)
 		return nd;
-	const char *dev = json_string_value(json_object_get(p, "rdma_device"));
+	const char *dev = hwc_q_string(p, "rdma_device");
 	return hwc_arena_printf(a, "%s/%lld", dev ? dev : "?",
-				(long long)json_integer_value(json_object_get(p, "port")));
+				(long long)json_integer_value(hwc_q_get(p, "port")));
 }
 
 /* The value of dotted key in port p, NULL when unknown. */
@@ -40,7 +40,7 @@ static void add_value(json_t *values, struct hwc_arena *a, const json_t *v, cons
 		e = json_pack("{s:O, s:s, s:i, s:[]}", "value", v, "shown", shown, "ports", 0, "where");
 		json_object_set_new(values, shown, e);
 	}
-	json_object_set_new(e, "ports", json_integer(json_integer_value(json_object_get(e, "ports")) + 1));
+	json_object_set_new(e, "ports", json_integer(json_integer_value(hwc_q_get(e, "ports")) + 1));
 	json_array_append_new(json_object_get(e, "where"), json_pack("{s:s, s:s}", "host", host, "port", port));
 }
 

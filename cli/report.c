@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "cli/sections.h"
 #include "core/json.h"
+#include "core/query.h"
 
 #define C_RED "\033[31m"
 #define C_YEL "\033[33m"
@@ -109,7 +110,7 @@ static const char *label_of(const json_t *o)
 {
 	static const char *const keys[] = {"bdf", "name", "chip", "id", "label", NULL};
 	for (int i = 0; keys[i]; i++) {
-		const char *s = json_string_value(json_object_get(o, keys[i]));
+		const char *s = hwc_q_string(o, keys[i]);
 		if (s)
 			return s;
 	}
@@ -185,8 +186,8 @@ static const char *card_label(const json_t *facts, const char *card, char *buf, 
 	size_t i;
 	if (!card)
 		return "host";
-	json_array_foreach(json_object_get(json_object_get(facts, "mlx"), "adapters"), i, ad) {
-		const char *b = json_string_value(json_object_get(ad, "bdf"));
+	json_array_foreach(hwc_q_at(facts, "mlx.adapters"), i, ad) {
+		const char *b = hwc_q_string(ad, "bdf");
 		if (b && strcmp(b, card) == 0) {
 			snprintf(buf, n, "%s %s, firmware %s", card,
 				 hwc_json_str_or(ad, "product", "unknown product"),
@@ -212,7 +213,7 @@ static void render_probe(FILE *out, const json_t *facts)
 		char line[1024];
 		size_t n;
 		const char *dev = hwc_json_str_or(r, "rdma_device", "?");
-		json_int_t port = json_integer_value(json_object_get(r, "port"));
+		json_int_t port = json_integer_value(hwc_q_get(r, "port"));
 		const char *op = hwc_json_str_or(r, "op", "?");
 		const char *st = hwc_json_str_or(r, "status", "?");
 		if (strcmp(st, "ok") != 0) {
@@ -354,8 +355,8 @@ void hwc_render_check_text(FILE *out, const struct hwc_cli *c, const json_t *fac
 	if (c->summary_line)
 		return;
 	const json_t *host = json_object_get(facts, "host");
-	const char *model = json_string_value(json_object_get(json_object_get(host, "cpu"), "model_name"));
-	const char *kern = json_string_value(json_object_get(json_object_get(host, "kernel"), "release"));
+	const char *model = hwc_q_string(hwc_q_get(host, "cpu"), "model_name");
+	const char *kern = hwc_q_string(hwc_q_get(host, "kernel"), "release");
 	char head[1024];
 	fprintf(out, "%shwcheck %s%s  ", c->color ? C_BOLD : "", HWCHECK_VERSION, c->color ? C_OFF : "");
 	snprintf(head, sizeof(head), "root %s", c->facts_file ? c->facts_file : c->root ? c->root

@@ -38,6 +38,22 @@ const json_t *hwc_q_at(const json_t *o, const char *dotted)
 	}
 }
 
+const json_t *hwc_q_fw_param(const json_t *adapter, const char *name)
+{
+	return hwc_q_get(hwc_q_get(adapter, "fw_config"), name);
+}
+
+const json_t *hwc_q_fw_value(const json_t *adapter, const char *name, const char *col)
+{
+	return hwc_q_get(hwc_q_fw_param(adapter, name), col);
+}
+
+const json_t *hwc_q_fw_effective(const json_t *param)
+{
+	const json_t *v = hwc_q_get(param, "current");
+	return v ? v : hwc_q_get(param, "next_boot");
+}
+
 static const char *why_of(const json_t *obj, const char *key, struct hwc_arena *a)
 {
 	const json_t *u = json_object_get(json_object_get(obj, HWC_JSON_UNAVAILABLE), key);

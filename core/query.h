@@ -64,6 +64,17 @@ bool hwc_q_adapter_has_function(const json_t *adapter, const char *bdf);
  * product maximum); 0 when unknown; *src names the fact used. */
 double hwc_q_adapter_port_rate(const json_t *facts, const json_t *adapter, const char **src);
 
+/* ------------------------------------------------------------ a card's firmware configuration */
+
+/* fw_config NAME of an adapter (mstconfig names: {default, current, next_boot, *_code, ...});
+ * NULL when the firmware does not report it or it is unknown. */
+const json_t *hwc_q_fw_param(const json_t *adapter, const char *name);
+/* Its value in column col ("current", "next_boot", "default", "current_code"...); NULL when
+ * unknown. */
+const json_t *hwc_q_fw_value(const json_t *adapter, const char *name, const char *col);
+/* The value that is in force: current, else next_boot (a firmware that prints one column). */
+const json_t *hwc_q_fw_effective(const json_t *param);
+
 /* ------------------------------------------------------------ walking path expressions */
 
 /* Number of CPUs in a cpulist string ("0-15,32-47"); -1 when malformed. */

@@ -148,14 +148,14 @@ void hwc_expectations_eval(const json_t *facts, const struct hwc_profile *p, str
 	const json_t *e;
 	json_array_foreach(hwc_profile_expectations(p), i, e) {
 		struct exp_ud u = {.e = e, .a = a, .out = out, .rule = rule};
-		u.id = json_string_value(json_object_get(e, "id"));
+		u.id = hwc_q_string(e, "id");
 		if (!u.id)
 			u.id = rule->id;
-		u.fact = json_string_value(json_object_get(e, "fact"));
-		u.op = json_string_value(json_object_get(e, "op"));
-		u.desc = json_string_value(json_object_get(e, "description"));
+		u.fact = hwc_q_string(e, "fact");
+		u.op = hwc_q_string(e, "op");
+		u.desc = hwc_q_string(e, "description");
 		u.value = json_object_get(e, "value");
-		int s = hwc_severity_from_name(json_string_value(json_object_get(e, "severity")));
+		int s = hwc_severity_from_name(hwc_q_string(e, "severity"));
 		u.sev = s >= 0 ? (enum hwc_severity)s : rsev;
 		if (!u.fact || !u.op)
 			continue;
@@ -169,10 +169,10 @@ void hwc_waivers_apply(const struct hwc_profile *p, struct hwc_arena *a, struct 
 	size_t i;
 	const json_t *w;
 	json_array_foreach(hwc_profile_waivers(p), i, w) {
-		const char *rule = json_string_value(json_object_get(w, "rule"));
-		const char *subj = json_string_value(json_object_get(w, "subject"));
-		const char *reason = json_string_value(json_object_get(w, "reason"));
-		const char *exp = json_string_value(json_object_get(w, "expires"));
+		const char *rule = hwc_q_string(w, "rule");
+		const char *subj = hwc_q_string(w, "subject");
+		const char *reason = hwc_q_string(w, "reason");
+		const char *exp = hwc_q_string(w, "expires");
 		if (!rule || !subj || !reason || !exp)
 			continue;
 		/* the waiver covers the last day it names */

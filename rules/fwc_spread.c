@@ -41,8 +41,8 @@ const struct hwc_fwc_param *hwc_fwc_params(size_t *n)
 /* The product key of a card: its PSID, else its part number; NULL when neither is known. */
 static const char *product_key(const json_t *ad)
 {
-	const char *k = json_string_value(json_object_get(ad, "psid"));
-	return k ? k : json_string_value(json_object_get(ad, "part_number"));
+	const char *k = hwc_q_string(ad, "psid");
+	return k ? k : hwc_q_string(ad, "part_number");
 }
 
 void hwc_fwc_value_text(const json_t *v, char *buf, size_t bufsz)
@@ -64,7 +64,7 @@ json_t *hwc_fwc_vote(json_t *tally, const char *text, json_t *where)
 		e = json_pack("{s:s, s:I, s:[]}", "value", text, "cards", (json_int_t)0, "where");
 		json_object_set_new(tally, text, e);
 	}
-	json_object_set_new(e, "cards", json_integer(json_integer_value(json_object_get(e, "cards")) + 1));
+	json_object_set_new(e, "cards", json_integer(json_integer_value(hwc_q_get(e, "cards")) + 1));
 	if (where)
 		json_array_append_new(json_object_get(e, "where"), where);
 	return e;
@@ -76,8 +76,8 @@ const json_t *hwc_fwc_top(const json_t *tally, bool *tie)
 	json_t *e, *best = NULL;
 	*tie = false;
 	json_object_foreach((json_t *)tally, v, e) {
-		json_int_t n = json_integer_value(json_object_get(e, "cards"));
-		json_int_t bn = best ? json_integer_value(json_object_get(best, "cards")) : -1;
+		json_int_t n = json_integer_value(hwc_q_get(e, "cards"));
+		json_int_t bn = best ? json_integer_value(hwc_q_get(best, "cards")) : -1;
 		*tie = n == bn ? true : n > bn ? false : *tie;
 		if (n > bn)
 			best = e;
@@ -94,22 +94,20 @@ static int param_value(const json_t *ad, const char *name, char *buf, size_t buf
 	const json_t *u = json_object_get(json_object_get(ad, "unavailable"), "fw_config");
 	*why = NULL;
 	if (!json_is_object(fc)) {
-		*why = json_string_value(json_object_get(u, "status"));
+		*why = hwc_q_string(u, "status");
 		return -1;
 	}
 	const json_t *p = json_object_get(fc, name);
 	const json_t *pu = json_object_get(json_object_get(fc, "unavailable"), name);
 	if (!json_is_object(p)) {
-		*why = json_string_value(json_object_get(pu, "status"));
+		*why = hwc_q_string(pu, "status");
 		return pu ? -1 : 0;
 	}
-	const json_t *v = json_object_get(p, "current");
-	if (!v || json_is_null(v))
-		v = json_object_get(p, "next_boot");
-	if (!v || json_is_null(v)) {
+	const json_t *v = hwc_q_fw_effective(p);
+	if (!v) {
 		const json_t *nu = json_object_get(json_object_get(p, "unavailable"), "next_boot");
-		const char *st = json_string_value(json_object_get(nu, "status"));
-		const char *d = json_string_value(json_object_get(nu, "detail"));
+		const char *st = hwc_q_string(nu, "status");
+		const char *d = hwc_q_string(nu, "detail");
 		if (st && !strcmp(st, "unsupported") && d && strstr(d, "not printed by mstconfig"))
 			return 0;
 		*why = st;
@@ -121,8 +119,8 @@ static int param_value(const json_t *ad, const char *name, char *buf, size_t buf
 
 static json_t *where_of(const json_t *card)
 {
-	const char *host = json_string_value(json_object_get(card, "host"));
-	const char *bdf = json_string_value(json_object_get(json_object_get(card, "adapter"), "bdf"));
+	const char *host = hwc_q_string(card, "host");
+	const char *bdf = hwc_q_string(hwc_q_get(card, "adapter"), "bdf");
 	return json_pack("{s:s?, s:s?}", "host", host, "card", bdf);
 }
 
@@ -172,12 +170,12 @@ static json_t *spread_one(const json_t *cards, const char *key, const struct hwc
 	json_int_t total = 0;
 	json_object_foreach(values, v, e) {
 		json_array_append(vl, e);
-		total += json_integer_value(json_object_get(e, "cards"));
+		total += json_integer_value(hwc_q_get(e, "cards"));
 		size_t i;
 		json_t *w;
 		if (!tie && e == best)
 			continue;
-		json_array_foreach(json_object_get(e, "where"), i, w) {
+		json_array_foreach(hwc_q_get(e, "where"), i, w) {
 			json_t *m = json_deep_copy(w);
 			json_object_set_new(m, "value", json_string(v));
 			json_array_append_new(minority, m);
@@ -185,7 +183,7 @@ static json_t *spread_one(const json_t *cards, const char *key, const struct hwc
 	}
 	json_t *out = json_pack("{s:s, s:s, s:s, s:o, s:b, s:I, s:o, s:o, s:o}", "product", key, "param",
 				pp->name, "severity", hwc_severity_name(pp->sev), "majority",
-				tie ? json_null() : json_string(json_string_value(json_object_get(best, "value"))),
+				tie ? json_null() : json_string(hwc_q_string(best, "value")),
 				"tie", tie, "cards", total, "values", vl, "minority", minority, "unknown", unknown);
 	json_decref(values);
 	return out;

@@ -573,7 +573,7 @@ static void v_expectations(struct vctx *v, const json_t *arr)
 
 static void v_waiver(struct vctx *v, const json_t *e)
 {
-	const char *rule = json_string_value(json_object_get(e, "rule"));
+	const char *rule = hwc_q_string(e, "rule");
 	push(v, "rule");
 	if (!rule)
 		verr(v, "a waiver needs \"rule\": a rule id");
@@ -581,16 +581,16 @@ static void v_waiver(struct vctx *v, const json_t *e)
 		verr(v, "no rule \"%s\" ('hwcheck rules list' shows them)", rule);
 	pop(v);
 	push(v, "subject");
-	if (!json_is_string(json_object_get(e, "subject")))
+	if (!json_is_string(hwc_q_get(e, "subject")))
 		verr(v, "a waiver needs \"subject\": a BDF, netdev, RDMA device, \"host\" or \"*\"");
 	pop(v);
 	push(v, "reason");
-	const char *reason = json_string_value(json_object_get(e, "reason"));
+	const char *reason = hwc_q_string(e, "reason");
 	if (!reason || !*reason)
 		verr(v, "a waiver needs a non-empty \"reason\"");
 	pop(v);
 	push(v, "expires");
-	if (!date_ok(json_string_value(json_object_get(e, "expires"))))
+	if (!date_ok(hwc_q_string(e, "expires")))
 		verr(v, "a waiver needs \"expires\": a date YYYY-MM-DD that exists (2000 to 9999)");
 	pop(v);
 }
@@ -677,7 +677,7 @@ static void v_unused_port(struct vctx *v, const json_t *e)
 		pop(v);
 	} else {
 		push(v, "rdma_device");
-		if (!name_ok(json_string_value(json_object_get(e, "rdma_device")), 64))
+		if (!name_ok(hwc_q_string(e, "rdma_device"), 64))
 			verr(v, "expected an RDMA device like \"mlx5_1\"");
 		pop(v);
 	}
@@ -805,7 +805,7 @@ static struct hwc_profile *parse_only(const char *name, const char *buf, size_t 
 					  "thresholds", "host", "products", "rules", "expectations",
 					  "waivers", "unused_ports", "required", "roce", NULL};
 	if (check_keys(&v, doc, top, "a profile")) {
-		const char *schema = json_string_value(json_object_get(doc, "schema"));
+		const char *schema = hwc_q_string(doc, "schema");
 		const json_t *ver = json_object_get(doc, "schema_version");
 		if (!schema || strcmp(schema, "hwcheck.profile") != 0) {
 			push(&v, "schema");
@@ -978,13 +978,13 @@ static const json_t *product_in(const json_t *doc, const json_t *adapter)
 {
 	static const char *const order[] = {"psid", "device_id", "product", "generation", NULL};
 	for (int k = 0; order[k]; k++) {
-		const char *have = json_string_value(json_object_get(adapter, order[k]));
+		const char *have = hwc_q_string(adapter, order[k]);
 		size_t i;
 		const json_t *e;
 		if (!have)
 			continue;
-		json_array_foreach(json_object_get(doc, "products"), i, e) {
-			const char *want = json_string_value(json_object_get(json_object_get(e, "match"), order[k]));
+		json_array_foreach(hwc_q_get(doc, "products"), i, e) {
+			const char *want = hwc_q_string(hwc_q_get(e, "match"), order[k]);
 			if (want && strcmp(want, have) == 0)
 				return e;
 		}
@@ -1009,10 +1009,10 @@ const json_t *hwc_profile_fw_intent(const struct hwc_profile *p, const json_t *a
 
 const char *hwc_profile_host_str(const struct hwc_profile *p, const char *key)
 {
-	const char *s = p ? json_string_value(json_object_get(json_object_get(p->doc, "host"), key)) : NULL;
+	const char *s = p ? hwc_q_string(hwc_q_get(p->doc, "host"), key) : NULL;
 	const struct hwc_profile *d = hwc_profile_default();
 	if (!s && d && d != p)
-		s = json_string_value(json_object_get(json_object_get(d->doc, "host"), key));
+		s = hwc_q_string(hwc_q_get(d->doc, "host"), key);
 	return s;
 }
 
@@ -1029,20 +1029,20 @@ static bool bdf_same(const char *want, const char *have)
 static const char *unused_in(const json_t *doc, const json_t *facts, const json_t *adapter,
 			     const json_t *port)
 {
-	const char *nd = json_string_value(json_object_get(port, "netdev"));
-	const char *rd = json_string_value(json_object_get(port, "rdma_device"));
+	const char *nd = hwc_q_string(port, "netdev");
+	const char *rd = hwc_q_string(port, "rdma_device");
 	const json_t *pn = json_object_get(port, "port");
 	const char *fn = hwc_q_port_function(facts, adapter, port);
 	size_t i;
 	const json_t *e;
-	json_array_foreach(json_object_get(doc, "unused_ports"), i, e) {
-		const char *wn = json_string_value(json_object_get(e, "netdev"));
-		const char *wr = json_string_value(json_object_get(e, "rdma_device"));
+	json_array_foreach(hwc_q_get(doc, "unused_ports"), i, e) {
+		const char *wn = hwc_q_string(e, "netdev");
+		const char *wr = hwc_q_string(e, "rdma_device");
 		const json_t *wp = json_object_get(e, "port");
 		bool hit = (wn && nd && !strcmp(wn, nd)) ||
 			   (wr && rd && !strcmp(wr, rd) && (!wp || json_equal(wp, (json_t *)pn))) ||
-			   bdf_same(json_string_value(json_object_get(e, "bdf")), fn);
-		const char *why = json_string_value(json_object_get(e, "reason"));
+			   bdf_same(hwc_q_string(e, "bdf"), fn);
+		const char *why = hwc_q_string(e, "reason");
 		if (hit)
 			return why ? why : "";
 	}

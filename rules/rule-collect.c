@@ -21,7 +21,7 @@ static void scan(const json_t *v, const char *path, struct tally *t, struct hwc_
 		const char *k;
 		json_t *x;
 		json_object_foreach((json_t *)un, k, x) {
-			const char *st = json_string_value(json_object_get(x, "status"));
+			const char *st = hwc_q_string(x, "status");
 			if (!st)
 				continue;
 			for (int i = 0; t[i].status; i++) {
@@ -31,7 +31,7 @@ static void scan(const json_t *v, const char *path, struct tally *t, struct hwc_
 					continue;
 				if (!t[i].n++) {
 					t[i].example = hwc_arena_printf(a, "%s.%s", path, k);
-					t[i].detail = json_string_value(json_object_get(x, "detail"));
+					t[i].detail = hwc_q_string(x, "detail");
 				}
 			}
 		}
@@ -84,7 +84,7 @@ static void eval_incomplete(struct hwc_rule_ctx *c)
 		}
 		/* the tool probe says in one word why a whole family of facts is missing */
 		const json_t *tools = json_object_get(sec, "tools");
-		const char *tst = json_string_value(json_object_get(tools, "status"));
+		const char *tst = hwc_q_string(tools, "status");
 		if (tst && strcmp(tst, "ok") != 0) {
 			struct hwc_finding *fd = hwc_rule_emit(c, "host", "%s: the firmware tools could not run (%s): firmware configuration and registers are unknown",
 							       sections[s], tst);

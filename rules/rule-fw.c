@@ -9,7 +9,7 @@
 
 static const char *bdf_of(const json_t *ad)
 {
-	return json_string_value(json_object_get(ad, "bdf"));
+	return hwc_q_string(ad, "bdf");
 }
 
 /* A config value for a message: "force_relax", "8", "?" when unknown. */
@@ -30,14 +30,14 @@ static bool reset_supported(const json_t *list, const char *key, long long num)
 	size_t i;
 	const json_t *o;
 	json_array_foreach(list, i, o)
-		if (json_integer_value(json_object_get(o, key)) == num)
-			return json_is_true(json_object_get(o, "supported"));
+		if (json_integer_value(hwc_q_get(o, key)) == num)
+			return json_is_true(hwc_q_get(o, "supported"));
 	return false;
 }
 
 static bool is_bluefield(const json_t *ad)
 {
-	const char *g = json_string_value(json_object_get(ad, "generation"));
+	const char *g = hwc_q_string(ad, "generation");
 	return g && !strncmp(g, "BlueField", 9);
 }
 
@@ -124,7 +124,7 @@ static void eval_image_psid(struct hwc_rule_ctx *c)
 		if (!(ip = image_str(c, im, "psid", bdf)) ||
 		    !need_str(c, bdf, ad, fv_adapter_path(c, bdf), "psid", &cp) || !strcmp(ip, cp))
 			continue;
-		const char *file = json_string_value(json_object_get(im, "file"));
+		const char *file = hwc_q_string(im, "file");
 		struct hwc_finding *fd = hwc_rule_emit(
 			c, bdf, "the image %s is for PSID %s, this card is %s: flashing it would need "
 				"-allow_psid_change and could leave the card with another board's "
@@ -146,8 +146,8 @@ static void eval_image_older(struct hwc_rule_ctx *c)
 		if (!(iv = image_str(c, im, "fw_version", bdf)) ||
 		    !need_str(c, bdf, ad, fv_adapter_path(c, bdf), "fw_version", &run))
 			continue;
-		const char *ip = json_string_value(json_object_get(im, "psid"));
-		const char *cp = json_string_value(json_object_get(ad, "psid"));
+		const char *ip = hwc_q_string(im, "psid");
+		const char *cp = hwc_q_string(ad, "psid");
 		if (ip && cp && strcmp(ip, cp) != 0)
 			continue; /* another board's image: MLX_FW_IMAGE_PSID says so */
 		int k = cmp_version(iv, run);
@@ -202,9 +202,9 @@ size_t hwc_fw_at_risk_evidence(struct hwc_rule_ctx *c, struct hwc_finding *fd, c
 	const json_t *p;
 	size_t k, n = 0;
 	const char *base = fv_adapter_path(c, bdf_of(ad));
-	json_array_foreach(json_object_get(ad, "fw_at_risk"), k, p) {
-		const char *dep = json_string_value(json_object_get(p, "depends_on"));
-		const char *name = json_string_value(json_object_get(p, "name"));
+	json_array_foreach(hwc_q_get(ad, "fw_at_risk"), k, p) {
+		const char *dep = hwc_q_string(p, "depends_on");
+		const char *name = hwc_q_string(p, "name");
 		if (!dep || !name)
 			continue;
 		n++;
@@ -225,12 +225,11 @@ static const char *set_args(struct hwc_rule_ctx *c, const json_t *ad)
 	const json_t *p;
 	size_t k;
 	const char *out = "";
-	json_array_foreach(json_object_get(ad, "fw_at_risk"), k, p) {
-		const char *name = json_string_value(json_object_get(p, "name"));
-		if (!name || !json_string_value(json_object_get(p, "depends_on")))
+	json_array_foreach(hwc_q_get(ad, "fw_at_risk"), k, p) {
+		const char *name = hwc_q_string(p, "name");
+		if (!name || !hwc_q_string(p, "depends_on"))
 			continue;
-		const json_t *fc = json_object_get(json_object_get(ad, "fw_config"), name);
-		const json_t *code = json_object_get(fc, "current_code");
+		const json_t *code = hwc_q_fw_value(ad, name, "current_code");
 		const json_t *cur = json_object_get(p, "current");
 		out = hwc_arena_printf(c->a, "%s %s=%s", out, name,
 				       json_is_integer(code) ? val_text(c->a, code) : val_text(c->a, cur));

@@ -10,7 +10,7 @@
 static const char *x2apic_fix(struct hwc_rule_ctx *c, const json_t *host)
 {
 	static const char *const opts[] = {"nox2apic", "amd_iommu=off", "intremap=off", NULL};
-	const char *cl = json_string_value(json_object_get(json_object_get(host, "kernel"), "cmdline"));
+	const char *cl = hwc_q_string(hwc_q_get(host, "kernel"), "cmdline");
 	const char *rm = "";
 	for (int i = 0; cl && opts[i]; i++) {
 		size_t k = strlen(opts[i]);
@@ -43,10 +43,10 @@ static void eval_x2apic(struct hwc_rule_ctx *c)
 	if (!need_bool(c, "host", host, "host", "x2apic.enabled", &en) || en)
 		return;
 	const json_t *xa = json_object_get(host, "x2apic");
-	const char *src = json_string_value(json_object_get(xa, "source"));
-	const char *ssrc = json_string_value(json_object_get(xa, "supported_source"));
-	const char *model = json_string_value(json_object_get(json_object_get(host, "cpu"), "model_name"));
-	bool opt_out = json_is_true(json_object_get(xa, "dmar_x2apic_opt_out"));
+	const char *src = hwc_q_string(xa, "source");
+	const char *ssrc = hwc_q_string(xa, "supported_source");
+	const char *model = hwc_q_string(hwc_q_get(host, "cpu"), "model_name");
+	bool opt_out = json_is_true(hwc_q_get(xa, "dmar_x2apic_opt_out"));
 	struct hwc_finding *fd = hwc_rule_emit(c, "host", "the CPU supports x2APIC%s%s%s but the kernel runs in xAPIC mode%s%s%s%s: interrupts are limited to 255 APIC IDs and delivered less efficiently",
 					       ssrc && !strcmp(ssrc, "cpu_model") && model ? " (" : "",
 					       ssrc && !strcmp(ssrc, "cpu_model") && model ? model : "",
@@ -59,7 +59,7 @@ static void eval_x2apic(struct hwc_rule_ctx *c)
 		hwc_evidence_add(fd, c->a, "host.x2apic.supported_source", ssrc, NULL);
 	if (fd)
 		fd->fix = x2apic_fix(c, host);
-	const char *evl = json_string_value(json_object_get(xa, "evidence"));
+	const char *evl = hwc_q_string(xa, "evidence");
 	if (evl)
 		hwc_evidence_add(fd, c->a, "host.x2apic.evidence", evl, NULL);
 	if (opt_out)
@@ -75,8 +75,8 @@ static void eval_powersave(struct hwc_rule_ctx *c)
 {
 	const json_t *host = json_object_get(c->facts, "host");
 	const json_t *pw = json_object_get(host, "power");
-	const char *gov, *drv = json_string_value(json_object_get(pw, "cpufreq_driver"));
-	const char *epp = json_string_value(json_object_get(pw, "energy_perf_preference"));
+	const char *gov, *drv = hwc_q_string(pw, "cpufreq_driver");
+	const char *epp = hwc_q_string(pw, "energy_perf_preference");
 	const char *why;
 	if (!hwc_q_find_str(host, "power.governor", &gov, &why, c->a)) {
 		/* no cpufreq at all (VMs, some BIOS modes): the OS does not scale frequency */
@@ -117,8 +117,8 @@ static void eval_cstates(struct hwc_rule_ctx *c)
 	struct hwc_finding *fd = NULL;
 	json_array_foreach(cs, i, s) {
 		const json_t *lat = json_object_get(s, "latency_us");
-		const char *name = json_string_value(json_object_get(s, "name"));
-		if (!json_is_number(lat) || json_number_value(lat) <= max || json_is_true(json_object_get(s, "disabled")))
+		const char *name = hwc_q_string(s, "name");
+		if (!json_is_number(lat) || json_number_value(lat) <= max || json_is_true(hwc_q_get(s, "disabled")))
 			continue;
 		if (!fd)
 			fd = hwc_rule_emit(c, "host", "deep C-states are enabled: waking a core from them adds up to %s us to interrupt handling",
@@ -172,19 +172,19 @@ static void eval_irq_far(struct hwc_rule_ctx *c)
 		const json_t *nds[32];
 		size_t n = hwc_q_adapter_netdevs(c->facts, ad, nds, 32);
 		for (size_t k = 0; k < n; k++) {
-			const char *name = json_string_value(json_object_get(nds[k], "name"));
+			const char *name = hwc_q_string(nds[k], "name");
 			const char *base = fv_netdev_path(c, name);
 			double out, vec;
-			const json_t *nn = json_object_get(json_object_get(nds[k], "irq_locality"), "numa_node");
+			const json_t *nn = hwc_q_at(nds[k], "irq_locality.numa_node");
 			if (json_is_integer(nn) && json_integer_value(nn) < 0)
 				continue; /* no node to be far from: HOST_NUMA_NODE_MISSING speaks */
 			if (!need_num(c, name, nds[k], base, "irq_locality.outside_local", &out) || out <= 0)
 				continue;
 			const json_t *il = json_object_get(nds[k], "irq_locality");
-			vec = json_is_number(json_object_get(il, "vectors")) ? json_number_value(json_object_get(il, "vectors")) : 0;
+			vec = json_is_number(hwc_q_get(il, "vectors")) ? json_number_value(hwc_q_get(il, "vectors")) : 0;
 			const json_t *node = json_object_get(il, "numa_node");
-			const char *cl = json_string_value(json_object_get(il, "local_cpulist"));
-			const json_t *nps = json_object_get(json_object_get(json_object_get(c->facts, "host"), "numa"), "nps");
+			const char *cl = hwc_q_string(il, "local_cpulist");
+			const json_t *nps = hwc_q_at(c->facts, "host.numa.nps");
 			const char *layout = json_is_integer(nps) && json_integer_value(nps) > 1
 						     ? hwc_arena_printf(c->a, "; NPS%lld splits each socket into %lld nodes", (long long)json_integer_value(nps), (long long)json_integer_value(nps))
 						     : "";
@@ -198,11 +198,11 @@ static void eval_irq_far(struct hwc_rule_ctx *c)
 
 static void eval_numa_missing(struct hwc_rule_ctx *c)
 {
-	const json_t *nodes = json_object_get(json_object_get(json_object_get(c->facts, "host"), "numa"), "nodes");
+	const json_t *nodes = hwc_q_at(c->facts, "host.numa.nodes");
 	size_t i;
 	const json_t *ad;
 	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
-		const char *bdf = json_string_value(json_object_get(ad, "bdf"));
+		const char *bdf = hwc_q_string(ad, "bdf");
 		const json_t *dev = hwc_q_pci_dev(c->facts, bdf);
 		double node;
 		if (!need_num(c, bdf, dev, fv_pci_path(c, bdf), "numa_node", &node) || node >= 0)

@@ -33,20 +33,20 @@ static const char *rate_text(struct hwc_rule_ctx *c, double n, double hours)
 
 static bool is_ib(const json_t *p)
 {
-	const char *ll = json_string_value(json_object_get(p, "link_layer"));
+	const char *ll = hwc_q_string(p, "link_layer");
 	return ll && strcmp(ll, "InfiniBand") == 0;
 }
 
 static const char *ib_subject(struct hwc_rule_ctx *c, const json_t *p)
 {
 	const json_t *pn = json_object_get(p, "port");
-	return hwc_arena_printf(c->a, "%s/%lld", json_string_value(json_object_get(p, "rdma_device")),
+	return hwc_arena_printf(c->a, "%s/%lld", hwc_q_string(p, "rdma_device"),
 				json_is_integer(pn) ? (long long)json_integer_value(pn) : 1LL);
 }
 
 static const char *ib_base(struct hwc_rule_ctx *c, const json_t *ad, const json_t *p)
 {
-	return hwc_arena_printf(c->a, "%s.ports[%s]", fv_adapter_path(c, json_string_value(json_object_get(ad, "bdf"))),
+	return hwc_arena_printf(c->a, "%s.ports[%s]", fv_adapter_path(c, hwc_q_string(ad, "bdf")),
 				ib_subject(c, p));
 }
 
@@ -61,8 +61,8 @@ static void symbol_netdevs(struct hwc_rule_ctx *c, double hours, const char *upw
 {
 	size_t i;
 	const json_t *nd;
-	json_array_foreach(json_object_get(c->facts, "netdevs"), i, nd) {
-		const char *name = json_string_value(json_object_get(nd, "name"));
+	json_array_foreach(hwc_q_get(c->facts, "netdevs"), i, nd) {
+		const char *name = hwc_q_string(nd, "name");
 		const char *base = fv_netdev_path(c, name);
 		double n;
 		if (!need_num(c, name, nd, base, "counters.rx_symbol_err_phy", &n) || n <= 0)
@@ -116,8 +116,8 @@ static void flaps_netdevs(struct hwc_rule_ctx *c, double max)
 {
 	size_t i;
 	const json_t *nd;
-	json_array_foreach(json_object_get(c->facts, "netdevs"), i, nd) {
-		const char *name = json_string_value(json_object_get(nd, "name"));
+	json_array_foreach(hwc_q_get(c->facts, "netdevs"), i, nd) {
+		const char *name = hwc_q_string(nd, "name");
 		const char *base = fv_netdev_path(c, name);
 		double phy = 0, ups = 0;
 		const char *w1 = NULL, *w2 = NULL;
@@ -209,7 +209,7 @@ static double fec_limit(const char *fec, const char **src)
 /* Every mlx port that mstlink answered for (without the tool the BER is not known: silent). */
 #define FOR_PHY_PORTS(c, i, ad, j, p)                                                              \
 	json_array_foreach(hwc_q_adapters((c)->facts), i, ad) json_array_foreach(                     \
-		json_object_get(ad, "ports"), j, p) if (json_is_string(json_object_get(json_object_get(p, "phy"), "source")))
+		json_object_get(ad, "ports"), j, p) if (json_is_string(hwc_q_at(p, "phy.source")))
 
 static void eval_raw_ber(struct hwc_rule_ctx *c)
 {
@@ -263,8 +263,8 @@ static void eval_fec_mode(struct hwc_rule_ctx *c)
 {
 	size_t i;
 	const json_t *nd;
-	json_array_foreach(json_object_get(c->facts, "netdevs"), i, nd) {
-		const char *name = json_string_value(json_object_get(nd, "name"));
+	json_array_foreach(hwc_q_get(c->facts, "netdevs"), i, nd) {
+		const char *name = hwc_q_string(nd, "name");
 		const char *base = fv_netdev_path(c, name), *why, *fec;
 		double mbps;
 		if (!hwc_q_find_num(nd, "speed_mbps", &mbps, &why, c->a) || !fec_needed(mbps))
@@ -280,8 +280,8 @@ static void eval_fec_mode(struct hwc_rule_ctx *c)
 	size_t j;
 	const json_t *ad, *p;
 	FOR_PHY_PORTS(c, i, ad, j, p) {
-		const char *fec = json_string_value(json_object_get(json_object_get(p, "phy"), "fec"));
-		const char *sp = json_string_value(json_object_get(json_object_get(p, "phy"), "speed"));
+		const char *fec = hwc_q_string(hwc_q_get(p, "phy"), "fec");
+		const char *sp = hwc_q_string(hwc_q_get(p, "phy"), "speed");
 		if (!fec || !sp || !strstr(fec, "No FEC") || !(strstr(sp, "HDR") || strstr(sp, "NDR") || strstr(sp, "XDR")))
 			continue;
 		const char *subj = ib_subject(c, p);
@@ -360,8 +360,8 @@ static void eval_module(struct hwc_rule_ctx *c)
 
 static bool event_counts(const json_t *ev)
 {
-	const char *kind = json_string_value(json_object_get(ev, "kind"));
-	const char *msg = json_string_value(json_object_get(ev, "message"));
+	const char *kind = hwc_q_string(ev, "kind");
+	const char *msg = hwc_q_string(ev, "message");
 	if (!kind || strcmp(kind, "module_unplugged") == 0)
 		return false; /* a cable pulled for maintenance is not a fault */
 	/* failed register reads of a restricted PF come from counter readers, not from the card */
@@ -373,7 +373,7 @@ static void eval_kernel_events(struct hwc_rule_ctx *c)
 	size_t i;
 	const json_t *ad;
 	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
-		const char *bdf = json_string_value(json_object_get(ad, "bdf"));
+		const char *bdf = hwc_q_string(ad, "bdf");
 		const char *base = fv_adapter_path(c, bdf);
 		const json_t *v;
 		const char *why;
@@ -387,7 +387,7 @@ static void eval_kernel_events(struct hwc_rule_ctx *c)
 		size_t k;
 		const json_t *ev;
 		json_array_foreach(v, k, ev) {
-			const char *kind = json_string_value(json_object_get(ev, "kind"));
+			const char *kind = hwc_q_string(ev, "kind");
 			if (!event_counts(ev) || strstr(seen, kind))
 				continue; /* one line of evidence per kind: the first */
 			seen = hwc_arena_printf(c->a, "%s%s%s", seen, *seen ? ", " : "", kind);
@@ -396,7 +396,7 @@ static void eval_kernel_events(struct hwc_rule_ctx *c)
 			const json_t *t = json_object_get(ev, "time_s");
 			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.kernel_events[%zu]", base, k),
 					 hwc_arena_printf(c->a, "%s at %s s: %s", kind, json_is_number(t) ? fv_fmt_num(c->a, json_number_value(t)) : "?",
-							  json_string_value(json_object_get(ev, "message"))),
+							  hwc_q_string(ev, "message")),
 					 "no fault");
 		}
 		if (fd)

@@ -8,7 +8,7 @@
 
 static const char *bdf_of(const json_t *ad)
 {
-	return json_string_value(json_object_get(ad, "bdf"));
+	return hwc_q_string(ad, "bdf");
 }
 
 static const char *vstr(const json_t *v)
@@ -143,8 +143,8 @@ static void eval_wr_ordering(struct hwc_rule_ctx *c)
 
 static const char *product_of(const json_t *ad)
 {
-	const char *k = json_string_value(json_object_get(ad, "psid"));
-	return k ? k : json_string_value(json_object_get(ad, "part_number"));
+	const char *k = hwc_q_string(ad, "psid");
+	return k ? k : hwc_q_string(ad, "part_number");
 }
 
 /* A card whose whole firmware configuration is unknown cannot be compared with its peers. */
@@ -172,8 +172,8 @@ static const char *values_list(struct hwc_rule_ctx *c, const json_t *g, const ch
 	const char *out = "";
 	size_t i;
 	const json_t *e;
-	json_array_foreach(json_object_get(g, "values"), i, e) {
-		const char *v = json_string_value(json_object_get(e, "value"));
+	json_array_foreach(hwc_q_get(g, "values"), i, e) {
+		const char *v = hwc_q_string(e, "value");
 		out = param ? hwc_arena_printf(c->a, "%s%s`mstconfig -d <BDF> set %s=%s`", out, i ? sep : "", param, v)
 			    : hwc_arena_printf(c->a, "%s%s%s", out, i ? sep : "", v);
 	}
@@ -184,26 +184,26 @@ static long long cards_with(const json_t *g, const char *value)
 {
 	size_t i;
 	const json_t *e;
-	json_array_foreach(json_object_get(g, "values"), i, e) {
-		const char *v = json_string_value(json_object_get(e, "value"));
+	json_array_foreach(hwc_q_get(g, "values"), i, e) {
+		const char *v = hwc_q_string(e, "value");
 		if (value && v && !strcmp(value, v))
-			return (long long)json_integer_value(json_object_get(e, "cards"));
+			return (long long)json_integer_value(hwc_q_get(e, "cards"));
 	}
 	return 0;
 }
 
 static void fwc_emit(struct hwc_rule_ctx *c, const json_t *g)
 {
-	const char *param = json_string_value(json_object_get(g, "param"));
-	const char *prod = json_string_value(json_object_get(g, "product"));
-	const char *maj = json_string_value(json_object_get(g, "majority"));
-	long long total = (long long)json_integer_value(json_object_get(g, "cards"));
-	int sev = hwc_severity_from_name(json_string_value(json_object_get(g, "severity")));
+	const char *param = hwc_q_string(g, "param");
+	const char *prod = hwc_q_string(g, "product");
+	const char *maj = hwc_q_string(g, "majority");
+	long long total = (long long)json_integer_value(hwc_q_get(g, "cards"));
+	int sev = hwc_severity_from_name(hwc_q_string(g, "severity"));
 	size_t i;
 	const json_t *m;
-	json_array_foreach(json_object_get(g, "minority"), i, m) {
-		const char *bdf = json_string_value(json_object_get(m, "card"));
-		const char *val = json_string_value(json_object_get(m, "value"));
+	json_array_foreach(hwc_q_get(g, "minority"), i, m) {
+		const char *bdf = hwc_q_string(m, "card");
+		const char *val = hwc_q_string(m, "value");
 		struct hwc_finding *fd;
 		enum hwc_severity sv = (enum hwc_severity)sev;
 		if (maj)
@@ -221,13 +221,13 @@ static void fwc_emit(struct hwc_rule_ctx *c, const json_t *g)
 			fd->fix = hwc_arena_printf(c->a, "Pick one value for all %lld cards (for PCI_WR_ORDERING the profile's host.role says which) "
 						   "and set it on each card: %s; then reboot.", total, values_list(c, g, " or ", param));
 	}
-	json_array_foreach(json_object_get(g, "unknown"), i, m) {
-		const char *bdf = json_string_value(json_object_get(m, "card"));
+	json_array_foreach(hwc_q_get(g, "unknown"), i, m) {
+		const char *bdf = hwc_q_string(m, "card");
 		const json_t *ad = hwc_q_adapter_of(c->facts, bdf);
-		if (!json_is_object(json_object_get(ad, "fw_config")))
+		if (!json_is_object(hwc_q_get(ad, "fw_config")))
 			continue; /* said once by fwc_unknown_cards */
 		hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.fw_config.%s", fv_adapter_path(c, bdf), param),
-				 json_string_value(json_object_get(m, "why")), "whether it matches its identical cards");
+				 hwc_q_string(m, "why"), "whether it matches its identical cards");
 	}
 }
 
@@ -273,7 +273,7 @@ static void eval_power_limiter(struct hwc_rule_ctx *c)
 			continue; /* limiter off: PCIE_SLOT_POWER_LOW speaks for the slot */
 		const json_t *dev = hwc_q_pci_dev(c->facts, bdf);
 		const json_t *adv = json_object_get(dev, "slot_power_limit_w");
-		const json_t *pw = json_object_get(json_object_get(ad, "registers"), "pci_power_w");
+		const json_t *pw = hwc_q_at(ad, "registers.pci_power_w");
 		struct hwc_finding *fd = hwc_rule_emit(
 			c, bdf, "the firmware's slot power limiter is active and reports insufficient slot power (slot advertises %s W): the card may throttle or power its network modules down",
 			json_is_number(adv) ? fv_fmt_num(c->a, json_number_value(adv)) : json_is_number(pw) ? fv_fmt_num(c->a, json_number_value(pw)) : "?");
@@ -337,7 +337,7 @@ static void pending_fix(struct hwc_rule_ctx *c, const json_t *ad, const json_t *
 	json_object_foreach((json_t *)fc, k, p) {
 		const json_t *cur = json_object_get(p, "current"), *nb = json_object_get(p, "next_boot");
 		if (!json_is_object(p) || !cur || json_is_null(cur) || !nb || json_is_null(nb) ||
-		    !(json_is_true(json_object_get(p, "pending")) || !json_equal(cur, nb)))
+		    !(json_is_true(hwc_q_get(p, "pending")) || !json_equal(cur, nb)))
 			continue;
 		revert = hwc_arena_printf(c->a, "%s%s%s=%s", revert, *revert ? " " : "", k,
 					  json_is_integer(cur) ? hwc_arena_printf(c->a, "%lld", (long long)json_integer_value(cur)) : vstr(cur));
@@ -413,8 +413,8 @@ static void eval_fw_reset_pending(struct hwc_rule_ctx *c)
 		bool p;
 		if (!need_bool(c, bdf, ad, fv_adapter_path(c, bdf), "fw_pending_reset", &p) || !p)
 			continue;
-		const char *run = json_string_value(json_object_get(ad, "fw_version"));
-		const char *st = json_string_value(json_object_get(ad, "fw_version_stored"));
+		const char *run = hwc_q_string(ad, "fw_version");
+		const char *st = hwc_q_string(ad, "fw_version_stored");
 		struct hwc_finding *fd = hwc_rule_emit(c, bdf, "firmware %s is flashed but %s is still running: the update waits for a reset",
 						       st ? st : "?", run ? run : "?");
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.fw_version_stored", fv_adapter_path(c, bdf)), st, run);
@@ -426,8 +426,8 @@ static void eval_fw_reset_pending(struct hwc_rule_ctx *c)
 
 static const char *group_key(const json_t *ad)
 {
-	const char *k = json_string_value(json_object_get(ad, "psid"));
-	return k ? k : json_string_value(json_object_get(ad, "device_id"));
+	const char *k = hwc_q_string(ad, "psid");
+	return k ? k : hwc_q_string(ad, "device_id");
 }
 
 /* Per group (same PSID, else device id): its size, the distinct versions in the order they
@@ -440,18 +440,18 @@ static json_t *fw_groups(const json_t *ads)
 	size_t i, k;
 	const json_t *ad, *v;
 	json_array_foreach(ads, i, ad) {
-		const char *key = group_key(ad), *fw = json_string_value(json_object_get(ad, "fw_version"));
+		const char *key = group_key(ad), *fw = hwc_q_string(ad, "fw_version");
 		if (!key)
 			continue;
 		json_t *e = json_object_get(g, key);
 		if (!e)
 			json_object_set_new(g, key, e = json_pack("{s:i, s:o, s:o}", "peers", 0, "count",
 								   json_object(), "order", json_array()));
-		json_object_set_new(e, "peers", json_integer(json_integer_value(json_object_get(e, "peers")) + 1));
+		json_object_set_new(e, "peers", json_integer(json_integer_value(hwc_q_get(e, "peers")) + 1));
 		if (!fw)
 			continue;
 		json_t *cnt = json_object_get(e, "count");
-		json_int_t n = json_integer_value(json_object_get(cnt, fw));
+		json_int_t n = json_integer_value(hwc_q_get(cnt, fw));
 		if (!n)
 			json_array_append_new(json_object_get(e, "order"), json_string(fw));
 		json_object_set_new(cnt, fw, json_integer(n + 1));
@@ -459,19 +459,19 @@ static json_t *fw_groups(const json_t *ads)
 	/* the majority scan over each group's members in document order, as it always read: one
 	 * pass over the cards, each updating its own group */
 	json_array_foreach(ads, k, v) {
-		const char *key = group_key(v), *ofw = json_string_value(json_object_get(v, "fw_version"));
+		const char *key = group_key(v), *ofw = hwc_q_string(v, "fw_version");
 		json_t *e = key ? json_object_get(g, key) : NULL;
-		const char *best = json_string_value(json_object_get(e, "best"));
+		const char *best = hwc_q_string(e, "best");
 		if (!e || !ofw || (best && !strcmp(best, ofw)))
 			continue;
-		json_int_t cnt = json_integer_value(json_object_get(json_object_get(e, "count"), ofw));
-		json_int_t best_n = json_integer_value(json_object_get(e, "best_n"));
+		json_int_t cnt = json_integer_value(hwc_q_get(hwc_q_get(e, "count"), ofw));
+		json_int_t best_n = json_integer_value(hwc_q_get(e, "best_n"));
 		if (cnt > best_n) {
 			json_object_set_new(e, "best", json_string(ofw));
 			json_object_set_new(e, "best_n", json_integer(cnt));
 			json_object_set_new(e, "ties", json_integer(0));
 		} else if (cnt == best_n) {
-			json_object_set_new(e, "ties", json_integer(json_integer_value(json_object_get(e, "ties")) + 1));
+			json_object_set_new(e, "ties", json_integer(json_integer_value(hwc_q_get(e, "ties")) + 1));
 		}
 	}
 	return g;
@@ -479,7 +479,7 @@ static json_t *fw_groups(const json_t *ads)
 
 static json_int_t fw_count(const json_t *grp, const char *fw)
 {
-	return fw ? json_integer_value(json_object_get(json_object_get(grp, "count"), fw)) : 0;
+	return fw ? json_integer_value(hwc_q_get(hwc_q_get(grp, "count"), fw)) : 0;
 }
 
 /* The most common version of the group other than fw (the first to appear on a tie). */
@@ -488,7 +488,7 @@ static const char *fw_other(const json_t *grp, const char *fw)
 	const char *other = NULL;
 	size_t i;
 	const json_t *v;
-	json_array_foreach(json_object_get(grp, "order"), i, v) {
+	json_array_foreach(hwc_q_get(grp, "order"), i, v) {
 		const char *ofw = json_string_value(v);
 		if (strcmp(ofw, fw) != 0 && (!other || fw_count(grp, ofw) > fw_count(grp, other)))
 			other = ofw;
@@ -503,10 +503,10 @@ static void eval_fw_mismatch(struct hwc_rule_ctx *c)
 	size_t i;
 	const json_t *ad;
 	json_array_foreach(ads, i, ad) {
-		const char *key = group_key(ad), *fw = json_string_value(json_object_get(ad, "fw_version"));
+		const char *key = group_key(ad), *fw = hwc_q_string(ad, "fw_version");
 		const char *bdf = bdf_of(ad);
 		const json_t *grp = key ? json_object_get(groups, key) : NULL;
-		json_int_t peers = json_integer_value(json_object_get(grp, "peers"));
+		json_int_t peers = json_integer_value(hwc_q_get(grp, "peers"));
 		if (!grp || peers < 2)
 			continue;
 		if (!fw) {
@@ -515,8 +515,8 @@ static void eval_fw_mismatch(struct hwc_rule_ctx *c)
 		}
 		/* the majority version of the group is the reference; with no majority every card
 		 * that differs from another is named */
-		json_int_t mine = fw_count(grp, fw), best_n = json_integer_value(json_object_get(grp, "best_n"));
-		if (mine == peers || (mine == best_n && !json_integer_value(json_object_get(grp, "ties"))))
+		json_int_t mine = fw_count(grp, fw), best_n = json_integer_value(hwc_q_get(grp, "best_n"));
+		if (mine == peers || (mine == best_n && !json_integer_value(hwc_q_get(grp, "ties"))))
 			continue;
 		const char *other = fw_other(grp, fw);
 		if (!other)

@@ -14,7 +14,7 @@ static void eval_rings(struct hwc_rule_ctx *c)
 	const json_t *ad, *nds[32];
 	FOR_CARD_NETDEVS(c, i, ad, nds, n, k) {
 		const json_t *nd = nds[k];
-		const char *name = json_string_value(json_object_get(nd, "name"));
+		const char *name = hwc_q_string(nd, "name");
 		const char *base = fv_netdev_path(c, name);
 		double rx, mx;
 		if (!need_num(c, name, nd, base, "rings.rx", &rx) || !need_num(c, name, nd, base, "rings.rx_max", &mx) || rx >= mx)
@@ -44,17 +44,17 @@ static void eval_rings(struct hwc_rule_ctx *c)
 static int local_cpus(struct hwc_rule_ctx *c, const json_t *nd, const char **src)
 {
 	const json_t *il = json_object_get(nd, "irq_locality");
-	const char *cl = json_string_value(json_object_get(il, "local_cpulist"));
+	const char *cl = hwc_q_string(il, "local_cpulist");
 	*src = "irq_locality.local_cpulist";
 	if (cl)
 		return hwc_q_cpulist_count(cl);
 	const json_t *node = json_object_get(il, "numa_node");
 	size_t i;
 	const json_t *e;
-	json_array_foreach(json_object_get(json_object_get(json_object_get(c->facts, "host"), "numa"), "nodes"), i, e) {
+	json_array_foreach(hwc_q_at(c->facts, "host.numa.nodes"), i, e) {
 		if (json_is_integer(node) && json_equal(json_object_get(e, "id"), (json_t *)node)) {
 			*src = "host.numa.nodes[].cpulist";
-			return hwc_q_cpulist_count(json_string_value(json_object_get(e, "cpulist")));
+			return hwc_q_cpulist_count(hwc_q_string(e, "cpulist"));
 		}
 	}
 	return -1;
@@ -67,7 +67,7 @@ static void eval_channels(struct hwc_rule_ctx *c)
 	double want_max = hwc_profile_threshold(c->prof, HWC_T_CHANNELS_MIN);
 	FOR_CARD_NETDEVS(c, i, ad, nds, n, k) {
 		const json_t *nd = nds[k];
-		const char *name = json_string_value(json_object_get(nd, "name"));
+		const char *name = hwc_q_string(nd, "name");
 		const char *base = fv_netdev_path(c, name);
 		double comb, cmax;
 		if (!need_num(c, name, nd, base, "channels.combined", &comb) || !need_num(c, name, nd, base, "channels.combined_max", &cmax))
@@ -96,9 +96,9 @@ static bool ib_netdev(const json_t *ad, const char *name)
 {
 	size_t k;
 	const json_t *p;
-	json_array_foreach(json_object_get(ad, "ports"), k, p) {
-		const char *nd = json_string_value(json_object_get(p, "netdev"));
-		const char *ll = json_string_value(json_object_get(p, "link_layer"));
+	json_array_foreach(hwc_q_get(ad, "ports"), k, p) {
+		const char *nd = hwc_q_string(p, "netdev");
+		const char *ll = hwc_q_string(p, "link_layer");
 		if (nd && name && !strcmp(nd, name) && ll && !strcasecmp(ll, "InfiniBand"))
 			return true;
 	}
@@ -113,7 +113,7 @@ static double fabric_jumbo(struct hwc_rule_ctx *c, const char **who)
 	const json_t *ad, *nds[32];
 	double best = 0;
 	FOR_CARD_NETDEVS(c, i, ad, nds, n, k) {
-		const char *name = json_string_value(json_object_get(nds[k], "name"));
+		const char *name = hwc_q_string(nds[k], "name");
 		const json_t *m = json_object_get(nds[k], "mtu");
 		if (name && json_is_number(m) && json_number_value(m) > 1500 && json_number_value(m) > best &&
 		    !ib_netdev(ad, name)) {
@@ -129,7 +129,7 @@ static double fabric_jumbo(struct hwc_rule_ctx *c, const char **who)
  * active MTU). */
 static void mtu_against_peers(struct hwc_rule_ctx *c, const json_t *ad, const json_t *nd, double peer, const char *who)
 {
-	const char *name = json_string_value(json_object_get(nd, "name"));
+	const char *name = hwc_q_string(nd, "name");
 	double mtu;
 	if (!name || !who || !strcmp(name, who) || ib_netdev(ad, name) || !need_num(c, name, nd, fv_netdev_path(c, name), "mtu", &mtu) ||
 	    mtu > 1500)
@@ -159,7 +159,7 @@ static void eval_mtu(struct hwc_rule_ctx *c)
 			continue;
 		}
 		const json_t *nd = nds[k];
-		const char *name = json_string_value(json_object_get(nd, "name"));
+		const char *name = hwc_q_string(nd, "name");
 		double mtu;
 		if (!need_num(c, name, nd, fv_netdev_path(c, name), "mtu", &mtu) || mtu >= want)
 			continue;
@@ -180,7 +180,7 @@ static void offload_is(struct hwc_rule_ctx *c, const char *feature, bool bad, co
 	const json_t *ad, *nds[32];
 	FOR_CARD_NETDEVS(c, i, ad, nds, n, k) {
 		const json_t *nd = nds[k];
-		const char *name = json_string_value(json_object_get(nd, "name"));
+		const char *name = hwc_q_string(nd, "name");
 		bool on;
 		if (!need_bool(c, name, nd, fv_netdev_path(c, name), feature, &on) || on != bad)
 			continue;
@@ -207,17 +207,17 @@ static void eval_gro(struct hwc_rule_ctx *c)
 
 static const char *port_subject(struct hwc_rule_ctx *c, const json_t *p, const json_t *ad)
 {
-	const char *dev = json_string_value(json_object_get(p, "rdma_device"));
+	const char *dev = hwc_q_string(p, "rdma_device");
 	const json_t *pn = json_object_get(p, "port");
 	if (dev)
 		return hwc_arena_printf(c->a, "%s/%lld", dev, json_is_integer(pn) ? (long long)json_integer_value(pn) : 1LL);
-	const char *nd = json_string_value(json_object_get(p, "netdev"));
-	return nd ? nd : json_string_value(json_object_get(ad, "bdf"));
+	const char *nd = hwc_q_string(p, "netdev");
+	return nd ? nd : hwc_q_string(ad, "bdf");
 }
 
 static bool port_active(const json_t *p)
 {
-	const char *st = json_string_value(json_object_get(p, "state"));
+	const char *st = hwc_q_string(p, "state");
 	return st && strcasestr(st, "active");
 }
 
@@ -225,17 +225,17 @@ static void eval_roce_mtu(struct hwc_rule_ctx *c)
 {
 	size_t i, k;
 	const json_t *ad, *p;
-	json_array_foreach(hwc_q_adapters(c->facts), i, ad) json_array_foreach(json_object_get(ad, "ports"), k, p) {
+	json_array_foreach(hwc_q_adapters(c->facts), i, ad) json_array_foreach(hwc_q_get(ad, "ports"), k, p) {
 		if (!port_active(p))
 			continue;
 		const char *subj = port_subject(c, p, ad);
-		const char *base = hwc_arena_printf(c->a, "%s.ports[%s]", fv_adapter_path(c, json_string_value(json_object_get(ad, "bdf"))), subj);
+		const char *base = hwc_arena_printf(c->a, "%s.ports[%s]", fv_adapter_path(c, hwc_q_string(ad, "bdf")), subj);
 		double am, mm;
 		if (!need_num(c, subj, p, base, "active_mtu", &am) || !need_num(c, subj, p, base, "max_mtu", &mm))
 			continue;
 		if (am >= mm || am >= 4096)
 			continue;
-		const char *ll = json_string_value(json_object_get(p, "link_layer"));
+		const char *ll = hwc_q_string(p, "link_layer");
 		bool ib = ll && !strcasecmp(ll, "InfiniBand");
 		struct hwc_finding *fd = hwc_rule_emit(c, subj, "active MTU is %s of a possible %s%s", fv_fmt_num(c->a, am), fv_fmt_num(c->a, mm),
 						       ib ? " (set by the subnet manager's partition)" : " (RoCE derives it from the netdev MTU)");
@@ -275,9 +275,9 @@ static const char *port_fix(struct hwc_rule_ctx *c, bool ib, const char *ndn)
 static void port_down_one(struct hwc_rule_ctx *c, const json_t *p, const char *subj,
 			  const char *base, const char *st)
 {
-	const char *ps = json_string_value(json_object_get(p, "phys_state"));
-	const char *ll = json_string_value(json_object_get(p, "link_layer"));
-	const char *ndn = json_string_value(json_object_get(p, "netdev"));
+	const char *ps = hwc_q_string(p, "phys_state");
+	const char *ll = hwc_q_string(p, "link_layer");
+	const char *ndn = hwc_q_string(p, "netdev");
 	bool ib = ll && !strcasecmp(ll, "InfiniBand");
 	const json_t *nd = ib ? NULL : hwc_q_netdev(c->facts, ndn);
 	bool up = false, carrier = false;
@@ -318,9 +318,9 @@ static void eval_port_down(struct hwc_rule_ctx *c)
 {
 	size_t i, k;
 	const json_t *ad, *p;
-	json_array_foreach(hwc_q_adapters(c->facts), i, ad) json_array_foreach(json_object_get(ad, "ports"), k, p) {
+	json_array_foreach(hwc_q_adapters(c->facts), i, ad) json_array_foreach(hwc_q_get(ad, "ports"), k, p) {
 		const char *subj = port_subject(c, p, ad);
-		const char *base = hwc_arena_printf(c->a, "%s.ports[%s]", fv_adapter_path(c, json_string_value(json_object_get(ad, "bdf"))), subj);
+		const char *base = hwc_arena_printf(c->a, "%s.ports[%s]", fv_adapter_path(c, hwc_q_string(ad, "bdf")), subj);
 		const char *st;
 		if (hwc_profile_port_unused(c->prof, c->facts, ad, p))
 			continue; /* the site declared it unused */
@@ -338,11 +338,11 @@ static void eval_port_rate(struct hwc_rule_ctx *c)
 		const json_t *want = json_object_get(hwc_profile_product(c->prof, ad), "port_rate_gbps");
 		if (!json_is_number(want))
 			continue;
-		json_array_foreach(json_object_get(ad, "ports"), k, p) {
+		json_array_foreach(hwc_q_get(ad, "ports"), k, p) {
 			if (!port_active(p))
 				continue; /* NET_PORT_DOWN speaks for it */
 			const char *subj = port_subject(c, p, ad);
-			const char *base = hwc_arena_printf(c->a, "%s.ports[%s]", fv_adapter_path(c, json_string_value(json_object_get(ad, "bdf"))), subj);
+			const char *base = hwc_arena_printf(c->a, "%s.ports[%s]", fv_adapter_path(c, hwc_q_string(ad, "bdf")), subj);
 			double r;
 			if (!need_num(c, subj, p, base, "rate_gbps", &r) || r >= json_number_value(want))
 				continue;

@@ -21,7 +21,7 @@ static double link_gbps(double gts, double width)
 
 static const char *bdf_of(const json_t *ad)
 {
-	return json_string_value(json_object_get(ad, "bdf"));
+	return hwc_q_string(ad, "bdf");
 }
 
 /* The card's function-0 PCI device, or an unknown finding. NULL without a finding for a VF
@@ -30,7 +30,7 @@ static const json_t *card_dev(struct hwc_rule_ctx *c, const json_t *ad)
 {
 	const char *bdf = bdf_of(ad);
 	const json_t *dev = hwc_q_pci_dev(c->facts, bdf);
-	if (json_is_true(json_object_get(dev, "is_vf")))
+	if (json_is_true(hwc_q_get(dev, "is_vf")))
 		return NULL;
 	if (!dev) {
 		const char *why = NULL;
@@ -79,7 +79,7 @@ static int need_link(struct hwc_rule_ctx *c, const char *subj, const json_t *dev
 static int port_caps(struct hwc_rule_ctx *c, const char *subj, const json_t *dev, double *ps,
 		     double *pw, const char **pbdf, bool report)
 {
-	const char *up = json_string_value(json_object_get(dev, "upstream"));
+	const char *up = hwc_q_string(dev, "upstream");
 	*pbdf = up;
 	if (!up)
 		return 0;
@@ -114,15 +114,15 @@ static void downgraded_hops(struct hwc_rule_ctx *c, const char *card, const json
 {
 	size_t k;
 	const json_t *h;
-	json_array_foreach(json_object_get(dev, "path"), k, h) {
+	json_array_foreach(hwc_q_get(dev, "path"), k, h) {
 		const char *hb = json_string_value(h);
 		const json_t *hd = hwc_q_pci_dev(c->facts, hb);
-		const char *pt = json_string_value(json_object_get(hd, "port_type"));
+		const char *pt = hwc_q_string(hd, "port_type");
 		if (!k || !pt || strcmp(pt, "upstream_port") != 0)
 			continue;
 		const char *why;
 		double s, w, cs, cw, ps, pw;
-		const char *up = json_string_value(json_object_get(hd, "upstream"));
+		const char *up = hwc_q_string(hd, "upstream");
 		const json_t *ud = hwc_q_pci_dev(c->facts, up);
 		if (!ud || !hwc_q_find_num(hd, "link.speed_gts", &s, &why, c->a) || !hwc_q_find_num(hd, "link.width", &w, &why, c->a) ||
 		    !hwc_q_find_num(hd, "link.cap_speed_gts", &cs, &why, c->a) || !hwc_q_find_num(hd, "link.cap_width", &cw, &why, c->a) ||
@@ -160,7 +160,7 @@ static void judge_downgraded(struct hwc_rule_ctx *c, const json_t *ad, const jso
 	const char *base = fv_pci_path(c, bdf);
 	if (pr == 0) {
 		/* no port above in the facts: the collector's verdict is all we have */
-		const char *st = json_string_value(json_object_get(dev, "link_status"));
+		const char *st = hwc_q_string(dev, "link_status");
 		if (st && strcmp(st, "downgraded") == 0) {
 			struct hwc_finding *fd = hwc_rule_emit(c, bdf, "link trained at %s, below the card's %s (the collector found it downgraded)",
 							       link_str(c->a, l.speed, l.width), link_str(c->a, l.cap_speed, l.cap_width));
@@ -210,7 +210,7 @@ static void judge_slot_limited(struct hwc_rule_ctx *c, const json_t *ad, const j
 	const char *pbdf;
 	int pr = port_caps(c, bdf, dev, &ps, &pw, &pbdf, true);
 	if (pr == 0) {
-		const char *st = json_string_value(json_object_get(dev, "link_status"));
+		const char *st = hwc_q_string(dev, "link_status");
 		if (st && strcmp(st, "slot_limited") == 0) {
 			struct hwc_finding *fd = hwc_rule_emit(c, bdf, "the slot limits the card to %s (capable of %s)",
 							       link_str(c->a, l.speed, l.width), link_str(c->a, l.cap_speed, l.cap_width));
@@ -304,7 +304,7 @@ static void judge_path_bottleneck(struct hwc_rule_ctx *c, const json_t *ad, cons
 	if (g >= rate)
 		return;
 	const json_t *pb = json_object_get(dev, "path_bottleneck");
-	const char *hop = json_string_value(json_object_get(pb, "bdf"));
+	const char *hop = hwc_q_string(pb, "bdf");
 	const json_t *s = json_object_get(pb, "speed_gts"), *w = json_object_get(pb, "width");
 	const char *hl = json_is_number(s) && json_is_number(w)
 				 ? link_str(c->a, json_number_value(s), json_number_value(w))
@@ -351,7 +351,7 @@ static void eval_below_profile(struct hwc_rule_ctx *c)
 			continue;
 		struct hwc_finding *fd = hwc_rule_emit(c, bdf, "link is %s; the profile expects at least %s GT/s x%s for %s",
 						       link_str(c->a, s, w), fv_fmt_num(c->a, es), fv_fmt_num(c->a, ew),
-						       json_string_value(json_object_get(ad, "product")) ? json_string_value(json_object_get(ad, "product")) : "this product");
+						       hwc_q_string(ad, "product") ? hwc_q_string(ad, "product") : "this product");
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.speed_gts", base), fv_fmt_num(c->a, s),
 				 hwc_arena_printf(c->a, ">= %s", fv_fmt_num(c->a, es)));
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.width", base), fv_fmt_num(c->a, w),
@@ -387,7 +387,7 @@ static void eval_mps(struct hwc_rule_ctx *c)
 		const char *limiter = NULL;
 		size_t k;
 		const json_t *h;
-		json_array_foreach(json_object_get(dev, "path"), k, h) {
+		json_array_foreach(hwc_q_get(dev, "path"), k, h) {
 			const json_t *hd = hwc_q_pci_dev(c->facts, json_string_value(h));
 			const json_t *hs = json_object_get(hd, "max_payload_supported_bytes");
 			if (json_is_number(hs) && json_number_value(hs) < min)
@@ -427,8 +427,8 @@ static void eval_mrrs(struct hwc_rule_ctx *c)
  * (drivers/pci/quirks.c quirk_relaxedordering_disable: Intel 0x6f01-0x6f0e, 0x2f01-0x2f0e). */
 static bool ro_quirk_root(const json_t *root)
 {
-	const char *v = json_string_value(json_object_get(root, "vendor_id"));
-	const char *d = json_string_value(json_object_get(root, "device_id"));
+	const char *v = hwc_q_string(root, "vendor_id");
+	const char *d = hwc_q_string(root, "device_id");
 	if (!v || !d || strcmp(v, "8086") != 0 || strlen(d) != 4)
 		return false;
 	return (!strncmp(d, "6f0", 3) || !strncmp(d, "2f0", 3)) && d[3] >= '1' && d[3] <= 'e';
@@ -461,7 +461,7 @@ static void judge_aer(struct hwc_rule_ctx *c, const json_t *ad, const json_t *de
 	double cmax = hwc_profile_threshold(c->prof, HWC_T_AER_CORRECTABLE_MAX);
 	double ce, nf, fa;
 	const char *base = fv_pci_path(c, bdf);
-	if (json_is_false(json_object_get(dev, "aer_capable")))
+	if (json_is_false(hwc_q_get(dev, "aer_capable")))
 		return; /* no AER capability: nothing can count */
 	int ok = need_num(c, bdf, dev, base, "aer.correctable", &ce);
 	ok &= need_num(c, bdf, dev, base, "aer.nonfatal", &nf);
@@ -556,10 +556,8 @@ int hwc_fwc_current(struct hwc_rule_ctx *c, const json_t *ad, const char *name, 
 		}
 		return 0;
 	}
-	const json_t *v = json_object_get(p, "current");
-	if (!v || json_is_null(v))
-		v = json_object_get(p, "next_boot");
-	if (!v || json_is_null(v)) {
+	const json_t *v = hwc_q_fw_effective(p);
+	if (!v) {
 		hwc_q_find(p, "next_boot", val, &why, c->a);
 		/* mstconfig did not print it: this firmware does not offer the parameter (or it is
 		 * hidden behind a switch that is off), which is an answer, not an unknown */
@@ -589,11 +587,9 @@ static void eval_fw_restrict(struct hwc_rule_ctx *c)
 		int r = hwc_fwc_current(c, ad, "PCI_BUS0_RESTRICT", &v);
 		if (r <= 0 || !hwc_fwc_true(v))
 			continue;
-		const json_t *sp = NULL, *wd = NULL, *as = NULL;
-		const json_t *fc = json_object_get(ad, "fw_config");
-		sp = json_object_get(json_object_get(fc, "PCI_BUS0_RESTRICT_SPEED"), "current");
-		wd = json_object_get(json_object_get(fc, "PCI_BUS0_RESTRICT_WIDTH"), "current");
-		as = json_object_get(json_object_get(fc, "PCI_BUS0_RESTRICT_ASPM"), "current");
+		const json_t *sp = hwc_q_fw_value(ad, "PCI_BUS0_RESTRICT_SPEED", "current");
+		const json_t *wd = hwc_q_fw_value(ad, "PCI_BUS0_RESTRICT_WIDTH", "current");
+		const json_t *as = hwc_q_fw_value(ad, "PCI_BUS0_RESTRICT_ASPM", "current");
 		char *what = hwc_arena_printf(c->a, "speed %s, width %s, ASPM %s",
 					      json_string_value(sp) ? json_string_value(sp) : "?",
 					      json_string_value(wd) ? json_string_value(wd) : "?",

@@ -7,32 +7,32 @@
 
 static const char *res_path(struct hwc_rule_ctx *c, const json_t *r, size_t i)
 {
-	const char *dev = json_string_value(json_object_get(r, "rdma_device"));
-	const char *op = json_string_value(json_object_get(r, "op"));
+	const char *dev = hwc_q_string(r, "rdma_device");
+	const char *op = hwc_q_string(r, "op");
 	return hwc_arena_printf(c->a, "probe.results[%zu:%s/%s]", i, dev ? dev : "?", op ? op : "?");
 }
 
 static const char *res_subject(struct hwc_rule_ctx *c, const json_t *r)
 {
-	const char *dev = json_string_value(json_object_get(r, "rdma_device"));
+	const char *dev = hwc_q_string(r, "rdma_device");
 	const json_t *port = json_object_get(r, "port");
 	if (dev)
 		return hwc_arena_printf(c->a, "%s/%lld", dev, json_is_integer(port) ? (long long)json_integer_value(port) : 1LL);
-	return json_string_value(json_object_get(r, "bdf"));
+	return hwc_q_string(r, "bdf");
 }
 
 /* The known tuning problems of the card that explain a shortfall, named in the message. */
 static const char *probable_cause(struct hwc_rule_ctx *c, const json_t *r)
 {
-	const char *bdf = json_string_value(json_object_get(r, "bdf"));
+	const char *bdf = hwc_q_string(r, "bdf");
 	const json_t *dev = hwc_q_pci_dev(c->facts, bdf);
 	const json_t *ad = hwc_q_adapter_of(c->facts, bdf);
 	const char *out = "";
-	const char *vendor = json_string_value(json_object_get(json_object_get(json_object_get(c->facts, "host"), "cpu"), "vendor"));
-	const char *wo = json_string_value(json_object_get(json_object_get(json_object_get(ad, "fw_config"), "PCI_WR_ORDERING"), "current"));
+	const char *vendor = hwc_q_string(hwc_q_at(c->facts, "host.cpu"), "vendor");
+	const char *wo = hwc_q_string(hwc_q_at(ad, "fw_config.PCI_WR_ORDERING"), "current");
 	if (vendor && !strcmp(vendor, "AuthenticAMD") && wo && !strncmp(wo, "per_mkey", 8))
 		out = hwc_arena_printf(c->a, "%s; PCI_WR_ORDERING is per_mkey on an AMD host", out);
-	if (json_is_false(json_object_get(dev, "relaxed_ordering")))
+	if (json_is_false(hwc_q_get(dev, "relaxed_ordering")))
 		out = hwc_arena_printf(c->a, "%s; Relaxed Ordering is off on the card", out);
 	const json_t *mrrs = json_object_get(dev, "max_read_request_bytes");
 	if (json_is_number(mrrs) && json_number_value(mrrs) < hwc_profile_threshold(c->prof, HWC_T_MRRS_MIN_BYTES))
@@ -45,12 +45,12 @@ static void eval_below_ceiling(struct hwc_rule_ctx *c)
 	double min = hwc_profile_threshold(c->prof, HWC_T_PROBE_MIN_RATIO);
 	size_t i;
 	const json_t *r;
-	json_array_foreach(json_object_get(json_object_get(c->facts, "probe"), "results"), i, r) {
+	json_array_foreach(hwc_q_at(c->facts, "probe.results"), i, r) {
 		const char *subj = res_subject(c, r), *base = res_path(c, r, i);
-		const char *st = json_string_value(json_object_get(r, "status"));
+		const char *st = hwc_q_string(r, "status");
 		if (st && strcmp(st, "ok") != 0) {
 			/* a probe that did not run to the end measured nothing to judge */
-			const char *reason = json_string_value(json_object_get(r, "reason"));
+			const char *reason = hwc_q_string(r, "reason");
 			hwc_rule_unknown(c, subj, hwc_arena_printf(c->a, "%s.status", base),
 					 hwc_arena_printf(c->a, "probe %s%s%s", st, reason ? ": " : "", reason ? reason : ""), NULL);
 			continue;
@@ -60,10 +60,10 @@ static void eval_below_ceiling(struct hwc_rule_ctx *c)
 			continue;
 		if (g >= ceil * min)
 			continue;
-		const char *by = json_string_value(json_object_get(r, "ceiling_by"));
-		const char *cb = json_string_value(json_object_get(r, "ceiling_bdf"));
-		const char *detail = json_string_value(json_object_get(r, "ceiling_detail"));
-		const char *op = json_string_value(json_object_get(r, "op"));
+		const char *by = hwc_q_string(r, "ceiling_by");
+		const char *cb = hwc_q_string(r, "ceiling_bdf");
+		const char *detail = hwc_q_string(r, "ceiling_detail");
+		const char *op = hwc_q_string(r, "op");
 		const char *cause = probable_cause(c, r);
 		const char *what = detail ? detail
 				   : hwc_arena_printf(c->a, "%s%s%s", by && !strcmp(by, "pcie") ? "PCIe path" : "port rate",
@@ -73,7 +73,7 @@ static void eval_below_ceiling(struct hwc_rule_ctx *c)
 						       fv_fmt_num(c->a, ceil), what, cause);
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.gbps", base), fv_fmt_num(c->a, g),
 				 hwc_arena_printf(c->a, ">= %s (%.0f%% of the ceiling)", fv_fmt_num(c->a, ceil * min), 100 * min));
-		const char *pf = json_string_value(json_object_get(r, "finding"));
+		const char *pf = hwc_q_string(r, "finding");
 		if (pf)
 			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.finding", base), pf, NULL);
 	}
@@ -82,15 +82,15 @@ static void eval_below_ceiling(struct hwc_rule_ctx *c)
 static void eval_asymmetry(struct hwc_rule_ctx *c)
 {
 	double maxd = hwc_profile_threshold(c->prof, HWC_T_PROBE_ASYMMETRY_MAX);
-	const json_t *res = json_object_get(json_object_get(c->facts, "probe"), "results");
+	const json_t *res = hwc_q_at(c->facts, "probe.results");
 	size_t i, k;
 	const json_t *r, *w;
 	json_array_foreach(res, i, r) {
-		const char *op = json_string_value(json_object_get(r, "op"));
+		const char *op = hwc_q_string(r, "op");
 		if (!op || strcmp(op, "read"))
 			continue;
 		json_array_foreach(res, k, w) {
-			const char *wop = json_string_value(json_object_get(w, "op"));
+			const char *wop = hwc_q_string(w, "op");
 			if (!wop || strcmp(wop, "write") || !json_equal(json_object_get(r, "rdma_device"), json_object_get(w, "rdma_device")) ||
 			    !json_equal(json_object_get(r, "port"), json_object_get(w, "port")) ||
 			    !json_equal(json_object_get(r, "msg_bytes"), json_object_get(w, "msg_bytes")))

@@ -80,16 +80,16 @@ static void rp_init(struct hwc_rule_ctx *c, const json_t *p, struct rp *r)
 	memset(r, 0, sizeof(*r));
 	r->p = p;
 	r->prof = hwc_profile_roce(c->prof);
-	const char *nd = json_string_value(json_object_get(p, "netdev"));
-	const char *dev = json_string_value(json_object_get(p, "rdma_device"));
+	const char *nd = hwc_q_string(p, "netdev");
+	const char *dev = hwc_q_string(p, "rdma_device");
 	r->subj = nd ? nd : hwc_arena_printf(c->a, "%s/%lld", dev ? dev : "?",
-					      (long long)json_integer_value(json_object_get(p, "port")));
+					      (long long)json_integer_value(hwc_q_get(p, "port")));
 	r->base = hwc_arena_printf(c->a, "roce.ports[%s]", r->subj);
 	const json_t *q = json_object_get(p, "qos");
-	r->pfc = json_is_array(json_object_get(q, "pfc_enabled")) ? json_object_get(q, "pfc_enabled") : NULL;
+	r->pfc = json_is_array(hwc_q_get(q, "pfc_enabled")) ? json_object_get(q, "pfc_enabled") : NULL;
 	for (int i = 0; i < NPRIO; i++)
 		r->npfc += pfc_on(r, i);
-	r->trust = json_string_value(json_object_get(q, "trust"));
+	r->trust = hwc_q_string(q, "trust");
 	const json_t *m = json_object_get(q, "dscp2prio");
 	r->map = r->trust && !strcmp(r->trust, "dscp") && json_is_array(m) ? m : NULL;
 	const json_t *tos = json_object_get(p, "default_roce_tos");
@@ -106,11 +106,11 @@ static struct hwc_finding *fix_port(struct hwc_rule_ctx *c, struct hwc_finding *
 	if (!fd || !fd->fix)
 		return fd;
 	const json_t *fw = json_object_get(r->p, "fw_port");
-	const char *dev = json_string_value(json_object_get(r->p, "rdma_device"));
-	fd->fix = hwc_fix_subst(c->a, fd->fix, "<netdev>", json_string_value(json_object_get(r->p, "netdev")));
+	const char *dev = hwc_q_string(r->p, "rdma_device");
+	fd->fix = hwc_fix_subst(c->a, fd->fix, "<netdev>", hwc_q_string(r->p, "netdev"));
 	fd->fix = hwc_fix_subst(c->a, fd->fix, "<rdma dev>", dev);
 	fd->fix = hwc_fix_subst(c->a, fd->fix, "<dev>", dev);
-	fd->fix = hwc_fix_subst(c->a, fd->fix, "<BDF>", json_string_value(json_object_get(r->p, "bdf")));
+	fd->fix = hwc_fix_subst(c->a, fd->fix, "<BDF>", hwc_q_string(r->p, "bdf"));
 	if (json_is_integer(fw))
 		fd->fix = hwc_fix_subst(c->a, fd->fix, "<n>", hwc_arena_printf(c->a, "%lld", (long long)json_integer_value(fw)));
 	if (r->lossless >= 0)
@@ -152,7 +152,7 @@ static const char *ev(struct hwc_rule_ctx *c, const struct rp *r, const char *fm
 	return hwc_arena_printf(c->a, "%s.%s[%d]", r->base, fmt, i);
 }
 
-#define FOR_PORTS(c, i, p) json_array_foreach(json_object_get(json_object_get((c)->facts, "roce"), "ports"), i, p)
+#define FOR_PORTS(c, i, p) json_array_foreach(hwc_q_at((c)->facts, "roce.ports"), i, p)
 
 /* ------------------------------------------------------------------ PFC */
 
@@ -298,7 +298,7 @@ static void eval_ecn(struct hwc_rule_ctx *c)
 							       r.lossless, r.lossless_src);
 			hwc_evidence_add(fd, c->a, ev(c, &r, hwc_arena_printf(c->a, "ecn.%s", side[s]), r.lossless), "false", "true");
 		}
-		const json_t *mask = json_object_get(json_object_get(p, "congestion"), "cc_prio_mask");
+		const json_t *mask = hwc_q_at(p, "congestion.cc_prio_mask");
 		if (seen)
 			continue;
 		if (!json_is_integer(mask)) {
@@ -361,7 +361,7 @@ static void eval_trust(struct hwc_rule_ctx *c)
 	FOR_PORTS(c, i, p) {
 		struct rp r;
 		rp_init(c, p, &r);
-		const char *want = json_string_value(json_object_get(r.prof, "trust"));
+		const char *want = hwc_q_string(r.prof, "trust");
 		if (!want)
 			continue;
 		if (!r.trust) {
@@ -382,13 +382,13 @@ static void eval_gid(struct hwc_rule_ctx *c)
 	FOR_PORTS(c, i, p) {
 		struct rp r;
 		rp_init(c, p, &r);
-		if (json_is_integer(json_object_get(p, "roce_v2_gid_index")))
+		if (json_is_integer(hwc_q_get(p, "roce_v2_gid_index")))
 			continue;
-		if (!json_is_array(json_object_get(p, "gids"))) {
+		if (!json_is_array(hwc_q_get(p, "gids"))) {
 			port_unknown(c, &r, "gids", "whether a RoCE v2 GID exists");
 			continue;
 		}
-		size_t n = json_array_size(json_object_get(p, "gids"));
+		size_t n = json_array_size(hwc_q_get(p, "gids"));
 		struct hwc_finding *fd = port_emit(c, &r, "no RoCE v2 GID on an IPv4 or global IPv6 address (%zu GID%s in the table)", n,
 						       n == 1 ? "" : "s");
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.roce_v2_gid_index", r.base), "none", "a RoCE v2 GID on the port's address");
@@ -436,7 +436,7 @@ static void eval_drops(struct hwc_rule_ctx *c)
 		rp_init(c, p, &r);
 		if (!r.pfc || !r.npfc)
 			continue;
-		const json_t *d = json_object_get(json_object_get(p, "counters"), "rx_prio_discards");
+		const json_t *d = hwc_q_at(p, "counters.rx_prio_discards");
 		if (!json_is_array(d)) {
 			port_unknown(c, &r, "counters.rx_prio_discards", "whether the lossless priority dropped packets");
 			continue;
@@ -516,7 +516,7 @@ static void same_key(struct hwc_rule_ctx *c, const json_t *ports, const char *ke
 
 static void eval_ports_differ(struct hwc_rule_ctx *c)
 {
-	const json_t *ports = json_object_get(json_object_get(c->facts, "roce"), "ports");
+	const json_t *ports = hwc_q_at(c->facts, "roce.ports");
 	if (json_array_size(ports) < 2)
 		return;
 	for (size_t k = 0; k < HWC_NELEM(same_keys); k++)

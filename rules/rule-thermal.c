@@ -23,8 +23,8 @@ static void card_temp(struct hwc_rule_ctx *c, const json_t *ad, struct card_temp
 	size_t ns = hwc_q_adapter_sensors(c->facts, ad, c->a, &mine);
 	for (size_t i = 0; i < ns; i++) {
 		const json_t *s = mine[i];
-		const char *bdf = json_string_value(json_object_get(s, "bdf"));
-		const char *label = json_string_value(json_object_get(s, "label"));
+		const char *bdf = hwc_q_string(s, "bdf");
+		const char *label = hwc_q_string(s, "label");
 		/* a transceiver module has its own limits; the ASIC is what throttles */
 		if (label && strncasecmp(label, "module", 6) == 0)
 			continue;
@@ -54,7 +54,7 @@ static void card_temp(struct hwc_rule_ctx *c, const json_t *ad, struct card_temp
 		if (!ct->known || t / 1000.0 > ct->t_c) {
 			ct->t_c = t / 1000.0;
 			ct->path = hwc_arena_printf(c->a, "%s.registers.temp_mdegc",
-						    fv_adapter_path(c, json_string_value(json_object_get(ad, "bdf"))));
+						    fv_adapter_path(c, hwc_q_string(ad, "bdf")));
 		}
 		ct->known = true;
 	} else if (!ct->known) {
@@ -77,7 +77,7 @@ static void eval_near_warning(struct hwc_rule_ctx *c)
 	size_t i;
 	const json_t *ad;
 	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
-		const char *bdf = json_string_value(json_object_get(ad, "bdf"));
+		const char *bdf = hwc_q_string(ad, "bdf");
 		struct card_temp ct;
 		card_temp(c, ad, &ct);
 		if (!ct.known) {
@@ -103,7 +103,7 @@ static void eval_over_limit(struct hwc_rule_ctx *c)
 	const json_t *ad;
 	double lim = hwc_profile_threshold(c->prof, HWC_T_CARD_TEMP_LIMIT_C);
 	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
-		const char *bdf = json_string_value(json_object_get(ad, "bdf"));
+		const char *bdf = hwc_q_string(ad, "bdf");
 		struct card_temp ct;
 		card_temp(c, ad, &ct);
 		if (!ct.known) {
@@ -135,7 +135,7 @@ static void eval_host_hot(struct hwc_rule_ctx *c)
 	const json_t *s;
 	double lim = hwc_profile_threshold(c->prof, HWC_T_HOST_TEMP_LIMIT_C);
 	double margin = hwc_profile_threshold(c->prof, HWC_T_HOST_TEMP_MARGIN_C);
-	const json_t *sensors = json_object_get(json_object_get(c->facts, "thermal"), "sensors");
+	const json_t *sensors = hwc_q_at(c->facts, "thermal.sensors");
 	if (!json_is_array(sensors)) {
 		const json_t *v;
 		const char *why;
@@ -144,8 +144,8 @@ static void eval_host_hot(struct hwc_rule_ctx *c)
 		return;
 	}
 	json_array_foreach(sensors, i, s) {
-		const char *chip = json_string_value(json_object_get(s, "chip"));
-		if (!host_chip(chip) || json_string_value(json_object_get(s, "bdf")))
+		const char *chip = hwc_q_string(s, "chip");
+		if (!host_chip(chip) || hwc_q_string(s, "bdf"))
 			continue;
 		const char *key = hwc_q_elem_key(s, c->a);
 		const char *path = hwc_arena_printf(c->a, "thermal.sensors[%s]", key ? key : chip);
@@ -181,18 +181,18 @@ static void eval_probe_rise(struct hwc_rule_ctx *c)
 	size_t i;
 	const json_t *r;
 	double lim = hwc_profile_threshold(c->prof, HWC_T_CARD_TEMP_LIMIT_C);
-	json_array_foreach(json_object_get(json_object_get(c->facts, "probe"), "results"), i, r) {
+	json_array_foreach(hwc_q_at(c->facts, "probe.results"), i, r) {
 		const json_t *ts = json_object_get(r, "temp_start_mdegc"), *tm = json_object_get(r, "temp_max_mdegc");
 		if (!json_is_number(ts) || !json_is_number(tm))
 			continue; /* the probe ran without a temperature source: nothing to judge */
 		double s = json_number_value(ts) / 1000.0, m = json_number_value(tm) / 1000.0;
 		if (m <= lim || s > lim)
 			continue;
-		const char *subj = json_string_value(json_object_get(r, "bdf"));
+		const char *subj = hwc_q_string(r, "bdf");
 		const char *key = hwc_q_elem_key(r, c->a);
 		struct hwc_finding *fd = hwc_rule_emit(c, subj, "the card heated from %s to %s degC during the %s probe, past the %s degC limit",
 						       fv_fmt_num(c->a, s), fv_fmt_num(c->a, m),
-						       json_string_value(json_object_get(r, "op")) ? json_string_value(json_object_get(r, "op")) : "",
+						       hwc_q_string(r, "op") ? hwc_q_string(r, "op") : "",
 						       fv_fmt_num(c->a, lim));
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "probe.results[%s].temp_max_mdegc", key ? key : "?"),
 				 hwc_arena_printf(c->a, "%s degC", fv_fmt_num(c->a, m)), hwc_arena_printf(c->a, "<= %s degC", fv_fmt_num(c->a, lim)));

@@ -284,12 +284,12 @@ static const char *subject_function(const json_t *facts, struct hwc_arena *a, co
 	size_t i, j, k;
 	const json_t *ad, *fn, *x;
 	json_array_foreach(hwc_q_adapters(facts), i, ad) {
-		json_array_foreach(json_object_get(ad, "function_map"), j, fn) {
+		json_array_foreach(hwc_q_get(ad, "function_map"), j, fn) {
 			static const char *const lists[] = {"rdma_devices", "netdevs"};
 			for (int l = 0; l < 2; l++)
-				json_array_foreach(json_object_get(fn, lists[l]), k, x)
+				json_array_foreach(hwc_q_get(fn, lists[l]), k, x)
 					if (json_string_value(x) && !strcmp(json_string_value(x), name))
-						return json_string_value(json_object_get(fn, "bdf"));
+						return hwc_q_string(fn, "bdf");
 		}
 	}
 	return NULL;
@@ -313,19 +313,19 @@ static void fill_fix(const json_t *facts, struct hwc_arena *a, struct hwc_findin
 	if (f->card) {
 		fix = subst(a, fix, "<BDF>", f->card);
 		const json_t *dev = hwc_q_pci_dev(facts, f->card);
-		fix = subst(a, fix, "<PORT>", json_string_value(json_object_get(dev, "upstream")));
+		fix = subst(a, fix, "<PORT>", hwc_q_string(dev, "upstream"));
 	}
 	size_t i;
 	const json_t *nd;
-	json_array_foreach(json_object_get(facts, "netdevs"), i, nd) {
-		const char *name = json_string_value(json_object_get(nd, "name"));
+	json_array_foreach(hwc_q_get(facts, "netdevs"), i, nd) {
+		const char *name = hwc_q_string(nd, "name");
 		if (!name || strcmp(name, f->subject) != 0)
 			continue;
 		fix = subst(a, fix, "<netdev>", name);
 		const json_t *mx = json_object_get(json_object_get(nd, "rings"), "rx_max");
 		if (json_is_integer(mx))
 			fix = subst(a, fix, "<rx_max>", hwc_arena_printf(a, "%lld", (long long)json_integer_value(mx)));
-		fix = subst(a, fix, "<cpulist>", json_string_value(json_object_get(json_object_get(nd, "irq_locality"), "local_cpulist")));
+		fix = subst(a, fix, "<cpulist>", hwc_q_string(hwc_q_get(nd, "irq_locality"), "local_cpulist"));
 	}
 	/* numbers the rule computed: the expected value of its first evidence (">= 8" -> 8) */
 	const char *want = f->evidence.n ? f->evidence.items[0].expected : NULL;
@@ -344,12 +344,12 @@ static void fill_fix(const json_t *facts, struct hwc_arena *a, struct hwc_findin
 		/* an RDMA port subject ("mlx5_0/1"): its netdev */
 		const json_t *ad = hwc_q_adapter_of(facts, f->subject);
 		const json_t *p;
-		json_array_foreach(json_object_get(ad, "ports"), i, p) {
-			const char *rd = json_string_value(json_object_get(p, "rdma_device"));
+		json_array_foreach(hwc_q_get(ad, "ports"), i, p) {
+			const char *rd = hwc_q_string(p, "rdma_device");
 			const json_t *pn = json_object_get(p, "port");
 			if (rd && json_is_integer(pn) &&
 			    !strcmp(hwc_arena_printf(a, "%s/%lld", rd, (long long)json_integer_value(pn)), f->subject))
-				fix = subst(a, fix, "<netdev>", json_string_value(json_object_get(p, "netdev")));
+				fix = subst(a, fix, "<netdev>", hwc_q_string(p, "netdev"));
 		}
 	}
 	f->fix = fix;
@@ -381,7 +381,7 @@ int hwc_rules_eval(const json_t *facts, const struct hwc_profile *p, struct hwc_
 	}
 	for (size_t i = 0; i < out->n; i++) {
 		const json_t *ad = hwc_q_adapter_of(facts, out->items[i].subject);
-		const char *bdf = ad ? json_string_value(json_object_get(ad, "bdf")) : NULL;
+		const char *bdf = ad ? hwc_q_string(ad, "bdf") : NULL;
 		out->items[i].card = bdf ? hwc_arena_strdup(a, bdf) : NULL;
 		fill_fix(facts, a, &out->items[i]);
 	}
