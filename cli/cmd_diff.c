@@ -14,7 +14,7 @@
 #include "cli/sections.h"
 #include "core/json.h"
 #include "core/query.h"
-#include "core/tar_read.h"
+#include "snapshot/tar.h"
 
 #define C_RED "\033[31m"
 #define C_GRN "\033[32m"
