@@ -91,7 +91,7 @@ static int param_value(const json_t *ad, const char *name, char *buf, size_t buf
 		       const char **why)
 {
 	const json_t *fc = json_object_get(ad, "fw_config");
-	const json_t *u = json_object_get(json_object_get(ad, "unavailable"), "fw_config");
+	const json_t *u = hwc_q_at(ad, "unavailable.fw_config");
 	*why = NULL;
 	if (!json_is_object(fc)) {
 		*why = hwc_q_string(u, "status");
@@ -105,7 +105,7 @@ static int param_value(const json_t *ad, const char *name, char *buf, size_t buf
 	}
 	const json_t *v = hwc_q_fw_effective(p);
 	if (!v) {
-		const json_t *nu = json_object_get(json_object_get(p, "unavailable"), "next_boot");
+		const json_t *nu = hwc_q_at(p, "unavailable.next_boot");
 		const char *st = hwc_q_string(nu, "status");
 		const char *d = hwc_q_string(nu, "detail");
 		if (st && !strcmp(st, "unsupported") && d && strstr(d, "not printed by mstconfig"))

@@ -42,7 +42,7 @@ static void eval_x2apic(struct hwc_rule_ctx *c)
 		return;
 	if (!need_bool(c, "host", host, "host", "x2apic.enabled", &en) || en)
 		return;
-	const json_t *xa = json_object_get(host, "x2apic");
+	const json_t *xa = hwc_q_get(host, "x2apic");
 	const char *src = hwc_q_string(xa, "source");
 	const char *ssrc = hwc_q_string(xa, "supported_source");
 	const char *model = hwc_q_string(hwc_q_get(host, "cpu"), "model_name");
@@ -74,7 +74,7 @@ static bool pstate_epp_driver(const char *d)
 static void eval_powersave(struct hwc_rule_ctx *c)
 {
 	const json_t *host = json_object_get(c->facts, "host");
-	const json_t *pw = json_object_get(host, "power");
+	const json_t *pw = hwc_q_get(host, "power");
 	const char *gov, *drv = hwc_q_string(pw, "cpufreq_driver");
 	const char *epp = hwc_q_string(pw, "energy_perf_preference");
 	const char *why;
@@ -116,7 +116,7 @@ static void eval_cstates(struct hwc_rule_ctx *c)
 	const json_t *s;
 	struct hwc_finding *fd = NULL;
 	json_array_foreach(cs, i, s) {
-		const json_t *lat = json_object_get(s, "latency_us");
+		const json_t *lat = hwc_q_get(s, "latency_us");
 		const char *name = hwc_q_string(s, "name");
 		if (!json_is_number(lat) || json_number_value(lat) <= max || json_is_true(hwc_q_get(s, "disabled")))
 			continue;

@@ -39,7 +39,7 @@ static bool is_ib(const json_t *p)
 
 static const char *ib_subject(struct hwc_rule_ctx *c, const json_t *p)
 {
-	const json_t *pn = json_object_get(p, "port");
+	const json_t *pn = hwc_q_get(p, "port");
 	return hwc_arena_printf(c->a, "%s/%lld", hwc_q_string(p, "rdma_device"),
 				json_is_integer(pn) ? (long long)json_integer_value(pn) : 1LL);
 }
@@ -308,8 +308,8 @@ static void eval_recommendation(struct hwc_rule_ctx *c)
 static void judge_reading(struct hwc_rule_ctx *c, const char *subj, const char *base, const json_t *mod,
 			  const char *key, double margin, struct hwc_finding **fd)
 {
-	const json_t *v = json_object_get(mod, key);
-	const json_t *rg = json_object_get(mod, hwc_arena_printf(c->a, "%s_range", key));
+	const json_t *v = hwc_q_get(mod, key);
+	const json_t *rg = hwc_q_get(mod, hwc_arena_printf(c->a, "%s_range", key));
 	if (!json_is_array(v) || !json_is_array(rg) || json_array_size(rg) != 2)
 		return;
 	double lo = json_number_value(json_array_get(rg, 0)), hi = json_number_value(json_array_get(rg, 1));
@@ -393,7 +393,7 @@ static void eval_kernel_events(struct hwc_rule_ctx *c)
 			seen = hwc_arena_printf(c->a, "%s%s%s", seen, *seen ? ", " : "", kind);
 			if (!fd)
 				fd = hwc_rule_emit(c, bdf, "the kernel logged mlx5 faults since boot");
-			const json_t *t = json_object_get(ev, "time_s");
+			const json_t *t = hwc_q_get(ev, "time_s");
 			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.kernel_events[%zu]", base, k),
 					 hwc_arena_printf(c->a, "%s at %s s: %s", kind, json_is_number(t) ? fv_fmt_num(c->a, json_number_value(t)) : "?",
 							  hwc_q_string(ev, "message")),

@@ -272,7 +272,7 @@ static void eval_power_limiter(struct hwc_rule_ctx *c)
 		if (r == 1 && hwc_fwc_true(dis))
 			continue; /* limiter off: PCIE_SLOT_POWER_LOW speaks for the slot */
 		const json_t *dev = hwc_q_pci_dev(c->facts, bdf);
-		const json_t *adv = json_object_get(dev, "slot_power_limit_w");
+		const json_t *adv = hwc_q_get(dev, "slot_power_limit_w");
 		const json_t *pw = hwc_q_at(ad, "registers.pci_power_w");
 		struct hwc_finding *fd = hwc_rule_emit(
 			c, bdf, "the firmware's slot power limiter is active and reports insufficient slot power (slot advertises %s W): the card may throttle or power its network modules down",

@@ -114,7 +114,7 @@ static double fabric_jumbo(struct hwc_rule_ctx *c, const char **who)
 	double best = 0;
 	FOR_CARD_NETDEVS(c, i, ad, nds, n, k) {
 		const char *name = hwc_q_string(nds[k], "name");
-		const json_t *m = json_object_get(nds[k], "mtu");
+		const json_t *m = hwc_q_get(nds[k], "mtu");
 		if (name && json_is_number(m) && json_number_value(m) > 1500 && json_number_value(m) > best &&
 		    !ib_netdev(ad, name)) {
 			best = json_number_value(m);
@@ -151,7 +151,7 @@ static void eval_mtu(struct hwc_rule_ctx *c)
 	const char *who = NULL;
 	double peer = fabric_jumbo(c, &who);
 	FOR_CARD_NETDEVS(c, i, ad, nds, n, k) {
-		const json_t *pm = json_object_get(hwc_profile_product(c->prof, ad), "mtu_min");
+		const json_t *pm = hwc_q_get(hwc_profile_product(c->prof, ad), "mtu_min");
 		double want = json_is_number(pm) ? json_number_value(pm) : hwc_profile_host_num(c->prof, "mtu_min");
 		if (want <= 0) {
 			if (peer > 0)
@@ -208,7 +208,7 @@ static void eval_gro(struct hwc_rule_ctx *c)
 static const char *port_subject(struct hwc_rule_ctx *c, const json_t *p, const json_t *ad)
 {
 	const char *dev = hwc_q_string(p, "rdma_device");
-	const json_t *pn = json_object_get(p, "port");
+	const json_t *pn = hwc_q_get(p, "port");
 	if (dev)
 		return hwc_arena_printf(c->a, "%s/%lld", dev, json_is_integer(pn) ? (long long)json_integer_value(pn) : 1LL);
 	const char *nd = hwc_q_string(p, "netdev");
@@ -335,7 +335,7 @@ static void eval_port_rate(struct hwc_rule_ctx *c)
 	size_t i, k;
 	const json_t *ad, *p;
 	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
-		const json_t *want = json_object_get(hwc_profile_product(c->prof, ad), "port_rate_gbps");
+		const json_t *want = hwc_q_get(hwc_profile_product(c->prof, ad), "port_rate_gbps");
 		if (!json_is_number(want))
 			continue;
 		json_array_foreach(hwc_q_get(ad, "ports"), k, p) {

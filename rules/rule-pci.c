@@ -344,7 +344,7 @@ static void eval_below_profile(struct hwc_rule_ctx *c)
 		if (!dev || !need_num(c, bdf, dev, base, "link.speed_gts", &s) ||
 		    !need_num(c, bdf, dev, base, "link.width", &w))
 			continue;
-		const json_t *ws = json_object_get(pc, "speed_gts"), *ww = json_object_get(pc, "width");
+		const json_t *ws = hwc_q_get(pc, "speed_gts"), *ww = hwc_q_get(pc, "width");
 		double es = json_is_number(ws) ? json_number_value(ws) : 0;
 		double ew = json_is_number(ww) ? json_number_value(ww) : 0;
 		if (s >= es && w >= ew)
@@ -389,7 +389,7 @@ static void eval_mps(struct hwc_rule_ctx *c)
 		const json_t *h;
 		json_array_foreach(hwc_q_get(dev, "path"), k, h) {
 			const json_t *hd = hwc_q_pci_dev(c->facts, json_string_value(h));
-			const json_t *hs = json_object_get(hd, "max_payload_supported_bytes");
+			const json_t *hs = hwc_q_get(hd, "max_payload_supported_bytes");
 			if (json_is_number(hs) && json_number_value(hs) < min)
 				limiter = json_string_value(h);
 		}
@@ -442,7 +442,7 @@ static void judge_relaxed_ordering(struct hwc_rule_ctx *c, const json_t *ad, con
 	/* a VF never gets here (each_card()): DevCtl Relaxed Ordering is RsvdP there */
 	if (!need_bool(c, bdf, dev, base, "relaxed_ordering", &ro) || ro)
 		return;
-	const json_t *path = json_object_get(dev, "path");
+	const json_t *path = hwc_q_get(dev, "path");
 	const json_t *root = json_array_size(path) ? hwc_q_pci_dev(c->facts, json_string_value(json_array_get(path, json_array_size(path) - 1))) : NULL;
 	if (ro_quirk_root(root))
 		return;
@@ -518,7 +518,7 @@ static void judge_slot_power(struct hwc_rule_ctx *c, const json_t *ad, const jso
 	double w;
 	if (!need_num(c, bdf, dev, base, "slot_power_limit_w", &w))
 		return;
-	const json_t *min = json_object_get(hwc_profile_product(c->prof, ad), "slot_power_min_w");
+	const json_t *min = hwc_q_get(hwc_profile_product(c->prof, ad), "slot_power_min_w");
 	if (w == 0) {
 		struct hwc_finding *fd = hwc_rule_emit(c, bdf, "the slot never advertised a power limit to the card (Set_Slot_Power_Limit); ConnectX firmware then caps itself at 25 W");
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.slot_power_limit_w", base), "0", "> 0 (advertised)");

@@ -15,7 +15,7 @@ static const char *res_path(struct hwc_rule_ctx *c, const json_t *r, size_t i)
 static const char *res_subject(struct hwc_rule_ctx *c, const json_t *r)
 {
 	const char *dev = hwc_q_string(r, "rdma_device");
-	const json_t *port = json_object_get(r, "port");
+	const json_t *port = hwc_q_get(r, "port");
 	if (dev)
 		return hwc_arena_printf(c->a, "%s/%lld", dev, json_is_integer(port) ? (long long)json_integer_value(port) : 1LL);
 	return hwc_q_string(r, "bdf");
@@ -34,7 +34,7 @@ static const char *probable_cause(struct hwc_rule_ctx *c, const json_t *r)
 		out = hwc_arena_printf(c->a, "%s; PCI_WR_ORDERING is per_mkey on an AMD host", out);
 	if (json_is_false(hwc_q_get(dev, "relaxed_ordering")))
 		out = hwc_arena_printf(c->a, "%s; Relaxed Ordering is off on the card", out);
-	const json_t *mrrs = json_object_get(dev, "max_read_request_bytes");
+	const json_t *mrrs = hwc_q_get(dev, "max_read_request_bytes");
 	if (json_is_number(mrrs) && json_number_value(mrrs) < hwc_profile_threshold(c->prof, HWC_T_MRRS_MIN_BYTES))
 		out = hwc_arena_printf(c->a, "%s; Max Read Request Size is %s bytes", out, fv_fmt_num(c->a, json_number_value(mrrs)));
 	return out;
@@ -95,7 +95,7 @@ static void eval_asymmetry(struct hwc_rule_ctx *c)
 			    !json_equal(json_object_get(r, "port"), json_object_get(w, "port")) ||
 			    !json_equal(json_object_get(r, "msg_bytes"), json_object_get(w, "msg_bytes")))
 				continue;
-			const json_t *rg = json_object_get(r, "gbps"), *wg = json_object_get(w, "gbps");
+			const json_t *rg = hwc_q_get(r, "gbps"), *wg = hwc_q_get(w, "gbps");
 			if (!json_is_number(rg) || !json_is_number(wg) || json_number_value(wg) <= 0)
 				continue;
 			double rv = json_number_value(rg), wv = json_number_value(wg);

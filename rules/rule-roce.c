@@ -43,7 +43,7 @@ static int map_prio(const struct rp *r, int d)
 
 static int prof_int(const struct rp *r, const char *key)
 {
-	const json_t *v = json_object_get(r->prof, key);
+	const json_t *v = hwc_q_get(r->prof, key);
 	return json_is_integer(v) ? (int)json_integer_value(v) : -1;
 }
 
@@ -58,7 +58,7 @@ static const char *pfc_list(struct hwc_rule_ctx *c, const struct rp *r)
 
 static void rp_lossless(struct rp *r)
 {
-	const json_t *l = json_object_get(r->prof, "lossless");
+	const json_t *l = hwc_q_get(r->prof, "lossless");
 	r->lossless = prof_int(r, "priority");
 	r->lossless_src = "the profile's roce.priority";
 	r->is_lossless = json_is_boolean(l) ? json_is_true(l) : (r->lossless >= 0 || r->npfc > 0);
@@ -105,7 +105,7 @@ static struct hwc_finding *fix_port(struct hwc_rule_ctx *c, struct hwc_finding *
 {
 	if (!fd || !fd->fix)
 		return fd;
-	const json_t *fw = json_object_get(r->p, "fw_port");
+	const json_t *fw = hwc_q_get(r->p, "fw_port");
 	const char *dev = hwc_q_string(r->p, "rdma_device");
 	fd->fix = hwc_fix_subst(c->a, fd->fix, "<netdev>", hwc_q_string(r->p, "netdev"));
 	fd->fix = hwc_fix_subst(c->a, fd->fix, "<rdma dev>", dev);
@@ -331,7 +331,7 @@ static void eval_cnp(struct hwc_rule_ctx *c)
 		struct rp r;
 		rp_init(c, p, &r);
 		const json_t *cc = json_object_get(p, "congestion");
-		const json_t *jd = json_object_get(cc, "cnp_dscp"), *jp = json_object_get(cc, "cnp_802p_prio");
+		const json_t *jd = hwc_q_get(cc, "cnp_dscp"), *jp = hwc_q_get(cc, "cnp_802p_prio");
 		if (!r.is_lossless || (r.lossless < 0 && prof_int(&r, "cnp_dscp") < 0 && prof_int(&r, "cnp_priority") < 0))
 			continue;
 		if (!json_is_integer(jd) && !json_is_integer(jp)) {
@@ -405,8 +405,8 @@ static void eval_storm(struct hwc_rule_ctx *c)
 		struct rp r;
 		rp_init(c, p, &r);
 		const json_t *ct = json_object_get(p, "counters");
-		const json_t *e = json_object_get(ct, "tx_pause_storm_error_events");
-		const json_t *w = json_object_get(ct, "tx_pause_storm_warning_events");
+		const json_t *e = hwc_q_get(ct, "tx_pause_storm_error_events");
+		const json_t *w = hwc_q_get(ct, "tx_pause_storm_warning_events");
 		if (!json_is_integer(e) && !json_is_integer(w)) {
 			if (r.npfc)
 				port_unknown(c, &r, "counters.tx_pause_storm_error_events", "whether the port saw a pause storm");

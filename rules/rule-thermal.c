@@ -182,7 +182,7 @@ static void eval_probe_rise(struct hwc_rule_ctx *c)
 	const json_t *r;
 	double lim = hwc_profile_threshold(c->prof, HWC_T_CARD_TEMP_LIMIT_C);
 	json_array_foreach(hwc_q_at(c->facts, "probe.results"), i, r) {
-		const json_t *ts = json_object_get(r, "temp_start_mdegc"), *tm = json_object_get(r, "temp_max_mdegc");
+		const json_t *ts = hwc_q_get(r, "temp_start_mdegc"), *tm = hwc_q_get(r, "temp_max_mdegc");
 		if (!json_is_number(ts) || !json_is_number(tm))
 			continue; /* the probe ran without a temperature source: nothing to judge */
 		double s = json_number_value(ts) / 1000.0, m = json_number_value(tm) / 1000.0;

@@ -30,7 +30,7 @@ int hwc_severity_from_name(const char *s)
 static void eval_no_adapter(struct hwc_rule_ctx *c)
 {
 	const json_t *mlx = json_object_get(c->facts, "mlx");
-	const json_t *ad = json_object_get(mlx, "adapters");
+	const json_t *ad = hwc_q_get(mlx, "adapters");
 	if (json_is_array(ad) && json_array_size(ad) > 0)
 		return;
 	if (!json_is_array(ad)) {
@@ -322,7 +322,7 @@ static void fill_fix(const json_t *facts, struct hwc_arena *a, struct hwc_findin
 		if (!name || strcmp(name, f->subject) != 0)
 			continue;
 		fix = subst(a, fix, "<netdev>", name);
-		const json_t *mx = json_object_get(json_object_get(nd, "rings"), "rx_max");
+		const json_t *mx = hwc_q_at(nd, "rings.rx_max");
 		if (json_is_integer(mx))
 			fix = subst(a, fix, "<rx_max>", hwc_arena_printf(a, "%lld", (long long)json_integer_value(mx)));
 		fix = subst(a, fix, "<cpulist>", hwc_q_string(hwc_q_get(nd, "irq_locality"), "local_cpulist"));
@@ -346,7 +346,7 @@ static void fill_fix(const json_t *facts, struct hwc_arena *a, struct hwc_findin
 		const json_t *p;
 		json_array_foreach(hwc_q_get(ad, "ports"), i, p) {
 			const char *rd = hwc_q_string(p, "rdma_device");
-			const json_t *pn = json_object_get(p, "port");
+			const json_t *pn = hwc_q_get(p, "port");
 			if (rd && json_is_integer(pn) &&
 			    !strcmp(hwc_arena_printf(a, "%s/%lld", rd, (long long)json_integer_value(pn)), f->subject))
 				fix = subst(a, fix, "<netdev>", hwc_q_string(p, "netdev"));
