@@ -3,6 +3,7 @@
 #include "probe/probe.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -87,6 +88,15 @@ double hwc_probe_port_gbps(unsigned active_speed, unsigned active_width)
 	default: return 0;
 	}
 	return lane * lanes;
+}
+
+unsigned hwc_probe_tcp_default_streams(double port_gbps, unsigned local_cpus)
+{
+	unsigned cap = local_cpus ? local_cpus : 1;
+	cap = cap > 64 ? 64 : cap;
+	unsigned n = port_gbps > 0 ? (unsigned)ceil(port_gbps / 25.0) : 4;
+	n = n ? n : 1;
+	return n < cap ? n : cap;
 }
 
 static const char *speed_name(unsigned s)
@@ -175,6 +185,14 @@ void pr_result_init(struct hwc_arena *a, struct hwc_probe_result *r, const struc
 	HWC_FAIL(r->temp_max_mdegc, HWC_ST_ABSENT, 0, nm);
 	HWC_FAIL(r->numa_node, HWC_ST_ABSENT, 0, nm);
 	HWC_FAIL(r->cpus, HWC_ST_ABSENT, 0, nm);
+	const char *rd = "RDMA: no TCP streams";
+	HWC_FAIL(r->streams, HWC_ST_UNSUPPORTED, 0, rd);
+	HWC_FAIL(r->bytes, HWC_ST_UNSUPPORTED, 0, rd);
+	HWC_FAIL(r->retransmits, HWC_ST_UNSUPPORTED, 0, rd);
+	HWC_FAIL(r->cpu_user_s, HWC_ST_UNSUPPORTED, 0, rd);
+	HWC_FAIL(r->cpu_sys_s, HWC_ST_UNSUPPORTED, 0, rd);
+	HWC_FAIL(r->cpu_busy, HWC_ST_UNSUPPORTED, 0, rd);
+	HWC_FAIL(r->peer_cpu_busy, HWC_ST_UNSUPPORTED, 0, rd);
 }
 
 void pr_result_rates(struct hwc_probe_result *r, const struct pr_run *run)
@@ -235,37 +253,43 @@ static const json_t *find_by(const json_t *arr, const char *key, const char *val
 	return NULL;
 }
 
-/* The PCIe path from facts.pci (devices[].path_bottleneck) and the port rate from verbs, else
- * from facts.mlx (adapters[].ports[].rate_gbps). */
-void pr_ceiling_inputs(struct hwc_facts *f, const struct pr_target *t,
-			   const struct ibv_port_attr *pa, struct hwc_probe_result *r)
+/* The PCIe path from facts.pci (devices[].path_bottleneck). */
+void pr_ceiling_pcie(struct hwc_facts *f, const struct pr_target *t, struct hwc_probe_result *r)
 {
 	struct hwc_arena *a = f->arena;
 	if (!t->bdf) {
 		HWC_FAIL(r->pcie_gbps, HWC_ST_UNSUPPORTED, 0,
 			 hwc_arena_printf(a, "%s is not a PCI device: no PCIe path", t->dev));
-	} else {
-		json_t *pj = f->pci ? hwc_pci_to_json(f) : NULL;
-		const json_t *d = find_by(json_object_get(pj, "devices"), "bdf", t->bdf);
-		const json_t *pb = json_object_get(d, "path_bottleneck");
-		const json_t *g = json_object_get(pb, "gbps");
-		if (json_is_number(g) && json_number_value(g) > 0) {
-			HWC_SET(r->pcie_gbps, json_number_value(g));
-			const char *hb = json_string_value(json_object_get(pb, "bdf"));
-			const json_t *sp = json_object_get(pb, "speed_gts"), *w = json_object_get(pb, "width");
-			if (hb)
-				set_str(a, &r->ceiling_bdf, hb);
-			r->ceiling_detail.v = hwc_arena_printf(
-				a, "PCIe %g GT/s x%lld hop at %s, %.1f Gb/s effective",
-				json_is_number(sp) ? json_number_value(sp) : 0,
-				(long long)json_integer_value(w), hb ? hb : t->bdf, json_number_value(g));
-		} else {
-			HWC_FAIL(r->pcie_gbps, HWC_ST_ABSENT, 0,
-				 hwc_arena_printf(a, "facts.pci has no path_bottleneck.gbps for %s",
-						  t->bdf));
-		}
-		json_decref(pj);
+		return;
 	}
+	json_t *pj = f->pci ? hwc_pci_to_json(f) : NULL;
+	const json_t *d = find_by(json_object_get(pj, "devices"), "bdf", t->bdf);
+	const json_t *pb = json_object_get(d, "path_bottleneck");
+	const json_t *g = json_object_get(pb, "gbps");
+	if (json_is_number(g) && json_number_value(g) > 0) {
+		HWC_SET(r->pcie_gbps, json_number_value(g));
+		const char *hb = json_string_value(json_object_get(pb, "bdf"));
+		const json_t *sp = json_object_get(pb, "speed_gts"), *w = json_object_get(pb, "width");
+		if (hb)
+			set_str(a, &r->ceiling_bdf, hb);
+		r->ceiling_detail.v = hwc_arena_printf(
+			a, "PCIe %g GT/s x%lld hop at %s, %.1f Gb/s effective",
+			json_is_number(sp) ? json_number_value(sp) : 0,
+			(long long)json_integer_value(w), hb ? hb : t->bdf, json_number_value(g));
+	} else {
+		HWC_FAIL(r->pcie_gbps, HWC_ST_ABSENT, 0,
+			 hwc_arena_printf(a, "facts.pci has no path_bottleneck.gbps for %s", t->bdf));
+	}
+	json_decref(pj);
+}
+
+/* The PCIe path, and the port rate from verbs, else from facts.mlx
+ * (adapters[].ports[].rate_gbps). */
+void pr_ceiling_inputs(struct hwc_facts *f, const struct pr_target *t,
+			   const struct ibv_port_attr *pa, struct hwc_probe_result *r)
+{
+	struct hwc_arena *a = f->arena;
+	pr_ceiling_pcie(f, t, r);
 	double pg = pa ? hwc_probe_port_gbps(pa->active_speed, pa->active_width) : 0;
 	if (pg > 0) {
 		HWC_SET(r->port_gbps, pg);
@@ -299,6 +323,15 @@ void pr_ceiling_inputs(struct hwc_facts *f, const struct pr_target *t,
 		json_decref(mj);
 	}
 	r->ceiling_detail.m.st = r->ceiling_detail.v ? HWC_ST_OK : HWC_ST_ABSENT;
+}
+
+/* A TCP stream thread at or above this share of a core (here or at the peer) is what limits. */
+#define CPU_BUSY 0.90
+
+static bool cpu_bound(const struct hwc_probe_result *r)
+{
+	return (hwc_ok(r->cpu_busy) && r->cpu_busy.v >= CPU_BUSY) ||
+	       (hwc_ok(r->peer_cpu_busy) && r->peer_cpu_busy.v >= CPU_BUSY);
 }
 
 void hwc_probe_explain(struct hwc_arena *a, struct hwc_probe_result *r)
@@ -341,8 +374,13 @@ void hwc_probe_explain(struct hwc_arena *a, struct hwc_probe_result *r)
 	if (hwc_ok(r->temp_max_mdegc))
 		snprintf(temp, sizeof(temp), ", card at up to %lld degC",
 			 (long long)(r->temp_max_mdegc.v / 1000));
-	const char *what = hwc_arena_printf(a, "%s %s %s/%lld", r->mode.v, r->op.v,
-					    r->rdma_device.v, (long long)r->port.v);
+	bool tcp = hwc_ok(r->op) && strcmp(r->op.v, "tcp") == 0;
+	const char *what = tcp ? hwc_arena_printf(a, "%s tcp %s %s (%s)", r->mode.v,
+						  hwc_ok(r->direction) ? r->direction.v : "?",
+						  hwc_ok(r->peer) ? r->peer.v : "?",
+						  hwc_ok(r->netdev) ? r->netdev.v : "no netdev")
+			       : hwc_arena_printf(a, "%s %s %s/%lld", r->mode.v, r->op.v,
+						  r->rdma_device.v, (long long)r->port.v);
 	if (!hwc_ok(r->ceiling_gbps)) {
 		HWC_FAIL(r->ratio, HWC_ST_ABSENT, 0, r->ceiling_gbps.m.detail);
 		HWC_FAIL(r->limited_by, HWC_ST_ABSENT, 0, r->ceiling_gbps.m.detail);
@@ -362,6 +400,17 @@ void hwc_probe_explain(struct hwc_arena *a, struct hwc_probe_result *r)
 		} else if (ratio >= AT_CEILING) {
 			lim = r->ceiling_by.v;
 			why = hwc_arena_printf(a, "limited by the %s", r->ceiling_detail.v);
+		} else if (cpu_bound(r)) {
+			lim = "cpu";
+			why = hwc_arena_printf(a, "below %.0f%% of the %s, and a stream thread kept a "
+					       "core busy (%.0f%% here, %s at the peer): CPU-bound; "
+					       "more streams (--probe-streams) or faster cores",
+					       AT_CEILING * 100, r->ceiling_detail.v,
+					       hwc_ok(r->cpu_busy) ? r->cpu_busy.v * 100 : 0,
+					       hwc_ok(r->peer_cpu_busy)
+						       ? hwc_arena_printf(a, "%.0f%%",
+									  r->peer_cpu_busy.v * 100)
+						       : "unknown");
 		} else {
 			lim = "other";
 			why = hwc_arena_printf(a, "below %.0f%% of the %s: neither the path nor the "
@@ -559,14 +608,17 @@ int hwc_probe_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_c
 		return 0;
 	}
 	const char *filter = po->device ? po->device : o->device;
-	if (po->mode == HWC_PROBE_LOOPBACK) {
+	if (po->mode == HWC_PROBE_LOOPBACK && po->tcp) {
+		section_status(f->arena, pf, "the TCP probe runs between two hosts: --server on one, "
+			       "--client HOST on the other");
+	} else if (po->mode == HWC_PROBE_LOOPBACK) {
 		loopback_all(e, f, pf, po, filter);
 	} else {
 		/* failures are in the results; the section's status sums them up */
 		if (po->mode == HWC_PROBE_SERVER)
-			pr_cm_server(e, po, f, pf);
+			(po->tcp ? pr_tcp_server : pr_cm_server)(e, po, f, pf);
 		else
-			pr_cm_client(e, po, f, pf);
+			(po->tcp ? pr_tcp_client : pr_cm_client)(e, po, f, pf);
 		section_status(f->arena, pf, NULL);
 	}
 	return 0;
@@ -590,7 +642,9 @@ static const struct field result_fields[] = {
 	F(data_check, T_STR), F(port_gbps, T_F64), F(pcie_gbps, T_F64), F(ceiling_gbps, T_F64),
 	F(ceiling_by, T_STR), F(ceiling_bdf, T_STR), F(ceiling_detail, T_STR), F(ratio, T_F64),
 	F(limited_by, T_STR), F(finding, T_STR), F(temp_start_mdegc, T_I64),
-	F(temp_max_mdegc, T_I64), F(numa_node, T_I64), F(cpus, T_STR),
+	F(temp_max_mdegc, T_I64), F(numa_node, T_I64), F(cpus, T_STR), F(streams, T_I64),
+	F(bytes, T_I64), F(retransmits, T_I64), F(cpu_user_s, T_F64), F(cpu_sys_s, T_F64),
+	F(cpu_busy, T_F64), F(peer_cpu_busy, T_F64),
 };
 #undef F
 #define H(k, t) {#k, t, offsetof(struct hwc_probe_hop, k)}
@@ -600,6 +654,11 @@ static const struct field hop_fields[] = {
 	H(max_width, T_I64), H(trained_down, T_BOOL),
 };
 #undef H
+#define S(k, t) {#k, t, offsetof(struct hwc_probe_stream, k)}
+static const struct field stream_fields[] = {
+	S(gbps, T_F64), S(bytes, T_I64), S(retransmits, T_I64), S(cpu_busy, T_F64),
+};
+#undef S
 
 static void put_fields(json_t *o, const void *base, const struct field *fl, size_t n)
 {
@@ -664,6 +723,15 @@ json_t *hwc_probe_to_json(const struct hwc_facts *f)
 			json_array_append_new(cs, c);
 		}
 		json_object_set_new(o, "counters", cs);
+		if (r->per_stream.n) {
+			json_t *ps = json_array();
+			for (size_t k = 0; k < r->per_stream.n; k++) {
+				json_t *so = json_object();
+				put_fields(so, &r->per_stream.items[k], stream_fields, NF(stream_fields));
+				json_array_append_new(ps, so);
+			}
+			json_object_set_new(o, "per_stream", ps);
+		}
 		json_array_append_new(arr, o);
 	}
 	json_object_set_new(j, "results", arr);
@@ -710,6 +778,13 @@ int hwc_probe_from_json(const json_t *j, struct hwc_facts *f)
 				return -ENOMEM;
 			c->name = hwc_arena_strdup(a, hwc_json_str_or(h, "name", ""));
 			if (hwc_json_get_i64(h, "delta", a, &c->delta) == -EINVAL)
+				rc = -EINVAL;
+		}
+		json_array_foreach(json_object_get(o, "per_stream"), k, h) {
+			struct hwc_probe_stream *ps = HWC_VEC_PUSH(a, &r->per_stream);
+			if (!ps)
+				return -ENOMEM;
+			if (get_fields(h, a, ps, stream_fields, NF(stream_fields)) < 0)
 				rc = -EINVAL;
 		}
 	}
