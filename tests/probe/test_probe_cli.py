@@ -185,6 +185,28 @@ class Tcp(unittest.TestCase):
         self.assertEqual(srs[1]["retransmits"], rs[1]["retransmits"])
 
 
+class TcpFacts(unittest.TestCase):
+    """A real TCP client report from the VM, read back: the rules and the report name the netdev."""
+
+    def test_rules_and_report(self):
+        f = hwctest.fixture("probe-tcp-vm", "client.json")
+        cp, doc = run_json("--json", "--facts", f, "check")
+        hwctest.validate(doc)
+        below = [x for x in doc["findings"] if x["rule_id"] == "PROBE_BELOW_CEILING"]
+        self.assertEqual([x["subject"] for x in below], ["vc", "vc"])
+        self.assertIn("tcp bandwidth", below[0]["message"])
+        self.assertIn("probe.results[0:vc/to_peer].gbps", [e["fact"] for e in below[0]["evidence"]])
+        r = doc["facts"]["probe"]["results"]
+        self.assertEqual([x["op"] for x in r], ["tcp", "tcp"])
+        self.assertEqual(r[0]["per_stream"][0]["bytes"], r[0]["bytes"])
+        cp = run("--facts", f, "check")
+        self.assertIn("probe vc client tcp to_peer: ", cp.stdout)
+        self.assertIn("probe vc client tcp from_peer: ", cp.stdout)
+        # the two directions are two probes: a report diffed against itself changes nothing
+        cp = run("diff", f, f)
+        self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)
+
+
 class FactsFile(unittest.TestCase):
     def test_probe_section_round_trips(self):
         probe = {
