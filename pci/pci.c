@@ -49,6 +49,7 @@ static const struct field dev_fields[] = {
 	D("extended_tag", F_BOOL, extended_tag),
 	D("slot_power_limit_w", F_F64, slot_power_limit_w),
 	D("aer_capable", F_BOOL, aer_capable),
+	D("acs_capable", F_BOOL, acs_capable),
 	D("upstream", F_STR, upstream),
 	D("config_bytes", F_I64, config_bytes),
 };
@@ -101,6 +102,35 @@ static const struct field vpd_fields[] = {
 	D("part_number", F_STR, vpd.part_number),
 	D("serial_number", F_STR, vpd.serial_number),
 };
+#define ACS(g) \
+	{ \
+		D("source_validation", F_BOOL, g.source_validation), \
+		D("translation_blocking", F_BOOL, g.translation_blocking), \
+		D("request_redirect", F_BOOL, g.request_redirect), \
+		D("completion_redirect", F_BOOL, g.completion_redirect), \
+		D("upstream_forwarding", F_BOOL, g.upstream_forwarding), \
+		D("egress_control", F_BOOL, g.egress_control), \
+		D("direct_translated", F_BOOL, g.direct_translated), \
+	}
+static const struct field acs_cap_fields[] = ACS(acs_cap);
+static const struct field acs_fields[] = ACS(acs);
+static const struct field p2p_fields[] = {
+	D("ats_capable", F_BOOL, p2p.ats_capable),
+	D("ats_enabled", F_BOOL, p2p.ats_enabled),
+	D("pri_capable", F_BOOL, p2p.pri_capable),
+	D("pri_enabled", F_BOOL, p2p.pri_enabled),
+	D("pasid_capable", F_BOOL, p2p.pasid_capable),
+	D("pasid_enabled", F_BOOL, p2p.pasid_enabled),
+	D("tag10_requester_capable", F_BOOL, p2p.tag10_requester_capable),
+	D("tag10_requester_enabled", F_BOOL, p2p.tag10_requester_enabled),
+	D("tag10_completer_capable", F_BOOL, p2p.tag10_completer_capable),
+	D("atomic_requester_enabled", F_BOOL, p2p.atomic_requester_enabled),
+	D("atomic_egress_blocking", F_BOOL, p2p.atomic_egress_blocking),
+	D("atomic_routing", F_BOOL, p2p.atomic_routing),
+	D("atomic_completer_32", F_BOOL, p2p.atomic_completer_32),
+	D("atomic_completer_64", F_BOOL, p2p.atomic_completer_64),
+	D("atomic_completer_128", F_BOOL, p2p.atomic_completer_128),
+};
 #define N(x) (sizeof(x) / sizeof((x)[0]))
 #define G(k, m, t) {k, offsetof(struct hwc_pci_device, m), t, N(t)}
 static const struct group groups[] = {
@@ -112,6 +142,16 @@ static const struct group groups[] = {
 	G("aer", aer.m, aer_fields),
 	G("path_bottleneck", path_bottleneck.m, bn_fields),
 	G("vpd", vpd.m, vpd_fields),
+	G("acs_cap", acs_cap.m, acs_cap_fields),
+	G("acs", acs.m, acs_fields),
+	G("p2p", p2p.m, p2p_fields),
+};
+
+#define PM(k, t, m) {k, t, offsetof(struct hwc_pci_facts, peer_memory.m)}
+static const struct field pm_fields[] = {
+	PM("nvidia_peermem", F_BOOL, nvidia_peermem),
+	PM("nv_peer_mem", F_BOOL, nv_peer_mem),
+	PM("nvidia_driver_version", F_STR, nvidia_driver_version),
 };
 
 /* Copy every string and detail of d into a (they were made in a scratch arena). */
@@ -259,6 +299,18 @@ json_t *hwc_pci_to_json(const struct hwc_facts *f)
 		json_decref(arr);
 		hwc_json_put_meta(j, "devices", &p->m);
 	}
+	if (p->m.st == HWC_ST_OK) {
+		json_t *g = hwc_pci_gpudirect_json(p);
+		if (p->peer_memory.m.st == HWC_ST_OK) {
+			json_t *pm = json_object();
+			put_fields(pm, p, pm_fields, N(pm_fields));
+			unavailable_last(pm);
+			json_object_set_new(g, "peer_memory", pm);
+		} else if (p->peer_memory.m.st != HWC_ST_UNSET) {
+			hwc_json_put_meta(g, "peer_memory", &p->peer_memory.m);
+		}
+		json_object_set_new(j, "gpudirect", g);
+	}
 	return j;
 }
 
@@ -335,6 +387,13 @@ int hwc_pci_from_json(const json_t *j, struct hwc_facts *f)
 	int rc = 0;
 	if (json_object_get(j, "source"))
 		rc |= hwc_json_get_str(j, "source", f->arena, &p->source);
+	const json_t *g = json_object_get(j, "gpudirect");
+	if (json_is_object(g) && json_object_get(g, "peer_memory")) {
+		rc |= hwc_json_get_meta(g, "peer_memory", f->arena, &p->peer_memory.m);
+		const json_t *pm = json_object_get(g, "peer_memory");
+		if (p->peer_memory.m.st == HWC_ST_OK && json_is_object(pm))
+			rc |= get_fields(pm, f->arena, p, pm_fields, N(pm_fields));
+	}
 	const json_t *arr;
 	rc |= list_status(j, "devices", f->arena, &p->m, &arr);
 	if (p->m.st == HWC_ST_OK) {
