@@ -137,9 +137,26 @@ def peer_memory(root, peermem=True, version="535.129.03"):
             f.write("live\n")
 
 
-def write(fixtures, name, funcs, peermem=True):
+def iommu(root, funcs, mode):
+    """mode "off": no IOMMU unit; "dma": one unit and every group translated (DMA-FQ)."""
+    cls = os.path.join(root, "sys", "class", "iommu")
+    os.makedirs(cls, exist_ok=True)
+    if mode == "off":
+        open(os.path.join(cls, ".hwcheck-keep"), "w").close()
+        return
+    os.makedirs(os.path.join(cls, "dmar0"), exist_ok=True)
+    open(os.path.join(cls, "dmar0", ".hwcheck-keep"), "w").close()
+    for g in sorted({d["iommu_group"] for d in funcs}):
+        gd = os.path.join(root, "sys", "kernel", "iommu_groups", str(g))
+        os.makedirs(gd, exist_ok=True)
+        with open(os.path.join(gd, "type"), "w") as f:
+            f.write("DMA-FQ\n")
+
+
+def write(fixtures, name, funcs, peermem=True, iommu_mode="off"):
     hosts.write(fixtures, name, funcs)
     peer_memory(os.path.join(fixtures, name, "root"), peermem)
+    iommu(os.path.join(fixtures, name, "root"), funcs, iommu_mode)
 
 
 def main():
@@ -149,7 +166,7 @@ def main():
     asus = asus_funcs(text)
     write(fixtures, "gpu-asus-esc8000a-4gpu-2cx7", asus)
     write(fixtures, "gpu-hgx-8gpu-healthy", hgx())
-    write(fixtures, "gpu-hgx-8gpu-acs-redirect", hgx(acs_ctl=ACS_LINUX), peermem=False)
+    write(fixtures, "gpu-hgx-8gpu-acs-redirect", hgx(acs_ctl=ACS_LINUX), peermem=False, iommu_mode="dma")
     write(fixtures, "gpu-hgx-8gpu-nic-wrong-socket", hgx(moved_nic=(3, 5)))
 
 

@@ -126,5 +126,49 @@ class Hgx(unittest.TestCase):
         self.assertEqual(by["0000:ab:00.0"], {("0000:ac:00.0", "PIX"), ("0000:ad:00.0", "PIX")})
 
 
+class RulesAndList(unittest.TestCase):
+    BM = '{"schema": "hwcheck.profile", "schema_version": 1, "host": {"platform": "bare_metal"}}'
+
+    def gpudirect_findings(self, host):
+        import tempfile
+        with tempfile.NamedTemporaryFile("w", suffix=".json") as pf:
+            pf.write(self.BM)
+            pf.flush()
+            cp, j = run_json("--profile", pf.name, "--root", hwctest.fixture(host, "root"), "check", "--json")
+        self.assertIn(cp.returncode, (0, 1), cp.stderr)
+        hwctest.validate(j)
+        return sorted((f["rule_id"], f["severity"], f["subject"]) for f in j["findings"]
+                      if f["rule_id"].startswith("GPUDIRECT_"))
+
+    def test_healthy_hosts_have_no_gpudirect_finding(self):
+        # checked and fine: no warning and nothing left unknown by these rules
+        for host in ("gpu-hgx-8gpu-healthy", ASUS):
+            with self.subTest(host=host):
+                self.assertEqual(self.gpudirect_findings(host), [])
+
+    def test_acs_redirect_host(self):
+        got = self.gpudirect_findings("gpu-hgx-8gpu-acs-redirect")
+        acs = [s for r, sev, s in got if r == "GPUDIRECT_ACS_REDIRECT" and sev == "warn"]
+        self.assertEqual(len(acs), 8)
+        self.assertIn(("GPUDIRECT_PEERMEM_MISSING", "warn", "host"), got)
+        self.assertIn(("GPUDIRECT_PLATFORM_SETTINGS", "warn", "host"), got)
+
+    def test_wrong_socket_host(self):
+        got = self.gpudirect_findings("gpu-hgx-8gpu-nic-wrong-socket")
+        self.assertEqual(got, [("GPUDIRECT_PAIR_FAR", "warn", "0000:5c:00.0"),
+                               ("GPUDIRECT_RAILS_UNBALANCED", "warn", "0000:5c:00.0")])
+
+    def test_list_shows_the_pairs(self):
+        cp, j = run_json("--root", hwctest.fixture("gpu-hgx-8gpu-nic-wrong-socket", "root"), "list", "--json")
+        self.assertIn(cp.returncode, (0, 1), cp.stderr)
+        hwctest.validate(j)
+        pairs = {(p["gpu"], p["nic"]): p["relation"] for p in j["gpudirect_pairs"]}
+        self.assertEqual(pairs[("0000:5c:00.0", "0000:19:00.0")], "NODE")
+        self.assertEqual(pairs[("0000:18:00.0", "0000:19:00.0")], "PIX")
+        text = hwctest.run("--root", hwctest.fixture("gpu-hgx-8gpu-healthy", "root"), "list").stdout
+        self.assertRegex(text, r"(?m)^0000:18:00\.0\s+0000:19:00\.0\s+PIX\s+0000:18:00\.0 > 0000:17:00\.0 > "
+                               r"0000:16:00\.0 > 0000:17:01\.0 > 0000:19:00\.0$")
+
+
 if __name__ == "__main__":
     hwctest.main()
