@@ -299,7 +299,7 @@ struct hwc_netdev_facts {
 	} netdevs; /* ConnectX netdevs, sorted by name */
 };
 
-/* Pure parsers of ethtool's text (a capture of the tool or core/ethtool_io.h's rendering of the
+/* Pure parsers of ethtool's text (a capture of the tool or hwinfo/ethtool_io.h's rendering of the
  * ioctl answers). `src` names the command for details ("ethtool -g eth0"). Each fills every fact
  * of its out-struct: ok, unsupported ("n/a"), or absent (not in the text). They return 0, or
  * -EINVAL when the text is not that command's output at all (the facts are then invalid). */

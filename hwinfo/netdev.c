@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Netdev tuning of ConnectX ports: MTU, speed, rings, channels, offloads, pause, loss counters
- * (ethtool, through core/ethtool_io.h) and IRQ locality; and their JSON. */
+ * (ethtool, through hwinfo/ethtool_io.h) and IRQ locality; and their JSON. */
 #include "hwinfo/hwinfo.h"
 
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "core/ethtool_io.h"
+#include "hwinfo/ethtool_io.h"
 #include "core/json.h"
 
 #define MLX_VENDOR 0x15b3
