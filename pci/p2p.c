@@ -73,6 +73,9 @@ static const struct hwc_pci_device *lookup(const struct view *v, const char *bdf
 static void levels_of(const struct view *v, struct peer *pe)
 {
 	const struct hwc_pci_strlist *path = &pe->d->path;
+	for (size_t i = 0; i < path->n; i++)
+		if (!path->items[i])
+			return; /* a broken path (a hand-edited facts file): no level, no root bus */
 	for (size_t i = 1; i < path->n && pe->nlev < MAX_LEVELS; i++) {
 		const struct hwc_pci_device *b = lookup(v, path->items[i]);
 		const char *id = path->items[i];
@@ -125,7 +128,8 @@ static const char *common_of(const struct hwc_pci_device *a, const struct hwc_pc
 {
 	for (size_t i = 1; i < a->path.n; i++)
 		for (size_t j = 1; j < b->path.n; j++)
-			if (strcmp(a->path.items[i], b->path.items[j]) == 0)
+			if (a->path.items[i] && b->path.items[j] &&
+			    strcmp(a->path.items[i], b->path.items[j]) == 0)
 				return a->path.items[i];
 	return NULL;
 }
@@ -135,7 +139,7 @@ static json_t *route(const struct hwc_pci_device *g, const struct hwc_pci_device
 		     const char *common)
 {
 	json_t *r = json_array();
-	for (size_t i = 0; r && i < g->path.n; i++) {
+	for (size_t i = 0; r && i < g->path.n && g->path.items[i]; i++) {
 		if (common && strcmp(g->path.items[i], common) == 0)
 			break;
 		json_array_append_new(r, json_string(g->path.items[i]));
@@ -144,10 +148,11 @@ static json_t *route(const struct hwc_pci_device *g, const struct hwc_pci_device
 		json_array_append_new(r, json_string(common));
 	size_t stop = n->path.n;
 	for (size_t i = 0; common && i < n->path.n; i++)
-		if (strcmp(n->path.items[i], common) == 0)
+		if (n->path.items[i] && strcmp(n->path.items[i], common) == 0)
 			stop = i;
 	for (size_t i = stop; r && i-- > 0;)
-		json_array_append_new(r, json_string(n->path.items[i]));
+		if (n->path.items[i])
+			json_array_append_new(r, json_string(n->path.items[i]));
 	return r;
 }
 

@@ -23,7 +23,7 @@ static size_t count_kind(const json_t *facts, const json_t *gd, const char *kind
 	const json_t *p;
 	json_array_foreach(json_object_get(gd, "peers"), i, p) {
 		const char *k = jstr(p, "kind");
-		if (!k || strcmp(k, kind) != 0)
+		if (!k || strcmp(k, kind) != 0 || !jstr(p, "bdf"))
 			continue;
 		if (nvidia) {
 			const char *v = jstr(fv_pci_dev(facts, jstr(p, "bdf")), "vendor_id");
@@ -40,6 +40,13 @@ static const json_t *gpu_host(const json_t *facts)
 {
 	const json_t *gd = gd_of(facts);
 	return gd && count_kind(facts, gd, "gpu", false) && count_kind(facts, gd, "nic", false) ? gd : NULL;
+}
+
+/* A pair as pci/p2p.c writes it; anything else (a hand-edited facts file) is skipped. */
+static bool pair_ok(const json_t *p)
+{
+	return jstr(p, "gpu") && jstr(p, "nic") && jstr(p, "relation") &&
+	       json_is_array(json_object_get(p, "route"));
 }
 
 static int rel_rank(const char *r)
@@ -138,7 +145,7 @@ static void eval_acs(struct hwc_rule_ctx *c)
 	size_t i;
 	const json_t *p;
 	json_array_foreach(gd ? json_object_get(gd, "pairs") : NULL, i, p)
-		if (near(jstr(p, "relation")))
+		if (pair_ok(p) && near(jstr(p, "relation")))
 			acs_pair(c, p, vm);
 }
 
@@ -157,13 +164,13 @@ static size_t best_by_gpu(const json_t *facts, const json_t *gd, struct gpu_best
 	size_t n = 0, i;
 	const json_t *pe;
 	json_array_foreach(json_object_get(gd, "peers"), i, pe) {
-		if (n < max && jstr(pe, "kind") && !strcmp(jstr(pe, "kind"), "gpu"))
+		if (n < max && jstr(pe, "kind") && !strcmp(jstr(pe, "kind"), "gpu") && jstr(pe, "bdf"))
 			out[n++] = (struct gpu_best){.gpu = jstr(pe, "bdf"), .rel = "unknown"};
 	}
 	const json_t *p;
 	json_array_foreach(json_object_get(gd, "pairs"), i, p) {
-		for (size_t k = 0; k < n; k++) {
-			if (!jstr(p, "gpu") || strcmp(jstr(p, "gpu"), out[k].gpu) != 0)
+		for (size_t k = 0; k < n && pair_ok(p); k++) {
+			if (strcmp(jstr(p, "gpu"), out[k].gpu) != 0)
 				continue;
 			out[k].rel = jstr(p, "relation");
 			if (out[k].n < 8)
@@ -171,8 +178,9 @@ static size_t best_by_gpu(const json_t *facts, const json_t *gd, struct gpu_best
 			/* cards: functions of one device (same bus and device) count once */
 			const char *nic = jstr(p, "nic");
 			bool seen = false;
+			size_t len = strlen(nic);
 			for (size_t q = 0; q + 1 < out[k].n; q++)
-				seen |= nic && !strncmp(jstr(out[k].pairs[q], "nic"), nic, strlen(nic) - 1);
+				seen |= len > 1 && !strncmp(jstr(out[k].pairs[q], "nic"), nic, len - 1);
 			if (!strcmp(out[k].rel, "PIX") && !seen)
 				out[k].near_cards++;
 		}
@@ -284,7 +292,8 @@ static void eval_platform(struct hwc_rule_ctx *c)
 		size_t i;
 		const json_t *p;
 		json_array_foreach(json_object_get(gd, "pairs"), i, p)
-			ats_nic(c, jstr(p, "nic"));
+			if (pair_ok(p))
+				ats_nic(c, jstr(p, "nic"));
 		return;
 	}
 	const json_t *host = json_object_get(c->facts, "host");
@@ -317,6 +326,8 @@ static void eval_slow_hop(struct hwc_rule_ctx *c)
 	size_t i;
 	const json_t *p;
 	json_array_foreach(gd ? json_object_get(gd, "pairs") : NULL, i, p) {
+		if (!pair_ok(p))
+			continue;
 		const char *gpu = jstr(p, "gpu"), *nic = jstr(p, "nic"), *common = jstr(p, "common");
 		double nic_g = hop_gbps(c->facts, nic, false), gpu_g = hop_gbps(c->facts, gpu, true);
 		if (gpu_g > 0 && gpu_g < nic_g)

@@ -60,7 +60,7 @@ class Hosts(unittest.TestCase):
     def test_snapshot_replays_the_same_facts(self):
         # everything pci/ read (config through the env, links, directory handles) is captured
         import tarfile
-        for host in ("host-switch-slow-hop", "host-cx7-gen5-nonroot"):
+        for host in ("host-switch-slow-hop", "host-cx7-gen5-nonroot", "gpu-hgx-8gpu-healthy"):
             with self.subTest(host=host), tempfile.TemporaryDirectory() as t:
                 tar = os.path.join(t, "snap.tar")
                 cp = hwctest.run("--root", root(host), "snapshot", "-o", tar)
