@@ -2,9 +2,6 @@
 /* hwcheck snapshot: collect with recording on, then write every captured file, link, directory
  * and command output into a tar that is itself a valid --root. */
 #include <errno.h>
-#include <libgen.h>
-#include <limits.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Atomic output files and a small pax tar writer. */
+/* Atomic output files: a temporary file beside the target, fsync, rename. */
 #include "core/output.h"
 
 #include <errno.h>

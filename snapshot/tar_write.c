@@ -6,8 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* ------------------------------------------------------------------ tar */
-
 #define TAR_MTIME 0
 /* A failed write with its reason (ENOSPC on a full disk), EIO when stdio gave none. */
 #define WRITE_ERR (errno ? -errno : -EIO)
