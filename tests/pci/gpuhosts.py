@@ -13,7 +13,6 @@ import mkhost  # noqa: E402
 import rebuild  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CORPUS = os.path.join(HERE, "..", "..", "..", "shared", "corpus")
 ACS_ALL = 0x7f          # SrcValid TransBlk ReqRedir CmpltRedir UpstreamFwd EgressCtrl DirectTrans
 ACS_LINUX = 0x1d        # what Linux enables with an IOMMU: SrcValid ReqRedir CmpltRedir UpstreamFwd
 AMD_RP_ACS = 0x5f       # Genoa root port ACSCap (reconstructed): all but EgressCtrl
@@ -29,7 +28,9 @@ def rp(bdf, sec, sub, numa, group, lnk=(32, 16), acs=(AMD_RP_ACS, 0), name="AMD 
 
 # ---- ASUS ESC8000A-E12 (stelline report): 4 RTX 6000 Ada, 2 ConnectX-7, AMD Genoa 2 sockets ----
 
-ASUS_REPORT = "topology/asus-esc8000a-e12_genoa-2numa_cx7x2_full-hardware-report_stelline.md"
+ASUS = "gpu-asus-esc8000a-4gpu-2cx7"
+# the report's `sudo lspci -vvv -s BUS:00.0` outputs, kept verbatim in the fixture's capture/
+ASUS_CAPTURES = ["lspci-vvv-%s-00.0.txt" % b for b in ("01", "21", "41", "81", "c1", "e1")]
 
 
 def asus_funcs(report_text):
@@ -161,10 +162,12 @@ def write(fixtures, name, funcs, peermem=True, iommu_mode="off"):
 
 def main():
     fixtures = sys.argv[1]
-    with open(os.path.join(CORPUS, ASUS_REPORT)) as f:
-        text = f.read()
+    text = ""
+    for name in ASUS_CAPTURES:
+        with open(os.path.join(fixtures, ASUS, "capture", name)) as f:
+            text += f.read()
     asus = asus_funcs(text)
-    write(fixtures, "gpu-asus-esc8000a-4gpu-2cx7", asus)
+    write(fixtures, ASUS, asus)
     write(fixtures, "gpu-hgx-8gpu-healthy", hgx())
     write(fixtures, "gpu-hgx-8gpu-acs-redirect", hgx(acs_ctl=ACS_LINUX), peermem=False, iommu_mode="dma")
     write(fixtures, "gpu-hgx-8gpu-nic-wrong-socket", hgx(moved_nic=(3, 5)))
