@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "core/output.h"
+#include "core/util.h"
 
 static const char usage_text[] =
 	"Usage: hwcheck [OPTIONS] [COMMAND [ARGS]]\n"
@@ -238,7 +239,7 @@ static int output_end(struct hwc_outfile *o, const char *path, int rc)
 
 static int dispatch(struct hwc_cli *c)
 {
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(commands); i++)
 		if (strcmp(commands[i].name, c->command) == 0)
 			return commands[i].fn(c);
 	if (strcmp(c->command, "help") == 0) {

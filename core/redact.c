@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Same-shape redaction of serial numbers, MAC addresses and GUIDs in captured files. */
 #include "core/redact.h"
+#include "core/util.h"
 
 #include <ctype.h>
 #include <stdbool.h>
@@ -265,7 +266,7 @@ static bool non_value(const unsigned char *s, size_t len)
 {
 	static const char *const none[] = {"not", "none", "n", "na", "unknown", "default", "to",
 					   "system", "null", "true", "false", "unspecified"};
-	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(none); i++)
 		if (strlen(none[i]) == len && strncasecmp((const char *)s, none[i], len) == 0)
 			return true;
 	bool same = true;
@@ -329,7 +330,7 @@ static size_t redact_labelled(struct hwc_redactor *r, unsigned char *b, size_t l
 	for (size_t i = 0; i < len; i++) {
 		if (i > 0 && isalpha(b[i - 1]))
 			continue;
-		for (size_t k = 0; k < sizeof(labels) / sizeof(labels[0]); k++) {
+		for (size_t k = 0; k < HWC_ARRAY_SIZE(labels); k++) {
 			size_t wl = strlen(labels[k].word);
 			if (i + wl > len || strncasecmp((const char *)b + i, labels[k].word, wl) != 0)
 				continue;

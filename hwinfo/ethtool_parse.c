@@ -2,6 +2,7 @@
 /* Parsers of ethtool's text (-g -l -k -a -S -i), tolerant of the variants real captures show:
  * old and new layouts, "n/a", "[fixed]", indentation, mailer blank lines and no-break spaces. */
 #include "hwinfo/hwinfo.h"
+#include "core/util.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -133,7 +134,7 @@ static bool is_block_header(struct line l)
 		"Pause parameters for ", "Coalesce parameters for ", "NIC statistics:",
 		"Settings for ",         "Private flags for ",       "FEC parameters for ",
 	};
-	for (size_t i = 0; i < sizeof(heads) / sizeof(heads[0]); i++)
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(heads); i++)
 		if (line_starts(l, heads[i]))
 			return true;
 	return false;
@@ -287,7 +288,7 @@ static const struct {
 	{"rx-checksumming", "rx-checksum", offsetof(struct hwc_netdev_features, rx_checksum)},
 	{"tx-checksumming", NULL, offsetof(struct hwc_netdev_features, tx_checksum)},
 };
-#define NFEAT (sizeof(feature_map) / sizeof(feature_map[0]))
+#define NFEAT HWC_ARRAY_SIZE(feature_map)
 
 int hwc_ethtool_parse_features(const char *buf, size_t len, const char *src, struct hwc_arena *a,
 			       struct hwc_netdev_features *out)

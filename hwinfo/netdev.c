@@ -11,6 +11,7 @@
 
 #include "core/ethtool_io.h"
 #include "core/json.h"
+#include "core/util.h"
 
 #define MLX_VENDOR 0x15b3
 
@@ -67,7 +68,7 @@ static const struct fld counters_f[] = {
 	{"v0", offsetof(struct hwc_netdev_counters, v), F_U64},
 	{"n_reported", offsetof(struct hwc_netdev_counters, count), F_I64},
 };
-#define N(t) (sizeof(t) / sizeof((t)[0]))
+#define N(t) HWC_ARRAY_SIZE(t)
 
 static struct hwc_fmeta *meta_of(void *base, const struct fld *f)
 {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* x2APIC mode and interrupt remapping: the kernel log first, then what the unprivileged can see. */
 #include "hwinfo/hwinfo.h"
+#include "core/util.h"
 
 #include <errno.h>
 #include <string.h>
@@ -291,7 +292,7 @@ static bool model_has_x2apic(const struct hwc_cpuinfo *ci)
 		return ci->model_name && strstr(ci->model_name, "AMD EPYC");
 	if (strcmp(ci->vendor, "GenuineIntel") || !ci->has_family || ci->family != 6 || !ci->has_model)
 		return false;
-	for (size_t i = 0; i < sizeof(scalable) / sizeof(scalable[0]); i++)
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(scalable); i++)
 		if (ci->model == scalable[i])
 			return true;
 	return false;

@@ -11,6 +11,7 @@
 
 #include "core/json.h"
 #include "hwinfo/hwinfo.h"
+#include "core/util.h"
 
 static const struct {
 	const char *needle, *kind;
@@ -76,7 +77,7 @@ static void take(const char *l, size_t n, size_t max, struct hwc_arena *a, struc
 		msg++, mn--;
 	if (memmem(msg, mn, "ext_synd", 8))
 		return; /* the extended syndrome line repeats the syndrome's event */
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(kinds); i++) {
 		if (!memmem(msg, mn, kinds[i].needle, strlen(kinds[i].needle)))
 			continue;
 		const char *bdf = hwc_arena_strndup(a, b, 12);

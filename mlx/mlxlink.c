@@ -10,6 +10,7 @@
 
 #include "core/json.h"
 #include "core/runner.h"
+#include "core/util.h"
 
 enum kind { K_STR, K_I64, K_U64, K_F64 };
 static const struct key {
@@ -34,7 +35,7 @@ static const struct key {
 	K("Link Error Recovery Counter", "link_error_recovery_counter", K_U64, link_error_recovery_counter),
 #undef K
 };
-#define NKEYS (sizeof(keys) / sizeof(keys[0]))
+#define NKEYS HWC_ARRAY_SIZE(keys)
 #define LANES_KEY "Raw Physical Errors Per Lane"
 
 static struct hwc_fmeta *meta_at(struct hwc_mlx_phy *p, size_t i)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/json.h"
+#include "core/util.h"
 
 enum kind { M_STR, M_NUM, M_READ };
 static const struct mkey {
@@ -33,7 +34,7 @@ static const struct mkey {
 	M("Tx Power Current [dBm]", "tx_power_dbm", M_READ, tx_power_dbm),
 #undef M
 };
-#define NM (sizeof(mkeys) / sizeof(mkeys[0]))
+#define NM HWC_ARRAY_SIZE(mkeys)
 
 static struct hwc_fmeta *mmeta(struct hwc_mlx_module *m, size_t i)
 {

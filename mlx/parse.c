@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Parsers for what mstflint tools, ethtool and sysfs print about a ConnectX: bytes in, facts out. */
 #include "mlx/mlx.h"
+#include "core/util.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -228,7 +229,7 @@ static const char *const named[] = {
 
 const char *const *hwc_mlx_cfg_named(size_t *n)
 {
-	*n = sizeof(named) / sizeof(named[0]);
+	*n = HWC_ARRAY_SIZE(named);
 	return named;
 }
 
@@ -592,7 +593,7 @@ static char *fwreset_marker(char *t, bool *supported)
 {
 	char *best = NULL;
 	static const char *const marks[] = {"-Supported", "-Not Supported", "-Not supported"};
-	for (size_t k = 0; k < sizeof(marks) / sizeof(marks[0]); k++)
+	for (size_t k = 0; k < HWC_ARRAY_SIZE(marks); k++)
 		for (char *p = strstr(t, marks[k]); p; p = strstr(p + 1, marks[k]))
 			if (!best || p > best) {
 				best = p;
@@ -695,7 +696,7 @@ static const struct {
 
 const char *hwc_mlx_cfg_depends(const char *name)
 {
-	for (size_t i = 0; i < sizeof(depends) / sizeof(depends[0]); i++)
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(depends); i++)
 		if (starts_with(name, depends[i].prefix))
 			return depends[i].what;
 	return NULL;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/json.h"
+#include "core/util.h"
 
 enum ftype { F_I64, F_F64, F_BOOL, F_STR };
 struct field {
@@ -101,7 +102,7 @@ static const struct field vpd_fields[] = {
 	D("part_number", F_STR, vpd.part_number),
 	D("serial_number", F_STR, vpd.serial_number),
 };
-#define N(x) (sizeof(x) / sizeof((x)[0]))
+#define N(x) HWC_ARRAY_SIZE(x)
 #define G(k, m, t) {k, offsetof(struct hwc_pci_device, m), t, N(t)}
 static const struct group groups[] = {
 	G("sriov", sriov.m, sriov_fields),

@@ -14,6 +14,7 @@
 #include "mlx/mlx.h"
 #include "pci/pci.h"
 #include "probe/probe_int.h"
+#include "core/util.h"
 
 #define AT_CEILING 0.90 /* at or above this share of the ceiling, the ceiling is what limits */
 
@@ -633,7 +634,7 @@ static int get_fields(const json_t *o, struct hwc_arena *a, void *base, const st
 	return rc;
 }
 
-#define NF(x) (sizeof(x) / sizeof((x)[0]))
+#define NF(x) HWC_ARRAY_SIZE(x)
 
 json_t *hwc_probe_to_json(const struct hwc_facts *f)
 {

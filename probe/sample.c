@@ -8,6 +8,7 @@
 
 #include "core/runner.h"
 #include "probe/probe_int.h"
+#include "core/util.h"
 
 static bool is_bdf(const char *s)
 {
@@ -311,7 +312,7 @@ struct pr_sampler *pr_sampler_start(struct hwc_env *e, struct hwc_arena *a,
 	if (t->netdev) {
 		static const char *const st[] = {"rx_dropped", "tx_dropped", "rx_missed_errors",
 						 "rx_fifo_errors"};
-		for (size_t k = 0; k < sizeof(st) / sizeof(st[0]); k++)
+		for (size_t k = 0; k < HWC_ARRAY_SIZE(st); k++)
 			add_counter(s, hwc_arena_printf(a, "%s@%s", st[k], t->netdev),
 				    hwc_arena_printf(a, "sys/class/net/%s/statistics/%s", t->netdev,
 						     st[k]), NULL);
@@ -321,12 +322,12 @@ struct pr_sampler *pr_sampler_start(struct hwc_env *e, struct hwc_arena *a,
 						 "outbound_pci_stalled_wr", "outbound_pci_stalled_rd_events",
 						 "outbound_pci_stalled_wr_events"};
 		s->ethtool0 = ethtool_stats(s);
-		for (size_t k = 0; s->ethtool0 && k < sizeof(et) / sizeof(et[0]); k++)
+		for (size_t k = 0; s->ethtool0 && k < HWC_ARRAY_SIZE(et); k++)
 			add_counter(s, hwc_arena_printf(a, "%s@%s", et[k], t->netdev), NULL, et[k]);
 	}
 	const char *pc = hwc_arena_printf(a, "sys/class/infiniband/%s/ports/%u", t->dev, t->port);
 	static const char *const ib[] = {"port_xmit_discards", "port_rcv_errors", "port_xmit_wait"};
-	for (size_t k = 0; k < sizeof(ib) / sizeof(ib[0]); k++)
+	for (size_t k = 0; k < HWC_ARRAY_SIZE(ib); k++)
 		add_counter(s, ib[k], hwc_arena_printf(a, "%s/counters/%s", pc, ib[k]), NULL);
 	struct hwc_dirlist hc = {0};
 	const char *hcp = hwc_arena_printf(a, "%s/hw_counters", pc);

@@ -33,7 +33,7 @@ static const struct hwc_fwc_param params[] = {
 
 const struct hwc_fwc_param *hwc_fwc_params(size_t *n)
 {
-	*n = HWC_NELEM(params);
+	*n = HWC_ARRAY_SIZE(params);
 	return params;
 }
 
@@ -179,7 +179,7 @@ json_t *hwc_fwc_spread(const json_t *cards)
 		if (!key || json_object_get(seen, key))
 			continue;
 		json_object_set_new(seen, key, json_true());
-		for (size_t k = 0; k < HWC_NELEM(params); k++) {
+		for (size_t k = 0; k < HWC_ARRAY_SIZE(params); k++) {
 			json_t *s = spread_one(cards, key, &params[k]);
 			if (s)
 				json_array_append_new(out, s);

@@ -412,11 +412,11 @@ static void v_rules(struct vctx *v, const json_t *r, struct hwc_profile *p)
 				push(v, "enabled");
 				verr(v, "expected true or false");
 				pop(v);
-			} else if (en && i < HWC_NELEM(p->off)) {
+			} else if (en && i < HWC_ARRAY_SIZE(p->off)) {
 				p->off[i] = !json_is_true(en);
 			}
 			int s = sv ? v_severity(v, sv) : -1;
-			if (s >= 0 && i < HWC_NELEM(p->sev))
+			if (s >= 0 && i < HWC_ARRAY_SIZE(p->sev))
 				p->sev[i] = (signed char)s;
 		}
 		pop(v);
@@ -746,7 +746,7 @@ static void v_roce(struct vctx *v, const json_t *r)
 	} nums[] = {{"priority", 7}, {"dscp", 63}, {"cnp_dscp", 63}, {"cnp_priority", 7}};
 	if (!check_keys(v, r, keys, "roce"))
 		return;
-	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(nums); i++) {
 		const json_t *x = json_object_get(r, nums[i].key);
 		push(v, nums[i].key);
 		if (x && (!json_is_integer(x) || json_integer_value(x) < 0 ||
@@ -946,7 +946,7 @@ bool hwc_profile_rule_enabled(const struct hwc_profile *p, const struct hwc_rule
 	const struct hwc_rule *t = hwc_rules_table(&n);
 	size_t i = (size_t)(r - t);
 	*sev = r->severity;
-	if (!p || i >= n || i >= HWC_NELEM(p->sev))
+	if (!p || i >= n || i >= HWC_ARRAY_SIZE(p->sev))
 		return true;
 	const struct hwc_profile *d = hwc_profile_default();
 	/* the site's file first, then the default's settings */

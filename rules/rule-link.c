@@ -173,7 +173,7 @@ static void eval_integrity(struct hwc_rule_ctx *c)
 	FOR_IB_PORTS(c, i, ad, j, p) {
 		const char *subj = ib_subject(c, p), *base = ib_base(c, ad, p);
 		struct hwc_finding *fd = NULL;
-		for (size_t x = 0; x < HWC_NELEM(k); x++) {
+		for (size_t x = 0; x < HWC_ARRAY_SIZE(k); x++) {
 			double n;
 			if (!need_num(c, subj, p, base, hwc_arena_printf(c->a, "counters.%s", k[x].key), &n) || n <= 0)
 				continue;
@@ -351,7 +351,7 @@ static void eval_module(struct hwc_rule_ctx *c)
 			continue;
 		const char *subj = ib_subject(c, p), *base = ib_base(c, ad, p);
 		struct hwc_finding *fd = NULL;
-		for (size_t k = 0; k < HWC_NELEM(keys); k++)
+		for (size_t k = 0; k < HWC_ARRAY_SIZE(keys); k++)
 			judge_reading(c, subj, base, mod, keys[k], margin, &fd);
 	}
 }
@@ -475,4 +475,4 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "temperature -> airflow; health/fatal -> firmware update or a support case with the syndrome.",
 	 eval_kernel_events},
 };
-const size_t hwc_rules_link_n = HWC_NELEM(hwc_rules_link);
+const size_t hwc_rules_link_n = HWC_ARRAY_SIZE(hwc_rules_link);

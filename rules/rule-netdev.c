@@ -412,4 +412,4 @@ const struct hwc_rule hwc_rules_netdev[] = {
 	 "Check the cable and switch port; `mlxlink -d <BDF> -p <port>` shows the negotiated and supported speeds.",
 	 eval_port_rate},
 };
-const size_t hwc_rules_netdev_n = HWC_NELEM(hwc_rules_netdev);
+const size_t hwc_rules_netdev_n = HWC_ARRAY_SIZE(hwc_rules_netdev);

@@ -674,4 +674,4 @@ const struct hwc_rule hwc_rules_pci[] = {
 	 "`mstconfig -d <BDF> set PCI_BUS0_RESTRICT=0` and reboot (or `mstfwreset -d <BDF> reset`).",
 	 eval_fw_restrict},
 };
-const size_t hwc_rules_pci_n = HWC_NELEM(hwc_rules_pci);
+const size_t hwc_rules_pci_n = HWC_ARRAY_SIZE(hwc_rules_pci);

@@ -124,4 +124,4 @@ const struct hwc_rule hwc_rules_probe[] = {
 	 "See MLX_WR_ORDERING_PER_MKEY, PCIE_RELAXED_ORDERING_OFF and PCIE_MRRS_SMALL.",
 	 eval_asymmetry},
 };
-const size_t hwc_rules_probe_n = HWC_NELEM(hwc_rules_probe);
+const size_t hwc_rules_probe_n = HWC_ARRAY_SIZE(hwc_rules_probe);

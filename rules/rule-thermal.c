@@ -223,4 +223,4 @@ const struct hwc_rule hwc_rules_thermal[] = {
 	 "Improve airflow over the card, then rerun `hwcheck probe` and watch the temperature.",
 	 eval_probe_rise},
 };
-const size_t hwc_rules_thermal_n = HWC_NELEM(hwc_rules_thermal);
+const size_t hwc_rules_thermal_n = HWC_ARRAY_SIZE(hwc_rules_thermal);

@@ -6,6 +6,7 @@
 
 #include <stdarg.h>
 
+#include "core/util.h"
 #include "rules/rules.h"
 
 struct hwc_rule_ctx {
@@ -188,7 +189,5 @@ HWC_AREA_DECL(probe);
 HWC_AREA_DECL(link);
 HWC_AREA_DECL(collect);
 HWC_AREA_DECL(roce);
-
-#define HWC_NELEM(x) (sizeof(x) / sizeof((x)[0]))
 
 #endif

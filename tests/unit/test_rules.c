@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "rules/rules-int.h"
 #include "test.h"
+#include "core/util.h"
 
 static void test_cpulist(void)
 {
@@ -87,7 +88,7 @@ static void test_profile_errors(void)
 	static const char *const dates[][2] = {{"2099-02-31", "bad"}, {"2027-02-29", "bad"},
 					       {"2028-02-29", "ok"}, {"2100-02-29", "bad"},
 					       {"2027-04-31", "bad"}, {"2027-12-31", "ok"}};
-	for (size_t i = 0; i < sizeof(dates) / sizeof(dates[0]); i++) {
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(dates); i++) {
 		char t[512];
 		snprintf(t, sizeof(t), "{\"schema\": \"hwcheck.profile\", \"schema_version\": 1, "
 			 "\"waivers\": [{\"rule\": \"NET_LRO_ON\", \"subject\": \"*\", \"reason\": \"x\", "
@@ -101,7 +102,7 @@ static void test_profile_errors(void)
 		{"netdevs[][]", "bad"}, {"netdevs[0].mtu", "bad"}, {"netdevs[].", "bad"},
 		{"[].mtu", "bad"},      {"netdevs[]mtu", "bad"},   {"net devs", "bad"},
 		{"netdevs[].mtu", "ok"}, {"host.kernel.lockdown", "ok"}, {"pci.devices[].link.width", "ok"}};
-	for (size_t i = 0; i < sizeof(facts) / sizeof(facts[0]); i++) {
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(facts); i++) {
 		char t[512];
 		snprintf(t, sizeof(t), "{\"schema\": \"hwcheck.profile\", \"schema_version\": 1, "
 			 "\"expectations\": [{\"fact\": \"%s\", \"op\": \"exists\"}]}", facts[i][0]);
