@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Same-shape redaction of serial numbers, MAC addresses and GUIDs in captured files. */
 #include "core/redact.h"
-#include "core/util.h"
 
 #include <ctype.h>
 #include <stdbool.h>
@@ -10,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include "core/util.h"
 
 /* value -> placeholder number, in the order met */
 struct table {

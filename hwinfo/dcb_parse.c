@@ -6,13 +6,14 @@
  * (pretty_print). Trust, as mlnx_qos decides it without its sysfs file: DSCP entries in the APP
  * table mean the port trusts DSCP. */
 #include "hwinfo/roce.h"
-#include "core/util.h"
 
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include "core/util.h"
 
 void hwc_roce_arr_init(struct hwc_roce_arr *r, unsigned n, bool is_bool, const char *detail)
 {

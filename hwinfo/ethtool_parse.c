@@ -2,12 +2,13 @@
 /* Parsers of ethtool's text (-g -l -k -a -S -i), tolerant of the variants real captures show:
  * old and new layouts, "n/a", "[fixed]", indentation, mailer blank lines and no-break spaces. */
 #include "hwinfo/hwinfo.h"
-#include "core/util.h"
 
 #include <errno.h>
 #include <stddef.h>
 #include <stdbool.h>
 #include <string.h>
+
+#include "core/util.h"
 
 const char *const hwc_netdev_counter_names[HWC_NETDEV_NCOUNTERS] = {
 	"rx_discards_phy",                /* dropped by the port: no receive buffer, congested */

@@ -155,9 +155,6 @@ struct hwc_cpuinfo {
 };
 int hwc_host_parse_cpuinfo(const char *buf, size_t len, struct hwc_arena *a, struct hwc_cpuinfo *out);
 
-/* A kernel cpulist ("0-23,48-71"): the number of CPUs in it. -EINVAL when malformed. */
-int hwc_host_cpulist_count(const char *s, int64_t *n);
-
 /* The kernel log: what it says about x2APIC, interrupt remapping and the IOMMU domain type.
  * Lines may carry a "[    0.000000] " timestamp (or "<6>") prefix. A tri-state is -1 when the
  * log says nothing. The *_line strings are the deciding lines, arena copies. */
@@ -336,10 +333,6 @@ struct hwc_irq_names {
 };
 int hwc_proc_interrupts_parse(const char *buf, size_t len, struct hwc_arena *a,
 			      struct hwc_irq_names *out);
-
-/* A kernel CPU list ("0-3,8,10-11") as a bitmap of up to max_cpus bits (bits[] holds
- * max_cpus/64 words, zeroed by the caller). 0, -EINVAL on bad syntax, -ERANGE past max_cpus. */
-int hwc_cpulist_parse(const char *s, uint64_t *bits, size_t max_cpus);
 
 /* Fills irq_locality for PCI function bdf: msi_irqs, effective affinity, numa_node. */
 void hwc_netdev_irq_locality(struct hwc_env *e, struct hwc_arena *a, const char *bdf,

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The IOMMU: units, default domain type (per group and overall) and the command line behind it. */
 #include "hwinfo/hwinfo.h"
-#include "core/util.h"
 
 #include <errno.h>
 #include <string.h>
+
+#include "core/util.h"
 
 static bool iommu_option(const char *tok)
 {

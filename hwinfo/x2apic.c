@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* x2APIC mode and interrupt remapping: the kernel log first, then what the unprivileged can see. */
 #include "hwinfo/hwinfo.h"
-#include "core/util.h"
 
 #include <errno.h>
 #include <string.h>
+
+#include "core/util.h"
 
 /* ---- the kernel log ----------------------------------------------------------------------- */
 

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* Parsers for what mstflint tools, ethtool and sysfs print about a ConnectX: bytes in, facts out. */
 #include "mlx/mlx.h"
-#include "core/util.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/scan.h"
+#include "core/util.h"
 
 #define MAX_TOKENS 24
 
@@ -853,11 +855,11 @@ const char *hwc_mlx_state_name(const char *s, struct hwc_arena *a)
 
 int hwc_mlx_parse_lockdown(const char *s, struct hwc_arena *a, const char **mode)
 {
-	const char *o = strchr(s, '[');
-	const char *c = o ? strchr(o, ']') : NULL;
-	if (!o || !c || c == o + 1)
+	const char *w;
+	size_t n;
+	if (hwc_bracketed(s, strlen(s), &w, &n) < 0)
 		return -EINVAL;
-	*mode = hwc_arena_strndup(a, o + 1, (size_t)(c - o - 1));
+	*mode = hwc_arena_strndup(a, w, n);
 	return *mode ? 0 : -ENOMEM;
 }
 

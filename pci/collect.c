@@ -7,25 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/scan.h"
+
 #define DEVDIR "sys/bus/pci/devices"
 #define MAX_HOPS 64
-
-static bool parse_bdf(const char *s, unsigned *dom, unsigned *bus, unsigned *dev, unsigned *fn)
-{
-	unsigned a, b, c, d;
-	int n = 0;
-	if (sscanf(s, "%x:%x:%x.%x%n", &a, &b, &c, &d, &n) == 4 && s[n] == 0 && b < 256 &&
-	    c < 32 && d < 8 && strlen(s) >= 12) {
-		*dom = a, *bus = b, *dev = c, *fn = d;
-		return true;
-	}
-	if (sscanf(s, "%x:%x.%x%n", &b, &c, &d, &n) == 3 && s[n] == 0 && b < 256 && c < 32 &&
-	    d < 8) {
-		*dom = 0, *bus = b, *dev = c, *fn = d;
-		return true;
-	}
-	return false;
-}
 
 static unsigned long long key_of(unsigned dom, unsigned bus, unsigned dev, unsigned fn)
 {
@@ -61,8 +46,9 @@ static long find_key(const struct hwc_pci_facts *p, unsigned long long k)
 
 static long find_bdf(const struct hwc_pci_facts *p, const char *bdf)
 {
-	unsigned a, b, c, d;
-	return bdf && parse_bdf(bdf, &a, &b, &c, &d) ? find_key(p, key_of(a, b, c, d)) : -1;
+	struct hwc_bdf b;
+	return hwc_bdf_parse(bdf, HWC_BDF_SHORT, &b) ? find_key(p, key_of(b.domain, b.bus, b.dev, b.fn))
+						     : -1;
 }
 
 /* ---- sysfs ---------------------------------------------------------------------------- */
@@ -197,15 +183,9 @@ static void upstream_from_path(struct hwc_arena *a, const char *real, struct hwc
 		const char *s = strchr(p, '/');
 		if (!s || s > last)
 			break;
-		char comp[64];
 		size_t n = (size_t)(s - p);
-		if (n < sizeof(comp)) {
-			memcpy(comp, p, n);
-			comp[n] = 0;
-			unsigned x1, x2, x3, x4;
-			if (parse_bdf(comp, &x1, &x2, &x3, &x4))
-				prev = p;
-		}
+		if (n && hwc_bdf_scan(p, n, HWC_BDF_SHORT, NULL) == n)
+			prev = p;
 		p = s + 1;
 	}
 	if (prev)
@@ -314,9 +294,10 @@ static int collect_sysfs(struct hwc_env *e, struct hwc_facts *f, struct hwc_pci_
 			   &p->devices.cap, dl.n) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < dl.n; i++) {
-		unsigned dom, bus, dev, fn;
-		if (!parse_bdf(dl.names[i], &dom, &bus, &dev, &fn))
+		struct hwc_bdf b;
+		if (!hwc_bdf_parse(dl.names[i], HWC_BDF_SHORT, &b))
 			continue;
+		unsigned dom = b.domain, bus = b.bus, dev = b.dev, fn = b.fn;
 		struct hwc_pci_device *d = HWC_VEC_PUSH(f->arena, &p->devices);
 		if (!d)
 			return -ENOMEM;

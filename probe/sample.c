@@ -7,15 +7,9 @@
 #include <string.h>
 
 #include "core/runner.h"
+#include "core/scan.h"
 #include "probe/probe_int.h"
 #include "core/util.h"
-
-static bool is_bdf(const char *s)
-{
-	unsigned d, b, dv, fn;
-	char tail;
-	return s && strlen(s) == 12 && sscanf(s, "%4x:%2x:%2x.%1u%c", &d, &b, &dv, &fn, &tail) == 4;
-}
 
 static const char *base(const char *p)
 {
@@ -33,7 +27,7 @@ void pr_target_init(struct hwc_env *e, struct hwc_arena *a, const char *dev, uns
 	const char *rp;
 	if (hwc_env_realpath(e, hwc_arena_printf(a, "sys/class/infiniband/%s/device", dev), a,
 			     &rp) == 0 &&
-	    is_bdf(base(rp)))
+	    hwc_bdf_parse(base(rp), 0, NULL))
 		t->bdf = hwc_arena_strdup(a, base(rp));
 	struct hwc_fstr nd = {0};
 	if (hwc_read_str(e, hwc_arena_printf(a, "sys/class/infiniband/%s/ports/%u/gid_attrs/ndevs/0",
@@ -50,31 +44,26 @@ void pr_target_init(struct hwc_env *e, struct hwc_arena *a, const char *dev, uns
 		t->numa_node = (int)numa.v;
 }
 
-/* "0-3,8-11" -> set; -EINVAL on anything else. */
+struct cpus {
+	cpu_set_t *set;
+	int n;
+};
+
+static int set_cpus(void *ctx, unsigned lo, unsigned hi)
+{
+	struct cpus *c = ctx;
+	for (unsigned cpu = lo; cpu <= hi && cpu < CPU_SETSIZE; cpu++, c->n++)
+		CPU_SET((int)cpu, c->set);
+	return 0;
+}
+
+/* "0-3,8-11" -> set; -EINVAL on anything else, or on no CPU the set can hold. */
 static int parse_cpulist(const char *s, cpu_set_t *set)
 {
 	CPU_ZERO(set);
-	int n = 0;
-	while (*s) {
-		char *end;
-		long lo = strtol(s, &end, 10), hi = lo;
-		if (end == s || lo < 0)
-			return -EINVAL;
-		s = end;
-		if (*s == '-') {
-			hi = strtol(s + 1, &end, 10);
-			if (end == s + 1 || hi < lo)
-				return -EINVAL;
-			s = end;
-		}
-		for (long c = lo; c <= hi && c < CPU_SETSIZE; c++, n++)
-			CPU_SET((int)c, set);
-		if (*s == ',')
-			s++;
-		else if (*s)
-			return -EINVAL;
-	}
-	return n ? 0 : -EINVAL;
+	struct cpus c = {set, 0};
+	int rc = hwc_cpulist_walk(s, set_cpus, &c);
+	return rc < 0 ? rc : c.n ? 0 : -EINVAL;
 }
 
 void pr_bind(struct hwc_env *e, struct hwc_arena *a, int node, struct pr_binding *b,
@@ -275,7 +264,7 @@ struct pr_sampler *pr_sampler_start(struct hwc_env *e, struct hwc_arena *a,
 			const char *parts[64];
 			size_t n = 0;
 			for (char *tok = strtok(p, "/"); tok && n < 64; tok = strtok(NULL, "/"))
-				if (is_bdf(tok))
+				if (hwc_bdf_parse(tok, 0, NULL))
 					parts[n++] = tok;
 			s->hops = hwc_arena_calloc(a, n ? n : 1, sizeof(*s->hops));
 			for (size_t i = 0; s->hops && i < n; i++) {

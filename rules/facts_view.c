@@ -557,33 +557,6 @@ double fv_adapter_port_rate(struct hwc_rule_ctx *c, const json_t *adapter, const
 	return 0;
 }
 
-int fv_cpulist_count(const char *s)
-{
-	int n = 0;
-	while (s && *s) {
-		char *end;
-		long a = strtol(s, &end, 10);
-		if (end == s || a < 0)
-			return -1;
-		long b = a;
-		s = end;
-		if (*s == '-') {
-			b = strtol(s + 1, &end, 10);
-			if (end == s + 1 || b < a || b - a > 1 << 20)
-				return -1;
-			s = end;
-		}
-		n += (int)(b - a + 1);
-		if (*s == ',')
-			s++;
-		else if (*s == '\n' || *s == ' ')
-			break;
-		else if (*s)
-			return -1;
-	}
-	return n;
-}
-
 const char *fv_elem_key(const json_t *o, struct hwc_arena *a)
 {
 	static const char *const keys[] = {"bdf", "rdma_device", "id", NULL};

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/scan.h"
 #include "rules/rules-int.h"
 
 struct hwc_profile {
@@ -631,23 +632,6 @@ static void v_required(struct vctx *v, const json_t *arr)
 	}
 }
 
-/* "0000:81:00.1" or "81:00.1" (hex digits, as lspci prints it; device < 32, function < 8). */
-static bool bdf_ok(const char *s)
-{
-	static const char full[] = "hhhh:hh:hh.f", shrt[] = "hh:hh.f";
-	if (!s || (strlen(s) != sizeof(full) - 1 && strlen(s) != sizeof(shrt) - 1))
-		return false;
-	const char *pat = strlen(s) == sizeof(full) - 1 ? full : shrt;
-	for (size_t i = 0; pat[i]; i++) {
-		bool hex = (s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f') ||
-			   (s[i] >= 'A' && s[i] <= 'F');
-		if (pat[i] == 'h' ? !hex : pat[i] == 'f' ? !(s[i] >= '0' && s[i] <= '7') : s[i] != pat[i])
-			return false;
-	}
-	const char *dev = s + strlen(s) - 4; /* "DD.F" */
-	return strtoul(dev, NULL, 16) < 32;
-}
-
 static bool name_ok(const char *s, size_t max)
 {
 	return s && *s && strlen(s) <= max && !strpbrk(s, "/ \t\n:") && strcmp(s, ".") && strcmp(s, "..");
@@ -671,7 +655,8 @@ static void v_unused_port(struct vctx *v, const json_t *e)
 		pop(v);
 	} else if ((x = json_object_get(e, "bdf"))) {
 		push(v, "bdf");
-		if (!bdf_ok(json_string_value(x)))
+		/* "0000:81:00.1" or "81:00.1", as lspci prints it */
+		if (!hwc_bdf_parse(json_string_value(x), HWC_BDF_SHORT, NULL))
 			verr(v, "expected a PCI function like \"0000:81:00.1\" or \"81:00.1\"");
 		pop(v);
 	} else {

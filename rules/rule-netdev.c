@@ -5,6 +5,8 @@
 
 #include "rules/rules-int.h"
 
+#include "core/scan.h"
+
 #define FOR_CARD_NETDEVS(c, i, ad, nds, n, k)                                                      \
 	json_array_foreach(fv_adapters((c)->facts), i, ad) for (size_t n = fv_adapter_netdevs((c)->facts, ad, nds, 32), k = 0; k < n; k++)
 
@@ -40,6 +42,12 @@ static void eval_rings(struct hwc_rule_ctx *c)
 	}
 }
 
+static int cpus_in(const char *cpulist)
+{
+	int64_t n;
+	return hwc_cpulist_count(cpulist, &n) < 0 || n > INT32_MAX ? -1 : (int)n;
+}
+
 /* CPUs local to the netdev: its irq_locality cpulist, else the host's node list. */
 static int local_cpus(struct hwc_rule_ctx *c, const json_t *nd, const char **src)
 {
@@ -47,14 +55,14 @@ static int local_cpus(struct hwc_rule_ctx *c, const json_t *nd, const char **src
 	const char *cl = json_string_value(json_object_get(il, "local_cpulist"));
 	*src = "irq_locality.local_cpulist";
 	if (cl)
-		return fv_cpulist_count(cl);
+		return cpus_in(cl);
 	const json_t *node = json_object_get(il, "numa_node");
 	size_t i;
 	const json_t *e;
 	json_array_foreach(json_object_get(json_object_get(json_object_get(c->facts, "host"), "numa"), "nodes"), i, e) {
 		if (json_is_integer(node) && json_equal(json_object_get(e, "id"), (json_t *)node)) {
 			*src = "host.numa.nodes[].cpulist";
-			return fv_cpulist_count(json_string_value(json_object_get(e, "cpulist")));
+			return cpus_in(json_string_value(json_object_get(e, "cpulist")));
 		}
 	}
 	return -1;

@@ -92,8 +92,6 @@ bool fv_adapter_has_function(const json_t *adapter, const char *bdf);
 /* The fastest port rate of the adapter in Gb/s (active ports, else netdev speeds, else the
  * product maximum); 0 with *why when unknown; *src names the fact used. */
 double fv_adapter_port_rate(struct hwc_rule_ctx *c, const json_t *adapter, const char **src);
-/* Number of CPUs in a cpulist string ("0-15,32-47"); -1 when malformed. */
-int fv_cpulist_count(const char *s);
 /* A number for evidence: "8", "2.5", "63.008". */
 const char *fv_fmt_num(struct hwc_arena *a, double v);
 /* Walks a path expression ("netdevs[].mtu") calling cb for each match; the subject is the

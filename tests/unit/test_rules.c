@@ -9,17 +9,6 @@
 #include "test.h"
 #include "core/util.h"
 
-static void test_cpulist(void)
-{
-	CHECK_INT(fv_cpulist_count("0-23"), 24);
-	CHECK_INT(fv_cpulist_count("0-11,24-35"), 24);
-	CHECK_INT(fv_cpulist_count("5"), 1);
-	CHECK_INT(fv_cpulist_count("0-3\n"), 4);
-	CHECK_INT(fv_cpulist_count(""), 0);
-	CHECK_INT(fv_cpulist_count("x"), -1);
-	CHECK_INT(fv_cpulist_count("3-1"), -1);
-}
-
 static void test_lookup(void)
 {
 	struct hwc_arena *a = hwc_arena_new();
@@ -253,7 +242,6 @@ static void test_render(void)
 
 int main(void)
 {
-	test_cpulist();
 	test_lookup();
 	test_profile_errors();
 	test_waivers_and_summary();
