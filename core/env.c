@@ -124,7 +124,6 @@ void hwc_env_free(struct hwc_env *e)
 	free(e);
 }
 
-const char *hwc_env_root(const struct hwc_env *e) { return e->root; }
 bool hwc_env_is_live(const struct hwc_env *e) { return e->live; }
 enum hwc_run_mode hwc_env_mode(const struct hwc_env *e) { return e->mode; }
 bool hwc_env_is_root_user(const struct hwc_env *e) { return e->is_root_user; }
@@ -1236,16 +1235,3 @@ int hwc_read_link_name(struct hwc_env *e, const char *path, struct hwc_arena *a,
 	return 0;
 }
 
-void hwc_env_capture_path(struct hwc_env *e, const char *path)
-{
-	if (!e->record)
-		return;
-	struct hwc_arena *a = hwc_arena_new();
-	if (!a)
-		return;
-	const unsigned char *d;
-	size_t len;
-	struct hwc_fmeta m;
-	hwc_read_bytes(e, path, 0, a, &d, &len, &m); /* the read records it */
-	hwc_arena_free(a);
-}

@@ -37,7 +37,6 @@ struct hwc_env_opts {
 int hwc_env_open(const struct hwc_env_opts *opts, struct hwc_env **out);
 void hwc_env_free(struct hwc_env *e);
 
-const char *hwc_env_root(const struct hwc_env *e); /* absolute path, "/" when live */
 bool hwc_env_is_live(const struct hwc_env *e);
 enum hwc_run_mode hwc_env_mode(const struct hwc_env *e); /* never AUTO */
 bool hwc_env_is_root_user(const struct hwc_env *e);     /* euid 0 (live) */
@@ -124,8 +123,6 @@ void hwc_env_fail(struct hwc_env *e, struct hwc_fmeta *m, struct hwc_arena *a, c
  * In record mode every file read, every link crossed, every directory listed and every command
  * run is kept, so the capture replays to the same facts. */
 bool hwc_env_recording(const struct hwc_env *e);
-/* Read and keep a file or link that something else (libpci) reads behind our back. */
-void hwc_env_capture_path(struct hwc_env *e, const char *path);
 /* Keep an arbitrary blob (ioctl answers) at a root-relative path. */
 int hwc_env_capture_blob(struct hwc_env *e, const char *path, const void *data, size_t len);
 

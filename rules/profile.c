@@ -47,11 +47,6 @@ static const char default_text[] = {
 #include "default-profile.inc"
 	0};
 
-const char *hwc_profile_default_text(void)
-{
-	return default_text;
-}
-
 /* ------------------------------------------------------------------ locating a JSON path */
 
 /* A tiny JSON scanner that only tracks positions, so a semantic error can name the line and
