@@ -463,6 +463,30 @@ static void verdict(const struct hwc_pci_facts *p, struct hwc_pci_device *d)
 						     gts(&l->cap_speed_gts), wid(&l->cap_width), os, ow));
 }
 
+/* One rate of a link from its speed and width, or why there is none. */
+static void link_rate(const struct hwc_ff64 *speed, const struct hwc_fi64 *width,
+		      struct hwc_ff64 *out)
+{
+	double g = hwc_ok(*speed) && hwc_ok(*width) ? hwc_pci_link_gbps(speed->v, width->v) : 0;
+	if (g > 0)
+		HWC_SET(*out, g);
+	else if (!hwc_ok(*speed))
+		out->m = speed->m;
+	else if (!hwc_ok(*width))
+		out->m = width->m;
+	else
+		HWC_FAIL(*out, HWC_ST_ABSENT, 0, "no link trained at a known PCIe speed");
+}
+
+/* link.gbps and link.cap_gbps: what the rules and the report compare, computed once here. */
+static void link_rates(struct hwc_pci_link *l)
+{
+	if (l->m.st != HWC_ST_OK)
+		return;
+	link_rate(&l->speed_gts, &l->width, &l->gbps);
+	link_rate(&l->cap_speed_gts, &l->cap_width, &l->cap_gbps);
+}
+
 static void path_model(struct hwc_arena *a, const struct hwc_pci_facts *p, struct hwc_pci_device *d)
 {
 	struct hwc_pci_hop hops[MAX_HOPS];
@@ -529,7 +553,7 @@ static void path_model(struct hwc_arena *a, const struct hwc_pci_facts *p, struc
 	double cs = gts(&d->link.cap_speed_gts);
 	int cw = wid(&d->link.cap_width);
 	if (cs > 0 && cw > 0)
-		HWC_SET(b->capable_raw_gbps, (double)hwc_pci_lane_mbps(cs) * cw / 1000.0);
+		HWC_SET(b->capable_raw_gbps, hwc_pci_link_gbps(cs, cw));
 	else
 		HWC_FAIL(b->capable_raw_gbps, HWC_ST_ABSENT, 0, "LnkCap unknown");
 }
@@ -565,6 +589,7 @@ static void tie(struct hwc_arena *a, struct hwc_pci_facts *p)
 		d->upstream_slot.physical_slot = up->slot.physical_slot;
 	}
 	for (size_t i = 0; i < p->devices.n; i++) {
+		link_rates(&p->devices.items[i].link);
 		verdict(p, &p->devices.items[i]);
 		path_model(a, p, &p->devices.items[i]);
 	}

@@ -68,6 +68,8 @@ static const struct field link_fields[] = {
 	D("aspm_supported", F_STR, link.aspm_supported),
 	D("dll_active", F_BOOL, link.dll_active),
 	D("flit_mode", F_BOOL, link.flit_mode),
+	D("gbps", F_F64, link.gbps),
+	D("cap_gbps", F_F64, link.cap_gbps),
 };
 static const struct field slot_fields[] = {
 	D("power_limit_w", F_F64, slot.power_limit_w),

@@ -30,6 +30,8 @@ struct hwc_pci_link {
 	struct hwc_fstr aspm, aspm_supported;
 	struct hwc_fbool dll_active, flit_mode;
 	struct hwc_pci_f64list supported_speeds_gts;
+	struct hwc_ff64 gbps;     /* speed x encoding x width, as the kernel counts it */
+	struct hwc_ff64 cap_gbps; /* the same for LnkCap: what the device could carry */
 };
 
 /* The hop of the path that limits it, with the kernel's figure and the TLP-efficiency one. */
@@ -134,6 +136,9 @@ double hwc_pci_speed_code_gts(int code);
 /* Per-lane Mb/s after encoding, as the kernel's PCIE_SPEED2MBS_ENC (integer arithmetic):
  * 2.5 -> 2000, 8 -> 7876, 16 -> 15753, 32 -> 31507, 64 -> 64000. 0 for an unknown speed. */
 unsigned hwc_pci_lane_mbps(double speed_gts);
+/* Gb/s of a link as the kernel counts it: hwc_pci_lane_mbps x width / 1000 ("63.008 Gb/s
+ * available PCIe bandwidth, limited by 8.0 GT/s PCIe x8 link"). 0 for an unknown speed. */
+double hwc_pci_link_gbps(double speed_gts, int64_t width);
 /* Fraction of link bytes that carry payload for posted writes of `mps_bytes`: MPS/(MPS+24)
  * (framing, sequence, 4-DW header, LCRC), in flit mode (64 GT/s) 236/256 x MPS/(MPS+16). */
 double hwc_pci_tlp_efficiency(double speed_gts, int mps_bytes);

@@ -10,13 +10,13 @@
 
 #define FOR_ADAPTERS(c, i, ad) json_array_foreach(fv_adapters((c)->facts), i, ad)
 
-/* Effective Gb/s of a link as the kernel counts it (PCIE_SPEED2MBS_ENC: per-lane Mb/s after
- * 8b/10b up to Gen2 or 128b/130b Gen3-5, truncated to an integer, times the width), so the
- * numbers match the "63.008 Gb/s available PCIe bandwidth" lines users compare them with. */
-static double link_gbps(double gts, double width)
+/* Gb/s of the device's link (cap: of its LnkCap) as pci/ computed it (link.gbps, link.cap_gbps),
+ * the kernel's figure users compare with ("63.008 Gb/s available PCIe bandwidth"). A facts file
+ * written before those keys existed has only speed and width: the same formula from them. */
+static double dev_link_gbps(const json_t *dev, bool cap, double speed, double width)
 {
-	double enc = gts <= 5.0 ? 0.8 : gts >= 64 ? 1.0 : 128.0 / 130.0;
-	return floor(gts * 1000.0 * enc) * width / 1000.0;
+	const json_t *g = json_object_get(json_object_get(dev, "link"), cap ? "cap_gbps" : "gbps");
+	return json_is_number(g) ? json_number_value(g) : hwc_pci_link_gbps(speed, (int64_t)width);
 }
 
 static const char *bdf_of(const json_t *ad)
@@ -181,8 +181,8 @@ static void judge_downgraded(struct hwc_rule_ctx *c, const json_t *ad, const jso
 	struct hwc_finding *fd = hwc_rule_emit(
 		c, bdf, "link trained at %s although the card and port %s can both do %s (%s Gb/s of %s Gb/s)",
 		link_str(c->a, l.speed, l.width), pbdf, link_str(c->a, ms, mw),
-		fv_fmt_num(c->a, link_gbps(l.speed, l.width)),
-		fv_fmt_num(c->a, link_gbps(ms, mw)));
+		fv_fmt_num(c->a, dev_link_gbps(dev, false, l.speed, l.width)),
+		fv_fmt_num(c->a, hwc_pci_link_gbps(ms, (int64_t)mw)));
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.speed_gts", base),
 			 fv_fmt_num(c->a, l.speed), fv_fmt_num(c->a, ms));
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.width", base),
@@ -223,7 +223,8 @@ static void judge_slot_limited(struct hwc_rule_ctx *c, const json_t *ad, const j
 	double ms = fmin(l.cap_speed, ps), mw = fmin(l.cap_width, pw);
 	if (l.speed < ms || l.width < mw)
 		return; /* downgraded: the other rule */
-	double have = link_gbps(l.speed, l.width), could = link_gbps(l.cap_speed, l.cap_width);
+	double have = dev_link_gbps(dev, false, l.speed, l.width);
+	double could = dev_link_gbps(dev, true, l.cap_speed, l.cap_width);
 	struct hwc_finding *fd = hwc_rule_emit(
 		c, bdf, "the port %s limits the card to %s: %s Gb/s of the %s Gb/s it could use (%s)",
 		pbdf, link_str(c->a, l.speed, l.width), fv_fmt_num(c->a, have),
@@ -249,7 +250,7 @@ static bool own_link_below(struct hwc_rule_ctx *c, const json_t *ad, const json_
 	if (rate <= 0 || !fv_num(dev, "link.speed_gts", &s, &why, c->a) ||
 	    !fv_num(dev, "link.width", &w, &why, c->a) || s <= 0 || w <= 0)
 		return false;
-	double raw = link_gbps(s, w);
+	double raw = dev_link_gbps(dev, false, s, w);
 	double g = fv_num(dev, "max_payload_bytes", &mps, &why, c->a) && mps > 0
 			   ? raw * hwc_pci_tlp_efficiency(s, (int)mps) : raw;
 	if (raw <= 0 || g >= rate)

@@ -6,8 +6,13 @@
 
 static double absd(double x) { return x < 0 ? -x : x; }
 
-/* Gb/s with three decimals, as the kernel prints it ("%u.%03u Gb/s"). */
-static long mbps_of(double gts, int width) { return (long)hwc_pci_lane_mbps(gts) * width; }
+/* Gb/s with three decimals, as the kernel prints it ("%u.%03u Gb/s"): link.gbps's formula. */
+static long mbps_of(double gts, int width)
+{
+	double g = hwc_pci_link_gbps(gts, width);
+	CHECK(absd(g * 1000 - (double)hwc_pci_lane_mbps(gts) * width) < 1e-6);
+	return (long)(g * 1000 + 0.5);
+}
 
 static void kernel_figures(void)
 {
@@ -24,6 +29,9 @@ static void kernel_figures(void)
 	CHECK_INT(mbps_of(8, 4), 31504);    /* "capable of 31.504 Gb/s" */
 	CHECK_INT(mbps_of(64, 16), 1024000);
 	CHECK_INT(hwc_pci_lane_mbps(3), 0);
+	CHECK(hwc_pci_link_gbps(3, 16) == 0);  /* no known rate */
+	CHECK(hwc_pci_link_gbps(8, 0) == 0);   /* no link trained */
+	CHECK(hwc_pci_link_gbps(8, -1) == 0);
 }
 
 static void path_limit(void)
