@@ -224,16 +224,51 @@ int pr_pick_gid(struct ibv_context *ctx, unsigned port, union ibv_gid *gid)
 
 /* ---- ceiling ------------------------------------------------------------------------------ */
 
-static const json_t *find_by(const json_t *arr, const char *key, const char *val)
+static const struct hwc_pci_device *pci_device(const struct hwc_facts *f, const char *bdf)
 {
-	size_t i;
-	const json_t *v;
-	json_array_foreach(arr, i, v) {
-		const char *s = json_string_value(json_object_get(v, key));
-		if (s && val && strcmp(s, val) == 0)
-			return v;
+	for (size_t i = 0; f->pci && i < f->pci->devices.n; i++) {
+		const struct hwc_pci_device *d = &f->pci->devices.items[i];
+		if (hwc_ok(d->bdf) && strcmp(d->bdf.v, bdf) == 0)
+			return d;
 	}
 	return NULL;
+}
+
+static const struct hwc_mlx_port *mlx_port(const struct hwc_facts *f, const char *dev,
+					   unsigned port)
+{
+	const struct hwc_mlx_port *found = NULL;
+	for (size_t i = 0; f->mlx && i < f->mlx->adapters.n; i++) {
+		const struct hwc_mlx_adapter *ad = &f->mlx->adapters.items[i];
+		for (size_t k = 0; k < ad->ports.n; k++) {
+			const struct hwc_mlx_port *p = &ad->ports.items[k];
+			if (p->rdma_device && strcmp(p->rdma_device, dev) == 0 && p->port == port)
+				found = p;
+		}
+	}
+	return found;
+}
+
+/* The PCIe ceiling from facts.pci: the device's path_bottleneck. */
+static void pcie_ceiling(struct hwc_facts *f, const struct pr_target *t,
+			 struct hwc_probe_result *r)
+{
+	struct hwc_arena *a = f->arena;
+	const struct hwc_pci_device *d = pci_device(f, t->bdf);
+	const struct hwc_pci_bottleneck *pb = d ? &d->path_bottleneck : NULL;
+	if (!pb || pb->m.st != HWC_ST_OK || !hwc_ok(pb->gbps) || pb->gbps.v <= 0) {
+		HWC_FAIL(r->pcie_gbps, HWC_ST_ABSENT, 0,
+			 hwc_arena_printf(a, "facts.pci has no path_bottleneck.gbps for %s", t->bdf));
+		return;
+	}
+	HWC_SET(r->pcie_gbps, pb->gbps.v);
+	const char *hb = hwc_ok(pb->bdf) ? pb->bdf.v : NULL;
+	if (hb)
+		set_str(a, &r->ceiling_bdf, hb);
+	r->ceiling_detail.v = hwc_arena_printf(
+		a, "PCIe %g GT/s x%lld hop at %s, %.1f Gb/s effective",
+		hwc_ok(pb->speed_gts) ? pb->speed_gts.v : 0,
+		(long long)(hwc_ok(pb->width) ? pb->width.v : 0), hb ? hb : t->bdf, pb->gbps.v);
 }
 
 /* The PCIe path from facts.pci (devices[].path_bottleneck) and the port rate from verbs, else
@@ -242,31 +277,11 @@ void pr_ceiling_inputs(struct hwc_facts *f, const struct pr_target *t,
 			   const struct ibv_port_attr *pa, struct hwc_probe_result *r)
 {
 	struct hwc_arena *a = f->arena;
-	if (!t->bdf) {
+	if (!t->bdf)
 		HWC_FAIL(r->pcie_gbps, HWC_ST_UNSUPPORTED, 0,
 			 hwc_arena_printf(a, "%s is not a PCI device: no PCIe path", t->dev));
-	} else {
-		json_t *pj = f->pci ? hwc_pci_to_json(f) : NULL;
-		const json_t *d = find_by(json_object_get(pj, "devices"), "bdf", t->bdf);
-		const json_t *pb = json_object_get(d, "path_bottleneck");
-		const json_t *g = json_object_get(pb, "gbps");
-		if (json_is_number(g) && json_number_value(g) > 0) {
-			HWC_SET(r->pcie_gbps, json_number_value(g));
-			const char *hb = json_string_value(json_object_get(pb, "bdf"));
-			const json_t *sp = json_object_get(pb, "speed_gts"), *w = json_object_get(pb, "width");
-			if (hb)
-				set_str(a, &r->ceiling_bdf, hb);
-			r->ceiling_detail.v = hwc_arena_printf(
-				a, "PCIe %g GT/s x%lld hop at %s, %.1f Gb/s effective",
-				json_is_number(sp) ? json_number_value(sp) : 0,
-				(long long)json_integer_value(w), hb ? hb : t->bdf, json_number_value(g));
-		} else {
-			HWC_FAIL(r->pcie_gbps, HWC_ST_ABSENT, 0,
-				 hwc_arena_printf(a, "facts.pci has no path_bottleneck.gbps for %s",
-						  t->bdf));
-		}
-		json_decref(pj);
-	}
+	else
+		pcie_ceiling(f, t, r);
 	double pg = pa ? hwc_probe_port_gbps(pa->active_speed, pa->active_width) : 0;
 	if (pg > 0) {
 		HWC_SET(r->port_gbps, pg);
@@ -275,29 +290,15 @@ void pr_ceiling_inputs(struct hwc_facts *f, const struct pr_target *t,
 							       width_lanes(pa->active_width),
 							       speed_name(pa->active_speed), pg);
 	} else {
-		json_t *mj = f->mlx ? hwc_mlx_to_json(f) : NULL;
-		const json_t *ad, *port = NULL;
-		size_t i;
-		json_array_foreach(json_object_get(mj, "adapters"), i, ad) {
-			size_t k;
-			const json_t *p;
-			json_array_foreach(json_object_get(ad, "ports"), k, p) {
-				const char *rd = json_string_value(json_object_get(p, "rdma_device"));
-				if (rd && strcmp(rd, t->dev) == 0 &&
-				    json_integer_value(json_object_get(p, "port")) == (json_int_t)t->port)
-					port = p;
-			}
-		}
-		const json_t *g = json_object_get(port, "rate_gbps");
-		if (json_is_number(g) && json_number_value(g) > 0)
-			HWC_SET(r->port_gbps, json_number_value(g));
+		const struct hwc_mlx_port *port = mlx_port(f, t->dev, t->port);
+		if (port && hwc_ok(port->rate_gbps) && port->rate_gbps.v > 0)
+			HWC_SET(r->port_gbps, port->rate_gbps.v);
 		else
 			HWC_FAIL(r->port_gbps, HWC_ST_ABSENT, 0,
 				 hwc_arena_printf(a, "active speed %u / width %u of %s port %u are not "
 						  "known codes, and facts.mlx has no rate_gbps",
 						  pa ? pa->active_speed : 0, pa ? pa->active_width : 0,
 						  t->dev, t->port));
-		json_decref(mj);
 	}
 	r->ceiling_detail.m.st = r->ceiling_detail.v ? HWC_ST_OK : HWC_ST_ABSENT;
 }
