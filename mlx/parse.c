@@ -297,6 +297,16 @@ static enum hwc_status error_status(const char *msg)
 	return HWC_ST_UNREADABLE;
 }
 
+/* A tool's own error line ("-E- ..."): true when t is one, and the first is kept in *err. */
+static bool error_line(const char *t, const char **err)
+{
+	if (!starts_with(t, "-E-"))
+		return false;
+	if (!*err)
+		*err = t;
+	return true;
+}
+
 /* A tool's output held none of what was asked: its own "-E-" line says why when it printed one,
  * else the output is not what the parser expects. Returns -EINVAL for the caller to pass on. */
 static int no_data(struct hwc_fmeta *m, struct hwc_arena *a, const char *tool, const char *err,
@@ -473,11 +483,8 @@ static int cfg_row(struct cfg_parse *st, const char *t)
 /* One trimmed, non-empty line: 0, 1 to stop (a second device's listing), or -ENOMEM. */
 static int cfg_line(struct cfg_parse *st, char *t)
 {
-	if (starts_with(t, "-E-")) {
-		if (!st->err)
-			st->err = t;
+	if (error_line(t, &st->err))
 		return 0;
-	}
 	if (strstr(t, "does not support reading default and current")) {
 		st->no_dc = true;
 		return 0;
@@ -618,10 +625,9 @@ int hwc_mlx_parse_flint_query(const char *buf, size_t len, struct hwc_arena *a,
 	while ((line = next_line(&l, a, NULL))) {
 		char *t = trim(line);
 		const char *v;
-		if (starts_with(t, "-E-")) {
-			if (!err)
-				err = t;
-		} else if ((v = kv_value(t, "Image type"))) {
+		if (error_line(t, &err))
+			continue;
+		if ((v = kv_value(t, "Image type"))) {
 			HWC_SET(out->image_type, hwc_arena_strdup(a, v));
 		} else if ((v = kv_value(t, "FW Version"))) {
 			HWC_SET(out->fw_version, hwc_arena_strdup(a, v));
@@ -718,10 +724,9 @@ int hwc_mlx_parse_fwreset_query(const char *buf, size_t len, struct hwc_arena *a
 		char *t = trim(line);
 		bool other;
 		struct hwc_mlx_fwreset_list *s;
-		if (starts_with(t, "-E-")) {
-			if (!err)
-				err = t;
-		} else if ((s = fwreset_section(out, t, &other)) || other) {
+		if (error_line(t, &err))
+			continue;
+		if ((s = fwreset_section(out, t, &other)) || other) {
 			sec = s;
 		} else if (sec && isdigit((unsigned char)*t)) {
 			if (fwreset_row(t, a, sec) == -ENOMEM)
@@ -788,11 +793,8 @@ int hwc_mlx_parse_mstreg(const char *buf, size_t len, struct hwc_arena *a, struc
 	char *line;
 	while ((line = next_line(&l, a, NULL))) {
 		char *t = trim(line);
-		if (starts_with(t, "-E-")) {
-			if (!err)
-				err = t;
+		if (error_line(t, &err))
 			continue;
-		}
 		char *bar = strchr(t, '|');
 		if (!bar)
 			continue;

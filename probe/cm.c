@@ -85,13 +85,7 @@ static void client_close(struct client *cl)
 		if (cl->c[i].id->qp)
 			rdma_destroy_qp(cl->c[i].id);
 	}
-	if (cl->mr)
-		ibv_dereg_mr(cl->mr);
-	free(cl->buf);
-	if (cl->cq)
-		ibv_destroy_cq(cl->cq);
-	if (cl->pd)
-		ibv_dealloc_pd(cl->pd);
+	pr_verbs_release(cl->mr, cl->buf, cl->cq, cl->pd);
 	for (unsigned i = 0; cl->c && i < cl->n; i++)
 		if (cl->c[i].id)
 			rdma_destroy_id(cl->c[i].id);
@@ -495,13 +489,7 @@ static void session_free(struct session *s)
 			rdma_destroy_qp(s->c[i].id);
 		rdma_destroy_id(s->c[i].id);
 	}
-	if (s->mr)
-		ibv_dereg_mr(s->mr);
-	free(s->buf);
-	if (s->cq)
-		ibv_destroy_cq(s->cq);
-	if (s->pd)
-		ibv_dealloc_pd(s->pd);
+	pr_verbs_release(s->mr, s->buf, s->cq, s->pd);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -80,13 +80,7 @@ static void side_close(struct side *s, unsigned nq)
 			if (s->qp[i])
 				ibv_destroy_qp(s->qp[i]);
 	free(s->qp);
-	if (s->mr)
-		ibv_dereg_mr(s->mr);
-	free(s->buf);
-	if (s->cq)
-		ibv_destroy_cq(s->cq);
-	if (s->pd)
-		ibv_dealloc_pd(s->pd);
+	pr_verbs_release(s->mr, s->buf, s->cq, s->pd);
 	if (s->ctx)
 		ibv_close_device(s->ctx);
 }

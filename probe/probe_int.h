@@ -65,6 +65,10 @@ bool pr_pattern_check(const void *buf, size_t len, uint64_t seed);
 
 double pr_now(void);
 
+/* A side's memory region, buffer, CQ and PD, released in the reverse order of their set-up; any
+ * may be NULL (set-up stopped early). */
+void pr_verbs_release(struct ibv_mr *mr, void *buf, struct ibv_cq *cq, struct ibv_pd *pd);
+
 /* Where the run happens and what it found; shared by loopback.c, cm.c and sample.c. */
 struct pr_target {
 	const char *dev;         /* RDMA device name */
