@@ -41,9 +41,10 @@ static void bdfs(const char *s, size_t n)
 		return;
 	MUST(b.bus < 256 && b.dev < 32 && b.fn < 8);
 	char back[32];
+	/* the domain printed as wide as it was written (leading zeros and all) */
 	int k = len == 7 ? snprintf(back, sizeof(back), "%02x:%02x.%x", b.bus, b.dev, b.fn)
-			 : snprintf(back, sizeof(back), "%04x:%02x:%02x.%x", b.domain, b.bus, b.dev,
-				    b.fn);
+			 : snprintf(back, sizeof(back), "%0*x:%02x:%02x.%x", (int)len - 8, b.domain,
+				    b.bus, b.dev, b.fn);
 	MUST(k > 0 && (size_t)k == len && strncasecmp(back, s, len) == 0);
 	struct hwc_bdf again;
 	MUST(hwc_bdf_parse(back, HWC_BDF_SHORT, &again) && again.domain == b.domain &&
