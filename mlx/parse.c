@@ -307,6 +307,18 @@ static bool error_line(const char *t, const char **err)
 	return true;
 }
 
+/* The next line, trimmed, that is not a tool's error line (those go to *err); NULL at the end. */
+static char *next_data_line(struct lines *l, struct hwc_arena *a, const char **err)
+{
+	char *line;
+	while ((line = next_line(l, a, NULL))) {
+		char *t = trim(line);
+		if (!error_line(t, err))
+			return t;
+	}
+	return NULL;
+}
+
 /* A tool's output held none of what was asked: its own "-E-" line says why when it printed one,
  * else the output is not what the parser expects. Returns -EINVAL for the caller to pass on. */
 static int no_data(struct hwc_fmeta *m, struct hwc_arena *a, const char *tool, const char *err,
@@ -621,12 +633,9 @@ int hwc_mlx_parse_flint_query(const char *buf, size_t len, struct hwc_arena *a,
 	memset(out, 0, sizeof(*out));
 	struct lines l = {buf, buf + len};
 	const char *err = NULL;
-	char *line;
-	while ((line = next_line(&l, a, NULL))) {
-		char *t = trim(line);
+	char *t;
+	while ((t = next_data_line(&l, a, &err))) {
 		const char *v;
-		if (error_line(t, &err))
-			continue;
 		if ((v = kv_value(t, "Image type"))) {
 			HWC_SET(out->image_type, hwc_arena_strdup(a, v));
 		} else if ((v = kv_value(t, "FW Version"))) {
@@ -719,13 +728,10 @@ int hwc_mlx_parse_fwreset_query(const char *buf, size_t len, struct hwc_arena *a
 	struct lines l = {buf, buf + len};
 	struct hwc_mlx_fwreset_list *sec = NULL;
 	const char *err = NULL;
-	char *line;
-	while ((line = next_line(&l, a, NULL))) {
-		char *t = trim(line);
+	char *t;
+	while ((t = next_data_line(&l, a, &err))) {
 		bool other;
 		struct hwc_mlx_fwreset_list *s;
-		if (error_line(t, &err))
-			continue;
 		if ((s = fwreset_section(out, t, &other)) || other) {
 			sec = s;
 		} else if (sec && isdigit((unsigned char)*t)) {
@@ -790,11 +796,8 @@ int hwc_mlx_parse_mstreg(const char *buf, size_t len, struct hwc_arena *a, struc
 	memset(out, 0, sizeof(*out));
 	struct lines l = {buf, buf + len};
 	const char *err = NULL;
-	char *line;
-	while ((line = next_line(&l, a, NULL))) {
-		char *t = trim(line);
-		if (error_line(t, &err))
-			continue;
+	char *t;
+	while ((t = next_data_line(&l, a, &err))) {
 		char *bar = strchr(t, '|');
 		if (!bar)
 			continue;
