@@ -10,9 +10,9 @@
 
 #define D(k, t, m) HWC_JFK(struct hwc_pci_device, k, m, t)
 /* A member of one of the device's nested groups (anonymous structs): offset from the group. */
-#define G(g, k, t, m)                                                                              \
-	{k, t, offsetof(struct hwc_pci_device, g.m) - offsetof(struct hwc_pci_device, g), 0, 0, NULL, \
-	 0, NULL, NULL}
+#define G(g, k, t_, m)                                                                             \
+	{.key = k, .t = t_,                                                                        \
+	 .off = offsetof(struct hwc_pci_device, g.m) - offsetof(struct hwc_pci_device, g)}
 #define TAB(path, f) HWC_JTABLE(path, f, HWC_JTAB_OMIT_UNSET)
 
 static const struct hwc_jfield sriov_f[] = {
