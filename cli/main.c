@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <locale.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,16 +91,6 @@ static const char usage_text[] =
 	"  4  internal error\n"
 	"  --exit-codes nagios: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN (a rule could not decide,\n"
 	"  nothing collected, usage error); npd: 0 OK, 1 NonOK, 2 Unknown\n";
-
-void hwc_cli_err(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fputs("hwcheck: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
 
 enum {
 	OPT_JSON = 256, OPT_ROOT, OPT_FACTS, OPT_PROFILE, OPT_FAIL_ON, OPT_PCI_DUMP, OPT_TIMEOUT,
