@@ -254,6 +254,10 @@ static void read_sysfs_dev(struct hwc_env *e, struct hwc_facts *f, struct hwc_ar
 		d->is_vf.m = d->physfn.m;
 	}
 	bool vf = hwc_ok(d->is_vf) && d->is_vf.v;
+	/* A VF's DevCtl2 enables are RsvdP and its peer-to-peer runs on its PF's settings: no p2p
+	 * group of its own (a thousand VFs would carry a thousand copies). */
+	if (vf)
+		memset(&d->p2p, 0, sizeof(d->p2p));
 	/* AER is reported at the PF: a VF has no aer_dev_* files and no counters of its own. */
 	if (!vf)
 		read_aer(&dd, d);
@@ -657,11 +661,13 @@ int hwc_pci_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_col
 				hwc_facts_error(f, "pci", d->bdf.v, "%s", d->vendor_id.m.detail);
 		}
 		dump_topology(f->arena, p, o->pci_dump);
+		hwc_fmeta_set(&p->peer_memory.m, HWC_ST_ABSENT, 0, "not in the --pci-dump file");
 	} else {
 		HWC_SET(p->source, "sysfs");
 		rc = collect_sysfs(e, f, p);
 		if (rc < 0)
 			return rc;
+		hwc_pci_collect_peer_memory(e, f->arena, p);
 	}
 	tie(f->arena, p);
 	if (o && o->device)

@@ -183,5 +183,6 @@ HWC_AREA_DECL(probe);
 HWC_AREA_DECL(link);
 HWC_AREA_DECL(collect);
 HWC_AREA_DECL(roce);
+HWC_AREA_DECL(gpudirect);
 
 #endif
