@@ -15,8 +15,9 @@ import lspci_oracle as oracle  # noqa: E402
 from hwctest import run_json  # noqa: E402
 
 HOSTS = ["host-cx7-gen5-healthy", "host-cx6-ocp3-gen1-x4", "host-cx6-ocp3-gen3-x16",
-         "host-switch-slow-hop", "host-cx5-x8-slot", "host-cx7-gen5-nonroot"]
-FULL = HOSTS[:5]  # the ones read with root (4096-byte config)
+         "host-switch-slow-hop", "host-cx5-x8-slot", "host-rails-shared-uplink",
+         "host-cx7-gen5-nonroot"]
+FULL = HOSTS[:6]  # the ones read with root (4096-byte config)
 BW = re.compile(r"\S+ (\S+): ([\d.]+) Gb/s available PCIe bandwidth, limited by ([\d.]+) GT/s PCIe "
                 r"x(\d+) link at (\S+) \(capable of ([\d.]+) Gb/s with ([\d.]+) GT/s PCIe x(\d+) link\)")
 
