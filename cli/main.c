@@ -75,6 +75,8 @@ static const char usage_text[] =
 	"  --probe-port PORT  rdma_cm port of --server / --client (19515)\n"
 	"  --probe-gid N      RoCE GID index (default: chosen, RoCE v2 first)\n"
 	"  --probe-source ADDR  (--client) the local address to connect from\n"
+	"  --all-ports        (loopback probe) after each port alone, every port at once: each\n"
+	"                     port's rate alone and together, against the links they share\n"
 	"  -h, --help         this help\n"
 	"  --version          print the version (as 'version')\n"
 	"\n"
@@ -136,6 +138,7 @@ static const struct option long_opts[] = {
 	{"probe-port", required_argument, NULL, OPT_PROBE + HWC_POPT_PORT},
 	{"probe-gid", required_argument, NULL, OPT_PROBE + HWC_POPT_GID},
 	{"probe-source", required_argument, NULL, OPT_PROBE + HWC_POPT_SOURCE},
+	{"all-ports", no_argument, NULL, OPT_PROBE + HWC_POPT_ALL_PORTS},
 	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, OPT_VERSION},

@@ -217,7 +217,7 @@ int pr_engine(struct pr_run *r)
 				rates[nrates++ % STABLE_SLICES] = (double)(total - slice_c) / (now - slice_t);
 				slice_t = now;
 				slice_c = total;
-				if (now - tm >= STABLE_MIN_S && stable(rates, nrates)) {
+				if (!r->fixed && now - tm >= STABLE_MIN_S && stable(rates, nrates)) {
 					r->stable = true;
 					stop = true;
 				}

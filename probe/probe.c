@@ -15,6 +15,7 @@
 #include "pci/pci.h"
 #include "probe/probe_int.h"
 
+#define NF(x) (sizeof(x) / sizeof((x)[0]))
 #define AT_CEILING 0.90 /* at or above this share of the ceiling, the ceiling is what limits */
 
 void hwc_probe_opts_init(struct hwc_probe_opts *o)
@@ -175,6 +176,12 @@ void pr_result_init(struct hwc_arena *a, struct hwc_probe_result *r, const struc
 	HWC_FAIL(r->temp_max_mdegc, HWC_ST_ABSENT, 0, nm);
 	HWC_FAIL(r->numa_node, HWC_ST_ABSENT, 0, nm);
 	HWC_FAIL(r->cpus, HWC_ST_ABSENT, 0, nm);
+	HWC_SET(r->concurrent, 1);
+	const char *al = "measured alone (--all-ports runs the ports together too)";
+	HWC_FAIL(r->alone_gbps, HWC_ST_ABSENT, 0, al);
+	HWC_FAIL(r->shared_gbps, HWC_ST_ABSENT, 0, al);
+	HWC_FAIL(r->shared_bdf, HWC_ST_ABSENT, 0, al);
+	HWC_FAIL(r->shared_ports, HWC_ST_ABSENT, 0, al);
 }
 
 void pr_result_rates(struct hwc_probe_result *r, const struct pr_run *run)
@@ -321,6 +328,16 @@ void hwc_probe_explain(struct hwc_arena *a, struct hwc_probe_result *r)
 		if (!hwc_ok(r->ceiling_bdf))
 			HWC_FAIL(r->ceiling_bdf, HWC_ST_ABSENT, 0, why);
 	}
+	if (by && hwc_ok(r->shared_gbps) && r->shared_gbps.v < r->ceiling_gbps.v) {
+		/* ports running together: the slowest link they share, divided among them */
+		HWC_SET(r->ceiling_gbps, r->shared_gbps.v);
+		by = "shared_link";
+		HWC_SET(r->ceiling_bdf, r->shared_bdf.v);
+		r->ceiling_detail.v = hwc_arena_printf(
+			a, "PCIe link at %s shared by %lld ports running together, %.1f Gb/s each",
+			r->shared_bdf.v, (long long)r->shared_ports.v, r->shared_gbps.v);
+		r->ceiling_detail.m.st = r->ceiling_detail.v ? HWC_ST_OK : HWC_ST_ABSENT;
+	}
 	if (by)
 		HWC_SET(r->ceiling_by, by);
 	if (!hwc_ok(r->ceiling_detail))
@@ -343,6 +360,11 @@ void hwc_probe_explain(struct hwc_arena *a, struct hwc_probe_result *r)
 			 (long long)(r->temp_max_mdegc.v / 1000));
 	const char *what = hwc_arena_printf(a, "%s %s %s/%lld", r->mode.v, r->op.v,
 					    r->rdma_device.v, (long long)r->port.v);
+	if (hwc_ok(r->concurrent) && r->concurrent.v > 1)
+		what = hwc_arena_printf(a, "%s, %lld ports together%s", what,
+					(long long)r->concurrent.v,
+					hwc_ok(r->alone_gbps) ? hwc_arena_printf(a, " (alone %.2f Gb/s)",
+										 r->alone_gbps.v) : "");
 	if (!hwc_ok(r->ceiling_gbps)) {
 		HWC_FAIL(r->ratio, HWC_ST_ABSENT, 0, r->ceiling_gbps.m.detail);
 		HWC_FAIL(r->limited_by, HWC_ST_ABSENT, 0, r->ceiling_gbps.m.detail);
@@ -496,7 +518,8 @@ static void loopback_all(struct hwc_env *e, struct hwc_facts *f, struct hwc_prob
 			ibv_free_device_list(list);
 		return;
 	}
-	size_t matched = 0;
+	size_t matched = 0, np = 0;
+	struct pr_port ports[64];
 	for (int i = 0; i < n; i++) {
 		const char *name = ibv_get_device_name(list[i]);
 		struct ibv_context *ctx = ibv_open_device(list[i]);
@@ -535,9 +558,13 @@ static void loopback_all(struct hwc_env *e, struct hwc_facts *f, struct hwc_prob
 				continue;
 			}
 			probe_port(e, f, pf, o, list[i], &t, &pa);
+			if (o->all_ports && pa.state == IBV_PORT_ACTIVE && np < NF(ports))
+				ports[np++] = (struct pr_port){.t = t, .dev = list[i], .pa = pa};
 		}
 		ibv_close_device(ctx);
 	}
+	if (o->all_ports)
+		pr_all_ports(e, f, pf, o, ports, np);
 	ibv_free_device_list(list);
 	section_status(a, pf, matched ? NULL
 			      : hwc_arena_printf(a, "no RDMA device or netdev matches '%s'", filter));
@@ -590,7 +617,8 @@ static const struct field result_fields[] = {
 	F(data_check, T_STR), F(port_gbps, T_F64), F(pcie_gbps, T_F64), F(ceiling_gbps, T_F64),
 	F(ceiling_by, T_STR), F(ceiling_bdf, T_STR), F(ceiling_detail, T_STR), F(ratio, T_F64),
 	F(limited_by, T_STR), F(finding, T_STR), F(temp_start_mdegc, T_I64),
-	F(temp_max_mdegc, T_I64), F(numa_node, T_I64), F(cpus, T_STR),
+	F(temp_max_mdegc, T_I64), F(numa_node, T_I64), F(cpus, T_STR), F(concurrent, T_I64),
+	F(alone_gbps, T_F64), F(shared_gbps, T_F64), F(shared_bdf, T_STR), F(shared_ports, T_I64),
 };
 #undef F
 #define H(k, t) {#k, t, offsetof(struct hwc_probe_hop, k)}
@@ -633,7 +661,20 @@ static int get_fields(const json_t *o, struct hwc_arena *a, void *base, const st
 	return rc;
 }
 
-#define NF(x) (sizeof(x) / sizeof((x)[0]))
+
+void pr_result_persist(struct hwc_arena *a, struct hwc_probe_result *r)
+{
+	for (size_t i = 0; i < NF(result_fields); i++) {
+		char *p = (char *)r + result_fields[i].off;
+		struct hwc_fmeta *m = (struct hwc_fmeta *)p; /* every typed fact starts with its meta */
+		if (m->detail)
+			m->detail = hwc_arena_strdup(a, m->detail);
+		if (result_fields[i].t == T_STR && ((struct hwc_fstr *)p)->v)
+			((struct hwc_fstr *)p)->v = hwc_arena_strdup(a, ((struct hwc_fstr *)p)->v);
+	}
+	r->hops.items = NULL, r->hops.n = r->hops.cap = 0; /* a thread's run is not sampled */
+	r->counters.items = NULL, r->counters.n = r->counters.cap = 0;
+}
 
 json_t *hwc_probe_to_json(const struct hwc_facts *f)
 {
