@@ -98,16 +98,22 @@ static void test_ceiling(struct hwc_arena *a)
 	CHECK(r->ratio.m.st == HWC_ST_ABSENT && r->finding.m.st == HWC_ST_ABSENT);
 }
 
+/* One of two ports run together behind a 460.9 Gb/s link: 230.45 Gb/s each. */
+static void together(struct hwc_probe_result *r)
+{
+	HWC_SET(r->concurrent, 2);
+	HWC_SET(r->shared_gbps, 230.45);
+	HWC_SET(r->shared_bdf, "0000:00:01.0");
+	HWC_SET(r->shared_ports, 2);
+}
+
 /* --all-ports: a port's share of a link it shares with others becomes its ceiling when lower */
 static void test_shared_ceiling(struct hwc_arena *a)
 {
 	/* two 400G ports behind one 460.9 Gb/s uplink: 230.4 each; at 225 Gb/s the link binds */
 	struct hwc_probe_result *r = measured(a, 225.0, 400.0, 460.9);
-	HWC_SET(r->concurrent, 2);
+	together(r);
 	HWC_SET(r->alone_gbps, 390.0);
-	HWC_SET(r->shared_gbps, 230.45);
-	HWC_SET(r->shared_bdf, "0000:00:01.0");
-	HWC_SET(r->shared_ports, 2);
 	hwc_probe_explain(a, r);
 	CHECK_STR(r->ceiling_by.v, "shared_link");
 	CHECK_STR(r->ceiling_bdf.v, "0000:00:01.0");
@@ -118,20 +124,14 @@ static void test_shared_ceiling(struct hwc_arena *a)
 
 	/* a share above the port's own ceiling changes nothing */
 	r = measured(a, 90.0, 100.0, 460.9);
-	HWC_SET(r->concurrent, 2);
-	HWC_SET(r->shared_gbps, 230.45);
-	HWC_SET(r->shared_bdf, "0000:00:01.0");
-	HWC_SET(r->shared_ports, 2);
+	together(r);
 	hwc_probe_explain(a, r);
 	CHECK_STR(r->ceiling_by.v, "port");
 	CHECK_STR(r->limited_by.v, "port");
 
 	/* together far below the share: neither binds, the host is to blame */
 	r = measured(a, 20.0, 400.0, 460.9);
-	HWC_SET(r->concurrent, 2);
-	HWC_SET(r->shared_gbps, 230.45);
-	HWC_SET(r->shared_bdf, "0000:00:01.0");
-	HWC_SET(r->shared_ports, 2);
+	together(r);
 	hwc_probe_explain(a, r);
 	CHECK_STR(r->ceiling_by.v, "shared_link");
 	CHECK_STR(r->limited_by.v, "other");
