@@ -299,7 +299,7 @@ struct hwc_netdev_facts {
 	} netdevs; /* ConnectX netdevs, sorted by name */
 };
 
-/* Pure parsers of ethtool's text (a capture of the tool or core/ethtool_io.h's rendering of the
+/* Pure parsers of ethtool's text (a capture of the tool or hwinfo/ethtool_io.h's rendering of the
  * ioctl answers). `src` names the command for details ("ethtool -g eth0"). Each fills every fact
  * of its out-struct: ok, unsupported ("n/a"), or absent (not in the text). They return 0, or
  * -EINVAL when the text is not that command's output at all (the facts are then invalid). */
@@ -322,8 +322,9 @@ int hwc_ethtool_parse_fec(const char *buf, size_t len, const char *src, struct h
 
 /* The wire side of a netdev (port_link.c): carrier counters and FEC through the runner. */
 void hwc_netdev_collect_link(struct hwc_env *e, struct hwc_facts *f, struct hwc_netdev *nd);
-json_t *hwc_netdev_link_json(const struct hwc_netdev_link *l);
-int hwc_netdev_link_from_json(const json_t *o, struct hwc_arena *a, struct hwc_netdev_link *l);
+struct hwc_jtable;
+/* The field table of netdevs[].link (core/json.h). */
+extern const struct hwc_jtable hwc_netdev_link_table;
 
 /* proc/interrupts: the action name of each numbered interrupt (the last column). */
 struct hwc_irq_name {
@@ -348,9 +349,13 @@ void hwc_netdev_irq_locality(struct hwc_env *e, struct hwc_arena *a, const char 
 int hwc_host_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_collect_opts *o);
 json_t *hwc_host_to_json(const struct hwc_facts *f);
 int hwc_host_from_json(const json_t *j, struct hwc_facts *f);
+/* The field table of facts.host (core/json.h), checked against docs/schema/host.schema.json. */
+extern const struct hwc_jtable hwc_host_table;
 
 int hwc_netdev_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_collect_opts *o);
 json_t *hwc_netdev_to_json(const struct hwc_facts *f);
 int hwc_netdev_from_json(const json_t *j, struct hwc_facts *f);
+/* The field table of one element of facts.netdevs. */
+extern const struct hwc_jtable hwc_netdev_table;
 
 #endif

@@ -4,6 +4,7 @@
 #include "hwinfo/hwinfo.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "core/json.h"
@@ -75,43 +76,17 @@ void hwc_netdev_collect_link(struct hwc_env *e, struct hwc_facts *f, struct hwc_
 
 /* ------------------------------------------------------------------ JSON */
 
-json_t *hwc_netdev_link_json(const struct hwc_netdev_link *l)
-{
-	json_t *o = json_object(), *fec = json_object();
-	if (!o || !fec) {
-		json_decref(o);
-		json_decref(fec);
-		return NULL;
-	}
-	hwc_json_put_i64(o, "carrier_changes", &l->carrier_changes);
-	hwc_json_put_i64(o, "carrier_up_count", &l->carrier_up_count);
-	hwc_json_put_i64(o, "carrier_down_count", &l->carrier_down_count);
-	hwc_json_put_str(fec, "configured", &l->fec.configured);
-	hwc_json_put_str(fec, "active", &l->fec.active);
-	hwc_json_put_u64(fec, "corrected_blocks", &l->fec.corrected_blocks);
-	hwc_json_put_u64(fec, "uncorrectable_blocks", &l->fec.uncorrectable_blocks);
-	hwc_json_set_before_unavail(o, "fec", fec);
-	return o;
-}
-
-int hwc_netdev_link_from_json(const json_t *o, struct hwc_arena *a, struct hwc_netdev_link *l)
-{
-	if (!o)
-		return 0; /* an older facts file: every fact stays not_collected */
-	if (!json_is_object(o))
-		return -EINVAL;
-	int rc = 0;
-	rc |= hwc_json_get_i64(o, "carrier_changes", a, &l->carrier_changes);
-	rc |= hwc_json_get_i64(o, "carrier_up_count", a, &l->carrier_up_count);
-	rc |= hwc_json_get_i64(o, "carrier_down_count", a, &l->carrier_down_count);
-	const json_t *fec = json_object_get(o, "fec");
-	if (fec && !json_is_object(fec))
-		return -EINVAL;
-	if (fec) {
-		rc |= hwc_json_get_str(fec, "configured", a, &l->fec.configured);
-		rc |= hwc_json_get_str(fec, "active", a, &l->fec.active);
-		rc |= hwc_json_get_u64(fec, "corrected_blocks", a, &l->fec.corrected_blocks);
-		rc |= hwc_json_get_u64(fec, "uncorrectable_blocks", a, &l->fec.uncorrectable_blocks);
-	}
-	return rc ? -EINVAL : 0;
-}
+static const struct hwc_jfield fec_f[] = {
+	HWC_JF(struct hwc_netdev_fec, configured, HWC_JT_STR),
+	HWC_JF(struct hwc_netdev_fec, active, HWC_JT_STR),
+	HWC_JF(struct hwc_netdev_fec, corrected_blocks, HWC_JT_U64),
+	HWC_JF(struct hwc_netdev_fec, uncorrectable_blocks, HWC_JT_U64),
+};
+static const struct hwc_jtable fec_t = HWC_JTABLE("netdevs[].link.fec", fec_f, 0);
+static const struct hwc_jfield link_f[] = {
+	HWC_JF(struct hwc_netdev_link, carrier_changes, HWC_JT_I64),
+	HWC_JF(struct hwc_netdev_link, carrier_up_count, HWC_JT_I64),
+	HWC_JF(struct hwc_netdev_link, carrier_down_count, HWC_JT_I64),
+	HWC_JSUB(struct hwc_netdev_link, "fec", fec, HWC_JT_OBJ, fec_t),
+};
+const struct hwc_jtable hwc_netdev_link_table = HWC_JTABLE("netdevs[].link", link_f, 0);

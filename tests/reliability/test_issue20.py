@@ -258,7 +258,7 @@ class FaithfulSnapshots(unittest.TestCase):
         self.assertEqual(check_doc("--root", src), check_doc("--root", d))
 
 
-def gone(pid, wait_s=5.0):
+def gone(pid, wait_s=60.0):
     import time
     end = time.monotonic() + wait_s
     while time.monotonic() < end:
