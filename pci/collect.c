@@ -274,6 +274,10 @@ static void read_sysfs_dev(struct hwc_env *e, struct hwc_facts *f, struct hwc_ar
 		d->is_vf.m = d->physfn.m;
 	}
 	bool vf = hwc_ok(d->is_vf) && d->is_vf.v;
+	/* A VF's DevCtl2 enables are RsvdP and its peer-to-peer runs on its PF's settings: no p2p
+	 * group of its own (a thousand VFs would carry a thousand copies). */
+	if (vf)
+		memset(&d->p2p, 0, sizeof(d->p2p));
 	/* AER is reported at the PF: a VF has no aer_dev_* files and no counters of its own. */
 	if (!vf)
 		read_aer(&dd, d);

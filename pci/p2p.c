@@ -211,8 +211,11 @@ json_t *hwc_pci_gpudirect_json(const struct hwc_pci_facts *p)
 	json_t *o = json_object();
 	if (!o || !p)
 		return o;
+	size_t np = 0;
+	for (size_t i = 0; i < p->devices.n; i++)
+		np += hwc_ok(p->devices.items[i].bdf) && kind_of(&p->devices.items[i]);
 	v.by_bdf = calloc(p->devices.n + 1, sizeof(*v.by_bdf));
-	v.peers = calloc(p->devices.n + 1, sizeof(*v.peers));
+	v.peers = calloc(np + 1, sizeof(*v.peers));
 	for (size_t i = 0; v.by_bdf && i < p->devices.n; i++)
 		if (hwc_ok(p->devices.items[i].bdf))
 			v.by_bdf[v.nb++] = &p->devices.items[i];
