@@ -80,6 +80,8 @@ static const char usage_text[] =
 	"                     --probe-port is then the TCP port)\n"
 	"  --probe-streams N  (--tcp --client) streams per direction, 1-64 (default: one per\n"
 	"                     25 Gb/s of the port, at most the card's local cores)\n"
+	"  --all-ports        (loopback probe) after each port alone, every port at once: each\n"
+	"                     port's rate alone and together, against the links they share\n"
 	"  -h, --help         this help\n"
 	"  --version          print the version (as 'version')\n"
 	"\n"
@@ -133,6 +135,7 @@ static const struct option long_opts[] = {
 	{"probe-source", required_argument, NULL, OPT_PROBE + HWC_POPT_SOURCE},
 	{"tcp", no_argument, NULL, OPT_PROBE + HWC_POPT_TCP},
 	{"probe-streams", required_argument, NULL, OPT_PROBE + HWC_POPT_STREAMS},
+	{"all-ports", no_argument, NULL, OPT_PROBE + HWC_POPT_ALL_PORTS},
 	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, OPT_VERSION},

@@ -193,6 +193,25 @@ struct hwc_pci_hop {
  * limiting hop, -EINVAL when n == 0; *raw_mbps gets its bandwidth in Mb/s. */
 int hwc_pci_path_limit(const struct hwc_pci_hop *hops, size_t n, unsigned long *raw_mbps);
 
+/* A PCIe link that the paths of several of the given functions cross. It is named, as the
+ * kernel names a path's limit, by the port above it (a root or downstream port). */
+#define HWC_PCI_MAX_SHARED 256
+struct hwc_pci_shared_link {
+	const char *port_bdf;  /* points into the JSON given */
+	double speed_gts;      /* LnkSta of the link; 0 unknown */
+	int width;
+	double raw_gbps;       /* after encoding, as the kernel counts it */
+	double gbps;           /* payload at the members' smallest MPS; 0 when an MPS is unknown */
+	int mps_bytes;
+	bool switch_uplink;    /* the link above a PCIe switch (its upstream port's) */
+	unsigned long long members; /* bit i: bdfs[i]'s path crosses it (the first 64 BDFs) */
+};
+/* The links crossed by at least two of bdfs[] (facts.pci.devices[].path), from the card up:
+ * pure, for the rules (before any probe) and the all-ports probe. Returns how many were written
+ * to out (at most cap). */
+size_t hwc_pci_shared_links(const json_t *devices, const char *const *bdfs, size_t n,
+			    struct hwc_pci_shared_link *out, size_t cap);
+
 /* "ok", "downgraded" (the link trained below what both ends can do), "slot_limited" (trained at
  * what the other end allows, and this end can do more), "unknown" (an end's capability unknown). */
 const char *hwc_pci_link_verdict(double cur_speed, int cur_width, double cap_speed, int cap_width,

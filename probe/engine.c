@@ -243,7 +243,7 @@ int pr_engine(struct pr_run *r)
 		}
 		if (phase == MEASURE) {
 			bool stop = now - tm >= r->max_s;
-			if (pr_steady_update(&st, now, total)) {
+			if (pr_steady_update(&st, now, total) && !r->fixed) {
 				r->stable = true;
 				stop = true;
 			}

@@ -223,7 +223,8 @@ void pr_loopback(const struct hwc_probe_opts *o, const struct pr_target *t, unsi
 		.op = op, .msg_bytes = o->msg_bytes, .depth = o->depth,
 		.cq_mod = o->msg_bytes > 8192 ? 1 : (o->depth >= 64 ? 32 : 1),
 		.q = q, .nq = nq, .scq = req.cq, .rq = rq, .rcq = rsp.cq,
-		.warmup_s = o->warmup_s, .max_s = o->duration_s, .tick = tick, .tick_ctx = tick_ctx,
+		.warmup_s = o->warmup_s, .max_s = o->duration_s, .fixed = o->all_ports,
+		.tick = tick, .tick_ctx = tick_ctx,
 	};
 	if (pr_engine(&run) < 0) {
 		pr_result_fail(a, r, "failed", "%s port %u, %s: %s", t->dev, t->port, pr_op_name(op),

@@ -16,6 +16,7 @@
 #include "pci/pci.h"
 #include "probe/probe_int.h"
 
+#define NF(x) (sizeof(x) / sizeof((x)[0]))
 #define AT_CEILING 0.90 /* at or above this share of the ceiling, the ceiling is what limits */
 
 void hwc_probe_opts_init(struct hwc_probe_opts *o)
@@ -193,6 +194,12 @@ void pr_result_init(struct hwc_arena *a, struct hwc_probe_result *r, const struc
 	HWC_FAIL(r->cpu_sys_s, HWC_ST_UNSUPPORTED, 0, rd);
 	HWC_FAIL(r->cpu_busy, HWC_ST_UNSUPPORTED, 0, rd);
 	HWC_FAIL(r->peer_cpu_busy, HWC_ST_UNSUPPORTED, 0, rd);
+	HWC_SET(r->concurrent, 1);
+	const char *al = "measured alone (--all-ports runs the ports together too)";
+	HWC_FAIL(r->alone_gbps, HWC_ST_ABSENT, 0, al);
+	HWC_FAIL(r->shared_gbps, HWC_ST_ABSENT, 0, al);
+	HWC_FAIL(r->shared_bdf, HWC_ST_ABSENT, 0, al);
+	HWC_FAIL(r->shared_ports, HWC_ST_ABSENT, 0, al);
 }
 
 void pr_result_rates(struct hwc_probe_result *r, const struct pr_run *run)
@@ -349,6 +356,16 @@ void hwc_probe_explain(struct hwc_arena *a, struct hwc_probe_result *r)
 		if (!hwc_ok(r->ceiling_bdf))
 			HWC_FAIL(r->ceiling_bdf, HWC_ST_ABSENT, 0, why);
 	}
+	if (by && hwc_ok(r->shared_gbps) && r->shared_gbps.v < r->ceiling_gbps.v) {
+		/* ports running together: the slowest link they share, divided among them */
+		HWC_SET(r->ceiling_gbps, r->shared_gbps.v);
+		by = "shared_link";
+		HWC_SET(r->ceiling_bdf, r->shared_bdf.v);
+		r->ceiling_detail.v = hwc_arena_printf(
+			a, "PCIe link at %s shared by %lld ports running together, %.1f Gb/s each",
+			r->shared_bdf.v, (long long)r->shared_ports.v, r->shared_gbps.v);
+		r->ceiling_detail.m.st = r->ceiling_detail.v ? HWC_ST_OK : HWC_ST_ABSENT;
+	}
 	if (by)
 		HWC_SET(r->ceiling_by, by);
 	if (!hwc_ok(r->ceiling_detail))
@@ -376,6 +393,11 @@ void hwc_probe_explain(struct hwc_arena *a, struct hwc_probe_result *r)
 						  hwc_ok(r->netdev) ? r->netdev.v : "no netdev")
 			       : hwc_arena_printf(a, "%s %s %s/%lld", r->mode.v, r->op.v,
 						  r->rdma_device.v, (long long)r->port.v);
+	if (hwc_ok(r->concurrent) && r->concurrent.v > 1)
+		what = hwc_arena_printf(a, "%s, %lld ports together%s", what,
+					(long long)r->concurrent.v,
+					hwc_ok(r->alone_gbps) ? hwc_arena_printf(a, " (alone %.2f Gb/s)",
+										 r->alone_gbps.v) : "");
 	if (!hwc_ok(r->ceiling_gbps)) {
 		HWC_FAIL(r->ratio, HWC_ST_ABSENT, 0, r->ceiling_gbps.m.detail);
 		HWC_FAIL(r->limited_by, HWC_ST_ABSENT, 0, r->ceiling_gbps.m.detail);
@@ -540,7 +562,8 @@ static void loopback_all(struct hwc_env *e, struct hwc_facts *f, struct hwc_prob
 			ibv_free_device_list(list);
 		return;
 	}
-	size_t matched = 0;
+	size_t matched = 0, np = 0;
+	struct pr_port ports[64];
 	for (int i = 0; i < n; i++) {
 		const char *name = ibv_get_device_name(list[i]);
 		struct ibv_context *ctx = ibv_open_device(list[i]);
@@ -579,9 +602,13 @@ static void loopback_all(struct hwc_env *e, struct hwc_facts *f, struct hwc_prob
 				continue;
 			}
 			probe_port(e, f, pf, o, list[i], &t, &pa);
+			if (o->all_ports && pa.state == IBV_PORT_ACTIVE && np < NF(ports))
+				ports[np++] = (struct pr_port){.t = t, .dev = list[i], .pa = pa};
 		}
 		ibv_close_device(ctx);
 	}
+	if (o->all_ports)
+		pr_all_ports(e, f, pf, o, ports, np);
 	ibv_free_device_list(list);
 	section_status(a, pf, matched ? NULL
 			      : hwc_arena_printf(a, "no RDMA device or netdev matches '%s'", filter));
@@ -656,6 +683,7 @@ static const struct hwc_jfield result_f[] = {
 	S(limited_by), S(finding), I(temp_start_mdegc), I(temp_max_mdegc), I(numa_node), S(cpus),
 	I(streams), I(bytes), I(retransmits), D(cpu_user_s), D(cpu_sys_s), D(cpu_busy),
 	D(peer_cpu_busy),
+	I(concurrent), D(alone_gbps), D(shared_gbps), S(shared_bdf), I(shared_ports),
 	HWC_JVEC(struct hwc_probe_result, "hops", hops, struct hwc_probe_hop, hop_t),
 	HWC_JVEC(struct hwc_probe_result, "counters", counters, struct hwc_probe_counter, counter_t),
 	HWC_JVEC(struct hwc_probe_result, "per_stream", per_stream, struct hwc_probe_stream,
@@ -672,6 +700,13 @@ static const struct hwc_jfield probe_f[] = {
 };
 /* facts.probe when a probe was asked for. */
 const struct hwc_jtable hwc_probe_table = HWC_JTABLE("probe", probe_f, 0);
+
+void pr_result_persist(struct hwc_arena *a, struct hwc_probe_result *r)
+{
+	r->hops.items = NULL, r->hops.n = r->hops.cap = 0; /* a thread's run is not sampled */
+	r->counters.items = NULL, r->counters.n = r->counters.cap = 0;
+	hwc_json_persist_table(r, a, &result_t);
+}
 
 json_t *hwc_probe_to_json(const struct hwc_facts *f)
 {

@@ -17,6 +17,21 @@ static const char *base(const char *p)
 	return s ? s + 1 : p;
 }
 
+/* The last path component of p that is a BDF (the PCI function a device hangs off), or NULL. */
+static const char *pci_ancestor(struct hwc_arena *a, const char *p)
+{
+	char *c = hwc_arena_strdup(a, p);
+	while (c && *c) {
+		if (is_bdf(base(c)))
+			return base(c);
+		char *sl = strrchr(c, '/');
+		if (!sl)
+			break;
+		*sl = 0;
+	}
+	return NULL;
+}
+
 void pr_target_init(struct hwc_env *e, struct hwc_arena *a, const char *dev, unsigned port,
 		    struct pr_target *t)
 {
@@ -33,6 +48,12 @@ void pr_target_init(struct hwc_env *e, struct hwc_arena *a, const char *dev, uns
 	if (hwc_read_str(e, hwc_arena_printf(a, "sys/class/infiniband/%s/ports/%u/gid_attrs/ndevs/0",
 					     dev, port), a, &nd) == 0 && nd.v[0])
 		t->netdev = nd.v;
+	/* A software device (rxe, siw) has no PCI function of its own; its traffic leaves through
+	 * its netdev, whose PCIe path is the one that bounds it (virtio-net: .../BDF/virtio0). */
+	if (!t->bdf && t->netdev &&
+	    hwc_env_realpath(e, hwc_arena_printf(a, "sys/class/net/%s/device", t->netdev), a,
+			     &rp) == 0)
+		t->bdf = pci_ancestor(a, rp);
 	struct hwc_fi64 numa = {0};
 	if (t->bdf)
 		hwc_read_i64(e, hwc_arena_printf(a, "sys/bus/pci/devices/%s/numa_node", t->bdf), a,
@@ -218,6 +239,25 @@ static double speed_of(const char *s)
 	return end == s ? 0 : v;
 }
 
+/* A link trains at most to what both its ends can do: a Gen5 root port above a Gen4 card runs
+ * Gen4 by design, not trained down. From the card up, the path of a PCIe tree pairs into links
+ * (card, port above), (switch upstream port, port above)...: the functions in between are
+ * joined by a switch's internal bus. A path that does not pair (odd length) keeps each end's
+ * own maximum. */
+static void link_maxima(struct hop_state *h, size_t n)
+{
+	if (n % 2)
+		return;
+	for (size_t k = 0; k + 1 < n; k += 2) {
+		if (!h[k].have_max || !h[k + 1].have_max)
+			continue;
+		double ms = h[k].maxs < h[k + 1].maxs ? h[k].maxs : h[k + 1].maxs;
+		int64_t mw = h[k].maxw < h[k + 1].maxw ? h[k].maxw : h[k + 1].maxw;
+		h[k].maxs = h[k + 1].maxs = ms;
+		h[k].maxw = h[k + 1].maxw = mw;
+	}
+}
+
 static void sample_hops(struct pr_sampler *s, bool under_load)
 {
 	for (size_t i = 0; i < s->nhops; i++) {
@@ -301,6 +341,7 @@ struct pr_sampler *pr_sampler_start(struct hwc_env *e, struct hwc_arena *a,
 					h->have_max = true;
 				}
 			}
+			link_maxima(s->hops, s->nhops);
 		}
 		struct hwc_dirlist dl = {0};
 		const char *hw = hwc_arena_printf(a, "sys/bus/pci/devices/%s/hwmon", t->bdf);
