@@ -71,6 +71,7 @@ void hwc_netdev_collect_link(struct hwc_env *e, struct hwc_facts *f, struct hwc_
 		hwc_read_i64(e, p, a, dst[i]);
 	}
 	collect_fec(e, f, nd);
+	hwc_module_collect(e, f, nd->name, &nd->link.module);
 }
 
 /* ------------------------------------------------------------------ JSON */
@@ -91,6 +92,7 @@ json_t *hwc_netdev_link_json(const struct hwc_netdev_link *l)
 	hwc_json_put_u64(fec, "corrected_blocks", &l->fec.corrected_blocks);
 	hwc_json_put_u64(fec, "uncorrectable_blocks", &l->fec.uncorrectable_blocks);
 	hwc_json_set_before_unavail(o, "fec", fec);
+	hwc_json_set_before_unavail(o, "module", hwc_module_json(&l->module));
 	return o;
 }
 
@@ -113,5 +115,6 @@ int hwc_netdev_link_from_json(const json_t *o, struct hwc_arena *a, struct hwc_n
 		rc |= hwc_json_get_u64(fec, "corrected_blocks", a, &l->fec.corrected_blocks);
 		rc |= hwc_json_get_u64(fec, "uncorrectable_blocks", a, &l->fec.uncorrectable_blocks);
 	}
+	rc |= hwc_module_from_json(json_object_get(o, "module"), a, &l->module);
 	return rc ? -EINVAL : 0;
 }
