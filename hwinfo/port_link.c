@@ -92,7 +92,12 @@ json_t *hwc_netdev_link_json(const struct hwc_netdev_link *l)
 	hwc_json_put_u64(fec, "corrected_blocks", &l->fec.corrected_blocks);
 	hwc_json_put_u64(fec, "uncorrectable_blocks", &l->fec.uncorrectable_blocks);
 	hwc_json_set_before_unavail(o, "fec", fec);
-	hwc_json_set_before_unavail(o, "module", hwc_module_json(&l->module));
+	if (hwc_ok(l->module.source)) {
+		hwc_json_set_before_unavail(o, "module", hwc_module_json(&l->module));
+	} else { /* nothing was read: one reason for the whole module */
+		hwc_json_set_before_unavail(o, "module", json_null());
+		hwc_json_put_meta(o, "module", &l->module.source.m);
+	}
 	return o;
 }
 
@@ -115,6 +120,14 @@ int hwc_netdev_link_from_json(const json_t *o, struct hwc_arena *a, struct hwc_n
 		rc |= hwc_json_get_u64(fec, "corrected_blocks", a, &l->fec.corrected_blocks);
 		rc |= hwc_json_get_u64(fec, "uncorrectable_blocks", a, &l->fec.uncorrectable_blocks);
 	}
-	rc |= hwc_module_from_json(json_object_get(o, "module"), a, &l->module);
+	const json_t *mod = json_object_get(o, "module");
+	if (json_is_null(mod)) {
+		struct hwc_fmeta why;
+		rc |= hwc_json_get_meta(o, "module", a, &why);
+		hwc_module_fail(&l->module, &why);
+		l->module.source.m = why;
+	} else {
+		rc |= hwc_module_from_json(mod, a, &l->module);
+	}
 	return rc ? -EINVAL : 0;
 }
