@@ -402,7 +402,7 @@ def fec(name):
             "Active FEC encoding: RS\nStatistics:\n  corrected_blocks: 0\n  uncorrectable_blocks: 0\n")
 
 
-def module_dump():
+def module_dump(lit=True):
     """`ethtool -m IF hex on` of a healthy optic: the real 640-byte Mellanox QSFP28 dump of
     tests/fixtures/module-eeprom/qsfp28-mellanox-mlxsw-sfp42.hex (its page 03h thresholds
     unchanged), RECONSTRUCTED lower-page monitors: flags clear, 45 degC, 3.30 V, four lit lanes
@@ -410,6 +410,8 @@ def module_dump():
     with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fixtures",
                            "module-eeprom", "qsfp28-mellanox-mlxsw-sfp42.hex")) as f:
         lines = f.read().split("\n")
+    if not lit:  # the capture as it is: a module without light (dark lanes, Rx low flags)
+        return "\n".join(lines)
     patch = {3: [0] * 12, 22: [0x2d, 0x00], 26: [0x80, 0xe8], 34: [0x17, 0x70] * 4,
              42: [0x0c, 0xb2] * 4, 50: [0x1f, 0x40] * 4}
     for off, vals in patch.items():
@@ -750,6 +752,11 @@ def cx6_slot_25w():
         "-g": rings("enp4s0np0", 8192), "-l": channels("enp4s0np0", 16, 16), "-k": features("enp4s0np0"),
         "-a": pause("enp4s0np0"), "-S": stats_zero(),
         "-i": drvinfo("enp4s0np0", bdf, fw, psid, "5.15.0-91-generic")}, list(range(16)), f"0-{cpus - 1}")
+    r.command(["ethtool", "-m", "enp4s0np0", "hex", "on"], module_dump(lit=False))
+    r.source("`hwcheck/commands/ethtool -m enp4s0np0 hex on`", "the real Mellanox QSFP28 dump of "
+             "tests/fixtures/module-eeprom/qsfp28-mellanox-mlxsw-sfp42.hex, unchanged",
+             "RECONSTRUCTED placement: a module without light (dark lanes), as in a port whose "
+             "modules the firmware powered down")
     r.source("`infiniband/mlx5_0` port DOWN/Polling, netdev enp4s0np0 (down, speed -1)",
              "\"enp4s0np0: Link down\" of that capture", "name and state real; rate 200 Gb/sec (the card's), "
              "MTU 9000, " + ETHTOOL_NOTE)
