@@ -13,7 +13,7 @@
 #include "cli/diff.h"
 #include "cli/sections.h"
 #include "core/json.h"
-#include "core/tar_read.h"
+#include "snapshot/tar.h"
 
 #define C_RED "\033[31m"
 #define C_GRN "\033[32m"

@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/sections.h"
 #include "core/json.h"
+#include "core/textenc.h"
 
 int hwc_cli_read_input(const char *path, size_t max, char **buf, size_t *len)
 {
@@ -79,37 +80,9 @@ const char *hwc_cli_input_strerror(int rc)
 	}
 }
 
-static bool ascii_json(unsigned char c)
-{
-	return c == '{' || c == '[' || c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '"';
-}
-
-/* A text encoding JSON is not in: UTF-16 or UTF-32 (a file saved by a Windows editor or
- * PowerShell's Out-File). */
-static const char *foreign_encoding(const unsigned char *b, size_t len)
-{
-	if (len >= 2 && ((b[0] == 0xff && b[1] == 0xfe) || (b[0] == 0xfe && b[1] == 0xff)))
-		return "UTF-16 text (it starts with a UTF-16 byte-order mark)";
-	/* without a mark: ASCII characters (a '{', spaces) each followed or preceded by NULs */
-	if (len >= 8 && ascii_json(b[0]) && !b[1] && !b[2] && !b[3] && !b[5] && !b[6] && !b[7])
-		return "UTF-32 text";
-	if (len >= 8 && !b[0] && !b[1] && !b[2] && ascii_json(b[3]) && !b[4] && !b[5] && !b[6])
-		return "UTF-32 text";
-	if (len >= 4 && ((ascii_json(b[0]) && !b[1] && ascii_json(b[2]) && !b[3]) ||
-			 (!b[0] && ascii_json(b[1]) && !b[2] && ascii_json(b[3]))))
-		return "UTF-16 text";
-	return NULL;
-}
-
 bool hwc_cli_json_like(const char *buf, size_t len)
 {
-	size_t i = 0;
-	while (i < len && (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\t' || buf[i] == '\r'))
-		i++;
-	const unsigned char *b = (const unsigned char *)buf;
-	if (i < len && (b[i] == '{' || b[i] == '[' || b[i] == 0xef))
-		return true;
-	return foreign_encoding(b, len) != NULL;
+	return hwc_text_json_like((const unsigned char *)buf, len);
 }
 
 /* Checks the envelope; prints why not and returns NULL. Takes ownership of doc. */
@@ -138,16 +111,15 @@ static json_t *checked_doc(json_t *doc, const char *what)
 json_t *hwc_cli_parse_doc(const char *buf, size_t len, const char *what)
 {
 	const unsigned char *b = (const unsigned char *)buf;
-	const char *enc = foreign_encoding(b, len);
+	const char *enc = hwc_text_foreign_encoding(b, len);
 	if (enc) {
 		hwc_cli_err("%s: %s; hwcheck reads JSON in UTF-8 (convert it: iconv -f UTF-16 -t "
 			    "UTF-8)", what, enc);
 		return NULL;
 	}
-	if (len >= 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf) {
-		buf += 3; /* a UTF-8 byte-order mark: harmless, skipped */
-		len -= 3;
-	}
+	size_t bom = hwc_text_utf8_bom(b, len); /* harmless, skipped */
+	buf += bom;
+	len -= bom;
 	if (len == 0) {
 		hwc_cli_err("%s: empty file; expected a hwcheck facts or report JSON document", what);
 		return NULL;

@@ -258,3 +258,389 @@ int hwc_json_dumpf(const json_t *j, FILE *out, bool pretty)
 {
 	return json_dumpf(j, out, dump_flags(pretty)) == 0 ? 0 : -EIO;
 }
+
+/* ---- Field tables --------------------------------------------------------------------------- */
+
+/* The layout every arena vector shares ({T *items; size_t n, cap;}), copied in and out with
+ * memcpy so that no vector is read through another struct type. */
+struct jvec {
+	void *items;
+	size_t n, cap;
+};
+
+static const void *cfield(const void *base, size_t off)
+{
+	return (const char *)base + off;
+}
+
+static void *field(void *base, size_t off)
+{
+	return (char *)base + off;
+}
+
+static bool is_fact(enum hwc_jtype t)
+{
+	return t <= HWC_JT_META;
+}
+
+static int put_fact(json_t *o, const char *key, enum hwc_jtype t, const void *p)
+{
+	switch (t) {
+	case HWC_JT_I64: return hwc_json_put_i64(o, key, p);
+	case HWC_JT_U64: return hwc_json_put_u64(o, key, p);
+	case HWC_JT_F64: return hwc_json_put_f64(o, key, p);
+	case HWC_JT_BOOL: return hwc_json_put_bool(o, key, p);
+	case HWC_JT_STR: return hwc_json_put_str(o, key, p);
+	default: return hwc_json_put_meta(o, key, p);
+	}
+}
+
+static json_t *vec_json(const struct hwc_jfield *f, const void *p)
+{
+	struct jvec v;
+	memcpy(&v, p, sizeof(v));
+	json_t *arr = json_array();
+	for (size_t i = 0; arr && i < v.n; i++) {
+		json_t *x = NULL;
+		switch (f->t) {
+		case HWC_JT_VEC:
+			x = hwc_json_from_table((const char *)v.items + i * f->elem, f->sub);
+			break;
+		case HWC_JT_STRV: x = hwc_json_string(((const char *const *)v.items)[i]); break;
+		case HWC_JT_I64V: x = json_integer(((const int64_t *)v.items)[i]); break;
+		default: x = json_real(((const double *)v.items)[i]); break;
+		}
+		json_array_append_new(arr, x);
+	}
+	return arr;
+}
+
+int hwc_json_put_array(json_t *o, const char *key, const struct hwc_fmeta *m, json_t *arr,
+		       bool omit_unset)
+{
+	if (m->st == HWC_ST_OK && arr)
+		return json_object_set_new(o, key, arr) == 0 ? 0 : -ENOMEM;
+	json_decref(arr);
+	if (m->st == HWC_ST_UNSET && omit_unset)
+		return 0;
+	static const struct hwc_fmeta nomem = {HWC_ST_INVALID, 0, "no memory"};
+	return hwc_json_put_meta(o, key, m->st == HWC_ST_OK ? &nomem : m);
+}
+
+/* Sets o[key] = v (stolen); a NULL v (no memory, or no value to write) leaves the key out. */
+static int set_value(json_t *o, const char *key, json_t *v)
+{
+	return v ? (json_object_set_new(o, key, v) == 0 ? 0 : -ENOMEM) : 0;
+}
+
+int hwc_json_put_field(json_t *o, const void *base, const struct hwc_jfield *f, unsigned tflags)
+{
+	const void *p = cfield(base, f->off);
+	bool omit = (tflags & HWC_JTAB_OMIT_UNSET) && !(f->flags & HWC_JF_ALWAYS);
+	if (is_fact(f->t)) {
+		if (omit && ((const struct hwc_fmeta *)p)->st == HWC_ST_UNSET)
+			return 0;
+		return put_fact(o, f->key, f->t, p);
+	}
+	switch (f->t) {
+	case HWC_JT_KEY_I64: return set_value(o, f->key, json_integer(*(const int64_t *)p));
+	case HWC_JT_KEY_STR: return set_value(o, f->key, hwc_json_string(*(const char *const *)p));
+	case HWC_JT_OBJ: return set_value(o, f->key, hwc_json_from_table(p, f->sub));
+	case HWC_JT_GROUP: {
+		const struct hwc_fmeta *m = p;
+		if (m->st == HWC_ST_UNSET)
+			return 0;
+		if (m->st != HWC_ST_OK)
+			return hwc_json_put_meta(o, f->key, m);
+		return set_value(o, f->key, hwc_json_from_table(p, f->sub));
+	}
+	case HWC_JT_CUSTOM: return set_value(o, f->key, f->put(p));
+	default:
+		if (!(f->flags & HWC_JF_META))
+			return set_value(o, f->key, vec_json(f, p));
+		return hwc_json_put_array(o, f->key, cfield(base, f->meta), vec_json(f, p), omit);
+	}
+}
+
+int hwc_json_put_table(json_t *o, const void *base, const struct hwc_jtable *t)
+{
+	int rc = 0;
+	for (size_t i = 0; i < t->n; i++)
+		if (hwc_json_put_field(o, base, &t->f[i], t->flags) < 0)
+			rc = -ENOMEM;
+	hwc_json_unavail_last(o);
+	return rc;
+}
+
+json_t *hwc_json_from_table(const void *base, const struct hwc_jtable *t)
+{
+	json_t *o = json_object();
+	if (o && hwc_json_put_table(o, base, t) < 0) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+const json_t *hwc_json_get_array(const json_t *o, const char *key, struct hwc_arena *a,
+				 struct hwc_fmeta *m, int *rc)
+{
+	const json_t *v = json_object_get(o, key);
+	if (json_is_array(v)) {
+		hwc_fmeta_set(m, HWC_ST_OK, 0, NULL);
+		return v;
+	}
+	if (v && !json_is_null(v)) {
+		hwc_fmeta_set(m, HWC_ST_INVALID, 0, hwc_arena_printf(a, "%s: not an array", key));
+		*rc = -EINVAL;
+		return NULL;
+	}
+	if (hwc_json_get_meta(o, key, a, m) < 0)
+		*rc = -EINVAL;
+	if (m->st == HWC_ST_OK) /* null without a status */
+		hwc_fmeta_set(m, HWC_ST_UNSET, 0, NULL);
+	return NULL;
+}
+
+static int get_fact(const json_t *o, const char *key, enum hwc_jtype t, struct hwc_arena *a,
+		    void *p)
+{
+	switch (t) {
+	case HWC_JT_I64: return hwc_json_get_i64(o, key, a, p);
+	case HWC_JT_U64: return hwc_json_get_u64(o, key, a, p);
+	case HWC_JT_F64: return hwc_json_get_f64(o, key, a, p);
+	case HWC_JT_BOOL: return hwc_json_get_bool(o, key, a, p);
+	case HWC_JT_STR: return hwc_json_get_str(o, key, a, p);
+	default: return hwc_json_get_meta(o, key, a, p);
+	}
+}
+
+/* One element of a vector into el; -ENOENT when it is not one (not of its type, or without its
+ * key): it is then left out. */
+static int get_elem(const json_t *v, struct hwc_arena *a, void *el, const struct hwc_jfield *f)
+{
+	switch (f->t) {
+	case HWC_JT_VEC: {
+		if (!json_is_object(v))
+			return -ENOENT;
+		int rc = 0;
+		for (size_t i = 0; i < f->sub->n; i++) {
+			int r = hwc_json_get_field(v, a, el, &f->sub->f[i]);
+			if (r < 0 && (f->sub->f[i].t == HWC_JT_KEY_I64 || f->sub->f[i].t == HWC_JT_KEY_STR))
+				return -ENOENT;
+			if (r < 0 && rc != -ENOMEM)
+				rc = r;
+		}
+		return rc;
+	}
+	case HWC_JT_STRV:
+		if (!json_is_string(v))
+			return -ENOENT;
+		*(const char **)el = hwc_arena_strdup(a, json_string_value(v));
+		return *(const char **)el ? 0 : -ENOMEM;
+	case HWC_JT_I64V:
+		if (!json_is_integer(v))
+			return -ENOENT;
+		*(int64_t *)el = json_integer_value(v);
+		return 0;
+	default:
+		if (!json_is_number(v))
+			return -ENOENT;
+		*(double *)el = json_number_value(v);
+		return 0;
+	}
+}
+
+static size_t elem_size(const struct hwc_jfield *f)
+{
+	switch (f->t) {
+	case HWC_JT_VEC: return f->elem;
+	case HWC_JT_STRV: return sizeof(const char *);
+	case HWC_JT_I64V: return sizeof(int64_t);
+	default: return sizeof(double);
+	}
+}
+
+/* The elements of arr (an array, or NULL) appended to the vector at p. */
+static int get_vec_arr(const json_t *arr, struct hwc_arena *a, void *p, const struct hwc_jfield *f)
+{
+	struct jvec vec;
+	memcpy(&vec, p, sizeof(vec));
+	size_t i, es = elem_size(f);
+	const json_t *v;
+	int rc = 0;
+	json_array_foreach(arr, i, v) {
+		if (hwc_arena_grow(a, &vec.items, es, &vec.cap, vec.n + 1) < 0) {
+			rc = -ENOMEM;
+			break;
+		}
+		void *el = (char *)vec.items + vec.n * es;
+		memset(el, 0, es);
+		int r = get_elem(v, a, el, f);
+		if (r == -ENOMEM) {
+			rc = r;
+			break;
+		}
+		if (r != -ENOENT)
+			vec.n++;
+		if (r < 0)
+			rc = -EINVAL;
+	}
+	memcpy(p, &vec, sizeof(vec));
+	return rc;
+}
+
+static int get_vec(const json_t *o, struct hwc_arena *a, void *base, const struct hwc_jfield *f)
+{
+	int rc = 0;
+	const json_t *arr = json_object_get(o, f->key);
+	if (f->flags & HWC_JF_META)
+		arr = hwc_json_get_array(o, f->key, a, field(base, f->meta), &rc);
+	else if (json_is_null(arr))
+		arr = NULL;
+	else if (arr && !json_is_array(arr))
+		return -EINVAL;
+	int r = get_vec_arr(arr, a, field(base, f->off), f);
+	return r < 0 ? r : rc;
+}
+
+json_t *hwc_json_array_from_vec(const void *vec, size_t elem, const struct hwc_jtable *t)
+{
+	const struct hwc_jfield f = {NULL, HWC_JT_VEC, 0, 0, 0, t, elem, NULL, NULL};
+	return vec_json(&f, vec);
+}
+
+int hwc_json_array_to_vec(const json_t *arr, struct hwc_arena *a, void *vec, size_t elem,
+			  const struct hwc_jtable *t)
+{
+	const struct hwc_jfield f = {NULL, HWC_JT_VEC, 0, 0, 0, t, elem, NULL, NULL};
+	if (arr && !json_is_array(arr))
+		return -EINVAL;
+	return get_vec_arr(arr, a, vec, &f);
+}
+
+static int get_sub(const json_t *o, struct hwc_arena *a, void *p, const struct hwc_jfield *f)
+{
+	const json_t *v = json_object_get(o, f->key);
+	if (f->t == HWC_JT_GROUP) {
+		struct hwc_fmeta *m = p;
+		int rc = hwc_json_get_meta(o, f->key, a, m);
+		if (m->st != HWC_ST_OK)
+			return rc;
+		if (!json_is_object(v)) {
+			hwc_fmeta_set(m, HWC_ST_INVALID, 0, "expected an object");
+			return -EINVAL;
+		}
+		int r = hwc_json_get_table(v, a, p, f->sub);
+		return rc < 0 ? rc : r;
+	}
+	if (!v || json_is_null(v))
+		return 0; /* an older facts file: every fact stays not_collected */
+	return json_is_object(v) ? hwc_json_get_table(v, a, p, f->sub) : -EINVAL;
+}
+
+int hwc_json_get_field(const json_t *o, struct hwc_arena *a, void *base, const struct hwc_jfield *f)
+{
+	void *p = field(base, f->off);
+	const json_t *v = json_object_get(o, f->key);
+	if (is_fact(f->t))
+		return get_fact(o, f->key, f->t, a, p);
+	switch (f->t) {
+	case HWC_JT_KEY_I64:
+		if (!json_is_integer(v))
+			return -EINVAL;
+		*(int64_t *)p = json_integer_value(v);
+		return 0;
+	case HWC_JT_KEY_STR:
+		if (!json_is_string(v))
+			return -EINVAL;
+		*(const char **)p = hwc_arena_strdup(a, json_string_value(v));
+		return *(const char **)p ? 0 : -ENOMEM;
+	case HWC_JT_OBJ:
+	case HWC_JT_GROUP: return get_sub(o, a, p, f);
+	case HWC_JT_CUSTOM: return f->get(v, a, p);
+	default: return get_vec(o, a, base, f);
+	}
+}
+
+int hwc_json_get_table(const json_t *o, struct hwc_arena *a, void *base, const struct hwc_jtable *t)
+{
+	int rc = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		int r = hwc_json_get_field(o, a, base, &t->f[i]);
+		if (r < 0 && rc != -ENOMEM)
+			rc = r;
+	}
+	return rc;
+}
+
+/* ---- persist ---- */
+
+static int persist_str(struct hwc_arena *a, const char **s)
+{
+	if (*s && !(*s = hwc_arena_strdup(a, *s)))
+		return -ENOMEM;
+	return 0;
+}
+
+static int persist_vec(void *base, struct hwc_arena *a, const struct hwc_jfield *f)
+{
+	struct jvec v;
+	memcpy(&v, field(base, f->off), sizeof(v));
+	size_t es = elem_size(f);
+	void *items = v.n ? hwc_arena_calloc(a, v.n, es) : NULL;
+	if (v.n && !items)
+		return -ENOMEM;
+	if (v.n)
+		memcpy(items, v.items, v.n * es);
+	v.items = items;
+	v.cap = v.n;
+	memcpy(field(base, f->off), &v, sizeof(v));
+	int rc = 0;
+	for (size_t i = 0; i < v.n; i++) {
+		void *el = (char *)items + i * es;
+		if (f->t == HWC_JT_VEC)
+			rc |= hwc_json_persist_table(el, a, f->sub);
+		else if (f->t == HWC_JT_STRV)
+			rc |= persist_str(a, (const char **)el);
+	}
+	return rc ? -ENOMEM : 0;
+}
+
+static int persist_field(void *base, struct hwc_arena *a, const struct hwc_jfield *f)
+{
+	void *p = field(base, f->off);
+	int rc = 0;
+	if (is_fact(f->t) || f->t == HWC_JT_GROUP)
+		rc |= persist_str(a, &((struct hwc_fmeta *)p)->detail);
+	if (f->t == HWC_JT_STR && ((struct hwc_fstr *)p)->m.st == HWC_ST_OK)
+		rc |= persist_str(a, &((struct hwc_fstr *)p)->v);
+	switch (f->t) {
+	case HWC_JT_KEY_STR: return persist_str(a, p);
+	case HWC_JT_OBJ:
+	case HWC_JT_GROUP: return rc | hwc_json_persist_table(p, a, f->sub);
+	case HWC_JT_VEC:
+	case HWC_JT_STRV:
+	case HWC_JT_I64V:
+	case HWC_JT_F64V:
+		if (f->flags & HWC_JF_META)
+			rc |= persist_str(a, &((struct hwc_fmeta *)field(base, f->meta))->detail);
+		return rc | persist_vec(base, a, f);
+	default: return rc;
+	}
+}
+
+int hwc_json_persist_table(void *base, struct hwc_arena *a, const struct hwc_jtable *t)
+{
+	int rc = 0;
+	for (size_t i = 0; i < t->n; i++)
+		rc |= persist_field(base, a, &t->f[i]);
+	return rc ? -ENOMEM : 0;
+}
+
+void hwc_json_fail_table(void *base, const struct hwc_jtable *t, const struct hwc_fmeta *m)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (is_fact(t->f[i].t))
+			*(struct hwc_fmeta *)field(base, t->f[i].off) = *m;
+}

@@ -7,6 +7,8 @@
 #define HWC_CORE_JSON_H
 
 #include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "core/arena.h"
@@ -47,5 +49,107 @@ const char *hwc_json_str_or(const json_t *obj, const char *key, const char *dflt
 char *hwc_json_dumps(const json_t *j, bool pretty);
 /* The same, streamed to a stream (no copy of a large document in memory). 0 or -EIO. */
 int hwc_json_dumpf(const json_t *j, FILE *out, bool pretty);
+
+/* ---- Field tables: one description of a C struct's facts drives writing, reading and copying.
+ * A table lists the keys of one JSON object in output order; "unavailable" is always written
+ * last. Offsets are relative to the struct the table describes. */
+enum hwc_jtype {
+	HWC_JT_I64, HWC_JT_U64, HWC_JT_F64, HWC_JT_BOOL, HWC_JT_STR, /* a fact (struct hwc_f*) */
+	HWC_JT_META,     /* only a status (struct hwc_fmeta): the value is written by the caller */
+	HWC_JT_KEY_I64,  /* a plain int64_t that identifies an element ("id", "irq"): required */
+	HWC_JT_KEY_STR,  /* a plain const char * that identifies an element ("name"): required */
+	HWC_JT_OBJ,      /* a nested struct written as an object, always (sub: its table) */
+	HWC_JT_GROUP,    /* a nested struct whose first member is its hwc_fmeta: the object when
+			  * ok, null + status when it failed, omitted when nobody set it */
+	HWC_JT_VEC,      /* an arena vector {T *items; size_t n, cap;} of structs (sub, elem) */
+	HWC_JT_STRV,     /* the same of const char * */
+	HWC_JT_I64V,     /* of int64_t */
+	HWC_JT_F64V,     /* of double */
+	HWC_JT_CUSTOM,   /* written and read by the entry's own functions */
+};
+
+struct hwc_jtable;
+struct hwc_jfield {
+	const char *key;
+	enum hwc_jtype t;
+	size_t off;
+	unsigned flags;                /* HWC_JF_* */
+	size_t meta;                   /* vectors with HWC_JF_META: offset of their hwc_fmeta */
+	const struct hwc_jtable *sub;  /* OBJ, GROUP, VEC: the nested table */
+	size_t elem;                   /* VEC: sizeof one element */
+	json_t *(*put)(const void *p); /* CUSTOM: the value of the struct at off (NULL: omitted) */
+	int (*get)(const json_t *v, struct hwc_arena *a, void *p); /* CUSTOM: v may be NULL */
+};
+#define HWC_JF_META 1u   /* a vector with a status: the array when ok, else null + status */
+/* Always known (the collector sets it on every element), so written even in a
+ * HWC_JTAB_OMIT_UNSET table; the schema may forbid null for it. */
+#define HWC_JF_ALWAYS 2u
+
+struct hwc_jtable {
+	const char *path; /* where the object sits in the facts: "host.numa.nodes[]" (for tests) */
+	const struct hwc_jfield *f;
+	size_t n;
+	unsigned flags;   /* HWC_JTAB_* */
+};
+/* Facts (and vectors with a status) nobody set are left out instead of written as
+ * "not_collected": a PCI function has no SR-IOV, a bridge no VPD. */
+#define HWC_JTAB_OMIT_UNSET 1u
+
+#define HWC_JARRAY_SIZE(x) (sizeof(x) / sizeof((x)[0]))
+#define HWC_JTABLE(path_, fields_, flags_) {path_, fields_, HWC_JARRAY_SIZE(fields_), flags_}
+/* A fact member whose key is its name; a fact under another key. */
+#define HWC_JF(T, member, type) {#member, type, offsetof(T, member), 0, 0, NULL, 0, NULL, NULL}
+#define HWC_JFK(T, key, member, type) {key, type, offsetof(T, member), 0, 0, NULL, 0, NULL, NULL}
+#define HWC_JFF(T, key, member, type, flags)                                                       \
+	{key, type, offsetof(T, member), flags, 0, NULL, 0, NULL, NULL}
+/* A nested object (OBJ or GROUP) of type T's member. */
+#define HWC_JSUB(T, key, member, type, table)                                                      \
+	{key, type, offsetof(T, member), 0, 0, &(table), 0, NULL, NULL}
+/* A vector of elements of type E, without and with a status member. */
+#define HWC_JVEC(T, key, member, E, table)                                                         \
+	{key, HWC_JT_VEC, offsetof(T, member), 0, 0, &(table), sizeof(E), NULL, NULL}
+#define HWC_JVEC_M(T, key, member, meta_, E, table)                                                \
+	{key, HWC_JT_VEC, offsetof(T, member), HWC_JF_META, offsetof(T, meta_), &(table), sizeof(E), \
+	 NULL, NULL}
+/* A vector of scalars (STRV, I64V, F64V), without and with a status member. */
+#define HWC_JLIST(T, key, member, type) {key, type, offsetof(T, member), 0, 0, NULL, 0, NULL, NULL}
+#define HWC_JLIST_M(T, key, member, meta_, type)                                                   \
+	{key, type, offsetof(T, member), HWC_JF_META, offsetof(T, meta_), NULL, 0, NULL, NULL}
+#define HWC_JCUSTOM(T, key, member, put_, get_)                                                    \
+	{key, HWC_JT_CUSTOM, offsetof(T, member), 0, 0, NULL, 0, put_, get_}
+
+/* Writes base's facts into o (an object), "unavailable" last. 0 or -ENOMEM. */
+int hwc_json_put_table(json_t *o, const void *base, const struct hwc_jtable *t);
+/* A new object of base's facts (NULL on ENOMEM). */
+json_t *hwc_json_from_table(const void *base, const struct hwc_jtable *t);
+/* Reads o into base (zeroed by the caller), with the statuses of the hwc_json_get_* readers; o
+ * NULL leaves every fact not_collected. Elements of a vector that are not objects or lack their
+ * key are skipped. 0, or -EINVAL when something was not of its type (the rest is read). */
+int hwc_json_get_table(const json_t *o, struct hwc_arena *a, void *base,
+		       const struct hwc_jtable *t);
+/* Copies every string, detail and vector of base into a (they were made in a scratch arena). */
+int hwc_json_persist_table(void *base, struct hwc_arena *a, const struct hwc_jtable *t);
+/* Gives every fact of base's table (not its nested objects) the status m: a source that failed. */
+void hwc_json_fail_table(void *base, const struct hwc_jtable *t, const struct hwc_fmeta *m);
+/* One entry of a table, for tables whose entries carry more than the JSON key. */
+int hwc_json_put_field(json_t *o, const void *base, const struct hwc_jfield *f, unsigned tflags);
+int hwc_json_get_field(const json_t *o, struct hwc_arena *a, void *base,
+		       const struct hwc_jfield *f);
+
+/* A JSON array of the vector {T *items; size_t n, cap;} at vec, one object per element (elements
+ * of elem bytes, described by t); and back, appending to the vector (elements that are not
+ * objects or lack their key are left out: -EINVAL, the rest is read). */
+json_t *hwc_json_array_from_vec(const void *vec, size_t elem, const struct hwc_jtable *t);
+int hwc_json_array_to_vec(const json_t *arr, struct hwc_arena *a, void *vec, size_t elem,
+			  const struct hwc_jtable *t);
+
+/* Array helpers: a vector with a status written as the array when ok, else null + status
+ * (omitted when unset and omit_unset); arr is stolen. 0 or -ENOMEM. */
+int hwc_json_put_array(json_t *o, const char *key, const struct hwc_fmeta *m, json_t *arr,
+		       bool omit_unset);
+/* The array to walk under key with its status in *m (NULL when not ok); a value that is neither
+ * an array nor null is invalid (-EINVAL in *rc). */
+const json_t *hwc_json_get_array(const json_t *o, const char *key, struct hwc_arena *a,
+				 struct hwc_fmeta *m, int *rc);
 
 #endif

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Writing what the user asked for, atomically: a temporary file beside the target, fsync, rename.
- * Also the tar writer a snapshot uses. */
+/* Writing what the user asked for, atomically: a temporary file beside the target, fsync, rename. */
 #ifndef HWC_CORE_OUTPUT_H
 #define HWC_CORE_OUTPUT_H
 
@@ -33,13 +32,5 @@ void hwc_outfile_abort_all(void);
 int hwc_write_file_atomic(const char *path, const void *data, size_t len);
 /* Why an output could not be opened or written, for "PATH: cannot write: <this>". */
 const char *hwc_output_strerror(int rc);
-
-/* Minimal POSIX (pax) tar writer: regular files, directories and symbolic links; long names and
- * link targets go in pax extended headers. mtime is fixed so two captures of the same data are
- * byte-identical. */
-int hwc_tar_add_file(FILE *fp, const char *path, const void *data, size_t len, unsigned mode);
-int hwc_tar_add_dir(FILE *fp, const char *path);
-int hwc_tar_add_link(FILE *fp, const char *path, const char *target);
-int hwc_tar_finish(FILE *fp);
 
 #endif

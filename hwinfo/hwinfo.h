@@ -278,15 +278,17 @@ enum hwc_module_spec { HWC_MODULE_UNKNOWN, HWC_MODULE_SFF8472, HWC_MODULE_SFF863
 enum { HWC_MOD_TEMP, HWC_MOD_VCC, HWC_MOD_BIAS, HWC_MOD_TXP, HWC_MOD_RXP, HWC_MOD__N };
 struct hwc_module_lanes {
 	struct hwc_fmeta m;
-	double v[HWC_MODULE_LANES];
-	size_t n;
+	struct {
+		double *items; /* per lane, arena */
+		size_t n, cap;
+	} v;
 };
-struct hwc_module_thr {
+struct hwc_module_thr { /* the module's alarm/warning thresholds of one reading */
 	struct hwc_fmeta m;
-	double high_alarm, low_alarm, high_warning, low_warning;
+	struct hwc_ff64 high_alarm, low_alarm, high_warning, low_warning;
 };
 struct hwc_module {
-	struct hwc_fstr source; /* the argv that answered */
+	struct hwc_fstr source; /* the argv that answered; its status is the whole module's */
 	struct hwc_fstr spec, identifier, vendor, vendor_oui, part_number, revision, serial_number;
 	struct hwc_fstr date_code, connector, media, compliance_codes;
 	struct hwc_ff64 length_m, nominal_mbd; /* nominal_mbd: per lane (SFF-8472/8636 byte 12/140) */
@@ -297,10 +299,13 @@ struct hwc_module {
 	struct hwc_module_thr thr[HWC_MOD__N]; /* the module's own alarm/warning thresholds */
 	struct {
 		struct hwc_fmeta m;
-		const char **items; /* latched alarm/warning flags that are set: "rx power low alarm (lane 2)" */
-		size_t n;
+		struct {
+			const char **items; /* latched flags that are set: "rx power low alarm (lane 2)" */
+			size_t n, cap;
+		} v;
 	} flags;
 };
+extern const struct hwc_jtable hwc_module_table;
 /* Pointers into the bytes read: SFF-8636/CMIS lower = bytes 0..127 and upper[p] = bytes 128..255
  * of page p; SFF-8472 lower = A0h (256 bytes) and upper[0] = A2h (256 bytes). NULL: not read. */
 struct hwc_module_map {
@@ -322,8 +327,6 @@ int hwc_module_decode(const struct hwc_module_map *mp, struct hwc_arena *a, stru
 void hwc_module_fail(struct hwc_module *m, const struct hwc_fmeta *why);
 void hwc_module_fail_identity(struct hwc_module *m, const struct hwc_fmeta *why);
 void hwc_module_fail_dom(struct hwc_module *m, const struct hwc_fmeta *why);
-json_t *hwc_module_json(const struct hwc_module *m);
-int hwc_module_from_json(const json_t *o, struct hwc_arena *a, struct hwc_module *m);
 /* `ethtool -m IF hex on`, then CMIS pages over netlink, through the runner. */
 void hwc_module_collect(struct hwc_env *e, struct hwc_facts *f, const char *ifname, struct hwc_module *m);
 
@@ -358,7 +361,7 @@ struct hwc_netdev_facts {
 	} netdevs; /* ConnectX netdevs, sorted by name */
 };
 
-/* Pure parsers of ethtool's text (a capture of the tool or core/ethtool_io.h's rendering of the
+/* Pure parsers of ethtool's text (a capture of the tool or hwinfo/ethtool_io.h's rendering of the
  * ioctl answers). `src` names the command for details ("ethtool -g eth0"). Each fills every fact
  * of its out-struct: ok, unsupported ("n/a"), or absent (not in the text). They return 0, or
  * -EINVAL when the text is not that command's output at all (the facts are then invalid). */
@@ -381,8 +384,9 @@ int hwc_ethtool_parse_fec(const char *buf, size_t len, const char *src, struct h
 
 /* The wire side of a netdev (port_link.c): carrier counters and FEC through the runner. */
 void hwc_netdev_collect_link(struct hwc_env *e, struct hwc_facts *f, struct hwc_netdev *nd);
-json_t *hwc_netdev_link_json(const struct hwc_netdev_link *l);
-int hwc_netdev_link_from_json(const json_t *o, struct hwc_arena *a, struct hwc_netdev_link *l);
+struct hwc_jtable;
+/* The field table of netdevs[].link (core/json.h). */
+extern const struct hwc_jtable hwc_netdev_link_table;
 
 /* proc/interrupts: the action name of each numbered interrupt (the last column). */
 struct hwc_irq_name {
@@ -407,9 +411,13 @@ void hwc_netdev_irq_locality(struct hwc_env *e, struct hwc_arena *a, const char 
 int hwc_host_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_collect_opts *o);
 json_t *hwc_host_to_json(const struct hwc_facts *f);
 int hwc_host_from_json(const json_t *j, struct hwc_facts *f);
+/* The field table of facts.host (core/json.h), checked against docs/schema/host.schema.json. */
+extern const struct hwc_jtable hwc_host_table;
 
 int hwc_netdev_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_collect_opts *o);
 json_t *hwc_netdev_to_json(const struct hwc_facts *f);
 int hwc_netdev_from_json(const json_t *j, struct hwc_facts *f);
+/* The field table of one element of facts.netdevs. */
+extern const struct hwc_jtable hwc_netdev_table;
 
 #endif

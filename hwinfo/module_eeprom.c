@@ -205,30 +205,32 @@ typedef double (*conv_fn)(const uint8_t *);
 /* Alarm/warning thresholds: high alarm, low alarm, high warning, low warning, 2 bytes each. */
 static void set_thr(struct hwc_module_thr *t, const uint8_t *p, conv_fn f)
 {
-	t->high_alarm = f(p);
-	t->low_alarm = f(p + 2);
-	t->high_warning = f(p + 4);
-	t->low_warning = f(p + 6);
+	HWC_SET(t->high_alarm, f(p));
+	HWC_SET(t->low_alarm, f(p + 2));
+	HWC_SET(t->high_warning, f(p + 4));
+	HWC_SET(t->low_warning, f(p + 6));
 	hwc_fmeta_set(&t->m, HWC_ST_OK, 0, NULL);
 }
 
-static void set_lanes(struct hwc_module_lanes *l, const uint8_t *p, size_t n, conv_fn f)
+static void set_lanes(struct hwc_arena *a, struct hwc_module_lanes *l, const uint8_t *p, size_t n, conv_fn f)
 {
-	for (size_t i = 0; i < n && i < HWC_MODULE_LANES; i++)
-		l->v[i] = f(p + 2 * i);
-	l->n = n < HWC_MODULE_LANES ? n : HWC_MODULE_LANES;
+	memset(&l->v, 0, sizeof(l->v));
+	for (size_t i = 0; i < n && i < HWC_MODULE_LANES; i++) {
+		double *d = HWC_VEC_PUSH(a, &l->v);
+		if (!d) {
+			hwc_fmeta_set(&l->m, HWC_ST_UNREADABLE, ENOMEM, "out of memory");
+			return;
+		}
+		*d = f(p + 2 * i);
+	}
 	hwc_fmeta_set(&l->m, HWC_ST_OK, 0, NULL);
 }
 
 static void add_flag(struct hwc_arena *a, struct hwc_module *m, const char *what, int lane)
 {
-	const char **v = hwc_arena_calloc(a, 1, (m->flags.n + 1) * sizeof(*v));
-	if (!v)
-		return;
-	if (m->flags.n)
-		memcpy(v, m->flags.items, m->flags.n * sizeof(*v));
-	v[m->flags.n++] = lane > 0 ? hwc_arena_printf(a, "%s (lane %d)", what, lane) : what;
-	m->flags.items = v;
+	const char **v = HWC_VEC_PUSH(a, &m->flags.v);
+	if (v)
+		*v = lane > 0 ? hwc_arena_printf(a, "%s (lane %d)", what, lane) : what;
 }
 
 /* Four flags of one value in bits hi..hi-3: high alarm, low alarm, high warning, low warning. */
@@ -285,10 +287,16 @@ static void sfp_dom(struct hwc_arena *a, struct hwc_module *m, const uint8_t *a0
 	}
 	HWC_SET(m->temperature_c, t);
 	HWC_SET(m->voltage_v, vcc);
-	m->tx_bias_ma.v[0] = bias, m->tx_power_mw.v[0] = txp, m->rx_power_mw.v[0] = rxp;
-	m->tx_bias_ma.n = m->tx_power_mw.n = m->rx_power_mw.n = 1;
-	hwc_fmeta_set(&m->tx_bias_ma.m, HWC_ST_OK, 0, NULL);
-	m->tx_power_mw.m = m->rx_power_mw.m = m->tx_bias_ma.m;
+	/* one lane: the values as 2-byte big-endian raw words would not carry the calibration */
+	struct hwc_module_lanes *l[] = {&m->tx_bias_ma, &m->tx_power_mw, &m->rx_power_mw};
+	double v[] = {bias, txp, rxp};
+	for (int k = 0; k < 3; k++) {
+		memset(&l[k]->v, 0, sizeof(l[k]->v));
+		double *d = HWC_VEC_PUSH(a, &l[k]->v);
+		if (d)
+			*d = v[k];
+		hwc_fmeta_set(&l[k]->m, d ? HWC_ST_OK : HWC_ST_UNREADABLE, d ? 0 : ENOMEM, d ? NULL : "out of memory");
+	}
 	/* thresholds are in the same raw units; external calibration applies to them too, which
 	 * only modules with internal calibration (nearly all) spare us: judged as stored */
 	set_thr(&m->thr[HWC_MOD_TEMP], a2, temp_c);
@@ -364,9 +372,9 @@ static void qsfp_dom(struct hwc_arena *a, const struct hwc_module_map *mp, struc
 	HWC_SET(m->ddm, true); /* SFF-8636 modules always have the monitors (copper reads 0) */
 	HWC_SET(m->temperature_c, temp_c(lo + 22));
 	HWC_SET(m->voltage_v, volts(lo + 26));
-	set_lanes(&m->rx_power_mw, lo + 34, 4, power_mw);
-	set_lanes(&m->tx_bias_ma, lo + 42, 4, bias_ma);
-	set_lanes(&m->tx_power_mw, lo + 50, 4, power_mw);
+	set_lanes(a, &m->rx_power_mw, lo + 34, 4, power_mw);
+	set_lanes(a, &m->tx_bias_ma, lo + 42, 4, bias_ma);
+	set_lanes(a, &m->tx_power_mw, lo + 50, 4, power_mw);
 	qsfp_flags(a, m, lo);
 	if (!p3) {
 		struct hwc_fmeta why = {HWC_ST_ABSENT, 0, lo[2] & 0x04 ? "module EEPROM: flat memory, no page 03h (thresholds)"
@@ -450,10 +458,10 @@ static void cmis_lanes(struct hwc_arena *a, const struct hwc_module_map *mp, str
 		else if (!p11)
 			dst[k]->m = nop11;
 		else
-			set_lanes(dst[k], p11 + off[k], lanes, power_mw);
+			set_lanes(a, dst[k], p11 + off[k], lanes, power_mw);
 	}
-	for (size_t i = 0; hwc_ok(m->tx_bias_ma) && i < m->tx_bias_ma.n; i++)
-		m->tx_bias_ma.v[i] = bias_x(p11 + off[1] + 2 * i, mult);
+	for (size_t i = 0; hwc_ok(m->tx_bias_ma) && i < m->tx_bias_ma.v.n; i++)
+		m->tx_bias_ma.v.items[i] = bias_x(p11 + off[1] + 2 * i, mult);
 	if (p11)
 		cmis_lane_flags(a, m, p11, lanes);
 	if (!p2)
@@ -463,7 +471,7 @@ static void cmis_lanes(struct hwc_arena *a, const struct hwc_module_map *mp, str
 	set_thr(&m->thr[HWC_MOD_BIAS], p2 + 56, bias_ma);
 	set_thr(&m->thr[HWC_MOD_RXP], p2 + 64, power_mw);
 	struct hwc_module_thr *b = &m->thr[HWC_MOD_BIAS];
-	b->high_alarm *= mult, b->low_alarm *= mult, b->high_warning *= mult, b->low_warning *= mult;
+	b->high_alarm.v *= mult, b->low_alarm.v *= mult, b->high_warning.v *= mult, b->low_warning.v *= mult;
 }
 
 static void cmis_identity(struct hwc_arena *a, const struct hwc_module_map *mp, struct hwc_module *m)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Netdev tuning of ConnectX ports: MTU, speed, rings, channels, offloads, pause, loss counters
- * (ethtool, through core/ethtool_io.h) and IRQ locality; and their JSON. */
+ * (ethtool, through hwinfo/ethtool_io.h) and IRQ locality; and their JSON. */
 #include "hwinfo/hwinfo.h"
 
 #include <errno.h>
@@ -9,126 +9,106 @@
 #include <string.h>
 #include <strings.h>
 
-#include "core/ethtool_io.h"
+#include "hwinfo/ethtool_io.h"
 #include "core/json.h"
 
 #define MLX_VENDOR 0x15b3
 
 /* ------------------------------------------------------------------ field tables */
 
-enum ftype { F_I64, F_U64, F_BOOL, F_STR };
-struct fld {
-	const char *key;
-	size_t off;
-	enum ftype t;
-};
+#define FI(s, m) HWC_JF(struct s, m, HWC_JT_I64)
+#define FB(s, m) HWC_JF(struct s, m, HWC_JT_BOOL)
+#define FS(s, m) HWC_JF(struct s, m, HWC_JT_STR)
 
-#define FI(s, m) {#m, offsetof(struct s, m), F_I64}
-#define FB(s, m) {#m, offsetof(struct s, m), F_BOOL}
-#define FS(s, m) {#m, offsetof(struct s, m), F_STR}
-
-static const struct fld rings_f[] = {
+static const struct hwc_jfield rings_f[] = {
 	FI(hwc_netdev_rings, rx), FI(hwc_netdev_rings, rx_max),
 	FI(hwc_netdev_rings, tx), FI(hwc_netdev_rings, tx_max),
 };
-static const struct fld channels_f[] = {
+static const struct hwc_jfield channels_f[] = {
 	FI(hwc_netdev_channels, combined), FI(hwc_netdev_channels, combined_max),
 	FI(hwc_netdev_channels, rx),       FI(hwc_netdev_channels, rx_max),
 	FI(hwc_netdev_channels, tx),       FI(hwc_netdev_channels, tx_max),
 };
-static const struct fld features_f[] = {
+static const struct hwc_jfield features_f[] = {
 	FB(hwc_netdev_features, lro), FB(hwc_netdev_features, gro),
 	FB(hwc_netdev_features, gro_hw), FB(hwc_netdev_features, tso),
 	FB(hwc_netdev_features, gso), FB(hwc_netdev_features, rx_checksum),
 	FB(hwc_netdev_features, tx_checksum),
 };
-static const struct fld pause_f[] = {
+static const struct hwc_jfield pause_f[] = {
 	FB(hwc_netdev_pause, autoneg), FB(hwc_netdev_pause, rx), FB(hwc_netdev_pause, tx),
 };
-static const struct fld netdev_f[] = {
-	FS(hwc_netdev, bdf),        FS(hwc_netdev, driver),   FS(hwc_netdev, fw_version),
-	FS(hwc_netdev, operstate),  FI(hwc_netdev, mtu),      FI(hwc_netdev, speed_mbps),
-	FB(hwc_netdev, admin_up),   FB(hwc_netdev, carrier),
+static const struct hwc_jfield irq_f[] = {
+	HWC_JF(struct hwc_netdev_irq, irq, HWC_JT_KEY_I64),
+	FS(hwc_netdev_irq, name), FS(hwc_netdev_irq, cpus), FB(hwc_netdev_irq, local),
 };
-static const struct fld locality_f[] = {
+static const struct hwc_jtable irq_t = HWC_JTABLE("netdevs[].irq_locality.irqs[]", irq_f, 0);
+static const struct hwc_jfield locality_f[] = {
 	FI(hwc_netdev_irq_locality, numa_node), FS(hwc_netdev_irq_locality, local_cpulist),
 	FI(hwc_netdev_irq_locality, vectors),   FI(hwc_netdev_irq_locality, outside_local),
 	FI(hwc_netdev_irq_locality, affinity_unknown),
+	HWC_JVEC(struct hwc_netdev_irq_locality, "irqs", irqs, struct hwc_netdev_irq, irq_t),
 };
-static const struct fld irq_f[] = {
-	FS(hwc_netdev_irq, name), FS(hwc_netdev_irq, cpus), FB(hwc_netdev_irq, local),
-};
-static const struct fld drvinfo_f[] = {
+static const struct hwc_jfield drvinfo_f[] = {
 	FS(hwc_netdev_drvinfo, driver), FS(hwc_netdev_drvinfo, version),
 	FS(hwc_netdev_drvinfo, fw_version), FS(hwc_netdev_drvinfo, bus_info),
 };
 /* the first counter and the count: the rest copy the first's status on failure */
-static const struct fld counters_f[] = {
-	{"v0", offsetof(struct hwc_netdev_counters, v), F_U64},
-	{"n_reported", offsetof(struct hwc_netdev_counters, count), F_I64},
+static const struct hwc_jfield counters_f[] = {
+	HWC_JFK(struct hwc_netdev_counters, "v0", v, HWC_JT_U64),
+	HWC_JFK(struct hwc_netdev_counters, "n_reported", count, HWC_JT_I64),
 };
-#define N(t) (sizeof(t) / sizeof((t)[0]))
+static const struct hwc_jtable rings_t = HWC_JTABLE("netdevs[].rings", rings_f, 0);
+static const struct hwc_jtable channels_t = HWC_JTABLE("netdevs[].channels", channels_f, 0);
+static const struct hwc_jtable features_t = HWC_JTABLE("netdevs[].features", features_f, 0);
+static const struct hwc_jtable pause_t = HWC_JTABLE("netdevs[].pause", pause_f, 0);
+static const struct hwc_jtable locality_t = HWC_JTABLE("netdevs[].irq_locality", locality_f, 0);
+static const struct hwc_jtable drvinfo_t = HWC_JTABLE(NULL, drvinfo_f, 0);
+static const struct hwc_jtable counters_t = HWC_JTABLE(NULL, counters_f, 0);
 
-static struct hwc_fmeta *meta_of(void *base, const struct fld *f)
+/* The counters object: one key per name of hwc_netdev_counter_names, then the count. */
+static json_t *counters_json(const void *p)
 {
-	return (struct hwc_fmeta *)((char *)base + f->off); /* every fact starts with its meta */
+	const struct hwc_netdev_counters *c = p;
+	json_t *o = json_object();
+	if (!o)
+		return NULL;
+	for (size_t i = 0; i < HWC_NETDEV_NCOUNTERS; i++)
+		hwc_json_put_u64(o, hwc_netdev_counter_names[i], &c->v[i]);
+	hwc_json_put_i64(o, "n_reported", &c->count);
+	return hwc_json_unavail_last(o);
 }
 
-static void fail_all(void *base, const struct fld *t, size_t n, const struct hwc_fmeta *m)
+static int counters_get(const json_t *c, struct hwc_arena *a, void *p)
 {
-	for (size_t i = 0; i < n; i++)
-		*meta_of(base, &t[i]) = *m;
-}
-
-static int put_fields(json_t *o, const void *base, const struct fld *t, size_t n)
-{
+	struct hwc_netdev_counters *nc = p;
+	if (!c)
+		return 0;
+	if (!json_is_object(c))
+		return -EINVAL;
 	int rc = 0;
-	for (size_t i = 0; i < n && rc == 0; i++) {
-		const void *p = (const char *)base + t[i].off;
-		switch (t[i].t) {
-		case F_I64:
-			rc = hwc_json_put_i64(o, t[i].key, p);
-			break;
-		case F_U64:
-			rc = hwc_json_put_u64(o, t[i].key, p);
-			break;
-		case F_BOOL:
-			rc = hwc_json_put_bool(o, t[i].key, p);
-			break;
-		case F_STR:
-			rc = hwc_json_put_str(o, t[i].key, p);
-			break;
-		}
-	}
+	for (size_t k = 0; k < HWC_NETDEV_NCOUNTERS; k++)
+		if (hwc_json_get_u64(c, hwc_netdev_counter_names[k], a, &nc->v[k]) < 0)
+			rc = -EINVAL;
+	if (hwc_json_get_i64(c, "n_reported", a, &nc->count) < 0)
+		rc = -EINVAL;
 	return rc;
 }
 
-static int get_fields(const json_t *o, struct hwc_arena *a, void *base, const struct fld *t,
-		      size_t n)
-{
-	int bad = 0;
-	for (size_t i = 0; i < n; i++) {
-		void *p = (char *)base + t[i].off;
-		int rc = 0;
-		switch (t[i].t) {
-		case F_I64:
-			rc = hwc_json_get_i64(o, t[i].key, a, p);
-			break;
-		case F_U64:
-			rc = hwc_json_get_u64(o, t[i].key, a, p);
-			break;
-		case F_BOOL:
-			rc = hwc_json_get_bool(o, t[i].key, a, p);
-			break;
-		case F_STR:
-			rc = hwc_json_get_str(o, t[i].key, a, p);
-			break;
-		}
-		if (rc < 0)
-			bad = rc;
-	}
-	return bad;
-}
+#define SUB(m) HWC_JSUB(struct hwc_netdev, #m, m, HWC_JT_OBJ, m##_t)
+static const struct hwc_jfield netdev_f[] = {
+	HWC_JF(struct hwc_netdev, name, HWC_JT_KEY_STR),
+	FS(hwc_netdev, bdf),        FS(hwc_netdev, driver),   FS(hwc_netdev, fw_version),
+	FS(hwc_netdev, operstate),  FI(hwc_netdev, mtu),      FI(hwc_netdev, speed_mbps),
+	FB(hwc_netdev, admin_up),   FB(hwc_netdev, carrier),
+	SUB(rings), SUB(channels), SUB(features), SUB(pause),
+	HWC_JCUSTOM(struct hwc_netdev, "counters", counters, counters_json, counters_get),
+	HWC_JSUB(struct hwc_netdev, "irq_locality", irq_locality, HWC_JT_OBJ, locality_t),
+	HWC_JSUB(struct hwc_netdev, "link", link, HWC_JT_OBJ, hwc_netdev_link_table),
+};
+#undef SUB
+/* One element of facts.netdevs (the section is an array). */
+const struct hwc_jtable hwc_netdev_table = HWC_JTABLE("netdevs[]", netdev_f, 0);
 
 /* ------------------------------------------------------------------ collection */
 
@@ -169,14 +149,14 @@ static bool filter_match(const struct filter *flt, const char *name, const char 
  * and NULL is returned. */
 static const char *ethtool_text(struct hwc_env *e, struct hwc_arena *a, const char *ifname,
 				enum hwc_ethtool_query q, size_t *len, void *out,
-				const struct fld *t, size_t n, struct hwc_fmeta *mo)
+				const struct hwc_jtable *t, struct hwc_fmeta *mo)
 {
 	const char *text = NULL;
 	struct hwc_fmeta tmp, *mp = mo ? mo : &tmp, m;
 	int rc = hwc_ethtool_get(e, a, ifname, q, &text, len, &m);
 	*mp = m;
 	if (rc < 0 && m.st != HWC_ST_TRUNCATED) {
-		fail_all(out, t, n, &m);
+		hwc_json_fail_table(out, t, &m);
 		return NULL;
 	}
 	return text;
@@ -242,27 +222,25 @@ static void collect_one(struct hwc_env *e, struct hwc_facts *f, struct hwc_netde
 	size_t len = 0;
 	const char *text, *src;
 #define SRC(q) (src = hwc_arena_printf(a, "ethtool %s %s", hwc_ethtool_option(q), nd->name))
-	text = ethtool_text(e, a, nd->name, HWC_ETHTOOL_RINGS, &len, &nd->rings, rings_f,
-			    N(rings_f), NULL);
+	text = ethtool_text(e, a, nd->name, HWC_ETHTOOL_RINGS, &len, &nd->rings, &rings_t, NULL);
 	if (text && hwc_ethtool_parse_rings(text, len, SRC(HWC_ETHTOOL_RINGS), a, &nd->rings) < 0)
 		not_understood(f, src, HWC_ETHTOOL_RINGS);
 	text = ethtool_text(e, a, nd->name, HWC_ETHTOOL_CHANNELS, &len, &nd->channels,
-			    channels_f, N(channels_f), NULL);
+			    &channels_t, NULL);
 	if (text && hwc_ethtool_parse_channels(text, len, SRC(HWC_ETHTOOL_CHANNELS), a,
 					       &nd->channels) < 0)
 		not_understood(f, src, HWC_ETHTOOL_CHANNELS);
 	text = ethtool_text(e, a, nd->name, HWC_ETHTOOL_FEATURES, &len, &nd->features,
-			    features_f, N(features_f), NULL);
+			    &features_t, NULL);
 	if (text && hwc_ethtool_parse_features(text, len, SRC(HWC_ETHTOOL_FEATURES), a,
 					       &nd->features) < 0)
 		not_understood(f, src, HWC_ETHTOOL_FEATURES);
-	text = ethtool_text(e, a, nd->name, HWC_ETHTOOL_PAUSE, &len, &nd->pause, pause_f,
-			    N(pause_f), NULL);
+	text = ethtool_text(e, a, nd->name, HWC_ETHTOOL_PAUSE, &len, &nd->pause, &pause_t, NULL);
 	if (text && hwc_ethtool_parse_pause(text, len, SRC(HWC_ETHTOOL_PAUSE), a, &nd->pause) < 0)
 		not_understood(f, src, HWC_ETHTOOL_PAUSE);
 	struct hwc_fmeta sm;
-	text = ethtool_text(e, a, nd->name, HWC_ETHTOOL_STATS, &len, &nd->counters, counters_f,
-			    N(counters_f), &sm);
+	text = ethtool_text(e, a, nd->name, HWC_ETHTOOL_STATS, &len, &nd->counters, &counters_t,
+			    &sm);
 	if (!text) {
 		for (size_t i = 1; i < HWC_NETDEV_NCOUNTERS; i++)
 			nd->counters.v[i].m = nd->counters.v[0].m;
@@ -277,8 +255,7 @@ static void collect_one(struct hwc_env *e, struct hwc_facts *f, struct hwc_netde
 		nd->counters.count.m = sm;
 	}
 	struct hwc_netdev_drvinfo di = {0};
-	text = ethtool_text(e, a, nd->name, HWC_ETHTOOL_DRVINFO, &len, &di, drvinfo_f,
-			    N(drvinfo_f), NULL);
+	text = ethtool_text(e, a, nd->name, HWC_ETHTOOL_DRVINFO, &len, &di, &drvinfo_t, NULL);
 	if (text && hwc_ethtool_parse_drvinfo(text, len, SRC(HWC_ETHTOOL_DRVINFO), a, &di) < 0)
 		not_understood(f, src, HWC_ETHTOOL_DRVINFO);
 #undef SRC
@@ -289,7 +266,7 @@ static void collect_one(struct hwc_env *e, struct hwc_facts *f, struct hwc_netde
 	if (hwc_ok(nd->bdf))
 		hwc_netdev_irq_locality(e, a, nd->bdf.v, names, &nd->irq_locality);
 	else
-		fail_all(&nd->irq_locality, locality_f, N(locality_f), &nd->bdf.m);
+		hwc_json_fail_table(&nd->irq_locality, &locality_t, &nd->bdf.m);
 	hwc_netdev_collect_link(e, f, nd);
 }
 
@@ -359,159 +336,23 @@ int hwc_netdev_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_
 
 /* ------------------------------------------------------------------ JSON */
 
-static json_t *obj_of(const void *base, const struct fld *t, size_t n)
-{
-	json_t *o = json_object();
-	if (o && put_fields(o, base, t, n) < 0) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
-}
-
-static json_t *counters_json(const struct hwc_netdev_counters *c)
-{
-	json_t *o = json_object();
-	if (!o)
-		return NULL;
-	for (size_t i = 0; i < HWC_NETDEV_NCOUNTERS; i++)
-		hwc_json_put_u64(o, hwc_netdev_counter_names[i], &c->v[i]);
-	hwc_json_put_i64(o, "n_reported", &c->count);
-	return hwc_json_unavail_last(o);
-}
-
-static json_t *locality_json(const struct hwc_netdev_irq_locality *l)
-{
-	json_t *o = obj_of(l, locality_f, N(locality_f));
-	json_t *arr = json_array();
-	if (!o || !arr) {
-		json_decref(o);
-		json_decref(arr);
-		return NULL;
-	}
-	for (size_t i = 0; i < l->irqs.n; i++) {
-		const struct hwc_netdev_irq *it = &l->irqs.items[i];
-		json_t *x = json_object();
-		if (!x)
-			continue;
-		json_object_set_new(x, "irq", json_integer(it->irq));
-		put_fields(x, it, irq_f, N(irq_f));
-		json_array_append_new(arr, hwc_json_unavail_last(x));
-	}
-	json_object_set_new(o, "irqs", arr);
-	return hwc_json_unavail_last(o);
-}
-
 json_t *hwc_netdev_to_json(const struct hwc_facts *f)
 {
-	json_t *arr = json_array();
-	if (!arr || !f->netdevs)
-		return arr;
-	for (size_t i = 0; i < f->netdevs->netdevs.n; i++) {
-		const struct hwc_netdev *nd = &f->netdevs->netdevs.items[i];
-		json_t *o = json_object();
-		if (!o)
-			break;
-		json_object_set_new(o, "name", hwc_json_string(nd->name));
-		put_fields(o, nd, netdev_f, N(netdev_f));
-		json_object_set_new(o, "rings", obj_of(&nd->rings, rings_f, N(rings_f)));
-		json_object_set_new(o, "channels", obj_of(&nd->channels, channels_f, N(channels_f)));
-		json_object_set_new(o, "features", obj_of(&nd->features, features_f, N(features_f)));
-		json_object_set_new(o, "pause", obj_of(&nd->pause, pause_f, N(pause_f)));
-		json_object_set_new(o, "counters", counters_json(&nd->counters));
-		json_object_set_new(o, "irq_locality", locality_json(&nd->irq_locality));
-		json_object_set_new(o, "link", hwc_netdev_link_json(&nd->link));
-		json_array_append_new(arr, hwc_json_unavail_last(o));
-	}
-	return arr;
-}
-
-static int sub_get(const json_t *o, const char *key, struct hwc_arena *a, void *base,
-		   const struct fld *t, size_t n)
-{
-	const json_t *s = json_object_get(o, key);
-	if (!json_is_object(s))
-		return s ? -EINVAL : 0; /* missing: every fact stays not_collected */
-	return get_fields(s, a, base, t, n);
-}
-
-static int locality_from_json(const json_t *o, struct hwc_arena *a,
-			      struct hwc_netdev_irq_locality *l)
-{
-	const json_t *s = json_object_get(o, "irq_locality");
-	if (!s)
-		return 0;
-	if (!json_is_object(s))
-		return -EINVAL;
-	int bad = get_fields(s, a, l, locality_f, N(locality_f));
-	const json_t *arr = json_object_get(s, "irqs");
-	size_t i;
-	const json_t *x;
-	if (arr && !json_is_array(arr))
-		bad = -EINVAL;
-	json_array_foreach(arr, i, x) {
-		const json_t *irq = json_object_get(x, "irq");
-		if (!json_is_integer(irq)) {
-			bad = -EINVAL;
-			continue;
-		}
-		struct hwc_netdev_irq *it = HWC_VEC_PUSH(a, &l->irqs);
-		if (!it)
-			return -ENOMEM;
-		it->irq = json_integer_value(irq);
-		if (get_fields(x, a, it, irq_f, N(irq_f)) < 0)
-			bad = -EINVAL;
-	}
-	return bad;
+	if (!f->netdevs)
+		return json_array();
+	return hwc_json_array_from_vec(&f->netdevs->netdevs, sizeof(struct hwc_netdev),
+				       &hwc_netdev_table);
 }
 
 int hwc_netdev_from_json(const json_t *j, struct hwc_facts *f)
 {
-	struct hwc_arena *a = f->arena;
 	if (!json_is_array(j))
 		return -EINVAL;
-	struct hwc_netdev_facts *nf = hwc_arena_zalloc(a, sizeof(*nf));
+	struct hwc_netdev_facts *nf = hwc_arena_zalloc(f->arena, sizeof(*nf));
 	if (!nf)
 		return -ENOMEM;
 	f->netdevs = nf;
 	hwc_fmeta_set(&nf->m, HWC_ST_OK, 0, NULL);
-	int bad = 0;
-	size_t i;
-	const json_t *o;
-	json_array_foreach(j, i, o) {
-		const char *name = hwc_json_str_or(o, "name", NULL);
-		if (!json_is_object(o) || !name) {
-			bad = -EINVAL;
-			continue;
-		}
-		struct hwc_netdev *nd = HWC_VEC_PUSH(a, &nf->netdevs);
-		if (!nd)
-			return -ENOMEM;
-		nd->name = hwc_arena_strdup(a, name);
-		int rc = get_fields(o, a, nd, netdev_f, N(netdev_f));
-		int r1 = sub_get(o, "rings", a, &nd->rings, rings_f, N(rings_f));
-		int r2 = sub_get(o, "channels", a, &nd->channels, channels_f, N(channels_f));
-		int r3 = sub_get(o, "features", a, &nd->features, features_f, N(features_f));
-		int r4 = sub_get(o, "pause", a, &nd->pause, pause_f, N(pause_f));
-		if (r1 < 0 || r2 < 0 || r3 < 0 || r4 < 0)
-			rc = -EINVAL;
-		const json_t *c = json_object_get(o, "counters");
-		if (json_is_object(c)) {
-			for (size_t k = 0; k < HWC_NETDEV_NCOUNTERS; k++)
-				if (hwc_json_get_u64(c, hwc_netdev_counter_names[k], a,
-						     &nd->counters.v[k]) < 0)
-					rc = -EINVAL;
-			if (hwc_json_get_i64(c, "n_reported", a, &nd->counters.count) < 0)
-				rc = -EINVAL;
-		} else if (c) {
-			rc = -EINVAL;
-		}
-		if (locality_from_json(o, a, &nd->irq_locality) < 0)
-			rc = -EINVAL;
-		if (hwc_netdev_link_from_json(json_object_get(o, "link"), a, &nd->link) < 0)
-			rc = -EINVAL;
-		if (rc < 0)
-			bad = rc;
-	}
-	return bad;
+	return hwc_json_array_to_vec(j, f->arena, &nf->netdevs, sizeof(struct hwc_netdev),
+				     &hwc_netdev_table);
 }

@@ -4,6 +4,7 @@
 #include "hwinfo/hwinfo.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "core/json.h"
@@ -76,58 +77,19 @@ void hwc_netdev_collect_link(struct hwc_env *e, struct hwc_facts *f, struct hwc_
 
 /* ------------------------------------------------------------------ JSON */
 
-json_t *hwc_netdev_link_json(const struct hwc_netdev_link *l)
-{
-	json_t *o = json_object(), *fec = json_object();
-	if (!o || !fec) {
-		json_decref(o);
-		json_decref(fec);
-		return NULL;
-	}
-	hwc_json_put_i64(o, "carrier_changes", &l->carrier_changes);
-	hwc_json_put_i64(o, "carrier_up_count", &l->carrier_up_count);
-	hwc_json_put_i64(o, "carrier_down_count", &l->carrier_down_count);
-	hwc_json_put_str(fec, "configured", &l->fec.configured);
-	hwc_json_put_str(fec, "active", &l->fec.active);
-	hwc_json_put_u64(fec, "corrected_blocks", &l->fec.corrected_blocks);
-	hwc_json_put_u64(fec, "uncorrectable_blocks", &l->fec.uncorrectable_blocks);
-	hwc_json_set_before_unavail(o, "fec", fec);
-	if (hwc_ok(l->module.source)) {
-		hwc_json_set_before_unavail(o, "module", hwc_module_json(&l->module));
-	} else { /* nothing was read: one reason for the whole module */
-		hwc_json_set_before_unavail(o, "module", json_null());
-		hwc_json_put_meta(o, "module", &l->module.source.m);
-	}
-	return o;
-}
-
-int hwc_netdev_link_from_json(const json_t *o, struct hwc_arena *a, struct hwc_netdev_link *l)
-{
-	if (!o)
-		return 0; /* an older facts file: every fact stays not_collected */
-	if (!json_is_object(o))
-		return -EINVAL;
-	int rc = 0;
-	rc |= hwc_json_get_i64(o, "carrier_changes", a, &l->carrier_changes);
-	rc |= hwc_json_get_i64(o, "carrier_up_count", a, &l->carrier_up_count);
-	rc |= hwc_json_get_i64(o, "carrier_down_count", a, &l->carrier_down_count);
-	const json_t *fec = json_object_get(o, "fec");
-	if (fec && !json_is_object(fec))
-		return -EINVAL;
-	if (fec) {
-		rc |= hwc_json_get_str(fec, "configured", a, &l->fec.configured);
-		rc |= hwc_json_get_str(fec, "active", a, &l->fec.active);
-		rc |= hwc_json_get_u64(fec, "corrected_blocks", a, &l->fec.corrected_blocks);
-		rc |= hwc_json_get_u64(fec, "uncorrectable_blocks", a, &l->fec.uncorrectable_blocks);
-	}
-	const json_t *mod = json_object_get(o, "module");
-	if (json_is_null(mod)) {
-		struct hwc_fmeta why;
-		rc |= hwc_json_get_meta(o, "module", a, &why);
-		hwc_module_fail(&l->module, &why);
-		l->module.source.m = why;
-	} else {
-		rc |= hwc_module_from_json(mod, a, &l->module);
-	}
-	return rc ? -EINVAL : 0;
-}
+static const struct hwc_jfield fec_f[] = {
+	HWC_JF(struct hwc_netdev_fec, configured, HWC_JT_STR),
+	HWC_JF(struct hwc_netdev_fec, active, HWC_JT_STR),
+	HWC_JF(struct hwc_netdev_fec, corrected_blocks, HWC_JT_U64),
+	HWC_JF(struct hwc_netdev_fec, uncorrectable_blocks, HWC_JT_U64),
+};
+static const struct hwc_jtable fec_t = HWC_JTABLE("netdevs[].link.fec", fec_f, 0);
+static const struct hwc_jfield link_f[] = {
+	HWC_JF(struct hwc_netdev_link, carrier_changes, HWC_JT_I64),
+	HWC_JF(struct hwc_netdev_link, carrier_up_count, HWC_JT_I64),
+	HWC_JF(struct hwc_netdev_link, carrier_down_count, HWC_JT_I64),
+	HWC_JSUB(struct hwc_netdev_link, "fec", fec, HWC_JT_OBJ, fec_t),
+	/* the object when the EEPROM was read, else null + why (one reason for the whole module) */
+	HWC_JSUB(struct hwc_netdev_link, "module", module, HWC_JT_GROUP, hwc_module_table),
+};
+const struct hwc_jtable hwc_netdev_link_table = HWC_JTABLE("netdevs[].link", link_f, 0);

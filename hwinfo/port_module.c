@@ -120,150 +120,39 @@ fail:
 
 /* ------------------------------------------------------------------ JSON */
 
-static const char *const thr_keys[HWC_MOD__N] = {"temperature_c", "voltage_v", "tx_bias_ma", "tx_power_mw",
-						  "rx_power_mw"};
+/* set together, all four, whenever the thresholds were read */
+static const struct hwc_jfield thr_f[] = {
+	HWC_JFF(struct hwc_module_thr, "high_alarm", high_alarm, HWC_JT_F64, HWC_JF_ALWAYS),
+	HWC_JFF(struct hwc_module_thr, "low_alarm", low_alarm, HWC_JT_F64, HWC_JF_ALWAYS),
+	HWC_JFF(struct hwc_module_thr, "high_warning", high_warning, HWC_JT_F64, HWC_JF_ALWAYS),
+	HWC_JFF(struct hwc_module_thr, "low_warning", low_warning, HWC_JT_F64, HWC_JF_ALWAYS),
+};
+static const struct hwc_jtable thr_t = HWC_JTABLE("netdevs[].link.module.thresholds.*", thr_f, 0);
 
-#define MSTR(X) X(spec) X(identifier) X(vendor) X(vendor_oui) X(part_number) X(revision) \
-	X(serial_number) X(date_code) X(connector) X(media) X(compliance_codes)
+/* thresholds: one object per reading, null + why when the module's page was not read */
+#define THR(key, k) {key, HWC_JT_GROUP, (k) * sizeof(struct hwc_module_thr), 0, 0, &thr_t, 0, NULL, NULL}
+static const struct hwc_jfield thrs_f[] = {
+	THR("temperature_c", HWC_MOD_TEMP), THR("voltage_v", HWC_MOD_VCC), THR("tx_bias_ma", HWC_MOD_BIAS),
+	THR("tx_power_mw", HWC_MOD_TXP), THR("rx_power_mw", HWC_MOD_RXP),
+};
+#undef THR
+static const struct hwc_jtable thrs_t = HWC_JTABLE("netdevs[].link.module.thresholds", thrs_f, 0);
 
-static void put_lanes(json_t *o, const char *key, const struct hwc_module_lanes *l)
-{
-	if (l->m.st != HWC_ST_OK) {
-		hwc_json_set_before_unavail(o, key, json_null());
-		hwc_json_put_meta(o, key, &l->m);
-		return;
-	}
-	json_t *arr = json_array();
-	for (size_t i = 0; arr && i < l->n; i++)
-		json_array_append_new(arr, json_real(l->v[i]));
-	hwc_json_set_before_unavail(o, key, arr);
-}
-
-static json_t *thresholds_json(const struct hwc_module *m)
-{
-	json_t *t = json_object();
-	for (int k = 0; t && k < HWC_MOD__N; k++) {
-		const struct hwc_module_thr *h = &m->thr[k];
-		if (h->m.st != HWC_ST_OK) {
-			hwc_json_set_before_unavail(t, thr_keys[k], json_null());
-			hwc_json_put_meta(t, thr_keys[k], &h->m);
-			continue;
-		}
-		hwc_json_set_before_unavail(t, thr_keys[k],
-					    json_pack("{sfsfsfsf}", "high_alarm", h->high_alarm, "low_alarm", h->low_alarm,
-						      "high_warning", h->high_warning, "low_warning", h->low_warning));
-	}
-	return t;
-}
-
-json_t *hwc_module_json(const struct hwc_module *m)
-{
-	json_t *o = json_object();
-	if (!o)
-		return NULL;
-	hwc_json_put_str(o, "source", &m->source);
-#define PUT(k) hwc_json_put_str(o, #k, &m->k);
-	MSTR(PUT)
-#undef PUT
-	hwc_json_put_f64(o, "length_m", &m->length_m);
-	hwc_json_put_f64(o, "nominal_mbd", &m->nominal_mbd);
-	hwc_json_put_i64(o, "lanes", &m->lanes);
-	hwc_json_put_bool(o, "ddm", &m->ddm);
-	hwc_json_put_f64(o, "temperature_c", &m->temperature_c);
-	hwc_json_put_f64(o, "voltage_v", &m->voltage_v);
-	put_lanes(o, "tx_bias_ma", &m->tx_bias_ma);
-	put_lanes(o, "tx_power_mw", &m->tx_power_mw);
-	put_lanes(o, "rx_power_mw", &m->rx_power_mw);
-	hwc_json_set_before_unavail(o, "thresholds", thresholds_json(m));
-	if (m->flags.m.st != HWC_ST_OK) {
-		hwc_json_set_before_unavail(o, "flags", json_null());
-		hwc_json_put_meta(o, "flags", &m->flags.m);
-	} else {
-		json_t *fl = json_array();
-		for (size_t i = 0; fl && i < m->flags.n; i++)
-			json_array_append_new(fl, json_string(m->flags.items[i]));
-		hwc_json_set_before_unavail(o, "flags", fl);
-	}
-	return o;
-}
-
-static int get_lanes(const json_t *o, const char *key, struct hwc_arena *a, struct hwc_module_lanes *l)
-{
-	const json_t *arr = json_object_get(o, key);
-	if (!json_is_array(arr))
-		return hwc_json_get_meta(o, key, a, &l->m);
-	size_t i;
-	const json_t *x;
-	l->n = 0;
-	json_array_foreach(arr, i, x) {
-		if (!json_is_number(x) || l->n == HWC_MODULE_LANES)
-			return -EINVAL;
-		l->v[l->n++] = json_number_value(x);
-	}
-	hwc_fmeta_set(&l->m, HWC_ST_OK, 0, NULL);
-	return 0;
-}
-
-static int get_thresholds(const json_t *t, struct hwc_arena *a, struct hwc_module *m)
-{
-	if (!json_is_object(t))
-		return t ? -EINVAL : 0;
-	for (int k = 0; k < HWC_MOD__N; k++) {
-		struct hwc_module_thr *h = &m->thr[k];
-		const json_t *v = json_object_get(t, thr_keys[k]);
-		if (!json_is_object(v)) {
-			if (hwc_json_get_meta(t, thr_keys[k], a, &h->m) < 0)
-				return -EINVAL;
-			continue;
-		}
-		if (json_unpack((json_t *)v, "{sFsFsFsF}", "high_alarm", &h->high_alarm, "low_alarm", &h->low_alarm,
-				"high_warning", &h->high_warning, "low_warning", &h->low_warning) < 0)
-			return -EINVAL;
-		hwc_fmeta_set(&h->m, HWC_ST_OK, 0, NULL);
-	}
-	return 0;
-}
-
-static int get_flags(const json_t *o, struct hwc_arena *a, struct hwc_module *m)
-{
-	const json_t *fl = json_object_get(o, "flags");
-	if (!json_is_array(fl))
-		return hwc_json_get_meta(o, "flags", a, &m->flags.m);
-	m->flags.n = 0;
-	m->flags.items = hwc_arena_calloc(a, 1, (json_array_size(fl) + 1) * sizeof(*m->flags.items));
-	if (!m->flags.items)
-		return -ENOMEM;
-	size_t i;
-	const json_t *x;
-	json_array_foreach(fl, i, x) {
-		if (!json_is_string(x))
-			return -EINVAL;
-		m->flags.items[m->flags.n++] = hwc_arena_strdup(a, json_string_value(x));
-	}
-	hwc_fmeta_set(&m->flags.m, HWC_ST_OK, 0, NULL);
-	return 0;
-}
-
-int hwc_module_from_json(const json_t *o, struct hwc_arena *a, struct hwc_module *m)
-{
-	if (!o)
-		return 0; /* an older facts file: not collected */
-	if (!json_is_object(o))
-		return -EINVAL;
-	int rc = hwc_json_get_str(o, "source", a, &m->source);
-#define GET(k) rc |= hwc_json_get_str(o, #k, a, &m->k);
-	MSTR(GET)
-#undef GET
-	rc |= hwc_json_get_f64(o, "length_m", a, &m->length_m);
-	rc |= hwc_json_get_f64(o, "nominal_mbd", a, &m->nominal_mbd);
-	rc |= hwc_json_get_i64(o, "lanes", a, &m->lanes);
-	rc |= hwc_json_get_bool(o, "ddm", a, &m->ddm);
-	rc |= hwc_json_get_f64(o, "temperature_c", a, &m->temperature_c);
-	rc |= hwc_json_get_f64(o, "voltage_v", a, &m->voltage_v);
-	rc |= get_lanes(o, "tx_bias_ma", a, &m->tx_bias_ma);
-	rc |= get_lanes(o, "tx_power_mw", a, &m->tx_power_mw);
-	rc |= get_lanes(o, "rx_power_mw", a, &m->rx_power_mw);
-	rc |= get_thresholds(json_object_get(o, "thresholds"), a, m);
-	rc |= get_flags(o, a, m);
-	return rc ? -EINVAL : 0;
-}
+#define S(member) HWC_JF(struct hwc_module, member, HWC_JT_STR)
+#define LANES(member) HWC_JLIST_M(struct hwc_module, #member, member.v, member.m, HWC_JT_F64V)
+static const struct hwc_jfield module_f[] = {
+	S(source), S(spec), S(identifier), S(vendor), S(vendor_oui), S(part_number), S(revision),
+	S(serial_number), S(date_code), S(connector), S(media), S(compliance_codes),
+	HWC_JF(struct hwc_module, length_m, HWC_JT_F64),
+	HWC_JF(struct hwc_module, nominal_mbd, HWC_JT_F64),
+	HWC_JF(struct hwc_module, lanes, HWC_JT_I64),
+	HWC_JF(struct hwc_module, ddm, HWC_JT_BOOL),
+	HWC_JF(struct hwc_module, temperature_c, HWC_JT_F64),
+	HWC_JF(struct hwc_module, voltage_v, HWC_JT_F64),
+	LANES(tx_bias_ma), LANES(tx_power_mw), LANES(rx_power_mw),
+	HWC_JSUB(struct hwc_module, "thresholds", thr, HWC_JT_OBJ, thrs_t),
+	HWC_JLIST_M(struct hwc_module, "flags", flags.v, flags.m, HWC_JT_STRV),
+};
+#undef S
+#undef LANES
+const struct hwc_jtable hwc_module_table = HWC_JTABLE("netdevs[].link.module", module_f, 0);

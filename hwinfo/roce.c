@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/ethtool_io.h"
+#include "hwinfo/ethtool_io.h"
 #include "core/runner.h"
 #include "mlx/mlx.h"
 

@@ -116,6 +116,9 @@ int hwc_pci_from_json(const json_t *j, struct hwc_facts *f);
 /* Copy every string, detail and list of d into a: collection reads into a scratch arena that is
  * freed per function (internal to pci/). */
 void hwc_pci_device_persist(struct hwc_pci_device *d, struct hwc_arena *a);
+/* The field table of one element of facts.pci.devices (core/json.h). */
+struct hwc_jtable;
+extern const struct hwc_jtable hwc_pci_device_table;
 
 /* ---- pure parts, exposed for tests and fuzzing ------------------------------------------ */
 

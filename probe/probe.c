@@ -574,100 +574,53 @@ int hwc_probe_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_c
 
 /* ---- JSON --------------------------------------------------------------------------------- */
 
-enum ft { T_STR, T_I64, T_F64, T_BOOL };
-struct field {
-	const char *key;
-	enum ft t;
-	size_t off;
-};
-#define F(k, t) {#k, t, offsetof(struct hwc_probe_result, k)}
-static const struct field result_fields[] = {
-	F(status, T_STR), F(reason, T_STR), F(rdma_device, T_STR), F(port, T_I64), F(bdf, T_STR),
-	F(netdev, T_STR), F(op, T_STR), F(mode, T_STR), F(direction, T_STR), F(peer, T_STR),
-	F(msg_bytes, T_I64), F(qps, T_I64), F(depth, T_I64), F(gid_index, T_I64),
-	F(mtu_bytes, T_I64), F(warmup_s, T_F64), F(duration_s, T_F64), F(messages, T_I64),
-	F(stopped, T_STR), F(gbps, T_F64), F(msgs_per_s, T_F64), F(data_ok, T_BOOL),
-	F(data_check, T_STR), F(port_gbps, T_F64), F(pcie_gbps, T_F64), F(ceiling_gbps, T_F64),
-	F(ceiling_by, T_STR), F(ceiling_bdf, T_STR), F(ceiling_detail, T_STR), F(ratio, T_F64),
-	F(limited_by, T_STR), F(finding, T_STR), F(temp_start_mdegc, T_I64),
-	F(temp_max_mdegc, T_I64), F(numa_node, T_I64), F(cpus, T_STR),
+#define F(k, t) HWC_JF(struct hwc_probe_hop, k, t)
+static const struct hwc_jfield hop_f[] = {
+	HWC_JF(struct hwc_probe_hop, bdf, HWC_JT_KEY_STR),
+	F(speed_gts_idle, HWC_JT_F64), F(width_idle, HWC_JT_I64), F(speed_gts_min, HWC_JT_F64),
+	F(speed_gts_max, HWC_JT_F64), F(max_speed_gts, HWC_JT_F64), F(width_min, HWC_JT_I64),
+	F(width_max, HWC_JT_I64), F(max_width, HWC_JT_I64), F(trained_down, HWC_JT_BOOL),
 };
 #undef F
-#define H(k, t) {#k, t, offsetof(struct hwc_probe_hop, k)}
-static const struct field hop_fields[] = {
-	H(speed_gts_idle, T_F64), H(width_idle, T_I64), H(speed_gts_min, T_F64),
-	H(speed_gts_max, T_F64), H(max_speed_gts, T_F64), H(width_min, T_I64), H(width_max, T_I64),
-	H(max_width, T_I64), H(trained_down, T_BOOL),
+static const struct hwc_jtable hop_t = HWC_JTABLE("probe.results[].hops[]", hop_f, 0);
+static const struct hwc_jfield counter_f[] = {
+	HWC_JF(struct hwc_probe_counter, name, HWC_JT_KEY_STR),
+	HWC_JF(struct hwc_probe_counter, delta, HWC_JT_I64),
 };
-#undef H
+static const struct hwc_jtable counter_t = HWC_JTABLE("probe.results[].counters[]", counter_f, 0);
 
-static void put_fields(json_t *o, const void *base, const struct field *fl, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		const char *p = (const char *)base + fl[i].off;
-		switch (fl[i].t) {
-		case T_STR: hwc_json_put_str(o, fl[i].key, (const struct hwc_fstr *)p); break;
-		case T_I64: hwc_json_put_i64(o, fl[i].key, (const struct hwc_fi64 *)p); break;
-		case T_F64: hwc_json_put_f64(o, fl[i].key, (const struct hwc_ff64 *)p); break;
-		case T_BOOL: hwc_json_put_bool(o, fl[i].key, (const struct hwc_fbool *)p); break;
-		}
-	}
-}
-
-static int get_fields(const json_t *o, struct hwc_arena *a, void *base, const struct field *fl,
-		      size_t n)
-{
-	int rc = 0;
-	for (size_t i = 0; i < n; i++) {
-		char *p = (char *)base + fl[i].off;
-		int r = 0;
-		switch (fl[i].t) {
-		case T_STR: r = hwc_json_get_str(o, fl[i].key, a, (struct hwc_fstr *)p); break;
-		case T_I64: r = hwc_json_get_i64(o, fl[i].key, a, (struct hwc_fi64 *)p); break;
-		case T_F64: r = hwc_json_get_f64(o, fl[i].key, a, (struct hwc_ff64 *)p); break;
-		case T_BOOL: r = hwc_json_get_bool(o, fl[i].key, a, (struct hwc_fbool *)p); break;
-		}
-		if (r == -EINVAL)
-			rc = -EINVAL;
-	}
-	return rc;
-}
-
-#define NF(x) (sizeof(x) / sizeof((x)[0]))
+#define S(k) HWC_JF(struct hwc_probe_result, k, HWC_JT_STR)
+#define I(k) HWC_JF(struct hwc_probe_result, k, HWC_JT_I64)
+#define D(k) HWC_JF(struct hwc_probe_result, k, HWC_JT_F64)
+static const struct hwc_jfield result_f[] = {
+	HWC_JFF(struct hwc_probe_result, "status", status, HWC_JT_STR, HWC_JF_ALWAYS),
+	S(reason), S(rdma_device), I(port), S(bdf), S(netdev), S(op), S(mode),
+	S(direction), S(peer), I(msg_bytes), I(qps), I(depth), I(gid_index), I(mtu_bytes),
+	D(warmup_s), D(duration_s), I(messages), S(stopped), D(gbps), D(msgs_per_s),
+	HWC_JF(struct hwc_probe_result, data_ok, HWC_JT_BOOL), S(data_check), D(port_gbps),
+	D(pcie_gbps), D(ceiling_gbps), S(ceiling_by), S(ceiling_bdf), S(ceiling_detail), D(ratio),
+	S(limited_by), S(finding), I(temp_start_mdegc), I(temp_max_mdegc), I(numa_node), S(cpus),
+	HWC_JVEC(struct hwc_probe_result, "hops", hops, struct hwc_probe_hop, hop_t),
+	HWC_JVEC(struct hwc_probe_result, "counters", counters, struct hwc_probe_counter, counter_t),
+};
+#undef S
+#undef I
+#undef D
+static const struct hwc_jtable result_t = HWC_JTABLE("probe.results[]", result_f, 0);
+static const struct hwc_jfield probe_f[] = {
+	HWC_JF(struct hwc_probe_facts, status, HWC_JT_STR),
+	HWC_JF(struct hwc_probe_facts, reason, HWC_JT_STR),
+	HWC_JVEC(struct hwc_probe_facts, "results", results, struct hwc_probe_result, result_t),
+};
+/* facts.probe when a probe was asked for. */
+const struct hwc_jtable hwc_probe_table = HWC_JTABLE("probe", probe_f, 0);
 
 json_t *hwc_probe_to_json(const struct hwc_facts *f)
 {
-	json_t *j = json_object();
 	const struct hwc_probe_facts *pf = f->probe;
-	if (!j || !pf || !pf->requested)
-		return j; /* no probe asked for: an empty section, as before issue 7 */
-	hwc_json_put_str(j, "status", &pf->status);
-	hwc_json_put_str(j, "reason", &pf->reason);
-	json_t *arr = json_array();
-	for (size_t i = 0; i < pf->results.n; i++) {
-		const struct hwc_probe_result *r = &pf->results.items[i];
-		json_t *o = json_object();
-		put_fields(o, r, result_fields, NF(result_fields));
-		json_t *hops = json_array();
-		for (size_t k = 0; k < r->hops.n; k++) {
-			json_t *h = json_object();
-			json_object_set_new(h, "bdf", hwc_json_string(r->hops.items[k].bdf));
-			put_fields(h, &r->hops.items[k], hop_fields, NF(hop_fields));
-			json_array_append_new(hops, h);
-		}
-		json_object_set_new(o, "hops", hops);
-		json_t *cs = json_array();
-		for (size_t k = 0; k < r->counters.n; k++) {
-			json_t *c = json_object();
-			json_object_set_new(c, "name", hwc_json_string(r->counters.items[k].name));
-			hwc_json_put_i64(c, "delta", &r->counters.items[k].delta);
-			json_array_append_new(cs, c);
-		}
-		json_object_set_new(o, "counters", cs);
-		json_array_append_new(arr, o);
-	}
-	json_object_set_new(j, "results", arr);
-	return j;
+	if (!pf || !pf->requested)
+		return json_object(); /* no probe asked for: an empty section, as before issue 7 */
+	return hwc_json_from_table(pf, &hwc_probe_table);
 }
 
 int hwc_probe_from_json(const json_t *j, struct hwc_facts *f)
@@ -681,37 +634,5 @@ int hwc_probe_from_json(const json_t *j, struct hwc_facts *f)
 	if (json_object_size(j) == 0)
 		return 0;
 	pf->requested = true;
-	struct hwc_arena *a = f->arena;
-	int rc = 0;
-	if (hwc_json_get_str(j, "status", a, &pf->status) == -EINVAL ||
-	    hwc_json_get_str(j, "reason", a, &pf->reason) == -EINVAL)
-		rc = -EINVAL;
-	size_t i;
-	const json_t *o;
-	json_array_foreach(json_object_get(j, "results"), i, o) {
-		struct hwc_probe_result *r = HWC_VEC_PUSH(a, &pf->results);
-		if (!r)
-			return -ENOMEM;
-		if (get_fields(o, a, r, result_fields, NF(result_fields)) < 0)
-			rc = -EINVAL;
-		size_t k;
-		const json_t *h;
-		json_array_foreach(json_object_get(o, "hops"), k, h) {
-			struct hwc_probe_hop *hp = HWC_VEC_PUSH(a, &r->hops);
-			if (!hp)
-				return -ENOMEM;
-			hp->bdf = hwc_arena_strdup(a, hwc_json_str_or(h, "bdf", ""));
-			if (get_fields(h, a, hp, hop_fields, NF(hop_fields)) < 0)
-				rc = -EINVAL;
-		}
-		json_array_foreach(json_object_get(o, "counters"), k, h) {
-			struct hwc_probe_counter *c = HWC_VEC_PUSH(a, &r->counters);
-			if (!c)
-				return -ENOMEM;
-			c->name = hwc_arena_strdup(a, hwc_json_str_or(h, "name", ""));
-			if (hwc_json_get_i64(h, "delta", a, &c->delta) == -EINVAL)
-				rc = -EINVAL;
-		}
-	}
-	return rc;
+	return hwc_json_get_table(j, f->arena, pf, &hwc_probe_table);
 }

@@ -118,6 +118,9 @@ struct hwc_probe_facts {
 int hwc_probe_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_collect_opts *o);
 json_t *hwc_probe_to_json(const struct hwc_facts *f);
 int hwc_probe_from_json(const json_t *j, struct hwc_facts *f);
+/* The field table of facts.probe (core/json.h). */
+struct hwc_jtable;
+extern const struct hwc_jtable hwc_probe_table;
 
 /* Port data rate in Gb/s from ibv_port_attr active_speed / active_width codes (0 if unknown). */
 double hwc_probe_port_gbps(unsigned active_speed, unsigned active_width);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/textenc.h"
 #include "rules/rules-int.h"
 
 struct hwc_profile {
@@ -803,10 +804,24 @@ static void v_roce(struct vctx *v, const json_t *r)
 static struct hwc_profile *parse_only(const char *name, const char *buf, size_t len, char *err,
 				      size_t errsz, const struct hwc_profile *base)
 {
+	const char *enc = hwc_text_foreign_encoding((const unsigned char *)buf, len);
+	if (enc) {
+		snprintf(err, errsz, "%s: %s; hwcheck reads profiles in UTF-8 (convert it: iconv -f "
+			 "UTF-16 -t UTF-8)", name, enc);
+		return NULL;
+	}
+	size_t bom = hwc_text_utf8_bom((const unsigned char *)buf, len); /* harmless, skipped */
+	buf += bom;
+	len -= bom;
+	if (len == 0) {
+		snprintf(err, errsz, "%s: empty file; expected a hwcheck profile (a JSON object with "
+			 "\"schema\": \"hwcheck.profile\")", name);
+		return NULL;
+	}
 	json_error_t je;
 	json_t *doc = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
 	if (!doc) {
-		snprintf(err, errsz, "%s:%d:%d: %s", name, je.line, je.column, je.text);
+		snprintf(err, errsz, "%s:%d:%d: not valid JSON: %s", name, je.line, je.column, je.text);
 		return NULL;
 	}
 	struct hwc_profile *p = calloc(1, sizeof(*p));

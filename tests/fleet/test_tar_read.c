@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "core/output.h"
-#include "core/tar_read.h"
+#include "snapshot/tar.h"
 #include "test.h"
 
 static char *build(size_t *len, const char *long_dir)

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "cli/diff.h"
-#include "core/tar_read.h"
+#include "snapshot/tar.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

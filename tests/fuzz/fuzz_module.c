@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/arena.h"
+#include "core/json.h"
 #include "hwinfo/hwinfo.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -20,9 +21,9 @@ static void decode_json(const struct hwc_module_map *mp, struct hwc_arena *a)
 	struct hwc_module m, back;
 	memset(&m, 0, sizeof(m));
 	hwc_module_decode(mp, a, &m);
-	json_t *j = hwc_module_json(&m);
+	json_t *j = hwc_json_from_table(&m, &hwc_module_table);
 	memset(&back, 0, sizeof(back));
-	hwc_module_from_json(j, a, &back);
+	hwc_json_get_table(j, a, &back, &hwc_module_table);
 	json_decref(j);
 }
 

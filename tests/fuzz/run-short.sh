@@ -3,7 +3,7 @@
 # Run one libFuzzer harness for a bounded time on a scratch copy of its seed corpus.
 # Usage: run-short.sh FUZZER CORPUS_DIR [SECONDS [ARTIFACT_DIR]]
 #   SECONDS: $HWCHECK_FUZZ_SECONDS when set, else the argument, else 20.
-#   $HWCHECK_FUZZ_SEED (with $HWCHECK_FUZZ_RUNS, default 40000): a reproducible run, the same
+#   $HWCHECK_FUZZ_SEED (with $HWCHECK_FUZZ_RUNS, default 20000): a reproducible run, the same
 #   inputs in the same order on every machine with the same compiler; SECONDS only bounds it, and a
 #   slower machine then runs a prefix of the same sequence. Without it, a fresh random seed each run
 #   (exploration: `scripts/hwcheck-dev fuzz`).
@@ -26,7 +26,7 @@ opts=(-max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536
       -error_exitcode=1 -timeout_exitcode=1 -print_final_stats=1
       -artifact_prefix="$artifacts/")
 if [ -n "${HWCHECK_FUZZ_SEED:-}" ]; then
-  opts+=(-seed="$HWCHECK_FUZZ_SEED" -runs="${HWCHECK_FUZZ_RUNS:-40000}")
+  opts+=(-seed="$HWCHECK_FUZZ_SEED" -runs="${HWCHECK_FUZZ_RUNS:-20000}")
 fi
 [ -f "$here/$parser.dict" ] && opts+=(-dict="$here/$parser.dict")
 if [ -f "$here/$parser.options" ]; then

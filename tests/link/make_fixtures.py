@@ -9,8 +9,8 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-# the shared corpus beside the checkout, as on the developers' and CI machines
-CORPUS = os.path.join(HERE, "..", "..", "..", "shared", "corpus")
+# the corpus files it reads, copied verbatim into the checkout (tests/captures/SOURCE.md)
+CORPUS = os.path.join(HERE, "..", "captures")
 sys.path.insert(0, os.path.join(HERE, "..", "mlx"))
 import mkfixtures  # noqa: E402
 

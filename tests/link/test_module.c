@@ -80,10 +80,10 @@ static const double *threshold_of(const struct hwc_module *m, const char *label)
 			continue;
 		const struct hwc_module_thr *t = &m->thr[q[i].k];
 		const char *r = label + n;
-		if (strncmp(r, "high alarm", 10) == 0) return &t->high_alarm;
-		if (strncmp(r, "low alarm", 9) == 0) return &t->low_alarm;
-		if (strncmp(r, "high warning", 12) == 0) return &t->high_warning;
-		if (strncmp(r, "low warning", 11) == 0) return &t->low_warning;
+		if (strncmp(r, "high alarm", 10) == 0) return &t->high_alarm.v;
+		if (strncmp(r, "low alarm", 9) == 0) return &t->low_alarm.v;
+		if (strncmp(r, "high warning", 12) == 0) return &t->high_warning.v;
+		if (strncmp(r, "low warning", 11) == 0) return &t->low_warning.v;
 	}
 	return NULL;
 }
@@ -108,8 +108,8 @@ static bool lane_of(const struct hwc_module *m, const char *label, double *v, bo
 		const struct hwc_module_lanes *l = (const void *)((const char *)m + q[i].off);
 		const char *ch = strstr(label, "Channel ");
 		size_t lane = ch ? (size_t)atoi(ch + 8) - 1 : 0;
-		*known = hwc_ok(*l) && lane < l->n;
-		*v = *known ? l->v[lane] : 0;
+		*known = hwc_ok(*l) && lane < l->v.n;
+		*v = *known ? l->v.items[lane] : 0;
 		return true;
 	}
 	return false;
@@ -238,15 +238,15 @@ static void test_cmis(void)
 	CHECK_INT(m.lanes.v, 8);
 	CHECK(m.ddm.v);
 	CHECK(fabs(m.temperature_c.v - 30.5) < 1e-9 && fabs(m.voltage_v.v - 3.3) < 1e-9);
-	CHECK_INT(m.rx_power_mw.n, 8);
-	CHECK(fabs(m.rx_power_mw.v[2] - 0.005) < 1e-9 && fabs(m.tx_power_mw.v[7] - 1.0) < 1e-9);
-	CHECK(fabs(m.tx_bias_ma.v[0] - 20) < 1e-9);
-	CHECK(fabs(m.thr[HWC_MOD_BIAS].high_alarm - 30) < 1e-9);
-	CHECK(fabs(m.thr[HWC_MOD_RXP].low_alarm - 0.01) < 1e-9);
-	CHECK(fabs(m.thr[HWC_MOD_TEMP].low_alarm + 5) < 1e-9);
-	CHECK_INT(m.flags.n, 2);
-	CHECK_STR(m.flags.items[0], "temperature high alarm");
-	CHECK_STR(m.flags.items[1], "rx power low alarm (lane 3)");
+	CHECK_INT(m.rx_power_mw.v.n, 8);
+	CHECK(fabs(m.rx_power_mw.v.items[2] - 0.005) < 1e-9 && fabs(m.tx_power_mw.v.items[7] - 1.0) < 1e-9);
+	CHECK(fabs(m.tx_bias_ma.v.items[0] - 20) < 1e-9);
+	CHECK(fabs(m.thr[HWC_MOD_BIAS].high_alarm.v - 30) < 1e-9);
+	CHECK(fabs(m.thr[HWC_MOD_RXP].low_alarm.v - 0.01) < 1e-9);
+	CHECK(fabs(m.thr[HWC_MOD_TEMP].low_alarm.v + 5) < 1e-9);
+	CHECK_INT(m.flags.v.n, 2);
+	CHECK_STR(m.flags.v.items[0], "temperature high alarm");
+	CHECK_STR(m.flags.v.items[1], "rx power low alarm (lane 3)");
 	/* without page 11h the lane monitors are absent, not zero */
 	mp.upper[0x11] = NULL;
 	memset(&m, 0, sizeof(m));

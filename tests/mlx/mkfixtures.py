@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
 # Builds the tests/fixtures/mlx-*/ fake roots from the real captures in the shared corpus.
-# Run once (python3 tests/mlx/mkfixtures.py --corpus /work/shared/corpus); the output is committed.
+# Run once (python3 tests/mlx/mkfixtures.py [--corpus DIR]; default tests/captures, the corpus files
+# it reads copied verbatim); the output is committed.
 # What is copied verbatim and what is reconstructed is written into each SOURCE.md.
 import argparse
 import os
@@ -21,9 +22,11 @@ class Root:
     def __init__(self, name):
         self.name = name
         self.dir = os.path.join(FIX, name)
-        if os.path.exists(self.dir):
-            shutil.rmtree(self.dir)
         self.root = os.path.join(self.dir, "root")
+        # the root (and SOURCE.md, rewritten by done()) are built here; the golden beside them
+        # (mlx.golden.json) is test_mlx.py's and stays
+        if os.path.exists(self.root):
+            shutil.rmtree(self.root)
         os.makedirs(self.root)
         self.sources = []
 
@@ -336,7 +339,7 @@ def bf2_functions():
 def main():
     global CORPUS
     p = argparse.ArgumentParser()
-    p.add_argument("--corpus", default="/work/shared/corpus")
+    p.add_argument("--corpus", default=os.path.join(HERE, "..", "captures"))
     CORPUS = p.parse_args().corpus
     cx4lx_nextboot()
     cx6lx_fragment()

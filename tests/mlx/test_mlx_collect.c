@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* mlx collection with real processes: ten cards answered by fake mstflint tools that take a second
- * each must take about one second per tool, not ten; a tool that hangs is cut at its timeout. */
+/* mlx collection with real processes: ten cards answered by fake mstflint tools, queried at the
+ * same time (each answers only once the others have started); a tool that hangs is cut at its
+ * timeout. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,14 +58,17 @@ int main(void)
 		snprintf(rel, sizeof(rel), "root/sys/bus/pci/devices/0000:%02x:00.0/class", i + 1);
 		put(rel, "0x020000\n", 0644);
 	}
-	/* card 0000:0a:00.0 hangs in mstconfig */
+	/* card 0000:0a:00.0 hangs in mstconfig. The others answer only once all nine have started:
+	 * run one after the other, the first would wait until killed at its timeout. So the cards
+	 * are proven to be queried at the same time without timing the run. */
 	snprintf(script, sizeof(script),
 		 "#!/bin/sh\n"
 		 "if [ \"$1\" = -v ]; then echo 'mstconfig, mstflint 4.21.0, Git SHA Hash: N/A'; exit 0; fi\n"
-		 "if [ \"$2\" = 0000:0a:00.0 ]; then exec sleep 30; fi\n"
-		 "sleep 1\n"
+		 "if [ \"$2\" = 0000:0a:00.0 ]; then exec sleep 600; fi\n"
+		 "meet='%s/meet'; mkdir -p \"$meet\"; touch \"$meet/$2\"\n"
+		 "while [ \"$(ls \"$meet\" | wc -l)\" -lt %d ]; do sleep 0.01; done\n"
 		 "exec cat '%s/cx4lx_mstconfig-q_nextboot-only_linux-rdma-2019.txt'\n",
-		 MLX_DATA);
+		 tmp, NCARDS - 1, MLX_DATA);
 	put("bin/mstconfig", script, 0755);
 	put("bin/mstflint",
 	    "#!/bin/sh\necho \"-E- Cannot open Device: $2. No such file or directory. MFE_CR_ERROR\"\n"
@@ -80,7 +84,7 @@ int main(void)
 	snprintf(root, sizeof(root), "%s/root", tmp);
 	setenv("HWCHECK_TOOL_PATH", bin, 1);
 
-	struct hwc_env_opts eo = {.root = root, .mode = HWC_RUN_EXEC, .cmd_timeout_ms = 2000};
+	struct hwc_env_opts eo = {.root = root, .mode = HWC_RUN_EXEC, .cmd_timeout_ms = 5000};
 	struct hwc_env *e = NULL;
 	CHECK_INT(hwc_env_open(&eo, &e), 0);
 	struct hwc_facts *f = hwc_facts_new();
@@ -89,9 +93,6 @@ int main(void)
 	CHECK_INT(hwc_mlx_collect(e, f, &co), 0);
 	double dt = now() - t0;
 	fprintf(stderr, "collect of %d cards took %.2f s\n", NCARDS, dt);
-	/* serial would be >= 9 s of mstconfig plus the 2 s timeout: 11 s; parallel about 2 s plus
-	 * process start-up on a loaded machine */
-	CHECK(dt < 8.0);
 	const struct hwc_mlx_facts *mf = f->mlx;
 	CHECK_INT(mf->adapters.n, NCARDS);
 	CHECK_STR(mf->tools.mstflint_version.v, "4.21.0");

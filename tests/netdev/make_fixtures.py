@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Builds the net-* and thermal-* fixture roots from the real captures in the corpus.
-#   python3 tests/netdev/make_fixtures.py [CORPUS_DIR]   (default /work/shared/corpus)
+#   python3 tests/netdev/make_fixtures.py [CORPUS_DIR]   (default tests/captures: the corpus files
+#   it reads, copied verbatim; see tests/captures/SOURCE.md)
 # Rerunning rewrites the roots (the SOURCE.md next to each says what came from where and what was
 # reconstructed). Captured text is copied verbatim; only the sysfs skeleton around it is written.
 import os
@@ -9,7 +10,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "..", "fixtures")
-CORPUS = sys.argv[1] if len(sys.argv) > 1 else "/work/shared/corpus"
+CORPUS = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "captures")
 
 
 def corpus(path):

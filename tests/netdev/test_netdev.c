@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/ethtool_io.h"
+#include "hwinfo/ethtool_io.h"
 #include "core/runner.h"
 #include "hwinfo/hwinfo.h"
 #include "test.h"

@@ -2,7 +2,7 @@
 # Rebuild config-space bytes from captured `lspci -vv(v)` text (captures without hex lines): the
 # registers each decoded line stands for, written back with mkhost.config(). The test then has
 # lspci decode the bytes back to the captured lines, and hwcheck decode the same bytes.
-#   python3 tests/pci/rebuild.py tests/fixtures/pci-rebuilt   rewrites the rebuilt dumps
+#   python3 tests/pci/rebuild.py tests/fixtures/pci-rebuilt [CORPUS/lspci]   rewrites the rebuilt dumps
 import os
 import re
 import sys
@@ -174,10 +174,14 @@ CAPTURES = [
 
 def main():
     out = sys.argv[1]
-    corpus = sys.argv[2] if len(sys.argv) > 2 else "/work/shared/corpus/lspci"
+    # the captures: the corpus lspci/ directory, or by default the verbatim copies the fixture
+    # already keeps beside the rebuilt bytes (<name>.capture.txt), so it rebuilds from a clone
+    corpus = sys.argv[2] if len(sys.argv) > 2 else None
     os.makedirs(out, exist_ok=True)
     for name in CAPTURES:
-        text = open(os.path.join(corpus, name), encoding="utf-8").read()
+        src = os.path.join(corpus, name) if corpus else os.path.join(out, name[:-4] + ".capture.txt")
+        with open(src, encoding="utf-8") as f:
+            text = f.read()
         funcs = parse_capture(text)
         if not funcs:
             raise SystemExit(f"{name}: no function parsed")

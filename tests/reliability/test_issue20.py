@@ -258,7 +258,7 @@ class FaithfulSnapshots(unittest.TestCase):
         self.assertEqual(check_doc("--root", src), check_doc("--root", d))
 
 
-def gone(pid, wait_s=5.0):
+def gone(pid, wait_s=60.0):
     import time
     end = time.monotonic() + wait_s
     while time.monotonic() < end:
@@ -356,6 +356,23 @@ class Messages(unittest.TestCase):
             self.assertEqual(cp.returncode, 2, argv)
             self.assertIn(f"{u16}: UTF-16 text", cp.stderr)
             self.assertIn("hwcheck reads JSON in UTF-8", cp.stderr)
+
+    def test_profile_encodings(self):
+        """A profile saved with a UTF-8 BOM is read; UTF-16, an empty file and broken JSON are each
+        named for what they are."""
+        with open(hwctest.source("docs", "profile-example.json"), "rb") as f:
+            prof = f.read()
+        bom = self.write("pbom.json", b"\xef\xbb\xbf" + prof)
+        cp = run("--facts", self.write("f.json", self.doc), "--profile", bom, "--json")
+        self.assertIn(cp.returncode, (0, 1), cp.stderr)
+        for name, data, want in (("p16.json", prof.decode().encode("utf-16"),
+                                  "p16.json: UTF-16 text (it starts with a UTF-16 byte-order mark); "
+                                  "hwcheck reads profiles in UTF-8"),
+                                 ("pe.json", b"", "pe.json: empty file; expected a hwcheck profile"),
+                                 ("pb.json", b'{"schema":\n }', "pb.json:2:2: not valid JSON: ")):
+            cp = run("--facts", self.write("f.json", self.doc), "--profile", self.write(name, data))
+            self.assertEqual(cp.returncode, 2, name)
+            self.assertIn(want, cp.stderr)
 
     def test_empty_and_broken_json(self):
         cp = run("--facts", self.write("e.json", b""))

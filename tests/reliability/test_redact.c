@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "core/redact.h"
+#include "snapshot/redact.h"
 #include "test.h"
 
 static struct hwc_redactor *r;

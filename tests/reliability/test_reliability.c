@@ -49,6 +49,11 @@ static void link_(const char *target, const char *rel)
 		abort();
 }
 
+/* The fake tools sleep 600 s; a run that ends well before that was not waiting for them. Tests
+ * hold no tighter bound on elapsed time: a loaded machine (valgrind, a parallel ctest) is slow,
+ * not wrong. What was killed when is read from the runner's own detail instead. */
+#define NOT_WAITED_MS (300 * 1000LL)
+
 static long long now_ms(void)
 {
 	struct timespec t;
@@ -187,12 +192,11 @@ static void test_read_memory(struct hwc_env *e)
 static void test_special_files(struct hwc_env *e, struct hwc_arena *a)
 {
 	struct hwc_fstr s = {0};
-	long long t0 = now_ms();
+	/* an open of a FIFO without a writer would block for ever: returning at all is the proof */
 	CHECK(hwc_read_str(e, "sys/v/fifo", a, &s) < 0);
 	CHECK_INT(s.m.st, HWC_ST_INVALID);
 	CHECK_STR(s.m.detail,
 		  "/sys/v/fifo: not a regular file (FIFO, socket or device node); not opened");
-	CHECK(now_ms() - t0 < 1000);
 	CHECK_INT(hwc_env_open_path(e, "sys/v/fifo"), -EINVAL);
 	/* a link to the FIFO is the FIFO */
 	CHECK(hwc_read_str(e, "sys/v/tofifo", a, &s) < 0);
@@ -333,7 +337,7 @@ static void test_tools(struct hwc_arena *a)
 	CHECK_INT(hwc_run(e, a, mc, 300, &r), -ETIMEDOUT);
 	CHECK_INT(r.m.st, HWC_ST_TIMEOUT);
 	CHECK_STR(r.m.detail, "mstconfig -d 0000:3b:00.0 q: killed after 300 ms without finishing");
-	CHECK(now_ms() - t0 < 2000);
+	CHECK(now_ms() - t0 < NOT_WAITED_MS);
 	CHECK(process_gone(tool_pid("mstconfig.pid")));
 
 	/* garbage: every byte kept as is, the run goes on */
@@ -367,7 +371,7 @@ static void test_tools(struct hwc_arena *a)
 	CHECK_INT(hwc_run(e, a, fl, 10000, &r), 0);
 	CHECK_INT(r.m.st, HWC_ST_OK);
 	CHECK_STR(r.out, "answered\n");
-	CHECK(now_ms() - t0 < 3000);
+	CHECK(now_ms() - t0 < NOT_WAITED_MS); /* not held by the child's copy of the pipe */
 	CHECK(process_gone(tool_pid("mstflint.child.pid")));
 
 	/* issue 20: a process the tool put in a session of its own (setsid) goes too, when the
@@ -379,7 +383,8 @@ static void test_tools(struct hwc_arena *a)
 	fake_tool("mstconfig", "setsid-hang");
 	t0 = now_ms();
 	CHECK_INT(hwc_run(e, a, mc, 500, &r), -ETIMEDOUT);
-	CHECK(now_ms() - t0 < 3000);
+	CHECK_STR(r.m.detail, "mstconfig -d 0000:3b:00.0 q: killed after 500 ms without finishing");
+	CHECK(now_ms() - t0 < NOT_WAITED_MS);
 	CHECK(process_gone(tool_pid("mstconfig.pid")));
 	CHECK(process_gone(tool_pid("mstconfig.child.pid")));
 
@@ -402,11 +407,14 @@ static void test_tools(struct hwc_arena *a)
 		   *c3[] = {"mstreg", "--reg_name", "MTMP", NULL};
 	struct hwc_cmd cmds[3] = {{c1, 60000}, {c2, 60000}, {c3, 60000}};
 	struct hwc_cmd_result rs[3];
-	t0 = now_ms();
 	hwc_run_many(e, a, 3, cmds, rs);
-	CHECK(now_ms() - t0 < 2500);
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < 3; k++) {
 		CHECK_INT(rs[k].m.st, HWC_ST_TIMEOUT);
+		/* held to what was left of the 800 ms budget, not to its own 60 s */
+		const char *at = rs[k].m.detail ? strstr(rs[k].m.detail, ": killed after ") : NULL;
+		unsigned held = 0;
+		CHECK(at && sscanf(at, ": killed after %u ms", &held) == 1 && held <= 800);
+	}
 	usleep(100000);
 	CHECK_INT(hwc_run(e, a, c1, 60000, &r), -ETIMEDOUT);
 	CHECK_STR(r.m.detail, "dmesg: not run, the run's --timeout is spent");
@@ -557,7 +565,7 @@ static void test_watchdog(void)
 	close(pe[0]);
 	CHECK(WIFEXITED(st));
 	CHECK_INT(WEXITSTATUS(st), HWC_EXIT_NOTHING);
-	CHECK(took >= 2500 && took < 6000);
+	CHECK(took >= 2500 && took < NOT_WAITED_MS); /* --timeout 1 s + 2 s; the exit status says who */
 	CHECK_STR(msg, "hwcheck: the run did not finish within --timeout 1 s (+2 s): it was waiting "
 		       "on a read, tool or probe that did not answer; stopped without a report\n");
 	CHECK(process_gone(tool_pid("mstconfig.pid")));

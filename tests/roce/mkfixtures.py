@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Builds the tests/fixtures/roce-*/ roots: one correct lossless RoCE host from the real mlnx_qos and
 # show_gids capture of the shared corpus, and one variant per broken link of the chain. Run once
-# (python3 tests/roce/mkfixtures.py --corpus /work/shared/corpus); the output is committed.
+# (python3 tests/roce/mkfixtures.py [--corpus DIR]; default tests/captures); the output is committed.
 # What is copied verbatim and what is reconstructed is written into each SOURCE.md.
 import argparse
 import importlib.util
@@ -201,7 +201,7 @@ def rule_base(hwcheck):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--corpus", default="/work/shared/corpus")
+    p.add_argument("--corpus", default=os.path.join(HERE, "..", "captures"))
     p.add_argument("--hwcheck", help="also rebuild tests/rules/scenarios/roce-ports.facts.json")
     args = p.parse_args()
     mlxfix.CORPUS = args.corpus

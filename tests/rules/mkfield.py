@@ -5,7 +5,7 @@
 # four ConnectX-7 each (section 2). Each root holds only what these verdicts read (the RDMA ports,
 # their netdevs, the CPU vendor, the cards' mstconfig answers); what is reconstructed rather than
 # captured is said so in its SOURCE.md.
-# Run: python3 tests/rules/mkfield.py [--corpus /work/shared/corpus] [--check]; output committed.
+# Run: python3 tests/rules/mkfield.py [--corpus DIR] [--check]; output committed.
 import argparse
 import os
 import re
@@ -17,9 +17,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "scenarios"))
 from make_roots import tree  # noqa: E402  (the same comparison of a built root with the committed one)
 FIX = os.path.normpath(os.path.join(HERE, "..", "fixtures"))
-CORPUS = os.path.normpath(os.path.join(HERE, "..", "..", "..", "shared", "corpus"))
-if not os.path.isdir(CORPUS):
-    CORPUS = "/work/shared/corpus"
+# the corpus files it reads, copied verbatim into the checkout (tests/captures/SOURCE.md)
+CORPUS = os.path.normpath(os.path.join(HERE, "..", "captures"))
 OUT = FIX
 NAMES = []
 
@@ -330,7 +329,7 @@ def main():
     CORPUS = args.corpus
     if not os.path.isdir(CORPUS):
         print(f"corpus {CORPUS} not found: cannot rebuild the roots")
-        return 77
+        return 1
     if args.check:
         OUT = tempfile.mkdtemp(prefix="field-roots-")
     cx6_eth("field-ports-cx6-eth-down", "ConnectX-6 Ethernet ports Down/Disabled, netdevs up without carrier", True)

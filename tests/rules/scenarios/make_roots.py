@@ -4,7 +4,7 @@
 # existing per-area fixtures (pci host trees, host-hw-* CPU/NUMA files) with captures from the
 # shared corpus: dmesg, mstflint tool answers, ethtool text. Whatever is reconstructed rather than
 # captured is written into each root's SOURCE.md next to the corpus file it stands beside.
-# Run: python3 tests/rules/scenarios/make_roots.py [--corpus /work/shared/corpus]; output committed.
+# Run: python3 tests/rules/scenarios/make_roots.py [--corpus DIR]; output committed.
 import argparse
 import os
 import re
@@ -17,11 +17,9 @@ FIX = os.path.join(SRC, "tests", "fixtures")
 sys.path.insert(0, os.path.join(SRC, "tests", "pci"))
 import mkhost  # noqa: E402
 
-# The corpus lies beside the checkout (../shared/corpus), as on the developers' and CI machines.
-CORPUS = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
-                                       "..", "shared", "corpus"))
-if not os.path.isdir(CORPUS):
-    CORPUS = "/work/shared/corpus"
+# The corpus files it reads, copied verbatim into the checkout (tests/captures/SOURCE.md), so the
+# roots rebuild from a fresh clone.
+CORPUS = os.path.join(SRC, "tests", "captures")
 OUT = FIX  # where the scenario roots are written (--check writes to a scratch directory)
 SCENARIOS = ("cx5-gen3x8-100g", "cx6dx-amd-wr-ordering", "cx6-slot-25w-limiter", "cx6dx-card-88c",
              "amd-x2apic-off", "rings-512-discards", "irq-far-numa", "healthy-cx7-gen5x16")
@@ -847,9 +845,9 @@ def main():
                     help="rebuild in a scratch directory and compare with the committed roots")
     args = ap.parse_args()
     CORPUS = args.corpus
-    if args.check and not os.path.isdir(CORPUS):
+    if not os.path.isdir(CORPUS):
         print(f"corpus {CORPUS} not found: cannot rebuild the roots")
-        return 77
+        return 1
     if args.check:
         import tempfile
         OUT = tempfile.mkdtemp(prefix="scenario-roots-")

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* A bounds-checked tar walker over bytes: ustar headers, pax path records, GNU long names. */
-#include "core/tar_read.h"
+#include "snapshot/tar.h"
 
 #include <errno.h>
 #include <stdbool.h>

@@ -3,8 +3,8 @@
  * are replaced in place by placeholders of the same length and shape, so every parser still parses
  * the redacted capture. One value gets one placeholder throughout a capture (a MAC in
  * sys/class/net/X/address and in a tool's output stay equal), numbered in the order met. */
-#ifndef HWC_CORE_REDACT_H
-#define HWC_CORE_REDACT_H
+#ifndef HWC_SNAPSHOT_REDACT_H
+#define HWC_SNAPSHOT_REDACT_H
 
 #include <stddef.h>
 

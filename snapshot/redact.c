@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Same-shape redaction of serial numbers, MAC addresses and GUIDs in captured files. */
-#include "core/redact.h"
+#include "snapshot/redact.h"
 
 #include <ctype.h>
 #include <stdbool.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* SIOCETHTOOL on the live machine, printed as ethtool prints it; recordings everywhere else. */
-#include "core/ethtool_io.h"
+#include "hwinfo/ethtool_io.h"
 
 #include <errno.h>
 #include <limits.h>

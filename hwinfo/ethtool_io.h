@@ -7,8 +7,8 @@
  * ethtool 6.x prints it; in record mode that text is kept at the runner's path
  * "hwcheck/commands/ethtool -g IF/{stdout,stderr,result}". On any other root the recording is read
  * back; no recording means "absent", as with the runner. */
-#ifndef HWC_CORE_ETHTOOL_IO_H
-#define HWC_CORE_ETHTOOL_IO_H
+#ifndef HWC_HWINFO_ETHTOOL_IO_H
+#define HWC_HWINFO_ETHTOOL_IO_H
 
 #include <stddef.h>
 

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/* Prints every facts field table (core/json.h) as JSON, walked from the section roots, for
+ * check_jtables.py to compare with docs/schema/: one line per key with where it sits. */
+#include <jansson.h>
+#include <stdio.h>
+
+#include "core/json.h"
+#include "hwinfo/hwinfo.h"
+#include "pci/pci.h"
+#include "probe/probe.h"
+
+static const char *const type_names[] = {
+	[HWC_JT_I64] = "i64",	  [HWC_JT_U64] = "u64",	      [HWC_JT_F64] = "f64",
+	[HWC_JT_BOOL] = "bool",	  [HWC_JT_STR] = "str",	      [HWC_JT_META] = "meta",
+	[HWC_JT_KEY_I64] = "key_i64", [HWC_JT_KEY_STR] = "key_str", [HWC_JT_OBJ] = "obj",
+	[HWC_JT_GROUP] = "group", [HWC_JT_VEC] = "vec",	      [HWC_JT_STRV] = "strv",
+	[HWC_JT_I64V] = "i64v",	  [HWC_JT_F64V] = "f64v",     [HWC_JT_CUSTOM] = "custom",
+};
+
+static void walk(json_t *out, const char *schema, json_t *path, const struct hwc_jtable *t)
+{
+	json_t *keys = json_array();
+	for (size_t i = 0; i < t->n; i++) {
+		const struct hwc_jfield *f = &t->f[i];
+		json_array_append_new(keys, json_string(f->key));
+		json_array_append_new(out, json_pack("{s:s, s:O, s:s, s:s, s:b, s:b}", "schema", schema,
+						     "path", path, "key", f->key, "type", type_names[f->t],
+						     "status", (f->flags & HWC_JF_META) != 0, "always",
+						     (f->flags & HWC_JF_ALWAYS) != 0));
+		if (!f->sub)
+			continue;
+		json_t *sub = json_copy(path);
+		json_array_append_new(sub, json_string(f->key));
+		if (f->t == HWC_JT_VEC)
+			json_array_append_new(sub, json_string("[]"));
+		walk(out, schema, sub, f->sub);
+		json_decref(sub);
+	}
+	/* the table's whole key set, so that the schema's keys can be checked the other way */
+	json_array_append_new(out, json_pack("{s:s, s:O, s:o}", "schema", schema, "path", path, "table",
+					     keys));
+}
+
+int main(void)
+{
+	static const struct {
+		const char *schema;
+		const char *path; /* "[]" or "devices/[]": where the root table's object sits */
+		const struct hwc_jtable *t;
+	} roots[] = {
+		{"urn:hwcheck:host", NULL, &hwc_host_table},
+		{"urn:hwcheck:netdevs", "[]", &hwc_netdev_table},
+		{"urn:hwcheck:pci", "devices", &hwc_pci_device_table},
+		{"urn:hwcheck:probe", NULL, &hwc_probe_table},
+	};
+	json_t *out = json_array();
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		json_t *path = json_array();
+		if (roots[i].path) {
+			if (roots[i].path[0] != '[')
+				json_array_append_new(path, json_string(roots[i].path));
+			json_array_append_new(path, json_string("[]"));
+		}
+		walk(out, roots[i].schema, path, roots[i].t);
+		json_decref(path);
+	}
+	int rc = hwc_json_dumpf(out, stdout, true);
+	json_decref(out);
+	return rc ? 1 : 0;
+}
