@@ -12,15 +12,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-5}
 msg=${MSG:-65536}
-if [ -z "${HWCHECK:-}" ]; then
-  # no sanitizers here: the comparison is of speed
-  cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DHWCHECK_SANITIZE=OFF -DBUILD_TESTING=OFF >/dev/null
-  cmake --build build-bench -j2 --target hwcheck >/dev/null
-  HWCHECK=$PWD/build-bench/cli/hwcheck
-fi
-VMDIR=${VMDIR:-$PWD/build-bench/vm}
-rc=0; tests/vm/build-initramfs.sh "$VMDIR" || rc=$?
-[ $rc = 0 ] || { echo "probe_vs_perftest: cannot build the VM (exit $rc)" >&2; exit $rc; }
+. bench/vm-bench.sh
+bench_vm probe_vs_perftest
 
 guest=$(mktemp); trap 'rm -f "$guest"' EXIT
 cat > "$guest" <<'GUEST'

@@ -101,6 +101,14 @@ int hwc_cli_probe_opt(struct hwc_cli *c, int which, const char *arg)
 	case HWC_POPT_SOURCE:
 		o->source = arg;
 		return 0;
+	case HWC_POPT_TCP:
+		o->tcp = true;
+		return 0;
+	case HWC_POPT_STREAMS:
+		if (uint_arg("--probe-streams", arg, 1, 64, &v) < 0)
+			return -1;
+		o->streams = (unsigned)v;
+		return 0;
 	default:
 		return -1;
 	}
@@ -162,6 +170,28 @@ static void render_detail(const json_t *r)
 		printf("\n");
 }
 
+/* A TCP result's second line: the streams, CPU (here and at the peer), retransmits. */
+static void render_tcp(const json_t *r)
+{
+	const json_t *busy = json_object_get(r, "cpu_busy"), *pb = json_object_get(r, "peer_cpu_busy");
+	const json_t *re = json_object_get(r, "retransmits");
+	printf("  %lld streams, %.0f MB in %.2f s (%s), ",
+	       (long long)json_integer_value(json_object_get(r, "streams")),
+	       (double)json_integer_value(json_object_get(r, "bytes")) / 1e6,
+	       json_number_value(json_object_get(r, "duration_s")), hwc_json_str_or(r, "stopped", "?"));
+	if (json_is_number(busy))
+		printf("busiest thread %.0f%% of a core here, ", json_number_value(busy) * 100);
+	if (json_is_number(pb))
+		printf("%.0f%% at the peer, ", json_number_value(pb) * 100);
+	if (json_is_integer(re))
+		printf("%lld retransmits, ", (long long)json_integer_value(re));
+	printf("%s\n", json_is_true(json_object_get(r, "data_ok")) ? "data verified" : "data NOT verified");
+	size_t i;
+	const json_t *s;
+	json_array_foreach(json_object_get(r, "per_stream"), i, s)
+		printf("    stream %zu: %.2f Gb/s\n", i, json_number_value(json_object_get(s, "gbps")));
+}
+
 static void render_text(const json_t *probe, bool verbose)
 {
 	const char *st = hwc_json_str_or(probe, "status", "?");
@@ -172,6 +202,9 @@ static void render_text(const json_t *probe, bool verbose)
 		const char *dev = hwc_json_str_or(r, "rdma_device", NULL);
 		const char *peer = hwc_json_str_or(r, "peer", NULL);
 		const json_t *ok = json_object_get(r, "data_ok");
+		bool tcp = strcmp(hwc_json_str_or(r, "op", ""), "tcp") == 0;
+		if (tcp && !dev)
+			dev = hwc_json_str_or(r, "netdev", NULL);
 		const char *data = json_is_true(ok)    ? "data verified"
 				   : json_is_false(ok) ? "data MISMATCH"
 						       : "data checked at the other end";
@@ -179,6 +212,18 @@ static void render_text(const json_t *probe, bool verbose)
 			printf("%s %s %s%s: %s: %s\n", hwc_json_str_or(r, "mode", "?"),
 			       hwc_json_str_or(r, "op", ""), dev ? "on " : "", dev ? dev : peer ? peer : "",
 			       rst, hwc_json_str_or(r, "reason", "?"));
+		} else if (tcp && json_is_number(json_object_get(r, "gbps"))) {
+			printf("%s\n", hwc_json_str_or(r, "finding", "?"));
+			render_tcp(r);
+			if (verbose)
+				render_detail(r);
+		} else if (tcp) {
+			const json_t *b = json_object_get(r, "bytes");
+			printf("server tcp %s %s on %s: %lld bytes in %lld streams, %s (the client "
+			       "measures the rate)\n", hwc_json_str_or(r, "direction", "?"),
+			       peer ? peer : "?", hwc_json_str_or(r, "netdev", "?"),
+			       json_is_integer(b) ? (long long)json_integer_value(b) : 0LL,
+			       (long long)json_integer_value(json_object_get(r, "streams")), data);
 		} else if (json_is_number(json_object_get(r, "gbps"))) {
 			printf("%s\n", hwc_json_str_or(r, "finding", "?"));
 			printf("  %lld x %lld B in %.2f s (%s), %.0f messages/s, %s\n",

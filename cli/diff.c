@@ -379,7 +379,8 @@ static bool probe_of_card(const struct card *c, const json_t *r)
 
 static bool same_probe(const json_t *p, const json_t *q)
 {
-	static const char *const keys[] = {"rdma_device", "port", "op", "mode", "msg_bytes", "qps"};
+	static const char *const keys[] = {"rdma_device", "port", "op", "mode", "msg_bytes", "qps",
+					   "direction", "netdev"};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		const json_t *u = json_object_get(p, keys[i]), *v = json_object_get(q, keys[i]);
 		if ((u || v) && !(u && v && json_equal(u, v)))

@@ -35,7 +35,8 @@ static const char usage_text[] =
 	"                     the card, the settings a reset to defaults would undo, what is\n"
 	"                     pending, the reset the card needs; exit 1 on a firmware finding\n"
 	"  probe              RDMA bandwidth probes per port against the ceiling (docs/probe.md):\n"
-	"                     loopback by default; --server, or --client HOST, for two hosts\n"
+	"                     loopback by default; --server, or --client HOST, for two hosts;\n"
+	"                     --tcp: TCP streams both ways between two hosts, like iperf3\n"
 	"\n"
 	"Options:\n"
 	"  --json             machine-readable output (the versioned report schema)\n"
@@ -75,6 +76,10 @@ static const char usage_text[] =
 	"  --probe-port PORT  rdma_cm port of --server / --client (19515)\n"
 	"  --probe-gid N      RoCE GID index (default: chosen, RoCE v2 first)\n"
 	"  --probe-source ADDR  (--client) the local address to connect from\n"
+	"  --tcp              probe with TCP instead of RDMA (needs --server or --client HOST;\n"
+	"                     --probe-port is then the TCP port)\n"
+	"  --probe-streams N  (--tcp --client) streams per direction, 1-64 (default: one per\n"
+	"                     25 Gb/s of the port, at most the card's local cores)\n"
 	"  -h, --help         this help\n"
 	"  --version          print the version (as 'version')\n"
 	"\n"
@@ -136,6 +141,8 @@ static const struct option long_opts[] = {
 	{"probe-port", required_argument, NULL, OPT_PROBE + HWC_POPT_PORT},
 	{"probe-gid", required_argument, NULL, OPT_PROBE + HWC_POPT_GID},
 	{"probe-source", required_argument, NULL, OPT_PROBE + HWC_POPT_SOURCE},
+	{"tcp", no_argument, NULL, OPT_PROBE + HWC_POPT_TCP},
+	{"probe-streams", required_argument, NULL, OPT_PROBE + HWC_POPT_STREAMS},
 	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, OPT_VERSION},

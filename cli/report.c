@@ -214,16 +214,22 @@ static void render_probe(FILE *out, const json_t *facts)
 		const char *dev = hwc_json_str_or(r, "rdma_device", "?");
 		json_int_t port = json_integer_value(json_object_get(r, "port"));
 		const char *op = hwc_json_str_or(r, "op", "?");
+		if (strcmp(op, "tcp") == 0) { /* TCP: the netdev, and which way */
+			dev = hwc_json_str_or(r, "netdev", "?");
+			port = 0;
+			op = hwc_json_str_or(r, "direction", "?");
+		}
 		const char *st = hwc_json_str_or(r, "status", "?");
 		if (strcmp(st, "ok") != 0) {
-			snprintf(line, sizeof(line), "probe %s/%lld %s: %s (%s)", dev, (long long)port, op, st,
+			snprintf(line, sizeof(line), "probe %s%s%.0lld %s: %s (%s)", dev, port ? "/" : "", (long long)port, op, st,
 				 hwc_json_str_or(r, "reason", "no reason given"));
 			hwc_wrap_print(out, 0, 6, line);
 			continue;
 		}
 		const json_t *g = json_object_get(r, "gbps"), *cg = json_object_get(r, "ceiling_gbps");
-		n = (size_t)snprintf(line, sizeof(line), "probe %s/%lld %s %s: ", dev, (long long)port,
-				     hwc_json_str_or(r, "mode", ""), op);
+		n = (size_t)snprintf(line, sizeof(line), "probe %s%s%.0lld %s %s%s: ", dev, port ? "/" : "",
+				     (long long)port, hwc_json_str_or(r, "mode", ""),
+				     strcmp(hwc_json_str_or(r, "op", ""), "tcp") == 0 ? "tcp " : "", op);
 		if (n < sizeof(line))
 			n += (size_t)(json_is_number(g) ? snprintf(line + n, sizeof(line) - n, "%.2f Gb/s", json_number_value(g))
 							 : snprintf(line + n, sizeof(line) - n, "no rate"));

@@ -130,7 +130,7 @@ static const struct hwc_jfield thr_f[] = {
 static const struct hwc_jtable thr_t = HWC_JTABLE("netdevs[].link.module.thresholds.*", thr_f, 0);
 
 /* thresholds: one object per reading, null + why when the module's page was not read */
-#define THR(key, k) {key, HWC_JT_GROUP, (k) * sizeof(struct hwc_module_thr), 0, 0, &thr_t, 0, NULL, NULL}
+#define THR(key_, k) {.key = key_, .t = HWC_JT_GROUP, .off = (k) * sizeof(struct hwc_module_thr), .sub = &thr_t}
 static const struct hwc_jfield thrs_f[] = {
 	THR("temperature_c", HWC_MOD_TEMP), THR("voltage_v", HWC_MOD_VCC), THR("tx_bias_ma", HWC_MOD_BIAS),
 	THR("tx_power_mw", HWC_MOD_TXP), THR("rx_power_mw", HWC_MOD_RXP),

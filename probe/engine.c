@@ -174,6 +174,7 @@ static int poll_recv(struct pr_run *r)
 
 static bool stable(const double *rates, unsigned n)
 {
+	_Static_assert(STABLE_SLICES == PR_STEADY_SLICES, "one slice ring");
 	if (n < STABLE_SLICES)
 		return false;
 	double lo = rates[0], hi = rates[0], sum = 0;
@@ -186,13 +187,29 @@ static bool stable(const double *rates, unsigned n)
 	return sum > 0 && (hi - lo) / (sum / STABLE_SLICES) <= STABLE_SPREAD;
 }
 
+void pr_steady_start(struct pr_steady *s, double now, uint64_t count)
+{
+	memset(s, 0, sizeof(*s));
+	s->t0 = s->slice_t = now;
+	s->slice_c = count;
+}
+
+bool pr_steady_update(struct pr_steady *s, double now, uint64_t count)
+{
+	if (now - s->slice_t < SLICE_S)
+		return false;
+	s->rates[s->n++ % STABLE_SLICES] = (double)(count - s->slice_c) / (now - s->slice_t);
+	s->slice_t = now;
+	s->slice_c = count;
+	return now - s->t0 >= STABLE_MIN_S && stable(s->rates, s->n);
+}
+
 int pr_engine(struct pr_run *r)
 {
 	enum { WARM, MEASURE, DRAIN } phase = WARM;
-	double t0 = pr_now(), tm = 0, tick = t0, slice_t = 0, last_progress = t0, tdrain = 0;
-	uint64_t total = 0, total_m = 0, slice_c = 0;
-	double rates[STABLE_SLICES] = {0};
-	unsigned nrates = 0;
+	double t0 = pr_now(), tm = 0, tick = t0, last_progress = t0, tdrain = 0;
+	uint64_t total = 0, total_m = 0;
+	struct pr_steady st;
 	r->err[0] = '\0';
 	r->messages = 0;
 	r->measured_s = 0;
@@ -208,19 +225,15 @@ int pr_engine(struct pr_run *r)
 		double now = pr_now();
 		if (phase == WARM && now - t0 >= r->warmup_s) {
 			phase = MEASURE;
-			tm = slice_t = now;
-			total_m = slice_c = total;
+			tm = now;
+			total_m = total;
+			pr_steady_start(&st, now, total);
 		}
 		if (phase == MEASURE) {
 			bool stop = now - tm >= r->max_s;
-			if (now - slice_t >= SLICE_S) {
-				rates[nrates++ % STABLE_SLICES] = (double)(total - slice_c) / (now - slice_t);
-				slice_t = now;
-				slice_c = total;
-				if (now - tm >= STABLE_MIN_S && stable(rates, nrates)) {
-					r->stable = true;
-					stop = true;
-				}
+			if (pr_steady_update(&st, now, total)) {
+				r->stable = true;
+				stop = true;
 			}
 			if (stop) {
 				r->measured_s = now - tm;

@@ -3,6 +3,7 @@
 #include "probe/probe.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -87,6 +88,15 @@ double hwc_probe_port_gbps(unsigned active_speed, unsigned active_width)
 	default: return 0;
 	}
 	return lane * lanes;
+}
+
+unsigned hwc_probe_tcp_default_streams(double port_gbps, unsigned local_cpus)
+{
+	unsigned cap = local_cpus ? local_cpus : 1;
+	cap = cap > 64 ? 64 : cap;
+	unsigned n = port_gbps > 0 ? (unsigned)ceil(port_gbps / 25.0) : 4;
+	n = n ? n : 1;
+	return n < cap ? n : cap;
 }
 
 static const char *speed_name(unsigned s)
@@ -175,6 +185,14 @@ void pr_result_init(struct hwc_arena *a, struct hwc_probe_result *r, const struc
 	HWC_FAIL(r->temp_max_mdegc, HWC_ST_ABSENT, 0, nm);
 	HWC_FAIL(r->numa_node, HWC_ST_ABSENT, 0, nm);
 	HWC_FAIL(r->cpus, HWC_ST_ABSENT, 0, nm);
+	const char *rd = "RDMA: no TCP streams";
+	HWC_FAIL(r->streams, HWC_ST_UNSUPPORTED, 0, rd);
+	HWC_FAIL(r->bytes, HWC_ST_UNSUPPORTED, 0, rd);
+	HWC_FAIL(r->retransmits, HWC_ST_UNSUPPORTED, 0, rd);
+	HWC_FAIL(r->cpu_user_s, HWC_ST_UNSUPPORTED, 0, rd);
+	HWC_FAIL(r->cpu_sys_s, HWC_ST_UNSUPPORTED, 0, rd);
+	HWC_FAIL(r->cpu_busy, HWC_ST_UNSUPPORTED, 0, rd);
+	HWC_FAIL(r->peer_cpu_busy, HWC_ST_UNSUPPORTED, 0, rd);
 }
 
 void pr_result_rates(struct hwc_probe_result *r, const struct pr_run *run)
@@ -235,37 +253,43 @@ static const json_t *find_by(const json_t *arr, const char *key, const char *val
 	return NULL;
 }
 
-/* The PCIe path from facts.pci (devices[].path_bottleneck) and the port rate from verbs, else
- * from facts.mlx (adapters[].ports[].rate_gbps). */
-void pr_ceiling_inputs(struct hwc_facts *f, const struct pr_target *t,
-			   const struct ibv_port_attr *pa, struct hwc_probe_result *r)
+/* The PCIe path from facts.pci (devices[].path_bottleneck). */
+void pr_ceiling_pcie(struct hwc_facts *f, const struct pr_target *t, struct hwc_probe_result *r)
 {
 	struct hwc_arena *a = f->arena;
 	if (!t->bdf) {
 		HWC_FAIL(r->pcie_gbps, HWC_ST_UNSUPPORTED, 0,
 			 hwc_arena_printf(a, "%s is not a PCI device: no PCIe path", t->dev));
-	} else {
-		json_t *pj = f->pci ? hwc_pci_to_json(f) : NULL;
-		const json_t *d = find_by(json_object_get(pj, "devices"), "bdf", t->bdf);
-		const json_t *pb = json_object_get(d, "path_bottleneck");
-		const json_t *g = json_object_get(pb, "gbps");
-		if (json_is_number(g) && json_number_value(g) > 0) {
-			HWC_SET(r->pcie_gbps, json_number_value(g));
-			const char *hb = json_string_value(json_object_get(pb, "bdf"));
-			const json_t *sp = json_object_get(pb, "speed_gts"), *w = json_object_get(pb, "width");
-			if (hb)
-				set_str(a, &r->ceiling_bdf, hb);
-			r->ceiling_detail.v = hwc_arena_printf(
-				a, "PCIe %g GT/s x%lld hop at %s, %.1f Gb/s effective",
-				json_is_number(sp) ? json_number_value(sp) : 0,
-				(long long)json_integer_value(w), hb ? hb : t->bdf, json_number_value(g));
-		} else {
-			HWC_FAIL(r->pcie_gbps, HWC_ST_ABSENT, 0,
-				 hwc_arena_printf(a, "facts.pci has no path_bottleneck.gbps for %s",
-						  t->bdf));
-		}
-		json_decref(pj);
+		return;
 	}
+	json_t *pj = f->pci ? hwc_pci_to_json(f) : NULL;
+	const json_t *d = find_by(json_object_get(pj, "devices"), "bdf", t->bdf);
+	const json_t *pb = json_object_get(d, "path_bottleneck");
+	const json_t *g = json_object_get(pb, "gbps");
+	if (json_is_number(g) && json_number_value(g) > 0) {
+		HWC_SET(r->pcie_gbps, json_number_value(g));
+		const char *hb = json_string_value(json_object_get(pb, "bdf"));
+		const json_t *sp = json_object_get(pb, "speed_gts"), *w = json_object_get(pb, "width");
+		if (hb)
+			set_str(a, &r->ceiling_bdf, hb);
+		r->ceiling_detail.v = hwc_arena_printf(
+			a, "PCIe %g GT/s x%lld hop at %s, %.1f Gb/s effective",
+			json_is_number(sp) ? json_number_value(sp) : 0,
+			(long long)json_integer_value(w), hb ? hb : t->bdf, json_number_value(g));
+	} else {
+		HWC_FAIL(r->pcie_gbps, HWC_ST_ABSENT, 0,
+			 hwc_arena_printf(a, "facts.pci has no path_bottleneck.gbps for %s", t->bdf));
+	}
+	json_decref(pj);
+}
+
+/* The PCIe path, and the port rate from verbs, else from facts.mlx
+ * (adapters[].ports[].rate_gbps). */
+void pr_ceiling_inputs(struct hwc_facts *f, const struct pr_target *t,
+			   const struct ibv_port_attr *pa, struct hwc_probe_result *r)
+{
+	struct hwc_arena *a = f->arena;
+	pr_ceiling_pcie(f, t, r);
 	double pg = pa ? hwc_probe_port_gbps(pa->active_speed, pa->active_width) : 0;
 	if (pg > 0) {
 		HWC_SET(r->port_gbps, pg);
@@ -299,6 +323,15 @@ void pr_ceiling_inputs(struct hwc_facts *f, const struct pr_target *t,
 		json_decref(mj);
 	}
 	r->ceiling_detail.m.st = r->ceiling_detail.v ? HWC_ST_OK : HWC_ST_ABSENT;
+}
+
+/* A TCP stream thread at or above this share of a core (here or at the peer) is what limits. */
+#define CPU_BUSY 0.90
+
+static bool cpu_bound(const struct hwc_probe_result *r)
+{
+	return (hwc_ok(r->cpu_busy) && r->cpu_busy.v >= CPU_BUSY) ||
+	       (hwc_ok(r->peer_cpu_busy) && r->peer_cpu_busy.v >= CPU_BUSY);
 }
 
 void hwc_probe_explain(struct hwc_arena *a, struct hwc_probe_result *r)
@@ -341,8 +374,13 @@ void hwc_probe_explain(struct hwc_arena *a, struct hwc_probe_result *r)
 	if (hwc_ok(r->temp_max_mdegc))
 		snprintf(temp, sizeof(temp), ", card at up to %lld degC",
 			 (long long)(r->temp_max_mdegc.v / 1000));
-	const char *what = hwc_arena_printf(a, "%s %s %s/%lld", r->mode.v, r->op.v,
-					    r->rdma_device.v, (long long)r->port.v);
+	bool tcp = hwc_ok(r->op) && strcmp(r->op.v, "tcp") == 0;
+	const char *what = tcp ? hwc_arena_printf(a, "%s tcp %s %s (%s)", r->mode.v,
+						  hwc_ok(r->direction) ? r->direction.v : "?",
+						  hwc_ok(r->peer) ? r->peer.v : "?",
+						  hwc_ok(r->netdev) ? r->netdev.v : "no netdev")
+			       : hwc_arena_printf(a, "%s %s %s/%lld", r->mode.v, r->op.v,
+						  r->rdma_device.v, (long long)r->port.v);
 	if (!hwc_ok(r->ceiling_gbps)) {
 		HWC_FAIL(r->ratio, HWC_ST_ABSENT, 0, r->ceiling_gbps.m.detail);
 		HWC_FAIL(r->limited_by, HWC_ST_ABSENT, 0, r->ceiling_gbps.m.detail);
@@ -362,6 +400,17 @@ void hwc_probe_explain(struct hwc_arena *a, struct hwc_probe_result *r)
 		} else if (ratio >= AT_CEILING) {
 			lim = r->ceiling_by.v;
 			why = hwc_arena_printf(a, "limited by the %s", r->ceiling_detail.v);
+		} else if (cpu_bound(r)) {
+			lim = "cpu";
+			why = hwc_arena_printf(a, "below %.0f%% of the %s, and a stream thread kept a "
+					       "core busy (%.0f%% here, %s at the peer): CPU-bound; "
+					       "more streams (--probe-streams) or faster cores",
+					       AT_CEILING * 100, r->ceiling_detail.v,
+					       hwc_ok(r->cpu_busy) ? r->cpu_busy.v * 100 : 0,
+					       hwc_ok(r->peer_cpu_busy)
+						       ? hwc_arena_printf(a, "%.0f%%",
+									  r->peer_cpu_busy.v * 100)
+						       : "unknown");
 		} else {
 			lim = "other";
 			why = hwc_arena_printf(a, "below %.0f%% of the %s: neither the path nor the "
@@ -559,14 +608,17 @@ int hwc_probe_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_c
 		return 0;
 	}
 	const char *filter = po->device ? po->device : o->device;
-	if (po->mode == HWC_PROBE_LOOPBACK) {
+	if (po->mode == HWC_PROBE_LOOPBACK && po->tcp) {
+		section_status(f->arena, pf, "the TCP probe runs between two hosts: --server on one, "
+			       "--client HOST on the other");
+	} else if (po->mode == HWC_PROBE_LOOPBACK) {
 		loopback_all(e, f, pf, po, filter);
 	} else {
 		/* failures are in the results; the section's status sums them up */
 		if (po->mode == HWC_PROBE_SERVER)
-			pr_cm_server(e, po, f, pf);
+			(po->tcp ? pr_tcp_server : pr_cm_server)(e, po, f, pf);
 		else
-			pr_cm_client(e, po, f, pf);
+			(po->tcp ? pr_tcp_client : pr_cm_client)(e, po, f, pf);
 		section_status(f->arena, pf, NULL);
 	}
 	return 0;
@@ -588,6 +640,13 @@ static const struct hwc_jfield counter_f[] = {
 	HWC_JF(struct hwc_probe_counter, delta, HWC_JT_I64),
 };
 static const struct hwc_jtable counter_t = HWC_JTABLE("probe.results[].counters[]", counter_f, 0);
+static const struct hwc_jfield stream_f[] = {
+	HWC_JF(struct hwc_probe_stream, gbps, HWC_JT_F64),
+	HWC_JF(struct hwc_probe_stream, bytes, HWC_JT_I64),
+	HWC_JF(struct hwc_probe_stream, retransmits, HWC_JT_I64),
+	HWC_JF(struct hwc_probe_stream, cpu_busy, HWC_JT_F64),
+};
+static const struct hwc_jtable stream_t = HWC_JTABLE("probe.results[].per_stream[]", stream_f, 0);
 
 #define S(k) HWC_JF(struct hwc_probe_result, k, HWC_JT_STR)
 #define I(k) HWC_JF(struct hwc_probe_result, k, HWC_JT_I64)
@@ -600,8 +659,12 @@ static const struct hwc_jfield result_f[] = {
 	HWC_JF(struct hwc_probe_result, data_ok, HWC_JT_BOOL), S(data_check), D(port_gbps),
 	D(pcie_gbps), D(ceiling_gbps), S(ceiling_by), S(ceiling_bdf), S(ceiling_detail), D(ratio),
 	S(limited_by), S(finding), I(temp_start_mdegc), I(temp_max_mdegc), I(numa_node), S(cpus),
+	I(streams), I(bytes), I(retransmits), D(cpu_user_s), D(cpu_sys_s), D(cpu_busy),
+	D(peer_cpu_busy),
 	HWC_JVEC(struct hwc_probe_result, "hops", hops, struct hwc_probe_hop, hop_t),
 	HWC_JVEC(struct hwc_probe_result, "counters", counters, struct hwc_probe_counter, counter_t),
+	HWC_JVEC(struct hwc_probe_result, "per_stream", per_stream, struct hwc_probe_stream,
+		 stream_t),
 };
 #undef S
 #undef I

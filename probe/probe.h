@@ -37,6 +37,8 @@ struct hwc_probe_opts {
 	int gid_index;         /* -1: choose (RoCE v2, IPv4-mapped first, then any) */
 	const char *device;    /* RDMA device to probe; NULL = every device (-d filters too) */
 	double timeout_s;      /* two-host: connection set-up and peer silence, 10 */
+	bool tcp;              /* --tcp: TCP streams between two hosts instead of RDMA */
+	unsigned streams;      /* TCP streams per direction; 0 = from the port rate and local cores */
 	/* Called about every 250 ms while a measurement runs, when set (cli/ prints it on a TTY). */
 	void (*progress)(void *ctx, const char *line);
 	void *progress_ctx;
@@ -52,6 +54,13 @@ struct hwc_probe_hop {
 	struct hwc_ff64 speed_gts_idle, speed_gts_min, speed_gts_max, max_speed_gts;
 	struct hwc_fi64 width_idle, width_min, width_max, max_width; /* idle: before the run */
 	struct hwc_fbool trained_down; /* below its maximum at any sample under load */
+};
+
+/* One TCP stream of a run. */
+struct hwc_probe_stream {
+	struct hwc_ff64 gbps;
+	struct hwc_fi64 bytes, retransmits;
+	struct hwc_ff64 cpu_busy;
 };
 
 /* A counter's change over the run (end - start). */
@@ -100,6 +109,17 @@ struct hwc_probe_result {
 		struct hwc_probe_counter *items;
 		size_t n, cap;
 	} counters;
+	/* TCP (op "tcp") only; null with a reason for RDMA */
+	struct hwc_fi64 streams;       /* TCP connections that carried the payload */
+	struct hwc_fi64 bytes;         /* payload bytes in the measured interval (server: whole run) */
+	struct hwc_fi64 retransmits;   /* segments the sender retransmitted (TCP_INFO), whole run */
+	struct hwc_ff64 cpu_user_s, cpu_sys_s; /* getrusage of this process, measured interval */
+	struct hwc_ff64 cpu_busy;      /* busiest stream thread here: share of one core */
+	struct hwc_ff64 peer_cpu_busy; /* the same at the peer (its own report, whole run) */
+	struct {
+		struct hwc_probe_stream *items;
+		size_t n, cap;
+	} per_stream;
 };
 
 struct hwc_probe_facts {
@@ -124,6 +144,10 @@ extern const struct hwc_jtable hwc_probe_table;
 
 /* Port data rate in Gb/s from ibv_port_attr active_speed / active_width codes (0 if unknown). */
 double hwc_probe_port_gbps(unsigned active_speed, unsigned active_width);
+/* TCP streams to run when --probe-streams is not given: one per 25 Gb/s of the port (a core
+ * moves about that much TCP), at least 1, at most the card's local cores and 64; 4 when the port
+ * rate is unknown (port_gbps <= 0). */
+unsigned hwc_probe_tcp_default_streams(double port_gbps, unsigned local_cpus);
 /* Picks the ceiling and says what limited the measurement (pure, for tests). */
 void hwc_probe_explain(struct hwc_arena *a, struct hwc_probe_result *r);
 

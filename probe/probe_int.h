@@ -56,6 +56,19 @@ struct pr_run {
 	char err[256];           /* non-empty when the run failed */
 };
 
+/* The steady-state stop shared by the RDMA engine and the TCP probe: the rate in 100 ms slices;
+ * steady once the last five agree within 2% after at least 0.5 s. */
+#define PR_STEADY_SLICES 5
+struct pr_steady {
+	double rates[PR_STEADY_SLICES];
+	unsigned n;
+	double t0, slice_t;
+	uint64_t slice_c;
+};
+void pr_steady_start(struct pr_steady *s, double now, uint64_t count);
+/* Feeds the running count; true once the run is steady (then it may stop). */
+bool pr_steady_update(struct pr_steady *s, double now, uint64_t count);
+
 /* Posts, polls and times. Returns 0, or -EIO with run->err set. */
 int pr_engine(struct pr_run *run);
 
@@ -96,6 +109,18 @@ void pr_tick(void *ctx, double elapsed_s, double gbps_so_far);
 void pr_loopback(const struct hwc_probe_opts *o, const struct pr_target *t, unsigned op,
 		 struct ibv_device *dev, struct hwc_arena *a, struct hwc_probe_result *r,
 		 pr_tick_fn tick, void *tick_ctx);
+
+/* TCP between two hosts (probe/tcp.c): results appended to pf->results, one per direction. */
+int pr_tcp_client(struct hwc_env *e, const struct hwc_probe_opts *o, struct hwc_facts *f,
+		  struct hwc_probe_facts *pf);
+int pr_tcp_server(struct hwc_env *e, const struct hwc_probe_opts *o, struct hwc_facts *f,
+		  struct hwc_probe_facts *pf);
+/* The PCIe half of the ceiling: facts.pci path_bottleneck of t->bdf into pcie_gbps, ceiling_bdf
+ * and ceiling_detail. */
+void pr_ceiling_pcie(struct hwc_facts *f, const struct pr_target *t, struct hwc_probe_result *r);
+/* Target facts of a netdev (TCP): bdf behind it, numa node. dev is the netdev name. */
+void pr_target_netdev(struct hwc_env *e, struct hwc_arena *a, const char *netdev,
+		      struct pr_target *t);
 
 /* Two-host: results appended to pf->results (one per op). Returns 0 or -errno when nothing ran. */
 int pr_cm_client(struct hwc_env *e, const struct hwc_probe_opts *o, struct hwc_facts *f,

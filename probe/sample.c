@@ -49,6 +49,25 @@ void pr_target_init(struct hwc_env *e, struct hwc_arena *a, const char *dev, uns
 		t->numa_node = (int)numa.v;
 }
 
+void pr_target_netdev(struct hwc_env *e, struct hwc_arena *a, const char *netdev,
+		      struct pr_target *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->dev = hwc_arena_strdup(a, netdev);
+	t->netdev = t->dev;
+	t->port = 1;
+	t->numa_node = -1;
+	const char *rp;
+	if (hwc_env_realpath(e, hwc_arena_printf(a, "sys/class/net/%s/device", netdev), a, &rp) ==
+		    0 &&
+	    is_bdf(base(rp)))
+		t->bdf = hwc_arena_strdup(a, base(rp));
+	struct hwc_fi64 numa = {0};
+	hwc_read_i64(e, hwc_arena_printf(a, "sys/class/net/%s/device/numa_node", netdev), a, &numa);
+	if (hwc_ok(numa) && numa.v >= 0 && numa.v < 4096)
+		t->numa_node = (int)numa.v;
+}
+
 /* "0-3,8-11" -> set; -EINVAL on anything else. */
 static int parse_cpulist(const char *s, cpu_set_t *set)
 {

@@ -5,10 +5,18 @@
 
 #include "rules/rules-int.h"
 
+/* TCP results name their netdev and direction where RDMA ones name the device and op */
+static bool is_tcp(const json_t *r)
+{
+	const char *op = json_string_value(json_object_get(r, "op"));
+	return op && strcmp(op, "tcp") == 0;
+}
+
 static const char *res_path(struct hwc_rule_ctx *c, const json_t *r, size_t i)
 {
-	const char *dev = json_string_value(json_object_get(r, "rdma_device"));
-	const char *op = json_string_value(json_object_get(r, "op"));
+	bool tcp = is_tcp(r);
+	const char *dev = json_string_value(json_object_get(r, tcp ? "netdev" : "rdma_device"));
+	const char *op = json_string_value(json_object_get(r, tcp ? "direction" : "op"));
 	return hwc_arena_printf(c->a, "probe.results[%zu:%s/%s]", i, dev ? dev : "?", op ? op : "?");
 }
 
@@ -16,6 +24,8 @@ static const char *res_subject(struct hwc_rule_ctx *c, const json_t *r)
 {
 	const char *dev = json_string_value(json_object_get(r, "rdma_device"));
 	const json_t *port = json_object_get(r, "port");
+	if (is_tcp(r) && json_is_string(json_object_get(r, "netdev")))
+		return json_string_value(json_object_get(r, "netdev"));
 	if (dev)
 		return hwc_arena_printf(c->a, "%s/%lld", dev, json_is_integer(port) ? (long long)json_integer_value(port) : 1LL);
 	return json_string_value(json_object_get(r, "bdf"));

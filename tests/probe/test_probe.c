@@ -155,6 +155,13 @@ static void test_round_trip(void)
 	h->bdf = "0000:00:03.0";
 	HWC_SET(h->speed_gts_min, 8.0);
 	HWC_FAIL(h->trained_down, HWC_ST_ABSENT, 0, "needs link samples and maxima");
+	/* a TCP stream with one of its numbers unknown */
+	struct hwc_probe_stream *st = HWC_VEC_PUSH(f->arena, &r->per_stream);
+	HWC_SET(st->gbps, 23.5);
+	HWC_SET(st->bytes, 5875000000);
+	HWC_FAIL(st->retransmits, HWC_ST_ABSENT, 0, "the peer sent: see retransmits");
+	HWC_SET(st->cpu_busy, 0.97);
+	HWC_SET(r->retransmits, 12);
 	hwc_probe_explain(f->arena, r);
 	json_t *j1 = hwc_probe_to_json(f);
 	struct hwc_facts *g = hwc_facts_new();
@@ -163,6 +170,8 @@ static void test_round_trip(void)
 	char *s1 = hwc_json_dumps(j1, false), *s2 = hwc_json_dumps(j2, false);
 	CHECK_STR(s1, s2);
 	CHECK(strstr(s1, "\"delta\":3") != NULL);
+	CHECK(strstr(s1, "\"per_stream\":[{\"gbps\":23.5") != NULL);
+	CHECK(strstr(s1, "\"retransmits\":12") != NULL);
 	free(s1);
 	free(s2);
 	json_decref(j1);
@@ -182,6 +191,70 @@ static void test_round_trip(void)
 	hwc_facts_free(g);
 }
 
+/* TCP: the default stream count, and CPU-bound told apart from wire-bound and from "other" */
+static void test_tcp(struct hwc_arena *a)
+{
+	CHECK_INT(hwc_probe_tcp_default_streams(100.0, 32), 4);  /* 100G: 4 x 25 */
+	CHECK_INT(hwc_probe_tcp_default_streams(400.0, 8), 8);   /* capped by the local cores */
+	CHECK_INT(hwc_probe_tcp_default_streams(10.0, 16), 1);   /* veth's 10000 Mb/s */
+	CHECK_INT(hwc_probe_tcp_default_streams(0, 16), 4);      /* unknown rate */
+	CHECK_INT(hwc_probe_tcp_default_streams(0, 0), 1);       /* no CPU count: 1 */
+	CHECK_INT(hwc_probe_tcp_default_streams(4000.0, 512), 64);
+
+	/* 30 of 100 Gb/s with a stream thread at 98% of a core at the peer: CPU-bound */
+	struct hwc_probe_result *r = measured(a, 30.0, 100.0, 0);
+	HWC_FAIL(r->pcie_gbps, HWC_ST_UNSUPPORTED, 0, "veth0 is not a PCI device");
+	HWC_SET(r->op, "tcp");
+	HWC_SET(r->mode, "client");
+	HWC_SET(r->direction, "to_peer");
+	HWC_SET(r->peer, "192.0.2.1");
+	HWC_SET(r->netdev, "eth2");
+	HWC_SET(r->cpu_busy, 0.45);
+	HWC_SET(r->peer_cpu_busy, 0.98);
+	hwc_probe_explain(a, r);
+	CHECK_STR(r->limited_by.v, "cpu");
+	CHECK(strstr(r->finding.v, "client tcp to_peer 192.0.2.1 (eth2): 30.00 Gb/s") != NULL);
+	CHECK(strstr(r->finding.v, "45% here, 98% at the peer): CPU-bound") != NULL);
+	/* the same rate with idle threads: something else */
+	r = measured(a, 30.0, 100.0, 0);
+	HWC_FAIL(r->pcie_gbps, HWC_ST_UNSUPPORTED, 0, "not PCI");
+	HWC_SET(r->op, "tcp");
+	HWC_SET(r->cpu_busy, 0.30);
+	HWC_FAIL(r->peer_cpu_busy, HWC_ST_ABSENT, 0, "no summary");
+	hwc_probe_explain(a, r);
+	CHECK_STR(r->limited_by.v, "other");
+	/* at the port's rate a busy core does not matter: the wire binds */
+	r = measured(a, 94.0, 100.0, 0);
+	HWC_FAIL(r->pcie_gbps, HWC_ST_UNSUPPORTED, 0, "not PCI");
+	HWC_SET(r->op, "tcp");
+	HWC_SET(r->cpu_busy, 1.0);
+	hwc_probe_explain(a, r);
+	CHECK_STR(r->limited_by.v, "port");
+}
+
+/* The steady-state stop: constant rate stops after 0.5 s, a ramp does not */
+static void test_steady(void)
+{
+	struct pr_steady st;
+	pr_steady_start(&st, 0.0, 0);
+	bool stop = false;
+	double t = 0;
+	for (int i = 1; i <= 20 && !stop; i++) {
+		t = i * 0.1001; /* slices a little over 100 ms, as a real loop sees them */
+		stop = pr_steady_update(&st, t, (uint64_t)(t * 1e6));
+	}
+	CHECK(stop);
+	CHECK(t > 0.5 && t < 0.52); /* the fifth slice, once 0.5 s are measured */
+	pr_steady_start(&st, 0.0, 0);
+	stop = false;
+	for (int i = 1; i <= 20 && !stop; i++) {
+		t = i * 0.1001;
+		stop = pr_steady_update(&st, t, (uint64_t)(t * t * 1e6)); /* still speeding up */
+	}
+	CHECK(!stop);
+	CHECK(!pr_steady_update(&st, t + 0.01, 5)); /* within a slice: no verdict */
+}
+
 int main(void)
 {
 	struct hwc_arena *a = hwc_arena_new();
@@ -190,6 +263,8 @@ int main(void)
 	test_ops();
 	test_pattern();
 	test_round_trip();
+	test_tcp(a);
+	test_steady();
 	hwc_arena_free(a);
 	TEST_MAIN_END();
 }

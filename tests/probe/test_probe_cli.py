@@ -3,8 +3,11 @@
 # probe section through a facts file. (Real verbs: vm_probe.py.)
 import json
 import os
+import socket
+import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
@@ -25,7 +28,9 @@ class Options(unittest.TestCase):
                            (["--probe-depth", "x"], "--probe-depth"),
                            (["--probe-duration", "0"], "--probe-duration"),
                            (["--probe-duration", "nan"], "--probe-duration"),
-                           (["--probe-port", "70000"], "--probe-port")):
+                           (["--probe-port", "70000"], "--probe-port"),
+                           (["--tcp", "--client", "h", "--probe-streams", "0"], "--probe-streams"),
+                           (["--tcp", "--client", "h", "--probe-streams", "65"], "--probe-streams")):
             cp = run("probe", *argv)
             self.assertEqual(cp.returncode, 2, argv)
             self.assertIn(word, cp.stderr)
@@ -50,7 +55,7 @@ class Options(unittest.TestCase):
 
     def test_help_lists_the_probe(self):
         cp = run("--help")
-        for w in ("probe", "--probe-op", "--probe-duration", "--client"):
+        for w in ("probe", "--probe-op", "--probe-duration", "--client", "--tcp", "--probe-streams"):
             self.assertIn(w, cp.stdout)
 
 
@@ -95,6 +100,111 @@ class Skips(unittest.TestCase):
         self.assertIn(cp.returncode, (0, 1, 3))
         self.assertEqual(doc["facts"]["probe"]["status"], "skipped")
         hwctest.validate(doc)
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def listening(port, timeout=30):
+    """True once something listens on TCP port (from /proc/net, so no connection is made)."""
+    want = ":%04X " % port
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        for f in ("/proc/net/tcp6", "/proc/net/tcp"):
+            try:
+                for line in open(f).read().split("\n")[1:]:
+                    w = line.split()
+                    if len(w) > 3 and w[1].endswith(want.strip()) and w[3] == "0A":
+                        return True
+            except OSError:
+                pass
+        time.sleep(0.1)
+    return False
+
+
+class Tcp(unittest.TestCase):
+    """probe --tcp on this machine's loopback: both ends real, no RDMA needed (two hosts: the VM)."""
+
+    def test_needs_two_hosts(self):
+        cp, doc = run_json("probe", "--tcp", "--json")
+        self.assertEqual(cp.returncode, 3)
+        self.assertIn("two hosts", doc["facts"]["probe"]["reason"])
+        hwctest.validate(doc)
+
+    def test_no_listener(self):
+        cp, doc = run_json("probe", "--tcp", "--json", "--client", "127.0.0.1",
+                           "--probe-port", str(free_port()))
+        p = doc["facts"]["probe"]
+        self.assertEqual(cp.returncode, 1)
+        self.assertEqual(p["status"], "failed")
+        self.assertIn("refused the connection", p["reason"])
+        self.assertIsNone(p["results"][0]["gbps"])
+        hwctest.validate(doc)
+
+    def test_client_and_server_on_lo(self):
+        port = str(free_port())
+        srv = subprocess.Popen([hwctest.ARGS.hwcheck, "probe", "--tcp", "--server", "--json",
+                                "--probe-port", port, "--timeout", "120"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=dict(os.environ, LC_ALL="C"))
+        try:
+            self.assertTrue(listening(int(port)), "the server listens")
+            cp, doc = run_json("probe", "--tcp", "--json", "--client", "127.0.0.1", "--probe-port",
+                               port, "--probe-streams", "2", "--probe-duration", "0.5")
+            so, se = srv.communicate(timeout=60)
+        finally:
+            srv.kill()
+            srv.wait()
+        self.assertEqual(cp.returncode, 0, cp.stderr)
+        self.assertEqual(srv.returncode, 0, se)
+        hwctest.validate(doc)
+        sdoc = json.loads(so)
+        hwctest.validate(sdoc)
+        rs, srs = doc["facts"]["probe"]["results"], sdoc["facts"]["probe"]["results"]
+        self.assertEqual([r["direction"] for r in rs], ["to_peer", "from_peer"])
+        self.assertEqual([r["direction"] for r in srs], ["from_peer", "to_peer"])
+        for r, sr in zip(rs, srs):
+            self.assertEqual((r["status"], r["op"], r["netdev"], r["streams"]), ("ok", "tcp", "lo", 2))
+            self.assertTrue(r["data_ok"], r["data_check"])
+            self.assertEqual(sum(x["bytes"] for x in r["per_stream"]), r["bytes"])
+            self.assertAlmostEqual(r["gbps"], r["bytes"] * 8 / r["duration_s"] / 1e9, places=9)
+            self.assertLessEqual(r["duration_s"], 0.5 + 0.3)
+            self.assertIsInstance(r["retransmits"], int)
+            self.assertIsInstance(r["peer_cpu_busy"], float)
+            # lo has no link speed: the ceiling is unknown, and says why; no ratio
+            self.assertIsNone(r["ceiling_gbps"])
+            self.assertIn("speed", r["unavailable"]["port_gbps"]["detail"])
+            self.assertIsNone(r["ratio"])
+            self.assertEqual((sr["status"], sr["mode"], sr["peer"]), ("ok", "server", "127.0.0.1"))
+            self.assertIsNone(sr["gbps"])
+            self.assertGreaterEqual(sr["bytes"], r["bytes"])  # the whole run, warm-up included
+        self.assertTrue(srs[0]["data_ok"])  # the server checked what it received
+        self.assertEqual(srs[1]["retransmits"], rs[1]["retransmits"])
+
+
+class TcpFacts(unittest.TestCase):
+    """A real TCP client report from the VM, read back: the rules and the report name the netdev."""
+
+    def test_rules_and_report(self):
+        f = hwctest.fixture("probe-tcp-vm", "client.json")
+        cp, doc = run_json("--json", "--facts", f, "check")
+        hwctest.validate(doc)
+        below = [x for x in doc["findings"] if x["rule_id"] == "PROBE_BELOW_CEILING"]
+        self.assertEqual([x["subject"] for x in below], ["vc", "vc"])
+        self.assertIn("tcp bandwidth", below[0]["message"])
+        self.assertIn("probe.results[0:vc/to_peer].gbps", [e["fact"] for e in below[0]["evidence"]])
+        r = doc["facts"]["probe"]["results"]
+        self.assertEqual([x["op"] for x in r], ["tcp", "tcp"])
+        self.assertEqual(r[0]["per_stream"][0]["bytes"], r[0]["bytes"])
+        cp = run("--facts", f, "check")
+        self.assertIn("probe vc client tcp to_peer: ", cp.stdout)
+        self.assertIn("probe vc client tcp from_peer: ", cp.stdout)
+        # the two directions are two probes: a report diffed against itself changes nothing
+        cp = run("diff", f, f)
+        self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)
 
 
 class FactsFile(unittest.TestCase):

@@ -3,7 +3,7 @@
 # The probe on real verbs: boots the soft-RoCE VM (tests/vm), runs one guest script of cases
 # (guest_<scenario>.sh) with the hwcheck under test, and checks each case's exit code, JSON,
 # schema and stderr here on the host. Never checks Gb/s: under emulation it swings with load.
-#   vm_probe.py --hwcheck PATH --source DIR --vmdir DIR --scenario loopback|twohost
+#   vm_probe.py --hwcheck PATH --source DIR --vmdir DIR --scenario loopback|twohost|tcp
 import argparse
 import json
 import os
@@ -232,12 +232,89 @@ def twohost(cases, src):
             print(f"{name}: {rs[-1].get('reason')}")
 
 
+def tcp_ok(r, name, sender):
+    """A client's TCP result: every number measured and consistent, the data arrived intact."""
+    check(r.get("status") == "ok", f"{name}: status {r.get('status')} ({r.get('reason')})")
+    check(r.get("op") == "tcp" and r.get("mode") == "client", f"{name}: op tcp, mode client")
+    check(r.get("netdev") == "vc" and r.get("bdf") is None, f"{name}: netdev vc, no PCI function")
+    check(r.get("port_gbps") == 10.0 and r.get("ceiling_by") == "port",
+          f"{name}: veth's 10000 Mb/s is the ceiling: {r.get('port_gbps')} {r.get('ceiling_by')}")
+    ps = r.get("per_stream", [])
+    check(len(ps) == r.get("streams") and r.get("streams", 0) >= 1, f"{name}: one entry per stream")
+    b, d = r.get("bytes", 0), r.get("duration_s", 0)
+    check(b > 0 and d > 0, f"{name}: bytes and duration measured")
+    check(sum(x.get("bytes", 0) for x in ps) == b, f"{name}: the streams add up to bytes")
+    if b and d:
+        check(abs(r["gbps"] - b * 8 / d / 1e9) < 1e-6 * max(1, r["gbps"]), f"{name}: gbps = bits / s")
+        check(abs(r["ratio"] - r["gbps"] / r["ceiling_gbps"]) < 1e-9, f"{name}: ratio")
+    check(r.get("data_ok") is True and "bytes sent" in (r.get("data_check") or ""),
+          f"{name}: data verified: {r.get('data_check')}")
+    check(isinstance(r.get("retransmits"), int), f"{name}: retransmits counted")
+    for k in ("cpu_busy", "peer_cpu_busy", "cpu_user_s", "cpu_sys_s"):
+        check(isinstance(r.get(k), (int, float)) and r[k] >= 0, f"{name}: {k} measured")
+    check(r.get("limited_by") in ("port", "cpu", "other"), f"{name}: limited_by")
+    check(r.get("qps") is None and r["unavailable"]["qps"]["status"] == "unsupported",
+          f"{name}: no QP, and says so")
+
+
+def tcp(cases, src):
+    c, p = doc_of(cases, "usage_no_peer", src)
+    check(c and c["rc"] == 3 and "two hosts" in (p.get("reason") or ""),
+          f"usage_no_peer: skipped, exit 3: {p}")
+    c = cases.get("bad_streams")
+    check(c and c["rc"] == 2 and "--probe-streams" in c["stderr"], "bad_streams: usage error")
+    c, p = doc_of(cases, "port_in_use", src)
+    check(c and c["rc"] == 1 and "in use" in (p.get("reason") or ""), f"port_in_use: {p}")
+
+    c, p = doc_of(cases, "client", src)
+    check(c and c["rc"] == 0, f"client: exit 0, got {c and c['rc']}: {c and c['stderr'][-1500:]}")
+    rs = p.get("results", [])
+    check([r.get("direction") for r in rs] == ["to_peer", "from_peer"], f"client: both ways: {rs}")
+    for r in rs:
+        tcp_ok(r, f"client {r.get('direction')}", r.get("direction") == "to_peer")
+        check(r.get("streams") == 1, "client: default streams on a 10G veth: 1")
+        check(r.get("duration_s", 9) <= 1.0 + 0.5, "client: bounded by --probe-duration")
+    c, sp = doc_of(cases, "server", src)
+    check(c and c["rc"] == 0, f"server: exit 0 after the client's run, got {c and c['rc']}")
+    srs = sp.get("results", [])
+    check([r.get("direction") for r in srs] == ["from_peer", "to_peer"], f"server: both ways: {srs}")
+    if len(srs) == 2 and len(rs) == 2:
+        check(srs[0].get("data_ok") is True and srs[0].get("netdev") == "vs",
+              "server: checked what it received on vs")
+        check(srs[0].get("gbps") is None and "client measures" in srs[0]["unavailable"]["gbps"]["detail"],
+              "server: no rate of its own, and says so")
+        check(srs[1].get("retransmits") == rs[1].get("retransmits"), "the sender's retransmits")
+    rx = cases.get("vs_rx_bytes")
+    if rx and rs:
+        check(int(rx["stdout"] or 0) >= rs[0].get("bytes", 1 << 62),
+              f"vs received at least the measured payload: {rx['stdout']}")
+
+    c = cases.get("client_text")
+    check(c and c["rc"] == 0 and c["stdout"].count("data verified") == 2 and
+          "3 streams" in c["stdout"] and "stream 2:" in c["stdout"],
+          f"client_text: {c and c['stdout']}")
+    c = cases.get("server_text")
+    check(c and c["rc"] == 0 and "3 streams" in c["stdout"], f"server_text: {c and c['stdout']}")
+
+    for name, want in (("no_listener", "refused the connection"), ("no_route", "unreachable"),
+                       ("bad_host", "cannot resolve"), ("no_client", "no client came within"),
+                       ("peer_gone", "")):
+        c, p = doc_of(cases, name, src)
+        rs = p.get("results", [])
+        check(c and c["rc"] == 1 and p.get("status") == "failed", f"{name}: failed, exit 1: {p}")
+        check(rs and rs[0].get("gbps") is None, f"{name}: no number")
+        check(want.lower() in (p.get("reason") or "").lower(), f"{name}: reason says '{want}': {p.get('reason')}")
+    c, p = doc_of(cases, "peer_gone", src)
+    check(any(w in (p.get("reason") or "") for w in ("went away", "stream", "no payload", "summary")),
+          f"peer_gone: says the peer went: {p.get('reason')}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--hwcheck", required=True)
     ap.add_argument("--source", required=True)
     ap.add_argument("--vmdir", required=True)
-    ap.add_argument("--scenario", required=True, choices=["loopback", "twohost"])
+    ap.add_argument("--scenario", required=True, choices=["loopback", "twohost", "tcp"])
     a = ap.parse_args()
     vm = os.path.join(a.source, "tests", "vm")
     b = subprocess.run([os.path.join(vm, "build-initramfs.sh"), a.vmdir], capture_output=True, text=True)
@@ -263,7 +340,7 @@ def main():
               file=sys.stderr)
         return 1
     cases = parse(r.stdout)
-    (loopback if a.scenario == "loopback" else twohost)(cases, a.source)
+    {"loopback": loopback, "twohost": twohost, "tcp": tcp}[a.scenario](cases, a.source)
     print(f"{passed} passed, {len(failures)} failed")
     return 1 if failures or not passed else 0
 

@@ -71,6 +71,8 @@ ML=/usr/lib/x86_64-linux-gnu
 prov=$(ls "$ML"/libibverbs/librxe-rdmav*.so | head -n1)
 put /usr/bin/bash /usr/bin/ip /usr/bin/rdma /usr/bin/ibv_devinfo /usr/bin/ib_write_bw \
     /usr/bin/ib_read_bw /usr/bin/ib_send_bw "$prov"
+# iperf3: the TCP probe's bench (bench/tcp_vs_iperf3.sh); optional, the tests do not need it
+if command -v iperf3 >/dev/null; then put "$(command -v iperf3)"; fi
 mkdir -p "$R/etc/libibverbs.d"; cp /etc/libibverbs.d/rxe.driver "$R/etc/libibverbs.d/"
 echo "$ML" > "$R/etc/ld.so.conf"
 ldconfig -r "$R"
