@@ -41,6 +41,7 @@ static const struct {
 	[HWC_T_LINK_RAW_BER_MARGIN] = {"link_raw_ber_margin", 0, 1},
 	[HWC_T_LINK_EFFECTIVE_BER_MAX] = {"link_effective_ber_max", 0, 1},
 	[HWC_T_LINK_MODULE_MARGIN] = {"link_module_margin", 0, 0.5},
+	[HWC_T_LINK_MODULE_RX_MARGIN_DB] = {"link_module_rx_margin_db", 0, 30},
 };
 
 /* The compiled-in default (generated from rules/default-profile.json by rules/CMakeLists.txt). */
@@ -681,6 +682,39 @@ static void v_unused_ports(struct vctx *v, const json_t *arr)
 	v_array(v, arr, "unused ports", keys, "an unused port", v_unused_port);
 }
 
+/* An allowed transceiver: "vendor" and/or "part_number", glob patterns as fnmatch(3) reads them
+ * ("FINISAR*", "MMA1B00-C100D*"), matched against the module's EEPROM strings; "reason" optional. */
+static void v_allowed_module(struct vctx *v, const json_t *e)
+{
+	static const char *const pats[] = {"vendor", "part_number"};
+	int n = 0;
+	for (int k = 0; k < 2; k++) {
+		const json_t *x = json_object_get(e, pats[k]);
+		if (!x)
+			continue;
+		n++;
+		push(v, pats[k]);
+		const char *s = json_string_value(x);
+		if (!s || !*s || strlen(s) > 64)
+			verr(v, "expected a pattern of 1 to 64 characters (fnmatch: * ? [..])");
+		pop(v);
+	}
+	if (!n)
+		verr(v, "an allowed module needs \"vendor\" or \"part_number\" (or both)");
+	const json_t *r = json_object_get(e, "reason");
+	if (r && !json_is_string(r)) {
+		push(v, "reason");
+		verr(v, "expected a string");
+		pop(v);
+	}
+}
+
+static void v_allowed_modules(struct vctx *v, const json_t *arr)
+{
+	static const char *const keys[] = {"vendor", "part_number", "reason", NULL};
+	v_array(v, arr, "allowed modules", keys, "an allowed module", v_allowed_module);
+}
+
 /* A host policy string that must be one of a list. */
 static void v_host_enum(struct vctx *v, const json_t *h, const char *key, const char *const *ok,
 			const char *msg)
@@ -785,7 +819,8 @@ static struct hwc_profile *parse_only(const char *name, const char *buf, size_t 
 	struct vctx v = {.name = name, .buf = buf, .len = len, .err = err, .errsz = errsz};
 	static const char *const top[] = {"schema", "schema_version", "name", "description",
 					  "thresholds", "host", "products", "rules", "expectations",
-					  "waivers", "unused_ports", "required", "roce", NULL};
+					  "waivers", "unused_ports", "required", "roce",
+					  "allowed_modules", NULL};
 	if (check_keys(&v, doc, top, "a profile")) {
 		const char *schema = json_string_value(json_object_get(doc, "schema"));
 		const json_t *ver = json_object_get(doc, "schema_version");
@@ -820,6 +855,8 @@ static struct hwc_profile *parse_only(const char *name, const char *buf, size_t 
 				v_required(&v, x);
 			else if (!strcmp(k, "roce"))
 				v_roce(&v, x);
+			else if (!strcmp(k, "allowed_modules"))
+				v_allowed_modules(&v, x);
 			else if ((!strcmp(k, "name") || !strcmp(k, "description")) && !json_is_string(x))
 				verr(&v, "expected a string");
 			pop(&v);
@@ -1049,6 +1086,11 @@ const json_t *hwc_profile_roce(const struct hwc_profile *p)
 const json_t *hwc_profile_expectations(const struct hwc_profile *p)
 {
 	return p ? json_object_get(p->doc, "expectations") : NULL;
+}
+
+const json_t *hwc_profile_allowed_modules(const struct hwc_profile *p)
+{
+	return p ? json_object_get(p->doc, "allowed_modules") : NULL;
 }
 
 const json_t *hwc_profile_waivers(const struct hwc_profile *p)
