@@ -90,8 +90,9 @@ int hwc_cli_stdout_errno(void);
 /* One line "hwcheck: <what>: <why>" on stderr. */
 void hwc_cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Opens the env the options ask for; prints the error and returns an exit code on failure. */
-int hwc_cli_env(const struct hwc_cli *c, bool record, struct hwc_env **out);
+/* Opens the env the options ask for (recording into `record` when not NULL); prints the error and
+ * returns an exit code on failure. */
+int hwc_cli_env(const struct hwc_cli *c, struct hwc_capture_sink *record, struct hwc_env **out);
 /* --pci-dump, when given, names a readable file; says why not (the caller exits 2). */
 bool hwc_cli_pci_dump_ok(const struct hwc_cli *c);
 /* Collects live (or under --root), or loads --facts; never NULL unless out of memory.

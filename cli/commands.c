@@ -12,7 +12,7 @@
 #include "hwinfo/hwinfo.h"
 #include "mlx/mlx.h"
 
-int hwc_cli_env(const struct hwc_cli *c, bool record, struct hwc_env **out)
+int hwc_cli_env(const struct hwc_cli *c, struct hwc_capture_sink *record, struct hwc_env **out)
 {
 	struct hwc_env_opts o = {
 		.root = c->root,
@@ -100,7 +100,7 @@ struct hwc_facts *hwc_cli_facts(const struct hwc_cli *c, int *exit_code)
 		return NULL;
 	}
 	struct hwc_env *e;
-	int rc = hwc_cli_env(c, false, &e);
+	int rc = hwc_cli_env(c, NULL, &e);
 	if (rc) {
 		*exit_code = rc;
 		return NULL;

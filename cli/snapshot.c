@@ -27,13 +27,19 @@ int hwc_cmd_snapshot(struct hwc_cli *c)
 	}
 	if (!hwc_cli_pci_dump_ok(c))
 		return HWC_EXIT_USAGE;
+	struct hwc_capset *cs = hwc_capset_new();
+	if (!cs)
+		return HWC_EXIT_INTERNAL;
 	struct hwc_env *e;
-	int rc = hwc_cli_env(c, true, &e);
-	if (rc)
+	int rc = hwc_cli_env(c, hwc_capset_sink(cs), &e);
+	if (rc) {
+		hwc_capset_free(cs);
 		return rc;
+	}
 	struct hwc_facts *f = hwc_facts_new();
 	if (!f) {
 		hwc_env_free(e);
+		hwc_capset_free(cs);
 		return HWC_EXIT_INTERNAL;
 	}
 	struct hwc_collect_opts o = {.device = c->device, .pci_dump = c->pci_dump,
@@ -52,7 +58,7 @@ int hwc_cmd_snapshot(struct hwc_cli *c)
 		goto done;
 	}
 	struct hwc_snapshot_stats t;
-	rc = hwc_snapshot_write(out.fp, e, facts_s, c->redact, &t);
+	rc = hwc_snapshot_write(out.fp, cs, facts_s, c->redact, &t);
 	if (rc < 0) {
 		hwc_outfile_abort(&out);
 		hwc_cli_err("snapshot: %s: cannot write: %s", c->output, hwc_output_strerror(rc));
@@ -81,5 +87,6 @@ done:
 	json_decref(facts);
 	hwc_facts_free(f);
 	hwc_env_free(e);
+	hwc_capset_free(cs);
 	return rc;
 }

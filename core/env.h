@@ -9,8 +9,10 @@
 
 #include "core/arena.h"
 #include "core/fact.h"
+#include "core/parse.h"
 
 struct hwc_env;
+struct hwc_capture_sink;
 
 /* How external commands and ioctls are served. */
 enum hwc_run_mode {
@@ -26,7 +28,8 @@ struct hwc_env_opts {
 	size_t cmd_output_cap;   /* bytes per stream; 0 = 8 MiB */
 	unsigned total_timeout_ms; /* whole run (--timeout); 0 = none */
 	bool no_tools;           /* never run external tools (statuses say "blocked") */
-	bool record;             /* keep every read and command output (snapshot) */
+	/* Recording (snapshot): every read and command output goes there; NULL = not recording. */
+	struct hwc_capture_sink *record;
 	/* The input holds nothing but what this names (e.g. --pci-dump alone: "the --pci-dump
 	 * file"): every path is absent and every command unrecorded, and the statuses say so;
 	 * nothing of the machine running hwcheck is read. */
@@ -111,33 +114,27 @@ int hwc_read_bytes_at(struct hwc_env *e, const struct hwc_env_dir *d, const char
 int hwc_read_link_name_at(struct hwc_env *e, const struct hwc_env_dir *d, const char *leaf,
 			  struct hwc_arena *a, struct hwc_fstr *out);
 
-/* Parse helpers shared by every parser: strict, whole-string (surrounding whitespace allowed).
- * Base 0 = decimal, or hex after "0x"; never octal. Return 0 or -EINVAL/-ERANGE. */
-int hwc_parse_i64(const char *s, int base, int64_t *out);
-int hwc_parse_u64(const char *s, int base, uint64_t *out);
-
 /* Map a failed open/read to a fact status (ENOENT -> absent, EACCES as non-root -> needs_root). */
 void hwc_env_fail(struct hwc_env *e, struct hwc_fmeta *m, struct hwc_arena *a, const char *path,
 		  int err);
 
 /* ---- capture (snapshot) --------------------------------------------------------------------
  * In record mode every file read, every link crossed, every directory listed and every command
- * run is kept, so the capture replays to the same facts. */
+ * run goes to the sink (snapshot/'s capture set), so the capture replays to the same facts. */
+enum hwc_capture_kind { HWC_CAP_FILE, HWC_CAP_LINK, HWC_CAP_DIR };
+struct hwc_capture_sink {
+	/* A file's bytes, a link's target, or a directory (no data); path root-relative, not
+	 * empty. Called again for the same path: the first content is what the collectors used. */
+	void (*put)(struct hwc_capture_sink *s, enum hwc_capture_kind kind, const char *path,
+		    const void *data, size_t len);
+	/* A regular file seen in a directory listing, perhaps never read: its name is kept (empty
+	 * content) and a later put() of it fills it. */
+	void (*listed)(struct hwc_capture_sink *s, const char *path);
+};
 bool hwc_env_recording(const struct hwc_env *e);
 /* Read and keep a file or link that something else (libpci) reads behind our back. */
 void hwc_env_capture_path(struct hwc_env *e, const char *path);
 /* Keep an arbitrary blob (ioctl answers) at a root-relative path. */
 int hwc_env_capture_blob(struct hwc_env *e, const char *path, const void *data, size_t len);
-
-enum hwc_capture_kind { HWC_CAP_FILE, HWC_CAP_LINK, HWC_CAP_DIR };
-struct hwc_capture {
-	enum hwc_capture_kind kind;
-	const char *path;          /* root-relative */
-	const unsigned char *data; /* file content, or link target */
-	size_t len;
-};
-/* Visit what was captured, sorted by path. */
-int hwc_env_captures(const struct hwc_env *e, int (*fn)(const struct hwc_capture *, void *),
-		     void *ctx);
 
 #endif

@@ -59,9 +59,9 @@ static void link_set_free(struct link_set *s)
 	free(s->v);
 }
 
-static int load_links(const struct hwc_env *e, struct link_set *s)
+static int load_links(const struct hwc_capset *c, struct link_set *s)
 {
-	int rc = hwc_env_captures(e, collect_link, s);
+	int rc = hwc_capset_visit(c, collect_link, s);
 	if (rc == 0 && s->n)
 		qsort(s->v, s->n, sizeof(*s->v), cmp_link);
 	return rc;
@@ -198,17 +198,17 @@ static int add_one(const struct hwc_capture *cap, void *p)
 	return rc;
 }
 
-int hwc_snapshot_write(FILE *fp, const struct hwc_env *e, const char *facts_json, bool redact,
+int hwc_snapshot_write(FILE *fp, const struct hwc_capset *c, const char *facts_json, bool redact,
 		       struct hwc_snapshot_stats *st)
 {
 	*st = (struct hwc_snapshot_stats){0};
 	struct link_set links = {0};
 	struct tar_ctx t = {.fp = fp, .link_set = &links, .st = st};
-	int rc = load_links(e, &links);
+	int rc = load_links(c, &links);
 	if (rc == 0 && redact && !(t.red = hwc_redactor_new()))
 		rc = -ENOMEM;
 	if (rc == 0)
-		rc = hwc_env_captures(e, add_one, &t);
+		rc = hwc_capset_visit(c, add_one, &t);
 	/* The facts as collected, for `hwcheck diff` and for a person reading the tar; redacted
 	 * after the captures, so a value keeps the placeholder it got there. */
 	char fbuf[PATH_MAX];

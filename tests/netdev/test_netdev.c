@@ -8,9 +8,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hwinfo/ethtool_io.h"
 #include "core/runner.h"
+#include "hwinfo/ethtool_io.h"
 #include "hwinfo/hwinfo.h"
+#include "snapshot/snapshot.h"
 #include "test.h"
 
 static struct hwc_arena *A;
@@ -196,9 +197,12 @@ static void test_live_and_record(void)
 		return;
 	}
 	struct hwc_env *e = NULL;
-	struct hwc_env_opts o = {.root = "/", .record = true};
-	if (hwc_env_open(&o, &e) < 0)
+	struct hwc_capset *cs = hwc_capset_new();
+	struct hwc_env_opts o = {.root = "/", .record = cs ? hwc_capset_sink(cs) : NULL};
+	if (!cs || hwc_env_open(&o, &e) < 0) {
+		hwc_capset_free(cs);
 		return;
+	}
 	struct hwc_fmeta m;
 	const char *text = NULL;
 	size_t len = 0;
@@ -246,14 +250,14 @@ static void test_live_and_record(void)
 
 	/* the capture holds the text at the runner's path */
 	struct want_t w = {hwc_arena_printf(A, "hwcheck/commands/ethtool -i %s/stdout", ifname), 0};
-	hwc_env_captures(e, visit, &w);
+	hwc_capset_visit(cs, visit, &w);
 	CHECK_INT(w.found, 1);
 
 	/* written out as a snapshot would be, the capture replays to the same text */
 	char dir[] = "/tmp/hwc-netdev-rec-XXXXXX";
 	if (!mkdtemp(dir))
 		abort();
-	hwc_env_captures(e, write_capture, dir);
+	hwc_capset_visit(cs, write_capture, dir);
 	const char *live_text = NULL;
 	size_t live_len = 0;
 	CHECK_INT(hwc_ethtool_get(e, A, ifname, HWC_ETHTOOL_DRVINFO, &live_text, &live_len, &m), 0);
@@ -267,6 +271,7 @@ static void test_live_and_record(void)
 	CHECK(m.detail && strstr(m.detail, "recorded"));
 	hwc_env_free(r);
 	hwc_env_free(e);
+	hwc_capset_free(cs);
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)

@@ -12,6 +12,7 @@
 #include "core/json.h"
 #include "core/output.h"
 #include "core/runner.h"
+#include "snapshot/snapshot.h"
 #include "test.h"
 
 static char tmpl[] = "/tmp/hwc-core-XXXXXX";
@@ -299,7 +300,8 @@ static void test_capture_paths(struct hwc_arena *a)
 	put("listed/7", "msi\n");
 	put("listed/9", "msi\n");
 	struct hwc_env *e = NULL;
-	struct hwc_env_opts o = {.root = tmpl, .record = true};
+	struct hwc_capset *cs = hwc_capset_new();
+	struct hwc_env_opts o = {.root = tmpl, .record = hwc_capset_sink(cs)};
 	CHECK_INT(hwc_env_open(&o, &e), 0);
 	struct hwc_fstr s = {0};
 	CHECK_INT(hwc_read_str(e, "short/a-file-name-that-goes-past-path-max-xxxxxxxxxxxxxxxxx", a, &s),
@@ -308,9 +310,10 @@ static void test_capture_paths(struct hwc_arena *a)
 	CHECK_INT(hwc_env_list_dir(e, "listed", a, &dl), 0);
 	CHECK_INT(dl.n, 2);
 	size_t n = 0;
-	CHECK_INT(hwc_env_captures(e, cap_check, &n), 0);
+	CHECK_INT(hwc_capset_visit(cs, cap_check, &n), 0);
 	CHECK(n >= 3); /* listed/, listed/7, listed/9 (and the link crossed) */
 	hwc_env_free(e);
+	hwc_capset_free(cs);
 }
 
 int main(void)

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/* What a recording run keeps: every file read, link crossed and directory listed goes to the
+ * capture sink the run was opened with (snapshot/ keeps them and writes the tar). */
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/env_int.h"
+
+void env_cap_put(struct hwc_env *e, enum hwc_capture_kind kind, const char *path,
+		 const void *data, size_t len)
+{
+	if (e->sink && *path)
+		e->sink->put(e->sink, kind, path, data, len);
+}
+
+void env_cap_link(struct hwc_env *e, const char *dir, const char *leaf, const char *target,
+		  size_t tl)
+{
+	if (!e->sink)
+		return;
+	char lp[PATH_MAX];
+	int n = snprintf(lp, sizeof(lp), "%s%s%s", dir, *dir ? "/" : "", leaf);
+	if (n > 0 && (size_t)n < sizeof(lp))
+		env_cap_put(e, HWC_CAP_LINK, lp, target, tl);
+}
+
+/* Keeps the shape of a listed directory: links, subdirectories, and the names of regular files
+ * (empty until read: a collector that uses only the names, like msi_irqs/<irq>, replays the
+ * same). */
+void env_cap_listed(struct hwc_env *e, DIR *d, const char *res, const struct dirent *de)
+{
+	if (!e->sink)
+		return;
+	char ep[PATH_MAX];
+	int k = snprintf(ep, sizeof(ep), "%s%s%s", res, *res ? "/" : "", de->d_name);
+	if (k <= 0 || (size_t)k >= sizeof(ep))
+		return;
+	unsigned char type = de->d_type;
+	struct stat st;
+	if (type == DT_UNKNOWN && fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK
+						  : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
+	if (type == DT_DIR) {
+		env_cap_put(e, HWC_CAP_DIR, ep, NULL, 0);
+	} else if (type == DT_LNK) {
+		char target[PATH_MAX];
+		ssize_t tl = readlinkat(dirfd(d), de->d_name, target, sizeof(target) - 1);
+		if (tl >= 0)
+			env_cap_put(e, HWC_CAP_LINK, ep, target, (size_t)tl);
+	} else if (type == DT_REG) {
+		e->sink->listed(e->sink, ep);
+	}
+}
+
+int hwc_env_capture_blob(struct hwc_env *e, const char *path, const void *data, size_t len)
+{
+	while (*path == '/')
+		path++;
+	env_cap_put(e, HWC_CAP_FILE, path, data, len);
+	return 0;
+}
+
+void hwc_env_capture_path(struct hwc_env *e, const char *path)
+{
+	if (!e->sink)
+		return;
+	struct hwc_arena *a = hwc_arena_new();
+	if (!a)
+		return;
+	const unsigned char *d;
+	size_t len;
+	struct hwc_fmeta m;
+	hwc_read_bytes(e, path, 0, a, &d, &len, &m); /* the read records it */
+	hwc_arena_free(a);
+}

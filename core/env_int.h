@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/* Inside core/: the environment shared by env.c (the root and its options), resolve.c (paths
+ * inside the root), read.c (readers that say why) and capture.c (what a recording run keeps). */
+#ifndef HWC_CORE_ENV_INT_H
+#define HWC_CORE_ENV_INT_H
+
+#include <dirent.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "core/env.h"
+
+#define ENV_MAX_LINKS 40
+#define ENV_DIRCACHE_N 64
+
+struct hwc_env {
+	char *root;
+	int root_fd;
+	bool live, is_root_user, no_tools;
+	struct hwc_capture_sink *sink; /* recording: where every read goes; NULL otherwise */
+	const char *only_input;
+	enum hwc_run_mode mode;
+	unsigned cmd_timeout_ms;
+	size_t cmd_output_cap;
+	struct timespec deadline;
+	bool has_deadline;
+	/* directories already resolved inside the root (resolve.c) */
+	struct env_dircache_ent {
+		char *key; /* the directory as asked for, unresolved */
+		char *res; /* resolved, root-relative */
+		int fd;    /* O_PATH */
+		unsigned long use;
+	} dircache[ENV_DIRCACHE_N];
+	unsigned long dircache_clock;
+	int link_depth;  /* links followed by open_in_cached_dir in the current open */
+	int cache_depth; /* directories being resolved through their cached parents */
+};
+
+/* What a reader may open. A capture or a hostile root can hold FIFOs (an open would block for
+ * ever) and device nodes (opening /dev/watchdog arms it; a tape rewinds): readers only open
+ * regular files and directories, and device nodes only on the live root. */
+enum env_open_kind {
+	OPEN_META,    /* O_PATH: anything */
+	OPEN_FILE,    /* a regular file to read */
+	OPEN_DIR,     /* a directory to list */
+	OPEN_ANY_DEV, /* hwc_env_open_path: regular files, directories, char devices when live */
+};
+
+/* resolve.c: resolve `path` fully inside the root and open it with flags; the resolved,
+ * root-relative path goes to `resolved` if given. Returns an fd, -EISDIR for a directory where a
+ * file was wanted, -EINVAL for a type readers never open, or another -errno. */
+int env_open_resolved(struct hwc_env *e, const char *path, int flags, char *resolved, size_t rsz,
+		      enum env_open_kind kind);
+/* resolve.c: closes the cached directories. */
+void env_dircache_free(struct hwc_env *e);
+
+/* capture.c: hand what was read to the sink when recording (no-ops otherwise). */
+void env_cap_put(struct hwc_env *e, enum hwc_capture_kind kind, const char *path,
+		 const void *data, size_t len);
+/* A link crossed at dir/leaf (dir resolved, root-relative). */
+void env_cap_link(struct hwc_env *e, const char *dir, const char *leaf, const char *target,
+		  size_t tl);
+/* An entry of a listed directory `res`: its links, subdirectories and the names of its files. */
+void env_cap_listed(struct hwc_env *e, DIR *d, const char *res, const struct dirent *de);
+
+#endif
