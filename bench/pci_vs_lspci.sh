@@ -40,8 +40,8 @@ median_ms() {
 export LC_ALL=C
 h=$(median_ms "$hw" --root "$tmp/root" facts --json)
 l=$(median_ms "$lspci" -A linux-sysfs -O "sysfs.path=$tmp/root/sys/bus/pci" -vvv)
-n=$("$hw" --root "$tmp/root" facts --json | /usr/bin/python3 -c 'import json,sys; print(len(json.load(sys.stdin)["facts"]["pci"]["devices"]))')
-echo "functions reported by hwcheck: $n"
+n=$("$hw" --root "$tmp/root" facts --json | /usr/bin/python3 -c 'import json,sys; p=json.load(sys.stdin)["facts"]["pci"]; print(len(p["devices"]), "functions,", sum(1 for d in p["devices"] if "acs" in d), "with ACS,", len(p["gpudirect"]["pairs"]), "GPU-NIC pairs")')
+echo "reported by hwcheck: $n"
 echo "hwcheck facts --json: ${h} ms (median of $runs)"
 echo "lspci -vvv:           ${l} ms (median of $runs)"
 if [ -x /usr/bin/time ]; then

@@ -77,8 +77,20 @@ static json_t *list_json(const json_t *facts)
 	const json_t *ad;
 	json_array_foreach(json_object_get(json_object_get(facts, "mlx"), "adapters"), i, ad)
 		json_array_append_new(cards, list_card(facts, ad));
-	return json_pack("{s:s, s:i, s:o}", "schema", "hwcheck.list", "schema_version",
-			 HWC_SCHEMA_VERSION, "cards", cards);
+	json_t *doc = json_pack("{s:s, s:i, s:o}", "schema", "hwcheck.list", "schema_version",
+				HWC_SCHEMA_VERSION, "cards", cards);
+	/* GPUDirect: each GPU with its nearest NICs (facts.pci.gpudirect.pairs), when there are GPUs */
+	const json_t *pairs = json_object_get(json_object_get(json_object_get(facts, "pci"), "gpudirect"), "pairs");
+	if (doc && json_array_size(pairs)) {
+		json_t *out = json_array();
+		const json_t *p;
+		json_array_foreach(pairs, i, p)
+			json_array_append_new(out, json_pack("{s:O?, s:O?, s:O?, s:O?}", "gpu", json_object_get(p, "gpu"),
+							     "nic", json_object_get(p, "nic"), "relation",
+							     json_object_get(p, "relation"), "route", json_object_get(p, "route")));
+		json_object_set_new(doc, "gpudirect_pairs", out);
+	}
+	return doc;
 }
 
 /* "a,b" from a string array; "-" when empty or unknown. */
@@ -177,6 +189,24 @@ static void list_text(const json_t *doc)
 	}
 }
 
+/* GPU  NIC  RELATION  ROUTE, under the cards. */
+static void pairs_text(const json_t *doc)
+{
+	const json_t *pairs = json_object_get(doc, "gpudirect_pairs");
+	if (!json_array_size(pairs))
+		return;
+	printf("\n%-13s  %-13s  %-8s  %s\n", "GPU", "NIC", "RELATION", "ROUTE");
+	size_t i, k;
+	const json_t *p, *h;
+	json_array_foreach(pairs, i, p) {
+		printf("%-13s  %-13s  %-8s  ", hwc_json_str_or(p, "gpu", "?"), hwc_json_str_or(p, "nic", "?"),
+		       hwc_json_str_or(p, "relation", "?"));
+		json_array_foreach(json_object_get(p, "route"), k, h)
+			printf("%s%s", k ? " > " : "", json_string_value(h) ? json_string_value(h) : "?");
+		printf("\n");
+	}
+}
+
 int hwc_cmd_list(struct hwc_cli *c)
 {
 	if (c->nargs > 0) {
@@ -193,8 +223,10 @@ int hwc_cmd_list(struct hwc_cli *c)
 	int rc = 0;
 	if (c->json)
 		rc = hwc_emit_json(c, doc);
-	else
+	else {
 		list_text(doc);
+		pairs_text(doc);
+	}
 	hwc_render_errors(f);
 	json_decref(doc);
 	json_decref(facts);

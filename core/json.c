@@ -315,8 +315,10 @@ static json_t *vec_json(const struct hwc_jfield *f, const void *p)
 	return arr;
 }
 
-int hwc_json_put_array(json_t *o, const char *key, const struct hwc_fmeta *m, json_t *arr,
-		       bool omit_unset)
+/* A vector with a status: the array when ok, else null + status (omitted when unset and
+ * omit_unset); arr is stolen. 0 or -ENOMEM. */
+static int put_array(json_t *o, const char *key, const struct hwc_fmeta *m, json_t *arr,
+		     bool omit_unset)
 {
 	if (m->st == HWC_ST_OK && arr)
 		return json_object_set_new(o, key, arr) == 0 ? 0 : -ENOMEM;
@@ -333,7 +335,7 @@ static int set_value(json_t *o, const char *key, json_t *v)
 	return v ? (json_object_set_new(o, key, v) == 0 ? 0 : -ENOMEM) : 0;
 }
 
-int hwc_json_put_field(json_t *o, const void *base, const struct hwc_jfield *f, unsigned tflags)
+static int put_field(json_t *o, const void *base, const struct hwc_jfield *f, unsigned tflags)
 {
 	const void *p = cfield(base, f->off);
 	bool omit = (tflags & HWC_JTAB_OMIT_UNSET) && !(f->flags & HWC_JF_ALWAYS);
@@ -343,6 +345,13 @@ int hwc_json_put_field(json_t *o, const void *base, const struct hwc_jfield *f, 
 		return put_fact(o, f->key, f->t, p);
 	}
 	switch (f->t) {
+	case HWC_JT_U64_NAMED: {
+		int rc = 0;
+		for (size_t i = 0; i < f->elem; i++)
+			rc |= hwc_json_put_u64(o, f->names[i], (const struct hwc_fu64 *)p + i);
+		return rc ? -ENOMEM : 0;
+	}
+	case HWC_JT_FLAG: return set_value(o, f->key, json_boolean(*(const bool *)p));
 	case HWC_JT_KEY_I64: return set_value(o, f->key, json_integer(*(const int64_t *)p));
 	case HWC_JT_KEY_STR: return set_value(o, f->key, hwc_json_string(*(const char *const *)p));
 	case HWC_JT_OBJ: return set_value(o, f->key, hwc_json_from_table(p, f->sub));
@@ -354,11 +363,11 @@ int hwc_json_put_field(json_t *o, const void *base, const struct hwc_jfield *f, 
 			return hwc_json_put_meta(o, f->key, m);
 		return set_value(o, f->key, hwc_json_from_table(p, f->sub));
 	}
-	case HWC_JT_CUSTOM: return set_value(o, f->key, f->put(p));
+	case HWC_JT_CUSTOM: return f->put(o, f, p);
 	default:
 		if (!(f->flags & HWC_JF_META))
 			return set_value(o, f->key, vec_json(f, p));
-		return hwc_json_put_array(o, f->key, cfield(base, f->meta), vec_json(f, p), omit);
+		return put_array(o, f->key, cfield(base, f->meta), vec_json(f, p), omit);
 	}
 }
 
@@ -366,7 +375,7 @@ int hwc_json_put_table(json_t *o, const void *base, const struct hwc_jtable *t)
 {
 	int rc = 0;
 	for (size_t i = 0; i < t->n; i++)
-		if (hwc_json_put_field(o, base, &t->f[i], t->flags) < 0)
+		if (put_field(o, base, &t->f[i], t->flags) < 0)
 			rc = -ENOMEM;
 	hwc_json_unavail_last(o);
 	return rc;
@@ -415,6 +424,8 @@ static int get_fact(const json_t *o, const char *key, enum hwc_jtype t, struct h
 	}
 }
 
+static int get_field(const json_t *o, struct hwc_arena *a, void *base, const struct hwc_jfield *f);
+
 /* One element of a vector into el; -ENOENT when it is not one (not of its type, or without its
  * key): it is then left out. */
 static int get_elem(const json_t *v, struct hwc_arena *a, void *el, const struct hwc_jfield *f)
@@ -425,8 +436,9 @@ static int get_elem(const json_t *v, struct hwc_arena *a, void *el, const struct
 			return -ENOENT;
 		int rc = 0;
 		for (size_t i = 0; i < f->sub->n; i++) {
-			int r = hwc_json_get_field(v, a, el, &f->sub->f[i]);
-			if (r < 0 && (f->sub->f[i].t == HWC_JT_KEY_I64 || f->sub->f[i].t == HWC_JT_KEY_STR))
+			int r = get_field(v, a, el, &f->sub->f[i]);
+			if (r == -ENOENT || (r < 0 && (f->sub->f[i].t == HWC_JT_KEY_I64 ||
+						       f->sub->f[i].t == HWC_JT_KEY_STR)))
 				return -ENOENT;
 			if (r < 0 && rc != -ENOMEM)
 				rc = r;
@@ -506,14 +518,14 @@ static int get_vec(const json_t *o, struct hwc_arena *a, void *base, const struc
 
 json_t *hwc_json_array_from_vec(const void *vec, size_t elem, const struct hwc_jtable *t)
 {
-	const struct hwc_jfield f = {NULL, HWC_JT_VEC, 0, 0, 0, t, elem, NULL, NULL};
+	const struct hwc_jfield f = {.t = HWC_JT_VEC, .sub = t, .elem = elem};
 	return vec_json(&f, vec);
 }
 
 int hwc_json_array_to_vec(const json_t *arr, struct hwc_arena *a, void *vec, size_t elem,
 			  const struct hwc_jtable *t)
 {
-	const struct hwc_jfield f = {NULL, HWC_JT_VEC, 0, 0, 0, t, elem, NULL, NULL};
+	const struct hwc_jfield f = {.t = HWC_JT_VEC, .sub = t, .elem = elem};
 	if (arr && !json_is_array(arr))
 		return -EINVAL;
 	return get_vec_arr(arr, a, vec, &f);
@@ -539,13 +551,23 @@ static int get_sub(const json_t *o, struct hwc_arena *a, void *p, const struct h
 	return json_is_object(v) ? hwc_json_get_table(v, a, p, f->sub) : -EINVAL;
 }
 
-int hwc_json_get_field(const json_t *o, struct hwc_arena *a, void *base, const struct hwc_jfield *f)
+static int get_field(const json_t *o, struct hwc_arena *a, void *base, const struct hwc_jfield *f)
 {
 	void *p = field(base, f->off);
 	const json_t *v = json_object_get(o, f->key);
 	if (is_fact(f->t))
 		return get_fact(o, f->key, f->t, a, p);
 	switch (f->t) {
+	case HWC_JT_U64_NAMED: {
+		int rc = 0;
+		for (size_t i = 0; i < f->elem; i++)
+			if (hwc_json_get_u64(o, f->names[i], a, (struct hwc_fu64 *)p + i) < 0)
+				rc = -EINVAL;
+		return rc;
+	}
+	case HWC_JT_FLAG:
+		*(bool *)p = json_is_true(v);
+		return 0;
 	case HWC_JT_KEY_I64:
 		if (!json_is_integer(v))
 			return -EINVAL;
@@ -558,7 +580,7 @@ int hwc_json_get_field(const json_t *o, struct hwc_arena *a, void *base, const s
 		return *(const char **)p ? 0 : -ENOMEM;
 	case HWC_JT_OBJ:
 	case HWC_JT_GROUP: return get_sub(o, a, p, f);
-	case HWC_JT_CUSTOM: return f->get(v, a, p);
+	case HWC_JT_CUSTOM: return f->get(o, f, a, p);
 	default: return get_vec(o, a, base, f);
 	}
 }
@@ -567,7 +589,7 @@ int hwc_json_get_table(const json_t *o, struct hwc_arena *a, void *base, const s
 {
 	int rc = 0;
 	for (size_t i = 0; i < t->n; i++) {
-		int r = hwc_json_get_field(o, a, base, &t->f[i]);
+		int r = get_field(o, a, base, &t->f[i]);
 		if (r < 0 && rc != -ENOMEM)
 			rc = r;
 	}
@@ -617,6 +639,10 @@ static int persist_field(void *base, struct hwc_arena *a, const struct hwc_jfiel
 		rc |= persist_str(a, &((struct hwc_fstr *)p)->v);
 	switch (f->t) {
 	case HWC_JT_KEY_STR: return persist_str(a, p);
+	case HWC_JT_U64_NAMED:
+		for (size_t i = 0; i < f->elem; i++)
+			rc |= persist_str(a, &((struct hwc_fu64 *)p + i)->m.detail);
+		return rc;
 	case HWC_JT_OBJ:
 	case HWC_JT_GROUP: return rc | hwc_json_persist_table(p, a, f->sub);
 	case HWC_JT_VEC:
@@ -640,7 +666,11 @@ int hwc_json_persist_table(void *base, struct hwc_arena *a, const struct hwc_jta
 
 void hwc_json_fail_table(void *base, const struct hwc_jtable *t, const struct hwc_fmeta *m)
 {
-	for (size_t i = 0; i < t->n; i++)
-		if (is_fact(t->f[i].t))
-			*(struct hwc_fmeta *)field(base, t->f[i].off) = *m;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct hwc_jfield *f = &t->f[i];
+		if (is_fact(f->t))
+			*(struct hwc_fmeta *)field(base, f->off) = *m;
+		for (size_t k = 0; f->t == HWC_JT_U64_NAMED && k < f->elem; k++)
+			((struct hwc_fu64 *)field(base, f->off) + k)->m = *m;
+	}
 }

@@ -65,7 +65,10 @@ enum hwc_jtype {
 	HWC_JT_STRV,     /* the same of const char * */
 	HWC_JT_I64V,     /* of int64_t */
 	HWC_JT_F64V,     /* of double */
-	HWC_JT_CUSTOM,   /* written and read by the entry's own functions */
+	HWC_JT_FLAG,     /* a plain bool, always written */
+	HWC_JT_U64_NAMED, /* an array of elem struct hwc_fu64 written inline in the object, one
+			   * key per entry of names ("rx_discards_phy", ...) */
+	HWC_JT_CUSTOM,   /* written and read by the entry's own functions (put, get) */
 };
 
 struct hwc_jtable;
@@ -73,12 +76,17 @@ struct hwc_jfield {
 	const char *key;
 	enum hwc_jtype t;
 	size_t off;
-	unsigned flags;                /* HWC_JF_* */
+	unsigned flags;                /* HWC_JF_*; bits 8 and up: a custom entry's own */
 	size_t meta;                   /* vectors with HWC_JF_META: offset of their hwc_fmeta */
 	const struct hwc_jtable *sub;  /* OBJ, GROUP, VEC: the nested table */
-	size_t elem;                   /* VEC: sizeof one element */
-	json_t *(*put)(const void *p); /* CUSTOM: the value of the struct at off (NULL: omitted) */
-	int (*get)(const json_t *v, struct hwc_arena *a, void *p); /* CUSTOM: v may be NULL */
+	size_t elem; /* VEC: sizeof one element; U64_NAMED: how many; CUSTOM: the entry's own */
+	/* CUSTOM: writes the member p under key (and keys that start with key + "_") into o; reads
+	 * it back from o. 0, -EINVAL, -ENOMEM, or -ENOENT: the vector element it belongs to cannot
+	 * stand without it and is left out. */
+	int (*put)(json_t *o, const struct hwc_jfield *f, const void *p);
+	int (*get)(const json_t *o, const struct hwc_jfield *f, struct hwc_arena *a, void *p);
+	const char *src; /* the source's own name for the value ("Link Down Counter"), for parsers */
+	const char *const *names; /* U64_NAMED: the keys */
 };
 #define HWC_JF_META 1u   /* a vector with a status: the array when ok, else null + status */
 /* Always known (the collector sets it on every element), so written even in a
@@ -98,25 +106,29 @@ struct hwc_jtable {
 #define HWC_JARRAY_SIZE(x) (sizeof(x) / sizeof((x)[0]))
 #define HWC_JTABLE(path_, fields_, flags_) {path_, fields_, HWC_JARRAY_SIZE(fields_), flags_}
 /* A fact member whose key is its name; a fact under another key. */
-#define HWC_JF(T, member, type) {#member, type, offsetof(T, member), 0, 0, NULL, 0, NULL, NULL}
-#define HWC_JFK(T, key, member, type) {key, type, offsetof(T, member), 0, 0, NULL, 0, NULL, NULL}
-#define HWC_JFF(T, key, member, type, flags)                                                       \
-	{key, type, offsetof(T, member), flags, 0, NULL, 0, NULL, NULL}
+#define HWC_JF(T, member, type) {.key = #member, .t = type, .off = offsetof(T, member)}
+#define HWC_JFK(T, key_, member, type) {.key = key_, .t = type, .off = offsetof(T, member)}
+#define HWC_JFF(T, key_, member, type, flags_)                                                     \
+	{.key = key_, .t = type, .off = offsetof(T, member), .flags = flags_}
 /* A nested object (OBJ or GROUP) of type T's member. */
-#define HWC_JSUB(T, key, member, type, table)                                                      \
-	{key, type, offsetof(T, member), 0, 0, &(table), 0, NULL, NULL}
+#define HWC_JSUB(T, key_, member, type, table)                                                     \
+	{.key = key_, .t = type, .off = offsetof(T, member), .sub = &(table)}
 /* A vector of elements of type E, without and with a status member. */
-#define HWC_JVEC(T, key, member, E, table)                                                         \
-	{key, HWC_JT_VEC, offsetof(T, member), 0, 0, &(table), sizeof(E), NULL, NULL}
-#define HWC_JVEC_M(T, key, member, meta_, E, table)                                                \
-	{key, HWC_JT_VEC, offsetof(T, member), HWC_JF_META, offsetof(T, meta_), &(table), sizeof(E), \
-	 NULL, NULL}
+#define HWC_JVEC(T, key_, member, E, table)                                                        \
+	{.key = key_, .t = HWC_JT_VEC, .off = offsetof(T, member), .sub = &(table), .elem = sizeof(E)}
+#define HWC_JVEC_M(T, key_, member, meta_, E, table)                                               \
+	{.key = key_, .t = HWC_JT_VEC, .off = offsetof(T, member), .flags = HWC_JF_META,             \
+	 .meta = offsetof(T, meta_), .sub = &(table), .elem = sizeof(E)}
 /* A vector of scalars (STRV, I64V, F64V), without and with a status member. */
-#define HWC_JLIST(T, key, member, type) {key, type, offsetof(T, member), 0, 0, NULL, 0, NULL, NULL}
-#define HWC_JLIST_M(T, key, member, meta_, type)                                                   \
-	{key, type, offsetof(T, member), HWC_JF_META, offsetof(T, meta_), NULL, 0, NULL, NULL}
-#define HWC_JCUSTOM(T, key, member, put_, get_)                                                    \
-	{key, HWC_JT_CUSTOM, offsetof(T, member), 0, 0, NULL, 0, put_, get_}
+#define HWC_JLIST(T, key_, member, type) {.key = key_, .t = type, .off = offsetof(T, member)}
+#define HWC_JLIST_M(T, key_, member, meta_, type)                                                  \
+	{.key = key_, .t = type, .off = offsetof(T, member), .flags = HWC_JF_META,                  \
+	 .meta = offsetof(T, meta_)}
+/* Named u64 facts written inline, one key per name. */
+#define HWC_JNAMED(T, member, names_, n_)                                                          \
+	{.t = HWC_JT_U64_NAMED, .off = offsetof(T, member), .elem = (n_), .names = (names_)}
+#define HWC_JCUSTOM(T, key_, member, put_, get_)                                                   \
+	{.key = key_, .t = HWC_JT_CUSTOM, .off = offsetof(T, member), .put = put_, .get = get_}
 
 /* Writes base's facts into o (an object), "unavailable" last. 0 or -ENOMEM. */
 int hwc_json_put_table(json_t *o, const void *base, const struct hwc_jtable *t);
@@ -129,13 +141,9 @@ int hwc_json_get_table(const json_t *o, struct hwc_arena *a, void *base,
 		       const struct hwc_jtable *t);
 /* Copies every string, detail and vector of base into a (they were made in a scratch arena). */
 int hwc_json_persist_table(void *base, struct hwc_arena *a, const struct hwc_jtable *t);
-/* Gives every fact of base's table (not its nested objects) the status m: a source that failed. */
+/* Gives every fact of base's table (named arrays too, not nested objects) the status m: a source
+ * that failed. */
 void hwc_json_fail_table(void *base, const struct hwc_jtable *t, const struct hwc_fmeta *m);
-/* One entry of a table, for tables whose entries carry more than the JSON key. */
-int hwc_json_put_field(json_t *o, const void *base, const struct hwc_jfield *f, unsigned tflags);
-int hwc_json_get_field(const json_t *o, struct hwc_arena *a, void *base,
-		       const struct hwc_jfield *f);
-
 /* A JSON array of the vector {T *items; size_t n, cap;} at vec, one object per element (elements
  * of elem bytes, described by t); and back, appending to the vector (elements that are not
  * objects or lack their key are left out: -EINVAL, the rest is read). */
@@ -143,12 +151,8 @@ json_t *hwc_json_array_from_vec(const void *vec, size_t elem, const struct hwc_j
 int hwc_json_array_to_vec(const json_t *arr, struct hwc_arena *a, void *vec, size_t elem,
 			  const struct hwc_jtable *t);
 
-/* Array helpers: a vector with a status written as the array when ok, else null + status
- * (omitted when unset and omit_unset); arr is stolen. 0 or -ENOMEM. */
-int hwc_json_put_array(json_t *o, const char *key, const struct hwc_fmeta *m, json_t *arr,
-		       bool omit_unset);
-/* The array to walk under key with its status in *m (NULL when not ok); a value that is neither
- * an array nor null is invalid (-EINVAL in *rc). */
+/* Array helper: the array to walk under key, with its status in *m (NULL when not ok); a value
+ * that is neither an array nor null is invalid (-EINVAL in *rc). */
 const json_t *hwc_json_get_array(const json_t *o, const char *key, struct hwc_arena *a,
 				 struct hwc_fmeta *m, int *rc);
 

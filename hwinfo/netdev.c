@@ -53,9 +53,8 @@ static const struct hwc_jfield drvinfo_f[] = {
 	FS(hwc_netdev_drvinfo, driver), FS(hwc_netdev_drvinfo, version),
 	FS(hwc_netdev_drvinfo, fw_version), FS(hwc_netdev_drvinfo, bus_info),
 };
-/* the first counter and the count: the rest copy the first's status on failure */
 static const struct hwc_jfield counters_f[] = {
-	HWC_JFK(struct hwc_netdev_counters, "v0", v, HWC_JT_U64),
+	HWC_JNAMED(struct hwc_netdev_counters, v, hwc_netdev_counter_names, HWC_NETDEV_NCOUNTERS),
 	HWC_JFK(struct hwc_netdev_counters, "n_reported", count, HWC_JT_I64),
 };
 static const struct hwc_jtable rings_t = HWC_JTABLE("netdevs[].rings", rings_f, 0);
@@ -64,36 +63,7 @@ static const struct hwc_jtable features_t = HWC_JTABLE("netdevs[].features", fea
 static const struct hwc_jtable pause_t = HWC_JTABLE("netdevs[].pause", pause_f, 0);
 static const struct hwc_jtable locality_t = HWC_JTABLE("netdevs[].irq_locality", locality_f, 0);
 static const struct hwc_jtable drvinfo_t = HWC_JTABLE(NULL, drvinfo_f, 0);
-static const struct hwc_jtable counters_t = HWC_JTABLE(NULL, counters_f, 0);
-
-/* The counters object: one key per name of hwc_netdev_counter_names, then the count. */
-static json_t *counters_json(const void *p)
-{
-	const struct hwc_netdev_counters *c = p;
-	json_t *o = json_object();
-	if (!o)
-		return NULL;
-	for (size_t i = 0; i < HWC_NETDEV_NCOUNTERS; i++)
-		hwc_json_put_u64(o, hwc_netdev_counter_names[i], &c->v[i]);
-	hwc_json_put_i64(o, "n_reported", &c->count);
-	return hwc_json_unavail_last(o);
-}
-
-static int counters_get(const json_t *c, struct hwc_arena *a, void *p)
-{
-	struct hwc_netdev_counters *nc = p;
-	if (!c)
-		return 0;
-	if (!json_is_object(c))
-		return -EINVAL;
-	int rc = 0;
-	for (size_t k = 0; k < HWC_NETDEV_NCOUNTERS; k++)
-		if (hwc_json_get_u64(c, hwc_netdev_counter_names[k], a, &nc->v[k]) < 0)
-			rc = -EINVAL;
-	if (hwc_json_get_i64(c, "n_reported", a, &nc->count) < 0)
-		rc = -EINVAL;
-	return rc;
-}
+static const struct hwc_jtable counters_t = HWC_JTABLE("netdevs[].counters", counters_f, 0);
 
 #define SUB(m) HWC_JSUB(struct hwc_netdev, #m, m, HWC_JT_OBJ, m##_t)
 static const struct hwc_jfield netdev_f[] = {
@@ -102,7 +72,7 @@ static const struct hwc_jfield netdev_f[] = {
 	FS(hwc_netdev, operstate),  FI(hwc_netdev, mtu),      FI(hwc_netdev, speed_mbps),
 	FB(hwc_netdev, admin_up),   FB(hwc_netdev, carrier),
 	SUB(rings), SUB(channels), SUB(features), SUB(pause),
-	HWC_JCUSTOM(struct hwc_netdev, "counters", counters, counters_json, counters_get),
+	HWC_JSUB(struct hwc_netdev, "counters", counters, HWC_JT_OBJ, counters_t),
 	HWC_JSUB(struct hwc_netdev, "irq_locality", irq_locality, HWC_JT_OBJ, locality_t),
 	HWC_JSUB(struct hwc_netdev, "link", link, HWC_JT_OBJ, hwc_netdev_link_table),
 };
@@ -241,13 +211,11 @@ static void collect_one(struct hwc_env *e, struct hwc_facts *f, struct hwc_netde
 	struct hwc_fmeta sm;
 	text = ethtool_text(e, a, nd->name, HWC_ETHTOOL_STATS, &len, &nd->counters, &counters_t,
 			    &sm);
-	if (!text) {
-		for (size_t i = 1; i < HWC_NETDEV_NCOUNTERS; i++)
-			nd->counters.v[i].m = nd->counters.v[0].m;
-	} else if (hwc_ethtool_parse_stats(text, len, SRC(HWC_ETHTOOL_STATS), a,
-					   &nd->counters) < 0) {
+	/* without text every counter already carries the reason */
+	if (text && hwc_ethtool_parse_stats(text, len, SRC(HWC_ETHTOOL_STATS), a,
+					    &nd->counters) < 0) {
 		not_understood(f, src, HWC_ETHTOOL_STATS);
-	} else if (sm.st == HWC_ST_TRUNCATED) {
+	} else if (text && sm.st == HWC_ST_TRUNCATED) {
 		/* a counter past the cut is unknown, not missing from the driver */
 		for (size_t i = 0; i < HWC_NETDEV_NCOUNTERS; i++)
 			if (nd->counters.v[i].m.st == HWC_ST_ABSENT)

@@ -115,5 +115,8 @@ int hwc_roce_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_co
 json_t *hwc_roce_to_json(const struct hwc_facts *f);
 int hwc_roce_from_json(const json_t *j, struct hwc_facts *f);
 json_t *hwc_roce_port_json(const struct hwc_roce_port *p);
+/* The field table of facts.roce (core/json.h). */
+struct hwc_jtable;
+extern const struct hwc_jtable hwc_roce_table;
 
 #endif

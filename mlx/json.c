@@ -9,14 +9,6 @@
 
 /* ---- writing -------------------------------------------------------------------------------- */
 
-static json_t *strv_json(const struct hwc_mlx_strv *v)
-{
-	json_t *arr = json_array();
-	for (size_t i = 0; arr && i < v->n; i++)
-		json_array_append_new(arr, hwc_json_string(v->items[i]));
-	return arr;
-}
-
 /* A config value: its name as mstconfig prints it ("per_mkey"), or a number; with the enum code
  * under KEY_code when mstconfig printed text(code). */
 static void put_cfgval(json_t *o, const char *key, const struct hwc_mlx_cfgval *v)
@@ -109,163 +101,7 @@ static void put_fw_reset(json_t *o, const struct hwc_mlx_fwreset *r)
 				      fwreset_list_json(&r->sync, "sync")));
 }
 
-static json_t *function_json(const struct hwc_mlx_function *fn)
-{
-	json_t *o = json_object();
-	json_object_set_new(o, "bdf", hwc_json_string(fn->bdf));
-	hwc_json_put_str(o, "device_id", &fn->device_id);
-	hwc_json_put_str(o, "class", &fn->class_code);
-	hwc_json_put_str(o, "driver", &fn->driver);
-	json_object_set_new(o, "is_vf", json_boolean(fn->is_vf));
-	hwc_json_put_str(o, "physfn", &fn->physfn);
-	json_object_set_new(o, "netdevs", strv_json(&fn->netdevs));
-	json_object_set_new(o, "rdma_devices", strv_json(&fn->rdma_devices));
-	json_object_set_new(o, "hwmon", strv_json(&fn->hwmon));
-	return hwc_json_unavail_last(o);
-}
-
-static json_t *port_json(const struct hwc_mlx_port *p)
-{
-	json_t *o = json_object();
-	json_object_set_new(o, "port", json_integer(p->port));
-	json_object_set_new(o, "rdma_device", hwc_json_string(p->rdma_device));
-	hwc_json_put_str(o, "netdev", &p->netdev);
-	hwc_json_put_str(o, "state", &p->state);
-	hwc_json_put_str(o, "phys_state", &p->phys_state);
-	hwc_json_put_str(o, "link_layer", &p->link_layer);
-	hwc_json_put_f64(o, "rate_gbps", &p->rate_gbps);
-	hwc_json_put_str(o, "active_speed", &p->active_speed);
-	hwc_json_put_str(o, "active_width", &p->active_width);
-	hwc_json_put_i64(o, "active_mtu", &p->active_mtu);
-	hwc_json_put_i64(o, "max_mtu", &p->max_mtu);
-	hwc_json_put_i64(o, "netdev_mtu", &p->netdev_mtu);
-	hwc_json_put_i64(o, "netdev_speed_mbps", &p->netdev_speed_mbps);
-	hwc_json_set_before_unavail(o, "counters", hwc_mlx_port_counters_json(p));
-	hwc_json_set_before_unavail(o, "phy", hwc_mlx_phy_json(&p->phy));
-	hwc_json_set_before_unavail(o, "module", hwc_mlx_module_json(&p->module));
-	return o;
-}
-
-static json_t *adapter_json(const struct hwc_mlx_adapter *ad)
-{
-	json_t *o = json_object();
-	json_object_set_new(o, "bdf", hwc_json_string(ad->bdf));
-	json_object_set_new(o, "vendor_id", json_string("15b3"));
-	hwc_json_put_str(o, "device_id", &ad->device_id);
-	json_object_set_new(o, "functions", strv_json(&ad->functions));
-	json_t *fm = json_array();
-	for (size_t i = 0; i < ad->function_map.n; i++)
-		json_array_append_new(fm, function_json(&ad->function_map.items[i]));
-	json_object_set_new(o, "function_map", fm);
-	hwc_json_put_str(o, "product", &ad->product);
-	hwc_json_put_str(o, "generation", &ad->generation);
-	json_t *pm = json_object();
-	hwc_json_put_f64(pm, "speed_gts", &ad->pcie_max_speed_gts);
-	hwc_json_put_i64(pm, "width", &ad->pcie_max_width);
-	json_object_set_new(o, "pcie_max", pm);
-	hwc_json_put_f64(o, "port_rate_max_gbps", &ad->port_rate_max_gbps);
-	hwc_json_put_str(o, "fw_version", &ad->fw_version);
-	hwc_json_put_str(o, "fw_version_source", &ad->fw_version_source);
-	hwc_json_put_str(o, "fw_version_stored", &ad->fw_version_stored);
-	hwc_json_put_bool(o, "fw_pending_reset", &ad->fw_pending_reset);
-	hwc_json_put_str(o, "psid", &ad->psid);
-	hwc_json_put_str(o, "part_number", &ad->part_number);
-	hwc_json_put_str(o, "serial_number", &ad->serial_number);
-	json_object_set_new(o, "netdevs", strv_json(&ad->netdevs));
-	json_object_set_new(o, "rdma_devices", strv_json(&ad->rdma_devices));
-	json_t *ports = json_array();
-	for (size_t i = 0; i < ad->ports.n; i++)
-		json_array_append_new(ports, port_json(&ad->ports.items[i]));
-	json_object_set_new(o, "ports", ports);
-	hwc_mlx_kernel_events_json(o, ad);
-	if (hwc_ok(ad->cfg)) {
-		json_object_set_new(o, "fw_config", cfg_json(&ad->cfg));
-		struct hwc_fbool c = {{HWC_ST_OK, 0, NULL}, ad->cfg.complete};
-		hwc_json_put_bool(o, "fw_config_complete", &c);
-		struct hwc_fstr dt = ad->cfg.device_type;
-		hwc_json_put_str(o, "fw_config_device_type", &dt);
-	} else {
-		hwc_json_put_meta(o, "fw_config", &ad->cfg.m);
-		hwc_json_put_meta(o, "fw_config_complete", &ad->cfg.m);
-		hwc_json_put_meta(o, "fw_config_device_type", &ad->cfg.m);
-	}
-	put_at_risk(o, &ad->cfg);
-	put_fw_reset(o, &ad->fw_reset);
-	json_t *r = json_object();
-	hwc_json_put_i64(r, "temp_mdegc", &ad->reg.temp_mdegc);
-	hwc_json_put_str(r, "temp_source", &ad->reg.temp_source);
-	hwc_json_put_str(r, "power_status", &ad->reg.power_status);
-	hwc_json_put_i64(r, "pci_power_w", &ad->reg.pci_power_w);
-	json_object_set_new(o, "registers", r);
-	return hwc_json_unavail_last(o);
-}
-
-json_t *hwc_mlx_to_json(const struct hwc_facts *f)
-{
-	const struct hwc_mlx_facts *mf = f->mlx;
-	json_t *o = json_object();
-	if (!o)
-		return NULL;
-	if (!mf) {
-		struct hwc_fmeta m = {0};
-		hwc_json_put_meta(o, "adapters", &m);
-		return o;
-	}
-	if (mf->m.st == HWC_ST_OK) {
-		json_t *arr = json_array();
-		for (size_t i = 0; i < mf->adapters.n; i++)
-			json_array_append_new(arr, adapter_json(&mf->adapters.items[i]));
-		json_object_set_new(o, "adapters", arr);
-	} else {
-		hwc_json_put_meta(o, "adapters", &mf->m);
-	}
-	if (mf->m.st != HWC_ST_OK)
-		return hwc_json_unavail_last(o); /* no PCI device list: nothing was tried, the status above says why */
-	if (mf->fw_image_file) {
-		json_t *im = json_object();
-		json_object_set_new(im, "file", hwc_json_string(mf->fw_image_file));
-		const struct hwc_mlx_flint *fl = &mf->fw_image;
-		if (hwc_ok(*fl)) {
-			hwc_json_put_str(im, "image_type", &fl->image_type);
-			hwc_json_put_str(im, "fw_version", &fl->fw_version);
-			hwc_json_put_str(im, "psid", &fl->psid);
-			hwc_json_put_str(im, "release_date", &fl->release_date);
-		} else {
-			static const char *const keys[] = {"image_type", "fw_version", "psid", "release_date"};
-			for (size_t i = 0; i < 4; i++)
-				hwc_json_put_meta(im, keys[i], &fl->m);
-		}
-		json_object_set_new(o, "fw_image", hwc_json_unavail_last(im));
-	}
-	json_t *t = json_object();
-	hwc_json_put_str(t, "mstflint_version", &mf->tools.mstflint_version);
-	json_object_set_new(t, "status", json_string(hwc_status_name(mf->tools.access.st)));
-	if (mf->tools.access.detail)
-		json_object_set_new(t, "detail", hwc_json_string(mf->tools.access.detail));
-	json_object_set_new(o, "tools", t);
-	return hwc_json_unavail_last(o);
-}
-
 /* ---- reading -------------------------------------------------------------------------------- */
-
-static int get_strv(const json_t *o, const char *key, struct hwc_arena *a, struct hwc_mlx_strv *v)
-{
-	const json_t *arr = json_object_get(o, key);
-	if (!arr)
-		return 0;
-	if (!json_is_array(arr))
-		return -EINVAL;
-	size_t i;
-	const json_t *s;
-	json_array_foreach(arr, i, s) {
-		if (!json_is_string(s))
-			return -EINVAL;
-		const char **p = HWC_VEC_PUSH(a, v);
-		if (!p || !(*p = hwc_arena_strdup(a, json_string_value(s))))
-			return -ENOMEM;
-	}
-	return 0;
-}
 
 static int get_cfgval(const json_t *o, const char *key, struct hwc_arena *a,
 		      struct hwc_mlx_cfgval *v)
@@ -356,101 +192,216 @@ static int get_fw_reset(const json_t *o, struct hwc_arena *a, struct hwc_mlx_fwr
 	return rc ? -EINVAL : 0;
 }
 
-static int get_function(const json_t *o, struct hwc_arena *a, struct hwc_mlx_function *fn)
+/* ---- the adapter table: its custom entries wrap the writers and readers above ------------- */
+
+static int vendor_put(json_t *o, const struct hwc_jfield *f, const void *p)
 {
-	int rc = 0;
-	fn->bdf = hwc_arena_strdup(a, hwc_json_str_or(o, "bdf", ""));
-	rc |= hwc_json_get_str(o, "device_id", a, &fn->device_id);
-	rc |= hwc_json_get_str(o, "class", a, &fn->class_code);
-	rc |= hwc_json_get_str(o, "driver", a, &fn->driver);
-	fn->is_vf = json_is_true(json_object_get(o, "is_vf"));
-	rc |= hwc_json_get_str(o, "physfn", a, &fn->physfn);
-	rc |= get_strv(o, "netdevs", a, &fn->netdevs);
-	rc |= get_strv(o, "rdma_devices", a, &fn->rdma_devices);
-	rc |= get_strv(o, "hwmon", a, &fn->hwmon);
-	return rc ? -EINVAL : 0;
+	(void)p;
+	return json_object_set_new(o, f->key, json_string("15b3")) == 0 ? 0 : -ENOMEM;
 }
 
-static int get_port(const json_t *o, struct hwc_arena *a, struct hwc_mlx_port *p)
+/* Derived or constant keys are not read back (fw_config is the fact fw_at_risk comes from). */
+static int no_get(const json_t *o, const struct hwc_jfield *f, struct hwc_arena *a, void *p)
 {
-	int rc = 0;
-	p->port = json_integer_value(json_object_get(o, "port"));
-	p->rdma_device = hwc_arena_strdup(a, hwc_json_str_or(o, "rdma_device", ""));
-	rc |= hwc_json_get_str(o, "netdev", a, &p->netdev);
-	rc |= hwc_json_get_str(o, "state", a, &p->state);
-	rc |= hwc_json_get_str(o, "phys_state", a, &p->phys_state);
-	rc |= hwc_json_get_str(o, "link_layer", a, &p->link_layer);
-	rc |= hwc_json_get_f64(o, "rate_gbps", a, &p->rate_gbps);
-	rc |= hwc_json_get_str(o, "active_speed", a, &p->active_speed);
-	rc |= hwc_json_get_str(o, "active_width", a, &p->active_width);
-	rc |= hwc_json_get_i64(o, "active_mtu", a, &p->active_mtu);
-	rc |= hwc_json_get_i64(o, "max_mtu", a, &p->max_mtu);
-	rc |= hwc_json_get_i64(o, "netdev_mtu", a, &p->netdev_mtu);
-	rc |= hwc_json_get_i64(o, "netdev_speed_mbps", a, &p->netdev_speed_mbps);
-	rc |= hwc_mlx_port_counters_from_json(json_object_get(o, "counters"), a, p);
-	rc |= hwc_mlx_phy_from_json(json_object_get(o, "phy"), a, &p->phy);
-	rc |= hwc_mlx_module_from_json(json_object_get(o, "module"), a, &p->module);
-	return rc ? -EINVAL : 0;
+	(void)o, (void)f, (void)a, (void)p;
+	return 0;
 }
 
-static int get_adapter(const json_t *o, struct hwc_arena *a, struct hwc_mlx_adapter *ad)
+static int kevents_put(json_t *o, const struct hwc_jfield *f, const void *p)
 {
-	int rc = 0;
-	ad->bdf = hwc_arena_strdup(a, hwc_json_str_or(o, "bdf", ""));
-	rc |= hwc_json_get_str(o, "device_id", a, &ad->device_id);
-	rc |= get_strv(o, "functions", a, &ad->functions);
-	const json_t *fm = json_object_get(o, "function_map");
-	size_t i;
-	const json_t *x;
-	if (json_is_array(fm))
-		json_array_foreach(fm, i, x) {
-			struct hwc_mlx_function *fn = HWC_VEC_PUSH(a, &ad->function_map);
-			if (!fn)
-				return -ENOMEM;
-			rc |= json_is_object(x) ? get_function(x, a, fn) : -EINVAL;
-		}
-	rc |= hwc_json_get_str(o, "product", a, &ad->product);
-	rc |= hwc_json_get_str(o, "generation", a, &ad->generation);
-	const json_t *pm = json_object_get(o, "pcie_max");
-	rc |= hwc_json_get_f64(pm, "speed_gts", a, &ad->pcie_max_speed_gts);
-	rc |= hwc_json_get_i64(pm, "width", a, &ad->pcie_max_width);
-	rc |= hwc_json_get_f64(o, "port_rate_max_gbps", a, &ad->port_rate_max_gbps);
-	rc |= hwc_json_get_str(o, "fw_version", a, &ad->fw_version);
-	rc |= hwc_json_get_str(o, "fw_version_source", a, &ad->fw_version_source);
-	rc |= hwc_json_get_str(o, "fw_version_stored", a, &ad->fw_version_stored);
-	rc |= hwc_json_get_bool(o, "fw_pending_reset", a, &ad->fw_pending_reset);
-	rc |= hwc_json_get_str(o, "psid", a, &ad->psid);
-	rc |= hwc_json_get_str(o, "part_number", a, &ad->part_number);
-	rc |= hwc_json_get_str(o, "serial_number", a, &ad->serial_number);
-	rc |= get_strv(o, "netdevs", a, &ad->netdevs);
-	rc |= get_strv(o, "rdma_devices", a, &ad->rdma_devices);
-	const json_t *ports = json_object_get(o, "ports");
-	if (json_is_array(ports))
-		json_array_foreach(ports, i, x) {
-			struct hwc_mlx_port *p = HWC_VEC_PUSH(a, &ad->ports);
-			if (!p)
-				return -ENOMEM;
-			rc |= json_is_object(x) ? get_port(x, a, p) : -EINVAL;
-		}
-	rc |= hwc_mlx_kernel_events_from_json(o, a, ad);
-	const json_t *cfg = json_object_get(o, "fw_config");
-	if (json_is_object(cfg)) {
-		hwc_fmeta_set(&ad->cfg.m, HWC_ST_OK, 0, NULL);
-		rc |= get_cfg(cfg, a, &ad->cfg);
-		struct hwc_fbool c = {0};
-		rc |= hwc_json_get_bool(o, "fw_config_complete", a, &c);
-		ad->cfg.complete = hwc_ok(c) && c.v;
-		rc |= hwc_json_get_str(o, "fw_config_device_type", a, &ad->cfg.device_type);
-	} else {
-		rc |= hwc_json_get_meta(o, "fw_config", a, &ad->cfg.m);
+	(void)f;
+	hwc_mlx_kernel_events_json(o, p);
+	return 0;
+}
+
+static int kevents_get(const json_t *o, const struct hwc_jfield *f, struct hwc_arena *a, void *p)
+{
+	(void)f;
+	return hwc_mlx_kernel_events_from_json(o, a, p);
+}
+
+/* fw_config, with fw_config_complete and fw_config_device_type beside it. */
+static int cfg_put(json_t *o, const struct hwc_jfield *f, const void *p)
+{
+	const struct hwc_mlx_cfg *c = p;
+	(void)f;
+	if (!hwc_ok(*c)) {
+		hwc_json_put_meta(o, "fw_config", &c->m);
+		hwc_json_put_meta(o, "fw_config_complete", &c->m);
+		return hwc_json_put_meta(o, "fw_config_device_type", &c->m);
 	}
-	rc |= get_fw_reset(o, a, &ad->fw_reset);
-	const json_t *r = json_object_get(o, "registers");
-	rc |= hwc_json_get_i64(r, "temp_mdegc", a, &ad->reg.temp_mdegc);
-	rc |= hwc_json_get_str(r, "temp_source", a, &ad->reg.temp_source);
-	rc |= hwc_json_get_str(r, "power_status", a, &ad->reg.power_status);
-	rc |= hwc_json_get_i64(r, "pci_power_w", a, &ad->reg.pci_power_w);
+	json_object_set_new(o, "fw_config", cfg_json(c));
+	struct hwc_fbool complete = {{HWC_ST_OK, 0, NULL}, c->complete};
+	hwc_json_put_bool(o, "fw_config_complete", &complete);
+	struct hwc_fstr dt = c->device_type;
+	return hwc_json_put_str(o, "fw_config_device_type", &dt);
+}
+
+static int cfg_get(const json_t *o, const struct hwc_jfield *f, struct hwc_arena *a, void *p)
+{
+	struct hwc_mlx_cfg *c = p;
+	(void)f;
+	const json_t *cfg = json_object_get(o, "fw_config");
+	if (!json_is_object(cfg))
+		return hwc_json_get_meta(o, "fw_config", a, &c->m);
+	hwc_fmeta_set(&c->m, HWC_ST_OK, 0, NULL);
+	int rc = get_cfg(cfg, a, c);
+	struct hwc_fbool complete = {0};
+	rc |= hwc_json_get_bool(o, "fw_config_complete", a, &complete);
+	c->complete = hwc_ok(complete) && complete.v;
+	rc |= hwc_json_get_str(o, "fw_config_device_type", a, &c->device_type);
 	return rc ? -EINVAL : 0;
+}
+
+static int at_risk_put(json_t *o, const struct hwc_jfield *f, const void *p)
+{
+	(void)f;
+	put_at_risk(o, p);
+	return 0;
+}
+
+static int fw_reset_put(json_t *o, const struct hwc_jfield *f, const void *p)
+{
+	(void)f;
+	put_fw_reset(o, p);
+	return 0;
+}
+
+static int fw_reset_get(const json_t *o, const struct hwc_jfield *f, struct hwc_arena *a, void *p)
+{
+	(void)f;
+	return get_fw_reset(o, a, p);
+}
+
+#define S(T, k, m) HWC_JFK(struct T, k, m, HWC_JT_STR)
+#define STRV(T, m) HWC_JLIST(struct T, #m, m, HWC_JT_STRV)
+static const struct hwc_jfield function_f[] = {
+	HWC_JF(struct hwc_mlx_function, bdf, HWC_JT_KEY_STR),
+	S(hwc_mlx_function, "device_id", device_id),
+	S(hwc_mlx_function, "class", class_code),
+	S(hwc_mlx_function, "driver", driver),
+	HWC_JF(struct hwc_mlx_function, is_vf, HWC_JT_FLAG),
+	S(hwc_mlx_function, "physfn", physfn),
+	STRV(hwc_mlx_function, netdevs),
+	STRV(hwc_mlx_function, rdma_devices),
+	STRV(hwc_mlx_function, hwmon),
+};
+const struct hwc_jtable hwc_mlx_function_table =
+	HWC_JTABLE("mlx.adapters[].function_map[]", function_f, 0);
+
+/* The port's counters are members of the port: their object is the port read by another table. */
+static const struct hwc_jfield port_f[] = {
+	HWC_JF(struct hwc_mlx_port, port, HWC_JT_KEY_I64),
+	HWC_JF(struct hwc_mlx_port, rdma_device, HWC_JT_KEY_STR),
+	S(hwc_mlx_port, "netdev", netdev),
+	S(hwc_mlx_port, "state", state),
+	S(hwc_mlx_port, "phys_state", phys_state),
+	S(hwc_mlx_port, "link_layer", link_layer),
+	HWC_JF(struct hwc_mlx_port, rate_gbps, HWC_JT_F64),
+	S(hwc_mlx_port, "active_speed", active_speed),
+	S(hwc_mlx_port, "active_width", active_width),
+	HWC_JF(struct hwc_mlx_port, active_mtu, HWC_JT_I64),
+	HWC_JF(struct hwc_mlx_port, max_mtu, HWC_JT_I64),
+	HWC_JF(struct hwc_mlx_port, netdev_mtu, HWC_JT_I64),
+	HWC_JF(struct hwc_mlx_port, netdev_speed_mbps, HWC_JT_I64),
+	{.key = "counters", .t = HWC_JT_OBJ, .off = 0, .sub = &hwc_mlx_port_counters_table},
+	HWC_JSUB(struct hwc_mlx_port, "phy", phy, HWC_JT_OBJ, hwc_mlx_phy_table),
+	HWC_JSUB(struct hwc_mlx_port, "module", module, HWC_JT_OBJ, hwc_mlx_module_table),
+};
+#undef S
+#undef STRV
+const struct hwc_jtable hwc_mlx_port_table = HWC_JTABLE("mlx.adapters[].ports[]", port_f, 0);
+
+#define S(k, m) HWC_JFK(struct hwc_mlx_adapter, k, m, HWC_JT_STR)
+#define C(k, m, put_, get_) HWC_JCUSTOM(struct hwc_mlx_adapter, k, m, put_, get_)
+/* pcie_max and registers: members of the adapter (offset 0), objects of their own in JSON */
+static const struct hwc_jfield pcie_max_f[] = {
+	HWC_JFK(struct hwc_mlx_adapter, "speed_gts", pcie_max_speed_gts, HWC_JT_F64),
+	HWC_JFK(struct hwc_mlx_adapter, "width", pcie_max_width, HWC_JT_I64),
+};
+static const struct hwc_jtable pcie_max_t = HWC_JTABLE("mlx.adapters[].pcie_max", pcie_max_f, 0);
+static const struct hwc_jfield reg_f[] = {
+	HWC_JFK(struct hwc_mlx_adapter, "temp_mdegc", reg.temp_mdegc, HWC_JT_I64),
+	S("temp_source", reg.temp_source),
+	S("power_status", reg.power_status),
+	HWC_JFK(struct hwc_mlx_adapter, "pci_power_w", reg.pci_power_w, HWC_JT_I64),
+};
+static const struct hwc_jtable reg_t = HWC_JTABLE("mlx.adapters[].registers", reg_f, 0);
+static const struct hwc_jfield adapter_f[] = {
+	HWC_JF(struct hwc_mlx_adapter, bdf, HWC_JT_KEY_STR),
+	C("vendor_id", bdf, vendor_put, no_get),
+	S("device_id", device_id),
+	HWC_JLIST(struct hwc_mlx_adapter, "functions", functions, HWC_JT_STRV),
+	HWC_JVEC(struct hwc_mlx_adapter, "function_map", function_map, struct hwc_mlx_function,
+		 hwc_mlx_function_table),
+	S("product", product),
+	S("generation", generation),
+	{.key = "pcie_max", .t = HWC_JT_OBJ, .off = 0, .sub = &pcie_max_t},
+	HWC_JF(struct hwc_mlx_adapter, port_rate_max_gbps, HWC_JT_F64),
+	S("fw_version", fw_version),
+	S("fw_version_source", fw_version_source),
+	S("fw_version_stored", fw_version_stored),
+	HWC_JF(struct hwc_mlx_adapter, fw_pending_reset, HWC_JT_BOOL),
+	S("psid", psid),
+	S("part_number", part_number),
+	S("serial_number", serial_number),
+	HWC_JLIST(struct hwc_mlx_adapter, "netdevs", netdevs, HWC_JT_STRV),
+	HWC_JLIST(struct hwc_mlx_adapter, "rdma_devices", rdma_devices, HWC_JT_STRV),
+	HWC_JVEC(struct hwc_mlx_adapter, "ports", ports, struct hwc_mlx_port, hwc_mlx_port_table),
+	{.key = "kernel_events", .t = HWC_JT_CUSTOM, .off = 0, .put = kevents_put,
+	 .get = kevents_get},
+	C("fw_config", cfg, cfg_put, cfg_get),
+	C("fw_at_risk", cfg, at_risk_put, no_get),
+	C("fw_reset", fw_reset, fw_reset_put, fw_reset_get),
+	{.key = "registers", .t = HWC_JT_OBJ, .off = 0, .sub = &reg_t},
+};
+#undef S
+#undef C
+const struct hwc_jtable hwc_mlx_adapter_table = HWC_JTABLE("mlx.adapters[]", adapter_f, 0);
+
+json_t *hwc_mlx_to_json(const struct hwc_facts *f)
+{
+	const struct hwc_mlx_facts *mf = f->mlx;
+	json_t *o = json_object();
+	if (!o)
+		return NULL;
+	if (!mf) {
+		struct hwc_fmeta m = {0};
+		hwc_json_put_meta(o, "adapters", &m);
+		return o;
+	}
+	if (mf->m.st == HWC_ST_OK) {
+		json_object_set_new(o, "adapters",
+				    hwc_json_array_from_vec(&mf->adapters, sizeof(struct hwc_mlx_adapter),
+							    &hwc_mlx_adapter_table));
+	} else {
+		hwc_json_put_meta(o, "adapters", &mf->m);
+	}
+	if (mf->m.st != HWC_ST_OK)
+		return hwc_json_unavail_last(o); /* no PCI device list: nothing was tried, the status above says why */
+	if (mf->fw_image_file) {
+		json_t *im = json_object();
+		json_object_set_new(im, "file", hwc_json_string(mf->fw_image_file));
+		const struct hwc_mlx_flint *fl = &mf->fw_image;
+		if (hwc_ok(*fl)) {
+			hwc_json_put_str(im, "image_type", &fl->image_type);
+			hwc_json_put_str(im, "fw_version", &fl->fw_version);
+			hwc_json_put_str(im, "psid", &fl->psid);
+			hwc_json_put_str(im, "release_date", &fl->release_date);
+		} else {
+			static const char *const keys[] = {"image_type", "fw_version", "psid", "release_date"};
+			for (size_t i = 0; i < 4; i++)
+				hwc_json_put_meta(im, keys[i], &fl->m);
+		}
+		json_object_set_new(o, "fw_image", hwc_json_unavail_last(im));
+	}
+	json_t *t = json_object();
+	hwc_json_put_str(t, "mstflint_version", &mf->tools.mstflint_version);
+	json_object_set_new(t, "status", json_string(hwc_status_name(mf->tools.access.st)));
+	if (mf->tools.access.detail)
+		json_object_set_new(t, "detail", hwc_json_string(mf->tools.access.detail));
+	json_object_set_new(o, "tools", hwc_json_unavail_last(t));
+	return hwc_json_unavail_last(o);
 }
 
 int hwc_mlx_from_json(const json_t *j, struct hwc_facts *f)
@@ -466,15 +417,10 @@ int hwc_mlx_from_json(const json_t *j, struct hwc_facts *f)
 	const json_t *arr = json_object_get(j, "adapters");
 	if (json_is_array(arr)) {
 		hwc_fmeta_set(&mf->m, HWC_ST_OK, 0, NULL);
-		size_t i;
-		const json_t *x;
-		json_array_foreach(arr, i, x) {
-			struct hwc_mlx_adapter *ad = HWC_VEC_PUSH(a, &mf->adapters);
-			if (!ad)
-				return -ENOMEM;
-			if (!json_is_object(x) || get_adapter(x, a, ad) < 0)
-				rc = -EINVAL;
-		}
+		rc = hwc_json_array_to_vec(arr, a, &mf->adapters, sizeof(struct hwc_mlx_adapter),
+					   &hwc_mlx_adapter_table);
+		if (rc == -ENOMEM)
+			return rc;
 	} else {
 		rc |= hwc_json_get_meta(j, "adapters", a, &mf->m);
 	}

@@ -211,8 +211,6 @@ int hwc_mlx_parse_mlxlink(const char *buf, size_t len, struct hwc_arena *a, stru
  * -ENOENT when the text has no Module Info at all (every field then says so). */
 int hwc_mlx_parse_module(const char *buf, size_t len, struct hwc_arena *a, struct hwc_mlx_module *out);
 void hwc_mlx_module_fail(struct hwc_mlx_module *mod, const struct hwc_fmeta *m);
-json_t *hwc_mlx_module_json(const struct hwc_mlx_module *mod);
-int hwc_mlx_module_from_json(const json_t *o, struct hwc_arena *a, struct hwc_mlx_module *mod);
 
 struct hwc_mlx_port {
 	const char *rdma_device;
@@ -306,16 +304,17 @@ const char *hwc_mlx_counters_harmful(const char *bdf, const char *vpd_product, c
 /* Reads every port's counters of the adapters (after fill_ports). */
 void hwc_mlx_collect_port_counters(struct hwc_env *e, struct hwc_facts *f,
 				   struct hwc_mlx_adapter *ad);
-json_t *hwc_mlx_port_counters_json(const struct hwc_mlx_port *p);
 /* The adapter's events from the host's kernel log (after the host section). */
 void hwc_mlx_collect_kernel_events(struct hwc_facts *f, struct hwc_mlx_adapter *ad);
 void hwc_mlx_kernel_events_json(json_t *o, const struct hwc_mlx_adapter *ad);
 int hwc_mlx_kernel_events_from_json(const json_t *o, struct hwc_arena *a, struct hwc_mlx_adapter *ad);
 /* mstlink for every port of the adapters, in parallel (after the tools gate). */
 void hwc_mlx_collect_phy(struct hwc_env *e, struct hwc_facts *f, struct hwc_mlx_facts *mf);
-json_t *hwc_mlx_phy_json(const struct hwc_mlx_phy *p);
-int hwc_mlx_phy_from_json(const json_t *o, struct hwc_arena *a, struct hwc_mlx_phy *p);
-int hwc_mlx_port_counters_from_json(const json_t *o, struct hwc_arena *a, struct hwc_mlx_port *p);
+/* The field tables of a port's phy and module objects (core/json.h). */
+struct hwc_jtable;
+extern const struct hwc_jtable hwc_mlx_phy_table, hwc_mlx_module_table;
+extern const struct hwc_jtable hwc_mlx_port_counters_table, hwc_mlx_port_table,
+	hwc_mlx_function_table, hwc_mlx_adapter_table;
 
 /* Fills f->section from the root. Never prints; problems go to hwc_facts_error(). */
 int hwc_mlx_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_collect_opts *o);

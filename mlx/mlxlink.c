@@ -11,41 +11,43 @@
 #include "core/json.h"
 #include "core/runner.h"
 
-enum kind { K_STR, K_I64, K_U64, K_F64 };
-static const struct key {
-	const char *text; /* as mlxlink prints it, before " : " */
-	const char *json;
-	enum kind k;
-	size_t off;
-} keys[] = {
-#define K(t, j, k, m) {t, j, k, offsetof(struct hwc_mlx_phy, m)}
-	K("State", "state", K_STR, state),
-	K("Physical state", "phys_state", K_STR, phys_state),
-	K("Speed", "speed", K_STR, speed),
-	K("Width", "width", K_STR, width),
-	K("FEC", "fec", K_STR, fec),
-	K("Recommendation", "recommendation", K_STR, recommendation),
-	K("Status Opcode", "status_opcode", K_I64, status_opcode),
-	K("Time Since Last Clear [Min]", "time_since_clear_min", K_F64, time_since_clear_min),
-	K("Effective Physical Errors", "effective_errors", K_U64, effective_errors),
-	K("Effective Physical BER", "effective_ber", K_F64, effective_ber),
-	K("Raw Physical BER", "raw_ber", K_F64, raw_ber),
-	K("Link Down Counter", "link_down_counter", K_U64, link_down_counter),
-	K("Link Error Recovery Counter", "link_error_recovery_counter", K_U64, link_error_recovery_counter),
-#undef K
-};
-#define NKEYS (sizeof(keys) / sizeof(keys[0]))
 #define LANES_KEY "Raw Physical Errors Per Lane"
+/* facts.mlx.adapters[].ports[].phy: each value with the name mlxlink prints before " : " */
+#define K(txt, j, k, m) {.key = j, .t = k, .off = offsetof(struct hwc_mlx_phy, m), .src = txt}
+static const struct hwc_jfield phy_f[] = {
+	HWC_JF(struct hwc_mlx_phy, source, HWC_JT_STR),
+	K("State", "state", HWC_JT_STR, state),
+	K("Physical state", "phys_state", HWC_JT_STR, phys_state),
+	K("Speed", "speed", HWC_JT_STR, speed),
+	K("Width", "width", HWC_JT_STR, width),
+	K("FEC", "fec", HWC_JT_STR, fec),
+	K("Recommendation", "recommendation", HWC_JT_STR, recommendation),
+	K("Status Opcode", "status_opcode", HWC_JT_I64, status_opcode),
+	K("Time Since Last Clear [Min]", "time_since_clear_min", HWC_JT_F64, time_since_clear_min),
+	K("Effective Physical Errors", "effective_errors", HWC_JT_U64, effective_errors),
+	K("Effective Physical BER", "effective_ber", HWC_JT_F64, effective_ber),
+	K("Raw Physical BER", "raw_ber", HWC_JT_F64, raw_ber),
+	K("Link Down Counter", "link_down_counter", HWC_JT_U64, link_down_counter),
+	K("Link Error Recovery Counter", "link_error_recovery_counter", HWC_JT_U64,
+	  link_error_recovery_counter),
+	HWC_JLIST_M(struct hwc_mlx_phy, "raw_errors_per_lane", raw_errors_per_lane, lanes_m,
+		    HWC_JT_I64V),
+};
+#undef K
+const struct hwc_jtable hwc_mlx_phy_table =
+	HWC_JTABLE("mlx.adapters[].ports[].phy", phy_f, 0);
+#define NKEYS HWC_JARRAY_SIZE(phy_f)
 
 static struct hwc_fmeta *meta_at(struct hwc_mlx_phy *p, size_t i)
 {
-	return (struct hwc_fmeta *)(void *)((char *)p + keys[i].off); /* each fact starts with its meta */
+	return (struct hwc_fmeta *)(void *)((char *)p + phy_f[i].off); /* each fact starts with its meta */
 }
 
 static void fail_all(struct hwc_mlx_phy *p, const struct hwc_fmeta *m)
 {
 	for (size_t i = 0; i < NKEYS; i++)
-		*meta_at(p, i) = *m;
+		if (phy_f[i].src)
+			*meta_at(p, i) = *m;
 	p->lanes_m = *m;
 }
 
@@ -73,28 +75,28 @@ bool hwc_mlx_text_double(const char *v, size_t n, double *d)
 
 static void set_value(struct hwc_mlx_phy *p, size_t i, const char *v, size_t n, struct hwc_arena *a)
 {
-	void *f = (char *)p + keys[i].off;
+	void *f = (char *)p + phy_f[i].off;
 	double d;
 	if (n >= 3 && strncmp(v, "N/A", 3) == 0) {
 		hwc_fmeta_set(meta_at(p, i), HWC_ST_UNSUPPORTED, 0,
-			      hwc_arena_printf(a, "mstlink: %s: N/A", keys[i].text));
+			      hwc_arena_printf(a, "mstlink: %s: N/A", phy_f[i].src));
 		return;
 	}
-	if (keys[i].k == K_STR) {
+	if (phy_f[i].t == HWC_JT_STR) {
 		HWC_SET(*(struct hwc_fstr *)f, hwc_arena_strndup(a, v, n));
 		return;
 	}
 	/* counts fit their integer type, or the value is not understood (no overflowing cast) */
-	double max = keys[i].k == K_I64 ? 9.2e18 : 1.8e19;
-	if (!hwc_mlx_text_double(v, n, &d) || (keys[i].k != K_F64 && (d < 0 || d > max))) {
+	double max = phy_f[i].t == HWC_JT_I64 ? 9.2e18 : 1.8e19;
+	if (!hwc_mlx_text_double(v, n, &d) || (phy_f[i].t != HWC_JT_F64 && (d < 0 || d > max))) {
 		hwc_fmeta_set(meta_at(p, i), HWC_ST_INVALID, 0,
-			      hwc_arena_printf(a, "mstlink: %s: '%.*s' is not a number", keys[i].text,
+			      hwc_arena_printf(a, "mstlink: %s: '%.*s' is not a number", phy_f[i].src,
 					       (int)(n > 40 ? 40 : n), v));
 		return;
 	}
-	if (keys[i].k == K_I64)
+	if (phy_f[i].t == HWC_JT_I64)
 		HWC_SET(*(struct hwc_fi64 *)f, (int64_t)d);
-	else if (keys[i].k == K_U64)
+	else if (phy_f[i].t == HWC_JT_U64)
 		HWC_SET(*(struct hwc_fu64 *)f, (uint64_t)d);
 	else
 		HWC_SET(*(struct hwc_ff64 *)f, d);
@@ -158,7 +160,7 @@ static bool take_line(struct hwc_mlx_phy *p, const char *l, size_t n, struct hwc
 		return true;
 	}
 	for (size_t i = 0; i < NKEYS; i++)
-		if (kn == strlen(keys[i].text) && memcmp(k, keys[i].text, kn) == 0 &&
+		if (phy_f[i].src && kn == strlen(phy_f[i].src) && memcmp(k, phy_f[i].src, kn) == 0 &&
 		    meta_at(p, i)->st == HWC_ST_ABSENT) {
 			set_value(p, i, v, vn, a);
 			return true;
@@ -292,63 +294,3 @@ void hwc_mlx_collect_phy(struct hwc_env *e, struct hwc_facts *f, struct hwc_mlx_
 }
 
 /* ------------------------------------------------------------------ JSON */
-
-json_t *hwc_mlx_phy_json(const struct hwc_mlx_phy *p)
-{
-	json_t *o = json_object();
-	if (!o)
-		return NULL;
-	hwc_json_put_str(o, "source", &p->source);
-	for (size_t i = 0; i < NKEYS; i++) {
-		const void *fp = (const char *)p + keys[i].off;
-		switch (keys[i].k) {
-		case K_STR: hwc_json_put_str(o, keys[i].json, fp); break;
-		case K_I64: hwc_json_put_i64(o, keys[i].json, fp); break;
-		case K_U64: hwc_json_put_u64(o, keys[i].json, fp); break;
-		case K_F64: hwc_json_put_f64(o, keys[i].json, fp); break;
-		}
-	}
-	if (p->lanes_m.st == HWC_ST_OK) {
-		json_t *arr = json_array();
-		for (size_t i = 0; arr && i < p->raw_errors_per_lane.n; i++)
-			json_array_append_new(arr, json_integer((json_int_t)p->raw_errors_per_lane.items[i]));
-		hwc_json_set_before_unavail(o, "raw_errors_per_lane", arr);
-	} else {
-		json_object_set_new(o, "raw_errors_per_lane", json_null());
-		hwc_json_put_meta(o, "raw_errors_per_lane", &p->lanes_m);
-	}
-	return o;
-}
-
-int hwc_mlx_phy_from_json(const json_t *o, struct hwc_arena *a, struct hwc_mlx_phy *p)
-{
-	if (!o)
-		return 0;
-	if (!json_is_object(o))
-		return -EINVAL;
-	int rc = hwc_json_get_str(o, "source", a, &p->source);
-	for (size_t i = 0; i < NKEYS; i++) {
-		void *fp = (char *)p + keys[i].off;
-		switch (keys[i].k) {
-		case K_STR: rc |= hwc_json_get_str(o, keys[i].json, a, fp); break;
-		case K_I64: rc |= hwc_json_get_i64(o, keys[i].json, a, fp); break;
-		case K_U64: rc |= hwc_json_get_u64(o, keys[i].json, a, fp); break;
-		case K_F64: rc |= hwc_json_get_f64(o, keys[i].json, a, fp); break;
-		}
-	}
-	const json_t *arr = json_object_get(o, "raw_errors_per_lane");
-	if (json_is_array(arr)) {
-		size_t i;
-		const json_t *x;
-		json_array_foreach(arr, i, x) {
-			uint64_t *slot = HWC_VEC_PUSH(a, &p->raw_errors_per_lane);
-			if (!slot || !json_is_integer(x) || json_integer_value(x) < 0)
-				return -EINVAL;
-			*slot = (uint64_t)json_integer_value(x);
-		}
-		hwc_fmeta_set(&p->lanes_m, HWC_ST_OK, 0, NULL);
-	} else {
-		rc |= hwc_json_get_meta(o, "raw_errors_per_lane", a, &p->lanes_m);
-	}
-	return rc ? -EINVAL : 0;
-}

@@ -10,29 +10,35 @@
 
 #include "core/json.h"
 
-enum kind { M_STR, M_NUM, M_READ };
-static const struct mkey {
-	const char *text, *json;
-	enum kind k;
-	size_t off;
-} mkeys[] = {
-#define M(t, j, k, f) {t, j, k, offsetof(struct hwc_mlx_module, f)}
-	M("Identifier", "identifier", M_STR, identifier),
-	M("Compliance", "compliance", M_STR, compliance),
-	M("Cable Type", "cable_type", M_STR, cable_type),
-	M("Vendor Name", "vendor", M_STR, vendor),
-	M("Vendor Part Number", "part_number", M_STR, part_number),
-	M("Vendor Serial Number", "serial_number", M_STR, serial_number),
-	M("FW Version", "fw_version", M_STR, fw_version),
-	M("Digital Diagnostic Monitoring", "ddm", M_STR, ddm),
-	M("Transfer Distance [m]", "length_m", M_NUM, length_m),
-	M("Temperature [C]", "temperature_c", M_READ, temperature_c),
-	M("Voltage [mV]", "voltage_mv", M_READ, voltage_mv),
-	M("Bias Current [mA]", "bias_ma", M_READ, bias_ma),
-	M("Rx Power Current [dBm]", "rx_power_dbm", M_READ, rx_power_dbm),
-	M("Tx Power Current [dBm]", "tx_power_dbm", M_READ, tx_power_dbm),
-#undef M
+static int put_reading(json_t *o, const struct hwc_jfield *f, const void *p);
+static int get_reading(const json_t *o, const struct hwc_jfield *f, struct hwc_arena *a, void *p);
+
+/* facts.mlx.adapters[].ports[].module, each value with the name mstlink prints for it; a
+ * diagnostic (CUSTOM) is the value per lane under its key and the range under key_range. */
+#define M(txt, j, k, f) {.key = j, .t = k, .off = offsetof(struct hwc_mlx_module, f), .src = txt}
+#define R(txt, j, f)                                                                               \
+	{.key = j, .t = HWC_JT_CUSTOM, .off = offsetof(struct hwc_mlx_module, f),                   \
+	 .put = put_reading, .get = get_reading, .src = txt}
+static const struct hwc_jfield mkeys[] = {
+	M("Identifier", "identifier", HWC_JT_STR, identifier),
+	M("Compliance", "compliance", HWC_JT_STR, compliance),
+	M("Cable Type", "cable_type", HWC_JT_STR, cable_type),
+	M("Vendor Name", "vendor", HWC_JT_STR, vendor),
+	M("Vendor Part Number", "part_number", HWC_JT_STR, part_number),
+	M("Vendor Serial Number", "serial_number", HWC_JT_STR, serial_number),
+	M("FW Version", "fw_version", HWC_JT_STR, fw_version),
+	M("Digital Diagnostic Monitoring", "ddm", HWC_JT_STR, ddm),
+	M("Transfer Distance [m]", "length_m", HWC_JT_F64, length_m),
+	R("Temperature [C]", "temperature_c", temperature_c),
+	R("Voltage [mV]", "voltage_mv", voltage_mv),
+	R("Bias Current [mA]", "bias_ma", bias_ma),
+	R("Rx Power Current [dBm]", "rx_power_dbm", rx_power_dbm),
+	R("Tx Power Current [dBm]", "tx_power_dbm", tx_power_dbm),
 };
+#undef M
+#undef R
+const struct hwc_jtable hwc_mlx_module_table =
+	HWC_JTABLE("mlx.adapters[].ports[].module", mkeys, 0);
 #define NM (sizeof(mkeys) / sizeof(mkeys[0]))
 
 static struct hwc_fmeta *mmeta(struct hwc_mlx_module *m, size_t i)
@@ -81,23 +87,23 @@ static void set_field(struct hwc_mlx_module *m, size_t i, const char *v, size_t 
 	void *f = (char *)m + mkeys[i].off;
 	if (n >= 3 && strncmp(v, "N/A", 3) == 0) {
 		hwc_fmeta_set(mmeta(m, i), HWC_ST_UNSUPPORTED, 0,
-			      hwc_arena_printf(a, "mstlink: %s: N/A (no such data in this module)", mkeys[i].text));
+			      hwc_arena_printf(a, "mstlink: %s: N/A (no such data in this module)", mkeys[i].src));
 		return;
 	}
-	const char *bad = hwc_arena_printf(a, "mstlink: %s: '%.*s' not understood", mkeys[i].text,
+	const char *bad = hwc_arena_printf(a, "mstlink: %s: '%.*s' not understood", mkeys[i].src,
 					   (int)(n > 48 ? 48 : n), v);
 	double d;
-	switch (mkeys[i].k) {
-	case M_STR:
+	switch (mkeys[i].t) {
+	case HWC_JT_STR:
 		HWC_SET(*(struct hwc_fstr *)f, hwc_arena_strndup(a, v, n));
 		break;
-	case M_NUM:
+	case HWC_JT_F64:
 		if (hwc_mlx_text_double(v, n, &d))
 			HWC_SET(*(struct hwc_ff64 *)f, d);
 		else
 			hwc_fmeta_set(mmeta(m, i), HWC_ST_INVALID, 0, bad);
 		break;
-	case M_READ:
+	default:
 		if (reading(v, n, f) == 0)
 			hwc_fmeta_set(mmeta(m, i), HWC_ST_OK, 0, NULL);
 		else
@@ -136,7 +142,7 @@ int hwc_mlx_parse_module(const char *buf, size_t len, struct hwc_arena *a, struc
 		while (vn && (v[vn - 1] == ' ' || v[vn - 1] == '\r'))
 			vn--;
 		for (size_t i = 0; i < NM; i++)
-			if (kn == strlen(mkeys[i].text) && memcmp(l, mkeys[i].text, kn) == 0 &&
+			if (kn == strlen(mkeys[i].src) && memcmp(l, mkeys[i].src, kn) == 0 &&
 			    mmeta(out, i)->st == HWC_ST_ABSENT)
 				set_field(out, i, v, vn, a);
 	}
@@ -145,41 +151,29 @@ int hwc_mlx_parse_module(const char *buf, size_t len, struct hwc_arena *a, struc
 
 /* ------------------------------------------------------------------ JSON */
 
-static void put_reading(json_t *o, const char *key, const struct hwc_mlx_reading *r)
+static int put_reading(json_t *o, const struct hwc_jfield *f, const void *p)
 {
+	const char *key = f->key;
+	const struct hwc_mlx_reading *r = p;
 	char rk[64];
 	snprintf(rk, sizeof(rk), "%s_range", key);
 	if (r->m.st != HWC_ST_OK) {
 		hwc_json_set_before_unavail(o, key, json_null());
 		hwc_json_set_before_unavail(o, rk, json_null());
-		hwc_json_put_meta(o, key, &r->m);
-		return;
+		return hwc_json_put_meta(o, key, &r->m);
 	}
 	json_t *arr = json_array();
 	for (size_t i = 0; arr && i < r->n; i++)
 		json_array_append_new(arr, json_real(r->v[i]));
 	hwc_json_set_before_unavail(o, key, arr);
 	hwc_json_set_before_unavail(o, rk, r->has_range ? json_pack("[ff]", r->lo, r->hi) : json_null());
+	return 0;
 }
 
-json_t *hwc_mlx_module_json(const struct hwc_mlx_module *mod)
+static int get_reading(const json_t *o, const struct hwc_jfield *f, struct hwc_arena *a, void *p)
 {
-	json_t *o = json_object();
-	for (size_t i = 0; o && i < NM; i++) {
-		const void *f = (const char *)mod + mkeys[i].off;
-		if (mkeys[i].k == M_STR)
-			hwc_json_put_str(o, mkeys[i].json, f);
-		else if (mkeys[i].k == M_NUM)
-			hwc_json_put_f64(o, mkeys[i].json, f);
-		else
-			put_reading(o, mkeys[i].json, f);
-	}
-	return o;
-}
-
-static int get_reading(const json_t *o, const char *key, struct hwc_arena *a,
-		       struct hwc_mlx_reading *r)
-{
+	const char *key = f->key;
+	struct hwc_mlx_reading *r = p;
 	const json_t *arr = json_object_get(o, key);
 	if (!json_is_array(arr))
 		return hwc_json_get_meta(o, key, a, &r->m);
@@ -201,23 +195,4 @@ static int get_reading(const json_t *o, const char *key, struct hwc_arena *a,
 	}
 	hwc_fmeta_set(&r->m, HWC_ST_OK, 0, NULL);
 	return 0;
-}
-
-int hwc_mlx_module_from_json(const json_t *o, struct hwc_arena *a, struct hwc_mlx_module *mod)
-{
-	if (!o)
-		return 0;
-	if (!json_is_object(o))
-		return -EINVAL;
-	int rc = 0;
-	for (size_t i = 0; i < NM; i++) {
-		void *f = (char *)mod + mkeys[i].off;
-		if (mkeys[i].k == M_STR)
-			rc |= hwc_json_get_str(o, mkeys[i].json, a, f);
-		else if (mkeys[i].k == M_NUM)
-			rc |= hwc_json_get_f64(o, mkeys[i].json, a, f);
-		else
-			rc |= get_reading(o, mkeys[i].json, a, f);
-	}
-	return rc ? -EINVAL : 0;
 }

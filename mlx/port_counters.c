@@ -144,22 +144,10 @@ void hwc_mlx_collect_port_counters(struct hwc_env *e, struct hwc_facts *f,
 	}
 }
 
-json_t *hwc_mlx_port_counters_json(const struct hwc_mlx_port *p)
-{
-	json_t *o = json_object();
-	for (size_t i = 0; o && i < HWC_MLX_NPORT_COUNTERS; i++)
-		hwc_json_put_u64(o, hwc_mlx_port_counter_names[i], &p->counters[i]);
-	return o;
-}
-
-int hwc_mlx_port_counters_from_json(const json_t *o, struct hwc_arena *a, struct hwc_mlx_port *p)
-{
-	if (!o)
-		return 0;
-	if (!json_is_object(o))
-		return -EINVAL;
-	int rc = 0;
-	for (size_t i = 0; i < HWC_MLX_NPORT_COUNTERS; i++)
-		rc |= hwc_json_get_u64(o, hwc_mlx_port_counter_names[i], a, &p->counters[i]);
-	return rc ? -EINVAL : 0;
-}
+static const struct hwc_jfield counters_f[] = {
+	HWC_JNAMED(struct hwc_mlx_port, counters, hwc_mlx_port_counter_names,
+		   HWC_MLX_NPORT_COUNTERS),
+};
+/* The counters object of a port (the counters are members of the port itself). */
+const struct hwc_jtable hwc_mlx_port_counters_table =
+	HWC_JTABLE("mlx.adapters[].ports[].counters", counters_f, 0);

@@ -651,11 +651,13 @@ int hwc_pci_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_col
 				hwc_facts_error(f, "pci", d->bdf.v, "%s", d->vendor_id.m.detail);
 		}
 		dump_topology(f->arena, p, o->pci_dump);
+		hwc_fmeta_set(&p->peer_memory.m, HWC_ST_ABSENT, 0, "not in the --pci-dump file");
 	} else {
 		HWC_SET(p->source, "sysfs");
 		rc = collect_sysfs(e, f, p);
 		if (rc < 0)
 			return rc;
+		hwc_pci_collect_peer_memory(e, f->arena, p);
 	}
 	tie(f->arena, p);
 	if (o && o->device)

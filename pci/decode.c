@@ -151,6 +151,8 @@ static void caps_fail(struct hwc_pci_device *d, enum hwc_status st, const char *
 	HWC_FAIL(d->slot_power_limit_w, st, 0, why);
 	hwc_fmeta_set(&d->dev_status.m, st, 0, why);
 	HWC_FAIL(d->aer_capable, st, 0, why);
+	HWC_FAIL(d->acs_capable, st, 0, why);
+	hwc_fmeta_set(&d->p2p.m, st, 0, why);
 }
 
 static void decode_link(struct pci_dev *pd, int base, unsigned flags, struct hwc_arena *a,
@@ -197,6 +199,76 @@ static void decode_link(struct pci_dev *pd, int base, unsigned flags, struct hwc
 	}
 }
 
+static void acs_bits(struct hwc_pci_acs *o, unsigned w)
+{
+	hwc_fmeta_set(&o->m, HWC_ST_OK, 0, NULL);
+	HWC_SET(o->source_validation, (w & PCI_ACS_CTRL_VALID) != 0);
+	HWC_SET(o->translation_blocking, (w & PCI_ACS_CTRL_BLOCK) != 0);
+	HWC_SET(o->request_redirect, (w & PCI_ACS_CTRL_REQ_RED) != 0);
+	HWC_SET(o->completion_redirect, (w & PCI_ACS_CTRL_CMPLT_RED) != 0);
+	HWC_SET(o->upstream_forwarding, (w & PCI_ACS_CTRL_FORWARD) != 0);
+	HWC_SET(o->egress_control, (w & PCI_ACS_CTRL_EGRESS) != 0);
+	HWC_SET(o->direct_translated, (w & PCI_ACS_CTRL_TRANS) != 0);
+}
+
+/* DevCap2/DevCtl2 (capability version 2): 10-bit tags and AtomicOps, as lspci's DevCap2 lines. */
+static void decode_devcap2(struct pci_dev *pd, int base, unsigned flags, struct hwc_pci_p2p *p)
+{
+	struct hwc_fbool *all[] = {&p->tag10_requester_capable, &p->tag10_requester_enabled,
+				   &p->tag10_completer_capable, &p->atomic_requester_enabled,
+				   &p->atomic_egress_blocking, &p->atomic_routing,
+				   &p->atomic_completer_32, &p->atomic_completer_64,
+				   &p->atomic_completer_128};
+	if ((flags & PCI_EXP_FLAGS_VERS) < 2) {
+		for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+			HWC_FAIL(*all[i], HWC_ST_UNSUPPORTED, 0, "PCIe capability version 1: no DevCap2");
+		return;
+	}
+	uint32_t cap2 = pci_read_long(pd, base + PCI_EXP_DEVCAP2);
+	unsigned ctl2 = pci_read_word(pd, base + PCI_EXP_DEVCTL2);
+	HWC_SET(p->tag10_requester_capable, (cap2 & PCI_EXP_DEVCAP2_10BIT_TAG_REQ) != 0);
+	HWC_SET(p->tag10_completer_capable, (cap2 & PCI_EXP_DEVCAP2_10BIT_TAG_COMP) != 0);
+	HWC_SET(p->tag10_requester_enabled, (ctl2 & PCI_EXP_DEVCTL2_10BIT_TAG_REQ) != 0);
+	HWC_SET(p->atomic_routing, (cap2 & PCI_EXP_DEVCAP2_ATOMICOP_ROUTING) != 0);
+	HWC_SET(p->atomic_completer_32, (cap2 & PCI_EXP_DEVCAP2_32BIT_ATOMICOP_COMP) != 0);
+	HWC_SET(p->atomic_completer_64, (cap2 & PCI_EXP_DEVCAP2_64BIT_ATOMICOP_COMP) != 0);
+	HWC_SET(p->atomic_completer_128, (cap2 & PCI_EXP_DEVCAP2_128BIT_CAS_COMP) != 0);
+	HWC_SET(p->atomic_requester_enabled, (ctl2 & PCI_EXP_DEVCTL2_ATOMICOP_REQUESTER_EN) != 0);
+	HWC_SET(p->atomic_egress_blocking, (ctl2 & PCI_EXP_DEVCTL2_ATOMICOP_EGRESS_BLOCK) != 0);
+}
+
+/* The extended capabilities peer-to-peer depends on: ACS (bridges), ATS, PRI, PASID. */
+static void decode_p2p_ext(struct pci_dev *pd, struct hwc_pci_device *d)
+{
+	struct pci_cap *c = pci_find_cap(pd, PCI_EXT_CAP_ID_ACS, PCI_CAP_EXTENDED);
+	HWC_SET(d->acs_capable, c != NULL);
+	if (c) {
+		acs_bits(&d->acs_cap, pci_read_word(pd, c->addr + PCI_ACS_CAP));
+		acs_bits(&d->acs, pci_read_word(pd, c->addr + PCI_ACS_CTRL));
+	}
+	struct hwc_pci_p2p *p = &d->p2p;
+	c = pci_find_cap(pd, PCI_EXT_CAP_ID_ATS, PCI_CAP_EXTENDED);
+	HWC_SET(p->ats_capable, c != NULL);
+	HWC_SET(p->ats_enabled, c && (pci_read_word(pd, c->addr + PCI_ATS_CTRL) & PCI_ATS_CTRL_ENABLE));
+	c = pci_find_cap(pd, PCI_EXT_CAP_ID_PRI, PCI_CAP_EXTENDED);
+	HWC_SET(p->pri_capable, c != NULL);
+	HWC_SET(p->pri_enabled, c && (pci_read_word(pd, c->addr + PCI_PRI_CTRL) & PCI_PRI_CTRL_ENABLE));
+	c = pci_find_cap(pd, PCI_EXT_CAP_ID_PASID, PCI_CAP_EXTENDED);
+	HWC_SET(p->pasid_capable, c != NULL);
+	HWC_SET(p->pasid_enabled,
+		c && (pci_read_word(pd, c->addr + PCI_PASID_CTRL) & PCI_PASID_CTRL_ENABLE));
+}
+
+static void p2p_ext_fail(struct hwc_pci_device *d, enum hwc_status st, const char *why)
+{
+	HWC_FAIL(d->acs_capable, st, 0, why);
+	struct hwc_pci_p2p *p = &d->p2p;
+	struct hwc_fbool *ext[] = {&p->ats_capable, &p->ats_enabled, &p->pri_capable,
+				   &p->pri_enabled, &p->pasid_capable, &p->pasid_enabled};
+	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++)
+		HWC_FAIL(*ext[i], st, 0, why);
+}
+
 static void decode_pcie(struct pci_dev *pd, int base, size_t len, struct hwc_arena *a,
 			struct hwc_pci_device *d)
 {
@@ -228,6 +300,9 @@ static void decode_pcie(struct pci_dev *pd, int base, size_t len, struct hwc_are
 	HWC_SET(d->dev_status.fatal, (devsta & PCI_EXP_DEVSTA_FED) != 0);
 	HWC_SET(d->dev_status.unsupported_request, (devsta & PCI_EXP_DEVSTA_URD) != 0);
 
+	hwc_fmeta_set(&d->p2p.m, HWC_ST_OK, 0, NULL);
+	decode_devcap2(pd, base, flags, &d->p2p);
+
 	if (type == PCI_EXP_TYPE_ROOT_INT_EP || type == PCI_EXP_TYPE_ROOT_EC)
 		hwc_fmeta_set(&d->link.m, HWC_ST_UNSUPPORTED, 0, "root-complex integrated: no link");
 	else
@@ -246,9 +321,11 @@ static void decode_pcie(struct pci_dev *pd, int base, size_t len, struct hwc_are
 		const char *why = len <= 64 ? "config space beyond 64 bytes needs root"
 					    : "config space captured to 256 bytes: no extended capabilities";
 		HWC_FAIL(d->aer_capable, len <= 64 ? HWC_ST_NEEDS_ROOT : HWC_ST_ABSENT, 0, why);
+		p2p_ext_fail(d, len <= 64 ? HWC_ST_NEEDS_ROOT : HWC_ST_ABSENT, why);
 		return;
 	}
 	HWC_SET(d->aer_capable, pci_find_cap(pd, PCI_EXT_CAP_ID_AER, PCI_CAP_EXTENDED) != NULL);
+	decode_p2p_ext(pd, d);
 	struct pci_cap *iov = pci_find_cap(pd, PCI_EXT_CAP_ID_SRIOV, PCI_CAP_EXTENDED);
 	if (iov) {
 		hwc_fmeta_set(&d->sriov.m, HWC_ST_OK, 0, NULL);

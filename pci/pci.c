@@ -10,9 +10,9 @@
 
 #define D(k, t, m) HWC_JFK(struct hwc_pci_device, k, m, t)
 /* A member of one of the device's nested groups (anonymous structs): offset from the group. */
-#define G(g, k, t, m)                                                                              \
-	{k, t, offsetof(struct hwc_pci_device, g.m) - offsetof(struct hwc_pci_device, g), 0, 0, NULL, \
-	 0, NULL, NULL}
+#define G(g, k, t_, m)                                                                             \
+	{.key = k, .t = t_,                                                                        \
+	 .off = offsetof(struct hwc_pci_device, g.m) - offsetof(struct hwc_pci_device, g)}
 #define TAB(path, f) HWC_JTABLE(path, f, HWC_JTAB_OMIT_UNSET)
 
 static const struct hwc_jfield sriov_f[] = {
@@ -66,6 +66,34 @@ static const struct hwc_jfield vpd_f[] = {
 	G(vpd, "part_number", HWC_JT_STR, part_number),
 	G(vpd, "serial_number", HWC_JT_STR, serial_number),
 };
+#define ACS(m) HWC_JF(struct hwc_pci_acs, m, HWC_JT_BOOL)
+static const struct hwc_jfield acs_f[] = {
+	ACS(source_validation), ACS(translation_blocking), ACS(request_redirect),
+	ACS(completion_redirect), ACS(upstream_forwarding), ACS(egress_control),
+	ACS(direct_translated),
+};
+#define P2P(m) HWC_JF(struct hwc_pci_p2p, m, HWC_JT_BOOL)
+static const struct hwc_jfield p2p_f[] = {
+	P2P(ats_capable), P2P(ats_enabled), P2P(pri_capable), P2P(pri_enabled),
+	P2P(pasid_capable), P2P(pasid_enabled), P2P(tag10_requester_capable),
+	P2P(tag10_requester_enabled), P2P(tag10_completer_capable), P2P(atomic_requester_enabled),
+	P2P(atomic_egress_blocking), P2P(atomic_routing), P2P(atomic_completer_32),
+	P2P(atomic_completer_64), P2P(atomic_completer_128),
+};
+static const struct hwc_jfield pm_f[] = {
+	HWC_JF(struct hwc_pci_peer_memory, nvidia_peermem, HWC_JT_BOOL),
+	HWC_JF(struct hwc_pci_peer_memory, nv_peer_mem, HWC_JT_BOOL),
+	HWC_JF(struct hwc_pci_peer_memory, nvidia_driver_version, HWC_JT_STR),
+};
+static const struct hwc_jtable acs_cap_t = TAB("pci.devices[].acs_cap", acs_f);
+static const struct hwc_jtable acs_t = TAB("pci.devices[].acs", acs_f);
+static const struct hwc_jtable p2p_t = TAB("pci.devices[].p2p", p2p_f);
+static const struct hwc_jtable peer_memory_t = TAB("pci.gpudirect.peer_memory", pm_f);
+/* The collected part of facts.pci.gpudirect (the rest is derived from the devices). */
+static const struct hwc_jfield gd_f[] = {
+	HWC_JSUB(struct hwc_pci_facts, "peer_memory", peer_memory, HWC_JT_GROUP, peer_memory_t),
+};
+static const struct hwc_jtable gpudirect_t = TAB("pci.gpudirect", gd_f);
 static const struct hwc_jtable sriov_t = TAB("pci.devices[].sriov", sriov_f);
 static const struct hwc_jtable link_t = TAB("pci.devices[].link", link_f);
 static const struct hwc_jtable slot_t = TAB("pci.devices[].slot", slot_f);
@@ -103,11 +131,12 @@ static const struct hwc_jfield dev_f[] = {
 	D("extended_tag", HWC_JT_BOOL, extended_tag),
 	D("slot_power_limit_w", HWC_JT_F64, slot_power_limit_w),
 	D("aer_capable", HWC_JT_BOOL, aer_capable),
+	D("acs_capable", HWC_JT_BOOL, acs_capable),
 	D("upstream", HWC_JT_STR, upstream),
 	D("config_bytes", HWC_JT_I64, config_bytes),
 	HWC_JLIST_M(struct hwc_pci_device, "path", path.items, path.m, HWC_JT_STRV),
 	GRP(sriov), GRP(link), GRP(slot), GRP(upstream_slot), GRP(dev_status), GRP(aer),
-	GRP(path_bottleneck), GRP(vpd),
+	GRP(path_bottleneck), GRP(vpd), GRP(acs_cap), GRP(acs), GRP(p2p),
 };
 /* One element of facts.pci.devices. */
 const struct hwc_jtable hwc_pci_device_table = TAB("pci.devices[]", dev_f);
@@ -137,6 +166,11 @@ json_t *hwc_pci_to_json(const struct hwc_facts *f)
 		json_decref(arr);
 		hwc_json_put_meta(j, "devices", &p->m);
 	}
+	if (p->m.st == HWC_ST_OK) {
+		json_t *g = hwc_pci_gpudirect_json(p);
+		hwc_json_put_table(g, p, &gpudirect_t);
+		json_object_set_new(j, "gpudirect", g);
+	}
 	return j;
 }
 
@@ -151,6 +185,9 @@ int hwc_pci_from_json(const json_t *j, struct hwc_facts *f)
 	int rc = 0;
 	if (json_object_get(j, "source"))
 		rc |= hwc_json_get_str(j, "source", f->arena, &p->source);
+	const json_t *g = json_object_get(j, "gpudirect");
+	if (json_is_object(g) && json_object_get(g, "peer_memory"))
+		rc |= hwc_json_get_table(g, f->arena, p, &gpudirect_t);
 	size_t i;
 	const json_t *v, *arr = hwc_json_get_array(j, "devices", f->arena, &p->m, &rc);
 	json_array_foreach(arr, i, v) {

@@ -44,6 +44,25 @@ struct hwc_pci_bottleneck {
 	struct hwc_ff64 capable_raw_gbps; /* the device's own LnkCap, as the kernel's "capable of" */
 };
 
+/* ACS capability or control bits (lspci ACSCap/ACSCtl: SrcValid TransBlk ReqRedir CmpltRedir
+ * UpstreamFwd EgressCtrl DirectTrans). */
+struct hwc_pci_acs {
+	struct hwc_fmeta m;
+	struct hwc_fbool source_validation, translation_blocking, request_redirect,
+		completion_redirect, upstream_forwarding, egress_control, direct_translated;
+};
+
+/* What peer-to-peer DMA (GPUDirect) depends on at a function: ATS, PRI, PASID (extended
+ * capabilities), 10-bit tags and AtomicOps (DevCap2/DevCtl2). */
+struct hwc_pci_p2p {
+	struct hwc_fmeta m;
+	struct hwc_fbool ats_capable, ats_enabled, pri_capable, pri_enabled, pasid_capable,
+		pasid_enabled;
+	struct hwc_fbool tag10_requester_capable, tag10_requester_enabled, tag10_completer_capable;
+	struct hwc_fbool atomic_requester_enabled, atomic_egress_blocking, atomic_routing,
+		atomic_completer_32, atomic_completer_64, atomic_completer_128;
+};
+
 struct hwc_pci_device {
 	struct hwc_fstr bdf;
 	struct hwc_fstr vendor_id, device_id, subsystem_vendor_id, subsystem_device_id, class_code;
@@ -79,6 +98,9 @@ struct hwc_pci_device {
 		struct hwc_fbool correctable, nonfatal, fatal, unsupported_request;
 	} dev_status; /* DevSta error bits (latched) */
 	struct hwc_fbool aer_capable;
+	struct hwc_fbool acs_capable;
+	struct hwc_pci_acs acs_cap, acs; /* acs: the control register, what is in force */
+	struct hwc_pci_p2p p2p;
 	struct {
 		struct hwc_fmeta m;
 		struct hwc_fi64 correctable, nonfatal, fatal;
@@ -99,9 +121,17 @@ struct hwc_pci_device {
 	long parent;        /* index in the device array, -1 none/unknown */
 };
 
+/* What lets a NIC DMA into GPU memory: the peer-memory modules (sys/module) and the GPU driver. */
+struct hwc_pci_peer_memory {
+	struct hwc_fmeta m;
+	struct hwc_fbool nvidia_peermem, nv_peer_mem;
+	struct hwc_fstr nvidia_driver_version; /* sys/module/nvidia/version */
+};
+
 struct hwc_pci_facts {
 	struct hwc_fmeta m; /* status of the section as a whole */
 	struct hwc_fstr source; /* "sysfs" or "dump" */
+	struct hwc_pci_peer_memory peer_memory;
 	struct {
 		struct hwc_pci_device *items;
 		size_t n, cap;
@@ -111,6 +141,12 @@ struct hwc_pci_facts {
 /* Fills f->section from the root. Never prints; problems go to hwc_facts_error(). */
 int hwc_pci_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_collect_opts *o);
 json_t *hwc_pci_to_json(const struct hwc_facts *f);
+/* facts.pci.gpudirect without peer_memory: GPUs, ConnectX NICs and NVMe drives (peers), each
+ * GPU's relation to every peer as nvidia-smi topo -m names it (matrix), each GPU's nearest NICs
+ * and the route between them (pairs). A pure function of the devices' JSON-visible facts. */
+json_t *hwc_pci_gpudirect_json(const struct hwc_pci_facts *p);
+/* Reads p->peer_memory from the root (pci/p2p.c). */
+void hwc_pci_collect_peer_memory(struct hwc_env *e, struct hwc_arena *a, struct hwc_pci_facts *p);
 int hwc_pci_from_json(const json_t *j, struct hwc_facts *f);
 
 /* Copy every string, detail and list of d into a: collection reads into a scratch arena that is

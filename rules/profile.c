@@ -720,7 +720,8 @@ static void v_host_enum(struct vctx *v, const json_t *h, const char *key, const 
 
 static void v_host(struct vctx *v, const json_t *h)
 {
-	static const char *const keys[] = {"iommu", "mtu_min", "role", "pci_wr_ordering", NULL};
+	static const char *const keys[] = {"iommu", "mtu_min", "role", "pci_wr_ordering", "platform", NULL};
+	static const char *const platforms[] = {"bare_metal", "vm", NULL};
 	static const char *const iommu[] = {"passthrough", "translated", "any", NULL};
 	static const char *const roles[] = {"gpu_compute", "storage_client", "smb_client", NULL};
 	static const char *const wo[] = {"per_mkey", "force_relax", "any", NULL};
@@ -729,6 +730,7 @@ static void v_host(struct vctx *v, const json_t *h)
 	v_host_enum(v, h, "iommu", iommu, "\"passthrough\", \"translated\" or \"any\"");
 	v_host_enum(v, h, "role", roles, "\"gpu_compute\", \"storage_client\" or \"smb_client\"");
 	v_host_enum(v, h, "pci_wr_ordering", wo, "\"per_mkey\", \"force_relax\" or \"any\"");
+	v_host_enum(v, h, "platform", platforms, "\"bare_metal\" or \"vm\"");
 	const json_t *m = json_object_get(h, "mtu_min");
 	push(v, "mtu_min");
 	if (m && !json_is_number(m))

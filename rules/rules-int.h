@@ -188,6 +188,7 @@ HWC_AREA_DECL(probe);
 HWC_AREA_DECL(link);
 HWC_AREA_DECL(collect);
 HWC_AREA_DECL(roce);
+HWC_AREA_DECL(gpudirect);
 
 #define HWC_NELEM(x) (sizeof(x) / sizeof((x)[0]))
 

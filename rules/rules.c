@@ -83,6 +83,7 @@ const struct hwc_rule *hwc_rules_table(size_t *n)
 		append(core_rules, HWC_NELEM(core_rules));
 		append(hwc_rules_thermal, hwc_rules_thermal_n);
 		append(hwc_rules_host, hwc_rules_host_n);
+		append(hwc_rules_gpudirect, hwc_rules_gpudirect_n);
 		append(hwc_rules_netdev, hwc_rules_netdev_n);
 		append(hwc_rules_link, hwc_rules_link_n);
 		append(hwc_rules_roce, hwc_rules_roce_n);

@@ -426,37 +426,45 @@ size_t hwc_thermal_card_inputs(const struct hwc_thermal_facts *t, const char *bd
 
 /* ------------------------------------------------------------------ JSON */
 
+static int source_put(json_t *o, const struct hwc_jfield *f, const void *p)
+{
+	const enum hwc_thermal_source *so = p;
+	json_t *v = json_string(hwc_thermal_source_name(*so));
+	return v && json_object_set_new(o, f->key, v) == 0 ? 0 : -ENOMEM;
+}
+
+/* A sensor without a source hwcheck knows is left out (-ENOENT). */
+static int source_get(const json_t *o, const struct hwc_jfield *f, struct hwc_arena *a, void *p)
+{
+	(void)a;
+	const char *src = hwc_json_str_or(o, f->key, NULL);
+	for (unsigned k = 0; src && k < HWC_THERMAL__NSOURCES; k++)
+		if (strcmp(src, source_names[k]) == 0) {
+			*(enum hwc_thermal_source *)p = k;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+#define I(m) HWC_JF(struct hwc_thermal_sensor, m, HWC_JT_I64)
+static const struct hwc_jfield sensor_f[] = {
+	HWC_JF(struct hwc_thermal_sensor, chip, HWC_JT_KEY_STR),
+	HWC_JF(struct hwc_thermal_sensor, label, HWC_JT_KEY_STR),
+	I(temp_mdegc), I(crit_mdegc), I(max_mdegc), I(highest_mdegc),
+	HWC_JF(struct hwc_thermal_sensor, bdf, HWC_JT_STR),
+	HWC_JCUSTOM(struct hwc_thermal_sensor, "source", source, source_put, source_get),
+};
+#undef I
+static const struct hwc_jtable sensor_t = HWC_JTABLE("thermal.sensors[]", sensor_f, 0);
+static const struct hwc_jfield thermal_f[] = {
+	HWC_JVEC(struct hwc_thermal_facts, "sensors", sensors, struct hwc_thermal_sensor, sensor_t),
+};
+const struct hwc_jtable hwc_thermal_table = HWC_JTABLE("thermal", thermal_f, 0);
+
 json_t *hwc_thermal_to_json(const struct hwc_facts *f)
 {
-	json_t *o = json_object(), *arr = json_array();
-	if (!o || !arr) {
-		json_decref(o);
-		json_decref(arr);
-		return NULL;
-	}
-	const struct hwc_thermal_facts *t = f->thermal;
-	for (size_t i = 0; t && i < t->sensors.n; i++) {
-		const struct hwc_thermal_sensor *s = &t->sensors.items[i];
-		json_t *x = json_object();
-		if (!x)
-			break;
-		json_object_set_new(x, "chip", hwc_json_string(s->chip));
-		json_object_set_new(x, "label", hwc_json_string(s->label));
-		hwc_json_put_i64(x, "temp_mdegc", &s->temp_mdegc);
-		hwc_json_put_i64(x, "crit_mdegc", &s->crit_mdegc);
-		hwc_json_put_i64(x, "max_mdegc", &s->max_mdegc);
-		hwc_json_put_i64(x, "highest_mdegc", &s->highest_mdegc);
-		hwc_json_put_str(x, "bdf", &s->bdf);
-		json_t *u = json_object_get(x, HWC_JSON_UNAVAILABLE);
-		json_incref(u);
-		json_object_del(x, HWC_JSON_UNAVAILABLE);
-		json_object_set_new(x, "source", json_string(hwc_thermal_source_name(s->source)));
-		if (u)
-			json_object_set_new(x, HWC_JSON_UNAVAILABLE, u);
-		json_array_append_new(arr, x);
-	}
-	json_object_set_new(o, "sensors", arr);
-	return o;
+	static const struct hwc_thermal_facts none;
+	return hwc_json_from_table(f->thermal ? f->thermal : &none, &hwc_thermal_table);
 }
 
 int hwc_thermal_from_json(const json_t *j, struct hwc_facts *f)
@@ -466,42 +474,5 @@ int hwc_thermal_from_json(const json_t *j, struct hwc_facts *f)
 	struct hwc_thermal_facts *t = section(f);
 	if (!t)
 		return -ENOMEM;
-	const json_t *arr = json_object_get(j, "sensors");
-	if (!arr)
-		return 0;
-	if (!json_is_array(arr))
-		return -EINVAL;
-	struct hwc_arena *a = f->arena;
-	int bad = 0;
-	size_t i;
-	const json_t *x;
-	json_array_foreach(arr, i, x) {
-		const char *chip = hwc_json_str_or(x, "chip", NULL);
-		const char *label = hwc_json_str_or(x, "label", NULL);
-		const char *src = hwc_json_str_or(x, "source", NULL);
-		enum hwc_thermal_source so = HWC_THERMAL__NSOURCES;
-		for (unsigned k = 0; src && k < HWC_THERMAL__NSOURCES; k++)
-			if (strcmp(src, source_names[k]) == 0)
-				so = k;
-		if (!json_is_object(x) || !chip || !label || so == HWC_THERMAL__NSOURCES) {
-			bad = -EINVAL;
-			continue;
-		}
-		struct hwc_thermal_sensor *s = HWC_VEC_PUSH(a, &t->sensors);
-		if (!s)
-			return -ENOMEM;
-		s->chip = hwc_arena_strdup(a, chip);
-		s->label = hwc_arena_strdup(a, label);
-		s->source = so;
-		int rc = hwc_json_get_i64(x, "temp_mdegc", a, &s->temp_mdegc);
-		rc |= hwc_json_get_i64(x, "crit_mdegc", a, &s->crit_mdegc);
-		rc |= hwc_json_get_i64(x, "max_mdegc", a, &s->max_mdegc);
-		rc |= hwc_json_get_i64(x, "highest_mdegc", a, &s->highest_mdegc);
-		rc |= hwc_json_get_str(x, "bdf", a, &s->bdf);
-		if (rc)
-			bad = -EINVAL;
-		if (!s->chip || !s->label)
-			return -ENOMEM;
-	}
-	return bad;
+	return hwc_json_get_table(j, f->arena, t, &hwc_thermal_table);
 }

@@ -43,6 +43,9 @@ struct hwc_thermal_facts {
 int hwc_thermal_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_collect_opts *o);
 json_t *hwc_thermal_to_json(const struct hwc_facts *f);
 int hwc_thermal_from_json(const json_t *j, struct hwc_facts *f);
+/* The field table of facts.thermal (core/json.h). */
+struct hwc_jtable;
+extern const struct hwc_jtable hwc_thermal_table;
 
 const char *hwc_thermal_source_name(enum hwc_thermal_source s);
 

@@ -18,7 +18,7 @@ KINDS = {
     "key_i64": ({"integer"}, False), "key_str": ({"string"}, False),
     "obj": ({"object"}, False), "group": ({"object"}, True), "vec": ({"array"}, False),
     "strv": ({"array"}, False), "i64v": ({"array"}, False), "f64v": ({"array"}, False),
-    "custom": (None, False),
+    "custom": (None, False), "flag": ({"boolean"}, False),
 }
 ITEM = {"vec": "object", "strv": "string", "i64v": "integer", "f64v": "number"}
 STATUS_KINDS = {"i64", "u64", "f64", "bool", "str", "meta", "group"}
@@ -94,7 +94,7 @@ def main():
     args = ap.parse_args()
     s = Schemas(args.schema)
     rows = json.loads(subprocess.run([args.dump], check=True, capture_output=True).stdout)
-    errors, checked = [], 0
+    errors, checked, custom = [], 0, {}
     for r in rows:
         node = (s.store[r["schema"]], r["schema"])
         where = r["schema"].split(":")[-1] + "." + ".".join(r["path"])
@@ -104,11 +104,14 @@ def main():
             errors.append(f"{where}: no such object in the schema")
             continue
         if "table" in r:
-            extra = s.props(*node) - set(r["table"]) - {"unavailable"}
+            extra = {k for k in s.props(*node) - set(r["table"]) - {"unavailable"}
+                     if not any(k.startswith(c + "_") for c in custom.get(where, ()))}
             if extra:
                 errors.append(f"{where}: the schema lists {sorted(extra)}, the field table not")
             continue
         key = f"{where}.{r['key']}"
+        if r["type"] == "custom":
+            custom.setdefault(where, []).append(r["key"])
         sub = s.child(*node, r["key"])
         checked += 1
         if not sub:

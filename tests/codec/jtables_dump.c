@@ -6,8 +6,11 @@
 
 #include "core/json.h"
 #include "hwinfo/hwinfo.h"
+#include "hwinfo/roce.h"
+#include "mlx/mlx.h"
 #include "pci/pci.h"
 #include "probe/probe.h"
+#include "thermal/thermal.h"
 
 static const char *const type_names[] = {
 	[HWC_JT_I64] = "i64",	  [HWC_JT_U64] = "u64",	      [HWC_JT_F64] = "f64",
@@ -15,6 +18,7 @@ static const char *const type_names[] = {
 	[HWC_JT_KEY_I64] = "key_i64", [HWC_JT_KEY_STR] = "key_str", [HWC_JT_OBJ] = "obj",
 	[HWC_JT_GROUP] = "group", [HWC_JT_VEC] = "vec",	      [HWC_JT_STRV] = "strv",
 	[HWC_JT_I64V] = "i64v",	  [HWC_JT_F64V] = "f64v",     [HWC_JT_CUSTOM] = "custom",
+	[HWC_JT_FLAG] = "flag",   [HWC_JT_U64_NAMED] = "u64",
 };
 
 static void walk(json_t *out, const char *schema, json_t *path, const struct hwc_jtable *t)
@@ -22,6 +26,14 @@ static void walk(json_t *out, const char *schema, json_t *path, const struct hwc
 	json_t *keys = json_array();
 	for (size_t i = 0; i < t->n; i++) {
 		const struct hwc_jfield *f = &t->f[i];
+		for (size_t k = 0; f->t == HWC_JT_U64_NAMED && k < f->elem; k++) {
+			json_array_append_new(keys, json_string(f->names[k]));
+			json_array_append_new(out, json_pack("{s:s, s:O, s:s, s:s, s:b, s:b}", "schema",
+							     schema, "path", path, "key", f->names[k],
+							     "type", "u64", "status", 0, "always", 0));
+		}
+		if (f->t == HWC_JT_U64_NAMED)
+			continue;
 		json_array_append_new(keys, json_string(f->key));
 		json_array_append_new(out, json_pack("{s:s, s:O, s:s, s:s, s:b, s:b}", "schema", schema,
 						     "path", path, "key", f->key, "type", type_names[f->t],
@@ -43,24 +55,25 @@ static void walk(json_t *out, const char *schema, json_t *path, const struct hwc
 
 int main(void)
 {
+	/* each root table and the steps from its section's top to its object ("[]": an element) */
 	static const struct {
 		const char *schema;
-		const char *path; /* "[]" or "devices/[]": where the root table's object sits */
+		const char *steps[6];
 		const struct hwc_jtable *t;
 	} roots[] = {
-		{"urn:hwcheck:host", NULL, &hwc_host_table},
-		{"urn:hwcheck:netdevs", "[]", &hwc_netdev_table},
-		{"urn:hwcheck:pci", "devices", &hwc_pci_device_table},
-		{"urn:hwcheck:probe", NULL, &hwc_probe_table},
+		{"urn:hwcheck:host", {NULL}, &hwc_host_table},
+		{"urn:hwcheck:netdevs", {"[]"}, &hwc_netdev_table},
+		{"urn:hwcheck:pci", {"devices", "[]"}, &hwc_pci_device_table},
+		{"urn:hwcheck:probe", {NULL}, &hwc_probe_table},
+		{"urn:hwcheck:thermal", {NULL}, &hwc_thermal_table},
+		{"urn:hwcheck:roce", {NULL}, &hwc_roce_table},
+		{"urn:hwcheck:mlx", {"adapters", "[]"}, &hwc_mlx_adapter_table},
 	};
 	json_t *out = json_array();
 	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
 		json_t *path = json_array();
-		if (roots[i].path) {
-			if (roots[i].path[0] != '[')
-				json_array_append_new(path, json_string(roots[i].path));
-			json_array_append_new(path, json_string("[]"));
-		}
+		for (size_t k = 0; k < 6 && roots[i].steps[k]; k++)
+			json_array_append_new(path, json_string(roots[i].steps[k]));
 		walk(out, roots[i].schema, path, roots[i].t);
 		json_decref(path);
 	}

@@ -36,6 +36,53 @@ def parse_lspci(*src):
     return devs
 
 
+ACS_FLAGS = (("SrcValid", "source_validation"), ("TransBlk", "translation_blocking"),
+             ("ReqRedir", "request_redirect"), ("CmpltRedir", "completion_redirect"),
+             ("UpstreamFwd", "upstream_forwarding"), ("EgressCtrl", "egress_control"),
+             ("DirectTrans", "direct_translated"))
+# DevCap2/DevCtl2 flags lspci prints -> hwcheck p2p keys, by the line block they appear in
+DEV2_FLAGS = {"DevCap2": (("10BitTagComp", "tag10_completer_capable"), ("10BitTagReq", "tag10_requester_capable")),
+              "AtomicOpsCap": (("Routing", "atomic_routing"), ("32bit", "atomic_completer_32"),
+                               ("64bit", "atomic_completer_64"), ("128bitCAS", "atomic_completer_128")),
+              "DevCtl2": (("10BitTagReq", "tag10_requester_enabled"),),
+              "AtomicOpsCtl": (("ReqEn", "atomic_requester_enabled"), ("EgressBlck", "atomic_egress_blocking"))}
+EXT_P2P = (("Address Translation Service (ATS)", "ats_capable"), ("Page Request Interface (PRI)", "pri_capable"),
+           ("Process Address Space ID (PASID)", "pasid_capable"), ("Access Control Services", "acs_capable"))
+
+
+def flags_of(t, table):
+    return {k: m.group(1) == "+" for name, k in table
+            for m in [re.search(r"(?<![A-Za-z0-9])" + name + r"([+-])", t)] if m}
+
+
+def parse_p2p(cur, t):
+    """ACSCap/ACSCtl, ATS/PRI/PASID presence and enables, DevCap2/DevCtl2 10-bit tags and AtomicOps."""
+    for pre, key in (("ACSCap:", "acs_cap"), ("ACSCtl:", "acs")):
+        if t.startswith(pre) and key not in cur:
+            cur[key] = flags_of(t, ACS_FLAGS)
+    for title, key in EXT_P2P:
+        if re.match(r"Capabilities: \[[0-9a-f]+ v\d+\] " + re.escape(title), t):
+            cur.setdefault("p2p", {})[key] = True
+    for pre, key in (("ATSCtl:", "ats_enabled"), ("PRICtl:", "pri_enabled"), ("PASIDCtl:", "pasid_enabled")):
+        m = re.match(re.escape(pre) + r"\s+Enable([+-])", t)
+        if m:
+            cur.setdefault("p2p", {})[key] = m.group(1) == "+"
+    m = re.match(r"(DevCap2|DevCtl2|DevSta2|LnkCap2|LnkCtl2|DevCap|DevCtl|LnkCap|LnkCtl):", t)
+    if m:
+        cur["_blk"] = m.group(1)
+    blk = cur.get("_blk")
+    if blk in ("DevCap2", "DevCtl2"):
+        part = t
+        for sub in ("AtomicOpsCap", "AtomicOpsCtl"):
+            if sub + ":" in t:
+                before, after = t.split(sub + ":", 1)
+                cur.setdefault("dev2", {}).update(flags_of(after, DEV2_FLAGS[sub]))
+                part = before
+        got = flags_of(part, DEV2_FLAGS[blk])
+        for k, v in got.items():
+            cur.setdefault("dev2", {}).setdefault(k, v)
+
+
 def parse_text(text):
     """{bdf: {field: value}} from lspci -vv(v) text (lspci's own output or a capture of it)."""
     devs, cur = {}, None
@@ -48,6 +95,7 @@ def parse_text(text):
         if cur is None:
             continue
         t = line.strip()
+        parse_p2p(cur, t)
         m = re.search(r"Express \(v\d\) (.+?)(?: \(Slot[+-]\))?, (?:MSI|IntMsgNum)", t)
         if m and "type" not in cur:
             cur["type"] = TYPES.get(m.group(1))
@@ -122,6 +170,7 @@ def compare(self, want, devices, name):
             checks += 1
         else:
             self.assertFalse(w.get("aer"), f"{ctx}: lspci saw AER, we did not look")
+        checks += compare_p2p(self, w, g, ctx)
         # topology: the bridge whose secondary bus is ours (lspci's tree view)
         bus = int(bdf.split(":")[1], 16)
         dom = bdf.split(":")[0]
@@ -130,5 +179,31 @@ def compare(self, want, devices, name):
         if parents:
             self.assertEqual(g["upstream"], parents[0], f"{ctx} upstream")
             self.assertEqual(g["path"][1], parents[0], ctx)
+            checks += 1
+    return checks
+
+
+def compare_p2p(self, w, g, ctx):
+    """ACS cap/ctl, ATS/PRI/PASID and DevCap2/DevCtl2 p2p bits: ours equal lspci's wherever
+    lspci prints them; an extended capability lspci does not list is one we say is absent."""
+    checks = 0
+    for key in ("acs_cap", "acs"):
+        for k, v in w.get(key, {}).items():
+            self.assertEqual(g[key][k], v, f"{ctx} {key}.{k}")
+            checks += 1
+    gp = g.get("p2p") or {}
+    if g.get("config_bytes", 0) > 256 and gp:
+        for _, k in EXT_P2P:
+            gv = g.get("acs_capable") if k == "acs_capable" else gp.get(k)
+            if gv is not None:
+                self.assertEqual(gv, w.get("p2p", {}).get(k, False), f"{ctx} {k}")
+                checks += 1
+        for k in ("ats_enabled", "pri_enabled", "pasid_enabled"):
+            if k in w.get("p2p", {}):
+                self.assertEqual(gp[k], w["p2p"][k], f"{ctx} p2p.{k}")
+                checks += 1
+    for k, v in w.get("dev2", {}).items():
+        if gp.get(k) is not None:
+            self.assertEqual(gp[k], v, f"{ctx} p2p.{k}")
             checks += 1
     return checks

@@ -9,7 +9,7 @@ import struct
 SPEED_CODE = {2.5: 1, 5: 2, 8: 3, 16: 4, 32: 5, 64: 6}
 SYSFS_SPEED = {2.5: "2.5 GT/s PCIe", 5: "5.0 GT/s PCIe", 8: "8.0 GT/s PCIe", 16: "16.0 GT/s PCIe",
                32: "32.0 GT/s PCIe", 64: "64.0 GT/s PCIe"}
-PCIE_TYPE = {"ep": 0, "rp": 4, "usp": 5, "dsp": 6}
+PCIE_TYPE = {"ep": 0, "lep": 1, "rp": 4, "usp": 5, "dsp": 6}
 MPS_CODE = {128: 0, 256: 1, 512: 2, 1024: 3, 2048: 4, 4096: 5}
 
 
@@ -57,6 +57,9 @@ def config(d):
         c.w8(0x19, d["secondary"])
         c.w8(0x1a, d["subordinate"])
     else:
+        # a memory BAR: lspci prints an endpoint's AtomicOpsCap only when it has one
+        if d.get("devcap2", 0) & 0x380 or d.get("mem_bar"):
+            c.w32(0x10, 0xe000000c)
         sv, sd = d.get("subsys", (d["vendor"], 0))
         c.w16(0x2c, sv)
         c.w16(0x2e, sd)
@@ -72,7 +75,7 @@ def config(d):
     c.w8(exp + 1, 0)
     flags = 2 | PCIE_TYPE[t] << 4 | (0x100 if d.get("slot") else 0)
     c.w16(exp + 0x02, flags)
-    pv, ps = _power(d.get("slot_power", 0)) if t in ("ep", "usp") else (0, 0)
+    pv, ps = _power(d.get("slot_power", 0)) if t in ("ep", "lep", "usp") else (0, 0)
     devcap = MPS_CODE[d.get("mps_sup", 256)] | d.get("devcap_extra", 0) | pv << 18 | ps << 26
     c.w32(exp + 0x04, devcap)
     devctl = (MPS_CODE[d.get("mps", 256)] << 5 | MPS_CODE[d.get("mrrs", 512)] << 12 |
@@ -90,18 +93,26 @@ def config(d):
         v, s = _power(sp)
         c.w32(exp + 0x14, v << 7 | s << 15 | sn << 19)
     c.w32(exp + 0x24, d.get("devcap2", 0))
+    c.w16(exp + 0x28, d.get("devctl2", 0))
     vec = 0
     for sp_, code in SPEED_CODE.items():
         if code <= SPEED_CODE[d.get("lnkcap2_max", cs)]:
             vec |= 1 << (code - 1)
     c.w32(exp + 0x2c, vec << 1)
     c.w16(exp + 0x30, SPEED_CODE[d.get("target", cs)])
-    # extended capabilities: AER at 0x100 -> [SR-IOV at 0x180]
+    # extended capabilities: AER at 0x100 -> [SR-IOV at 0x180] -> [ACS at 0x1c0] -> [ATS at 0x1e0]
     ext = []
     if d.get("aer", True):
         ext.append((0x100, 0x0001, 1))
     if d.get("sriov"):
         ext.append((0x180, 0x0010, 1))
+    if d.get("acs"):
+        ext.append((0x1c0, 0x000d, 1))
+        c.w16(0x1c4, d["acs"][0])
+        c.w16(0x1c6, d["acs"][1])
+    if d.get("ats") is not None:
+        ext.append((0x1e0, 0x000f, 1))
+        c.w16(0x1e6, 0x8000 if d["ats"] else 0)
     for i, (off, cid, ver) in enumerate(ext):
         nxt = ext[i + 1][0] if i + 1 < len(ext) else 0
         c.w32(off, cid | ver << 16 | nxt << 20)
@@ -179,7 +190,10 @@ def build_host(root, funcs, config_size=4096):
         _w(os.path.join(p, "class"), f"0x{cls:06x}\n")
         _w(os.path.join(p, "revision"), f"0x{d.get('rev', 0):02x}\n")
         _w(os.path.join(p, "irq"), "0\n")
-        _w(os.path.join(p, "resource"), "0x0000000000000000 0x0000000000000000 0x0000000000000000\n" * 13)
+        bar = "0x00000000e0000000 0x00000000e0ffffff 0x000000000014220c\n" \
+            if d.get("devcap2", 0) & 0x380 or d.get("mem_bar") else ""
+        zero = "0x0000000000000000 0x0000000000000000 0x0000000000000000\n"
+        _w(os.path.join(p, "resource"), bar + zero * (13 - bool(bar)))
         _w(os.path.join(p, "numa_node"), f"{d.get('numa', -1)}\n")
         cs, cw = d["lnkcap"]
         ss, sw = d["lnksta"]

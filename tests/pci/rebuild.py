@@ -13,10 +13,14 @@ import mkhost  # noqa: E402
 HDR = re.compile(r"^\s?((?:[0-9a-f]{4}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]) (.*)$")
 L0S = ["<64ns", "<128ns", "<256ns", "<512ns", "<1us", "<2us", "<4us", "unlimited"]
 L1 = ["<1us", "<2us", "<4us", "<8us", "<16us", "<32us", "<64us", "unlimited"]
-TYPES = {"Endpoint": "ep", "Legacy Endpoint": "ep", "Root Port": "rp", "Upstream Port": "usp",
+TYPES = {"Endpoint": "ep", "Legacy Endpoint": "lep", "Root Port": "rp", "Upstream Port": "usp",
          "Downstream Port": "dsp"}
 CLASSES = {"Ethernet controller": 0x020000, "Infiniband controller": 0x020700,
-           "Network controller": 0x028000}
+           "Network controller": 0x028000, "VGA compatible controller": 0x030000,
+           "3D controller": 0x030200, "Non-Volatile memory controller": 0x010802,
+           "RAID bus controller": 0x010400}
+ACS_BITS = (("SrcValid", 0x01), ("TransBlk", 0x02), ("ReqRedir", 0x04), ("CmpltRedir", 0x08),
+            ("UpstreamFwd", 0x10), ("EgressCtrl", 0x20), ("DirectTrans", 0x40))
 
 # The captures name devices, not ids: the ids of those names (pci.ids).
 IDS = {
@@ -26,6 +30,8 @@ IDS = {
     "MT27500 Family [ConnectX-3]": (0x15b3, 0x1003),
     "Ethernet Controller E810-C for SFP": (0x8086, 0x1593),
     "Ethernet Controller X710 for 10GbE SFP+": (0x8086, 0x1572),
+    "AD102GL [RTX 6000 Ada Generation]": (0x10de, 0x26b1),
+    "SSD7540 PCIe Gen4 x16 8-Port M.2 NVMe RAID Controller": (0x1103, 0x7540),
 }
 
 
@@ -140,7 +146,33 @@ def parse_block(bdf, title, block):
         i = re.search(r"Initial VFs: (\d+)", block)
         d["sriov_initial"] = int(i.group(1))
     d["vpd_cap"] = "Vital Product Data" in block
+    d["mem_bar"] = bool(re.search(r"Region \d: Memory at", block))
+    p2p_regs(d, block)
     return d
+
+
+def p2p_regs(d, block):
+    """ACSCap/ACSCtl, ATS, and the DevCap2/DevCtl2 10-bit tag and AtomicOps bits."""
+    cap, ctl = between(block, "ACSCap:", ["\n"]), between(block, "ACSCtl:", ["\n"])
+    if cap:
+        d["acs"] = (sum(b for n, b in ACS_BITS if flag(cap, n)), sum(b for n, b in ACS_BITS if flag(ctl, n)))
+    if "Address Translation Service (ATS)" in block:
+        d["ats"] = flag(between(block, "ATSCtl:", ["\n"]), "Enable")
+    cap2 = between(block, "DevCap2:", ["DevCtl2:"])
+    ctl2 = between(block, "DevCtl2:", ["LnkCap2:", "LnkCtl2:", "Capabilities:"])
+    v = 0
+    for name, bit in (("10BitTagComp", 0x10000), ("10BitTagReq", 0x20000), ("Routing", 0x40),
+                      ("32bit", 0x80), ("64bit", 0x100), ("128bitCAS", 0x200)):
+        if flag(cap2, name):
+            v |= bit
+    if v:
+        d["devcap2"] = v
+    w = 0
+    for name, bit in (("10BitTagReq", 0x1000), ("ReqEn", 0x40), ("EgressBlck", 0x80)):
+        if flag(ctl2, name):
+            w |= bit
+    if w:
+        d["devctl2"] = w
 
 
 def parse_capture(text):

@@ -27,6 +27,7 @@ GENERATORS = [
     ("rules/mkfield.py", []),
     ("pci/hosts.py", ["fixtures"]),
     ("pci/rebuild.py", ["fixtures/pci-rebuilt"]),
+    ("pci/gpuhosts.py", ["fixtures"]),
 ]
 
 
