@@ -104,16 +104,23 @@ static int collect_points(const json_t *facts, const char *host, json_t *keys, s
 		if (!json_is_number(g))
 			continue;
 		char key[512], item[256];
+		const char *op = hwc_jstr(r, "op") ? hwc_jstr(r, "op") : "?";
+		bool tcp = strcmp(op, "tcp") == 0; /* TCP: a direction and streams, not QPs */
 		/* ports measured together (--all-ports) are peers only of ports measured together */
 		json_int_t conc = json_is_integer(hwc_jget(r, "concurrent")) ? json_integer_value(hwc_jget(r, "concurrent")) : 1;
-		snprintf(key, sizeof(key), "%s %s %s %lld B x%lld qp%s",
-			 hwc_jstr(ad, "product") ? hwc_jstr(ad, "product") : "unknown card",
-			 hwc_jstr(r, "op") ? hwc_jstr(r, "op") : "?", hwc_jstr(r, "mode") ? hwc_jstr(r, "mode") : "?",
+		snprintf(key, sizeof(key), "%s %s %s %lld B x%lld %s%s%s",
+			 hwc_jstr(ad, "product") ? hwc_jstr(ad, "product") : "unknown card", op,
+			 hwc_jstr(r, "mode") ? hwc_jstr(r, "mode") : "?",
 			 (long long)json_integer_value(hwc_jget(r, "msg_bytes")),
-			 (long long)json_integer_value(hwc_jget(r, "qps")), conc > 1 ? " together" : "");
-		const char *dev = hwc_jstr(r, "rdma_device");
-		snprintf(item, sizeof(item), "%s port %lld", dev ? dev : "?",
-			 (long long)json_integer_value(hwc_jget(r, "port")));
+			 (long long)json_integer_value(hwc_jget(r, tcp ? "streams" : "qps")),
+			 tcp ? "streams " : "qp", tcp && hwc_jstr(r, "direction") ? hwc_jstr(r, "direction") : "",
+			 conc > 1 ? " together" : "");
+		const char *dev = hwc_jstr(r, tcp ? "netdev" : "rdma_device");
+		if (tcp)
+			snprintf(item, sizeof(item), "%s", dev ? dev : "?");
+		else
+			snprintf(item, sizeof(item), "%s port %lld", dev ? dev : "?",
+				 (long long)json_integer_value(hwc_jget(r, "port")));
 		const char *k = intern(keys, key);
 		if (!k || push(probe, k, host, hwc_jstr(ad, "bdf") ? hwc_jstr(ad, "bdf") : hwc_jstr(r, "bdf"),
 			       intern(keys, item), json_number_value(g)) < 0)
