@@ -158,7 +158,7 @@ static void eval_thresholds(struct hwc_rule_ctx *c)
 		if (!m || !has_dom(c, m, name, base))
 			continue;
 		struct judge j = {c, name, base, NULL};
-		for (size_t k = 0; k < HWC_NELEM(keys); k++)
+		for (size_t k = 0; k < HWC_ARRAY_SIZE(keys); k++)
 			judge_key(&j, m, keys[k], strcmp(keys[k], "rx_power_mw") != 0);
 		judge_flags(&j, m);
 	}
@@ -259,4 +259,4 @@ const struct hwc_rule hwc_rules_module[] = {
 	 "after qualifying it.",
 	 eval_allowed},
 };
-const size_t hwc_rules_module_n = HWC_NELEM(hwc_rules_module);
+const size_t hwc_rules_module_n = HWC_ARRAY_SIZE(hwc_rules_module);

@@ -699,7 +699,7 @@ static void eval_shared_link(struct hwc_rule_ctx *c)
 		}
 	}
 	struct hwc_pci_shared_link ls[32];
-	size_t nl = hwc_pci_shared_links(devs, bdfs, n, ls, HWC_NELEM(ls));
+	size_t nl = hwc_pci_shared_links(devs, bdfs, n, ls, HWC_ARRAY_SIZE(ls));
 	for (size_t k = 0; k < nl; k++)
 		judge_shared(c, &ls[k], ads, bdfs, n);
 }
