@@ -29,6 +29,10 @@ struct hwc_finding *hwc_rule_emit_sev(struct hwc_rule_ctx *c, enum hwc_severity 
 	__attribute__((format(printf, 4, 5)));
 void hwc_evidence_add(struct hwc_finding *fd, struct hwc_arena *a, const char *fact,
 		      const char *observed, const char *expected);
+/* Evidence with printf-formatted observed value. */
+void hwc_evidence_addf(struct hwc_finding *fd, struct hwc_arena *a, const char *fact,
+		       const char *expected, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 /* s with every `key` ("<PORT>") replaced by val (arena); s itself when val is NULL or key absent.
  * For a finding's own values in its fix before rules.c fills the common placeholders. */
 const char *hwc_fix_subst(struct hwc_arena *a, const char *s, const char *key, const char *val);

@@ -160,6 +160,16 @@ void hwc_evidence_add(struct hwc_finding *fd, struct hwc_arena *a, const char *f
 	ev->expected = expected ? hwc_arena_strdup(a, expected) : NULL;
 }
 
+void hwc_evidence_addf(struct hwc_finding *fd, struct hwc_arena *a, const char *fact,
+		       const char *expected, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *obs = hwc_arena_vprintf(a, fmt, ap);
+	va_end(ap);
+	hwc_evidence_add(fd, a, fact, obs, expected);
+}
+
 void hwc_rule_unknown(struct hwc_rule_ctx *c, const char *subject, const char *fact,
 		      const char *why, const char *needed_for)
 {
