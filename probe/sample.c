@@ -22,7 +22,7 @@ static const char *pci_ancestor(struct hwc_arena *a, const char *p)
 {
 	char *c = hwc_arena_strdup(a, p);
 	while (c && *c) {
-		if (is_bdf(base(c)))
+		if (hwc_bdf_parse(base(c), 0, NULL))
 			return base(c);
 		char *sl = strrchr(c, '/');
 		if (!sl)
