@@ -17,6 +17,7 @@
 #include "cli/cli.h"
 #include "core/json.h"
 #include "core/query.h"
+#include "core/util.h"
 
 /* Built once per report so that each card finds its netdevs, PCI function, sensors and findings
  * by key, not by scanning every card's (linear cost on hosts with thousands of functions). */
@@ -660,13 +661,13 @@ static json_t *card_json(const json_t *facts, const struct cards_index *ix, cons
 	json_t *checks = json_array();
 	const json_t *ports = json_object_get(ad, "ports");
 	/* the card's lines, then each port's */
-	for (size_t k = 0; k < sizeof(items) / sizeof(items[0]); k++)
+	for (size_t k = 0; k < HWC_ARRAY_SIZE(items); k++)
 		if (!items[k].per_port)
 			add_item(&x, &items[k], NULL, fv, checks);
 	size_t i;
 	const json_t *p;
 	json_array_foreach(ports, i, p) {
-		for (size_t k = 0; k < sizeof(items) / sizeof(items[0]); k++)
+		for (size_t k = 0; k < HWC_ARRAY_SIZE(items); k++)
 			if (items[k].per_port)
 				add_item(&x, &items[k], p, fv, checks);
 	}

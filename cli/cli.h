@@ -152,7 +152,7 @@ int hwc_cmd_probe(struct hwc_cli *c); /* cli/cmd_probe.c */
 enum hwc_probe_cli_opt {
 	HWC_POPT_PROBE, HWC_POPT_OP, HWC_POPT_SIZE, HWC_POPT_QPS, HWC_POPT_DEPTH,
 	HWC_POPT_DURATION, HWC_POPT_SERVER, HWC_POPT_CLIENT, HWC_POPT_PORT, HWC_POPT_GID,
-	HWC_POPT_SOURCE, HWC_POPT_TCP, HWC_POPT_STREAMS,
+	HWC_POPT_SOURCE, HWC_POPT_TCP, HWC_POPT_STREAMS, HWC_POPT_ALL_PORTS,
 	HWC_POPT__COUNT
 };
 /* Returns 0, or -1 after printing what was wrong with the argument. */

@@ -12,6 +12,7 @@
 #include "cli/sections.h"
 #include "core/json.h"
 #include "core/query.h"
+#include "core/util.h"
 
 /* Findings of the firmware rules only: the plan is about the change, not the whole host. */
 static bool plan_rule(const char *id)
@@ -40,7 +41,7 @@ static json_t *image_verdict(const json_t *im, const json_t *ad, const struct hw
 	} order[] = {{"MLX_FW_IMAGE_PSID", "refused"},
 		     {"MLX_FW_IMAGE_OLDER", "older"},
 		     {"MLX_FW_IMAGE_NOT_ALLOWED", "not_allowed"}};
-	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
+	for (size_t k = 0; k < HWC_ARRAY_SIZE(order); k++) {
 		const struct hwc_finding *f = finding_of(fd, order[k].rule, bdf);
 		if (f)
 			return json_pack("{s:s, s:s}", "verdict",

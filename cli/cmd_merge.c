@@ -105,14 +105,23 @@ static int collect_points(const json_t *facts, const char *host, json_t *keys, s
 		if (!json_is_number(g))
 			continue;
 		char key[512], item[256];
-		snprintf(key, sizeof(key), "%s %s %s %lld B x%lld qp",
-			 hwc_q_string(ad, "product") ? hwc_q_string(ad, "product") : "unknown card",
-			 hwc_q_string(r, "op") ? hwc_q_string(r, "op") : "?", hwc_q_string(r, "mode") ? hwc_q_string(r, "mode") : "?",
+		const char *op = hwc_q_string(r, "op") ? hwc_q_string(r, "op") : "?";
+		bool tcp = strcmp(op, "tcp") == 0; /* TCP: a direction and streams, not QPs */
+		/* ports measured together (--all-ports) are peers only of ports measured together */
+		json_int_t conc = json_is_integer(hwc_q_get(r, "concurrent")) ? json_integer_value(hwc_q_get(r, "concurrent")) : 1;
+		snprintf(key, sizeof(key), "%s %s %s %lld B x%lld %s%s%s",
+			 hwc_q_string(ad, "product") ? hwc_q_string(ad, "product") : "unknown card", op,
+			 hwc_q_string(r, "mode") ? hwc_q_string(r, "mode") : "?",
 			 (long long)json_integer_value(hwc_q_get(r, "msg_bytes")),
-			 (long long)json_integer_value(hwc_q_get(r, "qps")));
-		const char *dev = hwc_q_string(r, "rdma_device");
-		snprintf(item, sizeof(item), "%s port %lld", dev ? dev : "?",
-			 (long long)json_integer_value(hwc_q_get(r, "port")));
+			 (long long)json_integer_value(hwc_q_get(r, tcp ? "streams" : "qps")),
+			 tcp ? "streams " : "qp", tcp && hwc_q_string(r, "direction") ? hwc_q_string(r, "direction") : "",
+			 conc > 1 ? " together" : "");
+		const char *dev = hwc_q_string(r, tcp ? "netdev" : "rdma_device");
+		if (tcp)
+			snprintf(item, sizeof(item), "%s", dev ? dev : "?");
+		else
+			snprintf(item, sizeof(item), "%s port %lld", dev ? dev : "?",
+				 (long long)json_integer_value(hwc_q_get(r, "port")));
 		const char *k = intern(keys, key);
 		if (!k || push(probe, k, host, hwc_q_string(ad, "bdf") ? hwc_q_string(ad, "bdf") : hwc_q_string(r, "bdf"),
 			       intern(keys, item), json_number_value(g)) < 0)

@@ -102,6 +102,9 @@ int hwc_cli_probe_opt(struct hwc_cli *c, int which, const char *arg)
 	case HWC_POPT_SOURCE:
 		o->source = arg;
 		return 0;
+	case HWC_POPT_ALL_PORTS:
+		o->all_ports = true;
+		return 0;
 	case HWC_POPT_TCP:
 		o->tcp = true;
 		return 0;
@@ -258,6 +261,11 @@ int hwc_cmd_probe(struct hwc_cli *c)
 		return HWC_EXIT_USAGE;
 	}
 	struct hwc_probe_opts *o = opts();
+	if (o->all_ports && o->mode != HWC_PROBE_LOOPBACK) {
+		hwc_cli_err("probe: --all-ports runs the loopback probe; with --server or --client "
+			    "it is not supported yet");
+		return HWC_EXIT_USAGE;
+	}
 	c->probe = o;
 	struct progress pg = {.t0 = mono()};
 	if (isatty(STDERR_FILENO)) {

@@ -13,6 +13,7 @@
 
 #include "core/json.h"
 #include "core/query.h"
+#include "core/util.h"
 
 struct cards {
 	struct card *v;
@@ -339,16 +340,24 @@ static bool probe_of_card(const struct card *c, const json_t *r)
 	return false;
 }
 
+/* Ports measured together (--all-ports) are compared only with ports measured together; a
+ * file from before --all-ports measured each port alone. */
+static json_int_t concurrent_of(const json_t *r)
+{
+	const json_t *c = json_object_get(r, "concurrent");
+	return json_is_integer(c) ? json_integer_value(c) : 1;
+}
+
 static bool same_probe(const json_t *p, const json_t *q)
 {
 	static const char *const keys[] = {"rdma_device", "port", "op", "mode", "msg_bytes", "qps",
 					   "direction", "netdev"};
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(keys); i++) {
 		const json_t *u = json_object_get(p, keys[i]), *v = json_object_get(q, keys[i]);
 		if ((u || v) && !(u && v && json_equal(u, v)))
 			return false;
 	}
-	return true;
+	return concurrent_of(p) == concurrent_of(q);
 }
 
 static void diff_probe(struct ctx *x, const struct card *b, const struct card *a)

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <locale.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "core/output.h"
+#include "core/util.h"
 
 static const char usage_text[] =
 	"Usage: hwcheck [OPTIONS] [COMMAND [ARGS]]\n"
@@ -80,6 +80,8 @@ static const char usage_text[] =
 	"                     --probe-port is then the TCP port)\n"
 	"  --probe-streams N  (--tcp --client) streams per direction, 1-64 (default: one per\n"
 	"                     25 Gb/s of the port, at most the card's local cores)\n"
+	"  --all-ports        (loopback probe) after each port alone, every port at once: each\n"
+	"                     port's rate alone and together, against the links they share\n"
 	"  -h, --help         this help\n"
 	"  --version          print the version (as 'version')\n"
 	"\n"
@@ -91,16 +93,6 @@ static const char usage_text[] =
 	"  4  internal error\n"
 	"  --exit-codes nagios: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN (a rule could not decide,\n"
 	"  nothing collected, usage error); npd: 0 OK, 1 NonOK, 2 Unknown\n";
-
-void hwc_cli_err(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fputs("hwcheck: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
 
 enum {
 	OPT_JSON = 256, OPT_ROOT, OPT_FACTS, OPT_PROFILE, OPT_FAIL_ON, OPT_PCI_DUMP, OPT_TIMEOUT,
@@ -143,6 +135,7 @@ static const struct option long_opts[] = {
 	{"probe-source", required_argument, NULL, OPT_PROBE + HWC_POPT_SOURCE},
 	{"tcp", no_argument, NULL, OPT_PROBE + HWC_POPT_TCP},
 	{"probe-streams", required_argument, NULL, OPT_PROBE + HWC_POPT_STREAMS},
+	{"all-ports", no_argument, NULL, OPT_PROBE + HWC_POPT_ALL_PORTS},
 	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, OPT_VERSION},
@@ -245,7 +238,7 @@ static int output_end(struct hwc_outfile *o, const char *path, int rc)
 
 static int dispatch(struct hwc_cli *c)
 {
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(commands); i++)
 		if (strcmp(commands[i].name, c->command) == 0)
 			return commands[i].fn(c);
 	if (strcmp(c->command, "help") == 0) {

@@ -247,9 +247,15 @@ static void sensors_and_probe(struct prom *p, const json_t *facts)
 			snprintf(msg, sizeof(msg), "%lld", (long long)json_integer_value(hwc_q_get(r, "msg_bytes")));
 		if (json_is_integer(hwc_q_get(r, "qps")))
 			snprintf(qps, sizeof(qps), "%lld", (long long)json_integer_value(hwc_q_get(r, "qps")));
+		/* a port measured together with others (--all-ports) is a series of its own */
+		char conc[32] = "";
+		const json_t *cj = hwc_q_get(r, "concurrent");
+		if (json_is_integer(cj) && json_integer_value(cj) > 1)
+			snprintf(conc, sizeof(conc), "%lld", (long long)json_integer_value(cj));
 		const char *pl[] = {"card", card_of(facts, hwc_q_string(r, "bdf")), "rdma_device",
 				    hwc_q_string(r, "rdma_device"), "port", port, "op", hwc_q_string(r, "op"), "mode",
-				    hwc_q_string(r, "mode"), "msg_bytes", msg, "qps", qps, NULL};
+				    hwc_q_string(r, "mode"), "msg_bytes", msg, "qps", qps,
+				    conc[0] ? "concurrent" : NULL, conc, NULL};
 		add_num(p, F_PROBE, hwc_q_get(r, "gbps"), 1, pl);
 	}
 }

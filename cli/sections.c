@@ -12,6 +12,7 @@
 #include "pci/pci.h"
 #include "probe/probe.h"
 #include "thermal/thermal.h"
+#include "core/util.h"
 
 /* Order matters: mlx/ maps the PCI functions pci/ found; netdevs and thermal tie themselves to
  * the cards mlx/ found; the probe (when asked) needs all of them. */
@@ -27,13 +28,13 @@ static const struct hwc_section sections[] = {
 
 const struct hwc_section *hwc_sections(size_t *n)
 {
-	*n = sizeof(sections) / sizeof(sections[0]);
+	*n = HWC_ARRAY_SIZE(sections);
 	return sections;
 }
 
 void hwc_collect_all(struct hwc_env *e, struct hwc_facts *f, const struct hwc_collect_opts *o)
 {
-	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(sections); i++) {
 		int rc = sections[i].collect(e, f, o);
 		if (rc < 0)
 			hwc_facts_error(f, sections[i].name, NULL, "collector failed: %s",
@@ -46,7 +47,7 @@ json_t *hwc_facts_to_json(const struct hwc_facts *f)
 	json_t *j = json_object();
 	if (!j)
 		return NULL;
-	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(sections); i++) {
 		json_t *s = sections[i].to_json(f);
 		if (s)
 			json_object_set_new(j, sections[i].name, s);
@@ -61,7 +62,7 @@ int hwc_facts_from_json(const json_t *facts, struct hwc_facts *f)
 		return -EINVAL;
 	}
 	int used = 0;
-	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(sections); i++) {
 		const json_t *s = json_object_get(facts, sections[i].name);
 		if (!s)
 			continue;

@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "core/json.h"
+#include "core/util.h"
 
 /* --fail-on order: info < unknown < warn < error ("unknown" fails on undecided rules as well as
  * on warnings and errors). */
@@ -109,7 +110,7 @@ static bool is_map(const struct hwc_cli *c, const char *name)
 static int gate_worst(const struct hwc_cli *c, const struct hwc_summary *s)
 {
 	static const int order[] = {HWC_SEV_ERROR, HWC_SEV_WARN, HWC_SEV_UNKNOWN, HWC_SEV_INFO};
-	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(order); i++)
 		if (s->counts[order[i]] && fail_rank(order[i]) >= fail_rank(c->fail_on))
 			return order[i];
 	return -1;

@@ -63,17 +63,3 @@ int hwc_env_capture_blob(struct hwc_env *e, const char *path, const void *data, 
 	env_cap_put(e, HWC_CAP_FILE, path, data, len);
 	return 0;
 }
-
-void hwc_env_capture_path(struct hwc_env *e, const char *path)
-{
-	if (!e->sink)
-		return;
-	struct hwc_arena *a = hwc_arena_new();
-	if (!a)
-		return;
-	const unsigned char *d;
-	size_t len;
-	struct hwc_fmeta m;
-	hwc_read_bytes(e, path, 0, a, &d, &len, &m); /* the read records it */
-	hwc_arena_free(a);
-}

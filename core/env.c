@@ -71,7 +71,6 @@ void hwc_env_free(struct hwc_env *e)
 	free(e);
 }
 
-const char *hwc_env_root(const struct hwc_env *e) { return e->root; }
 bool hwc_env_is_live(const struct hwc_env *e) { return e->live; }
 enum hwc_run_mode hwc_env_mode(const struct hwc_env *e) { return e->mode; }
 bool hwc_env_is_root_user(const struct hwc_env *e) { return e->is_root_user; }

@@ -40,7 +40,6 @@ struct hwc_env_opts {
 int hwc_env_open(const struct hwc_env_opts *opts, struct hwc_env **out);
 void hwc_env_free(struct hwc_env *e);
 
-const char *hwc_env_root(const struct hwc_env *e); /* absolute path, "/" when live */
 bool hwc_env_is_live(const struct hwc_env *e);
 enum hwc_run_mode hwc_env_mode(const struct hwc_env *e); /* never AUTO */
 bool hwc_env_is_root_user(const struct hwc_env *e);     /* euid 0 (live) */
@@ -132,8 +131,6 @@ struct hwc_capture_sink {
 	void (*listed)(struct hwc_capture_sink *s, const char *path);
 };
 bool hwc_env_recording(const struct hwc_env *e);
-/* Read and keep a file or link that something else (libpci) reads behind our back. */
-void hwc_env_capture_path(struct hwc_env *e, const char *path);
 /* Keep an arbitrary blob (ioctl answers) at a root-relative path. */
 int hwc_env_capture_blob(struct hwc_env *e, const char *path, const void *data, size_t len);
 

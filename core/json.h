@@ -13,6 +13,7 @@
 
 #include "core/arena.h"
 #include "core/fact.h"
+#include "core/util.h"
 
 #define HWC_JSON_UNAVAILABLE "unavailable"
 
@@ -103,8 +104,7 @@ struct hwc_jtable {
  * "not_collected": a PCI function has no SR-IOV, a bridge no VPD. */
 #define HWC_JTAB_OMIT_UNSET 1u
 
-#define HWC_JARRAY_SIZE(x) (sizeof(x) / sizeof((x)[0]))
-#define HWC_JTABLE(path_, fields_, flags_) {path_, fields_, HWC_JARRAY_SIZE(fields_), flags_}
+#define HWC_JTABLE(path_, fields_, flags_) {path_, fields_, HWC_ARRAY_SIZE(fields_), flags_}
 /* A fact member whose key is its name; a fact under another key. */
 #define HWC_JF(T, member, type) {.key = #member, .t = type, .off = offsetof(T, member)}
 #define HWC_JFK(T, key_, member, type) {.key = key_, .t = type, .off = offsetof(T, member)}

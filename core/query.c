@@ -537,33 +537,6 @@ double hwc_q_adapter_port_rate(const json_t *facts, const json_t *adapter, const
 	return 0;
 }
 
-int hwc_q_cpulist_count(const char *s)
-{
-	int n = 0;
-	while (s && *s) {
-		char *end;
-		long a = strtol(s, &end, 10);
-		if (end == s || a < 0)
-			return -1;
-		long b = a;
-		s = end;
-		if (*s == '-') {
-			b = strtol(s + 1, &end, 10);
-			if (end == s + 1 || b < a || b - a > 1 << 20)
-				return -1;
-			s = end;
-		}
-		n += (int)(b - a + 1);
-		if (*s == ',')
-			s++;
-		else if (*s == '\n' || *s == ' ')
-			break;
-		else if (*s)
-			return -1;
-	}
-	return n;
-}
-
 const char *hwc_q_elem_key(const json_t *o, struct hwc_arena *a)
 {
 	static const char *const keys[] = {"bdf", "rdma_device", "id", NULL};

@@ -77,8 +77,6 @@ const json_t *hwc_q_fw_effective(const json_t *param);
 
 /* ------------------------------------------------------------ walking path expressions */
 
-/* Number of CPUs in a cpulist string ("0-15,32-47"); -1 when malformed. */
-int hwc_q_cpulist_count(const char *s);
 /* Walks a path expression ("netdevs[].mtu") calling cb for each match; the subject is the
  * natural key of the innermost array element ("host" when none). Missing values are passed
  * as val NULL with why. */

@@ -510,6 +510,15 @@ static void close_pipes(struct child *c)
 		}
 }
 
+/* Over the output cap (or out of memory for it): stop the tool, keep what was read. */
+static void stop_over_cap(struct child *c, int k)
+{
+	c->killed_cap = true;
+	kill_child(c);
+	close(c->fd[k]);
+	c->fd[k] = -1;
+}
+
 static void drain(struct child *c, int k, size_t cap)
 {
 	for (;;) {
@@ -517,20 +526,11 @@ static void drain(struct child *c, int k, size_t cap)
 			size_t ncap = c->cap[k] ? c->cap[k] * 2 : 16384;
 			if (ncap > cap + 4096 + 1)
 				ncap = cap + 4096 + 1;
-			if (ncap <= c->cap[k] || ncap < c->len[k] + 4096 + 1) {
-				/* over the cap: stop the tool, keep what we have */
-				c->killed_cap = true;
-				kill_child(c);
-				close(c->fd[k]);
-				c->fd[k] = -1;
-				return;
-			}
-			char *n = realloc(c->buf[k], ncap);
+			char *n = ncap <= c->cap[k] || ncap < c->len[k] + 4096 + 1
+					  ? NULL
+					  : realloc(c->buf[k], ncap);
 			if (!n) {
-				c->killed_cap = true;
-				kill_child(c);
-				close(c->fd[k]);
-				c->fd[k] = -1;
+				stop_over_cap(c, k);
 				return;
 			}
 			c->buf[k] = n;
@@ -541,10 +541,7 @@ static void drain(struct child *c, int k, size_t cap)
 			c->len[k] += (size_t)r;
 			if (c->len[k] > cap) {
 				c->len[k] = cap;
-				c->killed_cap = true;
-				kill_child(c);
-				close(c->fd[k]);
-				c->fd[k] = -1;
+				stop_over_cap(c, k);
 				return;
 			}
 			continue;
@@ -557,73 +554,125 @@ static void drain(struct child *c, int k, size_t cap)
 	}
 }
 
-void hwc_run_many(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct hwc_cmd *cmds,
-		  struct hwc_cmd_result *res)
+/* Starts cmd (or replays it, or says why it does not run: then r is final and c stays reaped). */
+static void start_one(struct hwc_env *e, struct hwc_arena *a, const struct hwc_cmd *cmd,
+		      struct hwc_cmd_result *r, struct child *c)
 {
-	struct child *ch = calloc(n ? n : 1, sizeof(*ch));
-	size_t cap = hwc_env_cmd_output_cap(e);
-	for (size_t i = 0; i < n; i++) {
-		struct hwc_cmd_result *r = &res[i];
-		memset(r, 0, sizeof(*r));
-		r->out = r->err = "";
-		ch[i].pid = -1;
-		ch[i].fd[0] = ch[i].fd[1] = -1;
-		ch[i].reaped = true;
-		const char *const *argv = cmds[i].argv;
-		if (!argv || !argv[0] || !*base_name(argv[0])) {
-			/* an empty tool name ("" or "dir/") would replay hwcheck/commands/ itself */
-			hwc_fmeta_set(&r->m, HWC_ST_INVALID, 0, "empty command");
-			continue;
-		}
-		const char *cmd = hwc_argv_str(a, argv);
-		if (hwc_env_no_tools(e)) {
-			hwc_fmeta_set(&r->m, HWC_ST_BLOCKED, 0,
-				      hwc_arena_printf(a, "%s: not run (--no-tools)", cmd));
-			continue;
-		}
-		if (hwc_env_mode(e) == HWC_RUN_REPLAY) {
-			replay(e, a, argv, r);
-			continue;
-		}
-		if (!ch) {
-			hwc_fmeta_set(&r->m, HWC_ST_UNREADABLE, ENOMEM, "out of memory");
-			continue;
-		}
-		const char *path = find_tool(a, argv[0]);
-		if (!path) {
-			hwc_fmeta_set(&r->m, HWC_ST_ABSENT, 0,
-				      hwc_arena_printf(a, "%s: not installed", base_name(argv[0])));
-			continue;
-		}
-		unsigned t = cmds[i].timeout_ms ? cmds[i].timeout_ms : hwc_env_cmd_timeout_ms(e);
-		unsigned left = hwc_env_time_left_ms(e);
-		if (left < t)
-			t = left;
-		if (t == 0) {
-			hwc_fmeta_set(&r->m, HWC_ST_TIMEOUT, 0,
-				      hwc_arena_printf(a, "%s: not run, the run's --timeout is spent", cmd));
-			continue;
-		}
-		const char **av = (const char **)argv;
-		int rc = spawn(path, av, &ch[i]);
-		if (rc < 0) {
-			hwc_fmeta_set(&r->m, HWC_ST_UNREADABLE, -rc,
-				      hwc_arena_printf(a, "%s: cannot start: %s", cmd, strerror(-rc)));
-			continue;
-		}
-		ch[i].reaped = false;
-		live_add(ch[i].pid);
-		clock_gettime(CLOCK_MONOTONIC, &ch[i].start);
-		ch[i].deadline = ch[i].start;
-		ch[i].deadline.tv_sec += t / 1000;
-		ch[i].deadline.tv_nsec += (long)(t % 1000) * 1000000L;
-		if (ch[i].deadline.tv_nsec >= 1000000000L) {
-			ch[i].deadline.tv_sec++;
-			ch[i].deadline.tv_nsec -= 1000000000L;
+	memset(r, 0, sizeof(*r));
+	r->out = r->err = "";
+	if (c) {
+		c->pid = -1;
+		c->fd[0] = c->fd[1] = -1;
+		c->reaped = true;
+	}
+	const char *const *argv = cmd->argv;
+	if (!argv || !argv[0] || !*base_name(argv[0])) {
+		/* an empty tool name ("" or "dir/") would replay hwcheck/commands/ itself */
+		hwc_fmeta_set(&r->m, HWC_ST_INVALID, 0, "empty command");
+		return;
+	}
+	const char *cs = hwc_argv_str(a, argv);
+	if (hwc_env_no_tools(e)) {
+		hwc_fmeta_set(&r->m, HWC_ST_BLOCKED, 0,
+			      hwc_arena_printf(a, "%s: not run (--no-tools)", cs));
+		return;
+	}
+	if (hwc_env_mode(e) == HWC_RUN_REPLAY) {
+		replay(e, a, argv, r);
+		return;
+	}
+	if (!c) {
+		hwc_fmeta_set(&r->m, HWC_ST_UNREADABLE, ENOMEM, "out of memory");
+		return;
+	}
+	const char *path = find_tool(a, argv[0]);
+	if (!path) {
+		hwc_fmeta_set(&r->m, HWC_ST_ABSENT, 0,
+			      hwc_arena_printf(a, "%s: not installed", base_name(argv[0])));
+		return;
+	}
+	unsigned t = cmd->timeout_ms ? cmd->timeout_ms : hwc_env_cmd_timeout_ms(e);
+	unsigned left = hwc_env_time_left_ms(e);
+	if (left < t)
+		t = left;
+	if (t == 0) {
+		hwc_fmeta_set(&r->m, HWC_ST_TIMEOUT, 0,
+			      hwc_arena_printf(a, "%s: not run, the run's --timeout is spent", cs));
+		return;
+	}
+	int rc = spawn(path, (const char **)argv, c);
+	if (rc < 0) {
+		hwc_fmeta_set(&r->m, HWC_ST_UNREADABLE, -rc,
+			      hwc_arena_printf(a, "%s: cannot start: %s", cs, strerror(-rc)));
+		return;
+	}
+	c->reaped = false;
+	live_add(c->pid);
+	clock_gettime(CLOCK_MONOTONIC, &c->start);
+	c->deadline = c->start;
+	c->deadline.tv_sec += t / 1000;
+	c->deadline.tv_nsec += (long)(t % 1000) * 1000000L;
+	if (c->deadline.tv_nsec >= 1000000000L) {
+		c->deadline.tv_sec++;
+		c->deadline.tv_nsec -= 1000000000L;
+	}
+}
+
+/* One child at one turn of the poll loop: notes its exit, kills it at its deadline, closes what
+ * it left holding the pipes, reaps it. false once it is done; else *wait is lowered to when it
+ * next needs a look. */
+static bool child_turn(struct child *c, const struct timespec *now, long long *wait)
+{
+	if (!c->exited) {
+		int ws;
+		pid_t w = waitpid(c->pid, &ws, WNOHANG);
+		if (w == c->pid || (w < 0 && errno == ECHILD)) {
+			c->exited = true;
+			c->wstatus = w == c->pid ? ws : 0;
+			c->exited_at = *now;
 		}
 	}
+	long long left = ms_between(now, &c->deadline);
+	if (left <= 0 && !c->killed_timeout && !c->killed_cap && !c->exited) {
+		c->killed_timeout = true;
+		kill_child(c);
+		close_pipes(c);
+	}
+	if (c->exited && (c->fd[0] >= 0 || c->fd[1] >= 0) &&
+	    (ms_between(&c->exited_at, now) >= EXIT_GRACE_MS || left <= 0)) {
+		/* what it left behind still holds the pipes: stop it */
+		kill(-c->pid, SIGKILL);
+		close_pipes(c);
+	}
+	if (c->fd[0] < 0 && c->fd[1] < 0) {
+		if (c->exited) {
+			c->reaped = true;
+			/* anything it forked that still holds the group goes too */
+			kill(-c->pid, SIGKILL);
+			live_del(c->pid);
+			return false;
+		}
+		if ((c->killed_timeout || c->killed_cap) &&
+		    ms_between(&c->killed_at, now) >= KILL_GRACE_MS) {
+			/* SIGKILL did not end it: it is stuck in the kernel. Leave it (init reaps it
+			 * once it returns) rather than wait with it. */
+			c->abandoned = c->reaped = true;
+			live_del(c->pid);
+			return false;
+		}
+	}
+	if (c->exited || c->killed_timeout || c->killed_cap)
+		left = 10;
+	if (left > 0 && left < *wait)
+		*wait = left;
+	return true;
+}
+
+/* Reads every started child's output until each has exited or been stopped. */
+static void watch(struct child *ch, size_t n, size_t cap)
+{
 	struct pollfd *pfd = calloc(2 * (n ? n : 1), sizeof(*pfd));
-	for (size_t i = 0; i < n && ch && !pfd; i++)
+	for (size_t i = 0; i < n && !pfd; i++)
 		ch[i].deadline = ch[i].start; /* cannot watch them: stop them, reported as timeouts */
 	for (;;) {
 		size_t np = 0;
@@ -631,53 +680,11 @@ void hwc_run_many(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct
 		struct timespec now;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		long long wait = 1000;
-		for (size_t i = 0; i < n && ch; i++) {
+		for (size_t i = 0; i < n; i++) {
 			struct child *c = &ch[i];
-			if (c->reaped)
+			if (c->reaped || !child_turn(c, &now, &wait))
 				continue;
-			if (!c->exited) {
-				int ws;
-				pid_t w = waitpid(c->pid, &ws, WNOHANG);
-				if (w == c->pid || (w < 0 && errno == ECHILD)) {
-					c->exited = true;
-					c->wstatus = w == c->pid ? ws : 0;
-					c->exited_at = now;
-				}
-			}
-			long long left = ms_between(&now, &c->deadline);
-			if (left <= 0 && !c->killed_timeout && !c->killed_cap && !c->exited) {
-				c->killed_timeout = true;
-				kill_child(c);
-				close_pipes(c);
-			}
-			if (c->exited && (c->fd[0] >= 0 || c->fd[1] >= 0) &&
-			    (ms_between(&c->exited_at, &now) >= EXIT_GRACE_MS || left <= 0)) {
-				/* what it left behind still holds the pipes: stop it */
-				kill(-c->pid, SIGKILL);
-				close_pipes(c);
-			}
-			if (c->fd[0] < 0 && c->fd[1] < 0) {
-				if (c->exited) {
-					c->reaped = true;
-					/* anything it forked that still holds the group goes too */
-					kill(-c->pid, SIGKILL);
-					live_del(c->pid);
-					continue;
-				}
-				if ((c->killed_timeout || c->killed_cap) &&
-				    ms_between(&c->killed_at, &now) >= KILL_GRACE_MS) {
-					/* SIGKILL did not end it: it is stuck in the kernel. Leave it (init
-					 * reaps it once it returns) rather than wait with it. */
-					c->abandoned = c->reaped = true;
-					live_del(c->pid);
-					continue;
-				}
-			}
 			alive = true;
-			if (c->exited || c->killed_timeout || c->killed_cap)
-				left = 10;
-			if (left > 0 && left < wait)
-				wait = left;
 			for (int k = 0; k < 2 && pfd; k++)
 				if (c->fd[k] >= 0)
 					pfd[np++] = (struct pollfd){.fd = c->fd[k], .events = POLLIN};
@@ -690,60 +697,72 @@ void hwc_run_many(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct
 			continue;
 		}
 		poll(pfd, np, (int)(wait < 1 ? 1 : wait));
-		for (size_t i = 0; i < n && ch; i++)
+		for (size_t i = 0; i < n; i++)
 			for (int k = 0; k < 2; k++)
 				if (!ch[i].reaped && ch[i].fd[k] >= 0)
 					drain(&ch[i], k, cap);
 	}
 	free(pfd);
-	for (size_t i = 0; i < n && ch; i++) {
-		struct child *c = &ch[i];
-		if (c->pid < 0)
-			continue;
-		struct hwc_cmd_result *r = &res[i];
-		const char *cmd = hwc_argv_str(a, cmds[i].argv);
-		struct timespec end;
-		clock_gettime(CLOCK_MONOTONIC, &end);
-		r->elapsed_ms = (unsigned)ms_between(&c->start, &end);
-		for (int k = 0; k < 2; k++) {
-			char *s = hwc_arena_zalloc(a, c->len[k] + 1);
-			if (s && c->len[k])
-				memcpy(s, c->buf[k], c->len[k]);
-			if (k == 0) {
-				r->out = s ? s : "";
-				r->out_len = s ? c->len[k] : 0;
-			} else {
-				r->err = s ? s : "";
-				r->err_len = s ? c->len[k] : 0;
-			}
-			free(c->buf[k]);
-		}
-		if ((c->killed_timeout || c->killed_cap) && WIFEXITED(c->wstatus) &&
-		    WEXITSTATUS(c->wstatus) == WARDEN_LEFT_BEHIND)
-			c->abandoned = true; /* the warden could not end all of it */
-		if (WIFEXITED(c->wstatus))
-			r->exit_code = WEXITSTATUS(c->wstatus);
-		else if (WIFSIGNALED(c->wstatus))
-			r->signal = WTERMSIG(c->wstatus);
-		if (c->killed_timeout) {
-			r->signal = 0;
-			hwc_fmeta_set(&r->m, HWC_ST_TIMEOUT, 0,
-				      hwc_arena_printf(a, "%s: killed after %u ms without finishing%s", cmd,
-						       (unsigned)ms_between(&c->start, &c->deadline),
-						       c->abandoned ? "; it did not exit after SIGKILL "
-								      "(stuck in the kernel) and was left behind"
-								    : ""));
-		} else if (c->killed_cap) {
-			hwc_fmeta_set(&r->m, HWC_ST_TRUNCATED, 0,
-				      hwc_arena_printf(a, "%s: printed more than %zu bytes; stopped and cut", cmd, cap));
-		} else if (r->exit_code == 127 && r->out_len == 0 && !r->signal) {
-			hwc_fmeta_set(&r->m, HWC_ST_UNREADABLE, 0,
-				      hwc_arena_printf(a, "%s: could not be executed", cmd));
-		} else {
-			hwc_fmeta_set(&r->m, HWC_ST_OK, 0, NULL);
-		}
-		record(e, a, cmds[i].argv, r);
+}
+
+/* A started child's result: its output into the arena, its exit, and the status that says how
+ * it ended; then recorded. */
+static void finish_one(struct hwc_env *e, struct hwc_arena *a, const struct hwc_cmd *cmd,
+		       struct child *c, size_t cap, struct hwc_cmd_result *r)
+{
+	const char *cs = hwc_argv_str(a, cmd->argv);
+	struct timespec end;
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	r->elapsed_ms = (unsigned)ms_between(&c->start, &end);
+	for (int k = 0; k < 2; k++) {
+		char *s = hwc_arena_zalloc(a, c->len[k] + 1);
+		if (s && c->len[k])
+			memcpy(s, c->buf[k], c->len[k]);
+		*(k == 0 ? &r->out : &r->err) = s ? s : "";
+		*(k == 0 ? &r->out_len : &r->err_len) = s ? c->len[k] : 0;
+		free(c->buf[k]);
 	}
+	if ((c->killed_timeout || c->killed_cap) && WIFEXITED(c->wstatus) &&
+	    WEXITSTATUS(c->wstatus) == WARDEN_LEFT_BEHIND)
+		c->abandoned = true; /* the warden could not end all of it */
+	if (WIFEXITED(c->wstatus))
+		r->exit_code = WEXITSTATUS(c->wstatus);
+	else if (WIFSIGNALED(c->wstatus))
+		r->signal = WTERMSIG(c->wstatus);
+	if (c->killed_timeout) {
+		r->signal = 0;
+		hwc_fmeta_set(&r->m, HWC_ST_TIMEOUT, 0,
+			      hwc_arena_printf(a, "%s: killed after %u ms without finishing%s", cs,
+					       (unsigned)ms_between(&c->start, &c->deadline),
+					       c->abandoned ? "; it did not exit after SIGKILL "
+							      "(stuck in the kernel) and was left behind"
+							    : ""));
+	} else if (c->killed_cap) {
+		hwc_fmeta_set(&r->m, HWC_ST_TRUNCATED, 0,
+			      hwc_arena_printf(a, "%s: printed more than %zu bytes; stopped and cut",
+					       cs, cap));
+	} else if (r->exit_code == 127 && r->out_len == 0 && !r->signal) {
+		hwc_fmeta_set(&r->m, HWC_ST_UNREADABLE, 0,
+			      hwc_arena_printf(a, "%s: could not be executed", cs));
+	} else {
+		hwc_fmeta_set(&r->m, HWC_ST_OK, 0, NULL);
+	}
+	record(e, a, cmd->argv, r);
+}
+
+void hwc_run_many(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct hwc_cmd *cmds,
+		  struct hwc_cmd_result *res)
+{
+	struct child *ch = calloc(n ? n : 1, sizeof(*ch));
+	size_t cap = hwc_env_cmd_output_cap(e);
+	for (size_t i = 0; i < n; i++)
+		start_one(e, a, &cmds[i], &res[i], ch ? &ch[i] : NULL);
+	if (!ch)
+		return;
+	watch(ch, n, cap);
+	for (size_t i = 0; i < n; i++)
+		if (ch[i].pid >= 0)
+			finish_one(e, a, &cmds[i], &ch[i], cap, &res[i]);
 	free(ch);
 }
 

@@ -2,6 +2,8 @@
 /* CPU identity and topology (proc/cpuinfo, cpuN/topology) and NUMA nodes with their distances. */
 #include "hwinfo/hwinfo.h"
 
+#include "core/scan.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,48 +175,6 @@ int hwc_host_parse_cpuinfo(const char *buf, size_t len, struct hwc_arena *a, str
 	return out->processors ? 0 : -ENOENT;
 }
 
-int hwc_host_cpulist_count(const char *s, int64_t *n)
-{
-	*n = 0;
-	if (!s)
-		return -EINVAL;
-	const char *p = s;
-	while (*p == ' ' || *p == '\n')
-		p++;
-	if (!*p)
-		return 0; /* an empty cpulist: a memory-only node */
-	for (;;) {
-		char *end;
-		int64_t lo, hi;
-		if (*p < '0' || *p > '9')
-			return -EINVAL;
-		errno = 0;
-		unsigned long long v = strtoull(p, &end, 10);
-		if (errno || v > 1u << 22)
-			return -EINVAL;
-		lo = hi = (int64_t)v;
-		p = end;
-		if (*p == '-') {
-			p++;
-			if (*p < '0' || *p > '9')
-				return -EINVAL;
-			v = strtoull(p, &end, 10);
-			if (errno || v > 1u << 22 || (int64_t)v < lo)
-				return -EINVAL;
-			hi = (int64_t)v;
-			p = end;
-		}
-		*n += hi - lo + 1;
-		if (*p == ',') {
-			p++;
-			continue;
-		}
-		while (*p == ' ' || *p == '\n')
-			p++;
-		return *p ? -EINVAL : 0;
-	}
-}
-
 /* ---- collection --------------------------------------------------------------------------- */
 
 static bool name_num(const char *name, const char *prefix, int64_t *out)
@@ -282,7 +242,7 @@ static void collect_numa(struct hwc_env *e, struct hwc_arena *a, struct hwc_host
 		const char *base = hwc_arena_printf(a, "sys/devices/system/node/%s", dl.names[i]);
 		if (hwc_read_str(e, hwc_arena_printf(a, "%s/cpulist", base), a, &nd->cpulist) == 0) {
 			int64_t n;
-			if (hwc_host_cpulist_count(nd->cpulist.v, &n) == 0) {
+			if (hwc_cpulist_count(nd->cpulist.v, &n) == 0) {
 				HWC_SET(nd->cpus, n);
 				with_cpus += n > 0;
 			} else {

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/util.h"
+
 void hwc_roce_arr_init(struct hwc_roce_arr *r, unsigned n, bool is_bool, const char *detail)
 {
 	memset(r, 0, sizeof(*r));
@@ -390,7 +392,7 @@ static struct hwc_roce_arr *prio_counter(struct hwc_roce_counters *c, struct ln 
 	    k.p[8] != '_')
 		return NULL;
 	*prio = (unsigned)(k.p[7] - '0');
-	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(map); i++)
 		if (memcmp(k.p, map[i].dir, 2) == 0 && k.n - 9 == strlen(map[i].what) &&
 		    memcmp(k.p + 9, map[i].what, k.n - 9) == 0)
 			return (struct hwc_roce_arr *)((char *)c + map[i].off);

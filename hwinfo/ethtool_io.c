@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "core/runner.h"
+#include "core/util.h"
 
 /* Bound on strings of one set: mlx5 with 256 channels reports ~20000 counters. */
 #define SSET_MAX 65536
@@ -271,7 +272,7 @@ static int live_features(const struct live *l, FILE *o)
 	rc = ioc(l, gf);
 	if (rc == 0) {
 		fprintf(o, "Features for %s:\n", l->ifname);
-		for (size_t k = 0; k < sizeof(legacy_features) / sizeof(legacy_features[0]); k++) {
+		for (size_t k = 0; k < HWC_ARRAY_SIZE(legacy_features); k++) {
 			bool any = false, on = false;
 			for (uint32_t i = 0; i < n; i++) {
 				int len;
@@ -406,7 +407,7 @@ static int errno_from_stderr(const char *s)
 		{"Operation not permitted", EPERM},      {"Permission denied", EACCES},
 		{"Connection timed out", ETIMEDOUT},
 	};
-	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(known); i++)
 		if (strstr(s, known[i].text))
 			return known[i].err;
 	return EIO;

@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "core/util.h"
+
 const char *const hwc_netdev_counter_names[HWC_NETDEV_NCOUNTERS] = {
 	"rx_discards_phy",                /* dropped by the port: no receive buffer, congested */
 	"rx_out_of_buffer",               /* a receive queue had no software buffer posted */
@@ -133,7 +135,7 @@ static bool is_block_header(struct line l)
 		"Pause parameters for ", "Coalesce parameters for ", "NIC statistics:",
 		"Settings for ",         "Private flags for ",       "FEC parameters for ",
 	};
-	for (size_t i = 0; i < sizeof(heads) / sizeof(heads[0]); i++)
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(heads); i++)
 		if (line_starts(l, heads[i]))
 			return true;
 	return false;
@@ -287,7 +289,7 @@ static const struct {
 	{"rx-checksumming", "rx-checksum", offsetof(struct hwc_netdev_features, rx_checksum)},
 	{"tx-checksumming", NULL, offsetof(struct hwc_netdev_features, tx_checksum)},
 };
-#define NFEAT (sizeof(feature_map) / sizeof(feature_map[0]))
+#define NFEAT HWC_ARRAY_SIZE(feature_map)
 
 int hwc_ethtool_parse_features(const char *buf, size_t len, const char *src, struct hwc_arena *a,
 			       struct hwc_netdev_features *out)

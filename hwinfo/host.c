@@ -9,6 +9,7 @@
 
 #include "core/json.h"
 #include "core/runner.h"
+#include "core/util.h"
 
 /* The kernel log through dmesg(1): Debian sets kernel.dmesg_restrict, so it needs root. */
 static void read_dmesg(struct hwc_env *e, struct hwc_arena *a, struct hwc_dmesg_host *dm,
@@ -77,7 +78,7 @@ static void collect_dmi(struct hwc_env *e, struct hwc_arena *a, struct hwc_host_
 		{"bios_version", offsetof(struct hwc_host_dmi, bios_version)},
 		{"bios_date", offsetof(struct hwc_host_dmi, bios_date)},
 	};
-	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(f); i++)
 		hwc_read_str(e, hwc_arena_printf(a, "sys/class/dmi/id/%s", f[i].file), a,
 			     (struct hwc_fstr *)(void *)((char *)d + f[i].off));
 }

@@ -155,9 +155,6 @@ struct hwc_cpuinfo {
 };
 int hwc_host_parse_cpuinfo(const char *buf, size_t len, struct hwc_arena *a, struct hwc_cpuinfo *out);
 
-/* A kernel cpulist ("0-23,48-71"): the number of CPUs in it. -EINVAL when malformed. */
-int hwc_host_cpulist_count(const char *s, int64_t *n);
-
 /* The kernel log: what it says about x2APIC, interrupt remapping and the IOMMU domain type.
  * Lines may carry a "[    0.000000] " timestamp (or "<6>") prefix. A tri-state is -1 when the
  * log says nothing. The *_line strings are the deciding lines, arena copies. */
@@ -269,11 +266,73 @@ struct hwc_netdev_fec {
 	struct hwc_fu64 corrected_blocks, uncorrectable_blocks; /* ethtool -I (FEC statistics) */
 };
 
+/* A transceiver or cable as its own EEPROM describes it (issue 14; hwinfo/module_eeprom.c, our
+ * decoder of SFF-8472 / SFF-8636 / CMIS, checked against `ethtool -m`). Values keep the units of
+ * ethtool's text: degC, V, mA, mW. */
+#define HWC_MODULE_LANES 8
+#define HWC_MODULE_PAGES 0x12 /* upper pages 00h..11h */
+enum hwc_module_spec { HWC_MODULE_UNKNOWN, HWC_MODULE_SFF8472, HWC_MODULE_SFF8636, HWC_MODULE_CMIS };
+enum { HWC_MOD_TEMP, HWC_MOD_VCC, HWC_MOD_BIAS, HWC_MOD_TXP, HWC_MOD_RXP, HWC_MOD__N };
+struct hwc_module_lanes {
+	struct hwc_fmeta m;
+	struct {
+		double *items; /* per lane, arena */
+		size_t n, cap;
+	} v;
+};
+struct hwc_module_thr { /* the module's alarm/warning thresholds of one reading */
+	struct hwc_fmeta m;
+	struct hwc_ff64 high_alarm, low_alarm, high_warning, low_warning;
+};
+struct hwc_module {
+	struct hwc_fstr source; /* the argv that answered; its status is the whole module's */
+	struct hwc_fstr spec, identifier, vendor, vendor_oui, part_number, revision, serial_number;
+	struct hwc_fstr date_code, connector, media, compliance_codes;
+	struct hwc_ff64 length_m, nominal_mbd; /* nominal_mbd: per lane (SFF-8472/8636 byte 12/140) */
+	struct hwc_fi64 lanes;
+	struct hwc_fbool ddm; /* the module has digital diagnostics */
+	struct hwc_ff64 temperature_c, voltage_v;
+	struct hwc_module_lanes tx_bias_ma, tx_power_mw, rx_power_mw;
+	struct hwc_module_thr thr[HWC_MOD__N]; /* the module's own alarm/warning thresholds */
+	struct {
+		struct hwc_fmeta m;
+		struct {
+			const char **items; /* latched flags that are set: "rx power low alarm (lane 2)" */
+			size_t n, cap;
+		} v;
+	} flags;
+};
+extern const struct hwc_jtable hwc_module_table;
+/* Pointers into the bytes read: SFF-8636/CMIS lower = bytes 0..127 and upper[p] = bytes 128..255
+ * of page p; SFF-8472 lower = A0h (256 bytes) and upper[0] = A2h (256 bytes). NULL: not read. */
+struct hwc_module_map {
+	const uint8_t *lower;
+	const uint8_t *upper[HWC_MODULE_PAGES];
+};
+/* ethtool's hex dump ("Offset\t\tValues" then "0x0000:\t\t03 04 ..."): the bytes (at most cap),
+ * the offset of the first line in *base, their count in *n. 0; -ENOENT (no dump), -EINVAL (gaps or
+ * a malformed line), -E2BIG (more than cap). */
+int hwc_module_parse_hex(const char *buf, size_t len, uint8_t *out, size_t cap, size_t *base,
+			 size_t *n);
+/* The ioctl layout of `ethtool -m IF hex on` (SFF-8472: 256 or 512 bytes; SFF-8636: 256 or 640). */
+void hwc_module_map_linear(const uint8_t *b, size_t n, struct hwc_module_map *mp);
+const char *hwc_module_id_name(unsigned id);
+enum hwc_module_spec hwc_module_spec_of(unsigned id);
+/* Decodes the map into m (m->source is kept). 0; -ENOENT (nothing read), -EPROTONOSUPPORT
+ * (an identifier without a known memory map: identifier set, every other fact unsupported). */
+int hwc_module_decode(const struct hwc_module_map *mp, struct hwc_arena *a, struct hwc_module *m);
+void hwc_module_fail(struct hwc_module *m, const struct hwc_fmeta *why);
+void hwc_module_fail_identity(struct hwc_module *m, const struct hwc_fmeta *why);
+void hwc_module_fail_dom(struct hwc_module *m, const struct hwc_fmeta *why);
+/* `ethtool -m IF hex on`, then CMIS pages over netlink, through the runner. */
+void hwc_module_collect(struct hwc_env *e, struct hwc_facts *f, const char *ifname, struct hwc_module *m);
+
 struct hwc_netdev_link {
 	struct hwc_fi64 carrier_changes;    /* sys/class/net/IF/carrier_changes: ups and downs */
 	struct hwc_fi64 carrier_up_count;   /* Linux >= 4.16 */
 	struct hwc_fi64 carrier_down_count;
 	struct hwc_netdev_fec fec;
+	struct hwc_module module; /* the transceiver of the port (ethtool -m) */
 };
 
 struct hwc_netdev {
@@ -337,10 +396,6 @@ struct hwc_irq_names {
 };
 int hwc_proc_interrupts_parse(const char *buf, size_t len, struct hwc_arena *a,
 			      struct hwc_irq_names *out);
-
-/* A kernel CPU list ("0-3,8,10-11") as a bitmap of up to max_cpus bits (bits[] holds
- * max_cpus/64 words, zeroed by the caller). 0, -EINVAL on bad syntax, -ERANGE past max_cpus. */
-int hwc_cpulist_parse(const char *s, uint64_t *bits, size_t max_cpus);
 
 /* Fills irq_locality for PCI function bdf: msi_irqs, effective affinity, numa_node. */
 void hwc_netdev_irq_locality(struct hwc_env *e, struct hwc_arena *a, const char *bdf,

@@ -5,12 +5,14 @@
 #include <errno.h>
 #include <string.h>
 
+#include "core/util.h"
+
 static bool iommu_option(const char *tok)
 {
 	static const char *const pfx[] = {"iommu=",	  "iommu.",	 "intel_iommu=",
 					  "amd_iommu=",	  "intremap=",	 "amd_iommu_intr=",
 					  "iommu_intr=",  "nox2apic",	 "x2apic_phys"};
-	for (size_t i = 0; i < sizeof(pfx) / sizeof(pfx[0]); i++)
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(pfx); i++)
 		if (strncmp(tok, pfx[i], strlen(pfx[i])) == 0)
 			return true;
 	return false;

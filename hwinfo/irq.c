@@ -3,6 +3,8 @@
  * land on CPUs outside the card's NUMA node. */
 #include "hwinfo/hwinfo.h"
 
+#include "core/scan.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -10,38 +12,6 @@
 
 #define MAX_CPUS 8192
 #define WORDS (MAX_CPUS / 64)
-
-int hwc_cpulist_parse(const char *s, uint64_t *bits, size_t max_cpus)
-{
-	const char *p = s;
-	while (*p == ' ' || *p == '\n')
-		p++;
-	while (*p && *p != '\n') {
-		char *end;
-		if (*p < '0' || *p > '9')
-			return -EINVAL;
-		unsigned long lo = strtoul(p, &end, 10), hi = lo;
-		p = end;
-		if (*p == '-') {
-			p++;
-			if (*p < '0' || *p > '9')
-				return -EINVAL;
-			hi = strtoul(p, &end, 10);
-			p = end;
-		}
-		if (hi < lo)
-			return -EINVAL;
-		if (hi >= max_cpus)
-			return -ERANGE;
-		for (unsigned long c = lo; c <= hi; c++)
-			bits[c / 64] |= 1ULL << (c % 64);
-		if (*p == ',')
-			p++;
-		else if (*p && *p != '\n')
-			return -EINVAL;
-	}
-	return 0;
-}
 
 /* ------------------------------------------------------------------ proc/interrupts */
 

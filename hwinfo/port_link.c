@@ -72,6 +72,7 @@ void hwc_netdev_collect_link(struct hwc_env *e, struct hwc_facts *f, struct hwc_
 		hwc_read_i64(e, p, a, dst[i]);
 	}
 	collect_fec(e, f, nd);
+	hwc_module_collect(e, f, nd->name, &nd->link.module);
 }
 
 /* ------------------------------------------------------------------ JSON */
@@ -88,5 +89,7 @@ static const struct hwc_jfield link_f[] = {
 	HWC_JF(struct hwc_netdev_link, carrier_up_count, HWC_JT_I64),
 	HWC_JF(struct hwc_netdev_link, carrier_down_count, HWC_JT_I64),
 	HWC_JSUB(struct hwc_netdev_link, "fec", fec, HWC_JT_OBJ, fec_t),
+	/* the object when the EEPROM was read, else null + why (one reason for the whole module) */
+	HWC_JSUB(struct hwc_netdev_link, "module", module, HWC_JT_GROUP, hwc_module_table),
 };
 const struct hwc_jtable hwc_netdev_link_table = HWC_JTABLE("netdevs[].link", link_f, 0);

@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "core/scan.h"
+
 #define CPU "sys/devices/system/cpu"
 
 /* The first policyN directory (by number), or NULL with *m saying why. */
@@ -40,13 +42,14 @@ void hwc_host_read_bracketed(struct hwc_env *e, struct hwc_arena *a, const char 
 {
 	if (hwc_read_str(e, path, a, out) < 0)
 		return;
-	const char *l = strchr(out->v, '['), *r = l ? strchr(l, ']') : NULL;
-	if (!l || !r || r == l + 1) {
+	const char *w;
+	size_t n;
+	if (hwc_bracketed(out->v, strlen(out->v), &w, &n) < 0) {
 		HWC_FAIL(*out, HWC_ST_INVALID, 0,
 			 hwc_arena_printf(a, "%s: no [selected] word in \"%s\"", path, out->v));
 		return;
 	}
-	HWC_SET(*out, hwc_arena_strndup(a, l + 1, (size_t)(r - l - 1)));
+	HWC_SET(*out, hwc_arena_strndup(a, w, n));
 }
 
 static int state_index(const char *name)

@@ -11,6 +11,7 @@
 #include "hwinfo/ethtool_io.h"
 #include "core/runner.h"
 #include "mlx/mlx.h"
+#include "core/util.h"
 
 const char *const hwc_roce_hw_names[HWC_ROCE_NHW] = {
 	"out_of_sequence",        /* packets that arrived out of order: something was dropped */
@@ -29,7 +30,7 @@ const char *const hwc_roce_hw_names[HWC_ROCE_NHW] = {
 /* ------------------------------------------------------------------ DCB */
 
 static const char *const dcb_what[] = {"app", "pfc", "ets", "dcbx", "buffer"};
-#define NDCB (sizeof(dcb_what) / sizeof(dcb_what[0]))
+#define NDCB HWC_ARRAY_SIZE(dcb_what)
 
 /* Why a tool answer cannot be used, or NULL when it can. */
 static const char *cmd_problem(struct hwc_arena *a, const struct hwc_cmd_result *r,

@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "core/util.h"
+
 /* ---- the kernel log ----------------------------------------------------------------------- */
 
 /* Text after needle up to the end of the line, or NULL. */
@@ -291,7 +293,7 @@ static bool model_has_x2apic(const struct hwc_cpuinfo *ci)
 		return ci->model_name && strstr(ci->model_name, "AMD EPYC");
 	if (strcmp(ci->vendor, "GenuineIntel") || !ci->has_family || ci->family != 6 || !ci->has_model)
 		return false;
-	for (size_t i = 0; i < sizeof(scalable) / sizeof(scalable[0]); i++)
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(scalable); i++)
 		if (ci->model == scalable[i])
 			return true;
 	return false;

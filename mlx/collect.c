@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/runner.h"
+#include "core/util.h"
 #include "pci/pci.h"
 
 #define MLX_VENDOR 0x15b3
@@ -409,142 +410,153 @@ static int p_reset(const char *b, size_t l, struct hwc_arena *a, void *o)
 	return hwc_mlx_parse_fwreset_query(b, l, a, o);
 }
 
-enum tool_step { STEP_CFG, STEP_FLINT, STEP_MTMP, STEP_MPEIN, STEP_RESET, STEP_MGET, STEP__N };
-
-static const char **step_argv(struct hwc_arena *a, enum tool_step s, const char *bdf)
+/* The tool's output through fn into out; else *m says why there is none. */
+static void read_tool(parse_fn fn, const struct hwc_cmd_result *r, struct hwc_arena *a, void *out,
+		      struct hwc_fmeta *m, const char *const *argv)
 {
-	switch (s) {
-	case STEP_CFG:
-		return argv_of(a, "mstconfig", "-d", bdf, "-e", "q", NULL);
-	case STEP_FLINT:
-		return argv_of(a, "mstflint", "-d", bdf, "q", NULL);
-	case STEP_MTMP:
-		return argv_of(a, "mstreg", "-d", bdf, "--reg_name", "MTMP", "--get", "--indexes",
-				"sensor_index=0x0,slot_index=0x0", NULL);
-	case STEP_MPEIN:
-		return argv_of(a, "mstreg", "-d", bdf, "--reg_name", "MPEIN", "--get", "--indexes",
-				"node=0x0,pcie_index=0x0,depth=0x0", NULL);
-	case STEP_RESET:
-		return argv_of(a, "mstfwreset", "-d", bdf, "query", NULL);
-	default:
-		return argv_of(a, "mstmget_temp", "-d", bdf, NULL);
+	struct hwc_fmeta why;
+	if (usable(r, argv, a, &why))
+		parse_both(fn, r, a, out, m, argv);
+	else
+		*m = why;
+}
+
+static void apply_cfg(struct hwc_arena *a, struct hwc_mlx_adapter *ad,
+		      const struct hwc_cmd_result *r, const char *const *argv)
+{
+	read_tool(p_cfg, r, a, &ad->cfg, &ad->cfg.m, argv);
+	if (hwc_ok(ad->cfg) && r->m.st == HWC_ST_TRUNCATED)
+		ad->cfg.complete = false;
+}
+
+static void apply_flint(struct hwc_arena *a, struct hwc_mlx_adapter *ad,
+			const struct hwc_cmd_result *r, const char *const *argv)
+{
+	struct hwc_mlx_flint fl = {0};
+	read_tool(p_flint, r, a, &fl, &fl.m, argv);
+	if (!hwc_ok(fl)) {
+		ad->fw_version_stored.m = ad->fw_pending_reset.m = fl.m;
+		return;
+	}
+	ad->fw_version_stored = fl.fw_version;
+	/* flint prints "FW Version(Running):" only when the running image differs from the flash:
+	 * an update that waits for a reset. */
+	bool pending = hwc_ok(fl.fw_version_running) &&
+		       strcmp(fl.fw_version_running.v, fl.fw_version.v) != 0;
+	if (hwc_ok(ad->fw_version) && strcmp(ad->fw_version.v, fl.fw_version.v) != 0)
+		pending = true;
+	HWC_SET(ad->fw_pending_reset, pending);
+	if (!hwc_ok(ad->fw_version)) {
+		ad->fw_version = hwc_ok(fl.fw_version_running) ? fl.fw_version_running : fl.fw_version;
+		HWC_SET(ad->fw_version_source, "mstflint query");
+	}
+	if (!hwc_ok(ad->psid) && hwc_ok(fl.psid))
+		ad->psid = fl.psid;
+}
+
+static void apply_reset(struct hwc_arena *a, struct hwc_mlx_adapter *ad,
+			const struct hwc_cmd_result *r, const char *const *argv)
+{
+	read_tool(p_reset, r, a, &ad->fw_reset, &ad->fw_reset.m, argv);
+}
+
+static void apply_mtmp(struct hwc_arena *a, struct hwc_mlx_adapter *ad,
+		       const struct hwc_cmd_result *r, const char *const *argv)
+{
+	struct hwc_mlx_reg reg = {0};
+	read_tool(p_reg, r, a, &reg, &reg.m, argv);
+	uint64_t t;
+	if (hwc_ok(reg) && hwc_mlx_reg_get(&reg, "temperature", &t) == 0) {
+		HWC_SET(ad->reg.temp_mdegc, hwc_mlx_mtmp_to_mdegc(t));
+		HWC_SET(ad->reg.temp_source, "mstreg");
+	} else {
+		ad->reg.temp_mdegc.m = hwc_ok(reg) ? (struct hwc_fmeta){HWC_ST_INVALID, 0,
+									"MTMP has no 'temperature' field"}
+						   : reg.m;
+		ad->reg.temp_source.m = ad->reg.temp_mdegc.m;
 	}
 }
 
-static void step_apply(struct hwc_arena *a, enum tool_step s, struct hwc_mlx_adapter *ad,
+static void apply_mpein(struct hwc_arena *a, struct hwc_mlx_adapter *ad,
+			const struct hwc_cmd_result *r, const char *const *argv)
+{
+	struct hwc_mlx_reg reg = {0};
+	read_tool(p_reg, r, a, &reg, &reg.m, argv);
+	uint64_t st, w;
+	if (!hwc_ok(reg)) {
+		ad->reg.power_status.m = ad->reg.pci_power_w.m = reg.m;
+		return;
+	}
+	if (hwc_mlx_reg_get(&reg, "pwr_status", &st) == 0) {
+		static const char *const names[] = {"unknown", "sufficient", "insufficient"};
+		if (st < 3)
+			HWC_SET(ad->reg.power_status, names[st]);
+		else
+			HWC_FAIL(ad->reg.power_status, HWC_ST_INVALID, 0,
+				 hwc_arena_printf(a, "MPEIN pwr_status %llu is not 0, 1 or 2",
+						  (unsigned long long)st));
+	} else {
+		HWC_FAIL(ad->reg.power_status, HWC_ST_ABSENT, 0, "MPEIN has no pwr_status field");
+	}
+	if (hwc_mlx_reg_get(&reg, "pci_power", &w) == 0 && w > 0)
+		HWC_SET(ad->reg.pci_power_w, (int64_t)w);
+	else
+		HWC_FAIL(ad->reg.pci_power_w, HWC_ST_UNSUPPORTED, 0,
+			 "MPEIN pci_power is 0 (unknown) or missing");
+}
+
+static void apply_mget(struct hwc_arena *a, struct hwc_mlx_adapter *ad,
 		       const struct hwc_cmd_result *r, const char *const *argv)
 {
-	struct hwc_fmeta why;
-	bool ok = usable(r, argv, a, &why);
-	switch (s) {
-	case STEP_CFG:
-		if (!ok) {
-			ad->cfg.m = why;
-			break;
-		}
-		parse_both(p_cfg, r, a, &ad->cfg, &ad->cfg.m, argv);
-		if (hwc_ok(ad->cfg) && r->m.st == HWC_ST_TRUNCATED)
-			ad->cfg.complete = false;
-		break;
-	case STEP_FLINT: {
-		struct hwc_mlx_flint fl;
-		if (!ok) {
-			fl.m = why;
-		} else {
-			parse_both(p_flint, r, a, &fl, &fl.m, argv);
-		}
-		if (!hwc_ok(fl)) {
-			ad->fw_version_stored.m = ad->fw_pending_reset.m = fl.m;
-			break;
-		}
-		ad->fw_version_stored = fl.fw_version;
-		/* flint prints "FW Version(Running):" only when the running image differs from
-		 * the flash: an update that waits for a reset. */
-		bool pending = hwc_ok(fl.fw_version_running) &&
-			       strcmp(fl.fw_version_running.v, fl.fw_version.v) != 0;
-		if (hwc_ok(ad->fw_version) && strcmp(ad->fw_version.v, fl.fw_version.v) != 0)
-			pending = true;
-		HWC_SET(ad->fw_pending_reset, pending);
-		if (!hwc_ok(ad->fw_version)) {
-			ad->fw_version = hwc_ok(fl.fw_version_running) ? fl.fw_version_running
-								      : fl.fw_version;
-			HWC_SET(ad->fw_version_source, "mstflint query");
-		}
-		if (!hwc_ok(ad->psid) && hwc_ok(fl.psid))
-			ad->psid = fl.psid;
-		break;
+	struct hwc_fi64 t = {0};
+	read_tool(p_temp, r, a, &t, &t.m, argv);
+	if (hwc_ok(t)) {
+		ad->reg.temp_mdegc = t;
+		HWC_SET(ad->reg.temp_source, "mstmget_temp");
+	} else if (ad->reg.temp_mdegc.m.st == HWC_ST_ABSENT ||
+		   ad->reg.temp_mdegc.m.st == HWC_ST_UNSET) {
+		/* say the more useful of the two failures: the tool that exists */
+		ad->reg.temp_mdegc.m = t.m;
+		ad->reg.temp_source.m = t.m;
 	}
-	case STEP_RESET:
-		if (!ok)
-			ad->fw_reset.m = why;
-		else
-			parse_both(p_reset, r, a, &ad->fw_reset, &ad->fw_reset.m, argv);
-		break;
-	case STEP_MTMP: {
-		struct hwc_mlx_reg reg;
-		if (!ok)
-			reg.m = why;
-		else
-			parse_both(p_reg, r, a, &reg, &reg.m, argv);
-		uint64_t t;
-		if (hwc_ok(reg) && hwc_mlx_reg_get(&reg, "temperature", &t) == 0) {
-			HWC_SET(ad->reg.temp_mdegc, hwc_mlx_mtmp_to_mdegc(t));
-			HWC_SET(ad->reg.temp_source, "mstreg");
-		} else {
-			ad->reg.temp_mdegc.m = hwc_ok(reg) ? (struct hwc_fmeta){HWC_ST_INVALID, 0,
-						       "MTMP has no 'temperature' field"}
-							 : reg.m;
-			ad->reg.temp_source.m = ad->reg.temp_mdegc.m;
-		}
-		break;
-	}
-	case STEP_MPEIN: {
-		struct hwc_mlx_reg reg;
-		if (!ok)
-			reg.m = why;
-		else
-			parse_both(p_reg, r, a, &reg, &reg.m, argv);
-		uint64_t st, w;
-		if (!hwc_ok(reg)) {
-			ad->reg.power_status.m = ad->reg.pci_power_w.m = reg.m;
-			break;
-		}
-		if (hwc_mlx_reg_get(&reg, "pwr_status", &st) == 0) {
-			static const char *const names[] = {"unknown", "sufficient", "insufficient"};
-			if (st < 3)
-				HWC_SET(ad->reg.power_status, names[st]);
-			else
-				HWC_FAIL(ad->reg.power_status, HWC_ST_INVALID, 0,
-					 hwc_arena_printf(a, "MPEIN pwr_status %llu is not 0, 1 or 2",
-							  (unsigned long long)st));
-		} else {
-			HWC_FAIL(ad->reg.power_status, HWC_ST_ABSENT, 0, "MPEIN has no pwr_status field");
-		}
-		if (hwc_mlx_reg_get(&reg, "pci_power", &w) == 0 && w > 0)
-			HWC_SET(ad->reg.pci_power_w, (int64_t)w);
-		else
-			HWC_FAIL(ad->reg.pci_power_w, HWC_ST_UNSUPPORTED, 0,
-				 "MPEIN pci_power is 0 (unknown) or missing");
-		break;
-	}
-	default: {
-		struct hwc_fi64 t = {0};
-		if (!ok)
-			t.m = why;
-		else
-			parse_both(p_temp, r, a, &t, &t.m, argv);
-		if (hwc_ok(t)) {
-			ad->reg.temp_mdegc = t;
-			HWC_SET(ad->reg.temp_source, "mstmget_temp");
-		} else if (ad->reg.temp_mdegc.m.st == HWC_ST_ABSENT ||
-			   ad->reg.temp_mdegc.m.st == HWC_ST_UNSET) {
-			/* say the more useful of the two failures: the tool that exists */
-			ad->reg.temp_mdegc.m = t.m;
-			ad->reg.temp_source.m = t.m;
-		}
-		break;
-	}
-	}
+}
+
+/* mstmget_temp only where MTMP gave no temperature. */
+static bool no_temp_yet(const struct hwc_mlx_adapter *ad)
+{
+	return !hwc_ok(ad->reg.temp_mdegc);
+}
+
+/* The mstflint tools, in the order they run (one tool on every card at once, then the next):
+ * "TOOL -d BDF ARGS...", which cards need it (NULL: all), and what its output fills. */
+static const struct tool_step {
+	const char *tool;
+	const char *args[6];
+	bool (*wanted)(const struct hwc_mlx_adapter *ad);
+	void (*apply)(struct hwc_arena *a, struct hwc_mlx_adapter *ad,
+		      const struct hwc_cmd_result *r, const char *const *argv);
+} tool_steps[] = {
+	{"mstconfig", {"-e", "q"}, NULL, apply_cfg},
+	{"mstflint", {"q"}, NULL, apply_flint},
+	{"mstreg", {"--reg_name", "MTMP", "--get", "--indexes", "sensor_index=0x0,slot_index=0x0"},
+	 NULL, apply_mtmp},
+	{"mstreg", {"--reg_name", "MPEIN", "--get", "--indexes", "node=0x0,pcie_index=0x0,depth=0x0"},
+	 NULL, apply_mpein},
+	{"mstfwreset", {"query"}, NULL, apply_reset},
+	{"mstmget_temp", {NULL}, no_temp_yet, apply_mget},
+};
+
+/* "TOOL -d BDF ARGS..." in the arena. */
+static const char **step_argv(struct hwc_arena *a, const struct tool_step *s, const char *bdf)
+{
+	enum { NA = HWC_ARRAY_SIZE(s->args) };
+	const char **v = hwc_arena_calloc(a, 3 + NA + 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	v[0] = s->tool, v[1] = "-d", v[2] = bdf;
+	for (size_t i = 0; i < NA && s->args[i]; i++)
+		v[3 + i] = s->args[i];
+	return v;
 }
 
 /* May mstflint tools run here? Lockdown and privileges first: a tool that would only fail
@@ -624,13 +636,14 @@ static void run_tools(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_fac
 		if (vf_only[i])
 			gate_all(ad, &vf_why);
 	}
-	for (enum tool_step s = 0; s < STEP__N; s++) {
+	for (size_t s = 0; s < HWC_ARRAY_SIZE(tool_steps); s++) {
+		const struct tool_step *st = &tool_steps[s];
 		size_t k = 0;
 		for (size_t i = 0; i < n; i++) {
 			struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
-			if (vf_only[i] || (s == STEP_MGET && hwc_ok(ad->reg.temp_mdegc)))
+			if (vf_only[i] || (st->wanted && !st->wanted(ad)))
 				continue;
-			cmds[k].argv = step_argv(a, s, ad->bdf);
+			cmds[k].argv = step_argv(a, st, ad->bdf);
 			cmds[k].timeout_ms = 0;
 			which[k++] = i;
 		}
@@ -638,7 +651,7 @@ static void run_tools(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_fac
 			continue;
 		hwc_run_many(e, a, k, cmds, res);
 		for (size_t j = 0; j < k; j++)
-			step_apply(a, s, &mf->adapters.items[which[j]], &res[j], cmds[j].argv);
+			st->apply(a, &mf->adapters.items[which[j]], &res[j], cmds[j].argv);
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct hwc_mlx_adapter *ad = &mf->adapters.items[i];

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* PCI device id -> ConnectX / BlueField product, generation and what its interfaces can do. */
 #include "mlx/mlx.h"
+#include "core/util.h"
 
 /* Names follow the pci.ids database (pciutils) and the mlx4/mlx5 driver id tables; PCIe and port
  * figures are the product line's maximum from the vendor's product briefs (a given board may have
@@ -46,7 +47,7 @@ static const struct hwc_mlx_ident table[] = {
 
 const struct hwc_mlx_ident *hwc_mlx_ident_find(uint16_t device_id)
 {
-	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(table); i++)
 		if (table[i].device_id == device_id)
 			return &table[i];
 	return NULL;
@@ -54,6 +55,6 @@ const struct hwc_mlx_ident *hwc_mlx_ident_find(uint16_t device_id)
 
 const struct hwc_mlx_ident *hwc_mlx_ident_table(size_t *n)
 {
-	*n = sizeof(table) / sizeof(table[0]);
+	*n = HWC_ARRAY_SIZE(table);
 	return table;
 }

@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "core/json.h"
+#include "core/scan.h"
 #include "hwinfo/hwinfo.h"
+#include "core/util.h"
 
 static const struct {
 	const char *needle, *kind;
@@ -26,27 +28,14 @@ static const struct {
 	{"mlx5_cmd_out_err", "command_error"},
 };
 
-/* "dddd:bb:dd.f" */
-static bool is_bdf(const char *s, size_t n)
-{
-	static const char shape[] = "xxxx:xx:xx.x";
-	if (n < sizeof(shape) - 1)
-		return false;
-	for (size_t i = 0; i < sizeof(shape) - 1; i++)
-		if (shape[i] == 'x' ? !strchr("0123456789abcdefABCDEF", s[i]) || !s[i] : s[i] != shape[i])
-			return false;
-	return true;
-}
-
 static double line_time(const char *l, size_t n)
 {
-	const char *o = memchr(l, '[', n);
-	if (!o || o - l > 40)
-		return -1;
+	const char *w;
+	size_t k;
 	char tmp[32];
-	size_t k = 0;
-	for (const char *p = o + 1; p < l + n && *p != ']' && k + 1 < sizeof(tmp); p++)
-		tmp[k++] = *p;
+	if (hwc_bracketed(l, n, &w, &k) < 0 || w - l > 41 || k >= sizeof(tmp))
+		return -1;
+	memcpy(tmp, w, k);
 	tmp[k] = 0;
 	char *end;
 	double t = strtod(tmp, &end);
@@ -68,15 +57,16 @@ static void take(const char *l, size_t n, size_t max, struct hwc_arena *a, struc
 		return;
 	const char *b = m + 10;
 	size_t rest = n - (size_t)(b - l);
-	if (!is_bdf(b, rest))
+	size_t bn = hwc_bdf_scan(b, rest, 0, NULL);
+	if (!bn)
 		return;
-	const char *msg = b + 12;
-	size_t mn = rest - 12;
+	const char *msg = b + bn;
+	size_t mn = rest - bn;
 	while (mn && (*msg == ':' || *msg == ' '))
 		msg++, mn--;
 	if (memmem(msg, mn, "ext_synd", 8))
 		return; /* the extended syndrome line repeats the syndrome's event */
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(kinds); i++) {
 		if (!memmem(msg, mn, kinds[i].needle, strlen(kinds[i].needle)))
 			continue;
 		const char *bdf = hwc_arena_strndup(a, b, 12);

@@ -10,6 +10,7 @@
 
 #include "core/json.h"
 #include "core/runner.h"
+#include "core/util.h"
 
 #define LANES_KEY "Raw Physical Errors Per Lane"
 /* facts.mlx.adapters[].ports[].phy: each value with the name mlxlink prints before " : " */
@@ -36,7 +37,7 @@ static const struct hwc_jfield phy_f[] = {
 #undef K
 const struct hwc_jtable hwc_mlx_phy_table =
 	HWC_JTABLE("mlx.adapters[].ports[].phy", phy_f, 0);
-#define NKEYS HWC_JARRAY_SIZE(phy_f)
+#define NKEYS HWC_ARRAY_SIZE(phy_f)
 
 static struct hwc_fmeta *meta_at(struct hwc_mlx_phy *p, size_t i)
 {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/json.h"
+#include "core/util.h"
 
 static int put_reading(json_t *o, const struct hwc_jfield *f, const void *p);
 static int get_reading(const json_t *o, const struct hwc_jfield *f, struct hwc_arena *a, void *p);
@@ -39,7 +40,7 @@ static const struct hwc_jfield mkeys[] = {
 #undef R
 const struct hwc_jtable hwc_mlx_module_table =
 	HWC_JTABLE("mlx.adapters[].ports[].module", mkeys, 0);
-#define NM (sizeof(mkeys) / sizeof(mkeys[0]))
+#define NM HWC_ARRAY_SIZE(mkeys)
 
 static struct hwc_fmeta *mmeta(struct hwc_mlx_module *m, size_t i)
 {

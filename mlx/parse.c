@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/scan.h"
+#include "core/util.h"
+
 #define MAX_TOKENS 24
 
 /* ---- line and token helpers ---------------------------------------------------------------- */
@@ -228,7 +231,7 @@ static const char *const named[] = {
 
 const char *const *hwc_mlx_cfg_named(size_t *n)
 {
-	*n = sizeof(named) / sizeof(named[0]);
+	*n = HWC_ARRAY_SIZE(named);
 	return named;
 }
 
@@ -294,6 +297,28 @@ static enum hwc_status error_status(const char *msg)
 	return HWC_ST_UNREADABLE;
 }
 
+/* A tool's own error line ("-E- ..."): true when t is one, and the first is kept in *err. */
+static bool error_line(const char *t, const char **err)
+{
+	if (!starts_with(t, "-E-"))
+		return false;
+	if (!*err)
+		*err = t;
+	return true;
+}
+
+/* The next line, trimmed, that is not a tool's error line (those go to *err); NULL at the end. */
+static char *next_data_line(struct lines *l, struct hwc_arena *a, const char **err)
+{
+	char *line;
+	while ((line = next_line(l, a, NULL))) {
+		char *t = trim(line);
+		if (!error_line(t, err))
+			return t;
+	}
+	return NULL;
+}
+
 /* A tool's output held none of what was asked: its own "-E-" line says why when it printed one,
  * else the output is not what the parser expects. Returns -EINVAL for the caller to pass on. */
 static int no_data(struct hwc_fmeta *m, struct hwc_arena *a, const char *tool, const char *err,
@@ -306,190 +331,203 @@ static int no_data(struct hwc_fmeta *m, struct hwc_arena *a, const char *tool, c
 	return -EINVAL;
 }
 
+/* The value a column of a row fills: Default, Current or Next Boot; NULL for another column. */
+static struct hwc_mlx_cfgval *col_value(struct hwc_mlx_cfgparam *p, enum col k)
+{
+	return k == COL_DEFAULT ? &p->dflt
+	       : k == COL_CURRENT ? &p->current
+	       : k == COL_NEXT	  ? &p->next_boot
+				  : NULL;
+}
+
 /* The values of one row, by column; returns how many values it had. */
 static size_t fill_row(struct hwc_mlx_cfgparam *p, char **tok, size_t n, const enum col *cols,
 		       size_t ncols, struct hwc_arena *a)
 {
 	for (size_t c = 0; c < n; c++) {
-		enum col k = c < ncols ? cols[c] : COL_OTHER;
-		if (k == COL_DEFAULT)
-			parse_cfg_value(tok[c], a, &p->dflt);
-		else if (k == COL_CURRENT)
-			parse_cfg_value(tok[c], a, &p->current);
-		else if (k == COL_NEXT)
-			parse_cfg_value(tok[c], a, &p->next_boot);
+		struct hwc_mlx_cfgval *dst = col_value(p, c < ncols ? cols[c] : COL_OTHER);
+		if (dst)
+			parse_cfg_value(tok[c], a, dst);
 	}
 	return n;
 }
 
-int hwc_mlx_parse_mstconfig(const char *buf, size_t len, struct hwc_arena *a,
-			    struct hwc_mlx_cfg *out)
-{
-	struct name_idx idx = {0};
-	memset(out, 0, sizeof(*out));
-	struct lines l = {buf, buf + len};
+/* Where hwc_mlx_parse_mstconfig is in its output. */
+struct cfg_parse {
+	struct hwc_mlx_cfg *out;
+	struct hwc_arena *a;
+	struct name_idx idx;
 	enum col cols[8];
-	size_t ncols = 0;
-	bool in_table = false, seen_table = false, no_dc = false;
-	const char *err = NULL;
-	struct hwc_mlx_cfgparam *last = NULL;
-	size_t last_nvals = 0;
-	char *line;
-	bool had_nl = true;
-	out->complete = true;
-	while ((line = next_line(&l, a, &had_nl))) {
-		char *t = trim(line);
-		if (!*t)
-			continue;
-		if (starts_with(t, "-E-")) {
-			if (!err)
-				err = t;
-			continue;
-		}
-		if (strstr(t, "does not support reading default and current")) {
-			no_dc = true;
-			continue;
-		}
-		if (starts_with(t, "Device #")) {
-			if (seen_table)
-				break; /* one device was asked for; never mix a second one in */
-			continue;
-		}
-		const char *v;
-		if (!in_table) {
-			if ((v = kv_value(t, "Device type")))
-				HWC_SET(out->device_type, hwc_arena_strdup(a, v));
-			else if ((v = kv_value(t, "Name")))
-				HWC_SET(out->board_name, hwc_arena_strdup(a, v));
-			else if ((v = kv_value(t, "Description")))
-				HWC_SET(out->description, hwc_arena_strdup(a, v));
-		}
-		if (starts_with(t, "Configurations:")) {
-			char *tok[MAX_TOKENS];
-			size_t n = tokenize(t + strlen("Configurations:"), tok, MAX_TOKENS);
-			ncols = 0;
-			for (size_t i = 0; i < n && ncols < 8; i++) {
-				if (strcmp(tok[i], "Default") == 0)
-					cols[ncols++] = COL_DEFAULT;
-				else if (strcmp(tok[i], "Current") == 0)
-					cols[ncols++] = COL_CURRENT;
-				else if (strcmp(tok[i], "Next") == 0 && i + 1 < n &&
-					 strcmp(tok[i + 1], "Boot") == 0) {
-					cols[ncols++] = COL_NEXT;
-					i++;
-				} else
-					cols[ncols++] = COL_OTHER;
-			}
-			in_table = seen_table = true;
-			last = NULL;
-			continue;
-		}
-		if (starts_with(t, "The '*' shows")) {
-			in_table = false;
-			continue;
-		}
-		if (starts_with(t, "Configurations") || starts_with(t, "Apply new"))
-			continue;
-		/* A fragment may start inside the table (no header): rows still look like rows. */
-		char *tok[MAX_TOKENS];
-		char *copy = hwc_arena_strdup(a, t);
-		if (!copy)
-			return -ENOMEM;
-		size_t n = tokenize(copy, tok, MAX_TOKENS);
-		size_t i = 0;
-		bool ro = false;
-		if (n && (strcmp(tok[0], "*") == 0 || strcmp(tok[0], "*RO") == 0)) {
-			ro = strcmp(tok[0], "*RO") == 0;
+	size_t ncols;
+	bool in_table, seen_table, no_dc;
+	const char *err;                /* the first "-E-" line */
+	struct hwc_mlx_cfgparam *last;  /* the row a wrapped value continues */
+	size_t last_nvals;
+};
+
+/* "Configurations:  Default  Current  Next Boot": the columns of the table that follows. */
+static void cfg_columns(struct cfg_parse *st, char *t)
+{
+	char *tok[MAX_TOKENS];
+	size_t n = tokenize(t + strlen("Configurations:"), tok, MAX_TOKENS);
+	st->ncols = 0;
+	for (size_t i = 0; i < n && st->ncols < 8; i++) {
+		enum col k = COL_OTHER;
+		if (strcmp(tok[i], "Default") == 0)
+			k = COL_DEFAULT;
+		else if (strcmp(tok[i], "Current") == 0)
+			k = COL_CURRENT;
+		else if (strcmp(tok[i], "Next") == 0 && i + 1 < n && strcmp(tok[i + 1], "Boot") == 0) {
+			k = COL_NEXT;
 			i++;
 		}
-		if (i < n && strcmp(tok[i], "RO") == 0 && i + 1 < n && is_param_name(tok[i + 1])) {
-			ro = true;
-			i++;
-		}
-		size_t room = (ncols ? ncols : 1) > last_nvals ? (ncols ? ncols : 1) - last_nvals : 0;
-		bool all_values = n > 0 && n <= room;
-		for (size_t k = 0; k < n && all_values; k++)
-			all_values = is_value_shaped(tok[k]) && !is_param_name(tok[k]);
-		if (last && i == 0 && all_values) {
-			/* a value wrapped onto the next line by a mailer or a terminal */
-			for (; i < n; i++) {
-				struct hwc_mlx_cfgval *dst = NULL;
-				size_t c = last_nvals++;
-				enum col k = ncols ? (c < ncols ? cols[c] : COL_OTHER)
-						   : COL_NEXT;
-				if (k == COL_DEFAULT)
-					dst = &last->dflt;
-				else if (k == COL_CURRENT)
-					dst = &last->current;
-				else if (k == COL_NEXT)
-					dst = &last->next_boot;
-				if (dst)
-					parse_cfg_value(tok[i], a, dst);
-			}
-			continue;
-		}
-		if (i >= n || !is_param_name(tok[i]) || !(in_table || (!seen_table && n - i >= 2))) {
-			if (seen_table && in_table) {
-				out->bad_lines++;
-				if (!out->first_bad_line)
-					out->first_bad_line = hwc_arena_strdup(a, t);
-				out->complete = false;
-			}
-			continue;
-		}
-		if (!seen_table) {
-			bool rowlike = true;
-			for (size_t k = i + 1; k < n; k++)
-				rowlike = rowlike && is_value_shaped(tok[k]);
-			if (!rowlike)
-				continue;
-			/* rows without a header: 3 values = Default/Current/Next Boot, else Next Boot */
-			seen_table = in_table = true;
-			if (n - i - 1 == 3) {
-				cols[0] = COL_DEFAULT, cols[1] = COL_CURRENT, cols[2] = COL_NEXT;
-				ncols = 3;
-			} else {
-				cols[0] = COL_NEXT;
-				ncols = 1;
-			}
-			out->complete = false; /* the beginning is missing */
-		}
-		struct hwc_mlx_cfgparam row = {.name = hwc_arena_strdup(a, tok[i]), .read_only = ro};
-		if (!row.name)
-			return -ENOMEM;
-		last_nvals = fill_row(&row, tok + i + 1, n - i - 1, cols, ncols, a);
-		long seen = name_idx_find(&idx, out, row.name, a, -1);
-		if (seen >= 0) {
-			contradicting_row(&out->params.items[seen], &row, a);
-			last = NULL;
-			continue;
-		}
-		struct hwc_mlx_cfgparam *p = HWC_VEC_PUSH(a, &out->params);
-		if (!p || name_idx_find(&idx, out, row.name, a, (long)out->params.n - 1) == -ENOMEM)
-			return -ENOMEM;
-		*p = row;
-		last = p;
+		st->cols[st->ncols++] = k;
 	}
-	if (!seen_table || out->params.n == 0) {
-		return no_data(&out->m, a, "mstconfig", err,
-			       "mstconfig printed no 'Configurations:' table");
+	st->in_table = st->seen_table = true;
+	st->last = NULL;
+}
+
+/* A line of values only, wrapped from the row before by a mailer or a terminal: true when it is
+ * one (and its values went into that row). */
+static bool cfg_wrapped(struct cfg_parse *st, char **tok, size_t n)
+{
+	size_t cols = st->ncols ? st->ncols : 1;
+	size_t room = cols > st->last_nvals ? cols - st->last_nvals : 0;
+	bool all_values = n > 0 && n <= room;
+	for (size_t k = 0; k < n && all_values; k++)
+		all_values = is_value_shaped(tok[k]) && !is_param_name(tok[k]);
+	if (!st->last || !all_values)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		size_t c = st->last_nvals++;
+		enum col k = st->ncols ? (c < st->ncols ? st->cols[c] : COL_OTHER) : COL_NEXT;
+		struct hwc_mlx_cfgval *dst = col_value(st->last, k);
+		if (dst)
+			parse_cfg_value(tok[i], st->a, dst);
 	}
-	for (size_t c = 0; c < ncols; c++)
-		if (cols[c] == COL_DEFAULT || cols[c] == COL_CURRENT)
-			out->has_default_current = true;
-	/* A cut last row (no newline, or fewer values than columns) makes the listing partial. */
-	if (last && (!had_nl || last_nvals < ncols))
-		out->complete = false;
-	for (size_t k = 0; k < out->params.n; k++) {
-		struct hwc_mlx_cfgparam *p = &out->params.items[k];
-		if (p->next_boot.m.st == HWC_ST_UNSET && p != last)
-			out->complete = false;
+	return true;
+}
+
+static void cfg_bad_line(struct cfg_parse *st, const char *t)
+{
+	if (!st->seen_table || !st->in_table)
+		return;
+	st->out->bad_lines++;
+	if (!st->out->first_bad_line)
+		st->out->first_bad_line = hwc_arena_strdup(st->a, t);
+	st->out->complete = false;
+}
+
+/* A fragment that starts inside the table (no header): true when the row at tok[i] looks like a
+ * row, and the columns are then guessed from its values (3: Default/Current/Next Boot, else Next
+ * Boot). */
+static bool cfg_headerless(struct cfg_parse *st, char **tok, size_t i, size_t n)
+{
+	for (size_t k = i + 1; k < n; k++)
+		if (!is_value_shaped(tok[k]))
+			return false;
+	st->seen_table = st->in_table = true;
+	if (n - i - 1 == 3) {
+		st->cols[0] = COL_DEFAULT, st->cols[1] = COL_CURRENT, st->cols[2] = COL_NEXT;
+		st->ncols = 3;
+	} else {
+		st->cols[0] = COL_NEXT;
+		st->ncols = 1;
 	}
-	const char *dc_reason = no_dc ? "the firmware does not support reading default and current "
-					"configurations"
-				      : "this mstconfig printed only the Next Boot column";
-	for (size_t k = 0; k < out->params.n; k++)
-		finish_param(&out->params.items[k], out, a, dc_reason);
+	st->out->complete = false; /* the beginning is missing */
+	return true;
+}
+
+/* The parameter row at tok[i] ("NAME  v1  v2  v3"): a new parameter, or a contradiction of one
+ * seen before. */
+static int cfg_add_row(struct cfg_parse *st, char **tok, size_t i, size_t n, bool ro)
+{
+	struct hwc_mlx_cfg *out = st->out;
+	struct hwc_mlx_cfgparam row = {.name = hwc_arena_strdup(st->a, tok[i]), .read_only = ro};
+	if (!row.name)
+		return -ENOMEM;
+	st->last_nvals = fill_row(&row, tok + i + 1, n - i - 1, st->cols, st->ncols, st->a);
+	long seen = name_idx_find(&st->idx, out, row.name, st->a, -1);
+	if (seen >= 0) {
+		contradicting_row(&out->params.items[seen], &row, st->a);
+		st->last = NULL;
+		return 0;
+	}
+	struct hwc_mlx_cfgparam *p = HWC_VEC_PUSH(st->a, &out->params);
+	if (!p || name_idx_find(&st->idx, out, row.name, st->a, (long)out->params.n - 1) == -ENOMEM)
+		return -ENOMEM;
+	*p = row;
+	st->last = p;
+	return 0;
+}
+
+/* A line that is none of the known headers: a row, a wrapped value, or a line that breaks the
+ * table. A fragment may start inside the table (no header): rows still look like rows. */
+static int cfg_row(struct cfg_parse *st, const char *t)
+{
+	char *tok[MAX_TOKENS];
+	char *copy = hwc_arena_strdup(st->a, t);
+	if (!copy)
+		return -ENOMEM;
+	size_t n = tokenize(copy, tok, MAX_TOKENS);
+	size_t i = 0;
+	bool ro = false;
+	if (n && (strcmp(tok[0], "*") == 0 || strcmp(tok[0], "*RO") == 0)) {
+		ro = strcmp(tok[0], "*RO") == 0;
+		i++;
+	}
+	if (i < n && strcmp(tok[i], "RO") == 0 && i + 1 < n && is_param_name(tok[i + 1])) {
+		ro = true;
+		i++;
+	}
+	if (i == 0 && cfg_wrapped(st, tok, n))
+		return 0;
+	if (i >= n || !is_param_name(tok[i]) ||
+	    !(st->in_table || (!st->seen_table && n - i >= 2))) {
+		cfg_bad_line(st, t);
+		return 0;
+	}
+	if (!st->seen_table && !cfg_headerless(st, tok, i, n))
+		return 0;
+	return cfg_add_row(st, tok, i, n, ro);
+}
+
+/* One trimmed, non-empty line: 0, 1 to stop (a second device's listing), or -ENOMEM. */
+static int cfg_line(struct cfg_parse *st, char *t)
+{
+	if (error_line(t, &st->err))
+		return 0;
+	if (strstr(t, "does not support reading default and current")) {
+		st->no_dc = true;
+		return 0;
+	}
+	if (starts_with(t, "Device #"))
+		return st->seen_table ? 1 : 0; /* one device was asked for; never mix a second in */
+	const char *v;
+	if (!st->in_table) {
+		if ((v = kv_value(t, "Device type")))
+			HWC_SET(st->out->device_type, hwc_arena_strdup(st->a, v));
+		else if ((v = kv_value(t, "Name")))
+			HWC_SET(st->out->board_name, hwc_arena_strdup(st->a, v));
+		else if ((v = kv_value(t, "Description")))
+			HWC_SET(st->out->description, hwc_arena_strdup(st->a, v));
+	}
+	if (starts_with(t, "Configurations:")) {
+		cfg_columns(st, t);
+		return 0;
+	}
+	if (starts_with(t, "The '*' shows")) {
+		st->in_table = false;
+		return 0;
+	}
+	if (starts_with(t, "Configurations") || starts_with(t, "Apply new"))
+		return 0;
+	return cfg_row(st, t);
+}
+
+/* Each named parameter the listing lacks gets a row saying why. */
+static int cfg_add_missing(struct hwc_mlx_cfg *out, struct hwc_arena *a)
+{
 	size_t nn;
 	const char *const *nm = hwc_mlx_cfg_named(&nn);
 	for (size_t k = 0; k < nn; k++) {
@@ -506,6 +544,49 @@ int hwc_mlx_parse_mstconfig(const char *buf, size_t len, struct hwc_arena *a,
 		hwc_fmeta_set(&p->next_boot.m, st, 0, why);
 		hwc_fmeta_set(&p->pending.m, st, 0, why);
 	}
+	return 0;
+}
+
+/* Device type, Name and Description: "N/A" is unsupported, a missing line absent (ConnectX-3
+ * listings have no Name/Description lines; fragments may lack the header). */
+static void cfg_header_facts(struct hwc_mlx_cfg *out, struct hwc_arena *a)
+{
+	if (out->board_name.m.st == HWC_ST_OK && strcmp(out->board_name.v, "N/A") == 0)
+		HWC_FAIL(out->board_name, HWC_ST_UNSUPPORTED, 0, "mstconfig printed Name: N/A");
+	if (out->description.m.st == HWC_ST_OK && strcmp(out->description.v, "N/A") == 0)
+		HWC_FAIL(out->description, HWC_ST_UNSUPPORTED, 0, "mstconfig printed Description: N/A");
+	struct hwc_fstr *hdr[] = {&out->device_type, &out->board_name, &out->description};
+	static const char *const hdr_name[] = {"Device type", "Name", "Description"};
+	for (int k = 0; k < 3; k++)
+		if (hdr[k]->m.st == HWC_ST_UNSET)
+			HWC_FAIL(*hdr[k], HWC_ST_ABSENT, 0,
+				 hwc_arena_printf(a, "mstconfig printed no '%s:' line", hdr_name[k]));
+}
+
+/* After the last line: how complete the listing is, each parameter's missing values and pending
+ * flag, the named parameters it lacks, and the header facts. */
+static int cfg_finish(struct cfg_parse *st, bool had_nl)
+{
+	struct hwc_mlx_cfg *out = st->out;
+	struct hwc_arena *a = st->a;
+	for (size_t c = 0; c < st->ncols; c++)
+		if (st->cols[c] == COL_DEFAULT || st->cols[c] == COL_CURRENT)
+			out->has_default_current = true;
+	/* A cut last row (no newline, or fewer values than columns) makes the listing partial. */
+	if (st->last && (!had_nl || st->last_nvals < st->ncols))
+		out->complete = false;
+	for (size_t k = 0; k < out->params.n; k++) {
+		struct hwc_mlx_cfgparam *p = &out->params.items[k];
+		if (p->next_boot.m.st == HWC_ST_UNSET && p != st->last)
+			out->complete = false;
+	}
+	const char *dc_reason = st->no_dc ? "the firmware does not support reading default and "
+					    "current configurations"
+					  : "this mstconfig printed only the Next Boot column";
+	for (size_t k = 0; k < out->params.n; k++)
+		finish_param(&out->params.items[k], out, a, dc_reason);
+	if (cfg_add_missing(out, a) < 0)
+		return -ENOMEM;
 	/* What the facts hold, as a facts file reloads it: Default/Current were read for some
 	 * parameter (one output may hold several devices' tables, some without those columns). */
 	out->has_default_current = false;
@@ -514,19 +595,34 @@ int hwc_mlx_parse_mstconfig(const char *buf, size_t len, struct hwc_arena *a,
 		if (p->dflt.m.st == HWC_ST_OK || p->current.m.st == HWC_ST_OK)
 			out->has_default_current = true;
 	}
-	if (out->board_name.m.st == HWC_ST_OK && strcmp(out->board_name.v, "N/A") == 0)
-		HWC_FAIL(out->board_name, HWC_ST_UNSUPPORTED, 0, "mstconfig printed Name: N/A");
-	if (out->description.m.st == HWC_ST_OK && strcmp(out->description.v, "N/A") == 0)
-		HWC_FAIL(out->description, HWC_ST_UNSUPPORTED, 0, "mstconfig printed Description: N/A");
-	/* ConnectX-3 listings have no Name/Description lines; fragments may lack the header */
-	struct hwc_fstr *hdr[] = {&out->device_type, &out->board_name, &out->description};
-	static const char *const hdr_name[] = {"Device type", "Name", "Description"};
-	for (int k = 0; k < 3; k++)
-		if (hdr[k]->m.st == HWC_ST_UNSET)
-			HWC_FAIL(*hdr[k], HWC_ST_ABSENT, 0,
-				 hwc_arena_printf(a, "mstconfig printed no '%s:' line", hdr_name[k]));
+	cfg_header_facts(out, a);
 	hwc_fmeta_set(&out->m, HWC_ST_OK, 0, NULL);
 	return 0;
+}
+
+int hwc_mlx_parse_mstconfig(const char *buf, size_t len, struct hwc_arena *a,
+			    struct hwc_mlx_cfg *out)
+{
+	memset(out, 0, sizeof(*out));
+	struct cfg_parse st = {.out = out, .a = a};
+	struct lines l = {buf, buf + len};
+	char *line;
+	bool had_nl = true;
+	out->complete = true;
+	while ((line = next_line(&l, a, &had_nl))) {
+		char *t = trim(line);
+		if (!*t)
+			continue;
+		int rc = cfg_line(&st, t);
+		if (rc < 0)
+			return rc;
+		if (rc > 0)
+			break;
+	}
+	if (!st.seen_table || out->params.n == 0)
+		return no_data(&out->m, a, "mstconfig", st.err,
+			       "mstconfig printed no 'Configurations:' table");
+	return cfg_finish(&st, had_nl);
 }
 
 /* ---- mstflint query ------------------------------------------------------------------------- */
@@ -537,14 +633,10 @@ int hwc_mlx_parse_flint_query(const char *buf, size_t len, struct hwc_arena *a,
 	memset(out, 0, sizeof(*out));
 	struct lines l = {buf, buf + len};
 	const char *err = NULL;
-	char *line;
-	while ((line = next_line(&l, a, NULL))) {
-		char *t = trim(line);
+	char *t;
+	while ((t = next_data_line(&l, a, &err))) {
 		const char *v;
-		if (starts_with(t, "-E-")) {
-			if (!err)
-				err = t;
-		} else if ((v = kv_value(t, "Image type"))) {
+		if ((v = kv_value(t, "Image type"))) {
 			HWC_SET(out->image_type, hwc_arena_strdup(a, v));
 		} else if ((v = kv_value(t, "FW Version"))) {
 			HWC_SET(out->fw_version, hwc_arena_strdup(a, v));
@@ -592,7 +684,7 @@ static char *fwreset_marker(char *t, bool *supported)
 {
 	char *best = NULL;
 	static const char *const marks[] = {"-Supported", "-Not Supported", "-Not supported"};
-	for (size_t k = 0; k < sizeof(marks) / sizeof(marks[0]); k++)
+	for (size_t k = 0; k < HWC_ARRAY_SIZE(marks); k++)
 		for (char *p = strstr(t, marks[k]); p; p = strstr(p + 1, marks[k]))
 			if (!best || p > best) {
 				best = p;
@@ -636,15 +728,11 @@ int hwc_mlx_parse_fwreset_query(const char *buf, size_t len, struct hwc_arena *a
 	struct lines l = {buf, buf + len};
 	struct hwc_mlx_fwreset_list *sec = NULL;
 	const char *err = NULL;
-	char *line;
-	while ((line = next_line(&l, a, NULL))) {
-		char *t = trim(line);
+	char *t;
+	while ((t = next_data_line(&l, a, &err))) {
 		bool other;
 		struct hwc_mlx_fwreset_list *s;
-		if (starts_with(t, "-E-")) {
-			if (!err)
-				err = t;
-		} else if ((s = fwreset_section(out, t, &other)) || other) {
+		if ((s = fwreset_section(out, t, &other)) || other) {
 			sec = s;
 		} else if (sec && isdigit((unsigned char)*t)) {
 			if (fwreset_row(t, a, sec) == -ENOMEM)
@@ -695,7 +783,7 @@ static const struct {
 
 const char *hwc_mlx_cfg_depends(const char *name)
 {
-	for (size_t i = 0; i < sizeof(depends) / sizeof(depends[0]); i++)
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(depends); i++)
 		if (starts_with(name, depends[i].prefix))
 			return depends[i].what;
 	return NULL;
@@ -708,14 +796,8 @@ int hwc_mlx_parse_mstreg(const char *buf, size_t len, struct hwc_arena *a, struc
 	memset(out, 0, sizeof(*out));
 	struct lines l = {buf, buf + len};
 	const char *err = NULL;
-	char *line;
-	while ((line = next_line(&l, a, NULL))) {
-		char *t = trim(line);
-		if (starts_with(t, "-E-")) {
-			if (!err)
-				err = t;
-			continue;
-		}
+	char *t;
+	while ((t = next_data_line(&l, a, &err))) {
 		char *bar = strchr(t, '|');
 		if (!bar)
 			continue;
@@ -852,11 +934,11 @@ const char *hwc_mlx_state_name(const char *s, struct hwc_arena *a)
 
 int hwc_mlx_parse_lockdown(const char *s, struct hwc_arena *a, const char **mode)
 {
-	const char *o = strchr(s, '[');
-	const char *c = o ? strchr(o, ']') : NULL;
-	if (!o || !c || c == o + 1)
+	const char *w;
+	size_t n;
+	if (hwc_bracketed(s, strlen(s), &w, &n) < 0)
 		return -EINVAL;
-	*mode = hwc_arena_strndup(a, o + 1, (size_t)(c - o - 1));
+	*mode = hwc_arena_strndup(a, w, n);
 	return *mode ? 0 : -ENOMEM;
 }
 

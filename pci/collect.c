@@ -7,25 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/scan.h"
+
 #define DEVDIR "sys/bus/pci/devices"
 #define MAX_HOPS 64
-
-static bool parse_bdf(const char *s, unsigned *dom, unsigned *bus, unsigned *dev, unsigned *fn)
-{
-	unsigned a, b, c, d;
-	int n = 0;
-	if (sscanf(s, "%x:%x:%x.%x%n", &a, &b, &c, &d, &n) == 4 && s[n] == 0 && b < 256 &&
-	    c < 32 && d < 8 && strlen(s) >= 12) {
-		*dom = a, *bus = b, *dev = c, *fn = d;
-		return true;
-	}
-	if (sscanf(s, "%x:%x.%x%n", &b, &c, &d, &n) == 3 && s[n] == 0 && b < 256 && c < 32 &&
-	    d < 8) {
-		*dom = 0, *bus = b, *dev = c, *fn = d;
-		return true;
-	}
-	return false;
-}
 
 static unsigned long long key_of(unsigned dom, unsigned bus, unsigned dev, unsigned fn)
 {
@@ -61,8 +46,9 @@ static long find_key(const struct hwc_pci_facts *p, unsigned long long k)
 
 static long find_bdf(const struct hwc_pci_facts *p, const char *bdf)
 {
-	unsigned a, b, c, d;
-	return bdf && parse_bdf(bdf, &a, &b, &c, &d) ? find_key(p, key_of(a, b, c, d)) : -1;
+	struct hwc_bdf b;
+	return hwc_bdf_parse(bdf, HWC_BDF_SHORT, &b) ? find_key(p, key_of(b.domain, b.bus, b.dev, b.fn))
+						     : -1;
 }
 
 /* ---- sysfs ---------------------------------------------------------------------------- */
@@ -197,15 +183,9 @@ static void upstream_from_path(struct hwc_arena *a, const char *real, struct hwc
 		const char *s = strchr(p, '/');
 		if (!s || s > last)
 			break;
-		char comp[64];
 		size_t n = (size_t)(s - p);
-		if (n < sizeof(comp)) {
-			memcpy(comp, p, n);
-			comp[n] = 0;
-			unsigned x1, x2, x3, x4;
-			if (parse_bdf(comp, &x1, &x2, &x3, &x4))
-				prev = p;
-		}
+		if (n && hwc_bdf_scan(p, n, HWC_BDF_SHORT, NULL) == n)
+			prev = p;
 		p = s + 1;
 	}
 	if (prev)
@@ -318,9 +298,10 @@ static int collect_sysfs(struct hwc_env *e, struct hwc_facts *f, struct hwc_pci_
 			   &p->devices.cap, dl.n) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < dl.n; i++) {
-		unsigned dom, bus, dev, fn;
-		if (!parse_bdf(dl.names[i], &dom, &bus, &dev, &fn))
+		struct hwc_bdf b;
+		if (!hwc_bdf_parse(dl.names[i], HWC_BDF_SHORT, &b))
 			continue;
+		unsigned dom = b.domain, bus = b.bus, dev = b.dev, fn = b.fn;
 		struct hwc_pci_device *d = HWC_VEC_PUSH(f->arena, &p->devices);
 		if (!d)
 			return -ENOMEM;
@@ -486,6 +467,30 @@ static void verdict(const struct hwc_pci_facts *p, struct hwc_pci_device *d)
 						     gts(&l->cap_speed_gts), wid(&l->cap_width), os, ow));
 }
 
+/* One rate of a link from its speed and width, or why there is none. */
+static void link_rate(const struct hwc_ff64 *speed, const struct hwc_fi64 *width,
+		      struct hwc_ff64 *out)
+{
+	double g = hwc_ok(*speed) && hwc_ok(*width) ? hwc_pci_link_gbps(speed->v, width->v) : 0;
+	if (g > 0)
+		HWC_SET(*out, g);
+	else if (!hwc_ok(*speed))
+		out->m = speed->m;
+	else if (!hwc_ok(*width))
+		out->m = width->m;
+	else
+		HWC_FAIL(*out, HWC_ST_ABSENT, 0, "no link trained at a known PCIe speed");
+}
+
+/* link.gbps and link.cap_gbps: what the rules and the report compare, computed once here. */
+static void link_rates(struct hwc_pci_link *l)
+{
+	if (l->m.st != HWC_ST_OK)
+		return;
+	link_rate(&l->speed_gts, &l->width, &l->gbps);
+	link_rate(&l->cap_speed_gts, &l->cap_width, &l->cap_gbps);
+}
+
 static void path_model(struct hwc_arena *a, const struct hwc_pci_facts *p, struct hwc_pci_device *d)
 {
 	struct hwc_pci_hop hops[MAX_HOPS];
@@ -552,7 +557,7 @@ static void path_model(struct hwc_arena *a, const struct hwc_pci_facts *p, struc
 	double cs = gts(&d->link.cap_speed_gts);
 	int cw = wid(&d->link.cap_width);
 	if (cs > 0 && cw > 0)
-		HWC_SET(b->capable_raw_gbps, (double)hwc_pci_lane_mbps(cs) * cw / 1000.0);
+		HWC_SET(b->capable_raw_gbps, hwc_pci_link_gbps(cs, cw));
 	else
 		HWC_FAIL(b->capable_raw_gbps, HWC_ST_ABSENT, 0, "LnkCap unknown");
 }
@@ -588,6 +593,7 @@ static void tie(struct hwc_arena *a, struct hwc_pci_facts *p)
 		d->upstream_slot.physical_slot = up->slot.physical_slot;
 	}
 	for (size_t i = 0; i < p->devices.n; i++) {
+		link_rates(&p->devices.items[i].link);
 		verdict(p, &p->devices.items[i]);
 		path_model(a, p, &p->devices.items[i]);
 	}

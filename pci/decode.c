@@ -11,6 +11,8 @@
 
 #include HWC_LIBPCI_HEADER
 
+#include "core/util.h"
+
 /* Constants Debian's libpci 3.9 headers lack (pciutils 3.14, commit 9611db3 "Flit Mode"). */
 #ifndef PCI_EXP_FLAGS_FLIT_MODE
 #define PCI_EXP_FLAGS_FLIT_MODE 0x8000
@@ -220,7 +222,7 @@ static void decode_devcap2(struct pci_dev *pd, int base, unsigned flags, struct 
 				   &p->atomic_completer_32, &p->atomic_completer_64,
 				   &p->atomic_completer_128};
 	if ((flags & PCI_EXP_FLAGS_VERS) < 2) {
-		for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		for (size_t i = 0; i < HWC_ARRAY_SIZE(all); i++)
 			HWC_FAIL(*all[i], HWC_ST_UNSUPPORTED, 0, "PCIe capability version 1: no DevCap2");
 		return;
 	}
@@ -265,7 +267,7 @@ static void p2p_ext_fail(struct hwc_pci_device *d, enum hwc_status st, const cha
 	struct hwc_pci_p2p *p = &d->p2p;
 	struct hwc_fbool *ext[] = {&p->ats_capable, &p->ats_enabled, &p->pri_capable,
 				   &p->pri_enabled, &p->pasid_capable, &p->pasid_enabled};
-	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++)
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(ext); i++)
 		HWC_FAIL(*ext[i], st, 0, why);
 }
 

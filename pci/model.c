@@ -25,6 +25,11 @@ unsigned hwc_pci_lane_mbps(double gts)
 	return 0;
 }
 
+double hwc_pci_link_gbps(double gts, int64_t width)
+{
+	return width > 0 ? (double)hwc_pci_lane_mbps(gts) * (double)width / 1000.0 : 0;
+}
+
 double hwc_pci_tlp_efficiency(double gts, int mps)
 {
 	if (mps <= 0)

@@ -30,6 +30,8 @@ static const struct hwc_jfield link_f[] = {
 	HWC_JF(struct hwc_pci_link, aspm_supported, HWC_JT_STR),
 	HWC_JF(struct hwc_pci_link, dll_active, HWC_JT_BOOL),
 	HWC_JF(struct hwc_pci_link, flit_mode, HWC_JT_BOOL),
+	HWC_JF(struct hwc_pci_link, gbps, HWC_JT_F64),
+	HWC_JF(struct hwc_pci_link, cap_gbps, HWC_JT_F64),
 	HWC_JLIST_M(struct hwc_pci_link, "supported_speeds_gts", supported_speeds_gts.items,
 		    supported_speeds_gts.m, HWC_JT_F64V),
 };

@@ -30,6 +30,8 @@ struct hwc_pci_link {
 	struct hwc_fstr aspm, aspm_supported;
 	struct hwc_fbool dll_active, flit_mode;
 	struct hwc_pci_f64list supported_speeds_gts;
+	struct hwc_ff64 gbps;     /* speed x encoding x width, as the kernel counts it */
+	struct hwc_ff64 cap_gbps; /* the same for LnkCap: what the device could carry */
 };
 
 /* The hop of the path that limits it, with the kernel's figure and the TLP-efficiency one. */
@@ -173,6 +175,9 @@ double hwc_pci_speed_code_gts(int code);
 /* Per-lane Mb/s after encoding, as the kernel's PCIE_SPEED2MBS_ENC (integer arithmetic):
  * 2.5 -> 2000, 8 -> 7876, 16 -> 15753, 32 -> 31507, 64 -> 64000. 0 for an unknown speed. */
 unsigned hwc_pci_lane_mbps(double speed_gts);
+/* Gb/s of a link as the kernel counts it: hwc_pci_lane_mbps x width / 1000 ("63.008 Gb/s
+ * available PCIe bandwidth, limited by 8.0 GT/s PCIe x8 link"). 0 for an unknown speed. */
+double hwc_pci_link_gbps(double speed_gts, int64_t width);
 /* Fraction of link bytes that carry payload for posted writes of `mps_bytes`: MPS/(MPS+24)
  * (framing, sequence, 4-DW header, LCRC), in flit mode (64 GT/s) 236/256 x MPS/(MPS+16). */
 double hwc_pci_tlp_efficiency(double speed_gts, int mps_bytes);
@@ -187,6 +192,25 @@ struct hwc_pci_hop {
  * smallest width x lane rate limits, a later (upper) hop winning ties. Returns the index of the
  * limiting hop, -EINVAL when n == 0; *raw_mbps gets its bandwidth in Mb/s. */
 int hwc_pci_path_limit(const struct hwc_pci_hop *hops, size_t n, unsigned long *raw_mbps);
+
+/* A PCIe link that the paths of several of the given functions cross. It is named, as the
+ * kernel names a path's limit, by the port above it (a root or downstream port). */
+#define HWC_PCI_MAX_SHARED 256
+struct hwc_pci_shared_link {
+	const char *port_bdf;  /* points into the JSON given */
+	double speed_gts;      /* LnkSta of the link; 0 unknown */
+	int width;
+	double raw_gbps;       /* after encoding, as the kernel counts it */
+	double gbps;           /* payload at the members' smallest MPS; 0 when an MPS is unknown */
+	int mps_bytes;
+	bool switch_uplink;    /* the link above a PCIe switch (its upstream port's) */
+	unsigned long long members; /* bit i: bdfs[i]'s path crosses it (the first 64 BDFs) */
+};
+/* The links crossed by at least two of bdfs[] (facts.pci.devices[].path), from the card up:
+ * pure, for the rules (before any probe) and the all-ports probe. Returns how many were written
+ * to out (at most cap). */
+size_t hwc_pci_shared_links(const json_t *devices, const char *const *bdfs, size_t n,
+			    struct hwc_pci_shared_link *out, size_t cap);
 
 /* "ok", "downgraded" (the link trained below what both ends can do), "slot_limited" (trained at
  * what the other end allows, and this end can do more), "unknown" (an end's capability unknown). */

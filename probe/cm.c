@@ -85,13 +85,7 @@ static void client_close(struct client *cl)
 		if (cl->c[i].id->qp)
 			rdma_destroy_qp(cl->c[i].id);
 	}
-	if (cl->mr)
-		ibv_dereg_mr(cl->mr);
-	free(cl->buf);
-	if (cl->cq)
-		ibv_destroy_cq(cl->cq);
-	if (cl->pd)
-		ibv_dealloc_pd(cl->pd);
+	pr_verbs_release(cl->mr, cl->buf, cl->cq, cl->pd);
 	for (unsigned i = 0; cl->c && i < cl->n; i++)
 		if (cl->c[i].id)
 			rdma_destroy_id(cl->c[i].id);
@@ -300,22 +294,126 @@ static int read_back(struct client *cl, const struct hwc_probe_opts *o, struct p
 	return 0;
 }
 
+/* The peer's address (and the source's, with --source): 0, or getaddrinfo's error with *bad the
+ * name it could not resolve. */
+static int client_resolve(const struct hwc_probe_opts *o, struct addrinfo **ai,
+			  struct addrinfo **src, const char **bad)
+{
+	char port[8];
+	snprintf(port, sizeof(port), "%u", o->cm_port);
+	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
+	*bad = o->peer;
+	int gai = getaddrinfo(o->peer, port, &hints, ai);
+	if (!gai && o->source) {
+		struct addrinfo sh = {.ai_family = (*ai)->ai_family, .ai_socktype = SOCK_STREAM,
+				      .ai_flags = AI_NUMERICHOST};
+		gai = getaddrinfo(o->source, NULL, &sh, src);
+		*bad = o->source;
+	}
+	return gai;
+}
+
+/* After a run: whether the data that arrived is the pattern that was sent. */
+static void client_data_check(struct client *cl, const struct hwc_probe_opts *o, unsigned op,
+			      struct pr_qp *q, struct hwc_arena *a, struct hwc_probe_result *r)
+{
+	char err[256] = "";
+	bool ok = false;
+	if (op == HWC_PROBE_WRITE) {
+		if (read_back(cl, o, q, &ok, err, sizeof(err)) < 0) {
+			HWC_FAIL(r->data_ok, HWC_ST_UNREADABLE, EIO, hwc_arena_strdup(a, err));
+		} else {
+			HWC_SET(r->data_ok, ok);
+			r->data_check.v = "the server's buffers, read back after the run";
+		}
+	} else if (op == HWC_PROBE_READ) {
+		ok = true;
+		for (unsigned i = 0; i < o->qps; i++)
+			ok = ok && pr_pattern_check(q[i].lbuf, o->msg_bytes, op * 1000u + i);
+		HWC_SET(r->data_ok, ok);
+		r->data_check.v = "what was read, compared with the server's pattern";
+	} else {
+		HWC_FAIL(r->data_ok, HWC_ST_UNSUPPORTED, 0,
+			 "a send is checked by its receiver: see the server's result");
+		r->data_check.v = "by the server";
+	}
+	r->data_check.m = (struct hwc_fmeta){.st = HWC_ST_OK};
+}
+
+/* One op over connected QPs: bind, run, check the data, close. true when it ran. */
+static bool client_run(struct hwc_env *e, const struct hwc_probe_opts *o, struct hwc_facts *f,
+		       unsigned op, struct client *cl, struct pr_qp *q, struct hwc_probe_result *r)
+{
+	struct hwc_arena *a = f->arena;
+	struct ibv_context *ctx = cl->c[0].id->verbs;
+	struct pr_target t;
+	pr_target_init(e, a, ibv_get_device_name(ctx->device), cl->c[0].id->port_num, &t);
+	struct hwc_probe_result keep = *r;
+	pr_result_init(a, r, &t, o, op, "client");
+	r->status = keep.status;
+	r->reason = keep.reason;
+	struct ibv_port_attr pa;
+	bool have_pa = ibv_query_port(ctx, (uint8_t)t.port, &pa) == 0;
+	if (have_pa)
+		HWC_SET(r->mtu_bytes, 128 << pa.active_mtu);
+	struct pr_binding b;
+	pr_bind(e, a, t.numa_node, &b, r);
+	if (op == HWC_PROBE_WRITE || op == HWC_PROBE_SEND)
+		for (unsigned i = 0; i < o->qps; i++)
+			pr_pattern_fill(q[i].lbuf, o->msg_bytes, op * 1000u + i);
+	struct pr_tick_ctx tc = {.o = o, .label = hwc_arena_printf(a, "probe %s -> %s %s", t.dev,
+								  o->peer, pr_op_name(op))};
+	tc.s = pr_sampler_start(e, a, &t);
+	struct pr_run run = {
+		.op = op, .msg_bytes = o->msg_bytes, .depth = o->depth,
+		.cq_mod = o->msg_bytes > 8192 ? 1 : (o->depth >= 64 ? 32 : 1),
+		.q = q, .nq = o->qps, .scq = cl->cq, .warmup_s = o->warmup_s,
+		.max_s = o->duration_s, .tick = pr_tick, .tick_ctx = &tc,
+		.poll_extra = client_watch, .extra_ctx = cl,
+	};
+	cl->t_run0 = pr_now();
+	bool ran = pr_engine(&run) >= 0;
+	if (!ran) {
+		pr_result_fail(a, r, "failed", "%s %s to %s: %s", t.dev, pr_op_name(op), o->peer,
+			       run.err);
+		hwc_facts_error(f, "probe", o->peer, "%s", r->reason.v);
+	} else {
+		pr_result_rates(r, &run);
+		client_data_check(cl, o, op, q, a, r);
+		if (hwc_ok(r->data_ok) && !r->data_ok.v)
+			pr_result_fail(a, r, "failed", "%s %s to %s: the data that arrived differs "
+				       "from what was sent", t.dev, pr_op_name(op), o->peer);
+	}
+	pr_sampler_finish(tc.s, r);
+	pr_unbind(&b);
+	if (have_pa)
+		pr_ceiling_inputs(f, &t, &pa, r);
+	return ran;
+}
+
+/* A result for op before it connects, with what is not known until it does. */
+static struct hwc_probe_result *client_result(struct hwc_arena *a, const struct hwc_probe_opts *o,
+					      unsigned op, struct hwc_probe_facts *pf)
+{
+	struct hwc_probe_result *r = HWC_VEC_PUSH(a, &pf->results);
+	if (!r)
+		return NULL;
+	struct pr_target t0 = {.dev = "?", .port = 0, .numa_node = -1};
+	pr_result_init(a, r, &t0, o, op, "client");
+	HWC_FAIL(r->rdma_device, HWC_ST_ABSENT, 0, "not connected");
+	HWC_FAIL(r->port, HWC_ST_ABSENT, 0, "not connected");
+	HWC_FAIL(r->bdf, HWC_ST_ABSENT, 0, "not connected");
+	HWC_FAIL(r->netdev, HWC_ST_ABSENT, 0, "not connected");
+	return r;
+}
+
 int pr_cm_client(struct hwc_env *e, const struct hwc_probe_opts *o, struct hwc_facts *f,
 		 struct hwc_probe_facts *pf)
 {
 	struct hwc_arena *a = f->arena;
-	char port[8];
-	snprintf(port, sizeof(port), "%u", o->cm_port);
-	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *ai = NULL;
-	int gai = getaddrinfo(o->peer, port, &hints, &ai);
-	struct addrinfo *src = NULL;
-	const char *bad = o->peer;
-	if (!gai && o->source) {
-		struct addrinfo sh = {.ai_family = ai->ai_family, .ai_socktype = SOCK_STREAM,
-				      .ai_flags = AI_NUMERICHOST};
-		gai = getaddrinfo(o->source, NULL, &sh, &src);
-		bad = o->source;
-	}
+	struct addrinfo *ai = NULL, *src = NULL;
+	const char *bad;
+	int gai = client_resolve(o, &ai, &src, &bad);
 	unsigned lastop = 0;
 	for (unsigned op = 1; op <= HWC_PROBE_SEND; op <<= 1)
 		if (o->ops & op)
@@ -324,15 +422,9 @@ int pr_cm_client(struct hwc_env *e, const struct hwc_probe_opts *o, struct hwc_f
 	for (unsigned op = 1; op <= HWC_PROBE_SEND; op <<= 1) {
 		if (!(o->ops & op))
 			continue;
-		struct hwc_probe_result *r = HWC_VEC_PUSH(a, &pf->results);
+		struct hwc_probe_result *r = client_result(a, o, op, pf);
 		if (!r)
 			break;
-		struct pr_target t0 = {.dev = "?", .port = 0, .numa_node = -1};
-		pr_result_init(a, r, &t0, o, op, "client");
-		HWC_FAIL(r->rdma_device, HWC_ST_ABSENT, 0, "not connected");
-		HWC_FAIL(r->port, HWC_ST_ABSENT, 0, "not connected");
-		HWC_FAIL(r->bdf, HWC_ST_ABSENT, 0, "not connected");
-		HWC_FAIL(r->netdev, HWC_ST_ABSENT, 0, "not connected");
 		if (gai) {
 			pr_result_fail(a, r, "failed", "cannot resolve %s: %s", bad, gai_strerror(gai));
 			hwc_facts_error(f, "probe", bad, "%s", r->reason.v);
@@ -350,69 +442,7 @@ int pr_cm_client(struct hwc_env *e, const struct hwc_probe_opts *o, struct hwc_f
 			client_close(&cl);
 			break; /* the next ops would meet the same refusal */
 		}
-		struct ibv_context *ctx = cl.c[0].id->verbs;
-		struct pr_target t;
-		pr_target_init(e, a, ibv_get_device_name(ctx->device), cl.c[0].id->port_num, &t);
-		struct hwc_probe_result keep = *r;
-		pr_result_init(a, r, &t, o, op, "client");
-		r->status = keep.status;
-		r->reason = keep.reason;
-		struct ibv_port_attr pa;
-		bool have_pa = ibv_query_port(ctx, (uint8_t)t.port, &pa) == 0;
-		if (have_pa)
-			HWC_SET(r->mtu_bytes, 128 << pa.active_mtu);
-		struct pr_binding b;
-		pr_bind(e, a, t.numa_node, &b, r);
-		if (op == HWC_PROBE_WRITE || op == HWC_PROBE_SEND)
-			for (unsigned i = 0; i < o->qps; i++)
-				pr_pattern_fill(q[i].lbuf, o->msg_bytes, op * 1000u + i);
-		struct pr_tick_ctx tc = {.o = o, .label = hwc_arena_printf(a, "probe %s -> %s %s", t.dev,
-									  o->peer, pr_op_name(op))};
-		tc.s = pr_sampler_start(e, a, &t);
-		struct pr_run run = {
-			.op = op, .msg_bytes = o->msg_bytes, .depth = o->depth,
-			.cq_mod = o->msg_bytes > 8192 ? 1 : (o->depth >= 64 ? 32 : 1),
-			.q = q, .nq = o->qps, .scq = cl.cq, .warmup_s = o->warmup_s,
-			.max_s = o->duration_s, .tick = pr_tick, .tick_ctx = &tc,
-			.poll_extra = client_watch, .extra_ctx = &cl,
-		};
-		cl.t_run0 = pr_now();
-		if (pr_engine(&run) < 0) {
-			pr_result_fail(a, r, "failed", "%s %s to %s: %s", t.dev, pr_op_name(op), o->peer,
-				       run.err);
-			hwc_facts_error(f, "probe", o->peer, "%s", r->reason.v);
-		} else {
-			pr_result_rates(r, &run);
-			ran++;
-			bool ok = false;
-			if (op == HWC_PROBE_WRITE) {
-				if (read_back(&cl, o, q, &ok, err, sizeof(err)) < 0) {
-					HWC_FAIL(r->data_ok, HWC_ST_UNREADABLE, EIO,
-						 hwc_arena_strdup(a, err));
-				} else {
-					HWC_SET(r->data_ok, ok);
-					r->data_check.v = "the server's buffers, read back after the run";
-				}
-			} else if (op == HWC_PROBE_READ) {
-				ok = true;
-				for (unsigned i = 0; i < o->qps; i++)
-					ok = ok && pr_pattern_check(q[i].lbuf, o->msg_bytes, op * 1000u + i);
-				HWC_SET(r->data_ok, ok);
-				r->data_check.v = "what was read, compared with the server's pattern";
-			} else {
-				HWC_FAIL(r->data_ok, HWC_ST_UNSUPPORTED, 0,
-					 "a send is checked by its receiver: see the server's result");
-				r->data_check.v = "by the server";
-			}
-			r->data_check.m = (struct hwc_fmeta){.st = HWC_ST_OK};
-			if (hwc_ok(r->data_ok) && !r->data_ok.v)
-				pr_result_fail(a, r, "failed", "%s %s to %s: the data that arrived differs "
-					       "from what was sent", t.dev, pr_op_name(op), o->peer);
-		}
-		pr_sampler_finish(tc.s, r);
-		pr_unbind(&b);
-		if (have_pa)
-			pr_ceiling_inputs(f, &t, &pa, r);
+		ran += client_run(e, o, f, op, &cl, q, r);
 		hwc_probe_explain(a, r);
 		free(q);
 		client_close(&cl);
@@ -459,13 +489,7 @@ static void session_free(struct session *s)
 			rdma_destroy_qp(s->c[i].id);
 		rdma_destroy_id(s->c[i].id);
 	}
-	if (s->mr)
-		ibv_dereg_mr(s->mr);
-	free(s->buf);
-	if (s->cq)
-		ibv_destroy_cq(s->cq);
-	if (s->pd)
-		ibv_dealloc_pd(s->pd);
+	pr_verbs_release(s->mr, s->buf, s->cq, s->pd);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -643,145 +667,198 @@ static void session_result(struct hwc_env *e, struct hwc_facts *f, const struct 
 	hwc_probe_explain(a, r);
 }
 
-int pr_cm_server(struct hwc_env *e, const struct hwc_probe_opts *o, struct hwc_facts *f,
-		 struct hwc_probe_facts *pf)
+/* The listening id on every address at o->cm_port: 0, or -1 with err saying why. */
+static int server_listen(struct rdma_event_channel *ec, const struct hwc_probe_opts *o,
+			 struct rdma_cm_id **lid, char *err, size_t errlen)
 {
-	struct hwc_arena *a = f->arena;
-	struct rdma_event_channel *ec = rdma_create_event_channel();
-	struct rdma_cm_id *lid = NULL;
-	char err[256] = "";
-	int rc = -EIO;
-	struct session *s = calloc(1, sizeof(*s));
-	if (!ec || !s) {
-		snprintf(err, sizeof(err), "rdma_create_event_channel: %s (is rdma_ucm loaded?)",
-			 strerror(errno));
-		goto out;
-	}
-	if (rdma_create_id(ec, &lid, NULL, RDMA_PS_TCP)) {
-		snprintf(err, sizeof(err), "rdma_create_id: %s", strerror(errno));
-		goto out;
+	if (rdma_create_id(ec, lid, NULL, RDMA_PS_TCP)) {
+		snprintf(err, errlen, "rdma_create_id: %s", strerror(errno));
+		return -1;
 	}
 	struct sockaddr_in6 any = {.sin6_family = AF_INET6, .sin6_port = htons((uint16_t)o->cm_port),
 				   .sin6_addr = IN6ADDR_ANY_INIT};
-	if (rdma_bind_addr(lid, (struct sockaddr *)&any)) {
+	if (rdma_bind_addr(*lid, (struct sockaddr *)&any)) {
 		/* rdma_cm says EADDRNOTAVAIL for a wildcard port already taken */
 		int en = errno;
-		snprintf(err, sizeof(err), "cannot listen on RDMA port %u: %s", o->cm_port,
+		snprintf(err, errlen, "cannot listen on RDMA port %u: %s", o->cm_port,
 			 en == EADDRINUSE || en == EADDRNOTAVAIL
 				 ? "the port is in use (another 'hwcheck probe --server'?)"
 				 : strerror(en));
-		goto out;
+		return -1;
 	}
-	if (rdma_listen(lid, 8)) {
-		snprintf(err, sizeof(err), "rdma_listen on port %u: %s", o->cm_port, strerror(errno));
-		goto out;
+	if (rdma_listen(*lid, 8)) {
+		snprintf(err, errlen, "rdma_listen on port %u: %s", o->cm_port, strerror(errno));
+		return -1;
 	}
+	return 0;
+}
+
+/* The server's loop: its inputs, the session it serves, and how it stands. */
+struct server {
+	struct hwc_env *e;
+	struct hwc_facts *f;
+	const struct hwc_probe_opts *o;
+	struct hwc_probe_facts *pf;
+	struct session *s;
+	char err[256];
+	int rc;
+	bool seen, done;
+	double t_last_event, wait_first;
+};
+
+/* A client asks to connect one QP of a session: accept it, or reject it and say why. */
+static void server_connect_request(struct server *sv, struct rdma_cm_event *ev)
+{
+	struct session *s = sv->s;
+	struct rdma_cm_id *id = ev->id;
+	sv->seen = true;
+	if (server_accept(s, ev, sv->err, sizeof(sv->err)) == 0) {
+		rdma_ack_cm_event(ev);
+		return;
+	}
+	rdma_reject(id, NULL, 0);
+	hwc_facts_error(sv->f, "probe", "server", "%s", sv->err);
+	sv->err[0] = '\0';
+	bool mine = false;
+	for (unsigned i = 0; i < s->nqps && i < 64; i++)
+		mine = mine || s->c[i].id == id;
+	rdma_ack_cm_event(ev);
+	if (!mine)
+		rdma_destroy_id(id);
+}
+
+/* One CM event; once every QP of the session has closed, its result. */
+static void server_event(struct server *sv, struct rdma_cm_event *ev)
+{
+	struct session *s = sv->s;
+	sv->t_last_event = pr_now();
+	enum rdma_cm_event_type t = ev->event;
+	struct rdma_cm_id *id = ev->id;
+	if (t == RDMA_CM_EVENT_CONNECT_REQUEST) {
+		server_connect_request(sv, ev);
+		return;
+	}
+	rdma_ack_cm_event(ev);
+	for (unsigned i = 0; i < s->nqps && i < 64; i++) {
+		if (s->c[i].id != id)
+			continue;
+		if (t == RDMA_CM_EVENT_ESTABLISHED) {
+			s->c[i].connected = true;
+		} else if (t == RDMA_CM_EVENT_DISCONNECTED || t == RDMA_CM_EVENT_DEVICE_REMOVAL) {
+			s->c[i].gone = true;
+			rdma_disconnect(id);
+			s->closed++;
+		}
+	}
+	if (s->active && s->closed == s->nqps && s->accepted == s->nqps) {
+		if (s->op == HWC_PROBE_SEND)
+			server_poll_recv(s);
+		session_result(sv->e, sv->f, sv->o, s, sv->pf);
+		sv->done = s->last;
+		session_free(s);
+		sv->rc = 0;
+	}
+}
+
+/* Nothing happened for a while: true when the server gives up (no client came, or the client
+ * went silent), with err set or the session's result failed. */
+static bool server_idle(struct server *sv)
+{
+	struct session *s = sv->s;
+	const struct hwc_probe_opts *o = sv->o;
+	double idle = pr_now() - sv->t_last_event;
+	if (!sv->seen && idle > sv->wait_first) {
+		snprintf(sv->err, sizeof(sv->err), "no client connected to port %u within %.0f s",
+			 o->cm_port, sv->wait_first);
+		return true;
+	}
+	if (!sv->seen || idle <= o->timeout_s ||
+	    (s->active && s->op == HWC_PROBE_SEND && s->t_last && pr_now() - s->t_last < 1))
+		return false;
+	snprintf(sv->err, sizeof(sv->err), "the client went silent for %.0f s%s", o->timeout_s,
+		 s->active ? " in the middle of a run" : " before its last run");
+	if (s->active) {
+		session_result(sv->e, sv->f, o, s, sv->pf);
+		struct hwc_probe_result *r = &sv->pf->results.items[sv->pf->results.n - 1];
+		pr_result_fail(sv->f->arena, r, "failed", "%s", sv->err);
+		hwc_facts_error(sv->f, "probe", "server", "%s", sv->err);
+		sv->err[0] = '\0';
+		sv->rc = -EIO;
+	}
+	return true;
+}
+
+/* Serves sessions until the client's last op, or until it gives up. */
+static void server_loop(struct server *sv, struct rdma_event_channel *ec)
+{
+	struct session *s = sv->s;
 	/* The first client may take a while to be started; after that, silence means it is gone. */
-	double wait_first = o->timeout_s * 6, t_last_event = pr_now();
-	unsigned left = hwc_env_time_left_ms(e); /* --timeout bounds the wait too */
-	if (left != UINT32_MAX && left / 1000.0 < wait_first)
-		wait_first = left / 1000.0;
-	bool seen = false, done = false;
-	while (!done) {
+	sv->wait_first = sv->o->timeout_s * 6;
+	sv->t_last_event = pr_now();
+	unsigned left = hwc_env_time_left_ms(sv->e); /* --timeout bounds the wait too */
+	if (left != UINT32_MAX && left / 1000.0 < sv->wait_first)
+		sv->wait_first = left / 1000.0;
+	while (!sv->done) {
 		struct pollfd p = {.fd = ec->fd, .events = POLLIN};
 		bool busy = s->active && s->op == HWC_PROBE_SEND;
 		int pr = poll(&p, 1, busy ? 1 : 100);
 		if (busy)
 			while (server_poll_recv(s) > 0)
-				t_last_event = pr_now();
+				sv->t_last_event = pr_now();
 		if (pr > 0) {
 			struct rdma_cm_event *ev;
-			if (rdma_get_cm_event(ec, &ev))
-				continue;
-			t_last_event = pr_now();
-			enum rdma_cm_event_type t = ev->event;
-			struct rdma_cm_id *id = ev->id;
-			if (t == RDMA_CM_EVENT_CONNECT_REQUEST) {
-				seen = true;
-				bool mine = false;
-				if (server_accept(s, ev, err, sizeof(err)) < 0) {
-					rdma_reject(id, NULL, 0);
-					hwc_facts_error(f, "probe", "server", "%s", err);
-					err[0] = '\0';
-					for (unsigned i = 0; i < s->nqps && i < 64; i++)
-						mine = mine || s->c[i].id == id;
-					rdma_ack_cm_event(ev);
-					if (!mine)
-						rdma_destroy_id(id);
-					continue;
-				}
-				rdma_ack_cm_event(ev);
-				continue;
-			}
-			rdma_ack_cm_event(ev);
-			for (unsigned i = 0; i < s->nqps && i < 64; i++) {
-				if (s->c[i].id != id)
-					continue;
-				if (t == RDMA_CM_EVENT_ESTABLISHED)
-					s->c[i].connected = true;
-				else if (t == RDMA_CM_EVENT_DISCONNECTED ||
-					 t == RDMA_CM_EVENT_DEVICE_REMOVAL) {
-					s->c[i].gone = true;
-					rdma_disconnect(id);
-					s->closed++;
-				}
-			}
-			if (s->active && s->closed == s->nqps && s->accepted == s->nqps) {
-				if (s->op == HWC_PROBE_SEND)
-					server_poll_recv(s);
-				session_result(e, f, o, s, pf);
-				done = s->last;
-				session_free(s);
-				rc = 0;
-			}
+			if (rdma_get_cm_event(ec, &ev) == 0)
+				server_event(sv, ev);
 			continue;
 		}
-		double idle = pr_now() - t_last_event;
-		if (!seen && idle > wait_first) {
-			snprintf(err, sizeof(err), "no client connected to port %u within %.0f s",
-				 o->cm_port, wait_first);
-			goto out;
-		}
-		if (seen && idle > o->timeout_s && !(s->active && s->op == HWC_PROBE_SEND &&
-						     s->t_last && pr_now() - s->t_last < 1)) {
-			snprintf(err, sizeof(err), "the client went silent for %.0f s%s", o->timeout_s,
-				 s->active ? " in the middle of a run" : " before its last run");
-			if (s->active) {
-				session_result(e, f, o, s, pf);
-				struct hwc_probe_result *r = &pf->results.items[pf->results.n - 1];
-				pr_result_fail(a, r, "failed", "%s", err);
-				hwc_facts_error(f, "probe", "server", "%s", err);
-				err[0] = '\0';
-				rc = -EIO;
-			}
-			goto out;
-		}
+		if (server_idle(sv))
+			return;
 	}
-out:
-	if (err[0]) {
-		struct hwc_probe_result *r = HWC_VEC_PUSH(a, &pf->results);
-		if (r) {
-			struct pr_target t0 = {.dev = "?", .numa_node = -1};
-			pr_result_init(a, r, &t0, o, s && s->op ? s->op : HWC_PROBE_WRITE, "server");
-			HWC_FAIL(r->rdma_device, HWC_ST_ABSENT, 0, "no connection");
-			HWC_FAIL(r->port, HWC_ST_ABSENT, 0, "no connection");
-			HWC_FAIL(r->op, HWC_ST_ABSENT, 0, "no connection");
-			HWC_FAIL(r->bdf, HWC_ST_ABSENT, 0, "no connection");
-			HWC_FAIL(r->netdev, HWC_ST_ABSENT, 0, "no connection");
-			HWC_FAIL(r->direction, HWC_ST_ABSENT, 0, "no connection");
-			pr_result_fail(a, r, "failed", "%s", err);
-			hwc_probe_explain(a, r);
-		}
-		hwc_facts_error(f, "probe", "server", "%s", err);
-		rc = -EIO;
+}
+
+/* The server could not serve: a failed result that says why. */
+static void server_failed(struct server *sv)
+{
+	struct hwc_arena *a = sv->f->arena;
+	struct hwc_probe_result *r = HWC_VEC_PUSH(a, &sv->pf->results);
+	if (r) {
+		struct pr_target t0 = {.dev = "?", .numa_node = -1};
+		unsigned op = sv->s && sv->s->op ? sv->s->op : HWC_PROBE_WRITE;
+		pr_result_init(a, r, &t0, sv->o, op, "server");
+		HWC_FAIL(r->rdma_device, HWC_ST_ABSENT, 0, "no connection");
+		HWC_FAIL(r->port, HWC_ST_ABSENT, 0, "no connection");
+		HWC_FAIL(r->op, HWC_ST_ABSENT, 0, "no connection");
+		HWC_FAIL(r->bdf, HWC_ST_ABSENT, 0, "no connection");
+		HWC_FAIL(r->netdev, HWC_ST_ABSENT, 0, "no connection");
+		HWC_FAIL(r->direction, HWC_ST_ABSENT, 0, "no connection");
+		pr_result_fail(a, r, "failed", "%s", sv->err);
+		hwc_probe_explain(a, r);
 	}
-	if (s) {
-		session_free(s);
-		free(s);
+	hwc_facts_error(sv->f, "probe", "server", "%s", sv->err);
+	sv->rc = -EIO;
+}
+
+int pr_cm_server(struct hwc_env *e, const struct hwc_probe_opts *o, struct hwc_facts *f,
+		 struct hwc_probe_facts *pf)
+{
+	struct server sv = {.e = e, .f = f, .o = o, .pf = pf, .rc = -EIO};
+	struct rdma_event_channel *ec = rdma_create_event_channel();
+	struct rdma_cm_id *lid = NULL;
+	sv.s = calloc(1, sizeof(*sv.s));
+	if (!ec || !sv.s)
+		snprintf(sv.err, sizeof(sv.err), "rdma_create_event_channel: %s (is rdma_ucm loaded?)",
+			 strerror(errno));
+	else if (server_listen(ec, o, &lid, sv.err, sizeof(sv.err)) == 0)
+		server_loop(&sv, ec);
+	if (sv.err[0])
+		server_failed(&sv);
+	if (sv.s) {
+		session_free(sv.s);
+		free(sv.s);
 	}
 	if (lid)
 		rdma_destroy_id(lid);
 	if (ec)
 		rdma_destroy_event_channel(ec);
-	return rc;
+	return sv.rc;
 }

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -21,6 +22,17 @@ double pr_now(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void pr_verbs_release(struct ibv_mr *mr, void *buf, struct ibv_cq *cq, struct ibv_pd *pd)
+{
+	if (mr)
+		ibv_dereg_mr(mr);
+	free(buf);
+	if (cq)
+		ibv_destroy_cq(cq);
+	if (pd)
+		ibv_dealloc_pd(pd);
 }
 
 /* xorshift64*: cheap, and a wrong byte anywhere changes the comparison. */
@@ -231,7 +243,7 @@ int pr_engine(struct pr_run *r)
 		}
 		if (phase == MEASURE) {
 			bool stop = now - tm >= r->max_s;
-			if (pr_steady_update(&st, now, total)) {
+			if (pr_steady_update(&st, now, total) && !r->fixed) {
 				r->stable = true;
 				stop = true;
 			}

@@ -80,13 +80,7 @@ static void side_close(struct side *s, unsigned nq)
 			if (s->qp[i])
 				ibv_destroy_qp(s->qp[i]);
 	free(s->qp);
-	if (s->mr)
-		ibv_dereg_mr(s->mr);
-	free(s->buf);
-	if (s->cq)
-		ibv_destroy_cq(s->cq);
-	if (s->pd)
-		ibv_dealloc_pd(s->pd);
+	pr_verbs_release(s->mr, s->buf, s->cq, s->pd);
 	if (s->ctx)
 		ibv_close_device(s->ctx);
 }
@@ -229,7 +223,8 @@ void pr_loopback(const struct hwc_probe_opts *o, const struct pr_target *t, unsi
 		.op = op, .msg_bytes = o->msg_bytes, .depth = o->depth,
 		.cq_mod = o->msg_bytes > 8192 ? 1 : (o->depth >= 64 ? 32 : 1),
 		.q = q, .nq = nq, .scq = req.cq, .rq = rq, .rcq = rsp.cq,
-		.warmup_s = o->warmup_s, .max_s = o->duration_s, .tick = tick, .tick_ctx = tick_ctx,
+		.warmup_s = o->warmup_s, .max_s = o->duration_s, .fixed = o->all_ports,
+		.tick = tick, .tick_ctx = tick_ctx,
 	};
 	if (pr_engine(&run) < 0) {
 		pr_result_fail(a, r, "failed", "%s port %u, %s: %s", t->dev, t->port, pr_op_name(op),

@@ -16,6 +16,7 @@
 #include "pci/pci.h"
 #include "probe/probe_int.h"
 
+#define NF(x) (sizeof(x) / sizeof((x)[0]))
 #define AT_CEILING 0.90 /* at or above this share of the ceiling, the ceiling is what limits */
 
 void hwc_probe_opts_init(struct hwc_probe_opts *o)
@@ -193,6 +194,12 @@ void pr_result_init(struct hwc_arena *a, struct hwc_probe_result *r, const struc
 	HWC_FAIL(r->cpu_sys_s, HWC_ST_UNSUPPORTED, 0, rd);
 	HWC_FAIL(r->cpu_busy, HWC_ST_UNSUPPORTED, 0, rd);
 	HWC_FAIL(r->peer_cpu_busy, HWC_ST_UNSUPPORTED, 0, rd);
+	HWC_SET(r->concurrent, 1);
+	const char *al = "measured alone (--all-ports runs the ports together too)";
+	HWC_FAIL(r->alone_gbps, HWC_ST_ABSENT, 0, al);
+	HWC_FAIL(r->shared_gbps, HWC_ST_ABSENT, 0, al);
+	HWC_FAIL(r->shared_bdf, HWC_ST_ABSENT, 0, al);
+	HWC_FAIL(r->shared_ports, HWC_ST_ABSENT, 0, al);
 }
 
 void pr_result_rates(struct hwc_probe_result *r, const struct pr_run *run)
@@ -241,19 +248,32 @@ int pr_pick_gid(struct ibv_context *ctx, unsigned port, union ibv_gid *gid)
 
 /* ---- ceiling ------------------------------------------------------------------------------ */
 
-static const json_t *find_by(const json_t *arr, const char *key, const char *val)
+static const struct hwc_pci_device *pci_device(const struct hwc_facts *f, const char *bdf)
 {
-	size_t i;
-	const json_t *v;
-	json_array_foreach(arr, i, v) {
-		const char *s = json_string_value(json_object_get(v, key));
-		if (s && val && strcmp(s, val) == 0)
-			return v;
+	for (size_t i = 0; f->pci && i < f->pci->devices.n; i++) {
+		const struct hwc_pci_device *d = &f->pci->devices.items[i];
+		if (hwc_ok(d->bdf) && strcmp(d->bdf.v, bdf) == 0)
+			return d;
 	}
 	return NULL;
 }
 
-/* The PCIe path from facts.pci (devices[].path_bottleneck). */
+static const struct hwc_mlx_port *mlx_port(const struct hwc_facts *f, const char *dev,
+					   unsigned port)
+{
+	const struct hwc_mlx_port *found = NULL;
+	for (size_t i = 0; f->mlx && i < f->mlx->adapters.n; i++) {
+		const struct hwc_mlx_adapter *ad = &f->mlx->adapters.items[i];
+		for (size_t k = 0; k < ad->ports.n; k++) {
+			const struct hwc_mlx_port *p = &ad->ports.items[k];
+			if (p->rdma_device && strcmp(p->rdma_device, dev) == 0 && p->port == port)
+				found = p;
+		}
+	}
+	return found;
+}
+
+/* The PCIe path from facts.pci (devices[].path_bottleneck), read from the structs. */
 void pr_ceiling_pcie(struct hwc_facts *f, const struct pr_target *t, struct hwc_probe_result *r)
 {
 	struct hwc_arena *a = f->arena;
@@ -262,25 +282,21 @@ void pr_ceiling_pcie(struct hwc_facts *f, const struct pr_target *t, struct hwc_
 			 hwc_arena_printf(a, "%s is not a PCI device: no PCIe path", t->dev));
 		return;
 	}
-	json_t *pj = f->pci ? hwc_pci_to_json(f) : NULL;
-	const json_t *d = find_by(json_object_get(pj, "devices"), "bdf", t->bdf);
-	const json_t *pb = json_object_get(d, "path_bottleneck");
-	const json_t *g = json_object_get(pb, "gbps");
-	if (json_is_number(g) && json_number_value(g) > 0) {
-		HWC_SET(r->pcie_gbps, json_number_value(g));
-		const char *hb = json_string_value(json_object_get(pb, "bdf"));
-		const json_t *sp = json_object_get(pb, "speed_gts"), *w = json_object_get(pb, "width");
-		if (hb)
-			set_str(a, &r->ceiling_bdf, hb);
-		r->ceiling_detail.v = hwc_arena_printf(
-			a, "PCIe %g GT/s x%lld hop at %s, %.1f Gb/s effective",
-			json_is_number(sp) ? json_number_value(sp) : 0,
-			(long long)json_integer_value(w), hb ? hb : t->bdf, json_number_value(g));
-	} else {
+	const struct hwc_pci_device *d = pci_device(f, t->bdf);
+	const struct hwc_pci_bottleneck *pb = d ? &d->path_bottleneck : NULL;
+	if (!pb || pb->m.st != HWC_ST_OK || !hwc_ok(pb->gbps) || pb->gbps.v <= 0) {
 		HWC_FAIL(r->pcie_gbps, HWC_ST_ABSENT, 0,
 			 hwc_arena_printf(a, "facts.pci has no path_bottleneck.gbps for %s", t->bdf));
+		return;
 	}
-	json_decref(pj);
+	HWC_SET(r->pcie_gbps, pb->gbps.v);
+	const char *hb = hwc_ok(pb->bdf) ? pb->bdf.v : NULL;
+	if (hb)
+		set_str(a, &r->ceiling_bdf, hb);
+	r->ceiling_detail.v = hwc_arena_printf(
+		a, "PCIe %g GT/s x%lld hop at %s, %.1f Gb/s effective",
+		hwc_ok(pb->speed_gts) ? pb->speed_gts.v : 0,
+		(long long)(hwc_ok(pb->width) ? pb->width.v : 0), hb ? hb : t->bdf, pb->gbps.v);
 }
 
 /* The PCIe path, and the port rate from verbs, else from facts.mlx
@@ -298,29 +314,15 @@ void pr_ceiling_inputs(struct hwc_facts *f, const struct pr_target *t,
 							       width_lanes(pa->active_width),
 							       speed_name(pa->active_speed), pg);
 	} else {
-		json_t *mj = f->mlx ? hwc_mlx_to_json(f) : NULL;
-		const json_t *ad, *port = NULL;
-		size_t i;
-		json_array_foreach(json_object_get(mj, "adapters"), i, ad) {
-			size_t k;
-			const json_t *p;
-			json_array_foreach(json_object_get(ad, "ports"), k, p) {
-				const char *rd = json_string_value(json_object_get(p, "rdma_device"));
-				if (rd && strcmp(rd, t->dev) == 0 &&
-				    json_integer_value(json_object_get(p, "port")) == (json_int_t)t->port)
-					port = p;
-			}
-		}
-		const json_t *g = json_object_get(port, "rate_gbps");
-		if (json_is_number(g) && json_number_value(g) > 0)
-			HWC_SET(r->port_gbps, json_number_value(g));
+		const struct hwc_mlx_port *port = mlx_port(f, t->dev, t->port);
+		if (port && hwc_ok(port->rate_gbps) && port->rate_gbps.v > 0)
+			HWC_SET(r->port_gbps, port->rate_gbps.v);
 		else
 			HWC_FAIL(r->port_gbps, HWC_ST_ABSENT, 0,
 				 hwc_arena_printf(a, "active speed %u / width %u of %s port %u are not "
 						  "known codes, and facts.mlx has no rate_gbps",
 						  pa ? pa->active_speed : 0, pa ? pa->active_width : 0,
 						  t->dev, t->port));
-		json_decref(mj);
 	}
 	r->ceiling_detail.m.st = r->ceiling_detail.v ? HWC_ST_OK : HWC_ST_ABSENT;
 }
@@ -354,6 +356,16 @@ void hwc_probe_explain(struct hwc_arena *a, struct hwc_probe_result *r)
 		if (!hwc_ok(r->ceiling_bdf))
 			HWC_FAIL(r->ceiling_bdf, HWC_ST_ABSENT, 0, why);
 	}
+	if (by && hwc_ok(r->shared_gbps) && r->shared_gbps.v < r->ceiling_gbps.v) {
+		/* ports running together: the slowest link they share, divided among them */
+		HWC_SET(r->ceiling_gbps, r->shared_gbps.v);
+		by = "shared_link";
+		HWC_SET(r->ceiling_bdf, r->shared_bdf.v);
+		r->ceiling_detail.v = hwc_arena_printf(
+			a, "PCIe link at %s shared by %lld ports running together, %.1f Gb/s each",
+			r->shared_bdf.v, (long long)r->shared_ports.v, r->shared_gbps.v);
+		r->ceiling_detail.m.st = r->ceiling_detail.v ? HWC_ST_OK : HWC_ST_ABSENT;
+	}
 	if (by)
 		HWC_SET(r->ceiling_by, by);
 	if (!hwc_ok(r->ceiling_detail))
@@ -381,6 +393,11 @@ void hwc_probe_explain(struct hwc_arena *a, struct hwc_probe_result *r)
 						  hwc_ok(r->netdev) ? r->netdev.v : "no netdev")
 			       : hwc_arena_printf(a, "%s %s %s/%lld", r->mode.v, r->op.v,
 						  r->rdma_device.v, (long long)r->port.v);
+	if (hwc_ok(r->concurrent) && r->concurrent.v > 1)
+		what = hwc_arena_printf(a, "%s, %lld ports together%s", what,
+					(long long)r->concurrent.v,
+					hwc_ok(r->alone_gbps) ? hwc_arena_printf(a, " (alone %.2f Gb/s)",
+										 r->alone_gbps.v) : "");
 	if (!hwc_ok(r->ceiling_gbps)) {
 		HWC_FAIL(r->ratio, HWC_ST_ABSENT, 0, r->ceiling_gbps.m.detail);
 		HWC_FAIL(r->limited_by, HWC_ST_ABSENT, 0, r->ceiling_gbps.m.detail);
@@ -545,7 +562,8 @@ static void loopback_all(struct hwc_env *e, struct hwc_facts *f, struct hwc_prob
 			ibv_free_device_list(list);
 		return;
 	}
-	size_t matched = 0;
+	size_t matched = 0, np = 0;
+	struct pr_port ports[64];
 	for (int i = 0; i < n; i++) {
 		const char *name = ibv_get_device_name(list[i]);
 		struct ibv_context *ctx = ibv_open_device(list[i]);
@@ -584,9 +602,13 @@ static void loopback_all(struct hwc_env *e, struct hwc_facts *f, struct hwc_prob
 				continue;
 			}
 			probe_port(e, f, pf, o, list[i], &t, &pa);
+			if (o->all_ports && pa.state == IBV_PORT_ACTIVE && np < NF(ports))
+				ports[np++] = (struct pr_port){.t = t, .dev = list[i], .pa = pa};
 		}
 		ibv_close_device(ctx);
 	}
+	if (o->all_ports)
+		pr_all_ports(e, f, pf, o, ports, np);
 	ibv_free_device_list(list);
 	section_status(a, pf, matched ? NULL
 			      : hwc_arena_printf(a, "no RDMA device or netdev matches '%s'", filter));
@@ -661,6 +683,7 @@ static const struct hwc_jfield result_f[] = {
 	S(limited_by), S(finding), I(temp_start_mdegc), I(temp_max_mdegc), I(numa_node), S(cpus),
 	I(streams), I(bytes), I(retransmits), D(cpu_user_s), D(cpu_sys_s), D(cpu_busy),
 	D(peer_cpu_busy),
+	I(concurrent), D(alone_gbps), D(shared_gbps), S(shared_bdf), I(shared_ports),
 	HWC_JVEC(struct hwc_probe_result, "hops", hops, struct hwc_probe_hop, hop_t),
 	HWC_JVEC(struct hwc_probe_result, "counters", counters, struct hwc_probe_counter, counter_t),
 	HWC_JVEC(struct hwc_probe_result, "per_stream", per_stream, struct hwc_probe_stream,
@@ -677,6 +700,13 @@ static const struct hwc_jfield probe_f[] = {
 };
 /* facts.probe when a probe was asked for. */
 const struct hwc_jtable hwc_probe_table = HWC_JTABLE("probe", probe_f, 0);
+
+void pr_result_persist(struct hwc_arena *a, struct hwc_probe_result *r)
+{
+	r->hops.items = NULL, r->hops.n = r->hops.cap = 0; /* a thread's run is not sampled */
+	r->counters.items = NULL, r->counters.n = r->counters.cap = 0;
+	hwc_json_persist_table(r, a, &result_t);
+}
 
 json_t *hwc_probe_to_json(const struct hwc_facts *f)
 {

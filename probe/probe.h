@@ -39,6 +39,7 @@ struct hwc_probe_opts {
 	double timeout_s;      /* two-host: connection set-up and peer silence, 10 */
 	bool tcp;              /* --tcp: TCP streams between two hosts instead of RDMA */
 	unsigned streams;      /* TCP streams per direction; 0 = from the port rate and local cores */
+	bool all_ports;        /* also run every port at once (--all-ports) */
 	/* Called about every 250 ms while a measurement runs, when set (cli/ prints it on a TTY). */
 	void (*progress)(void *ctx, const char *line);
 	void *progress_ctx;
@@ -96,7 +97,12 @@ struct hwc_probe_result {
 	struct hwc_fstr ceiling_bdf;
 	struct hwc_fstr ceiling_detail; /* "PCIe 8 GT/s x8 at 0000:00:03.0" / "port 4X HDR" */
 	struct hwc_ff64 ratio;      /* gbps / ceiling_gbps */
-	struct hwc_fstr limited_by; /* "pcie", "port", "other" (then look at host findings) */
+	struct hwc_fstr limited_by; /* "pcie", "port", "shared_link", "other" (see host findings) */
+	struct hwc_fi64 concurrent; /* ports measured at the same time: 1 alone */
+	struct hwc_ff64 alone_gbps; /* together: what the same port and op did alone */
+	struct hwc_ff64 shared_gbps;  /* together: this port's share of the slowest shared link */
+	struct hwc_fstr shared_bdf;   /* that link, named by the port above it */
+	struct hwc_fi64 shared_ports; /* how many of the ports running together cross it */
 	struct hwc_fstr finding;    /* one sentence a person reads */
 	struct hwc_fi64 temp_start_mdegc, temp_max_mdegc;
 	struct hwc_fi64 numa_node;

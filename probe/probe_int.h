@@ -43,6 +43,7 @@ struct pr_run {
 	struct pr_rq *rq;        /* loopback send only, else NULL */
 	struct ibv_cq *rcq;
 	double warmup_s, max_s;
+	bool fixed;              /* run the whole max_s (ports measured together overlap) */
 	pr_tick_fn tick;
 	void *tick_ctx;
 	/* Optional extra check each turn (two-host: the CM event channel); returns <0 to stop with
@@ -77,6 +78,10 @@ void pr_pattern_fill(void *buf, size_t len, uint64_t seed);
 bool pr_pattern_check(const void *buf, size_t len, uint64_t seed);
 
 double pr_now(void);
+
+/* A side's memory region, buffer, CQ and PD, released in the reverse order of their set-up; any
+ * may be NULL (set-up stopped early). */
+void pr_verbs_release(struct ibv_mr *mr, void *buf, struct ibv_cq *cq, struct ibv_pd *pd);
 
 /* Where the run happens and what it found; shared by loopback.c, cm.c and sample.c. */
 struct pr_target {
@@ -121,6 +126,18 @@ void pr_ceiling_pcie(struct hwc_facts *f, const struct pr_target *t, struct hwc_
 /* Target facts of a netdev (TCP): bdf behind it, numa node. dev is the netdev name. */
 void pr_target_netdev(struct hwc_env *e, struct hwc_arena *a, const char *netdev,
 		      struct pr_target *t);
+/* --all-ports, loopback: every matched ACTIVE port at once, one thread per port, for each op;
+ * the results (mode "loopback", concurrent = the number of ports) follow the ports' own. */
+struct pr_port {
+	struct pr_target t;
+	struct ibv_device *dev;
+	struct ibv_port_attr pa;
+};
+void pr_all_ports(struct hwc_env *e, struct hwc_facts *f, struct hwc_probe_facts *pf,
+		  const struct hwc_probe_opts *o, const struct pr_port *ports, size_t n);
+/* The shared-link ceiling of the results [first, pf->results.n) that ran together, from
+ * facts.pci (pci/shared.c), and what limited them next to the same port alone. */
+void pr_explain_together(struct hwc_facts *f, struct hwc_probe_facts *pf, size_t first);
 
 /* Two-host: results appended to pf->results (one per op). Returns 0 or -errno when nothing ran. */
 int pr_cm_client(struct hwc_env *e, const struct hwc_probe_opts *o, struct hwc_facts *f,
@@ -140,6 +157,8 @@ void pr_result_init(struct hwc_arena *a, struct hwc_probe_result *r, const struc
 		    const struct hwc_probe_opts *o, unsigned op, const char *mode);
 void pr_result_fail(struct hwc_arena *a, struct hwc_probe_result *r, const char *status,
 		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Copies every string of r into a (a result filled in a thread's own arena). */
+void pr_result_persist(struct hwc_arena *a, struct hwc_probe_result *r);
 /* Fills the rate numbers from a finished engine run. */
 void pr_result_rates(struct hwc_probe_result *r, const struct pr_run *run);
 const char *pr_op_name(unsigned op);

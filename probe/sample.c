@@ -7,19 +7,29 @@
 #include <string.h>
 
 #include "core/runner.h"
+#include "core/scan.h"
 #include "probe/probe_int.h"
-
-static bool is_bdf(const char *s)
-{
-	unsigned d, b, dv, fn;
-	char tail;
-	return s && strlen(s) == 12 && sscanf(s, "%4x:%2x:%2x.%1u%c", &d, &b, &dv, &fn, &tail) == 4;
-}
+#include "core/util.h"
 
 static const char *base(const char *p)
 {
 	const char *s = strrchr(p, '/');
 	return s ? s + 1 : p;
+}
+
+/* The last path component of p that is a BDF (the PCI function a device hangs off), or NULL. */
+static const char *pci_ancestor(struct hwc_arena *a, const char *p)
+{
+	char *c = hwc_arena_strdup(a, p);
+	while (c && *c) {
+		if (hwc_bdf_parse(base(c), 0, NULL))
+			return base(c);
+		char *sl = strrchr(c, '/');
+		if (!sl)
+			break;
+		*sl = 0;
+	}
+	return NULL;
 }
 
 void pr_target_init(struct hwc_env *e, struct hwc_arena *a, const char *dev, unsigned port,
@@ -32,12 +42,18 @@ void pr_target_init(struct hwc_env *e, struct hwc_arena *a, const char *dev, uns
 	const char *rp;
 	if (hwc_env_realpath(e, hwc_arena_printf(a, "sys/class/infiniband/%s/device", dev), a,
 			     &rp) == 0 &&
-	    is_bdf(base(rp)))
+	    hwc_bdf_parse(base(rp), 0, NULL))
 		t->bdf = hwc_arena_strdup(a, base(rp));
 	struct hwc_fstr nd = {0};
 	if (hwc_read_str(e, hwc_arena_printf(a, "sys/class/infiniband/%s/ports/%u/gid_attrs/ndevs/0",
 					     dev, port), a, &nd) == 0 && nd.v[0])
 		t->netdev = nd.v;
+	/* A software device (rxe, siw) has no PCI function of its own; its traffic leaves through
+	 * its netdev, whose PCIe path is the one that bounds it (virtio-net: .../BDF/virtio0). */
+	if (!t->bdf && t->netdev &&
+	    hwc_env_realpath(e, hwc_arena_printf(a, "sys/class/net/%s/device", t->netdev), a,
+			     &rp) == 0)
+		t->bdf = pci_ancestor(a, rp);
 	struct hwc_fi64 numa = {0};
 	if (t->bdf)
 		hwc_read_i64(e, hwc_arena_printf(a, "sys/bus/pci/devices/%s/numa_node", t->bdf), a,
@@ -60,7 +76,7 @@ void pr_target_netdev(struct hwc_env *e, struct hwc_arena *a, const char *netdev
 	const char *rp;
 	if (hwc_env_realpath(e, hwc_arena_printf(a, "sys/class/net/%s/device", netdev), a, &rp) ==
 		    0 &&
-	    is_bdf(base(rp)))
+	    hwc_bdf_parse(base(rp), 0, NULL))
 		t->bdf = hwc_arena_strdup(a, base(rp));
 	struct hwc_fi64 numa = {0};
 	hwc_read_i64(e, hwc_arena_printf(a, "sys/class/net/%s/device/numa_node", netdev), a, &numa);
@@ -68,31 +84,26 @@ void pr_target_netdev(struct hwc_env *e, struct hwc_arena *a, const char *netdev
 		t->numa_node = (int)numa.v;
 }
 
-/* "0-3,8-11" -> set; -EINVAL on anything else. */
+struct cpus {
+	cpu_set_t *set;
+	int n;
+};
+
+static int set_cpus(void *ctx, unsigned lo, unsigned hi)
+{
+	struct cpus *c = ctx;
+	for (unsigned cpu = lo; cpu <= hi && cpu < CPU_SETSIZE; cpu++, c->n++)
+		CPU_SET((int)cpu, c->set);
+	return 0;
+}
+
+/* "0-3,8-11" -> set; -EINVAL on anything else, or on no CPU the set can hold. */
 static int parse_cpulist(const char *s, cpu_set_t *set)
 {
 	CPU_ZERO(set);
-	int n = 0;
-	while (*s) {
-		char *end;
-		long lo = strtol(s, &end, 10), hi = lo;
-		if (end == s || lo < 0)
-			return -EINVAL;
-		s = end;
-		if (*s == '-') {
-			hi = strtol(s + 1, &end, 10);
-			if (end == s + 1 || hi < lo)
-				return -EINVAL;
-			s = end;
-		}
-		for (long c = lo; c <= hi && c < CPU_SETSIZE; c++, n++)
-			CPU_SET((int)c, set);
-		if (*s == ',')
-			s++;
-		else if (*s)
-			return -EINVAL;
-	}
-	return n ? 0 : -EINVAL;
+	struct cpus c = {set, 0};
+	int rc = hwc_cpulist_walk(s, set_cpus, &c);
+	return rc < 0 ? rc : c.n ? 0 : -EINVAL;
 }
 
 void pr_bind(struct hwc_env *e, struct hwc_arena *a, int node, struct pr_binding *b,
@@ -228,6 +239,25 @@ static double speed_of(const char *s)
 	return end == s ? 0 : v;
 }
 
+/* A link trains at most to what both its ends can do: a Gen5 root port above a Gen4 card runs
+ * Gen4 by design, not trained down. From the card up, the path of a PCIe tree pairs into links
+ * (card, port above), (switch upstream port, port above)...: the functions in between are
+ * joined by a switch's internal bus. A path that does not pair (odd length) keeps each end's
+ * own maximum. */
+static void link_maxima(struct hop_state *h, size_t n)
+{
+	if (n % 2)
+		return;
+	for (size_t k = 0; k + 1 < n; k += 2) {
+		if (!h[k].have_max || !h[k + 1].have_max)
+			continue;
+		double ms = h[k].maxs < h[k + 1].maxs ? h[k].maxs : h[k + 1].maxs;
+		int64_t mw = h[k].maxw < h[k + 1].maxw ? h[k].maxw : h[k + 1].maxw;
+		h[k].maxs = h[k + 1].maxs = ms;
+		h[k].maxw = h[k + 1].maxw = mw;
+	}
+}
+
 static void sample_hops(struct pr_sampler *s, bool under_load)
 {
 	for (size_t i = 0; i < s->nhops; i++) {
@@ -293,7 +323,7 @@ struct pr_sampler *pr_sampler_start(struct hwc_env *e, struct hwc_arena *a,
 			const char *parts[64];
 			size_t n = 0;
 			for (char *tok = strtok(p, "/"); tok && n < 64; tok = strtok(NULL, "/"))
-				if (is_bdf(tok))
+				if (hwc_bdf_parse(tok, 0, NULL))
 					parts[n++] = tok;
 			s->hops = hwc_arena_calloc(a, n ? n : 1, sizeof(*s->hops));
 			for (size_t i = 0; s->hops && i < n; i++) {
@@ -311,6 +341,7 @@ struct pr_sampler *pr_sampler_start(struct hwc_env *e, struct hwc_arena *a,
 					h->have_max = true;
 				}
 			}
+			link_maxima(s->hops, s->nhops);
 		}
 		struct hwc_dirlist dl = {0};
 		const char *hw = hwc_arena_printf(a, "sys/bus/pci/devices/%s/hwmon", t->bdf);
@@ -330,7 +361,7 @@ struct pr_sampler *pr_sampler_start(struct hwc_env *e, struct hwc_arena *a,
 	if (t->netdev) {
 		static const char *const st[] = {"rx_dropped", "tx_dropped", "rx_missed_errors",
 						 "rx_fifo_errors"};
-		for (size_t k = 0; k < sizeof(st) / sizeof(st[0]); k++)
+		for (size_t k = 0; k < HWC_ARRAY_SIZE(st); k++)
 			add_counter(s, hwc_arena_printf(a, "%s@%s", st[k], t->netdev),
 				    hwc_arena_printf(a, "sys/class/net/%s/statistics/%s", t->netdev,
 						     st[k]), NULL);
@@ -340,12 +371,12 @@ struct pr_sampler *pr_sampler_start(struct hwc_env *e, struct hwc_arena *a,
 						 "outbound_pci_stalled_wr", "outbound_pci_stalled_rd_events",
 						 "outbound_pci_stalled_wr_events"};
 		s->ethtool0 = ethtool_stats(s);
-		for (size_t k = 0; s->ethtool0 && k < sizeof(et) / sizeof(et[0]); k++)
+		for (size_t k = 0; s->ethtool0 && k < HWC_ARRAY_SIZE(et); k++)
 			add_counter(s, hwc_arena_printf(a, "%s@%s", et[k], t->netdev), NULL, et[k]);
 	}
 	const char *pc = hwc_arena_printf(a, "sys/class/infiniband/%s/ports/%u", t->dev, t->port);
 	static const char *const ib[] = {"port_xmit_discards", "port_rcv_errors", "port_xmit_wait"};
-	for (size_t k = 0; k < sizeof(ib) / sizeof(ib[0]); k++)
+	for (size_t k = 0; k < HWC_ARRAY_SIZE(ib); k++)
 		add_counter(s, ib[k], hwc_arena_printf(a, "%s/counters/%s", pc, ib[k]), NULL);
 	struct hwc_dirlist hc = {0};
 	const char *hcp = hwc_arena_printf(a, "%s/hw_counters", pc);

@@ -7,6 +7,14 @@
 
 #include "rules/rules-int.h"
 
+/* A performance parameter of the firmware configuration that identical cards must share:
+ * mstconfig name, the severity of a difference, what it governs. */
+struct hwc_fwc_param {
+	const char *name;
+	enum hwc_severity sev;
+	const char *why;
+};
+
 /* The parameters compared (mstconfig names; DATA-SOURCES.md section 4.3 lists their TLVs). A card
  * whose firmware does not print one is not compared on it. PCI_WR_ORDERING is the one a real
  * incident measured (one force_relax card among three per_mkey: 53 instead of 194 GB/s of
@@ -31,12 +39,6 @@ static const struct hwc_fwc_param params[] = {
 	{"ROCE_ADAPTIVE_ROUTING_EN", HWC_SEV_WARN, "RoCE adaptive routing"},
 	{"RDMA_SELECTIVE_REPEAT_EN", HWC_SEV_WARN, "RDMA selective repeat"},
 };
-
-const struct hwc_fwc_param *hwc_fwc_params(size_t *n)
-{
-	*n = HWC_NELEM(params);
-	return params;
-}
 
 /* The product key of a card: its PSID, else its part number; NULL when neither is known. */
 static const char *product_key(const json_t *ad)
@@ -199,7 +201,7 @@ json_t *hwc_fwc_spread(const json_t *cards)
 		if (!key || json_object_get(seen, key))
 			continue;
 		json_object_set_new(seen, key, json_true());
-		for (size_t k = 0; k < HWC_NELEM(params); k++) {
+		for (size_t k = 0; k < HWC_ARRAY_SIZE(params); k++) {
 			json_t *s = spread_one(cards, key, &params[k]);
 			if (s)
 				json_array_append_new(out, s);

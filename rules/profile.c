@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/scan.h"
 #include "core/textenc.h"
 #include "rules/rules-int.h"
 
@@ -40,17 +41,13 @@ static const struct {
 	[HWC_T_LINK_RAW_BER_MARGIN] = {"link_raw_ber_margin", 0, 1},
 	[HWC_T_LINK_EFFECTIVE_BER_MAX] = {"link_effective_ber_max", 0, 1},
 	[HWC_T_LINK_MODULE_MARGIN] = {"link_module_margin", 0, 0.5},
+	[HWC_T_LINK_MODULE_RX_MARGIN_DB] = {"link_module_rx_margin_db", 0, 30},
 };
 
 /* The compiled-in default (generated from rules/default-profile.json by rules/CMakeLists.txt). */
 static const char default_text[] = {
 #include "default-profile.inc"
 	0};
-
-const char *hwc_profile_default_text(void)
-{
-	return default_text;
-}
 
 /* ------------------------------------------------------------------ locating a JSON path */
 
@@ -413,11 +410,11 @@ static void v_rules(struct vctx *v, const json_t *r, struct hwc_profile *p)
 				push(v, "enabled");
 				verr(v, "expected true or false");
 				pop(v);
-			} else if (en && i < HWC_NELEM(p->off)) {
+			} else if (en && i < HWC_ARRAY_SIZE(p->off)) {
 				p->off[i] = !json_is_true(en);
 			}
 			int s = sv ? v_severity(v, sv) : -1;
-			if (s >= 0 && i < HWC_NELEM(p->sev))
+			if (s >= 0 && i < HWC_ARRAY_SIZE(p->sev))
 				p->sev[i] = (signed char)s;
 		}
 		pop(v);
@@ -632,23 +629,6 @@ static void v_required(struct vctx *v, const json_t *arr)
 	}
 }
 
-/* "0000:81:00.1" or "81:00.1" (hex digits, as lspci prints it; device < 32, function < 8). */
-static bool bdf_ok(const char *s)
-{
-	static const char full[] = "hhhh:hh:hh.f", shrt[] = "hh:hh.f";
-	if (!s || (strlen(s) != sizeof(full) - 1 && strlen(s) != sizeof(shrt) - 1))
-		return false;
-	const char *pat = strlen(s) == sizeof(full) - 1 ? full : shrt;
-	for (size_t i = 0; pat[i]; i++) {
-		bool hex = (s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f') ||
-			   (s[i] >= 'A' && s[i] <= 'F');
-		if (pat[i] == 'h' ? !hex : pat[i] == 'f' ? !(s[i] >= '0' && s[i] <= '7') : s[i] != pat[i])
-			return false;
-	}
-	const char *dev = s + strlen(s) - 4; /* "DD.F" */
-	return strtoul(dev, NULL, 16) < 32;
-}
-
 static bool name_ok(const char *s, size_t max)
 {
 	return s && *s && strlen(s) <= max && !strpbrk(s, "/ \t\n:") && strcmp(s, ".") && strcmp(s, "..");
@@ -672,7 +652,8 @@ static void v_unused_port(struct vctx *v, const json_t *e)
 		pop(v);
 	} else if ((x = json_object_get(e, "bdf"))) {
 		push(v, "bdf");
-		if (!bdf_ok(json_string_value(x)))
+		/* "0000:81:00.1" or "81:00.1", as lspci prints it */
+		if (!hwc_bdf_parse(json_string_value(x), HWC_BDF_SHORT, NULL))
 			verr(v, "expected a PCI function like \"0000:81:00.1\" or \"81:00.1\"");
 		pop(v);
 	} else {
@@ -699,6 +680,39 @@ static void v_unused_ports(struct vctx *v, const json_t *arr)
 {
 	static const char *const keys[] = {"netdev", "bdf", "rdma_device", "port", "reason", NULL};
 	v_array(v, arr, "unused ports", keys, "an unused port", v_unused_port);
+}
+
+/* An allowed transceiver: "vendor" and/or "part_number", glob patterns as fnmatch(3) reads them
+ * ("FINISAR*", "MMA1B00-C100D*"), matched against the module's EEPROM strings; "reason" optional. */
+static void v_allowed_module(struct vctx *v, const json_t *e)
+{
+	static const char *const pats[] = {"vendor", "part_number"};
+	int n = 0;
+	for (int k = 0; k < 2; k++) {
+		const json_t *x = json_object_get(e, pats[k]);
+		if (!x)
+			continue;
+		n++;
+		push(v, pats[k]);
+		const char *s = json_string_value(x);
+		if (!s || !*s || strlen(s) > 64)
+			verr(v, "expected a pattern of 1 to 64 characters (fnmatch: * ? [..])");
+		pop(v);
+	}
+	if (!n)
+		verr(v, "an allowed module needs \"vendor\" or \"part_number\" (or both)");
+	const json_t *r = json_object_get(e, "reason");
+	if (r && !json_is_string(r)) {
+		push(v, "reason");
+		verr(v, "expected a string");
+		pop(v);
+	}
+}
+
+static void v_allowed_modules(struct vctx *v, const json_t *arr)
+{
+	static const char *const keys[] = {"vendor", "part_number", "reason", NULL};
+	v_array(v, arr, "allowed modules", keys, "an allowed module", v_allowed_module);
 }
 
 /* A host policy string that must be one of a list. */
@@ -749,7 +763,7 @@ static void v_roce(struct vctx *v, const json_t *r)
 	} nums[] = {{"priority", 7}, {"dscp", 63}, {"cnp_dscp", 63}, {"cnp_priority", 7}};
 	if (!check_keys(v, r, keys, "roce"))
 		return;
-	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(nums); i++) {
 		const json_t *x = json_object_get(r, nums[i].key);
 		push(v, nums[i].key);
 		if (x && (!json_is_integer(x) || json_integer_value(x) < 0 ||
@@ -805,7 +819,8 @@ static struct hwc_profile *parse_only(const char *name, const char *buf, size_t 
 	struct vctx v = {.name = name, .buf = buf, .len = len, .err = err, .errsz = errsz};
 	static const char *const top[] = {"schema", "schema_version", "name", "description",
 					  "thresholds", "host", "products", "rules", "expectations",
-					  "waivers", "unused_ports", "required", "roce", NULL};
+					  "waivers", "unused_ports", "required", "roce",
+					  "allowed_modules", NULL};
 	if (check_keys(&v, doc, top, "a profile")) {
 		const char *schema = hwc_q_string(doc, "schema");
 		const json_t *ver = json_object_get(doc, "schema_version");
@@ -840,6 +855,8 @@ static struct hwc_profile *parse_only(const char *name, const char *buf, size_t 
 				v_required(&v, x);
 			else if (!strcmp(k, "roce"))
 				v_roce(&v, x);
+			else if (!strcmp(k, "allowed_modules"))
+				v_allowed_modules(&v, x);
 			else if ((!strcmp(k, "name") || !strcmp(k, "description")) && !json_is_string(x))
 				verr(&v, "expected a string");
 			pop(&v);
@@ -963,7 +980,7 @@ bool hwc_profile_rule_enabled(const struct hwc_profile *p, const struct hwc_rule
 	const struct hwc_rule *t = hwc_rules_table(&n);
 	size_t i = (size_t)(r - t);
 	*sev = r->severity;
-	if (!p || i >= n || i >= HWC_NELEM(p->sev))
+	if (!p || i >= n || i >= HWC_ARRAY_SIZE(p->sev))
 		return true;
 	const struct hwc_profile *d = hwc_profile_default();
 	/* the site's file first, then the default's settings */
@@ -1069,6 +1086,11 @@ const json_t *hwc_profile_roce(const struct hwc_profile *p)
 const json_t *hwc_profile_expectations(const struct hwc_profile *p)
 {
 	return p ? json_object_get(p->doc, "expectations") : NULL;
+}
+
+const json_t *hwc_profile_allowed_modules(const struct hwc_profile *p)
+{
+	return p ? json_object_get(p->doc, "allowed_modules") : NULL;
 }
 
 const json_t *hwc_profile_waivers(const struct hwc_profile *p)

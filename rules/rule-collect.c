@@ -118,4 +118,4 @@ const struct hwc_rule hwc_rules_collect[] = {
 	 "finding's detail for the blocked source.",
 	 eval_incomplete},
 };
-const size_t hwc_rules_collect_n = HWC_NELEM(hwc_rules_collect);
+const size_t hwc_rules_collect_n = HWC_ARRAY_SIZE(hwc_rules_collect);

@@ -347,4 +347,4 @@ const struct hwc_rule hwc_rules_fw[] = {
 	 "`mstconfig -d <BDF> -y set NAME=VALUE` with the profile's value, then the reset the card needs (`mstfwreset -d <BDF> query`).",
 	 eval_intent},
 };
-const size_t hwc_rules_fw_n = HWC_NELEM(hwc_rules_fw);
+const size_t hwc_rules_fw_n = HWC_ARRAY_SIZE(hwc_rules_fw);

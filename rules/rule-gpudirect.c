@@ -398,4 +398,4 @@ const struct hwc_rule hwc_rules_gpudirect[] = {
 	 "Reseat or re-cable the hop named (a riser, retimer or MCIO cable), check its BIOS link speed/width settings.",
 	 eval_slow_hop},
 };
-const size_t hwc_rules_gpudirect_n = HWC_NELEM(hwc_rules_gpudirect);
+const size_t hwc_rules_gpudirect_n = HWC_ARRAY_SIZE(hwc_rules_gpudirect);

@@ -270,4 +270,4 @@ const struct hwc_rule hwc_rules_host[] = {
 	 "/sys/bus/pci/devices/<BDF>/numa_node before the driver loads.",
 	 eval_numa_missing},
 };
-const size_t hwc_rules_host_n = HWC_NELEM(hwc_rules_host);
+const size_t hwc_rules_host_n = HWC_ARRAY_SIZE(hwc_rules_host);

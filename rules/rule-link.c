@@ -173,7 +173,7 @@ static void eval_integrity(struct hwc_rule_ctx *c)
 	FOR_IB_PORTS(c, i, ad, j, p) {
 		const char *subj = ib_subject(c, p), *base = ib_base(c, ad, p);
 		struct hwc_finding *fd = NULL;
-		for (size_t x = 0; x < HWC_NELEM(k); x++) {
+		for (size_t x = 0; x < HWC_ARRAY_SIZE(k); x++) {
 			double n;
 			if (!need_num(c, subj, p, base, hwc_arena_printf(c->a, "counters.%s", k[x].key), &n) || n <= 0)
 				continue;
@@ -339,6 +339,11 @@ static void judge_reading(struct hwc_rule_ctx *c, const char *subj, const char *
 	}
 }
 
+static const json_t *fv_module_ddm(const json_t *nd)
+{
+	return json_object_get(json_object_get(json_object_get(nd, "link"), "module"), "ddm");
+}
+
 static void eval_module(struct hwc_rule_ctx *c)
 {
 	static const char *const keys[] = {"temperature_c", "voltage_mv", "bias_ma", "rx_power_dbm", "tx_power_dbm"};
@@ -347,11 +352,12 @@ static void eval_module(struct hwc_rule_ctx *c)
 	const json_t *ad, *p;
 	FOR_PHY_PORTS(c, i, ad, j, p) {
 		const json_t *mod = json_object_get(p, "module");
-		if (!json_is_object(mod))
-			continue;
+		const json_t *nd = hwc_q_netdev(c->facts, json_string_value(json_object_get(p, "netdev")));
+		if (!json_is_object(mod) || json_is_boolean(fv_module_ddm(nd)))
+			continue; /* judged from the EEPROM itself by LINK_MODULE_THRESHOLDS */
 		const char *subj = ib_subject(c, p), *base = ib_base(c, ad, p);
 		struct hwc_finding *fd = NULL;
-		for (size_t k = 0; k < HWC_NELEM(keys); k++)
+		for (size_t k = 0; k < HWC_ARRAY_SIZE(keys); k++)
 			judge_reading(c, subj, base, mod, keys[k], margin, &fd);
 	}
 }
@@ -434,13 +440,17 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "802.3); flagged above link_raw_ber_margin (default 0.1: within a decade) of it, before the "
 	 "FEC cliff turns it into loss. Other FECs (Firecode, IB LL-FEC) are judged by the effective "
 	 "BER only. Needs mstflint's mstlink: without it the rule cannot see the BER and says nothing "
-	 "(LINK_SYMBOL_ERRORS still sees post-FEC loss in ethtool's counters).",
+	 "(LINK_SYMBOL_ERRORS still sees post-FEC loss in ethtool's counters). Sources checked: the "
+	 "PMD BER of 2.4e-4 is 802.3bs/cd's for RS(544,514) PAM4 PMDs (its designed pre-FEC operating "
+	 "point), 5e-5 802.3bm clause 95's for 100GBASE-SR4 with RS(528,514); both FECs deliver 1e-12 "
+	 "or better after correction (Intel AN 846 on 802.3bj clause 91 KR4/KP4).",
 	 "Clean or replace the cable/transceiver (then the switch side); `mstlink -d <BDF> -c` "
 	 "shows the per-lane errors: one bad lane points at the cable or module.",
 	 eval_raw_ber},
 	{"LINK_EFFECTIVE_ERRORS", HWC_SEV_WARN, "link", "Errors left after FEC",
 	 "mstlink's effective (post-FEC) errors: any is flagged, and an effective BER above "
-	 "link_effective_ber_max (default 1e-12, the IBTA / IEEE 802.3 link objective): these are "
+	 "link_effective_ber_max (default 1e-12, the IBTA / IEEE 802.3 link objective, and the "
+	 "default BER threshold of NVIDIA's ibdiagnet): these are "
 	 "corrupted frames the FEC could not repair.",
 	 "Replace the cable/transceiver of the port; check the switch port's counters too.",
 	 eval_effective},
@@ -460,7 +470,9 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "-m: the value and, in brackets, the range the module itself declares in its EEPROM). Past "
 	 "the range is an error (the module is failing or overheating, the optics are dirty); within "
 	 "link_module_margin (default 0.1 of the range) of an edge a warning. A module without "
-	 "diagnostics (passive copper: N/A or [0..0]) has nothing to judge.",
+	 "diagnostics (passive copper: N/A or [0..0]) has nothing to judge. A port whose netdev's "
+	 "module EEPROM hwcheck decoded itself is left to LINK_MODULE_THRESHOLDS (one finding per "
+	 "module).",
 	 "Check airflow for a hot module, clean the fibre and connectors for low Rx power, replace a "
 	 "module whose bias or Tx power drifts; `mstlink -d <device> -m` shows the readings.",
 	 eval_module},
@@ -475,4 +487,4 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "temperature -> airflow; health/fatal -> firmware update or a support case with the syndrome.",
 	 eval_kernel_events},
 };
-const size_t hwc_rules_link_n = HWC_NELEM(hwc_rules_link);
+const size_t hwc_rules_link_n = HWC_ARRAY_SIZE(hwc_rules_link);

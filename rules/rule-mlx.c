@@ -611,4 +611,4 @@ const struct hwc_rule hwc_rules_mlx[] = {
 	 "`mstflint -d <BDF> -i` (image) `burn`), or add it to the profile.",
 	 eval_fw_allowed},
 };
-const size_t hwc_rules_mlx_n = HWC_NELEM(hwc_rules_mlx);
+const size_t hwc_rules_mlx_n = HWC_ARRAY_SIZE(hwc_rules_mlx);

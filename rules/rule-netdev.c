@@ -5,6 +5,8 @@
 
 #include "rules/rules-int.h"
 
+#include "core/scan.h"
+
 #define FOR_CARD_NETDEVS(c, i, ad, nds, n, k)                                                      \
 	json_array_foreach(hwc_q_adapters((c)->facts), i, ad) for (size_t n = hwc_q_adapter_netdevs((c)->facts, ad, nds, 32), k = 0; k < n; k++)
 
@@ -40,6 +42,12 @@ static void eval_rings(struct hwc_rule_ctx *c)
 	}
 }
 
+static int cpus_in(const char *cpulist)
+{
+	int64_t n;
+	return hwc_cpulist_count(cpulist, &n) < 0 || n > INT32_MAX ? -1 : (int)n;
+}
+
 /* CPUs local to the netdev: its irq_locality cpulist, else the host's node list. */
 static int local_cpus(struct hwc_rule_ctx *c, const json_t *nd, const char **src)
 {
@@ -47,14 +55,14 @@ static int local_cpus(struct hwc_rule_ctx *c, const json_t *nd, const char **src
 	const char *cl = hwc_q_string(il, "local_cpulist");
 	*src = "irq_locality.local_cpulist";
 	if (cl)
-		return hwc_q_cpulist_count(cl);
+		return cpus_in(cl);
 	const json_t *node = json_object_get(il, "numa_node");
 	size_t i;
 	const json_t *e;
 	json_array_foreach(hwc_q_at(c->facts, "host.numa.nodes"), i, e) {
 		if (json_is_integer(node) && json_equal(json_object_get(e, "id"), (json_t *)node)) {
 			*src = "host.numa.nodes[].cpulist";
-			return hwc_q_cpulist_count(hwc_q_string(e, "cpulist"));
+			return cpus_in(hwc_q_string(e, "cpulist"));
 		}
 	}
 	return -1;
@@ -412,4 +420,4 @@ const struct hwc_rule hwc_rules_netdev[] = {
 	 "Check the cable and switch port; `mlxlink -d <BDF> -p <port>` shows the negotiated and supported speeds.",
 	 eval_port_rate},
 };
-const size_t hwc_rules_netdev_n = HWC_NELEM(hwc_rules_netdev);
+const size_t hwc_rules_netdev_n = HWC_ARRAY_SIZE(hwc_rules_netdev);

@@ -10,13 +10,13 @@
 
 #define FOR_ADAPTERS(c, i, ad) json_array_foreach(hwc_q_adapters((c)->facts), i, ad)
 
-/* Effective Gb/s of a link as the kernel counts it (PCIE_SPEED2MBS_ENC: per-lane Mb/s after
- * 8b/10b up to Gen2 or 128b/130b Gen3-5, truncated to an integer, times the width), so the
- * numbers match the "63.008 Gb/s available PCIe bandwidth" lines users compare them with. */
-static double link_gbps(double gts, double width)
+/* Gb/s of the device's link (cap: of its LnkCap) as pci/ computed it (link.gbps, link.cap_gbps),
+ * the kernel's figure users compare with ("63.008 Gb/s available PCIe bandwidth"). A facts file
+ * written before those keys existed has only speed and width: the same formula from them. */
+static double dev_link_gbps(const json_t *dev, bool cap, double speed, double width)
 {
-	double enc = gts <= 5.0 ? 0.8 : gts >= 64 ? 1.0 : 128.0 / 130.0;
-	return floor(gts * 1000.0 * enc) * width / 1000.0;
+	const json_t *g = json_object_get(json_object_get(dev, "link"), cap ? "cap_gbps" : "gbps");
+	return json_is_number(g) ? json_number_value(g) : hwc_pci_link_gbps(speed, (int64_t)width);
 }
 
 static const char *bdf_of(const json_t *ad)
@@ -181,8 +181,8 @@ static void judge_downgraded(struct hwc_rule_ctx *c, const json_t *ad, const jso
 	struct hwc_finding *fd = hwc_rule_emit(
 		c, bdf, "link trained at %s although the card and port %s can both do %s (%s Gb/s of %s Gb/s)",
 		link_str(c->a, l.speed, l.width), pbdf, link_str(c->a, ms, mw),
-		fv_fmt_num(c->a, link_gbps(l.speed, l.width)),
-		fv_fmt_num(c->a, link_gbps(ms, mw)));
+		fv_fmt_num(c->a, dev_link_gbps(dev, false, l.speed, l.width)),
+		fv_fmt_num(c->a, hwc_pci_link_gbps(ms, (int64_t)mw)));
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.speed_gts", base),
 			 fv_fmt_num(c->a, l.speed), fv_fmt_num(c->a, ms));
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.width", base),
@@ -223,7 +223,8 @@ static void judge_slot_limited(struct hwc_rule_ctx *c, const json_t *ad, const j
 	double ms = fmin(l.cap_speed, ps), mw = fmin(l.cap_width, pw);
 	if (l.speed < ms || l.width < mw)
 		return; /* downgraded: the other rule */
-	double have = link_gbps(l.speed, l.width), could = link_gbps(l.cap_speed, l.cap_width);
+	double have = dev_link_gbps(dev, false, l.speed, l.width);
+	double could = dev_link_gbps(dev, true, l.cap_speed, l.cap_width);
 	struct hwc_finding *fd = hwc_rule_emit(
 		c, bdf, "the port %s limits the card to %s: %s Gb/s of the %s Gb/s it could use (%s)",
 		pbdf, link_str(c->a, l.speed, l.width), fv_fmt_num(c->a, have),
@@ -249,7 +250,7 @@ static bool own_link_below(struct hwc_rule_ctx *c, const json_t *ad, const json_
 	if (rate <= 0 || !hwc_q_find_num(dev, "link.speed_gts", &s, &why, c->a) ||
 	    !hwc_q_find_num(dev, "link.width", &w, &why, c->a) || s <= 0 || w <= 0)
 		return false;
-	double raw = link_gbps(s, w);
+	double raw = dev_link_gbps(dev, false, s, w);
 	double g = hwc_q_find_num(dev, "max_payload_bytes", &mps, &why, c->a) && mps > 0
 			   ? raw * hwc_pci_tlp_efficiency(s, (int)mps) : raw;
 	if (raw <= 0 || g >= rate)
@@ -600,6 +601,105 @@ static void eval_fw_restrict(struct hwc_rule_ctx *c)
 	}
 }
 
+/* ---- shared links: rails that pass alone and starve together ------------------------------- */
+
+#define MAX_CARDS 64
+
+static int gen_of(double gts)
+{
+	return gts == 2.5 ? 1 : gts == 5 ? 2 : gts == 8 ? 3 : gts == 16 ? 4 : gts == 32 ? 5 : gts == 64 ? 6 : 0;
+}
+
+/* Each card counts once, at its port rate (what PCIE_PATH_BOTTLENECK weighs its own path
+ * against); the link carries at most its payload Gb/s for all of them together. */
+static void judge_shared(struct hwc_rule_ctx *c, const struct hwc_pci_shared_link *l,
+			 const json_t *const *ads, const char *const *bdfs, size_t n)
+{
+	double sum = 0, first = 0;
+	bool same = true;
+	size_t k = 0;
+	const char *cards = "";
+	for (size_t i = 0; i < n; i++) {
+		if (!(l->members & (1ull << i)))
+			continue;
+		const char *src;
+		double r = hwc_q_adapter_port_rate(c->facts, ads[i], &src);
+		if (r <= 0) {
+			hwc_rule_unknown(c, l->port_bdf, hwc_arena_printf(c->a, "%s.ports[].rate_gbps", fv_adapter_path(c, bdfs[i])),
+					 "not_collected: no port rate, netdev speed or product maximum", NULL);
+			return;
+		}
+		same = same && (k == 0 || r == first);
+		first = k ? first : r;
+		sum += r;
+		cards = hwc_arena_printf(c->a, "%s%s%s", cards, k ? ", " : "", bdfs[i]);
+		k++;
+	}
+	const char *lpath = hwc_arena_printf(c->a, "%s.link", fv_pci_path(c, l->port_bdf));
+	if (l->speed_gts <= 0 || l->width <= 0) {
+		hwc_rule_unknown(c, l->port_bdf, lpath, "not_collected: the shared link's speed or width is unknown", NULL);
+		return;
+	}
+	double g = l->gbps;
+	if (g <= 0) { /* an MPS unknown: payload is between 0.8 x raw and raw */
+		if (l->raw_gbps * 0.8 >= sum)
+			return;
+		if (l->raw_gbps >= sum) {
+			hwc_rule_unknown(c, l->port_bdf, fv_pci_path(c, bdfs[0]),
+					 "not_collected: max_payload_bytes unknown (needs root)", NULL);
+			return;
+		}
+		g = l->raw_gbps;
+	}
+	if (g >= sum)
+		return;
+	const char *who = same ? hwc_arena_printf(c->a, "%zu x %s Gb/s ports", k, fv_fmt_num(c->a, first))
+			       : hwc_arena_printf(c->a, "%zu ports (%s Gb/s in all)", k, fv_fmt_num(c->a, sum));
+	struct hwc_finding *fd = hwc_rule_emit(
+		c, l->port_bdf, "%s share a Gen%d x%d %s at %s: %s Gb/s for %s Gb/s (cards %s); each "
+		"alone may pass, together they cannot", who, gen_of(l->speed_gts), l->width,
+		l->switch_uplink ? "uplink" : "link", l->port_bdf,
+		fv_fmt_num(c->a, g), fv_fmt_num(c->a, sum), cards);
+	hwc_evidence_add(fd, c->a, lpath,
+			 hwc_arena_printf(c->a, "%s, %s Gb/s%s", link_str(c->a, l->speed_gts, l->width),
+					  fv_fmt_num(c->a, g), l->gbps > 0 ? " of payload" : " raw"),
+			 hwc_arena_printf(c->a, ">= %s Gb/s", fv_fmt_num(c->a, sum)));
+	for (size_t i = 0; i < n; i++) {
+		const char *src;
+		if (l->members & (1ull << i))
+			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.path", fv_pci_path(c, bdfs[i])),
+					 hwc_arena_printf(c->a, "crosses %s at %s Gb/s", l->port_bdf,
+							  fv_fmt_num(c->a, hwc_q_adapter_port_rate(c->facts, ads[i], &src))),
+					 NULL);
+	}
+}
+
+static void eval_shared_link(struct hwc_rule_ctx *c)
+{
+	const char *bdfs[MAX_CARDS];
+	const json_t *ads[MAX_CARDS];
+	size_t n = 0, i;
+	const json_t *ad, *devs;
+	const char *why;
+	if (json_array_size(hwc_q_adapters(c->facts)) < 2)
+		return; /* one card shares its links with no other card */
+	if (!hwc_q_find(c->facts, "pci.devices", &devs, &why, c->a)) {
+		hwc_rule_unknown(c, "host", "pci.devices", why ? why : "not_collected", NULL);
+		return;
+	}
+	FOR_ADAPTERS(c, i, ad) {
+		const json_t *dev = hwc_q_pci_dev(c->facts, bdf_of(ad));
+		if (n < MAX_CARDS && dev && !json_is_true(json_object_get(dev, "is_vf"))) {
+			ads[n] = ad;
+			bdfs[n++] = bdf_of(ad);
+		}
+	}
+	struct hwc_pci_shared_link ls[32];
+	size_t nl = hwc_pci_shared_links(devs, bdfs, n, ls, HWC_ARRAY_SIZE(ls));
+	for (size_t k = 0; k < nl; k++)
+		judge_shared(c, &ls[k], ads, bdfs, n);
+}
+
 const struct hwc_rule hwc_rules_pci[] = {
 	{"PCIE_LINK_DOWNGRADED", HWC_SEV_ERROR, "pci", "PCIe link trained below what both ends support",
 	 "The card and the port above it can both run a faster or wider link than the one that trained. "
@@ -624,6 +724,15 @@ const struct hwc_rule hwc_rules_pci[] = {
 	 "Move the card to a slot whose whole path (root port and any switch) runs at least the card's "
 	 "width and speed; for the named hop check its BIOS bifurcation setting.",
 	 eval_path_bottleneck},
+	{"PCIE_SHARED_LINK_OVERSUBSCRIBED", HWC_SEV_WARN, "pci", "Cards share a PCIe link slower than their ports together",
+	 "Rails are used together: cards whose paths cross the same link (a PCIe switch's uplink, the "
+	 "link below a root port) share its bandwidth. Each can pass alone and still starve the others "
+	 "when all run at once (four 400 Gb/s cards behind one Gen5 x16 uplink get about 120 Gb/s each). "
+	 "Each card counts once, at its port rate; the link carries its payload Gb/s (after encoding and "
+	 "TLP overhead at the cards' MPS). `hwcheck probe --all-ports` measures it.",
+	 "Spread the cards over switches or root ports whose uplinks carry their sum (see the board's "
+	 "slot-to-switch map), or accept the shared ceiling and plan traffic for it.",
+	 eval_shared_link},
 	{"PCIE_LINK_BELOW_PROFILE", HWC_SEV_WARN, "pci", "PCIe link below the profile's expectation for the product",
 	 "The site profile says this product should run at least a given PCIe generation and width.",
 	 "Install the card in a slot that provides the expected generation and width, or correct the profile.",
@@ -670,4 +779,4 @@ const struct hwc_rule hwc_rules_pci[] = {
 	 "`mstconfig -d <BDF> set PCI_BUS0_RESTRICT=0` and reboot (or `mstfwreset -d <BDF> reset`).",
 	 eval_fw_restrict},
 };
-const size_t hwc_rules_pci_n = HWC_NELEM(hwc_rules_pci);
+const size_t hwc_rules_pci_n = HWC_ARRAY_SIZE(hwc_rules_pci);

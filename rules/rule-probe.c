@@ -89,6 +89,13 @@ static void eval_below_ceiling(struct hwc_rule_ctx *c)
 	}
 }
 
+/* Ports measured together (--all-ports) are compared with ports measured together. */
+static json_int_t concurrent_of(const json_t *r)
+{
+	const json_t *v = json_object_get(r, "concurrent");
+	return json_is_integer(v) ? json_integer_value(v) : 1;
+}
+
 static void eval_asymmetry(struct hwc_rule_ctx *c)
 {
 	double maxd = hwc_profile_threshold(c->prof, HWC_T_PROBE_ASYMMETRY_MAX);
@@ -103,7 +110,8 @@ static void eval_asymmetry(struct hwc_rule_ctx *c)
 			const char *wop = hwc_q_string(w, "op");
 			if (!wop || strcmp(wop, "write") || !json_equal(json_object_get(r, "rdma_device"), json_object_get(w, "rdma_device")) ||
 			    !json_equal(json_object_get(r, "port"), json_object_get(w, "port")) ||
-			    !json_equal(json_object_get(r, "msg_bytes"), json_object_get(w, "msg_bytes")))
+			    !json_equal(json_object_get(r, "msg_bytes"), json_object_get(w, "msg_bytes")) ||
+			    concurrent_of(r) != concurrent_of(w))
 				continue;
 			const json_t *rg = hwc_q_get(r, "gbps"), *wg = hwc_q_get(w, "gbps");
 			if (!json_is_number(rg) || !json_is_number(wg) || json_number_value(wg) <= 0)
@@ -134,4 +142,4 @@ const struct hwc_rule hwc_rules_probe[] = {
 	 "See MLX_WR_ORDERING_PER_MKEY, PCIE_RELAXED_ORDERING_OFF and PCIE_MRRS_SMALL.",
 	 eval_asymmetry},
 };
-const size_t hwc_rules_probe_n = HWC_NELEM(hwc_rules_probe);
+const size_t hwc_rules_probe_n = HWC_ARRAY_SIZE(hwc_rules_probe);

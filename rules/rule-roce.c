@@ -463,7 +463,7 @@ static const char *const same_keys[] = {
 
 const char *const *hwc_rules_roce_keys(size_t *n)
 {
-	*n = HWC_NELEM(same_keys);
+	*n = HWC_ARRAY_SIZE(same_keys);
 	return same_keys;
 }
 
@@ -519,7 +519,7 @@ static void eval_ports_differ(struct hwc_rule_ctx *c)
 	const json_t *ports = hwc_q_at(c->facts, "roce.ports");
 	if (json_array_size(ports) < 2)
 		return;
-	for (size_t k = 0; k < HWC_NELEM(same_keys); k++)
+	for (size_t k = 0; k < HWC_ARRAY_SIZE(same_keys); k++)
 		same_key(c, ports, same_keys[k]);
 }
 
@@ -595,4 +595,4 @@ const struct hwc_rule hwc_rules_roce[] = {
 	 "<netdev>` buffer sizes, cable length); then clear counters and watch.",
 	 eval_drops},
 };
-const size_t hwc_rules_roce_n = HWC_NELEM(hwc_rules_roce);
+const size_t hwc_rules_roce_n = HWC_ARRAY_SIZE(hwc_rules_roce);

@@ -62,6 +62,17 @@ static void card_temp(struct hwc_rule_ctx *c, const json_t *ad, struct card_temp
 	}
 }
 
+/* The card's temperature; false, and the rule unknown for the card, when none is known. */
+static bool card_temp_known(struct hwc_rule_ctx *c, const json_t *ad, const char *bdf,
+			    struct card_temp *ct)
+{
+	card_temp(c, ad, ct);
+	if (!ct->known)
+		hwc_rule_unknown(c, bdf, "thermal.sensors[].temp_mdegc", ct->why,
+				 "the card's ASIC temperature");
+	return ct->known;
+}
+
 static double warn_of(struct hwc_rule_ctx *c, const struct card_temp *ct)
 {
 	return ct->warn_c > 0 ? ct->warn_c : hwc_profile_threshold(c->prof, HWC_T_CARD_TEMP_WARN_DEFAULT_C);
@@ -79,11 +90,8 @@ static void eval_near_warning(struct hwc_rule_ctx *c)
 	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
 		const char *bdf = hwc_q_string(ad, "bdf");
 		struct card_temp ct;
-		card_temp(c, ad, &ct);
-		if (!ct.known) {
-			hwc_rule_unknown(c, bdf, "thermal.sensors[].temp_mdegc", ct.why, "the card's ASIC temperature");
+		if (!card_temp_known(c, ad, bdf, &ct))
 			continue;
-		}
 		if (!near_warning(c, &ct))
 			continue;
 		double w = warn_of(c, &ct);
@@ -105,11 +113,8 @@ static void eval_over_limit(struct hwc_rule_ctx *c)
 	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
 		const char *bdf = hwc_q_string(ad, "bdf");
 		struct card_temp ct;
-		card_temp(c, ad, &ct);
-		if (!ct.known) {
-			hwc_rule_unknown(c, bdf, "thermal.sensors[].temp_mdegc", ct.why, "the card's ASIC temperature");
+		if (!card_temp_known(c, ad, bdf, &ct))
 			continue;
-		}
 		/* nearer the card's own threshold, THERMAL_CARD_NEAR_WARNING speaks (harsher) */
 		if (ct.t_c <= lim || near_warning(c, &ct))
 			continue;
@@ -223,4 +228,4 @@ const struct hwc_rule hwc_rules_thermal[] = {
 	 "Improve airflow over the card, then rerun `hwcheck probe` and watch the temperature.",
 	 eval_probe_rise},
 };
-const size_t hwc_rules_thermal_n = HWC_NELEM(hwc_rules_thermal);
+const size_t hwc_rules_thermal_n = HWC_ARRAY_SIZE(hwc_rules_thermal);

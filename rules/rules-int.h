@@ -7,6 +7,7 @@
 #include <stdarg.h>
 
 #include "core/query.h"
+#include "core/util.h"
 #include "rules/rules.h"
 
 struct hwc_rule_ctx {
@@ -80,6 +81,7 @@ enum hwc_threshold {
 	HWC_T_LINK_RAW_BER_MARGIN,
 	HWC_T_LINK_EFFECTIVE_BER_MAX,
 	HWC_T_LINK_MODULE_MARGIN,
+	HWC_T_LINK_MODULE_RX_MARGIN_DB,
 	HWC_T_COUNT
 };
 
@@ -99,6 +101,9 @@ double hwc_profile_host_num(const struct hwc_profile *p, const char *key);
 const char *hwc_profile_port_unused(const struct hwc_profile *p, const json_t *facts,
 				    const json_t *adapter, const json_t *port);
 const json_t *hwc_profile_expectations(const struct hwc_profile *p);
+/* The site's allowed transceivers [{vendor, part_number} glob patterns]; NULL when the profile
+ * keeps no such list (LINK_MODULE_NOT_ALLOWED then has nothing to check). */
+const json_t *hwc_profile_allowed_modules(const struct hwc_profile *p);
 /* The fabric's RoCE choices {lossless, priority, dscp, cnp_dscp, cnp_priority, trust}; NULL when
  * the profile states none (the rules then judge consistency only). */
 const json_t *hwc_profile_roce(const struct hwc_profile *p);
@@ -140,10 +145,9 @@ HWC_AREA_DECL(host);
 HWC_AREA_DECL(netdev);
 HWC_AREA_DECL(probe);
 HWC_AREA_DECL(link);
+HWC_AREA_DECL(module);
 HWC_AREA_DECL(collect);
 HWC_AREA_DECL(roce);
 HWC_AREA_DECL(gpudirect);
-
-#define HWC_NELEM(x) (sizeof(x) / sizeof((x)[0]))
 
 #endif

@@ -70,7 +70,7 @@ static size_t n_all;
 
 static void append(const struct hwc_rule *r, size_t n)
 {
-	for (size_t i = 0; i < n && n_all < HWC_NELEM(all_rules); i++)
+	for (size_t i = 0; i < n && n_all < HWC_ARRAY_SIZE(all_rules); i++)
 		all_rules[n_all++] = r[i];
 }
 
@@ -80,12 +80,13 @@ const struct hwc_rule *hwc_rules_table(size_t *n)
 		append(hwc_rules_pci, hwc_rules_pci_n);
 		append(hwc_rules_mlx, hwc_rules_mlx_n);
 		append(hwc_rules_fw, hwc_rules_fw_n);
-		append(core_rules, HWC_NELEM(core_rules));
+		append(core_rules, HWC_ARRAY_SIZE(core_rules));
 		append(hwc_rules_thermal, hwc_rules_thermal_n);
 		append(hwc_rules_host, hwc_rules_host_n);
 		append(hwc_rules_gpudirect, hwc_rules_gpudirect_n);
 		append(hwc_rules_netdev, hwc_rules_netdev_n);
 		append(hwc_rules_link, hwc_rules_link_n);
+		append(hwc_rules_module, hwc_rules_module_n);
 		append(hwc_rules_roce, hwc_rules_roce_n);
 		append(hwc_rules_probe, hwc_rules_probe_n);
 		append(hwc_rules_collect, hwc_rules_collect_n);

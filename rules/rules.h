@@ -82,8 +82,6 @@ double hwc_profile_card_temp_limit_c(const struct hwc_profile *p);
 /* The profile's intended firmware configuration for an adapter (facts mlx.adapters[] element):
  * the "fw_config" object {NAME: value} of its product entry, NULL when none. */
 const json_t *hwc_profile_fw_intent(const struct hwc_profile *p, const json_t *adapter);
-/* The compiled-in default profile text. */
-const char *hwc_profile_default_text(void);
 
 /* Runs every enabled rule and the profile's expectations, applies waivers (date: today UTC),
  * ties each finding to its card, and sorts worst first. p NULL = the default profile. */
@@ -96,14 +94,6 @@ int hwc_rules_eval(const json_t *facts, const struct hwc_profile *p, struct hwc_
  * will not do. bdf NULL leaves <BDF> for a finding's fix to fill. Arena string. */
 const char *hwc_fw_reset_advice(struct hwc_arena *a, const json_t *adapter, const char *bdf);
 
-/* The performance parameters of the firmware configuration that identical cards must share
- * (rules/fwc_spread.c): mstconfig name, the severity of a difference, what it governs. */
-struct hwc_fwc_param {
-	const char *name;
-	enum hwc_severity sev;
-	const char *why;
-};
-const struct hwc_fwc_param *hwc_fwc_params(size_t *n);
 /* Cards of one product (PSID, else part number) that differ in one of those parameters. cards:
  * an array of {"adapter": facts.mlx.adapters[] element, "host": name (optional)}. Returns an
  * array with one object per product and parameter where they differ: {product, param,

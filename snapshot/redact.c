@@ -10,6 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/util.h"
+
 /* value -> placeholder number, in the order met */
 struct table {
 	uint64_t *vals;
@@ -265,7 +267,7 @@ static bool non_value(const unsigned char *s, size_t len)
 {
 	static const char *const none[] = {"not", "none", "n", "na", "unknown", "default", "to",
 					   "system", "null", "true", "false", "unspecified"};
-	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(none); i++)
 		if (strlen(none[i]) == len && strncasecmp((const char *)s, none[i], len) == 0)
 			return true;
 	bool same = true;
@@ -329,7 +331,7 @@ static size_t redact_labelled(struct hwc_redactor *r, unsigned char *b, size_t l
 	for (size_t i = 0; i < len; i++) {
 		if (i > 0 && isalpha(b[i - 1]))
 			continue;
-		for (size_t k = 0; k < sizeof(labels) / sizeof(labels[0]); k++) {
+		for (size_t k = 0; k < HWC_ARRAY_SIZE(labels); k++) {
 			size_t wl = strlen(labels[k].word);
 			if (i + wl > len || strncasecmp((const char *)b + i, labels[k].word, wl) != 0)
 				continue;
@@ -508,6 +510,63 @@ static size_t redact_vpd_text(struct hwc_redactor *r, unsigned char *b, size_t l
 	return count;
 }
 
+/* The serial number inside a module EEPROM hex dump (`ethtool -m IF hex on`, or the netlink
+ * upper page 00h `ethtool -m IF page 0 offset 128 hex on`): masked in its bytes, written back as
+ * the same hex digits, so the dump still decodes. The serial's place depends on the memory map
+ * the identifier byte names: SFF-8472 bytes 68-83, SFF-8636 196-211, CMIS 166-181. */
+#define EEPROM_SPAN 1024
+static size_t redact_module_hex(struct hwc_redactor *r, unsigned char *b, size_t len)
+{
+	static size_t pos[EEPROM_SPAN]; /* text position of each byte's first hex digit, +1 */
+	memset(pos, 0, sizeof(pos));
+	for (size_t i = 0; i < len;) {
+		size_t e = i;
+		while (e < len && b[e] != '\n')
+			e++;
+		size_t k = i;
+		while (k < e && (b[k] == ' ' || b[k] == '\t'))
+			k++;
+		uint64_t off;
+		size_t c = k + 2;
+		while (c < e && b[c] != ':')
+			c++;
+		if (e - k > 3 && b[k] == '0' && b[k + 1] == 'x' && c < e && hex_value(b + k + 2, c - k - 2, &off)) {
+			for (size_t j = c + 1, n = 0; j + 1 < e && n < 16; j++) {
+				if (hexval(b[j]) < 0 || hexval(b[j + 1]) < 0)
+					continue;
+				if (off + n < EEPROM_SPAN)
+					pos[off + n] = j + 1;
+				n++, j += 2;
+			}
+		}
+		i = e + 1;
+	}
+	size_t id_at = pos[0] ? 0 : 128; /* the upper page alone starts with its identifier copy */
+	if (!pos[id_at])
+		return 0;
+	int id = hexval(b[pos[id_at] - 1]) * 16 + hexval(b[pos[id_at]]);
+	size_t sn = id == 0x03 ? 68 : (id == 0x0c || id == 0x0d || id == 0x11) ? 196
+		  : (id >= 0x18 && id <= 0x20) ? 166 : 0;
+	unsigned char v[16];
+	for (size_t k = 0; sn && k < 16; k++) {
+		if (!pos[sn + k])
+			return 0;
+		v[k] = (unsigned char)(hexval(b[pos[sn + k] - 1]) * 16 + hexval(b[pos[sn + k]]));
+	}
+	size_t l = 16;
+	while (sn && l && (v[l - 1] == ' ' || v[l - 1] == 0))
+		l--;
+	if (!sn || !l || non_value(v, l))
+		return 0;
+	mask_serial(r, v, l);
+	static const char digits[] = "0123456789abcdef";
+	for (size_t k = 0; k < l; k++) {
+		b[pos[sn + k] - 1] = (unsigned char)digits[v[k] >> 4];
+		b[pos[sn + k]] = (unsigned char)digits[v[k] & 15];
+	}
+	return 1;
+}
+
 size_t hwc_redact(struct hwc_redactor *r, const char *path, unsigned char *buf, size_t len)
 {
 	if (!r || !buf || !len)
@@ -527,6 +586,9 @@ size_t hwc_redact(struct hwc_redactor *r, const char *path, unsigned char *buf, 
 		mask_serial(r, buf, l);
 		return 1;
 	}
+	if (strstr(path, "commands/ethtool -m ") && strcmp(name, "stdout") == 0 &&
+	    (!strstr(path, " page ") || strstr(path, " page 0 offset 128 ")))
+		return redact_module_hex(r, buf, len);
 	size_t n = redact_structured(r, buf, len);
 	n += redact_vpd_text(r, buf, len);
 	return n + redact_labelled(r, buf, len);

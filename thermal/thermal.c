@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "core/json.h"
+#include "core/scan.h"
 #include "mlx/mlx.h"
 
 static const char *const source_names[HWC_THERMAL__NSOURCES] = {
@@ -65,27 +66,7 @@ int hwc_thermal_parse_mdegc(const char *buf, size_t len, int64_t *out)
 
 static bool is_bdf(const char *s, size_t n)
 {
-	/* dddd:bb:dd.f (domains may be longer on some hosts) */
-	size_t i = 0, dom = 0;
-	while (i < n && s[i] != ':') {
-		if (!strchr("0123456789abcdef", s[i]) || !s[i])
-			return false;
-		i++;
-		dom++;
-	}
-	if (dom < 4 || n - i != 8)
-		return false;
-	const char *t = s + i; /* ":bb:dd.f" */
-	for (int k = 0; k < 8; k++) {
-		char c = t[k];
-		bool ok = (k == 0 || k == 3) ? c == ':'
-			  : k == 6           ? c == '.'
-			  : k == 7           ? c >= '0' && c <= '7'
-					     : (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-		if (!ok)
-			return false;
-	}
-	return true;
+	return n && hwc_bdf_scan(s, n, 0, NULL) == n;
 }
 
 /* The PCI function a device path is, or sits under (nvme0 under its controller). */

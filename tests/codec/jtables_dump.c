@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "core/json.h"
+#include "core/util.h"
 #include "hwinfo/hwinfo.h"
 #include "hwinfo/roce.h"
 #include "mlx/mlx.h"
@@ -70,7 +71,7 @@ int main(void)
 		{"urn:hwcheck:mlx", {"adapters", "[]"}, &hwc_mlx_adapter_table},
 	};
 	json_t *out = json_array();
-	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(roots); i++) {
 		json_t *path = json_array();
 		for (size_t k = 0; k < 6 && roots[i].steps[k]; k++)
 			json_array_append_new(path, json_string(roots[i].steps[k]));

@@ -3,23 +3,11 @@
  * untouched, so every key of the contract reaches the renderer even before its collector's loader
  * exists), with the report's findings if it has any. Usage: prom_dump FACTS.json OUT.prom */
 #include <jansson.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "core/arena.h"
-
-/* cli/main.c defines this for the real binary. */
-void hwc_cli_err(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fputs("hwcheck: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
 
 int main(int argc, char **argv)
 {

@@ -15,7 +15,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* cli/main.c owns the real one; the renderers only need it to link. */
+/* cli/err.c holds the real one; the renderers only need it to link (silently). */
 void hwc_cli_err(const char *fmt, ...)
 {
 	(void)fmt;

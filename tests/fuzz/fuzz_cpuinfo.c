@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/scan.h"
 #include "hwinfo/hwinfo.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -19,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* the same bytes as a cpulist (NUL-terminated copy) */
 	char *s = hwc_arena_strndup(a, (const char *)data, size < 4096 ? size : 4096);
 	int64_t n;
-	if (s && hwc_host_cpulist_count(s, &n) == 0 && n < 0)
+	if (s && hwc_cpulist_count(s, &n) == 0 && n < 0)
 		__builtin_trap();
 	hwc_arena_free(a);
 	return 0;

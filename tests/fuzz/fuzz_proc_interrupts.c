@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/scan.h"
 #include "core/arena.h"
 #include "hwinfo/hwinfo.h"
 

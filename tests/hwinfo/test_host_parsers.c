@@ -84,25 +84,6 @@ static void test_cpuinfo(struct hwc_arena *a)
 	CHECK(!ci.has_family && !ci.has_model);
 }
 
-static void test_cpulist(void)
-{
-	int64_t n;
-	CHECK_INT(hwc_host_cpulist_count("0-23,48-71", &n), 0);
-	CHECK_INT(n, 48);
-	CHECK_INT(hwc_host_cpulist_count("5", &n), 0);
-	CHECK_INT(n, 1);
-	CHECK_INT(hwc_host_cpulist_count("0-1\n", &n), 0);
-	CHECK_INT(n, 2);
-	CHECK_INT(hwc_host_cpulist_count("", &n), 0); /* memory-only node */
-	CHECK_INT(n, 0);
-	CHECK_INT(hwc_host_cpulist_count("3-1", &n), -EINVAL);
-	CHECK_INT(hwc_host_cpulist_count("a", &n), -EINVAL);
-	CHECK_INT(hwc_host_cpulist_count("1,", &n), -EINVAL);
-	CHECK_INT(hwc_host_cpulist_count("1-", &n), -EINVAL);
-	CHECK_INT(hwc_host_cpulist_count("0-99999999999", &n), -EINVAL);
-	CHECK_INT(hwc_host_cpulist_count(NULL, &n), -EINVAL);
-}
-
 static void check_log(struct hwc_arena *a, const char *file, int x2apic, const char *routing, int ir,
 		      const char *dom, const char *tlb)
 {
@@ -308,7 +289,6 @@ int main(void)
 {
 	struct hwc_arena *a = hwc_arena_new();
 	test_cpuinfo(a);
-	test_cpulist();
 	test_dmesg(a);
 	test_madt_dmar();
 	test_interrupts();

@@ -153,7 +153,84 @@ def kernel_events():
                "Expected: no MLX_KERNEL_EVENTS (Cable plugged, sufficient power 27W).")
 
 
+# Module EEPROM dumps printed by `ethtool -m IF hex on`, copied verbatim from the public captures
+# in tests/fixtures/module-eeprom/ (SOURCE.md there: the mlxsw 640-byte QSFP28 dump of Ido
+# Schimmel's 2019-10-21 netdev cover letter, the MikroTik SFP AOC of Thomas Kupper's 2022-11-12
+# netdev mail).
+MODULES = os.path.join(HERE, "..", "fixtures", "module-eeprom")
+
+
+def module_hex(name):
+    with open(os.path.join(MODULES, name + ".hex"), "rb") as f:
+        return f.read()
+
+
+def patch_hex(text, patches):
+    """The dump with bytes replaced: {offset: [bytes]} (RECONSTRUCTED variants only)."""
+    lines = text.decode().split("\n")
+    for off, vals in patches.items():
+        for k, v in enumerate(vals):
+            o = off + k
+            row = 2 + o // 16
+            head, body = lines[row].split(":", 1)
+            lead = body[:len(body) - len(body.lstrip())]
+            cells = body.split()
+            cells[o % 16] = f"{v:02x}"
+            lines[row] = head + ":" + lead + " ".join(cells)
+    return "\n".join(lines).encode()
+
+
+def module_root(name, title, hexdump, notes):
+    r = Root(name)
+    r.function("0000:3b:00.0", 0x1017, netdevs=["p1"])
+    dev = "sys/devices/pci0000:3a/0000:3b:00.0"
+    for k, v in {"dev_port": 0, "operstate": "up", "speed": 100000, "mtu": 9000}.items():
+        r.write(f"{dev}/net/p1/{k}", f"{v}\n")
+    r.link(f"{dev}/net/p1/device", "../../../../../bus/pci/devices/0000:3b:00.0")
+    r.link("sys/class/net/p1", "../../devices/pci0000:3a/0000:3b:00.0/net/p1")
+    r.command(["ethtool", "-m", "p1", "hex", "on"], hexdump)
+    for n in notes:
+        r.source(n)
+    r.source("RECONSTRUCTED: the ConnectX-5 function 0000:3b:00.0 (15b3:1017) and its netdev p1 "
+             "(up, 100000 Mb/s) that hold the module; the captures were taken on other ports "
+             "(mlxsw sfp42, xgbe enp6s0f2): the EEPROM bytes do not depend on the host.")
+    r.done(title)
+
+
+def modules():
+    q = module_hex("qsfp28-mellanox-mlxsw-sfp42")
+    src = ("`hwcheck/commands/ethtool -m p1 hex on/stdout`: verbatim 640-byte `ethtool -m sfp42 hex "
+           "on` of the Mellanox QSFP28 in the netdev cover letter '[PATCH net-next 0/2] mlxsw: "
+           "core: Extend QSFP EEPROM size' (Ido Schimmel, 2019-10-21, "
+           "<20191021103031.32163-1-idosch@idosch.org>); ethtool's decoding of its thresholds is "
+           "tests/fixtures/module-eeprom/qsfp28-mellanox-mlxsw-sfp42.ethtool.")
+    module_root("link-module-qsfp28-clean", "a Mellanox QSFP28 within its own thresholds", q,
+                [src + " Temperature 39.47 degC and 3.3477 V inside the module's thresholds; its "
+                 "lanes read 0 (dark: not judged). Expected: no LINK_MODULE_* finding; "
+                 "LINK_MODULE_NOT_ALLOWED with a profile that does not list it."])
+    # lower page: temperature 85.5 degC (0x5580, past the 80 degC high alarm); lane 1 lit with
+    # bias 6.5 mA (0x0cb2), Tx 0.8 mW (0x1f40) and Rx 0.02 mW (0x00c8, under the 0.0467 mW low
+    # alarm); lane 2 Rx 0.0700 mW (0x02bc: 1.8 dB above the low alarm, inside the 3 dB margin)
+    hot = patch_hex(q, {22: [0x55, 0x80], 34: [0x00, 0xc8, 0x02, 0xbc], 42: [0x0c, 0xb2, 0x0c, 0xb2],
+                        50: [0x1f, 0x40, 0x1f, 0x40]})
+    module_root("link-module-qsfp28-hot", "a Mellanox QSFP28 overheating, with a dim receiver", hot,
+                [src, "RECONSTRUCTED: lower-page monitor bytes 22-23 (temperature 85.5 degC), 34-37 "
+                 "(Rx power lanes 1-2: 0.02 and 0.07 mW), 42-45 (bias 6.5 mA) and 50-53 (Tx power "
+                 "0.8 mW) changed from the capture (which read 39.47 degC and dark lanes) so that the "
+                 "module's own thresholds (page 03h, unchanged) are crossed. Expected: "
+                 "LINK_MODULE_THRESHOLDS error (temperature), LINK_MODULE_RX_POWER_LOW error (lane 1 "
+                 "under the low alarm; lane 2 within 3 dB of it)."])
+    module_root("link-module-sfp-aoc-noddm", "a MikroTik SFP+ active cable without diagnostics",
+                module_hex("sfp-mikrotik-s-ao0005"),
+                ["`hwcheck/commands/ethtool -m p1 hex on/stdout`: verbatim 512-byte `ethtool -m "
+                 "enp6s0f2 hex on` of a MikroTik S+AO0005 (netdev, 'Re: [PATCH v2 net 1/1] amd-xgbe: "
+                 "fix active cable', Thomas Kupper, 2022-11-12, "
+                 "<e1f9d9d1-93c1-ca1d-a0e6-819e45373a03@kupper.org>). No DDM (byte 92 = 0). "
+                 "Expected: identity decoded, no diagnostics to judge, no LINK_MODULE_* finding."])
+
+
 def build():
+    modules()
     kernel_events()
     bf3_mlxlink()
     gpud943()

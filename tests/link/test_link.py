@@ -79,8 +79,10 @@ class Fixtures(unittest.TestCase):
 
     def test_ethernet_uncorrected_symbols_fire(self):
         j = check("net-mlx5-100g-full-stats")
-        # the capture has no --show-fec: a 100G link whose FEC is unknown is said to be unknown
+        # the capture has no --show-fec and no ethtool -m: what they would tell is unknown
         self.assertEqual(link_findings(j), [("LINK_FEC_MODE", "unknown", "p1"),
+                                            ("LINK_MODULE_RX_POWER_LOW", "unknown", "p1"),
+                                            ("LINK_MODULE_THRESHOLDS", "unknown", "p1"),
                                             ("LINK_SYMBOL_ERRORS", "warn", "p1")])
         f = next(f for f in j["findings"] if f["rule_id"] == "LINK_SYMBOL_ERRORS")
         self.assertIn("386 symbol errors", f["message"])
@@ -120,6 +122,95 @@ class Fixtures(unittest.TestCase):
             mod = port(j, "mlx5_0")["module"]
             self.assertEqual(len(mod["serial_number"]), len("S2202655321-1"))
             self.assertEqual(mod["part_number"], "Q28-PC03")
+
+    def test_module_eeprom_decoded(self):
+        j = check("link-module-qsfp28-clean")
+        m = j["facts"]["netdevs"][0]["link"]["module"]
+        self.assertEqual(m["source"], "ethtool -m p1 hex on")
+        self.assertEqual((m["spec"], m["identifier"], m["vendor"], m["vendor_oui"], m["part_number"]),
+                         ("SFF-8636", "0x11 (QSFP28)", "Mellanox", "00:02:c9", "MMA1B00-SS1"))
+        self.assertAlmostEqual(m["temperature_c"], 39.4727, places=3)
+        # page 03h thresholds, as ethtool -m decoded them (module-eeprom/*.ethtool)
+        self.assertEqual(m["thresholds"]["temperature_c"],
+                         {"high_alarm": 80, "low_alarm": -10, "high_warning": 70, "low_warning": 0})
+        self.assertAlmostEqual(m["thresholds"]["tx_bias_ma"]["low_alarm"], 5.492)
+        self.assertEqual(len(m["flags"]), 8)  # Rx LOS-like low alarms on its dark lanes
+        self.assertEqual([f for f in link_findings(j) if f[0].startswith("LINK_MODULE")], [])
+        s = check("link-module-sfp-aoc-noddm")["facts"]["netdevs"][0]["link"]["module"]
+        self.assertEqual((s["spec"], s["vendor"], s["part_number"], s["media"], s["length_m"], s["ddm"]),
+                         ("SFF-8472", "MikroTik", "S+AO0005", "active_cable", 5, False))
+        self.assertEqual(s["unavailable"]["temperature_c"]["status"], "unsupported")
+
+    def test_module_thresholds_fire(self):
+        j = check("link-module-qsfp28-hot")
+        self.assertEqual([f for f in link_findings(j) if f[0].startswith("LINK_MODULE")],
+                         [("LINK_MODULE_RX_POWER_LOW", "error", "p1"),
+                          ("LINK_MODULE_THRESHOLDS", "error", "p1")])
+        f = {f["rule_id"]: f for f in j["findings"]}
+        self.assertIn("temperature_c = 85.5 is above its high alarm (80)",
+                      f["LINK_MODULE_THRESHOLDS"]["message"])
+        rx = [e["fact"] for e in f["LINK_MODULE_RX_POWER_LOW"]["evidence"]]
+        self.assertEqual(rx, ["netdevs[p1].link.module.rx_power_mw[0]",
+                              "netdevs[p1].link.module.rx_power_mw[1]"])  # under, within 3 dB
+
+    def test_module_allowed_list(self):
+        with tempfile.TemporaryDirectory() as d:
+            prof = os.path.join(d, "p.json")
+
+            def allowed(entries):
+                with open(prof, "w") as f:
+                    json.dump({"schema": "hwcheck.profile", "schema_version": 1,
+                               "allowed_modules": entries}, f)
+                return [x for x in link_findings(check("link-module-qsfp28-clean", "--profile", prof))
+                        if x[0] == "LINK_MODULE_NOT_ALLOWED"]
+            self.assertEqual(allowed([{"vendor": "FINISAR*"}]), [("LINK_MODULE_NOT_ALLOWED", "warn", "p1")])
+            self.assertEqual(allowed([{"vendor": "Mellanox", "part_number": "MMA1B00-*"}]), [])
+            self.assertEqual(allowed([{"vendor": "Mellanox", "part_number": "MMA1T00-*"}]),
+                             [("LINK_MODULE_NOT_ALLOWED", "warn", "p1")])
+            # a bad entry is a usage error naming the file and the field
+            with open(prof, "w") as f:
+                json.dump({"schema": "hwcheck.profile", "schema_version": 1,
+                           "allowed_modules": [{"reason": "no pattern"}]}, f)
+            cp = run("--root", hwctest.fixture("link-module-qsfp28-clean", "root"), "--profile", prof)
+            self.assertEqual(cp.returncode, 2)
+            self.assertIn("allowed_modules", cp.stderr)
+            self.assertIn("vendor", cp.stderr)
+
+    def test_module_round_trip(self):
+        j = check("link-module-qsfp28-hot")
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, "facts.json")
+            with open(p, "w") as f:
+                json.dump(j, f)
+            cp, j2 = run_json("--facts", p, "--json")
+            self.assertEqual(j2["facts"]["netdevs"], j["facts"]["netdevs"])
+            self.assertEqual(link_findings(j2), link_findings(j))
+
+    def test_redact_module_eeprom_serial(self):
+        for fx, serial in (("link-module-qsfp28-clean", b"MT1834FT03846"),
+                           ("link-module-sfp-aoc-noddm", b"STST050B1900001")):
+            with self.subTest(fx), tempfile.TemporaryDirectory() as d:
+                tar = os.path.join(d, "s.tar")
+                cp = run("--root", hwctest.fixture(fx, "root"), "snapshot", "--redact", "-o", tar)
+                self.assertEqual(cp.returncode, 0, cp.stderr)
+                with tarfile.open(tar) as t:
+                    t.extractall(os.path.join(d, "r"))
+                hexsn = " ".join(f"{c:02x}" for c in serial[:8]).encode()
+                for dirpath, _, files in os.walk(os.path.join(d, "r")):
+                    for f in files:
+                        p = os.path.join(dirpath, f)
+                        if os.path.islink(p):
+                            continue
+                        with open(p, "rb") as fh:
+                            data = fh.read()
+                        self.assertNotIn(serial, data, p)
+                        self.assertNotIn(hexsn, data, p)  # not in the hex dump either
+                # the redacted dump still decodes: same identity, the serial of the same shape
+                m = check_root(os.path.join(d, "r"))["facts"]["netdevs"][0]["link"]["module"]
+                self.assertEqual(len(m["serial_number"]), len(serial))
+                self.assertNotEqual(m["serial_number"].encode(), serial)
+                orig = check(fx)["facts"]["netdevs"][0]["link"]["module"]
+                self.assertEqual((m["vendor"], m["part_number"]), (orig["vendor"], orig["part_number"]))
 
     def test_kernel_events(self):
         want = {"link-kevents-cx6-insufficient-power": ["insufficient_power"],

@@ -298,17 +298,6 @@ static void test_interrupts(void)
 		found += strstr(n.items[i].name, "0000:09:00.0") != NULL;
 	CHECK_INT(found, 25); /* mlx4-async@pci:BDF and mlx4-N@BDF (no "pci:") */
 	free(t);
-
-	uint64_t bits[2] = {0};
-	CHECK_INT(hwc_cpulist_parse("0-3,8,10-11\n", bits, 128), 0);
-	CHECK_INT(bits[0], 0xd0f);
-	memset(bits, 0, sizeof(bits));
-	CHECK_INT(hwc_cpulist_parse("", bits, 128), 0);
-	CHECK_INT(bits[0], 0);
-	CHECK_INT(hwc_cpulist_parse("3-1", bits, 128), -EINVAL);
-	CHECK_INT(hwc_cpulist_parse("0,200", bits, 128), -ERANGE);
-	CHECK_INT(hwc_cpulist_parse("0-", bits, 128), -EINVAL);
-	CHECK_INT(hwc_cpulist_parse("a", bits, 128), -EINVAL);
 }
 
 /* A two-node host made up for the logic only (no capture has effective affinities): the card on

@@ -131,6 +131,38 @@ HOSTS["host-cx5-x8-slot"] = [
          driver="mlx5_core", iommu_group=31,
          name="Ethernet controller: Mellanox Technologies MT27800 Family [ConnectX-5]"),
 ]
+# Four rails behind one PCIe switch (the DGX A100/HGX pattern of NICs sharing a switch uplink):
+# ConnectX-7 MCX75310AAS-NEAT (400G NDR, single port, Gen5 x16, MPS 256 of 512, MRRS 512, 75 W,
+# Infiniband class) as in corpus lspci/cx7-400g-ndr-mcx75310aas_lspci-vv_gen5-x16-ok_mps256_...;
+# every link trained Gen5 x16, so each card alone has 460.9 Gb/s of payload and the four together
+# share the same 460.9 Gb/s uplink. Switch and root port are reconstructed.
+def cx7_400g(bdf, parent, group):
+    return dict(bdf=bdf, parent=parent, vendor=0x15b3, device=0x1021, subsys=(0x15b3, 0x0040),
+                type="ep", mps_sup=512, mps=256, mrrs=512, ro=True, ext_tag=True, no_snoop=True,
+                slot_power=75, devcap_extra=CX7_DEVCAP, lnkcap=(32, 16), lnksta=(32, 16),
+                sriov=(16, 0, 0x101e), numa=0, driver="mlx5_core", iommu_group=group,
+                name="Infiniband controller: Mellanox Technologies MT2910 Family [ConnectX-7]")
+
+
+HOSTS["host-rails-shared-uplink"] = [
+    dict(bdf="0000:00:01.0", parent=None, vendor=0x1022, device=0x14ab, type="rp", primary=0,
+         secondary=1, subordinate=6, mps_sup=512, mps=256, mrrs=512, lnkcap=(32, 16),
+         lnkcap_extra=0x100000, lnksta=(32, 16), lnksta_extra=0x2000, slot=(75, 1), numa=0,
+         driver="pcieport", iommu_group=1, name="PCI bridge: root port (reconstructed)"),
+    dict(bdf="0000:01:00.0", parent="0000:00:01.0", vendor=0x1000, device=0xc030, type="usp",
+         primary=1, secondary=2, subordinate=6, mps_sup=512, mps=256, mrrs=512, lnkcap=(32, 16),
+         lnksta=(32, 16), numa=0, driver="pcieport", iommu_group=2,
+         name="PCI bridge: PCIe switch upstream port (reconstructed)"),
+] + [
+    dict(bdf=f"0000:02:0{i}.0", parent="0000:01:00.0", vendor=0x1000, device=0xc030, type="dsp",
+         primary=2, secondary=3 + i, subordinate=3 + i, mps_sup=512, mps=256, mrrs=512,
+         lnkcap=(32, 16), lnkcap_extra=0x100000, lnksta=(32, 16), lnksta_extra=0x2000,
+         slot=(75, 10 + i), numa=0, driver="pcieport", iommu_group=3 + i,
+         name="PCI bridge: PCIe switch downstream port (reconstructed)") for i in range(4)
+] + [cx7_400g(f"0000:0{3 + i}:00.0", f"0000:02:0{i}.0", 10 + i) for i in range(4)]
+for d in HOSTS["host-rails-shared-uplink"]:
+    if d["bdf"].endswith(":00.0") and d["vendor"] == 0x15b3:
+        d["class"] = 0x020700
 for d in HOSTS["host-switch-slow-hop"]:
     if d["bdf"] == "0000:04:00.0":
         d["class"] = 0x010802

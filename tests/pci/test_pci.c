@@ -6,8 +6,13 @@
 
 static double absd(double x) { return x < 0 ? -x : x; }
 
-/* Gb/s with three decimals, as the kernel prints it ("%u.%03u Gb/s"). */
-static long mbps_of(double gts, int width) { return (long)hwc_pci_lane_mbps(gts) * width; }
+/* Gb/s with three decimals, as the kernel prints it ("%u.%03u Gb/s"): link.gbps's formula. */
+static long mbps_of(double gts, int width)
+{
+	double g = hwc_pci_link_gbps(gts, width);
+	CHECK(absd(g * 1000 - (double)hwc_pci_lane_mbps(gts) * width) < 1e-6);
+	return (long)(g * 1000 + 0.5);
+}
 
 static void kernel_figures(void)
 {
@@ -24,6 +29,9 @@ static void kernel_figures(void)
 	CHECK_INT(mbps_of(8, 4), 31504);    /* "capable of 31.504 Gb/s" */
 	CHECK_INT(mbps_of(64, 16), 1024000);
 	CHECK_INT(hwc_pci_lane_mbps(3), 0);
+	CHECK(hwc_pci_link_gbps(3, 16) == 0);  /* no known rate */
+	CHECK(hwc_pci_link_gbps(8, 0) == 0);   /* no link trained */
+	CHECK(hwc_pci_link_gbps(8, -1) == 0);
 }
 
 static void path_limit(void)
@@ -213,6 +221,51 @@ static void decoder(struct hwc_arena *a)
 	CHECK(hwc_pci_speed_code_gts(7) == 0 && hwc_pci_speed_code_gts(0) == 0);
 }
 
+/* The links several functions' paths cross: a dual-port card's own link, a switch uplink; a
+ * switch's internal bus is none; a function on another root port shares nothing. */
+static void shared_links(void)
+{
+	json_error_t err;
+	json_t *d = json_loads(
+		"[{\"bdf\":\"0000:00:01.0\",\"port_type\":\"root_port\",\"path\":[\"0000:00:01.0\"],"
+		"\"link\":{\"speed_gts\":32,\"width\":16}},"
+		"{\"bdf\":\"0000:01:00.0\",\"port_type\":\"upstream_port\",\"link\":{\"speed_gts\":32,\"width\":16}},"
+		"{\"bdf\":\"0000:02:00.0\",\"port_type\":\"downstream_port\",\"link\":{\"speed_gts\":32,\"width\":16}},"
+		"{\"bdf\":\"0000:02:01.0\",\"port_type\":\"downstream_port\",\"link\":{\"speed_gts\":32,\"width\":16}},"
+		"{\"bdf\":\"0000:03:00.0\",\"port_type\":\"endpoint\",\"max_payload_bytes\":256,"
+		"\"link\":{\"speed_gts\":16,\"width\":16},"
+		"\"path\":[\"0000:03:00.0\",\"0000:02:00.0\",\"0000:01:00.0\",\"0000:00:01.0\"]},"
+		"{\"bdf\":\"0000:03:00.1\",\"port_type\":\"endpoint\",\"max_payload_bytes\":512,"
+		"\"link\":{\"speed_gts\":16,\"width\":16},"
+		"\"path\":[\"0000:03:00.1\",\"0000:02:00.0\",\"0000:01:00.0\",\"0000:00:01.0\"]},"
+		"{\"bdf\":\"0000:04:00.0\",\"port_type\":\"endpoint\",\"max_payload_bytes\":256,"
+		"\"link\":{\"speed_gts\":32,\"width\":16},"
+		"\"path\":[\"0000:04:00.0\",\"0000:02:01.0\",\"0000:01:00.0\",\"0000:00:01.0\"]},"
+		"{\"bdf\":\"0000:80:00.0\",\"port_type\":\"endpoint\",\"link\":{\"speed_gts\":32,\"width\":16},"
+		"\"path\":[\"0000:80:00.0\",\"0000:7f:01.0\"]}]", 0, &err);
+	CHECK(d != NULL);
+	const char *bdfs[] = {"0000:03:00.0", "0000:03:00.1", "0000:04:00.0", "0000:80:00.0", "none"};
+	struct hwc_pci_shared_link l[8];
+	size_t n = hwc_pci_shared_links(d, bdfs, 5, l, 8);
+	CHECK_INT(n, 2);
+	/* the card's own link, below downstream port 02:00.0: both functions, Gen4 x16, MPS 256 */
+	CHECK_STR(l[0].port_bdf, "0000:02:00.0");
+	CHECK_INT(l[0].members, 0x3);
+	CHECK(absd(l[0].raw_gbps - 252.048) < 1e-9);
+	CHECK(absd(l[0].gbps - 252.048 * 256 / 280) < 1e-9);
+	CHECK(!l[0].switch_uplink);
+	/* the switch's uplink, below root port 00:01.0: three functions, Gen5 x16 */
+	CHECK_STR(l[1].port_bdf, "0000:00:01.0");
+	CHECK_INT(l[1].members, 0x7);
+	CHECK(absd(l[1].raw_gbps - 504.112) < 1e-9);
+	CHECK(l[1].switch_uplink);
+	/* fewer than two functions, or a cap of one, write less */
+	CHECK_INT(hwc_pci_shared_links(d, bdfs + 3, 2, l, 8), 0);
+	CHECK_INT(hwc_pci_shared_links(d, bdfs, 5, l, 1), 1);
+	CHECK_INT(hwc_pci_shared_links(NULL, bdfs, 5, l, 8), 0);
+	json_decref(d);
+}
+
 int main(void)
 {
 	struct hwc_arena *a = hwc_arena_new();
@@ -222,6 +275,7 @@ int main(void)
 	verdicts();
 	parsers();
 	vpd(a);
+	shared_links();
 	decoder(a);
 	hwc_arena_free(a);
 	TEST_MAIN_END();

@@ -17,8 +17,9 @@ from hwctest import run_json  # noqa: E402
 GPU_HOSTS = ["gpu-asus-esc8000a-4gpu-2cx7", "gpu-hgx-8gpu-healthy", "gpu-hgx-8gpu-acs-redirect",
              "gpu-hgx-8gpu-nic-wrong-socket"]  # tests/pci/gpuhosts.py
 HOSTS = ["host-cx7-gen5-healthy", "host-cx6-ocp3-gen1-x4", "host-cx6-ocp3-gen3-x16",
-         "host-switch-slow-hop", "host-cx5-x8-slot", "host-cx7-gen5-nonroot"] + GPU_HOSTS
-FULL = HOSTS[:5] + GPU_HOSTS  # the ones read with root (4096-byte config)
+         "host-switch-slow-hop", "host-cx5-x8-slot", "host-rails-shared-uplink",
+         "host-cx7-gen5-nonroot"] + GPU_HOSTS
+FULL = HOSTS[:6] + GPU_HOSTS  # the ones read with root (4096-byte config)
 BW = re.compile(r"\S+ (\S+): ([\d.]+) Gb/s available PCIe bandwidth, limited by ([\d.]+) GT/s PCIe "
                 r"x(\d+) link at (\S+) \(capable of ([\d.]+) Gb/s with ([\d.]+) GT/s PCIe x(\d+) link\)")
 

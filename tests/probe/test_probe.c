@@ -2,6 +2,7 @@
 /* Unit tests of the probe's pure parts: port rates, the ceiling model, options, the data pattern,
  * and the facts <-> JSON round trip of a probe section. */
 #include <math.h>
+#include <string.h>
 
 #include "core/json.h"
 #include "probe/probe.h"
@@ -95,6 +96,45 @@ static void test_ceiling(struct hwc_arena *a)
 	hwc_probe_explain(a, r);
 	CHECK(hwc_ok(r->ceiling_gbps));
 	CHECK(r->ratio.m.st == HWC_ST_ABSENT && r->finding.m.st == HWC_ST_ABSENT);
+}
+
+/* One of two ports run together behind a 460.9 Gb/s link: 230.45 Gb/s each. */
+static void together(struct hwc_probe_result *r)
+{
+	HWC_SET(r->concurrent, 2);
+	HWC_SET(r->shared_gbps, 230.45);
+	HWC_SET(r->shared_bdf, "0000:00:01.0");
+	HWC_SET(r->shared_ports, 2);
+}
+
+/* --all-ports: a port's share of a link it shares with others becomes its ceiling when lower */
+static void test_shared_ceiling(struct hwc_arena *a)
+{
+	/* two 400G ports behind one 460.9 Gb/s uplink: 230.4 each; at 225 Gb/s the link binds */
+	struct hwc_probe_result *r = measured(a, 225.0, 400.0, 460.9);
+	together(r);
+	HWC_SET(r->alone_gbps, 390.0);
+	hwc_probe_explain(a, r);
+	CHECK_STR(r->ceiling_by.v, "shared_link");
+	CHECK_STR(r->ceiling_bdf.v, "0000:00:01.0");
+	CHECK(fabs(r->ceiling_gbps.v - 230.45) < 1e-9);
+	CHECK_STR(r->limited_by.v, "shared_link");
+	CHECK(strstr(r->finding.v, "2 ports together (alone 390.00 Gb/s)") != NULL);
+	CHECK(strstr(r->finding.v, "shared by 2 ports") != NULL);
+
+	/* a share above the port's own ceiling changes nothing */
+	r = measured(a, 90.0, 100.0, 460.9);
+	together(r);
+	hwc_probe_explain(a, r);
+	CHECK_STR(r->ceiling_by.v, "port");
+	CHECK_STR(r->limited_by.v, "port");
+
+	/* together far below the share: neither binds, the host is to blame */
+	r = measured(a, 20.0, 400.0, 460.9);
+	together(r);
+	hwc_probe_explain(a, r);
+	CHECK_STR(r->ceiling_by.v, "shared_link");
+	CHECK_STR(r->limited_by.v, "other");
 }
 
 static void test_ops(void)
@@ -260,6 +300,7 @@ int main(void)
 	struct hwc_arena *a = hwc_arena_new();
 	test_port_rates();
 	test_ceiling(a);
+	test_shared_ceiling(a);
 	test_ops();
 	test_pattern();
 	test_round_trip();

@@ -206,6 +206,22 @@ class TcpFacts(unittest.TestCase):
         cp = run("diff", f, f)
         self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)
 
+    def test_merge_groups_each_direction(self):
+        """Three hosts, one slow to_peer: an outlier of the to_peer group only (merge)."""
+        doc = json.load(open(hwctest.fixture("probe-tcp-vm", "client.json")))
+        with tempfile.TemporaryDirectory() as d:
+            files = []
+            for i, g in enumerate((0.33, 0.34, 0.05)):
+                doc["facts"]["host"]["hostname"] = f"n{i}"
+                doc["facts"]["probe"]["results"][0]["gbps"] = g
+                files.append(os.path.join(d, f"n{i}.json"))
+                with open(files[-1], "w") as fh:
+                    json.dump(doc, fh)
+            cp, m = run_json("merge", "--json", *files)
+        self.assertEqual(cp.returncode, 1)
+        out = [(o["group"], o["host"], o["item"]) for o in m["outliers"]]
+        self.assertEqual(out, [("unknown card tcp client 131072 B x1 streams to_peer", "n2", "vc")])
+
 
 class FactsFile(unittest.TestCase):
     def test_probe_section_round_trips(self):

@@ -3,7 +3,7 @@
 # The probe on real verbs: boots the soft-RoCE VM (tests/vm), runs one guest script of cases
 # (guest_<scenario>.sh) with the hwcheck under test, and checks each case's exit code, JSON,
 # schema and stderr here on the host. Never checks Gb/s: under emulation it swings with load.
-#   vm_probe.py --hwcheck PATH --source DIR --vmdir DIR --scenario loopback|twohost|tcp
+#   vm_probe.py --hwcheck PATH --source DIR --vmdir DIR --scenario loopback|twohost|tcp|rails
 import argparse
 import json
 import os
@@ -309,12 +309,116 @@ def tcp(cases, src):
           f"peer_gone: says the peer went: {p.get('reason')}")
 
 
+# q35 tree of run-in-vm.sh -t rails, as the guest kernel enumerates it
+SWITCHED = ["0000:00:02.0", "0000:01:00.0", "0000:02:00.0", "0000:02:01.0"]
+PATH_ETH0 = ["0000:03:00.0", "0000:02:00.0", "0000:01:00.0", "0000:00:02.0"]
+
+
+def full_doc(cases, name, src):
+    c, _ = doc_of(cases, name, src)
+    try:
+        return c, json.loads(c["stdout"]) if c else {}
+    except ValueError:
+        return c, {}
+
+
+def rails_pci(doc, name):
+    devs = {d["bdf"]: d for d in doc.get("facts", {}).get("pci", {}).get("devices", [])}
+    for b in SWITCHED + ["0000:00:03.0", "0000:03:00.0", "0000:04:00.0", "0000:05:00.0"]:
+        check(b in devs, f"{name}: the live tree has {b}")
+    d = devs.get("0000:03:00.0", {})
+    check(d.get("path") == PATH_ETH0, f"{name}: eth0's path from live sysfs: {d.get('path')}")
+    pb = d.get("path_bottleneck") or {}
+    # every hop is Gen1 x1 (the virtio endpoint's LnkCap): the kernel's tie goes to the upper hop
+    check(pb.get("bdf") == "0000:00:02.0" and pb.get("speed_gts") == 2.5 and pb.get("width") == 1,
+          f"{name}: bottleneck at the root port, 2.5 GT/s x1: {pb}")
+    check(devs.get("0000:01:00.0", {}).get("port_type") == "upstream_port",
+          f"{name}: 01:00.0 is the switch's upstream port")
+    return devs
+
+
+def rails(cases, src):
+    c, doc = full_doc(cases, "facts", src)
+    if c:
+        check(c["rc"] in (0, 1), f"facts: exit {c['rc']}")
+        rails_pci(doc, "facts")
+    c, doc = full_doc(cases, "check", src)
+    if c:
+        check(c["rc"] == 1, f"check: exit {c['rc']} (MLX_NO_ADAPTER is a warning)")
+        rails_pci(doc, "check")
+        ids = {f["rule_id"] for f in doc.get("findings", [])}
+        check("MLX_NO_ADAPTER" in ids, f"check: MLX_NO_ADAPTER on a host of virtio NICs: {ids}")
+    c = cases.get("check_text")
+    check(c is not None and c["rc"] == 1 and "hwcheck: WARN" in c["stdout"], "check_text: the report")
+    c, p = doc_of(cases, "pcie", src)
+    rs = p.get("results", [])
+    check(len(rs) == 1, f"pcie: one result: {len(rs)}")
+    if rs:
+        r = rs[0]
+        measured_ok(r, "pcie")
+        check(r.get("bdf") == "0000:03:00.0", f"pcie: rxe_eth0's PCI function is eth0's: {r.get('bdf')}")
+        check(r.get("ceiling_by") == "pcie" and r.get("ceiling_bdf") == "0000:00:02.0",
+              f"pcie: ceiling by the PCIe hop 0000:00:02.0: {r.get('ceiling_by')} {r.get('ceiling_bdf')}")
+        check(r.get("ceiling_gbps") == r.get("pcie_gbps") and r.get("pcie_gbps", 0) < r.get("port_gbps", 0),
+              f"pcie: {r.get('pcie_gbps')} Gb/s of PCIe below the {r.get('port_gbps')} Gb/s port")
+        hops = [h["bdf"] for h in r.get("hops", [])]
+        check(hops == PATH_ETH0, f"pcie: sampled hops {hops}")
+        # the root port can do 8 GT/s x4, the switch above Gen1 x1: the link's maximum is Gen1 x1
+        # (QEMU's XIO3130 downstream ports report no maximum: their trained_down is null)
+        hs = {h["bdf"]: h for h in r.get("hops", [])}
+        check(all(h.get("trained_down") is not True for h in hs.values()),
+              f"pcie: no hop trained down (each link's maximum is its slower end's): {hs}")
+        rp = hs.get("0000:00:02.0", {})
+        check(rp.get("max_speed_gts") == 2.5 and rp.get("max_width") == 1 and rp.get("trained_down") is False,
+              f"pcie: the root port's link can do at most Gen1 x1: {rp}")
+        check(r.get("limited_by") in ("pcie", "other"), f"pcie: limited_by {r.get('limited_by')}")
+        print(f"rails pcie: {r.get('gbps', 0):.3f} Gb/s of a {r.get('ceiling_gbps')} Gb/s PCIe ceiling "
+              f"at {r.get('ceiling_bdf')}, limited_by {r.get('limited_by')}")
+    rails_all(cases, src)
+
+
+def rails_all(cases, src):
+    c, p = doc_of(cases, "all_ports", src)
+    rs = p.get("results", [])
+    alone = {r["rdma_device"]: r for r in rs if r.get("concurrent") == 1}
+    tog = {r["rdma_device"]: r for r in rs if r.get("concurrent") == 3}
+    check(set(alone) == set(tog) == {"rxe_eth0", "rxe_eth1", "rxe_eth2"},
+          f"all_ports: three ports alone and together: {sorted(alone)} {sorted(tog)}")
+    for dev, r in list(alone.items()) + list(tog.items()):
+        measured_ok(r, f"all_ports {dev}/{r.get('concurrent')}")
+        check(r.get("stopped") == "duration", f"all_ports {dev}: the whole duration (overlap)")
+    for dev in ("rxe_eth0", "rxe_eth1"):
+        r = tog.get(dev, {})
+        check(r.get("shared_bdf") == "0000:00:02.0" and r.get("shared_ports") == 2,
+              f"all_ports {dev}: shares the link at 0000:00:02.0 with one other port: {r.get('shared_bdf')}")
+        check(r.get("ceiling_by") == "shared_link" and r.get("ceiling_bdf") == "0000:00:02.0",
+              f"all_ports {dev}: ceiling by the shared link: {r.get('ceiling_by')}")
+        a = alone.get(dev, {})
+        sg = r.get("shared_gbps") or 0
+        check(a.get("pcie_gbps") and abs(sg - a["pcie_gbps"] / 2) < 1e-6,
+              f"all_ports {dev}: its share is half the link: {sg} of {a.get('pcie_gbps')}")
+        check(r.get("alone_gbps") == a.get("gbps"), f"all_ports {dev}: alone_gbps is its own run's")
+        print(f"rails all-ports {dev}: alone {a.get('gbps', 0):.3f}, together {r.get('gbps', 0):.3f} Gb/s "
+              f"of a {sg:.3f} Gb/s share of 0000:00:02.0, limited_by {r.get('limited_by')}")
+    r = tog.get("rxe_eth2", {})
+    check(r.get("shared_bdf") is None and "shared_gbps" in r.get("unavailable", {}),
+          "all_ports rxe_eth2: behind its own root port it shares no link")
+    check(r.get("ceiling_by") == "pcie" and r.get("ceiling_bdf") == "0000:00:03.0",
+          f"all_ports rxe_eth2: its own path binds: {r.get('ceiling_by')} {r.get('ceiling_bdf')}")
+    c = cases.get("all_ports_text")
+    check(c is not None and c["rc"] == 0 and c["stdout"].count("3 ports together") == 6,
+          f"all_ports_text: two ops x three ports together: {c and c['stdout'][-1500:]}")
+    c = cases.get("all_ports_client")
+    check(c is not None and c["rc"] == 2 and "--all-ports" in c["stderr"],
+          "all_ports_client: two-host --all-ports is a usage error for now")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--hwcheck", required=True)
     ap.add_argument("--source", required=True)
     ap.add_argument("--vmdir", required=True)
-    ap.add_argument("--scenario", required=True, choices=["loopback", "twohost", "tcp"])
+    ap.add_argument("--scenario", required=True, choices=["loopback", "twohost", "tcp", "rails"])
     a = ap.parse_args()
     vm = os.path.join(a.source, "tests", "vm")
     b = subprocess.run([os.path.join(vm, "build-initramfs.sh"), a.vmdir], capture_output=True, text=True)
@@ -330,8 +434,9 @@ def main():
         f.write(open(os.path.join(here, f"guest_{a.scenario}.sh")).read())
         script = f.name
     try:
-        r = subprocess.run([os.path.join(vm, "run-in-vm.sh"), "-b", a.vmdir, "-f", a.hwcheck, script,
-                            os.path.abspath(a.hwcheck)], capture_output=True, text=True,
+        topo = ["-t", "rails"] if a.scenario == "rails" else []
+        r = subprocess.run([os.path.join(vm, "run-in-vm.sh"), "-b", a.vmdir, "-f", a.hwcheck, *topo,
+                            script, os.path.abspath(a.hwcheck)], capture_output=True, text=True,
                            env=dict(os.environ, HWC_VM_TIMEOUT="240"))
     finally:
         os.unlink(script)
@@ -340,7 +445,7 @@ def main():
               file=sys.stderr)
         return 1
     cases = parse(r.stdout)
-    {"loopback": loopback, "twohost": twohost, "tcp": tcp}[a.scenario](cases, a.source)
+    {"loopback": loopback, "twohost": twohost, "tcp": tcp, "rails": rails}[a.scenario](cases, a.source)
     print(f"{passed} passed, {len(failures)} failed")
     return 1 if failures or not passed else 0
 

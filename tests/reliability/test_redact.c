@@ -7,6 +7,7 @@
 
 #include "snapshot/redact.h"
 #include "test.h"
+#include "core/util.h"
 
 static struct hwc_redactor *r;
 
@@ -210,9 +211,9 @@ static void test_vpd_every_keyword(void)
 	size_t ro = n;
 	v[n++] = 0x90;
 	n += 2;
-	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(kept); i++)
 		put_kw(v, &n, kept[i][0], kept[i][1]);
-	for (size_t i = 0; i < sizeof(masked) / sizeof(masked[0]); i++)
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(masked); i++)
 		put_kw(v, &n, masked[i][0], masked[i][1]);
 	put_kw(v, &n, "RV", " ");
 	size_t rv = n - 1;
@@ -221,7 +222,7 @@ static void test_vpd_every_keyword(void)
 	size_t rwo = n;
 	v[n++] = 0x91;
 	n += 2;
-	for (size_t i = 0; i < sizeof(rw) / sizeof(rw[0]); i++)
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(rw); i++)
 		put_kw(v, &n, rw[i][0], rw[i][1]);
 	put_kw(v, &n, "RW", "");
 	v[rwo + 1] = (unsigned char)(n - rwo - 3);
@@ -229,13 +230,13 @@ static void test_vpd_every_keyword(void)
 	CHECK(n < sizeof(v));
 	size_t before = hwc_redact(r, "sys/bus/pci/devices/0000:21:00.0/vpd", v, n);
 	CHECK_INT(before, 9);
-	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(kept); i++) {
 		size_t o = find_kw(v, n, kept[i][0]);
 		CHECK(o && memcmp(v + o, kept[i][1], strlen(kept[i][1])) == 0);
 	}
 	const char *const *all[] = {masked[0], masked[1], masked[2], masked[3], masked[4], masked[5],
 				    rw[0], rw[1], rw[2]};
-	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(all); i++) {
 		size_t o = find_kw(v, n, all[i][0]);
 		CHECK(o && memcmp(v + o, all[i][1], strlen(all[i][1])) != 0);
 		CHECK(memmem(v, n, all[i][1], strlen(all[i][1])) == NULL);

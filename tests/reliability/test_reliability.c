@@ -22,6 +22,7 @@
 #include "core/output.h"
 #include "core/runner.h"
 #include "test.h"
+#include "core/util.h"
 
 static char base[] = "/tmp/hwc-rel-XXXXXX";
 static char root[64], tools[64];
@@ -483,7 +484,7 @@ static void test_safe_streams(void)
 		hwc_cli_safe_streams();
 		const char *parts[] = {"a\033", "[3", "1mred\033[0", "m b\033]0;t", "itle\007 c\r\n",
 				       "\033[2", "A d\tcaf\xc3\xa9\x7f\033"};
-		for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		for (size_t i = 0; i < HWC_ARRAY_SIZE(parts); i++) {
 			fputs(parts[i], stdout);
 			fflush(stdout);
 		}

@@ -84,8 +84,9 @@ printf 'root:x:0:0:root:/root:/bin/sh\n' > "$R/etc/passwd"
 printf '127.0.0.1 localhost\n' > "$R/etc/hosts"
 
 # 3. Modules. crc32_generic is requested by rxe at device creation (no modinfo dependency).
-#    vrf only for re-running the two-host experiments docs/probe.md records.
-for m in rdma_rxe crc32_generic rdma_ucm veth dummy vrf; do
+#    vrf only for re-running the two-host experiments docs/probe.md records; virtio_pci and
+#    virtio_net for the q35 machine with a PCIe tree (run-in-vm.sh -t rails).
+for m in rdma_rxe crc32_generic rdma_ucm veth dummy vrf virtio_pci virtio_net; do
   for ko in $(modprobe -d "$K" -S "$KVER" --show-depends "$m" | awk '$1 == "insmod" {print $2}'); do
     rel=${ko#"$K"/}; mkdir -p "$R/$(dirname "$rel")"; cp "$ko" "$R/$rel"
   done

@@ -9,7 +9,7 @@ mount -t tmpfs run /run
 echo "HWC_VM: /init, uptime $(cut -d' ' -f1 /proc/uptime)"
 ip link set lo up
 # crc32_generic first: rxe asks the crypto API for "crc32" when a device is created.
-modprobe -a crc32_generic rdma_rxe rdma_ucm veth dummy vrf
+modprobe -a crc32_generic rdma_rxe rdma_ucm veth dummy vrf virtio_pci virtio_net
 stty -F /dev/ttyS1 raw -echo
 if [ -f /cmd.sh ]; then
   (cd /tmp && bash /cmd.sh) </dev/null >/dev/ttyS1 2>&1; rc=$?

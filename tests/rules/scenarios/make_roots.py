@@ -388,13 +388,38 @@ ETHTOOL_NOTE = ("RECONSTRUCTED in ethtool's text layout (rings as corpus `ethtoo
                 "`ethtool/intel-e810_ice_ethtool-l-g-c-k-i-and-settings_fw4.51_k6.15_intel-wired-lan-2025.txt`), "
                 "with the scenario's healthy values; `-S` all zero for the counters hwcheck reads; "
                 "`-I --show-fec` in the layout of the DGX Spark ConnectX-7 capture quoted in "
-                "tests/fuzz/fuzz_link.c (Active FEC encoding: RS, no FEC errors)")
+                "tests/fuzz/fuzz_link.c (Active FEC encoding: RS, no FEC errors); `-m IF hex on`: the "
+                "real Mellanox QSFP28 dump of tests/fixtures/module-eeprom (its thresholds kept) with "
+                "RECONSTRUCTED monitors (flags clear, 45 degC, 3.30 V, lanes at 6.5 mA, Tx 0.8 mW, "
+                "Rx 0.6 mW)")
 
 
 def fec(name):
     # layout of the `ethtool --show-fec` DGX Spark capture (tests/fuzz/corpus/link/), with -I statistics
     return (f"FEC parameters for {name}:\nSupported/Configured FEC encodings: Auto RS\n"
             "Active FEC encoding: RS\nStatistics:\n  corrected_blocks: 0\n  uncorrectable_blocks: 0\n")
+
+
+def module_dump(lit=True):
+    """`ethtool -m IF hex on` of a healthy optic: the real 640-byte Mellanox QSFP28 dump of
+    tests/fixtures/module-eeprom/qsfp28-mellanox-mlxsw-sfp42.hex (its page 03h thresholds
+    unchanged), RECONSTRUCTED lower-page monitors: flags clear, 45 degC, 3.30 V, four lit lanes
+    (bias 6.5 mA, Tx 0.8 mW, Rx 0.6 mW)."""
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fixtures",
+                           "module-eeprom", "qsfp28-mellanox-mlxsw-sfp42.hex")) as f:
+        lines = f.read().split("\n")
+    if not lit:  # the capture as it is: a module without light (dark lanes, Rx low flags)
+        return "\n".join(lines)
+    patch = {3: [0] * 12, 22: [0x2d, 0x00], 26: [0x80, 0xe8], 34: [0x17, 0x70] * 4,
+             42: [0x0c, 0xb2] * 4, 50: [0x1f, 0x40] * 4}
+    for off, vals in patch.items():
+        for k, v in enumerate(vals):
+            row, col = 2 + (off + k) // 16, (off + k) % 16
+            head, body = lines[row].split(":", 1)
+            cells = body.split()
+            cells[col] = f"{v:02x}"
+            lines[row] = head + ":" + body[:len(body) - len(body.lstrip())] + " ".join(cells)
+    return "\n".join(lines)
 
 
 def healthy_netdev(r, bdf, name, fw, psid, kernel, comb, vec_cpus, local, mtu=9000, speed=100000,
@@ -404,6 +429,7 @@ def healthy_netdev(r, bdf, name, fw, psid, kernel, comb, vec_cpus, local, mtu=90
         "-S": stats if stats is not None else stats_zero(), "-i": drvinfo(name, bdf, fw, psid, kernel),
         "-I --show-fec": fec(name)},
         vec_cpus, local)
+    r.command(["ethtool", "-m", name, "hex", "on"], module_dump())
 
 
 def x2apic_on_amd():
@@ -724,6 +750,11 @@ def cx6_slot_25w():
         "-g": rings("enp4s0np0", 8192), "-l": channels("enp4s0np0", 16, 16), "-k": features("enp4s0np0"),
         "-a": pause("enp4s0np0"), "-S": stats_zero(),
         "-i": drvinfo("enp4s0np0", bdf, fw, psid, "5.15.0-91-generic")}, list(range(16)), f"0-{cpus - 1}")
+    r.command(["ethtool", "-m", "enp4s0np0", "hex", "on"], module_dump(lit=False))
+    r.source("`hwcheck/commands/ethtool -m enp4s0np0 hex on`", "the real Mellanox QSFP28 dump of "
+             "tests/fixtures/module-eeprom/qsfp28-mellanox-mlxsw-sfp42.hex, unchanged",
+             "RECONSTRUCTED placement: a module without light (dark lanes), as in a port whose "
+             "modules the firmware powered down")
     r.source("`infiniband/mlx5_0` port DOWN/Polling, netdev enp4s0np0 (down, speed -1)",
              "\"enp4s0np0: Link down\" of that capture", "name and state real; rate 200 Gb/sec (the card's), "
              "MTU 9000, " + ETHTOOL_NOTE)

@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: MIT */
+/* The transceiver of each port (issue 14), from hwcheck's own decoding of its EEPROM
+ * (netdevs[].link.module): readings against the module's own alarm and warning thresholds, the
+ * receive power against its low alarm, and the site's list of allowed modules. */
+#include <fnmatch.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules/rules-int.h"
+
+/* The netdev's decoded module; NULL (silently) when the function has none to read (a VF or
+ * representor: unsupported), NULL after an unknown when it could not be read. */
+static const json_t *module_of(struct hwc_rule_ctx *c, const json_t *nd, const char *name, const char *needed_for)
+{
+	const json_t *m;
+	const char *why = NULL;
+	if (hwc_q_find(nd, "link.module", &m, &why, c->a) && json_is_object(m))
+		return m;
+	/* unsupported: a VF or representor, no module behind it; not_collected: a facts file from
+	 * before hwcheck read modules (no link.module at all), which says nothing either way */
+	if (why && (strncmp(why, "unsupported", 11) == 0 || strncmp(why, "not_collected", 13) == 0))
+		return NULL;
+	hwc_rule_unknown(c, name, hwc_arena_printf(c->a, "%s.link.module", fv_netdev_path(c, name)), why, needed_for);
+	return NULL;
+}
+
+/* Diagnostics that can be judged: a module with DDM that is not a passive cable. */
+static bool has_dom(struct hwc_rule_ctx *c, const json_t *m, const char *name, const char *base)
+{
+	const char *media;
+	const char *why;
+	if (hwc_q_find_str(m, "media", &media, &why, c->a) && strcmp(media, "passive_copper") == 0)
+		return false; /* a DAC: no laser, nothing to judge */
+	bool ddm;
+	return need_bool(c, name, m, base, "ddm", &ddm) && ddm;
+}
+
+/* A lane with no bias, no Tx and no Rx power is dark: not in use (a breakout's idle lane). */
+static bool dark_lane(const json_t *m, size_t i)
+{
+	static const char *const keys[] = {"tx_bias_ma", "tx_power_mw", "rx_power_mw"};
+	for (int k = 0; k < 3; k++) {
+		const json_t *x = json_array_get(json_object_get(m, keys[k]), i);
+		if (json_is_number(x) && json_number_value(x) != 0)
+			return false;
+	}
+	return true;
+}
+
+static const char *fmt_val(struct hwc_rule_ctx *c, const char *key, double v)
+{
+	if (strstr(key, "power") && v > 0)
+		return hwc_arena_printf(c->a, "%.4g mW (%.2f dBm)", v, 10 * log10(v));
+	return fv_fmt_num(c->a, v);
+}
+
+struct thr {
+	double ha, la, hw, lw;
+	const char *lw_what, *expect; /* NULL: the module's low warning, its ranges */
+};
+
+static bool get_thr(const json_t *t, struct thr *o)
+{
+	const char *k[] = {"high_alarm", "low_alarm", "high_warning", "low_warning"};
+	double *d[] = {&o->ha, &o->la, &o->hw, &o->lw};
+	for (int i = 0; i < 4; i++) {
+		const json_t *x = json_object_get(t, k[i]);
+		if (!json_is_number(x))
+			return false;
+		*d[i] = json_number_value(x);
+	}
+	return o->ha != 0 || o->la != 0 || o->hw != 0 || o->lw != 0; /* all 0: the module sets none */
+}
+
+struct judge {
+	struct hwc_rule_ctx *c;
+	const char *name, *base;
+	struct hwc_finding *fd;
+};
+
+/* One reading against its thresholds; low_side false leaves the low side to another rule. */
+static void judge_one(struct judge *j, const char *key, const char *path, double v, const struct thr *t, bool low_side)
+{
+	struct hwc_rule_ctx *c = j->c;
+	const char *what = NULL;
+	enum hwc_severity sev = HWC_SEV_WARN;
+	if (v > t->ha || (low_side && v < t->la))
+		what = v > t->ha ? "above its high alarm" : "below its low alarm", sev = c->sev;
+	else if (v > t->hw || (low_side && v < t->lw))
+		what = v > t->hw ? "above its high warning" : t->lw_what ? t->lw_what : "below its low warning";
+	if (!what)
+		return;
+	const char *msg = hwc_arena_printf(c->a, "%s = %s is %s (%s)", path + strlen(j->base) + 1, fmt_val(c, key, v), what,
+					   fmt_val(c, key, sev == c->sev ? (v > t->ha ? t->ha : t->la) : (v > t->hw ? t->hw : t->lw)));
+	if (!j->fd) {
+		j->fd = hwc_rule_emit_sev(c, sev, j->name, "transceiver: %s", msg);
+	} else if (sev == c->sev && j->fd->severity != c->sev) {
+		j->fd->severity = c->sev;
+		j->fd->message = hwc_arena_printf(c->a, "transceiver: %s", msg);
+	}
+	hwc_evidence_add(j->fd, c->a, path, fmt_val(c, key, v), t->expect ? t->expect :
+			 hwc_arena_printf(c->a, "within [%s..%s] (warning [%s..%s]), the module's own thresholds", fmt_val(c, key, t->la),
+					  fmt_val(c, key, t->ha), fmt_val(c, key, t->lw), fmt_val(c, key, t->hw)));
+}
+
+/* Each reading of key (a number or one per lane) against the module's thresholds for it. */
+static void judge_key(struct judge *j, const json_t *m, const char *key, bool low_side)
+{
+	struct hwc_rule_ctx *c = j->c;
+	const json_t *t;
+	const char *why = NULL;
+	if (!hwc_q_find(m, hwc_arena_printf(c->a, "thresholds.%s", key), &t, &why, c->a) || !json_is_object(t)) {
+		hwc_rule_unknown(c, j->name, hwc_arena_printf(c->a, "%s.thresholds.%s", j->base, key), why,
+				 "the module's own thresholds");
+		return;
+	}
+	struct thr th = {0};
+	const json_t *v = json_object_get(m, key);
+	if (!get_thr(t, &th) || json_is_null(v))
+		return; /* no thresholds set, or a monitor the module lacks */
+	if (json_is_number(v)) {
+		judge_one(j, key, hwc_arena_printf(c->a, "%s.%s", j->base, key), json_number_value(v), &th, low_side);
+		return;
+	}
+	size_t i;
+	const json_t *x;
+	json_array_foreach(v, i, x)
+		if (json_is_number(x) && !dark_lane(m, i))
+			judge_one(j, key, hwc_arena_printf(c->a, "%s.%s[%zu]", j->base, key, i), json_number_value(x), &th, low_side);
+}
+
+/* Alarm/warning flags the module latched since the last read (a dark lane's are its idleness). */
+static void judge_flags(struct judge *j, const json_t *m)
+{
+	struct hwc_rule_ctx *c = j->c;
+	size_t k;
+	const json_t *x;
+	json_array_foreach(json_object_get(m, "flags"), k, x) {
+		const char *f = json_string_value(x), *ln = f ? strstr(f, "(lane ") : NULL;
+		if (!f || (ln && dark_lane(m, (size_t)strtoul(ln + 6, NULL, 10) - 1)))
+			continue;
+		if (!j->fd)
+			j->fd = hwc_rule_emit_sev(c, HWC_SEV_WARN, j->name, "transceiver: the module latched %s since the last read", f);
+		hwc_evidence_add(j->fd, c->a, hwc_arena_printf(c->a, "%s.flags[%zu]", j->base, k), f, "no flag set");
+	}
+}
+
+static void eval_thresholds(struct hwc_rule_ctx *c)
+{
+	static const char *const keys[] = {"temperature_c", "voltage_v", "tx_bias_ma", "tx_power_mw", "rx_power_mw"};
+	size_t i;
+	const json_t *nd;
+	json_array_foreach(json_object_get(c->facts, "netdevs"), i, nd) {
+		const char *name = json_string_value(json_object_get(nd, "name"));
+		const json_t *m = module_of(c, nd, name, "the transceiver's diagnostics");
+		const char *base = hwc_arena_printf(c->a, "%s.link.module", fv_netdev_path(c, name));
+		if (!m || !has_dom(c, m, name, base))
+			continue;
+		struct judge j = {c, name, base, NULL};
+		for (size_t k = 0; k < HWC_ARRAY_SIZE(keys); k++)
+			judge_key(&j, m, keys[k], strcmp(keys[k], "rx_power_mw") != 0);
+		judge_flags(&j, m);
+	}
+}
+
+/* Receive power of each lit lane against the module's low alarm: below it the link is losing
+ * (error), within link_module_rx_margin_db of it the optical budget is nearly spent (warning). */
+static void eval_rx_low(struct hwc_rule_ctx *c)
+{
+	double margin = hwc_profile_threshold(c->prof, HWC_T_LINK_MODULE_RX_MARGIN_DB);
+	size_t i;
+	const json_t *nd;
+	json_array_foreach(json_object_get(c->facts, "netdevs"), i, nd) {
+		const char *name = json_string_value(json_object_get(nd, "name"));
+		const json_t *m = module_of(c, nd, name, "the receive power");
+		const char *base = hwc_arena_printf(c->a, "%s.link.module", fv_netdev_path(c, name));
+		if (!m || !has_dom(c, m, name, base))
+			continue;
+		double lo;
+		const json_t *rx;
+		if (!need_num(c, name, m, base, "thresholds.rx_power_mw.low_alarm", &lo) ||
+		    !hwc_q_find(m, "rx_power_mw", &rx, &(const char *){NULL}, c->a) || lo <= 0)
+			continue;
+		struct judge j = {c, name, base, NULL};
+		struct thr t = {INFINITY, lo, INFINITY, lo * pow(10, margin / 10),
+				hwc_arena_printf(c->a, "within %s dB of its low alarm", fv_fmt_num(c->a, margin)),
+				hwc_arena_printf(c->a, ">= %s, %s dB above the module's low alarm %s", fmt_val(c, "rx_power_mw", lo * pow(10, margin / 10)),
+						 fv_fmt_num(c->a, margin), fmt_val(c, "rx_power_mw", lo))};
+		size_t k;
+		const json_t *x;
+		json_array_foreach(rx, k, x)
+			if (json_is_number(x) && !dark_lane(m, k))
+				judge_one(&j, "rx_power_mw", hwc_arena_printf(c->a, "%s.rx_power_mw[%zu]", base, k), json_number_value(x), &t, true);
+	}
+}
+
+static bool allowed(const json_t *list, const char *vendor, const char *pn)
+{
+	size_t i;
+	const json_t *e;
+	json_array_foreach(list, i, e) {
+		const char *pv = json_string_value(json_object_get(e, "vendor"));
+		const char *pp = json_string_value(json_object_get(e, "part_number"));
+		if ((!pv || fnmatch(pv, vendor, 0) == 0) && (!pp || fnmatch(pp, pn, 0) == 0))
+			return true;
+	}
+	return false;
+}
+
+static void eval_allowed(struct hwc_rule_ctx *c)
+{
+	const json_t *list = hwc_profile_allowed_modules(c->prof);
+	if (!json_array_size(list))
+		return; /* the site keeps no list: nothing to check */
+	size_t i;
+	const json_t *nd;
+	json_array_foreach(json_object_get(c->facts, "netdevs"), i, nd) {
+		const char *name = json_string_value(json_object_get(nd, "name"));
+		const json_t *m = module_of(c, nd, name, "whether the transceiver is allowed");
+		const char *base = hwc_arena_printf(c->a, "%s.link.module", fv_netdev_path(c, name)), *v, *pn;
+		if (!m || !need_str(c, name, m, base, "vendor", &v) || !need_str(c, name, m, base, "part_number", &pn) ||
+		    allowed(list, v, pn))
+			continue;
+		struct hwc_finding *fd = hwc_rule_emit(c, name, "transceiver %s %s is not on the site's allowed list", v, pn);
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.vendor", base), v, "allowed_modules[].vendor");
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.part_number", base), pn, "allowed_modules[].part_number");
+	}
+}
+
+const struct hwc_rule hwc_rules_module[] = {
+	{"LINK_MODULE_THRESHOLDS", HWC_SEV_ERROR, "link", "Transceiver readings past the module's own thresholds",
+	 "hwcheck's decoding of the module EEPROM (ethtool -m; SFF-8472, SFF-8636, CMIS): temperature, "
+	 "supply voltage, per-lane laser bias, Tx power and Rx power (high side) against the alarm and "
+	 "warning thresholds the module itself stores (SFF-8472 A2h bytes 0-39, SFF-8636 page 03h, CMIS "
+	 "page 02h). Past an alarm is an error, past a warning a warning; alarm/warning flags the "
+	 "module latched since the last read are a warning. Passive copper, modules without "
+	 "diagnostics, thresholds left at 0 and dark lanes (no bias, no light: an idle breakout lane) "
+	 "have nothing to judge, and so has a VF (no module behind it) or a facts file older than "
+	 "module decoding. Low Rx power is LINK_MODULE_RX_POWER_LOW's.",
+	 "Hot module: check airflow and the fan policy. Bias or Tx power drifting: replace the module. "
+	 "Voltage: the host's 3.3 V to the cage. `ethtool -m <netdev>` shows the readings and "
+	 "thresholds.",
+	 eval_thresholds},
+	{"LINK_MODULE_RX_POWER_LOW", HWC_SEV_ERROR, "link", "Receive optical power at or near the module's low alarm",
+	 "Per lit lane, the received optical power against the module's own low-alarm threshold: below "
+	 "it the receiver is losing the signal (error); within link_module_rx_margin_db (default 3 dB, "
+	 "the usual distance of the SFF-8472/8636 low warning from the low alarm) above it the optical "
+	 "budget is nearly spent (warning): a dirty or damaged connector, a bent or too long fibre, or a "
+	 "weak far-end laser.",
+	 "Clean both fibre ends and the module's receptacle, check the patch path and its length, then "
+	 "the far end's Tx power; `ethtool -m <netdev>` shows the Rx power per lane.",
+	 eval_rx_low},
+	{"LINK_MODULE_NOT_ALLOWED", HWC_SEV_WARN, "link", "Transceiver not on the site's allowed list",
+	 "The profile's allowed_modules list (vendor and part-number patterns, fnmatch) against the "
+	 "vendor name and part number in the module's EEPROM. Without a list in the profile the rule "
+	 "has nothing to check.",
+	 "Replace the module with an allowed part, or add it to allowed_modules in the site profile "
+	 "after qualifying it.",
+	 eval_allowed},
+};
+const size_t hwc_rules_module_n = HWC_ARRAY_SIZE(hwc_rules_module);
