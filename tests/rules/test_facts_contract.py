@@ -3,7 +3,7 @@
 # (scripts/gen-facts-md.py), up to date and with a description for every fact; and every JSON
 # key literal the rules and the commands read or write (rules/*.c, cli/*.c) is a key
 # of the documented shape: a property of docs/schema/*.schema.json or of the report schema, a key
-# of the profile (rules/default-profile.json, docs/profile-example.json), or a firmware parameter
+# of the profile (rules/default-profile.json, docs/profile-example.json, docs/profile.md), or a firmware parameter
 # name (facts.mlx.adapters[].fw_config is keyed by mstconfig names). A typo, or a key a collector
 # renamed, fails here instead of reading as "not collected" on a real machine.
 #
@@ -123,6 +123,9 @@ class KeyLiterals(unittest.TestCase):
         profile = set()
         json_keys(hwctest.source("rules", "default-profile.json"), profile, False)
         json_keys(hwctest.source("docs", "profile-example.json"), profile, False)
+        # and the keys of the profile reference's tables (docs/profile.md: | `key` | type | ...)
+        with open(hwctest.source("docs", "profile.md")) as f:
+            profile.update(re.findall(r"^\| `([a-z_]+)` \|", f.read(), re.M))
         files = sorted(glob.glob(hwctest.source("rules", "*.c")) +
                        glob.glob(hwctest.source("cli", "*.c")))
         self.assertGreater(len(files), 20)
