@@ -112,6 +112,35 @@ static int client_watch(void *ctx, char *err, size_t errlen)
 	return 0;
 }
 
+/* A failed completion often arrives just before the CM's DISCONNECTED when the server is killed
+ * (rxe reports "remote invalid request" or "remote operation error" for the work in flight):
+ * wait up to 2 s for the CM's word, so that the reason says the peer went away, with the
+ * completion that failed first kept in it. false when the peer did not disconnect. */
+static bool client_peer_gone(struct client *cl, char *err, size_t errlen)
+{
+	char cause[256];
+	snprintf(cause, sizeof(cause), "%s", err);
+	if (strstr(cause, "went away"))
+		return true;
+	double until = pr_now() + 2.0;
+	while (pr_now() < until) {
+		struct rdma_cm_event *ev;
+		int rc = next_event(cl->ec, until - pr_now(), &ev);
+		if (rc == -EAGAIN || rc == -EINTR)
+			continue;
+		if (rc < 0)
+			return false;
+		enum rdma_cm_event_type t = ev->event;
+		rdma_ack_cm_event(ev);
+		if (t == RDMA_CM_EVENT_DISCONNECTED || t == RDMA_CM_EVENT_DEVICE_REMOVAL) {
+			snprintf(err, errlen, "the peer went away mid-run (%s after %.1f s; first: %s)",
+				 cm_event_name(t), pr_now() - cl->t_run0, cause);
+			return true;
+		}
+	}
+	return false;
+}
+
 static int expect(struct rdma_event_channel *ec, enum rdma_cm_event_type want, double timeout_s,
 		  const char *peer, unsigned port, struct welcome *w, char *err, size_t errlen)
 {
@@ -374,6 +403,7 @@ static bool client_run(struct hwc_env *e, const struct hwc_probe_opts *o, struct
 	cl->t_run0 = pr_now();
 	bool ran = pr_engine(&run) >= 0;
 	if (!ran) {
+		client_peer_gone(cl, run.err, sizeof(run.err));
 		pr_result_fail(a, r, "failed", "%s %s to %s: %s", t.dev, pr_op_name(op), o->peer,
 			       run.err);
 		hwc_facts_error(f, "probe", o->peer, "%s", r->reason.v);
