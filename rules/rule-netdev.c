@@ -322,10 +322,34 @@ static void port_down_one(struct hwc_rule_ctx *c, const json_t *p, const char *s
 	}
 }
 
+/* A card with no port known while a physical function's driver is unknown (an lspci dump given
+ * alone, a function no driver is bound to): whether its ports are up cannot be said, and an
+ * empty list must not read as "no port is down". */
+static void ports_unknown(struct hwc_rule_ctx *c, const json_t *ad)
+{
+	const char *bdf = hwc_q_string(ad, "bdf");
+	size_t i;
+	const json_t *fn;
+	if (!bdf || json_array_size(hwc_q_get(ad, "ports")) > 0)
+		return;
+	json_array_foreach(hwc_q_get(ad, "function_map"), i, fn) {
+		const char *drv, *why;
+		if (json_is_true(hwc_q_get(fn, "is_vf")) || hwc_q_find_str(fn, "driver", &drv, &why, c->a))
+			continue;
+		const char *fb = hwc_q_string(fn, "bdf");
+		hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.ports", fv_adapter_path(c, bdf)),
+				 hwc_arena_printf(c->a, "no port is known: the driver of %s is unknown (%s)",
+						  fb ? fb : bdf, why),
+				 NULL);
+		return;
+	}
+}
+
 static void eval_port_down(struct hwc_rule_ctx *c)
 {
 	size_t i, k;
 	const json_t *ad, *p;
+	json_array_foreach(hwc_q_adapters(c->facts), i, ad) ports_unknown(c, ad);
 	json_array_foreach(hwc_q_adapters(c->facts), i, ad) json_array_foreach(hwc_q_get(ad, "ports"), k, p) {
 		const char *subj = port_subject(c, p, ad);
 		const char *base = hwc_arena_printf(c->a, "%s.ports[%s]", fv_adapter_path(c, hwc_q_string(ad, "bdf")), subj);

@@ -2,6 +2,7 @@
 # lspci is the oracle: every real capture in tests/fixtures/pci-dumps decodes to the same facts
 # through `hwcheck --pci-dump FILE facts --json` as through `lspci -F FILE -vvv`.
 import glob
+import json
 import os
 import sys
 import tempfile
@@ -114,6 +115,10 @@ class DumpAlone(unittest.TestCase):
         self.assertEqual([f["severity"] for f in x2], ["unknown"])
         inc = [f for f in j["findings"] if f["rule_id"] == "COLLECT_INCOMPLETE"]
         self.assertTrue(inc and all("install mstflint" not in (f["fix"] or "") for f in inc), inc)
+        # the dump holds no port: whether the card's ports are up is unknown, not "none is down"
+        pd = [f for f in j["findings"] if f["rule_id"] == "NET_PORT_DOWN"]
+        self.assertEqual([(f["severity"], f["subject"]) for f in pd], [("unknown", cfg["bdf"])], pd)
+        self.assertIn("an lspci dump holds config space only", json.dumps(pd))
 
 
 class BadDumps(unittest.TestCase):
