@@ -95,7 +95,7 @@ int hwc_cpulist_parse(const char *s, uint64_t *bits, size_t max_cpus)
 	return hwc_cpulist_walk(s, set_range, &b);
 }
 
-static int hex_digit(char c)
+int hwc_hex_digit(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -112,11 +112,11 @@ static bool hex_field(const char *s, size_t n, size_t *i, size_t min, size_t max
 {
 	size_t k = 0;
 	unsigned x = 0;
-	while (*i < n && k < max && hex_digit(s[*i]) >= 0) {
-		x = x * 16 + (unsigned)hex_digit(s[(*i)++]);
+	while (*i < n && k < max && hwc_hex_digit(s[*i]) >= 0) {
+		x = x * 16 + (unsigned)hwc_hex_digit(s[(*i)++]);
 		k++;
 	}
-	if (k < min || (*i < n && k == max && hex_digit(s[*i]) >= 0))
+	if (k < min || (*i < n && k == max && hwc_hex_digit(s[*i]) >= 0))
 		return false;
 	if (sep) {
 		if (*i >= n || s[*i] != sep)

@@ -38,6 +38,9 @@ size_t hwc_bdf_scan(const char *s, size_t n, unsigned flags, struct hwc_bdf *out
 /* The whole of s (NUL-terminated; NULL is false) is one PCI address. */
 bool hwc_bdf_parse(const char *s, unsigned flags, struct hwc_bdf *out);
 
+/* The value of one hex digit (either case), or -1. */
+int hwc_hex_digit(char c);
+
 /* "[default] performance powersave": the non-empty text between the first '[' of s[0..n) and the
  * ']' after it. 0, or -EINVAL when there is none. */
 int hwc_bracketed(const char *s, size_t n, const char **word, size_t *len);

@@ -5,6 +5,7 @@
  * are those of the specifications (SFF-8472 rev 12.4 tables 4-1, 9-5, 9-11; SFF-8636 rev 2.10a
  * tables 6-2..6-9, 6-14, 6-22; CMIS 5.2 tables 8-6..8-10, 8-26, 8-44, 8-62..8-77; SFF-8024 rev 4.11
  * tables 4-1 and 4-3); `ethtool -m` decodes the same bytes and is the oracle of the tests. */
+#include "core/scan.h"
 #include "hwinfo/hwinfo.h"
 
 #include <errno.h>
@@ -13,17 +14,6 @@
 #include <string.h>
 
 /* ------------------------------------------------------------------ ethtool's hex dump */
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /* One "0x0010:\t\t00 11 ..." line: its offset and up to 16 bytes. -1 when it is no such line. */
 static int hex_line(const char *l, size_t n, size_t *off, uint8_t *b, size_t *nb)
@@ -34,8 +24,8 @@ static int hex_line(const char *l, size_t n, size_t *off, uint8_t *b, size_t *nb
 	if (n - i < 3 || l[i] != '0' || l[i + 1] != 'x')
 		return -1;
 	size_t o = 0, k = i + 2;
-	for (; k < n && hexval(l[k]) >= 0 && k - i < 10; k++)
-		o = o * 16 + (size_t)hexval(l[k]);
+	for (; k < n && hwc_hex_digit(l[k]) >= 0 && k - i < 10; k++)
+		o = o * 16 + (size_t)hwc_hex_digit(l[k]);
 	if (k == i + 2 || k >= n || l[k] != ':')
 		return -1;
 	*off = o;
@@ -45,10 +35,10 @@ static int hex_line(const char *l, size_t n, size_t *off, uint8_t *b, size_t *nb
 			k++;
 		if (k == n)
 			break;
-		if (k + 1 >= n || hexval(l[k]) < 0 || hexval(l[k + 1]) < 0 || *nb == 16 ||
+		if (k + 1 >= n || hwc_hex_digit(l[k]) < 0 || hwc_hex_digit(l[k + 1]) < 0 || *nb == 16 ||
 		    (k + 2 < n && l[k + 2] != ' ' && l[k + 2] != '\t' && l[k + 2] != '\r'))
 			return -1;
-		b[(*nb)++] = (uint8_t)(hexval(l[k]) * 16 + hexval(l[k + 1]));
+		b[(*nb)++] = (uint8_t)(hwc_hex_digit(l[k]) * 16 + hwc_hex_digit(l[k + 1]));
 		k += 2;
 	}
 	return 0;

@@ -139,6 +139,17 @@ void pr_result_fail(struct hwc_arena *a, struct hwc_probe_result *r, const char 
 		HWC_SET(r->reason, why);
 }
 
+void pr_result_tcp_unknown(struct hwc_probe_result *r, enum hwc_status st, const char *why)
+{
+	HWC_FAIL(r->streams, st, 0, why);
+	HWC_FAIL(r->bytes, st, 0, why);
+	HWC_FAIL(r->retransmits, st, 0, why);
+	HWC_FAIL(r->cpu_user_s, st, 0, why);
+	HWC_FAIL(r->cpu_sys_s, st, 0, why);
+	HWC_FAIL(r->cpu_busy, st, 0, why);
+	HWC_FAIL(r->peer_cpu_busy, st, 0, why);
+}
+
 void pr_result_init(struct hwc_arena *a, struct hwc_probe_result *r, const struct pr_target *t,
 		    const struct hwc_probe_opts *o, unsigned op, const char *mode)
 {
@@ -186,14 +197,7 @@ void pr_result_init(struct hwc_arena *a, struct hwc_probe_result *r, const struc
 	HWC_FAIL(r->temp_max_mdegc, HWC_ST_ABSENT, 0, nm);
 	HWC_FAIL(r->numa_node, HWC_ST_ABSENT, 0, nm);
 	HWC_FAIL(r->cpus, HWC_ST_ABSENT, 0, nm);
-	const char *rd = "RDMA: no TCP streams";
-	HWC_FAIL(r->streams, HWC_ST_UNSUPPORTED, 0, rd);
-	HWC_FAIL(r->bytes, HWC_ST_UNSUPPORTED, 0, rd);
-	HWC_FAIL(r->retransmits, HWC_ST_UNSUPPORTED, 0, rd);
-	HWC_FAIL(r->cpu_user_s, HWC_ST_UNSUPPORTED, 0, rd);
-	HWC_FAIL(r->cpu_sys_s, HWC_ST_UNSUPPORTED, 0, rd);
-	HWC_FAIL(r->cpu_busy, HWC_ST_UNSUPPORTED, 0, rd);
-	HWC_FAIL(r->peer_cpu_busy, HWC_ST_UNSUPPORTED, 0, rd);
+	pr_result_tcp_unknown(r, HWC_ST_UNSUPPORTED, "RDMA: no TCP streams");
 	HWC_SET(r->concurrent, 1);
 	const char *al = "measured alone (--all-ports runs the ports together too)";
 	HWC_FAIL(r->alone_gbps, HWC_ST_ABSENT, 0, al);

@@ -149,6 +149,9 @@ int pr_cm_server(struct hwc_env *e, const struct hwc_probe_opts *o, struct hwc_f
 void pr_ceiling_inputs(struct hwc_facts *f, const struct pr_target *t,
 		       const struct ibv_port_attr *pa, struct hwc_probe_result *r);
 
+/* The TCP-only numbers of r (streams, bytes, retransmits, CPU time) with one status and reason:
+ * unsupported for an RDMA result, absent until a TCP run measures them. */
+void pr_result_tcp_unknown(struct hwc_probe_result *r, enum hwc_status st, const char *why);
 /* Target facts from sysfs (bdf, netdev, numa) for a device/port. */
 void pr_target_init(struct hwc_env *e, struct hwc_arena *a, const char *dev, unsigned port,
 		    struct pr_target *t);

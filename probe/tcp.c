@@ -463,13 +463,7 @@ static void tcp_result_init(struct tsess *s, struct hwc_probe_result *r, const c
 							s->t.netdev)
 				     : "no netdev, so no PCI function");
 	const char *nm = "not measured: the run did not complete";
-	HWC_FAIL(r->streams, HWC_ST_ABSENT, 0, nm);
-	HWC_FAIL(r->bytes, HWC_ST_ABSENT, 0, nm);
-	HWC_FAIL(r->retransmits, HWC_ST_ABSENT, 0, nm);
-	HWC_FAIL(r->cpu_user_s, HWC_ST_ABSENT, 0, nm);
-	HWC_FAIL(r->cpu_sys_s, HWC_ST_ABSENT, 0, nm);
-	HWC_FAIL(r->cpu_busy, HWC_ST_ABSENT, 0, nm);
-	HWC_FAIL(r->peer_cpu_busy, HWC_ST_ABSENT, 0, nm);
+	pr_result_tcp_unknown(r, HWC_ST_ABSENT, nm);
 	if (s->t.netdev) {
 		struct hwc_fi64 mtu = {0};
 		if (hwc_read_i64(s->e, hwc_arena_printf(a, "sys/class/net/%s/mtu", s->t.netdev), a,
