@@ -407,6 +407,33 @@ static void it_link(struct card_ctx *x, const json_t *p, struct item_val *v)
 	}
 }
 
+/* The far end of the cable, when known: the netdev's LLDP neighbour, else the InfiniBand peer.
+ * Shown, not judged (the link rules name it in their findings); no line when unknown (the reason
+ * is in the facts: link.peer / peer). */
+static void it_far_end(struct card_ctx *x, const json_t *p, struct item_val *v)
+{
+	const json_t *nd = hwc_q_netdev(x->facts, hwc_json_str_or(p, "netdev", NULL));
+	const json_t *lp = json_object_get(json_object_get(nd, "link"), "peer"), *ip = json_object_get(p, "peer");
+	if (json_is_object(lp)) {
+		const char *type = hwc_json_str_or(lp, "port_id_type", "");
+		const char *port = hwc_json_str_or(lp, "port_id", NULL), *descr = hwc_json_str_or(lp, "port_description", NULL);
+		vput(v, "%s %s (%s)", hwc_json_str_or(lp, "chassis_name", hwc_json_str_or(lp, "chassis_id", "?")),
+		     (!port || !strcmp(type, "mac")) && descr ? descr : port ? port : "?", hwc_json_str_or(lp, "via", "LLDP"));
+		const json_t *mfs = json_object_get(lp, "max_frame_size");
+		if (json_is_integer(mfs))
+			vput(v, ", max frame %lld", (long long)json_integer_value(mfs));
+	} else if (json_is_object(ip)) {
+		vput(v, "%s port %lld (%s", hwc_json_str_or(ip, "node_description", hwc_json_str_or(ip, "node_guid", "?")),
+		     (long long)json_integer_value(json_object_get(ip, "port")), hwc_json_str_or(ip, "node_type", "InfiniBand"));
+		const json_t *lid = json_object_get(ip, "lid");
+		if (json_is_integer(lid))
+			vput(v, ", LID %lld", (long long)json_integer_value(lid));
+		vput(v, ")");
+	} else {
+		v->skip = true;
+	}
+}
+
 typedef void (*item_fn)(struct card_ctx *x, const json_t *port, struct item_val *v);
 
 /* The card's lines, in order. rules: the rules that judge the line (their findings for this card,
@@ -441,6 +468,7 @@ static const struct card_item {
 	 {"LINK_SYMBOL_ERRORS", "LINK_FLAPS", "LINK_INTEGRITY_ERRORS", "LINK_RAW_BER_HIGH",
 	  "LINK_EFFECTIVE_ERRORS", "LINK_FEC_MODE", "LINK_TOOL_RECOMMENDATION",
 	  "LINK_MODULE_DIAGNOSTICS"}},
+	{"port_far_end", "far end", true, it_far_end, {NULL}},
 	{"port_tuning", "tuning", true, it_tuning,
 	 {"NET_RING_SMALL", "NET_CHANNELS_FEW", "NET_LRO_ON", "HOST_IRQ_FAR_NODE"}},
 };

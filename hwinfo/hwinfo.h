@@ -327,12 +327,39 @@ void hwc_module_fail_dom(struct hwc_module *m, const struct hwc_fmeta *why);
 /* `ethtool -m IF hex on`, then CMIS pages over netlink, through the runner. */
 void hwc_module_collect(struct hwc_env *e, struct hwc_facts *f, const char *ifname, struct hwc_module *m);
 
+/* The far end of an Ethernet port: the LLDP neighbour lldpd heard on it (issue 14; hwinfo/lldp.c,
+ * `lldpcli -f json show neighbors details` through the runner). A GROUP: source's status is the
+ * whole neighbour's (absent: lldpd not running, or no neighbour on this port). */
+struct hwc_lldp_peer {
+	struct hwc_fstr source; /* the argv that answered */
+	struct hwc_fstr via;    /* "LLDP", "CDPv2", ... */
+	struct hwc_fstr chassis_name, chassis_id, chassis_id_type, system_description;
+	struct hwc_fstr port_id, port_id_type, port_description;
+	struct hwc_fi64 max_frame_size; /* the 802.3 Maximum Frame Size TLV ("mfs"), bytes */
+	struct hwc_fstr mau_type;       /* the 802.3 MAC/PHY TLV's operational MAU type */
+};
+extern const struct hwc_jtable hwc_lldp_peer_table;
+struct hwc_lldp_neighbor {
+	const char *ifname; /* the local interface it was heard on */
+	struct hwc_lldp_peer peer;
+};
+struct hwc_lldp_neighbors {
+	struct hwc_lldp_neighbor *items;
+	size_t n, cap;
+};
+/* lldpcli's JSON, either shape: "json" (one-element lists and {"value": x} folded, objects with a
+ * "name" keyed by it) or "json0" (every list kept). One entry per interface (the first neighbour
+ * heard on it); every peer fact ok or absent ("not advertised"). 0 (no neighbour is 0 with n 0),
+ * -EINVAL when the text is not lldpcli's JSON (no top-level "lldp"). Pure. */
+int hwc_lldp_parse(const char *buf, size_t len, struct hwc_arena *a, struct hwc_lldp_neighbors *out);
+
 struct hwc_netdev_link {
 	struct hwc_fi64 carrier_changes;    /* sys/class/net/IF/carrier_changes: ups and downs */
 	struct hwc_fi64 carrier_up_count;   /* Linux >= 4.16 */
 	struct hwc_fi64 carrier_down_count;
 	struct hwc_netdev_fec fec;
 	struct hwc_module module; /* the transceiver of the port (ethtool -m) */
+	struct hwc_lldp_peer peer; /* the far end (LLDP) */
 };
 
 struct hwc_netdev {
@@ -382,6 +409,9 @@ int hwc_ethtool_parse_fec(const char *buf, size_t len, const char *src, struct h
 /* The wire side of a netdev (port_link.c): carrier counters and FEC through the runner. */
 void hwc_netdev_collect_link(struct hwc_env *e, struct hwc_facts *f, struct hwc_netdev *nd);
 struct hwc_jtable;
+/* Every ConnectX netdev's LLDP neighbour: one lldpcli run for the host (after the netdevs). */
+struct hwc_netdev_facts;
+void hwc_lldp_collect(struct hwc_env *e, struct hwc_facts *f, struct hwc_netdev_facts *nf);
 /* The field table of netdevs[].link (core/json.h). */
 extern const struct hwc_jtable hwc_netdev_link_table;
 

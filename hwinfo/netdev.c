@@ -299,6 +299,7 @@ int hwc_netdev_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_
 		HWC_SET(nd->bdf, bdf);
 		collect_one(e, f, nd, &names);
 	}
+	hwc_lldp_collect(e, f, nf);
 	return 0;
 }
 

@@ -91,5 +91,7 @@ static const struct hwc_jfield link_f[] = {
 	HWC_JSUB(struct hwc_netdev_link, "fec", fec, HWC_JT_OBJ, fec_t),
 	/* the object when the EEPROM was read, else null + why (one reason for the whole module) */
 	HWC_JSUB(struct hwc_netdev_link, "module", module, HWC_JT_GROUP, hwc_module_table),
+	/* the LLDP neighbour when lldpd heard one, else null + why */
+	HWC_JSUB(struct hwc_netdev_link, "peer", peer, HWC_JT_GROUP, hwc_lldp_peer_table),
 };
 const struct hwc_jtable hwc_netdev_link_table = HWC_JTABLE("netdevs[].link", link_f, 0);

@@ -858,6 +858,7 @@ int hwc_mlx_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_col
 		hwc_mlx_collect_kernel_events(f, &mf->adapters.items[i]);
 	}
 	hwc_mlx_collect_phy(e, f, mf);
+	hwc_mlx_collect_peers(e, f, mf);
 	if (o && o->fw_image)
 		run_fw_image(e, a, mf, o->fw_image);
 	hwc_fmeta_set(&mf->m, HWC_ST_OK, 0, NULL);

@@ -307,6 +307,8 @@ static const struct hwc_jfield port_f[] = {
 	{.key = "counters", .t = HWC_JT_OBJ, .off = 0, .sub = &hwc_mlx_port_counters_table},
 	HWC_JSUB(struct hwc_mlx_port, "phy", phy, HWC_JT_OBJ, hwc_mlx_phy_table),
 	HWC_JSUB(struct hwc_mlx_port, "module", module, HWC_JT_OBJ, hwc_mlx_module_table),
+	/* the far end of an InfiniBand port, else null + why */
+	HWC_JSUB(struct hwc_mlx_port, "peer", peer, HWC_JT_GROUP, hwc_mlx_peer_table),
 };
 #undef S
 #undef STRV

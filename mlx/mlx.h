@@ -212,12 +212,41 @@ int hwc_mlx_parse_mlxlink(const char *buf, size_t len, struct hwc_arena *a, stru
 int hwc_mlx_parse_module(const char *buf, size_t len, struct hwc_arena *a, struct hwc_mlx_module *out);
 void hwc_mlx_module_fail(struct hwc_mlx_module *mod, const struct hwc_fmeta *m);
 
+/* The far end of an InfiniBand port (mlx/ibpeer.c): the node one hop away, reached by
+ * direct-routed SMPs from the port (infiniband-diags `smpquery -C CA -P PORT -D ... 0,PORT`), and
+ * its PortCounters (`perfquery` with its LID and port). A GROUP: source's status is the peer's. */
+#define HWC_MLX_NPEER_COUNTERS 8
+extern const char *const hwc_mlx_peer_counter_names[HWC_MLX_NPEER_COUNTERS];
+struct hwc_mlx_peer {
+	struct hwc_fstr source;           /* the nodedesc argv that answered */
+	struct hwc_fstr node_description; /* "leaf-07 MQM9700" (NodeDescription) */
+	struct hwc_fstr node_guid, node_type; /* NodeInfo Guid, NodeType (Switch, Channel Adapter) */
+	struct hwc_fi64 port;             /* NodeInfo LocalPort: the peer's port the SMP came in by */
+	struct hwc_fi64 lid;              /* the peer's LID (its port 0 on a switch) */
+	struct hwc_fstr counters_source;  /* the perfquery argv */
+	struct hwc_fu64 counters[HWC_MLX_NPEER_COUNTERS]; /* named as the local port counters */
+};
+/* "Key:.....value" lines of libibmad's dumps (smpquery, perfquery): the value of key, arena
+ * copy; NULL when the text has no such line. Pure. */
+const char *hwc_mlx_ibdiag_value(const char *buf, size_t len, const char *key, struct hwc_arena *a);
+/* smpquery nodedesc: "Node Description:....name" (dots pad the line to 32 columns). 0 or -EINVAL. */
+int hwc_mlx_parse_nodedesc(const char *buf, size_t len, struct hwc_arena *a, struct hwc_fstr *out);
+/* smpquery nodeinfo: node_type, node_guid, port (LocalPort). 0 or -EINVAL (no NodeType). */
+int hwc_mlx_parse_nodeinfo(const char *buf, size_t len, struct hwc_arena *a, struct hwc_mlx_peer *p);
+/* smpquery portinfo: the Lid line. 0 or -EINVAL. */
+int hwc_mlx_parse_portinfo_lid(const char *buf, size_t len, struct hwc_arena *a, struct hwc_fi64 *lid);
+/* perfquery [-x]: the error counters into p->counters (absent when not printed). 0 or -EINVAL
+ * (not a counters dump: no PortSelect). */
+int hwc_mlx_parse_perfquery(const char *buf, size_t len, struct hwc_arena *a, struct hwc_mlx_peer *p);
+extern const struct hwc_jtable hwc_mlx_peer_table;
+
 struct hwc_mlx_port {
 	const char *rdma_device;
 	int64_t port;
 	struct hwc_fu64 counters[HWC_MLX_NPORT_COUNTERS];
 	struct hwc_mlx_phy phy;
 	struct hwc_mlx_module module;
+	struct hwc_mlx_peer peer; /* the far end (InfiniBand) */
 	struct hwc_fstr netdev, state, phys_state, link_layer, active_speed, active_width;
 	struct hwc_ff64 rate_gbps;
 	struct hwc_fi64 active_mtu, max_mtu; /* verbs only: not collected from sysfs */
@@ -310,6 +339,8 @@ void hwc_mlx_kernel_events_json(json_t *o, const struct hwc_mlx_adapter *ad);
 int hwc_mlx_kernel_events_from_json(const json_t *o, struct hwc_arena *a, struct hwc_mlx_adapter *ad);
 /* mstlink for every port of the adapters, in parallel (after the tools gate). */
 void hwc_mlx_collect_phy(struct hwc_env *e, struct hwc_facts *f, struct hwc_mlx_facts *mf);
+/* The far end of every active InfiniBand port (after the counters; infiniband-diags). */
+void hwc_mlx_collect_peers(struct hwc_env *e, struct hwc_facts *f, struct hwc_mlx_facts *mf);
 /* The field tables of a port's phy and module objects (core/json.h). */
 struct hwc_jtable;
 extern const struct hwc_jtable hwc_mlx_phy_table, hwc_mlx_module_table;

@@ -76,6 +76,7 @@ static void symbol_netdevs(struct hwc_rule_ctx *c, double hours, const char *upw
 		const char *w;
 		if (hwc_q_find_num(nd, "counters.rx_corrected_bits_phy", &cb, &w, c->a))
 			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.rx_corrected_bits_phy", base), fv_fmt_num(c->a, cb), NULL);
+		fv_far_end_netdev(c, fd, nd, base);
 	}
 }
 
@@ -100,6 +101,7 @@ static void symbol_ib(struct hwc_rule_ctx *c, double hours, const char *upwhy)
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.symbol_error", base), fv_fmt_num(c->a, n),
 				 hwc_arena_printf(c->a, "<= %s/h", fv_fmt_num(c->a, limit)));
 		hwc_evidence_add(fd, c->a, "host.kernel.uptime_s", fv_fmt_num(c->a, hours * 3600), NULL);
+		fv_far_end_port(c, fd, p, base, "symbol_error");
 	}
 }
 
@@ -142,6 +144,7 @@ static void flaps_netdevs(struct hwc_rule_ctx *c, double max)
 		if (k2)
 			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.carrier_up_count", base), fv_fmt_num(c->a, ups),
 					 hwc_arena_printf(c->a, "<= %s (the first up is the boot)", fv_fmt_num(c->a, max + 1)));
+		fv_far_end_netdev(c, fd, nd, base);
 	}
 }
 
@@ -159,6 +162,7 @@ static void eval_flaps(struct hwc_rule_ctx *c)
 		struct hwc_finding *fd = hwc_rule_emit(c, subj, "the link went down %s times since boot (link_downed)", count_text(c, n, 255));
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.link_downed", base), fv_fmt_num(c->a, n),
 				 hwc_arena_printf(c->a, "<= %s", fv_fmt_num(c->a, max)));
+		fv_far_end_port(c, fd, p, base, "link_downed");
 	}
 }
 
@@ -173,14 +177,18 @@ static void eval_integrity(struct hwc_rule_ctx *c)
 	FOR_IB_PORTS(c, i, ad, j, p) {
 		const char *subj = ib_subject(c, p), *base = ib_base(c, ad, p);
 		struct hwc_finding *fd = NULL;
+		const char *first = NULL;
 		for (size_t x = 0; x < HWC_ARRAY_SIZE(k); x++) {
 			double n;
 			if (!need_num(c, subj, p, base, hwc_arena_printf(c->a, "counters.%s", k[x].key), &n) || n <= 0)
 				continue;
-			if (!fd)
+			if (!fd) {
 				fd = hwc_rule_emit(c, subj, "link integrity errors since boot: %s %s", k[x].key, count_text(c, n, k[x].max));
+				first = k[x].key;
+			}
 			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.%s", base, k[x].key), fv_fmt_num(c->a, n), "0");
 		}
+		fv_far_end_port(c, fd, p, base, first);
 	}
 }
 
@@ -229,6 +237,7 @@ static void eval_raw_ber(struct hwc_rule_ctx *c)
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.raw_ber", base), hwc_arena_printf(c->a, "%.3g", ber),
 				 hwc_arena_printf(c->a, "<= %.3g (%s x margin %s)", limit * margin, src, fv_fmt_num(c->a, margin)));
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.fec", base), fec, NULL);
+		fv_far_end_port(c, fd, p, base, NULL);
 	}
 }
 
@@ -249,6 +258,7 @@ static void eval_effective(struct hwc_rule_ctx *c)
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.effective_errors", base), fv_fmt_num(c->a, n), "0");
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.effective_ber", base), hwc_arena_printf(c->a, "%.3g", ber),
 				 hwc_arena_printf(c->a, "<= %.3g", max));
+		fv_far_end_port(c, fd, p, base, NULL);
 	}
 }
 
@@ -276,6 +286,7 @@ static void eval_fec_mode(struct hwc_rule_ctx *c)
 		struct hwc_finding *fd = hwc_rule_emit(c, name, "FEC is %s on a %s Mb/s link", fec, fv_fmt_num(c->a, mbps));
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.fec.active", base), fec, "RS (or BaseR at 25G)");
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.speed_mbps", base), fv_fmt_num(c->a, mbps), NULL);
+		fv_far_end_netdev(c, fd, nd, base);
 	}
 	size_t j;
 	const json_t *ad, *p;
@@ -287,6 +298,7 @@ static void eval_fec_mode(struct hwc_rule_ctx *c)
 		const char *subj = ib_subject(c, p);
 		struct hwc_finding *fd = hwc_rule_emit(c, subj, "no FEC on an %s link", sp);
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.fec", ib_base(c, ad, p)), fec, "an RS FEC");
+		fv_far_end_port(c, fd, p, ib_base(c, ad, p), NULL);
 	}
 }
 
@@ -300,6 +312,7 @@ static void eval_recommendation(struct hwc_rule_ctx *c)
 			continue;
 		struct hwc_finding *fd = hwc_rule_emit(c, subj, "mstlink recommends: %s", rec);
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.recommendation", base), rec, "No issue was observed");
+		fv_far_end_port(c, fd, p, base, NULL);
 	}
 }
 
@@ -359,6 +372,7 @@ static void eval_module(struct hwc_rule_ctx *c)
 		struct hwc_finding *fd = NULL;
 		for (size_t k = 0; k < HWC_ARRAY_SIZE(keys); k++)
 			judge_reading(c, subj, base, mod, keys[k], margin, &fd);
+		fv_far_end_port(c, fd, p, base, NULL);
 	}
 }
 

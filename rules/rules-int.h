@@ -57,6 +57,14 @@ int need_str(struct hwc_rule_ctx *c, const char *subject, const json_t *obj, con
 const char *fv_pci_path(struct hwc_rule_ctx *c, const char *bdf);
 const char *fv_adapter_path(struct hwc_rule_ctx *c, const char *bdf);
 const char *fv_netdev_path(struct hwc_rule_ctx *c, const char *name);
+/* The far end of a link finding (link_farend.c): prefixes fd's message with "host SUBJECT <->
+ * FAR: " and adds the peer as evidence when the netdev's LLDP neighbour (nd at base) or the
+ * port's neighbour (its netdev's LLDP peer, else its InfiniBand peer; p at base) is known. For an
+ * InfiniBand peer whose counter (a counters.* key, or NULL) was read, says on which end of the
+ * cable it counts. fd NULL: nothing. Wording only. */
+void fv_far_end_netdev(struct hwc_rule_ctx *c, struct hwc_finding *fd, const json_t *nd, const char *base);
+void fv_far_end_port(struct hwc_rule_ctx *c, struct hwc_finding *fd, const json_t *p, const char *base,
+		     const char *counter);
 /* A number for evidence: "8", "2.5", "63.008". */
 const char *fv_fmt_num(struct hwc_arena *a, double v);
 

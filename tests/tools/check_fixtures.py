@@ -28,6 +28,7 @@ GENERATORS = [
     ("pci/hosts.py", ["fixtures"]),
     ("pci/rebuild.py", ["fixtures/pci-rebuilt"]),
     ("pci/gpuhosts.py", ["fixtures"]),
+    ("link/make_farend.py", []),  # last: it copies roots the others build
 ]
 
 

@@ -1,0 +1,392 @@
+/* SPDX-License-Identifier: MIT */
+/* The far end of an InfiniBand port (issue 14): the node and port one hop away by direct-routed
+ * SMPs (infiniband-diags smpquery: nodedesc, nodeinfo, then portinfo for its LID), and that port's
+ * PortCounters (perfquery), all through the runner with a timeout; the parsers of libibmad's
+ * "Key:....value" dumps; and the JSON of mlx.adapters[].ports[].peer. */
+#include "mlx/mlx.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "core/json.h"
+#include "core/parse.h"
+#include "core/runner.h"
+
+/* smpquery and perfquery wait 1 s per MAD by default (with retries); 10 s bounds a dead peer */
+#define PEER_TIMEOUT_MS 10000
+
+/* Named as the local port's counters (hwc_mlx_port_counter_names), so rules compare like with
+ * like; the perfquery field each comes from (libibmad fields.c). */
+const char *const hwc_mlx_peer_counter_names[HWC_MLX_NPEER_COUNTERS] = {
+	"symbol_error", "link_error_recovery", "link_downed", "port_rcv_errors",
+	"port_rcv_remote_physical_errors", "port_xmit_discards", "local_link_integrity_errors",
+	"excessive_buffer_overrun_errors",
+};
+static const char *const perf_fields[HWC_MLX_NPEER_COUNTERS] = {
+	"SymbolErrorCounter", "LinkErrorRecoveryCounter", "LinkDownedCounter", "PortRcvErrors",
+	"PortRcvRemotePhysicalErrors", "PortXmitDiscards", "LocalLinkIntegrityErrors",
+	"ExcessiveBufferOverrunErrors",
+};
+
+/* The rest of the line that starts with key + ":" (a whole line: "Lid" is not "SMLid"). */
+static const char *line_after(const char *buf, size_t len, const char *key, size_t *n)
+{
+	size_t kl = strlen(key);
+	for (size_t i = 0; i < len;) {
+		const char *ln = buf + i;
+		const char *nl = memchr(ln, '\n', len - i);
+		size_t ll = nl ? (size_t)(nl - ln) : len - i;
+		if (ll > kl && memcmp(ln, key, kl) == 0 && ln[kl] == ':') {
+			*n = ll - kl - 1;
+			return ln + kl + 1;
+		}
+		i += ll + 1;
+	}
+	return NULL;
+}
+
+const char *hwc_mlx_ibdiag_value(const char *buf, size_t len, const char *key, struct hwc_arena *a)
+{
+	size_t n;
+	const char *v = line_after(buf, len, key, &n);
+	if (!v)
+		return NULL;
+	while (n && *v == '.')
+		v++, n--;
+	while (n && (v[n - 1] == '\r' || v[n - 1] == ' '))
+		n--;
+	return n ? hwc_arena_strndup(a, v, n) : NULL;
+}
+
+int hwc_mlx_parse_nodedesc(const char *buf, size_t len, struct hwc_arena *a, struct hwc_fstr *out)
+{
+	size_t n;
+	const char *v = line_after(buf, len, "Node Description", &n);
+	if (!v || !n) {
+		HWC_FAIL(*out, HWC_ST_INVALID, 0, "no 'Node Description:' line");
+		return -EINVAL;
+	}
+	if (n > 0 && v[n - 1] == '\r')
+		n--;
+	/* smpquery pads a name shorter than 32 with dots to 32 columns, a longer one with one dot:
+	 * a name that itself starts with dots keeps them */
+	size_t dots = 0;
+	while (dots < n && v[dots] == '.')
+		dots++;
+	size_t skip = n == 32 || dots == n ? dots : 1;
+	if (n <= skip) {
+		HWC_FAIL(*out, HWC_ST_ABSENT, 0, "the peer's node description is empty");
+		return 0;
+	}
+	HWC_SET(*out, hwc_arena_strndup(a, v + skip, n - skip));
+	return 0;
+}
+
+static void set_i64(const char *buf, size_t len, const char *key, struct hwc_arena *a, struct hwc_fi64 *f)
+{
+	const char *v = hwc_mlx_ibdiag_value(buf, len, key, a);
+	int64_t x;
+	if (!v)
+		HWC_FAIL(*f, HWC_ST_ABSENT, 0, hwc_arena_printf(a, "no %s line", key));
+	else if (hwc_parse_i64(v, 0, &x) == 0 && x >= 0)
+		HWC_SET(*f, x);
+	else
+		HWC_FAIL(*f, HWC_ST_INVALID, 0, hwc_arena_printf(a, "%s '%s' is not a number", key, v));
+}
+
+int hwc_mlx_parse_nodeinfo(const char *buf, size_t len, struct hwc_arena *a, struct hwc_mlx_peer *p)
+{
+	const char *type = hwc_mlx_ibdiag_value(buf, len, "NodeType", a);
+	const char *guid = hwc_mlx_ibdiag_value(buf, len, "Guid", a);
+	if (!type) {
+		HWC_FAIL(p->node_type, HWC_ST_INVALID, 0, "no NodeType line");
+		p->node_guid.m = p->port.m = p->node_type.m;
+		return -EINVAL;
+	}
+	HWC_SET(p->node_type, type);
+	if (guid)
+		HWC_SET(p->node_guid, guid);
+	else
+		HWC_FAIL(p->node_guid, HWC_ST_ABSENT, 0, "no Guid line");
+	set_i64(buf, len, "LocalPort", a, &p->port);
+	return 0;
+}
+
+int hwc_mlx_parse_portinfo_lid(const char *buf, size_t len, struct hwc_arena *a, struct hwc_fi64 *lid)
+{
+	set_i64(buf, len, "Lid", a, lid);
+	return hwc_ok(*lid) ? 0 : -EINVAL;
+}
+
+int hwc_mlx_parse_perfquery(const char *buf, size_t len, struct hwc_arena *a, struct hwc_mlx_peer *p)
+{
+	size_t n;
+	if (!line_after(buf, len, "PortSelect", &n)) {
+		for (size_t i = 0; i < HWC_MLX_NPEER_COUNTERS; i++)
+			HWC_FAIL(p->counters[i], HWC_ST_INVALID, 0, "not perfquery's output (no PortSelect)");
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < HWC_MLX_NPEER_COUNTERS; i++) {
+		const char *v = hwc_mlx_ibdiag_value(buf, len, perf_fields[i], a);
+		uint64_t x;
+		if (!v)
+			HWC_FAIL(p->counters[i], HWC_ST_ABSENT, 0, hwc_arena_printf(a, "perfquery printed no %s", perf_fields[i]));
+		else if (hwc_parse_u64(v, 10, &x) == 0)
+			HWC_SET(p->counters[i], x);
+		else
+			HWC_FAIL(p->counters[i], HWC_ST_INVALID, 0, hwc_arena_printf(a, "%s '%s' is not a count", perf_fields[i], v));
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ collection */
+
+/* Why an infiniband-diags run gave nothing: the runner's status, or the tool's own last word
+ * ("iberror: failed: Failed to open 'mlx5_0' port '1'"; "can't open UMAD port": ib_umad not
+ * loaded or not root). */
+static bool diag_ok(const struct hwc_cmd_result *r, struct hwc_arena *a, const char *cmd, struct hwc_fmeta *why)
+{
+	if (r->m.st != HWC_ST_OK) {
+		*why = r->m;
+		return false;
+	}
+	if (!r->signal && r->exit_code == 0)
+		return true;
+	const char *e = r->err ? r->err : "";
+	const char *msg = strstr(e, "iberror: ");
+	msg = msg ? msg + 9 : e;
+	size_t n = strcspn(msg, "\n");
+	enum hwc_status st = strstr(e, "Permission denied") ? HWC_ST_NEEDS_ROOT : HWC_ST_UNREADABLE;
+	hwc_fmeta_set(why, st, 0, hwc_arena_printf(a, "%s exited %d: %s", cmd, r->exit_code,
+						   n ? hwc_arena_strndup(a, msg, n) : "no message"));
+	return false;
+}
+
+static void peer_fail(struct hwc_mlx_peer *p, const struct hwc_fmeta *why)
+{
+	p->source.m = p->node_description.m = p->node_guid.m = p->node_type.m = *why;
+	p->port.m = p->lid.m = p->counters_source.m = *why;
+	for (size_t i = 0; i < HWC_MLX_NPEER_COUNTERS; i++)
+		p->counters[i].m = *why;
+}
+
+static void counters_fail(struct hwc_mlx_peer *p, const struct hwc_fmeta *why)
+{
+	p->counters_source.m = *why;
+	for (size_t i = 0; i < HWC_MLX_NPEER_COUNTERS; i++)
+		p->counters[i].m = *why;
+}
+
+/* Why a port has no far end to ask about, or NULL when it may be asked. */
+static const char *not_eligible(struct hwc_arena *a, const struct hwc_mlx_port *p, enum hwc_status *st)
+{
+	*st = HWC_ST_UNSUPPORTED;
+	if (!hwc_ok(p->link_layer)) {
+		*st = p->link_layer.m.st;
+		return hwc_arena_printf(a, "link layer unknown (%s)", p->link_layer.m.detail ? p->link_layer.m.detail : "not read");
+	}
+	if (strcmp(p->link_layer.v, "InfiniBand") != 0)
+		return "an Ethernet port: its far end is its netdev's LLDP neighbour (netdevs[].link.peer)";
+	if (p->counters[0].m.st == HWC_ST_BLOCKED) {
+		*st = HWC_ST_BLOCKED;
+		return p->counters[0].m.detail;
+	}
+	if (!hwc_ok(p->state) || strcmp(p->state.v, "ACTIVE") != 0)
+		return hwc_arena_printf(a, "the port is %s: no far end to ask", hwc_ok(p->state) ? p->state.v : "in an unknown state");
+	return NULL;
+}
+
+struct job {
+	struct hwc_mlx_port *p;
+	const char *ca, *port, *path;
+};
+
+static const char *const *mkargv(struct hwc_arena *a, const char *const *v, size_t n)
+{
+	const char **out = hwc_arena_calloc(a, n + 1, sizeof(*out));
+	if (out)
+		memcpy(out, v, n * sizeof(*out));
+	return out;
+}
+
+/* The k-th command of a round for one job: its argv (NULL-terminated, arena). */
+typedef const char *const *(*argv_fn)(struct hwc_arena *a, const struct job *j, size_t k);
+
+/* One round: per commands for each of the n jobs, all at once, each bounded by its timeout.
+ * The results in job order (NULL on ENOMEM); *cmdsp the commands. */
+static struct hwc_cmd_result *run_round(struct hwc_env *e, struct hwc_arena *a, const struct job *jobs, size_t n,
+					size_t per, argv_fn fn, struct hwc_cmd **cmdsp)
+{
+	struct hwc_cmd *cmds = hwc_arena_calloc(a, per * n, sizeof(*cmds));
+	struct hwc_cmd_result *res = hwc_arena_calloc(a, per * n, sizeof(*res));
+	if (!cmds || !res)
+		return NULL;
+	for (size_t i = 0; i < per * n; i++)
+		cmds[i] = (struct hwc_cmd){fn(a, &jobs[i / per], i % per), PEER_TIMEOUT_MS};
+	hwc_run_many(e, a, per * n, cmds, res);
+	*cmdsp = cmds;
+	return res;
+}
+
+static const char *const *node_argv(struct hwc_arena *a, const struct job *j, size_t k)
+{
+	const char *v[] = {"smpquery", "-C", j->ca, "-P", j->port, "-D", k ? "nodeinfo" : "nodedesc", j->path};
+	return mkargv(a, v, 8);
+}
+
+/* Round 1: nodedesc and nodeinfo of the node at the other end of the cable. */
+static void ask_node(struct hwc_env *e, struct hwc_arena *a, struct job *jobs, size_t n)
+{
+	struct hwc_cmd *cmds;
+	struct hwc_cmd_result *res = run_round(e, a, jobs, n, 2, node_argv, &cmds);
+	for (size_t i = 0; res && i < n; i++) {
+		struct hwc_mlx_peer *pr = &jobs[i].p->peer;
+		const char *cmd = hwc_argv_str(a, cmds[2 * i].argv), *cmd2 = hwc_argv_str(a, cmds[2 * i + 1].argv);
+		struct hwc_fmeta why = {0};
+		if (!diag_ok(&res[2 * i], a, cmd, &why) || hwc_mlx_parse_nodedesc(res[2 * i].out, res[2 * i].out_len, a, &pr->node_description) < 0) {
+			if (why.st == HWC_ST_UNSET || why.st == HWC_ST_OK)
+				why = pr->node_description.m;
+			peer_fail(pr, &why);
+			continue;
+		}
+		HWC_SET(pr->source, cmd);
+		if (!diag_ok(&res[2 * i + 1], a, cmd2, &why)) {
+			pr->node_guid.m = pr->node_type.m = pr->port.m = pr->lid.m = why;
+			counters_fail(pr, &why);
+		} else if (hwc_mlx_parse_nodeinfo(res[2 * i + 1].out, res[2 * i + 1].out_len, a, pr) < 0) {
+			pr->lid.m = pr->node_type.m;
+			counters_fail(pr, &pr->node_type.m);
+		}
+	}
+}
+
+/* A switch answers for its port 0 (its LID), a channel adapter for its own port. */
+static const char *const *lid_argv(struct hwc_arena *a, const struct job *j, size_t k)
+{
+	(void)k;
+	const struct hwc_mlx_peer *pr = &j->p->peer;
+	bool sw = strcmp(pr->node_type.v, "Switch") == 0;
+	const char *v[] = {"smpquery", "-C", j->ca, "-P", j->port, "-D", "portinfo", j->path,
+			   hwc_arena_printf(a, "%lld", sw ? 0LL : (long long)pr->port.v)};
+	return mkargv(a, v, 9);
+}
+
+/* Round 2: the peer's LID. */
+static void ask_lid(struct hwc_env *e, struct hwc_arena *a, struct job *jobs, size_t n)
+{
+	struct hwc_cmd *cmds;
+	struct hwc_cmd_result *res = run_round(e, a, jobs, n, 1, lid_argv, &cmds);
+	if (!res)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct hwc_mlx_peer *pr = &jobs[i].p->peer;
+		struct hwc_fmeta why = {0};
+		if (!diag_ok(&res[i], a, hwc_argv_str(a, cmds[i].argv), &why))
+			pr->lid.m = why;
+		else
+			hwc_mlx_parse_portinfo_lid(res[i].out, res[i].out_len, a, &pr->lid);
+		if (!hwc_ok(pr->lid))
+			counters_fail(pr, &pr->lid.m);
+	}
+}
+
+/* A PMA query is not direct-routed: by the peer's LID and port. */
+static const char *const *perf_argv(struct hwc_arena *a, const struct job *j, size_t k)
+{
+	(void)k;
+	const struct hwc_mlx_peer *pr = &j->p->peer;
+	const char *v[] = {"perfquery", "-C", j->ca, "-P", j->port, hwc_arena_printf(a, "%lld", (long long)pr->lid.v),
+			   hwc_arena_printf(a, "%lld", (long long)pr->port.v)};
+	return mkargv(a, v, 7);
+}
+
+/* Round 3: the peer port's PortCounters. */
+static void ask_counters(struct hwc_env *e, struct hwc_arena *a, struct job *jobs, size_t n)
+{
+	struct hwc_cmd *cmds;
+	struct hwc_cmd_result *res = run_round(e, a, jobs, n, 1, perf_argv, &cmds);
+	if (!res)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct hwc_mlx_peer *pr = &jobs[i].p->peer;
+		const char *cmd = hwc_argv_str(a, cmds[i].argv);
+		struct hwc_fmeta why = {0};
+		if (!diag_ok(&res[i], a, cmd, &why)) {
+			counters_fail(pr, &why);
+			continue;
+		}
+		HWC_SET(pr->counters_source, cmd);
+		if (hwc_mlx_parse_perfquery(res[i].out, res[i].out_len, a, pr) < 0)
+			pr->counters_source.m = pr->counters[0].m;
+	}
+}
+
+/* Keeps the jobs whose peer answered the previous round (keep(): the next round can ask). */
+static size_t still(struct job *jobs, size_t n, bool (*keep)(const struct hwc_mlx_peer *))
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (keep(&jobs[i].p->peer))
+			jobs[k++] = jobs[i];
+	return k;
+}
+
+static bool has_node(const struct hwc_mlx_peer *p)
+{
+	return hwc_ok(p->node_type) && hwc_ok(p->port);
+}
+
+static bool has_lid(const struct hwc_mlx_peer *p)
+{
+	return hwc_ok(p->lid);
+}
+
+void hwc_mlx_collect_peers(struct hwc_env *e, struct hwc_facts *f, struct hwc_mlx_facts *mf)
+{
+	struct hwc_arena *a = f->arena;
+	size_t total = 0, n = 0;
+	for (size_t i = 0; i < mf->adapters.n; i++)
+		total += mf->adapters.items[i].ports.n;
+	struct job *jobs = total ? hwc_arena_calloc(a, total, sizeof(*jobs)) : NULL;
+	if (!jobs)
+		return;
+	for (size_t i = 0; i < mf->adapters.n; i++) {
+		struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
+		for (size_t j = 0; j < ad->ports.n; j++) {
+			struct hwc_mlx_port *p = &ad->ports.items[j];
+			enum hwc_status st;
+			const char *why = not_eligible(a, p, &st);
+			if (why) {
+				struct hwc_fmeta m = {st, 0, why};
+				peer_fail(&p->peer, &m);
+				continue;
+			}
+			const char *pn = hwc_arena_printf(a, "%lld", (long long)p->port);
+			jobs[n++] = (struct job){p, p->rdma_device, pn, hwc_arena_printf(a, "0,%s", pn)};
+		}
+	}
+	if (!n)
+		return;
+	ask_node(e, a, jobs, n);
+	if ((n = still(jobs, n, has_node)))
+		ask_lid(e, a, jobs, n);
+	if ((n = still(jobs, n, has_lid)))
+		ask_counters(e, a, jobs, n);
+}
+
+/* ------------------------------------------------------------------ JSON */
+
+static const struct hwc_jfield counters_f[] = {
+	HWC_JFK(struct hwc_mlx_peer, "source", counters_source, HWC_JT_STR),
+	HWC_JNAMED(struct hwc_mlx_peer, counters, hwc_mlx_peer_counter_names, HWC_MLX_NPEER_COUNTERS),
+};
+static const struct hwc_jtable counters_t = HWC_JTABLE("mlx.adapters[].ports[].peer.counters", counters_f, 0);
+#define S(member) HWC_JF(struct hwc_mlx_peer, member, HWC_JT_STR)
+static const struct hwc_jfield peer_f[] = {
+	S(source), S(node_description), S(node_guid), S(node_type),
+	HWC_JF(struct hwc_mlx_peer, port, HWC_JT_I64),
+	HWC_JF(struct hwc_mlx_peer, lid, HWC_JT_I64),
+	{.key = "counters", .t = HWC_JT_OBJ, .off = 0, .sub = &counters_t},
+};
+#undef S
+const struct hwc_jtable hwc_mlx_peer_table = HWC_JTABLE("mlx.adapters[].ports[].peer", peer_f, 0);

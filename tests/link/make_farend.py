@@ -1,0 +1,148 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+# Builds the tests/fixtures/link-farend-* roots (issue 14: the far end of the cable): a committed
+# fixture root (itself built from real captures) plus the recorded answers of lldpcli or of
+# infiniband-diags, taken from the real captures in tests/fuzz/corpus/farend/ (SOURCE.md there).
+# The base roots stay as they are: they are the "without the far end" twins, whose verdicts must
+# not change. Run it after editing; test_farend.py checks it is up to date (--check).
+import os
+import shutil
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "rules", "scenarios"))
+from make_roots import tree  # noqa: E402  (files and links of a root; links are not followed)
+FIX = os.path.normpath(os.path.join(HERE, "..", "fixtures"))
+CAPS = os.path.normpath(os.path.join(HERE, "..", "fuzz", "corpus", "farend"))
+LLDP = ["lldpcli", "-f", "json", "show", "neighbors", "details"]
+
+
+def cap(name):
+    with open(os.path.join(CAPS, name), "rb") as f:
+        return f.read()
+
+
+class Root:
+    def __init__(self, name, base, out):
+        self.name, self.base, self.sources = name, base, []
+        self.dir = os.path.join(out, name)
+        shutil.rmtree(self.dir, ignore_errors=True)
+        shutil.copytree(os.path.join(FIX, base, "root"), os.path.join(self.dir, "root"), symlinks=True)
+
+    def command(self, argv, stdout=b"", stderr=b"", exit=0):
+        key = " ".join(argv).replace("%", "%25").replace("/", "%2F")
+        d = os.path.join(self.dir, "root", "hwcheck", "commands", key)
+        os.makedirs(d, exist_ok=True)
+        for fn, data in (("stdout", stdout), ("stderr", stderr)):
+            if data or fn == "stdout":
+                with open(os.path.join(d, fn), "wb") as f:
+                    f.write(data)
+        with open(os.path.join(d, "result"), "w") as f:
+            f.write(f"exit={exit}\n")
+
+    def source(self, text):
+        self.sources.append(text)
+
+    def done(self, title):
+        with open(os.path.join(self.dir, "SOURCE.md"), "w") as f:
+            f.write(f"# {self.name}: {title}\n\nBuilt by `tests/link/make_farend.py`: the root of "
+                    f"`tests/fixtures/{self.base}` (its SOURCE.md gives the provenance of every "
+                    f"piece of it), plus the recordings below.\n\n")
+            for s in self.sources:
+                f.write(f"- {s}\n")
+
+
+SONIC = "lldpcli-json0-sonic-leaves-mlx5-unifabric.json"
+SONIC_SRC = ("verbatim `lldpcli` output (json0 shape: what `-f json` prints when lldpd is built with "
+             "--enable-json0) of a host with five mlx5 ports cabled to SONiC switches (StorageSW, "
+             "LEAF01-04, HwSku ds730-32d), test data of unifabric-io/unifabric "
+             "pkg/agent/fabricnode/lldp_test.go (testJSON2, commit a81daf6, 2026-07-17); also "
+             f"tests/fuzz/corpus/farend/{SONIC}")
+
+
+def lldp_symbol(out):
+    r = Root("link-farend-lldp-symbol", "net-mlx5-100g-full-stats", out)
+    r.command(LLDP, cap(SONIC).replace(b'"ens841np0"', b'"p1"'))
+    r.source(f"`hwcheck/commands/{' '.join(LLDP)}/stdout`: {SONIC_SRC}.")
+    r.source("RECONSTRUCTED: the local interface name `ens841np0` of the capture replaced by `p1`, "
+             "the mlx5 netdev of the base root (whose real `ethtool -S` counts rx_symbol_err_phy 386): "
+             "p1's neighbour is LEAF03 port Ethernet184. Expected: LINK_SYMBOL_ERRORS on p1, its "
+             "message naming `LEAF03 Ethernet184`; the same verdicts as the base root.")
+    r.done("an mlx5 port with symbol errors whose LLDP neighbour is known")
+
+
+def lldp_roce(out):
+    r = Root("link-farend-lldp-roce", "field-ports-cx7-roce-active", out)
+    text = cap(SONIC).replace(b'"ens1np0"', b'"enp153s0np0"').replace(b'"ens841np0"', b'"enp171s0np0"')
+    r.command(LLDP, text)
+    r.source(f"`hwcheck/commands/{' '.join(LLDP)}/stdout`: {SONIC_SRC}.")
+    r.source("RECONSTRUCTED: the capture's local interface names `ens1np0` and `ens841np0` replaced "
+             "by the base root's ConnectX-7 RoCE netdevs `enp153s0np0` and `enp171s0np0` (their "
+             "neighbours: StorageSW Ethernet120 and LEAF03 Ethernet184). Expected: the far end on "
+             "each port's line of the check, and the same verdicts as the base root.")
+    r.done("two ConnectX-7 RoCE ports with their LLDP neighbours")
+
+
+def lldpd_down(out):
+    r = Root("link-farend-lldpd-down", "field-ports-cx7-roce-active", out)
+    r.command(LLDP, b"", cap("lldpcli-stderr-no-daemon-lab.txt"), exit=1)
+    r.source(f"`hwcheck/commands/{' '.join(LLDP)}/`: the exit status 1 and stderr of this very "
+             "argv on a Debian 12 machine with lldpd 1.0.16 installed and the daemon not running "
+             "(captured for this fixture; tests/fuzz/corpus/farend/lldpcli-stderr-no-daemon-lab.txt). "
+             "Expected: each netdev's link.peer null, absent, 'lldpd is not running'; the same "
+             "verdicts as the base root.")
+    r.done("lldpcli installed, lldpd not running")
+
+
+def ib_peer(out):
+    r = Root("link-farend-ib-linkdowned", "link-ib-cx7-linkdowned", out)
+    smp = ["smpquery", "-C", "mlx5_1", "-P", "1", "-D"]
+    r.command(smp + ["nodedesc", "0,1"], cap("smpquery-nd-lid37-b1nstcx02.txt"))
+    r.command(smp + ["nodeinfo", "0,1"], cap("smpquery-ni-lid4-ca-mlx4-openmpi-users.txt"))
+    r.command(smp + ["portinfo", "0,1", "1"],
+              b"# Port info: DR path slid 0; dlid 0; 0,1 port 1\nLid:.............................4\n")
+    r.command(["perfquery", "-C", "mlx5_1", "-P", "1", "4", "1"],
+              cap("perfquery-x-lid10-rhel75-infiniband-diags-16.txt"))
+    r.source("`smpquery ... nodedesc 0,1/stdout`: verbatim `smpquery ND -L 37` answer "
+             "`Node Description:.................b1nstcx02 HCA-1` of a public Chinese IB "
+             "cheat sheet (tests/fuzz/corpus/farend/SOURCE.md).")
+    r.source("`smpquery ... nodeinfo 0,1/stdout`: verbatim `smpquery --Ca mlx4_0 --Port 1 NodeInfo 4` "
+             "of a Channel Adapter (Guid 0x0002c90300336fe0, LocalPort 1), Open MPI users list "
+             "(tests/fuzz/corpus/farend/SOURCE.md); its header says `Lid 4` where a direct-routed "
+             "query prints `DR path ...` (the header is not read).")
+    r.source("`perfquery -C mlx5_1 -P 1 4 1/stdout`: verbatim `perfquery -x 10 1` of "
+             "linux-rdma/infiniband-diags issue #16 (RHEL 7.5, every counter 0); -x adds the data "
+             "counters, the error counters' names are the same.")
+    r.source("RECONSTRUCTED: that these three answers come from one peer, back to back with the "
+             "base root's mlx5_1 port 1 (whose real gpud #943 counters say link_downed 255); the "
+             "portinfo answer (`Lid: 4`, the LID the nodeinfo capture was queried by). Expected: "
+             "LINK_FLAPS and LINK_INTEGRITY_ERRORS as in the base root, their messages naming "
+             "`b1nstcx02 HCA-1 port 1` and saying the errors count on the host side only.")
+    r.done("an InfiniBand port that flapped, its peer's counters clean")
+
+
+def build(out):
+    lldp_symbol(out)
+    lldp_roce(out)
+    lldpd_down(out)
+    ib_peer(out)
+
+
+def main():
+    if "--check" not in sys.argv:
+        build(FIX)
+        return 0
+    with tempfile.TemporaryDirectory() as d:
+        build(d)
+        for name in os.listdir(d):
+            a, b = tree(os.path.join(d, name)), tree(os.path.join(FIX, name))
+            bad = [rel for rel in sorted(set(a) | set(b)) if a.get(rel) != b.get(rel)]
+            if bad:
+                print(f"{name}: out of date: {bad[:5]} (run tests/link/make_farend.py)")
+                return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests of the far end (issue 14): lldpcli's JSON in both shapes (json, json0) on real
+ * captures, and the infiniband-diags dumps (smpquery nodedesc/nodeinfo, perfquery) on real ones;
+ * broken input of each. Captures: tests/fuzz/corpus/farend/ (SOURCE.md there). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+#include "hwinfo/hwinfo.h"
+#include "mlx/mlx.h"
+#include "test.h"
+
+static struct hwc_arena *A;
+
+static char *seed(const char *name, size_t *len)
+{
+	char p[4096];
+	snprintf(p, sizeof(p), "%s/farend/%s", HWC_SEEDS, name);
+	char *raw = t_slurp(p, 1 << 16, len);
+	char *buf = hwc_arena_zalloc(A, *len + 1);
+	memcpy(buf, raw, *len);
+	free(raw);
+	return buf;
+}
+
+static const struct hwc_lldp_peer *peer_of(const struct hwc_lldp_neighbors *nb, const char *ifname)
+{
+	for (size_t i = 0; i < nb->n; i++)
+		if (strcmp(nb->items[i].ifname, ifname) == 0)
+			return &nb->items[i].peer;
+	return NULL;
+}
+
+static void parse(const char *name, struct hwc_lldp_neighbors *nb, int want_rc)
+{
+	size_t len;
+	char *t = seed(name, &len);
+	memset(nb, 0, sizeof(*nb));
+	CHECK_INT(hwc_lldp_parse(t, len, A, nb), want_rc);
+}
+
+/* "json": several interfaces (a list), a named chassis, port details (mfs, MAU) */
+static void test_lldp_json(void)
+{
+	struct hwc_lldp_neighbors nb;
+	parse("lldpcli-json-details-eno1-puppet-lldpd.json", &nb, 0);
+	CHECK_INT(nb.n, 1);
+	const struct hwc_lldp_peer *p = peer_of(&nb, "eno1");
+	CHECK(p != NULL);
+	CHECK_STR(p->via.v, "LLDP");
+	CHECK_STR(p->chassis_name.v, "router");
+	CHECK_STR(p->chassis_id.v, "10:0e:7e:aa:aa:aa");
+	CHECK_STR(p->chassis_id_type.v, "mac");
+	CHECK_STR(p->system_description.v, "example router");
+	CHECK_STR(p->port_id.v, "ge-1/0/1");
+	CHECK_STR(p->port_id_type.v, "ifname");
+	CHECK_STR(p->port_description.v, "host:eno1 {#}");
+	CHECK_INT(p->max_frame_size.v, 9192);
+	CHECK_STR(p->mau_type.v, "unknown");
+	/* one interface: an object, not a list; a chassis without a name */
+	parse("lldpcli-json-single-enp3s0-puppet-lldpd-129.json", &nb, 0);
+	CHECK_INT(nb.n, 1);
+	p = peer_of(&nb, "enp3s0");
+	CHECK(p != NULL);
+	CHECK_INT(p->chassis_name.m.st, HWC_ST_ABSENT);
+	CHECK_STR(p->chassis_id.v, "44:94:fc:9d:55:0a");
+	CHECK_STR(p->port_id.v, "g17");
+	CHECK_STR(p->port_id_type.v, "local");
+	CHECK_INT(p->port_description.m.st, HWC_ST_ABSENT);
+	CHECK_INT(p->max_frame_size.m.st, HWC_ST_ABSENT);
+	/* lldpd 1.0.16 here: details of a veth neighbour (MAU, no mfs) */
+	parse("lldpcli-json-details-veth-lab.json", &nb, 0);
+	p = peer_of(&nb, "l14va");
+	CHECK(p != NULL);
+	CHECK_STR(p->chassis_name.v, "leaf-07");
+	CHECK_STR(p->port_description.v, "l14vb");
+	CHECK_STR(p->mau_type.v, "10GbaseT - Four-pair Category 6A or better, full duplex mode only");
+	/* no neighbour: {"lldp": {}} */
+	parse("lldpcli-json-empty-lab.json", &nb, 0);
+	CHECK_INT(nb.n, 0);
+}
+
+/* "json0": every list and {"value": x} kept, the name a member */
+static void test_lldp_json0(void)
+{
+	struct hwc_lldp_neighbors nb;
+	parse("lldpcli-json0-sonic-leaves-mlx5-unifabric.json", &nb, 0);
+	CHECK_INT(nb.n, 5);
+	const struct hwc_lldp_peer *p = peer_of(&nb, "ens841np0");
+	CHECK(p != NULL);
+	CHECK_STR(p->chassis_name.v, "LEAF03");
+	CHECK_STR(p->chassis_id.v, "70:06:92:6e:32:1c");
+	CHECK_STR(p->port_id.v, "Ethernet184");
+	CHECK_STR(p->port_id_type.v, "local");
+	CHECK(strstr(p->system_description.v, "HwSku: ds730-32d") != NULL);
+	p = peer_of(&nb, "ens1np0");
+	CHECK_STR(p->chassis_name.v, "StorageSW");
+	CHECK_STR(p->port_id.v, "Ethernet120");
+	parse("lldpcli-json0-h3c-and-host-unifabric.json", &nb, 0);
+	CHECK_INT(nb.n, 3);
+	p = peer_of(&nb, "enp129s0f0");
+	CHECK_STR(p->chassis_name.v, "DaoCloud_ShangPu_H3C_D01_AccessSwitch");
+	CHECK_STR(p->port_id.v, "GigabitEthernet1/0/17");
+	p = peer_of(&nb, "enp5s0f0np0");
+	CHECK_STR(p->port_id_type.v, "mac");
+	CHECK_STR(p->port_description.v, "enp5s0f0np0");
+	/* the same neighbour in both shapes gives the same facts */
+	struct hwc_lldp_neighbors a, b;
+	parse("lldpcli-json-details-veth-lab.json", &a, 0);
+	parse("lldpcli-json0-details-veth-lab.json", &b, 0);
+	CHECK_INT(a.n, 1);
+	CHECK_INT(b.n, 1);
+	CHECK_STR(a.items[0].peer.chassis_name.v, b.items[0].peer.chassis_name.v);
+	CHECK_STR(a.items[0].peer.port_id.v, b.items[0].peer.port_id.v);
+	CHECK_STR(a.items[0].peer.mau_type.v, b.items[0].peer.mau_type.v);
+	CHECK_STR(a.items[0].peer.system_description.v, b.items[0].peer.system_description.v);
+}
+
+static void test_lldp_broken(void)
+{
+	const char *bad[] = {"", "not json", "{\"interfaces\": {}}", "[1,2]", "{\"lldp\": ",
+			     "2026-12-01T16:24:32 [WARN/control] unable to connect to socket"};
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(bad); i++) {
+		struct hwc_lldp_neighbors nb = {0};
+		CHECK_INT(hwc_lldp_parse(bad[i], strlen(bad[i]), A, &nb), -22);
+		CHECK_INT(nb.n, 0);
+	}
+	/* odd shapes are skipped, not crashed on: a number for an interface, a chassis list,
+	 * an mfs that is not a size, an id without value */
+	const char *odd = "{\"lldp\": {\"interface\": [7, {\"p0\": {\"chassis\": [1], \"port\": "
+			  "{\"id\": {\"type\": \"ifname\"}, \"mfs\": \"big\"}}}, {\"a\": 1, \"b\": 2}]}}";
+	struct hwc_lldp_neighbors nb = {0};
+	CHECK_INT(hwc_lldp_parse(odd, strlen(odd), A, &nb), 0);
+	CHECK_INT(nb.n, 1);
+	CHECK_INT(nb.items[0].peer.chassis_id.m.st, HWC_ST_ABSENT);
+	CHECK_INT(nb.items[0].peer.port_id.m.st, HWC_ST_ABSENT);
+	CHECK_INT(nb.items[0].peer.max_frame_size.m.st, HWC_ST_INVALID);
+}
+
+static void test_smpquery(void)
+{
+	size_t len;
+	struct hwc_mlx_peer p;
+	memset(&p, 0, sizeof(p));
+	char *t = seed("smpquery-nd-lid37-b1nstcx02.txt", &len);
+	CHECK_INT(hwc_mlx_parse_nodedesc(t, len, A, &p.node_description), 0);
+	CHECK_STR(p.node_description.v, "b1nstcx02 HCA-1");
+	/* a name of 32 or more: one dot; a name that starts with dots keeps them */
+	const char *longer = "Node Description:.MF0;leaf-07-ib:MQM9700/U1 of a long name\n";
+	CHECK_INT(hwc_mlx_parse_nodedesc(longer, strlen(longer), A, &p.node_description), 0);
+	CHECK_STR(p.node_description.v, "MF0;leaf-07-ib:MQM9700/U1 of a long name");
+	const char *dots = "Node Description:.............................a..\n"; /* 29 dots + "a.." */
+	CHECK_INT(hwc_mlx_parse_nodedesc(dots, strlen(dots), A, &p.node_description), 0);
+	CHECK_STR(p.node_description.v, "a..");
+	t = seed("smpquery-ni-switch-guid-r1lead.txt", &len);
+	CHECK_INT(hwc_mlx_parse_nodeinfo(t, len, A, &p), 0);
+	CHECK_STR(p.node_type.v, "Switch");
+	CHECK_STR(p.node_guid.v, "0xe41d2d03004bef70");
+	CHECK_INT(p.port.v, 17);
+	t = seed("smpquery-ni-lid4-ca-mlx4-openmpi-users.txt", &len);
+	CHECK_INT(hwc_mlx_parse_nodeinfo(t, len, A, &p), 0);
+	CHECK_STR(p.node_type.v, "Channel Adapter");
+	CHECK_STR(p.node_guid.v, "0x0002c90300336fe0"); /* Guid, not SystemGuid or PortGuid */
+	CHECK_INT(p.port.v, 1);
+	const char *pi = "# Port info: DR path slid 0; dlid 0; 0,1 port 0\nMkey:............................0x0000000000000000\n"
+			 "Lid:.............................23\nSMLid:...........................1\n";
+	CHECK_INT(hwc_mlx_parse_portinfo_lid(pi, strlen(pi), A, &p.lid), 0);
+	CHECK_INT(p.lid.v, 23);
+	/* broken: nothing, cut lines, a LID that is not a number */
+	const char *bad[] = {"", "Node Description", "Node Description:", "NodeType", "Lid:....x\n", "Lid:......"};
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(bad); i++) {
+		memset(&p, 0, sizeof(p));
+		CHECK(hwc_mlx_parse_nodedesc(bad[i], strlen(bad[i]), A, &p.node_description) < 0 || !hwc_ok(p.node_description));
+		CHECK_INT(hwc_mlx_parse_nodeinfo(bad[i], strlen(bad[i]), A, &p), -22);
+		CHECK_INT(hwc_mlx_parse_portinfo_lid(bad[i], strlen(bad[i]), A, &p.lid), -22);
+	}
+}
+
+static void test_perfquery(void)
+{
+	size_t len;
+	struct hwc_mlx_peer p;
+	memset(&p, 0, sizeof(p));
+	char *t = seed("perfquery-x-lid10-rhel75-infiniband-diags-16.txt", &len);
+	CHECK_INT(hwc_mlx_parse_perfquery(t, len, A, &p), 0);
+	for (size_t i = 0; i < HWC_MLX_NPEER_COUNTERS; i++) {
+		CHECK_INT(p.counters[i].m.st, HWC_ST_OK);
+		CHECK_INT(p.counters[i].v, 0);
+	}
+	const char *some = "# Port counters: Lid 3 port 31 (CapMask: 0x5A00)\nPortSelect:......................31\n"
+			   "SymbolErrorCounter:..............1234\nLinkDownedCounter:...............255\n";
+	memset(&p, 0, sizeof(p));
+	CHECK_INT(hwc_mlx_parse_perfquery(some, strlen(some), A, &p), 0);
+	CHECK_INT(p.counters[0].v, 1234);
+	CHECK_INT(p.counters[2].v, 255);
+	CHECK_INT(p.counters[3].m.st, HWC_ST_ABSENT);
+	const char *bad[] = {"", "SymbolErrorCounter:....1\n", "ibwarn: [31266] mad_rpc_open_port: can't open UMAD port"};
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(bad); i++) {
+		memset(&p, 0, sizeof(p));
+		CHECK_INT(hwc_mlx_parse_perfquery(bad[i], strlen(bad[i]), A, &p), -22);
+		CHECK_INT(p.counters[0].m.st, HWC_ST_INVALID);
+	}
+	const char *neg = "PortSelect:...1\nSymbolErrorCounter:....-1\n";
+	memset(&p, 0, sizeof(p));
+	CHECK_INT(hwc_mlx_parse_perfquery(neg, strlen(neg), A, &p), 0);
+	CHECK_INT(p.counters[0].m.st, HWC_ST_INVALID);
+}
+
+int main(void)
+{
+	A = hwc_arena_new();
+	test_lldp_json();
+	test_lldp_json0();
+	test_lldp_broken();
+	test_smpquery();
+	test_perfquery();
+	hwc_arena_free(A);
+	TEST_MAIN_END();
+}

@@ -1,0 +1,140 @@
+# SPDX-License-Identifier: MIT
+# The far end of the cable (issue 14) on the link-farend-* fixture roots (tests/link/make_farend.py:
+# a committed root plus real lldpcli / infiniband-diags answers): the peer facts, the link findings
+# that name it (and, for InfiniBand, on which end the errors count), the far end on each port's
+# line of the check, schema, facts round trip; and that each root gives the same verdicts as its
+# base root without the far end.
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+import hwctest  # noqa: E402
+from hwctest import run, run_json  # noqa: E402
+
+BASE = {"link-farend-lldp-symbol": "net-mlx5-100g-full-stats",
+        "link-farend-lldp-roce": "field-ports-cx7-roce-active",
+        "link-farend-lldpd-down": "field-ports-cx7-roce-active",
+        "link-farend-ib-linkdowned": "link-ib-cx7-linkdowned"}
+
+
+def check(fx, *extra):
+    cp, j = run_json("--root", hwctest.fixture(fx, "root"), "--json", *extra)
+    hwctest.validate(j)
+    return j
+
+
+def verdicts(j):
+    return sorted((f["rule_id"], f["severity"], f["subject"]) for f in j["findings"])
+
+
+def netdev(j, name):
+    return next(n for n in j["facts"]["netdevs"] if n["name"] == name)
+
+
+def port(j, dev):
+    return next(p for ad in j["facts"]["mlx"]["adapters"] for p in ad["ports"] if p["rdma_device"] == dev)
+
+
+def far_lines(j):
+    return [(c["subject"], c["value"], c["verdict"]) for card in j["cards"] for c in card["checks"]
+            if c["item"] == "port_far_end"]
+
+
+class FarEnd(unittest.TestCase):
+    def test_generator_up_to_date(self):
+        cp = subprocess.run(["/usr/bin/python3", hwctest.source("tests", "link", "make_farend.py"),
+                             "--check"], capture_output=True, text=True)
+        self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)
+
+    def test_same_verdicts_as_without(self):
+        for fx, base in BASE.items():
+            with self.subTest(fx):
+                j, b = check(fx), check(base)
+                self.assertEqual(verdicts(j), verdicts(b))
+                self.assertEqual(j["summary"]["verdict"], b["summary"]["verdict"])
+                self.assertEqual(far_lines(b), [])  # no far end known: no line
+
+    def test_lldp_symbol_errors_name_the_switch_port(self):
+        j = check("link-farend-lldp-symbol")
+        peer = netdev(j, "p1")["link"]["peer"]
+        self.assertEqual((peer["chassis_name"], peer["port_id"], peer["port_id_type"], peer["via"]),
+                         ("LEAF03", "Ethernet184", "local", "LLDP"))
+        self.assertIn("ds730-32d", peer["system_description"])
+        self.assertEqual(peer["unavailable"]["max_frame_size"]["status"], "absent")
+        f = next(f for f in j["findings"] if f["rule_id"] == "LINK_SYMBOL_ERRORS")
+        self.assertTrue(f["message"].startswith("host p1 <-> LEAF03 Ethernet184: 386 symbol errors"), f["message"])
+        self.assertIn(("netdevs[p1].link.peer", "LEAF03 Ethernet184"),
+                      [(e["fact"], e["observed"]) for e in f["evidence"]])
+        # the base root says the same without the far end
+        b = next(f for f in check("net-mlx5-100g-full-stats")["findings"] if f["rule_id"] == "LINK_SYMBOL_ERRORS")
+        self.assertTrue(b["message"].startswith("386 symbol errors"), b["message"])
+        self.assertTrue(f["message"].endswith(b["message"]))
+
+    def test_lldp_far_end_on_each_port_line(self):
+        j = check("link-farend-lldp-roce")
+        self.assertEqual(far_lines(j), [("enp153s0np0", "StorageSW Ethernet120 (LLDP)", "not_judged"),
+                                        ("enp171s0np0", "LEAF03 Ethernet184 (LLDP)", "not_judged")])
+        cp = run("--root", hwctest.fixture("link-farend-lldp-roce", "root"), "--no-color")
+        self.assertRegex(cp.stdout, r"\n  -        far end      StorageSW Ethernet120 \(LLDP\)\n")
+        self.assertRegex(cp.stdout, r"\n  -        far end      LEAF03 Ethernet184 \(LLDP\)\n")
+
+    def test_lldpd_not_running(self):
+        j = check("link-farend-lldpd-down")
+        for name in ("enp153s0np0", "enp171s0np0"):
+            lk = netdev(j, name)["link"]
+            self.assertIsNone(lk["peer"])
+            why = lk["unavailable"]["peer"]
+            self.assertEqual(why["status"], "absent")
+            self.assertIn("lldpd is not running", why["detail"])
+            self.assertIn("unable to connect to socket /run/lldpd.socket", why["detail"])
+
+    def test_no_lldpcli(self):
+        j = check("field-ports-cx7-roce-active")
+        why = netdev(j, "enp153s0np0")["link"]["unavailable"]["peer"]
+        self.assertEqual((why["status"], why["detail"]), ("absent", "lldpcli: not installed"))
+
+    def test_ib_peer_and_its_counters(self):
+        j = check("link-farend-ib-linkdowned")
+        peer = port(j, "mlx5_1")["peer"]
+        self.assertEqual((peer["node_description"], peer["node_guid"], peer["node_type"], peer["port"], peer["lid"]),
+                         ("b1nstcx02 HCA-1", "0x0002c90300336fe0", "Channel Adapter", 1, 4))
+        self.assertEqual(peer["source"], "smpquery -C mlx5_1 -P 1 -D nodedesc 0,1")
+        self.assertEqual(peer["counters"]["source"], "perfquery -C mlx5_1 -P 1 4 1")
+        self.assertEqual(peer["counters"]["link_downed"], 0)
+        msgs = {f["rule_id"]: f["message"] for f in j["findings"] if f["rule_id"].startswith("LINK_")}
+        self.assertEqual(sorted(msgs), ["LINK_FLAPS", "LINK_INTEGRITY_ERRORS"])
+        for m in msgs.values():
+            self.assertTrue(m.startswith("host mlx5_1/1 <-> b1nstcx02 HCA-1 port 1: "), m)
+            self.assertTrue(m.endswith("; on the host side only (the far end counts 0)"), m)
+        self.assertEqual(far_lines(j), [("mlx5_1", "b1nstcx02 HCA-1 port 1 (Channel Adapter, LID 4)",
+                                         "not_judged")])
+
+    def test_ib_peer_not_asked(self):
+        # no infiniband-diags recorded: absent; an Ethernet port: unsupported, pointing at LLDP
+        why = port(check("link-ib-cx7-linkdowned"), "mlx5_1")["unavailable"]["peer"]
+        self.assertEqual((why["status"], why["detail"]), ("absent", "smpquery: not installed"))
+        why = port(check("field-ports-cx7-roce-active"), "mlx5_2")["unavailable"]["peer"]
+        self.assertEqual(why["status"], "unsupported")
+        self.assertIn("netdevs[].link.peer", why["detail"])
+        why = port(check("link-ib-restricted-pf"), "mlx5_4")["unavailable"]["peer"]
+        self.assertEqual(why["status"], "blocked")
+
+    def test_round_trip(self):
+        for fx in BASE:
+            with self.subTest(fx), tempfile.TemporaryDirectory() as d:
+                j = check(fx)
+                saved = os.path.join(d, "r.json")
+                with open(saved, "w") as f:
+                    json.dump(j, f)
+                _, again = run_json("check", "--json", "--facts", saved)
+                self.assertEqual(again["facts"], j["facts"])
+                self.assertEqual([(f["rule_id"], f["message"]) for f in again["findings"]],
+                                 [(f["rule_id"], f["message"]) for f in j["findings"]])
+
+
+if __name__ == "__main__":
+    hwctest.main()
