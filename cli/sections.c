@@ -33,9 +33,9 @@ const struct hwc_section *hwc_sections(size_t *n)
 	return sections;
 }
 
-/* The first tool calls of every port (FEC, module EEPROM; DCB of a RoCE port), started as soon
- * as mlx/ knows the ports: they run while the cards' mstflint tools run one after the other, and
- * the netdevs and roce sections take their answers. Only the argvs those sections build, from
+/* The first tool calls of every port (FEC, module EEPROM; DCB of a RoCE port; the host's
+ * lldpcli), started as soon as mlx/ knows the ports: they run while the cards' mstflint tools run
+ * one after the other, and the netdevs and roce sections take their answers. Only the argvs those sections build, from
  * their own builders, so that nothing runs that would not have run anyway. */
 static void start_port_tools(struct hwc_env *e, struct hwc_facts *f)
 {
@@ -45,11 +45,13 @@ static void start_port_tools(struct hwc_env *e, struct hwc_facts *f)
 	for (size_t i = 0; mf && i < mf->adapters.n; i++)
 		max += mf->adapters.items[i].netdevs.n * HWC_NETDEV_LINK_CMDS +
 		       mf->adapters.items[i].ports.n * HWC_ROCE_DCB_CMDS;
-	struct hwc_cmd *cmds = max ? hwc_arena_calloc(a, max, sizeof(*cmds)) : NULL;
+	struct hwc_cmd *cmds = max ? hwc_arena_calloc(a, max + 1, sizeof(*cmds)) : NULL;
 	if (!cmds)
 		return;
+	bool netdevs = false; /* the host's LLDP neighbours: one lldpcli, when a ConnectX has a netdev */
 	for (size_t i = 0; i < mf->adapters.n; i++) {
 		const struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
+		netdevs = netdevs || ad->netdevs.n;
 		for (size_t k = 0; k < ad->netdevs.n; k++) {
 			const char *const *argv[HWC_NETDEV_LINK_CMDS];
 			hwc_netdev_link_cmds(a, ad->netdevs.items[k], argv);
@@ -63,6 +65,8 @@ static void start_port_tools(struct hwc_env *e, struct hwc_facts *f)
 				n += hwc_roce_dcb_cmds(a, p->netdev.v, cmds + n);
 		}
 	}
+	if (netdevs)
+		cmds[n++] = (struct hwc_cmd){hwc_lldp_argv, 0};
 	hwc_run_start(e, a, n, cmds);
 }
 

@@ -419,6 +419,8 @@ struct hwc_jtable;
 /* Every ConnectX netdev's LLDP neighbour: one lldpcli run for the host (after the netdevs). */
 struct hwc_netdev_facts;
 void hwc_lldp_collect(struct hwc_env *e, struct hwc_facts *f, struct hwc_netdev_facts *nf);
+/* Its argv, for the caller to start ahead (hwc_run_start). */
+extern const char *const hwc_lldp_argv[];
 /* The field table of netdevs[].link (core/json.h). */
 extern const struct hwc_jtable hwc_netdev_link_table;
 

@@ -170,12 +170,14 @@ static void run_failed(const struct hwc_cmd_result *r, struct hwc_arena *a, cons
 					       n ? hwc_arena_strndup(a, r->err, n) : "no message"));
 }
 
+const char *const hwc_lldp_argv[] = {"lldpcli", "-f", "json", "show", "neighbors", "details", NULL};
+
 void hwc_lldp_collect(struct hwc_env *e, struct hwc_facts *f, struct hwc_netdev_facts *nf)
 {
 	if (!nf || !nf->netdevs.n)
 		return;
 	struct hwc_arena *a = f->arena;
-	const char *const argv[] = {"lldpcli", "-f", "json", "show", "neighbors", "details", NULL};
+	const char *const *argv = hwc_lldp_argv;
 	const char *cmd = hwc_argv_str(a, argv);
 	struct hwc_cmd_result r;
 	struct hwc_lldp_neighbors nbs = {0};
