@@ -58,9 +58,9 @@ void fv_far_end_port(struct hwc_rule_ctx *c, struct hwc_finding *fd, const json_
 {
 	if (!fd)
 		return;
-	const char *ndname = hwc_q_string(p, "netdev");
+	const char *ndname = hwc_q_string(p, "netdev"), *ll = hwc_q_string(p, "link_layer");
 	const json_t *nd = ndname ? hwc_q_netdev(c->facts, ndname) : NULL;
-	if (nd) {
+	if (nd && !(ll && strcmp(ll, "InfiniBand") == 0)) { /* an IPoIB netdev hears no LLDP */
 		fv_far_end_netdev(c, fd, nd, fv_netdev_path(c, ndname));
 		return;
 	}
