@@ -27,6 +27,12 @@ def check(fx, *extra):
     return j
 
 
+def check_root(root):
+    cp, j = run_json("--root", root, "--json")
+    hwctest.validate(j)
+    return j
+
+
 def verdicts(j):
     return sorted((f["rule_id"], f["severity"], f["subject"]) for f in j["findings"])
 
@@ -122,6 +128,24 @@ class FarEnd(unittest.TestCase):
         self.assertIn("netdevs[].link.peer", why["detail"])
         why = port(check("link-ib-restricted-pf"), "mlx5_4")["unavailable"]["peer"]
         self.assertEqual(why["status"], "blocked")
+
+    def test_snapshot_records_and_redacts(self):
+        # the lldpcli answer is recorded, its MAC addresses masked (OUI kept), and the untarred
+        # snapshot replays the same far end
+        with tempfile.TemporaryDirectory() as d:
+            tar = os.path.join(d, "s.tar")
+            cp = run("--root", hwctest.fixture("link-farend-lldp-roce", "root"), "snapshot", "--redact", "-o", tar)
+            self.assertEqual(cp.returncode, 0, cp.stderr)
+            root = os.path.join(d, "root")
+            os.mkdir(root)
+            subprocess.run(["tar", "-xf", tar, "-C", root], check=True)
+            with open(os.path.join(root, "hwcheck", "commands", "lldpcli -f json show neighbors details", "stdout")) as f:
+                text = f.read()
+            self.assertNotIn("70:06:92:6e:32:1c", text)
+            self.assertIn("70:06:92:", text)
+            j = check_root(root)
+            self.assertEqual(netdev(j, "enp171s0np0")["link"]["peer"]["port_id"], "Ethernet184")
+            self.assertNotEqual(netdev(j, "enp171s0np0")["link"]["peer"]["chassis_id"], "70:06:92:6e:32:1c")
 
     def test_round_trip(self):
         for fx in BASE:
