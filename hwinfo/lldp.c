@@ -161,7 +161,10 @@ static void run_failed(const struct hwc_cmd_result *r, struct hwc_arena *a, cons
 	}
 	const char *msg = r->err ? strstr(r->err, "unable to connect") : NULL;
 	size_t n = msg ? strcspn(msg, "\n") : r->err ? strcspn(r->err, "\n") : 0;
-	if (msg)
+	if (msg && memmem(msg, n, "Permission denied", 17)) /* the socket is root's and _lldpd's */
+		hwc_fmeta_set(why, HWC_ST_NEEDS_ROOT, 0,
+			      hwc_arena_printf(a, "lldpd's socket needs root or group _lldpd (%s: %.*s)", cmd, (int)n, msg));
+	else if (msg)
 		hwc_fmeta_set(why, HWC_ST_ABSENT, 0,
 			      hwc_arena_printf(a, "lldpd is not running (%s: %.*s)", cmd, (int)n, msg));
 	else
