@@ -188,6 +188,17 @@ static void test_started(struct hwc_env *live, struct hwc_env *rep, struct hwc_a
 	/* taken once: the same argv again runs again (and answers at once now) */
 	CHECK_INT(hwc_run(live, a, ta, 60000, &r), 0);
 	CHECK_STR(r.out, "A\n");
+	/* peek: waits for a started command without taking it; hwc_run takes it after */
+	const char *tp[] = {"sh", "-c", "echo peeked; exit 4", NULL};
+	struct hwc_cmd pc = {tp, 60000};
+	hwc_run_start(live, a, 1, &pc);
+	CHECK_INT(hwc_run_peek(live, a, tp, &r), 0);
+	CHECK_INT(r.m.st, HWC_ST_OK);
+	CHECK_INT(r.exit_code, 4);
+	CHECK_STR(r.out, "peeked\n");
+	CHECK_INT(hwc_run(live, a, tp, 60000, &r), -ECHILD);
+	CHECK_STR(r.out, "peeked\n");
+	CHECK_INT(hwc_run_peek(live, a, tp, &r), -ENOENT); /* taken */
 	hwc_run_drop_started(live); /* ends `sleep 600` (else this test would wait for it) */
 	const char *none[] = {"hwcheck-no-such-tool", NULL};
 	struct hwc_cmd nc = {none, 0};
