@@ -911,6 +911,17 @@ void hwc_run_drop_started(struct hwc_env *e)
 	}
 }
 
+/* How long a paced replay of cmd waits: its recorded time, never past its timeout or the run's
+ * --timeout (a recording cannot make hwcheck hang). */
+static unsigned pace_ms(struct hwc_env *e, const struct hwc_cmd *cmd, unsigned elapsed_ms)
+{
+	unsigned t = cmd->timeout_ms ? cmd->timeout_ms : hwc_env_cmd_timeout_ms(e);
+	unsigned left = hwc_env_time_left_ms(e);
+	if (left < t)
+		t = left;
+	return elapsed_ms < t ? elapsed_ms : t;
+}
+
 /* Sleeps until t (a paced replay: the recorded tools take their recorded time). */
 static void sleep_until(const struct timespec *t)
 {
@@ -932,7 +943,7 @@ int hwc_run_peek(struct hwc_env *e, struct hwc_arena *a, const char *const *argv
 		struct hwc_cmd c = {argv, 0};
 		struct child none;
 		start_one(e, a, &c, res, &none);
-		struct timespec end = ts_plus_ms(s->t0, res->elapsed_ms);
+		struct timespec end = ts_plus_ms(s->t0, pace_ms(e, &c, res->elapsed_ms));
 		sleep_until(&end);
 		return 0;
 	}
@@ -971,7 +982,8 @@ void hwc_run_many(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct
 		if (w)
 			w[i] = ch ? &ch[i] : NULL;
 		if (pace && res[i].m.st != HWC_ST_BLOCKED && res[i].m.st != HWC_ST_INVALID) {
-			struct timespec end = ts_plus_ms(taken[i] ? taken[i]->t0 : t0, res[i].elapsed_ms);
+			struct timespec end = ts_plus_ms(taken[i] ? taken[i]->t0 : t0,
+							 pace_ms(e, &cmds[i], res[i].elapsed_ms));
 			if (ms_between(&done, &end) > 0)
 				done = end;
 		}

@@ -213,7 +213,12 @@ static void test_started(struct hwc_env *live, struct hwc_env *rep, struct hwc_a
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	CHECK_INT(hwc_run(rep, a, mc, 1000, &r), -ECHILD);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	/* a recording that claims 46 days is held to the command's timeout: this test ends */
+	const char *slow[] = {"mstconfig", "slow", NULL};
+	CHECK_INT(hwc_run(rep, a, slow, 200, &r), 0);
 	unsetenv("HWCHECK_REPLAY_PACE");
+	CHECK_INT(r.elapsed_ms, 4000000000u);
+	CHECK_INT(hwc_run(rep, a, mc, 1000, &r), -ECHILD);
 	CHECK_INT(r.elapsed_ms, 300);
 	CHECK((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 >= 300);
 	CHECK_STR(r.out, "-E- Failed to open the device\n");
@@ -401,6 +406,7 @@ int main(void)
 	put("hwcheck/commands/mstconfig -d 0000:3b:00.0 q/stdout", "-E- Failed to open the device\n");
 	put("hwcheck/commands/mstconfig -d 0000:3b:00.0 q/result", "exit=3\nelapsed_ms=300\n");
 	put("hwcheck/commands/mstconfig hang/result", "timeout=1\n");
+	put("hwcheck/commands/mstconfig slow/result", "exit=0\nelapsed_ms=4000000000\n");
 
 	struct hwc_arena *a = hwc_arena_new();
 	struct hwc_env *e = NULL, *live = NULL;
