@@ -222,7 +222,11 @@ int pr_pairs_client(struct hwc_env *e, const struct hwc_probe_opts *o, struct hw
 		for (unsigned op = 1; op <= HWC_PROBE_SEND; op <<= 1)
 			if (o->ops & op)
 				together(e, o, f, pf, p, n, op);
-	/* the server serves until told: the run is over */
-	(o->tcp ? pr_tcp_end : pr_cm_end)(o, p[0].peer);
+	/* the server serves until told that the run is over (when a pair ever reached it) */
+	for (size_t i = 0; i < n; i++)
+		if (p[i].remote) {
+			(o->tcp ? pr_tcp_end : pr_cm_end)(o, p[i].peer);
+			break;
+		}
 	return 0;
 }
