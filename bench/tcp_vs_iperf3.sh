@@ -62,11 +62,12 @@ run_hwcheck() {  # both directions in one run; sets h1 h2 (Gb/s) and hw (wall s)
   h1=$(awk '/"direction": "to_peer"/ {f = 1} f && /^ *"gbps": / {gsub(/[^0-9.e+-]/, "", $2); print $2; exit}' /tmp/hw.json)
   h2=$(awk '/"direction": "from_peer"/ {f = 1} f && /^ *"gbps": / {gsub(/[^0-9.e+-]/, "", $2); print $2; exit}' /tmp/hw.json)
   hw=$(awk -v a=$t2 -v b=$t3 'BEGIN{print b-a}')
+  hs=$(grep -o '"stopped": "[a-z]*"' /tmp/hw.json | cut -d'"' -f4 | head -n 2 | tr '\n' ',' | sed 's/,$//')
 }
 for i in $(seq 1 "$rounds"); do
   # the order alternates, so that a drift of the host's load favours neither
   if [ $((i % 2)) = 1 ]; then run_iperf3; run_hwcheck; first=iperf3; else run_hwcheck; run_iperf3; first=hwcheck; fi
-  echo "round $i first=$first iperf3_to=${i1:-none} iperf3_from=${i2:-none} iperf3_s=$iw hwcheck_to=${h1:-none} hwcheck_from=${h2:-none} hwcheck_s=$hw"
+  echo "round $i first=$first iperf3_to=${i1:-none} iperf3_from=${i2:-none} iperf3_s=$iw hwcheck_to=${h1:-none} hwcheck_from=${h2:-none} hwcheck_s=$hw hwcheck_stopped=${hs:-none}"
 done
 GUEST
 out=$(HWC_VM_TIMEOUT=$((60 * rounds + 60)) tests/vm/run-in-vm.sh -b "$VMDIR" -f "$HWCHECK" "$guest" "$HWCHECK" "$rounds" "$streams" "$secs")
