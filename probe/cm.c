@@ -139,7 +139,7 @@ static bool client_peer_gone(struct client *cl, char *err, size_t errlen)
 		enum rdma_cm_event_type t = ev->event;
 		rdma_ack_cm_event(ev);
 		if (t == RDMA_CM_EVENT_DISCONNECTED || t == RDMA_CM_EVENT_DEVICE_REMOVAL) {
-			snprintf(err, errlen, "the peer went away mid-run (%s after %.1f s; first: %s)",
+			snprintf(err, errlen, "the peer went away mid-run (%s after %.1f s; first: %.160s)",
 				 cm_event_name(t), pr_now() - cl->t_run0, cause);
 			return true;
 		}
