@@ -19,7 +19,8 @@
 #include "probe/probe_int.h"
 
 #define HELLO_MAGIC 0x68776370u /* "hwcp" */
-#define CM_VERSION 2             /* 2: session id and group in the hello, the server's port in the welcome */
+/* 2: the session id and group in the hello, the server's port in the welcome */
+#define CM_VERSION 2
 #define ACK_TIMEOUT 14          /* 4.096 us << 14 = 67 ms per retry: a dead peer shows fast */
 
 struct hello {                  /* client -> server, in the connect request (<= 56 bytes) */
@@ -139,7 +140,7 @@ static bool client_peer_gone(struct client *cl, char *err, size_t errlen)
 		enum rdma_cm_event_type t = ev->event;
 		rdma_ack_cm_event(ev);
 		if (t == RDMA_CM_EVENT_DISCONNECTED || t == RDMA_CM_EVENT_DEVICE_REMOVAL) {
-			snprintf(err, errlen, "the peer went away mid-run (%s after %.1f s; first: %s)",
+			snprintf(err, errlen, "the peer went away mid-run (%s after %.1f s; first: %.160s)",
 				 cm_event_name(t), pr_now() - cl->t_run0, cause);
 			return true;
 		}
