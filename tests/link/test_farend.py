@@ -14,23 +14,13 @@ import unittest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
 import hwctest  # noqa: E402
 from hwctest import run, run_json  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_link import check, check_root, port  # noqa: E402  (the same helpers)
 
 BASE = {"link-farend-lldp-symbol": "net-mlx5-100g-full-stats",
         "link-farend-lldp-roce": "field-ports-cx7-roce-active",
         "link-farend-lldpd-down": "field-ports-cx7-roce-active",
         "link-farend-ib-linkdowned": "link-ib-cx7-linkdowned"}
-
-
-def check(fx, *extra):
-    cp, j = run_json("--root", hwctest.fixture(fx, "root"), "--json", *extra)
-    hwctest.validate(j)
-    return j
-
-
-def check_root(root):
-    cp, j = run_json("--root", root, "--json")
-    hwctest.validate(j)
-    return j
 
 
 def verdicts(j):
@@ -39,10 +29,6 @@ def verdicts(j):
 
 def netdev(j, name):
     return next(n for n in j["facts"]["netdevs"] if n["name"] == name)
-
-
-def port(j, dev):
-    return next(p for ad in j["facts"]["mlx"]["adapters"] for p in ad["ports"] if p["rdma_device"] == dev)
 
 
 def far_lines(j):
