@@ -289,6 +289,8 @@ struct hwc_module {
 	struct hwc_fstr spec, identifier, vendor, vendor_oui, part_number, revision, serial_number;
 	struct hwc_fstr date_code, connector, media, compliance_codes;
 	struct hwc_ff64 length_m, nominal_mbd; /* nominal_mbd: per lane (SFF-8472/8636 byte 12/140) */
+	struct hwc_ff64 max_gbps;   /* the best Ethernet rate its codes name (module_rate.c) */
+	struct hwc_fstr rate_basis; /* which code said so: "SFF-8636 byte 192 0x02 (100GBASE-SR4...)" */
 	struct hwc_fi64 lanes;
 	struct hwc_fbool ddm; /* the module has digital diagnostics */
 	struct hwc_ff64 temperature_c, voltage_v;
@@ -327,12 +329,44 @@ void hwc_module_fail_dom(struct hwc_module *m, const struct hwc_fmeta *why);
 /* `ethtool -m IF hex on`, then CMIS pages over netlink, through the runner. */
 void hwc_module_collect(struct hwc_env *e, struct hwc_facts *f, const char *ifname, struct hwc_module *m);
 
+/* Link modes and negotiated state as `ethtool IF` prints them (issue 14; hwinfo/ethtool_link.c):
+ * what this port supports and advertises, what the partner advertised, what was negotiated. */
+struct hwc_link_modes_list {
+	struct hwc_fmeta m; /* unsupported: "Not reported" */
+	struct {
+		const char **items; /* "100000baseCR4/Full", as printed */
+		size_t n, cap;
+	} v;
+};
+struct hwc_netdev_modes {
+	struct hwc_fmeta m; /* the group: ethtool IF answered */
+	struct hwc_fstr source;
+	struct hwc_link_modes_list supported, advertised, partner;
+	/* the fastest mode of each list, Mb/s (the number in front of "base") */
+	struct hwc_fi64 supported_max_mbps, advertised_max_mbps, partner_max_mbps;
+	struct hwc_fi64 speed_mbps, lanes; /* Speed: absent when "Unknown!" (no link) */
+	struct hwc_fstr duplex, port;
+	struct hwc_fbool autoneg, link_detected;
+};
+extern const struct hwc_jtable hwc_netdev_modes_table;
+/* Parses `ethtool IF` into out (out->m and out->source are left to the caller). 0, or -EINVAL
+ * when the text has no "Settings for" line (every fact invalid). */
+int hwc_ethtool_parse_link(const char *buf, size_t len, const char *src, struct hwc_arena *a,
+			   struct hwc_netdev_modes *out);
+/* `ethtool IF` through the runner, into nd->link.modes. */
+struct hwc_netdev;
+void hwc_netdev_collect_modes(struct hwc_env *e, struct hwc_facts *f, struct hwc_netdev *nd);
+/* The fastest Ethernet rate a module's codes name (SFF-8472 / SFF-8636 / CMIS), into
+ * m->max_gbps and m->rate_basis (unsupported with the reason when no code says). */
+void hwc_module_rate(const struct hwc_module_map *mp, struct hwc_arena *a, struct hwc_module *m);
+
 struct hwc_netdev_link {
 	struct hwc_fi64 carrier_changes;    /* sys/class/net/IF/carrier_changes: ups and downs */
 	struct hwc_fi64 carrier_up_count;   /* Linux >= 4.16 */
 	struct hwc_fi64 carrier_down_count;
 	struct hwc_netdev_fec fec;
 	struct hwc_module module; /* the transceiver of the port (ethtool -m) */
+	struct hwc_netdev_modes modes; /* ethtool IF: link modes, speed, lanes */
 };
 
 struct hwc_netdev {
