@@ -59,6 +59,11 @@ static int port_read(struct hwc_rule_ctx *c, const json_t *nd, struct port *p)
 	p->base = fv_netdev_path(c, p->name);
 	bool up = true;
 	const char *why = NULL;
+	const json_t *modes;
+	/* a facts file from before hwcheck read `ethtool IF` says nothing either way */
+	if (!hwc_q_find(nd, "link.modes", &modes, &why, c->a) && why && strncmp(why, "not_collected", 13) == 0)
+		return 0;
+	why = NULL;
 	if (hwc_q_find_bool(nd, "link.modes.link_detected", &up, &why, c->a) && !up)
 		return 0;
 	if (!hwc_q_find_num(nd, "link.modes.speed_mbps", &p->speed, &why, c->a) || p->speed <= 0) {
@@ -69,14 +74,15 @@ static int port_read(struct hwc_rule_ctx *c, const json_t *nd, struct port *p)
 		return 0;
 	}
 	side_num(c, nd, p, E_CARD, "card", "link.modes.supported_max_mbps", 1);
-	side_num(c, nd, p, E_ADVERT, "this port's advertisement", "link.modes.advertised_max_mbps", 1);
+	side_num(c, nd, p, E_ADVERT, "local advertisement", "link.modes.advertised_max_mbps", 1);
 	side_num(c, nd, p, E_MODULE, "module", "link.module.max_gbps", 1000);
 	side_num(c, nd, p, E_PARTNER, "partner", "link.modes.partner_max_mbps", 1);
 	bool an = false;
 	const char *w;
 	/* the advertisement limits only while auto-negotiation chooses the speed */
-	if (!hwc_q_find_bool(nd, "link.modes.autoneg", &an, &w, c->a) || !an)
-		p->s[E_ADVERT].mbps = 0, p->s[E_ADVERT].why = NULL;
+	if (!hwc_q_find_bool(nd, "link.modes.autoneg", &an, &w, c->a) || !an ||
+	    (p->s[E_CARD].mbps > 0 && p->s[E_ADVERT].mbps >= p->s[E_CARD].mbps))
+		p->s[E_ADVERT].mbps = 0, p->s[E_ADVERT].why = NULL; /* names an end only when it narrows */
 	if (p->s[E_MODULE].mbps > 0)
 		p->s[E_MODULE].what = module_text(c, nd);
 	return 1;
@@ -180,7 +186,7 @@ static void eval_limited(struct hwc_rule_ctx *c)
 			continue; /* no known end explains it: LINK_RATE_BELOW_POSSIBLE */
 		bool below_profile = want > 0 && p.speed < want;
 		const char *exp = below_profile ? hwc_arena_printf(c->a, "; the profile expects %s", gb(c, want)) : "";
-		struct hwc_finding *fd = hwc_rule_emit_sev(c, below_profile ? HWC_SEV_WARN : c->sev, p.name,
+		struct hwc_finding *fd = hwc_rule_emit_sev(c, below_profile ? c->sev : HWC_SEV_INFO, p.name,
 							   "linked at %s: %s: %s%s", gb(c, p.speed), sides_text(c, &p),
 							   limiters(c, &p, low), exp);
 		add_sides(c, fd, &p);
@@ -210,7 +216,7 @@ const struct hwc_rule hwc_rules_rate[] = {
 	 "auto-negotiation (`ethtool -s <netdev> autoneg on`) or force the common best speed on both "
 	 "ends; `mlxlink -d <BDF> -p <port>` shows the port's and the cable's speeds.",
 	 eval_below_possible},
-	{"LINK_RATE_LIMITED", HWC_SEV_INFO, "link", "Port rate limited by the module, the partner or the card",
+	{"LINK_RATE_LIMITED", HWC_SEV_WARN, "link", "Port rate limited by the module, the partner or the card",
 	 "The port runs below what its card supports, and one end explains it: a module or cable "
 	 "rated lower (a 200G cable on a 400G card), a partner (switch port) that advertises less, or "
 	 "this port's own narrowed advertisement; or below the rate the profile expects for the "
