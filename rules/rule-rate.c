@@ -64,6 +64,11 @@ static int port_read(struct hwc_rule_ctx *c, const json_t *nd, struct port *p)
 	if (!hwc_q_find(nd, "link.modes", &modes, &why, c->a) && why && strncmp(why, "not_collected", 13) == 0)
 		return 0;
 	why = NULL;
+	const char *op = hwc_q_string(nd, "operstate");
+	bool carrier = true;
+	if ((op && strcmp(op, "up") != 0) || (hwc_q_find_bool(nd, "carrier", &carrier, &why, c->a) && !carrier))
+		return 0; /* no link: NET_PORT_DOWN speaks for it */
+	why = NULL;
 	if (hwc_q_find_bool(nd, "link.modes.link_detected", &up, &why, c->a) && !up)
 		return 0;
 	if (!hwc_q_find_num(nd, "link.modes.speed_mbps", &p->speed, &why, c->a) || p->speed <= 0) {
@@ -132,6 +137,16 @@ static const char *limiters(struct hwc_rule_ctx *c, const struct port *p, double
 	return hwc_arena_printf(c->a, "%s limit%s", out, n > 1 ? "" : "s");
 }
 
+/* The lowest known rate of the ends, Mb/s; 0 when none is known. */
+static double lowest(const struct port *p)
+{
+	double low = 0;
+	for (int e = 0; e < E__N; e++)
+		if (p->s[e].mbps > 0 && (low == 0 || p->s[e].mbps < low))
+			low = p->s[e].mbps;
+	return low;
+}
+
 static void eval_below_possible(struct hwc_rule_ctx *c)
 {
 	size_t i;
@@ -140,10 +155,7 @@ static void eval_below_possible(struct hwc_rule_ctx *c)
 		struct port p = {0};
 		if (!port_read(c, nd, &p))
 			continue;
-		double low = 0;
-		for (int e = 0; e < E__N; e++)
-			if (p.s[e].mbps > 0 && (low == 0 || p.s[e].mbps < low))
-				low = p.s[e].mbps;
+		double low = lowest(&p);
 		if (p.s[E_CARD].mbps > 0 && p.speed >= p.s[E_CARD].mbps)
 			continue; /* at the card's best: nothing could be faster */
 		if (low > 0 && p.speed >= low)
@@ -178,10 +190,7 @@ static void eval_limited(struct hwc_rule_ctx *c)
 		}
 		if (p.speed >= top)
 			continue;
-		double low = 0;
-		for (int e = 0; e < E__N; e++)
-			if (p.s[e].mbps > 0 && (low == 0 || p.s[e].mbps < low))
-				low = p.s[e].mbps;
+		double low = lowest(&p);
 		if (low <= 0 || p.speed < low)
 			continue; /* no known end explains it: LINK_RATE_BELOW_POSSIBLE */
 		bool below_profile = want > 0 && p.speed < want;

@@ -5,10 +5,8 @@
 # module EEPROM dumps of tests/fixtures/module-eeprom/ (SOURCE.md there). Run it after editing;
 # the output is committed and test_rate.py checks it is up to date (--check). What is
 # reconstructed says so in each SOURCE.md.
-import filecmp
 import os
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -89,27 +87,5 @@ def build():
           "and the partner."])
 
 
-def main():
-    if "--check" in sys.argv:
-        real = mf.mkfixtures.FIX
-        with tempfile.TemporaryDirectory() as d:
-            mf.mkfixtures.FIX = d
-            build()
-            for name in os.listdir(d):
-                cmp = filecmp.dircmp(os.path.join(d, name), os.path.join(real, name))
-                bad = []
-
-                def walk(c):
-                    bad.extend(c.left_only + c.right_only + c.diff_files)
-                    for sub in c.subdirs.values():
-                        walk(sub)
-                walk(cmp)
-                if bad:
-                    print(f"{name}: out of date: {bad[:5]} (run tests/link/make_rate_fixtures.py)")
-                    sys.exit(1)
-        return
-    build()
-
-
 if __name__ == "__main__":
-    main()
+    mf.main(build, "tests/link/make_rate_fixtures.py")
