@@ -232,11 +232,23 @@ int hwc_ethtool_parse_link(const char *buf, size_t len, const char *src, struct 
 
 /* ------------------------------------------------------------------ collector */
 
+const char *const *hwc_modes_argv(struct hwc_arena *a, const char *ifn)
+{
+	const char **v = hwc_arena_calloc(a, 3, sizeof(*v));
+	if (v)
+		v[0] = "ethtool", v[1] = ifn;
+	return v;
+}
+
 void hwc_netdev_collect_modes(struct hwc_env *e, struct hwc_facts *f, struct hwc_netdev *nd)
 {
 	struct hwc_arena *a = f->arena;
 	struct hwc_netdev_modes *o = &nd->link.modes;
-	const char *const argv[] = {"ethtool", nd->name, NULL};
+	const char *const *argv = hwc_modes_argv(a, nd->name);
+	if (!argv) {
+		hwc_fmeta_set(&o->m, HWC_ST_UNREADABLE, ENOMEM, "out of memory");
+		return;
+	}
 	const char *src = hwc_argv_str(a, argv);
 	struct hwc_cmd_result r;
 	hwc_run(e, a, argv, 0, &r);

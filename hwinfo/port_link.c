@@ -49,6 +49,7 @@ void hwc_netdev_link_cmds(struct hwc_arena *a, const char *ifn, const char *cons
 {
 	out[0] = fec_argv(a, ifn);
 	out[1] = hwc_module_argv(a, ifn);
+	out[2] = hwc_modes_argv(a, ifn);
 }
 
 static void collect_fec(struct hwc_env *e, struct hwc_facts *f, struct hwc_netdev *nd)
