@@ -10,7 +10,9 @@
 #include "core/util.h"
 
 /* SFF-8024 table 4-4, extended specification compliance (SFF-8636 byte 192, SFF-8472 byte 36):
- * the rate on a four-lane form factor (QSFP) and on a one-lane one (SFP); 0: not defined there. */
+ * the rate on a four-lane form factor (QSFP) and on a one-lane one (SFP); 0: not defined there,
+ * or not a rate ethtool names for that code (tests/oracle/test_rate_oracle.py holds every row
+ * against ethtool -m's 'Transceiver type' for the same byte). */
 static const struct {
 	uint8_t code;
 	double qsfp, sfp;
@@ -25,10 +27,10 @@ static const struct {
 	{0x07, 100, 0, "100G PSM4"},
 	{0x08, 100, 25, "100G ACC or 25GAUI C2M ACC"},
 	{0x0b, 100, 25, "100GBASE-CR4 or 25GBASE-CR CA-L"},
-	{0x0c, 100, 25, "25GBASE-CR CA-S"},
-	{0x0d, 100, 25, "25GBASE-CR CA-N"},
+	{0x0c, 25, 25, "25GBASE-CR CA-S"},
+	{0x0d, 25, 25, "25GBASE-CR CA-N"},
 	{0x10, 40, 0, "40GBASE-ER4"},
-	{0x11, 40, 10, "4 x 10GBASE-SR"},
+	{0x11, 40, 0, "4 x 10GBASE-SR"},
 	{0x12, 40, 0, "40G PSM4"},
 	{0x16, 0, 10, "10GBASE-T with SFI"},
 	{0x17, 100, 0, "100G CLR4"},
@@ -53,7 +55,7 @@ static const struct {
 	{0x44, 200, 0, "200G 1550 nm PSM4"},
 	{0x45, 0, 50, "50GBASE-LR"},
 	{0x46, 200, 0, "200GBASE-LR4"},
-	{0x4a, 0, 50, "50GBASE-ER"},
+	{0x4a, 0, 0, "50GBASE-ER"},
 };
 
 /* SFF-8024 table 4-5, host electrical interface codes of a CMIS application (Gb/s). */
