@@ -137,6 +137,13 @@ static const char *limiters(struct hwc_rule_ctx *c, const struct port *p, double
 	return hwc_arena_printf(c->a, "%s limit%s", out, n > 1 ? "" : "s");
 }
 
+/* A driver that reports no link modes (a VF, a representor): no card side to judge, as
+ * LINK_MODULE_* have no module there. */
+static bool no_card_side(const struct port *p)
+{
+	return p->s[E_CARD].mbps <= 0 && p->s[E_CARD].why && strncmp(p->s[E_CARD].why, "unsupported", 11) == 0;
+}
+
 /* The lowest known rate of the ends, Mb/s; 0 when none is known. */
 static double lowest(const struct port *p)
 {
@@ -153,7 +160,7 @@ static void eval_below_possible(struct hwc_rule_ctx *c)
 	const json_t *nd;
 	json_array_foreach(hwc_q_get(c->facts, "netdevs"), i, nd) {
 		struct port p = {0};
-		if (!port_read(c, nd, &p))
+		if (!port_read(c, nd, &p) || no_card_side(&p))
 			continue;
 		double low = lowest(&p);
 		if (p.s[E_CARD].mbps > 0 && p.speed >= p.s[E_CARD].mbps)
@@ -185,7 +192,8 @@ static void eval_limited(struct hwc_rule_ctx *c)
 		double want = profile_mbps(c, p.name), card = p.s[E_CARD].mbps;
 		double top = card > want ? card : want;
 		if (card <= 0 && want <= 0) {
-			hwc_rule_unknown(c, p.name, p.s[E_CARD].path, p.s[E_CARD].why, "what the card supports");
+			if (!no_card_side(&p))
+				hwc_rule_unknown(c, p.name, p.s[E_CARD].path, p.s[E_CARD].why, "what the card supports");
 			continue;
 		}
 		if (p.speed >= top)
@@ -223,7 +231,7 @@ const struct hwc_rule hwc_rules_rate[] = {
 	 "could do more. " SOURCES,
 	 "`ethtool <netdev>`: compare Speed with the supported and partner-advertised modes; restore "
 	 "auto-negotiation (`ethtool -s <netdev> autoneg on`) or force the common best speed on both "
-	 "ends; `mlxlink -d <BDF> -p <port>` shows the port's and the cable's speeds.",
+	 "ends; `mlxlink -d <BDF>` shows the port's enabled and the cable's supported speeds.",
 	 eval_below_possible},
 	{"LINK_RATE_LIMITED", HWC_SEV_WARN, "link", "Port rate limited by the module, the partner or the card",
 	 "The port runs below what its card supports, and one end explains it: a module or cable "
