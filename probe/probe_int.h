@@ -168,6 +168,20 @@ const char *pr_op_name(unsigned op);
 /* Choose a GID index on a RoCE port (RoCE v2, IPv4-mapped first). -1 when none. */
 int pr_pick_gid(struct ibv_context *ctx, unsigned port, union ibv_gid *gid);
 
+/* The environment (core/env) is not thread-safe: threads of a two-host --all-ports run (client
+ * pairs, server sessions) read it under this lock. Recursive; pr_target_init, pr_target_netdev,
+ * pr_bind, pr_ceiling_inputs and the sampler take it themselves. */
+void pr_env_lock(void);
+void pr_env_unlock(void);
+
+/* --all-ports with --client A,B,...: each pair of ports alone, then all together (probe/pairs.c).
+ * Returns 0 (failures are results). */
+int pr_pairs_client(struct hwc_env *e, const struct hwc_probe_opts *o, struct hwc_facts *f,
+		    struct hwc_probe_facts *pf);
+/* Tells the server at peer that the client's run is over (two-host --all-ports). */
+void pr_cm_end(const struct hwc_probe_opts *o, const char *peer);
+void pr_tcp_end(const struct hwc_probe_opts *o, const char *peer);
+
 /* Pins the calling thread to the NUMA node's CPUs; restore with pr_unbind(). */
 struct pr_binding {
 	bool bound;
