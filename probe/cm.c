@@ -19,7 +19,8 @@
 #include "probe/probe_int.h"
 
 #define HELLO_MAGIC 0x68776370u /* "hwcp" */
-#define CM_VERSION 2             /* 2: session id and group in the hello, the server's port in the welcome */
+/* 2: the session id and group in the hello, the server's port in the welcome */
+#define CM_VERSION 2
 #define ACK_TIMEOUT 14          /* 4.096 us << 14 = 67 ms per retry: a dead peer shows fast */
 
 struct hello {                  /* client -> server, in the connect request (<= 56 bytes) */

@@ -14,15 +14,9 @@
 
 #define MAX_PAIRS 16
 
-struct pair {
-	const char *peer;
-	const char *local;  /* this host's port of the pair, from its alone run: "rxec/1", "vc" */
-	const char *remote; /* the server's, as it named it */
-	const char *failed; /* why the alone run failed; NULL when it ran */
-};
 
 /* "A,B,C" -> peers; NULL, or why the list cannot be paired. */
-static const char *split_peers(struct hwc_arena *a, const char *list, struct pair *p, size_t *n)
+static const char *split_peers(struct hwc_arena *a, const char *list, struct pr_pair *p, size_t *n)
 {
 	*n = 0;
 	char *s = hwc_arena_strdup(a, list ? list : "");
@@ -36,7 +30,7 @@ static const char *split_peers(struct hwc_arena *a, const char *list, struct pai
 				return hwc_arena_printf(a, "--all-ports --client: %s is named twice; "
 							"give one address per port of the server",
 							tok);
-		p[(*n)++] = (struct pair){.peer = tok};
+		p[(*n)++] = (struct pr_pair){.peer = tok};
 	}
 	if (*n < 2)
 		return hwc_arena_printf(a, "--all-ports --client needs one server address per port, "
@@ -69,7 +63,7 @@ static void pairs_fail(struct hwc_facts *f, struct hwc_probe_facts *pf,
 
 /* The two ends of pair p from its alone results [first, pf->results.n). */
 static void pair_ends(struct hwc_arena *a, const struct hwc_probe_facts *pf, size_t first,
-		      bool tcp, struct pair *p)
+		      bool tcp, struct pr_pair *p)
 {
 	for (size_t i = first; i < pf->results.n; i++) {
 		const struct hwc_probe_result *r = &pf->results.items[i];
@@ -90,8 +84,7 @@ static void pair_ends(struct hwc_arena *a, const struct hwc_probe_facts *pf, siz
 		p->failed = "no result named this host's port";
 }
 
-/* NULL when every pair ran alone on a port of its own at both ends; else why not together. */
-static const char *pairs_check(struct hwc_arena *a, const struct pair *p, size_t n)
+const char *pr_pairs_check(struct hwc_arena *a, const struct pr_pair *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (p[i].failed)
@@ -147,7 +140,7 @@ static void pjob_results(struct hwc_facts *f, struct hwc_probe_facts *pf, struct
 
 /* Every pair at once (ops: the RDMA ops of this round; TCP: both directions). */
 static void together(struct hwc_env *e, const struct hwc_probe_opts *o, struct hwc_facts *f,
-		     struct hwc_probe_facts *pf, const struct pair *p, size_t n, unsigned ops)
+		     struct hwc_probe_facts *pf, const struct pr_pair *p, size_t n, unsigned ops)
 {
 	struct pjob *jobs = calloc(n, sizeof(*jobs));
 	if (!jobs) {
@@ -197,7 +190,7 @@ int pr_pairs_client(struct hwc_env *e, const struct hwc_probe_opts *o, struct hw
 		    struct hwc_probe_facts *pf)
 {
 	struct hwc_arena *a = f->arena;
-	struct pair p[MAX_PAIRS];
+	struct pr_pair p[MAX_PAIRS];
 	size_t n;
 	const char *why = split_peers(a, o->peer, p, &n);
 	if (why) {
@@ -213,7 +206,7 @@ int pr_pairs_client(struct hwc_env *e, const struct hwc_probe_opts *o, struct hw
 		(o->tcp ? pr_tcp_client : pr_cm_client)(e, &oo, f, pf);
 		pair_ends(a, pf, first, o->tcp, &p[i]);
 	}
-	why = pairs_check(a, p, n);
+	why = pr_pairs_check(a, p, n);
 	if (why)
 		pairs_fail(f, pf, o, why);
 	else if (o->tcp)

@@ -28,7 +28,8 @@
 #include "probe/probe_int.h"
 
 #define T_MAGIC 0x68777463u /* "hwtc" */
-#define T_VERSION 2      /* 2: the hello says the session's group, the ack names the server's port */
+/* 2: the hello says the session's group, the ack names the server's port */
+#define T_VERSION 2
 #define T_LAST 1u        /* hello flag: the client's last session */
 #define T_END 2u         /* hello flag: no session, the client's run is over (--all-ports) */
 #define T_CHECK_BYTES 256   /* compared with the pattern at the start of every read */
