@@ -150,7 +150,10 @@ def netdev(name, bdf, speed_mbps, mtu=9000, rx=8192, rx_max=8192, comb=None, com
             "irq_locality": {"numa_node": node, "local_cpulist": cpulist,
                              "vectors": vectors if vectors is not None else comb, "outside_local": outside},
             "link": {"fec": {"configured": "Auto RS", "active": "RS", "corrected_blocks": 0,
-                             "uncorrectable_blocks": 0}}}
+                             "uncorrectable_blocks": 0}},
+            "bond": None,
+            "unavailable": {"bond": {"status": "absent", "detail": f"sys/class/net/{name}/master: "
+                                     "absent (not enslaved to a bond or bridge)"}}}
 
 
 def sensor(chip, label, temp, crit=None, mx=None, bdf=None, source="hwmon", highest=None):
