@@ -8,6 +8,7 @@
 #include "core/scan.h"
 
 static const char *port_subject(struct hwc_rule_ctx *c, const json_t *p, const json_t *ad);
+static bool bond_mtu_differs(struct hwc_rule_ctx *c, const json_t *nd);
 
 #define FOR_CARD_NETDEVS(c, i, ad, nds, n, k)                                                      \
 	json_array_foreach(hwc_q_adapters((c)->facts), i, ad) for (size_t n = hwc_q_adapter_netdevs((c)->facts, ad, nds, 32), k = 0; k < n; k++)
@@ -125,8 +126,9 @@ static double fabric_jumbo(struct hwc_rule_ctx *c, const char **who)
 	FOR_CARD_NETDEVS(c, i, ad, nds, n, k) {
 		const char *name = hwc_q_string(nds[k], "name");
 		const json_t *m = hwc_q_get(nds[k], "mtu");
+		/* a bond member set apart from its bond says nothing about the fabric */
 		if (name && json_is_number(m) && json_number_value(m) > 1500 && json_number_value(m) > best &&
-		    !ib_netdev(ad, name)) {
+		    !ib_netdev(ad, name) && !bond_mtu_differs(c, nds[k])) {
 			best = json_number_value(m);
 			*who = name;
 		}
@@ -184,10 +186,10 @@ static void mtu_against_peers(struct hwc_rule_ctx *c, const json_t *ad, const js
 	    !need_num(c, name, nd, fv_netdev_path(c, name), "mtu", &mtu) || mtu > 1500)
 		return;
 	const char *tgt = mtu_target(c, nd);
-	struct hwc_finding *fd = hwc_rule_emit(c, name, "MTU is %s%s%s while %s on this host runs %s: the fabric is jumbo and this port "
+	struct hwc_finding *fd = hwc_rule_emit(c, name, "MTU is %s%s%s%s while %s on this host runs %s: the fabric is jumbo and this port "
 					       "is not (RoCE on it gets a 1024-byte active MTU)",
-					       fv_fmt_num(c->a, mtu), strcmp(tgt, name) ? ", as its bond " : "", strcmp(tgt, name) ? tgt : "",
-					       who, fv_fmt_num(c->a, peer));
+					       fv_fmt_num(c->a, mtu), strcmp(tgt, name) ? " (its bond " : "", strcmp(tgt, name) ? tgt : "",
+					       strcmp(tgt, name) ? " too)" : "", who, fv_fmt_num(c->a, peer));
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.mtu", fv_netdev_path(c, name)), fv_fmt_num(c->a, mtu),
 			 fv_fmt_num(c->a, peer));
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.mtu", fv_netdev_path(c, who)), fv_fmt_num(c->a, peer), NULL);
