@@ -468,14 +468,16 @@ static const struct card_item {
 	  "MLX_FW_CONFIG_AT_RISK", "MLX_FW_CONFIG_NOT_INTENDED"}},
 	{"numa", "NUMA", false, it_numa, {"HOST_NUMA_NODE_MISSING"}},
 	{"port", "port", true, it_port,
-	 {"NET_PORT_DOWN", "NET_PORT_RATE_LOW", "NET_ROCE_MTU_SMALL", "NET_MTU_NOT_JUMBO"}},
+	 {"NET_PORT_DOWN", "NET_PORT_RATE_LOW", "NET_ROCE_MTU_SMALL", "NET_MTU_NOT_JUMBO",
+	  "NET_BOND_MTU_MISMATCH"}},
 	{"port_rate", "link rate", true, it_rate, {"LINK_RATE_BELOW_POSSIBLE", "LINK_RATE_LIMITED"}},
 	{"port_link", "link errors", true, it_link,
 	 {"LINK_SYMBOL_ERRORS", "LINK_FLAPS", "LINK_INTEGRITY_ERRORS", "LINK_RAW_BER_HIGH",
 	  "LINK_EFFECTIVE_ERRORS", "LINK_FEC_MODE", "LINK_TOOL_RECOMMENDATION",
 	  "LINK_MODULE_DIAGNOSTICS"}},
 	{"port_tuning", "tuning", true, it_tuning,
-	 {"NET_RING_SMALL", "NET_CHANNELS_FEW", "NET_LRO_ON", "HOST_IRQ_FAR_NODE"}},
+	 {"NET_RING_SMALL", "NET_CHANNELS_FEW", "NET_LRO_ON", "NET_TSO_OFF", "NET_GRO_OFF",
+	  "HOST_IRQ_FAR_NODE"}},
 };
 
 /* ------------------------------------------------------------------ findings -> verdicts */

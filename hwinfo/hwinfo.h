@@ -369,6 +369,25 @@ struct hwc_netdev_link {
 	struct hwc_netdev_modes modes; /* ethtool IF: link modes, speed, lanes */
 };
 
+/* The bond a netdev is a member of (hwinfo/bond.c). Its status is the membership's: absent when
+ * the netdev has no master, unsupported when the master is not a bond (a bridge, a team). */
+struct hwc_netdev_bond {
+	struct hwc_fmeta m;
+	struct hwc_fstr name;         /* sys/class/net/<if>/master, the link's last component */
+	struct hwc_fstr mode;         /* bonding/mode: "802.3ad 4", "active-backup 1" */
+	struct hwc_fmeta slaves_m;
+	struct {
+		const char **items;   /* bonding/slaves, in the bond's order */
+		size_t n, cap;
+	} slaves;
+	struct hwc_fstr active_slave; /* bonding/active_slave; absent when empty */
+	struct hwc_fi64 mtu;          /* the bond's own MTU */
+	struct hwc_fstr member_state; /* sys/class/net/<if>/bonding_slave/state: active, backup */
+};
+extern const struct hwc_jtable hwc_netdev_bond_table;
+void hwc_netdev_collect_bond(struct hwc_env *e, struct hwc_arena *a, const char *ifname,
+			     struct hwc_netdev_bond *b);
+
 struct hwc_netdev {
 	const char *name;
 	struct hwc_fstr bdf, driver, fw_version, operstate;
@@ -382,6 +401,7 @@ struct hwc_netdev {
 	struct hwc_netdev_counters counters;
 	struct hwc_netdev_irq_locality irq_locality;
 	struct hwc_netdev_link link;
+	struct hwc_netdev_bond bond;
 };
 
 struct hwc_netdev_facts {
