@@ -806,6 +806,18 @@ int hwc_json_get_table(const json_t *o, struct hwc_arena *a, void *base, const s
 	return rc;
 }
 
+void *hwc_json_section_from(const json_t *j, struct hwc_arena *a, size_t size,
+			    const struct hwc_jtable *t, int *rc)
+{
+	void *base = json_is_object(j) ? hwc_arena_zalloc(a, size) : NULL;
+	*rc = !json_is_object(j) ? -EINVAL : !base ? -ENOMEM : 0;
+	if (base && t)
+		*rc = hwc_json_get_table(j, a, base, t);
+	if (*rc < 0 && *rc != -ENOMEM)
+		*rc = -EINVAL;
+	return base;
+}
+
 /* ---- persist ---- */
 
 static int persist_str(struct hwc_arena *a, const char **s)

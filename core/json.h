@@ -178,6 +178,12 @@ json_t *hwc_json_array_from_vec(const void *vec, size_t elem, const struct hwc_j
 int hwc_json_array_to_vec(const json_t *arr, struct hwc_arena *a, void *vec, size_t elem,
 			  const struct hwc_jtable *t);
 
+/* A section's reader: a new zeroed struct of size bytes for the section j, an object, read by t
+ * (NULL: only made). NULL when j is not an object (*rc = -EINVAL) or without memory (-ENOMEM);
+ * else *rc is 0, or -EINVAL when something was not of its type (the rest is read). */
+void *hwc_json_section_from(const json_t *j, struct hwc_arena *a, size_t size,
+			    const struct hwc_jtable *t, int *rc);
+
 /* Array helper: the array to walk under key, with its status in *m (NULL when not ok); a value
  * that is neither an array nor null is invalid (-EINVAL in *rc). */
 const json_t *hwc_json_get_array(const json_t *o, const char *key, struct hwc_arena *a,

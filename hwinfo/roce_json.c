@@ -102,11 +102,7 @@ json_t *hwc_roce_to_json(const struct hwc_facts *f)
 
 int hwc_roce_from_json(const json_t *j, struct hwc_facts *f)
 {
-	if (!json_is_object(j))
-		return -EINVAL;
-	struct hwc_roce_facts *rf = hwc_arena_zalloc(f->arena, sizeof(*rf));
-	if (!rf)
-		return -ENOMEM;
-	f->roce = rf;
-	return hwc_json_get_table(j, f->arena, rf, &hwc_roce_table);
+	int rc;
+	f->roce = hwc_json_section_from(j, f->arena, sizeof(*f->roce), &hwc_roce_table, &rc);
+	return rc;
 }

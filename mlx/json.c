@@ -319,15 +319,13 @@ json_t *hwc_mlx_to_json(const struct hwc_facts *f)
 
 int hwc_mlx_from_json(const json_t *j, struct hwc_facts *f)
 {
-	if (!json_is_object(j))
-		return -EINVAL;
-	struct hwc_mlx_facts *mf = hwc_arena_zalloc(f->arena, sizeof(*mf));
+	int rc;
+	struct hwc_mlx_facts *mf = f->mlx =
+		hwc_json_section_from(j, f->arena, sizeof(*mf), &hwc_mlx_table, &rc);
 	if (!mf)
-		return -ENOMEM;
-	f->mlx = mf;
-	int rc = hwc_json_get_table(j, f->arena, mf, &hwc_mlx_table);
+		return rc;
 	/* the query's status: what the facts say of the version it read */
 	struct hwc_mlx_flint *fl = &mf->fw_image;
 	fl->m = hwc_ok(fl->fw_version) ? (struct hwc_fmeta){HWC_ST_OK, 0, NULL} : fl->fw_version.m;
-	return rc == -ENOMEM ? rc : rc ? -EINVAL : 0;
+	return rc;
 }

@@ -178,13 +178,11 @@ json_t *hwc_pci_to_json(const struct hwc_facts *f)
 
 int hwc_pci_from_json(const json_t *j, struct hwc_facts *f)
 {
-	if (!json_is_object(j))
-		return -EINVAL;
-	struct hwc_pci_facts *p = hwc_arena_zalloc(f->arena, sizeof(*p));
+	int rc;
+	struct hwc_pci_facts *p = hwc_json_section_from(j, f->arena, sizeof(*p), NULL, &rc);
 	if (!p)
-		return -ENOMEM;
+		return rc;
 	f->pci = p;
-	int rc = 0;
 	if (json_object_get(j, "source"))
 		rc |= hwc_json_get_str(j, "source", f->arena, &p->source);
 	const json_t *g = json_object_get(j, "gpudirect");
