@@ -94,6 +94,15 @@ static json_t *list_json(const json_t *facts)
 	return doc;
 }
 
+/* Appends item to buf (n bytes, len of them used), after sep unless buf is empty; the new
+ * length (buf is cut, never overrun). */
+static size_t append(char *buf, size_t n, size_t len, const char *sep, const char *item)
+{
+	if (len < n)
+		len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? sep : "", item);
+	return len;
+}
+
 /* "a,b" from a string array; "-" when empty or unknown. */
 static const char *joined(const json_t *arr, char *buf, size_t n)
 {
@@ -101,8 +110,8 @@ static const char *joined(const json_t *arr, char *buf, size_t n)
 	const json_t *s;
 	buf[0] = 0;
 	json_array_foreach(arr, i, s) {
-		if (json_is_string(s) && len < n)
-			len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? "," : "", json_string_value(s));
+		if (json_is_string(s))
+			len = append(buf, n, len, ",", json_string_value(s));
 	}
 	return buf;
 }
@@ -114,13 +123,12 @@ static const char *ports_text(const json_t *ports, char *buf, size_t n)
 	buf[0] = 0;
 	json_array_foreach(ports, i, p) {
 		const json_t *r = json_object_get(p, "rate_gbps");
-		char rate[32] = "?";
+		char rate[32] = "?", item[128];
 		if (json_is_number(r))
 			snprintf(rate, sizeof(rate), "%gG", json_number_value(r));
-		if (len < n)
-			len += (size_t)snprintf(buf + len, n - len, "%s%lld:%s/%s", len ? " " : "",
-						(long long)json_integer_value(hwc_q_get(p, "port")),
-						hwc_json_str_or(p, "state", "?"), rate);
+		snprintf(item, sizeof(item), "%lld:%s/%s", (long long)json_integer_value(hwc_q_get(p, "port")),
+			 hwc_json_str_or(p, "state", "?"), rate);
+		len = append(buf, n, len, " ", item);
 	}
 	return buf;
 }

@@ -163,63 +163,56 @@ static int bad_type(struct hwc_fmeta *m, struct hwc_arena *a, const char *key, c
 	return -EINVAL;
 }
 
+/* The body of a reader: the status from "unavailable" when the value is null or missing, else
+ * the value when is_type(v), else invalid (expected want). */
+#define GET(obj, key, a, f, is_type, want, value)                                                  \
+	do {                                                                                       \
+		const json_t *v;                                                                   \
+		int rc_ = get_common((obj), (key), (a), &(f)->m, &v);                              \
+		if (rc_ <= 0)                                                                      \
+			return rc_;                                                                \
+		if (!is_type(v))                                                                   \
+			return bad_type(&(f)->m, (a), (key), (want));                              \
+		HWC_SET(*(f), (value));                                                            \
+		return 0;                                                                          \
+	} while (0)
+
 int hwc_json_get_i64(const json_t *obj, const char *key, struct hwc_arena *a, struct hwc_fi64 *f)
 {
-	const json_t *v;
-	int rc = get_common(obj, key, a, &f->m, &v);
-	if (rc <= 0)
-		return rc;
-	if (!json_is_integer(v))
-		return bad_type(&f->m, a, key, "an integer");
-	HWC_SET(*f, (int64_t)json_integer_value(v));
-	return 0;
+	GET(obj, key, a, f, json_is_integer, "an integer", (int64_t)json_integer_value(v));
+}
+
+/* A counter: a non-negative integer, or one beyond INT64_MAX written as a real. UINT64_MAX (a
+ * counter or register that reads all ones) was written as the nearest double, 2^64: it reads
+ * back as UINT64_MAX so that the round trip is exact. */
+static bool is_u64(const json_t *v)
+{
+	return (json_is_integer(v) && json_integer_value(v) >= 0) ||
+	       (json_is_real(v) && json_real_value(v) >= 0 &&
+		json_real_value(v) <= 18446744073709551616.0);
+}
+
+static uint64_t u64_value(const json_t *v)
+{
+	if (json_is_integer(v))
+		return (uint64_t)json_integer_value(v);
+	return json_real_value(v) < 18446744073709551616.0 ? (uint64_t)json_real_value(v)
+							   : UINT64_MAX;
 }
 
 int hwc_json_get_u64(const json_t *obj, const char *key, struct hwc_arena *a, struct hwc_fu64 *f)
 {
-	const json_t *v;
-	int rc = get_common(obj, key, a, &f->m, &v);
-	if (rc <= 0)
-		return rc;
-	if (json_is_integer(v) && json_integer_value(v) >= 0) {
-		HWC_SET(*f, (uint64_t)json_integer_value(v));
-		return 0;
-	}
-	if (json_is_real(v) && json_real_value(v) >= 0 && json_real_value(v) < 18446744073709551616.0) {
-		HWC_SET(*f, (uint64_t)json_real_value(v));
-		return 0;
-	}
-	/* UINT64_MAX (a counter or register that reads all ones) was written as the nearest
-	 * double, 2^64: read it back as UINT64_MAX so the round trip is exact. */
-	if (json_is_real(v) && json_real_value(v) == 18446744073709551616.0) {
-		HWC_SET(*f, UINT64_MAX);
-		return 0;
-	}
-	return bad_type(&f->m, a, key, "a non-negative integer");
+	GET(obj, key, a, f, is_u64, "a non-negative integer", u64_value(v));
 }
 
 int hwc_json_get_f64(const json_t *obj, const char *key, struct hwc_arena *a, struct hwc_ff64 *f)
 {
-	const json_t *v;
-	int rc = get_common(obj, key, a, &f->m, &v);
-	if (rc <= 0)
-		return rc;
-	if (!json_is_number(v))
-		return bad_type(&f->m, a, key, "a number");
-	HWC_SET(*f, json_number_value(v));
-	return 0;
+	GET(obj, key, a, f, json_is_number, "a number", json_number_value(v));
 }
 
 int hwc_json_get_bool(const json_t *obj, const char *key, struct hwc_arena *a, struct hwc_fbool *f)
 {
-	const json_t *v;
-	int rc = get_common(obj, key, a, &f->m, &v);
-	if (rc <= 0)
-		return rc;
-	if (!json_is_boolean(v))
-		return bad_type(&f->m, a, key, "true or false");
-	HWC_SET(*f, json_is_true(v));
-	return 0;
+	GET(obj, key, a, f, json_is_boolean, "true or false", json_is_true(v));
 }
 
 int hwc_json_get_str(const json_t *obj, const char *key, struct hwc_arena *a, struct hwc_fstr *f)
@@ -241,6 +234,21 @@ const char *hwc_json_str_or(const json_t *obj, const char *key, const char *dflt
 {
 	const char *s = json_string_value(json_object_get(obj, key));
 	return s ? s : dflt;
+}
+
+bool hwc_json_scalar_text(char *buf, size_t n, const json_t *v)
+{
+	if (json_is_string(v))
+		snprintf(buf, n, "%s", json_string_value(v));
+	else if (json_is_integer(v))
+		snprintf(buf, n, "%lld", (long long)json_integer_value(v));
+	else if (json_is_real(v))
+		snprintf(buf, n, "%g", json_real_value(v));
+	else if (json_is_boolean(v))
+		snprintf(buf, n, "%s", json_is_true(v) ? "true" : "false");
+	else
+		return false;
+	return true;
 }
 
 static size_t dump_flags(bool pretty)

@@ -45,6 +45,9 @@ int hwc_json_get_meta(const json_t *obj, const char *key, struct hwc_arena *a, s
  * that are not UTF-8 (they become '?'). */
 json_t *hwc_json_string(const char *s);
 const char *hwc_json_str_or(const json_t *obj, const char *key, const char *dflt);
+/* A scalar (string, number, boolean) as text into buf: "force_relax", "0", "2.5", "true". False,
+ * buf untouched, for anything else. */
+bool hwc_json_scalar_text(char *buf, size_t n, const json_t *v);
 
 /* Serialize deterministically (insertion order, 2-space indent when pretty). Caller frees. */
 char *hwc_json_dumps(const json_t *j, bool pretty);
