@@ -388,6 +388,10 @@ void hwc_netdev_collect_link(struct hwc_env *e, struct hwc_facts *f, struct hwc_
 void hwc_netdev_link_cmds(struct hwc_arena *a, const char *ifname, const char *const *out[HWC_NETDEV_LINK_CMDS]);
 /* `ethtool -m IF hex on`: the module EEPROM's first read (port_module.c). */
 const char *const *hwc_module_argv(struct hwc_arena *a, const char *ifname);
+/* After the first reads were started ahead (hwc_run_start): starts, for the n netdevs whose
+ * answer calls for them, the netlink page reads hwc_module_collect will make (a CMIS module),
+ * all ports at once. */
+void hwc_module_start_pages(struct hwc_env *e, struct hwc_arena *a, const char *const *ifnames, size_t n);
 struct hwc_jtable;
 /* The field table of netdevs[].link (core/json.h). */
 extern const struct hwc_jtable hwc_netdev_link_table;
