@@ -235,6 +235,8 @@ static const struct hwc_jfield module_f[] = {
 	S(serial_number), S(date_code), S(connector), S(media), S(compliance_codes),
 	HWC_JF(struct hwc_module, length_m, HWC_JT_F64),
 	HWC_JF(struct hwc_module, nominal_mbd, HWC_JT_F64),
+	HWC_JF(struct hwc_module, max_gbps, HWC_JT_F64),
+	S(rate_basis),
 	HWC_JF(struct hwc_module, lanes, HWC_JT_I64),
 	HWC_JF(struct hwc_module, ddm, HWC_JT_BOOL),
 	HWC_JF(struct hwc_module, temperature_c, HWC_JT_F64),
