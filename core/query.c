@@ -99,47 +99,49 @@ int hwc_q_find(const json_t *obj, const char *dotted, const json_t **val, const 
 	}
 }
 
-int hwc_q_find_num(const json_t *obj, const char *dotted, double *out, const char **why,
-	   struct hwc_arena *a)
+/* The value at dotted when its JSON type is in want (bits 1 << json_type), else NULL with why
+ * (bad when the type is wrong). */
+static const json_t *find_typed(const json_t *obj, const char *dotted, unsigned want,
+				const char *bad, const char **why, struct hwc_arena *a)
 {
 	const json_t *v;
 	if (!hwc_q_find(obj, dotted, &v, why, a))
-		return 0;
-	if (!json_is_number(v)) {
-		*why = "invalid: not a number";
-		return 0;
+		return NULL;
+	if (!(want & (1u << json_typeof(v)))) {
+		*why = bad;
+		return NULL;
 	}
-	*out = json_number_value(v);
-	return 1;
+	return v;
+}
+#define JT(t) (1u << (t))
+/* The body of a typed finder: *out = value when the value at dotted is of a type in want. */
+#define FIND(want, bad, value)                                                                     \
+	do {                                                                                       \
+		const json_t *v = find_typed(obj, dotted, (want), (bad), why, a);                  \
+		if (v)                                                                             \
+			*out = (value);                                                            \
+		return v != NULL;                                                                  \
+	} while (0)
+
+int hwc_q_find_num(const json_t *obj, const char *dotted, double *out, const char **why,
+	   struct hwc_arena *a)
+{
+	FIND(JT(JSON_INTEGER) | JT(JSON_REAL), "invalid: not a number", json_number_value(v));
 }
 
 int hwc_q_find_bool(const json_t *obj, const char *dotted, bool *out, const char **why,
 	    struct hwc_arena *a)
 {
-	const json_t *v;
-	if (!hwc_q_find(obj, dotted, &v, why, a))
-		return 0;
-	if (!json_is_boolean(v)) {
-		*why = "invalid: not a boolean";
-		return 0;
-	}
-	*out = json_is_true(v);
-	return 1;
+	FIND(JT(JSON_TRUE) | JT(JSON_FALSE), "invalid: not a boolean", json_is_true(v));
 }
 
 int hwc_q_find_str(const json_t *obj, const char *dotted, const char **out, const char **why,
 	   struct hwc_arena *a)
 {
-	const json_t *v;
-	if (!hwc_q_find(obj, dotted, &v, why, a))
-		return 0;
-	if (!json_is_string(v)) {
-		*why = "invalid: not a string";
-		return 0;
-	}
-	*out = json_string_value(v);
-	return 1;
+	FIND(JT(JSON_STRING), "invalid: not a string", json_string_value(v));
 }
+#undef FIND
+#undef JT
 
 const json_t *hwc_q_adapters(const json_t *facts)
 {
