@@ -6,41 +6,38 @@
 
 #include "rules/rules-int.h"
 
-static void need_fail(struct hwc_rule_ctx *c, const char *subject, const char *base,
-		      const char *dotted, const char *why)
+/* ok, after emitting the rule's unknown finding for subject when the lookup failed. */
+static int need_done(struct hwc_rule_ctx *c, int ok, const char *subject, const char *base,
+		     const char *dotted, const char *why)
 {
-	char *path = base ? hwc_arena_printf(c->a, "%s.%s", base, dotted) : (char *)dotted;
-	hwc_rule_unknown(c, subject, path, why, NULL);
+	if (!ok)
+		hwc_rule_unknown(c, subject, base ? hwc_arena_printf(c->a, "%s.%s", base, dotted) : dotted,
+				 why, NULL);
+	return ok;
 }
 
 int need_num(struct hwc_rule_ctx *c, const char *subject, const json_t *obj, const char *base,
 	     const char *dotted, double *out)
 {
-	const char *why;
-	if (hwc_q_find_num(obj, dotted, out, &why, c->a))
-		return 1;
-	need_fail(c, subject, base, dotted, why);
-	return 0;
+	const char *why = NULL;
+	int ok = hwc_q_find_num(obj, dotted, out, &why, c->a);
+	return need_done(c, ok, subject, base, dotted, why);
 }
 
 int need_bool(struct hwc_rule_ctx *c, const char *subject, const json_t *obj, const char *base,
 	      const char *dotted, bool *out)
 {
-	const char *why;
-	if (hwc_q_find_bool(obj, dotted, out, &why, c->a))
-		return 1;
-	need_fail(c, subject, base, dotted, why);
-	return 0;
+	const char *why = NULL;
+	int ok = hwc_q_find_bool(obj, dotted, out, &why, c->a);
+	return need_done(c, ok, subject, base, dotted, why);
 }
 
 int need_str(struct hwc_rule_ctx *c, const char *subject, const json_t *obj, const char *base,
 	     const char *dotted, const char **out)
 {
-	const char *why;
-	if (hwc_q_find_str(obj, dotted, out, &why, c->a))
-		return 1;
-	need_fail(c, subject, base, dotted, why);
-	return 0;
+	const char *why = NULL;
+	int ok = hwc_q_find_str(obj, dotted, out, &why, c->a);
+	return need_done(c, ok, subject, base, dotted, why);
 }
 
 const char *fv_pci_path(struct hwc_rule_ctx *c, const char *bdf)

@@ -783,6 +783,28 @@ static void v_roce(struct vctx *v, const json_t *r)
 	pop(v);
 }
 
+/* One top-level key of a profile, checked by its section's validator. */
+static void v_section(struct vctx *v, const char *k, const json_t *x, struct hwc_profile *p)
+{
+	static const struct {
+		const char *key;
+		void (*check)(struct vctx *v, const json_t *x);
+	} sections[] = {
+		{"products", v_products}, {"expectations", v_expectations}, {"waivers", v_waivers},
+		{"host", v_host}, {"unused_ports", v_unused_ports}, {"required", v_required},
+		{"roce", v_roce}, {"allowed_modules", v_allowed_modules},
+	};
+	if (!strcmp(k, "thresholds"))
+		v_thresholds(v, x, p);
+	else if (!strcmp(k, "rules"))
+		v_rules(v, x, p);
+	else if ((!strcmp(k, "name") || !strcmp(k, "description")) && !json_is_string(x))
+		verr(v, "expected a string");
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(sections); i++)
+		if (!strcmp(k, sections[i].key))
+			sections[i].check(v, x);
+}
+
 static struct hwc_profile *parse_only(const char *name, const char *buf, size_t len, char *err,
 				      size_t errsz, const struct hwc_profile *base)
 {
@@ -837,28 +859,7 @@ static struct hwc_profile *parse_only(const char *name, const char *buf, size_t 
 		json_t *x;
 		json_object_foreach(doc, k, x) {
 			push(&v, k);
-			if (!strcmp(k, "thresholds"))
-				v_thresholds(&v, x, p);
-			else if (!strcmp(k, "rules"))
-				v_rules(&v, x, p);
-			else if (!strcmp(k, "products"))
-				v_products(&v, x);
-			else if (!strcmp(k, "expectations"))
-				v_expectations(&v, x);
-			else if (!strcmp(k, "waivers"))
-				v_waivers(&v, x);
-			else if (!strcmp(k, "host"))
-				v_host(&v, x);
-			else if (!strcmp(k, "unused_ports"))
-				v_unused_ports(&v, x);
-			else if (!strcmp(k, "required"))
-				v_required(&v, x);
-			else if (!strcmp(k, "roce"))
-				v_roce(&v, x);
-			else if (!strcmp(k, "allowed_modules"))
-				v_allowed_modules(&v, x);
-			else if ((!strcmp(k, "name") || !strcmp(k, "description")) && !json_is_string(x))
-				verr(&v, "expected a string");
+			v_section(&v, k, x, p);
 			pop(&v);
 		}
 	}
@@ -1020,9 +1021,15 @@ const json_t *hwc_profile_product(const struct hwc_profile *p, const json_t *ada
 	return e;
 }
 
+const json_t *hwc_profile_product_get(const struct hwc_profile *p, const json_t *adapter,
+				     const char *key)
+{
+	return hwc_q_get(hwc_profile_product(p, adapter), key);
+}
+
 const json_t *hwc_profile_fw_intent(const struct hwc_profile *p, const json_t *adapter)
 {
-	const json_t *fc = json_object_get(hwc_profile_product(p, adapter), "fw_config");
+	const json_t *fc = hwc_profile_product_get(p, adapter, "fw_config");
 	return json_is_object(fc) ? fc : NULL;
 }
 

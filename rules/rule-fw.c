@@ -44,15 +44,15 @@ static bool is_bluefield(const json_t *ad)
 const char *hwc_fw_reset_advice(struct hwc_arena *a, const json_t *ad, const char *bdf)
 {
 	const char *dev = bdf ? bdf : "<BDF>";
-	const json_t *r = json_object_get(ad, "fw_reset");
+	const json_t *r = hwc_q_fw_reset(ad);
 	const char *bf = is_bluefield(ad) ? " A BlueField in DPU mode keeps its firmware across a host "
 					    "reboot: power-cycle the host." : "";
-	if (!json_is_object(r))
+	if (!r)
 		return hwc_arena_printf(a, "`mstfwreset -d %s query` tells which reset this card and "
 					   "host support (it was not read). A cold boot (power off) "
 					   "always applies; a warm reboot does not on every card and host.%s",
 					dev, bf);
-	const json_t *lv = json_object_get(r, "levels"), *sy = json_object_get(r, "sync");
+	const json_t *lv = hwc_q_get(r, "levels"), *sy = hwc_q_get(r, "sync");
 	bool l3 = reset_supported(lv, "level", 3), l4 = reset_supported(lv, "level", 4);
 	const char *how;
 	if (l3 && reset_supported(sy, "sync", 1))
@@ -98,7 +98,7 @@ static int cmp_version(const char *x, const char *y)
 /* The image as the facts hold it, or NULL when none was given (then the image rules are silent). */
 static const json_t *image_of(const json_t *facts)
 {
-	return json_object_get(json_object_get(facts, "mlx"), "fw_image");
+	return hwc_q_fw_image(facts);
 }
 
 /* The image's value, or an unknown finding for every card and NULL. */
@@ -182,7 +182,7 @@ static void eval_image_allowed(struct hwc_rule_ctx *c)
 	if (!im)
 		return;
 	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
-		const json_t *allowed = json_object_get(hwc_profile_product(c->prof, ad), "allowed_fw");
+		const json_t *allowed = hwc_profile_product_get(c->prof, ad, "allowed_fw");
 		const char *bdf = bdf_of(ad), *iv;
 		if (!json_is_array(allowed) || !(iv = image_str(c, im, "fw_version", bdf)))
 			continue;
@@ -211,8 +211,8 @@ size_t hwc_fw_at_risk_evidence(struct hwc_rule_ctx *c, struct hwc_finding *fd, c
 		if (fd)
 			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.fw_config.%s.current", base, name),
 					 hwc_arena_printf(c->a, "%s (default %s; %s)",
-							  val_text(c->a, json_object_get(p, "current")),
-							  val_text(c->a, json_object_get(p, "default")), dep),
+							  val_text(c->a, hwc_q_get(p, "current")),
+							  val_text(c->a, hwc_q_get(p, "default")), dep),
 					 "the same after the update");
 	}
 	return n;
@@ -230,7 +230,7 @@ static const char *set_args(struct hwc_rule_ctx *c, const json_t *ad)
 		if (!name || !hwc_q_string(p, "depends_on"))
 			continue;
 		const json_t *code = hwc_q_fw_value(ad, name, "current_code");
-		const json_t *cur = json_object_get(p, "current");
+		const json_t *cur = hwc_q_get(p, "current");
 		out = hwc_arena_printf(c->a, "%s %s=%s", out, name,
 				       json_is_integer(code) ? val_text(c->a, code) : val_text(c->a, cur));
 	}
@@ -270,10 +270,10 @@ static void eval_at_risk(struct hwc_rule_ctx *c)
 /* Does the value (name or number, with its code) equal the profile's intended value? */
 static bool intended(const json_t *p, const char *col, const json_t *want)
 {
-	const json_t *v = json_object_get(p, col);
+	const json_t *v = hwc_q_fw_col(p, col);
 	char code[32];
 	snprintf(code, sizeof(code), "%s_code", col);
-	const json_t *c = json_object_get(p, code);
+	const json_t *c = hwc_q_fw_col(p, code);
 	return (v && json_equal(v, want)) || (c && json_equal(c, want));
 }
 
@@ -293,12 +293,12 @@ static void intent_one(struct hwc_rule_ctx *c, const json_t *ad, const char *nam
 	struct hwc_finding *fd = hwc_rule_emit(
 		c, bdf, nb ? "%s is configured as the profile intends (%s) but not active: current %s"
 			   : "%s is not what the profile intends (%s): current %s, next boot %s",
-		name, w, val_text(c->a, json_object_get(p, "current")),
-		val_text(c->a, json_object_get(p, "next_boot")));
+		name, w, val_text(c->a, hwc_q_get(p, "current")),
+		val_text(c->a, hwc_q_fw_col(p, "next_boot")));
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.current", path),
-			 val_text(c->a, json_object_get(p, "current")), w);
+			 val_text(c->a, hwc_q_fw_col(p, "current")), w);
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.next_boot", path),
-			 val_text(c->a, json_object_get(p, "next_boot")), w);
+			 val_text(c->a, hwc_q_fw_col(p, "next_boot")), w);
 	fd->fix = nb ? hwc_fw_reset_advice(c->a, ad, NULL)
 		     : hwc_arena_printf(c->a, "`mstconfig -d <BDF> -y set %s=%s`, then: %s", name, w,
 					hwc_fw_reset_advice(c->a, ad, NULL));

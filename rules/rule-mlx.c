@@ -331,12 +331,12 @@ static void pending_fix(struct hwc_rule_ctx *c, const json_t *ad, const json_t *
 {
 	const char *bdf = bdf_of(ad), *revert = "";
 	json_t *after = json_deep_copy(c->facts);
-	json_t *afc = json_object_get((json_t *)hwc_q_adapter_of(after, bdf), "fw_config");
+	json_t *afc = (json_t *)hwc_q_fw_config(hwc_q_adapter_of(after, bdf));
 	const char *k;
 	json_t *p;
 	json_object_foreach((json_t *)fc, k, p) {
-		const json_t *cur = json_object_get(p, "current"), *nb = json_object_get(p, "next_boot");
-		if (!json_is_object(p) || !cur || json_is_null(cur) || !nb || json_is_null(nb) ||
+		const json_t *cur = hwc_q_fw_col(p, "current"), *nb = hwc_q_fw_col(p, "next_boot");
+		if (!json_is_object(p) || !cur || !nb ||
 		    !(json_is_true(hwc_q_get(p, "pending")) || !json_equal(cur, nb)))
 			continue;
 		revert = hwc_arena_printf(c->a, "%s%s%s=%s", revert, *revert ? " " : "", k,
@@ -379,12 +379,12 @@ static void eval_config_pending(struct hwc_rule_ctx *c)
 		json_object_foreach((json_t *)fc, k, p) {
 			if (!json_is_object(p) || !strcmp(k, "unavailable"))
 				continue;
-			const json_t *cur = json_object_get(p, "current"), *nb = json_object_get(p, "next_boot");
-			const json_t *pj = json_object_get(p, "pending");
-			bool both = cur && nb && !json_is_null(cur) && !json_is_null(nb);
+			const json_t *cur = hwc_q_fw_col(p, "current"), *nb = hwc_q_fw_col(p, "next_boot");
+			const json_t *pj = hwc_q_fw_col(p, "pending");
+			bool both = cur && nb;
 			if (json_is_boolean(pj) || both)
 				decided++;
-			else if (!undecided && nb && !json_is_null(nb))
+			else if (!undecided && nb)
 				hwc_q_find(p, "pending", &pj, &undecided, c->a);
 			bool pend = json_is_true(pj) || (both && !json_equal(cur, nb));
 			if (!pend)
@@ -505,7 +505,7 @@ static void eval_fw_mismatch(struct hwc_rule_ctx *c)
 	json_array_foreach(ads, i, ad) {
 		const char *key = group_key(ad), *fw = hwc_q_string(ad, "fw_version");
 		const char *bdf = bdf_of(ad);
-		const json_t *grp = key ? json_object_get(groups, key) : NULL;
+		const json_t *grp = hwc_q_get(groups, key);
 		json_int_t peers = json_integer_value(hwc_q_get(grp, "peers"));
 		if (!grp || peers < 2)
 			continue;
@@ -533,7 +533,7 @@ static void eval_fw_allowed(struct hwc_rule_ctx *c)
 	size_t i;
 	const json_t *ad;
 	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
-		const json_t *allowed = json_object_get(hwc_profile_product(c->prof, ad), "allowed_fw");
+		const json_t *allowed = hwc_profile_product_get(c->prof, ad, "allowed_fw");
 		if (!json_is_array(allowed))
 			continue;
 		const char *bdf = bdf_of(ad), *fw;

@@ -51,21 +51,16 @@ static int cpus_in(const char *cpulist)
 /* CPUs local to the netdev: its irq_locality cpulist, else the host's node list. */
 static int local_cpus(struct hwc_rule_ctx *c, const json_t *nd, const char **src)
 {
-	const json_t *il = json_object_get(nd, "irq_locality");
+	const json_t *il = hwc_q_irq_locality(nd);
 	const char *cl = hwc_q_string(il, "local_cpulist");
 	*src = "irq_locality.local_cpulist";
 	if (cl)
 		return cpus_in(cl);
-	const json_t *node = json_object_get(il, "numa_node");
-	size_t i;
-	const json_t *e;
-	json_array_foreach(hwc_q_at(c->facts, "host.numa.nodes"), i, e) {
-		if (json_is_integer(node) && json_equal(json_object_get(e, "id"), (json_t *)node)) {
-			*src = "host.numa.nodes[].cpulist";
-			return cpus_in(hwc_q_string(e, "cpulist"));
-		}
-	}
-	return -1;
+	const json_t *e = hwc_q_numa_node(c->facts, hwc_q_get(il, "numa_node"));
+	if (!e)
+		return -1;
+	*src = "host.numa.nodes[].cpulist";
+	return cpus_in(hwc_q_string(e, "cpulist"));
 }
 
 static void eval_channels(struct hwc_rule_ctx *c)
@@ -159,7 +154,7 @@ static void eval_mtu(struct hwc_rule_ctx *c)
 	const char *who = NULL;
 	double peer = fabric_jumbo(c, &who);
 	FOR_CARD_NETDEVS(c, i, ad, nds, n, k) {
-		const json_t *pm = hwc_q_get(hwc_profile_product(c->prof, ad), "mtu_min");
+		const json_t *pm = hwc_profile_product_get(c->prof, ad, "mtu_min");
 		double want = json_is_number(pm) ? json_number_value(pm) : hwc_profile_host_num(c->prof, "mtu_min");
 		if (want <= 0) {
 			if (peer > 0)
@@ -367,7 +362,7 @@ static void eval_port_rate(struct hwc_rule_ctx *c)
 	size_t i, k;
 	const json_t *ad, *p;
 	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
-		const json_t *want = hwc_q_get(hwc_profile_product(c->prof, ad), "port_rate_gbps");
+		const json_t *want = hwc_profile_product_get(c->prof, ad, "port_rate_gbps");
 		if (!json_is_number(want))
 			continue;
 		json_array_foreach(hwc_q_get(ad, "ports"), k, p) {

@@ -92,6 +92,9 @@ bool hwc_profile_rule_enabled(const struct hwc_profile *p, const struct hwc_rule
 /* The profile's product entry matching an adapter (by psid, device_id, product or generation,
  * most specific first); NULL when none. */
 const json_t *hwc_profile_product(const struct hwc_profile *p, const json_t *adapter);
+/* One key of that entry ("allowed_fw", "pcie", "mtu_min"...); NULL when none or null. */
+const json_t *hwc_profile_product_get(const struct hwc_profile *p, const json_t *adapter,
+				     const char *key);
 /* Host policy: "iommu" ("passthrough" | "translated" | "any"), NULL when unset. */
 const char *hwc_profile_host_str(const struct hwc_profile *p, const char *key);
 /* Host policy number ("mtu_min"); 0 when unset. */
