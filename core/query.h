@@ -70,39 +70,36 @@ double hwc_q_adapter_port_rate(const json_t *facts, const json_t *adapter, const
 
 /* ------------------------------------------------------------ sections of the document */
 
-/* facts.host; NULL when absent or null. */
+/* facts.host (NULL when absent or null); facts.netdevs[] and facts.roce.ports[] (NULL when not
+ * arrays); facts.pci.gpudirect (NULL when not an object: no GPU peers were looked for);
+ * facts.mlx.fw_image, the image to be flashed (a JSON null when it was given but could not be
+ * read; NULL when none was given). */
 const json_t *hwc_q_host(const json_t *facts);
-/* facts.netdevs[] (NULL when not an array). */
 const json_t *hwc_q_netdevs(const json_t *facts);
-/* facts.pci.gpudirect (NULL when not an object: no GPU peers were looked for). */
-const json_t *hwc_q_gpudirect(const json_t *facts);
-/* facts.mlx.fw_image: the image to be flashed (a JSON null when it was given but could not be
- * read); NULL when none was given. */
-const json_t *hwc_q_fw_image(const json_t *facts);
-/* facts.roce.ports[] (NULL when not an array). */
 const json_t *hwc_q_roce_ports(const json_t *facts);
+const json_t *hwc_q_gpudirect(const json_t *facts);
+const json_t *hwc_q_fw_image(const json_t *facts);
 /* The unavailable status {status, detail} that o gives for its key; NULL when none. */
 const json_t *hwc_q_unavailable(const json_t *o, const char *key);
+/* The host.numa.nodes[] entry whose id is node (an integer); NULL when none or node is not one. */
+const json_t *hwc_q_numa_node(const json_t *facts, const json_t *node);
 
 /* ------------------------------------------------------------ a PCI function, a netdev, a port */
 
-/* dev.link {speed_gts, width, cap_speed_gts, cap_width, gbps, cap_gbps}; NULL when unknown. */
+/* A PCI function's link {speed_gts, width, cap_speed_gts, cap_width, gbps, cap_gbps}, one number
+ * of it ("speed_gts", "cap_width"...; 0 when unknown), its path bottleneck {bdf, speed_gts,
+ * width, gbps, raw_gbps} and the bridge above it; NULL when unknown. */
 const json_t *hwc_q_pci_link(const json_t *dev);
-/* A number of dev.link ("speed_gts", "cap_width", "gbps"...); 0 when unknown or not a number. */
 double hwc_q_pci_link_num(const json_t *dev, const char *key);
-/* dev.path_bottleneck {bdf, speed_gts, width, gbps, raw_gbps}; NULL when unknown. */
 const json_t *hwc_q_path_bottleneck(const json_t *dev);
-/* The bridge above dev (dev.upstream); NULL when unknown. */
 const char *hwc_q_pci_upstream(const json_t *dev);
-/* nd.link.module: the transceiver behind a netdev; NULL when unknown. */
+/* A netdev's transceiver (link.module) and IRQ locality {numa_node, vectors, outside_local,
+ * local_cpulist}; NULL when unknown. */
 const json_t *hwc_q_netdev_module(const json_t *nd);
-/* nd.irq_locality {numa_node, vectors, outside_local, local_cpulist}; NULL when unknown. */
 const json_t *hwc_q_irq_locality(const json_t *nd);
-/* The host.numa.nodes[] entry whose id is node (an integer); NULL when none or node is not one. */
-const json_t *hwc_q_numa_node(const json_t *facts, const json_t *node);
-/* adapter.ports[] (NULL when not an array). */
+/* An adapter's ports[] (NULL when not an array), and the netdev of one of them (by its "netdev";
+ * NULL when none is known). */
 const json_t *hwc_q_ports(const json_t *adapter);
-/* The netdev of an adapter's port (by the port's "netdev"); NULL when none is known. */
 const json_t *hwc_q_port_netdev(const json_t *facts, const json_t *port);
 
 /* ------------------------------------------------------------ a card's firmware configuration */
@@ -113,9 +110,9 @@ const json_t *hwc_q_fw_param(const json_t *adapter, const char *name);
 /* Its value in column col ("current", "next_boot", "default", "current_code"...); NULL when
  * unknown. */
 const json_t *hwc_q_fw_value(const json_t *adapter, const char *name, const char *col);
-/* adapter.fw_config {NAME: {...}, unavailable}; NULL when not an object. */
+/* adapter.fw_config {NAME: {...}, unavailable} and adapter.fw_reset (mstfwreset query {levels,
+ * sync}); NULL when not objects. */
 const json_t *hwc_q_fw_config(const json_t *adapter);
-/* adapter.fw_reset (mstfwreset query {levels, sync}); NULL when not an object. */
 const json_t *hwc_q_fw_reset(const json_t *adapter);
 /* A column of a parameter's object (hwc_q_fw_param): "current", "default", "next_boot"...;
  * NULL when unknown. */

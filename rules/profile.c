@@ -264,6 +264,17 @@ static void verr(struct vctx *v, const char *fmt, ...)
 		snprintf(v->err, v->errsz, "%s: %s%s%s", v->name, path, *path ? ": " : "", msg);
 }
 
+/* o[key], when present, must be a number ('n') or a string ('s'). */
+static void v_opt(struct vctx *v, const json_t *o, const char *key, char kind)
+{
+	const json_t *x = json_object_get(o, key);
+	if (!x || (kind == 'n' ? json_is_number(x) : json_is_string(x)))
+		return;
+	push(v, key);
+	verr(v, kind == 'n' ? "expected a number" : "expected a string");
+	pop(v);
+}
+
 static bool check_keys(struct vctx *v, const json_t *o, const char *const *allowed, const char *what)
 {
 	const char *k;
@@ -489,13 +500,8 @@ static void v_product(struct vctx *v, const json_t *e)
 	const json_t *pc = json_object_get(e, "pcie");
 	push(v, "pcie");
 	if (pc && check_keys(v, pc, pkeys, "pcie")) {
-		for (int k = 0; pkeys[k]; k++) {
-			const json_t *x = json_object_get(pc, pkeys[k]);
-			push(v, pkeys[k]);
-			if (x && !json_is_number(x))
-				verr(v, "expected a number");
-			pop(v);
-		}
+		for (int k = 0; pkeys[k]; k++)
+			v_opt(v, pc, pkeys[k], 'n');
 	}
 	pop(v);
 	const json_t *fw = json_object_get(e, "allowed_fw");
@@ -669,11 +675,7 @@ static void v_unused_port(struct vctx *v, const json_t *e)
 	else if (pn && (!json_is_integer(pn) || json_integer_value(pn) < 1 || json_integer_value(pn) > 255))
 		verr(v, "expected a port number 1..255");
 	pop(v);
-	const json_t *r = json_object_get(e, "reason");
-	push(v, "reason");
-	if (r && !json_is_string(r))
-		verr(v, "expected a string");
-	pop(v);
+	v_opt(v, e, "reason", 's');
 }
 
 static void v_unused_ports(struct vctx *v, const json_t *arr)
@@ -701,12 +703,7 @@ static void v_allowed_module(struct vctx *v, const json_t *e)
 	}
 	if (!n)
 		verr(v, "an allowed module needs \"vendor\" or \"part_number\" (or both)");
-	const json_t *r = json_object_get(e, "reason");
-	if (r && !json_is_string(r)) {
-		push(v, "reason");
-		verr(v, "expected a string");
-		pop(v);
-	}
+	v_opt(v, e, "reason", 's');
 }
 
 static void v_allowed_modules(struct vctx *v, const json_t *arr)
@@ -745,11 +742,7 @@ static void v_host(struct vctx *v, const json_t *h)
 	v_host_enum(v, h, "role", roles, "\"gpu_compute\", \"storage_client\" or \"smb_client\"");
 	v_host_enum(v, h, "pci_wr_ordering", wo, "\"per_mkey\", \"force_relax\" or \"any\"");
 	v_host_enum(v, h, "platform", platforms, "\"bare_metal\" or \"vm\"");
-	const json_t *m = json_object_get(h, "mtu_min");
-	push(v, "mtu_min");
-	if (m && !json_is_number(m))
-		verr(v, "expected a number");
-	pop(v);
+	v_opt(v, h, "mtu_min", 'n');
 }
 
 /* The fabric's RoCE choices (docs/profile.md "RoCE"). */

@@ -113,53 +113,63 @@ static const char *image_str(struct hwc_rule_ctx *c, const json_t *im, const cha
 	return NULL;
 }
 
-static void eval_image_psid(struct hwc_rule_ctx *c)
+/* With an image given, each card with the image to judge against it. */
+static void each_image_card(struct hwc_rule_ctx *c,
+			    void (*judge)(struct hwc_rule_ctx *c, const json_t *im, const json_t *ad, const char *bdf))
 {
 	const json_t *im = image_of(c->facts), *ad;
 	size_t i;
 	if (!im)
 		return;
-	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
-		const char *bdf = bdf_of(ad), *ip, *cp;
-		if (!(ip = image_str(c, im, "psid", bdf)) ||
-		    !need_str(c, bdf, ad, fv_adapter_path(c, bdf), "psid", &cp) || !strcmp(ip, cp))
-			continue;
-		const char *file = hwc_q_string(im, "file");
-		struct hwc_finding *fd = hwc_rule_emit(
-			c, bdf, "the image %s is for PSID %s, this card is %s: flashing it would need "
-				"-allow_psid_change and could leave the card with another board's "
-				"settings; refuse it",
-			file ? file : "?", ip, cp);
-		hwc_evidence_add(fd, c->a, "mlx.fw_image.psid", ip, cp);
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.psid", fv_adapter_path(c, bdf)), cp, NULL);
-	}
+	json_array_foreach(hwc_q_adapters(c->facts), i, ad)
+		judge(c, im, ad, bdf_of(ad));
+}
+
+static void image_psid(struct hwc_rule_ctx *c, const json_t *im, const json_t *ad, const char *bdf)
+{
+	const char *ip, *cp;
+	if (!(ip = image_str(c, im, "psid", bdf)) ||
+	    !need_str(c, bdf, ad, fv_adapter_path(c, bdf), "psid", &cp) || !strcmp(ip, cp))
+		return;
+	const char *file = hwc_q_string(im, "file");
+	struct hwc_finding *fd = hwc_rule_emit(
+		c, bdf, "the image %s is for PSID %s, this card is %s: flashing it would need "
+			"-allow_psid_change and could leave the card with another board's "
+			"settings; refuse it",
+		file ? file : "?", ip, cp);
+	hwc_evidence_add(fd, c->a, "mlx.fw_image.psid", ip, cp);
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.psid", fv_adapter_path(c, bdf)), cp, NULL);
+}
+
+static void eval_image_psid(struct hwc_rule_ctx *c)
+{
+	each_image_card(c, image_psid);
+}
+
+static void image_older(struct hwc_rule_ctx *c, const json_t *im, const json_t *ad, const char *bdf)
+{
+	const char *iv, *run;
+	if (!(iv = image_str(c, im, "fw_version", bdf)) ||
+	    !need_str(c, bdf, ad, fv_adapter_path(c, bdf), "fw_version", &run))
+		return;
+	const char *ip = hwc_q_string(im, "psid");
+	const char *cp = hwc_q_string(ad, "psid");
+	if (ip && cp && strcmp(ip, cp) != 0)
+		return; /* another board's image: MLX_FW_IMAGE_PSID says so */
+	int k = cmp_version(iv, run);
+	if (k >= 0 && k != 2)
+		return;
+	struct hwc_finding *fd = hwc_rule_emit(
+		c, bdf, k == 2 ? "the image's firmware %s cannot be compared with the running %s"
+			       : "the image's firmware %s is older than the running %s: a downgrade",
+		iv, run);
+	hwc_evidence_add(fd, c->a, "mlx.fw_image.fw_version", iv,
+			 hwc_arena_printf(c->a, ">= %s", run));
 }
 
 static void eval_image_older(struct hwc_rule_ctx *c)
 {
-	const json_t *im = image_of(c->facts), *ad;
-	size_t i;
-	if (!im)
-		return;
-	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
-		const char *bdf = bdf_of(ad), *iv, *run;
-		if (!(iv = image_str(c, im, "fw_version", bdf)) ||
-		    !need_str(c, bdf, ad, fv_adapter_path(c, bdf), "fw_version", &run))
-			continue;
-		const char *ip = hwc_q_string(im, "psid");
-		const char *cp = hwc_q_string(ad, "psid");
-		if (ip && cp && strcmp(ip, cp) != 0)
-			continue; /* another board's image: MLX_FW_IMAGE_PSID says so */
-		int k = cmp_version(iv, run);
-		if (k >= 0 && k != 2)
-			continue;
-		struct hwc_finding *fd = hwc_rule_emit(
-			c, bdf, k == 2 ? "the image's firmware %s cannot be compared with the running %s"
-				       : "the image's firmware %s is older than the running %s: a downgrade",
-			iv, run);
-		hwc_evidence_add(fd, c->a, "mlx.fw_image.fw_version", iv,
-				 hwc_arena_printf(c->a, ">= %s", run));
-	}
+	each_image_card(c, image_older);
 }
 
 const char *hwc_fw_not_allowed(struct hwc_rule_ctx *c, const json_t *allowed, const char *fw)
@@ -175,24 +185,23 @@ const char *hwc_fw_not_allowed(struct hwc_rule_ctx *c, const json_t *allowed, co
 	return out;
 }
 
+static void image_allowed(struct hwc_rule_ctx *c, const json_t *im, const json_t *ad, const char *bdf)
+{
+	const json_t *allowed = hwc_profile_product_get(c->prof, ad, "allowed_fw");
+	const char *iv;
+	if (!json_is_array(allowed) || !(iv = image_str(c, im, "fw_version", bdf)))
+		return;
+	const char *list = hwc_fw_not_allowed(c, allowed, iv);
+	if (!list)
+		return;
+	struct hwc_finding *fd = hwc_rule_emit(c, bdf, "the image's firmware %s is not in the profile's allowed list %s",
+					       iv, list);
+	hwc_evidence_add(fd, c->a, "mlx.fw_image.fw_version", iv, hwc_arena_printf(c->a, "one of %s", list));
+}
+
 static void eval_image_allowed(struct hwc_rule_ctx *c)
 {
-	const json_t *im = image_of(c->facts), *ad;
-	size_t i;
-	if (!im)
-		return;
-	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
-		const json_t *allowed = hwc_profile_product_get(c->prof, ad, "allowed_fw");
-		const char *bdf = bdf_of(ad), *iv;
-		if (!json_is_array(allowed) || !(iv = image_str(c, im, "fw_version", bdf)))
-			continue;
-		const char *list = hwc_fw_not_allowed(c, allowed, iv);
-		if (!list)
-			continue;
-		struct hwc_finding *fd = hwc_rule_emit(c, bdf, "the image's firmware %s is not in the profile's allowed list %s",
-						       iv, list);
-		hwc_evidence_add(fd, c->a, "mlx.fw_image.fw_version", iv, hwc_arena_printf(c->a, "one of %s", list));
-	}
+	each_image_card(c, image_allowed);
 }
 
 /* ---- the configuration a flash may undo ------------------------------------------------------ */
@@ -248,12 +257,8 @@ static void eval_at_risk(struct hwc_rule_ctx *c)
 	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
 		const char *bdf = bdf_of(ad);
 		const json_t *list;
-		const char *why;
-		if (!hwc_q_find(ad, "fw_at_risk", &list, &why, c->a)) {
-			hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.fw_at_risk", fv_adapter_path(c, bdf)), why,
-					 "what the update could undo");
+		if (!need_val(c, bdf, ad, fv_adapter_path(c, bdf), "fw_at_risk", -1, "what the update could undo", &list))
 			continue;
-		}
 		if (!hwc_fw_at_risk_evidence(c, NULL, ad))
 			continue;
 		struct hwc_finding *fd = hwc_rule_emit(c, bdf, "settings that differ from their defaults and matter to "
@@ -279,13 +284,12 @@ static bool intended(const json_t *p, const char *col, const json_t *want)
 
 static void intent_one(struct hwc_rule_ctx *c, const json_t *ad, const char *name, const json_t *want)
 {
-	const char *bdf = bdf_of(ad), *why;
+	const char *bdf = bdf_of(ad);
 	const json_t *p;
 	const char *path = hwc_arena_printf(c->a, "%s.fw_config.%s", fv_adapter_path(c, bdf), name);
-	if (!hwc_q_find(ad, hwc_arena_printf(c->a, "fw_config.%s", name), &p, &why, c->a) || !json_is_object(p)) {
-		hwc_rule_unknown(c, bdf, path, why, "the profile's intended configuration");
+	if (!need_val(c, bdf, ad, fv_adapter_path(c, bdf), hwc_arena_printf(c->a, "fw_config.%s", name), JSON_OBJECT,
+		      "the profile's intended configuration", &p))
 		return;
-	}
 	bool cur = intended(p, "current", want), nb = intended(p, "next_boot", want);
 	if (cur && nb)
 		return;

@@ -377,12 +377,8 @@ static void eval_kernel_events(struct hwc_rule_ctx *c)
 		const char *bdf = hwc_q_string(ad, "bdf");
 		const char *base = fv_adapter_path(c, bdf);
 		const json_t *v;
-		const char *why;
-		if (!hwc_q_find(ad, "kernel_events", &v, &why, c->a) || !json_is_array(v)) {
-			hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.kernel_events", base), why,
-					 "whether the kernel logged mlx5 faults since boot");
+		if (!need_val(c, bdf, ad, base, "kernel_events", JSON_ARRAY, "whether the kernel logged mlx5 faults since boot", &v))
 			continue;
-		}
 		struct hwc_finding *fd = NULL;
 		const char *seen = "";
 		size_t k;

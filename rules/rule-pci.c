@@ -360,12 +360,13 @@ static void eval_below_profile(struct hwc_rule_ctx *c)
 	}
 }
 
-/* Payload checks matter only where the port rate approaches the link's capacity. */
-static bool fast_enough(struct hwc_rule_ctx *c, const json_t *ad, double *rate)
+/* Payload checks matter only where the port rate approaches the link's capacity: the card's
+ * device (card_dev) when they do, else NULL. */
+static const json_t *fast_card(struct hwc_rule_ctx *c, const json_t *ad, double *rate)
 {
 	const char *src;
 	*rate = hwc_q_adapter_port_rate(c->facts, ad, &src);
-	return *rate >= hwc_profile_threshold(c->prof, HWC_T_PAYLOAD_CHECK_RATE_GBPS);
+	return *rate >= hwc_profile_threshold(c->prof, HWC_T_PAYLOAD_CHECK_RATE_GBPS) ? card_dev(c, ad) : NULL;
 }
 
 static void eval_mps(struct hwc_rule_ctx *c)
@@ -376,9 +377,7 @@ static void eval_mps(struct hwc_rule_ctx *c)
 	FOR_ADAPTERS(c, i, ad) {
 		double rate, mps, sup;
 		const char *bdf = bdf_of(ad);
-		if (!fast_enough(c, ad, &rate))
-			continue;
-		const json_t *dev = card_dev(c, ad);
+		const json_t *dev = fast_card(c, ad, &rate);
 		const char *base = fv_pci_path(c, bdf);
 		if (!dev || !need_num(c, bdf, dev, base, "max_payload_bytes", &mps) || mps >= min)
 			continue;
@@ -411,9 +410,7 @@ static void eval_mrrs(struct hwc_rule_ctx *c)
 	FOR_ADAPTERS(c, i, ad) {
 		double rate, v;
 		const char *bdf = bdf_of(ad);
-		if (!fast_enough(c, ad, &rate))
-			continue;
-		const json_t *dev = card_dev(c, ad);
+		const json_t *dev = fast_card(c, ad, &rate);
 		const char *base = fv_pci_path(c, bdf);
 		if (!dev || !need_num(c, bdf, dev, base, "max_read_request_bytes", &v) || v >= min)
 			continue;
@@ -542,10 +539,8 @@ int hwc_fwc_current(struct hwc_rule_ctx *c, const json_t *ad, const char *name, 
 	const json_t *fc;
 	const char *why;
 	*val = NULL;
-	if (!hwc_q_find(ad, "fw_config", &fc, &why, c->a) || !json_is_object(fc)) {
-		hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.fw_config", fv_adapter_path(c, bdf)), why, NULL);
+	if (!need_val(c, bdf, ad, fv_adapter_path(c, bdf), "fw_config", JSON_OBJECT, NULL, &fc))
 		return -1;
-	}
 	const json_t *p = hwc_q_fw_param(ad, name);
 	if (!p) {
 		/* the parameter may be listed as unavailable (read failed) or simply not exist */

@@ -483,12 +483,7 @@ const char *hwc_roce_show_value(struct hwc_arena *a, const json_t *v)
 		json_array_foreach(v, i, x) if (json_is_true(x)) s = hwc_arena_printf(a, "%s%s%zu", s, *s ? "," : "", i);
 		return *s ? hwc_arena_printf(a, "on %s", s) : "none";
 	}
-	if (json_is_string(v))
-		return json_string_value(v);
-	char *d = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-	const char *s = hwc_arena_strdup(a, d ? d : "?");
-	free(d);
-	return s;
+	return fv_json_text(a, v);
 }
 
 static void same_key(struct hwc_rule_ctx *c, const json_t *ports, const char *key)

@@ -53,12 +53,23 @@ int need_bool(struct hwc_rule_ctx *c, const char *subject, const json_t *obj, co
 int need_str(struct hwc_rule_ctx *c, const char *subject, const json_t *obj, const char *base,
 	     const char *dotted, const char **out);
 
+/* The same for a value of any kind (type -1) or of one JSON type (JSON_OBJECT, JSON_ARRAY), the
+ * unknown finding saying what the value is needed_for (NULL: nothing more). */
+int need_val(struct hwc_rule_ctx *c, const char *subject, const json_t *obj, const char *base,
+	     const char *dotted, int type, const char *needed_for, const json_t **out);
+
+/* fn for each mlx adapter in document order, with its BDF (NULL when unknown). */
+void hwc_each_adapter(struct hwc_rule_ctx *c,
+		      void (*fn)(struct hwc_rule_ctx *c, const json_t *ad, const char *bdf));
+
 /* Path prefix for a pci device / adapter / netdev in evidence (arena string). */
 const char *fv_pci_path(struct hwc_rule_ctx *c, const char *bdf);
 const char *fv_adapter_path(struct hwc_rule_ctx *c, const char *bdf);
 const char *fv_netdev_path(struct hwc_rule_ctx *c, const char *name);
 /* A number for evidence: "8", "2.5", "63.008". */
 const char *fv_fmt_num(struct hwc_arena *a, double v);
+/* A value for evidence: a string as it is, anything else as compact JSON ("?" when it cannot be). */
+const char *fv_json_text(struct hwc_arena *a, const json_t *v);
 
 /* ------------------------------------------------------------ profile (profile.c) */
 
