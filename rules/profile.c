@@ -275,14 +275,22 @@ static void v_opt(struct vctx *v, const json_t *o, const char *key, char kind)
 	pop(v);
 }
 
+/* Whether o is an object; msg is the error when it is not. */
+static bool v_is_object(struct vctx *v, const json_t *o, const char *msg)
+{
+	if (!json_is_object(o))
+		verr(v, "%s", msg);
+	return json_is_object(o);
+}
+
 static bool check_keys(struct vctx *v, const json_t *o, const char *const *allowed, const char *what)
 {
 	const char *k;
 	json_t *x;
-	if (!json_is_object(o)) {
-		verr(v, "expected an object (%s)", what);
+	char msg[160];
+	snprintf(msg, sizeof(msg), "expected an object (%s)", what);
+	if (!v_is_object(v, o, msg))
 		return false;
-	}
 	json_object_foreach((json_t *)o, k, x) {
 		bool ok = false;
 		for (int i = 0; allowed[i]; i++)
@@ -361,10 +369,8 @@ static void v_thresholds(struct vctx *v, const json_t *t, struct hwc_profile *p)
 {
 	const char *k;
 	json_t *x;
-	if (!json_is_object(t)) {
-		verr(v, "expected an object of thresholds");
+	if (!v_is_object(v, t, "expected an object of thresholds"))
 		return;
-	}
 	json_object_foreach((json_t *)t, k, x) {
 		push(v, k);
 		int idx = -1;
@@ -401,10 +407,8 @@ static void v_rules(struct vctx *v, const json_t *r, struct hwc_profile *p)
 {
 	const char *k;
 	json_t *x;
-	if (!json_is_object(r)) {
-		verr(v, "expected an object {\"RULE_ID\": {\"enabled\": bool, \"severity\": ...}}");
+	if (!v_is_object(v, r, "expected an object {\"RULE_ID\": {\"enabled\": bool, \"severity\": ...}}"))
 		return;
-	}
 	size_t n;
 	const struct hwc_rule *t = hwc_rules_table(&n);
 	json_object_foreach((json_t *)r, k, x) {
