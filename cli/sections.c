@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/json.h"
+#include "core/runner.h"
 #include "hwinfo/hwinfo.h"
 #include "hwinfo/roce.h"
 #include "mlx/mlx.h"
@@ -32,14 +33,52 @@ const struct hwc_section *hwc_sections(size_t *n)
 	return sections;
 }
 
+/* The first tool calls of every port (FEC, module EEPROM; DCB of a RoCE port), started as soon
+ * as mlx/ knows the ports: they run while the cards' mstflint tools run one after the other, and
+ * the netdevs and roce sections take their answers. Only the argvs those sections build, from
+ * their own builders, so that nothing runs that would not have run anyway. */
+static void start_port_tools(struct hwc_env *e, struct hwc_facts *f)
+{
+	struct hwc_arena *a = f->arena;
+	const struct hwc_mlx_facts *mf = f->mlx;
+	size_t max = 0, n = 0;
+	for (size_t i = 0; mf && i < mf->adapters.n; i++)
+		max += mf->adapters.items[i].netdevs.n * HWC_NETDEV_LINK_CMDS +
+		       mf->adapters.items[i].ports.n * HWC_ROCE_DCB_CMDS;
+	struct hwc_cmd *cmds = max ? hwc_arena_calloc(a, max, sizeof(*cmds)) : NULL;
+	if (!cmds)
+		return;
+	for (size_t i = 0; i < mf->adapters.n; i++) {
+		const struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
+		for (size_t k = 0; k < ad->netdevs.n; k++) {
+			const char *const *argv[HWC_NETDEV_LINK_CMDS];
+			hwc_netdev_link_cmds(a, ad->netdevs.items[k], argv);
+			for (size_t j = 0; j < HWC_NETDEV_LINK_CMDS; j++)
+				if (argv[j])
+					cmds[n++] = (struct hwc_cmd){argv[j], 0};
+		}
+		for (size_t k = 0; k < ad->ports.n; k++) {
+			const struct hwc_mlx_port *p = &ad->ports.items[k];
+			if (hwc_ok(p->link_layer) && strcmp(p->link_layer.v, "Ethernet") == 0 && hwc_ok(p->netdev))
+				n += hwc_roce_dcb_cmds(a, p->netdev.v, cmds + n);
+		}
+	}
+	hwc_run_start(e, a, n, cmds);
+}
+
 void hwc_collect_all(struct hwc_env *e, struct hwc_facts *f, const struct hwc_collect_opts *o)
 {
+	struct hwc_collect_opts oo = {0};
+	if (o)
+		oo = *o;
+	oo.ports_known = start_port_tools;
 	for (size_t i = 0; i < HWC_ARRAY_SIZE(sections); i++) {
-		int rc = sections[i].collect(e, f, o);
+		int rc = sections[i].collect(e, f, &oo);
 		if (rc < 0)
 			hwc_facts_error(f, sections[i].name, NULL, "collector failed: %s",
 					strerror(-rc));
 	}
+	hwc_run_drop_started(e);
 }
 
 json_t *hwc_facts_to_json(const struct hwc_facts *f)

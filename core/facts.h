@@ -28,11 +28,18 @@ struct hwc_diag {
 };
 
 /* What the user narrowed the collection to. */
+struct hwc_env;
+struct hwc_facts;
+
 struct hwc_collect_opts {
 	const char *device;   /* -d: a BDF, netdev or RDMA device name; NULL = all */
 	const char *pci_dump; /* --pci-dump: an 'lspci -xxxx' file instead of sysfs */
 	const struct hwc_probe_opts *probe; /* probe / --probe: what to measure; NULL = none */
 	const char *fw_image; /* --fw-image: a firmware image to check against the cards */
+	/* Called by mlx/ once the cards and their ports are known, before the cards' own tools run
+	 * (one after the other): cli/ starts every port's tools there (hwc_run_start), so that they
+	 * run meanwhile. NULL: nothing is started ahead. */
+	void (*ports_known)(struct hwc_env *e, struct hwc_facts *f);
 };
 
 struct hwc_facts {

@@ -180,6 +180,8 @@ static int replay(struct hwc_env *e, struct hwc_arena *a, const char *const *arg
 				timeout = v != 0;
 			else if (strcmp(line, "truncated") == 0)
 				truncated = truncated || v != 0;
+			else if (strcmp(line, "elapsed_ms") == 0 && v >= 0 && v <= UINT_MAX)
+				r->elapsed_ms = (unsigned)v;
 		}
 	}
 	r->exit_code = exit_code;
@@ -223,6 +225,8 @@ static void record(struct hwc_env *e, struct hwc_arena *a, const char *const *ar
 	else
 		n = snprintf(res, sizeof(res), "exit=%d\n%s", r->exit_code,
 			     r->m.st == HWC_ST_TRUNCATED ? "truncated=1\n" : "");
+	/* how long the tool took, for a replay at the recorded pace (bench/) */
+	n += snprintf(res + n, sizeof(res) - (size_t)n, "elapsed_ms=%u\n", r->elapsed_ms);
 	snprintf(p, sizeof(p), "%s/result", dir);
 	hwc_env_capture_blob(e, p, res, (size_t)n);
 }
@@ -668,12 +672,14 @@ static bool child_turn(struct child *c, const struct timespec *now, long long *w
 	return true;
 }
 
-/* Reads every started child's output until each has exited or been stopped. */
-static void watch(struct child *ch, size_t n, size_t cap)
+/* Reads the output of the first n_wait children until each has exited or been stopped; the
+ * others (started ahead, see hwc_run_start) are read and looked after meanwhile, so that none
+ * blocks on a full pipe or outlives its deadline while hwcheck waits for something else. */
+static void watch(struct child **ch, size_t n_wait, size_t n, size_t cap)
 {
 	struct pollfd *pfd = calloc(2 * (n ? n : 1), sizeof(*pfd));
-	for (size_t i = 0; i < n && !pfd; i++)
-		ch[i].deadline = ch[i].start; /* cannot watch them: stop them, reported as timeouts */
+	for (size_t i = 0; i < n_wait && !pfd; i++)
+		ch[i]->deadline = ch[i]->start; /* cannot watch them: stop them, reported as timeouts */
 	for (;;) {
 		size_t np = 0;
 		bool alive = false;
@@ -681,10 +687,10 @@ static void watch(struct child *ch, size_t n, size_t cap)
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		long long wait = 1000;
 		for (size_t i = 0; i < n; i++) {
-			struct child *c = &ch[i];
+			struct child *c = ch[i];
 			if (c->reaped || !child_turn(c, &now, &wait))
 				continue;
-			alive = true;
+			alive = alive || i < n_wait;
 			for (int k = 0; k < 2 && pfd; k++)
 				if (c->fd[k] >= 0)
 					pfd[np++] = (struct pollfd){.fd = c->fd[k], .events = POLLIN};
@@ -699,8 +705,8 @@ static void watch(struct child *ch, size_t n, size_t cap)
 		poll(pfd, np, (int)(wait < 1 ? 1 : wait));
 		for (size_t i = 0; i < n; i++)
 			for (int k = 0; k < 2; k++)
-				if (!ch[i].reaped && ch[i].fd[k] >= 0)
-					drain(&ch[i], k, cap);
+				if (!ch[i]->reaped && ch[i]->fd[k] >= 0)
+					drain(ch[i], k, cap);
 	}
 	free(pfd);
 }
@@ -750,19 +756,196 @@ static void finish_one(struct hwc_env *e, struct hwc_arena *a, const struct hwc_
 	record(e, a, cmd->argv, r);
 }
 
+/* ------------------------------------------------------------------ started ahead */
+
+/* A command started by hwc_run_start and not yet taken. Live: its child runs on. Replay: only
+ * when it was asked for, so that a paced replay (HWCHECK_REPLAY_PACE) counts its time from then. */
+struct started {
+	struct hwc_env *e;
+	char *key; /* its recording directory: the argv's identity */
+	bool live;
+	struct child c;
+	struct timespec t0;
+};
+static struct started **started;
+static size_t n_started, cap_started;
+
+static bool paced(void)
+{
+	const char *v = secure_getenv("HWCHECK_REPLAY_PACE");
+	return v && strcmp(v, "1") == 0;
+}
+
+static struct timespec ts_plus_ms(struct timespec t, unsigned ms)
+{
+	t.tv_sec += ms / 1000;
+	t.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (t.tv_nsec >= 1000000000L) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000L;
+	}
+	return t;
+}
+
+/* Takes (unlinks) the entry started for argv, or NULL. */
+static struct started *take_started(struct hwc_env *e, struct hwc_arena *a, const char *const *argv)
+{
+	if (!n_started || !argv || !argv[0])
+		return NULL;
+	const char *key = hwc_run_record_dir(a, argv);
+	for (size_t i = 0; key && i < n_started; i++) {
+		struct started *s = started[i];
+		if (s->e != e || strcmp(s->key, key) != 0)
+			continue;
+		started[i] = started[--n_started];
+		return s;
+	}
+	return NULL;
+}
+
+static void free_started(struct started *s)
+{
+	if (!s)
+		return;
+	if (s->live) {
+		free(s->c.buf[0]);
+		free(s->c.buf[1]);
+	}
+	free(s->key);
+	free(s);
+}
+
+/* The children of the entries of other commands still running, for watch(). */
+static size_t pending_children(struct child **out, size_t max)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n_started && k < max; i++)
+		if (started[i]->live && !started[i]->c.reaped)
+			out[k++] = &started[i]->c;
+	return k;
+}
+
+void hwc_run_start(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct hwc_cmd *cmds)
+{
+	bool replaying = hwc_env_mode(e) == HWC_RUN_REPLAY;
+	if (hwc_env_no_tools(e) || (replaying && !paced()))
+		return; /* nothing to win: the command answers at once when asked */
+	for (size_t i = 0; i < n; i++) {
+		const char *key = cmds[i].argv && cmds[i].argv[0] ? hwc_run_record_dir(a, cmds[i].argv) : NULL;
+		if (!key)
+			continue;
+		if (n_started == cap_started) {
+			size_t nc = cap_started ? cap_started * 2 : 32;
+			struct started **ns = realloc(started, nc * sizeof(*ns));
+			if (!ns)
+				return;
+			started = ns;
+			cap_started = nc;
+		}
+		struct started *s = calloc(1, sizeof(*s));
+		if (!s || !(s->key = strdup(key))) {
+			free(s);
+			return;
+		}
+		s->e = e;
+		clock_gettime(CLOCK_MONOTONIC, &s->t0);
+		if (!replaying) {
+			struct hwc_cmd_result r;
+			start_one(e, a, &cmds[i], &r, &s->c);
+			s->live = !s->c.reaped;
+			if (!s->live) { /* absent, blocked...: it says so again when asked */
+				free_started(s);
+				continue;
+			}
+		}
+		started[n_started++] = s;
+	}
+}
+
+void hwc_run_drop_started(struct hwc_env *e)
+{
+	struct child **kill = calloc(n_started ? n_started : 1, sizeof(*kill));
+	size_t k = 0;
+	for (size_t i = 0; kill && i < n_started; i++)
+		if (started[i]->e == e && started[i]->live && !started[i]->c.reaped) {
+			started[i]->c.killed_timeout = true; /* the grace for one stuck in the kernel */
+			kill_child(&started[i]->c);
+			close_pipes(&started[i]->c);
+			kill[k++] = &started[i]->c;
+		}
+	if (k)
+		watch(kill, k, k, 0);
+	free(kill);
+	size_t kept = 0;
+	for (size_t i = 0; i < n_started; i++) {
+		if (started[i]->e == e)
+			free_started(started[i]);
+		else
+			started[kept++] = started[i];
+	}
+	n_started = kept;
+	if (!n_started) {
+		free(started);
+		started = NULL;
+		cap_started = 0;
+	}
+}
+
+/* Sleeps until t (a paced replay: the recorded tools take their recorded time). */
+static void sleep_until(const struct timespec *t)
+{
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, t, NULL) == EINTR)
+		;
+}
+
 void hwc_run_many(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct hwc_cmd *cmds,
 		  struct hwc_cmd_result *res)
 {
 	struct child *ch = calloc(n ? n : 1, sizeof(*ch));
+	struct child **w = calloc(n + n_started + 1, sizeof(*w));
+	struct started **taken = calloc(n ? n : 1, sizeof(*taken));
 	size_t cap = hwc_env_cmd_output_cap(e);
-	for (size_t i = 0; i < n; i++)
+	bool pace = paced() && hwc_env_mode(e) == HWC_RUN_REPLAY;
+	struct timespec t0, done;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	done = t0;
+	for (size_t i = 0; i < n; i++) {
+		taken[i] = taken ? take_started(e, a, cmds[i].argv) : NULL;
+		if (taken[i] && taken[i]->live) {
+			memset(&res[i], 0, sizeof(res[i]));
+			if (w)
+				w[i] = &taken[i]->c;
+			continue;
+		}
 		start_one(e, a, &cmds[i], &res[i], ch ? &ch[i] : NULL);
-	if (!ch)
-		return;
-	watch(ch, n, cap);
-	for (size_t i = 0; i < n; i++)
-		if (ch[i].pid >= 0)
-			finish_one(e, a, &cmds[i], &ch[i], cap, &res[i]);
+		if (w)
+			w[i] = ch ? &ch[i] : NULL;
+		if (pace && res[i].m.st != HWC_ST_BLOCKED && res[i].m.st != HWC_ST_INVALID) {
+			struct timespec end = ts_plus_ms(taken[i] ? taken[i]->t0 : t0, res[i].elapsed_ms);
+			if (ms_between(&done, &end) > 0)
+				done = end;
+		}
+	}
+	if (ch && w) {
+		size_t nw = 0;
+		for (size_t i = 0; i < n; i++)
+			if (!w[i]->reaped)
+				w[nw++] = w[i];
+		watch(w, nw, nw + pending_children(w + nw, n_started), cap);
+		for (size_t i = 0; i < n; i++) {
+			struct child *c = taken[i] && taken[i]->live ? &taken[i]->c : &ch[i];
+			if (c->pid >= 0)
+				finish_one(e, a, &cmds[i], c, cap, &res[i]);
+			if (taken[i] && taken[i]->live)
+				taken[i]->c.buf[0] = taken[i]->c.buf[1] = NULL; /* finish_one freed them */
+		}
+	}
+	for (size_t i = 0; taken && i < n; i++)
+		free_started(taken[i]);
+	if (pace)
+		sleep_until(&done);
+	free(taken);
+	free(w);
 	free(ch);
 }
 

@@ -38,6 +38,15 @@ int hwc_run(struct hwc_env *e, struct hwc_arena *a, const char *const *argv, uns
 void hwc_run_many(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct hwc_cmd *cmds,
 		  struct hwc_cmd_result *res);
 
+/* Starts n commands now and returns at once: a later hwc_run/hwc_run_many of the same argv
+ * takes its result (waiting only for what is still running), and records it then. So the tools of
+ * every port run while hwcheck asks the cards' own tools, one after the other. Where it wins
+ * nothing (--no-tools, a replay not paced by HWCHECK_REPLAY_PACE=1) it does nothing. */
+void hwc_run_start(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct hwc_cmd *cmds);
+
+/* Ends what was started for e and never asked for; it is not recorded. */
+void hwc_run_drop_started(struct hwc_env *e);
+
 /* Kills the process group of every tool still running. Async-signal-safe: for a watchdog that
  * ends the run (cli/), so no tool outlives hwcheck. */
 void hwc_run_kill_all(void);

@@ -381,6 +381,13 @@ int hwc_ethtool_parse_fec(const char *buf, size_t len, const char *src, struct h
 
 /* The wire side of a netdev (port_link.c): carrier counters and FEC through the runner. */
 void hwc_netdev_collect_link(struct hwc_env *e, struct hwc_facts *f, struct hwc_netdev *nd);
+
+/* The first tool calls hwc_netdev_collect_link makes for a netdev (the FEC, the module EEPROM),
+ * for the caller to start ahead (hwc_run_start): n = HWC_NETDEV_LINK_CMDS argvs into out. */
+#define HWC_NETDEV_LINK_CMDS 2
+void hwc_netdev_link_cmds(struct hwc_arena *a, const char *ifname, const char *const *out[HWC_NETDEV_LINK_CMDS]);
+/* `ethtool -m IF hex on`: the module EEPROM's first read (port_module.c). */
+const char *const *hwc_module_argv(struct hwc_arena *a, const char *ifname);
 struct hwc_jtable;
 /* The field table of netdevs[].link (core/json.h). */
 extern const struct hwc_jtable hwc_netdev_link_table;

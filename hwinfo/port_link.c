@@ -37,13 +37,32 @@ static bool fec_usable(const struct hwc_cmd_result *r, struct hwc_arena *a, cons
 
 /* ethtool -I --show-fec (with the statistics, ethtool >= 5.13); an older ethtool that refuses -I
  * is asked without it. */
+static const char *const *fec_argv(struct hwc_arena *a, const char *ifn)
+{
+	const char **v = hwc_arena_calloc(a, 5, sizeof(*v));
+	if (v)
+		v[0] = "ethtool", v[1] = "-I", v[2] = "--show-fec", v[3] = ifn;
+	return v;
+}
+
+void hwc_netdev_link_cmds(struct hwc_arena *a, const char *ifn, const char *const *out[HWC_NETDEV_LINK_CMDS])
+{
+	out[0] = fec_argv(a, ifn);
+	out[1] = hwc_module_argv(a, ifn);
+}
+
 static void collect_fec(struct hwc_env *e, struct hwc_facts *f, struct hwc_netdev *nd)
 {
 	struct hwc_arena *a = f->arena;
-	const char *const with_i[] = {"ethtool", "-I", "--show-fec", nd->name, NULL};
+	const char *const *with_i = fec_argv(a, nd->name);
 	const char *const plain[] = {"ethtool", "--show-fec", nd->name, NULL};
 	const char *const *argv = with_i;
 	struct hwc_cmd_result r;
+	if (!with_i) {
+		struct hwc_fmeta oom = {HWC_ST_UNREADABLE, ENOMEM, "out of memory"};
+		fail_fec(&nd->link.fec, &oom);
+		return;
+	}
 	struct hwc_fmeta why;
 	hwc_run(e, a, argv, 0, &r);
 	bool ok = fec_usable(&r, a, hwc_argv_str(a, argv), &why);

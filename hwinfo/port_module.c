@@ -79,10 +79,22 @@ static int collect_cmis(struct hwc_env *e, struct hwc_arena *a, const char *ifn,
 	return 0;
 }
 
+const char *const *hwc_module_argv(struct hwc_arena *a, const char *ifn)
+{
+	const char **v = hwc_arena_calloc(a, 6, sizeof(*v));
+	if (v)
+		v[0] = "ethtool", v[1] = "-m", v[2] = ifn, v[3] = "hex", v[4] = "on";
+	return v;
+}
+
 void hwc_module_collect(struct hwc_env *e, struct hwc_facts *f, const char *ifn, struct hwc_module *m)
 {
 	struct hwc_arena *a = f->arena;
-	const char *const ioctl_argv[] = {"ethtool", "-m", ifn, "hex", "on", NULL};
+	const char *const *ioctl_argv = hwc_module_argv(a, ifn);
+	if (!ioctl_argv) {
+		HWC_FAIL(m->source, HWC_ST_UNREADABLE, ENOMEM, "out of memory");
+		return;
+	}
 	const char *src = hwc_argv_str(a, ioctl_argv);
 	struct hwc_cmd_result r;
 	struct hwc_fmeta why;

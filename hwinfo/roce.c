@@ -50,20 +50,29 @@ static const char *cmd_problem(struct hwc_arena *a, const struct hwc_cmd_result 
 				r->err ? r->err : "");
 }
 
+_Static_assert(NDCB == HWC_ROCE_DCB_CMDS, "one dcb call per dcb_what");
+
+size_t hwc_roce_dcb_cmds(struct hwc_arena *a, const char *nd, struct hwc_cmd *out)
+{
+	for (size_t i = 0; i < NDCB; i++) {
+		const char **argv = hwc_arena_calloc(a, 7, sizeof(*argv));
+		if (!argv)
+			return 0;
+		argv[0] = "dcb", argv[1] = "-j", argv[2] = dcb_what[i], argv[3] = "show";
+		argv[4] = "dev", argv[5] = nd;
+		out[i] = (struct hwc_cmd){argv, 0};
+	}
+	return NDCB;
+}
+
 /* All five `dcb -j X show dev ND` at once; true when PFC came back. */
 static bool qos_dcb(struct hwc_env *e, struct hwc_facts *f, const char *nd, struct hwc_roce_qos *q)
 {
 	struct hwc_arena *a = f->arena;
 	struct hwc_cmd cmds[NDCB];
 	struct hwc_cmd_result res[NDCB];
-	for (size_t i = 0; i < NDCB; i++) {
-		const char **argv = hwc_arena_calloc(a, 7, sizeof(*argv));
-		if (!argv)
-			return false;
-		argv[0] = "dcb", argv[1] = "-j", argv[2] = dcb_what[i], argv[3] = "show";
-		argv[4] = "dev", argv[5] = nd;
-		cmds[i] = (struct hwc_cmd){argv, 0};
-	}
+	if (hwc_roce_dcb_cmds(a, nd, cmds) != NDCB)
+		return false;
 	hwc_run_many(e, a, NDCB, cmds, res);
 	hwc_roce_qos_init(q, a, hwc_arena_printf(a, "dcb -j ... show dev %s", nd));
 	bool pfc = false;

@@ -10,6 +10,7 @@
 
 #include "core/env.h"
 #include "core/facts.h"
+#include "core/runner.h"
 
 #define HWC_ROCE_NPRIO 8
 #define HWC_ROCE_NDSCP 64
@@ -112,6 +113,11 @@ bool hwc_roce_gid_routable(const char *gid);
 /* ---- the section (hwinfo/roce.c) ------------------------------------------------------------- */
 
 int hwc_roce_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_collect_opts *o);
+
+/* The `dcb -j X show dev NETDEV` calls of a RoCE port, for the caller to start ahead
+ * (hwc_run_start): HWC_ROCE_DCB_CMDS commands into out; 0 when out of memory. */
+#define HWC_ROCE_DCB_CMDS 5
+size_t hwc_roce_dcb_cmds(struct hwc_arena *a, const char *netdev, struct hwc_cmd *out);
 json_t *hwc_roce_to_json(const struct hwc_facts *f);
 int hwc_roce_from_json(const json_t *j, struct hwc_facts *f);
 json_t *hwc_roce_port_json(const struct hwc_roce_port *p);

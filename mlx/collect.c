@@ -846,6 +846,8 @@ int hwc_mlx_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_col
 		HWC_FAIL(ad->serial_number, HWC_ST_UNSUPPORTED, 0,
 			 "the serial number is in the PCI VPD (facts.pci.devices[].vpd)");
 	}
+	if (o && o->ports_known)
+		o->ports_known(e, f);
 	run_ethtool(e, a, mf);
 	for (size_t i = 0; i < kept; i++) {
 		struct hwc_mlx_adapter *ad = &mf->adapters.items[i];

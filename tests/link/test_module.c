@@ -148,6 +148,8 @@ static void check_line(const struct hwc_module *m, const char *label, const char
 		check_num(label, v, m->voltage_v.v, hwc_ok(m->voltage_v));
 	else if (strncmp(label, "Length (Copper", 14) == 0 && hwc_ok(m->media) && strcmp(m->media.v, "optical") != 0)
 		check_num(label, v, m->length_m.v, hwc_ok(m->length_m));
+	else if (strcmp(label, "Cable assembly length") == 0) /* CMIS byte 202, whatever the media */
+		check_num(label, v, m->length_m.v, hwc_ok(m->length_m));
 	else if (strcmp(label, "Optical diagnostics support") == 0)
 		check_str(label, v, &(struct hwc_fstr){m->ddm.m, m->ddm.v ? "Yes" : "No"}, 0);
 }
@@ -304,6 +306,12 @@ int main(void)
 	A = hwc_arena_new();
 	oracle("sfp-mikrotik-s-ao0005", 9);
 	oracle("qsfp28-mellanox-mlxsw-sfp42", 14);
+	/* CMIS: bytes RECONSTRUCTED per the CMIS tables, decoded by ethtool 6.1 through its ioctl
+	 * path (tests/oracle/: the .ethtool files are ethtool's own text, checked again by the test
+	 * ethtool_oracle wherever ethtool is installed) */
+	oracle("cmis-osfp-sr8-reconstructed", 11);
+	oracle("cmis-qsfpdd-dac-reconstructed", 9);
+	oracle("cmis-qsfpdd-aoc-reconstructed", 11);
 	test_cmis();
 	test_broken();
 	hwc_arena_free(A);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/env.h"
@@ -162,6 +163,49 @@ static void test_runner(struct hwc_env *live, struct hwc_env *rep, struct hwc_ar
 	CHECK_STR(r.m.detail, "mstreg: not installed");
 	const char *sl[] = {"tool", "a/b", "%", NULL};
 	CHECK_STR(hwc_run_record_dir(a, sl), "hwcheck/commands/tool a%2Fb %25");
+}
+
+/* hwc_run_start: a command started ahead runs while hwcheck runs another, and is taken by the
+ * hwc_run of the same argv; what nobody asks for is ended. A paced replay takes the recorded time. */
+static void test_started(struct hwc_env *live, struct hwc_env *rep, struct hwc_arena *a)
+{
+	char dir[sizeof(tmpl) + 16];
+	snprintf(dir, sizeof(dir), "%s/ahead", tmpl);
+	CHECK_INT(mkdir(dir, 0700), 0);
+	/* A answers once B has run, B once A has seen it: one after the other, B would wait for
+	 * A until killed at its timeout */
+	const char *ta[] = {"sh", "-c", "while [ ! -e \"$0/go\" ]; do sleep 0.01; done; touch \"$0/a\"; echo A", dir, NULL};
+	const char *tb[] = {"sh", "-c", "touch \"$0/go\"; while [ ! -e \"$0/a\" ]; do sleep 0.01; done; echo B", dir, NULL};
+	const char *never[] = {"sleep", "600", NULL};
+	struct hwc_cmd start[2] = {{ta, 60000}, {never, 60000}};
+	hwc_run_start(live, a, 2, start);
+	struct hwc_cmd_result r;
+	CHECK_INT(hwc_run(live, a, tb, 60000, &r), 0);
+	CHECK_STR(r.out, "B\n");
+	CHECK_INT(hwc_run(live, a, ta, 60000, &r), 0);
+	CHECK_INT(r.m.st, HWC_ST_OK);
+	CHECK_STR(r.out, "A\n");
+	/* taken once: the same argv again runs again (and answers at once now) */
+	CHECK_INT(hwc_run(live, a, ta, 60000, &r), 0);
+	CHECK_STR(r.out, "A\n");
+	hwc_run_drop_started(live); /* ends `sleep 600` (else this test would wait for it) */
+	const char *none[] = {"hwcheck-no-such-tool", NULL};
+	struct hwc_cmd nc = {none, 0};
+	hwc_run_start(live, a, 1, &nc);
+	CHECK_INT(hwc_run(live, a, none, 1000, &r), -ENOENT);
+	hwc_run_drop_started(live);
+
+	/* paced replay: the recording says 300 ms, the replay takes at least that */
+	const char *mc[] = {"mstconfig", "-d", "0000:3b:00.0", "q", NULL};
+	setenv("HWCHECK_REPLAY_PACE", "1", 1);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK_INT(hwc_run(rep, a, mc, 1000, &r), -ECHILD);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	unsetenv("HWCHECK_REPLAY_PACE");
+	CHECK_INT(r.elapsed_ms, 300);
+	CHECK((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 >= 300);
+	CHECK_STR(r.out, "-E- Failed to open the device\n");
 }
 
 static void test_json(struct hwc_arena *a)
@@ -344,7 +388,7 @@ int main(void)
 	link_("/etc/passwd", "escape2");
 	link_("loop", "loop");
 	put("hwcheck/commands/mstconfig -d 0000:3b:00.0 q/stdout", "-E- Failed to open the device\n");
-	put("hwcheck/commands/mstconfig -d 0000:3b:00.0 q/result", "exit=3\n");
+	put("hwcheck/commands/mstconfig -d 0000:3b:00.0 q/result", "exit=3\nelapsed_ms=300\n");
 	put("hwcheck/commands/mstconfig hang/result", "timeout=1\n");
 
 	struct hwc_arena *a = hwc_arena_new();
@@ -362,6 +406,7 @@ int main(void)
 	test_readers(e, a);
 	test_confinement(e, a);
 	test_runner(live, e, a);
+	test_started(live, e, a);
 	test_json(a);
 	test_outfile();
 	test_outfile_special();

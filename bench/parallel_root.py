@@ -1,0 +1,114 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+# The 10-card fixture root of bench/check_parallel_tools.sh (issue 14: the report's time bound with
+# the per-port tools run in parallel). Ten dual-port ConnectX-7 cards, each built as the two cards of
+# tests/fixtures/healthy-cx7-gen5x16 are (tests/rules/scenarios/make_roots.py: mstconfig, mstflint,
+# mstreg MTMP/MPEIN, netdevs with their ethtool answers and the real Mellanox QSFP28 EEPROM dump),
+# plus per card the real `mstlink -d BDF -m -c` of tests/fixtures/link-bf3-mlxlink-clean and the
+# real `mstfwreset query` of tests/fixtures/fw-cx5-image-other-psid, and per port the `dcb -j`
+# answers of tests/fixtures/roce-lossless-dcb. Then every recording gets `elapsed_ms=`, the time
+# the tool takes on a real machine, so that HWCHECK_REPLAY_PACE=1 replays it at that pace.
+#
+# The durations are RECONSTRUCTED (DURATIONS below): no capture records how long these tools took.
+# A root recorded by `hwcheck snapshot` on a real machine (hwcheck >= this change) carries the
+# measured elapsed_ms of each command: give it to the bench instead (check_parallel_tools.sh ROOT).
+# Usage: python3 bench/parallel_root.py OUTDIR      (writes OUTDIR/root)
+import os
+import re
+import shutil
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.dirname(HERE)
+FIX = os.path.join(SRC, "tests", "fixtures")
+sys.path.insert(0, os.path.join(SRC, "tests", "rules", "scenarios"))
+import make_roots as mr  # noqa: E402
+
+CARDS = 10
+
+# ms per command, by the start of its recording key; RECONSTRUCTED estimates of a ConnectX-7 host
+# (mstflint tools talk to the firmware through the PCI gateway; mstfwreset is a Python program)
+DURATIONS = [
+    ("mstlink ", 2500), ("mstconfig -d ", 1500), ("mstfwreset ", 900), ("mstflint -d ", 700),
+    ("mstreg ", 250), ("ethtool -m ", 150), ("dmesg", 50), ("dcb ", 30), ("mstconfig -v", 20),
+    ("ethtool ", 20),
+]
+
+
+def card_funcs(k):
+    """root port 0000:RB:01.0 and the card's two functions on bus RB+1 (RB = 0x10 * (k + 1))."""
+    rb = 0x10 * (k + 1)
+    rp_bdf = f"0000:{rb:02x}:01.0"
+    numa = 0 if k < CARDS // 2 else 1
+    rp = dict(bdf=rp_bdf, parent=None, vendor=0x1022, device=0x14ab, type="rp", primary=rb,
+              secondary=rb + 1, subordinate=rb + 1, mps_sup=512, mps=256, mrrs=512, lnkcap=(32, 16),
+              lnksta=(32, 16), slot=(75, k + 1), numa=numa, driver="pcieport", iommu_group=100 + 3 * k,
+              name="PCI bridge: root port (reconstructed)")
+    fns = [dict(bdf=f"0000:{rb + 1:02x}:00.{i}", parent=rp_bdf, vendor=0x15b3, device=0x1021,
+                subsys=(0x15b3, 0x0041), type="ep", multifunction=True, mps_sup=512, mps=256,
+                mrrs=4096, ro=True, ext_tag=True, no_snoop=True, slot_power=75, lnkcap=(32, 16),
+                lnksta=(32, 16), numa=numa, driver="mlx5_core", iommu_group=101 + 3 * k + i,
+                name="Ethernet controller: Mellanox Technologies MT2910 Family [ConnectX-7]")
+           for i in (0, 1)]
+    return [rp] + fns
+
+
+def copy_command(r, fixture, key, new_key):
+    src = os.path.join(FIX, fixture, "root", "hwcheck", "commands", key)
+    shutil.copytree(src, r.path(f"hwcheck/commands/{new_key}"), dirs_exist_ok=True)
+
+
+def build(out):
+    mr.OUT = out
+    r = mr.Root("root-build", "bench: ten dual-port ConnectX-7 cards")
+    funcs = []
+    for k in range(CARDS):
+        funcs += card_funcs(k)
+    r.pci(funcs, "bench/parallel_root.py")
+    r.host("host-hw-genoa-2socket-x2apic-off", "real lscpu/numactl of an ASUS ESC8000A-E12")
+    fw, psid, kernel = "28.39.1002", "MT_0000000838", "6.8.0-64-generic"
+    r.mst_version()
+    r.dmesg("[    0.170301] x2apic enabled\n")
+    for k in range(CARDS):
+        bus = f"{0x10 * (k + 1) + 1:02x}"
+        bdf = f"0000:{bus}:00.0"
+        local = "0-31" if k < CARDS // 2 else "32-63"
+        r.mstconfig(bdf, "ConnectX7", "MCX755106AS-HEAT_Ax",
+                    "NVIDIA ConnectX-7 HHHL Adapter Card; 200GbE / NDR200 IB (default mode); "
+                    "Dual-port QSFP112; PCIe 5.0 x16", mr.cfg_rows("force_relax(1)"))
+        r.flint(bdf, mr.flint_text(fw, psid))
+        r.mtmp(bdf, 56)
+        r.mpein(bdf, 1, 75, 5, 16)
+        copy_command(r, "link-bf3-mlxlink-clean", "mstlink -d 0000:03:00.0 -m -c", f"mstlink -d {bdf} -m -c")
+        copy_command(r, "fw-cx5-image-other-psid", "mstfwreset -d 0000:3b:00.0 query", f"mstfwreset -d {bdf} query")
+        cpus = [c for c in mr.expand(local)][:8]
+        for fn in (0, 1):
+            dev, nd = f"mlx5_{2 * k + fn}", f"ens{k + 1}f{fn}np{fn}"
+            r.rdma(f"0000:{bus}:00.{fn}", dev, fw, psid, "4: ACTIVE", "5: LinkUp", "200 Gb/sec (4X HDR)", nd)
+            mr.healthy_netdev(r, f"0000:{bus}:00.{fn}", nd, fw, psid, kernel, 8, cpus, local, speed=200000)
+            for what in ("app", "pfc", "ets", "dcbx", "buffer"):
+                copy_command(r, "roce-lossless-dcb", f"dcb -j {what} show dev mce0", f"dcb -j {what} show dev {nd}")
+    r.done()
+    root = os.path.join(out, "root")
+    shutil.move(r.root, root + ".tmp")
+    shutil.rmtree(r.dir)
+    os.rename(root + ".tmp", root)
+    pace(root)
+    return root
+
+
+def pace(root):
+    cmds = os.path.join(root, "hwcheck", "commands")
+    for key in os.listdir(cmds):
+        ms = next((d for p, d in DURATIONS if key.startswith(p)), 0)
+        res = os.path.join(cmds, key, "result")
+        text = open(res).read() if os.path.exists(res) else "exit=0\n"
+        text = re.sub(r"^elapsed_ms=.*\n", "", text, flags=re.M) + f"elapsed_ms={ms}\n"
+        with open(res, "w") as f:
+            f.write(text)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: parallel_root.py OUTDIR")
+    print(build(sys.argv[1]))
