@@ -261,9 +261,14 @@ int hwc_cmd_probe(struct hwc_cli *c)
 		return HWC_EXIT_USAGE;
 	}
 	struct hwc_probe_opts *o = opts();
-	if (o->all_ports && o->mode != HWC_PROBE_LOOPBACK) {
-		hwc_cli_err("probe: --all-ports runs the loopback probe; with --server or --client "
-			    "it is not supported yet");
+	if (o->all_ports && o->mode == HWC_PROBE_CLIENT && !strchr(o->peer, ',')) {
+		hwc_cli_err("probe: --all-ports --client needs one server address per port, two or "
+			    "more comma-separated (--client ADDR1,ADDR2), got '%s'", o->peer);
+		return HWC_EXIT_USAGE;
+	}
+	if (!o->all_ports && o->mode == HWC_PROBE_CLIENT && strchr(o->peer, ',')) {
+		hwc_cli_err("probe: --client '%s' names several servers: that is --all-ports "
+			    "(one address per port)", o->peer);
 		return HWC_EXIT_USAGE;
 	}
 	c->probe = o;

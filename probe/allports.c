@@ -117,10 +117,18 @@ static const struct hwc_probe_result *alone_of(const struct hwc_probe_facts *pf,
 {
 	for (size_t i = 0; i < first; i++) {
 		const struct hwc_probe_result *a = &pf->results.items[i];
-		if (hwc_ok(a->concurrent) && a->concurrent.v == 1 && hwc_ok(a->gbps) &&
-		    strcmp(a->rdma_device.v, r->rdma_device.v) == 0 && a->port.v == r->port.v &&
-		    strcmp(a->op.v, r->op.v) == 0)
+		if (!hwc_ok(a->concurrent) || a->concurrent.v != 1 || !hwc_ok(a->gbps) ||
+		    !hwc_ok(a->op) || !hwc_ok(r->op) || strcmp(a->op.v, r->op.v) != 0)
+			continue;
+		if (strcmp(r->op.v, "tcp") == 0) { /* TCP: the same netdev, the same way */
+			if (hwc_ok(a->netdev) && hwc_ok(r->netdev) && hwc_ok(a->direction) &&
+			    hwc_ok(r->direction) && strcmp(a->netdev.v, r->netdev.v) == 0 &&
+			    strcmp(a->direction.v, r->direction.v) == 0)
+				return a;
+		} else if (hwc_ok(a->rdma_device) && hwc_ok(r->rdma_device) &&
+			   strcmp(a->rdma_device.v, r->rdma_device.v) == 0 && a->port.v == r->port.v) {
 			return a;
+		}
 	}
 	return NULL;
 }

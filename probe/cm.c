@@ -14,24 +14,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "probe/probe_int.h"
 
 #define HELLO_MAGIC 0x68776370u /* "hwcp" */
-#define CM_VERSION 1
+/* 2: the session id and group in the hello, the server's port in the welcome */
+#define CM_VERSION 2
 #define ACK_TIMEOUT 14          /* 4.096 us << 14 = 67 ms per retry: a dead peer shows fast */
 
 struct hello {                  /* client -> server, in the connect request (<= 56 bytes) */
 	uint32_t magic;
-	uint8_t version, op, last, qp_index;
+	uint8_t version, op, last, qp_index; /* op 0: no session, the client's run is over */
 	uint32_t nqps, depth;
 	uint64_t msg_bytes;
+	uint32_t sid;           /* the session the QP belongs to (sessions may run at once) */
+	uint16_t group, pad;    /* sessions of the client running together: 1 alone */
 } __attribute__((packed));
 
-struct welcome {                /* server -> client, in the accept */
+struct welcome {                /* server -> client, in the accept (<= 196 bytes) */
 	uint32_t magic;
 	uint32_t rkey;
 	uint64_t addr;
+	char dev[32];           /* the server's RDMA device and port: the pair's far end */
+	uint32_t port;
 } __attribute__((packed));
 
 static const char *cm_event_name(enum rdma_cm_event_type t)
@@ -73,6 +79,7 @@ struct client {
 	void *buf;
 	struct ibv_mr *mr;
 	double t_run0;
+	struct welcome w0;      /* the server's answer to the first QP */
 };
 
 static void client_close(struct client *cl)
@@ -133,7 +140,7 @@ static bool client_peer_gone(struct client *cl, char *err, size_t errlen)
 		enum rdma_cm_event_type t = ev->event;
 		rdma_ack_cm_event(ev);
 		if (t == RDMA_CM_EVENT_DISCONNECTED || t == RDMA_CM_EVENT_DEVICE_REMOVAL) {
-			snprintf(err, errlen, "the peer went away mid-run (%s after %.1f s; first: %s)",
+			snprintf(err, errlen, "the peer went away mid-run (%s after %.1f s; first: %.160s)",
 				 cm_event_name(t), pr_now() - cl->t_run0, cause);
 			return true;
 		}
@@ -192,6 +199,8 @@ static int client_connect(struct client *cl, const struct hwc_probe_opts *o, uns
 			  bool last, const struct addrinfo *ai, const struct addrinfo *src,
 			  struct pr_qp *q, char *err, size_t errlen)
 {
+	static _Atomic uint32_t sids;
+	uint32_t sid = ((uint32_t)getpid() << 12) + ++sids;
 	cl->n = o->qps;
 	cl->c = calloc(o->qps, sizeof(*cl->c));
 	cl->ec = rdma_create_event_channel();
@@ -258,7 +267,9 @@ static int client_connect(struct client *cl, const struct hwc_probe_opts *o, uns
 		}
 		struct hello h = {.magic = htonl(HELLO_MAGIC), .version = CM_VERSION, .op = (uint8_t)op,
 				  .last = last, .qp_index = (uint8_t)i, .nqps = htonl(o->qps),
-				  .depth = htonl(o->depth), .msg_bytes = htobe64(o->msg_bytes)};
+				  .depth = htonl(o->depth), .msg_bytes = htobe64(o->msg_bytes),
+				  .sid = htonl(sid),
+				  .group = htons((uint16_t)(o->together > 1 ? o->together : 1))};
 		struct rdma_conn_param cp = {.private_data = &h, .private_data_len = sizeof(h),
 					     .responder_resources = 16, .initiator_depth = 16,
 					     .retry_count = 7, .rnr_retry_count = 7};
@@ -275,6 +286,8 @@ static int client_connect(struct client *cl, const struct hwc_probe_opts *o, uns
 			snprintf(err, errlen, "%s:%u is not a hwcheck probe server", o->peer, o->cm_port);
 			return -EPROTO;
 		}
+		if (i == 0)
+			cl->w0 = w;
 		q[i].qp = c->id->qp;
 		q[i].lbuf = (char *)cl->buf + (size_t)i * o->msg_bytes;
 		q[i].lkey = cl->mr->lkey;
@@ -392,13 +405,18 @@ static bool client_run(struct hwc_env *e, const struct hwc_probe_opts *o, struct
 			pr_pattern_fill(q[i].lbuf, o->msg_bytes, op * 1000u + i);
 	struct pr_tick_ctx tc = {.o = o, .label = hwc_arena_printf(a, "probe %s -> %s %s", t.dev,
 								  o->peer, pr_op_name(op))};
-	tc.s = pr_sampler_start(e, a, &t);
+	tc.s = o->together > 1 ? NULL : pr_sampler_start(e, a, &t); /* ports together: not sampled */
+	char far[48];
+	snprintf(far, sizeof(far), "%.32s/%u", cl->w0.dev, ntohl(cl->w0.port));
+	if (cl->w0.dev[0])
+		HWC_SET(r->peer_port, hwc_arena_strdup(a, far));
 	struct pr_run run = {
 		.op = op, .msg_bytes = o->msg_bytes, .depth = o->depth,
 		.cq_mod = o->msg_bytes > 8192 ? 1 : (o->depth >= 64 ? 32 : 1),
 		.q = q, .nq = o->qps, .scq = cl->cq, .warmup_s = o->warmup_s,
 		.max_s = o->duration_s, .tick = pr_tick, .tick_ctx = &tc,
 		.poll_extra = client_watch, .extra_ctx = cl,
+		.fixed = o->all_ports, /* --all-ports: the whole duration, so that runs overlap */
 	};
 	cl->t_run0 = pr_now();
 	bool ran = pr_engine(&run) >= 0;
@@ -464,7 +482,8 @@ int pr_cm_client(struct hwc_env *e, const struct hwc_probe_opts *o, struct hwc_f
 		struct client cl = {0};
 		struct pr_qp *q = calloc(o->qps, sizeof(*q));
 		char err[256] = "";
-		if (!q || client_connect(&cl, o, op, op == lastop, ai, src, q, err, sizeof(err)) < 0) {
+		bool last = op == lastop && !o->more;
+		if (!q || client_connect(&cl, o, op, last, ai, src, q, err, sizeof(err)) < 0) {
 			pr_result_fail(a, r, "failed", "%s", err[0] ? err : "out of memory");
 			hwc_facts_error(f, "probe", o->peer, "%s", r->reason.v);
 			hwc_probe_explain(a, r);
@@ -497,6 +516,8 @@ struct session {
 	bool active;
 	unsigned op, nqps, depth;
 	bool last;
+	uint32_t sid;
+	unsigned group;         /* sessions of the client running together */
 	size_t msg;
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
@@ -531,61 +552,74 @@ static int post_srecv(struct session *s, unsigned i)
 	return ibv_post_recv(s->c[i].id->qp, &wr, &bad) ? -EIO : 0;
 }
 
-/* A connect request: checks it, sets the session up on its first QP, accepts. */
-static int server_accept(struct session *s, struct rdma_cm_event *ev, char *err, size_t errlen)
+/* A connect request's hello, checked. */
+static int hello_parse(const struct rdma_cm_event *ev, struct hello *h, char *err, size_t errlen)
 {
-	struct hello h;
-	struct rdma_cm_id *id = ev->id;
-	if (!ev->param.conn.private_data || ev->param.conn.private_data_len < sizeof(h)) {
-		snprintf(err, errlen, "a connect request without a hwcheck hello");
+	if (!ev->param.conn.private_data || ev->param.conn.private_data_len < sizeof(*h)) {
+		snprintf(err, errlen, "a connect request without a hwcheck hello (or another version)");
 		return -EPROTO;
 	}
-	memcpy(&h, ev->param.conn.private_data, sizeof(h));
-	unsigned nq = ntohl(h.nqps), depth = ntohl(h.depth);
-	uint64_t msg = be64toh(h.msg_bytes);
-	if (ntohl(h.magic) != HELLO_MAGIC || h.version != CM_VERSION || nq == 0 || nq > 64 ||
-	    h.qp_index >= nq || depth == 0 || depth > 4096 || msg == 0 || msg > (1u << 30) ||
-	    (h.op != HWC_PROBE_WRITE && h.op != HWC_PROBE_READ && h.op != HWC_PROBE_SEND)) {
+	memcpy(h, ev->param.conn.private_data, sizeof(*h));
+	unsigned nq = ntohl(h->nqps), depth = ntohl(h->depth);
+	uint64_t msg = be64toh(h->msg_bytes);
+	if (ntohl(h->magic) != HELLO_MAGIC || h->version != CM_VERSION) {
 		snprintf(err, errlen, "a connect request that is not a hwcheck probe (or another "
 			 "version)");
 		return -EPROTO;
 	}
-	if (h.qp_index == 0) {
-		if (s->active)
-			session_free(s);
-		s->active = true;
-		s->op = h.op;
-		s->nqps = nq;
-		s->depth = depth;
-		s->msg = msg;
-		s->last = h.last;
-		s->ctx = id->verbs;
-		s->pd = ibv_alloc_pd(id->verbs);
-		s->cq = s->pd ? ibv_create_cq(id->verbs, (int)(nq * depth * 2 + 16), NULL, NULL, 0)
-			      : NULL;
-		if (!s->cq || posix_memalign(&s->buf, 4096, nq * msg)) {
-			s->buf = NULL;
-			snprintf(err, errlen, "PD/CQ/buffer of %llu bytes: %s",
-				 (unsigned long long)(nq * msg), strerror(errno));
-			return -ENOMEM;
-		}
-		memset(s->buf, 0, nq * msg);
-		if (s->op == HWC_PROBE_READ)
-			for (unsigned i = 0; i < nq; i++)
-				pr_pattern_fill((char *)s->buf + (size_t)i * msg, msg,
-						HWC_PROBE_READ * 1000u + i);
-		s->mr = ibv_reg_mr(s->pd, s->buf, nq * msg,
-				   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-					   IBV_ACCESS_REMOTE_READ);
-		if (!s->mr) {
-			snprintf(err, errlen, "ibv_reg_mr: %s", strerror(errno));
-			return -EIO;
-		}
-	} else if (!s->active || h.qp_index >= s->nqps || s->c[h.qp_index].id ||
-		   id->verbs != s->ctx) {
-		snprintf(err, errlen, "connect request for QP %u out of order", h.qp_index);
+	if (h->op == 0)
+		return 0; /* the client's run is over */
+	if (nq == 0 || nq > 64 || h->qp_index >= nq || depth == 0 || depth > 4096 || msg == 0 ||
+	    msg > (1u << 30) ||
+	    (h->op != HWC_PROBE_WRITE && h->op != HWC_PROBE_READ && h->op != HWC_PROBE_SEND)) {
+		snprintf(err, errlen, "a connect request with a hwcheck hello out of range");
 		return -EPROTO;
 	}
+	return 0;
+}
+
+/* The session's PD, CQ and buffer, set up on its first QP's request. */
+static int session_setup(struct session *s, const struct hello *h, struct rdma_cm_id *id,
+			 char *err, size_t errlen)
+{
+	unsigned nq = ntohl(h->nqps), depth = ntohl(h->depth);
+	uint64_t msg = be64toh(h->msg_bytes);
+	s->active = true;
+	s->op = h->op;
+	s->nqps = nq;
+	s->depth = depth;
+	s->msg = msg;
+	s->last = h->last;
+	s->sid = ntohl(h->sid);
+	s->group = ntohs(h->group) ? ntohs(h->group) : 1;
+	s->ctx = id->verbs;
+	s->pd = ibv_alloc_pd(id->verbs);
+	s->cq = s->pd ? ibv_create_cq(id->verbs, (int)(nq * depth * 2 + 16), NULL, NULL, 0) : NULL;
+	if (!s->cq || posix_memalign(&s->buf, 4096, nq * msg)) {
+		s->buf = NULL;
+		snprintf(err, errlen, "PD/CQ/buffer of %llu bytes: %s",
+			 (unsigned long long)(nq * msg), strerror(errno));
+		return -ENOMEM;
+	}
+	memset(s->buf, 0, nq * msg);
+	if (s->op == HWC_PROBE_READ)
+		for (unsigned i = 0; i < nq; i++)
+			pr_pattern_fill((char *)s->buf + (size_t)i * msg, msg,
+					HWC_PROBE_READ * 1000u + i);
+	s->mr = ibv_reg_mr(s->pd, s->buf, nq * msg,
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	if (!s->mr) {
+		snprintf(err, errlen, "ibv_reg_mr: %s", strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+/* One QP of a session: created, receives posted (send), accepted with the buffer and the
+ * server's device and port in the welcome. */
+static int session_qp(struct session *s, unsigned qi, struct rdma_cm_id *id, char *err,
+		      size_t errlen)
+{
 	struct ibv_qp_init_attr qa = {
 		.send_cq = s->cq, .recv_cq = s->cq, .qp_type = IBV_QPT_RC,
 		.cap = {.max_send_wr = 1, .max_recv_wr = s->depth * 2, .max_send_sge = 1,
@@ -595,15 +629,17 @@ static int server_accept(struct session *s, struct rdma_cm_event *ev, char *err,
 		snprintf(err, errlen, "rdma_create_qp: %s", strerror(errno));
 		return -EIO;
 	}
-	s->c[h.qp_index].id = id;
+	s->c[qi].id = id;
 	if (s->op == HWC_PROBE_SEND)
 		for (unsigned k = 0; k < s->depth * 2; k++)
-			if (post_srecv(s, h.qp_index) < 0) {
+			if (post_srecv(s, qi) < 0) {
 				snprintf(err, errlen, "ibv_post_recv failed");
 				return -EIO;
 			}
 	struct welcome w = {.magic = htonl(HELLO_MAGIC), .rkey = htonl(s->mr->rkey),
-			    .addr = htobe64((uintptr_t)((char *)s->buf + h.qp_index * s->msg))};
+			    .addr = htobe64((uintptr_t)((char *)s->buf + qi * s->msg)),
+			    .port = htonl(id->port_num)};
+	snprintf(w.dev, sizeof(w.dev), "%s", ibv_get_device_name(id->verbs->device));
 	struct rdma_conn_param cp = {.private_data = &w, .private_data_len = sizeof(w),
 				     .responder_resources = 16, .initiator_depth = 16,
 				     .retry_count = 7, .rnr_retry_count = 7};
@@ -653,6 +689,7 @@ static void session_result(struct hwc_env *e, struct hwc_facts *f, const struct 
 	so.qps = s->nqps;
 	so.depth = s->depth;
 	so.peer = NULL;
+	so.together = s->group;
 	pr_result_init(a, r, &t, &so, s->op, "server");
 	char host[64] = "?";
 	struct sockaddr *sa = rdma_get_peer_addr(s->c[0].id);
@@ -723,52 +760,102 @@ static int server_listen(struct rdma_event_channel *ec, const struct hwc_probe_o
 	return 0;
 }
 
-/* The server's loop: its inputs, the session it serves, and how it stands. */
+/* The server's loop: its inputs, the sessions it serves (several at once for a two-host
+ * --all-ports client), and how it stands. */
+#define MAX_SESS 16
+
 struct server {
 	struct hwc_env *e;
 	struct hwc_facts *f;
 	const struct hwc_probe_opts *o;
 	struct hwc_probe_facts *pf;
-	struct session *s;
+	struct session *ss;     /* MAX_SESS */
 	char err[256];
 	int rc;
-	bool seen, done;
+	bool seen, last_done, end_seen;
 	double t_last_event, wait_first;
 };
+
+static bool any_active(const struct server *sv)
+{
+	for (unsigned i = 0; i < MAX_SESS; i++)
+		if (sv->ss[i].active)
+			return true;
+	return false;
+}
+
+/* The session a QP's hello belongs to: a free one for its first QP, else the one with its id. */
+static struct session *session_for(struct server *sv, const struct hello *h)
+{
+	for (unsigned i = 0; i < MAX_SESS; i++) {
+		struct session *s = &sv->ss[i];
+		if (h->qp_index == 0 && !s->active)
+			return s;
+		if (h->qp_index > 0 && s->active && s->sid == ntohl(h->sid))
+			return s;
+	}
+	return NULL;
+}
+
+/* A connect request: the QP joins its session (set up on the first QP), or the client says its
+ * run is over (op 0); 0, or -errno with err saying why it was refused. */
+static int server_accept(struct server *sv, struct rdma_cm_event *ev, char *err, size_t errlen)
+{
+	struct hello h;
+	struct rdma_cm_id *id = ev->id;
+	int rc = hello_parse(ev, &h, err, errlen);
+	if (rc < 0)
+		return rc;
+	if (h.op == 0) {
+		sv->end_seen = true;
+		snprintf(err, errlen, "%s", ""); /* refused without an error: nothing to serve */
+		return -ECANCELED;
+	}
+	struct session *s = session_for(sv, &h);
+	if (!s) {
+		snprintf(err, errlen, h.qp_index ? "connect request for QP %u of an unknown session"
+						 : "more than %u sessions at once (QP %u)",
+			 h.qp_index ? h.qp_index : MAX_SESS, h.qp_index);
+		return -EPROTO;
+	}
+	if (h.qp_index == 0) {
+		rc = session_setup(s, &h, id, err, errlen);
+		if (rc < 0)
+			return rc;
+	} else if (h.qp_index >= s->nqps || s->c[h.qp_index].id || id->verbs != s->ctx) {
+		snprintf(err, errlen, "connect request for QP %u out of order", h.qp_index);
+		return -EPROTO;
+	}
+	return session_qp(s, h.qp_index, id, err, errlen);
+}
 
 /* A client asks to connect one QP of a session: accept it, or reject it and say why. */
 static void server_connect_request(struct server *sv, struct rdma_cm_event *ev)
 {
-	struct session *s = sv->s;
 	struct rdma_cm_id *id = ev->id;
 	sv->seen = true;
-	if (server_accept(s, ev, sv->err, sizeof(sv->err)) == 0) {
+	int rc = server_accept(sv, ev, sv->err, sizeof(sv->err));
+	if (rc == 0) {
 		rdma_ack_cm_event(ev);
 		return;
 	}
 	rdma_reject(id, NULL, 0);
-	hwc_facts_error(sv->f, "probe", "server", "%s", sv->err);
+	if (sv->err[0])
+		hwc_facts_error(sv->f, "probe", "server", "%s", sv->err);
 	sv->err[0] = '\0';
 	bool mine = false;
-	for (unsigned i = 0; i < s->nqps && i < 64; i++)
-		mine = mine || s->c[i].id == id;
+	for (unsigned k = 0; k < MAX_SESS; k++)
+		for (unsigned i = 0; i < sv->ss[k].nqps && i < 64; i++)
+			mine = mine || sv->ss[k].c[i].id == id;
 	rdma_ack_cm_event(ev);
 	if (!mine)
 		rdma_destroy_id(id);
 }
 
-/* One CM event; once every QP of the session has closed, its result. */
-static void server_event(struct server *sv, struct rdma_cm_event *ev)
+/* A CM event of an established QP; once every QP of its session has closed, its result. */
+static void session_event(struct server *sv, struct session *s, struct rdma_cm_id *id,
+			  enum rdma_cm_event_type t)
 {
-	struct session *s = sv->s;
-	sv->t_last_event = pr_now();
-	enum rdma_cm_event_type t = ev->event;
-	struct rdma_cm_id *id = ev->id;
-	if (t == RDMA_CM_EVENT_CONNECT_REQUEST) {
-		server_connect_request(sv, ev);
-		return;
-	}
-	rdma_ack_cm_event(ev);
 	for (unsigned i = 0; i < s->nqps && i < 64; i++) {
 		if (s->c[i].id != id)
 			continue;
@@ -784,17 +871,42 @@ static void server_event(struct server *sv, struct rdma_cm_event *ev)
 		if (s->op == HWC_PROBE_SEND)
 			server_poll_recv(s);
 		session_result(sv->e, sv->f, sv->o, s, sv->pf);
-		sv->done = s->last;
+		sv->last_done = sv->last_done || s->last;
 		session_free(s);
 		sv->rc = 0;
 	}
 }
 
+static void server_event(struct server *sv, struct rdma_cm_event *ev)
+{
+	sv->t_last_event = pr_now();
+	enum rdma_cm_event_type t = ev->event;
+	struct rdma_cm_id *id = ev->id;
+	if (t == RDMA_CM_EVENT_CONNECT_REQUEST) {
+		server_connect_request(sv, ev);
+		return;
+	}
+	rdma_ack_cm_event(ev);
+	for (unsigned k = 0; k < MAX_SESS; k++)
+		if (sv->ss[k].active)
+			session_event(sv, &sv->ss[k], id, t);
+}
+
+/* Whether a session still receives sends (then the client is not silent). */
+static bool receiving(const struct server *sv)
+{
+	for (unsigned i = 0; i < MAX_SESS; i++) {
+		const struct session *s = &sv->ss[i];
+		if (s->active && s->op == HWC_PROBE_SEND && s->t_last && pr_now() - s->t_last < 1)
+			return true;
+	}
+	return false;
+}
+
 /* Nothing happened for a while: true when the server gives up (no client came, or the client
- * went silent), with err set or the session's result failed. */
+ * went silent), with err set or the sessions' results failed. */
 static bool server_idle(struct server *sv)
 {
-	struct session *s = sv->s;
 	const struct hwc_probe_opts *o = sv->o;
 	double idle = pr_now() - sv->t_last_event;
 	if (!sv->seen && idle > sv->wait_first) {
@@ -802,15 +914,21 @@ static bool server_idle(struct server *sv)
 			 o->cm_port, sv->wait_first);
 		return true;
 	}
-	if (!sv->seen || idle <= o->timeout_s ||
-	    (s->active && s->op == HWC_PROBE_SEND && s->t_last && pr_now() - s->t_last < 1))
+	if (!sv->seen || idle <= o->timeout_s || receiving(sv))
 		return false;
+	bool active = any_active(sv);
 	snprintf(sv->err, sizeof(sv->err), "the client went silent for %.0f s%s", o->timeout_s,
-		 s->active ? " in the middle of a run" : " before its last run");
-	if (s->active) {
+		 active ? " in the middle of a run" : " before its last run");
+	for (unsigned i = 0; active && i < MAX_SESS; i++) {
+		struct session *s = &sv->ss[i];
+		if (!s->active)
+			continue;
 		session_result(sv->e, sv->f, o, s, sv->pf);
 		struct hwc_probe_result *r = &sv->pf->results.items[sv->pf->results.n - 1];
 		pr_result_fail(sv->f->arena, r, "failed", "%s", sv->err);
+		session_free(s);
+	}
+	if (active) {
 		hwc_facts_error(sv->f, "probe", "server", "%s", sv->err);
 		sv->err[0] = '\0';
 		sv->rc = -EIO;
@@ -818,23 +936,35 @@ static bool server_idle(struct server *sv)
 	return true;
 }
 
-/* Serves sessions until the client's last op, or until it gives up. */
+/* Polls the receive queues of the sessions that take sends; true when one is active. */
+static bool poll_sends(struct server *sv)
+{
+	bool busy = false;
+	for (unsigned i = 0; i < MAX_SESS; i++) {
+		struct session *s = &sv->ss[i];
+		if (!s->active || s->op != HWC_PROBE_SEND)
+			continue;
+		busy = true;
+		while (server_poll_recv(s) > 0)
+			sv->t_last_event = pr_now();
+	}
+	return busy;
+}
+
+/* Serves sessions until the client's last op (or its END) and none is left, or gives up. */
 static void server_loop(struct server *sv, struct rdma_event_channel *ec)
 {
-	struct session *s = sv->s;
 	/* The first client may take a while to be started; after that, silence means it is gone. */
 	sv->wait_first = sv->o->timeout_s * 6;
 	sv->t_last_event = pr_now();
 	unsigned left = hwc_env_time_left_ms(sv->e); /* --timeout bounds the wait too */
 	if (left != UINT32_MAX && left / 1000.0 < sv->wait_first)
 		sv->wait_first = left / 1000.0;
-	while (!sv->done) {
+	bool busy = false;
+	while (!((sv->last_done || sv->end_seen) && !any_active(sv))) {
 		struct pollfd p = {.fd = ec->fd, .events = POLLIN};
-		bool busy = s->active && s->op == HWC_PROBE_SEND;
 		int pr = poll(&p, 1, busy ? 1 : 100);
-		if (busy)
-			while (server_poll_recv(s) > 0)
-				sv->t_last_event = pr_now();
+		busy = poll_sends(sv);
 		if (pr > 0) {
 			struct rdma_cm_event *ev;
 			if (rdma_get_cm_event(ec, &ev) == 0)
@@ -844,6 +974,9 @@ static void server_loop(struct server *sv, struct rdma_event_channel *ec)
 		if (server_idle(sv))
 			return;
 	}
+	if (sv->end_seen && !sv->last_done && sv->pf->results.n == 0)
+		snprintf(sv->err, sizeof(sv->err), "the client ended its run before any session "
+			 "(see the client's report)");
 }
 
 /* The server could not serve: a failed result that says why. */
@@ -853,8 +986,7 @@ static void server_failed(struct server *sv)
 	struct hwc_probe_result *r = HWC_VEC_PUSH(a, &sv->pf->results);
 	if (r) {
 		struct pr_target t0 = {.dev = "?", .numa_node = -1};
-		unsigned op = sv->s && sv->s->op ? sv->s->op : HWC_PROBE_WRITE;
-		pr_result_init(a, r, &t0, sv->o, op, "server");
+		pr_result_init(a, r, &t0, sv->o, HWC_PROBE_WRITE, "server");
 		HWC_FAIL(r->rdma_device, HWC_ST_ABSENT, 0, "no connection");
 		HWC_FAIL(r->port, HWC_ST_ABSENT, 0, "no connection");
 		HWC_FAIL(r->op, HWC_ST_ABSENT, 0, "no connection");
@@ -874,21 +1006,44 @@ int pr_cm_server(struct hwc_env *e, const struct hwc_probe_opts *o, struct hwc_f
 	struct server sv = {.e = e, .f = f, .o = o, .pf = pf, .rc = -EIO};
 	struct rdma_event_channel *ec = rdma_create_event_channel();
 	struct rdma_cm_id *lid = NULL;
-	sv.s = calloc(1, sizeof(*sv.s));
-	if (!ec || !sv.s)
+	sv.ss = calloc(MAX_SESS, sizeof(*sv.ss));
+	if (!ec || !sv.ss)
 		snprintf(sv.err, sizeof(sv.err), "rdma_create_event_channel: %s (is rdma_ucm loaded?)",
 			 strerror(errno));
 	else if (server_listen(ec, o, &lid, sv.err, sizeof(sv.err)) == 0)
 		server_loop(&sv, ec);
 	if (sv.err[0])
 		server_failed(&sv);
-	if (sv.s) {
-		session_free(sv.s);
-		free(sv.s);
-	}
+	for (unsigned i = 0; sv.ss && i < MAX_SESS; i++)
+		session_free(&sv.ss[i]);
+	free(sv.ss);
 	if (lid)
 		rdma_destroy_id(lid);
 	if (ec)
 		rdma_destroy_event_channel(ec);
 	return sv.rc;
+}
+
+/* Tells the server at peer that this client's run is over (two-host --all-ports): a connect
+ * request with op 0, which the server refuses after taking note. */
+void pr_cm_end(const struct hwc_probe_opts *o, const char *peer)
+{
+	struct hwc_probe_opts oo = *o;
+	oo.peer = peer;
+	oo.qps = 1;
+	oo.depth = 1;
+	oo.msg_bytes = 64;
+	struct addrinfo *ai = NULL, *src = NULL;
+	const char *bad;
+	if (client_resolve(&oo, &ai, &src, &bad) == 0) {
+		struct client cl = {0};
+		struct pr_qp q = {0};
+		char err[256];
+		client_connect(&cl, &oo, 0, true, ai, src, &q, err, sizeof(err));
+		client_close(&cl);
+	}
+	if (ai)
+		freeaddrinfo(ai);
+	if (src)
+		freeaddrinfo(src);
 }

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,6 +16,18 @@
 #include "mlx/mlx.h"
 #include "pci/pci.h"
 #include "probe/probe_int.h"
+
+static pthread_mutex_t env_mu = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+
+void pr_env_lock(void)
+{
+	pthread_mutex_lock(&env_mu);
+}
+
+void pr_env_unlock(void)
+{
+	pthread_mutex_unlock(&env_mu);
+}
 
 #define NF(x) (sizeof(x) / sizeof((x)[0]))
 #define AT_CEILING 0.90 /* at or above this share of the ceiling, the ceiling is what limits */
@@ -178,6 +191,12 @@ void pr_result_init(struct hwc_arena *a, struct hwc_probe_result *r, const struc
 		set_str(a, &r->peer, o->peer);
 	else
 		HWC_FAIL(r->peer, HWC_ST_ABSENT, 0, "loopback: no peer");
+	if (strcmp(mode, "client") == 0)
+		HWC_FAIL(r->peer_port, HWC_ST_ABSENT, 0, "the server did not answer");
+	else
+		HWC_FAIL(r->peer_port, HWC_ST_UNSUPPORTED, 0,
+			 strcmp(mode, "loopback") == 0 ? "loopback: no peer"
+						       : "the client names no port of its own");
 	HWC_SET(r->msg_bytes, (int64_t)o->msg_bytes);
 	HWC_SET(r->qps, o->qps);
 	HWC_SET(r->depth, o->depth);
@@ -198,7 +217,7 @@ void pr_result_init(struct hwc_arena *a, struct hwc_probe_result *r, const struc
 	HWC_FAIL(r->numa_node, HWC_ST_ABSENT, 0, nm);
 	HWC_FAIL(r->cpus, HWC_ST_ABSENT, 0, nm);
 	pr_result_tcp_unknown(r, HWC_ST_UNSUPPORTED, "RDMA: no TCP streams");
-	HWC_SET(r->concurrent, 1);
+	HWC_SET(r->concurrent, o->together > 1 ? o->together : 1);
 	const char *al = "measured alone (--all-ports runs the ports together too)";
 	HWC_FAIL(r->alone_gbps, HWC_ST_ABSENT, 0, al);
 	HWC_FAIL(r->shared_gbps, HWC_ST_ABSENT, 0, al);
@@ -391,12 +410,16 @@ void hwc_probe_explain(struct hwc_arena *a, struct hwc_probe_result *r)
 		snprintf(temp, sizeof(temp), ", card at up to %lld degC",
 			 (long long)(r->temp_max_mdegc.v / 1000));
 	bool tcp = hwc_ok(r->op) && strcmp(r->op.v, "tcp") == 0;
-	const char *what = tcp ? hwc_arena_printf(a, "%s tcp %s %s (%s)", r->mode.v,
+	/* two-host: the far end of the pair, as the server named it */
+	const char *far = hwc_ok(r->peer_port) ? hwc_arena_printf(a, "; server port %s",
+								   r->peer_port.v) : "";
+	const char *what = tcp ? hwc_arena_printf(a, "%s tcp %s %s (%s%s)", r->mode.v,
 						  hwc_ok(r->direction) ? r->direction.v : "?",
 						  hwc_ok(r->peer) ? r->peer.v : "?",
-						  hwc_ok(r->netdev) ? r->netdev.v : "no netdev")
-			       : hwc_arena_printf(a, "%s %s %s/%lld", r->mode.v, r->op.v,
-						  r->rdma_device.v, (long long)r->port.v);
+						  hwc_ok(r->netdev) ? r->netdev.v : "no netdev", far)
+			       : hwc_arena_printf(a, "%s %s %s/%lld%s%s%s", r->mode.v, r->op.v,
+						  r->rdma_device.v, (long long)r->port.v,
+						  *far ? " (" : "", *far ? far + 2 : "", *far ? ")" : "");
 	if (hwc_ok(r->concurrent) && r->concurrent.v > 1)
 		what = hwc_arena_printf(a, "%s, %lld ports together%s", what,
 					(long long)r->concurrent.v,
@@ -641,8 +664,10 @@ int hwc_probe_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_c
 		loopback_all(e, f, pf, po, filter);
 	} else {
 		/* failures are in the results; the section's status sums them up */
-		if (po->mode == HWC_PROBE_SERVER)
+		if (po->mode == HWC_PROBE_SERVER) /* serves plain and --all-ports clients alike */
 			(po->tcp ? pr_tcp_server : pr_cm_server)(e, po, f, pf);
+		else if (po->all_ports)
+			pr_pairs_client(e, po, f, pf);
 		else
 			(po->tcp ? pr_tcp_client : pr_cm_client)(e, po, f, pf);
 		section_status(f->arena, pf, NULL);
@@ -680,7 +705,7 @@ static const struct hwc_jtable stream_t = HWC_JTABLE("probe.results[].per_stream
 static const struct hwc_jfield result_f[] = {
 	HWC_JFF(struct hwc_probe_result, "status", status, HWC_JT_STR, HWC_JF_ALWAYS),
 	S(reason), S(rdma_device), I(port), S(bdf), S(netdev), S(op), S(mode),
-	S(direction), S(peer), I(msg_bytes), I(qps), I(depth), I(gid_index), I(mtu_bytes),
+	S(direction), S(peer), S(peer_port), I(msg_bytes), I(qps), I(depth), I(gid_index), I(mtu_bytes),
 	D(warmup_s), D(duration_s), I(messages), S(stopped), D(gbps), D(msgs_per_s),
 	HWC_JF(struct hwc_probe_result, data_ok, HWC_JT_BOOL), S(data_check), D(port_gbps),
 	D(pcie_gbps), D(ceiling_gbps), S(ceiling_by), S(ceiling_bdf), S(ceiling_detail), D(ratio),

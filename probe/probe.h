@@ -40,6 +40,9 @@ struct hwc_probe_opts {
 	bool tcp;              /* --tcp: TCP streams between two hosts instead of RDMA */
 	unsigned streams;      /* TCP streams per direction; 0 = from the port rate and local cores */
 	bool all_ports;        /* also run every port at once (--all-ports) */
+	/* Set by the two-host --all-ports driver (probe/pairs.c), not by an option: */
+	unsigned together;     /* sessions of this client running at once; 0 or 1: alone */
+	bool more;             /* more sessions of this client's run follow this one */
 	/* Called about every 250 ms while a measurement runs, when set (cli/ prints it on a TTY). */
 	void (*progress)(void *ctx, const char *line);
 	void *progress_ctx;
@@ -81,6 +84,7 @@ struct hwc_probe_result {
 	struct hwc_fstr mode;      /* loopback, client, server */
 	struct hwc_fstr direction; /* "loopback"; client: "to_peer" / "from_peer" */
 	struct hwc_fstr peer;
+	struct hwc_fstr peer_port; /* two-host: the server's port that answered ("rxes/1", "vs") */
 	struct hwc_fi64 msg_bytes, qps, depth, gid_index, mtu_bytes;
 	struct hwc_ff64 warmup_s;
 	struct hwc_ff64 duration_s; /* measured interval */

@@ -168,6 +168,31 @@ const char *pr_op_name(unsigned op);
 /* Choose a GID index on a RoCE port (RoCE v2, IPv4-mapped first). -1 when none. */
 int pr_pick_gid(struct ibv_context *ctx, unsigned port, union ibv_gid *gid);
 
+/* The environment (core/env) is not thread-safe: threads of a two-host --all-ports run (client
+ * pairs, server sessions) read it under this lock. Recursive; pr_target_init, pr_target_netdev,
+ * pr_bind, pr_ceiling_inputs and the sampler take it themselves. */
+void pr_env_lock(void);
+void pr_env_unlock(void);
+
+/* One pair of ports of a two-host --all-ports run, as its alone run found it. */
+struct pr_pair {
+	const char *peer;   /* the server's address, as given */
+	const char *local;  /* this host's port of the pair: "rxec/1", "vc" */
+	const char *remote; /* the server's, as it named it (peer_port); NULL when unknown */
+	const char *failed; /* why the alone run failed; NULL when it ran */
+};
+/* NULL when every pair ran alone on a port of its own at both ends; else why the pairs may not
+ * run together, naming the two that collide (pure, for tests). */
+const char *pr_pairs_check(struct hwc_arena *a, const struct pr_pair *p, size_t n);
+
+/* --all-ports with --client A,B,...: each pair of ports alone, then all together (probe/pairs.c).
+ * Returns 0 (failures are results). */
+int pr_pairs_client(struct hwc_env *e, const struct hwc_probe_opts *o, struct hwc_facts *f,
+		    struct hwc_probe_facts *pf);
+/* Tells the server at peer that the client's run is over (two-host --all-ports). */
+void pr_cm_end(const struct hwc_probe_opts *o, const char *peer);
+void pr_tcp_end(const struct hwc_probe_opts *o, const char *peer);
+
 /* Pins the calling thread to the NUMA node's CPUs; restore with pr_unbind(). */
 struct pr_binding {
 	bool bound;

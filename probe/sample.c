@@ -32,24 +32,12 @@ static const char *pci_ancestor(struct hwc_arena *a, const char *p)
 	return NULL;
 }
 
-void pr_target_init(struct hwc_env *e, struct hwc_arena *a, const char *dev, unsigned port,
-		    struct pr_target *t)
+/* The PCI function behind t->netdev when t has none yet, and the NUMA node of either. A
+ * software device (rxe, siw) has no PCI function of its own, and a virtio-net netdev's device is
+ * .../BDF/virtio0: the nearest BDF above it is the function whose PCIe path bounds the traffic. */
+static void netdev_pci(struct hwc_env *e, struct hwc_arena *a, struct pr_target *t)
 {
-	memset(t, 0, sizeof(*t));
-	t->dev = hwc_arena_strdup(a, dev);
-	t->port = port;
-	t->numa_node = -1;
 	const char *rp;
-	if (hwc_env_realpath(e, hwc_arena_printf(a, "sys/class/infiniband/%s/device", dev), a,
-			     &rp) == 0 &&
-	    hwc_bdf_parse(base(rp), 0, NULL))
-		t->bdf = hwc_arena_strdup(a, base(rp));
-	struct hwc_fstr nd = {0};
-	if (hwc_read_str(e, hwc_arena_printf(a, "sys/class/infiniband/%s/ports/%u/gid_attrs/ndevs/0",
-					     dev, port), a, &nd) == 0 && nd.v[0])
-		t->netdev = nd.v;
-	/* A software device (rxe, siw) has no PCI function of its own; its traffic leaves through
-	 * its netdev, whose PCIe path is the one that bounds it (virtio-net: .../BDF/virtio0). */
 	if (!t->bdf && t->netdev &&
 	    hwc_env_realpath(e, hwc_arena_printf(a, "sys/class/net/%s/device", t->netdev), a,
 			     &rp) == 0)
@@ -65,23 +53,34 @@ void pr_target_init(struct hwc_env *e, struct hwc_arena *a, const char *dev, uns
 		t->numa_node = (int)numa.v;
 }
 
-void pr_target_netdev(struct hwc_env *e, struct hwc_arena *a, const char *netdev,
-		      struct pr_target *t)
+static void target_init(struct hwc_env *e, struct hwc_arena *a, const char *dev, unsigned port,
+		    struct pr_target *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->dev = hwc_arena_strdup(a, dev);
+	t->port = port;
+	t->numa_node = -1;
+	const char *rp;
+	if (hwc_env_realpath(e, hwc_arena_printf(a, "sys/class/infiniband/%s/device", dev), a,
+			     &rp) == 0 &&
+	    hwc_bdf_parse(base(rp), 0, NULL))
+		t->bdf = hwc_arena_strdup(a, base(rp));
+	struct hwc_fstr nd = {0};
+	if (hwc_read_str(e, hwc_arena_printf(a, "sys/class/infiniband/%s/ports/%u/gid_attrs/ndevs/0",
+					     dev, port), a, &nd) == 0 && nd.v[0])
+		t->netdev = nd.v;
+	netdev_pci(e, a, t);
+}
+
+static void target_netdev(struct hwc_env *e, struct hwc_arena *a, const char *netdev,
+			  struct pr_target *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->dev = hwc_arena_strdup(a, netdev);
 	t->netdev = t->dev;
 	t->port = 1;
 	t->numa_node = -1;
-	const char *rp;
-	if (hwc_env_realpath(e, hwc_arena_printf(a, "sys/class/net/%s/device", netdev), a, &rp) ==
-		    0 &&
-	    hwc_bdf_parse(base(rp), 0, NULL))
-		t->bdf = hwc_arena_strdup(a, base(rp));
-	struct hwc_fi64 numa = {0};
-	hwc_read_i64(e, hwc_arena_printf(a, "sys/class/net/%s/device/numa_node", netdev), a, &numa);
-	if (hwc_ok(numa) && numa.v >= 0 && numa.v < 4096)
-		t->numa_node = (int)numa.v;
+	netdev_pci(e, a, t);
 }
 
 struct cpus {
@@ -106,7 +105,7 @@ static int parse_cpulist(const char *s, cpu_set_t *set)
 	return rc < 0 ? rc : c.n ? 0 : -EINVAL;
 }
 
-void pr_bind(struct hwc_env *e, struct hwc_arena *a, int node, struct pr_binding *b,
+static void bind_node(struct hwc_env *e, struct hwc_arena *a, int node, struct pr_binding *b,
 	     struct hwc_probe_result *r)
 {
 	b->bound = false;
@@ -305,8 +304,8 @@ static void sample_temp(struct pr_sampler *s)
 	s->tmax = t.v > s->tmax ? t.v : s->tmax;
 }
 
-struct pr_sampler *pr_sampler_start(struct hwc_env *e, struct hwc_arena *a,
-				    const struct pr_target *t)
+static struct pr_sampler *sampler_start(struct hwc_env *e, struct hwc_arena *a,
+				       const struct pr_target *t)
 {
 	struct pr_sampler *s = hwc_arena_zalloc(a, sizeof(*s));
 	if (!s)
@@ -392,7 +391,7 @@ struct pr_sampler *pr_sampler_start(struct hwc_env *e, struct hwc_arena *a,
 	return s;
 }
 
-void pr_sampler_tick(struct pr_sampler *s)
+static void sampler_tick(struct pr_sampler *s)
 {
 	if (!s)
 		return;
@@ -400,7 +399,7 @@ void pr_sampler_tick(struct pr_sampler *s)
 	sample_hops(s, true);
 }
 
-void pr_sampler_finish(struct pr_sampler *s, struct hwc_probe_result *r)
+static void sampler_finish(struct pr_sampler *s, struct hwc_probe_result *r)
 {
 	if (!s)
 		return;
@@ -466,4 +465,53 @@ void pr_sampler_finish(struct pr_sampler *s, struct hwc_probe_result *r)
 		c->name = s->c.items[i].name;
 		HWC_SET(c->delta, v1 - s->c.items[i].v0);
 	}
+}
+
+/* ---- the same, under the environment's lock (threads of a two-host --all-ports run) -------- */
+
+void pr_target_init(struct hwc_env *e, struct hwc_arena *a, const char *dev, unsigned port,
+		    struct pr_target *t)
+{
+	pr_env_lock();
+	target_init(e, a, dev, port, t);
+	pr_env_unlock();
+}
+
+void pr_target_netdev(struct hwc_env *e, struct hwc_arena *a, const char *netdev,
+		      struct pr_target *t)
+{
+	pr_env_lock();
+	target_netdev(e, a, netdev, t);
+	pr_env_unlock();
+}
+
+void pr_bind(struct hwc_env *e, struct hwc_arena *a, int node, struct pr_binding *b,
+	     struct hwc_probe_result *r)
+{
+	pr_env_lock();
+	bind_node(e, a, node, b, r);
+	pr_env_unlock();
+}
+
+struct pr_sampler *pr_sampler_start(struct hwc_env *e, struct hwc_arena *a,
+				    const struct pr_target *t)
+{
+	pr_env_lock();
+	struct pr_sampler *s = sampler_start(e, a, t);
+	pr_env_unlock();
+	return s;
+}
+
+void pr_sampler_tick(struct pr_sampler *s)
+{
+	pr_env_lock();
+	sampler_tick(s);
+	pr_env_unlock();
+}
+
+void pr_sampler_finish(struct pr_sampler *s, struct hwc_probe_result *r)
+{
+	pr_env_lock();
+	sampler_finish(s, r);
+	pr_env_unlock();
 }

@@ -28,7 +28,10 @@
 #include "probe/probe_int.h"
 
 #define T_MAGIC 0x68777463u /* "hwtc" */
-#define T_VERSION 1
+/* 2: the hello says the session's group, the ack names the server's port */
+#define T_VERSION 2
+#define T_LAST 1u        /* hello flag: the client's last session */
+#define T_END 2u         /* hello flag: no session, the client's run is over (--all-ports) */
 #define T_CHECK_BYTES 256   /* compared with the pattern at the start of every read */
 #define T_WRITE_BYTES (1u << 20) /* 8 x iperf3's default: fewer calls per byte */
 #define T_READ_BYTES (1u << 20) /* one read takes what has arrived: fewer calls than iperf3's */
@@ -427,6 +430,8 @@ static void trun_abort(struct trun *t)
 
 /* ---- results ------------------------------------------------------------------------------ */
 
+struct tslot;
+
 struct tsess {
 	struct hwc_env *e;
 	const struct hwc_probe_opts *o;
@@ -436,8 +441,35 @@ struct tsess {
 	uint64_t cookie;
 	struct pr_target t;
 	const char *peer;
+	const char *peer_port; /* client: the server's netdev, from its ack */
 	unsigned n;     /* streams */
+	struct tslot *slot; /* server: where the acceptor puts this session's streams */
 };
+
+/* A netdev name (IFNAMSIZ, 16 bytes) as two control-message numbers, first byte highest. */
+static void name_pack(const char *name, uint64_t *x, uint64_t *y)
+{
+	unsigned char b[16] = {0};
+	memcpy(b, name, strnlen(name, 15));
+	*x = *y = 0;
+	for (int i = 0; i < 8; i++) {
+		*x = *x << 8 | b[i];
+		*y = *y << 8 | b[8 + i];
+	}
+}
+
+static const char *name_unpack(struct hwc_arena *a, uint64_t x, uint64_t y)
+{
+	char b[17] = {0};
+	for (int i = 0; i < 8; i++) {
+		b[i] = (char)(x >> (56 - 8 * i));
+		b[8 + i] = (char)(y >> (56 - 8 * i));
+	}
+	for (int i = 0; b[i]; i++)
+		if (b[i] < 0x21 || b[i] > 0x7e)
+			b[i] = '?';
+	return b[0] ? hwc_arena_strdup(a, b) : NULL;
+}
 
 static void tcp_result_init(struct tsess *s, struct hwc_probe_result *r, const char *mode,
 			    const char *direction)
@@ -464,10 +496,15 @@ static void tcp_result_init(struct tsess *s, struct hwc_probe_result *r, const c
 				     : "no netdev, so no PCI function");
 	const char *nm = "not measured: the run did not complete";
 	pr_result_tcp_unknown(r, HWC_ST_ABSENT, nm);
+	if (s->peer_port)
+		HWC_SET(r->peer_port, s->peer_port);
 	if (s->t.netdev) {
 		struct hwc_fi64 mtu = {0};
-		if (hwc_read_i64(s->e, hwc_arena_printf(a, "sys/class/net/%s/mtu", s->t.netdev), a,
-				 &mtu) == 0 && hwc_ok(mtu))
+		pr_env_lock();
+		int rc = hwc_read_i64(s->e, hwc_arena_printf(a, "sys/class/net/%s/mtu", s->t.netdev), a,
+				      &mtu);
+		pr_env_unlock();
+		if (rc == 0 && hwc_ok(mtu))
 			HWC_SET(r->mtu_bytes, mtu.v);
 	}
 }
@@ -479,8 +516,10 @@ static void tcp_ceiling(struct tsess *s, struct hwc_probe_result *r)
 	pr_ceiling_pcie(s->f, &s->t, r);
 	struct hwc_fi64 sp = {0};
 	const char *path = hwc_arena_printf(a, "sys/class/net/%s/speed", s->t.netdev);
-	if (s->t.netdev && hwc_read_i64(s->e, path, a, &sp) == 0 && hwc_ok(sp) && sp.v > 0 &&
-	    sp.v < 100000000) {
+	pr_env_lock();
+	int rc = s->t.netdev ? hwc_read_i64(s->e, path, a, &sp) : -ENOENT;
+	pr_env_unlock();
+	if (rc == 0 && hwc_ok(sp) && sp.v > 0 && sp.v < 100000000) {
 		double pg = (double)sp.v / 1000.0;
 		HWC_SET(r->port_gbps, pg);
 		if (!r->ceiling_detail.v || (hwc_ok(r->pcie_gbps) && pg < r->pcie_gbps.v))
@@ -567,7 +606,8 @@ static int tcp_measure(struct tsess *s, struct trun *t, struct pr_tick_ctx *tc, 
 			pr_steady_start(&st, now, b);
 		}
 		if (measuring) {
-			m->stable = pr_steady_update(&st, now, b);
+			/* --all-ports: the whole duration, so that runs together overlap */
+			m->stable = pr_steady_update(&st, now, b) && !o->all_ports;
 			if (m->stable || now - tm >= o->duration_s) {
 				trun_snapshot(t, true);
 				getrusage(RUSAGE_SELF, &m->ru1);
@@ -709,7 +749,7 @@ static int client_dir(struct tsess *s, unsigned dir, struct hwc_probe_result *r,
 	pr_bind(s->e, a, s->t.numa_node, &b, r);
 	struct pr_tick_ctx tc = {.o = s->o, .label = hwc_arena_printf(a, "probe tcp %s %s %s",
 		s->t.dev, sender ? "->" : "<-", s->peer)};
-	tc.s = pr_sampler_start(s->e, a, &s->t);
+	tc.s = s->o->together > 1 ? NULL : pr_sampler_start(s->e, a, &s->t); /* alone only */
 	struct tmeas m = {0};
 	struct tmsg sum = {0};
 	char err[256] = "";
@@ -760,7 +800,8 @@ static const char *client_hello(struct tsess *s, const struct addrinfo *ai,
 	pr_target_netdev(s->e, s->a, nd ? nd : "?", &s->t);
 	if (!nd)
 		s->t.netdev = NULL;
-	int rc = send_msg(s->ctrl, M_HELLO, T_VERSION, 0, s->cookie, 0);
+	unsigned group = s->o->together > 1 ? s->o->together : 1;
+	int rc = send_msg(s->ctrl, M_HELLO, T_VERSION, group, s->cookie, s->o->more ? 0 : T_LAST);
 	struct tmsg m;
 	if (!rc)
 		rc = recv_msg(s->ctrl, s->o->timeout_s, &m);
@@ -770,6 +811,7 @@ static const char *client_hello(struct tsess *s, const struct addrinfo *ai,
 	if (m.a != T_VERSION)
 		return hwc_arena_printf(s->a, "%s speaks TCP probe version %u, this hwcheck %u",
 					s->peer, m.a, T_VERSION);
+	s->peer_port = name_unpack(s->a, m.x, m.y);
 	return NULL;
 }
 
@@ -889,27 +931,77 @@ static int accept_one(int lfd, double timeout_s, double msg_timeout_s, struct tm
 	return fd;
 }
 
-/* Takes the client's streams of one direction (DATA hello with the session's cookie). */
-static const char *server_take(struct tsess *s, int lfd, struct trun *t, unsigned dir)
+/* ---- server: one acceptor, one thread per client session -------------------------------------
+ * The acceptor takes every connection: a hello starts a session thread, a stream goes to the
+ * session whose cookie it carries. A plain client runs one session (its hello says "last"); a
+ * two-host --all-ports client runs one per pair of ports, alone and then together, and ends its
+ * run with an END hello. */
+
+#define T_MAX_SESS 32
+#define T_BOX 64
+
+struct tsrv;
+
+struct tslot {
+	struct tsrv *sv;
+	struct hwc_probe_opts o;  /* the server's, with together = the session's group */
+	struct hwc_facts tf;      /* the facts with the thread's own arena and errors */
+	struct hwc_probe_facts pf;
+	struct tsess s;
+	struct tmsg hello;
+	char peer[NI_MAXHOST];
+	int box_fd[T_BOX];        /* streams the acceptor took for this session, not yet claimed */
+	struct tmsg box_m[T_BOX];
+	unsigned nbox;
+	pthread_t th;
+	bool finished;            /* under sv->mu */
+};
+
+struct tsrv {
+	struct hwc_env *e;
+	const struct hwc_probe_opts *o;
+	struct hwc_facts *f;
+	struct hwc_probe_facts *pf;
+	int lfd;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct tslot *slot[T_MAX_SESS];
+	unsigned sessions, last_done;
+	bool end_seen;
+	double t_idle;            /* when the server last had no session */
+};
+
+/* Claims the client's streams of one direction from the session's box (DATA hello with the
+ * session's cookie, routed by the acceptor), within the timeout. */
+static const char *server_take(struct tsess *s, struct trun *t, unsigned dir)
 {
-	double t0 = pr_now();
-	for (unsigned got = 0; got < t->n;) {
-		double left = s->o->timeout_s - (pr_now() - t0);
-		struct tmsg m;
-		int fd = left > 0 ? accept_one(lfd, left, s->o->timeout_s, &m, NULL, 0) : -ETIMEDOUT;
-		if (fd == -ETIMEDOUT)
-			return hwc_arena_printf(s->a, "%u of %u streams arrived within %.0f s", got,
-						t->n, s->o->timeout_s);
-		if (fd < 0)
-			continue; /* a stranger, or one that said nothing: not ours */
-		if (m.type != M_DATA || m.x != s->cookie || m.b != dir || m.a >= t->n ||
-		    t->s[m.a].fd >= 0) {
-			close(fd);
-			continue;
+	struct tslot *sl = s->slot;
+	struct tsrv *sv = sl->sv;
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += (time_t)s->o->timeout_s;
+	unsigned got = 0;
+	pthread_mutex_lock(&sv->mu);
+	while (got < t->n) {
+		for (unsigned k = 0; k < sl->nbox; k++) {
+			const struct tmsg *m = &sl->box_m[k];
+			int fd = sl->box_fd[k];
+			if (m->b == dir && m->a < t->n && t->s[m->a].fd < 0) {
+				t->s[m->a].fd = fd;
+				got++;
+			} else {
+				close(fd); /* a duplicate, or the other direction's: not ours */
+			}
 		}
-		t->s[m.a].fd = fd;
-		got++;
+		sl->nbox = 0;
+		if (got < t->n && pthread_cond_timedwait(&sv->cv, &sv->mu, &until) == ETIMEDOUT &&
+		    !sl->nbox)
+			break;
 	}
+	pthread_mutex_unlock(&sv->mu);
+	if (got < t->n)
+		return hwc_arena_printf(s->a, "%u of %u streams arrived within %.0f s", got, t->n,
+					s->o->timeout_s);
 	int rc = send_msg(s->ctrl, M_READY, 0, 0, 0, 0);
 	return rc < 0 ? hwc_arena_printf(s->a, "control connection: %s", msg_err(rc)) : NULL;
 }
@@ -992,7 +1084,7 @@ static void server_fill(struct tsess *s, struct hwc_probe_result *r, struct trun
 }
 
 /* One direction the client asked for (m: its START). -1: the session cannot go on. */
-static int server_dir(struct tsess *s, int lfd, const struct tmsg *m, struct hwc_probe_result *r)
+static int server_dir(struct tsess *s, const struct tmsg *m, struct hwc_probe_result *r)
 {
 	struct hwc_arena *a = s->a;
 	unsigned dir = m->a;
@@ -1013,9 +1105,10 @@ static int server_dir(struct tsess *s, int lfd, const struct tmsg *m, struct hwc
 	}
 	struct pr_binding b;
 	pr_bind(s->e, a, s->t.numa_node, &b, r);
-	struct pr_sampler *smp = pr_sampler_start(s->e, a, &s->t);
+	/* ports together are not sampled (as the loopback --all-ports) */
+	struct pr_sampler *smp = s->o->together > 1 ? NULL : pr_sampler_start(s->e, a, &s->t);
 	char err[256] = "";
-	const char *why = server_take(s, lfd, &t, dir);
+	const char *why = server_take(s, &t, dir);
 	if (!why && trun_start(&t, sender, dir, T_WRITE_BYTES, err, sizeof(err)) < 0)
 		why = hwc_arena_strdup(a, err);
 	if (!why)
@@ -1042,79 +1135,242 @@ static int server_dir(struct tsess *s, int lfd, const struct tmsg *m, struct hwc
 	return why ? -1 : 0;
 }
 
-/* The client's control connection and hello, within wait_s. */
-static const char *server_hello(struct tsess *s, int lfd, double wait_s)
+/* The session's first words: where it landed here, the ack naming that netdev. */
+static const char *session_hello(struct tsess *s, const struct tmsg *m)
 {
-	static char peer[NI_MAXHOST];
-	struct tmsg m;
-	double t0 = pr_now();
-	for (;;) {
-		double left = wait_s - (pr_now() - t0);
-		int fd = left > 0 ? accept_one(lfd, left, s->o->timeout_s, &m, peer, sizeof(peer))
-				  : -ETIMEDOUT;
-		if (fd == -ETIMEDOUT)
-			return hwc_arena_printf(s->a, "no client came within %.0f s", wait_s);
-		if (fd < 0)
+	const char *nd = sock_netdev(s->a, s->ctrl);
+	pr_target_netdev(s->e, s->a, nd ? nd : "?", &s->t);
+	if (!nd)
+		s->t.netdev = NULL;
+	uint64_t x, y;
+	name_pack(nd ? nd : "", &x, &y);
+	int rc = send_msg(s->ctrl, M_ACK, T_VERSION, 0, x, y);
+	if (m->a != T_VERSION)
+		return hwc_arena_printf(s->a, "the client %s speaks TCP probe version %u, this "
+					"hwcheck %u", s->peer, m->a, T_VERSION);
+	return rc < 0 ? hwc_arena_printf(s->a, "answering %s: %s", s->peer, msg_err(rc)) : NULL;
+}
+
+/* A session's thread: the directions the client asks for, until its BYE. */
+static void *session_main(void *p)
+{
+	struct tslot *sl = p;
+	struct tsess *s = &sl->s;
+	const char *why = session_hello(s, &sl->hello);
+	unsigned ran = 0;
+	while (!why) {
+		struct tmsg m;
+		int rc = recv_msg(s->ctrl, s->o->timeout_s, &m);
+		if (rc == 0 && m.type == M_BYE)
+			break;
+		if (rc < 0 || m.type != M_START) {
+			why = hwc_arena_printf(s->a, "the client %s went silent or away after %u "
+					       "direction(s): %s", s->peer, ran,
+					       rc < 0 ? msg_err(rc) : "unexpected message");
+			break;
+		}
+		struct hwc_probe_result *r = HWC_VEC_PUSH(s->a, &sl->pf.results);
+		if (!r || server_dir(s, &m, r) < 0)
+			break;
+		ran++;
+	}
+	if (why) {
+		struct hwc_probe_result *r = HWC_VEC_PUSH(s->a, &sl->pf.results);
+		if (r) {
+			tcp_result_init(s, r, "server", "from_peer");
+			fail_result(s, r, why);
+		}
+	}
+	close(s->ctrl);
+	pthread_mutex_lock(&sl->sv->mu);
+	sl->finished = true;
+	pthread_mutex_unlock(&sl->sv->mu);
+	return NULL;
+}
+
+/* A client's hello on fd: a session thread, or (T_END) the end of the client's run. */
+static void session_start(struct tsrv *sv, int fd, const struct tmsg *m, const char *peer)
+{
+	if (m->y & T_END) {
+		send_msg(fd, M_ACK, T_VERSION, 0, 0, 0);
+		close(fd);
+		sv->end_seen = true;
+		return;
+	}
+	unsigned i = 0;
+	while (i < T_MAX_SESS && sv->slot[i])
+		i++;
+	struct tslot *sl = i < T_MAX_SESS ? calloc(1, sizeof(*sl)) : NULL;
+	struct hwc_arena *a = sl ? hwc_arena_new() : NULL;
+	if (!a) {
+		hwc_facts_error(sv->f, "probe", peer, "cannot serve another session (%u at once)",
+				T_MAX_SESS);
+		free(sl);
+		close(fd);
+		return;
+	}
+	sl->sv = sv;
+	sl->o = *sv->o;
+	sl->o.together = m->b;
+	sl->tf = *sv->f;
+	sl->tf.arena = a;
+	memset(&sl->tf.errors, 0, sizeof(sl->tf.errors));
+	sl->hello = *m;
+	snprintf(sl->peer, sizeof(sl->peer), "%s", peer);
+	sl->s = (struct tsess){.e = sv->e, .o = &sl->o, .f = &sl->tf, .a = a, .ctrl = fd,
+			       .cookie = m->x, .peer = sl->peer, .slot = sl};
+	sl->s.t = (struct pr_target){.dev = "?", .numa_node = -1};
+	int rc = pthread_create(&sl->th, NULL, session_main, sl);
+	if (rc) {
+		hwc_facts_error(sv->f, "probe", peer, "cannot start a thread: %s", strerror(rc));
+		hwc_arena_free(a);
+		free(sl);
+		close(fd);
+		return;
+	}
+	sv->slot[i] = sl;
+	sv->sessions++;
+}
+
+/* A stream's first words: into the box of the session with its cookie; a stranger is closed. */
+static void stream_route(struct tsrv *sv, int fd, const struct tmsg *m)
+{
+	pthread_mutex_lock(&sv->mu);
+	struct tslot *to = NULL;
+	for (unsigned i = 0; i < T_MAX_SESS && !to; i++)
+		if (sv->slot[i] && !sv->slot[i]->finished && sv->slot[i]->s.cookie == m->x)
+			to = sv->slot[i];
+	if (to && to->nbox < T_BOX) {
+		to->box_fd[to->nbox] = fd;
+		to->box_m[to->nbox++] = *m;
+		pthread_cond_broadcast(&sv->cv);
+	} else {
+		close(fd);
+	}
+	pthread_mutex_unlock(&sv->mu);
+}
+
+/* Joins the finished sessions and moves their results and errors into the server's facts.
+ * Returns how many still run. */
+static unsigned sessions_reap(struct tsrv *sv)
+{
+	unsigned running = 0;
+	for (unsigned i = 0; i < T_MAX_SESS; i++) {
+		struct tslot *sl = sv->slot[i];
+		if (!sl)
 			continue;
-		if (m.type != M_HELLO) {
-			close(fd); /* a stream of an old session, or a stranger */
+		pthread_mutex_lock(&sv->mu);
+		bool fin = sl->finished;
+		pthread_mutex_unlock(&sv->mu);
+		if (!fin) {
+			running++;
 			continue;
 		}
-		s->ctrl = fd;
-		s->cookie = m.x;
-		s->peer = hwc_arena_strdup(s->a, peer);
-		const char *nd = sock_netdev(s->a, fd);
-		pr_target_netdev(s->e, s->a, nd ? nd : "?", &s->t);
-		if (!nd)
-			s->t.netdev = NULL;
-		int rc = send_msg(fd, M_ACK, T_VERSION, 0, 0, 0);
-		if (m.a != T_VERSION)
-			return hwc_arena_printf(s->a, "the client %s speaks TCP probe version %u, this "
-						"hwcheck %u", peer, m.a, T_VERSION);
-		return rc < 0 ? hwc_arena_printf(s->a, "answering %s: %s", peer, msg_err(rc)) : NULL;
+		pthread_join(sl->th, NULL);
+		for (size_t k = 0; k < sl->pf.results.n; k++) {
+			struct hwc_probe_result *r = HWC_VEC_PUSH(sv->f->arena, &sv->pf->results);
+			if (!r)
+				break;
+			*r = sl->pf.results.items[k];
+			pr_result_persist(sv->f->arena, r);
+		}
+		for (size_t k = 0; k < sl->tf.errors.n; k++) {
+			const struct hwc_diag *d = &sl->tf.errors.items[k];
+			hwc_facts_error(sv->f, d->source, d->subject, "%s", d->message);
+		}
+		sv->last_done += (sl->hello.y & T_LAST) != 0;
+		for (unsigned k = 0; k < sl->nbox; k++)
+			close(sl->box_fd[k]);
+		hwc_arena_free(sl->s.a);
+		free(sl);
+		sv->slot[i] = NULL;
+		sv->t_idle = pr_now();
+	}
+	return running;
+}
+
+/* Nothing runs: whether the server is done (the client's last session, or its END), and
+ * otherwise whether it waited too long for the next session (then the reason). */
+static bool server_done(struct tsrv *sv, double wait_first, const char **why)
+{
+	if (sv->last_done || sv->end_seen)
+		return true;
+	double idle = pr_now() - sv->t_idle;
+	if (!sv->sessions && idle > wait_first)
+		*why = hwc_arena_printf(sv->f->arena, "no client came within %.0f s", wait_first);
+	else if (sv->sessions && idle > sv->o->timeout_s)
+		*why = hwc_arena_printf(sv->f->arena, "the client went silent for %.0f s before "
+					"its last session", sv->o->timeout_s);
+	return *why != NULL;
+}
+
+/* The acceptor: until the client's run is over, or it gave up waiting. */
+static const char *server_accept_loop(struct tsrv *sv, double wait_first)
+{
+	const char *why = NULL;
+	sv->t_idle = pr_now();
+	for (;;) {
+		if (!sessions_reap(sv) && server_done(sv, wait_first, &why))
+			return why;
+		struct tmsg m;
+		char peer[NI_MAXHOST];
+		int fd = accept_one(sv->lfd, 0.1, sv->o->timeout_s, &m, peer, sizeof(peer));
+		if (fd < 0)
+			continue;
+		if (m.type == M_HELLO)
+			session_start(sv, fd, &m, peer);
+		else if (m.type == M_DATA)
+			stream_route(sv, fd, &m);
+		else
+			close(fd); /* a stranger */
 	}
 }
 
 int pr_tcp_server(struct hwc_env *e, const struct hwc_probe_opts *o, struct hwc_facts *f,
 		  struct hwc_probe_facts *pf)
 {
-	struct tsess s = {.e = e, .o = o, .f = f, .a = f->arena, .ctrl = -1};
-	s.t = (struct pr_target){.dev = "?", .numa_node = -1};
+	struct tsrv sv = {.e = e, .o = o, .f = f, .pf = pf};
+	pthread_mutex_init(&sv.mu, NULL);
+	pthread_cond_init(&sv.cv, NULL);
 	char err[256] = "";
 	/* The client may take a while to be started; after that, silence means it is gone. */
 	double wait_first = o->timeout_s * 6;
 	unsigned left = hwc_env_time_left_ms(e); /* --timeout bounds the wait too */
 	if (left != UINT32_MAX && left / 1000.0 < wait_first)
 		wait_first = left / 1000.0;
-	int lfd = listen_on(o->cm_port, err, sizeof(err));
-	const char *why = lfd < 0 ? hwc_arena_strdup(s.a, err) : server_hello(&s, lfd, wait_first);
-	unsigned ran = 0;
-	while (!why) {
-		struct tmsg m;
-		int rc = recv_msg(s.ctrl, o->timeout_s, &m);
-		if (rc == 0 && m.type == M_BYE)
-			break;
-		if (rc < 0 || m.type != M_START) {
-			why = hwc_arena_printf(s.a, "the client %s went silent or away after %u "
-					       "direction(s): %s", s.peer, ran,
-					       rc < 0 ? msg_err(rc) : "unexpected message");
-			break;
-		}
-		struct hwc_probe_result *r = HWC_VEC_PUSH(s.a, &pf->results);
-		if (!r || server_dir(&s, lfd, &m, r) < 0)
-			break;
-		ran++;
-	}
+	sv.lfd = listen_on(o->cm_port, err, sizeof(err));
+	const char *why = sv.lfd < 0 ? hwc_arena_strdup(f->arena, err)
+				     : server_accept_loop(&sv, wait_first);
 	if (why) {
-		struct hwc_probe_result *r = HWC_VEC_PUSH(s.a, &pf->results);
+		struct tsess s = {.e = e, .o = o, .f = f, .a = f->arena, .ctrl = -1};
+		s.t = (struct pr_target){.dev = "?", .numa_node = -1};
+		struct hwc_probe_result *r = HWC_VEC_PUSH(f->arena, &pf->results);
 		if (r) {
 			tcp_result_init(&s, r, "server", "from_peer");
 			fail_result(&s, r, why);
 		}
 	}
-	if (s.ctrl >= 0)
-		close(s.ctrl);
-	if (lfd >= 0)
-		close(lfd);
+	if (sv.lfd >= 0)
+		close(sv.lfd);
+	pthread_cond_destroy(&sv.cv);
+	pthread_mutex_destroy(&sv.mu);
 	return 0;
+}
+
+/* Tells the server at peer that this client's run is over (two-host --all-ports). */
+void pr_tcp_end(const struct hwc_probe_opts *o, const char *peer)
+{
+	char port[8], err[256];
+	snprintf(port, sizeof(port), "%u", o->cm_port);
+	struct addrinfo *ai = NULL;
+	if (resolve(peer, port, AF_UNSPEC, 0, &ai) != 0)
+		return;
+	int fd = connect_to(ai, NULL, peer, o->timeout_s, err, sizeof(err));
+	freeaddrinfo(ai);
+	if (fd < 0)
+		return;
+	struct tmsg m;
+	if (send_msg(fd, M_HELLO, T_VERSION, 1, 0, T_END) == 0)
+		recv_msg(fd, o->timeout_s, &m);
+	close(fd);
 }

@@ -8,7 +8,7 @@ hwc_py_test(probe_cli probe/test_probe_cli.py)
 # Real verbs in a qemu VM running Debian's kernel with rdma_rxe (tests/vm). The VM image is
 # cached under the build directory; the tests skip (77) when qemu or the kernel cannot be had.
 if(HWCHECK_VM_TESTS)
-  foreach(scenario loopback twohost tcp rails)
+  foreach(scenario loopback twohost tcp rails pairs)
     add_test(NAME vm_probe_${scenario}
       COMMAND ${HWC_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/probe/vm_probe.py
         --hwcheck $<TARGET_FILE:hwcheck> --source ${PROJECT_SOURCE_DIR}

@@ -25,3 +25,14 @@ wait_cm() {
   echo "wait_cm: no rdma_cm id in '$1' after 20 s" >&2
   return 1
 }
+# wait_listen: until a TCP socket listens on 19515 (0x4C3B) in the namespace that $S enters
+# ("ip netns exec NS"; empty: this one), 20 s at most
+wait_listen() {
+  local i
+  for i in $(seq 1 100); do
+    $S cat /proc/net/tcp6 /proc/net/tcp 2>/dev/null | grep -q ':4C3B [0-9A-F:]* 0A' && return 0
+    sleep 0.2
+  done
+  echo "wait_listen: nothing listens on 19515 after 20 s" >&2
+  return 1
+}

@@ -12,16 +12,6 @@ ip -n srv link set vs up
 ip -n cli link set vc up
 S="/usr/bin/ip netns exec srv"  # not busybox's ip: its timeout prefers applets
 C="/usr/bin/ip netns exec cli"
-# wait_listen: until the server's socket listens on 19515 (0x4C3B) in its namespace (20 s at most)
-wait_listen() {
-  local i
-  for i in $(seq 1 100); do
-    $S cat /proc/net/tcp6 /proc/net/tcp 2>/dev/null | grep -q ':4C3B [0-9A-F:]* 0A' && return 0
-    sleep 0.2
-  done
-  echo "wait_listen: nothing listens on 19515 after 20 s" >&2
-  return 1
-}
 run_case usage_no_peer $HW probe --tcp --json
 run_case bad_streams $HW probe --tcp --client 192.0.2.1 --probe-streams 0
 timeout 120 $S $HW probe --tcp --json --server > /tmp/server.out 2> /tmp/server.err & sp=$!

@@ -295,6 +295,30 @@ static void test_steady(void)
 	CHECK(!pr_steady_update(&st, t + 0.01, 5)); /* within a slice: no verdict */
 }
 
+/* Two-host --all-ports: pairs that do not pair are named. */
+static void test_pairs(struct hwc_arena *a)
+{
+	struct pr_pair p[3] = {
+		{.peer = "192.0.2.1", .local = "vc0", .remote = "vs0"},
+		{.peer = "198.51.100.1", .local = "vc1", .remote = "vs1"},
+		{.peer = "203.0.113.1", .local = "vc2", .remote = "vs2"},
+	};
+	CHECK(pr_pairs_check(a, p, 3) == NULL);
+	p[2].local = "vc0"; /* two addresses through one local port */
+	const char *why = pr_pairs_check(a, p, 3);
+	CHECK(why && strstr(why, "192.0.2.1 and 203.0.113.1 are both reached through vc0 here"));
+	p[2].local = "vc2";
+	p[2].remote = "vs1"; /* two addresses on one port of the server */
+	why = pr_pairs_check(a, p, 3);
+	CHECK(why && strstr(why, "198.51.100.1 and 203.0.113.1 are both the server's port vs1"));
+	p[2].remote = NULL; /* an old server names no port: only the local side is checked */
+	CHECK(pr_pairs_check(a, p, 3) == NULL);
+	p[1].failed = "198.51.100.1 refused the connection";
+	why = pr_pairs_check(a, p, 3);
+	CHECK(why && strstr(why, "the pair to 198.51.100.1 failed alone") &&
+	      strstr(why, "refused the connection"));
+}
+
 int main(void)
 {
 	struct hwc_arena *a = hwc_arena_new();
@@ -306,6 +330,7 @@ int main(void)
 	test_round_trip();
 	test_tcp(a);
 	test_steady();
+	test_pairs(a);
 	hwc_arena_free(a);
 	TEST_MAIN_END();
 }

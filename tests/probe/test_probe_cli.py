@@ -183,6 +183,48 @@ class Tcp(unittest.TestCase):
             self.assertGreaterEqual(sr["bytes"], r["bytes"])  # the whole run, warm-up included
         self.assertTrue(srs[0]["data_ok"])  # the server checked what it received
         self.assertEqual(srs[1]["retransmits"], rs[1]["retransmits"])
+        self.assertEqual([r["peer_port"] for r in rs], ["lo", "lo"])  # the server's port, named
+        self.assertEqual([r["concurrent"] for r in rs + srs], [1] * 4)
+
+    def test_all_ports_usage(self):
+        for args, words in ((["--all-ports", "--client", "127.0.0.1"], "one server address per port"),
+                            (["--client", "127.0.0.1,127.0.0.2"], "that is --all-ports")):
+            cp = subprocess.run([hwctest.ARGS.hwcheck, "probe", "--tcp", *args], capture_output=True,
+                                text=True)
+            self.assertEqual(cp.returncode, 2, cp.stderr)
+            self.assertIn(words, cp.stderr)
+
+    def test_all_ports_through_one_port_do_not_pair(self):
+        """Two of the server's addresses both reached through lo: each pair runs alone, nothing
+        runs together, the reason names the port; the server ends with the client's run."""
+        port = str(free_port())
+        srv = subprocess.Popen([hwctest.ARGS.hwcheck, "probe", "--tcp", "--all-ports", "--server",
+                                "--json", "--probe-port", port, "--timeout", "120"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=dict(os.environ, LC_ALL="C"))
+        try:
+            self.assertTrue(listening(int(port)), "the server listens")
+            cp, doc = run_json("probe", "--tcp", "--json", "--all-ports", "--client",
+                               "127.0.0.1,127.0.0.2", "--probe-port", port, "--probe-streams", "1",
+                               "--probe-duration", "0.3")
+            so, se = srv.communicate(timeout=60)
+        finally:
+            srv.kill()
+            srv.wait()
+        hwctest.validate(doc)
+        p = doc["facts"]["probe"]
+        self.assertEqual((cp.returncode, p["status"]), (1, "partial"), cp.stderr)
+        rs = p["results"]
+        self.assertEqual([(r["status"], r["peer"], r["concurrent"]) for r in rs[:4]],
+                         [("ok", "127.0.0.1", 1)] * 2 + [("ok", "127.0.0.2", 1)] * 2)
+        self.assertEqual(rs[4]["status"], "failed")
+        self.assertIn("both reached through lo here", rs[4]["reason"])
+        self.assertIn("both reached through lo", cp.stderr)
+        self.assertEqual(len(rs), 5)  # nothing ran together
+        self.assertEqual(srv.returncode, 0, se)  # the client's END ended the server
+        sdoc = json.loads(so)
+        hwctest.validate(sdoc)
+        self.assertEqual([r["status"] for r in sdoc["facts"]["probe"]["results"]], ["ok"] * 4)
 
 
 class TcpFacts(unittest.TestCase):

@@ -3,7 +3,7 @@
 # The probe on real verbs: boots the soft-RoCE VM (tests/vm), runs one guest script of cases
 # (guest_<scenario>.sh) with the hwcheck under test, and checks each case's exit code, JSON,
 # schema and stderr here on the host. Never checks Gb/s: under emulation it swings with load.
-#   vm_probe.py --hwcheck PATH --source DIR --vmdir DIR --scenario loopback|twohost|tcp|rails
+#   vm_probe.py --hwcheck PATH --source DIR --vmdir DIR --scenario loopback|twohost|tcp|rails|pairs
 import argparse
 import json
 import os
@@ -409,8 +409,118 @@ def rails_all(cases, src):
     check(c is not None and c["rc"] == 0 and c["stdout"].count("3 ports together") == 6,
           f"all_ports_text: two ops x three ports together: {c and c['stdout'][-1500:]}")
     c = cases.get("all_ports_client")
-    check(c is not None and c["rc"] == 2 and "--all-ports" in c["stderr"],
-          "all_ports_client: two-host --all-ports is a usage error for now")
+    check(c is not None and c["rc"] == 2 and "one server address per port" in c["stderr"],
+          f"all_ports_client: two-host --all-ports with one address is a usage error: {c and c['stderr']}")
+
+
+# pairs: run-in-vm.sh -t pairs; the client's ports eth0, eth1 share the link at 00:02.0
+PAIR_LOCAL = {"rxe_eth0": ("eth0", "0000:03:00.0", "rxe_eth2/1", "eth2"),
+              "rxe_eth1": ("eth1", "0000:04:00.0", "rxe_eth3/1", "eth3")}
+
+
+def pairs_together(rs, name, key, ops):
+    """The client's results of a two-host --all-ports run: each pair alone, then together."""
+    alone = [r for r in rs if r.get("concurrent") == 1]
+    tog = [r for r in rs if r.get("concurrent") == 2]
+    check(len(alone) == len(tog) == 2 * ops, f"{name}: {2 * ops} results alone and together: "
+          f"{[(r.get(key), r.get('concurrent'), r.get('status')) for r in rs]}")
+    for r in alone + tog:
+        n = f"{name} {r.get(key)}/{r.get('op')}/{r.get('direction')}/{r.get('concurrent')}"
+        check(r.get("status") == "ok", f"{n}: ok ({r.get('reason')})")
+        check(r.get("stopped") == "duration", f"{n}: the whole duration (runs overlap)")
+        check(r.get("mode") == "client", f"{n}: mode client")
+    for r in tog:
+        n = f"{name} {r.get(key)}/{r.get('op')}/{r.get('direction')} together"
+        check(r.get("shared_bdf") == "0000:00:02.0" and r.get("shared_ports") == 2,
+              f"{n}: shares the link at 0000:00:02.0: {r.get('shared_bdf')} {r.get('shared_ports')}")
+        check(r.get("ceiling_by") == "shared_link" and r.get("ceiling_bdf") == "0000:00:02.0",
+              f"{n}: ceiling by the shared link: {r.get('ceiling_by')} {r.get('ceiling_bdf')}")
+        same = [a for a in alone if a.get(key) == r.get(key) and a.get("op") == r.get("op") and
+                a.get("direction") == r.get("direction")]
+        check(len(same) == 1 and r.get("alone_gbps") == same[0].get("gbps"),
+              f"{n}: alone_gbps is the same pair's alone run")
+        if same:
+            check(abs((r.get("shared_gbps") or 0) - same[0]["pcie_gbps"] / 2) < 1e-6,
+                  f"{n}: half the link each: {r.get('shared_gbps')} of {same[0].get('pcie_gbps')}")
+        print(f"pairs {n}: alone {same and same[0].get('gbps') or 0:.3f}, together "
+              f"{r.get('gbps') or 0:.3f} Gb/s of a {r.get('shared_gbps') or 0:.3f} Gb/s share, "
+              f"limited_by {r.get('limited_by')}")
+    return alone, tog
+
+
+def pairs_server(cases, name, src, n_sessions, key):
+    c, p = doc_of(cases, name, src)
+    check(c and c["rc"] == 0, f"{name}: ends by itself after the client's run, exit 0, got "
+          f"{c and c['rc']}: {c and c['stderr'][-800:]}")
+    rs = p.get("results", [])
+    check(len(rs) == n_sessions and all(r.get("status") == "ok" for r in rs),
+          f"{name}: {n_sessions} sessions served: {[(r.get(key), r.get('status'), r.get('reason')) for r in rs]}")
+    check(sorted(r.get("concurrent") for r in rs) == [1] * (n_sessions // 2) + [2] * (n_sessions // 2),
+          f"{name}: half alone, half together: {[r.get('concurrent') for r in rs]}")
+    check({r.get(key) for r in rs} == ({"rxe_eth2", "rxe_eth3"} if key == "rdma_device" else {"eth2", "eth3"}),
+          f"{name}: served on both of its ports: {[r.get(key) for r in rs]}")
+    return rs
+
+
+def pairs(cases, src):
+    c, p = doc_of(cases, "rdma", src)
+    check(c and c["rc"] == 0, f"rdma: exit 0, got {c and c['rc']}: {c and c['stderr'][-1500:]}")
+    rs = p.get("results", [])
+    alone, tog = pairs_together(rs, "rdma", "rdma_device", 2)
+    for r in rs:
+        want = PAIR_LOCAL.get(r.get("rdma_device"), ())
+        check(want and (r.get("netdev"), r.get("bdf"), r.get("peer_port")) == want[:3],
+              f"rdma {r.get('rdma_device')}: local port, its PCI function and the server's port "
+              f"{(r.get('netdev'), r.get('bdf'), r.get('peer_port'))}")
+        n = f"rdma {r.get('rdma_device')}/{r.get('op')}/{r.get('concurrent')}"
+        if r.get("concurrent") == 1:
+            measured_ok(r, n)
+        else:  # under TCG a port may move nothing while the other runs: consistent, not > 0
+            check(r.get("duration_s", 0) > 0 and isinstance(r.get("messages"), int) and
+                  abs(r.get("gbps", -1) - r["messages"] * r["msg_bytes"] * 8 / r["duration_s"] / 1e9) < 1e-6,
+                  f"{n}: gbps = payload bits / s: {r.get('gbps')}")
+        if r.get("op") == "write":
+            check(r.get("data_ok") is True, f"rdma {r.get('rdma_device')} write: read back intact")
+    srv = pairs_server(cases, "rdma_server", src, 8, "rdma_device")
+    check(all(r.get("data_ok") is True for r in srv), "rdma_server: every write and send arrived intact")
+
+    c = cases.get("rdma_text")
+    out = c["stdout"] if c else ""
+    check(c and c["rc"] == 0 and out.count("2 ports together") == 2 and
+          out.count("(server port rxe_eth2/1)") == 2 and "shared by 2 ports" in out,
+          f"rdma_text: the report names both ends and the shared link: {out[-1500:]}")
+    c = cases.get("rdma_text_server")
+    check(c and c["rc"] == 0, f"rdma_text_server: exit 0: {c and c['stderr'][-500:]}")
+
+    c, p = doc_of(cases, "rdma_same_port", src)
+    rs = p.get("results", [])
+    check(c and c["rc"] == 1 and p.get("status") == "partial", f"rdma_same_port: exit 1, partial: {p.get('status')}")
+    check(rs and rs[-1].get("status") == "failed" and "both reached through rxe_eth0/1" in (rs[-1].get("reason") or ""),
+          f"rdma_same_port: the pairs do not pair, and says why: {rs and rs[-1].get('reason')}")
+    check(not [r for r in rs if r.get("concurrent") == 2], "rdma_same_port: nothing ran together")
+    check(c and "both reached through" in c["stderr"], "rdma_same_port: the error on stderr")
+    c, p = doc_of(cases, "rdma_same_port_server", src)
+    check(c and c["rc"] == 0 and len(p.get("results", [])) == 2,
+          f"rdma_same_port_server: served the two runs alone, then the client's end: {c and c['rc']} {p.get('reason')}")
+    c = cases.get("one_addr")
+    check(c and c["rc"] == 2 and "one server address per port" in c["stderr"], f"one_addr: usage error: {c and c['stderr']}")
+
+    c, p = doc_of(cases, "tcp", src)
+    check(c and c["rc"] == 0, f"tcp: exit 0, got {c and c['rc']}: {c and c['stderr'][-1500:]}")
+    rs = p.get("results", [])
+    pairs_together(rs, "tcp", "netdev", 2)
+    for r in rs:
+        want = {"eth0": ("0000:03:00.0", "eth2"), "eth1": ("0000:04:00.0", "eth3")}.get(r.get("netdev"))
+        check(want and (r.get("bdf"), r.get("peer_port")) == want,
+              f"tcp {r.get('netdev')}: its PCI function (virtio-net) and the server's port: {(r.get('bdf'), r.get('peer_port'))}")
+        check(r.get("data_ok") is True and r.get("streams") == 2, f"tcp {r.get('netdev')}: data verified, 2 streams")
+    pairs_server(cases, "tcp_server", src, 8, "netdev")
+
+    c, p = doc_of(cases, "tcp_no_server", src)
+    rs = p.get("results", [])
+    check(c and c["rc"] == 1 and p.get("status") == "failed", f"tcp_no_server: failed, exit 1: {p.get('status')}")
+    check(rs and "failed alone, so the ports did not run together" in (rs[-1].get("reason") or ""),
+          f"tcp_no_server: says nothing ran together and why: {rs and rs[-1].get('reason')}")
 
 
 def main():
@@ -418,7 +528,7 @@ def main():
     ap.add_argument("--hwcheck", required=True)
     ap.add_argument("--source", required=True)
     ap.add_argument("--vmdir", required=True)
-    ap.add_argument("--scenario", required=True, choices=["loopback", "twohost", "tcp", "rails"])
+    ap.add_argument("--scenario", required=True, choices=["loopback", "twohost", "tcp", "rails", "pairs"])
     a = ap.parse_args()
     vm = os.path.join(a.source, "tests", "vm")
     b = subprocess.run([os.path.join(vm, "build-initramfs.sh"), a.vmdir], capture_output=True, text=True)
@@ -434,7 +544,7 @@ def main():
         f.write(open(os.path.join(here, f"guest_{a.scenario}.sh")).read())
         script = f.name
     try:
-        topo = ["-t", "rails"] if a.scenario == "rails" else []
+        topo = ["-t", a.scenario] if a.scenario in ("rails", "pairs") else []
         r = subprocess.run([os.path.join(vm, "run-in-vm.sh"), "-b", a.vmdir, "-f", a.hwcheck, *topo,
                             script, os.path.abspath(a.hwcheck)], capture_output=True, text=True,
                            env=dict(os.environ, HWC_VM_TIMEOUT="240"))
@@ -445,7 +555,7 @@ def main():
               file=sys.stderr)
         return 1
     cases = parse(r.stdout)
-    {"loopback": loopback, "twohost": twohost, "tcp": tcp, "rails": rails}[a.scenario](cases, a.source)
+    {"loopback": loopback, "twohost": twohost, "tcp": tcp, "rails": rails, "pairs": pairs}[a.scenario](cases, a.source)
     print(f"{passed} passed, {len(failures)} failed")
     return 1 if failures or not passed else 0
 

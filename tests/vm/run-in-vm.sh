@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # Boots the soft-RoCE test VM (tests/vm/build-initramfs.sh) and runs a bash script inside it.
-#   run-in-vm.sh -b VMDIR [-f FILE]... [-t rails] SCRIPT [ARG...]
+#   run-in-vm.sh -b VMDIR [-f FILE]... [-t rails|pairs] SCRIPT [ARG...]
 # FILE (e.g. the hwcheck binary) is copied in at the same path with the shared libraries ldd
 # lists for it (a sanitizer build brings libasan/libubsan that way). SCRIPT runs as
 # `bash SCRIPT ARG...` in /tmp; its output is printed and its exit status returned: 124 when
@@ -48,7 +48,8 @@ cat "$vm/initramfs.cpio.gz" "$w/extra.cpio.gz" > "$w/initrd"
 # disable-legacy=on makes them PCIe endpoints (modern virtio only), speed= is what ethtool (and
 # so rxe's port rate) reports.
 machine=(-machine pc)
-if [ "$topo" = rails ]; then
+if [ "$topo" = rails ] || [ "$topo" = pairs ]; then
+  hub2=0; [ "$topo" = pairs ] && hub2=1
   nic=virtio-net-pci,disable-legacy=on,speed=100000,duplex=full
   machine=(-machine q35
     -device pcie-root-port,id=rp1,bus=pcie.0,chassis=1,slot=1,addr=0x2,x-speed=8,x-width=4
@@ -56,12 +57,19 @@ if [ "$topo" = rails ]; then
     -device xio3130-downstream,id=dp1,bus=up1,chassis=2,slot=0
     -device xio3130-downstream,id=dp2,bus=up1,chassis=3,slot=1
     -device pcie-root-port,id=rp2,bus=pcie.0,chassis=4,slot=2,addr=0x3,x-speed=16,x-width=16
-    -netdev hubport,id=n1,hubid=0 -netdev hubport,id=n2,hubid=0 -netdev hubport,id=n3,hubid=0
+    -netdev hubport,id=n1,hubid=0 -netdev hubport,id=n2,hubid=$hub2 -netdev hubport,id=n3,hubid=0
     -device $nic,netdev=n1,bus=dp1,mac=52:54:00:00:01:01
     -device $nic,netdev=n2,bus=dp2,mac=52:54:00:00:01:02
     -device $nic,netdev=n3,bus=rp2,mac=52:54:00:00:01:03)
+  # pairs: the rails tree and a fourth NIC eth3 behind its own root port 00:04.0 (bus 6); two
+  # hubs as two cables, eth0 - eth2 and eth1 - eth3: the client's ports (behind the switch) pair
+  # with the server's for two-host --all-ports, and no frame floods a third NIC.
+  [ "$topo" = pairs ] && machine+=(
+    -device pcie-root-port,id=rp3,bus=pcie.0,chassis=5,slot=3,addr=0x4,x-speed=16,x-width=16
+    -netdev hubport,id=n4,hubid=1
+    -device $nic,netdev=n4,bus=rp3,mac=52:54:00:00:01:04)
 elif [ -n "$topo" ]; then
-  echo "run-in-vm: unknown topology '$topo' (rails)" >&2; exit 2
+  echo "run-in-vm: unknown topology '$topo' (rails, pairs)" >&2; exit 2
 fi
 # TCG unless HWC_VM_KVM=1: on this project's (nested) machines /dev/kvm exists but the guest
 # kernel dies at once with "KVM internal error ... emulation failure", and waits out the timeout.
