@@ -7,7 +7,8 @@
 #   bench/check_parallel_tools.sh [ROOT [HWCHECK]]
 # ROOT: a root with elapsed_ms in its recordings (an untarred `hwcheck snapshot` of a real machine
 # has the measured times); default: the 10-card root of bench/parallel_root.py, whose durations are
-# RECONSTRUCTED estimates. HWCHECK: build-rel, build, then build-test. Prints the numbers, then
+# RECONSTRUCTED estimates (BENCH_CMIS=1: CMIS modules read page by page over netlink).
+# HWCHECK: build-rel, build, then build-test. Prints the numbers, then
 # ratio=<check wall / slowest tool> (goal < 1.5). A bench, not a test: nothing here fails a build.
 set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,7 +16,7 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 ROOT=${1:-}
 if [ -z "$ROOT" ]; then
-	ROOT=$(python3 "$SRC/bench/parallel_root.py" "$TMP")
+	ROOT=$(python3 "$SRC/bench/parallel_root.py" "$TMP" ${BENCH_CMIS:+--cmis})
 fi
 HW=${2:-}
 for b in build-rel build build-test; do

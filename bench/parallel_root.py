@@ -12,7 +12,8 @@
 # The durations are RECONSTRUCTED (DURATIONS below): no capture records how long these tools took.
 # A root recorded by `hwcheck snapshot` on a real machine (hwcheck >= this change) carries the
 # measured elapsed_ms of each command: give it to the bench instead (check_parallel_tools.sh ROOT).
-# Usage: python3 bench/parallel_root.py OUTDIR      (writes OUTDIR/root)
+# Usage: python3 bench/parallel_root.py OUTDIR [--cmis]   (writes OUTDIR/root; --cmis: CMIS modules
+# read over netlink page by page, as a ConnectX-7 with OSFP/QSFP112 optics has them)
 import os
 import re
 import shutil
@@ -58,7 +59,7 @@ def copy_command(r, fixture, key, new_key):
     shutil.copytree(src, r.path(f"hwcheck/commands/{new_key}"), dirs_exist_ok=True)
 
 
-def build(out):
+def build(out, cmis=False):
     mr.OUT = out
     r = mr.Root("root-build", "bench: ten dual-port ConnectX-7 cards")
     funcs = []
@@ -93,8 +94,53 @@ def build(out):
     shutil.move(r.root, root + ".tmp")
     shutil.rmtree(r.dir)
     os.rename(root + ".tmp", root)
+    if cmis:
+        cmis_modules(root)
     pace(root)
     return root
+
+
+def hex_bytes(path):
+    b = bytearray()
+    for line in open(path):
+        m = re.match(r"\s*0x([0-9a-f]{4}):\s+(.*)", line)
+        if m:
+            b += bytes(int(x, 16) for x in m.group(2).split())
+    return b
+
+
+def netlink_dump(data, base):
+    rows = "".join(f"0x{base + i:04x}:\t\t" + " ".join(f"{x:02x}" for x in data[i:i + 16]) + "\n"
+                   for i in range(0, len(data), 16))
+    return "Offset\t\tValues\n------\t\t------\n" + rows
+
+
+def cmis_modules(root):
+    """--cmis: every port holds a CMIS module (a ConnectX-7 with OSFP/QSFP112 optics): mlx5 refuses
+    the ioctl dump (Invalid argument), the pages come over netlink, as hwinfo/port_module.c reads
+    them. The pages: tests/fixtures/module-eeprom/cmis-osfp-sr8-reconstructed.hex (RECONSTRUCTED)."""
+    b = hex_bytes(os.path.join(FIX, "module-eeprom", "cmis-osfp-sr8-reconstructed.hex"))
+    pages = {"page 0 hex on": (b[0:128], 0), "page 0 offset 128 hex on": (b[128:256], 128),
+             "page 1 hex on": (b[256:384], 128), "page 2 hex on": (b[384:512], 128),
+             "page 17 hex on": (bytes(128), 128)}
+    cmds = os.path.join(root, "hwcheck", "commands")
+    for key in os.listdir(cmds):
+        m = re.match(r"ethtool -m (\S+) hex on$", key)
+        if not m:
+            continue
+        d = os.path.join(cmds, key)
+        open(os.path.join(d, "stdout"), "w").close()
+        with open(os.path.join(d, "stderr"), "w") as f:
+            f.write("Cannot get Module EEPROM data: Invalid argument\n")
+        with open(os.path.join(d, "result"), "w") as f:
+            f.write("exit=1\n")
+        for suffix, (data, base) in pages.items():
+            pd = os.path.join(cmds, f"ethtool -m {m.group(1)} {suffix}")
+            os.makedirs(pd, exist_ok=True)
+            with open(os.path.join(pd, "stdout"), "w") as f:
+                f.write(netlink_dump(data, base))
+            with open(os.path.join(pd, "result"), "w") as f:
+                f.write("exit=0\n")
 
 
 def pace(root):
@@ -109,6 +155,6 @@ def pace(root):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: parallel_root.py OUTDIR")
-    print(build(sys.argv[1]))
+    if len(sys.argv) not in (2, 3) or (len(sys.argv) == 3 and sys.argv[2] != "--cmis"):
+        sys.exit("usage: parallel_root.py OUTDIR [--cmis]")
+    print(build(sys.argv[1], len(sys.argv) == 3))

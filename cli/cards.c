@@ -407,6 +407,38 @@ static void it_link(struct card_ctx *x, const json_t *p, struct item_val *v)
 	}
 }
 
+/* One end's rate for the "link rate" line: "card 100G", "partner unknown". */
+static void put_end(struct item_val *v, const char *label, const json_t *obj, const char *key, double scale)
+{
+	const json_t *n = json_object_get(obj, key);
+	if (json_is_number(n))
+		vput(v, ", %s %gG", label, json_number_value(n) * scale);
+	else
+		vput(v, ", %s unknown", label);
+}
+
+/* Negotiated vs possible (ethtool IF, the module's codes): the speed and what each end allows. */
+static void it_rate(struct card_ctx *x, const json_t *p, struct item_val *v)
+{
+	const json_t *nd = hwc_q_netdev(x->facts, hwc_json_str_or(p, "netdev", NULL));
+	if (!nd) {
+		v->skip = true; /* an InfiniBand port: the RDMA rate is on the port line */
+		return;
+	}
+	const json_t *lk = json_object_get(nd, "link"), *m = json_object_get(lk, "modes");
+	const json_t *sp = json_object_get(m, "speed_mbps");
+	vput(v, "%s: ", hwc_json_str_or(nd, "name", "?"));
+	if (!json_is_number(sp)) {
+		v->unknown = true;
+		vput(v, "negotiated rate unknown (%s)", m ? why(m, "speed_mbps") : why(lk, "modes"));
+		return;
+	}
+	vput(v, "%gG", json_number_value(sp) / 1000);
+	put_end(v, "card", m, "supported_max_mbps", 0.001);
+	put_end(v, "module", json_object_get(lk, "module"), "max_gbps", 1);
+	put_end(v, "partner", m, "partner_max_mbps", 0.001);
+}
+
 typedef void (*item_fn)(struct card_ctx *x, const json_t *port, struct item_val *v);
 
 /* The card's lines, in order. rules: the rules that judge the line (their findings for this card,
@@ -436,13 +468,16 @@ static const struct card_item {
 	  "MLX_FW_CONFIG_AT_RISK", "MLX_FW_CONFIG_NOT_INTENDED"}},
 	{"numa", "NUMA", false, it_numa, {"HOST_NUMA_NODE_MISSING"}},
 	{"port", "port", true, it_port,
-	 {"NET_PORT_DOWN", "NET_PORT_RATE_LOW", "NET_ROCE_MTU_SMALL", "NET_MTU_NOT_JUMBO"}},
+	 {"NET_PORT_DOWN", "NET_PORT_RATE_LOW", "NET_ROCE_MTU_SMALL", "NET_MTU_NOT_JUMBO",
+	  "NET_BOND_MTU_MISMATCH"}},
+	{"port_rate", "link rate", true, it_rate, {"LINK_RATE_BELOW_POSSIBLE", "LINK_RATE_LIMITED"}},
 	{"port_link", "link errors", true, it_link,
 	 {"LINK_SYMBOL_ERRORS", "LINK_FLAPS", "LINK_INTEGRITY_ERRORS", "LINK_RAW_BER_HIGH",
 	  "LINK_EFFECTIVE_ERRORS", "LINK_FEC_MODE", "LINK_TOOL_RECOMMENDATION",
 	  "LINK_MODULE_DIAGNOSTICS"}},
 	{"port_tuning", "tuning", true, it_tuning,
-	 {"NET_RING_SMALL", "NET_CHANNELS_FEW", "NET_LRO_ON", "HOST_IRQ_FAR_NODE"}},
+	 {"NET_RING_SMALL", "NET_CHANNELS_FEW", "NET_LRO_ON", "NET_TSO_OFF", "NET_GRO_OFF",
+	  "HOST_IRQ_FAR_NODE"}},
 };
 
 /* ------------------------------------------------------------------ findings -> verdicts */

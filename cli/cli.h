@@ -50,9 +50,9 @@ struct hwc_summary {
 bool hwc_fail_on_hit(int fail_on, int sev);
 void hwc_summary_compute(const struct hwc_findings *fd, bool nothing, struct hwc_summary *s);
 /* {"verdict", "counts": {error, warn, info, unknown}, "unknown": [{rule, subject, reason}]};
- * where names the root or facts file for "nothing could be collected". */
+ * nothing_why is the reason given when nothing is known (hwc_cli_nothing_why). */
 json_t *hwc_summary_json(const struct hwc_summary *s, const struct hwc_findings *fd,
-			 const char *where);
+			 const char *nothing_why);
 /* The exit code in the convention asked for (--exit-codes), with --fail-on and required rules. */
 int hwc_summary_exit(const struct hwc_cli *c, const struct hwc_summary *s);
 /* The status word of the summary line: OK INCOMPLETE WARN ERROR (UNKNOWN when nothing was
@@ -102,6 +102,8 @@ struct hwc_facts *hwc_cli_facts(const struct hwc_cli *c, int *exit_code);
 bool hwc_cli_no_args(const struct hwc_cli *c, const char *cmd);
 /* "nothing could be collected under <--facts file or root>" on stderr. */
 void hwc_cli_err_nothing(const struct hwc_cli *c);
+/* The reason a run with no known fact gives (the --facts file, or the root), in buf. */
+const char *hwc_cli_nothing_why(const struct hwc_cli *c, char *buf, size_t n);
 /* What a command that judges the facts starts from. */
 struct hwc_cli_run {
 	struct hwc_profile *prof; /* --profile or the default; NULL unless asked for */

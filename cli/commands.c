@@ -135,10 +135,22 @@ bool hwc_cli_no_args(const struct hwc_cli *c, const char *cmd)
 	return false;
 }
 
+/* Why a run has no fact: with --facts nothing is collected (the file is read, not the machine),
+ * so the file is named as what holds nothing; otherwise the root that gave nothing. */
+const char *hwc_cli_nothing_why(const struct hwc_cli *c, char *buf, size_t n)
+{
+	if (c->facts_file)
+		snprintf(buf, n, "--facts %s holds no known fact (with --facts nothing is collected: "
+			 "every fact comes from the file)", c->facts_file);
+	else
+		snprintf(buf, n, "nothing could be collected under %s", c->root ? c->root : "/");
+	return buf;
+}
+
 void hwc_cli_err_nothing(const struct hwc_cli *c)
 {
-	hwc_cli_err("nothing could be collected under %s", c->facts_file ? c->facts_file :
-			  c->root ? c->root : "/");
+	char why[1024];
+	hwc_cli_err("%s", hwc_cli_nothing_why(c, why, sizeof(why)));
 }
 
 int hwc_cli_begin(const struct hwc_cli *c, const char *cmd, bool with_profile,
@@ -230,10 +242,12 @@ int hwc_cmd_check(struct hwc_cli *c)
 		json_decref(rep);
 	} else if (nothing) {
 		/* a monitor must never read an empty machine as a healthy one */
-		puts("hwcheck: UNKNOWN nothing could be collected");
+		puts(c->facts_file ? "hwcheck: UNKNOWN no known fact in the --facts file"
+				   : "hwcheck: UNKNOWN nothing could be collected");
 		if (!c->summary_line)
-			printf("No fact could be read under %s: no rule was run, and this is not a "
-			       "healthy host.\n", c->facts_file ? c->facts_file : c->root ? c->root : "/");
+			printf("No fact could be read %s %s: no rule was run, and this is not a "
+			       "healthy host.\n", c->facts_file ? "from" : "under",
+			       c->facts_file ? c->facts_file : c->root ? c->root : "/");
 	} else {
 		hwc_render_check_text(stdout, c, facts, &fd, f);
 	}
@@ -376,7 +390,7 @@ int hwc_cmd_facts(struct hwc_cli *c)
 	hwc_render_errors(f);
 	hwc_facts_free(f);
 	if (nothing) {
-		hwc_cli_err("nothing could be collected under %s", c->root ? c->root : "/");
+		hwc_cli_err_nothing(c);
 		return HWC_EXIT_NOTHING;
 	}
 	return rc;

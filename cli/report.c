@@ -59,8 +59,9 @@ json_t *hwc_report_json(const struct hwc_cli *c, const char *schema, const struc
 		/* the verdict first: what a gate reads, before the findings that explain it */
 		struct hwc_summary s;
 		hwc_summary_compute(fd, hwc_facts_known_count(json_object_get(r, "facts")) == 0, &s);
-		json_object_set_new(r, "summary", hwc_summary_json(&s, fd, c->facts_file ? c->facts_file
-									: c->root ? c->root : "/"));
+		char why[1024];
+		json_object_set_new(r, "summary",
+				    hwc_summary_json(&s, fd, hwc_cli_nothing_why(c, why, sizeof(why))));
 		json_object_set_new(r, "findings", hwc_findings_to_json(fd));
 		json_object_set_new(r, "cards", hwc_cards_json(json_object_get(r, "facts"), fd, c->prof));
 	}

@@ -66,6 +66,23 @@ static void start_port_tools(struct hwc_env *e, struct hwc_facts *f)
 	hwc_run_start(e, a, n, cmds);
 }
 
+/* Before the netdevs section: the module EEPROM reads that depend on the first answer (a CMIS
+ * module's pages), started for every port at once rather than port after port. */
+static void start_module_pages(struct hwc_env *e, struct hwc_facts *f)
+{
+	const struct hwc_mlx_facts *mf = f->mlx;
+	size_t n = 0, k = 0;
+	for (size_t i = 0; mf && i < mf->adapters.n; i++)
+		n += mf->adapters.items[i].netdevs.n;
+	const char **names = n ? hwc_arena_calloc(f->arena, n, sizeof(*names)) : NULL;
+	if (!names)
+		return;
+	for (size_t i = 0; i < mf->adapters.n; i++)
+		for (size_t j = 0; j < mf->adapters.items[i].netdevs.n; j++)
+			names[k++] = mf->adapters.items[i].netdevs.items[j];
+	hwc_module_start_pages(e, f->arena, names, k);
+}
+
 void hwc_collect_all(struct hwc_env *e, struct hwc_facts *f, const struct hwc_collect_opts *o)
 {
 	struct hwc_collect_opts oo = {0};
@@ -73,6 +90,8 @@ void hwc_collect_all(struct hwc_env *e, struct hwc_facts *f, const struct hwc_co
 		oo = *o;
 	oo.ports_known = start_port_tools;
 	for (size_t i = 0; i < HWC_ARRAY_SIZE(sections); i++) {
+		if (sections[i].collect == hwc_netdev_collect)
+			start_module_pages(e, f);
 		int rc = sections[i].collect(e, f, &oo);
 		if (rc < 0)
 			hwc_facts_error(f, sections[i].name, NULL, "collector failed: %s",

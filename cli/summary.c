@@ -72,7 +72,7 @@ static bool listed_before(const struct hwc_findings *fd, size_t i)
 }
 
 json_t *hwc_summary_json(const struct hwc_summary *s, const struct hwc_findings *fd,
-			 const char *where)
+			 const char *nothing_why)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "verdict", json_string(hwc_verdict_name(s->verdict)));
@@ -83,10 +83,9 @@ json_t *hwc_summary_json(const struct hwc_summary *s, const struct hwc_findings 
 				      (json_int_t)(s->counts[HWC_SEV_UNKNOWN] + (s->nothing ? 1 : 0))));
 	json_t *un = json_array();
 	if (s->nothing) {
-		char why[512];
-		snprintf(why, sizeof(why), "nothing could be collected under %s", where ? where : "/");
 		json_array_append_new(un, json_pack("{s:s, s:s, s:s}", "rule", "COLLECT_INCOMPLETE",
-						    "subject", "host", "reason", why));
+						    "subject", "host", "reason",
+						    nothing_why ? nothing_why : "nothing could be collected"));
 	}
 	for (size_t i = 0; fd && i < fd->n; i++) {
 		const struct hwc_finding *x = &fd->items[i];

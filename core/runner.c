@@ -711,22 +711,21 @@ static void watch(struct child **ch, size_t n_wait, size_t n, size_t cap)
 	free(pfd);
 }
 
-/* A started child's result: its output into the arena, its exit, and the status that says how
- * it ended; then recorded. */
-static void finish_one(struct hwc_env *e, struct hwc_arena *a, const struct hwc_cmd *cmd,
-		       struct child *c, size_t cap, struct hwc_cmd_result *r)
+/* A finished child's result: its output copied into the arena (its buffers stay), its exit,
+ * and the status that says how it ended. */
+static void child_result(struct hwc_arena *a, const char *const *argv, struct child *c, size_t cap,
+			 struct hwc_cmd_result *r)
 {
-	const char *cs = hwc_argv_str(a, cmd->argv);
+	const char *cs = hwc_argv_str(a, argv);
 	struct timespec end;
 	clock_gettime(CLOCK_MONOTONIC, &end);
-	r->elapsed_ms = (unsigned)ms_between(&c->start, &end);
+	r->elapsed_ms = (unsigned)ms_between(&c->start, c->exited ? &c->exited_at : &end);
 	for (int k = 0; k < 2; k++) {
 		char *s = hwc_arena_zalloc(a, c->len[k] + 1);
 		if (s && c->len[k])
 			memcpy(s, c->buf[k], c->len[k]);
 		*(k == 0 ? &r->out : &r->err) = s ? s : "";
 		*(k == 0 ? &r->out_len : &r->err_len) = s ? c->len[k] : 0;
-		free(c->buf[k]);
 	}
 	if ((c->killed_timeout || c->killed_cap) && WIFEXITED(c->wstatus) &&
 	    WEXITSTATUS(c->wstatus) == WARDEN_LEFT_BEHIND)
@@ -752,6 +751,18 @@ static void finish_one(struct hwc_env *e, struct hwc_arena *a, const struct hwc_
 			      hwc_arena_printf(a, "%s: could not be executed", cs));
 	} else {
 		hwc_fmeta_set(&r->m, HWC_ST_OK, 0, NULL);
+	}
+}
+
+/* A started child's result: its output into the arena, its exit, and the status that says how
+ * it ended; then recorded. */
+static void finish_one(struct hwc_env *e, struct hwc_arena *a, const struct hwc_cmd *cmd,
+		       struct child *c, size_t cap, struct hwc_cmd_result *r)
+{
+	child_result(a, cmd->argv, c, cap, r);
+	for (int k = 0; k < 2; k++) {
+		free(c->buf[k]);
+		c->buf[k] = NULL;
 	}
 	record(e, a, cmd->argv, r);
 }
@@ -787,20 +798,29 @@ static struct timespec ts_plus_ms(struct timespec t, unsigned ms)
 	return t;
 }
 
-/* Takes (unlinks) the entry started for argv, or NULL. */
-static struct started *take_started(struct hwc_env *e, struct hwc_arena *a, const char *const *argv)
+/* The entry started for argv (its index in *at), or NULL. */
+static struct started *find_started(struct hwc_env *e, struct hwc_arena *a, const char *const *argv,
+				    size_t *at)
 {
 	if (!n_started || !argv || !argv[0])
 		return NULL;
 	const char *key = hwc_run_record_dir(a, argv);
-	for (size_t i = 0; key && i < n_started; i++) {
-		struct started *s = started[i];
-		if (s->e != e || strcmp(s->key, key) != 0)
-			continue;
-		started[i] = started[--n_started];
-		return s;
-	}
+	for (size_t i = 0; key && i < n_started; i++)
+		if (started[i]->e == e && strcmp(started[i]->key, key) == 0) {
+			*at = i;
+			return started[i];
+		}
 	return NULL;
+}
+
+/* Takes (unlinks) the entry started for argv, or NULL. */
+static struct started *take_started(struct hwc_env *e, struct hwc_arena *a, const char *const *argv)
+{
+	size_t i;
+	struct started *s = find_started(e, a, argv, &i);
+	if (s)
+		started[i] = started[--n_started];
+	return s;
 }
 
 static void free_started(struct started *s)
@@ -816,11 +836,11 @@ static void free_started(struct started *s)
 }
 
 /* The children of the entries of other commands still running, for watch(). */
-static size_t pending_children(struct child **out, size_t max)
+static size_t pending_children(struct child **out, size_t max, const struct started *except)
 {
 	size_t k = 0;
 	for (size_t i = 0; i < n_started && k < max; i++)
-		if (started[i]->live && !started[i]->c.reaped)
+		if (started[i] != except && started[i]->live && !started[i]->c.reaped)
 			out[k++] = &started[i]->c;
 	return k;
 }
@@ -891,11 +911,52 @@ void hwc_run_drop_started(struct hwc_env *e)
 	}
 }
 
+/* How long a paced replay of cmd waits: its recorded time, never past its timeout or the run's
+ * --timeout (a recording cannot make hwcheck hang). */
+static unsigned pace_ms(struct hwc_env *e, const struct hwc_cmd *cmd, unsigned elapsed_ms)
+{
+	unsigned t = cmd->timeout_ms ? cmd->timeout_ms : hwc_env_cmd_timeout_ms(e);
+	unsigned left = hwc_env_time_left_ms(e);
+	if (left < t)
+		t = left;
+	return elapsed_ms < t ? elapsed_ms : t;
+}
+
 /* Sleeps until t (a paced replay: the recorded tools take their recorded time). */
 static void sleep_until(const struct timespec *t)
 {
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, t, NULL) == EINTR)
 		;
+}
+
+int hwc_run_peek(struct hwc_env *e, struct hwc_arena *a, const char *const *argv,
+		 struct hwc_cmd_result *res)
+{
+	size_t at;
+	struct started *s = find_started(e, a, argv, &at);
+	if (!s)
+		return -ENOENT;
+	size_t cap = hwc_env_cmd_output_cap(e);
+	memset(res, 0, sizeof(*res));
+	res->out = res->err = "";
+	if (!s->live) { /* a paced replay: the recording, once its time has passed */
+		struct hwc_cmd c = {argv, 0};
+		struct child none;
+		start_one(e, a, &c, res, &none);
+		struct timespec end = ts_plus_ms(s->t0, pace_ms(e, &c, res->elapsed_ms));
+		sleep_until(&end);
+		return 0;
+	}
+	if (!s->c.reaped) {
+		struct child **w = calloc(n_started + 1, sizeof(*w));
+		if (!w)
+			return -ENOMEM;
+		w[0] = &s->c;
+		watch(w, 1, 1 + pending_children(w + 1, n_started, s), cap);
+		free(w);
+	}
+	child_result(a, argv, &s->c, cap, res);
+	return 0;
 }
 
 void hwc_run_many(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct hwc_cmd *cmds,
@@ -921,7 +982,8 @@ void hwc_run_many(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct
 		if (w)
 			w[i] = ch ? &ch[i] : NULL;
 		if (pace && res[i].m.st != HWC_ST_BLOCKED && res[i].m.st != HWC_ST_INVALID) {
-			struct timespec end = ts_plus_ms(taken[i] ? taken[i]->t0 : t0, res[i].elapsed_ms);
+			struct timespec end = ts_plus_ms(taken[i] ? taken[i]->t0 : t0,
+							 pace_ms(e, &cmds[i], res[i].elapsed_ms));
 			if (ms_between(&done, &end) > 0)
 				done = end;
 		}
@@ -931,13 +993,11 @@ void hwc_run_many(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct
 		for (size_t i = 0; i < n; i++)
 			if (!w[i]->reaped)
 				w[nw++] = w[i];
-		watch(w, nw, nw + pending_children(w + nw, n_started), cap);
+		watch(w, nw, nw + pending_children(w + nw, n_started, NULL), cap);
 		for (size_t i = 0; i < n; i++) {
 			struct child *c = taken[i] && taken[i]->live ? &taken[i]->c : &ch[i];
 			if (c->pid >= 0)
 				finish_one(e, a, &cmds[i], c, cap, &res[i]);
-			if (taken[i] && taken[i]->live)
-				taken[i]->c.buf[0] = taken[i]->c.buf[1] = NULL; /* finish_one freed them */
 		}
 	}
 	for (size_t i = 0; taken && i < n; i++)

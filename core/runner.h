@@ -44,6 +44,12 @@ void hwc_run_many(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct
  * nothing (--no-tools, a replay not paced by HWCHECK_REPLAY_PACE=1) it does nothing. */
 void hwc_run_start(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct hwc_cmd *cmds);
 
+/* The result of a command started ahead, waiting for it to end if need be, without taking it:
+ * the later hwc_run of the same argv still gets (and records) it. For a caller that decides from
+ * one answer what else to start ahead. -ENOENT when nothing was started for argv. */
+int hwc_run_peek(struct hwc_env *e, struct hwc_arena *a, const char *const *argv,
+		 struct hwc_cmd_result *res);
+
 /* Ends what was started for e and never asked for; it is not recorded. */
 void hwc_run_drop_started(struct hwc_env *e);
 

@@ -289,6 +289,8 @@ struct hwc_module {
 	struct hwc_fstr spec, identifier, vendor, vendor_oui, part_number, revision, serial_number;
 	struct hwc_fstr date_code, connector, media, compliance_codes;
 	struct hwc_ff64 length_m, nominal_mbd; /* nominal_mbd: per lane (SFF-8472/8636 byte 12/140) */
+	struct hwc_ff64 max_gbps;   /* the best Ethernet rate its codes name (module_rate.c) */
+	struct hwc_fstr rate_basis; /* which code said so: "SFF-8636 byte 192 0x02 (100GBASE-SR4...)" */
 	struct hwc_fi64 lanes;
 	struct hwc_fbool ddm; /* the module has digital diagnostics */
 	struct hwc_ff64 temperature_c, voltage_v;
@@ -327,13 +329,64 @@ void hwc_module_fail_dom(struct hwc_module *m, const struct hwc_fmeta *why);
 /* `ethtool -m IF hex on`, then CMIS pages over netlink, through the runner. */
 void hwc_module_collect(struct hwc_env *e, struct hwc_facts *f, const char *ifname, struct hwc_module *m);
 
+/* Link modes and negotiated state as `ethtool IF` prints them (issue 14; hwinfo/ethtool_link.c):
+ * what this port supports and advertises, what the partner advertised, what was negotiated. */
+struct hwc_link_modes_list {
+	struct hwc_fmeta m; /* unsupported: "Not reported" */
+	struct {
+		const char **items; /* "100000baseCR4/Full", as printed */
+		size_t n, cap;
+	} v;
+};
+struct hwc_netdev_modes {
+	struct hwc_fmeta m; /* the group: ethtool IF answered */
+	struct hwc_fstr source;
+	struct hwc_link_modes_list supported, advertised, partner;
+	/* the fastest mode of each list, Mb/s (the number in front of "base") */
+	struct hwc_fi64 supported_max_mbps, advertised_max_mbps, partner_max_mbps;
+	struct hwc_fi64 speed_mbps, lanes; /* Speed: absent when "Unknown!" (no link) */
+	struct hwc_fstr duplex, port;
+	struct hwc_fbool autoneg, link_detected;
+};
+extern const struct hwc_jtable hwc_netdev_modes_table;
+/* Parses `ethtool IF` into out (out->m and out->source are left to the caller). 0, or -EINVAL
+ * when the text has no "Settings for" line (every fact invalid). */
+int hwc_ethtool_parse_link(const char *buf, size_t len, const char *src, struct hwc_arena *a,
+			   struct hwc_netdev_modes *out);
+/* `ethtool IF` through the runner, into nd->link.modes. */
+struct hwc_netdev;
+void hwc_netdev_collect_modes(struct hwc_env *e, struct hwc_facts *f, struct hwc_netdev *nd);
+/* The fastest Ethernet rate a module's codes name (SFF-8472 / SFF-8636 / CMIS), into
+ * m->max_gbps and m->rate_basis (unsupported with the reason when no code says). */
+void hwc_module_rate(const struct hwc_module_map *mp, struct hwc_arena *a, struct hwc_module *m);
+
 struct hwc_netdev_link {
 	struct hwc_fi64 carrier_changes;    /* sys/class/net/IF/carrier_changes: ups and downs */
 	struct hwc_fi64 carrier_up_count;   /* Linux >= 4.16 */
 	struct hwc_fi64 carrier_down_count;
 	struct hwc_netdev_fec fec;
 	struct hwc_module module; /* the transceiver of the port (ethtool -m) */
+	struct hwc_netdev_modes modes; /* ethtool IF: link modes, speed, lanes */
 };
+
+/* The bond a netdev is a member of (hwinfo/bond.c). Its status is the membership's: absent when
+ * the netdev has no master, unsupported when the master is not a bond (a bridge, a team). */
+struct hwc_netdev_bond {
+	struct hwc_fmeta m;
+	struct hwc_fstr name;         /* sys/class/net/<if>/master, the link's last component */
+	struct hwc_fstr mode;         /* bonding/mode: "802.3ad 4", "active-backup 1" */
+	struct hwc_fmeta slaves_m;
+	struct {
+		const char **items;   /* bonding/slaves, in the bond's order */
+		size_t n, cap;
+	} slaves;
+	struct hwc_fstr active_slave; /* bonding/active_slave; absent when empty */
+	struct hwc_fi64 mtu;          /* the bond's own MTU */
+	struct hwc_fstr member_state; /* sys/class/net/<if>/bonding_slave/state: active, backup */
+};
+extern const struct hwc_jtable hwc_netdev_bond_table;
+void hwc_netdev_collect_bond(struct hwc_env *e, struct hwc_arena *a, const char *ifname,
+			     struct hwc_netdev_bond *b);
 
 struct hwc_netdev {
 	const char *name;
@@ -348,6 +401,7 @@ struct hwc_netdev {
 	struct hwc_netdev_counters counters;
 	struct hwc_netdev_irq_locality irq_locality;
 	struct hwc_netdev_link link;
+	struct hwc_netdev_bond bond;
 };
 
 struct hwc_netdev_facts {
@@ -382,12 +436,18 @@ int hwc_ethtool_parse_fec(const char *buf, size_t len, const char *src, struct h
 /* The wire side of a netdev (port_link.c): carrier counters and FEC through the runner. */
 void hwc_netdev_collect_link(struct hwc_env *e, struct hwc_facts *f, struct hwc_netdev *nd);
 
-/* The first tool calls hwc_netdev_collect_link makes for a netdev (the FEC, the module EEPROM),
+/* The first tool calls hwc_netdev_collect_link makes for a netdev (FEC, module EEPROM, modes),
  * for the caller to start ahead (hwc_run_start): n = HWC_NETDEV_LINK_CMDS argvs into out. */
-#define HWC_NETDEV_LINK_CMDS 2
+#define HWC_NETDEV_LINK_CMDS 3
 void hwc_netdev_link_cmds(struct hwc_arena *a, const char *ifname, const char *const *out[HWC_NETDEV_LINK_CMDS]);
+/* `ethtool IF`: the link modes (ethtool_link.c). */
+const char *const *hwc_modes_argv(struct hwc_arena *a, const char *ifname);
 /* `ethtool -m IF hex on`: the module EEPROM's first read (port_module.c). */
 const char *const *hwc_module_argv(struct hwc_arena *a, const char *ifname);
+/* After the first reads were started ahead (hwc_run_start): starts, for the n netdevs whose
+ * answer calls for them, the netlink page reads hwc_module_collect will make (a CMIS module),
+ * all ports at once. */
+void hwc_module_start_pages(struct hwc_env *e, struct hwc_arena *a, const char *const *ifnames, size_t n);
 struct hwc_jtable;
 /* The field table of netdevs[].link (core/json.h). */
 extern const struct hwc_jtable hwc_netdev_link_table;

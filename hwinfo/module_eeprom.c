@@ -532,6 +532,7 @@ void hwc_module_fail_identity(struct hwc_module *m, const struct hwc_fmeta *why)
 	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
 		s[i]->m = *why;
 	m->length_m.m = m->nominal_mbd.m = m->lanes.m = *why;
+	m->max_gbps.m = m->rate_basis.m = *why;
 }
 
 void hwc_module_fail_dom(struct hwc_module *m, const struct hwc_fmeta *why)
@@ -565,13 +566,16 @@ int hwc_module_decode(const struct hwc_module_map *mp, struct hwc_arena *a, stru
 	case HWC_MODULE_SFF8472:
 		HWC_SET(m->spec, hwc_arena_strdup(a, "SFF-8472"));
 		decode_sff8472(a, mp, m);
+		hwc_module_rate(mp, a, m);
 		return 0;
 	case HWC_MODULE_SFF8636:
 		HWC_SET(m->spec, hwc_arena_strdup(a, mp->lower[0] == 0x0c ? "SFF-8436" : "SFF-8636"));
 		decode_sff8636(a, mp, m);
+		hwc_module_rate(mp, a, m);
 		return 0;
 	case HWC_MODULE_CMIS:
 		decode_cmis(a, mp, m);
+		hwc_module_rate(mp, a, m);
 		return 0;
 	default: {
 		struct hwc_fmeta why = {HWC_ST_UNSUPPORTED, 0,

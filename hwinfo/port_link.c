@@ -49,6 +49,7 @@ void hwc_netdev_link_cmds(struct hwc_arena *a, const char *ifn, const char *cons
 {
 	out[0] = fec_argv(a, ifn);
 	out[1] = hwc_module_argv(a, ifn);
+	out[2] = hwc_modes_argv(a, ifn);
 }
 
 static void collect_fec(struct hwc_env *e, struct hwc_facts *f, struct hwc_netdev *nd)
@@ -92,6 +93,7 @@ void hwc_netdev_collect_link(struct hwc_env *e, struct hwc_facts *f, struct hwc_
 	}
 	collect_fec(e, f, nd);
 	hwc_module_collect(e, f, nd->name, &nd->link.module);
+	hwc_netdev_collect_modes(e, f, nd);
 }
 
 /* ------------------------------------------------------------------ JSON */
@@ -110,5 +112,7 @@ static const struct hwc_jfield link_f[] = {
 	HWC_JSUB(struct hwc_netdev_link, "fec", fec, HWC_JT_OBJ, fec_t),
 	/* the object when the EEPROM was read, else null + why (one reason for the whole module) */
 	HWC_JSUB(struct hwc_netdev_link, "module", module, HWC_JT_GROUP, hwc_module_table),
+	/* ethtool IF: the object when it answered, else null + why */
+	HWC_JSUB(struct hwc_netdev_link, "modes", modes, HWC_JT_GROUP, hwc_netdev_modes_table),
 };
 const struct hwc_jtable hwc_netdev_link_table = HWC_JTABLE("netdevs[].link", link_f, 0);

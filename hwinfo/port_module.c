@@ -45,12 +45,47 @@ static const uint8_t *page_bytes(struct hwc_arena *a, const struct hwc_cmd_resul
 	return p;
 }
 
-/* CMIS over netlink: the lower page, then upper 00h, 01h, 02h and 11h (bank 0) at once. */
+/* The netlink reads of a CMIS module: the lower page (`page 0 hex on`), then upper 00h, 01h, 02h
+ * and 11h of bank 0 (`page N [offset 128] hex on`; page N defaults to offset 128). */
+#define NUPPER 4
+static const char *const upper_pages[NUPPER] = {"0", "1", "2", "17"};
+static const size_t upper_idx[NUPPER] = {0, 1, 2, 0x11};
+
+static const char *const *lower_argv(struct hwc_arena *a, const char *ifn)
+{
+	const char **v = hwc_arena_calloc(a, 8, sizeof(*v));
+	if (v)
+		v[0] = "ethtool", v[1] = "-m", v[2] = ifn, v[3] = "page", v[4] = "0", v[5] = "hex", v[6] = "on";
+	return v;
+}
+
+static bool upper_cmds(struct hwc_arena *a, const char *ifn, struct hwc_cmd out[NUPPER])
+{
+	for (size_t i = 0; i < NUPPER; i++) {
+		const char **v = hwc_arena_calloc(a, 10, sizeof(*v));
+		if (!v)
+			return false;
+		v[0] = "ethtool", v[1] = "-m", v[2] = ifn, v[3] = "page", v[4] = upper_pages[i];
+		size_t k = 5;
+		if (i == 0)
+			v[k++] = "offset", v[k++] = "128";
+		v[k++] = "hex", v[k] = "on";
+		out[i] = (struct hwc_cmd){v, 0};
+	}
+	return true;
+}
+
 static int collect_cmis(struct hwc_env *e, struct hwc_arena *a, const char *ifn, struct hwc_module_map *mp,
 			struct hwc_fmeta *why)
 {
-	const char *const lower[] = {"ethtool", "-m", ifn, "page", "0", "hex", "on", NULL};
+	const char *const *lower = lower_argv(a, ifn);
 	struct hwc_cmd_result r;
+	struct hwc_cmd cmds[NUPPER];
+	struct hwc_cmd_result res[NUPPER];
+	if (!lower) {
+		hwc_fmeta_set(why, HWC_ST_UNREADABLE, ENOMEM, "out of memory");
+		return -ENOMEM;
+	}
 	hwc_run(e, a, lower, 0, &r);
 	if (!run_ok(&r, a, hwc_argv_str(a, lower), why))
 		return -ENOENT;
@@ -61,21 +96,11 @@ static int collect_cmis(struct hwc_env *e, struct hwc_arena *a, const char *ifn,
 	}
 	if (hwc_module_spec_of(mp->lower[0]) != HWC_MODULE_CMIS)
 		return 0;
-	static const char *const pages[] = {"0", "1", "2", "17"};
-	static const size_t idx[] = {0, 1, 2, 0x11};
-	const char *argv[4][10];
-	struct hwc_cmd cmds[4];
-	struct hwc_cmd_result res[4];
-	for (size_t i = 0; i < 4; i++) {
-		const char *v[] = {"ethtool", "-m", ifn, "page", pages[i], "offset", "128", "hex", "on", NULL};
-		memcpy(argv[i], v, sizeof(v));
-		if (i) /* page N defaults to offset 128 */
-			argv[i][5] = "hex", argv[i][6] = "on", argv[i][7] = NULL;
-		cmds[i] = (struct hwc_cmd){argv[i], 0};
-	}
-	hwc_run_many(e, a, 4, cmds, res);
-	for (size_t i = 0; i < 4; i++)
-		mp->upper[idx[i]] = page_bytes(a, &res[i], 128);
+	if (!upper_cmds(a, ifn, cmds))
+		return 0; /* out of memory: the pages stay absent */
+	hwc_run_many(e, a, NUPPER, cmds, res);
+	for (size_t i = 0; i < NUPPER; i++)
+		mp->upper[upper_idx[i]] = page_bytes(a, &res[i], 128);
 	return 0;
 }
 
@@ -85,6 +110,36 @@ const char *const *hwc_module_argv(struct hwc_arena *a, const char *ifn)
 	if (v)
 		v[0] = "ethtool", v[1] = "-m", v[2] = ifn, v[3] = "hex", v[4] = "on";
 	return v;
+}
+
+/* The ioctl dump of `ethtool -m IF hex on` mapped into mp; false (why set) when unusable. bad:
+ * the tool answered, but not with a hex dump from offset 0. */
+static bool ioctl_dump(struct hwc_arena *a, const struct hwc_cmd_result *r, const char *src, struct hwc_module_map *mp,
+		       struct hwc_fmeta *why, bool *bad)
+{
+	*bad = false;
+	memset(mp, 0, sizeof(*mp));
+	if (!run_ok(r, a, src, why))
+		return false;
+	uint8_t *buf = hwc_arena_calloc(a, 1, EEPROM_MAX);
+	size_t base = 0, n = 0;
+	if (buf && (hwc_module_parse_hex(r->out, r->out_len, buf, EEPROM_MAX, &base, &n) < 0 || base)) {
+		*bad = true;
+		hwc_fmeta_set(why, HWC_ST_INVALID, 0, hwc_arena_printf(a, "%s: not a hex dump from offset 0", src));
+		return false;
+	}
+	if (buf)
+		hwc_module_map_linear(buf, n, mp);
+	return true;
+}
+
+/* mlx5's ioctl refuses CMIS modules (Invalid argument): their pages come over netlink. Not worth
+ * asking again when the answer would be the same (root, no tool, --no-tools, its timeout). */
+static bool pages_next(bool ok, const struct hwc_module_map *mp, enum hwc_status st)
+{
+	if (ok)
+		return mp->lower && hwc_module_spec_of(mp->lower[0]) == HWC_MODULE_CMIS;
+	return st != HWC_ST_NEEDS_ROOT && st != HWC_ST_ABSENT && st != HWC_ST_BLOCKED && st != HWC_ST_TIMEOUT;
 }
 
 void hwc_module_collect(struct hwc_env *e, struct hwc_facts *f, const char *ifn, struct hwc_module *m)
@@ -97,26 +152,17 @@ void hwc_module_collect(struct hwc_env *e, struct hwc_facts *f, const char *ifn,
 	}
 	const char *src = hwc_argv_str(a, ioctl_argv);
 	struct hwc_cmd_result r;
-	struct hwc_fmeta why;
+	struct hwc_fmeta why = {0};
 	struct hwc_module_map mp;
-	memset(&mp, 0, sizeof(mp));
+	bool bad;
 	hwc_run(e, a, ioctl_argv, 0, &r);
-	bool ok = run_ok(&r, a, src, &why);
-	uint8_t *buf = hwc_arena_calloc(a, 1, EEPROM_MAX);
-	size_t base = 0, n = 0;
-	if (ok && buf && (hwc_module_parse_hex(r.out, r.out_len, buf, EEPROM_MAX, &base, &n) < 0 || base)) {
+	bool ok = ioctl_dump(a, &r, src, &mp, &why, &bad);
+	if (bad)
 		hwc_facts_error(f, "netdevs", src, "output not understood (expected ethtool's hex dump from offset 0)");
-		hwc_fmeta_set(&why, HWC_ST_INVALID, 0, hwc_arena_printf(a, "%s: not a hex dump from offset 0", src));
-		ok = false;
-	}
-	if (ok)
-		hwc_module_map_linear(buf, n, &mp);
-	/* mlx5's ioctl refuses CMIS modules (Invalid argument): their pages come over netlink */
-	if (!ok || (mp.lower && hwc_module_spec_of(mp.lower[0]) == HWC_MODULE_CMIS)) {
+	if (!ok || pages_next(ok, &mp, why.st)) {
 		struct hwc_fmeta why2;
-		if (why.st == HWC_ST_NEEDS_ROOT || why.st == HWC_ST_ABSENT || why.st == HWC_ST_BLOCKED ||
-		    why.st == HWC_ST_TIMEOUT)
-			goto fail; /* the same answer again: not worth the time */
+		if (!pages_next(ok, &mp, why.st))
+			goto fail;
 		memset(&mp, 0, sizeof(mp));
 		if (collect_cmis(e, a, ifn, &mp, &why2) < 0)
 			goto fail;
@@ -128,6 +174,38 @@ void hwc_module_collect(struct hwc_env *e, struct hwc_facts *f, const char *ifn,
 fail:
 	hwc_module_fail(m, &why);
 	HWC_FAIL(m->source, why.st, why.err, why.detail);
+}
+
+/* Which of the n ports' started `ethtool -m IF hex on` calls for the pages next: a wave of lower
+ * pages for those, then a wave of upper pages for the CMIS ones, each started at once. */
+void hwc_module_start_pages(struct hwc_env *e, struct hwc_arena *a, const char *const *ifn, size_t n)
+{
+	struct hwc_cmd *lower = hwc_arena_calloc(a, n ? n : 1, sizeof(*lower));
+	struct hwc_cmd *upper = hwc_arena_calloc(a, n ? n * NUPPER : 1, sizeof(*upper));
+	const char **who = hwc_arena_calloc(a, n ? n : 1, sizeof(*who));
+	size_t nl = 0, nu = 0;
+	if (!lower || !upper || !who)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const char *const *argv = hwc_module_argv(a, ifn[i]);
+		struct hwc_cmd_result r;
+		struct hwc_module_map mp;
+		struct hwc_fmeta why = {0};
+		bool bad;
+		if (!argv || hwc_run_peek(e, a, argv, &r) < 0)
+			continue;
+		bool ok = ioctl_dump(a, &r, hwc_argv_str(a, argv), &mp, &why, &bad);
+		if (pages_next(ok, &mp, why.st) && (lower[nl].argv = lower_argv(a, ifn[i])))
+			who[nl++] = ifn[i];
+	}
+	hwc_run_start(e, a, nl, lower);
+	for (size_t i = 0; i < nl; i++) {
+		struct hwc_cmd_result r;
+		const uint8_t *lo = hwc_run_peek(e, a, lower[i].argv, &r) == 0 ? page_bytes(a, &r, 0) : NULL;
+		if (lo && hwc_module_spec_of(lo[0]) == HWC_MODULE_CMIS && upper_cmds(a, who[i], upper + nu))
+			nu += NUPPER;
+	}
+	hwc_run_start(e, a, nu, upper);
 }
 
 /* ------------------------------------------------------------------ JSON */
@@ -157,6 +235,8 @@ static const struct hwc_jfield module_f[] = {
 	S(serial_number), S(date_code), S(connector), S(media), S(compliance_codes),
 	HWC_JF(struct hwc_module, length_m, HWC_JT_F64),
 	HWC_JF(struct hwc_module, nominal_mbd, HWC_JT_F64),
+	HWC_JF(struct hwc_module, max_gbps, HWC_JT_F64),
+	S(rate_basis),
 	HWC_JF(struct hwc_module, lanes, HWC_JT_I64),
 	HWC_JF(struct hwc_module, ddm, HWC_JT_BOOL),
 	HWC_JF(struct hwc_module, temperature_c, HWC_JT_F64),

@@ -7,6 +7,9 @@
 
 #include "core/scan.h"
 
+static const char *port_subject(struct hwc_rule_ctx *c, const json_t *p, const json_t *ad);
+static bool bond_mtu_differs(struct hwc_rule_ctx *c, const json_t *nd);
+
 #define FOR_CARD_NETDEVS(c, i, ad, nds, n, k)                                                      \
 	json_array_foreach(hwc_q_adapters((c)->facts), i, ad) for (size_t n = hwc_q_adapter_netdevs((c)->facts, ad, nds, 32), k = 0; k < n; k++)
 
@@ -118,8 +121,9 @@ static double fabric_jumbo(struct hwc_rule_ctx *c, const char **who)
 	FOR_CARD_NETDEVS(c, i, ad, nds, n, k) {
 		const char *name = hwc_q_string(nds[k], "name");
 		const json_t *m = hwc_q_get(nds[k], "mtu");
+		/* a bond member set apart from its bond says nothing about the fabric */
 		if (name && json_is_number(m) && json_number_value(m) > 1500 && json_number_value(m) > best &&
-		    !ib_netdev(ad, name)) {
+		    !ib_netdev(ad, name) && !bond_mtu_differs(c, nds[k])) {
 			best = json_number_value(m);
 			*who = name;
 		}
@@ -127,24 +131,65 @@ static double fabric_jumbo(struct hwc_rule_ctx *c, const char **who)
 	return best;
 }
 
+/* The bond a netdev is a member of: 1 with its object, 0 when it is in none (no master, or a
+ * master that is not a bond), -1 when that is unknown (*why says why). */
+static int bond_of(struct hwc_rule_ctx *c, const json_t *nd, const json_t **bond, const char **why)
+{
+	const json_t *b;
+	*bond = NULL;
+	if (hwc_q_find(nd, "bond", &b, why, c->a)) {
+		*bond = b;
+		return json_is_object(b) ? 1 : -1;
+	}
+	return *why && (!strncmp(*why, "absent", 6) || !strncmp(*why, "unsupported", 11)) ? 0 : -1;
+}
+
+/* Where an MTU is set: on the bond for a member (the bonding driver passes the bond's MTU to every
+ * member; one set on a member alone leaves the bond and the other members as they were). */
+static const char *mtu_target(struct hwc_rule_ctx *c, const json_t *nd)
+{
+	const json_t *b;
+	const char *why;
+	const char *bn = bond_of(c, nd, &b, &why) == 1 ? hwc_q_string(b, "name") : NULL;
+	return bn ? bn : hwc_q_string(nd, "name");
+}
+
+static const char *mtu_fix(struct hwc_rule_ctx *c, const json_t *nd, const char *fix, double mtu)
+{
+	fix = hwc_fix_subst(c->a, fix, "<netdev>", mtu_target(c, nd));
+	return hwc_fix_subst(c->a, fix, "<mtu_min>", fv_fmt_num(c->a, mtu));
+}
+
+/* A member whose MTU is not its bond's: the bond has another member set apart from it. */
+static bool bond_mtu_differs(struct hwc_rule_ctx *c, const json_t *nd)
+{
+	const json_t *b;
+	const char *why;
+	const json_t *bm = bond_of(c, nd, &b, &why) == 1 ? hwc_q_get(b, "mtu") : NULL;
+	const json_t *m = hwc_q_get(nd, "mtu");
+	return json_is_number(bm) && json_is_number(m) && json_number_value(bm) != json_number_value(m);
+}
+
 /* A 1500-byte port on a host whose other ConnectX Ethernet ports (bond members among them) run
  * jumbo frames: the fabric is jumbo and this port is the odd one (RoCE on it gets a 1024-byte
- * active MTU). */
+ * active MTU). A member that already differs from its own bond is NET_BOND_MTU_MISMATCH's. */
 static void mtu_against_peers(struct hwc_rule_ctx *c, const json_t *ad, const json_t *nd, double peer, const char *who)
 {
 	const char *name = hwc_q_string(nd, "name");
 	double mtu;
-	if (!name || !who || !strcmp(name, who) || ib_netdev(ad, name) || !need_num(c, name, nd, fv_netdev_path(c, name), "mtu", &mtu) ||
-	    mtu > 1500)
+	if (!name || !who || !strcmp(name, who) || ib_netdev(ad, name) || bond_mtu_differs(c, nd) ||
+	    !need_num(c, name, nd, fv_netdev_path(c, name), "mtu", &mtu) || mtu > 1500)
 		return;
-	struct hwc_finding *fd = hwc_rule_emit(c, name, "MTU is %s while %s on this host runs %s: the fabric is jumbo and this port "
+	const char *tgt = mtu_target(c, nd);
+	struct hwc_finding *fd = hwc_rule_emit(c, name, "MTU is %s%s%s%s while %s on this host runs %s: the fabric is jumbo and this port "
 					       "is not (RoCE on it gets a 1024-byte active MTU)",
-					       fv_fmt_num(c->a, mtu), who, fv_fmt_num(c->a, peer));
+					       fv_fmt_num(c->a, mtu), strcmp(tgt, name) ? " (its bond " : "", strcmp(tgt, name) ? tgt : "",
+					       strcmp(tgt, name) ? " too)" : "", who, fv_fmt_num(c->a, peer));
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.mtu", fv_netdev_path(c, name)), fv_fmt_num(c->a, mtu),
 			 fv_fmt_num(c->a, peer));
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.mtu", fv_netdev_path(c, who)), fv_fmt_num(c->a, peer), NULL);
 	if (fd)
-		fd->fix = hwc_fix_subst(c->a, fd->fix, "<mtu_min>", fv_fmt_num(c->a, peer));
+		fd->fix = mtu_fix(c, nd, fd->fix, peer);
 }
 
 static void eval_mtu(struct hwc_rule_ctx *c)
@@ -171,8 +216,89 @@ static void eval_mtu(struct hwc_rule_ctx *c)
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.mtu", fv_netdev_path(c, name)), fv_fmt_num(c->a, mtu),
 				 hwc_arena_printf(c->a, ">= %s", fv_fmt_num(c->a, want)));
 		if (fd)
-			fd->fix = hwc_fix_subst(c->a, fd->fix, "<mtu_min>", fv_fmt_num(c->a, want));
+			fd->fix = mtu_fix(c, nd, fd->fix, want);
 	}
+}
+
+/* The active MTU RoCE derives from a netdev MTU: the largest IB MTU that fits once the RoCE v2
+ * headers are taken off (include/rdma/ib_addr.h iboe_get_mtu: GRH, UDP, BTH, extended headers
+ * and ICRC, 96 bytes): 1500 -> 1024, 4200 or more -> 4096. */
+static int roce_mtu_of(double mtu)
+{
+	static const int ib[] = {4096, 2048, 1024, 512, 256};
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(ib); i++)
+		if (mtu - 96 >= ib[i])
+			return ib[i];
+	return 0;
+}
+
+/* The RoCE port that runs over the bond (RoCE LAG: its netdev is the bond) or over the member: its
+ * active MTU against the one the bond's MTU gives (mlx5 takes a LAG port's from the bond). */
+static void bond_roce_evidence(struct hwc_rule_ctx *c, struct hwc_finding *fd, const json_t *ad, const char *member,
+			       const char *bond, double bond_mtu)
+{
+	size_t k;
+	const json_t *p;
+	json_array_foreach(hwc_q_get(ad, "ports"), k, p) {
+		const char *pn = hwc_q_string(p, "netdev");
+		const char *ll = hwc_q_string(p, "link_layer");
+		if (!pn || (strcmp(pn, bond) && strcmp(pn, member)) || (ll && !strcasecmp(ll, "InfiniBand")))
+			continue;
+		const json_t *am = hwc_q_get(p, "active_mtu");
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.ports[%s].active_mtu", fv_adapter_path(c, hwc_q_string(ad, "bdf")), port_subject(c, p, ad)),
+				 json_is_number(am) ? fv_fmt_num(c->a, json_number_value(am)) : NULL,
+				 hwc_arena_printf(c->a, "%d (RoCE over the bond's MTU %s)", roce_mtu_of(bond_mtu), fv_fmt_num(c->a, bond_mtu)));
+	}
+}
+
+/* The other members of the bond this host collected, with their MTUs, for the evidence. */
+static void bond_peer_evidence(struct hwc_rule_ctx *c, struct hwc_finding *fd, const char *member, const char *bond, double bond_mtu)
+{
+	size_t i;
+	const json_t *o;
+	json_array_foreach(hwc_q_get(c->facts, "netdevs"), i, o) {
+		const char *on = hwc_q_string(o, "name");
+		const json_t *m = hwc_q_get(o, "mtu");
+		if (!on || !strcmp(on, member) || !hwc_q_string(hwc_q_get(o, "bond"), "name") ||
+		    strcmp(hwc_q_string(hwc_q_get(o, "bond"), "name"), bond))
+			continue;
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.mtu", fv_netdev_path(c, on)),
+				 json_is_number(m) ? fv_fmt_num(c->a, json_number_value(m)) : NULL, fv_fmt_num(c->a, bond_mtu));
+	}
+}
+
+static void bond_mismatch_one(struct hwc_rule_ctx *c, const json_t *ad, const json_t *nd)
+{
+	const char *name = hwc_q_string(nd, "name");
+	const char *base = fv_netdev_path(c, name);
+	const json_t *b;
+	const char *why = NULL;
+	int in = bond_of(c, nd, &b, &why);
+	if (in < 0) {
+		hwc_rule_unknown(c, name, hwc_arena_printf(c->a, "%s.bond", base), why, "whether the port is a bond member with its bond's MTU");
+		return;
+	}
+	double mtu, bm;
+	const char *bn;
+	if (!in || ib_netdev(ad, name) || !need_str(c, name, nd, base, "bond.name", &bn) || !need_num(c, name, nd, base, "mtu", &mtu) ||
+	    !need_num(c, name, nd, base, "bond.mtu", &bm) || mtu == bm)
+		return;
+	struct hwc_finding *fd = hwc_rule_emit(c, name, "MTU is %s while its bond %s runs %s: the members of one bond must carry the same frames "
+					       "(%s)", fv_fmt_num(c->a, mtu), bn, fv_fmt_num(c->a, bm),
+					       mtu < bm ? "this member drops the bond's larger frames" : "this member's larger MTU is never used by the bond");
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.mtu", base), fv_fmt_num(c->a, mtu), fv_fmt_num(c->a, bm));
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.bond.mtu", base), fv_fmt_num(c->a, bm), NULL);
+	bond_peer_evidence(c, fd, name, bn, bm);
+	bond_roce_evidence(c, fd, ad, name, bn, bm);
+	if (fd)
+		fd->fix = hwc_fix_subst(c->a, hwc_fix_subst(c->a, fd->fix, "<bond>", bn), "<bond_mtu>", fv_fmt_num(c->a, bm));
+}
+
+static void eval_bond_mtu(struct hwc_rule_ctx *c)
+{
+	size_t i;
+	const json_t *ad, *nds[32];
+	FOR_CARD_NETDEVS(c, i, ad, nds, n, k) bond_mismatch_one(c, ad, nds[k]);
 }
 
 /* An offload in the state the rule flags (LRO on; TSO or GRO off, which mlx5 turns on by default
@@ -396,10 +522,24 @@ const struct hwc_rule hwc_rules_netdev[] = {
 	 "The profile expects jumbo frames on this product's ports; a 1500-byte MTU multiplies per-packet "
 	 "costs and limits RoCE to a 1024-byte MTU. Without a profile MTU, a 1500-byte ConnectX Ethernet "
 	 "port is flagged when another ConnectX Ethernet port of the host (a bond member, the other port "
-	 "of the card) runs jumbo frames: the fabric is jumbo and this port is the odd one.",
-	 "`ip link set <netdev> mtu <mtu_min>` (the profile's value, or the one its peers run; and the "
-	 "switch ports), persisted in the network configuration.",
+	 "of the card) runs jumbo frames: the fabric is jumbo and this port is the odd one. A bond member "
+	 "is set through its bond (the fix names the bond); a member whose MTU differs from its own bond's "
+	 "is NET_BOND_MTU_MISMATCH's.",
+	 "`ip link set <netdev> mtu <mtu_min>` (the profile's value, or the one its peers run; on a bond "
+	 "member, the bond; and the switch ports), persisted in the network configuration.",
 	 eval_mtu},
+	{"NET_BOND_MTU_MISMATCH", HWC_SEV_WARN, "netdev", "Bond member MTU differs from its bond's",
+	 "The bonding driver gives every member the bond's MTU when it enslaves it; a member changed "
+	 "afterwards (a tuning script, `ip link set <member> mtu`, a network configuration that sets the "
+	 "members but not the bond) differs from its bond. A member below the bond's MTU drops the bond's "
+	 "larger frames; one above it is never used. RoCE over the bond (RoCE LAG) takes its active MTU "
+	 "from the bond's MTU (1500 gives 1024, 4200 and more give 4096), so the evidence names the RoCE "
+	 "port's active MTU too. Read from sysfs: the member's master link, the bond's bonding/ directory "
+	 "and mtu.",
+	 "Set the MTU on the bond, which passes it to every member: `ip link set <bond> mtu <bond_mtu>` "
+	 "(or the fabric's jumbo MTU), and persist it on the bond in the network configuration, not on "
+	 "the members alone.",
+	 eval_bond_mtu},
 	{"NET_TSO_OFF", HWC_SEV_WARN, "netdev", "TCP segmentation offload off",
 	 "With TSO (LSO) off the CPU cuts every TCP send into MTU-sized segments itself: at 25 GbE and "
 	 "above that costs cores and caps single-stream throughput. mlx5 turns it on by default; old "

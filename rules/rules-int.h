@@ -160,6 +160,7 @@ HWC_AREA_DECL(netdev);
 HWC_AREA_DECL(probe);
 HWC_AREA_DECL(link);
 HWC_AREA_DECL(module);
+HWC_AREA_DECL(rate);
 HWC_AREA_DECL(collect);
 HWC_AREA_DECL(roce);
 HWC_AREA_DECL(gpudirect);

@@ -86,6 +86,7 @@ const struct hwc_rule *hwc_rules_table(size_t *n)
 		append(hwc_rules_netdev, hwc_rules_netdev_n);
 		append(hwc_rules_link, hwc_rules_link_n);
 		append(hwc_rules_module, hwc_rules_module_n);
+		append(hwc_rules_rate, hwc_rules_rate_n);
 		append(hwc_rules_roce, hwc_rules_roce_n);
 		append(hwc_rules_probe, hwc_rules_probe_n);
 		append(hwc_rules_collect, hwc_rules_collect_n);

@@ -7,3 +7,13 @@ hwc_py_test(link link/test_link.py)
 # Our module EEPROM decoder against ethtool -m's own decoding of the same bytes (the oracle).
 hwc_unit_test(test_module link/test_module.c)
 target_compile_definitions(test_module PRIVATE HWC_FIXTURES="${CMAKE_CURRENT_SOURCE_DIR}/fixtures")
+# ethtool IF (negotiated vs possible) on real captures and broken text; module rates.
+hwc_unit_test(test_ethtool_link link/test_ethtool_link.c)
+target_compile_definitions(test_ethtool_link PRIVATE HWC_SEEDS="${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus"
+  HWC_FIXTURES="${CMAKE_CURRENT_SOURCE_DIR}/fixtures")
+hwc_py_test(link_rate link/test_rate.py)
+# ethtool -m as the oracle of the module rate table (the shim of tests/oracle.cmake).
+add_test(NAME link_rate_oracle COMMAND ${HWC_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/oracle/test_rate_oracle.py
+  --shim $<TARGET_FILE:hwc_ethtool_shim>)
+set_tests_properties(link_rate_oracle PROPERTIES ENVIRONMENT "LC_ALL=C;PYTHONDONTWRITEBYTECODE=1"
+  SKIP_RETURN_CODE 77 LABELS unit)

@@ -55,6 +55,31 @@ class ExitCodes(unittest.TestCase):
             cp = run("--root", d, "--exit-codes", "npd")
             self.assertEqual(cp.returncode, 2)
 
+    def test_facts_file_with_nothing_known_names_the_file(self):
+        # a facts file saved from an empty root: with --facts nothing is collected, so no message
+        # may say "nothing could be collected under /" (the machine running hwcheck was not read)
+        with tempfile.TemporaryDirectory() as d:
+            f = os.path.join(d, "empty-facts.json")
+            cp = run("--root", d, "facts", "--json", "-o", f)
+            self.assertEqual(cp.returncode, 3, cp.stderr)
+            for cmd in (("facts",), ("facts", "--json"), ("check",), ("list",)):
+                with self.subTest(cmd):
+                    cp = run("--facts", f, *cmd)
+                    self.assertEqual(cp.returncode, 3, cp.stderr)
+                    self.assertNotIn("under /", cp.stderr + cp.stdout)
+                    self.assertIn(f"--facts {f} holds no known fact", cp.stderr)
+                    self.assertIn("nothing is collected", cp.stderr)
+            cp = run("--facts", f, "check")
+            self.assertEqual(cp.stdout.splitlines()[0],
+                             "hwcheck: UNKNOWN no known fact in the --facts file")
+            self.assertIn(f"No fact could be read from {f}", cp.stdout)
+            cp, j = run_json("--facts", f, "check", "--json")
+            self.assertEqual(cp.returncode, 3)
+            hwctest.validate(j)
+            self.assertEqual(j["summary"]["unknown"][0]["reason"],
+                             f"--facts {f} holds no known fact (with --facts nothing is collected: "
+                             "every fact comes from the file)")
+
     def test_findings_exit_one_and_fail_on(self):
         # this machine has no ConnectX: MLX_NO_ADAPTER (warn) -> exit 1 with the default --fail-on
         cp = run()

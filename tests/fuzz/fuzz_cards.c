@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		json_decref(hwc_cards_json(facts, &fd, NULL));
 		struct hwc_summary s;
 		hwc_summary_compute(&fd, false, &s);
-		json_decref(hwc_summary_json(&s, &fd, "/"));
+		json_decref(hwc_summary_json(&s, &fd, NULL));
 		struct hwc_cli c = {.exit_codes = "nagios", .verbose = size % 2 == 0};
 		char *buf = NULL;
 		size_t len = 0;

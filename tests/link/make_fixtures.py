@@ -238,12 +238,13 @@ def build():
     gpud1164()
 
 
-def main():
+def main(build_fn=None, script="tests/link/make_fixtures.py"):
+    build_fn = build_fn or build
     if "--check" in sys.argv:
         real = mkfixtures.FIX
         with tempfile.TemporaryDirectory() as d:
             mkfixtures.FIX = d
-            build()
+            build_fn()
             for name in os.listdir(d):
                 cmp = filecmp.dircmp(os.path.join(d, name), os.path.join(real, name))
                 bad = []
@@ -254,10 +255,10 @@ def main():
                         walk(sub)
                 walk(cmp)
                 if bad:
-                    print(f"{name}: out of date: {bad[:5]} (run tests/link/make_fixtures.py)")
+                    print(f"{name}: out of date: {bad[:5]} (run {script})")
                     sys.exit(1)
         return
-    build()
+    build_fn()
 
 
 if __name__ == "__main__":

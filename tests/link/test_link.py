@@ -83,6 +83,8 @@ class Fixtures(unittest.TestCase):
         self.assertEqual(link_findings(j), [("LINK_FEC_MODE", "unknown", "p1"),
                                             ("LINK_MODULE_RX_POWER_LOW", "unknown", "p1"),
                                             ("LINK_MODULE_THRESHOLDS", "unknown", "p1"),
+                                            ("LINK_RATE_BELOW_POSSIBLE", "unknown", "p1"),
+                                            ("LINK_RATE_LIMITED", "unknown", "p1"),
                                             ("LINK_SYMBOL_ERRORS", "warn", "p1")])
         f = next(f for f in j["findings"] if f["rule_id"] == "LINK_SYMBOL_ERRORS")
         self.assertIn("386 symbol errors", f["message"])

@@ -82,6 +82,18 @@ class Root:
         self.write(f"sys/devices/virtual/net/{ifname}/mtu", f"{mtu}\n")
         self.link(f"sys/class/net/{ifname}", f"../../devices/virtual/net/{ifname}")
 
+    def bond(self, name, mtu, mode, slaves, active="", bus=None, bdfs=()):
+        """A bonding master (drivers/net/bonding/bond_sysfs.c layout) and its members' links."""
+        d = f"sys/devices/virtual/net/{name}"
+        self.write(f"{d}/mtu", f"{mtu}\n")
+        for k, v in (("mode", mode), ("slaves", " ".join(slaves)), ("active_slave", active)):
+            self.write(f"{d}/bonding/{k}", f"{v}\n")
+        self.link(f"sys/class/net/{name}", f"../../devices/virtual/net/{name}")
+        for ifname, bdf in zip(slaves, bdfs):
+            m = f"sys/devices/pci0000:{bus}/{bdf}/net/{ifname}"
+            self.link(f"{m}/master", f"../../../../virtual/net/{name}")
+            self.write(f"{m}/bonding_slave/state", "active\n")
+
     def ethtool(self, opt, ifname, stdout):
         self.write(f"hwcheck/commands/ethtool {opt} {ifname}/stdout", stdout)
 
@@ -274,10 +286,114 @@ and a card whose module reports its own sensor (`Module0`, temp2).
 """)
 
 
+KUBE01 = "ethtool/cx4lx-mcx4121a_enp1s0f0np0_ethtool-g-k-i-c-l_k6.8-pve_xtremeownage-2025_DEINDENTED.txt"
+
+
+def kube01(name, tso_off=False, gro_off=False):
+    """The real ConnectX-4 Lx port of kube01 (tests/captures/ethtool/, KUBE01): -g, -k, -i, -l."""
+    r = Root(name)
+    bdf = "0000:01:00.0"
+    r.pci("00", bdf, "0x15b3", "0x1015", "mlx5_core")
+    r.netdev("00", bdf, "enp1s0f0np0", mtu=1500, speed=25000, operstate="up")
+    t = corpus(KUBE01)
+    k = block(t, "Features for", "hsr-dup-offload")
+    if tso_off:  # what `ethtool -K enp1s0f0np0 tso off` leaves (RECONSTRUCTED: see SOURCE.md)
+        k = (k.replace("tcp-segmentation-offload: on", "tcp-segmentation-offload: off")
+             .replace("tx-tcp-segmentation: on", "tx-tcp-segmentation: off")
+             .replace("tx-tcp6-segmentation: on", "tx-tcp6-segmentation: off"))
+    if gro_off:  # what `ethtool -K enp1s0f0np0 gro off` leaves (RECONSTRUCTED)
+        k = k.replace("generic-receive-offload: on", "generic-receive-offload: off")
+    r.ethtool("-k", "enp1s0f0np0", k)
+    r.ethtool("-g", "enp1s0f0np0", block(t, "Ring parameters for", "TCP data split"))
+    r.ethtool("-i", "enp1s0f0np0", block(t, "driver: mlx5_core", "supports-priv-flags"))
+    r.ethtool("-l", "enp1s0f0np0", block(t, "Channel parameters for", "Combined:"))
+    return r
+
+
+KUBE01_SOURCE = """| piece | from | real or reconstructed |
+|---|---|---|
+| `hwcheck/commands/ethtool -k enp1s0f0np0/stdout` | `tests/captures/ethtool/cx4lx-mcx4121a_enp1s0f0np0_ethtool-g-k-i-c-l_k6.8-pve_xtremeownage-2025_DEINDENTED.txt` (see tests/captures/SOURCE.md: XtremeOwnage/Web `docs/blog/posts/Technology/2025/ConnectX-Helpers.md` @0e3a1c27, host kube01, ConnectX-4 Lx MCX4121A-ACA, Proxmox kernel 6.8.12-8-pve, firmware 14.32.1900) | real: the `Features for enp1s0f0np0:` block verbatim (the blog renders ethtool's leading tab of sub-features as 8 spaces) |
+| `-g`, `-i`, `-l` of enp1s0f0np0 | the same capture | real, verbatim blocks |
+| `sys/...`: BDF 0000:01:00.0, vendor 0x15b3, driver mlx5_core, speed 25000, operstate up | the same post (`lspci`: 01:00.0 MT27710 Family [ConnectX-4 Lx], `ethtool`: Speed 25000Mb/s, Link detected: yes; bus-info 0000:01:00.0) | device id 0x1015 (ConnectX-4 Lx, pci.ids) and the sysfs layout RECONSTRUCTED; MTU 1500 RECONSTRUCTED (the post does not print it) |
+"""
+
+
+def net_cx4lx_real_k():
+    r = kube01("net-cx4lx-ethtool-k-real")
+    r.source(f"""# net-cx4lx-ethtool-k-real
+
+A real, complete mlx5 `ethtool -k` (a ConnectX-4 Lx 25GbE port, mlx5 defaults: TSO, GSO and GRO on,
+LRO off, hardware GRO off [fixed]): the offload rules must stay quiet on it.
+
+{KUBE01_SOURCE}""")
+
+
+def net_cx4lx_tso_gro_off():
+    r = kube01("net-cx4lx-tso-gro-off", tso_off=True, gro_off=True)
+    r.source(f"""# net-cx4lx-tso-gro-off
+
+The real port of net-cx4lx-ethtool-k-real after `ethtool -K enp1s0f0np0 tso off gro off`, as the
+10 GbE tuning guides advise: NET_TSO_OFF and NET_GRO_OFF must fire on the real text.
+
+{KUBE01_SOURCE}| `tcp-segmentation-offload`, `tx-tcp-segmentation`, `tx-tcp6-segmentation`, `generic-receive-offload` lines | the real block above | RECONSTRUCTED: `on` changed to `off` on these four lines (what `ethtool -K IF tso off gro off` leaves; no public capture of an mlx5 port with them off was found); every other line real |
+""")
+
+
+BOND = "ethtool/cx4lx-mt2420110034_roce-lag-bond0_ip-a-members-1518-1500_ethtool-i_notes-cn_FRAGMENT.txt"
+
+
+def net_cx4lx_bond(name, eth01_mtu, doc):
+    """The real RoCE LAG host of BOND: bond0 (MTU 1500) over the two ports eth01/eth02 of a
+    ConnectX-4 Lx (PSID MT_2420110034), eth01 at MTU 1518 in the capture."""
+    r = Root(name)
+    t = corpus(BOND)
+    assert "eth01: <BROADCAST,MULTICAST,SLAVE,UP,LOWER_UP> mtu 1518 qdisc mq master bond0" in t
+    assert "eth02: <BROADCAST,MULTICAST,SLAVE,UP,LOWER_UP> mtu 1500 qdisc mq master bond0" in t
+    assert "bond0: <BROADCAST,MULTICAST,MASTER,UP,LOWER_UP> mtu 1500" in t
+    for bdf, ifname, mtu in (("0000:3b:00.0", "eth01", eth01_mtu), ("0000:3b:00.1", "eth02", 1500)):
+        r.pci("3a", bdf, "0x15b3", "0x1015", "mlx5_core")
+        r.netdev("3a", bdf, ifname, mtu=mtu, speed=25000, operstate="up")
+        r.write(f"sys/devices/pci0000:3a/{bdf}/net/{ifname}/flags", "0x1903\n")
+        r.write(f"sys/devices/pci0000:3a/{bdf}/net/{ifname}/carrier", "1\n")
+    r.ethtool("-i", "eth01", block(t, "driver: mlx5_core", "supports-priv-flags"))
+    r.bond("bond0", 1500, "802.3ad 4", ["eth01", "eth02"], bus="3a",
+           bdfs=("0000:3b:00.0", "0000:3b:00.1"))
+    r.source(doc + f"""
+| piece | from | real or reconstructed |
+|---|---|---|
+| bond0 over eth01 and eth02, bond0 MTU 1500, eth01 MTU 1518, eth02 MTU 1500 (`ip a`), `mlx5_bond_0 port 1 ==> bond0 (Up)` (RoCE LAG) | `tests/captures/{BOND}` (see tests/captures/SOURCE.md: Chinese RDMA notes, section "bond口"; the same host's ConnectX-4 Lx, PSID MT_2420110034) | real: membership, the three MTUs, flags UP+LOWER_UP (so `flags` 0x1903 = UP, BROADCAST, RUNNING, SLAVE, MULTICAST and carrier 1) |
+| `hwcheck/commands/ethtool -i eth01/stdout` | the same capture | real, verbatim (driver mlx5_core 24.07-0.6.1, firmware 14.28.2006 (MT_2420110034), bus-info 0000:3b:00.0) |
+| eth02 at 0000:3b:00.1 | - | RECONSTRUCTED: the capture gives eth01's bus-info only; a RoCE LAG joins the two ports of one card |
+| `bonding/mode` `802.3ad 4`, `bonding/active_slave` empty, `bonding_slave/state` active | - | RECONSTRUCTED: the capture does not print the mode; RoCE LAG needs active-backup or 802.3ad, 802.3ad chosen |
+| `bonding/slaves` `eth01 eth02` | the capture's `master bond0` of both | derived |
+| sysfs layout, device id 0x1015, speed 25000 | - | RECONSTRUCTED (a ConnectX-4 Lx; the capture prints no speed) |
+""")
+
+
+def net_bond_mtu_mismatch():
+    net_cx4lx_bond("net-cx4lx-bond-mtu-mismatch", 1518, """# net-cx4lx-bond-mtu-mismatch
+
+A real RoCE LAG host whose bond members disagree: bond0 runs 1500, its member eth01 1518, eth02
+1500. NET_BOND_MTU_MISMATCH must name eth01 and its bond.
+""")
+
+
+def net_bond_mtu_agree():
+    net_cx4lx_bond("net-cx4lx-bond-mtu-agree", 1500, """# net-cx4lx-bond-mtu-agree
+
+The host of net-cx4lx-bond-mtu-mismatch with eth01 set back to its bond's 1500 (RECONSTRUCTED:
+the capture has 1518): NET_BOND_MTU_MISMATCH must stay quiet.
+""")
+
+
 if __name__ == "__main__":
     net_cx6dx_discards()
     net_full_stats()
     net_rss_ladder()
     thermal_bf2()
     thermal_cx5_v2()
+    net_cx4lx_real_k()
+    net_cx4lx_tso_gro_off()
+    net_bond_mtu_mismatch()
+    net_bond_mtu_agree()
     print("fixtures written under", os.path.normpath(FIXTURES))

@@ -3,6 +3,7 @@
 # snapshot of a fixture that replays to the same facts.
 import json
 import os
+import shutil
 import sys
 import tarfile
 import tempfile
@@ -12,7 +13,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import hwctest  # noqa: E402
 from hwctest import run, run_json  # noqa: E402
 
-FIXTURES = ("net-cx6dx-discards-rings-4096", "net-mlx5-100g-full-stats", "net-mlx5-rss-ladder-q6700")
+FIXTURES = ("net-cx6dx-discards-rings-4096", "net-mlx5-100g-full-stats", "net-mlx5-rss-ladder-q6700",
+            "net-cx4lx-ethtool-k-real", "net-cx4lx-tso-gro-off", "net-cx4lx-bond-mtu-mismatch",
+            "net-cx4lx-bond-mtu-agree")
 
 
 def netdevs(root, *extra, ok=(0,)):
@@ -88,17 +91,118 @@ class Facts(unittest.TestCase):
                 self.assertEqual(json.load(open(f))["facts"]["netdevs"], j["facts"]["netdevs"])
 
     def test_snapshot_of_fixture_replays(self):
-        fx = "net-cx6dx-discards-rings-4096"
-        with tempfile.TemporaryDirectory() as d:
-            tar = os.path.join(d, "s.tar")
-            cp = run("--root", hwctest.fixture(fx, "root"), "snapshot", "-o", tar)
-            self.assertEqual(cp.returncode, 0, cp.stderr)
-            root = os.path.join(d, "root")
-            os.mkdir(root)
-            with tarfile.open(tar) as t:
-                t.extractall(root)
-            _, replay = run_json("--root", root, "facts", "--json")
-            self.assertEqual(replay["facts"]["netdevs"], netdevs(fx)["facts"]["netdevs"])
+        snapshot_replays(self, "net-cx6dx-discards-rings-4096")
+
+
+def snapshot_replays(tc, fx):
+    """A snapshot of fixture fx, untarred, replays to the same netdev facts."""
+    with tempfile.TemporaryDirectory() as d:
+        tar = os.path.join(d, "s.tar")
+        cp = run("--root", hwctest.fixture(fx, "root"), "snapshot", "-o", tar)
+        tc.assertEqual(cp.returncode, 0, cp.stderr)
+        root = os.path.join(d, "root")
+        os.mkdir(root)
+        with tarfile.open(tar) as t:
+            t.extractall(root)
+        _, replay = run_json("--root", root, "facts", "--json")
+        tc.assertEqual(replay["facts"]["netdevs"], netdevs(fx)["facts"]["netdevs"])
+
+
+def check(root):
+    cp, j = run_json("--root", hwctest.fixture(root, "root"), "--json")
+    if cp.returncode not in (0, 1):
+        raise AssertionError(f"{root}: exit {cp.returncode}: {cp.stderr}")
+    return j
+
+
+def findings(j, rule):
+    return [(f["severity"], f["subject"]) for f in j["findings"] if f["rule_id"] == rule]
+
+
+class Offloads(unittest.TestCase):
+    """TSO/GRO verdicts on a real mlx5 `ethtool -k` (tests/fixtures/net-cx4lx-*/SOURCE.md)."""
+
+    def test_real_capture_parsed(self):
+        f = netdevs("net-cx4lx-ethtool-k-real")["facts"]["netdevs"][0]["features"]
+        self.assertEqual(f, {"lro": False, "gro": True, "gro_hw": False, "tso": True, "gso": True,
+                             "rx_checksum": True, "tx_checksum": True})
+
+    def test_real_capture_is_quiet(self):
+        j = check("net-cx4lx-ethtool-k-real")
+        for rule in ("NET_TSO_OFF", "NET_GRO_OFF", "NET_LRO_ON"):
+            self.assertEqual(findings(j, rule), [], rule)
+
+    def test_off_fires(self):
+        j = check("net-cx4lx-tso-gro-off")
+        self.assertEqual(findings(j, "NET_TSO_OFF"), [("warn", "enp1s0f0np0")])
+        self.assertEqual(findings(j, "NET_GRO_OFF"), [("warn", "enp1s0f0np0")])
+        self.assertEqual(findings(j, "NET_LRO_ON"), [])
+        fix = [f["fix"] for f in j["findings"] if f["rule_id"] == "NET_TSO_OFF"][0]
+        self.assertIn("`ethtool -K enp1s0f0np0 tso on`", fix)
+
+
+class Bond(unittest.TestCase):
+    """Bond membership (sysfs master link, bonding/) on a real RoCE LAG host whose members differ."""
+
+    def test_membership_facts(self):
+        nd = {n["name"]: n for n in netdevs("net-cx4lx-bond-mtu-mismatch")["facts"]["netdevs"]}
+        b = nd["eth01"]["bond"]
+        self.assertEqual((b["name"], b["mode"], b["slaves"], b["mtu"], b["member_state"]),
+                         ("bond0", "802.3ad 4", ["eth01", "eth02"], 1500, "active"))
+        self.assertIsNone(b["active_slave"])
+        self.assertIn("is empty", b["unavailable"]["active_slave"]["detail"])
+        self.assertEqual((nd["eth01"]["mtu"], nd["eth02"]["mtu"]), (1518, 1500))
+
+    def test_not_a_member(self):
+        n = netdevs("net-cx4lx-ethtool-k-real")["facts"]["netdevs"][0]
+        self.assertIsNone(n["bond"])
+        self.assertEqual(n["unavailable"]["bond"]["status"], "absent")
+
+    def test_mismatch_fires_naming_the_bond(self):
+        j = check("net-cx4lx-bond-mtu-mismatch")
+        self.assertEqual(findings(j, "NET_BOND_MTU_MISMATCH"), [("warn", "eth01")])
+        f = [f for f in j["findings"] if f["rule_id"] == "NET_BOND_MTU_MISMATCH"][0]
+        self.assertIn("while its bond bond0 runs 1500", f["message"])
+        self.assertIn("`ip link set bond0 mtu 1500`", f["fix"])
+        ev = {e["fact"]: (e["observed"], e["expected"]) for e in f["evidence"]}
+        self.assertEqual(ev["netdevs[eth01].mtu"], ("1518", "1500"))
+        self.assertEqual(ev["netdevs[eth01].bond.mtu"], ("1500", None))
+        self.assertEqual(ev["netdevs[eth02].mtu"], ("1500", "1500"))
+        # a member set apart from its bond is not evidence of a jumbo fabric for the other member
+        self.assertEqual(findings(j, "NET_MTU_NOT_JUMBO"), [])
+
+    def test_agree_is_quiet(self):
+        j = check("net-cx4lx-bond-mtu-agree")
+        self.assertEqual(findings(j, "NET_BOND_MTU_MISMATCH"), [])
+        self.assertEqual(findings(j, "NET_MTU_NOT_JUMBO"), [])
+
+    def test_snapshot_keeps_the_bond(self):
+        # the master link and the bond's directory travel in the snapshot
+        snapshot_replays(self, "net-cx4lx-bond-mtu-mismatch")
+
+    def hostile(self, target):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        root = os.path.join(d, "root")
+        shutil.copytree(hwctest.fixture("net-cx4lx-bond-mtu-agree", "root"), root, symlinks=True)
+        link = os.path.join(root, "sys/devices/pci0000:3a/0000:3b:00.0/net/eth01/master")
+        os.unlink(link)
+        os.symlink(target, link)
+        cp, j = run_json("--root", root, "facts", "--json")
+        self.assertEqual(cp.returncode, 0, cp.stderr)
+        return {n["name"]: n for n in j["facts"]["netdevs"]}["eth01"]
+
+    def test_broken_master_links(self):
+        # a link out of the root, to a bridge-like directory or to nothing: a status, never the
+        # analysing machine's files and never a crash
+        n = self.hostile("../../../../../../../../../sys/class/net/lo")
+        self.assertIsNone(n["bond"])
+        self.assertEqual(n["unavailable"]["bond"]["status"], "unsupported")
+        self.assertIn("not a bond", n["unavailable"]["bond"]["detail"])
+        n = self.hostile("/")
+        self.assertEqual(n["unavailable"]["bond"]["status"], "invalid")
+        n = self.hostile("../../../../virtual/net/nosuch0")
+        self.assertEqual(n["unavailable"]["bond"]["status"], "unsupported")
 
 
 if __name__ == "__main__":

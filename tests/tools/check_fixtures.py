@@ -23,6 +23,7 @@ GENERATORS = [
     ("mlx/mkfwfixtures.py", []),
     ("roce/mkfixtures.py", []),
     ("link/make_fixtures.py", []),
+    ("link/make_rate_fixtures.py", []),
     ("rules/scenarios/make_roots.py", []),
     ("rules/mkfield.py", []),
     ("pci/hosts.py", ["fixtures"]),

@@ -188,6 +188,17 @@ static void test_started(struct hwc_env *live, struct hwc_env *rep, struct hwc_a
 	/* taken once: the same argv again runs again (and answers at once now) */
 	CHECK_INT(hwc_run(live, a, ta, 60000, &r), 0);
 	CHECK_STR(r.out, "A\n");
+	/* peek: waits for a started command without taking it; hwc_run takes it after */
+	const char *tp[] = {"sh", "-c", "echo peeked; exit 4", NULL};
+	struct hwc_cmd pc = {tp, 60000};
+	hwc_run_start(live, a, 1, &pc);
+	CHECK_INT(hwc_run_peek(live, a, tp, &r), 0);
+	CHECK_INT(r.m.st, HWC_ST_OK);
+	CHECK_INT(r.exit_code, 4);
+	CHECK_STR(r.out, "peeked\n");
+	CHECK_INT(hwc_run(live, a, tp, 60000, &r), -ECHILD);
+	CHECK_STR(r.out, "peeked\n");
+	CHECK_INT(hwc_run_peek(live, a, tp, &r), -ENOENT); /* taken */
 	hwc_run_drop_started(live); /* ends `sleep 600` (else this test would wait for it) */
 	const char *none[] = {"hwcheck-no-such-tool", NULL};
 	struct hwc_cmd nc = {none, 0};
@@ -202,7 +213,12 @@ static void test_started(struct hwc_env *live, struct hwc_env *rep, struct hwc_a
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	CHECK_INT(hwc_run(rep, a, mc, 1000, &r), -ECHILD);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	/* a recording that claims 46 days is held to the command's timeout: this test ends */
+	const char *slow[] = {"mstconfig", "slow", NULL};
+	CHECK_INT(hwc_run(rep, a, slow, 200, &r), 0);
 	unsetenv("HWCHECK_REPLAY_PACE");
+	CHECK_INT(r.elapsed_ms, 4000000000u);
+	CHECK_INT(hwc_run(rep, a, mc, 1000, &r), -ECHILD);
 	CHECK_INT(r.elapsed_ms, 300);
 	CHECK((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 >= 300);
 	CHECK_STR(r.out, "-E- Failed to open the device\n");
@@ -390,6 +406,7 @@ int main(void)
 	put("hwcheck/commands/mstconfig -d 0000:3b:00.0 q/stdout", "-E- Failed to open the device\n");
 	put("hwcheck/commands/mstconfig -d 0000:3b:00.0 q/result", "exit=3\nelapsed_ms=300\n");
 	put("hwcheck/commands/mstconfig hang/result", "timeout=1\n");
+	put("hwcheck/commands/mstconfig slow/result", "exit=0\nelapsed_ms=4000000000\n");
 
 	struct hwc_arena *a = hwc_arena_new();
 	struct hwc_env *e = NULL, *live = NULL;

@@ -391,7 +391,9 @@ ETHTOOL_NOTE = ("RECONSTRUCTED in ethtool's text layout (rings as corpus `ethtoo
                 "tests/fuzz/fuzz_link.c (Active FEC encoding: RS, no FEC errors); `-m IF hex on`: the "
                 "real Mellanox QSFP28 dump of tests/fixtures/module-eeprom (its thresholds kept) with "
                 "RECONSTRUCTED monitors (flags clear, 45 degC, 3.30 V, lanes at 6.5 mA, Tx 0.8 mW, "
-                "Rx 0.6 mW)")
+                "Rx 0.6 mW); `ethtool IF` (link modes) in the layout of corpus "
+                "`ethtool/mlx5-100G_ethtool-p1_...` with the port at its card's best (Speed = the "
+                "fastest supported mode, Lanes 4, auto-negotiation on, no partner line)")
 
 
 def fec(name):
@@ -422,6 +424,26 @@ def module_dump(lit=True):
     return "\n".join(lines)
 
 
+def link_settings(name, speed):
+    """`ethtool IF` of a healthy port at its card's best: RECONSTRUCTED in the layout of corpus
+    `ethtool/mlx5-100G_ethtool-p1_...` (the mlx5 100GbE modes it lists, 200G modes added for a
+    200G card) and, after Port, of the E810 capture's closing lines (Auto-negotiation, Link
+    detected)."""
+    modes = ["1000baseKX/Full", "10000baseKR/Full", "40000baseCR4/Full", "40000baseSR4/Full",
+             "25000baseCR/Full", "25000baseSR/Full", "50000baseCR2/Full", "100000baseSR4/Full",
+             "100000baseCR4/Full", "100000baseLR4_ER4/Full"]
+    if speed >= 200000:
+        modes += ["200000baseSR4/Full", "200000baseLR4_ER4_FR4/Full", "200000baseCR4/Full"]
+    lst = "".join(("\tSupported link modes:   " if i == 0 else "\t                        ") + m + "\n"
+                  for i, m in enumerate(modes))
+    return (f"Settings for {name}:\n\tSupported ports: [ FIBRE ]\n{lst}"
+            "\tSupported pause frame use: Symmetric\n\tSupports auto-negotiation: Yes\n"
+            "\tSupported FEC modes: None BaseR RS\n" + lst.replace("Supported link modes:   ", "Advertised link modes:  ") +
+            "\tAdvertised pause frame use: No\n\tAdvertised auto-negotiation: Yes\n"
+            f"\tAdvertised FEC modes: RS\n\tSpeed: {speed}Mb/s\n\tLanes: 4\n\tDuplex: Full\n"
+            "\tAuto-negotiation: on\n\tPort: FIBRE\n\tPHYAD: 0\n\tTransceiver: internal\n\tLink detected: yes\n")
+
+
 def healthy_netdev(r, bdf, name, fw, psid, kernel, comb, vec_cpus, local, mtu=9000, speed=100000,
                    rx=8192, stats=None, mx=63):
     r.netdev(bdf, name, mtu, speed, "up", {
@@ -430,6 +452,7 @@ def healthy_netdev(r, bdf, name, fw, psid, kernel, comb, vec_cpus, local, mtu=90
         "-I --show-fec": fec(name)},
         vec_cpus, local)
     r.command(["ethtool", "-m", name, "hex", "on"], module_dump())
+    r.command(["ethtool", name], link_settings(name, speed))
 
 
 def x2apic_on_amd():

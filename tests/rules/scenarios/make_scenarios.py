@@ -150,7 +150,10 @@ def netdev(name, bdf, speed_mbps, mtu=9000, rx=8192, rx_max=8192, comb=None, com
             "irq_locality": {"numa_node": node, "local_cpulist": cpulist,
                              "vectors": vectors if vectors is not None else comb, "outside_local": outside},
             "link": {"fec": {"configured": "Auto RS", "active": "RS", "corrected_blocks": 0,
-                             "uncorrectable_blocks": 0}}}
+                             "uncorrectable_blocks": 0}},
+            "bond": None,
+            "unavailable": {"bond": {"status": "absent", "detail": f"sys/class/net/{name}/master: "
+                                     "absent (not enslaved to a bond or bridge)"}}}
 
 
 def sensor(chip, label, temp, crit=None, mx=None, bdf=None, source="hwmon", highest=None):
@@ -252,7 +255,7 @@ a3 = adapter("0000:04:00.0", ["0000:04:00.0"], "101b", "ConnectX-6", "ConnectX-6
 # "enp4s0np0: Link down" in the capture: the interface is up, its port has no carrier
 nd3 = netdev("enp4s0np0", "0000:04:00.0", None, node=0, cpulist="0-15", comb=16, comb_max=16,
              carrier=False)
-nd3["unavailable"] = {"speed_mbps": {"status": "absent", "detail": "link down: ethtool reports Unknown!"}}
+nd3["unavailable"]["speed_mbps"] = {"status": "absent", "detail": "link down: ethtool reports Unknown!"}
 h3 = host("GenuineIntel", "12th Gen Intel(R) Core(TM) i7-12700", 6, 151, 1, 12, 20, [(0, "0-19", [10])],
           driver="intel_pstate", governor="performance", epp="performance")
 nd3["irq_locality"]["local_cpulist"] = "0-19"

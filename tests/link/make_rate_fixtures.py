@@ -1,0 +1,91 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+# Builds the tests/fixtures/rate-* roots (issue 14: negotiated vs possible rate) from real public
+# captures: `ethtool p1` of an mlx5 100GbE port (tests/captures/ethtool/, corpus INDEX.md) and the
+# module EEPROM dumps of tests/fixtures/module-eeprom/ (SOURCE.md there). Run it after editing;
+# the output is committed and test_rate.py checks it is up to date (--check). What is
+# reconstructed says so in each SOURCE.md.
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import make_fixtures as mf  # noqa: E402  (Root, module_hex, mkfixtures)
+
+P1 = "mlx5-100G_ethtool-p1_and_ethtool-S-full_lane3-errors_pci-signal-integrity_notes-cn_ANNOTATIONS-STRIPPED.txt"
+P1_SRC = ("`hwcheck/commands/ethtool p1/stdout`: the `ethtool p1` block of the corpus capture "
+          f"`ethtool/{P1}` (an mlx5 100GbE port: supported and advertised modes up to "
+          "100000baseCR4/SR4/KR4/LR4_ER4, FEC RS, Speed 100000Mb/s; the author cut it after "
+          "'Port: FIBRE', so no Link partner, Auto-negotiation or Link detected line), lines "
+          "'Settings for p1:' to 'Port: FIBRE' copied verbatim (tests/captures/ethtool/).")
+QSFP_SRC = ("`hwcheck/commands/ethtool -m p1 hex on/stdout`: verbatim 640-byte dump of the Mellanox "
+            "QSFP28 MMA1B00-SS1 (SFF-8636 byte 131 0x80, byte 192 0x02: 100GBASE-SR4) of the netdev "
+            "cover letter '[PATCH net-next 0/2] mlxsw: core: Extend QSFP EEPROM size' (Ido Schimmel, "
+            "2019-10-21), tests/fixtures/module-eeprom/qsfp28-mellanox-mlxsw-sfp42.hex.")
+SFP_SRC = ("`hwcheck/commands/ethtool -m p1 hex on/stdout`: verbatim 512-byte dump of the MikroTik "
+           "S+AO0005 SFP+ active optical cable (no 10G/25G code; nominal 10300 MBd) of Thomas "
+           "Kupper's netdev mail 'Re: [PATCH v2 net 1/1] amd-xgbe: fix active cable' (2022-11-12), "
+           "tests/fixtures/module-eeprom/sfp-mikrotik-s-ao0005.hex.")
+HOST = ("RECONSTRUCTED: the ConnectX-5 function 0000:3b:00.0 (15b3:1017) and its netdev p1 that "
+        "hold the port; the captures come from other hosts (the module bytes and the ethtool text "
+        "do not depend on the host).")
+
+
+def ethtool_p1():
+    with open(os.path.join(mf.CORPUS, "ethtool", P1), "rb") as f:
+        lines = f.read().decode().split("\n")
+    a = next(i for i, ln in enumerate(lines) if ln.startswith("Settings for p1:"))
+    b = next(i for i, ln in enumerate(lines) if ln.strip() == "Port: FIBRE")
+    return "\n".join(lines[a:b + 1]) + "\n"
+
+
+def root(name, title, text, module, speed, notes):
+    r = mf.Root(name)
+    r.BUILT_BY = ("Built by `tests/link/make_rate_fixtures.py` from the public captures quoted "
+                  "there (provenance of each piece below).")
+    r.function("0000:3b:00.0", 0x1017, netdevs=["p1"])
+    dev = "sys/devices/pci0000:3a/0000:3b:00.0"
+    for k, v in {"dev_port": 0, "operstate": "up", "carrier": 1, "speed": speed, "mtu": 9000}.items():
+        r.write(f"{dev}/net/p1/{k}", f"{v}\n")
+    r.link(f"{dev}/net/p1/device", "../../../../../bus/pci/devices/0000:3b:00.0")
+    r.link("sys/class/net/p1", "../../devices/pci0000:3a/0000:3b:00.0/net/p1")
+    r.command(["ethtool", "p1"], text.encode())
+    if module:
+        r.command(["ethtool", "-m", "p1", "hex", "on"], mf.module_hex(module))
+    for n in notes:
+        r.source(n)
+    r.source(HOST)
+    r.done(title)
+
+
+def build():
+    p1 = ethtool_p1()
+    root("rate-cx5-100g-sr4-ok", "an mlx5 100GbE port at 100G with a 100GBASE-SR4 module", p1,
+         "qsfp28-mellanox-mlxsw-sfp42", 100000,
+         [P1_SRC, QSFP_SRC, "Expected: card 100G, module 100G, speed 100G: no LINK_RATE_* "
+          "finding (the port runs at the card's best; the partner need not be known)."])
+    slow = p1.replace("Speed: 100000Mb/s", "Speed: 10000Mb/s")
+    root("rate-cx5-100g-sfp-aoc-10g", "an mlx5 100GbE port held at 10G by an SFP+ active cable",
+         slow, "sfp-mikrotik-s-ao0005", 10000,
+         [P1_SRC, SFP_SRC, "RECONSTRUCTED: Speed 10000Mb/s (the capture says 100000Mb/s) and "
+          "`speed` 10000: the port as it trains with this 10G cable (through a QSFP-to-SFP "
+          "adapter). Expected: LINK_RATE_LIMITED (info; warn with a profile port_rate_gbps 100): "
+          "card 100G, module 10G: the module limits."])
+    partner = ("\tLink partner advertised link modes:  40000baseSR4/Full\n"
+               "\t                                     100000baseSR4/Full\n")
+    forced = p1.replace("Speed: 100000Mb/s", "Speed: 40000Mb/s").replace("\tSpeed:", partner + "\tSpeed:")
+    root("rate-cx5-100g-below-possible", "an mlx5 100GbE port at 40G while every end does 100G",
+         forced, "qsfp28-mellanox-mlxsw-sfp42", 40000,
+         [P1_SRC, QSFP_SRC, "RECONSTRUCTED: Speed 40000Mb/s (the capture says 100000Mb/s), `speed` "
+          "40000, and the two 'Link partner advertised link modes' lines (40000baseSR4/Full, "
+          "100000baseSR4/Full) in ethtool's layout before Speed (the capture was cut before any). "
+          "Expected: LINK_RATE_BELOW_POSSIBLE warn (card, module and partner all 100G)."])
+    root("rate-cx5-100g-no-module", "an mlx5 100GbE port at 40G whose module and partner are unknown",
+         p1.replace("Speed: 100000Mb/s", "Speed: 40000Mb/s"), None, 40000,
+         [P1_SRC, "RECONSTRUCTED: Speed 40000Mb/s and `speed` 40000; no `ethtool -m` recording "
+          "(the module is unknown). Expected: LINK_RATE_BELOW_POSSIBLE unknown, naming the module "
+          "and the partner."])
+
+
+if __name__ == "__main__":
+    mf.main(build, "tests/link/make_rate_fixtures.py")

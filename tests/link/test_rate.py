@@ -1,0 +1,96 @@
+# SPDX-License-Identifier: MIT
+# Negotiated vs possible (issue 14) on the rate-* fixture roots (real captures,
+# tests/link/make_rate_fixtures.py): the link modes and the module's rate as facts, the
+# LINK_RATE_* findings that must and must not come out, the profile's rate, schema and round trip.
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest  # noqa: F401
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+import hwctest  # noqa: E402
+from hwctest import run_json  # noqa: E402
+
+
+def check(fx, *extra):
+    cp, j = run_json("--root", hwctest.fixture(fx, "root"), "--json", *extra)
+    hwctest.validate(j)
+    return j
+
+
+def rate_findings(j):
+    return sorted((f["rule_id"], f["severity"], f["subject"]) for f in j["findings"]
+                  if f["rule_id"].startswith("LINK_RATE_"))
+
+
+def finding(j, rule):
+    return next(f for f in j["findings"] if f["rule_id"] == rule)
+
+
+class Rate(unittest.TestCase):
+    def test_generator_up_to_date(self):
+        cp = subprocess.run(["/usr/bin/python3", hwctest.source("tests", "link", "make_rate_fixtures.py"),
+                             "--check"], capture_output=True, text=True)
+        self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)
+
+    def test_at_card_best_does_not_fire(self):
+        j = check("rate-cx5-100g-sr4-ok")
+        link = j["facts"]["netdevs"][0]["link"]
+        m = link["modes"]
+        self.assertEqual(m["source"], "ethtool p1")
+        self.assertEqual((m["supported_max_mbps"], m["advertised_max_mbps"], m["speed_mbps"]),
+                         (100000, 100000, 100000))
+        self.assertEqual(len(m["supported"]), 23)
+        self.assertIsNone(m["partner_advertised"])
+        self.assertEqual(m["unavailable"]["partner_advertised"]["status"], "unsupported")
+        self.assertEqual(link["module"]["max_gbps"], 100)
+        self.assertIn("byte 192 0x02", link["module"]["rate_basis"])
+        self.assertEqual(rate_findings(j), [])
+
+    def test_module_limits(self):
+        j = check("rate-cx5-100g-sfp-aoc-10g")
+        self.assertEqual(rate_findings(j), [("LINK_RATE_LIMITED", "info", "p1")])
+        f = finding(j, "LINK_RATE_LIMITED")
+        self.assertIn("card 100G, module 10G (MikroTik S+AO0005", f["message"])
+        self.assertIn("the module limits", f["message"])
+        facts = {e["fact"]: e["observed"] for e in f["evidence"]}
+        self.assertEqual(facts["netdevs[p1].link.module.max_gbps"], "10")
+        self.assertEqual(facts["netdevs[p1].link.modes.speed_mbps"], "10000")
+
+    def test_module_limits_below_profile_is_warn(self):
+        with tempfile.TemporaryDirectory() as d:
+            prof = os.path.join(d, "p.json")
+            with open(prof, "w") as f:
+                json.dump({"schema": "hwcheck.profile", "schema_version": 1, "products": [{"match": {"product": "ConnectX-5"}, "port_rate_gbps": 100}]}, f)
+            j = check("rate-cx5-100g-sfp-aoc-10g", "--profile", prof)
+        self.assertIn(("LINK_RATE_LIMITED", "warn", "p1"), rate_findings(j))
+        self.assertIn("the profile expects 100G", finding(j, "LINK_RATE_LIMITED")["message"])
+
+    def test_below_possible_fires(self):
+        j = check("rate-cx5-100g-below-possible")
+        self.assertEqual(j["facts"]["netdevs"][0]["link"]["modes"]["partner_max_mbps"], 100000)
+        self.assertEqual(rate_findings(j), [("LINK_RATE_BELOW_POSSIBLE", "warn", "p1")])
+        self.assertIn("linked at 40G, below what every end supports: card 100G, module 100G",
+                      finding(j, "LINK_RATE_BELOW_POSSIBLE")["message"])
+
+    def test_unknown_sides_named(self):
+        j = check("rate-cx5-100g-no-module")
+        self.assertEqual(rate_findings(j), [("LINK_RATE_BELOW_POSSIBLE", "unknown", "p1")])
+        facts = [e["fact"] for e in finding(j, "LINK_RATE_BELOW_POSSIBLE")["evidence"]]
+        self.assertIn("netdevs[p1].link.module.max_gbps", facts)
+        self.assertIn("netdevs[p1].link.modes.partner_max_mbps", facts)
+
+    def test_facts_round_trip(self):
+        j = check("rate-cx5-100g-below-possible")
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, "f.json")
+            with open(p, "w") as f:
+                json.dump(j, f)
+            cp, k = run_json("--facts", p, "--json", "facts")
+        self.assertEqual(k["facts"]["netdevs"][0]["link"]["modes"], j["facts"]["netdevs"][0]["link"]["modes"])
+
+
+if __name__ == "__main__":
+    hwctest.main()
