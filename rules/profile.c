@@ -148,6 +148,16 @@ static int skip_value(struct scan *sc, int depth)
 	return 0;
 }
 
+/* ch after optional white space, stepped over: 0, or -1 when the text has another. */
+static int expect_ch(struct scan *sc, char ch)
+{
+	ws(sc);
+	if (sc->s >= sc->end || *sc->s != ch)
+		return -1;
+	adv(sc);
+	return 0;
+}
+
 /* Path segments: keys, or "#N" for array index N. Leaves sc at the value. */
 static int locate(struct scan *sc, const char *const *seg, int nseg)
 {
@@ -160,14 +170,9 @@ static int locate(struct scan *sc, const char *const *seg, int nseg)
 			if (*sc->s != '[')
 				return -1;
 			adv(sc);
-			for (long k = 0; k < want; k++) {
-				if (skip_value(sc, 0) < 0)
+			for (long k = 0; k < want; k++)
+				if (skip_value(sc, 0) < 0 || expect_ch(sc, ',') < 0)
 					return -1;
-				ws(sc);
-				if (sc->s >= sc->end || *sc->s != ',')
-					return -1;
-				adv(sc);
-			}
 			continue;
 		}
 		if (*sc->s != '{')
@@ -176,20 +181,12 @@ static int locate(struct scan *sc, const char *const *seg, int nseg)
 		for (;;) {
 			char key[256];
 			ws(sc);
-			if (str_tok(sc, key, sizeof(key)) < 0)
+			if (str_tok(sc, key, sizeof(key)) < 0 || expect_ch(sc, ':') < 0)
 				return -1;
-			ws(sc);
-			if (sc->s >= sc->end || *sc->s != ':')
-				return -1;
-			adv(sc);
 			if (strcmp(key, seg[i]) == 0)
 				break;
-			if (skip_value(sc, 0) < 0)
+			if (skip_value(sc, 0) < 0 || expect_ch(sc, ',') < 0)
 				return -1;
-			ws(sc);
-			if (sc->s >= sc->end || *sc->s != ',')
-				return -1;
-			adv(sc);
 		}
 	}
 	ws(sc);

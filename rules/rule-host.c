@@ -175,7 +175,7 @@ static void eval_irq_far(struct hwc_rule_ctx *c)
 			const char *name = hwc_q_string(nds[k], "name");
 			const char *base = fv_netdev_path(c, name);
 			double out, vec;
-			const json_t *nn = hwc_q_at(nds[k], "irq_locality.numa_node");
+			const json_t *nn = hwc_q_get(hwc_q_irq_locality(nds[k]), "numa_node");
 			if (json_is_integer(nn) && json_integer_value(nn) < 0)
 				continue; /* no node to be far from: HOST_NUMA_NODE_MISSING speaks */
 			if (!need_num(c, name, nds[k], base, "irq_locality.outside_local", &out) || out <= 0)

@@ -61,7 +61,7 @@ static void symbol_netdevs(struct hwc_rule_ctx *c, double hours, const char *upw
 {
 	size_t i;
 	const json_t *nd;
-	json_array_foreach(hwc_q_get(c->facts, "netdevs"), i, nd) {
+	json_array_foreach(hwc_q_netdevs(c->facts), i, nd) {
 		const char *name = hwc_q_string(nd, "name");
 		const char *base = fv_netdev_path(c, name);
 		double n;
@@ -116,7 +116,7 @@ static void flaps_netdevs(struct hwc_rule_ctx *c, double max)
 {
 	size_t i;
 	const json_t *nd;
-	json_array_foreach(hwc_q_get(c->facts, "netdevs"), i, nd) {
+	json_array_foreach(hwc_q_netdevs(c->facts), i, nd) {
 		const char *name = hwc_q_string(nd, "name");
 		const char *base = fv_netdev_path(c, name);
 		double phy = 0, ups = 0;
@@ -263,7 +263,7 @@ static void eval_fec_mode(struct hwc_rule_ctx *c)
 {
 	size_t i;
 	const json_t *nd;
-	json_array_foreach(hwc_q_get(c->facts, "netdevs"), i, nd) {
+	json_array_foreach(hwc_q_netdevs(c->facts), i, nd) {
 		const char *name = hwc_q_string(nd, "name");
 		const char *base = fv_netdev_path(c, name), *why, *fec;
 		double mbps;

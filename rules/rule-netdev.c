@@ -256,7 +256,7 @@ static void bond_peer_evidence(struct hwc_rule_ctx *c, struct hwc_finding *fd, c
 {
 	size_t i;
 	const json_t *o;
-	json_array_foreach(hwc_q_get(c->facts, "netdevs"), i, o) {
+	json_array_foreach(hwc_q_netdevs(c->facts), i, o) {
 		const char *on = hwc_q_string(o, "name");
 		const json_t *m = hwc_q_get(o, "mtu");
 		if (!on || !strcmp(on, member) || !hwc_q_string(hwc_q_get(o, "bond"), "name") ||

@@ -39,7 +39,7 @@ static const char *probable_cause(struct hwc_rule_ctx *c, const json_t *r)
 	const json_t *ad = hwc_q_adapter_of(c->facts, bdf);
 	const char *out = "";
 	const char *vendor = hwc_q_string(hwc_q_at(c->facts, "host.cpu"), "vendor");
-	const char *wo = hwc_q_string(hwc_q_at(ad, "fw_config.PCI_WR_ORDERING"), "current");
+	const char *wo = json_string_value(hwc_q_fw_value(ad, "PCI_WR_ORDERING", "current"));
 	if (vendor && !strcmp(vendor, "AuthenticAMD") && wo && !strncmp(wo, "per_mkey", 8))
 		out = hwc_arena_printf(c->a, "%s; PCI_WR_ORDERING is per_mkey on an AMD host", out);
 	if (json_is_false(hwc_q_get(dev, "relaxed_ordering")))

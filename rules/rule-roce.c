@@ -517,7 +517,7 @@ static void same_key(struct hwc_rule_ctx *c, const json_t *ports, const char *ke
 
 static void eval_ports_differ(struct hwc_rule_ctx *c)
 {
-	const json_t *ports = hwc_q_at(c->facts, "roce.ports");
+	const json_t *ports = hwc_q_roce_ports(c->facts);
 	if (json_array_size(ports) < 2)
 		return;
 	for (size_t k = 0; k < HWC_ARRAY_SIZE(same_keys); k++)
