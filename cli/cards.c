@@ -79,15 +79,7 @@ static const char *why(const json_t *obj, const char *key)
 /* A scalar as text: "force_relax", "0", "True" (mstconfig's own words are strings). */
 static void scalar_text(const json_t *j, char *buf, size_t n)
 {
-	if (json_is_string(j))
-		snprintf(buf, n, "%s", json_string_value(j));
-	else if (json_is_integer(j))
-		snprintf(buf, n, "%lld", (long long)json_integer_value(j));
-	else if (json_is_real(j))
-		snprintf(buf, n, "%g", json_real_value(j));
-	else if (json_is_boolean(j))
-		snprintf(buf, n, "%s", json_is_true(j) ? "true" : "false");
-	else
+	if (!hwc_json_scalar_text(buf, n, j))
 		snprintf(buf, n, "?");
 }
 

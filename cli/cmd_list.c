@@ -94,33 +94,40 @@ static json_t *list_json(const json_t *facts)
 	return doc;
 }
 
-/* "a,b" from a string array; "-" when empty or unknown. */
-static const char *joined(const json_t *arr, char *buf, size_t n)
+/* One element of a list cell as text into item (ITEM_MAX bytes, a cell's size); false to leave
+ * it out. */
+#define ITEM_MAX 256
+typedef bool (*item_fn)(const json_t *x, char *item);
+
+static bool string_item(const json_t *x, char *item)
 {
-	size_t i, len = 0;
-	const json_t *s;
-	buf[0] = 0;
-	json_array_foreach(arr, i, s) {
-		if (json_is_string(s) && len < n)
-			len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? "," : "", json_string_value(s));
-	}
-	return buf;
+	if (json_is_string(x))
+		snprintf(item, ITEM_MAX, "%s", json_string_value(x));
+	return json_is_string(x);
 }
 
-static const char *ports_text(const json_t *ports, char *buf, size_t n)
+/* "1:ACTIVE/100G": a port, its state and its rate. */
+static bool port_item(const json_t *p, char *item)
+{
+	const json_t *r = json_object_get(p, "rate_gbps");
+	char rate[32] = "?";
+	if (json_is_number(r))
+		snprintf(rate, sizeof(rate), "%gG", json_number_value(r));
+	snprintf(item, ITEM_MAX, "%lld:%s/%s", (long long)json_integer_value(hwc_q_get(p, "port")),
+		 hwc_json_str_or(p, "state", "?"), rate);
+	return true;
+}
+
+/* The elements of arr as text, sep between them (cut at n bytes, never overrun); "" when none. */
+static const char *joined(const json_t *arr, const char *sep, item_fn fn, char *buf, size_t n)
 {
 	size_t i, len = 0;
-	const json_t *p;
+	const json_t *x;
+	char item[ITEM_MAX];
 	buf[0] = 0;
-	json_array_foreach(ports, i, p) {
-		const json_t *r = json_object_get(p, "rate_gbps");
-		char rate[32] = "?";
-		if (json_is_number(r))
-			snprintf(rate, sizeof(rate), "%gG", json_number_value(r));
-		if (len < n)
-			len += (size_t)snprintf(buf + len, n - len, "%s%lld:%s/%s", len ? " " : "",
-						(long long)json_integer_value(hwc_q_get(p, "port")),
-						hwc_json_str_or(p, "state", "?"), rate);
+	json_array_foreach(arr, i, x) {
+		if (fn(x, item) && len < n)
+			len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? sep : "", item);
 	}
 	return buf;
 }
@@ -142,9 +149,9 @@ static void list_row(const json_t *c, const json_t *fn, char cell[LIST_COLS][256
 		snprintf(cell[4], 256, "%lld", (long long)json_integer_value(nn));
 	else
 		snprintf(cell[4], 256, "?");
-	joined(json_object_get(fn, "netdevs"), cell[5], 256);
-	joined(json_object_get(fn, "rdma_devices"), cell[6], 256);
-	ports_text(json_object_get(fn, "ports"), cell[7], 256);
+	joined(json_object_get(fn, "netdevs"), ",", string_item, cell[5], 256);
+	joined(json_object_get(fn, "rdma_devices"), ",", string_item, cell[6], 256);
+	joined(json_object_get(fn, "ports"), " ", port_item, cell[7], 256);
 	for (int k = 5; k < LIST_COLS; k++)
 		if (!cell[k][0])
 			snprintf(cell[k], 256, "-");

@@ -127,15 +127,7 @@ void hwc_diff_fmt_value(char *buf, size_t sz, const json_t *v)
 {
 	if (!v || json_is_null(v))
 		snprintf(buf, sz, "unknown");
-	else if (json_is_string(v))
-		snprintf(buf, sz, "%s", json_string_value(v));
-	else if (json_is_integer(v))
-		snprintf(buf, sz, "%lld", (long long)json_integer_value(v));
-	else if (json_is_real(v))
-		snprintf(buf, sz, "%g", json_real_value(v));
-	else if (json_is_boolean(v))
-		snprintf(buf, sz, "%s", json_is_true(v) ? "true" : "false");
-	else {
+	else if (!hwc_json_scalar_text(buf, sz, v)) {
 		char *s = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER);
 		snprintf(buf, sz, "%s", s ? s : "?");
 		free(s);

@@ -26,3 +26,28 @@ enum hwc_status hwc_status_from_name(const char *name)
 			return (enum hwc_status)i;
 	return HWC_ST__COUNT;
 }
+
+void hwc_fslots_init(struct hwc_fslots *r, unsigned n, bool is_bool, const char *detail)
+{
+	memset(r, 0, sizeof(*r));
+	r->n = n < HWC_FSLOTS_MAX ? n : HWC_FSLOTS_MAX;
+	r->is_bool = is_bool;
+	hwc_fmeta_set(&r->m, HWC_ST_ABSENT, 0, detail);
+}
+
+void hwc_fslots_ok(struct hwc_fslots *r)
+{
+	if (r->m.st != HWC_ST_OK) {
+		memset(r->has, 0, sizeof(r->has));
+		hwc_fmeta_set(&r->m, HWC_ST_OK, 0, NULL);
+	}
+}
+
+void hwc_fslots_set(struct hwc_fslots *r, unsigned i, int64_t v)
+{
+	if (i >= r->n)
+		return;
+	hwc_fslots_ok(r);
+	r->has[i] = true;
+	r->v[i] = v;
+}

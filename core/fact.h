@@ -39,6 +39,23 @@ struct hwc_ff64 { struct hwc_fmeta m; double v; };
 struct hwc_fbool { struct hwc_fmeta m; bool v; };
 struct hwc_fstr { struct hwc_fmeta m; const char *v; }; /* v is an arena string */
 
+/* A fixed-size array fact (8 priorities, 64 DSCP code points): m is the status of the whole; an
+ * element without has[i] is written as null (the source listed nothing for it). */
+#define HWC_FSLOTS_MAX 64
+struct hwc_fslots {
+	struct hwc_fmeta m;
+	unsigned n;
+	bool is_bool;
+	bool has[HWC_FSLOTS_MAX];
+	int64_t v[HWC_FSLOTS_MAX];
+};
+/* n elements (at most HWC_FSLOTS_MAX), none known yet: absent with detail. */
+void hwc_fslots_init(struct hwc_fslots *r, unsigned n, bool is_bool, const char *detail);
+/* The array is known (with no element yet unless it was known already). */
+void hwc_fslots_ok(struct hwc_fslots *r);
+/* Element i is v (the array becomes ok); an i beyond n is ignored. */
+void hwc_fslots_set(struct hwc_fslots *r, unsigned i, int64_t v);
+
 #define hwc_ok(f) ((f).m.st == HWC_ST_OK)
 
 /* Setters: mark a fact known with a value. */

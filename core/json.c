@@ -163,63 +163,56 @@ static int bad_type(struct hwc_fmeta *m, struct hwc_arena *a, const char *key, c
 	return -EINVAL;
 }
 
+/* The body of a reader: the status from "unavailable" when the value is null or missing, else
+ * the value when is_type(v), else invalid (expected want). */
+#define GET(obj, key, a, f, is_type, want, value)                                                  \
+	do {                                                                                       \
+		const json_t *v;                                                                   \
+		int rc_ = get_common((obj), (key), (a), &(f)->m, &v);                              \
+		if (rc_ <= 0)                                                                      \
+			return rc_;                                                                \
+		if (!is_type(v))                                                                   \
+			return bad_type(&(f)->m, (a), (key), (want));                              \
+		HWC_SET(*(f), (value));                                                            \
+		return 0;                                                                          \
+	} while (0)
+
 int hwc_json_get_i64(const json_t *obj, const char *key, struct hwc_arena *a, struct hwc_fi64 *f)
 {
-	const json_t *v;
-	int rc = get_common(obj, key, a, &f->m, &v);
-	if (rc <= 0)
-		return rc;
-	if (!json_is_integer(v))
-		return bad_type(&f->m, a, key, "an integer");
-	HWC_SET(*f, (int64_t)json_integer_value(v));
-	return 0;
+	GET(obj, key, a, f, json_is_integer, "an integer", (int64_t)json_integer_value(v));
+}
+
+/* A counter: a non-negative integer, or one beyond INT64_MAX written as a real. UINT64_MAX (a
+ * counter or register that reads all ones) was written as the nearest double, 2^64: it reads
+ * back as UINT64_MAX so that the round trip is exact. */
+static bool is_u64(const json_t *v)
+{
+	return (json_is_integer(v) && json_integer_value(v) >= 0) ||
+	       (json_is_real(v) && json_real_value(v) >= 0 &&
+		json_real_value(v) <= 18446744073709551616.0);
+}
+
+static uint64_t u64_value(const json_t *v)
+{
+	if (json_is_integer(v))
+		return (uint64_t)json_integer_value(v);
+	return json_real_value(v) < 18446744073709551616.0 ? (uint64_t)json_real_value(v)
+							   : UINT64_MAX;
 }
 
 int hwc_json_get_u64(const json_t *obj, const char *key, struct hwc_arena *a, struct hwc_fu64 *f)
 {
-	const json_t *v;
-	int rc = get_common(obj, key, a, &f->m, &v);
-	if (rc <= 0)
-		return rc;
-	if (json_is_integer(v) && json_integer_value(v) >= 0) {
-		HWC_SET(*f, (uint64_t)json_integer_value(v));
-		return 0;
-	}
-	if (json_is_real(v) && json_real_value(v) >= 0 && json_real_value(v) < 18446744073709551616.0) {
-		HWC_SET(*f, (uint64_t)json_real_value(v));
-		return 0;
-	}
-	/* UINT64_MAX (a counter or register that reads all ones) was written as the nearest
-	 * double, 2^64: read it back as UINT64_MAX so the round trip is exact. */
-	if (json_is_real(v) && json_real_value(v) == 18446744073709551616.0) {
-		HWC_SET(*f, UINT64_MAX);
-		return 0;
-	}
-	return bad_type(&f->m, a, key, "a non-negative integer");
+	GET(obj, key, a, f, is_u64, "a non-negative integer", u64_value(v));
 }
 
 int hwc_json_get_f64(const json_t *obj, const char *key, struct hwc_arena *a, struct hwc_ff64 *f)
 {
-	const json_t *v;
-	int rc = get_common(obj, key, a, &f->m, &v);
-	if (rc <= 0)
-		return rc;
-	if (!json_is_number(v))
-		return bad_type(&f->m, a, key, "a number");
-	HWC_SET(*f, json_number_value(v));
-	return 0;
+	GET(obj, key, a, f, json_is_number, "a number", json_number_value(v));
 }
 
 int hwc_json_get_bool(const json_t *obj, const char *key, struct hwc_arena *a, struct hwc_fbool *f)
 {
-	const json_t *v;
-	int rc = get_common(obj, key, a, &f->m, &v);
-	if (rc <= 0)
-		return rc;
-	if (!json_is_boolean(v))
-		return bad_type(&f->m, a, key, "true or false");
-	HWC_SET(*f, json_is_true(v));
-	return 0;
+	GET(obj, key, a, f, json_is_boolean, "true or false", json_is_true(v));
 }
 
 int hwc_json_get_str(const json_t *obj, const char *key, struct hwc_arena *a, struct hwc_fstr *f)
@@ -241,6 +234,21 @@ const char *hwc_json_str_or(const json_t *obj, const char *key, const char *dflt
 {
 	const char *s = json_string_value(json_object_get(obj, key));
 	return s ? s : dflt;
+}
+
+bool hwc_json_scalar_text(char *buf, size_t n, const json_t *v)
+{
+	if (json_is_string(v))
+		snprintf(buf, n, "%s", json_string_value(v));
+	else if (json_is_integer(v))
+		snprintf(buf, n, "%lld", (long long)json_integer_value(v));
+	else if (json_is_real(v))
+		snprintf(buf, n, "%g", json_real_value(v));
+	else if (json_is_boolean(v))
+		snprintf(buf, n, "%s", json_is_true(v) ? "true" : "false");
+	else
+		return false;
+	return true;
 }
 
 static size_t dump_flags(bool pretty)
@@ -335,10 +343,97 @@ static int set_value(json_t *o, const char *key, json_t *v)
 	return v ? (json_object_set_new(o, key, v) == 0 ? 0 : -ENOMEM) : 0;
 }
 
+static json_t *slots_json(const struct hwc_fslots *r)
+{
+	json_t *arr = json_array();
+	for (unsigned i = 0; arr && i < r->n; i++)
+		json_array_append_new(arr, !r->has[i] ? json_null()
+					   : r->is_bool ? json_boolean(r->v[i])
+							: json_integer(r->v[i]));
+	return arr;
+}
+
+static json_t *str_slots_json(const struct hwc_jfield *f, const void *p)
+{
+	const char *const *v = p;
+	json_t *arr = json_array();
+	for (size_t i = 0; arr && i < f->elem; i++)
+		json_array_append_new(arr, v[i] ? hwc_json_string(v[i]) : json_null());
+	return arr;
+}
+
+/* An object of name -> element for a HWC_JT_MAP vector (each element's name leads it). */
+static json_t *map_json(const struct hwc_jfield *f, const void *p)
+{
+	struct jvec v;
+	memcpy(&v, p, sizeof(v));
+	json_t *o = json_object();
+	for (size_t i = 0; o && i < v.n; i++) {
+		const char *el = (const char *)v.items + i * f->elem, *name;
+		memcpy(&name, el, sizeof(name));
+		if (name)
+			json_object_set_new(o, name, hwc_json_from_table(el, f->sub));
+	}
+	return o;
+}
+
+/* The plain (status-less) kinds and the fixed-size arrays. */
+static int put_plain(json_t *o, const struct hwc_jfield *f, const void *p)
+{
+	switch (f->t) {
+	case HWC_JT_FLAG:
+		if ((f->flags & HWC_JF_TRUE_ONLY) && !*(const bool *)p)
+			return 0;
+		return set_value(o, f->key, json_boolean(*(const bool *)p));
+	case HWC_JT_KEY_I64: return set_value(o, f->key, json_integer(*(const int64_t *)p));
+	case HWC_JT_KEY_STR: return set_value(o, f->key, hwc_json_string(*(const char *const *)p));
+	case HWC_JT_PSTR: {
+		const char *v = *(const char *const *)p;
+		return set_value(o, f->key, v ? hwc_json_string(v)
+					  : (f->flags & HWC_JF_NULL) ? json_null() : NULL);
+	}
+	case HWC_JT_OPT_F64: {
+		double v = *(const double *)p;
+		return set_value(o, f->key, v >= 0 ? json_real(v) : json_null());
+	}
+	case HWC_JT_STATUS:
+		return set_value(o, f->key, json_string(hwc_status_name(((const struct hwc_fmeta *)p)->st)));
+	case HWC_JT_DETAIL: {
+		const char *d = ((const struct hwc_fmeta *)p)->detail;
+		return set_value(o, f->key, d ? hwc_json_string(d) : NULL);
+	}
+	case HWC_JT_I64_SLOTS:
+	case HWC_JT_BOOL_SLOTS: {
+		const struct hwc_fslots *r = p;
+		if (r->m.st != HWC_ST_OK)
+			return hwc_json_put_meta(o, f->key, &r->m);
+		return set_value(o, f->key, slots_json(r));
+	}
+	default: return set_value(o, f->key, str_slots_json(f, p)); /* HWC_JT_STR_SLOTS */
+	}
+}
+
+static bool is_vector(enum hwc_jtype t)
+{
+	return t == HWC_JT_VEC || t == HWC_JT_STRV || t == HWC_JT_I64V || t == HWC_JT_F64V ||
+	       t == HWC_JT_MAP;
+}
+
 static int put_field(json_t *o, const void *base, const struct hwc_jfield *f, unsigned tflags)
 {
 	const void *p = cfield(base, f->off);
 	bool omit = (tflags & HWC_JTAB_OMIT_UNSET) && !(f->flags & HWC_JF_ALWAYS);
+	if (f->when && !f->when(base))
+		return 0;
+	if ((f->flags & HWC_JF_META) && is_vector(f->t)) {
+		json_t *arr = f->t == HWC_JT_MAP ? map_json(f, p) : vec_json(f, p);
+		return put_array(o, f->key, cfield(base, f->meta), arr, omit);
+	}
+	if (f->flags & HWC_JF_META) { /* the status of another member decides */
+		const struct hwc_fmeta *m = cfield(base, f->meta);
+		if (m->st != HWC_ST_OK)
+			return omit && m->st == HWC_ST_UNSET ? 0 : hwc_json_put_meta(o, f->key, m);
+	}
 	if (is_fact(f->t)) {
 		if (omit && ((const struct hwc_fmeta *)p)->st == HWC_ST_UNSET)
 			return 0;
@@ -351,23 +446,21 @@ static int put_field(json_t *o, const void *base, const struct hwc_jfield *f, un
 			rc |= hwc_json_put_u64(o, f->names[i], (const struct hwc_fu64 *)p + i);
 		return rc ? -ENOMEM : 0;
 	}
-	case HWC_JT_FLAG: return set_value(o, f->key, json_boolean(*(const bool *)p));
-	case HWC_JT_KEY_I64: return set_value(o, f->key, json_integer(*(const int64_t *)p));
-	case HWC_JT_KEY_STR: return set_value(o, f->key, hwc_json_string(*(const char *const *)p));
 	case HWC_JT_OBJ: return set_value(o, f->key, hwc_json_from_table(p, f->sub));
 	case HWC_JT_GROUP: {
 		const struct hwc_fmeta *m = p;
-		if (m->st == HWC_ST_UNSET)
+		if (m->st == HWC_ST_UNSET && !(f->flags & HWC_JF_KEEP_UNSET))
 			return 0;
 		if (m->st != HWC_ST_OK)
 			return hwc_json_put_meta(o, f->key, m);
 		return set_value(o, f->key, hwc_json_from_table(p, f->sub));
 	}
 	case HWC_JT_CUSTOM: return f->put(o, f, p);
+	case HWC_JT_MAP: return set_value(o, f->key, map_json(f, p));
 	default:
-		if (!(f->flags & HWC_JF_META))
+		if (is_vector(f->t))
 			return set_value(o, f->key, vec_json(f, p));
-		return put_array(o, f->key, cfield(base, f->meta), vec_json(f, p), omit);
+		return put_plain(o, f, p);
 	}
 }
 
@@ -466,7 +559,8 @@ static int get_elem(const json_t *v, struct hwc_arena *a, void *el, const struct
 static size_t elem_size(const struct hwc_jfield *f)
 {
 	switch (f->t) {
-	case HWC_JT_VEC: return f->elem;
+	case HWC_JT_VEC:
+	case HWC_JT_MAP: return f->elem;
 	case HWC_JT_STRV: return sizeof(const char *);
 	case HWC_JT_I64V: return sizeof(int64_t);
 	default: return sizeof(double);
@@ -551,10 +645,143 @@ static int get_sub(const json_t *o, struct hwc_arena *a, void *p, const struct h
 	return json_is_object(v) ? hwc_json_get_table(v, a, p, f->sub) : -EINVAL;
 }
 
-static int get_field(const json_t *o, struct hwc_arena *a, void *base, const struct hwc_jfield *f)
+/* A fixed-size array of f->elem integers or booleans (null elements stay unknown). */
+static int get_slots(const json_t *o, const struct hwc_jfield *f, struct hwc_arena *a,
+		     struct hwc_fslots *r)
+{
+	bool is_bool = f->t == HWC_JT_BOOL_SLOTS;
+	hwc_fslots_init(r, (unsigned)f->elem, is_bool, NULL);
+	const json_t *j = json_object_get(o, f->key), *x;
+	if (!j || json_is_null(j))
+		return hwc_json_get_meta(o, f->key, a, &r->m);
+	if (!json_is_array(j) || json_array_size(j) != r->n)
+		goto bad;
+	hwc_fmeta_set(&r->m, HWC_ST_OK, 0, NULL);
+	size_t i;
+	json_array_foreach(j, i, x) {
+		if (json_is_null(x))
+			continue;
+		if (is_bool ? !json_is_boolean(x) : !json_is_integer(x))
+			goto bad;
+		hwc_fslots_set(r, (unsigned)i, is_bool ? json_is_true(x) : json_integer_value(x));
+	}
+	return 0;
+bad:
+	hwc_fmeta_set(&r->m, HWC_ST_INVALID, 0,
+		      hwc_arena_printf(a, "%s: not an array of %u", f->key, r->n));
+	return -EINVAL;
+}
+
+/* const char *[f->elem] with its status at f->meta. */
+static int get_str_slots(const json_t *o, const struct hwc_jfield *f, struct hwc_arena *a,
+			 void *base)
+{
+	const char **v = field(base, f->off);
+	struct hwc_fmeta *m = field(base, f->meta);
+	const json_t *j = json_object_get(o, f->key), *x;
+	memset(v, 0, f->elem * sizeof(*v));
+	if (!j || json_is_null(j))
+		return hwc_json_get_meta(o, f->key, a, m);
+	if (!json_is_array(j) || json_array_size(j) != f->elem) {
+		hwc_fmeta_set(m, HWC_ST_INVALID, 0,
+			      hwc_arena_printf(a, "%s: not an array of %zu", f->key, f->elem));
+		return -EINVAL;
+	}
+	hwc_fmeta_set(m, HWC_ST_OK, 0, NULL);
+	size_t i;
+	int rc = 0;
+	json_array_foreach(j, i, x) {
+		if (json_is_string(x) && !(v[i] = hwc_arena_strdup(a, json_string_value(x))))
+			return -ENOMEM;
+		if (!json_is_string(x) && !json_is_null(x))
+			rc = -EINVAL;
+	}
+	return rc;
+}
+
+/* The elements of a HWC_JT_MAP object (values that are not objects are left out: -EINVAL). */
+static int get_map(const json_t *o, struct hwc_arena *a, void *base, const struct hwc_jfield *f)
+{
+	int rc = 0;
+	const json_t *j = json_object_get(o, f->key), *v;
+	if (f->flags & HWC_JF_META) {
+		struct hwc_fmeta *m = field(base, f->meta);
+		if (!json_is_object(j) && j && !json_is_null(j)) {
+			hwc_fmeta_set(m, HWC_ST_INVALID, 0, hwc_arena_printf(a, "%s: not an object", f->key));
+			return -EINVAL;
+		}
+		if (!json_is_object(j))
+			return hwc_json_get_meta(o, f->key, a, m);
+		hwc_fmeta_set(m, HWC_ST_OK, 0, NULL);
+	} else if (j && !json_is_object(j)) {
+		return json_is_null(j) ? 0 : -EINVAL;
+	}
+	struct jvec vec;
+	memcpy(&vec, field(base, f->off), sizeof(vec));
+	const char *name;
+	json_object_foreach((json_t *)j, name, v) {
+		if (!json_is_object(v)) {
+			rc = -EINVAL;
+			continue;
+		}
+		if (hwc_arena_grow(a, &vec.items, f->elem, &vec.cap, vec.n + 1) < 0)
+			return -ENOMEM;
+		char *el = (char *)vec.items + vec.n++ * f->elem;
+		memset(el, 0, f->elem);
+		const char *nm = hwc_arena_strdup(a, name);
+		memcpy(el, &nm, sizeof(nm));
+		memcpy(field(base, f->off), &vec, sizeof(vec));
+		int r = hwc_json_get_table(v, a, el, f->sub);
+		if (!nm || r == -ENOMEM)
+			return -ENOMEM;
+		if (r < 0)
+			rc = r;
+	}
+	memcpy(field(base, f->off), &vec, sizeof(vec));
+	return rc;
+}
+
+/* The plain (status-less) kinds and the fixed-size arrays. */
+static int get_plain(const json_t *o, struct hwc_arena *a, void *base, const struct hwc_jfield *f)
 {
 	void *p = field(base, f->off);
 	const json_t *v = json_object_get(o, f->key);
+	switch (f->t) {
+	case HWC_JT_FLAG:
+		*(bool *)p = json_is_true(v);
+		return 0;
+	case HWC_JT_KEY_I64:
+		if (!json_is_integer(v))
+			return -EINVAL;
+		*(int64_t *)p = json_integer_value(v);
+		return 0;
+	case HWC_JT_KEY_STR:
+	case HWC_JT_PSTR:
+		if (!json_is_string(v))
+			return f->t == HWC_JT_PSTR ? 0 : -EINVAL;
+		*(const char **)p = hwc_arena_strdup(a, json_string_value(v));
+		return *(const char **)p ? 0 : -ENOMEM;
+	case HWC_JT_OPT_F64:
+		*(double *)p = json_is_number(v) ? json_number_value(v) : -1;
+		return 0;
+	case HWC_JT_STATUS: {
+		enum hwc_status st = v ? hwc_status_from_name(json_string_value(v)) : HWC_ST_UNSET;
+		((struct hwc_fmeta *)p)->st = st == HWC_ST__COUNT ? HWC_ST_INVALID : st;
+		return 0;
+	}
+	case HWC_JT_DETAIL:
+		((struct hwc_fmeta *)p)->detail =
+			json_is_string(v) ? hwc_arena_strdup(a, json_string_value(v)) : NULL;
+		return 0;
+	case HWC_JT_I64_SLOTS:
+	case HWC_JT_BOOL_SLOTS: return get_slots(o, f, a, p);
+	default: return get_str_slots(o, f, a, base);
+	}
+}
+
+static int get_field(const json_t *o, struct hwc_arena *a, void *base, const struct hwc_jfield *f)
+{
+	void *p = field(base, f->off);
 	if (is_fact(f->t))
 		return get_fact(o, f->key, f->t, a, p);
 	switch (f->t) {
@@ -565,23 +792,14 @@ static int get_field(const json_t *o, struct hwc_arena *a, void *base, const str
 				rc = -EINVAL;
 		return rc;
 	}
-	case HWC_JT_FLAG:
-		*(bool *)p = json_is_true(v);
-		return 0;
-	case HWC_JT_KEY_I64:
-		if (!json_is_integer(v))
-			return -EINVAL;
-		*(int64_t *)p = json_integer_value(v);
-		return 0;
-	case HWC_JT_KEY_STR:
-		if (!json_is_string(v))
-			return -EINVAL;
-		*(const char **)p = hwc_arena_strdup(a, json_string_value(v));
-		return *(const char **)p ? 0 : -ENOMEM;
 	case HWC_JT_OBJ:
 	case HWC_JT_GROUP: return get_sub(o, a, p, f);
 	case HWC_JT_CUSTOM: return f->get(o, f, a, p);
-	default: return get_vec(o, a, base, f);
+	case HWC_JT_MAP: return get_map(o, a, base, f);
+	default:
+		if (is_vector(f->t))
+			return get_vec(o, a, base, f);
+		return get_plain(o, a, base, f);
 	}
 }
 
@@ -594,6 +812,18 @@ int hwc_json_get_table(const json_t *o, struct hwc_arena *a, void *base, const s
 			rc = r;
 	}
 	return rc;
+}
+
+void *hwc_json_section_from(const json_t *j, struct hwc_arena *a, size_t size,
+			    const struct hwc_jtable *t, int *rc)
+{
+	void *base = json_is_object(j) ? hwc_arena_zalloc(a, size) : NULL;
+	*rc = !json_is_object(j) ? -EINVAL : !base ? -ENOMEM : 0;
+	if (base && t)
+		*rc = hwc_json_get_table(j, a, base, t);
+	if (*rc < 0 && *rc != -ENOMEM)
+		*rc = -EINVAL;
+	return base;
 }
 
 /* ---- persist ---- */
@@ -621,7 +851,9 @@ static int persist_vec(void *base, struct hwc_arena *a, const struct hwc_jfield 
 	int rc = 0;
 	for (size_t i = 0; i < v.n; i++) {
 		void *el = (char *)items + i * es;
-		if (f->t == HWC_JT_VEC)
+		if (f->t == HWC_JT_MAP)
+			rc |= persist_str(a, (const char **)el);
+		if (f->t == HWC_JT_VEC || f->t == HWC_JT_MAP)
 			rc |= hwc_json_persist_table(el, a, f->sub);
 		else if (f->t == HWC_JT_STRV)
 			rc |= persist_str(a, (const char **)el);
@@ -637,22 +869,25 @@ static int persist_field(void *base, struct hwc_arena *a, const struct hwc_jfiel
 		rc |= persist_str(a, &((struct hwc_fmeta *)p)->detail);
 	if (f->t == HWC_JT_STR && ((struct hwc_fstr *)p)->m.st == HWC_ST_OK)
 		rc |= persist_str(a, &((struct hwc_fstr *)p)->v);
+	if (f->t == HWC_JT_STATUS || f->t == HWC_JT_DETAIL || f->t == HWC_JT_I64_SLOTS ||
+	    f->t == HWC_JT_BOOL_SLOTS)
+		return persist_str(a, &((struct hwc_fmeta *)p)->detail);
+	if ((f->flags & HWC_JF_META) && (is_vector(f->t) || f->t == HWC_JT_STR_SLOTS))
+		rc |= persist_str(a, &((struct hwc_fmeta *)field(base, f->meta))->detail);
 	switch (f->t) {
-	case HWC_JT_KEY_STR: return persist_str(a, p);
+	case HWC_JT_KEY_STR:
+	case HWC_JT_PSTR: return persist_str(a, p);
+	case HWC_JT_STR_SLOTS:
+		for (size_t i = 0; i < f->elem; i++)
+			rc |= persist_str(a, (const char **)p + i);
+		return rc;
 	case HWC_JT_U64_NAMED:
 		for (size_t i = 0; i < f->elem; i++)
 			rc |= persist_str(a, &((struct hwc_fu64 *)p + i)->m.detail);
 		return rc;
 	case HWC_JT_OBJ:
 	case HWC_JT_GROUP: return rc | hwc_json_persist_table(p, a, f->sub);
-	case HWC_JT_VEC:
-	case HWC_JT_STRV:
-	case HWC_JT_I64V:
-	case HWC_JT_F64V:
-		if (f->flags & HWC_JF_META)
-			rc |= persist_str(a, &((struct hwc_fmeta *)field(base, f->meta))->detail);
-		return rc | persist_vec(base, a, f);
-	default: return rc;
+	default: return is_vector(f->t) ? rc | persist_vec(base, a, f) : rc;
 	}
 }
 

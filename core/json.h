@@ -45,6 +45,9 @@ int hwc_json_get_meta(const json_t *obj, const char *key, struct hwc_arena *a, s
  * that are not UTF-8 (they become '?'). */
 json_t *hwc_json_string(const char *s);
 const char *hwc_json_str_or(const json_t *obj, const char *key, const char *dflt);
+/* A scalar (string, number, boolean) as text into buf: "force_relax", "0", "2.5", "true". False,
+ * buf untouched, for anything else. */
+bool hwc_json_scalar_text(char *buf, size_t n, const json_t *v);
 
 /* Serialize deterministically (insertion order, 2-space indent when pretty). Caller frees. */
 char *hwc_json_dumps(const json_t *j, bool pretty);
@@ -70,6 +73,17 @@ enum hwc_jtype {
 	HWC_JT_U64_NAMED, /* an array of elem struct hwc_fu64 written inline in the object, one
 			   * key per entry of names ("rx_discards_phy", ...) */
 	HWC_JT_CUSTOM,   /* written and read by the entry's own functions (put, get) */
+	HWC_JT_I64_SLOTS,  /* a struct hwc_fslots of elem integers: the array, null per unknown
+			    * element; null + status when the whole is not known */
+	HWC_JT_BOOL_SLOTS, /* the same of booleans */
+	HWC_JT_STR_SLOTS,  /* const char *[elem] with its status at meta (HWC_JF_META): the
+			    * array, null per NULL element */
+	HWC_JT_PSTR,     /* a plain const char *, left out when NULL (null with HWC_JF_NULL) */
+	HWC_JT_OPT_F64,  /* a plain double a source may lack: null (no status) when negative */
+	HWC_JT_MAP,      /* a vector (sub, elem) of structs whose first member is their name
+			  * (const char *): an object of name -> the element's object */
+	HWC_JT_STATUS,   /* a plain struct hwc_fmeta written as its status name ("ok") */
+	HWC_JT_DETAIL,   /* the detail of a plain struct hwc_fmeta, left out when it has none */
 };
 
 struct hwc_jtable;
@@ -88,11 +102,20 @@ struct hwc_jfield {
 	int (*get)(const json_t *o, const struct hwc_jfield *f, struct hwc_arena *a, void *p);
 	const char *src; /* the source's own name for the value ("Link Down Counter"), for parsers */
 	const char *const *names; /* U64_NAMED: the keys */
+	/* Written only when when(base) is true (a key that depends on another fact); read as
+	 * usual. NULL: always. */
+	bool (*when)(const void *base);
+	const char *types; /* CUSTOM: the JSON types it writes ("string|integer"), for the tests */
 };
-#define HWC_JF_META 1u   /* a vector with a status: the array when ok, else null + status */
+/* A vector with a status: the array when ok, else null + status. On a fact, flag or string:
+ * the status at meta (another member's, a source's) when not ok, else the value. */
+#define HWC_JF_META 1u
 /* Always known (the collector sets it on every element), so written even in a
  * HWC_JTAB_OMIT_UNSET table; the schema may forbid null for it. */
 #define HWC_JF_ALWAYS 2u
+#define HWC_JF_TRUE_ONLY 4u   /* a FLAG written only when true */
+#define HWC_JF_NULL 8u        /* a PSTR written as null when NULL */
+#define HWC_JF_KEEP_UNSET 16u /* a GROUP nobody set is written (null, "not_collected") */
 
 struct hwc_jtable {
 	const char *path; /* where the object sits in the facts: "host.numa.nodes[]" (for tests) */
@@ -129,6 +152,13 @@ struct hwc_jtable {
 	{.t = HWC_JT_U64_NAMED, .off = offsetof(T, member), .elem = (n_), .names = (names_)}
 #define HWC_JCUSTOM(T, key_, member, put_, get_)                                                   \
 	{.key = key_, .t = HWC_JT_CUSTOM, .off = offsetof(T, member), .put = put_, .get = get_}
+/* The same, with the JSON types it writes declared for the table-vs-schema test. */
+#define HWC_JCUSTOM_T(T, key_, member, put_, get_, types_)                                         \
+	{.key = key_, .t = HWC_JT_CUSTOM, .off = offsetof(T, member), .put = put_, .get = get_,      \
+	 .types = types_}
+/* A fixed-size array (struct hwc_fslots of n elements) of integers or booleans. */
+#define HWC_JSLOTS(T, key_, member, type, n_)                                                      \
+	{.key = key_, .t = type, .off = offsetof(T, member), .elem = (n_)}
 
 /* Writes base's facts into o (an object), "unavailable" last. 0 or -ENOMEM. */
 int hwc_json_put_table(json_t *o, const void *base, const struct hwc_jtable *t);
@@ -150,6 +180,12 @@ void hwc_json_fail_table(void *base, const struct hwc_jtable *t, const struct hw
 json_t *hwc_json_array_from_vec(const void *vec, size_t elem, const struct hwc_jtable *t);
 int hwc_json_array_to_vec(const json_t *arr, struct hwc_arena *a, void *vec, size_t elem,
 			  const struct hwc_jtable *t);
+
+/* A section's reader: a new zeroed struct of size bytes for the section j, an object, read by t
+ * (NULL: only made). NULL when j is not an object (*rc = -EINVAL) or without memory (-ENOMEM);
+ * else *rc is 0, or -EINVAL when something was not of its type (the rest is read). */
+void *hwc_json_section_from(const json_t *j, struct hwc_arena *a, size_t size,
+			    const struct hwc_jtable *t, int *rc);
 
 /* Array helper: the array to walk under key, with its status in *m (NULL when not ok); a value
  * that is neither an array nor null is invalid (-EINVAL in *rc). */

@@ -316,17 +316,27 @@ static void invalid(struct hwc_fmeta *m, struct hwc_arena *a, const char *path, 
 				       strlen(got) >= sizeof(shown) ? "..." : ""));
 }
 
-int hwc_read_i64(struct hwc_env *e, const char *path, struct hwc_arena *a, struct hwc_fi64 *out)
+/* The text of a number's file; on failure *m is why. */
+static int read_text(struct hwc_env *e, const char *path, struct hwc_arena *a,
+		     struct hwc_fmeta *m, const char **text)
 {
 	struct hwc_fstr s = {0};
 	int rc = hwc_read_str(e, path, a, &s);
-	if (rc < 0) {
-		out->m = s.m;
+	if (rc < 0)
+		*m = s.m;
+	*text = s.v;
+	return rc;
+}
+
+int hwc_read_i64(struct hwc_env *e, const char *path, struct hwc_arena *a, struct hwc_fi64 *out)
+{
+	const char *t;
+	int rc = read_text(e, path, a, &out->m, &t);
+	if (rc < 0)
 		return rc;
-	}
 	int64_t v;
-	if (hwc_parse_i64(s.v, 0, &v) < 0) {
-		invalid(&out->m, a, path, "an integer", s.v);
+	if (hwc_parse_i64(t, 0, &v) < 0) {
+		invalid(&out->m, a, path, "an integer", t);
 		return -EINVAL;
 	}
 	HWC_SET(*out, v);
@@ -335,18 +345,16 @@ int hwc_read_i64(struct hwc_env *e, const char *path, struct hwc_arena *a, struc
 
 int hwc_read_hex(struct hwc_env *e, const char *path, struct hwc_arena *a, struct hwc_fu64 *out)
 {
-	struct hwc_fstr s = {0};
-	int rc = hwc_read_str(e, path, a, &s);
-	if (rc < 0) {
-		out->m = s.m;
+	const char *t;
+	int rc = read_text(e, path, a, &out->m, &t);
+	if (rc < 0)
 		return rc;
-	}
-	const char *p = s.v;
+	const char *p = t;
 	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
 		p += 2;
 	uint64_t v;
 	if (!*p || hwc_parse_u64(p, 16, &v) < 0 || strchr(p, 'x') || strchr(p, '+')) {
-		invalid(&out->m, a, path, "a hexadecimal number", s.v);
+		invalid(&out->m, a, path, "a hexadecimal number", t);
 		return -EINVAL;
 	}
 	HWC_SET(*out, v);

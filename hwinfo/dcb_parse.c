@@ -15,31 +15,6 @@
 
 #include "core/util.h"
 
-void hwc_roce_arr_init(struct hwc_roce_arr *r, unsigned n, bool is_bool, const char *detail)
-{
-	memset(r, 0, sizeof(*r));
-	r->n = n;
-	r->is_bool = is_bool;
-	hwc_fmeta_set(&r->m, HWC_ST_ABSENT, 0, detail);
-}
-
-static void arr_ok(struct hwc_roce_arr *r)
-{
-	if (r->m.st != HWC_ST_OK) {
-		memset(r->has, 0, sizeof(r->has));
-		hwc_fmeta_set(&r->m, HWC_ST_OK, 0, NULL);
-	}
-}
-
-void hwc_roce_arr_set(struct hwc_roce_arr *r, unsigned i, int64_t v)
-{
-	if (i >= r->n)
-		return;
-	arr_ok(r);
-	r->has[i] = true;
-	r->v[i] = v;
-}
-
 void hwc_roce_qos_init(struct hwc_roce_qos *q, struct hwc_arena *a, const char *src)
 {
 	const char *d = hwc_arena_printf(a, "%s: not reported", src);
@@ -47,23 +22,23 @@ void hwc_roce_qos_init(struct hwc_roce_qos *q, struct hwc_arena *a, const char *
 	HWC_FAIL(q->source, HWC_ST_ABSENT, 0, d);
 	HWC_FAIL(q->dcbx_mode, HWC_ST_ABSENT, 0, d);
 	HWC_FAIL(q->trust, HWC_ST_ABSENT, 0, d);
-	hwc_roce_arr_init(&q->dscp2prio, HWC_ROCE_NDSCP, false, d);
-	hwc_roce_arr_init(&q->pfc_enabled, HWC_ROCE_NPRIO, true, d);
-	hwc_roce_arr_init(&q->prio_tc, HWC_ROCE_NPRIO, false, d);
-	hwc_roce_arr_init(&q->tc_bw, HWC_ROCE_NPRIO, false, d);
-	hwc_roce_arr_init(&q->prio_buffer, HWC_ROCE_NPRIO, false, d);
+	hwc_fslots_init(&q->dscp2prio, HWC_ROCE_NDSCP, false, d);
+	hwc_fslots_init(&q->pfc_enabled, HWC_ROCE_NPRIO, true, d);
+	hwc_fslots_init(&q->prio_tc, HWC_ROCE_NPRIO, false, d);
+	hwc_fslots_init(&q->tc_bw, HWC_ROCE_NPRIO, false, d);
+	hwc_fslots_init(&q->prio_buffer, HWC_ROCE_NPRIO, false, d);
 	hwc_fmeta_set(&q->tc_tsa_m, HWC_ST_ABSENT, 0, d);
 }
 
 /* ------------------------------------------------------------------ dcb -j */
 
 /* A JSON array of up to r->n integers (or booleans) in [0, max]. */
-static int json_arr(const json_t *j, struct hwc_roce_arr *r, int64_t max)
+static int json_arr(const json_t *j, struct hwc_fslots *r, int64_t max)
 {
 	if (!json_is_array(j) || json_array_size(j) > r->n)
 		return -EINVAL;
-	struct hwc_roce_arr t = *r;
-	arr_ok(&t);
+	struct hwc_fslots t = *r;
+	hwc_fslots_ok(&t);
 	size_t i;
 	const json_t *x;
 	json_array_foreach(j, i, x) {
@@ -75,7 +50,7 @@ static int json_arr(const json_t *j, struct hwc_roce_arr *r, int64_t max)
 			v = json_integer_value(x);
 		else
 			return -EINVAL;
-		hwc_roce_arr_set(&t, (unsigned)i, v);
+		hwc_fslots_set(&t, (unsigned)i, v);
 	}
 	*r = t;
 	return 0;
@@ -84,8 +59,8 @@ static int json_arr(const json_t *j, struct hwc_roce_arr *r, int64_t max)
 static int dcb_app(const json_t *j, struct hwc_arena *a, const char *src, struct hwc_roce_qos *q)
 {
 	const json_t *dp = json_object_get(j, "dscp_prio");
-	struct hwc_roce_arr m = q->dscp2prio;
-	arr_ok(&m);
+	struct hwc_fslots m = q->dscp2prio;
+	hwc_fslots_ok(&m);
 	size_t i, n = 0;
 	const json_t *e;
 	if (dp && !json_is_array(dp))
@@ -96,7 +71,7 @@ static int dcb_app(const json_t *j, struct hwc_arena *a, const char *src, struct
 		    json_integer_value(d) >= HWC_ROCE_NDSCP || json_integer_value(p) < 0 ||
 		    json_integer_value(p) >= HWC_ROCE_NPRIO)
 			return -EINVAL;
-		hwc_roce_arr_set(&m, (unsigned)json_integer_value(d), json_integer_value(p));
+		hwc_fslots_set(&m, (unsigned)json_integer_value(d), json_integer_value(p));
 		n++;
 	}
 	q->dscp2prio = m;
@@ -110,7 +85,7 @@ static int dcb_app(const json_t *j, struct hwc_arena *a, const char *src, struct
 
 static int dcb_ets(const json_t *j, struct hwc_arena *a, struct hwc_roce_qos *q)
 {
-	struct hwc_roce_arr tc = q->prio_tc, bw = q->tc_bw;
+	struct hwc_fslots tc = q->prio_tc, bw = q->tc_bw;
 	if (json_arr(json_object_get(j, "prio_tc"), &tc, HWC_ROCE_NPRIO - 1) < 0 ||
 	    json_arr(json_object_get(j, "tc_bw"), &bw, 100) < 0)
 		return -EINVAL;
@@ -135,7 +110,7 @@ static int dcb_ets(const json_t *j, struct hwc_arena *a, struct hwc_roce_qos *q)
 static int dcb_dispatch(enum hwc_dcb_show what, const json_t *j, struct hwc_arena *a,
 			const char *src, struct hwc_roce_qos *q)
 {
-	struct hwc_roce_arr r;
+	struct hwc_fslots r;
 	switch (what) {
 	case HWC_DCB_APP:
 		return dcb_app(j, a, src, q);
@@ -285,22 +260,22 @@ static void qos_tc(struct ln rest, struct hwc_arena *a, struct hwc_roce_qos *q,
 		size_t k = (size_t)(b - rest.p);
 		int64_t bw = next_num(rest, &k);
 		if (bw >= 0 && bw <= 100)
-			hwc_roce_arr_set(&q->tc_bw, (unsigned)st->tc, bw);
+			hwc_fslots_set(&q->tc_bw, (unsigned)st->tc, bw);
 	}
-	arr_ok(&q->prio_tc);
+	hwc_fslots_ok(&q->prio_tc);
 	st->seen++;
 }
 
 /* "enabled 0 0 0 1 0 0 0 0" / "buffer 0 0 0 1 ..." */
-static void qos_row(struct ln rest, struct hwc_roce_arr *r, int64_t max)
+static void qos_row(struct ln rest, struct hwc_fslots *r, int64_t max)
 {
 	size_t i = 0;
-	struct hwc_roce_arr t = *r;
+	struct hwc_fslots t = *r;
 	for (unsigned k = 0; k < HWC_ROCE_NPRIO; k++) {
 		int64_t v = next_num(rest, &i);
 		if (v < 0 || v > max)
 			return;
-		hwc_roce_arr_set(&t, k, v);
+		hwc_fslots_set(&t, k, v);
 	}
 	*r = t;
 }
@@ -312,10 +287,10 @@ static void qos_map(struct ln l, struct hwc_roce_qos *q)
 	int64_t prio = next_num(l, &i);
 	if (prio < 0 || prio >= HWC_ROCE_NPRIO)
 		return;
-	arr_ok(&q->dscp2prio);
+	hwc_fslots_ok(&q->dscp2prio);
 	for (int64_t d; (d = next_num(l, &i)) >= 0;)
 		if (d < HWC_ROCE_NDSCP)
-			hwc_roce_arr_set(&q->dscp2prio, (unsigned)d, prio);
+			hwc_fslots_set(&q->dscp2prio, (unsigned)d, prio);
 }
 
 static void qos_line(struct ln l, struct hwc_arena *a, struct hwc_roce_qos *q,
@@ -346,7 +321,7 @@ static void qos_line(struct ln l, struct hwc_arena *a, struct hwc_roce_qos *q,
 		size_t i = 0;
 		int64_t p = next_num(r, &i);
 		if (p >= 0 && p < HWC_ROCE_NPRIO)
-			hwc_roce_arr_set(&q->prio_tc, (unsigned)p, st->tc);
+			hwc_fslots_set(&q->prio_tc, (unsigned)p, st->tc);
 	}
 	st->in_map = false;
 }
@@ -375,7 +350,7 @@ int hwc_mlnx_qos_parse(const char *buf, size_t len, const char *src, struct hwc_
 
 /* ------------------------------------------------------------------ ethtool -S */
 
-static struct hwc_roce_arr *prio_counter(struct hwc_roce_counters *c, struct ln k, unsigned *prio)
+static struct hwc_fslots *prio_counter(struct hwc_roce_counters *c, struct ln k, unsigned *prio)
 {
 	static const struct {
 		const char *dir, *what;
@@ -395,7 +370,7 @@ static struct hwc_roce_arr *prio_counter(struct hwc_roce_counters *c, struct ln 
 	for (size_t i = 0; i < HWC_ARRAY_SIZE(map); i++)
 		if (memcmp(k.p, map[i].dir, 2) == 0 && k.n - 9 == strlen(map[i].what) &&
 		    memcmp(k.p + 9, map[i].what, k.n - 9) == 0)
-			return (struct hwc_roce_arr *)((char *)c + map[i].off);
+			return (struct hwc_fslots *)((char *)c + map[i].off);
 	return NULL;
 }
 
@@ -423,11 +398,11 @@ static bool split_counter(struct ln l, struct ln *k, uint64_t *v)
 int hwc_roce_parse_ethtool(const char *buf, size_t len, const char *src, struct hwc_arena *a,
 			   struct hwc_roce_counters *c)
 {
-	struct hwc_roce_arr *arrs[] = {&c->rx_pause, &c->tx_pause, &c->rx_pause_duration,
+	struct hwc_fslots *arrs[] = {&c->rx_pause, &c->tx_pause, &c->rx_pause_duration,
 				       &c->tx_pause_duration, &c->rx_discards};
 	const char *none = hwc_arena_printf(a, "%s: the driver reports it for no priority", src);
 	for (size_t i = 0; i < 5; i++)
-		hwc_roce_arr_init(arrs[i], HWC_ROCE_NPRIO, false, none);
+		hwc_fslots_init(arrs[i], HWC_ROCE_NPRIO, false, none);
 	HWC_FAIL(c->pause_storm_warning, HWC_ST_ABSENT, 0,
 		 hwc_arena_printf(a, "%s: no tx_pause_storm_warning_events", src));
 	HWC_FAIL(c->pause_storm_error, HWC_ST_ABSENT, 0,
@@ -440,9 +415,9 @@ int hwc_roce_parse_ethtool(const char *buf, size_t len, const char *src, struct 
 			continue;
 		lines++;
 		unsigned prio;
-		struct hwc_roce_arr *r = prio_counter(c, k, &prio);
+		struct hwc_fslots *r = prio_counter(c, k, &prio);
 		if (r && v <= INT64_MAX)
-			hwc_roce_arr_set(r, prio, (int64_t)v);
+			hwc_fslots_set(r, prio, (int64_t)v);
 		else if (k.n == 29 && memcmp(k.p, "tx_pause_storm_warning_events", 29) == 0)
 			HWC_SET(c->pause_storm_warning, v);
 		else if (k.n == 27 && memcmp(k.p, "tx_pause_storm_error_events", 27) == 0)

@@ -150,9 +150,9 @@ static void collect_qos(struct hwc_env *e, struct hwc_facts *f, struct hwc_roce_
 /* ------------------------------------------------------------------ ECN, CNP, DCQCN, ToS */
 
 static void collect_ecn(struct hwc_env *e, struct hwc_arena *a, const char *nd, const char *which,
-			struct hwc_roce_arr *r)
+			struct hwc_fslots *r)
 {
-	hwc_roce_arr_init(r, HWC_ROCE_NPRIO, true, NULL);
+	hwc_fslots_init(r, HWC_ROCE_NPRIO, true, NULL);
 	if (!nd) {
 		HWC_FAIL(*r, HWC_ST_ABSENT, 0, "no netdev for the port");
 		return;
@@ -171,7 +171,7 @@ static void collect_ecn(struct hwc_env *e, struct hwc_arena *a, const char *nd, 
 	for (unsigned i = 0; i < HWC_ROCE_NPRIO; i++) {
 		struct hwc_fi64 v = {0};
 		if (hwc_read_i64(e, hwc_arena_printf(a, "%s/%u", dir, i), a, &v) == 0)
-			hwc_roce_arr_set(r, i, v.v != 0);
+			hwc_fslots_set(r, i, v.v != 0);
 	}
 }
 
@@ -331,10 +331,10 @@ static void collect_counters(struct hwc_env *e, struct hwc_facts *f, struct hwc_
 			hwc_facts_error(f, "roce", src, "output not understood (expected counters)");
 		return;
 	}
-	struct hwc_roce_arr *arrs[] = {&c->rx_pause, &c->tx_pause, &c->rx_pause_duration,
+	struct hwc_fslots *arrs[] = {&c->rx_pause, &c->tx_pause, &c->rx_pause_duration,
 				       &c->tx_pause_duration, &c->rx_discards};
 	for (size_t i = 0; i < 5; i++) {
-		hwc_roce_arr_init(arrs[i], HWC_ROCE_NPRIO, false, NULL);
+		hwc_fslots_init(arrs[i], HWC_ROCE_NPRIO, false, NULL);
 		arrs[i]->m = m;
 	}
 	c->pause_storm_warning.m = c->pause_storm_error.m = m;

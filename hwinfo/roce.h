@@ -15,27 +15,19 @@
 #define HWC_ROCE_NPRIO 8
 #define HWC_ROCE_NDSCP 64
 
-/* A fixed-size array fact (8 priorities, 64 code points): m is the status of the whole; an element
- * without has[i] is written as null (the source listed nothing for it). */
-struct hwc_roce_arr {
-	struct hwc_fmeta m;
-	unsigned n;
-	bool is_bool;
-	bool has[HWC_ROCE_NDSCP];
-	int64_t v[HWC_ROCE_NDSCP];
-};
+_Static_assert(HWC_ROCE_NDSCP <= HWC_FSLOTS_MAX, "a DSCP map fits a struct hwc_fslots");
 
 struct hwc_roce_qos {
 	struct hwc_fstr source;    /* "dcb" (iproute2 dcbnl) or "mlnx_qos" (MLNX_OFED) */
 	struct hwc_fstr dcbx_mode; /* "host" (OS controlled) or "firmware" */
 	struct hwc_fstr trust;     /* "dscp" or "pcp" */
-	struct hwc_roce_arr dscp2prio;   /* 64: the priority of each DSCP */
-	struct hwc_roce_arr pfc_enabled; /* 8 booleans */
-	struct hwc_roce_arr prio_tc;     /* 8: the traffic class of each priority */
-	struct hwc_roce_arr tc_bw;       /* 8: ETS bandwidth percent of each TC */
+	struct hwc_fslots dscp2prio;   /* 64: the priority of each DSCP */
+	struct hwc_fslots pfc_enabled; /* 8 booleans */
+	struct hwc_fslots prio_tc;     /* 8: the traffic class of each priority */
+	struct hwc_fslots tc_bw;       /* 8: ETS bandwidth percent of each TC */
 	struct hwc_fmeta tc_tsa_m;
 	const char *tc_tsa[HWC_ROCE_NPRIO]; /* "ets", "strict", "vendor", "cbs" */
-	struct hwc_roce_arr prio_buffer; /* 8: receive buffer of each priority */
+	struct hwc_fslots prio_buffer; /* 8: receive buffer of each priority */
 };
 
 struct hwc_roce_gid {
@@ -50,7 +42,7 @@ extern const char *const hwc_roce_hw_names[HWC_ROCE_NHW];
 struct hwc_roce_counters {
 	struct hwc_fu64 hw[HWC_ROCE_NHW];
 	struct hwc_fu64 pause_storm_warning, pause_storm_error; /* ethtool -S tx_pause_storm_* */
-	struct hwc_roce_arr rx_pause, tx_pause, rx_pause_duration, tx_pause_duration, rx_discards;
+	struct hwc_fslots rx_pause, tx_pause, rx_pause_duration, tx_pause_duration, rx_discards;
 };
 
 struct hwc_roce_port {
@@ -59,7 +51,7 @@ struct hwc_roce_port {
 	struct hwc_fstr netdev, bdf;
 	struct hwc_fi64 fw_port; /* the _P<n> of the firmware parameters */
 	struct hwc_roce_qos qos;
-	struct hwc_roce_arr ecn_np, ecn_rp; /* 8 booleans: ecn/roce_np|roce_rp/enable/<prio> */
+	struct hwc_fslots ecn_np, ecn_rp; /* 8 booleans: ecn/roce_np|roce_rp/enable/<prio> */
 	struct hwc_fi64 cnp_dscp, cnp_802p_prio;
 	struct hwc_fstr cnp_source; /* "sysfs" (ecn/roce_np/params) or "mstconfig" */
 	struct hwc_fi64 cc_prio_mask; /* ROCE_CC_PRIO_MASK_P<n>: priorities with DCQCN */
@@ -87,9 +79,6 @@ struct hwc_roce_facts {
 
 enum hwc_dcb_show { HWC_DCB_APP, HWC_DCB_PFC, HWC_DCB_ETS, HWC_DCB_DCBX, HWC_DCB_BUFFER };
 
-void hwc_roce_arr_init(struct hwc_roce_arr *r, unsigned n, bool is_bool, const char *detail);
-/* Sets element i (the whole array becomes known; other elements stay null). */
-void hwc_roce_arr_set(struct hwc_roce_arr *r, unsigned i, int64_t v);
 /* Marks the facts one `dcb <what> show` answers with status st. */
 void hwc_dcb_fail(enum hwc_dcb_show what, struct hwc_roce_qos *q, enum hwc_status st,
 		  const char *detail);

@@ -21,6 +21,15 @@ static const char *after(const char *l, size_t n, const char *needle, size_t *re
 	return NULL;
 }
 
+/* The first word of r (rn bytes), copied into a. */
+static const char *first_word(const char *r, size_t rn, struct hwc_arena *a)
+{
+	size_t w = 0;
+	while (w < rn && r[w] != ' ')
+		w++;
+	return hwc_arena_strndup(a, r, w);
+}
+
 static bool has(const char *l, size_t n, const char *needle)
 {
 	size_t rest;
@@ -125,18 +134,11 @@ static void dmesg_line(const char *l, size_t n, struct hwc_arena *a, struct hwc_
 		return;
 	}
 	if ((r = after(l, n, "iommu: Default domain type: ", &rn))) {
-		size_t w = 0;
-		while (w < rn && r[w] != ' ')
-			w++;
-		o->iommu_default = hwc_arena_strndup(a, r, w);
+		o->iommu_default = first_word(r, rn, a);
 		return;
 	}
-	if ((r = after(l, n, "DMA domain TLB invalidation policy: ", &rn))) {
-		size_t w = 0;
-		while (w < rn && r[w] != ' ')
-			w++;
-		o->iommu_tlb = hwc_arena_strndup(a, r, w);
-	}
+	if ((r = after(l, n, "DMA domain TLB invalidation policy: ", &rn)))
+		o->iommu_tlb = first_word(r, rn, a);
 }
 
 int hwc_host_parse_dmesg(const char *buf, size_t len, struct hwc_arena *a, struct hwc_dmesg_host *out)

@@ -25,23 +25,6 @@ static void put_cfgval(json_t *o, const char *key, const struct hwc_mlx_cfgval *
 	}
 }
 
-static json_t *cfg_json(const struct hwc_mlx_cfg *c)
-{
-	json_t *o = json_object();
-	for (size_t i = 0; o && i < c->params.n; i++) {
-		const struct hwc_mlx_cfgparam *p = &c->params.items[i];
-		json_t *po = json_object();
-		put_cfgval(po, "default", &p->dflt);
-		put_cfgval(po, "current", &p->current);
-		put_cfgval(po, "next_boot", &p->next_boot);
-		hwc_json_put_bool(po, "pending", &p->pending);
-		if (p->read_only)
-			json_object_set_new(po, "read_only", json_true());
-		json_object_set_new(o, p->name, hwc_json_unavail_last(po));
-	}
-	return o;
-}
-
 /* The value of a config column as JSON (string or number); NULL when unknown. */
 static json_t *cfgval_json(const struct hwc_mlx_cfgval *v)
 {
@@ -77,30 +60,6 @@ static void put_at_risk(json_t *o, const struct hwc_mlx_cfg *c)
 	json_object_set_new(o, "fw_at_risk", arr);
 }
 
-static json_t *fwreset_list_json(const struct hwc_mlx_fwreset_list *l, const char *key)
-{
-	json_t *arr = json_array();
-	for (size_t i = 0; arr && i < l->n; i++) {
-		const struct hwc_mlx_fwreset_opt *x = &l->items[i];
-		json_array_append_new(arr, json_pack("{s:I, s:s?, s:b, s:b}", key, (json_int_t)x->num,
-						     "description", x->description, "supported",
-						     x->supported, "default", x->is_default));
-	}
-	return arr;
-}
-
-static void put_fw_reset(json_t *o, const struct hwc_mlx_fwreset *r)
-{
-	if (!hwc_ok(*r)) {
-		hwc_json_put_meta(o, "fw_reset", &r->m);
-		return;
-	}
-	json_object_set_new(o, "fw_reset",
-			    json_pack("{s:o, s:o, s:o}", "levels", fwreset_list_json(&r->levels, "level"),
-				      "types", fwreset_list_json(&r->types, "type"), "sync",
-				      fwreset_list_json(&r->sync, "sync")));
-}
-
 /* ---- reading -------------------------------------------------------------------------------- */
 
 static int get_cfgval(const json_t *o, const char *key, struct hwc_arena *a,
@@ -131,67 +90,6 @@ static int get_cfgval(const json_t *o, const char *key, struct hwc_arena *a,
 	return hwc_json_get_meta(o, key, a, &v->m);
 }
 
-static int get_cfg(const json_t *o, struct hwc_arena *a, struct hwc_mlx_cfg *c)
-{
-	const char *name;
-	const json_t *po;
-	int rc = 0;
-	json_object_foreach((json_t *)o, name, po) {
-		if (!json_is_object(po)) {
-			rc = -EINVAL;
-			continue;
-		}
-		struct hwc_mlx_cfgparam *p = HWC_VEC_PUSH(a, &c->params);
-		if (!p)
-			return -ENOMEM;
-		p->name = hwc_arena_strdup(a, name);
-		if (get_cfgval(po, "default", a, &p->dflt) < 0 ||
-		    get_cfgval(po, "current", a, &p->current) < 0 ||
-		    get_cfgval(po, "next_boot", a, &p->next_boot) < 0 ||
-		    hwc_json_get_bool(po, "pending", a, &p->pending) < 0)
-			rc = -EINVAL;
-		p->read_only = json_is_true(json_object_get(po, "read_only"));
-		if (p->dflt.m.st == HWC_ST_OK || p->current.m.st == HWC_ST_OK)
-			c->has_default_current = true;
-	}
-	return rc;
-}
-
-static int get_fwreset_list(const json_t *arr, const char *key, struct hwc_arena *a,
-			    struct hwc_mlx_fwreset_list *l)
-{
-	if (!json_is_array(arr))
-		return -EINVAL;
-	size_t i;
-	const json_t *x;
-	json_array_foreach(arr, i, x) {
-		const json_t *num = json_object_get(x, key);
-		if (!json_is_integer(num))
-			return -EINVAL;
-		struct hwc_mlx_fwreset_opt *op = HWC_VEC_PUSH(a, l);
-		if (!op)
-			return -ENOMEM;
-		op->num = json_integer_value(num);
-		const char *d = hwc_json_str_or(x, "description", NULL);
-		op->description = d ? hwc_arena_strdup(a, d) : NULL;
-		op->supported = json_is_true(json_object_get(x, "supported"));
-		op->is_default = json_is_true(json_object_get(x, "default"));
-	}
-	return 0;
-}
-
-static int get_fw_reset(const json_t *o, struct hwc_arena *a, struct hwc_mlx_fwreset *r)
-{
-	const json_t *j = json_object_get(o, "fw_reset");
-	if (!json_is_object(j))
-		return hwc_json_get_meta(o, "fw_reset", a, &r->m);
-	hwc_fmeta_set(&r->m, HWC_ST_OK, 0, NULL);
-	int rc = get_fwreset_list(json_object_get(j, "levels"), "level", a, &r->levels);
-	rc |= get_fwreset_list(json_object_get(j, "types"), "type", a, &r->types);
-	rc |= get_fwreset_list(json_object_get(j, "sync"), "sync", a, &r->sync);
-	return rc ? -EINVAL : 0;
-}
-
 /* ---- the adapter table: its custom entries wrap the writers and readers above ------------- */
 
 static int vendor_put(json_t *o, const struct hwc_jfield *f, const void *p)
@@ -200,57 +98,11 @@ static int vendor_put(json_t *o, const struct hwc_jfield *f, const void *p)
 	return json_object_set_new(o, f->key, json_string("15b3")) == 0 ? 0 : -ENOMEM;
 }
 
-/* Derived or constant keys are not read back (fw_config is the fact fw_at_risk comes from). */
+/* Constant keys are not read back. */
 static int no_get(const json_t *o, const struct hwc_jfield *f, struct hwc_arena *a, void *p)
 {
 	(void)o, (void)f, (void)a, (void)p;
 	return 0;
-}
-
-static int kevents_put(json_t *o, const struct hwc_jfield *f, const void *p)
-{
-	(void)f;
-	hwc_mlx_kernel_events_json(o, p);
-	return 0;
-}
-
-static int kevents_get(const json_t *o, const struct hwc_jfield *f, struct hwc_arena *a, void *p)
-{
-	(void)f;
-	return hwc_mlx_kernel_events_from_json(o, a, p);
-}
-
-/* fw_config, with fw_config_complete and fw_config_device_type beside it. */
-static int cfg_put(json_t *o, const struct hwc_jfield *f, const void *p)
-{
-	const struct hwc_mlx_cfg *c = p;
-	(void)f;
-	if (!hwc_ok(*c)) {
-		hwc_json_put_meta(o, "fw_config", &c->m);
-		hwc_json_put_meta(o, "fw_config_complete", &c->m);
-		return hwc_json_put_meta(o, "fw_config_device_type", &c->m);
-	}
-	json_object_set_new(o, "fw_config", cfg_json(c));
-	struct hwc_fbool complete = {{HWC_ST_OK, 0, NULL}, c->complete};
-	hwc_json_put_bool(o, "fw_config_complete", &complete);
-	struct hwc_fstr dt = c->device_type;
-	return hwc_json_put_str(o, "fw_config_device_type", &dt);
-}
-
-static int cfg_get(const json_t *o, const struct hwc_jfield *f, struct hwc_arena *a, void *p)
-{
-	struct hwc_mlx_cfg *c = p;
-	(void)f;
-	const json_t *cfg = json_object_get(o, "fw_config");
-	if (!json_is_object(cfg))
-		return hwc_json_get_meta(o, "fw_config", a, &c->m);
-	hwc_fmeta_set(&c->m, HWC_ST_OK, 0, NULL);
-	int rc = get_cfg(cfg, a, c);
-	struct hwc_fbool complete = {0};
-	rc |= hwc_json_get_bool(o, "fw_config_complete", a, &complete);
-	c->complete = hwc_ok(complete) && complete.v;
-	rc |= hwc_json_get_str(o, "fw_config_device_type", a, &c->device_type);
-	return rc ? -EINVAL : 0;
 }
 
 static int at_risk_put(json_t *o, const struct hwc_jfield *f, const void *p)
@@ -260,18 +112,72 @@ static int at_risk_put(json_t *o, const struct hwc_jfield *f, const void *p)
 	return 0;
 }
 
-static int fw_reset_put(json_t *o, const struct hwc_jfield *f, const void *p)
+/* fw_at_risk is derived from fw_config (read before it), not read back: what it needs besides
+ * the parameters is whether mstconfig printed the Default and Current columns. */
+static int at_risk_get(const json_t *o, const struct hwc_jfield *f, struct hwc_arena *a, void *p)
 {
-	(void)f;
-	put_fw_reset(o, p);
+	struct hwc_mlx_cfg *c = p;
+	(void)o, (void)f, (void)a;
+	for (size_t i = 0; i < c->params.n; i++)
+		if (hwc_ok(c->params.items[i].dflt) || hwc_ok(c->params.items[i].current))
+			c->has_default_current = true;
 	return 0;
 }
 
-static int fw_reset_get(const json_t *o, const struct hwc_jfield *f, struct hwc_arena *a, void *p)
+static int cfgval_put(json_t *o, const struct hwc_jfield *f, const void *p)
 {
-	(void)f;
-	return get_fw_reset(o, a, p);
+	put_cfgval(o, f->key, p);
+	return 0;
 }
+
+static int cfgval_get(const json_t *o, const struct hwc_jfield *f, struct hwc_arena *a, void *p)
+{
+	return get_cfgval(o, f->key, a, p);
+}
+
+/* ---- the tables ----------------------------------------------------------------------------- */
+
+/* One parameter of fw_config, under its mstconfig name (the element's first member). */
+#define V(k, m) HWC_JCUSTOM_T(struct hwc_mlx_cfgparam, k, m, cfgval_put, cfgval_get, \
+			      "string|integer|null")
+static const struct hwc_jfield cfgparam_f[] = {
+	V("default", dflt), V("current", current), V("next_boot", next_boot),
+	HWC_JF(struct hwc_mlx_cfgparam, pending, HWC_JT_BOOL),
+	HWC_JFF(struct hwc_mlx_cfgparam, "read_only", read_only, HWC_JT_FLAG, HWC_JF_TRUE_ONLY),
+};
+#undef V
+static const struct hwc_jtable cfgparam_t = HWC_JTABLE("mlx.adapters[].fw_config{}", cfgparam_f, 0);
+
+/* fw_reset's levels, types and syncs: the number under the list's own key. */
+#define RESET_OPT(name, key_, list_)                                                               \
+	static const struct hwc_jfield name##_f[] = {                                              \
+		HWC_JFK(struct hwc_mlx_fwreset_opt, key_, num, HWC_JT_KEY_I64),                    \
+		HWC_JFF(struct hwc_mlx_fwreset_opt, "description", description, HWC_JT_PSTR,       \
+			HWC_JF_NULL),                                                              \
+		HWC_JF(struct hwc_mlx_fwreset_opt, supported, HWC_JT_FLAG),                        \
+		HWC_JFK(struct hwc_mlx_fwreset_opt, "default", is_default, HWC_JT_FLAG),           \
+	};                                                                                         \
+	static const struct hwc_jtable name##_t =                                                  \
+		HWC_JTABLE("mlx.adapters[].fw_reset." list_ "[]", name##_f, 0)
+RESET_OPT(reset_level, "level", "levels");
+RESET_OPT(reset_type, "type", "types");
+RESET_OPT(reset_sync, "sync", "sync");
+#undef RESET_OPT
+#define L(k, m, t) HWC_JVEC(struct hwc_mlx_fwreset, k, m, struct hwc_mlx_fwreset_opt, t)
+static const struct hwc_jfield fwreset_f[] = {
+	L("levels", levels, reset_level_t), L("types", types, reset_type_t),
+	L("sync", sync, reset_sync_t),
+};
+#undef L
+static const struct hwc_jtable fwreset_t = HWC_JTABLE("mlx.adapters[].fw_reset", fwreset_f, 0);
+
+static const struct hwc_jfield kevent_f[] = {
+	HWC_JFK(struct hwc_mlx_kevent, "time_s", time_s, HWC_JT_OPT_F64),
+	HWC_JF(struct hwc_mlx_kevent, bdf, HWC_JT_KEY_STR),
+	HWC_JF(struct hwc_mlx_kevent, kind, HWC_JT_KEY_STR),
+	HWC_JF(struct hwc_mlx_kevent, message, HWC_JT_KEY_STR),
+};
+static const struct hwc_jtable kevent_t = HWC_JTABLE("mlx.adapters[].kernel_events[]", kevent_f, 0);
 
 #define S(T, k, m) HWC_JFK(struct T, k, m, HWC_JT_STR)
 #define STRV(T, m) HWC_JLIST(struct T, #m, m, HWC_JT_STRV)
@@ -313,7 +219,9 @@ static const struct hwc_jfield port_f[] = {
 const struct hwc_jtable hwc_mlx_port_table = HWC_JTABLE("mlx.adapters[].ports[]", port_f, 0);
 
 #define S(k, m) HWC_JFK(struct hwc_mlx_adapter, k, m, HWC_JT_STR)
-#define C(k, m, put_, get_) HWC_JCUSTOM(struct hwc_mlx_adapter, k, m, put_, get_)
+#define CFG(k, member, type)                                                                       \
+	{.key = k, .t = type, .off = offsetof(struct hwc_mlx_adapter, member), .flags = HWC_JF_META, \
+	 .meta = offsetof(struct hwc_mlx_adapter, cfg.m)}
 /* pcie_max and registers: members of the adapter (offset 0), objects of their own in JSON */
 static const struct hwc_jfield pcie_max_f[] = {
 	HWC_JFK(struct hwc_mlx_adapter, "speed_gts", pcie_max_speed_gts, HWC_JT_F64),
@@ -329,7 +237,7 @@ static const struct hwc_jfield reg_f[] = {
 static const struct hwc_jtable reg_t = HWC_JTABLE("mlx.adapters[].registers", reg_f, 0);
 static const struct hwc_jfield adapter_f[] = {
 	HWC_JF(struct hwc_mlx_adapter, bdf, HWC_JT_KEY_STR),
-	C("vendor_id", bdf, vendor_put, no_get),
+	HWC_JCUSTOM_T(struct hwc_mlx_adapter, "vendor_id", bdf, vendor_put, no_get, "string"),
 	S("device_id", device_id),
 	HWC_JLIST(struct hwc_mlx_adapter, "functions", functions, HWC_JT_STRV),
 	HWC_JVEC(struct hwc_mlx_adapter, "function_map", function_map, struct hwc_mlx_function,
@@ -348,100 +256,76 @@ static const struct hwc_jfield adapter_f[] = {
 	HWC_JLIST(struct hwc_mlx_adapter, "netdevs", netdevs, HWC_JT_STRV),
 	HWC_JLIST(struct hwc_mlx_adapter, "rdma_devices", rdma_devices, HWC_JT_STRV),
 	HWC_JVEC(struct hwc_mlx_adapter, "ports", ports, struct hwc_mlx_port, hwc_mlx_port_table),
-	{.key = "kernel_events", .t = HWC_JT_CUSTOM, .off = 0, .put = kevents_put,
-	 .get = kevents_get},
-	C("fw_config", cfg, cfg_put, cfg_get),
-	C("fw_at_risk", cfg, at_risk_put, no_get),
-	C("fw_reset", fw_reset, fw_reset_put, fw_reset_get),
+	HWC_JVEC_M(struct hwc_mlx_adapter, "kernel_events", kernel_events, kernel_events_m,
+		   struct hwc_mlx_kevent, kevent_t),
+	/* fw_config, and beside it what the same mstconfig answer says, with its status */
+	{.key = "fw_config", .t = HWC_JT_MAP, .off = offsetof(struct hwc_mlx_adapter, cfg.params),
+	 .flags = HWC_JF_META, .meta = offsetof(struct hwc_mlx_adapter, cfg.m), .sub = &cfgparam_t,
+	 .elem = sizeof(struct hwc_mlx_cfgparam)},
+	CFG("fw_config_complete", cfg.complete, HWC_JT_FLAG),
+	CFG("fw_config_device_type", cfg.device_type, HWC_JT_STR),
+	HWC_JCUSTOM_T(struct hwc_mlx_adapter, "fw_at_risk", cfg, at_risk_put, at_risk_get,
+		      "array|null"),
+	{.key = "fw_reset", .t = HWC_JT_GROUP, .off = offsetof(struct hwc_mlx_adapter, fw_reset),
+	 .flags = HWC_JF_KEEP_UNSET, .sub = &fwreset_t},
 	{.key = "registers", .t = HWC_JT_OBJ, .off = 0, .sub = &reg_t},
 };
 #undef S
-#undef C
+#undef CFG
 const struct hwc_jtable hwc_mlx_adapter_table = HWC_JTABLE("mlx.adapters[]", adapter_f, 0);
+
+/* The section's top: the adapters, then (when the PCI device list was read) the image given
+ * with --fw-image and the tools' state. */
+static bool section_ok(const void *base)
+{
+	return ((const struct hwc_mlx_facts *)base)->m.st == HWC_ST_OK;
+}
+
+static bool has_image(const void *base)
+{
+	return section_ok(base) && ((const struct hwc_mlx_facts *)base)->fw_image_file;
+}
+
+/* fw_image: members of the section (offset 0); the flint facts with the status of the query */
+#define IMG(k, member)                                                                             \
+	{.key = k, .t = HWC_JT_STR, .off = offsetof(struct hwc_mlx_facts, fw_image.member),         \
+	 .flags = HWC_JF_META, .meta = offsetof(struct hwc_mlx_facts, fw_image.m)}
+static const struct hwc_jfield image_f[] = {
+	HWC_JFK(struct hwc_mlx_facts, "file", fw_image_file, HWC_JT_PSTR),
+	IMG("image_type", image_type), IMG("fw_version", fw_version), IMG("psid", psid),
+	IMG("release_date", release_date),
+};
+#undef IMG
+static const struct hwc_jtable image_t = HWC_JTABLE("mlx.fw_image", image_f, 0);
+static const struct hwc_jfield tools_f[] = {
+	HWC_JFK(struct hwc_mlx_facts, "mstflint_version", tools.mstflint_version, HWC_JT_STR),
+	HWC_JFK(struct hwc_mlx_facts, "status", tools.access, HWC_JT_STATUS),
+	HWC_JFK(struct hwc_mlx_facts, "detail", tools.access, HWC_JT_DETAIL),
+};
+static const struct hwc_jtable tools_t = HWC_JTABLE("mlx.tools", tools_f, 0);
+static const struct hwc_jfield mlx_f[] = {
+	HWC_JVEC_M(struct hwc_mlx_facts, "adapters", adapters, m, struct hwc_mlx_adapter,
+		   hwc_mlx_adapter_table),
+	{.key = "fw_image", .t = HWC_JT_OBJ, .off = 0, .sub = &image_t, .when = has_image},
+	{.key = "tools", .t = HWC_JT_OBJ, .off = 0, .sub = &tools_t, .when = section_ok},
+};
+const struct hwc_jtable hwc_mlx_table = HWC_JTABLE("mlx", mlx_f, 0);
 
 json_t *hwc_mlx_to_json(const struct hwc_facts *f)
 {
-	const struct hwc_mlx_facts *mf = f->mlx;
-	json_t *o = json_object();
-	if (!o)
-		return NULL;
-	if (!mf) {
-		struct hwc_fmeta m = {0};
-		hwc_json_put_meta(o, "adapters", &m);
-		return o;
-	}
-	if (mf->m.st == HWC_ST_OK) {
-		json_object_set_new(o, "adapters",
-				    hwc_json_array_from_vec(&mf->adapters, sizeof(struct hwc_mlx_adapter),
-							    &hwc_mlx_adapter_table));
-	} else {
-		hwc_json_put_meta(o, "adapters", &mf->m);
-	}
-	if (mf->m.st != HWC_ST_OK)
-		return hwc_json_unavail_last(o); /* no PCI device list: nothing was tried, the status above says why */
-	if (mf->fw_image_file) {
-		json_t *im = json_object();
-		json_object_set_new(im, "file", hwc_json_string(mf->fw_image_file));
-		const struct hwc_mlx_flint *fl = &mf->fw_image;
-		if (hwc_ok(*fl)) {
-			hwc_json_put_str(im, "image_type", &fl->image_type);
-			hwc_json_put_str(im, "fw_version", &fl->fw_version);
-			hwc_json_put_str(im, "psid", &fl->psid);
-			hwc_json_put_str(im, "release_date", &fl->release_date);
-		} else {
-			static const char *const keys[] = {"image_type", "fw_version", "psid", "release_date"};
-			for (size_t i = 0; i < 4; i++)
-				hwc_json_put_meta(im, keys[i], &fl->m);
-		}
-		json_object_set_new(o, "fw_image", hwc_json_unavail_last(im));
-	}
-	json_t *t = json_object();
-	hwc_json_put_str(t, "mstflint_version", &mf->tools.mstflint_version);
-	json_object_set_new(t, "status", json_string(hwc_status_name(mf->tools.access.st)));
-	if (mf->tools.access.detail)
-		json_object_set_new(t, "detail", hwc_json_string(mf->tools.access.detail));
-	json_object_set_new(o, "tools", hwc_json_unavail_last(t));
-	return hwc_json_unavail_last(o);
+	static const struct hwc_mlx_facts none; /* nobody collected the section */
+	return hwc_json_from_table(f->mlx ? f->mlx : &none, &hwc_mlx_table);
 }
 
 int hwc_mlx_from_json(const json_t *j, struct hwc_facts *f)
 {
-	struct hwc_arena *a = f->arena;
-	if (!json_is_object(j))
-		return -EINVAL;
-	struct hwc_mlx_facts *mf = hwc_arena_zalloc(a, sizeof(*mf));
+	int rc;
+	struct hwc_mlx_facts *mf = f->mlx =
+		hwc_json_section_from(j, f->arena, sizeof(*mf), &hwc_mlx_table, &rc);
 	if (!mf)
-		return -ENOMEM;
-	f->mlx = mf;
-	int rc = 0;
-	const json_t *arr = json_object_get(j, "adapters");
-	if (json_is_array(arr)) {
-		hwc_fmeta_set(&mf->m, HWC_ST_OK, 0, NULL);
-		rc = hwc_json_array_to_vec(arr, a, &mf->adapters, sizeof(struct hwc_mlx_adapter),
-					   &hwc_mlx_adapter_table);
-		if (rc == -ENOMEM)
-			return rc;
-	} else {
-		rc |= hwc_json_get_meta(j, "adapters", a, &mf->m);
-	}
-	const json_t *im = json_object_get(j, "fw_image");
-	if (json_is_object(im)) {
-		const char *file = hwc_json_str_or(im, "file", "");
-		mf->fw_image_file = hwc_arena_strdup(a, file);
-		struct hwc_mlx_flint *fl = &mf->fw_image;
-		rc |= hwc_json_get_str(im, "image_type", a, &fl->image_type);
-		rc |= hwc_json_get_str(im, "fw_version", a, &fl->fw_version);
-		rc |= hwc_json_get_str(im, "psid", a, &fl->psid);
-		rc |= hwc_json_get_str(im, "release_date", a, &fl->release_date);
-		fl->m = hwc_ok(fl->fw_version) ? (struct hwc_fmeta){HWC_ST_OK, 0, NULL} : fl->fw_version.m;
-	}
-	const json_t *t = json_object_get(j, "tools");
-	rc |= hwc_json_get_str(t, "mstflint_version", a, &mf->tools.mstflint_version);
-	const char *st = hwc_json_str_or(t, "status", "not_collected");
-	enum hwc_status s = hwc_status_from_name(st);
-	if (s == HWC_ST__COUNT)
-		s = HWC_ST_INVALID;
-	const char *d = hwc_json_str_or(t, "detail", NULL);
-	hwc_fmeta_set(&mf->tools.access, s, 0, d ? hwc_arena_strdup(a, d) : NULL);
-	return rc ? -EINVAL : 0;
+		return rc;
+	/* the query's status: what the facts say of the version it read */
+	struct hwc_mlx_flint *fl = &mf->fw_image;
+	fl->m = hwc_ok(fl->fw_version) ? (struct hwc_fmeta){HWC_ST_OK, 0, NULL} : fl->fw_version.m;
+	return rc;
 }

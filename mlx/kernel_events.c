@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/json.h"
 #include "core/scan.h"
 #include "hwinfo/hwinfo.h"
 #include "core/util.h"
@@ -118,46 +117,4 @@ void hwc_mlx_collect_kernel_events(struct hwc_facts *f, struct hwc_mlx_adapter *
 			}
 	/* a log cut at the output cap may have lost the latest events: its status says so */
 	ad->kernel_events_m = h->dmesg_m;
-}
-
-void hwc_mlx_kernel_events_json(json_t *o, const struct hwc_mlx_adapter *ad)
-{
-	if (ad->kernel_events_m.st != HWC_ST_OK) {
-		hwc_json_set_before_unavail(o, "kernel_events", json_null());
-		hwc_json_put_meta(o, "kernel_events", &ad->kernel_events_m);
-		return;
-	}
-	json_t *arr = json_array();
-	for (size_t i = 0; arr && i < ad->kernel_events.n; i++) {
-		const struct hwc_mlx_kevent *ev = &ad->kernel_events.items[i];
-		json_t *x = json_object();
-		json_object_set_new(x, "time_s", ev->time_s >= 0 ? json_real(ev->time_s) : json_null());
-		json_object_set_new(x, "bdf", hwc_json_string(ev->bdf));
-		json_object_set_new(x, "kind", hwc_json_string(ev->kind));
-		json_object_set_new(x, "message", hwc_json_string(ev->message));
-		json_array_append_new(arr, x);
-	}
-	hwc_json_set_before_unavail(o, "kernel_events", arr);
-}
-
-int hwc_mlx_kernel_events_from_json(const json_t *o, struct hwc_arena *a, struct hwc_mlx_adapter *ad)
-{
-	const json_t *arr = json_object_get(o, "kernel_events");
-	if (!json_is_array(arr))
-		return arr && !json_is_null(arr) ? -EINVAL : hwc_json_get_meta(o, "kernel_events", a, &ad->kernel_events_m);
-	size_t i;
-	const json_t *x;
-	json_array_foreach(arr, i, x) {
-		const char *bdf = hwc_json_str_or(x, "bdf", NULL), *kind = hwc_json_str_or(x, "kind", NULL);
-		const json_t *t = json_object_get(x, "time_s");
-		struct hwc_mlx_kevent *ev = HWC_VEC_PUSH(a, &ad->kernel_events);
-		if (!ev || !bdf || !kind)
-			return -EINVAL;
-		ev->bdf = hwc_arena_strdup(a, bdf);
-		ev->kind = hwc_arena_strdup(a, kind);
-		ev->message = hwc_arena_strdup(a, hwc_json_str_or(x, "message", ""));
-		ev->time_s = json_is_number(t) ? json_number_value(t) : -1;
-	}
-	hwc_fmeta_set(&ad->kernel_events_m, HWC_ST_OK, 0, NULL);
-	return 0;
 }

@@ -306,15 +306,13 @@ void hwc_mlx_collect_port_counters(struct hwc_env *e, struct hwc_facts *f,
 				   struct hwc_mlx_adapter *ad);
 /* The adapter's events from the host's kernel log (after the host section). */
 void hwc_mlx_collect_kernel_events(struct hwc_facts *f, struct hwc_mlx_adapter *ad);
-void hwc_mlx_kernel_events_json(json_t *o, const struct hwc_mlx_adapter *ad);
-int hwc_mlx_kernel_events_from_json(const json_t *o, struct hwc_arena *a, struct hwc_mlx_adapter *ad);
 /* mstlink for every port of the adapters, in parallel (after the tools gate). */
 void hwc_mlx_collect_phy(struct hwc_env *e, struct hwc_facts *f, struct hwc_mlx_facts *mf);
 /* The field tables of a port's phy and module objects (core/json.h). */
 struct hwc_jtable;
 extern const struct hwc_jtable hwc_mlx_phy_table, hwc_mlx_module_table;
 extern const struct hwc_jtable hwc_mlx_port_counters_table, hwc_mlx_port_table,
-	hwc_mlx_function_table, hwc_mlx_adapter_table;
+	hwc_mlx_function_table, hwc_mlx_adapter_table, hwc_mlx_table;
 
 /* Fills f->section from the root. Never prints; problems go to hwc_facts_error(). */
 int hwc_mlx_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_collect_opts *o);

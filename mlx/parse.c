@@ -108,6 +108,13 @@ static void parse_cfg_value(const char *t, struct hwc_arena *a, struct hwc_mlx_c
 		hwc_fmeta_set(&v->m, HWC_ST_UNSUPPORTED, 0, "mstconfig printed N/A");
 		return;
 	}
+	for (const char *c = t; *c; c++)
+		if ((unsigned char)*c >= 0x80) {
+			/* mstconfig prints ASCII names and numbers: these are broken bytes, and the
+			 * JSON could not carry them as they are (what derives from them would differ) */
+			hwc_fmeta_set(&v->m, HWC_ST_INVALID, 0, "not ASCII text");
+			return;
+		}
 	int64_t num;
 	if (hwc_parse_i64(t, 0, &num) == 0) {
 		v->num = num;

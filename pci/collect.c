@@ -588,9 +588,8 @@ static void tie(struct hwc_arena *a, struct hwc_pci_facts *p)
 		const struct hwc_pci_device *up = &p->devices.items[d->parent];
 		if (up->slot.m.st != HWC_ST_OK)
 			continue;
+		d->upstream_slot = up->slot;
 		hwc_fmeta_set(&d->upstream_slot.m, HWC_ST_OK, 0, NULL);
-		d->upstream_slot.power_limit_w = up->slot.power_limit_w;
-		d->upstream_slot.physical_slot = up->slot.physical_slot;
 	}
 	for (size_t i = 0; i < p->devices.n; i++) {
 		link_rates(&p->devices.items[i].link);

@@ -201,17 +201,52 @@ static void decode_link(struct pci_dev *pd, int base, unsigned flags, struct hwc
 	}
 }
 
+/* A bit of a register read as a boolean fact: the member at off is (words[word] & mask) != 0. */
+struct bitfact {
+	size_t off;
+	unsigned word;
+	uint32_t mask;
+};
+
+static void set_bits(void *base, const struct bitfact *t, size_t n, const uint32_t *words)
+{
+	for (size_t i = 0; i < n; i++)
+		HWC_SET(*(struct hwc_fbool *)((char *)base + t[i].off),
+			(words[t[i].word] & t[i].mask) != 0);
+}
+
+#define ACS(m, mask) {offsetof(struct hwc_pci_acs, m), 0, mask}
+static const struct bitfact acs_t[] = {
+	ACS(source_validation, PCI_ACS_CTRL_VALID),
+	ACS(translation_blocking, PCI_ACS_CTRL_BLOCK),
+	ACS(request_redirect, PCI_ACS_CTRL_REQ_RED),
+	ACS(completion_redirect, PCI_ACS_CTRL_CMPLT_RED),
+	ACS(upstream_forwarding, PCI_ACS_CTRL_FORWARD),
+	ACS(egress_control, PCI_ACS_CTRL_EGRESS),
+	ACS(direct_translated, PCI_ACS_CTRL_TRANS),
+};
+#undef ACS
+
 static void acs_bits(struct hwc_pci_acs *o, unsigned w)
 {
 	hwc_fmeta_set(&o->m, HWC_ST_OK, 0, NULL);
-	HWC_SET(o->source_validation, (w & PCI_ACS_CTRL_VALID) != 0);
-	HWC_SET(o->translation_blocking, (w & PCI_ACS_CTRL_BLOCK) != 0);
-	HWC_SET(o->request_redirect, (w & PCI_ACS_CTRL_REQ_RED) != 0);
-	HWC_SET(o->completion_redirect, (w & PCI_ACS_CTRL_CMPLT_RED) != 0);
-	HWC_SET(o->upstream_forwarding, (w & PCI_ACS_CTRL_FORWARD) != 0);
-	HWC_SET(o->egress_control, (w & PCI_ACS_CTRL_EGRESS) != 0);
-	HWC_SET(o->direct_translated, (w & PCI_ACS_CTRL_TRANS) != 0);
+	set_bits(o, acs_t, HWC_ARRAY_SIZE(acs_t), &(uint32_t){w});
 }
+
+/* DevCap2 (word 0) and DevCtl2 (word 1) bits. */
+#define P2P(m, word, mask) {offsetof(struct hwc_pci_p2p, m), word, mask}
+static const struct bitfact devcap2_t[] = {
+	P2P(tag10_requester_capable, 0, PCI_EXP_DEVCAP2_10BIT_TAG_REQ),
+	P2P(tag10_completer_capable, 0, PCI_EXP_DEVCAP2_10BIT_TAG_COMP),
+	P2P(tag10_requester_enabled, 1, PCI_EXP_DEVCTL2_10BIT_TAG_REQ),
+	P2P(atomic_routing, 0, PCI_EXP_DEVCAP2_ATOMICOP_ROUTING),
+	P2P(atomic_completer_32, 0, PCI_EXP_DEVCAP2_32BIT_ATOMICOP_COMP),
+	P2P(atomic_completer_64, 0, PCI_EXP_DEVCAP2_64BIT_ATOMICOP_COMP),
+	P2P(atomic_completer_128, 0, PCI_EXP_DEVCAP2_128BIT_CAS_COMP),
+	P2P(atomic_requester_enabled, 1, PCI_EXP_DEVCTL2_ATOMICOP_REQUESTER_EN),
+	P2P(atomic_egress_blocking, 1, PCI_EXP_DEVCTL2_ATOMICOP_EGRESS_BLOCK),
+};
+#undef P2P
 
 /* DevCap2/DevCtl2 (capability version 2): 10-bit tags and AtomicOps, as lspci's DevCap2 lines. */
 static void decode_devcap2(struct pci_dev *pd, int base, unsigned flags, struct hwc_pci_p2p *p)
@@ -226,17 +261,9 @@ static void decode_devcap2(struct pci_dev *pd, int base, unsigned flags, struct 
 			HWC_FAIL(*all[i], HWC_ST_UNSUPPORTED, 0, "PCIe capability version 1: no DevCap2");
 		return;
 	}
-	uint32_t cap2 = pci_read_long(pd, base + PCI_EXP_DEVCAP2);
-	unsigned ctl2 = pci_read_word(pd, base + PCI_EXP_DEVCTL2);
-	HWC_SET(p->tag10_requester_capable, (cap2 & PCI_EXP_DEVCAP2_10BIT_TAG_REQ) != 0);
-	HWC_SET(p->tag10_completer_capable, (cap2 & PCI_EXP_DEVCAP2_10BIT_TAG_COMP) != 0);
-	HWC_SET(p->tag10_requester_enabled, (ctl2 & PCI_EXP_DEVCTL2_10BIT_TAG_REQ) != 0);
-	HWC_SET(p->atomic_routing, (cap2 & PCI_EXP_DEVCAP2_ATOMICOP_ROUTING) != 0);
-	HWC_SET(p->atomic_completer_32, (cap2 & PCI_EXP_DEVCAP2_32BIT_ATOMICOP_COMP) != 0);
-	HWC_SET(p->atomic_completer_64, (cap2 & PCI_EXP_DEVCAP2_64BIT_ATOMICOP_COMP) != 0);
-	HWC_SET(p->atomic_completer_128, (cap2 & PCI_EXP_DEVCAP2_128BIT_CAS_COMP) != 0);
-	HWC_SET(p->atomic_requester_enabled, (ctl2 & PCI_EXP_DEVCTL2_ATOMICOP_REQUESTER_EN) != 0);
-	HWC_SET(p->atomic_egress_blocking, (ctl2 & PCI_EXP_DEVCTL2_ATOMICOP_EGRESS_BLOCK) != 0);
+	uint32_t words[] = {pci_read_long(pd, base + PCI_EXP_DEVCAP2),
+			    pci_read_word(pd, base + PCI_EXP_DEVCTL2)};
+	set_bits(p, devcap2_t, HWC_ARRAY_SIZE(devcap2_t), words);
 }
 
 /* The extended capabilities peer-to-peer depends on: ACS (bridges), ATS, PRI, PASID. */

@@ -36,12 +36,8 @@ static const struct hwc_jfield link_f[] = {
 		    supported_speeds_gts.m, HWC_JT_F64V),
 };
 static const struct hwc_jfield slot_f[] = {
-	G(slot, "power_limit_w", HWC_JT_F64, power_limit_w),
-	G(slot, "physical_slot", HWC_JT_I64, physical_slot),
-};
-static const struct hwc_jfield upslot_f[] = {
-	G(upstream_slot, "power_limit_w", HWC_JT_F64, power_limit_w),
-	G(upstream_slot, "physical_slot", HWC_JT_I64, physical_slot),
+	HWC_JF(struct hwc_pci_slot, power_limit_w, HWC_JT_F64),
+	HWC_JF(struct hwc_pci_slot, physical_slot, HWC_JT_I64),
 };
 static const struct hwc_jfield devsta_f[] = {
 	G(dev_status, "correctable", HWC_JT_BOOL, correctable),
@@ -99,7 +95,7 @@ static const struct hwc_jtable gpudirect_t = TAB("pci.gpudirect", gd_f);
 static const struct hwc_jtable sriov_t = TAB("pci.devices[].sriov", sriov_f);
 static const struct hwc_jtable link_t = TAB("pci.devices[].link", link_f);
 static const struct hwc_jtable slot_t = TAB("pci.devices[].slot", slot_f);
-static const struct hwc_jtable upstream_slot_t = TAB("pci.devices[].upstream_slot", upslot_f);
+static const struct hwc_jtable upstream_slot_t = TAB("pci.devices[].upstream_slot", slot_f);
 static const struct hwc_jtable dev_status_t = TAB("pci.devices[].dev_status", devsta_f);
 static const struct hwc_jtable aer_t = TAB("pci.devices[].aer", aer_f);
 static const struct hwc_jtable path_bottleneck_t = TAB("pci.devices[].path_bottleneck", bn_f);
@@ -178,13 +174,11 @@ json_t *hwc_pci_to_json(const struct hwc_facts *f)
 
 int hwc_pci_from_json(const json_t *j, struct hwc_facts *f)
 {
-	if (!json_is_object(j))
-		return -EINVAL;
-	struct hwc_pci_facts *p = hwc_arena_zalloc(f->arena, sizeof(*p));
+	int rc;
+	struct hwc_pci_facts *p = hwc_json_section_from(j, f->arena, sizeof(*p), NULL, &rc);
 	if (!p)
-		return -ENOMEM;
+		return rc;
 	f->pci = p;
-	int rc = 0;
 	if (json_object_get(j, "source"))
 		rc |= hwc_json_get_str(j, "source", f->arena, &p->source);
 	const json_t *g = json_object_get(j, "gpudirect");

@@ -65,6 +65,13 @@ struct hwc_pci_p2p {
 		atomic_completer_32, atomic_completer_64, atomic_completer_128;
 };
 
+/* A slot's SltCap: its power limit and physical slot number. */
+struct hwc_pci_slot {
+	struct hwc_fmeta m;
+	struct hwc_ff64 power_limit_w;
+	struct hwc_fi64 physical_slot;
+};
+
 struct hwc_pci_device {
 	struct hwc_fstr bdf;
 	struct hwc_fstr vendor_id, device_id, subsystem_vendor_id, subsystem_device_id, class_code;
@@ -85,16 +92,9 @@ struct hwc_pci_device {
 	struct hwc_fi64 max_payload_bytes, max_payload_supported_bytes, max_read_request_bytes;
 	struct hwc_fbool relaxed_ordering, no_snoop, extended_tag;
 	struct hwc_ff64 slot_power_limit_w;
-	struct {
-		struct hwc_fmeta m;
-		struct hwc_ff64 power_limit_w;
-		struct hwc_fi64 physical_slot;
-	} slot;
-	struct {
-		struct hwc_fmeta m;
-		struct hwc_ff64 power_limit_w;
-		struct hwc_fi64 physical_slot;
-	} upstream_slot; /* the slot of the port above (its SltCap), for endpoints and upstream ports */
+	struct hwc_pci_slot slot;
+	struct hwc_pci_slot upstream_slot; /* the slot of the port above (its SltCap), for endpoints
+					    * and upstream ports */
 	struct {
 		struct hwc_fmeta m;
 		struct hwc_fbool correctable, nonfatal, fatal, unsupported_request;

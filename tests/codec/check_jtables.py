@@ -19,9 +19,15 @@ KINDS = {
     "obj": ({"object"}, False), "group": ({"object"}, True), "vec": ({"array"}, False),
     "strv": ({"array"}, False), "i64v": ({"array"}, False), "f64v": ({"array"}, False),
     "custom": (None, False), "flag": ({"boolean"}, False),
+    "i64_slots": ({"array"}, True), "bool_slots": ({"array"}, True),
+    "str_slots": ({"array"}, False), "pstr": ({"string"}, False), "opt_f64": ({"number"}, True),
+    "map": ({"object"}, False), "status": ({"string"}, False), "detail": ({"string"}, False),
 }
-ITEM = {"vec": "object", "strv": "string", "i64v": "integer", "f64v": "number"}
-STATUS_KINDS = {"i64", "u64", "f64", "bool", "str", "meta", "group"}
+ITEM = {"vec": "object", "strv": "string", "i64v": "integer", "f64v": "number",
+        "i64_slots": "integer", "bool_slots": "boolean", "str_slots": "string"}
+# fixed-size arrays: an element the source did not list is null
+NULL_ITEMS = {"i64_slots", "bool_slots", "str_slots"}
+STATUS_KINDS = {"i64", "u64", "f64", "bool", "str", "meta", "group", "i64_slots", "bool_slots"}
 
 
 class Schemas:
@@ -71,6 +77,8 @@ class Schemas:
         for n, d in self.branches(node, doc):
             if step == "[]" and isinstance(n.get("items"), dict):
                 return n["items"], d
+            if step == "{}" and isinstance(n.get("additionalProperties"), dict):
+                return n["additionalProperties"], d
             if step != "[]" and step in n.get("properties", {}):
                 return n["properties"][step], d
         return None
@@ -118,6 +126,10 @@ def main():
             errors.append(f"{key}: written by the codec, missing from the schema")
             continue
         need, nullable = KINDS[r["type"]]
+        if r.get("types"):  # a custom entry that declares what it writes
+            need = set(r["types"].split("|")) - {"null"}
+            nullable = "null" in r["types"].split("|")
+        nullable = nullable or r.get("null", False)
         have = s.types(*sub)
         if need and have and not admits(have, need):
             errors.append(f"{key}: the codec writes {sorted(need)}, the schema says {sorted(have)}")
@@ -130,6 +142,8 @@ def main():
             its = s.types(*it) if it else set()
             if its and not admits(its, {ITEM[r["type"]]}):
                 errors.append(f"{key}[]: the codec writes {ITEM[r['type']]}, schema {sorted(its)}")
+            if its and r["type"] in NULL_ITEMS and "null" not in its:
+                errors.append(f"{key}[]: an unknown element is null, the schema forbids null")
     for e in sorted(set(errors)):
         print(e, file=sys.stderr)
     print(f"{checked} table keys checked against the schema, {len(set(errors))} problems")

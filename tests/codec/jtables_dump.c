@@ -20,6 +20,9 @@ static const char *const type_names[] = {
 	[HWC_JT_GROUP] = "group", [HWC_JT_VEC] = "vec",	      [HWC_JT_STRV] = "strv",
 	[HWC_JT_I64V] = "i64v",	  [HWC_JT_F64V] = "f64v",     [HWC_JT_CUSTOM] = "custom",
 	[HWC_JT_FLAG] = "flag",   [HWC_JT_U64_NAMED] = "u64",
+	[HWC_JT_I64_SLOTS] = "i64_slots", [HWC_JT_BOOL_SLOTS] = "bool_slots",
+	[HWC_JT_STR_SLOTS] = "str_slots", [HWC_JT_PSTR] = "pstr", [HWC_JT_OPT_F64] = "opt_f64",
+	[HWC_JT_MAP] = "map", [HWC_JT_STATUS] = "status", [HWC_JT_DETAIL] = "detail",
 };
 
 static void walk(json_t *out, const char *schema, json_t *path, const struct hwc_jtable *t)
@@ -36,16 +39,18 @@ static void walk(json_t *out, const char *schema, json_t *path, const struct hwc
 		if (f->t == HWC_JT_U64_NAMED)
 			continue;
 		json_array_append_new(keys, json_string(f->key));
-		json_array_append_new(out, json_pack("{s:s, s:O, s:s, s:s, s:b, s:b}", "schema", schema,
-						     "path", path, "key", f->key, "type", type_names[f->t],
-						     "status", (f->flags & HWC_JF_META) != 0, "always",
-						     (f->flags & HWC_JF_ALWAYS) != 0));
+		json_array_append_new(out, json_pack("{s:s, s:O, s:s, s:s, s:b, s:b, s:b, s:s?}",
+						     "schema", schema, "path", path, "key", f->key,
+						     "type", type_names[f->t], "status",
+						     (f->flags & HWC_JF_META) != 0, "always",
+						     (f->flags & HWC_JF_ALWAYS) != 0, "null",
+						     (f->flags & HWC_JF_NULL) != 0, "types", f->types));
 		if (!f->sub)
 			continue;
 		json_t *sub = json_copy(path);
 		json_array_append_new(sub, json_string(f->key));
-		if (f->t == HWC_JT_VEC)
-			json_array_append_new(sub, json_string("[]"));
+		if (f->t == HWC_JT_VEC || f->t == HWC_JT_MAP) /* an element; a map's: any key */
+			json_array_append_new(sub, json_string(f->t == HWC_JT_VEC ? "[]" : "{}"));
 		walk(out, schema, sub, f->sub);
 		json_decref(sub);
 	}
@@ -68,7 +73,7 @@ int main(void)
 		{"urn:hwcheck:probe", {NULL}, &hwc_probe_table},
 		{"urn:hwcheck:thermal", {NULL}, &hwc_thermal_table},
 		{"urn:hwcheck:roce", {NULL}, &hwc_roce_table},
-		{"urn:hwcheck:mlx", {"adapters", "[]"}, &hwc_mlx_adapter_table},
+		{"urn:hwcheck:mlx", {NULL}, &hwc_mlx_table},
 	};
 	json_t *out = json_array();
 	for (size_t i = 0; i < HWC_ARRAY_SIZE(roots); i++) {

@@ -543,6 +543,22 @@ static void test_contradicting_rows(void)
 	CHECK_INT(count, 1);
 }
 
+/* Bytes that are not ASCII in a value (a corrupt capture; found by fuzz_mstconfig): invalid, not
+ * a name that the JSON would change and fw_at_risk then judge differently after a round trip. */
+static void test_non_ascii_value(void)
+{
+	const char *s = "Configurations:                              Default         Current         Next Boot\n"
+			"         LINK_TYPE_P1                        \xd8              \xad              VPI(3)\n";
+	struct hwc_mlx_cfg c;
+	CHECK_INT(hwc_mlx_parse_mstconfig(s, strlen(s), A, &c), 0);
+	const struct hwc_mlx_cfgparam *p = P(&c, "LINK_TYPE_P1");
+	CHECK_INT(p->dflt.m.st, HWC_ST_INVALID);
+	CHECK_STR(p->dflt.m.detail, "not ASCII text");
+	CHECK_INT(p->current.m.st, HWC_ST_INVALID);
+	CHECK_ENUM(p->next_boot, "VPI", 3);
+	CHECK(!hwc_mlx_cfg_at_risk(p)); /* what differs from the default is unknown */
+}
+
 int main(void)
 {
 	A = hwc_arena_new();
@@ -563,6 +579,7 @@ int main(void)
 	test_small();
 	test_ident();
 	test_contradicting_rows();
+	test_non_ascii_value();
 	hwc_arena_free(A);
 	TEST_MAIN_END();
 }
