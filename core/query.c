@@ -15,6 +15,17 @@ const json_t *hwc_q_get(const json_t *o, const char *key)
 	return json_is_null(v) ? NULL : v;
 }
 
+bool hwc_q_is_null(const json_t *o, const char *key)
+{
+	return json_is_object(o) && key && json_is_null(json_object_get(o, key));
+}
+
+bool hwc_q_same(const json_t *a, const json_t *b, const char *key)
+{
+	return json_is_object(a) && json_is_object(b) && key &&
+	       json_equal(json_object_get(a, key), json_object_get(b, key));
+}
+
 const char *hwc_q_string(const json_t *o, const char *key)
 {
 	return json_string_value(hwc_q_get(o, key));
@@ -36,6 +47,114 @@ const json_t *hwc_q_at(const json_t *o, const char *dotted)
 			return o;
 		p = dot + 1;
 	}
+}
+
+static const json_t *q_object(const json_t *v)
+{
+	return json_is_object(v) ? v : NULL;
+}
+
+static const json_t *q_array(const json_t *v)
+{
+	return json_is_array(v) ? v : NULL;
+}
+
+const json_t *hwc_q_host(const json_t *facts)
+{
+	return hwc_q_get(facts, "host");
+}
+
+const json_t *hwc_q_netdevs(const json_t *facts)
+{
+	return q_array(hwc_q_get(facts, "netdevs"));
+}
+
+const json_t *hwc_q_gpudirect(const json_t *facts)
+{
+	return q_object(hwc_q_at(facts, "pci.gpudirect"));
+}
+
+const json_t *hwc_q_fw_image(const json_t *facts)
+{
+	/* a null image (given, not read) is kept: the image rules then say unknown */
+	return json_object_get(hwc_q_get(facts, "mlx"), "fw_image");
+}
+
+const json_t *hwc_q_roce_ports(const json_t *facts)
+{
+	return q_array(hwc_q_at(facts, "roce.ports"));
+}
+
+const json_t *hwc_q_unavailable(const json_t *o, const char *key)
+{
+	return hwc_q_get(hwc_q_get(o, HWC_JSON_UNAVAILABLE), key);
+}
+
+const json_t *hwc_q_pci_link(const json_t *dev)
+{
+	return hwc_q_get(dev, "link");
+}
+
+double hwc_q_pci_link_num(const json_t *dev, const char *key)
+{
+	return json_number_value(hwc_q_get(hwc_q_pci_link(dev), key));
+}
+
+const json_t *hwc_q_path_bottleneck(const json_t *dev)
+{
+	return hwc_q_get(dev, "path_bottleneck");
+}
+
+const char *hwc_q_pci_upstream(const json_t *dev)
+{
+	return hwc_q_string(dev, "upstream");
+}
+
+const json_t *hwc_q_netdev_module(const json_t *nd)
+{
+	return hwc_q_at(nd, "link.module");
+}
+
+const json_t *hwc_q_irq_locality(const json_t *nd)
+{
+	return hwc_q_get(nd, "irq_locality");
+}
+
+const json_t *hwc_q_numa_node(const json_t *facts, const json_t *node)
+{
+	size_t i;
+	const json_t *e;
+	if (!json_is_integer(node))
+		return NULL;
+	json_array_foreach(hwc_q_at(facts, "host.numa.nodes"), i, e)
+		if (json_equal(hwc_q_get(e, "id"), (json_t *)node))
+			return e;
+	return NULL;
+}
+
+const json_t *hwc_q_ports(const json_t *adapter)
+{
+	return q_array(hwc_q_get(adapter, "ports"));
+}
+
+const json_t *hwc_q_port_netdev(const json_t *facts, const json_t *port)
+{
+	return hwc_q_netdev(facts, hwc_q_string(port, "netdev"));
+}
+
+const json_t *hwc_q_fw_config(const json_t *adapter)
+{
+	return q_object(hwc_q_get(adapter, "fw_config"));
+}
+
+const json_t *hwc_q_fw_reset(const json_t *adapter)
+{
+	return q_object(hwc_q_get(adapter, "fw_reset"));
+}
+
+const json_t *hwc_q_fw_col(const json_t *param, const char *col)
+{
+	return hwc_q_get(param, col);
 }
 
 const json_t *hwc_q_fw_param(const json_t *adapter, const char *name)
@@ -99,49 +218,47 @@ int hwc_q_find(const json_t *obj, const char *dotted, const json_t **val, const 
 	}
 }
 
-/* The value at dotted when its JSON type is in want (bits 1 << json_type), else NULL with why
- * (bad when the type is wrong). */
-static const json_t *find_typed(const json_t *obj, const char *dotted, unsigned want,
-				const char *bad, const char **why, struct hwc_arena *a)
+/* hwc_q_find for a value of one JSON kind ('n' number, 'b' boolean, 's' string): NULL with *why
+ * "invalid: not a <what>" when the value is of another kind. */
+static const json_t *find_kind(const json_t *obj, const char *dotted, char kind, const char **why,
+			       struct hwc_arena *a)
 {
 	const json_t *v;
 	if (!hwc_q_find(obj, dotted, &v, why, a))
 		return NULL;
-	if (!(want & (1u << json_typeof(v)))) {
-		*why = bad;
-		return NULL;
-	}
-	return v;
+	bool ok = kind == 'n' ? json_is_number(v) : kind == 'b' ? json_is_boolean(v) : json_is_string(v);
+	if (ok)
+		return v;
+	*why = kind == 'n' ? "invalid: not a number" : kind == 'b' ? "invalid: not a boolean" : "invalid: not a string";
+	return NULL;
 }
-#define JT(t) (1u << (t))
-/* The body of a typed finder: *out = value when the value at dotted is of a type in want. */
-#define FIND(want, bad, value)                                                                     \
-	do {                                                                                       \
-		const json_t *v = find_typed(obj, dotted, (want), (bad), why, a);                  \
-		if (v)                                                                             \
-			*out = (value);                                                            \
-		return v != NULL;                                                                  \
-	} while (0)
 
 int hwc_q_find_num(const json_t *obj, const char *dotted, double *out, const char **why,
-	   struct hwc_arena *a)
+		   struct hwc_arena *a)
 {
-	FIND(JT(JSON_INTEGER) | JT(JSON_REAL), "invalid: not a number", json_number_value(v));
+	const json_t *v = find_kind(obj, dotted, 'n', why, a);
+	if (v)
+		*out = json_number_value(v);
+	return v != NULL;
 }
 
 int hwc_q_find_bool(const json_t *obj, const char *dotted, bool *out, const char **why,
-	    struct hwc_arena *a)
+		    struct hwc_arena *a)
 {
-	FIND(JT(JSON_TRUE) | JT(JSON_FALSE), "invalid: not a boolean", json_is_true(v));
+	const json_t *v = find_kind(obj, dotted, 'b', why, a);
+	if (v)
+		*out = json_is_true(v);
+	return v != NULL;
 }
 
 int hwc_q_find_str(const json_t *obj, const char *dotted, const char **out, const char **why,
-	   struct hwc_arena *a)
+		   struct hwc_arena *a)
 {
-	FIND(JT(JSON_STRING), "invalid: not a string", json_string_value(v));
+	const json_t *v = find_kind(obj, dotted, 's', why, a);
+	if (v)
+		*out = json_string_value(v);
+	return v != NULL;
 }
-#undef FIND
-#undef JT
 
 const json_t *hwc_q_adapters(const json_t *facts)
 {

@@ -16,6 +16,10 @@
 
 /* o[key], treating a JSON null as absent (an unknown fact): NULL when o is not an object. */
 const json_t *hwc_q_get(const json_t *o, const char *key);
+/* True when o holds key with the value null (an unknown fact, as against one never collected). */
+bool hwc_q_is_null(const json_t *o, const char *key);
+/* True when a and b both hold key with equal values (two nulls are equal; an absent key never). */
+bool hwc_q_same(const json_t *a, const json_t *b, const char *key);
 /* o[key] as a string; NULL when absent, null or not a string. */
 const char *hwc_q_string(const json_t *o, const char *key);
 /* A dotted path ("link.speed_gts") below o; NULL when any step is absent or null. */
@@ -64,6 +68,40 @@ bool hwc_q_adapter_has_function(const json_t *adapter, const char *bdf);
  * product maximum); 0 when unknown; *src names the fact used. */
 double hwc_q_adapter_port_rate(const json_t *facts, const json_t *adapter, const char **src);
 
+/* ------------------------------------------------------------ sections of the document */
+
+/* facts.host (NULL when absent or null); facts.netdevs[] and facts.roce.ports[] (NULL when not
+ * arrays); facts.pci.gpudirect (NULL when not an object: no GPU peers were looked for);
+ * facts.mlx.fw_image, the image to be flashed (a JSON null when it was given but could not be
+ * read; NULL when none was given). */
+const json_t *hwc_q_host(const json_t *facts);
+const json_t *hwc_q_netdevs(const json_t *facts);
+const json_t *hwc_q_roce_ports(const json_t *facts);
+const json_t *hwc_q_gpudirect(const json_t *facts);
+const json_t *hwc_q_fw_image(const json_t *facts);
+/* The unavailable status {status, detail} that o gives for its key; NULL when none. */
+const json_t *hwc_q_unavailable(const json_t *o, const char *key);
+/* The host.numa.nodes[] entry whose id is node (an integer); NULL when none or node is not one. */
+const json_t *hwc_q_numa_node(const json_t *facts, const json_t *node);
+
+/* ------------------------------------------------------------ a PCI function, a netdev, a port */
+
+/* A PCI function's link {speed_gts, width, cap_speed_gts, cap_width, gbps, cap_gbps}, one number
+ * of it ("speed_gts", "cap_width"...; 0 when unknown), its path bottleneck {bdf, speed_gts,
+ * width, gbps, raw_gbps} and the bridge above it; NULL when unknown. */
+const json_t *hwc_q_pci_link(const json_t *dev);
+double hwc_q_pci_link_num(const json_t *dev, const char *key);
+const json_t *hwc_q_path_bottleneck(const json_t *dev);
+const char *hwc_q_pci_upstream(const json_t *dev);
+/* A netdev's transceiver (link.module) and IRQ locality {numa_node, vectors, outside_local,
+ * local_cpulist}; NULL when unknown. */
+const json_t *hwc_q_netdev_module(const json_t *nd);
+const json_t *hwc_q_irq_locality(const json_t *nd);
+/* An adapter's ports[] (NULL when not an array), and the netdev of one of them (by its "netdev";
+ * NULL when none is known). */
+const json_t *hwc_q_ports(const json_t *adapter);
+const json_t *hwc_q_port_netdev(const json_t *facts, const json_t *port);
+
 /* ------------------------------------------------------------ a card's firmware configuration */
 
 /* fw_config NAME of an adapter (mstconfig names: {default, current, next_boot, *_code, ...});
@@ -72,6 +110,13 @@ const json_t *hwc_q_fw_param(const json_t *adapter, const char *name);
 /* Its value in column col ("current", "next_boot", "default", "current_code"...); NULL when
  * unknown. */
 const json_t *hwc_q_fw_value(const json_t *adapter, const char *name, const char *col);
+/* adapter.fw_config {NAME: {...}, unavailable} and adapter.fw_reset (mstfwreset query {levels,
+ * sync}); NULL when not objects. */
+const json_t *hwc_q_fw_config(const json_t *adapter);
+const json_t *hwc_q_fw_reset(const json_t *adapter);
+/* A column of a parameter's object (hwc_q_fw_param): "current", "default", "next_boot"...;
+ * NULL when unknown. */
+const json_t *hwc_q_fw_col(const json_t *param, const char *col);
 /* The value that is in force: current, else next_boot (a firmware that prints one column). */
 const json_t *hwc_q_fw_effective(const json_t *param);
 

@@ -25,16 +25,6 @@ static bool jeq(const json_t *x, const json_t *y)
 	return json_equal((json_t *)x, (json_t *)y);
 }
 
-static const char *show(struct hwc_arena *a, const json_t *v)
-{
-	if (json_is_string(v))
-		return json_string_value(v);
-	char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-	const char *r = hwc_arena_strdup(a, s ? s : "?");
-	free(s);
-	return r;
-}
-
 /* 1 met, 0 not met, -1 not comparable */
 static int compare(const char *op, const json_t *v, const json_t *want)
 {
@@ -79,7 +69,7 @@ static void on_value(void *p, const char *path, const char *subject, const json_
 	struct exp_ud *u = p;
 	const char *expected = strcmp(u->op, "exists") == 0
 				       ? "exists"
-				       : hwc_arena_printf(u->a, "%s %s", u->op, show(u->a, u->value));
+				       : hwc_arena_printf(u->a, "%s %s", u->op, fv_json_text(u->a, u->value));
 	if (!val) {
 		struct hwc_finding *fd = push_finding(u, HWC_SEV_UNKNOWN, subject);
 		if (!fd)
@@ -96,10 +86,10 @@ static void on_value(void *p, const char *path, const char *subject, const json_
 	if (!fd)
 		return;
 	fd->message = r < 0 ? hwc_arena_printf(u->a, "cannot compare %s (%s) with %s", path,
-					       show(u->a, val), expected)
+					       fv_json_text(u->a, val), expected)
 			    : hwc_arena_printf(u->a, "%s%s%s is %s, expected %s", u->desc ? u->desc : "",
-					       u->desc ? ": " : "", path, show(u->a, val), expected);
-	hwc_evidence_add(fd, u->a, path, show(u->a, val), expected);
+					       u->desc ? ": " : "", path, fv_json_text(u->a, val), expected);
+	hwc_evidence_add(fd, u->a, path, fv_json_text(u->a, val), expected);
 }
 
 static void on_required(void *p, const char *path, const char *subject, const json_t *val,

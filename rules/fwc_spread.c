@@ -92,15 +92,14 @@ const json_t *hwc_fwc_top(const json_t *tally, bool *tie)
 static int param_value(const json_t *ad, const char *name, char *buf, size_t bufsz,
 		       const char **why)
 {
-	const json_t *fc = json_object_get(ad, "fw_config");
-	const json_t *u = hwc_q_at(ad, "unavailable.fw_config");
+	const json_t *fc = hwc_q_fw_config(ad);
 	*why = NULL;
-	if (!json_is_object(fc)) {
-		*why = hwc_q_string(u, "status");
+	if (!fc) {
+		*why = hwc_q_string(hwc_q_unavailable(ad, "fw_config"), "status");
 		return -1;
 	}
-	const json_t *p = json_object_get(fc, name);
-	const json_t *pu = json_object_get(json_object_get(fc, "unavailable"), name);
+	const json_t *p = hwc_q_fw_param(ad, name);
+	const json_t *pu = hwc_q_unavailable(fc, name);
 	if (!json_is_object(p)) {
 		*why = hwc_q_string(pu, "status");
 		return pu ? -1 : 0;
@@ -133,7 +132,7 @@ static void tally(const json_t *cards, const char *key, const char *name, json_t
 	size_t i;
 	const json_t *cd;
 	json_array_foreach(cards, i, cd) {
-		const json_t *ad = json_object_get(cd, "adapter");
+		const json_t *ad = hwc_q_get(cd, "adapter");
 		const char *k = product_key(ad);
 		char buf[128];
 		const char *why;
@@ -197,8 +196,8 @@ json_t *hwc_fwc_spread(const json_t *cards)
 	size_t i;
 	const json_t *cd;
 	json_array_foreach(cards, i, cd) {
-		const char *key = product_key(json_object_get(cd, "adapter"));
-		if (!key || json_object_get(seen, key))
+		const char *key = product_key(hwc_q_get(cd, "adapter"));
+		if (!key || hwc_q_get(seen, key))
 			continue;
 		json_object_set_new(seen, key, json_true());
 		for (size_t k = 0; k < HWC_ARRAY_SIZE(params); k++) {

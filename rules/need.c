@@ -2,44 +2,53 @@
 /* Rules' evidence helpers: value-or-unknown lookups and evidence paths. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rules/rules-int.h"
 
-static void need_fail(struct hwc_rule_ctx *c, const char *subject, const char *base,
-		      const char *dotted, const char *why)
+/* ok, after emitting the rule's unknown finding for subject when the lookup failed. */
+static int need_done(struct hwc_rule_ctx *c, int ok, const char *subject, const char *base,
+		     const char *dotted, const char *why)
 {
-	char *path = base ? hwc_arena_printf(c->a, "%s.%s", base, dotted) : (char *)dotted;
-	hwc_rule_unknown(c, subject, path, why, NULL);
+	if (!ok)
+		hwc_rule_unknown(c, subject, base ? hwc_arena_printf(c->a, "%s.%s", base, dotted) : dotted,
+				 why, NULL);
+	return ok;
 }
 
 int need_num(struct hwc_rule_ctx *c, const char *subject, const json_t *obj, const char *base,
 	     const char *dotted, double *out)
 {
-	const char *why;
-	if (hwc_q_find_num(obj, dotted, out, &why, c->a))
-		return 1;
-	need_fail(c, subject, base, dotted, why);
-	return 0;
+	const char *why = NULL;
+	int ok = hwc_q_find_num(obj, dotted, out, &why, c->a);
+	return need_done(c, ok, subject, base, dotted, why);
 }
 
 int need_bool(struct hwc_rule_ctx *c, const char *subject, const json_t *obj, const char *base,
 	      const char *dotted, bool *out)
 {
-	const char *why;
-	if (hwc_q_find_bool(obj, dotted, out, &why, c->a))
-		return 1;
-	need_fail(c, subject, base, dotted, why);
-	return 0;
+	const char *why = NULL;
+	int ok = hwc_q_find_bool(obj, dotted, out, &why, c->a);
+	return need_done(c, ok, subject, base, dotted, why);
 }
 
 int need_str(struct hwc_rule_ctx *c, const char *subject, const json_t *obj, const char *base,
 	     const char *dotted, const char **out)
 {
-	const char *why;
-	if (hwc_q_find_str(obj, dotted, out, &why, c->a))
+	const char *why = NULL;
+	int ok = hwc_q_find_str(obj, dotted, out, &why, c->a);
+	return need_done(c, ok, subject, base, dotted, why);
+}
+
+int need_val(struct hwc_rule_ctx *c, const char *subject, const json_t *obj, const char *base,
+	     const char *dotted, int type, const char *needed_for, const json_t **out)
+{
+	const char *why = NULL;
+	if (hwc_q_find(obj, dotted, out, &why, c->a) && (type < 0 || json_typeof(*out) == (json_type)type))
 		return 1;
-	need_fail(c, subject, base, dotted, why);
+	hwc_rule_unknown(c, subject, base ? hwc_arena_printf(c->a, "%s.%s", base, dotted) : dotted, why,
+			 needed_for);
 	return 0;
 }
 
@@ -72,3 +81,22 @@ const char *fv_fmt_num(struct hwc_arena *a, double v)
 	return s;
 }
 
+
+const char *fv_json_text(struct hwc_arena *a, const json_t *v)
+{
+	if (json_is_string(v))
+		return json_string_value(v);
+	char *d = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	const char *s = hwc_arena_strdup(a, d ? d : "?");
+	free(d);
+	return s;
+}
+
+void hwc_each_adapter(struct hwc_rule_ctx *c,
+		      void (*fn)(struct hwc_rule_ctx *c, const json_t *ad, const char *bdf))
+{
+	size_t i;
+	const json_t *ad;
+	json_array_foreach(hwc_q_adapters(c->facts), i, ad)
+		fn(c, ad, hwc_q_string(ad, "bdf"));
+}

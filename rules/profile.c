@@ -148,6 +148,16 @@ static int skip_value(struct scan *sc, int depth)
 	return 0;
 }
 
+/* ch after optional white space, stepped over: 0, or -1 when the text has another. */
+static int expect_ch(struct scan *sc, char ch)
+{
+	ws(sc);
+	if (sc->s >= sc->end || *sc->s != ch)
+		return -1;
+	adv(sc);
+	return 0;
+}
+
 /* Path segments: keys, or "#N" for array index N. Leaves sc at the value. */
 static int locate(struct scan *sc, const char *const *seg, int nseg)
 {
@@ -160,14 +170,9 @@ static int locate(struct scan *sc, const char *const *seg, int nseg)
 			if (*sc->s != '[')
 				return -1;
 			adv(sc);
-			for (long k = 0; k < want; k++) {
-				if (skip_value(sc, 0) < 0)
+			for (long k = 0; k < want; k++)
+				if (skip_value(sc, 0) < 0 || expect_ch(sc, ',') < 0)
 					return -1;
-				ws(sc);
-				if (sc->s >= sc->end || *sc->s != ',')
-					return -1;
-				adv(sc);
-			}
 			continue;
 		}
 		if (*sc->s != '{')
@@ -176,20 +181,12 @@ static int locate(struct scan *sc, const char *const *seg, int nseg)
 		for (;;) {
 			char key[256];
 			ws(sc);
-			if (str_tok(sc, key, sizeof(key)) < 0)
+			if (str_tok(sc, key, sizeof(key)) < 0 || expect_ch(sc, ':') < 0)
 				return -1;
-			ws(sc);
-			if (sc->s >= sc->end || *sc->s != ':')
-				return -1;
-			adv(sc);
 			if (strcmp(key, seg[i]) == 0)
 				break;
-			if (skip_value(sc, 0) < 0)
+			if (skip_value(sc, 0) < 0 || expect_ch(sc, ',') < 0)
 				return -1;
-			ws(sc);
-			if (sc->s >= sc->end || *sc->s != ',')
-				return -1;
-			adv(sc);
 		}
 	}
 	ws(sc);
@@ -264,14 +261,33 @@ static void verr(struct vctx *v, const char *fmt, ...)
 		snprintf(v->err, v->errsz, "%s: %s%s%s", v->name, path, *path ? ": " : "", msg);
 }
 
+/* o[key], when present, must be a number ('n') or a string ('s'). */
+static void v_opt(struct vctx *v, const json_t *o, const char *key, char kind)
+{
+	const json_t *x = json_object_get(o, key);
+	if (!x || (kind == 'n' ? json_is_number(x) : json_is_string(x)))
+		return;
+	push(v, key);
+	verr(v, kind == 'n' ? "expected a number" : "expected a string");
+	pop(v);
+}
+
+/* Whether o is an object; msg is the error when it is not. */
+static bool v_is_object(struct vctx *v, const json_t *o, const char *msg)
+{
+	if (!json_is_object(o))
+		verr(v, "%s", msg);
+	return json_is_object(o);
+}
+
 static bool check_keys(struct vctx *v, const json_t *o, const char *const *allowed, const char *what)
 {
 	const char *k;
 	json_t *x;
-	if (!json_is_object(o)) {
-		verr(v, "expected an object (%s)", what);
+	char msg[160];
+	snprintf(msg, sizeof(msg), "expected an object (%s)", what);
+	if (!v_is_object(v, o, msg))
 		return false;
-	}
 	json_object_foreach((json_t *)o, k, x) {
 		bool ok = false;
 		for (int i = 0; allowed[i]; i++)
@@ -350,10 +366,8 @@ static void v_thresholds(struct vctx *v, const json_t *t, struct hwc_profile *p)
 {
 	const char *k;
 	json_t *x;
-	if (!json_is_object(t)) {
-		verr(v, "expected an object of thresholds");
+	if (!v_is_object(v, t, "expected an object of thresholds"))
 		return;
-	}
 	json_object_foreach((json_t *)t, k, x) {
 		push(v, k);
 		int idx = -1;
@@ -390,10 +404,8 @@ static void v_rules(struct vctx *v, const json_t *r, struct hwc_profile *p)
 {
 	const char *k;
 	json_t *x;
-	if (!json_is_object(r)) {
-		verr(v, "expected an object {\"RULE_ID\": {\"enabled\": bool, \"severity\": ...}}");
+	if (!v_is_object(v, r, "expected an object {\"RULE_ID\": {\"enabled\": bool, \"severity\": ...}}"))
 		return;
-	}
 	size_t n;
 	const struct hwc_rule *t = hwc_rules_table(&n);
 	json_object_foreach((json_t *)r, k, x) {
@@ -489,13 +501,8 @@ static void v_product(struct vctx *v, const json_t *e)
 	const json_t *pc = json_object_get(e, "pcie");
 	push(v, "pcie");
 	if (pc && check_keys(v, pc, pkeys, "pcie")) {
-		for (int k = 0; pkeys[k]; k++) {
-			const json_t *x = json_object_get(pc, pkeys[k]);
-			push(v, pkeys[k]);
-			if (x && !json_is_number(x))
-				verr(v, "expected a number");
-			pop(v);
-		}
+		for (int k = 0; pkeys[k]; k++)
+			v_opt(v, pc, pkeys[k], 'n');
 	}
 	pop(v);
 	const json_t *fw = json_object_get(e, "allowed_fw");
@@ -669,11 +676,7 @@ static void v_unused_port(struct vctx *v, const json_t *e)
 	else if (pn && (!json_is_integer(pn) || json_integer_value(pn) < 1 || json_integer_value(pn) > 255))
 		verr(v, "expected a port number 1..255");
 	pop(v);
-	const json_t *r = json_object_get(e, "reason");
-	push(v, "reason");
-	if (r && !json_is_string(r))
-		verr(v, "expected a string");
-	pop(v);
+	v_opt(v, e, "reason", 's');
 }
 
 static void v_unused_ports(struct vctx *v, const json_t *arr)
@@ -701,12 +704,7 @@ static void v_allowed_module(struct vctx *v, const json_t *e)
 	}
 	if (!n)
 		verr(v, "an allowed module needs \"vendor\" or \"part_number\" (or both)");
-	const json_t *r = json_object_get(e, "reason");
-	if (r && !json_is_string(r)) {
-		push(v, "reason");
-		verr(v, "expected a string");
-		pop(v);
-	}
+	v_opt(v, e, "reason", 's');
 }
 
 static void v_allowed_modules(struct vctx *v, const json_t *arr)
@@ -745,11 +743,7 @@ static void v_host(struct vctx *v, const json_t *h)
 	v_host_enum(v, h, "role", roles, "\"gpu_compute\", \"storage_client\" or \"smb_client\"");
 	v_host_enum(v, h, "pci_wr_ordering", wo, "\"per_mkey\", \"force_relax\" or \"any\"");
 	v_host_enum(v, h, "platform", platforms, "\"bare_metal\" or \"vm\"");
-	const json_t *m = json_object_get(h, "mtu_min");
-	push(v, "mtu_min");
-	if (m && !json_is_number(m))
-		verr(v, "expected a number");
-	pop(v);
+	v_opt(v, h, "mtu_min", 'n');
 }
 
 /* The fabric's RoCE choices (docs/profile.md "RoCE"). */
@@ -781,6 +775,28 @@ static void v_roce(struct vctx *v, const json_t *r)
 					  strcmp(json_string_value(t), "pcp"))))
 		verr(v, "expected \"dscp\" or \"pcp\"");
 	pop(v);
+}
+
+/* One top-level key of a profile, checked by its section's validator. */
+static void v_section(struct vctx *v, const char *k, const json_t *x, struct hwc_profile *p)
+{
+	static const struct {
+		const char *key;
+		void (*check)(struct vctx *v, const json_t *x);
+	} sections[] = {
+		{"products", v_products}, {"expectations", v_expectations}, {"waivers", v_waivers},
+		{"host", v_host}, {"unused_ports", v_unused_ports}, {"required", v_required},
+		{"roce", v_roce}, {"allowed_modules", v_allowed_modules},
+	};
+	if (!strcmp(k, "thresholds"))
+		v_thresholds(v, x, p);
+	else if (!strcmp(k, "rules"))
+		v_rules(v, x, p);
+	else if ((!strcmp(k, "name") || !strcmp(k, "description")) && !json_is_string(x))
+		verr(v, "expected a string");
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(sections); i++)
+		if (!strcmp(k, sections[i].key))
+			sections[i].check(v, x);
 }
 
 static struct hwc_profile *parse_only(const char *name, const char *buf, size_t len, char *err,
@@ -837,28 +853,7 @@ static struct hwc_profile *parse_only(const char *name, const char *buf, size_t 
 		json_t *x;
 		json_object_foreach(doc, k, x) {
 			push(&v, k);
-			if (!strcmp(k, "thresholds"))
-				v_thresholds(&v, x, p);
-			else if (!strcmp(k, "rules"))
-				v_rules(&v, x, p);
-			else if (!strcmp(k, "products"))
-				v_products(&v, x);
-			else if (!strcmp(k, "expectations"))
-				v_expectations(&v, x);
-			else if (!strcmp(k, "waivers"))
-				v_waivers(&v, x);
-			else if (!strcmp(k, "host"))
-				v_host(&v, x);
-			else if (!strcmp(k, "unused_ports"))
-				v_unused_ports(&v, x);
-			else if (!strcmp(k, "required"))
-				v_required(&v, x);
-			else if (!strcmp(k, "roce"))
-				v_roce(&v, x);
-			else if (!strcmp(k, "allowed_modules"))
-				v_allowed_modules(&v, x);
-			else if ((!strcmp(k, "name") || !strcmp(k, "description")) && !json_is_string(x))
-				verr(&v, "expected a string");
+			v_section(&v, k, x, p);
 			pop(&v);
 		}
 	}
@@ -1020,9 +1015,15 @@ const json_t *hwc_profile_product(const struct hwc_profile *p, const json_t *ada
 	return e;
 }
 
+const json_t *hwc_profile_product_get(const struct hwc_profile *p, const json_t *adapter,
+				     const char *key)
+{
+	return hwc_q_get(hwc_profile_product(p, adapter), key);
+}
+
 const json_t *hwc_profile_fw_intent(const struct hwc_profile *p, const json_t *adapter)
 {
-	const json_t *fc = json_object_get(hwc_profile_product(p, adapter), "fw_config");
+	const json_t *fc = hwc_profile_product_get(p, adapter, "fw_config");
 	return json_is_object(fc) ? fc : NULL;
 }
 

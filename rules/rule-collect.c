@@ -17,7 +17,7 @@ static const char *const watched[] = {"needs_root", "blocked", "timeout", "unrea
 static void scan(const json_t *v, const char *path, struct tally *t, struct hwc_arena *a, bool tools)
 {
 	if (json_is_object(v)) {
-		const json_t *un = json_object_get(v, "unavailable");
+		const json_t *un = hwc_q_get(v, "unavailable");
 		const char *k;
 		json_t *x;
 		json_object_foreach((json_t *)un, k, x) {
@@ -76,14 +76,14 @@ static void eval_incomplete(struct hwc_rule_ctx *c)
 {
 	static const char *const sections[] = {"host", "pci", "mlx", "netdevs", "thermal", NULL};
 	for (int s = 0; sections[s]; s++) {
-		const json_t *sec = json_object_get(c->facts, sections[s]);
-		if (!sec || json_is_null(sec)) {
+		const json_t *sec = hwc_q_get(c->facts, sections[s]);
+		if (!sec) {
 			struct hwc_finding *fd = hwc_rule_emit(c, "host", "the %s section was not collected: rules that need it say unknown", sections[s]);
 			hwc_evidence_add(fd, c->a, sections[s], NULL, "collected");
 			continue;
 		}
 		/* the tool probe says in one word why a whole family of facts is missing */
-		const json_t *tools = json_object_get(sec, "tools");
+		const json_t *tools = hwc_q_get(sec, "tools");
 		const char *tst = hwc_q_string(tools, "status");
 		if (tst && strcmp(tst, "ok") != 0) {
 			struct hwc_finding *fd = hwc_rule_emit(c, "host", "%s: the firmware tools could not run (%s): firmware configuration and registers are unknown",

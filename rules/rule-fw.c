@@ -44,15 +44,15 @@ static bool is_bluefield(const json_t *ad)
 const char *hwc_fw_reset_advice(struct hwc_arena *a, const json_t *ad, const char *bdf)
 {
 	const char *dev = bdf ? bdf : "<BDF>";
-	const json_t *r = json_object_get(ad, "fw_reset");
+	const json_t *r = hwc_q_fw_reset(ad);
 	const char *bf = is_bluefield(ad) ? " A BlueField in DPU mode keeps its firmware across a host "
 					    "reboot: power-cycle the host." : "";
-	if (!json_is_object(r))
+	if (!r)
 		return hwc_arena_printf(a, "`mstfwreset -d %s query` tells which reset this card and "
 					   "host support (it was not read). A cold boot (power off) "
 					   "always applies; a warm reboot does not on every card and host.%s",
 					dev, bf);
-	const json_t *lv = json_object_get(r, "levels"), *sy = json_object_get(r, "sync");
+	const json_t *lv = hwc_q_get(r, "levels"), *sy = hwc_q_get(r, "sync");
 	bool l3 = reset_supported(lv, "level", 3), l4 = reset_supported(lv, "level", 4);
 	const char *how;
 	if (l3 && reset_supported(sy, "sync", 1))
@@ -98,7 +98,7 @@ static int cmp_version(const char *x, const char *y)
 /* The image as the facts hold it, or NULL when none was given (then the image rules are silent). */
 static const json_t *image_of(const json_t *facts)
 {
-	return json_object_get(json_object_get(facts, "mlx"), "fw_image");
+	return hwc_q_fw_image(facts);
 }
 
 /* The image's value, or an unknown finding for every card and NULL. */
@@ -113,53 +113,63 @@ static const char *image_str(struct hwc_rule_ctx *c, const json_t *im, const cha
 	return NULL;
 }
 
-static void eval_image_psid(struct hwc_rule_ctx *c)
+/* With an image given, each card with the image to judge against it. */
+static void each_image_card(struct hwc_rule_ctx *c,
+			    void (*judge)(struct hwc_rule_ctx *c, const json_t *im, const json_t *ad, const char *bdf))
 {
 	const json_t *im = image_of(c->facts), *ad;
 	size_t i;
 	if (!im)
 		return;
-	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
-		const char *bdf = bdf_of(ad), *ip, *cp;
-		if (!(ip = image_str(c, im, "psid", bdf)) ||
-		    !need_str(c, bdf, ad, fv_adapter_path(c, bdf), "psid", &cp) || !strcmp(ip, cp))
-			continue;
-		const char *file = hwc_q_string(im, "file");
-		struct hwc_finding *fd = hwc_rule_emit(
-			c, bdf, "the image %s is for PSID %s, this card is %s: flashing it would need "
-				"-allow_psid_change and could leave the card with another board's "
-				"settings; refuse it",
-			file ? file : "?", ip, cp);
-		hwc_evidence_add(fd, c->a, "mlx.fw_image.psid", ip, cp);
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.psid", fv_adapter_path(c, bdf)), cp, NULL);
-	}
+	json_array_foreach(hwc_q_adapters(c->facts), i, ad)
+		judge(c, im, ad, bdf_of(ad));
+}
+
+static void image_psid(struct hwc_rule_ctx *c, const json_t *im, const json_t *ad, const char *bdf)
+{
+	const char *ip, *cp;
+	if (!(ip = image_str(c, im, "psid", bdf)) ||
+	    !need_str(c, bdf, ad, fv_adapter_path(c, bdf), "psid", &cp) || !strcmp(ip, cp))
+		return;
+	const char *file = hwc_q_string(im, "file");
+	struct hwc_finding *fd = hwc_rule_emit(
+		c, bdf, "the image %s is for PSID %s, this card is %s: flashing it would need "
+			"-allow_psid_change and could leave the card with another board's "
+			"settings; refuse it",
+		file ? file : "?", ip, cp);
+	hwc_evidence_add(fd, c->a, "mlx.fw_image.psid", ip, cp);
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.psid", fv_adapter_path(c, bdf)), cp, NULL);
+}
+
+static void eval_image_psid(struct hwc_rule_ctx *c)
+{
+	each_image_card(c, image_psid);
+}
+
+static void image_older(struct hwc_rule_ctx *c, const json_t *im, const json_t *ad, const char *bdf)
+{
+	const char *iv, *run;
+	if (!(iv = image_str(c, im, "fw_version", bdf)) ||
+	    !need_str(c, bdf, ad, fv_adapter_path(c, bdf), "fw_version", &run))
+		return;
+	const char *ip = hwc_q_string(im, "psid");
+	const char *cp = hwc_q_string(ad, "psid");
+	if (ip && cp && strcmp(ip, cp) != 0)
+		return; /* another board's image: MLX_FW_IMAGE_PSID says so */
+	int k = cmp_version(iv, run);
+	if (k >= 0 && k != 2)
+		return;
+	struct hwc_finding *fd = hwc_rule_emit(
+		c, bdf, k == 2 ? "the image's firmware %s cannot be compared with the running %s"
+			       : "the image's firmware %s is older than the running %s: a downgrade",
+		iv, run);
+	hwc_evidence_add(fd, c->a, "mlx.fw_image.fw_version", iv,
+			 hwc_arena_printf(c->a, ">= %s", run));
 }
 
 static void eval_image_older(struct hwc_rule_ctx *c)
 {
-	const json_t *im = image_of(c->facts), *ad;
-	size_t i;
-	if (!im)
-		return;
-	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
-		const char *bdf = bdf_of(ad), *iv, *run;
-		if (!(iv = image_str(c, im, "fw_version", bdf)) ||
-		    !need_str(c, bdf, ad, fv_adapter_path(c, bdf), "fw_version", &run))
-			continue;
-		const char *ip = hwc_q_string(im, "psid");
-		const char *cp = hwc_q_string(ad, "psid");
-		if (ip && cp && strcmp(ip, cp) != 0)
-			continue; /* another board's image: MLX_FW_IMAGE_PSID says so */
-		int k = cmp_version(iv, run);
-		if (k >= 0 && k != 2)
-			continue;
-		struct hwc_finding *fd = hwc_rule_emit(
-			c, bdf, k == 2 ? "the image's firmware %s cannot be compared with the running %s"
-				       : "the image's firmware %s is older than the running %s: a downgrade",
-			iv, run);
-		hwc_evidence_add(fd, c->a, "mlx.fw_image.fw_version", iv,
-				 hwc_arena_printf(c->a, ">= %s", run));
-	}
+	each_image_card(c, image_older);
 }
 
 const char *hwc_fw_not_allowed(struct hwc_rule_ctx *c, const json_t *allowed, const char *fw)
@@ -175,24 +185,23 @@ const char *hwc_fw_not_allowed(struct hwc_rule_ctx *c, const json_t *allowed, co
 	return out;
 }
 
+static void image_allowed(struct hwc_rule_ctx *c, const json_t *im, const json_t *ad, const char *bdf)
+{
+	const json_t *allowed = hwc_profile_product_get(c->prof, ad, "allowed_fw");
+	const char *iv;
+	if (!json_is_array(allowed) || !(iv = image_str(c, im, "fw_version", bdf)))
+		return;
+	const char *list = hwc_fw_not_allowed(c, allowed, iv);
+	if (!list)
+		return;
+	struct hwc_finding *fd = hwc_rule_emit(c, bdf, "the image's firmware %s is not in the profile's allowed list %s",
+					       iv, list);
+	hwc_evidence_add(fd, c->a, "mlx.fw_image.fw_version", iv, hwc_arena_printf(c->a, "one of %s", list));
+}
+
 static void eval_image_allowed(struct hwc_rule_ctx *c)
 {
-	const json_t *im = image_of(c->facts), *ad;
-	size_t i;
-	if (!im)
-		return;
-	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
-		const json_t *allowed = json_object_get(hwc_profile_product(c->prof, ad), "allowed_fw");
-		const char *bdf = bdf_of(ad), *iv;
-		if (!json_is_array(allowed) || !(iv = image_str(c, im, "fw_version", bdf)))
-			continue;
-		const char *list = hwc_fw_not_allowed(c, allowed, iv);
-		if (!list)
-			continue;
-		struct hwc_finding *fd = hwc_rule_emit(c, bdf, "the image's firmware %s is not in the profile's allowed list %s",
-						       iv, list);
-		hwc_evidence_add(fd, c->a, "mlx.fw_image.fw_version", iv, hwc_arena_printf(c->a, "one of %s", list));
-	}
+	each_image_card(c, image_allowed);
 }
 
 /* ---- the configuration a flash may undo ------------------------------------------------------ */
@@ -211,8 +220,8 @@ size_t hwc_fw_at_risk_evidence(struct hwc_rule_ctx *c, struct hwc_finding *fd, c
 		if (fd)
 			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.fw_config.%s.current", base, name),
 					 hwc_arena_printf(c->a, "%s (default %s; %s)",
-							  val_text(c->a, json_object_get(p, "current")),
-							  val_text(c->a, json_object_get(p, "default")), dep),
+							  val_text(c->a, hwc_q_get(p, "current")),
+							  val_text(c->a, hwc_q_get(p, "default")), dep),
 					 "the same after the update");
 	}
 	return n;
@@ -230,7 +239,7 @@ static const char *set_args(struct hwc_rule_ctx *c, const json_t *ad)
 		if (!name || !hwc_q_string(p, "depends_on"))
 			continue;
 		const json_t *code = hwc_q_fw_value(ad, name, "current_code");
-		const json_t *cur = json_object_get(p, "current");
+		const json_t *cur = hwc_q_get(p, "current");
 		out = hwc_arena_printf(c->a, "%s %s=%s", out, name,
 				       json_is_integer(code) ? val_text(c->a, code) : val_text(c->a, cur));
 	}
@@ -248,12 +257,8 @@ static void eval_at_risk(struct hwc_rule_ctx *c)
 	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
 		const char *bdf = bdf_of(ad);
 		const json_t *list;
-		const char *why;
-		if (!hwc_q_find(ad, "fw_at_risk", &list, &why, c->a)) {
-			hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.fw_at_risk", fv_adapter_path(c, bdf)), why,
-					 "what the update could undo");
+		if (!need_val(c, bdf, ad, fv_adapter_path(c, bdf), "fw_at_risk", -1, "what the update could undo", &list))
 			continue;
-		}
 		if (!hwc_fw_at_risk_evidence(c, NULL, ad))
 			continue;
 		struct hwc_finding *fd = hwc_rule_emit(c, bdf, "settings that differ from their defaults and matter to "
@@ -270,22 +275,21 @@ static void eval_at_risk(struct hwc_rule_ctx *c)
 /* Does the value (name or number, with its code) equal the profile's intended value? */
 static bool intended(const json_t *p, const char *col, const json_t *want)
 {
-	const json_t *v = json_object_get(p, col);
+	const json_t *v = hwc_q_fw_col(p, col);
 	char code[32];
 	snprintf(code, sizeof(code), "%s_code", col);
-	const json_t *c = json_object_get(p, code);
+	const json_t *c = hwc_q_fw_col(p, code);
 	return (v && json_equal(v, want)) || (c && json_equal(c, want));
 }
 
 static void intent_one(struct hwc_rule_ctx *c, const json_t *ad, const char *name, const json_t *want)
 {
-	const char *bdf = bdf_of(ad), *why;
+	const char *bdf = bdf_of(ad);
 	const json_t *p;
 	const char *path = hwc_arena_printf(c->a, "%s.fw_config.%s", fv_adapter_path(c, bdf), name);
-	if (!hwc_q_find(ad, hwc_arena_printf(c->a, "fw_config.%s", name), &p, &why, c->a) || !json_is_object(p)) {
-		hwc_rule_unknown(c, bdf, path, why, "the profile's intended configuration");
+	if (!need_val(c, bdf, ad, fv_adapter_path(c, bdf), hwc_arena_printf(c->a, "fw_config.%s", name), JSON_OBJECT,
+		      "the profile's intended configuration", &p))
 		return;
-	}
 	bool cur = intended(p, "current", want), nb = intended(p, "next_boot", want);
 	if (cur && nb)
 		return;
@@ -293,12 +297,12 @@ static void intent_one(struct hwc_rule_ctx *c, const json_t *ad, const char *nam
 	struct hwc_finding *fd = hwc_rule_emit(
 		c, bdf, nb ? "%s is configured as the profile intends (%s) but not active: current %s"
 			   : "%s is not what the profile intends (%s): current %s, next boot %s",
-		name, w, val_text(c->a, json_object_get(p, "current")),
-		val_text(c->a, json_object_get(p, "next_boot")));
+		name, w, val_text(c->a, hwc_q_get(p, "current")),
+		val_text(c->a, hwc_q_fw_col(p, "next_boot")));
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.current", path),
-			 val_text(c->a, json_object_get(p, "current")), w);
+			 val_text(c->a, hwc_q_fw_col(p, "current")), w);
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.next_boot", path),
-			 val_text(c->a, json_object_get(p, "next_boot")), w);
+			 val_text(c->a, hwc_q_fw_col(p, "next_boot")), w);
 	fd->fix = nb ? hwc_fw_reset_advice(c->a, ad, NULL)
 		     : hwc_arena_printf(c->a, "`mstconfig -d <BDF> -y set %s=%s`, then: %s", name, w,
 					hwc_fw_reset_advice(c->a, ad, NULL));

@@ -8,25 +8,17 @@
 #include "pci/pci.h"
 #include "rules/rules-int.h"
 
-static const json_t *gd_of(const json_t *facts)
-{
-	const json_t *g = json_object_get(json_object_get(facts, "pci"), "gpudirect");
-	return json_is_object(g) ? g : NULL;
-}
-
-static const char *jstr(const json_t *o, const char *k) { return json_string_value(json_object_get(o, k)); }
-
 /* Number of peers of a kind; with nvidia, only NVIDIA GPUs. */
 static size_t count_kind(const json_t *facts, const json_t *gd, const char *kind, bool nvidia)
 {
 	size_t i, n = 0;
 	const json_t *p;
-	json_array_foreach(json_object_get(gd, "peers"), i, p) {
-		const char *k = jstr(p, "kind");
-		if (!k || strcmp(k, kind) != 0 || !jstr(p, "bdf"))
+	json_array_foreach(hwc_q_get(gd, "peers"), i, p) {
+		const char *k = hwc_q_string(p, "kind");
+		if (!k || strcmp(k, kind) != 0 || !hwc_q_string(p, "bdf"))
 			continue;
 		if (nvidia) {
-			const char *v = jstr(hwc_q_pci_dev(facts, jstr(p, "bdf")), "vendor_id");
+			const char *v = hwc_q_string(hwc_q_pci_dev(facts, hwc_q_string(p, "bdf")), "vendor_id");
 			if (!v || strcmp(v, "10de") != 0)
 				continue;
 		}
@@ -38,15 +30,15 @@ static size_t count_kind(const json_t *facts, const json_t *gd, const char *kind
 /* The rules judge hosts with both GPUs and ConnectX NICs; elsewhere they have nothing to say. */
 static const json_t *gpu_host(const json_t *facts)
 {
-	const json_t *gd = gd_of(facts);
+	const json_t *gd = hwc_q_gpudirect(facts);
 	return gd && count_kind(facts, gd, "gpu", false) && count_kind(facts, gd, "nic", false) ? gd : NULL;
 }
 
 /* A pair as pci/p2p.c writes it; anything else (a hand-edited facts file) is skipped. */
 static bool pair_ok(const json_t *p)
 {
-	return jstr(p, "gpu") && jstr(p, "nic") && jstr(p, "relation") &&
-	       json_is_array(json_object_get(p, "route"));
+	return hwc_q_string(p, "gpu") && hwc_q_string(p, "nic") && hwc_q_string(p, "relation") &&
+	       json_is_array(hwc_q_get(p, "route"));
 }
 
 static int rel_rank(const char *r)
@@ -62,8 +54,8 @@ static bool near(const char *r) { return rel_rank(r) <= 1; }
 
 static const char *pair_name(struct hwc_rule_ctx *c, const json_t *p)
 {
-	return hwc_arena_printf(c->a, "GPU %s and NIC %s (%s)", jstr(p, "gpu"), jstr(p, "nic"),
-				jstr(p, "relation"));
+	return hwc_arena_printf(c->a, "GPU %s and NIC %s (%s)", hwc_q_string(p, "gpu"), hwc_q_string(p, "nic"),
+				hwc_q_string(p, "relation"));
 }
 
 /* "host.platform" from the profile, else the hypervisor flag: "bare_metal", "vm" or NULL with
@@ -74,7 +66,7 @@ static const char *platform(struct hwc_rule_ctx *c, const char *subject)
 	if (p)
 		return p;
 	bool hv;
-	if (!need_bool(c, subject, json_object_get(c->facts, "host"), "host", "cpu.hypervisor", &hv))
+	if (!need_bool(c, subject, hwc_q_host(c->facts), "host", "cpu.hypervisor", &hv))
 		return NULL;
 	return hv ? "vm" : "bare_metal";
 }
@@ -101,12 +93,12 @@ static int redirects(struct hwc_rule_ctx *c, const char *gpu, const char *b, boo
 
 static void acs_pair(struct hwc_rule_ctx *c, const json_t *p, bool vm)
 {
-	const char *gpu = jstr(p, "gpu"), *nic = jstr(p, "nic"), *common = jstr(p, "common");
+	const char *gpu = hwc_q_string(p, "gpu"), *nic = hwc_q_string(p, "nic"), *common = hwc_q_string(p, "common");
 	const char *list = "";
 	const char *ev[16][3];
 	size_t nev = 0, i;
 	const json_t *h;
-	json_array_foreach(json_object_get(p, "route"), i, h) {
+	json_array_foreach(hwc_q_get(p, "route"), i, h) {
 		const char *b = json_string_value(h);
 		bool rr, cr;
 		if (!b || !strcmp(b, gpu) || !strcmp(b, nic) || (common && !strcmp(b, common)) ||
@@ -141,11 +133,11 @@ static void eval_acs(struct hwc_rule_ctx *c)
 	if (pf)
 		vm = !strcmp(pf, "vm");
 	else
-		hwc_q_find_bool(json_object_get(c->facts, "host"), "cpu.hypervisor", &vm, &why, c->a);
+		hwc_q_find_bool(hwc_q_host(c->facts), "cpu.hypervisor", &vm, &why, c->a);
 	size_t i;
 	const json_t *p;
-	json_array_foreach(gd ? json_object_get(gd, "pairs") : NULL, i, p)
-		if (pair_ok(p) && near(jstr(p, "relation")))
+	json_array_foreach(hwc_q_get(gd, "pairs"), i, p)
+		if (pair_ok(p) && near(hwc_q_string(p, "relation")))
 			acs_pair(c, p, vm);
 }
 
@@ -163,24 +155,24 @@ static size_t best_by_gpu(const json_t *facts, const json_t *gd, struct gpu_best
 {
 	size_t n = 0, i;
 	const json_t *pe;
-	json_array_foreach(json_object_get(gd, "peers"), i, pe) {
-		if (n < max && jstr(pe, "kind") && !strcmp(jstr(pe, "kind"), "gpu") && jstr(pe, "bdf"))
-			out[n++] = (struct gpu_best){.gpu = jstr(pe, "bdf"), .rel = "unknown"};
+	json_array_foreach(hwc_q_get(gd, "peers"), i, pe) {
+		if (n < max && hwc_q_string(pe, "kind") && !strcmp(hwc_q_string(pe, "kind"), "gpu") && hwc_q_string(pe, "bdf"))
+			out[n++] = (struct gpu_best){.gpu = hwc_q_string(pe, "bdf"), .rel = "unknown"};
 	}
 	const json_t *p;
-	json_array_foreach(json_object_get(gd, "pairs"), i, p) {
+	json_array_foreach(hwc_q_get(gd, "pairs"), i, p) {
 		for (size_t k = 0; k < n && pair_ok(p); k++) {
-			if (strcmp(jstr(p, "gpu"), out[k].gpu) != 0)
+			if (strcmp(hwc_q_string(p, "gpu"), out[k].gpu) != 0)
 				continue;
-			out[k].rel = jstr(p, "relation");
+			out[k].rel = hwc_q_string(p, "relation");
 			if (out[k].n < 8)
 				out[k].pairs[out[k].n++] = p;
 			/* cards: functions of one device (same bus and device) count once */
-			const char *nic = jstr(p, "nic");
+			const char *nic = hwc_q_string(p, "nic");
 			bool seen = false;
 			size_t len = strlen(nic);
 			for (size_t q = 0; q + 1 < out[k].n; q++)
-				seen |= len > 1 && !strncmp(jstr(out[k].pairs[q], "nic"), nic, len - 1);
+				seen |= len > 1 && !strncmp(hwc_q_string(out[k].pairs[q], "nic"), nic, len - 1);
 			if (!strcmp(out[k].rel, "PIX") && !seen)
 				out[k].near_cards++;
 		}
@@ -204,7 +196,7 @@ static void eval_far(struct hwc_rule_ctx *c)
 			continue;
 		}
 		struct hwc_finding *fd = hwc_rule_emit(c, b[i].gpu, "GPU %s: its nearest NIC %s is at %s while %zu of %zu GPUs have one at PIX/PXB: its GPUDirect traffic crosses %s",
-						       b[i].gpu, b[i].n ? jstr(b[i].pairs[0], "nic") : "(none)", b[i].rel, near_n, n,
+						       b[i].gpu, b[i].n ? hwc_q_string(b[i].pairs[0], "nic") : "(none)", b[i].rel, near_n, n,
 						       !strcmp(b[i].rel, "SYS") ? "the socket interconnect"
 						       : !strcmp(b[i].rel, "NODE") ? "the interconnect between host bridges" : "the host bridge");
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "pci.gpudirect.matrix[%s]", b[i].gpu), b[i].rel, "PIX or PXB");
@@ -224,7 +216,7 @@ static void eval_unbalanced(struct hwc_rule_ctx *c)
 		if (b[i].near_cards || rel_rank(b[i].rel) > 4)
 			continue;
 		struct hwc_finding *fd = hwc_rule_emit(c, b[i].gpu, "GPU %s has no NIC on its switch while GPU %s has %zu (%s ...): a rail NIC is in the wrong slot",
-						       b[i].gpu, two->gpu, two->near_cards, jstr(two->pairs[0], "nic"));
+						       b[i].gpu, two->gpu, two->near_cards, hwc_q_string(two->pairs[0], "nic"));
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "pci.gpudirect.matrix[%s]", b[i].gpu), b[i].rel, "PIX");
 	}
 }
@@ -250,8 +242,8 @@ static void eval_peermem(struct hwc_rule_ctx *c)
 	if (!need_bool(c, "host", gd, "pci.gpudirect", "peer_memory.nvidia_peermem", &a) ||
 	    !need_bool(c, "host", gd, "pci.gpudirect", "peer_memory.nv_peer_mem", &b) || a || b)
 		return;
-	const char *drv = jstr(json_object_get(gd, "peer_memory"), "nvidia_driver_version");
-	const char *kr = jstr(json_object_get(json_object_get(c->facts, "host"), "kernel"), "release");
+	const char *drv = json_string_value(hwc_q_at(gd, "peer_memory.nvidia_driver_version"));
+	const char *kr = json_string_value(hwc_q_at(hwc_q_host(c->facts), "kernel.release"));
 	int kmin = 0, kmaj = ver_major(kr, &kmin), dmaj = ver_major(drv, NULL);
 	bool dmabuf = (kmaj > 5 || (kmaj == 5 && kmin >= 12)) && dmaj >= 515;
 	struct hwc_finding *fd = hwc_rule_emit_sev(c, dmabuf ? HWC_SEV_INFO : c->sev, "host",
@@ -275,7 +267,7 @@ static void ats_nic(struct hwc_rule_ctx *c, const char *nic)
 	if (r <= 0 || hwc_fwc_true(v))
 		return;
 	struct hwc_finding *fd = hwc_rule_emit(c, nic, "NIC %s in a virtual machine with GPUs: firmware ATS is off, so the IOMMU translates every peer-to-peer access and ACS sends it through the root complex", nic);
-	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.fw_config.ATS_ENABLED", fv_adapter_path(c, jstr(ad, "bdf"))), "False(0)", "True(1)");
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.fw_config.ATS_ENABLED", fv_adapter_path(c, hwc_q_string(ad, "bdf"))), "False(0)", "True(1)");
 	if (fd)
 		fd->fix = hwc_fix_subst(c->a, "`mstconfig -d <NIC> set ATS_ENABLED=1` and a cold reboot (or `mlxfwreset`), with ACS Direct Translated P2P on the host's switch ports.", "<NIC>", nic);
 }
@@ -291,12 +283,12 @@ static void eval_platform(struct hwc_rule_ctx *c)
 	if (!strcmp(pf, "vm")) {
 		size_t i;
 		const json_t *p;
-		json_array_foreach(json_object_get(gd, "pairs"), i, p)
+		json_array_foreach(hwc_q_get(gd, "pairs"), i, p)
 			if (pair_ok(p))
-				ats_nic(c, jstr(p, "nic"));
+				ats_nic(c, hwc_q_string(p, "nic"));
 		return;
 	}
-	const json_t *host = json_object_get(c->facts, "host");
+	const json_t *host = hwc_q_host(c->facts);
 	bool present, pt;
 	if (!need_bool(c, "host", host, "host", "iommu.present", &present) || !present ||
 	    !need_bool(c, "host", host, "host", "iommu.passthrough", &pt) || pt)
@@ -314,10 +306,10 @@ static void eval_platform(struct hwc_rule_ctx *c)
  * what both ends can do, since GPUs train down to 2.5 GT/s when idle. */
 static double hop_gbps(const json_t *facts, const char *bdf, bool at_cap)
 {
-	const json_t *l = json_object_get(hwc_q_pci_dev(facts, bdf), "link");
-	double s = json_number_value(json_object_get(l, at_cap ? "cap_speed_gts" : "speed_gts"));
-	double w = json_number_value(json_object_get(l, at_cap ? "cap_width" : "width"));
-	return s > 0 && w > 0 ? hwc_pci_lane_mbps(s) * w / 1000.0 : 0;
+	const json_t *dev = hwc_q_pci_dev(facts, bdf);
+	double s = hwc_q_pci_link_num(dev, at_cap ? "cap_speed_gts" : "speed_gts");
+	double w = hwc_q_pci_link_num(dev, at_cap ? "cap_width" : "width");
+	return s > 0 && w > 0 ? hwc_pci_link_gbps(s, (int64_t)w) : 0;
 }
 
 static void eval_slow_hop(struct hwc_rule_ctx *c)
@@ -325,10 +317,10 @@ static void eval_slow_hop(struct hwc_rule_ctx *c)
 	const json_t *gd = gpu_host(c->facts);
 	size_t i;
 	const json_t *p;
-	json_array_foreach(gd ? json_object_get(gd, "pairs") : NULL, i, p) {
+	json_array_foreach(hwc_q_get(gd, "pairs"), i, p) {
 		if (!pair_ok(p))
 			continue;
-		const char *gpu = jstr(p, "gpu"), *nic = jstr(p, "nic"), *common = jstr(p, "common");
+		const char *gpu = hwc_q_string(p, "gpu"), *nic = hwc_q_string(p, "nic"), *common = hwc_q_string(p, "common");
 		double nic_g = hop_gbps(c->facts, nic, false), gpu_g = hop_gbps(c->facts, gpu, true);
 		if (gpu_g > 0 && gpu_g < nic_g)
 			nic_g = gpu_g; /* the GPU's own link bounds the pair: no hop can be blamed below it */
@@ -336,12 +328,12 @@ static void eval_slow_hop(struct hwc_rule_ctx *c)
 			hwc_rule_unknown(c, gpu, hwc_arena_printf(c->a, "%s.link", fv_pci_path(c, nic)), "the NIC's link is unknown", "whether a hop of the route is slower than the NIC");
 			continue;
 		}
-		const json_t *route = json_object_get(p, "route");
+		const json_t *route = hwc_q_get(p, "route");
 		for (size_t k = 0; k < json_array_size(route); k++) {
 			const char *b = json_string_value(json_array_get(route, k));
 			if (!b || (common && !strcmp(b, common)) || !strcmp(b, nic))
 				continue;
-			const char *up = json_string_value(json_object_get(hwc_q_pci_dev(c->facts, gpu), "upstream"));
+			const char *up = hwc_q_pci_upstream(hwc_q_pci_dev(c->facts, gpu));
 			if (!strcmp(b, gpu) || (up && !strcmp(b, up)))
 				continue; /* the GPU's own link: its speed is the GPU's, judged above */
 			double g = hop_gbps(c->facts, b, false);

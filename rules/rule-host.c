@@ -30,7 +30,7 @@ static const char *x2apic_fix(struct hwc_rule_ctx *c, const json_t *host)
 
 static void eval_x2apic(struct hwc_rule_ctx *c)
 {
-	const json_t *host = json_object_get(c->facts, "host");
+	const json_t *host = hwc_q_host(c->facts);
 	bool sup, en;
 	const char *why;
 	if (!hwc_q_find_bool(host, "x2apic.supported", &sup, &why, c->a) &&
@@ -73,7 +73,7 @@ static bool pstate_epp_driver(const char *d)
 
 static void eval_powersave(struct hwc_rule_ctx *c)
 {
-	const json_t *host = json_object_get(c->facts, "host");
+	const json_t *host = hwc_q_host(c->facts);
 	const json_t *pw = hwc_q_get(host, "power");
 	const char *gov, *drv = hwc_q_string(pw, "cpufreq_driver");
 	const char *epp = hwc_q_string(pw, "energy_perf_preference");
@@ -102,7 +102,7 @@ static void eval_powersave(struct hwc_rule_ctx *c)
 
 static void eval_cstates(struct hwc_rule_ctx *c)
 {
-	const json_t *host = json_object_get(c->facts, "host");
+	const json_t *host = hwc_q_host(c->facts);
 	const json_t *cs;
 	const char *why;
 	double max = hwc_profile_threshold(c->prof, HWC_T_CSTATE_MAX_LATENCY_US);
@@ -134,7 +134,7 @@ static void eval_iommu(struct hwc_rule_ctx *c)
 	const char *want = hwc_profile_host_str(c->prof, "iommu");
 	if (!want || !strcmp(want, "any"))
 		return;
-	const json_t *host = json_object_get(c->facts, "host");
+	const json_t *host = hwc_q_host(c->facts);
 	bool present, pt, want_pt = !strcmp(want, "passthrough");
 	if (!need_bool(c, "host", host, "host", "iommu.present", &present))
 		return;
@@ -175,14 +175,14 @@ static void eval_irq_far(struct hwc_rule_ctx *c)
 			const char *name = hwc_q_string(nds[k], "name");
 			const char *base = fv_netdev_path(c, name);
 			double out, vec;
-			const json_t *nn = hwc_q_at(nds[k], "irq_locality.numa_node");
+			const json_t *nn = hwc_q_get(hwc_q_irq_locality(nds[k]), "numa_node");
 			if (json_is_integer(nn) && json_integer_value(nn) < 0)
 				continue; /* no node to be far from: HOST_NUMA_NODE_MISSING speaks */
 			if (!need_num(c, name, nds[k], base, "irq_locality.outside_local", &out) || out <= 0)
 				continue;
-			const json_t *il = json_object_get(nds[k], "irq_locality");
+			const json_t *il = hwc_q_irq_locality(nds[k]);
 			vec = json_is_number(hwc_q_get(il, "vectors")) ? json_number_value(hwc_q_get(il, "vectors")) : 0;
-			const json_t *node = json_object_get(il, "numa_node");
+			const json_t *node = hwc_q_get(il, "numa_node");
 			const char *cl = hwc_q_string(il, "local_cpulist");
 			const json_t *nps = hwc_q_at(c->facts, "host.numa.nps");
 			const char *layout = json_is_integer(nps) && json_integer_value(nps) > 1

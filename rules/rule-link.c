@@ -29,7 +29,7 @@ static const char *rate_text(struct hwc_rule_ctx *c, double n, double hours)
  * their netdev's PHY counters, so that one wire gives one finding). */
 #define FOR_IB_PORTS(c, i, ad, j, p)                                                               \
 	json_array_foreach(hwc_q_adapters((c)->facts), i, ad) json_array_foreach(                     \
-		json_object_get(ad, "ports"), j, p) if (is_ib(p))
+		hwc_q_ports(ad), j, p) if (is_ib(p))
 
 static bool is_ib(const json_t *p)
 {
@@ -61,7 +61,7 @@ static void symbol_netdevs(struct hwc_rule_ctx *c, double hours, const char *upw
 {
 	size_t i;
 	const json_t *nd;
-	json_array_foreach(hwc_q_get(c->facts, "netdevs"), i, nd) {
+	json_array_foreach(hwc_q_netdevs(c->facts), i, nd) {
 		const char *name = hwc_q_string(nd, "name");
 		const char *base = fv_netdev_path(c, name);
 		double n;
@@ -118,7 +118,7 @@ static void flaps_netdevs(struct hwc_rule_ctx *c, double max)
 {
 	size_t i;
 	const json_t *nd;
-	json_array_foreach(hwc_q_get(c->facts, "netdevs"), i, nd) {
+	json_array_foreach(hwc_q_netdevs(c->facts), i, nd) {
 		const char *name = hwc_q_string(nd, "name");
 		const char *base = fv_netdev_path(c, name);
 		double phy = 0, ups = 0;
@@ -217,7 +217,7 @@ static double fec_limit(const char *fec, const char **src)
 /* Every mlx port that mstlink answered for (without the tool the BER is not known: silent). */
 #define FOR_PHY_PORTS(c, i, ad, j, p)                                                              \
 	json_array_foreach(hwc_q_adapters((c)->facts), i, ad) json_array_foreach(                     \
-		json_object_get(ad, "ports"), j, p) if (json_is_string(hwc_q_at(p, "phy.source")))
+		hwc_q_ports(ad), j, p) if (json_is_string(hwc_q_at(p, "phy.source")))
 
 static void eval_raw_ber(struct hwc_rule_ctx *c)
 {
@@ -273,7 +273,7 @@ static void eval_fec_mode(struct hwc_rule_ctx *c)
 {
 	size_t i;
 	const json_t *nd;
-	json_array_foreach(hwc_q_get(c->facts, "netdevs"), i, nd) {
+	json_array_foreach(hwc_q_netdevs(c->facts), i, nd) {
 		const char *name = hwc_q_string(nd, "name");
 		const char *base = fv_netdev_path(c, name), *why, *fec;
 		double mbps;
@@ -352,11 +352,6 @@ static void judge_reading(struct hwc_rule_ctx *c, const char *subj, const char *
 	}
 }
 
-static const json_t *fv_module_ddm(const json_t *nd)
-{
-	return json_object_get(json_object_get(json_object_get(nd, "link"), "module"), "ddm");
-}
-
 static void eval_module(struct hwc_rule_ctx *c)
 {
 	static const char *const keys[] = {"temperature_c", "voltage_mv", "bias_ma", "rx_power_dbm", "tx_power_dbm"};
@@ -364,9 +359,9 @@ static void eval_module(struct hwc_rule_ctx *c)
 	size_t i, j;
 	const json_t *ad, *p;
 	FOR_PHY_PORTS(c, i, ad, j, p) {
-		const json_t *mod = json_object_get(p, "module");
-		const json_t *nd = hwc_q_netdev(c->facts, json_string_value(json_object_get(p, "netdev")));
-		if (!json_is_object(mod) || json_is_boolean(fv_module_ddm(nd)))
+		const json_t *mod = hwc_q_get(p, "module");
+		const json_t *nd = hwc_q_port_netdev(c->facts, p);
+		if (!json_is_object(mod) || json_is_boolean(hwc_q_get(hwc_q_netdev_module(nd), "ddm")))
 			continue; /* judged from the EEPROM itself by LINK_MODULE_THRESHOLDS */
 		const char *subj = ib_subject(c, p), *base = ib_base(c, ad, p);
 		struct hwc_finding *fd = NULL;
@@ -396,12 +391,8 @@ static void eval_kernel_events(struct hwc_rule_ctx *c)
 		const char *bdf = hwc_q_string(ad, "bdf");
 		const char *base = fv_adapter_path(c, bdf);
 		const json_t *v;
-		const char *why;
-		if (!hwc_q_find(ad, "kernel_events", &v, &why, c->a) || !json_is_array(v)) {
-			hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.kernel_events", base), why,
-					 "whether the kernel logged mlx5 faults since boot");
+		if (!need_val(c, bdf, ad, base, "kernel_events", JSON_ARRAY, "whether the kernel logged mlx5 faults since boot", &v))
 			continue;
-		}
 		struct hwc_finding *fd = NULL;
 		const char *seen = "";
 		size_t k;

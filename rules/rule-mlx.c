@@ -250,41 +250,36 @@ static bool insufficient(const json_t *v)
 	return (s && strstr(s, "insufficient")) || (json_is_integer(v) && json_integer_value(v) == 2);
 }
 
+static void power_limiter_card(struct hwc_rule_ctx *c, const json_t *ad, const char *bdf)
+{
+	const json_t *st;
+	const char *base = fv_adapter_path(c, bdf);
+	if (!need_val(c, bdf, ad, base, "registers.power_status", -1, NULL, &st) || !insufficient(st))
+		return;
+	const json_t *dis;
+	int r = hwc_fwc_current(c, ad, "DISABLE_SLOT_POWER_LIMITER", &dis);
+	if (r < 0)
+		return;
+	if (r == 1 && hwc_fwc_true(dis))
+		return; /* limiter off: PCIE_SLOT_POWER_LOW speaks for the slot */
+	const json_t *dev = hwc_q_pci_dev(c->facts, bdf);
+	const json_t *adv = hwc_q_get(dev, "slot_power_limit_w");
+	const json_t *pw = hwc_q_at(ad, "registers.pci_power_w");
+	struct hwc_finding *fd = hwc_rule_emit(
+		c, bdf, "the firmware's slot power limiter is active and reports insufficient slot power (slot advertises %s W): the card may throttle or power its network modules down",
+		json_is_number(adv) ? fv_fmt_num(c->a, json_number_value(adv)) : json_is_number(pw) ? fv_fmt_num(c->a, json_number_value(pw)) : "?");
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.registers.power_status", base), vstr(st), "sufficient");
+	if (json_is_number(pw))
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.registers.pci_power_w", base), fv_fmt_num(c->a, json_number_value(pw)), NULL);
+	if (json_is_number(adv))
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.slot_power_limit_w", fv_pci_path(c, bdf)), fv_fmt_num(c->a, json_number_value(adv)), NULL);
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.fw_config.DISABLE_SLOT_POWER_LIMITER.current", base),
+			 r == 1 ? vstr(dis) : "not set (limiter on)", NULL);
+}
+
 static void eval_power_limiter(struct hwc_rule_ctx *c)
 {
-	size_t i;
-	const json_t *ad;
-	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
-		const char *bdf = bdf_of(ad);
-		const json_t *st;
-		const char *why;
-		const char *base = fv_adapter_path(c, bdf);
-		if (!hwc_q_find(ad, "registers.power_status", &st, &why, c->a)) {
-			hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.registers.power_status", base), why, NULL);
-			continue;
-		}
-		if (!insufficient(st))
-			continue;
-		const json_t *dis;
-		int r = hwc_fwc_current(c, ad, "DISABLE_SLOT_POWER_LIMITER", &dis);
-		if (r < 0)
-			continue;
-		if (r == 1 && hwc_fwc_true(dis))
-			continue; /* limiter off: PCIE_SLOT_POWER_LOW speaks for the slot */
-		const json_t *dev = hwc_q_pci_dev(c->facts, bdf);
-		const json_t *adv = hwc_q_get(dev, "slot_power_limit_w");
-		const json_t *pw = hwc_q_at(ad, "registers.pci_power_w");
-		struct hwc_finding *fd = hwc_rule_emit(
-			c, bdf, "the firmware's slot power limiter is active and reports insufficient slot power (slot advertises %s W): the card may throttle or power its network modules down",
-			json_is_number(adv) ? fv_fmt_num(c->a, json_number_value(adv)) : json_is_number(pw) ? fv_fmt_num(c->a, json_number_value(pw)) : "?");
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.registers.power_status", base), vstr(st), "sufficient");
-		if (json_is_number(pw))
-			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.registers.pci_power_w", base), fv_fmt_num(c->a, json_number_value(pw)), NULL);
-		if (json_is_number(adv))
-			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.slot_power_limit_w", fv_pci_path(c, bdf)), fv_fmt_num(c->a, json_number_value(adv)), NULL);
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.fw_config.DISABLE_SLOT_POWER_LIMITER.current", base),
-				 r == 1 ? vstr(dis) : "not set (limiter on)", NULL);
-	}
+	hwc_each_adapter(c, power_limiter_card);
 }
 
 /* The card's findings at warn or worse from every rule but this one, judged on facts. */
@@ -331,12 +326,12 @@ static void pending_fix(struct hwc_rule_ctx *c, const json_t *ad, const json_t *
 {
 	const char *bdf = bdf_of(ad), *revert = "";
 	json_t *after = json_deep_copy(c->facts);
-	json_t *afc = json_object_get((json_t *)hwc_q_adapter_of(after, bdf), "fw_config");
+	json_t *afc = (json_t *)hwc_q_fw_config(hwc_q_adapter_of(after, bdf));
 	const char *k;
 	json_t *p;
 	json_object_foreach((json_t *)fc, k, p) {
-		const json_t *cur = json_object_get(p, "current"), *nb = json_object_get(p, "next_boot");
-		if (!json_is_object(p) || !cur || json_is_null(cur) || !nb || json_is_null(nb) ||
+		const json_t *cur = hwc_q_fw_col(p, "current"), *nb = hwc_q_fw_col(p, "next_boot");
+		if (!json_is_object(p) || !cur || !nb ||
 		    !(json_is_true(hwc_q_get(p, "pending")) || !json_equal(cur, nb)))
 			continue;
 		revert = hwc_arena_printf(c->a, "%s%s%s=%s", revert, *revert ? " " : "", k,
@@ -359,49 +354,46 @@ static void pending_fix(struct hwc_rule_ctx *c, const json_t *ad, const json_t *
 	json_decref(after);
 }
 
+static void config_pending_card(struct hwc_rule_ctx *c, const json_t *ad, const char *bdf)
+{
+	const json_t *fc;
+	if (!need_val(c, bdf, ad, fv_adapter_path(c, bdf), "fw_config", JSON_OBJECT, NULL, &fc))
+		return;
+	const char *k;
+	json_t *p;
+	struct hwc_finding *fd = NULL;
+	size_t decided = 0;
+	const char *undecided = NULL;
+	json_object_foreach((json_t *)fc, k, p) {
+		if (!json_is_object(p) || !strcmp(k, "unavailable"))
+			continue;
+		const json_t *cur = hwc_q_fw_col(p, "current"), *nb = hwc_q_fw_col(p, "next_boot");
+		const json_t *pj = hwc_q_fw_col(p, "pending");
+		bool both = cur && nb;
+		if (json_is_boolean(pj) || both)
+			decided++;
+		else if (!undecided && nb)
+			hwc_q_find(p, "pending", &pj, &undecided, c->a);
+		bool pend = json_is_true(pj) || (both && !json_equal(cur, nb));
+		if (!pend)
+			continue;
+		if (!fd) {
+			fd = hwc_rule_emit(c, bdf, "firmware configuration changes wait for the next boot or firmware reset");
+			fd->fix = hwc_arena_printf(c->a, "%s %s", hwc_fw_reset_advice(c->a, ad, NULL), fd->fix);
+		}
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.fw_config.%s.next_boot", fv_adapter_path(c, bdf), k),
+				 vstr(nb), hwc_arena_printf(c->a, "== current (%s)", vstr(cur)));
+	}
+	if (fd)
+		pending_fix(c, ad, fc, fd);
+	/* an mstconfig that prints only the Next Boot column cannot show what is pending */
+	if (!fd && !decided && undecided)
+		hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.fw_config.*.pending", fv_adapter_path(c, bdf)), undecided, NULL);
+}
+
 static void eval_config_pending(struct hwc_rule_ctx *c)
 {
-	size_t i;
-	const json_t *ad;
-	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
-		const char *bdf = bdf_of(ad);
-		const json_t *fc;
-		const char *why;
-		if (!hwc_q_find(ad, "fw_config", &fc, &why, c->a) || !json_is_object(fc)) {
-			hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.fw_config", fv_adapter_path(c, bdf)), why, NULL);
-			continue;
-		}
-		const char *k;
-		json_t *p;
-		struct hwc_finding *fd = NULL;
-		size_t decided = 0;
-		const char *undecided = NULL;
-		json_object_foreach((json_t *)fc, k, p) {
-			if (!json_is_object(p) || !strcmp(k, "unavailable"))
-				continue;
-			const json_t *cur = json_object_get(p, "current"), *nb = json_object_get(p, "next_boot");
-			const json_t *pj = json_object_get(p, "pending");
-			bool both = cur && nb && !json_is_null(cur) && !json_is_null(nb);
-			if (json_is_boolean(pj) || both)
-				decided++;
-			else if (!undecided && nb && !json_is_null(nb))
-				hwc_q_find(p, "pending", &pj, &undecided, c->a);
-			bool pend = json_is_true(pj) || (both && !json_equal(cur, nb));
-			if (!pend)
-				continue;
-			if (!fd) {
-				fd = hwc_rule_emit(c, bdf, "firmware configuration changes wait for the next boot or firmware reset");
-				fd->fix = hwc_arena_printf(c->a, "%s %s", hwc_fw_reset_advice(c->a, ad, NULL), fd->fix);
-			}
-			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.fw_config.%s.next_boot", fv_adapter_path(c, bdf), k),
-					 vstr(nb), hwc_arena_printf(c->a, "== current (%s)", vstr(cur)));
-		}
-		if (fd)
-			pending_fix(c, ad, fc, fd);
-		/* an mstconfig that prints only the Next Boot column cannot show what is pending */
-		if (!fd && !decided && undecided)
-			hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.fw_config.*.pending", fv_adapter_path(c, bdf)), undecided, NULL);
-	}
+	hwc_each_adapter(c, config_pending_card);
 }
 
 static void eval_fw_reset_pending(struct hwc_rule_ctx *c)
@@ -505,7 +497,7 @@ static void eval_fw_mismatch(struct hwc_rule_ctx *c)
 	json_array_foreach(ads, i, ad) {
 		const char *key = group_key(ad), *fw = hwc_q_string(ad, "fw_version");
 		const char *bdf = bdf_of(ad);
-		const json_t *grp = key ? json_object_get(groups, key) : NULL;
+		const json_t *grp = hwc_q_get(groups, key);
 		json_int_t peers = json_integer_value(hwc_q_get(grp, "peers"));
 		if (!grp || peers < 2)
 			continue;
@@ -533,7 +525,7 @@ static void eval_fw_allowed(struct hwc_rule_ctx *c)
 	size_t i;
 	const json_t *ad;
 	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
-		const json_t *allowed = json_object_get(hwc_profile_product(c->prof, ad), "allowed_fw");
+		const json_t *allowed = hwc_profile_product_get(c->prof, ad, "allowed_fw");
 		if (!json_is_array(allowed))
 			continue;
 		const char *bdf = bdf_of(ad), *fw;

@@ -41,7 +41,7 @@ static bool dark_lane(const json_t *m, size_t i)
 {
 	static const char *const keys[] = {"tx_bias_ma", "tx_power_mw", "rx_power_mw"};
 	for (int k = 0; k < 3; k++) {
-		const json_t *x = json_array_get(json_object_get(m, keys[k]), i);
+		const json_t *x = json_array_get(hwc_q_get(m, keys[k]), i);
 		if (json_is_number(x) && json_number_value(x) != 0)
 			return false;
 	}
@@ -65,7 +65,7 @@ static bool get_thr(const json_t *t, struct thr *o)
 	const char *k[] = {"high_alarm", "low_alarm", "high_warning", "low_warning"};
 	double *d[] = {&o->ha, &o->la, &o->hw, &o->lw};
 	for (int i = 0; i < 4; i++) {
-		const json_t *x = json_object_get(t, k[i]);
+		const json_t *x = hwc_q_get(t, k[i]);
 		if (!json_is_number(x))
 			return false;
 		*d[i] = json_number_value(x);
@@ -116,8 +116,8 @@ static void judge_key(struct judge *j, const json_t *m, const char *key, bool lo
 		return;
 	}
 	struct thr th = {0};
-	const json_t *v = json_object_get(m, key);
-	if (!get_thr(t, &th) || json_is_null(v))
+	const json_t *v = hwc_q_get(m, key);
+	if (!get_thr(t, &th) || !v)
 		return; /* no thresholds set, or a monitor the module lacks */
 	if (json_is_number(v)) {
 		judge_one(j, key, hwc_arena_printf(c->a, "%s.%s", j->base, key), json_number_value(v), &th, low_side);
@@ -136,7 +136,7 @@ static void judge_flags(struct judge *j, const json_t *m)
 	struct hwc_rule_ctx *c = j->c;
 	size_t k;
 	const json_t *x;
-	json_array_foreach(json_object_get(m, "flags"), k, x) {
+	json_array_foreach(hwc_q_get(m, "flags"), k, x) {
 		const char *f = json_string_value(x), *ln = f ? strstr(f, "(lane ") : NULL;
 		if (!f || (ln && dark_lane(m, (size_t)strtoul(ln + 6, NULL, 10) - 1)))
 			continue;
@@ -146,53 +146,62 @@ static void judge_flags(struct judge *j, const json_t *m)
 	}
 }
 
-static void eval_thresholds(struct hwc_rule_ctx *c)
+/* The module of each netdev that has one to judge (with dom: one with diagnostics), to fn with the
+ * netdev's name and the module's path. */
+typedef void (*module_fn)(struct hwc_rule_ctx *c, const char *name, const char *base, const json_t *m);
+
+static void each_module(struct hwc_rule_ctx *c, const char *needed_for, bool dom, module_fn fn)
 {
-	static const char *const keys[] = {"temperature_c", "voltage_v", "tx_bias_ma", "tx_power_mw", "rx_power_mw"};
 	size_t i;
 	const json_t *nd;
-	json_array_foreach(json_object_get(c->facts, "netdevs"), i, nd) {
-		const char *name = json_string_value(json_object_get(nd, "name"));
-		const json_t *m = module_of(c, nd, name, "the transceiver's diagnostics");
+	json_array_foreach(hwc_q_netdevs(c->facts), i, nd) {
+		const char *name = hwc_q_string(nd, "name");
+		const json_t *m = module_of(c, nd, name, needed_for);
 		const char *base = hwc_arena_printf(c->a, "%s.link.module", fv_netdev_path(c, name));
-		if (!m || !has_dom(c, m, name, base))
-			continue;
-		struct judge j = {c, name, base, NULL};
-		for (size_t k = 0; k < HWC_ARRAY_SIZE(keys); k++)
-			judge_key(&j, m, keys[k], strcmp(keys[k], "rx_power_mw") != 0);
-		judge_flags(&j, m);
+		if (m && (!dom || has_dom(c, m, name, base)))
+			fn(c, name, base, m);
 	}
+}
+
+static void thresholds_one(struct hwc_rule_ctx *c, const char *name, const char *base, const json_t *m)
+{
+	static const char *const keys[] = {"temperature_c", "voltage_v", "tx_bias_ma", "tx_power_mw", "rx_power_mw"};
+	struct judge j = {c, name, base, NULL};
+	for (size_t k = 0; k < HWC_ARRAY_SIZE(keys); k++)
+		judge_key(&j, m, keys[k], strcmp(keys[k], "rx_power_mw") != 0);
+	judge_flags(&j, m);
+}
+
+static void eval_thresholds(struct hwc_rule_ctx *c)
+{
+	each_module(c, "the transceiver's diagnostics", true, thresholds_one);
 }
 
 /* Receive power of each lit lane against the module's low alarm: below it the link is losing
  * (error), within link_module_rx_margin_db of it the optical budget is nearly spent (warning). */
-static void eval_rx_low(struct hwc_rule_ctx *c)
+static void rx_low_one(struct hwc_rule_ctx *c, const char *name, const char *base, const json_t *m)
 {
 	double margin = hwc_profile_threshold(c->prof, HWC_T_LINK_MODULE_RX_MARGIN_DB);
-	size_t i;
-	const json_t *nd;
-	json_array_foreach(json_object_get(c->facts, "netdevs"), i, nd) {
-		const char *name = json_string_value(json_object_get(nd, "name"));
-		const json_t *m = module_of(c, nd, name, "the receive power");
-		const char *base = hwc_arena_printf(c->a, "%s.link.module", fv_netdev_path(c, name));
-		if (!m || !has_dom(c, m, name, base))
-			continue;
-		double lo;
-		const json_t *rx;
-		if (!need_num(c, name, m, base, "thresholds.rx_power_mw.low_alarm", &lo) ||
-		    !hwc_q_find(m, "rx_power_mw", &rx, &(const char *){NULL}, c->a) || lo <= 0)
-			continue;
-		struct judge j = {c, name, base, NULL};
-		struct thr t = {INFINITY, lo, INFINITY, lo * pow(10, margin / 10),
-				hwc_arena_printf(c->a, "within %s dB of its low alarm", fv_fmt_num(c->a, margin)),
-				hwc_arena_printf(c->a, ">= %s, %s dB above the module's low alarm %s", fmt_val(c, "rx_power_mw", lo * pow(10, margin / 10)),
-						 fv_fmt_num(c->a, margin), fmt_val(c, "rx_power_mw", lo))};
-		size_t k;
-		const json_t *x;
-		json_array_foreach(rx, k, x)
-			if (json_is_number(x) && !dark_lane(m, k))
-				judge_one(&j, "rx_power_mw", hwc_arena_printf(c->a, "%s.rx_power_mw[%zu]", base, k), json_number_value(x), &t, true);
-	}
+	double lo;
+	const json_t *rx;
+	if (!need_num(c, name, m, base, "thresholds.rx_power_mw.low_alarm", &lo) ||
+	    !hwc_q_find(m, "rx_power_mw", &rx, &(const char *){NULL}, c->a) || lo <= 0)
+		return;
+	struct judge j = {c, name, base, NULL};
+	struct thr t = {INFINITY, lo, INFINITY, lo * pow(10, margin / 10),
+			hwc_arena_printf(c->a, "within %s dB of its low alarm", fv_fmt_num(c->a, margin)),
+			hwc_arena_printf(c->a, ">= %s, %s dB above the module's low alarm %s", fmt_val(c, "rx_power_mw", lo * pow(10, margin / 10)),
+					 fv_fmt_num(c->a, margin), fmt_val(c, "rx_power_mw", lo))};
+	size_t k;
+	const json_t *x;
+	json_array_foreach(rx, k, x)
+		if (json_is_number(x) && !dark_lane(m, k))
+			judge_one(&j, "rx_power_mw", hwc_arena_printf(c->a, "%s.rx_power_mw[%zu]", base, k), json_number_value(x), &t, true);
+}
+
+static void eval_rx_low(struct hwc_rule_ctx *c)
+{
+	each_module(c, "the receive power", true, rx_low_one);
 }
 
 static bool allowed(const json_t *list, const char *vendor, const char *pn)
@@ -200,32 +209,30 @@ static bool allowed(const json_t *list, const char *vendor, const char *pn)
 	size_t i;
 	const json_t *e;
 	json_array_foreach(list, i, e) {
-		const char *pv = json_string_value(json_object_get(e, "vendor"));
-		const char *pp = json_string_value(json_object_get(e, "part_number"));
+		const char *pv = hwc_q_string(e, "vendor");
+		const char *pp = hwc_q_string(e, "part_number");
 		if ((!pv || fnmatch(pv, vendor, 0) == 0) && (!pp || fnmatch(pp, pn, 0) == 0))
 			return true;
 	}
 	return false;
 }
 
+static void allowed_one(struct hwc_rule_ctx *c, const char *name, const char *base, const json_t *m)
+{
+	const char *v, *pn;
+	if (!need_str(c, name, m, base, "vendor", &v) || !need_str(c, name, m, base, "part_number", &pn) ||
+	    allowed(hwc_profile_allowed_modules(c->prof), v, pn))
+		return;
+	struct hwc_finding *fd = hwc_rule_emit(c, name, "transceiver %s %s is not on the site's allowed list", v, pn);
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.vendor", base), v, "allowed_modules[].vendor");
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.part_number", base), pn, "allowed_modules[].part_number");
+}
+
 static void eval_allowed(struct hwc_rule_ctx *c)
 {
-	const json_t *list = hwc_profile_allowed_modules(c->prof);
-	if (!json_array_size(list))
+	if (!json_array_size(hwc_profile_allowed_modules(c->prof)))
 		return; /* the site keeps no list: nothing to check */
-	size_t i;
-	const json_t *nd;
-	json_array_foreach(json_object_get(c->facts, "netdevs"), i, nd) {
-		const char *name = json_string_value(json_object_get(nd, "name"));
-		const json_t *m = module_of(c, nd, name, "whether the transceiver is allowed");
-		const char *base = hwc_arena_printf(c->a, "%s.link.module", fv_netdev_path(c, name)), *v, *pn;
-		if (!m || !need_str(c, name, m, base, "vendor", &v) || !need_str(c, name, m, base, "part_number", &pn) ||
-		    allowed(list, v, pn))
-			continue;
-		struct hwc_finding *fd = hwc_rule_emit(c, name, "transceiver %s %s is not on the site's allowed list", v, pn);
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.vendor", base), v, "allowed_modules[].vendor");
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.part_number", base), pn, "allowed_modules[].part_number");
-	}
+	each_module(c, "whether the transceiver is allowed", false, allowed_one);
 }
 
 const struct hwc_rule hwc_rules_module[] = {

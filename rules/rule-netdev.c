@@ -54,21 +54,16 @@ static int cpus_in(const char *cpulist)
 /* CPUs local to the netdev: its irq_locality cpulist, else the host's node list. */
 static int local_cpus(struct hwc_rule_ctx *c, const json_t *nd, const char **src)
 {
-	const json_t *il = json_object_get(nd, "irq_locality");
+	const json_t *il = hwc_q_irq_locality(nd);
 	const char *cl = hwc_q_string(il, "local_cpulist");
 	*src = "irq_locality.local_cpulist";
 	if (cl)
 		return cpus_in(cl);
-	const json_t *node = json_object_get(il, "numa_node");
-	size_t i;
-	const json_t *e;
-	json_array_foreach(hwc_q_at(c->facts, "host.numa.nodes"), i, e) {
-		if (json_is_integer(node) && json_equal(json_object_get(e, "id"), (json_t *)node)) {
-			*src = "host.numa.nodes[].cpulist";
-			return cpus_in(hwc_q_string(e, "cpulist"));
-		}
-	}
-	return -1;
+	const json_t *e = hwc_q_numa_node(c->facts, hwc_q_get(il, "numa_node"));
+	if (!e)
+		return -1;
+	*src = "host.numa.nodes[].cpulist";
+	return cpus_in(hwc_q_string(e, "cpulist"));
 }
 
 static void eval_channels(struct hwc_rule_ctx *c)
@@ -204,7 +199,7 @@ static void eval_mtu(struct hwc_rule_ctx *c)
 	const char *who = NULL;
 	double peer = fabric_jumbo(c, &who);
 	FOR_CARD_NETDEVS(c, i, ad, nds, n, k) {
-		const json_t *pm = hwc_q_get(hwc_profile_product(c->prof, ad), "mtu_min");
+		const json_t *pm = hwc_profile_product_get(c->prof, ad, "mtu_min");
 		double want = json_is_number(pm) ? json_number_value(pm) : hwc_profile_host_num(c->prof, "mtu_min");
 		if (want <= 0) {
 			if (peer > 0)
@@ -261,7 +256,7 @@ static void bond_peer_evidence(struct hwc_rule_ctx *c, struct hwc_finding *fd, c
 {
 	size_t i;
 	const json_t *o;
-	json_array_foreach(hwc_q_get(c->facts, "netdevs"), i, o) {
+	json_array_foreach(hwc_q_netdevs(c->facts), i, o) {
 		const char *on = hwc_q_string(o, "name");
 		const json_t *m = hwc_q_get(o, "mtu");
 		if (!on || !strcmp(on, member) || !hwc_q_string(hwc_q_get(o, "bond"), "name") ||
@@ -493,7 +488,7 @@ static void eval_port_rate(struct hwc_rule_ctx *c)
 	size_t i, k;
 	const json_t *ad, *p;
 	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
-		const json_t *want = hwc_q_get(hwc_profile_product(c->prof, ad), "port_rate_gbps");
+		const json_t *want = hwc_profile_product_get(c->prof, ad, "port_rate_gbps");
 		if (!json_is_number(want))
 			continue;
 		json_array_foreach(hwc_q_get(ad, "ports"), k, p) {

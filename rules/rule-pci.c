@@ -15,7 +15,7 @@
  * written before those keys existed has only speed and width: the same formula from them. */
 static double dev_link_gbps(const json_t *dev, bool cap, double speed, double width)
 {
-	const json_t *g = json_object_get(json_object_get(dev, "link"), cap ? "cap_gbps" : "gbps");
+	const json_t *g = hwc_q_get(hwc_q_pci_link(dev), cap ? "cap_gbps" : "gbps");
 	return json_is_number(g) ? json_number_value(g) : hwc_pci_link_gbps(speed, (int64_t)width);
 }
 
@@ -304,13 +304,13 @@ static void judge_path_bottleneck(struct hwc_rule_ctx *c, const json_t *ad, cons
 	}
 	if (g >= rate)
 		return;
-	const json_t *pb = json_object_get(dev, "path_bottleneck");
+	const json_t *pb = hwc_q_path_bottleneck(dev);
 	const char *hop = hwc_q_string(pb, "bdf");
-	const json_t *s = json_object_get(pb, "speed_gts"), *w = json_object_get(pb, "width");
+	const json_t *s = hwc_q_get(pb, "speed_gts"), *w = hwc_q_get(pb, "width");
 	const char *hl = json_is_number(s) && json_is_number(w)
 				 ? link_str(c->a, json_number_value(s), json_number_value(w))
 				 : "a narrower link";
-	const json_t *raw = json_object_get(pb, "raw_gbps");
+	const json_t *raw = hwc_q_get(pb, "raw_gbps");
 	const char *rs = json_is_number(raw) && json_number_value(raw) != g
 				 ? hwc_arena_printf(c->a, " of payload (%s Gb/s raw)", fv_fmt_num(c->a, json_number_value(raw)))
 				 : "";
@@ -335,7 +335,7 @@ static void eval_below_profile(struct hwc_rule_ctx *c)
 	size_t i;
 	const json_t *ad;
 	FOR_ADAPTERS(c, i, ad) {
-		const json_t *pc = json_object_get(hwc_profile_product(c->prof, ad), "pcie");
+		const json_t *pc = hwc_profile_product_get(c->prof, ad, "pcie");
 		if (!pc)
 			continue;
 		const char *bdf = bdf_of(ad);
@@ -360,12 +360,13 @@ static void eval_below_profile(struct hwc_rule_ctx *c)
 	}
 }
 
-/* Payload checks matter only where the port rate approaches the link's capacity. */
-static bool fast_enough(struct hwc_rule_ctx *c, const json_t *ad, double *rate)
+/* Payload checks matter only where the port rate approaches the link's capacity: the card's
+ * device (card_dev) when they do, else NULL. */
+static const json_t *fast_card(struct hwc_rule_ctx *c, const json_t *ad, double *rate)
 {
 	const char *src;
 	*rate = hwc_q_adapter_port_rate(c->facts, ad, &src);
-	return *rate >= hwc_profile_threshold(c->prof, HWC_T_PAYLOAD_CHECK_RATE_GBPS);
+	return *rate >= hwc_profile_threshold(c->prof, HWC_T_PAYLOAD_CHECK_RATE_GBPS) ? card_dev(c, ad) : NULL;
 }
 
 static void eval_mps(struct hwc_rule_ctx *c)
@@ -376,9 +377,7 @@ static void eval_mps(struct hwc_rule_ctx *c)
 	FOR_ADAPTERS(c, i, ad) {
 		double rate, mps, sup;
 		const char *bdf = bdf_of(ad);
-		if (!fast_enough(c, ad, &rate))
-			continue;
-		const json_t *dev = card_dev(c, ad);
+		const json_t *dev = fast_card(c, ad, &rate);
 		const char *base = fv_pci_path(c, bdf);
 		if (!dev || !need_num(c, bdf, dev, base, "max_payload_bytes", &mps) || mps >= min)
 			continue;
@@ -411,9 +410,7 @@ static void eval_mrrs(struct hwc_rule_ctx *c)
 	FOR_ADAPTERS(c, i, ad) {
 		double rate, v;
 		const char *bdf = bdf_of(ad);
-		if (!fast_enough(c, ad, &rate))
-			continue;
-		const json_t *dev = card_dev(c, ad);
+		const json_t *dev = fast_card(c, ad, &rate);
 		const char *base = fv_pci_path(c, bdf);
 		if (!dev || !need_num(c, bdf, dev, base, "max_read_request_bytes", &v) || v >= min)
 			continue;
@@ -519,7 +516,7 @@ static void judge_slot_power(struct hwc_rule_ctx *c, const json_t *ad, const jso
 	double w;
 	if (!need_num(c, bdf, dev, base, "slot_power_limit_w", &w))
 		return;
-	const json_t *min = hwc_q_get(hwc_profile_product(c->prof, ad), "slot_power_min_w");
+	const json_t *min = hwc_profile_product_get(c->prof, ad, "slot_power_min_w");
 	if (w == 0) {
 		struct hwc_finding *fd = hwc_rule_emit(c, bdf, "the slot never advertised a power limit to the card (Set_Slot_Power_Limit); ConnectX firmware then caps itself at 25 W");
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.slot_power_limit_w", base), "0", "> 0 (advertised)");
@@ -542,15 +539,12 @@ int hwc_fwc_current(struct hwc_rule_ctx *c, const json_t *ad, const char *name, 
 	const json_t *fc;
 	const char *why;
 	*val = NULL;
-	if (!hwc_q_find(ad, "fw_config", &fc, &why, c->a) || !json_is_object(fc)) {
-		hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.fw_config", fv_adapter_path(c, bdf)), why, NULL);
+	if (!need_val(c, bdf, ad, fv_adapter_path(c, bdf), "fw_config", JSON_OBJECT, NULL, &fc))
 		return -1;
-	}
-	const json_t *p = json_object_get(fc, name);
-	if (!p || json_is_null(p)) {
+	const json_t *p = hwc_q_fw_param(ad, name);
+	if (!p) {
 		/* the parameter may be listed as unavailable (read failed) or simply not exist */
-		const json_t *u = json_object_get(json_object_get(fc, "unavailable"), name);
-		if (u || p) {
+		if (hwc_q_unavailable(fc, name) || hwc_q_is_null(fc, name)) {
 			hwc_q_find(fc, name, val, &why, c->a);
 			hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.fw_config.%s", fv_adapter_path(c, bdf), name), why, NULL);
 			return -1;
@@ -689,7 +683,7 @@ static void eval_shared_link(struct hwc_rule_ctx *c)
 	}
 	FOR_ADAPTERS(c, i, ad) {
 		const json_t *dev = hwc_q_pci_dev(c->facts, bdf_of(ad));
-		if (n < MAX_CARDS && dev && !json_is_true(json_object_get(dev, "is_vf"))) {
+		if (n < MAX_CARDS && dev && !json_is_true(hwc_q_get(dev, "is_vf"))) {
 			ads[n] = ad;
 			bdfs[n++] = bdf_of(ad);
 		}

@@ -39,7 +39,7 @@ static const char *probable_cause(struct hwc_rule_ctx *c, const json_t *r)
 	const json_t *ad = hwc_q_adapter_of(c->facts, bdf);
 	const char *out = "";
 	const char *vendor = hwc_q_string(hwc_q_at(c->facts, "host.cpu"), "vendor");
-	const char *wo = hwc_q_string(hwc_q_at(ad, "fw_config.PCI_WR_ORDERING"), "current");
+	const char *wo = json_string_value(hwc_q_fw_value(ad, "PCI_WR_ORDERING", "current"));
 	if (vendor && !strcmp(vendor, "AuthenticAMD") && wo && !strncmp(wo, "per_mkey", 8))
 		out = hwc_arena_printf(c->a, "%s; PCI_WR_ORDERING is per_mkey on an AMD host", out);
 	if (json_is_false(hwc_q_get(dev, "relaxed_ordering")))
@@ -92,7 +92,7 @@ static void eval_below_ceiling(struct hwc_rule_ctx *c)
 /* Ports measured together (--all-ports) are compared with ports measured together. */
 static json_int_t concurrent_of(const json_t *r)
 {
-	const json_t *v = json_object_get(r, "concurrent");
+	const json_t *v = hwc_q_get(r, "concurrent");
 	return json_is_integer(v) ? json_integer_value(v) : 1;
 }
 
@@ -108,9 +108,8 @@ static void eval_asymmetry(struct hwc_rule_ctx *c)
 			continue;
 		json_array_foreach(res, k, w) {
 			const char *wop = hwc_q_string(w, "op");
-			if (!wop || strcmp(wop, "write") || !json_equal(json_object_get(r, "rdma_device"), json_object_get(w, "rdma_device")) ||
-			    !json_equal(json_object_get(r, "port"), json_object_get(w, "port")) ||
-			    !json_equal(json_object_get(r, "msg_bytes"), json_object_get(w, "msg_bytes")) ||
+			if (!wop || strcmp(wop, "write") || !hwc_q_same(r, w, "rdma_device") ||
+			    !hwc_q_same(r, w, "port") || !hwc_q_same(r, w, "msg_bytes") ||
 			    concurrent_of(r) != concurrent_of(w))
 				continue;
 			const json_t *rg = hwc_q_get(r, "gbps"), *wg = hwc_q_get(w, "gbps");

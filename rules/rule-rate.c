@@ -44,9 +44,9 @@ static void side_num(struct hwc_rule_ctx *c, const json_t *nd, struct port *p, e
 /* The module's part as the message names it ("Mellanox MMA1B00-SS1, SFF-8636 byte 192 ..."). */
 static const char *module_text(struct hwc_rule_ctx *c, const json_t *nd)
 {
-	const char *v = hwc_q_string(hwc_q_at(nd, "link.module"), "vendor");
-	const char *pn = hwc_q_string(hwc_q_at(nd, "link.module"), "part_number");
-	const char *basis = hwc_q_string(hwc_q_at(nd, "link.module"), "rate_basis");
+	const char *v = hwc_q_string(hwc_q_netdev_module(nd), "vendor");
+	const char *pn = hwc_q_string(hwc_q_netdev_module(nd), "part_number");
+	const char *basis = hwc_q_string(hwc_q_netdev_module(nd), "rate_basis");
 	return hwc_arena_printf(c->a, "%s%s%s%s%s", v ? v : "", v && pn ? " " : "", pn ? pn : "",
 				(v || pn) && basis ? ", " : "", basis ? basis : "");
 }
@@ -122,7 +122,7 @@ static void add_sides(struct hwc_rule_ctx *c, struct hwc_finding *fd, const stru
 static double profile_mbps(struct hwc_rule_ctx *c, const char *name)
 {
 	const json_t *ad = hwc_q_adapter_of(c->facts, name);
-	const json_t *want = ad ? hwc_q_get(hwc_profile_product(c->prof, ad), "port_rate_gbps") : NULL;
+	const json_t *want = ad ? hwc_profile_product_get(c->prof, ad, "port_rate_gbps") : NULL;
 	return json_is_number(want) ? json_number_value(want) * 1000 : 0;
 }
 
@@ -158,7 +158,7 @@ static void eval_below_possible(struct hwc_rule_ctx *c)
 {
 	size_t i;
 	const json_t *nd;
-	json_array_foreach(hwc_q_get(c->facts, "netdevs"), i, nd) {
+	json_array_foreach(hwc_q_netdevs(c->facts), i, nd) {
 		struct port p = {0};
 		if (!port_read(c, nd, &p) || no_card_side(&p))
 			continue;
@@ -185,7 +185,7 @@ static void eval_limited(struct hwc_rule_ctx *c)
 {
 	size_t i;
 	const json_t *nd;
-	json_array_foreach(hwc_q_get(c->facts, "netdevs"), i, nd) {
+	json_array_foreach(hwc_q_netdevs(c->facts), i, nd) {
 		struct port p = {0};
 		if (!port_read(c, nd, &p))
 			continue;

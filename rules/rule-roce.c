@@ -85,14 +85,15 @@ static void rp_init(struct hwc_rule_ctx *c, const json_t *p, struct rp *r)
 	r->subj = nd ? nd : hwc_arena_printf(c->a, "%s/%lld", dev ? dev : "?",
 					      (long long)json_integer_value(hwc_q_get(p, "port")));
 	r->base = hwc_arena_printf(c->a, "roce.ports[%s]", r->subj);
-	const json_t *q = json_object_get(p, "qos");
-	r->pfc = json_is_array(hwc_q_get(q, "pfc_enabled")) ? json_object_get(q, "pfc_enabled") : NULL;
+	const json_t *q = hwc_q_get(p, "qos");
+	const json_t *pfc = hwc_q_get(q, "pfc_enabled");
+	r->pfc = json_is_array(pfc) ? pfc : NULL;
 	for (int i = 0; i < NPRIO; i++)
 		r->npfc += pfc_on(r, i);
 	r->trust = hwc_q_string(q, "trust");
-	const json_t *m = json_object_get(q, "dscp2prio");
+	const json_t *m = hwc_q_get(q, "dscp2prio");
 	r->map = r->trust && !strcmp(r->trust, "dscp") && json_is_array(m) ? m : NULL;
-	const json_t *tos = json_object_get(p, "default_roce_tos");
+	const json_t *tos = hwc_q_get(p, "default_roce_tos");
 	r->tos = json_is_integer(tos) ? (int)json_integer_value(tos) : -1;
 	r->tos_dscp = r->tos >= 0 ? (r->tos >> 2) & 63 : -1;
 	r->tos_prio = map_prio(r, r->tos_dscp);
@@ -152,167 +153,173 @@ static const char *ev(struct hwc_rule_ctx *c, const struct rp *r, const char *fm
 	return hwc_arena_printf(c->a, "%s.%s[%d]", r->base, fmt, i);
 }
 
-#define FOR_PORTS(c, i, p) json_array_foreach(hwc_q_at((c)->facts, "roce.ports"), i, p)
-
-/* ------------------------------------------------------------------ PFC */
-
-static void eval_pfc_lossless(struct hwc_rule_ctx *c)
+/* Each RoCE port, with its chain's values, to fn. */
+static void each_port(struct hwc_rule_ctx *c, void (*fn)(struct hwc_rule_ctx *c, const struct rp *r))
 {
 	size_t i;
 	const json_t *p;
-	FOR_PORTS(c, i, p) {
+	json_array_foreach(hwc_q_roce_ports(c->facts), i, p) {
 		struct rp r;
 		rp_init(c, p, &r);
-		int want = prof_int(&r, "priority");
-		if (!r.is_lossless || !r.prof || !need_pfc(c, &r, "whether the lossless priority has PFC"))
+		fn(c, &r);
+	}
+}
+
+/* ------------------------------------------------------------------ PFC */
+
+static void pfc_lossless_port(struct hwc_rule_ctx *c, const struct rp *r)
+{
+	int want = prof_int(r, "priority");
+	if (!r->is_lossless || !r->prof || !need_pfc(c, r, "whether the lossless priority has PFC"))
+		return;
+	if (want >= 0 && !pfc_on(r, want)) {
+		struct hwc_finding *fd = port_emit(c, r, "PFC is off on priority %d, the fabric's lossless priority (PFC on: %s)",
+						       want, pfc_list(c, r));
+		hwc_evidence_add(fd, c->a, ev(c, r, "qos.pfc_enabled", want), "false", "true");
+	} else if (want < 0 && r->npfc == 0) {
+		struct hwc_finding *fd = port_emit(c, r, "no priority has PFC; the profile says the fabric is lossless");
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.qos.pfc_enabled", r->base), "none", "PFC on the RoCE priority");
+	}
+}
+
+static void eval_pfc_lossless(struct hwc_rule_ctx *c)
+{
+	each_port(c, pfc_lossless_port);
+}
+
+static void pfc_unused_port(struct hwc_rule_ctx *c, const struct rp *r)
+{
+	int want = prof_int(r, "priority");
+	if (!r->pfc || (want < 0 && !r->map))
+		return; /* without the fabric's priority only a DSCP map can show PFC unused */
+	for (int k = 0; k < NPRIO; k++) {
+		if (!pfc_on(r, k) || k == want)
 			continue;
-		if (want >= 0 && !pfc_on(&r, want)) {
-			struct hwc_finding *fd = port_emit(c, &r, "PFC is off on priority %d, the fabric's lossless priority (PFC on: %s)",
-							       want, pfc_list(c, &r));
-			hwc_evidence_add(fd, c->a, ev(c, &r, "qos.pfc_enabled", want), "false", "true");
-		} else if (want < 0 && r.npfc == 0) {
-			struct hwc_finding *fd = port_emit(c, &r, "no priority has PFC; the profile says the fabric is lossless");
-			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.qos.pfc_enabled", r.base), "none", "PFC on the RoCE priority");
-		}
+		int mapped = 0;
+		for (int d = 0; r->map && d < 64; d++)
+			mapped += map_prio(r, d) == k;
+		if (want < 0 && mapped)
+			continue;
+		struct hwc_finding *fd = want >= 0
+			? hwc_rule_emit(c, r->subj, "PFC is on for priority %d; the fabric's lossless priority is %d", k, want)
+			: hwc_rule_emit(c, r->subj, "PFC is on for priority %d, which no DSCP maps to", k);
+		fix_port(c, fd, r);
+		hwc_evidence_add(fd, c->a, ev(c, r, "qos.pfc_enabled", k), "true", "false");
 	}
 }
 
 static void eval_pfc_unused(struct hwc_rule_ctx *c)
 {
-	size_t i;
-	const json_t *p;
-	FOR_PORTS(c, i, p) {
-		struct rp r;
-		rp_init(c, p, &r);
-		int want = prof_int(&r, "priority");
-		if (!r.pfc || (want < 0 && !r.map))
-			continue; /* without the fabric's priority only a DSCP map can show PFC unused */
-		for (int k = 0; k < NPRIO; k++) {
-			if (!pfc_on(&r, k) || k == want)
-				continue;
-			int mapped = 0;
-			for (int d = 0; r.map && d < 64; d++)
-				mapped += map_prio(&r, d) == k;
-			if (want < 0 && mapped)
-				continue;
-			struct hwc_finding *fd = want >= 0
-				? hwc_rule_emit(c, r.subj, "PFC is on for priority %d; the fabric's lossless priority is %d", k, want)
-				: hwc_rule_emit(c, r.subj, "PFC is on for priority %d, which no DSCP maps to", k);
-			fix_port(c, fd, &r);
-			hwc_evidence_add(fd, c->a, ev(c, &r, "qos.pfc_enabled", k), "true", "false");
-		}
-	}
+	each_port(c, pfc_unused_port);
 }
 
 /* The fabric's RoCE DSCP (profile) must land on the lossless priority, with PFC. */
+static void dscp_no_pfc_port(struct hwc_rule_ctx *c, const struct rp *r)
+{
+	int d = prof_int(r, "dscp");
+	if (d < 0 || !r->is_lossless || !r->trust || strcmp(r->trust, "dscp"))
+		return; /* PCP trust: ROCE_TRUST_MISMATCH speaks when the profile says DSCP */
+	if (!r->map) {
+		port_unknown(c, r, "qos.dscp2prio", "the priority of the fabric's RoCE DSCP");
+		return;
+	}
+	if (!need_pfc(c, r, "whether the RoCE DSCP's priority has PFC"))
+		return;
+	int prio = map_prio(r, d), want = prof_int(r, "priority");
+	if (prio < 0 || (want >= 0 && prio == want) || (want < 0 && pfc_on(r, prio)))
+		return; /* PFC off on the fabric's own priority is ROCE_PFC_OFF_LOSSLESS */
+	struct hwc_finding *fd = want >= 0
+		? hwc_rule_emit(c, r->subj, "the fabric's RoCE DSCP %d maps to priority %d, not the lossless priority %d", d, prio, want)
+		: hwc_rule_emit(c, r->subj, "the fabric's RoCE DSCP %d maps to priority %d, which has no PFC (PFC on: %s)", d, prio,
+				pfc_list(c, r));
+	fix_port(c, fd, r);
+	hwc_evidence_add(fd, c->a, ev(c, r, "qos.dscp2prio", d), hwc_arena_printf(c->a, "%d", prio),
+			 want >= 0 ? hwc_arena_printf(c->a, "%d", want) : "a priority with PFC");
+}
+
 static void eval_dscp_no_pfc(struct hwc_rule_ctx *c)
 {
-	size_t i;
-	const json_t *p;
-	FOR_PORTS(c, i, p) {
-		struct rp r;
-		rp_init(c, p, &r);
-		int d = prof_int(&r, "dscp");
-		if (d < 0 || !r.is_lossless || !r.trust || strcmp(r.trust, "dscp"))
-			continue; /* PCP trust: ROCE_TRUST_MISMATCH speaks when the profile says DSCP */
-		if (!r.map) {
-			port_unknown(c, &r, "qos.dscp2prio", "the priority of the fabric's RoCE DSCP");
-			continue;
-		}
-		if (!need_pfc(c, &r, "whether the RoCE DSCP's priority has PFC"))
-			continue;
-		int prio = map_prio(&r, d), want = prof_int(&r, "priority");
-		if (prio < 0 || (want >= 0 && prio == want) || (want < 0 && pfc_on(&r, prio)))
-			continue; /* PFC off on the fabric's own priority is ROCE_PFC_OFF_LOSSLESS */
-		struct hwc_finding *fd = want >= 0
-			? hwc_rule_emit(c, r.subj, "the fabric's RoCE DSCP %d maps to priority %d, not the lossless priority %d", d, prio, want)
-			: hwc_rule_emit(c, r.subj, "the fabric's RoCE DSCP %d maps to priority %d, which has no PFC (PFC on: %s)", d, prio,
-					pfc_list(c, &r));
-		fix_port(c, fd, &r);
-		hwc_evidence_add(fd, c->a, ev(c, &r, "qos.dscp2prio", d), hwc_arena_printf(c->a, "%d", prio),
-				 want >= 0 ? hwc_arena_printf(c->a, "%d", want) : "a priority with PFC");
+	each_port(c, dscp_no_pfc_port);
+}
+
+static void tos_port(struct hwc_rule_ctx *c, const struct rp *r)
+{
+	int want_d = prof_int(r, "dscp");
+	if (!r->is_lossless)
+		return;
+	if (r->tos < 0) {
+		port_unknown(c, r, "default_roce_tos", "the class RDMA-CM traffic is sent in");
+		return;
 	}
+	const char *tos_path = hwc_arena_printf(c->a, "%s.default_roce_tos", r->base);
+	if (want_d >= 0 && r->tos_dscp != want_d) {
+		struct hwc_finding *fd = port_emit(c, r, "RDMA-CM default ToS %d is DSCP %d; the fabric's RoCE DSCP is %d", r->tos,
+						       r->tos_dscp, want_d);
+		hwc_evidence_add(fd, c->a, tos_path, hwc_arena_printf(c->a, "%d", r->tos), hwc_arena_printf(c->a, "%d..%d (DSCP %d)", want_d << 2, (want_d << 2) + 3, want_d));
+		return;
+	}
+	if (want_d >= 0)
+		return; /* the fabric's DSCP: whether it has PFC is ROCE_DSCP_NO_PFC's */
+	if (!r->trust || strcmp(r->trust, "dscp") || !need_pfc(c, r, "whether the ToS's priority has PFC"))
+		return;
+	if (r->tos_prio < 0) {
+		port_unknown(c, r, "qos.dscp2prio", "the priority of the default ToS");
+		return;
+	}
+	if (pfc_on(r, r->tos_prio))
+		return;
+	struct hwc_finding *fd = port_emit(c, r, "RDMA-CM default ToS %d (DSCP %d) lands on priority %d, which has no PFC (PFC on: %s)",
+					       r->tos, r->tos_dscp, r->tos_prio, pfc_list(c, r));
+	hwc_evidence_add(fd, c->a, tos_path, hwc_arena_printf(c->a, "%d", r->tos), "a DSCP of the lossless priority");
+	hwc_evidence_add(fd, c->a, ev(c, r, "qos.pfc_enabled", r->tos_prio), "false", "true");
 }
 
 static void eval_tos(struct hwc_rule_ctx *c)
 {
-	size_t i;
-	const json_t *p;
-	FOR_PORTS(c, i, p) {
-		struct rp r;
-		rp_init(c, p, &r);
-		int want_d = prof_int(&r, "dscp");
-		if (!r.is_lossless)
-			continue;
-		if (r.tos < 0) {
-			port_unknown(c, &r, "default_roce_tos", "the class RDMA-CM traffic is sent in");
-			continue;
-		}
-		const char *tos_path = hwc_arena_printf(c->a, "%s.default_roce_tos", r.base);
-		if (want_d >= 0 && r.tos_dscp != want_d) {
-			struct hwc_finding *fd = port_emit(c, &r, "RDMA-CM default ToS %d is DSCP %d; the fabric's RoCE DSCP is %d", r.tos,
-							       r.tos_dscp, want_d);
-			hwc_evidence_add(fd, c->a, tos_path, hwc_arena_printf(c->a, "%d", r.tos), hwc_arena_printf(c->a, "%d..%d (DSCP %d)", want_d << 2, (want_d << 2) + 3, want_d));
-			continue;
-		}
-		if (want_d >= 0)
-			continue; /* the fabric's DSCP: whether it has PFC is ROCE_DSCP_NO_PFC's */
-		if (!r.trust || strcmp(r.trust, "dscp") || !need_pfc(c, &r, "whether the ToS's priority has PFC"))
-			continue;
-		if (r.tos_prio < 0) {
-			port_unknown(c, &r, "qos.dscp2prio", "the priority of the default ToS");
-			continue;
-		}
-		if (pfc_on(&r, r.tos_prio))
-			continue;
-		struct hwc_finding *fd = port_emit(c, &r, "RDMA-CM default ToS %d (DSCP %d) lands on priority %d, which has no PFC (PFC on: %s)",
-						       r.tos, r.tos_dscp, r.tos_prio, pfc_list(c, &r));
-		hwc_evidence_add(fd, c->a, tos_path, hwc_arena_printf(c->a, "%d", r.tos), "a DSCP of the lossless priority");
-		hwc_evidence_add(fd, c->a, ev(c, &r, "qos.pfc_enabled", r.tos_prio), "false", "true");
-	}
+	each_port(c, tos_port);
 }
 
 /* ------------------------------------------------------------------ ECN, CNP, trust, GID */
 
+static void ecn_port(struct hwc_rule_ctx *c, const struct rp *r)
+{
+	const json_t *p = r->p;
+	if (r->lossless < 0)
+		return;
+	const json_t *ecn = hwc_q_get(p, "ecn");
+	const char *side[] = {"np_enabled", "rp_enabled"};
+	const char *what[] = {"notification point (CNP sending)", "reaction point (rate cut)"};
+	bool seen = false;
+	for (int s = 0; s < 2; s++) {
+		const json_t *a = hwc_q_get(ecn, side[s]);
+		if (!json_is_array(a))
+			continue;
+		seen = true;
+		if (json_is_true(json_array_get(a, (size_t)r->lossless)))
+			continue;
+		struct hwc_finding *fd = port_emit(c, r, "ECN %s is off on priority %d, the lossless one (%s)", what[s],
+						       r->lossless, r->lossless_src);
+		hwc_evidence_add(fd, c->a, ev(c, r, hwc_arena_printf(c->a, "ecn.%s", side[s]), r->lossless), "false", "true");
+	}
+	const json_t *mask = hwc_q_at(p, "congestion.cc_prio_mask");
+	if (seen)
+		return;
+	if (!json_is_integer(mask)) {
+		port_unknown(c, r, "congestion.cc_prio_mask", "whether DCQCN runs on the lossless priority");
+		return;
+	}
+	if (json_integer_value(mask) & (1 << r->lossless))
+		return;
+	struct hwc_finding *fd = port_emit(c, r, "DCQCN is off on priority %d, the lossless one (ROCE_CC_PRIO_MASK 0x%llx)", r->lossless,
+					       (unsigned long long)json_integer_value(mask));
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.congestion.cc_prio_mask", r->base),
+			 hwc_arena_printf(c->a, "%lld", (long long)json_integer_value(mask)),
+			 hwc_arena_printf(c->a, "bit %d set", r->lossless));
+}
+
 static void eval_ecn(struct hwc_rule_ctx *c)
 {
-	size_t i;
-	const json_t *p;
-	FOR_PORTS(c, i, p) {
-		struct rp r;
-		rp_init(c, p, &r);
-		if (r.lossless < 0)
-			continue;
-		const json_t *ecn = json_object_get(p, "ecn");
-		const char *side[] = {"np_enabled", "rp_enabled"};
-		const char *what[] = {"notification point (CNP sending)", "reaction point (rate cut)"};
-		bool seen = false;
-		for (int s = 0; s < 2; s++) {
-			const json_t *a = json_object_get(ecn, side[s]);
-			if (!json_is_array(a))
-				continue;
-			seen = true;
-			if (json_is_true(json_array_get(a, (size_t)r.lossless)))
-				continue;
-			struct hwc_finding *fd = port_emit(c, &r, "ECN %s is off on priority %d, the lossless one (%s)", what[s],
-							       r.lossless, r.lossless_src);
-			hwc_evidence_add(fd, c->a, ev(c, &r, hwc_arena_printf(c->a, "ecn.%s", side[s]), r.lossless), "false", "true");
-		}
-		const json_t *mask = hwc_q_at(p, "congestion.cc_prio_mask");
-		if (seen)
-			continue;
-		if (!json_is_integer(mask)) {
-			port_unknown(c, &r, "congestion.cc_prio_mask", "whether DCQCN runs on the lossless priority");
-			continue;
-		}
-		if (json_integer_value(mask) & (1 << r.lossless))
-			continue;
-		struct hwc_finding *fd = port_emit(c, &r, "DCQCN is off on priority %d, the lossless one (ROCE_CC_PRIO_MASK 0x%llx)", r.lossless,
-						       (unsigned long long)json_integer_value(mask));
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.congestion.cc_prio_mask", r.base),
-				 hwc_arena_printf(c->a, "%lld", (long long)json_integer_value(mask)),
-				 hwc_arena_printf(c->a, "bit %d set", r.lossless));
-	}
+	each_port(c, ecn_port);
 }
 
 static void cnp_finding(struct hwc_rule_ctx *c, const struct rp *r, const char *key, int seen, const char *expected,
@@ -323,134 +330,133 @@ static void cnp_finding(struct hwc_rule_ctx *c, const struct rp *r, const char *
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.congestion.%s", r->base, key), hwc_arena_printf(c->a, "%d", seen), expected);
 }
 
+static void cnp_port(struct hwc_rule_ctx *c, const struct rp *r)
+{
+	const json_t *p = r->p;
+	const json_t *cc = hwc_q_get(p, "congestion");
+	const json_t *jd = hwc_q_get(cc, "cnp_dscp"), *jp = hwc_q_get(cc, "cnp_802p_prio");
+	if (!r->is_lossless || (r->lossless < 0 && prof_int(r, "cnp_dscp") < 0 && prof_int(r, "cnp_priority") < 0))
+		return;
+	if (!json_is_integer(jd) && !json_is_integer(jp)) {
+		port_unknown(c, r, "congestion.cnp_dscp", "the class CNPs are sent in");
+		return;
+	}
+	int d = json_is_integer(jd) ? (int)json_integer_value(jd) : -1;
+	int pr = json_is_integer(jp) ? (int)json_integer_value(jp) : -1;
+	int wd = prof_int(r, "cnp_dscp"), wp = prof_int(r, "cnp_priority");
+	const char *l = hwc_arena_printf(c->a, "not %d (the lossless priority)", r->lossless);
+	if (d >= 0 && wd >= 0 && d != wd)
+		cnp_finding(c, r, "cnp_dscp", d, hwc_arena_printf(c->a, "%d", wd), "the fabric's CNP DSCP differs");
+	else if (d >= 0 && r->lossless >= 0 && map_prio(r, d) == r->lossless)
+		cnp_finding(c, r, "cnp_dscp", d, "a DSCP outside the lossless class",
+			    hwc_arena_printf(c->a, "it maps to priority %d, the lossless class: CNPs wait behind paused data", r->lossless));
+	if (pr >= 0 && wp >= 0 && pr != wp)
+		cnp_finding(c, r, "cnp_802p_prio", pr, hwc_arena_printf(c->a, "%d", wp), "the fabric's CNP priority differs");
+	else if (pr >= 0 && pr == r->lossless)
+		cnp_finding(c, r, "cnp_802p_prio", pr, l, "the lossless class: CNPs wait behind paused data");
+}
+
 static void eval_cnp(struct hwc_rule_ctx *c)
 {
-	size_t i;
-	const json_t *p;
-	FOR_PORTS(c, i, p) {
-		struct rp r;
-		rp_init(c, p, &r);
-		const json_t *cc = json_object_get(p, "congestion");
-		const json_t *jd = hwc_q_get(cc, "cnp_dscp"), *jp = hwc_q_get(cc, "cnp_802p_prio");
-		if (!r.is_lossless || (r.lossless < 0 && prof_int(&r, "cnp_dscp") < 0 && prof_int(&r, "cnp_priority") < 0))
-			continue;
-		if (!json_is_integer(jd) && !json_is_integer(jp)) {
-			port_unknown(c, &r, "congestion.cnp_dscp", "the class CNPs are sent in");
-			continue;
-		}
-		int d = json_is_integer(jd) ? (int)json_integer_value(jd) : -1;
-		int pr = json_is_integer(jp) ? (int)json_integer_value(jp) : -1;
-		int wd = prof_int(&r, "cnp_dscp"), wp = prof_int(&r, "cnp_priority");
-		const char *l = hwc_arena_printf(c->a, "not %d (the lossless priority)", r.lossless);
-		if (d >= 0 && wd >= 0 && d != wd)
-			cnp_finding(c, &r, "cnp_dscp", d, hwc_arena_printf(c->a, "%d", wd), "the fabric's CNP DSCP differs");
-		else if (d >= 0 && r.lossless >= 0 && map_prio(&r, d) == r.lossless)
-			cnp_finding(c, &r, "cnp_dscp", d, "a DSCP outside the lossless class",
-				    hwc_arena_printf(c->a, "it maps to priority %d, the lossless class: CNPs wait behind paused data", r.lossless));
-		if (pr >= 0 && wp >= 0 && pr != wp)
-			cnp_finding(c, &r, "cnp_802p_prio", pr, hwc_arena_printf(c->a, "%d", wp), "the fabric's CNP priority differs");
-		else if (pr >= 0 && pr == r.lossless)
-			cnp_finding(c, &r, "cnp_802p_prio", pr, l, "the lossless class: CNPs wait behind paused data");
+	each_port(c, cnp_port);
+}
+
+static void trust_port(struct hwc_rule_ctx *c, const struct rp *r)
+{
+	const char *want = hwc_q_string(r->prof, "trust");
+	if (!want)
+		return;
+	if (!r->trust) {
+		port_unknown(c, r, "qos.trust", "what the port classifies RoCE traffic by");
+		return;
 	}
+	if (!strcmp(r->trust, want))
+		return;
+	struct hwc_finding *fd = port_emit(c, r, "the port trusts %s; the fabric marks RoCE traffic by %s", r->trust, want);
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.qos.trust", r->base), r->trust, want);
 }
 
 static void eval_trust(struct hwc_rule_ctx *c)
 {
-	size_t i;
-	const json_t *p;
-	FOR_PORTS(c, i, p) {
-		struct rp r;
-		rp_init(c, p, &r);
-		const char *want = hwc_q_string(r.prof, "trust");
-		if (!want)
-			continue;
-		if (!r.trust) {
-			port_unknown(c, &r, "qos.trust", "what the port classifies RoCE traffic by");
-			continue;
-		}
-		if (!strcmp(r.trust, want))
-			continue;
-		struct hwc_finding *fd = port_emit(c, &r, "the port trusts %s; the fabric marks RoCE traffic by %s", r.trust, want);
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.qos.trust", r.base), r.trust, want);
+	each_port(c, trust_port);
+}
+
+static void gid_port(struct hwc_rule_ctx *c, const struct rp *r)
+{
+	const json_t *p = r->p;
+	if (json_is_integer(hwc_q_get(p, "roce_v2_gid_index")))
+		return;
+	if (!json_is_array(hwc_q_get(p, "gids"))) {
+		port_unknown(c, r, "gids", "whether a RoCE v2 GID exists");
+		return;
 	}
+	size_t n = json_array_size(hwc_q_get(p, "gids"));
+	struct hwc_finding *fd = port_emit(c, r, "no RoCE v2 GID on an IPv4 or global IPv6 address (%zu GID%s in the table)", n,
+					       n == 1 ? "" : "s");
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.roce_v2_gid_index", r->base), "none", "a RoCE v2 GID on the port's address");
 }
 
 static void eval_gid(struct hwc_rule_ctx *c)
 {
-	size_t i;
-	const json_t *p;
-	FOR_PORTS(c, i, p) {
-		struct rp r;
-		rp_init(c, p, &r);
-		if (json_is_integer(hwc_q_get(p, "roce_v2_gid_index")))
-			continue;
-		if (!json_is_array(hwc_q_get(p, "gids"))) {
-			port_unknown(c, &r, "gids", "whether a RoCE v2 GID exists");
-			continue;
-		}
-		size_t n = json_array_size(hwc_q_get(p, "gids"));
-		struct hwc_finding *fd = port_emit(c, &r, "no RoCE v2 GID on an IPv4 or global IPv6 address (%zu GID%s in the table)", n,
-						       n == 1 ? "" : "s");
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.roce_v2_gid_index", r.base), "none", "a RoCE v2 GID on the port's address");
-	}
+	each_port(c, gid_port);
 }
 
 /* ------------------------------------------------------------------ counters */
 
+static void storm_port(struct hwc_rule_ctx *c, const struct rp *r)
+{
+	const json_t *p = r->p;
+	const json_t *ct = hwc_q_get(p, "counters");
+	const json_t *e = hwc_q_get(ct, "tx_pause_storm_error_events");
+	const json_t *w = hwc_q_get(ct, "tx_pause_storm_warning_events");
+	if (!json_is_integer(e) && !json_is_integer(w)) {
+		if (r->npfc)
+			port_unknown(c, r, "counters.tx_pause_storm_error_events", "whether the port saw a pause storm");
+		return;
+	}
+	long long ne = json_is_integer(e) ? json_integer_value(e) : 0, nw = json_is_integer(w) ? json_integer_value(w) : 0;
+	if (!ne && !nw)
+		return;
+	struct hwc_finding *fd = hwc_rule_emit_sev(c, ne ? HWC_SEV_ERROR : HWC_SEV_WARN, r->subj,
+						   "pause storm: %lld warning and %lld error events (the port kept pausing its peer)", nw, ne);
+	fix_port(c, fd, r);
+	if (ne)
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.tx_pause_storm_error_events", r->base),
+				 hwc_arena_printf(c->a, "%lld", ne), "0");
+	if (nw)
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.tx_pause_storm_warning_events", r->base),
+				 hwc_arena_printf(c->a, "%lld", nw), "0");
+}
+
 static void eval_storm(struct hwc_rule_ctx *c)
 {
-	size_t i;
-	const json_t *p;
-	FOR_PORTS(c, i, p) {
-		struct rp r;
-		rp_init(c, p, &r);
-		const json_t *ct = json_object_get(p, "counters");
-		const json_t *e = hwc_q_get(ct, "tx_pause_storm_error_events");
-		const json_t *w = hwc_q_get(ct, "tx_pause_storm_warning_events");
-		if (!json_is_integer(e) && !json_is_integer(w)) {
-			if (r.npfc)
-				port_unknown(c, &r, "counters.tx_pause_storm_error_events", "whether the port saw a pause storm");
+	each_port(c, storm_port);
+}
+
+static void drops_port(struct hwc_rule_ctx *c, const struct rp *r)
+{
+	const json_t *p = r->p;
+	if (!r->pfc || !r->npfc)
+		return;
+	const json_t *d = hwc_q_at(p, "counters.rx_prio_discards");
+	if (!json_is_array(d)) {
+		port_unknown(c, r, "counters.rx_prio_discards", "whether the lossless priority dropped packets");
+		return;
+	}
+	for (int k = 0; k < NPRIO; k++) {
+		const json_t *x = json_array_get(d, (size_t)k);
+		if (!pfc_on(r, k) || !json_is_integer(x) || json_integer_value(x) <= 0)
 			continue;
-		}
-		long long ne = json_is_integer(e) ? json_integer_value(e) : 0, nw = json_is_integer(w) ? json_integer_value(w) : 0;
-		if (!ne && !nw)
-			continue;
-		struct hwc_finding *fd = hwc_rule_emit_sev(c, ne ? HWC_SEV_ERROR : HWC_SEV_WARN, r.subj,
-							   "pause storm: %lld warning and %lld error events (the port kept pausing its peer)", nw, ne);
-		fix_port(c, fd, &r);
-		if (ne)
-			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.tx_pause_storm_error_events", r.base),
-					 hwc_arena_printf(c->a, "%lld", ne), "0");
-		if (nw)
-			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.tx_pause_storm_warning_events", r.base),
-					 hwc_arena_printf(c->a, "%lld", nw), "0");
+		struct hwc_finding *fd = port_emit(c, r, "%lld packets dropped on priority %d, which has PFC (lossless)",
+						       (long long)json_integer_value(x), k);
+		hwc_evidence_add(fd, c->a, ev(c, r, "counters.rx_prio_discards", k), hwc_arena_printf(c->a, "%lld", (long long)json_integer_value(x)),
+				 "0");
 	}
 }
 
 static void eval_drops(struct hwc_rule_ctx *c)
 {
-	size_t i;
-	const json_t *p;
-	FOR_PORTS(c, i, p) {
-		struct rp r;
-		rp_init(c, p, &r);
-		if (!r.pfc || !r.npfc)
-			continue;
-		const json_t *d = hwc_q_at(p, "counters.rx_prio_discards");
-		if (!json_is_array(d)) {
-			port_unknown(c, &r, "counters.rx_prio_discards", "whether the lossless priority dropped packets");
-			continue;
-		}
-		for (int k = 0; k < NPRIO; k++) {
-			const json_t *x = json_array_get(d, (size_t)k);
-			if (!pfc_on(&r, k) || !json_is_integer(x) || json_integer_value(x) <= 0)
-				continue;
-			struct hwc_finding *fd = port_emit(c, &r, "%lld packets dropped on priority %d, which has PFC (lossless)",
-							       (long long)json_integer_value(x), k);
-			hwc_evidence_add(fd, c->a, ev(c, &r, "counters.rx_prio_discards", k), hwc_arena_printf(c->a, "%lld", (long long)json_integer_value(x)),
-					 "0");
-		}
-	}
+	each_port(c, drops_port);
 }
 
 /* ------------------------------------------------------------------ consistency */
@@ -477,12 +483,7 @@ const char *hwc_roce_show_value(struct hwc_arena *a, const json_t *v)
 		json_array_foreach(v, i, x) if (json_is_true(x)) s = hwc_arena_printf(a, "%s%s%zu", s, *s ? "," : "", i);
 		return *s ? hwc_arena_printf(a, "on %s", s) : "none";
 	}
-	if (json_is_string(v))
-		return json_string_value(v);
-	char *d = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-	const char *s = hwc_arena_strdup(a, d ? d : "?");
-	free(d);
-	return s;
+	return fv_json_text(a, v);
 }
 
 static void same_key(struct hwc_rule_ctx *c, const json_t *ports, const char *key)
@@ -516,7 +517,7 @@ static void same_key(struct hwc_rule_ctx *c, const json_t *ports, const char *ke
 
 static void eval_ports_differ(struct hwc_rule_ctx *c)
 {
-	const json_t *ports = hwc_q_at(c->facts, "roce.ports");
+	const json_t *ports = hwc_q_roce_ports(c->facts);
 	if (json_array_size(ports) < 2)
 		return;
 	for (size_t k = 0; k < HWC_ARRAY_SIZE(same_keys); k++)

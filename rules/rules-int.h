@@ -53,6 +53,15 @@ int need_bool(struct hwc_rule_ctx *c, const char *subject, const json_t *obj, co
 int need_str(struct hwc_rule_ctx *c, const char *subject, const json_t *obj, const char *base,
 	     const char *dotted, const char **out);
 
+/* The same for a value of any kind (type -1) or of one JSON type (JSON_OBJECT, JSON_ARRAY), the
+ * unknown finding saying what the value is needed_for (NULL: nothing more). */
+int need_val(struct hwc_rule_ctx *c, const char *subject, const json_t *obj, const char *base,
+	     const char *dotted, int type, const char *needed_for, const json_t **out);
+
+/* fn for each mlx adapter in document order, with its BDF (NULL when unknown). */
+void hwc_each_adapter(struct hwc_rule_ctx *c,
+		      void (*fn)(struct hwc_rule_ctx *c, const json_t *ad, const char *bdf));
+
 /* Path prefix for a pci device / adapter / netdev in evidence (arena string). */
 const char *fv_pci_path(struct hwc_rule_ctx *c, const char *bdf);
 const char *fv_adapter_path(struct hwc_rule_ctx *c, const char *bdf);
@@ -67,6 +76,8 @@ void fv_far_end_port(struct hwc_rule_ctx *c, struct hwc_finding *fd, const json_
 		     const char *counter);
 /* A number for evidence: "8", "2.5", "63.008". */
 const char *fv_fmt_num(struct hwc_arena *a, double v);
+/* A value for evidence: a string as it is, anything else as compact JSON ("?" when it cannot be). */
+const char *fv_json_text(struct hwc_arena *a, const json_t *v);
 
 /* ------------------------------------------------------------ profile (profile.c) */
 
@@ -100,6 +111,9 @@ bool hwc_profile_rule_enabled(const struct hwc_profile *p, const struct hwc_rule
 /* The profile's product entry matching an adapter (by psid, device_id, product or generation,
  * most specific first); NULL when none. */
 const json_t *hwc_profile_product(const struct hwc_profile *p, const json_t *adapter);
+/* One key of that entry ("allowed_fw", "pcie", "mtu_min"...); NULL when none or null. */
+const json_t *hwc_profile_product_get(const struct hwc_profile *p, const json_t *adapter,
+				     const char *key);
 /* Host policy: "iommu" ("passthrough" | "translated" | "any"), NULL when unset. */
 const char *hwc_profile_host_str(const struct hwc_profile *p, const char *key);
 /* Host policy number ("mtu_min"); 0 when unset. */

@@ -29,11 +29,10 @@ int hwc_severity_from_name(const char *s)
 
 static void eval_no_adapter(struct hwc_rule_ctx *c)
 {
-	const json_t *mlx = json_object_get(c->facts, "mlx");
-	const json_t *ad = hwc_q_get(mlx, "adapters");
-	if (json_is_array(ad) && json_array_size(ad) > 0)
+	const json_t *ad = hwc_q_adapters(c->facts);
+	if (json_array_size(ad) > 0)
 		return;
-	if (!json_is_array(ad)) {
+	if (!ad) {
 		/* No adapter list at all: the mlx collector did not run or failed. */
 		const char *why = NULL;
 		const json_t *v;

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # The facts contract: docs/schema is its one description. docs/FACTS.md is generated from it
 # (scripts/gen-facts-md.py), up to date and with a description for every fact; and every JSON
-# key literal the rules and the commands read or write (rules/*.c, cli/*.c) is a key
+# key literal the rules and the commands read or write (rules/*.c, cli/*.c, and the typed
+# accessors of core/query.c they read through) is a key
 # of the documented shape: a property of docs/schema/*.schema.json or of the report schema, a key
 # of the profile (rules/default-profile.json, docs/profile-example.json, docs/profile.md), or a firmware parameter
 # name (facts.mlx.adapters[].fw_config is keyed by mstconfig names). A typo, or a key a collector
@@ -27,7 +28,8 @@ CALLS = {
     "json_object_get": 1, "json_object_set": 1, "json_object_set_new": 1, "json_object_del": 1,
     "hwc_q_get": 1, "hwc_q_string": 1, "hwc_json_str_or": 1,
     "hwc_q_at": 1, "hwc_q_find": 1, "hwc_q_find_num": 1, "hwc_q_find_bool": 1,
-    "hwc_q_find_str": 1, "hwc_q_walk": 1,
+    "hwc_q_find_str": 1, "hwc_q_walk": 1, "hwc_q_is_null": 1, "hwc_q_same": 2,
+    "hwc_q_unavailable": 1, "hwc_q_fw_col": 1, "hwc_profile_product_get": 2,
     "need_num": 4, "need_bool": 4, "need_str": 4,
     "hwc_json_put_i64": 1, "hwc_json_put_u64": 1, "hwc_json_put_f64": 1, "hwc_json_put_bool": 1,
     "hwc_json_put_str": 1, "hwc_json_put_meta": 1, "hwc_json_set_before_unavail": 1,
@@ -127,7 +129,8 @@ class KeyLiterals(unittest.TestCase):
         with open(hwctest.source("docs", "profile.md")) as f:
             profile.update(re.findall(r"^\| `([a-z_]+)` \|", f.read(), re.M))
         files = sorted(glob.glob(hwctest.source("rules", "*.c")) +
-                       glob.glob(hwctest.source("cli", "*.c")))
+                       glob.glob(hwctest.source("cli", "*.c")) +
+                       [hwctest.source("core", "query.c")])
         self.assertGreater(len(files), 20)
         seen, bad = 0, []
         for p in files:

@@ -33,6 +33,71 @@ static void test_lookup(void)
 	hwc_arena_free(a);
 }
 
+/* The typed accessors of core/query.h: a null is an unknown fact, an absent key was never
+ * collected, and each accessor answers NULL (or 0) rather than a value of the wrong shape. */
+static void test_accessors(void)
+{
+	struct hwc_arena *a = hwc_arena_new();
+	json_t *f = json_loads(
+		"{\"host\": {\"numa\": {\"nodes\": [{\"id\": 0, \"cpulist\": \"0-3\"}, {\"id\": 1, \"cpulist\": \"4-7\"}]}},"
+		" \"netdevs\": {\"not\": \"an array\"}, \"pci\": {\"gpudirect\": [],"
+		" \"devices\": [{\"bdf\": \"0000:81:00.0\", \"upstream\": \"0000:80:01.0\","
+		" \"link\": {\"speed_gts\": 16, \"width\": null}, \"path_bottleneck\": {\"gbps\": 126}}]},"
+		" \"mlx\": {\"fw_image\": null, \"adapters\": [{\"bdf\": \"0000:81:00.0\", \"fw_config\":"
+		" {\"ATS_ENABLED\": {\"current\": null, \"next_boot\": \"True(1)\"}, \"NUM_OF_VFS\": null,"
+		" \"unavailable\": {\"SRIOV_EN\": {\"status\": \"timeout\"}}}, \"fw_reset\": \"x\", \"ports\": 3}]}}",
+		0, NULL);
+	CHECK(f != NULL);
+	const json_t *ad = json_array_get(hwc_q_adapters(f), 0), *dev = hwc_q_pci_dev(f, "0000:81:00.0");
+	/* sections */
+	CHECK(hwc_q_host(f) != NULL);
+	CHECK(hwc_q_netdevs(f) == NULL);   /* not an array */
+	CHECK(hwc_q_gpudirect(f) == NULL); /* not an object */
+	CHECK(hwc_q_roce_ports(f) == NULL);
+	CHECK(json_is_null(hwc_q_fw_image(f))); /* given but unknown: kept */
+	CHECK(hwc_q_fw_image(hwc_q_host(f)) == NULL);
+	/* a NUMA node by id: integers only */
+	json_t *one = json_integer(1), *str = json_string("1");
+	CHECK_STR(hwc_q_string(hwc_q_numa_node(f, one), "cpulist"), "4-7");
+	CHECK(hwc_q_numa_node(f, str) == NULL);
+	CHECK(hwc_q_numa_node(f, NULL) == NULL);
+	json_decref(one);
+	json_decref(str);
+	/* a PCI function */
+	CHECK(hwc_q_pci_link_num(dev, "speed_gts") == 16);
+	CHECK(hwc_q_pci_link_num(dev, "width") == 0); /* null: unknown */
+	CHECK(hwc_q_pci_link_num(NULL, "width") == 0);
+	CHECK(json_number_value(hwc_q_get(hwc_q_path_bottleneck(dev), "gbps")) == 126);
+	CHECK_STR(hwc_q_pci_upstream(dev), "0000:80:01.0");
+	/* an adapter */
+	CHECK(hwc_q_ports(ad) == NULL);    /* not an array */
+	CHECK(hwc_q_fw_reset(ad) == NULL); /* not an object */
+	const json_t *fc = hwc_q_fw_config(ad);
+	CHECK(fc != NULL);
+	CHECK(hwc_q_fw_col(hwc_q_fw_param(ad, "ATS_ENABLED"), "current") == NULL);
+	CHECK_STR(json_string_value(hwc_q_fw_effective(hwc_q_fw_param(ad, "ATS_ENABLED"))), "True(1)");
+	CHECK(hwc_q_fw_param(ad, "NUM_OF_VFS") == NULL);
+	CHECK(hwc_q_is_null(fc, "NUM_OF_VFS"));
+	CHECK(!hwc_q_is_null(fc, "SRIOV_EN") && !hwc_q_is_null(NULL, "x"));
+	CHECK_STR(hwc_q_string(hwc_q_unavailable(fc, "SRIOV_EN"), "status"), "timeout");
+	CHECK(hwc_q_unavailable(fc, "NUM_OF_VFS") == NULL);
+	/* two objects holding the same value: nulls are equal, an absent key never is */
+	json_t *x = json_loads("{\"a\": 1, \"n\": null}", 0, NULL), *y = json_loads("{\"a\": 1, \"n\": null}", 0, NULL);
+	CHECK(hwc_q_same(x, y, "a") && hwc_q_same(x, y, "n"));
+	CHECK(!hwc_q_same(x, y, "b") && !hwc_q_same(x, NULL, "a"));
+	/* a value of the wrong kind says so */
+	bool b;
+	const char *why = NULL;
+	CHECK_INT(hwc_q_find_bool(x, "a", &b, &why, a), 0);
+	CHECK_STR(why, "invalid: not a boolean");
+	CHECK_INT(hwc_q_find_num(x, "n", &(double){0}, &why, a), 0);
+	CHECK_STR(why, "null without a status");
+	json_decref(x);
+	json_decref(y);
+	json_decref(f);
+	hwc_arena_free(a);
+}
+
 static int parse(const char *text, char *err, size_t n)
 {
 	struct hwc_profile *p = NULL;
@@ -73,6 +138,23 @@ static void test_profile_errors(void)
 	CHECK(strstr(err, "expectations[0].op") != NULL);
 	/* top-level not an object */
 	CHECK(parse("[1]", err, sizeof(err)) < 0);
+	/* optional keys of the wrong type, sections that are not objects: the path and the type */
+	static const char *const typed[][2] = {
+		{"\"host\": {\"mtu_min\": \"9000\"}", "host.mtu_min: expected a number"},
+		{"\"unused_ports\": [{\"netdev\": \"eth0\", \"reason\": 5}]", "unused_ports[0].reason: expected a string"},
+		{"\"products\": [{\"match\": {\"psid\": \"MT_1\"}, \"pcie\": {\"width\": \"16\"}}]",
+		 "products[0].pcie.width: expected a number"},
+		{"\"thresholds\": [1]", "thresholds: expected an object of thresholds"},
+		{"\"rules\": 1", "rules: expected an object {"},
+		{"\"name\": 5", "name: expected a string"},
+		{"\"roce\": 1", "roce: expected an object"},
+	};
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(typed); i++) {
+		char t[512];
+		snprintf(t, sizeof(t), "{\"schema\": \"hwcheck.profile\", \"schema_version\": 1, %s}", typed[i][0]);
+		CHECK(parse(t, err, sizeof(err)) < 0);
+		CHECK(strstr(err, typed[i][1]) != NULL);
+	}
 	/* issue 20: an expiry date the calendar does not have, a fact path that never evaluates */
 	static const char *const dates[][2] = {{"2099-02-31", "bad"}, {"2027-02-29", "bad"},
 					       {"2028-02-29", "ok"}, {"2100-02-29", "bad"},
@@ -243,6 +325,7 @@ static void test_render(void)
 int main(void)
 {
 	test_lookup();
+	test_accessors();
 	test_profile_errors();
 	test_waivers_and_summary();
 	test_table();
