@@ -747,11 +747,10 @@ json_t *hwc_probe_to_json(const struct hwc_facts *f)
 
 int hwc_probe_from_json(const json_t *j, struct hwc_facts *f)
 {
-	if (!json_is_object(j))
-		return -EINVAL;
-	struct hwc_probe_facts *pf = hwc_arena_zalloc(f->arena, sizeof(*pf));
+	int rc;
+	struct hwc_probe_facts *pf = hwc_json_section_from(j, f->arena, sizeof(*pf), NULL, &rc);
 	if (!pf)
-		return -ENOMEM;
+		return rc;
 	f->probe = pf;
 	if (json_object_size(j) == 0)
 		return 0;
