@@ -452,7 +452,7 @@ static void it_rate(struct card_ctx *x, const json_t *p, struct item_val *v)
 		v->skip = true; /* an InfiniBand port: the RDMA rate is on the port line */
 		return;
 	}
-	const json_t *lk = hwc_q_netdev_link(nd), *m = json_object_get(lk, "modes");
+	const json_t *lk = hwc_q_netdev_link(nd), *m = hwc_q_get(lk, "modes");
 	const json_t *sp = hwc_q_get(m, "speed_mbps");
 	vput(v, "%s: ", hwc_json_str_or(nd, "name", "?"));
 	if (!json_is_number(sp)) {
