@@ -47,7 +47,7 @@ void hwc_run_again(struct hwc_env *e, struct hwc_arena *a, const struct hwc_cmd 
 
 /* Starts n commands now and returns at once: a later hwc_run/hwc_run_many of the same argv
  * takes its result (waiting only for what is still running), and records it then. So the tools of
- * every port run while hwcheck asks the cards' own tools, one after the other. Where it wins
+ * every port, and each card's mstflint tools, run at once. Where it wins
  * nothing (--no-tools, a replay not paced by HWCHECK_REPLAY_PACE=1) it does nothing. */
 void hwc_run_start(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct hwc_cmd *cmds);
 
