@@ -229,7 +229,43 @@ def modules():
                  "Expected: identity decoded, no diagnostics to judge, no LINK_MODULE_* finding."])
 
 
+# A public bring-up note of an RFSoC 4x2 board (corundum mqnic, no RS-FEC, no auto-negotiation)
+# cabled by a 25G DAC to a host ConnectX-4 (mlx5_core) port enp2s0np0; its "Host link" step
+# quotes the host's `ethtool enp2s0np0` Speed (25000Mb/s, Link detected: yes) and the line
+# `Active FEC encoding: Off` of `ethtool --show-fec enp2s0np0`: the host had to run its 25G
+# lane without FEC for the FPGA to link.
+RFSOC_FEC_LINE = "Active FEC encoding: Off"
+
+
+def fec_off_cx4():
+    r = Root("link-fec-cx4-25g-off")
+    r.function("0000:02:00.0", 0x1013, netdevs=["enp2s0np0"])
+    dev = "sys/devices/pci0000:00/0000:02:00.0"
+    for k, v in {"dev_port": 0, "operstate": "up", "carrier": 1, "speed": 25000, "mtu": 1500}.items():
+        r.write(f"{dev}/net/enp2s0np0/{k}", f"{v}\n")
+    r.link(f"{dev}/net/enp2s0np0/device", "../../../../../bus/pci/devices/0000:02:00.0")
+    r.link("sys/class/net/enp2s0np0", "../../devices/pci0000:00/0000:02:00.0/net/enp2s0np0")
+    r.command(["ethtool", "-I", "--show-fec", "enp2s0np0"],
+              f"FEC parameters for enp2s0np0:\n{RFSOC_FEC_LINE}\n".encode())
+    r.source("`hwcheck/commands/ethtool -I --show-fec enp2s0np0/stdout` and `sys/.../net/enp2s0np0/speed`: "
+             "the state quoted by a public bring-up note (a GitHub repository's English/Chinese "
+             "TEST_PROCEDURE.md for an RFSoC 4x2 board running corundum's mqnic, found through the "
+             "code index by its text; its repository name was not recorded by the index): host "
+             "'Linux PC with a Mellanox ConnectX-4 (`mlx5_core`), port `enp2s0np0`', '25G DAC', "
+             "`ethtool enp2s0np0` -> '25000Mb/s, yes', `ethtool --show-fec enp2s0np0` -> 'Active "
+             "FEC encoding: Off' (the FPGA has no RS-FEC and no auto-negotiation, 'so the host must "
+             "end up at 25G with FEC off'). The Active line is the note's, verbatim. Expected: "
+             "LINK_FEC_MODE warn (FEC off on a 25 Gb/s lane).")
+    r.source("RECONSTRUCTED: the first line of the --show-fec answer (ethtool's header, with the "
+             "note's port name) and no 'Configured FEC encodings' line (the note does not quote it); "
+             "the function 0000:02:00.0 (15b3:1013, ConnectX-4: the note names the family, not the "
+             "part), the netdev's sysfs files (up, carrier 1, speed 25000 as quoted, MTU 1500) and "
+             "that `-I` was accepted; no other tool recorded.")
+    r.done("a ConnectX-4 25G lane run without FEC against an FPGA that has none")
+
+
 def build():
+    fec_off_cx4()
     modules()
     kernel_events()
     bf3_mlxlink()
