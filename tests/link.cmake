@@ -23,3 +23,8 @@ add_test(NAME link_rate_oracle COMMAND ${HWC_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}
   --shim $<TARGET_FILE:hwc_ethtool_shim>)
 set_tests_properties(link_rate_oracle PROPERTIES ENVIRONMENT "LC_ALL=C;PYTHONDONTWRITEBYTECODE=1"
   SKIP_RETURN_CODE 77 LABELS unit)
+# A real SFP's published `ethtool -m` decoding re-encoded as bytes: ethtool prints it back (the oracle).
+add_test(NAME link_sfp_rebuilt_oracle COMMAND ${HWC_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/link/mk_sfp_rebuilt.py
+  --check --shim $<TARGET_FILE:hwc_ethtool_shim>)
+set_tests_properties(link_sfp_rebuilt_oracle PROPERTIES ENVIRONMENT "LC_ALL=C;PYTHONDONTWRITEBYTECODE=1"
+  SKIP_RETURN_CODE 77 LABELS unit)

@@ -81,11 +81,8 @@ def cx3_advertised_40g():
     r.BUILT_BY = ("Built by `tests/link/make_rate_fixtures.py` from the public capture quoted "
                   "there (provenance of each piece below).")
     r.function("0000:01:00.0", 0x1003, driver="mlx4_core", netdevs=["eth2"])
-    dev = "sys/devices/pci0000:00/0000:01:00.0"
-    for k, v in {"dev_port": 0, "operstate": "up", "carrier": 1, "speed": 40000, "mtu": 1500}.items():
-        r.write(f"{dev}/net/eth2/{k}", f"{v}\n")
-    r.link(f"{dev}/net/eth2/device", "../../../../../bus/pci/devices/0000:01:00.0")
-    r.link("sys/class/net/eth2", "../../devices/pci0000:00/0000:01:00.0/net/eth2")
+    mf.pci_netdev(r, "pci0000:00", "0000:01:00.0", "eth2",
+                  {"dev_port": 0, "operstate": "up", "carrier": 1, "speed": 40000, "mtu": 1500})
     r.command(["ethtool", "eth2"], CX3_ETH2.encode())
     r.source("`hwcheck/commands/ethtool eth2/stdout`: verbatim `ethtool eth2` (spaces as published) of a "
              "ConnectX-3 VPI MCX354A-FCBT (PSID MT_1090120019, firmware 2.42.5000, PCI 0000:01:00.0, "
@@ -116,11 +113,8 @@ def root(name, title, text, module, speed, notes):
     r.BUILT_BY = ("Built by `tests/link/make_rate_fixtures.py` from the public captures quoted "
                   "there (provenance of each piece below).")
     r.function("0000:3b:00.0", 0x1017, netdevs=["p1"])
-    dev = "sys/devices/pci0000:3a/0000:3b:00.0"
-    for k, v in {"dev_port": 0, "operstate": "up", "carrier": 1, "speed": speed, "mtu": 9000}.items():
-        r.write(f"{dev}/net/p1/{k}", f"{v}\n")
-    r.link(f"{dev}/net/p1/device", "../../../../../bus/pci/devices/0000:3b:00.0")
-    r.link("sys/class/net/p1", "../../devices/pci0000:3a/0000:3b:00.0/net/p1")
+    mf.pci_netdev(r, "pci0000:3a", "0000:3b:00.0", "p1",
+                  {"dev_port": 0, "operstate": "up", "carrier": 1, "speed": speed, "mtu": 9000})
     r.command(["ethtool", "p1"], text.encode())
     if module:
         r.command(["ethtool", "-m", "p1", "hex", "on"], mf.module_hex(module))
