@@ -28,7 +28,7 @@
  *   mstmget_temp -d BDF                      (only where MTMP gave no temperature)
  *   mstflint -i FILE query                   (once, with --fw-image FILE)
  *   ethtool -i NETDEV                        (only where sysfs has no fw_ver)
- *   mstlink -d BDF -m -c                     (per port, mlx/mlxlink.c)
+ *   mstlink -d PF -m -c                      (per port, its own PF: mlx/mlxlink.c)
  * The tools that depend on no other answer (all but mstmget_temp) run at once, every card's and
  * each card's own (started ahead with hwc_run_start, mstlink's too): mstflint serializes
  * concurrent tools on one device per transaction, not per tool run (docs/DESIGN.md "What bounds
