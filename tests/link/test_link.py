@@ -155,6 +155,19 @@ class Fixtures(unittest.TestCase):
         self.assertEqual(rx, ["netdevs[p1].link.module.rx_power_mw[0]",
                               "netdevs[p1].link.module.rx_power_mw[1]"])  # under, within 3 dB
 
+    def test_module_no_light_fires(self):
+        # a real SFP's published readings (bytes re-encoded, ethtool-proven: mk_sfp_rebuilt.py)
+        j = check("link-module-sfp-lr-no-light")
+        m = j["facts"]["netdevs"][0]["link"]["module"]
+        self.assertEqual((m["spec"], m["vendor"], m["part_number"], m["serial_number"]),
+                         ("SFF-8472", "Transition", "TN-SFP-10G-LR", "AX19080004387"))
+        self.assertEqual((m["tx_bias_ma"], m["tx_power_mw"], m["rx_power_mw"]), ([32.066], [0.5547], [0.0001]))
+        self.assertEqual(m["thresholds"]["rx_power_mw"]["low_alarm"], 0.049)
+        self.assertEqual(m["flags"], ["rx power low alarm", "rx power low warning"])
+        self.assertEqual([f for f in link_findings(j) if f[0].startswith("LINK_MODULE")],
+                         [("LINK_MODULE_RX_POWER_LOW", "error", "p1"),
+                          ("LINK_MODULE_THRESHOLDS", "warn", "p1")])
+
     def test_module_allowed_list(self):
         with tempfile.TemporaryDirectory() as d:
             prof = os.path.join(d, "p.json")
