@@ -126,6 +126,50 @@ def bf3_mlxlink():
     r.done("a BlueField-3 100G port whose mlxlink counters are clean")
 
 
+# An operator's notes on Cumulus Linux switches (2026-03-25, 'Cumulus, NVUE, MLAG', item 6: "Random
+# packet loss on a 400G link"): the lines of `mlxlink -d /dev/mst/mt53104_pci_cr0 -p <port>
+# --show_counters` they quote, verbatim (their spacing). Recommendation: Bad signal integrity.
+SWITCH400G_LINES = """Recommendation      : Bad signal integrity
+Effective Physical Errors : 0
+Effective Physical BER    : 15E-255
+Raw Physical BER         : 2E-5
+Link Down Counter        : 6
+"""
+
+
+def bad_signal_400g():
+    q = SWITCH400G_LINES.splitlines(keepends=True)
+    text = ("\nOperational Info\n----------------\n"
+            "State                              : Active\n"
+            "Physical state                     : LinkUp\n"
+            "Speed                              : 400G\n"
+            "Width                              : 4x\n"
+            "FEC                                : Standard_RS-FEC - (544,514)\n"
+            "\nTroubleshooting Info\n--------------------\n" + q[0] +
+            "\nPhysical Counters and BER Info\n------------------------------\n" + "".join(q[1:]))
+    r = Root("link-mstlink-400g-bad-signal")
+    r.function("0000:c1:00.0", 0x1021, rdma=["mlx5_0"])
+    r.rdma("mlx5_0", "28.43.1014", None, {1: {"state": "4: ACTIVE", "phys_state": "5: LinkUp",
+                                              "rate": "400 Gb/sec (4X NDR)", "link_layer": "Ethernet"}})
+    r.command(["mstlink", "-d", "0000:c1:00.0", "-m", "-c"], text.encode())
+    r.source("`hwcheck/commands/mstlink -d 0000:c1:00.0 -m -c/stdout`: its five value lines "
+             "(Recommendation: Bad signal integrity; Effective Physical Errors 0; Effective Physical "
+             "BER 15E-255; Raw Physical BER 2E-5; Link Down Counter 6) verbatim, spacing as quoted, "
+             "from an operator's public notes 'Cumulus, NVUE, MLAG' (2026-03-25, item 6, 'Random "
+             "packet loss on a 400G link ... the link \"works\" and loses packets ... reseat or "
+             "replace the optics'): `mlxlink -d /dev/mst/mt53104_pci_cr0 -p <port> --show_counters` "
+             "on the SWITCH end (a Spectrum ASIC) of the 400G link; found through the code index, its "
+             "repository name not recorded. Expected: LINK_TOOL_RECOMMENDATION warn; no "
+             "LINK_RAW_BER_HIGH (2E-5 is under a tenth of RS(544,514)'s 2.4e-4); no "
+             "LINK_EFFECTIVE_ERRORS.")
+    r.source("RECONSTRUCTED: that these lines are a ConnectX-7's (15b3:1021, 0000:c1:00.0, mlx5_0, "
+             "firmware 28.43.1014, Ethernet 400G; the quote is the switch port's, the host end of such "
+             "a link runs the same PHY firmware family and mlxlink); the section headers and the "
+             "Operational Info (Active, LinkUp, 400G 4x, Standard_RS-FEC (544,514): the FEC of 400G "
+             "PAM4) in mlxlink's layout as corpus `mlxlink/cx7-400gbe_mlxlink-port_...trex-issue1185.txt`.")
+    r.done("a 400G port whose mlxlink says 'Bad signal integrity' (an operator's quoted counters)")
+
+
 def dmesg_root(name, title, bdf, device, log, note):
     r = Root(name)
     r.function(bdf, device)
@@ -291,6 +335,7 @@ def sfp_no_light():
 
 
 def build():
+    bad_signal_400g()
     sfp_no_light()
     fec_off_cx4()
     modules()
