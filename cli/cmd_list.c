@@ -68,7 +68,7 @@ static json_t *list_json(const json_t *facts)
 	json_t *doc = json_pack("{s:s, s:i, s:o}", "schema", "hwcheck.list", "schema_version",
 				HWC_SCHEMA_VERSION, "cards", cards);
 	/* GPUDirect: each GPU with its nearest NICs (facts.pci.gpudirect.pairs), when there are GPUs */
-	const json_t *pairs = hwc_q_gpudirect_pairs(facts);
+	const json_t *pairs = hwc_q_list(facts, "pci.gpudirect.pairs");
 	if (doc && json_array_size(pairs)) {
 		json_t *out = json_array();
 		const json_t *p;

@@ -89,7 +89,7 @@ static int collect_points(const json_t *facts, const char *host, json_t *keys, s
 {
 	size_t i;
 	const json_t *r;
-	json_array_foreach(hwc_q_probe_results(facts), i, r) {
+	json_array_foreach(hwc_q_list(facts, "probe.results"), i, r) {
 		const json_t *g = hwc_q_get(r, "gbps");
 		const json_t *ad = hwc_q_function_adapter(facts, hwc_q_string(r, "bdf"));
 		if (!json_is_number(g))
@@ -129,7 +129,7 @@ static int collect_points(const json_t *facts, const char *host, json_t *keys, s
 			best = json_number_value(t);
 		size_t k;
 		const json_t *s;
-		json_array_foreach(hwc_q_thermal_sensors(facts), k, s) {
+		json_array_foreach(hwc_q_list(facts, "thermal.sensors"), k, s) {
 			const json_t *st = hwc_q_get(s, "temp_mdegc");
 			if (json_is_number(st) && hwc_q_function_adapter(facts, hwc_q_string(s, "bdf")) == ad &&
 			    json_number_value(st) > best)

@@ -71,7 +71,7 @@ static int collect_cards(const json_t *facts, struct cards *cs)
 			return -1;
 	}
 	const json_t *d;
-	json_array_foreach(hwc_q_pci_devices(facts), i, d) {
+	json_array_foreach(hwc_q_list(facts, "pci.devices"), i, d) {
 		const char *bdf = hwc_q_string(d, "bdf");
 		size_t bl = bdf ? strlen(bdf) : 0;
 		if (!streq(hwc_q_string(d, "vendor_id"), "15b3") || bl < 2 || strcmp(bdf + bl - 2, ".0") ||
@@ -297,10 +297,10 @@ static void diff_temps(struct ctx *x, const struct card *b, const struct card *a
 {
 	size_t i, k;
 	const json_t *bs, *as;
-	json_array_foreach(hwc_q_thermal_sensors(b->facts), i, bs) {
+	json_array_foreach(hwc_q_list(b->facts, "thermal.sensors"), i, bs) {
 		if (!card_has_function(b, hwc_q_string(bs, "bdf")))
 			continue;
-		json_array_foreach(hwc_q_thermal_sensors(a->facts), k, as) {
+		json_array_foreach(hwc_q_list(a->facts, "thermal.sensors"), k, as) {
 			if (!card_has_function(a, hwc_q_string(as, "bdf")) ||
 			    !hwc_q_same(bs, as, "chip") || !hwc_q_same(bs, as, "label") ||
 			    !streq(hwc_q_string(bs, "source"), hwc_q_string(as, "source")))
@@ -355,10 +355,10 @@ static void diff_probe(struct ctx *x, const struct card *b, const struct card *a
 {
 	size_t i, k;
 	const json_t *br, *ar;
-	json_array_foreach(hwc_q_probe_results(b->facts), i, br) {
+	json_array_foreach(hwc_q_list(b->facts, "probe.results"), i, br) {
 		if (!probe_of_card(b, br))
 			continue;
-		json_array_foreach(hwc_q_probe_results(a->facts), k, ar) {
+		json_array_foreach(hwc_q_list(a->facts, "probe.results"), k, ar) {
 			if (!probe_of_card(a, ar) || !same_probe(br, ar))
 				continue;
 			const json_t *bg = hwc_q_get(br, "gbps"), *ag = hwc_q_get(ar, "gbps");

@@ -151,7 +151,7 @@ static void card_temperature(struct prom *p, const json_t *facts, const json_t *
 	size_t i;
 	const json_t *s;
 	const json_t *best = hwc_q_get(hwc_q_registers(ad), "temp_mdegc");
-	json_array_foreach(hwc_q_thermal_sensors(facts), i, s) {
+	json_array_foreach(hwc_q_list(facts, "thermal.sensors"), i, s) {
 		const char *card = card_of(facts, hwc_q_string(s, "bdf"));
 		const json_t *t = hwc_q_get(s, "temp_mdegc");
 		if (!card || strcmp(card, cl[1]) != 0 || module_sensor(s) || !json_is_number(t))
@@ -204,7 +204,7 @@ static void sensors_and_probe(struct prom *p, const json_t *facts)
 {
 	size_t i;
 	const json_t *s;
-	json_array_foreach(hwc_q_thermal_sensors(facts), i, s) {
+	json_array_foreach(hwc_q_list(facts, "thermal.sensors"), i, s) {
 		const char *card = card_of(facts, hwc_q_string(s, "bdf"));
 		if (card && !module_sensor(s))
 			continue; /* the card's ASIC: hwcheck_card_temperature_celsius */
@@ -217,7 +217,7 @@ static void sensors_and_probe(struct prom *p, const json_t *facts)
 		add_num(p, F_TEMP, hwc_q_get(s, "temp_mdegc"), 0.001, tl);
 	}
 	const json_t *r;
-	json_array_foreach(hwc_q_probe_results(facts), i, r) {
+	json_array_foreach(hwc_q_list(facts, "probe.results"), i, r) {
 		char port[32] = "", msg[32] = "", qps[32] = "";
 		if (json_is_integer(hwc_q_get(r, "port")))
 			snprintf(port, sizeof(port), "%lld", (long long)json_integer_value(hwc_q_get(r, "port")));

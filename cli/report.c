@@ -209,7 +209,7 @@ static void render_probe(FILE *out, const json_t *facts)
 {
 	size_t i;
 	const json_t *r;
-	json_array_foreach(hwc_q_probe_results(facts), i, r) {
+	json_array_foreach(hwc_q_list(facts, "probe.results"), i, r) {
 		char line[1024];
 		size_t n;
 		const char *dev = hwc_json_str_or(r, "rdma_device", "?");

@@ -85,24 +85,9 @@ const json_t *hwc_q_fw_image(const json_t *facts)
 	return json_object_get(hwc_q_get(facts, "mlx"), "fw_image");
 }
 
-const json_t *hwc_q_pci_devices(const json_t *facts)
+const json_t *hwc_q_list(const json_t *facts, const char *dotted)
 {
-	return q_array(hwc_q_at(facts, "pci.devices"));
-}
-
-const json_t *hwc_q_gpudirect_pairs(const json_t *facts)
-{
-	return q_array(hwc_q_get(hwc_q_gpudirect(facts), "pairs"));
-}
-
-const json_t *hwc_q_probe_results(const json_t *facts)
-{
-	return q_array(hwc_q_at(facts, "probe.results"));
-}
-
-const json_t *hwc_q_thermal_sensors(const json_t *facts)
-{
-	return q_array(hwc_q_at(facts, "thermal.sensors"));
+	return q_array(hwc_q_at(facts, dotted));
 }
 
 const json_t *hwc_q_roce_ports(const json_t *facts)
@@ -422,14 +407,14 @@ void hwc_q_index_begin(const json_t *facts)
 	idx.by_ad = json_object();
 	size_t i;
 	const json_t *e;
-	json_array_foreach(hwc_q_pci_devices(facts), i, e) {
+	json_array_foreach(hwc_q_list(facts, "pci.devices"), i, e) {
 		const char *b = json_string_value(json_object_get(e, "bdf"));
 		if (b && !json_object_get(idx.pci, b))
 			json_object_set(idx.pci, b, (json_t *)e);
 	}
 	idx_adapters(facts);
 	idx.sensors = json_object();
-	json_array_foreach(hwc_q_thermal_sensors(facts), i, e)
+	json_array_foreach(hwc_q_list(facts, "thermal.sensors"), i, e)
 		idx_all(idx.sensors, json_string_value(json_object_get(e, "bdf")), i);
 	idx.facts = facts;
 }
@@ -450,7 +435,7 @@ const json_t *hwc_q_pci_dev(const json_t *facts, const char *bdf)
 {
 	if (idx.facts && idx.facts == facts)
 		return bdf ? json_object_get(idx.pci, bdf) : NULL;
-	return find_by(hwc_q_pci_devices(facts), "bdf", bdf);
+	return find_by(hwc_q_list(facts, "pci.devices"), "bdf", bdf);
 }
 
 const json_t *hwc_q_netdev(const json_t *facts, const char *name)
@@ -603,7 +588,7 @@ static size_t sensor_lists(const json_t *adapter, const json_t **lists, size_t m
 size_t hwc_q_adapter_sensors(const json_t *facts, const json_t *adapter, struct hwc_arena *a,
 			  const json_t ***out)
 {
-	const json_t *sensors = hwc_q_thermal_sensors(facts);
+	const json_t *sensors = hwc_q_list(facts, "thermal.sensors");
 	size_t n = 0, i, k;
 	const json_t *e, *f;
 	if (!(idx.facts && idx.facts == facts)) {

@@ -74,21 +74,19 @@ double hwc_q_adapter_port_rate(const json_t *facts, const json_t *adapter, const
 
 /* ------------------------------------------------------------ sections of the document */
 
-/* facts.host (NULL when absent or null); facts.netdevs[], facts.roce.ports[], facts.pci.devices[],
- * facts.pci.gpudirect.pairs[], facts.thermal.sensors[] and facts.probe.results[] (NULL when not
- * arrays: not collected, or no probe ran). */
+/* facts.host (NULL when absent or null); facts.netdevs[] and facts.roce.ports[] (NULL when not
+ * arrays); facts.pci.gpudirect (NULL when not an object: no GPU peers were looked for);
+ * facts.mlx.fw_image, the image to be flashed (a JSON null when it was given but could not be
+ * read; NULL when none was given). */
 const json_t *hwc_q_host(const json_t *facts);
 const json_t *hwc_q_netdevs(const json_t *facts);
 const json_t *hwc_q_roce_ports(const json_t *facts);
-const json_t *hwc_q_pci_devices(const json_t *facts);
-const json_t *hwc_q_gpudirect_pairs(const json_t *facts);
-const json_t *hwc_q_thermal_sensors(const json_t *facts);
-const json_t *hwc_q_probe_results(const json_t *facts);
-/* facts.pci.gpudirect (NULL when not an object: no GPU peers were looked for); facts.mlx.fw_image,
- * the image to be flashed (a JSON null when it was given but could not be read; NULL when none
- * was given). */
 const json_t *hwc_q_gpudirect(const json_t *facts);
 const json_t *hwc_q_fw_image(const json_t *facts);
+/* Any other array of the document by its dotted path ("pci.devices", "pci.gpudirect.pairs",
+ * "thermal.sensors", "probe.results"); NULL when it is not an array (not collected, or no probe
+ * ran). */
+const json_t *hwc_q_list(const json_t *facts, const char *dotted);
 /* The unavailable status {status, detail} that o gives for its key; NULL when none. */
 const json_t *hwc_q_unavailable(const json_t *o, const char *key);
 /* The host.numa.nodes[] entry whose id is node (an integer); NULL when none or node is not one. */
@@ -96,26 +94,25 @@ const json_t *hwc_q_numa_node(const json_t *facts, const json_t *node);
 
 /* ------------------------------------------------------------ a PCI function, a netdev, a port */
 
-/* A PCI function's link {speed_gts, width, cap_speed_gts, cap_width, gbps, cap_gbps}, one number
- * of it ("speed_gts", "cap_width"...; 0 when unknown), its path bottleneck {bdf, speed_gts,
- * width, gbps, raw_gbps} and the bridge above it; NULL when unknown. */
+/* A PCI function's link {speed_gts, width, cap_speed_gts, cap_width, gbps, cap_gbps}, its path
+ * bottleneck {bdf, speed_gts, width, gbps, raw_gbps}, one number of its link ("speed_gts",
+ * "cap_width"...; 0 when unknown) and the bridge above it; NULL when unknown. */
 const json_t *hwc_q_pci_link(const json_t *dev);
-double hwc_q_pci_link_num(const json_t *dev, const char *key);
 const json_t *hwc_q_path_bottleneck(const json_t *dev);
+double hwc_q_pci_link_num(const json_t *dev, const char *key);
 const char *hwc_q_pci_upstream(const json_t *dev);
-/* A netdev's wire side (link: carrier changes, FEC, modes, LLDP peer), its transceiver
- * (link.module) and IRQ locality {numa_node, vectors, outside_local, local_cpulist}; NULL when
- * unknown. */
-const json_t *hwc_q_netdev_link(const json_t *nd);
+/* A netdev's transceiver (link.module), its wire side (link: carrier changes, FEC, modes, LLDP
+ * peer) and IRQ locality {numa_node, vectors, outside_local, local_cpulist}; NULL when unknown. */
 const json_t *hwc_q_netdev_module(const json_t *nd);
+const json_t *hwc_q_netdev_link(const json_t *nd);
 const json_t *hwc_q_irq_locality(const json_t *nd);
-/* An adapter's ports[] and function_map[] ({bdf, netdevs, rdma_devices...} per function) (NULL
- * when not arrays), its access registers {temp_mdegc, power_status...} (NULL when not read), and
- * the netdev of one of its ports (by its "netdev"; NULL when none is known). */
+/* The netdev of an adapter's port (by the port's "netdev"; NULL when none is known), the
+ * adapter's ports[] and function_map[] ({bdf, netdevs, rdma_devices...} per function) (NULL
+ * when not arrays) and its access registers {temp_mdegc, power_status...} (NULL when not read). */
+const json_t *hwc_q_port_netdev(const json_t *facts, const json_t *port);
 const json_t *hwc_q_ports(const json_t *adapter);
 const json_t *hwc_q_function_map(const json_t *adapter);
 const json_t *hwc_q_registers(const json_t *adapter);
-const json_t *hwc_q_port_netdev(const json_t *facts, const json_t *port);
 
 /* ------------------------------------------------------------ a card's firmware configuration */
 

@@ -33,7 +33,7 @@ CALLS = {
     "hwc_q_find_str": 1, "hwc_q_walk": 1, "hwc_q_is_null": 1, "hwc_q_same": 2,
     "hwc_q_unavailable": 1, "hwc_q_fw_col": 1, "hwc_profile_product_get": 2,
     "need_num": 4, "need_bool": 4, "need_str": 4, "hwc_q_has": 1, "hwc_q_pci_link_num": 1,
-    "hwc_q_fw_param": 1, "hwc_q_fw_value": (1, 2), "item_need": 2,
+    "hwc_q_fw_param": 1, "hwc_q_fw_value": (1, 2), "item_need": 2, "hwc_q_list": 1,
     "hwc_json_put_i64": 1, "hwc_json_put_u64": 1, "hwc_json_put_f64": 1, "hwc_json_put_bool": 1,
     "hwc_json_put_str": 1, "hwc_json_put_meta": 1, "hwc_json_set_before_unavail": 1,
     "hwc_json_get_i64": 1, "hwc_json_get_u64": 1, "hwc_json_get_f64": 1, "hwc_json_get_bool": 1,
