@@ -123,6 +123,23 @@ struct hwc_host_dmi {
 	struct hwc_fstr bios_vendor, bios_version, bios_date;
 };
 
+/* ---- host parts: a collector with its own file and field table ---------------------------
+ * One line each in HWC_HOST_PARTS: X(member, type, "description"). That line alone makes
+ * `member` a member of struct hwc_host_facts, declares the part's collector
+ * hwc_host_collect_<member>(env, arena, &member) (it fills every fact, with a status when
+ * unknown) and its field table hwc_host_<member>_table (both in hwinfo/<part>.c), has
+ * hwc_host_collect call it and writes it as facts.host.<member> (after the built-in parts,
+ * before hostname) with the description as its schema entry's. The part's struct sits above
+ * the list. Adding a fact: docs/DESIGN.md. */
+
+#define HWC_HOST_PARTS(X)
+
+#define HWC_HOST_PART_DECL(m, T, doc_)                                                             \
+	void hwc_host_collect_##m(struct hwc_env *e, struct hwc_arena *a, T *out);                 \
+	extern const struct hwc_jtable hwc_host_##m##_table;
+HWC_HOST_PARTS(HWC_HOST_PART_DECL)
+#define HWC_HOST_PART_MEMBER(m, T, doc_) T m;
+
 struct hwc_host_facts {
 	struct hwc_fstr hostname;
 	struct hwc_host_cpu cpu;
@@ -132,6 +149,7 @@ struct hwc_host_facts {
 	struct hwc_host_power power;
 	struct hwc_host_dmi dmi;
 	struct hwc_host_kernel kernel;
+	HWC_HOST_PARTS(HWC_HOST_PART_MEMBER)
 	/* Not in JSON: the kernel log as dmesg printed it, for the collectors that read it after
 	 * the host (mlx5 events, restricted functions). NULL with dmesg_m saying why. */
 	const char *dmesg_text;

@@ -3,7 +3,9 @@
 # rules_eval; and through `hwcheck check --json --facts` once every section loads losslessly)
 # and its fixture root (`hwcheck --root DIR --json`, built by make_roots.py from the corpus) must
 # report exactly the rule ids of <name>.expect.json, with no rule left unknown and the key facts
-# the same as the hand-written facts file. The healthy-* scenario is the false-positive guard.
+# the same as the hand-written facts file. The healthy-* scenario is the false-positive guard. A
+# rule over a fact the facts file predates (not_collected) may say unknown there: make_scenarios.py
+# need not learn every new key (docs/DESIGN.md, "Adding a fact").
 import json
 import os
 import subprocess
@@ -34,6 +36,12 @@ def rules_eval(facts_file, profile=None):
     if cp.returncode != 0:
         raise AssertionError(f"rules_eval {facts_file}: exit {cp.returncode}: {cp.stderr}")
     return json.loads(cp.stdout), cp.stderr.strip()
+
+
+def predates(f):
+    """An unknown finding whose every input is a key the scenario's facts file does not have."""
+    return f["severity"] == "unknown" and all(
+        e["observed"].startswith("unknown (not_collected") for e in f["evidence"])
 
 
 def report_of(findings):
@@ -142,9 +150,12 @@ def _make(s):
 
     def test_facts_rules(self):
         findings, summary = rules_eval(facts)
+        hwctest.validate(report_of(findings))
+        # a fact added after make_scenarios.py was written is not in the file: its rule says
+        # unknown (not_collected), as for any older facts file; anything else must be decided
+        findings = [f for f in findings if not predates(f)]
         got = ids_of(findings)
         self.assertEqual(got, sorted(want), f"{s['name']}: findings {json.dumps(findings, indent=1)[:3000]}")
-        hwctest.validate(report_of(findings))
         for f in findings:
             self.assertNotEqual(f["severity"], "unknown", f"{s['name']}: complete facts gave unknown: {f}")
             if f["severity"] != "unknown":
