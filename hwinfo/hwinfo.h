@@ -132,7 +132,18 @@ struct hwc_host_dmi {
  * before hostname) with the description as its schema entry's. The part's struct sits above
  * the list. Adding a fact: docs/DESIGN.md. */
 
-#define HWC_HOST_PARTS(X)
+/* net: the kernel's socket buffer limits (proc/sys/net; hwinfo/host_net.c), bytes */
+struct hwc_host_net {
+	struct hwc_fi64 rmem_max_bytes, wmem_max_bytes; /* net.core.rmem_max, wmem_max */
+	/* net.ipv4.tcp_rmem and tcp_wmem: "min default max" */
+	struct hwc_fi64 tcp_rmem_min_bytes, tcp_rmem_default_bytes, tcp_rmem_max_bytes;
+	struct hwc_fi64 tcp_wmem_min_bytes, tcp_wmem_default_bytes, tcp_wmem_max_bytes;
+};
+
+#define HWC_HOST_PARTS(X)                                                                          \
+	X(net, struct hwc_host_net,                                                                \
+	  "socket buffer limits of the kernel's network stack (proc/sys/net), in bytes: they bound "  \
+	  "the window of one TCP stream")
 
 #define HWC_HOST_PART_DECL(m, T, doc_)                                                             \
 	void hwc_host_collect_##m(struct hwc_env *e, struct hwc_arena *a, T *out);                 \
