@@ -122,6 +122,7 @@ int hwc_host_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_co
 	collect_dmi(e, a, &h->dmi);
 #define PART_COLLECT(m, T, doc_) hwc_host_collect_##m(e, a, &h->m);
 	HWC_HOST_PARTS(PART_COLLECT)
+#undef PART_COLLECT
 	f->host = h;
 	return 0;
 }
@@ -225,6 +226,7 @@ static const struct hwc_jfield host_f[] = {
 #define PART_F(m, T, doc_)                                                                         \
 	HWC_JSUBD(struct hwc_host_facts, #m, m, HWC_JT_OBJ, hwc_host_##m##_table, doc_),
 	HWC_HOST_PARTS(PART_F)
+#undef PART_F
 	STR(hwc_host_facts, hostname),
 };
 const struct hwc_jtable hwc_host_table = HWC_JTABLE("host", host_f, 0);

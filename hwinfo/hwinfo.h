@@ -439,9 +439,23 @@ struct hwc_netdev_bond {
 	struct hwc_fi64 mtu;          /* the bond's own MTU */
 	struct hwc_fstr member_state; /* sys/class/net/<if>/bonding_slave/state: active, backup */
 };
-extern const struct hwc_jtable hwc_netdev_bond_table;
-void hwc_netdev_collect_bond(struct hwc_env *e, struct hwc_arena *a, const char *ifname,
-			     struct hwc_netdev_bond *b);
+
+/* ---- netdev parts: a collector with its own file and field table, per ConnectX netdev -----
+ * One line each in HWC_NETDEV_PARTS: X(member, type, kind, "description"), kind HWC_JT_OBJ or
+ * HWC_JT_GROUP (an object with its own status). The line makes `member` a member of struct
+ * hwc_netdev, declares hwc_netdev_collect_<member>(env, arena, ifname, &member) and
+ * hwc_netdev_<member>_table (in hwinfo/<part>.c), has hwinfo/netdev.c call it after the sysfs
+ * basics and write it as facts.netdevs[].<member>, after the built-in keys. */
+#define HWC_NETDEV_PARTS(X)                                                                        \
+	X(bond, struct hwc_netdev_bond, HWC_JT_GROUP,                                              \
+	  "the bond this netdev is a member of (sys/class/net/<if>/master)")
+
+#define HWC_NETDEV_PART_DECL(m, T, kind_, doc_)                                                    \
+	void hwc_netdev_collect_##m(struct hwc_env *e, struct hwc_arena *a, const char *ifname,    \
+				    T *out);                                                       \
+	extern const struct hwc_jtable hwc_netdev_##m##_table;
+HWC_NETDEV_PARTS(HWC_NETDEV_PART_DECL)
+#define HWC_NETDEV_PART_MEMBER(m, T, kind_, doc_) T m;
 
 struct hwc_netdev {
 	const char *name;
@@ -456,7 +470,7 @@ struct hwc_netdev {
 	struct hwc_netdev_counters counters;
 	struct hwc_netdev_irq_locality irq_locality;
 	struct hwc_netdev_link link;
-	struct hwc_netdev_bond bond;
+	HWC_NETDEV_PARTS(HWC_NETDEV_PART_MEMBER)
 };
 
 struct hwc_netdev_facts {
