@@ -438,7 +438,14 @@ struct hwc_netdev_bond {
 	struct hwc_fstr active_slave; /* bonding/active_slave; absent when empty */
 	struct hwc_fi64 mtu;          /* the bond's own MTU */
 	struct hwc_fstr member_state; /* sys/class/net/<if>/bonding_slave/state: active, backup */
+	/* The bond's own state: a RoCE LAG port's netdev is the bond, which facts.netdevs (ConnectX
+	 * netdevs only) does not list; its port goes down with the bond's carrier. */
+	struct hwc_fstr operstate;
+	struct hwc_fbool admin_up, carrier;
 };
+/* IFF_UP of <net>/flags and <net>/carrier (net: "sys/class/net/<if>"), a netdev's or a bond's. */
+void hwc_netdev_admin_facts(struct hwc_env *e, struct hwc_arena *a, const char *net,
+			    struct hwc_fbool *admin_up, struct hwc_fbool *carrier);
 
 /* ---- netdev parts: a collector with its own file and field table, per ConnectX netdev -----
  * One line each in HWC_NETDEV_PARTS: X(member, type, kind, "description"), kind HWC_JT_OBJ or
