@@ -81,6 +81,23 @@ class Generated(unittest.TestCase):
             text = open(md).read()
             self.assertIn("corpus", text)
 
+    def test_predating_is_only_not_collected(self):
+        # a key the file lacks reads as predating it (accepted); a key with a status does not
+        base = load(os.path.join(SCEN, "healthy-cx7-gen5x16.facts.json"))
+        with tempfile.TemporaryDirectory() as d:
+            f = os.path.join(d, "facts.json")
+            del base["facts"]["host"]["x2apic"]["enabled"]
+            save(base, f)
+            lacking = [x for x in rules_eval(f)[0] if x["rule_id"] == "HOST_X2APIC_OFF"]
+            base["facts"]["host"]["x2apic"]["enabled"] = None
+            base["facts"]["host"]["x2apic"]["unavailable"] = {
+                "enabled": {"status": "needs_root", "detail": "made unknown by the test"}}
+            save(base, f)
+            unknown = [x for x in rules_eval(f)[0] if x["rule_id"] == "HOST_X2APIC_OFF"]
+        self.assertEqual([x["severity"] for x in lacking + unknown], ["unknown", "unknown"])
+        self.assertTrue(predates(lacking[0]))
+        self.assertFalse(predates(unknown[0]))
+
     def test_healthy_guard_present(self):
         self.assertTrue(any(s["name"].startswith("healthy-") for s in MANIFEST))
 
