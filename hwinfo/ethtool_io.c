@@ -420,29 +420,10 @@ static int get_replay(struct hwc_env *e, struct hwc_arena *a, const char *dir, c
 		hwc_fmeta_set(m, HWC_ST_ABSENT, 0, hwc_arena_printf(a, "%s: not recorded", cmd));
 		return -ENOENT;
 	}
-	int exit_code = 0, errnum = 0;
-	bool timeout = false;
-	struct hwc_fstr res = {0};
-	if (hwc_read_str(e, hwc_arena_printf(a, "%s/result", dir), a, &res) == 0) {
-		char *save = NULL, *buf = hwc_arena_strdup(a, res.v);
-		for (char *ln = buf ? strtok_r(buf, "\n", &save) : NULL; ln;
-		     ln = strtok_r(NULL, "\n", &save)) {
-			char *eq = strchr(ln, '=');
-			int64_t v;
-			if (!eq)
-				continue;
-			*eq = 0;
-			if (hwc_parse_i64(eq + 1, 10, &v) < 0 || v < INT_MIN || v > INT_MAX)
-				continue;
-			if (strcmp(ln, "exit") == 0)
-				exit_code = (int)v;
-			else if (strcmp(ln, "errno") == 0)
-				errnum = (int)v;
-			else if (strcmp(ln, "timeout") == 0)
-				timeout = v != 0;
-		}
-	}
-	if (timeout) {
+	struct hwc_run_recorded rec = {0};
+	hwc_run_read_recorded(e, a, dir, &rec);
+	int exit_code = rec.exit_code, errnum = rec.errnum;
+	if (rec.timeout) {
 		hwc_fmeta_set(m, HWC_ST_TIMEOUT, 0,
 			      hwc_arena_printf(a, "%s: no answer before its timeout (recorded)", cmd));
 		return -ETIMEDOUT;
