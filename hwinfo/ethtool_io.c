@@ -22,23 +22,6 @@
 /* Bound on strings of one set: mlx5 with 256 channels reports ~20000 counters. */
 #define SSET_MAX 65536
 
-static const struct {
-	const char *opt;
-	const char *what; /* ethtool's own error wording */
-} queries[HWC_ETHTOOL__COUNT] = {
-	[HWC_ETHTOOL_RINGS] = {"-g", "Cannot get device ring settings"},
-	[HWC_ETHTOOL_CHANNELS] = {"-l", "Cannot get device channel parameters"},
-	[HWC_ETHTOOL_FEATURES] = {"-k", "Cannot get device features"},
-	[HWC_ETHTOOL_PAUSE] = {"-a", "Cannot get device pause settings"},
-	[HWC_ETHTOOL_STATS] = {"-S", "Cannot get stats information"},
-	[HWC_ETHTOOL_DRVINFO] = {"-i", "Cannot get driver information"},
-};
-
-const char *hwc_ethtool_option(enum hwc_ethtool_query q)
-{
-	return (unsigned)q < HWC_ETHTOOL__COUNT ? queries[q].opt : "?";
-}
-
 static enum hwc_status status_of_errno(int err)
 {
 	switch (err) {
@@ -83,22 +66,29 @@ static void put_pair_u32(FILE *o, const char *label, uint32_t v, uint32_t max)
 		fprintf(o, "%sn/a\n", label);
 }
 
+/* The layout of ethtool -g and -l: the four maximums, then the four settings. */
+static void put_max_cur(FILE *o, const char *what, const char *ifname, const char *const label[4],
+			const uint32_t max[4], const uint32_t cur[4])
+{
+	fprintf(o, "%s parameters for %s:\nPre-set maximums:\n", what, ifname);
+	for (int i = 0; i < 4; i++)
+		put_pair_u32(o, label[i], max[i], max[i]);
+	fprintf(o, "Current hardware settings:\n");
+	for (int i = 0; i < 4; i++)
+		put_pair_u32(o, label[i], cur[i], max[i]);
+}
+
 static int live_rings(const struct live *l, FILE *o)
 {
 	struct ethtool_ringparam r = {.cmd = ETHTOOL_GRINGPARAM};
 	int rc = ioc(l, &r);
 	if (rc)
 		return rc;
-	fprintf(o, "Ring parameters for %s:\nPre-set maximums:\n", l->ifname);
-	put_pair_u32(o, "RX:\t\t", r.rx_max_pending, r.rx_max_pending);
-	put_pair_u32(o, "RX Mini:\t", r.rx_mini_max_pending, r.rx_mini_max_pending);
-	put_pair_u32(o, "RX Jumbo:\t", r.rx_jumbo_max_pending, r.rx_jumbo_max_pending);
-	put_pair_u32(o, "TX:\t\t", r.tx_max_pending, r.tx_max_pending);
-	fprintf(o, "Current hardware settings:\n");
-	put_pair_u32(o, "RX:\t\t", r.rx_pending, r.rx_max_pending);
-	put_pair_u32(o, "RX Mini:\t", r.rx_mini_pending, r.rx_mini_max_pending);
-	put_pair_u32(o, "RX Jumbo:\t", r.rx_jumbo_pending, r.rx_jumbo_max_pending);
-	put_pair_u32(o, "TX:\t\t", r.tx_pending, r.tx_max_pending);
+	static const char *const label[4] = {"RX:\t\t", "RX Mini:\t", "RX Jumbo:\t", "TX:\t\t"};
+	const uint32_t max[4] = {r.rx_max_pending, r.rx_mini_max_pending, r.rx_jumbo_max_pending,
+				 r.tx_max_pending};
+	const uint32_t cur[4] = {r.rx_pending, r.rx_mini_pending, r.rx_jumbo_pending, r.tx_pending};
+	put_max_cur(o, "Ring", l->ifname, label, max, cur);
 	return 0;
 }
 
@@ -108,16 +98,10 @@ static int live_channels(const struct live *l, FILE *o)
 	int rc = ioc(l, &c);
 	if (rc)
 		return rc;
-	fprintf(o, "Channel parameters for %s:\nPre-set maximums:\n", l->ifname);
-	put_pair_u32(o, "RX:\t\t", c.max_rx, c.max_rx);
-	put_pair_u32(o, "TX:\t\t", c.max_tx, c.max_tx);
-	put_pair_u32(o, "Other:\t\t", c.max_other, c.max_other);
-	put_pair_u32(o, "Combined:\t", c.max_combined, c.max_combined);
-	fprintf(o, "Current hardware settings:\n");
-	put_pair_u32(o, "RX:\t\t", c.rx_count, c.max_rx);
-	put_pair_u32(o, "TX:\t\t", c.tx_count, c.max_tx);
-	put_pair_u32(o, "Other:\t\t", c.other_count, c.max_other);
-	put_pair_u32(o, "Combined:\t", c.combined_count, c.max_combined);
+	static const char *const label[4] = {"RX:\t\t", "TX:\t\t", "Other:\t\t", "Combined:\t"};
+	const uint32_t max[4] = {c.max_rx, c.max_tx, c.max_other, c.max_combined};
+	const uint32_t cur[4] = {c.rx_count, c.tx_count, c.other_count, c.combined_count};
+	put_max_cur(o, "Channel", l->ifname, label, max, cur);
 	return 0;
 }
 
@@ -307,6 +291,25 @@ static int live_features(const struct live *l, FILE *o)
 	return rc;
 }
 
+/* Each query: its ethtool option, ethtool's own error wording, and how it is asked live. */
+static const struct {
+	const char *opt;
+	const char *what;
+	int (*live)(const struct live *l, FILE *o);
+} queries[HWC_ETHTOOL__COUNT] = {
+	[HWC_ETHTOOL_RINGS] = {"-g", "Cannot get device ring settings", live_rings},
+	[HWC_ETHTOOL_CHANNELS] = {"-l", "Cannot get device channel parameters", live_channels},
+	[HWC_ETHTOOL_FEATURES] = {"-k", "Cannot get device features", live_features},
+	[HWC_ETHTOOL_PAUSE] = {"-a", "Cannot get device pause settings", live_pause},
+	[HWC_ETHTOOL_STATS] = {"-S", "Cannot get stats information", live_stats},
+	[HWC_ETHTOOL_DRVINFO] = {"-i", "Cannot get driver information", live_drvinfo},
+};
+
+const char *hwc_ethtool_option(enum hwc_ethtool_query q)
+{
+	return (unsigned)q < HWC_ETHTOOL__COUNT ? queries[q].opt : "?";
+}
+
 static int live_query(const char *ifname, enum hwc_ethtool_query q, FILE *o)
 {
 	if (!*ifname || strlen(ifname) >= IFNAMSIZ || strchr(ifname, '/'))
@@ -317,29 +320,7 @@ static int live_query(const char *ifname, enum hwc_ethtool_query q, FILE *o)
 	if (fd < 0)
 		return -errno;
 	struct live l = {fd, ifname};
-	int rc;
-	switch (q) {
-	case HWC_ETHTOOL_RINGS:
-		rc = live_rings(&l, o);
-		break;
-	case HWC_ETHTOOL_CHANNELS:
-		rc = live_channels(&l, o);
-		break;
-	case HWC_ETHTOOL_FEATURES:
-		rc = live_features(&l, o);
-		break;
-	case HWC_ETHTOOL_PAUSE:
-		rc = live_pause(&l, o);
-		break;
-	case HWC_ETHTOOL_STATS:
-		rc = live_stats(&l, o);
-		break;
-	case HWC_ETHTOOL_DRVINFO:
-		rc = live_drvinfo(&l, o);
-		break;
-	default:
-		rc = -EINVAL;
-	}
+	int rc = (unsigned)q < HWC_ETHTOOL__COUNT ? queries[q].live(&l, o) : -EINVAL;
 	close(fd);
 	return rc;
 }
