@@ -269,5 +269,5 @@ const struct hwc_rule hwc_rules_host[] = {
 	 "write the node of the socket the slot is wired to (the board manual's slot table) to "
 	 "/sys/bus/pci/devices/<BDF>/numa_node before the driver loads.",
 	 eval_numa_missing},
+	{NULL},
 };
-const size_t hwc_rules_host_n = HWC_ARRAY_SIZE(hwc_rules_host);
