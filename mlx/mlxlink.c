@@ -254,38 +254,44 @@ static const char *phy_target(struct hwc_arena *a, const struct hwc_mlx_adapter 
 	return fn->bdf;
 }
 
+struct hwc_mlx_port_ref *hwc_mlx_all_ports(struct hwc_arena *a, struct hwc_mlx_facts *mf, size_t *n)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < mf->adapters.n; i++)
+		total += mf->adapters.items[i].ports.n;
+	*n = 0;
+	struct hwc_mlx_port_ref *r = total ? hwc_arena_calloc(a, total, sizeof(*r)) : NULL;
+	for (size_t i = 0; r && i < mf->adapters.n; i++)
+		for (size_t j = 0; j < mf->adapters.items[i].ports.n; j++)
+			r[(*n)++] = (struct hwc_mlx_port_ref){&mf->adapters.items[i],
+							      &mf->adapters.items[i].ports.items[j]};
+	return r;
+}
+
 void hwc_mlx_collect_phy(struct hwc_env *e, struct hwc_facts *f, struct hwc_mlx_facts *mf)
 {
 	struct hwc_arena *a = f->arena;
-	size_t total = 0, k = 0;
-	for (size_t i = 0; i < mf->adapters.n; i++)
-		total += mf->adapters.items[i].ports.n;
-	if (!total)
-		return;
+	size_t total, k = 0;
+	struct hwc_mlx_port_ref *ports = hwc_mlx_all_ports(a, mf, &total);
 	struct hwc_cmd *cmds = hwc_arena_calloc(a, total, sizeof(*cmds));
 	struct hwc_cmd_result *res = hwc_arena_calloc(a, total, sizeof(*res));
 	struct hwc_mlx_port **who = hwc_arena_calloc(a, total, sizeof(*who));
-	if (!cmds || !res || !who)
+	if (!ports || !cmds || !res || !who)
 		return;
-	for (size_t i = 0; i < mf->adapters.n; i++) {
-		struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
-		for (size_t j = 0; j < ad->ports.n; j++) {
-			struct hwc_mlx_port *p = &ad->ports.items[j];
-			struct hwc_fmeta why;
-			const char *bdf = mf->tools.access.st == HWC_ST_OK ? phy_target(a, ad, p, &why) : NULL;
-			if (mf->tools.access.st != HWC_ST_OK)
-				why = mf->tools.access;
-			if (!bdf) {
-				phy_fail(p, &why);
-				continue;
-			}
-			const char **argv = hwc_arena_calloc(a, 6, sizeof(*argv));
-			if (!argv)
-				return;
-			argv[0] = "mstlink", argv[1] = "-d", argv[2] = bdf, argv[3] = "-m", argv[4] = "-c";
-			cmds[k].argv = argv;
-			who[k++] = p;
+	for (size_t i = 0; i < total; i++) {
+		struct hwc_mlx_port *p = ports[i].p;
+		struct hwc_fmeta why = mf->tools.access;
+		const char *bdf = why.st == HWC_ST_OK ? phy_target(a, ports[i].ad, p, &why) : NULL;
+		if (!bdf) {
+			phy_fail(p, &why);
+			continue;
 		}
+		const char **argv = hwc_arena_calloc(a, 6, sizeof(*argv));
+		if (!argv)
+			return;
+		argv[0] = "mstlink", argv[1] = "-d", argv[2] = bdf, argv[3] = "-m", argv[4] = "-c";
+		cmds[k].argv = argv;
+		who[k++] = p;
 	}
 	if (!k)
 		return;
