@@ -169,9 +169,7 @@ static bool next_block_line(const char *buf, size_t len, size_t *pos, bool *firs
 static int not_output(struct hwc_fmeta *const *m, size_t n, struct hwc_arena *a, const char *src,
 		      const char *what)
 {
-	const char *d = hwc_arena_printf(a, "%s: no %s", src, what);
-	for (size_t i = 0; i < n; i++)
-		hwc_fmeta_set(m[i], HWC_ST_INVALID, 0, d);
+	hwc_fmeta_set_all(m, n, HWC_ST_INVALID, hwc_arena_printf(a, "%s: no %s", src, what));
 	return -EINVAL;
 }
 
