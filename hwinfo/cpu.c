@@ -237,7 +237,6 @@ static void collect_numa(struct hwc_env *e, struct hwc_arena *a, struct hwc_host
 		struct hwc_host_numa_node *nd = HWC_VEC_PUSH(a, &nu->nodes);
 		if (!nd)
 			return;
-		memset(nd, 0, sizeof(*nd));
 		nd->id = id;
 		const char *base = hwc_arena_printf(a, "sys/devices/system/node/%s", dl.names[i]);
 		if (hwc_read_str(e, hwc_arena_printf(a, "%s/cpulist", base), a, &nd->cpulist) == 0) {

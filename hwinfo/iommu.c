@@ -111,7 +111,6 @@ void hwc_host_collect_iommu(struct hwc_env *e, struct hwc_arena *a, struct hwc_h
 			struct hwc_host_iommu_group *g = HWC_VEC_PUSH(a, &io->groups);
 			if (!g)
 				return;
-			memset(g, 0, sizeof(*g));
 			g->id = id;
 			/* the type file appeared in 5.11 */
 			hwc_read_str(e, hwc_arena_printf(a, "sys/kernel/iommu_groups/%s/type", dl.names[i]),

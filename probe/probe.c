@@ -154,13 +154,9 @@ void pr_result_fail(struct hwc_arena *a, struct hwc_probe_result *r, const char 
 
 void pr_result_tcp_unknown(struct hwc_probe_result *r, enum hwc_status st, const char *why)
 {
-	HWC_FAIL(r->streams, st, 0, why);
-	HWC_FAIL(r->bytes, st, 0, why);
-	HWC_FAIL(r->retransmits, st, 0, why);
-	HWC_FAIL(r->cpu_user_s, st, 0, why);
-	HWC_FAIL(r->cpu_sys_s, st, 0, why);
-	HWC_FAIL(r->cpu_busy, st, 0, why);
-	HWC_FAIL(r->peer_cpu_busy, st, 0, why);
+	struct hwc_fmeta *m[] = {&r->streams.m, &r->bytes.m, &r->retransmits.m, &r->cpu_user_s.m,
+				 &r->cpu_sys_s.m, &r->cpu_busy.m, &r->peer_cpu_busy.m};
+	hwc_fmeta_set_all(m, HWC_ARRAY_SIZE(m), st, why);
 }
 
 void pr_result_init(struct hwc_arena *a, struct hwc_probe_result *r, const struct pr_target *t,
