@@ -66,43 +66,60 @@ static void put_pair_u32(FILE *o, const char *label, uint32_t v, uint32_t max)
 		fprintf(o, "%sn/a\n", label);
 }
 
-/* The layout of ethtool -g and -l: the four maximums, then the four settings. */
-static void put_max_cur(FILE *o, const char *what, const char *ifname, const char *const label[4],
-			const uint32_t max[4], const uint32_t cur[4])
+/* ethtool -g and -l: one ioctl whose answer (cmd first, then u32 members) is printed as a "<what>
+ * parameters" block of four maximums, then the four settings (n/a without a maximum). */
+struct max_cur {
+	const char *what;
+	uint32_t cmd;
+	struct {
+		const char *label;
+		size_t max, cur; /* offsets of the u32 members */
+	} f[4];
+};
+#define RING(label, m) {label, offsetof(struct ethtool_ringparam, m##_max_pending), \
+			offsetof(struct ethtool_ringparam, m##_pending)}
+static const struct max_cur rings = {"Ring", ETHTOOL_GRINGPARAM,
+	{RING("RX:\t\t", rx), RING("RX Mini:\t", rx_mini), RING("RX Jumbo:\t", rx_jumbo),
+	 RING("TX:\t\t", tx)}};
+#define CHAN(label, m) {label, offsetof(struct ethtool_channels, max_##m), \
+			offsetof(struct ethtool_channels, m##_count)}
+static const struct max_cur channels = {"Channel", ETHTOOL_GCHANNELS,
+	{CHAN("RX:\t\t", rx), CHAN("TX:\t\t", tx), CHAN("Other:\t\t", other),
+	 CHAN("Combined:\t", combined)}};
+
+static uint32_t u32_at(const uint32_t *answer, size_t off)
 {
-	fprintf(o, "%s parameters for %s:\nPre-set maximums:\n", what, ifname);
+	uint32_t v;
+	memcpy(&v, (const char *)answer + off, sizeof(v));
+	return v;
+}
+
+static int live_max_cur(const struct live *l, FILE *o, const struct max_cur *q)
+{
+	uint32_t answer[16] = {0}; /* larger than either answer */
+	_Static_assert(sizeof(answer) >= sizeof(struct ethtool_ringparam) &&
+			       sizeof(answer) >= sizeof(struct ethtool_channels), "answer size");
+	answer[0] = q->cmd;
+	int rc = ioc(l, answer);
+	if (rc)
+		return rc;
+	fprintf(o, "%s parameters for %s:\nPre-set maximums:\n", q->what, l->ifname);
 	for (int i = 0; i < 4; i++)
-		put_pair_u32(o, label[i], max[i], max[i]);
+		put_pair_u32(o, q->f[i].label, u32_at(answer, q->f[i].max), u32_at(answer, q->f[i].max));
 	fprintf(o, "Current hardware settings:\n");
 	for (int i = 0; i < 4; i++)
-		put_pair_u32(o, label[i], cur[i], max[i]);
+		put_pair_u32(o, q->f[i].label, u32_at(answer, q->f[i].cur), u32_at(answer, q->f[i].max));
+	return 0;
 }
 
 static int live_rings(const struct live *l, FILE *o)
 {
-	struct ethtool_ringparam r = {.cmd = ETHTOOL_GRINGPARAM};
-	int rc = ioc(l, &r);
-	if (rc)
-		return rc;
-	static const char *const label[4] = {"RX:\t\t", "RX Mini:\t", "RX Jumbo:\t", "TX:\t\t"};
-	const uint32_t max[4] = {r.rx_max_pending, r.rx_mini_max_pending, r.rx_jumbo_max_pending,
-				 r.tx_max_pending};
-	const uint32_t cur[4] = {r.rx_pending, r.rx_mini_pending, r.rx_jumbo_pending, r.tx_pending};
-	put_max_cur(o, "Ring", l->ifname, label, max, cur);
-	return 0;
+	return live_max_cur(l, o, &rings);
 }
 
 static int live_channels(const struct live *l, FILE *o)
 {
-	struct ethtool_channels c = {.cmd = ETHTOOL_GCHANNELS};
-	int rc = ioc(l, &c);
-	if (rc)
-		return rc;
-	static const char *const label[4] = {"RX:\t\t", "TX:\t\t", "Other:\t\t", "Combined:\t"};
-	const uint32_t max[4] = {c.max_rx, c.max_tx, c.max_other, c.max_combined};
-	const uint32_t cur[4] = {c.rx_count, c.tx_count, c.other_count, c.combined_count};
-	put_max_cur(o, "Channel", l->ifname, label, max, cur);
-	return 0;
+	return live_max_cur(l, o, &channels);
 }
 
 static int live_pause(const struct live *l, FILE *o)
