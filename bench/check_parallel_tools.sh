@@ -8,7 +8,8 @@
 # ROOT: a root with elapsed_ms in its recordings (an untarred `hwcheck snapshot` of a real machine
 # has the measured times); default: the 10-card root of bench/parallel_root.py, whose durations are
 # RECONSTRUCTED estimates (BENCH_CMIS=1: CMIS modules read page by page over netlink).
-# HWCHECK: build-rel, build, then build-test. Prints the numbers, then
+# HWCHECK: build-rel, build, then build-test. BENCH_SERIAL=1: with --serial-tools (one card's
+# mstflint tools one after the other, as before they ran at once). Prints the numbers, then
 # ratio=<check wall / slowest tool> (goal < 1.5). A bench, not a test: nothing here fails a build.
 set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,7 +26,7 @@ done
 [ -n "$HW" ] || { echo "no hwcheck built (cmake --build build-rel)" >&2; exit 2; }
 
 # what the recordings say: the slowest tool, all of them one after the other, and the longest
-# chain of one card's mstflint tools (hwcheck runs those one at a time per card, on purpose)
+# chain of one card's mstflint tools (what a card takes with --serial-tools)
 python3 - "$ROOT" <<'PY'
 import collections, os, re, sys
 cmds = os.path.join(sys.argv[1], "hwcheck", "commands")
@@ -46,7 +47,7 @@ print(f"slowest_tool_ms={ms[slow]} ({slow})")
 print(f"serial_sum_ms={sum(ms.values())}")
 if chain:
     bdf, c = chain.most_common(1)[0]
-    print(f"card_chain_ms={c} (the mstflint tools of {bdf}, one after the other)")
+    print(f"card_chain_ms={c} (the mstflint tools of {bdf}, one after the other: --serial-tools)")
 open(os.path.join(os.environ.get("TMPDIR", "/tmp"), ".hwc-slowest-%d" % os.getppid()), "w").write(str(ms[slow]))
 PY
 SLOW=$(cat "${TMPDIR:-/tmp}/.hwc-slowest-$$")
@@ -54,7 +55,8 @@ rm -f "${TMPDIR:-/tmp}/.hwc-slowest-$$"
 best=
 for i in 1 2 3; do
 	t0=$(date +%s%N)
-	HWCHECK_REPLAY_PACE=1 "$HW" check --root "$ROOT" >"$TMP/out" 2>"$TMP/err" || true
+	HWCHECK_REPLAY_PACE=1 "$HW" check --root "$ROOT" ${BENCH_SERIAL:+--serial-tools} \
+		>"$TMP/out" 2>"$TMP/err" || true
 	t1=$(date +%s%N)
 	w=$(( (t1 - t0) / 1000000 ))
 	echo "run $i: check_wall_ms=$w"

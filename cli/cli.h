@@ -27,6 +27,7 @@ struct hwc_cli {
 	char **argv_all;
 	int argc_all;
 	bool json, color, verbose, summary_line, no_tools, exec_tools;
+	bool serial_tools; /* --serial-tools: one card's mstflint tools one after the other */
 	const char *root, *facts_file, *profile, *output, *device, *pci_dump, *prom;
 	const char *exit_codes; /* "default", "nagios", "npd" */
 	int fail_on;           /* severity; default warn */

@@ -55,6 +55,8 @@ static const char usage_text[] =
 	"                     that blocks is stopped after 3600 s)\n"
 	"  --cmd-timeout SEC  timeout of each external command (default 10)\n"
 	"  --no-tools         never run external tools (mstflint...)\n"
+	"  --serial-tools     run one card's mstflint tools one after the other (default: at\n"
+	"                     once; a tool that answers busy is re-run alone)\n"
 	"  --fw-image FILE    check a firmware image against each card (mstflint -i FILE\n"
 	"                     query): PSID, older or newer than running, the profile's list\n"
 	"  --exec-tools       run the real tools even with --root (a privileged container\n"
@@ -98,7 +100,7 @@ static const char usage_text[] =
 enum {
 	OPT_JSON = 256, OPT_ROOT, OPT_FACTS, OPT_PROFILE, OPT_FAIL_ON, OPT_PCI_DUMP, OPT_TIMEOUT,
 	OPT_CMD_TIMEOUT, OPT_NO_TOOLS, OPT_EXEC_TOOLS, OPT_SUMMARY, OPT_EXIT_CODES, OPT_NO_COLOR, OPT_REDACT,
-	OPT_PROM, OPT_TEMP_NOISE, OPT_PROBE_TOL, OPT_VERSION, OPT_FW_IMAGE,
+	OPT_PROM, OPT_TEMP_NOISE, OPT_PROBE_TOL, OPT_VERSION, OPT_FW_IMAGE, OPT_SERIAL_TOOLS,
 	OPT_PROBE = 400, /* + enum hwc_probe_cli_opt */
 };
 
@@ -115,6 +117,7 @@ static const struct option long_opts[] = {
 	{"cmd-timeout", required_argument, NULL, OPT_CMD_TIMEOUT},
 	{"no-tools", no_argument, NULL, OPT_NO_TOOLS},
 	{"exec-tools", no_argument, NULL, OPT_EXEC_TOOLS},
+	{"serial-tools", no_argument, NULL, OPT_SERIAL_TOOLS},
 	{"summary-line", no_argument, NULL, OPT_SUMMARY},
 	{"exit-codes", required_argument, NULL, OPT_EXIT_CODES},
 	{"no-color", no_argument, NULL, OPT_NO_COLOR},
@@ -304,6 +307,7 @@ static int run(struct hwc_cli *cp, int argc, char **argv)
 			break;
 		case OPT_NO_TOOLS: c.no_tools = true; break;
 		case OPT_EXEC_TOOLS: c.exec_tools = true; break;
+		case OPT_SERIAL_TOOLS: c.serial_tools = true; break;
 		case OPT_SUMMARY: c.summary_line = true; break;
 		case OPT_EXIT_CODES:
 			if (strcmp(optarg, "default") && strcmp(optarg, "nagios") && strcmp(optarg, "npd")) {

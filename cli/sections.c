@@ -34,8 +34,8 @@ const struct hwc_section *hwc_sections(size_t *n)
 }
 
 /* The first tool calls of every port (FEC, module EEPROM; DCB of a RoCE port; the host's
- * lldpcli), started as soon as mlx/ knows the ports: they run while the cards' mstflint tools run
- * one after the other, and the netdevs and roce sections take their answers. Only the argvs those sections build, from
+ * lldpcli), started as soon as mlx/ knows the ports: they run while the cards' mstflint tools run,
+ * and the netdevs and roce sections take their answers. Only the argvs those sections build, from
  * their own builders, so that nothing runs that would not have run anyway. */
 static void start_port_tools(struct hwc_env *e, struct hwc_facts *f)
 {

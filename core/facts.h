@@ -36,8 +36,9 @@ struct hwc_collect_opts {
 	const char *pci_dump; /* --pci-dump: an 'lspci -xxxx' file instead of sysfs */
 	const struct hwc_probe_opts *probe; /* probe / --probe: what to measure; NULL = none */
 	const char *fw_image; /* --fw-image: a firmware image to check against the cards */
-	/* Called by mlx/ once the cards and their ports are known, before the cards' own tools run
-	 * (one after the other): cli/ starts every port's tools there (hwc_run_start), so that they
+	bool serial_tools;    /* --serial-tools: one card's mstflint tools one after the other */
+	/* Called by mlx/ once the cards and their ports are known, before the cards' own tools run:
+	 * cli/ starts every port's tools there (hwc_run_start), so that they
 	 * run meanwhile. NULL: nothing is started ahead. */
 	void (*ports_known)(struct hwc_env *e, struct hwc_facts *f);
 };

@@ -156,10 +156,19 @@ void hwc_run_read_recorded(struct hwc_env *e, struct hwc_arena *a, const char *d
 		recorded_line(line, r);
 }
 
-static int replay(struct hwc_env *e, struct hwc_arena *a, const char *const *argv,
-		  struct hwc_cmd_result *r)
+/* Where a command's answer is recorded: <key>, a retry's <key>/retry (hwc_run_again). */
+static const char *cmd_dir(struct hwc_arena *a, const char *const *argv, bool retry)
 {
 	const char *dir = hwc_run_record_dir(a, argv);
+	return dir && retry ? hwc_arena_printf(a, "%s/retry", dir) : dir;
+}
+
+static int replay(struct hwc_env *e, struct hwc_arena *a, const char *const *argv, bool retry,
+		  struct hwc_cmd_result *r)
+{
+	const char *dir = cmd_dir(a, argv, retry);
+	if (retry && !hwc_env_is_dir(e, dir))
+		dir = hwc_run_record_dir(a, argv); /* recorded once: the retry answers the same */
 	char p[PATH_MAX];
 	const char *cmd = hwc_argv_str(a, argv);
 	snprintf(p, sizeof(p), "%s/stdout", dir);
@@ -216,12 +225,12 @@ static int replay(struct hwc_env *e, struct hwc_arena *a, const char *const *arg
 
 /* ------------------------------------------------------------------ record */
 
-static void record(struct hwc_env *e, struct hwc_arena *a, const char *const *argv,
+static void record(struct hwc_env *e, struct hwc_arena *a, const char *const *argv, bool retry,
 		   const struct hwc_cmd_result *r)
 {
 	if (!hwc_env_recording(e) || r->m.st == HWC_ST_ABSENT || r->m.st == HWC_ST_BLOCKED)
 		return;
-	const char *dir = hwc_run_record_dir(a, argv);
+	const char *dir = cmd_dir(a, argv, retry);
 	char p[PATH_MAX], res[128];
 	snprintf(p, sizeof(p), "%s/stdout", dir);
 	hwc_env_capture_blob(e, p, r->out, r->out_len);
@@ -571,7 +580,7 @@ static void drain(struct child *c, int k, size_t cap)
 
 /* Starts cmd (or replays it, or says why it does not run: then r is final and c stays reaped). */
 static void start_one(struct hwc_env *e, struct hwc_arena *a, const struct hwc_cmd *cmd,
-		      struct hwc_cmd_result *r, struct child *c)
+		      bool retry, struct hwc_cmd_result *r, struct child *c)
 {
 	memset(r, 0, sizeof(*r));
 	r->out = r->err = "";
@@ -593,7 +602,7 @@ static void start_one(struct hwc_env *e, struct hwc_arena *a, const struct hwc_c
 		return;
 	}
 	if (hwc_env_mode(e) == HWC_RUN_REPLAY) {
-		replay(e, a, argv, r);
+		replay(e, a, argv, retry, r);
 		return;
 	}
 	if (!c) {
@@ -768,14 +777,14 @@ static void child_result(struct hwc_arena *a, const char *const *argv, struct ch
 /* A started child's result: its output into the arena, its exit, and the status that says how
  * it ended; then recorded. */
 static void finish_one(struct hwc_env *e, struct hwc_arena *a, const struct hwc_cmd *cmd,
-		       struct child *c, size_t cap, struct hwc_cmd_result *r)
+		       bool retry, struct child *c, size_t cap, struct hwc_cmd_result *r)
 {
 	child_result(a, cmd->argv, c, cap, r);
 	for (int k = 0; k < 2; k++) {
 		free(c->buf[k]);
 		c->buf[k] = NULL;
 	}
-	record(e, a, cmd->argv, r);
+	record(e, a, cmd->argv, retry, r);
 }
 
 /* ------------------------------------------------------------------ started ahead */
@@ -882,7 +891,7 @@ void hwc_run_start(struct hwc_env *e, struct hwc_arena *a, size_t n, const struc
 		clock_gettime(CLOCK_MONOTONIC, &s->t0);
 		if (!replaying) {
 			struct hwc_cmd_result r;
-			start_one(e, a, &cmds[i], &r, &s->c);
+			start_one(e, a, &cmds[i], false, &r, &s->c);
 			s->live = !s->c.reaped;
 			if (!s->live) { /* absent, blocked...: it says so again when asked */
 				free_started(s);
@@ -953,7 +962,7 @@ int hwc_run_peek(struct hwc_env *e, struct hwc_arena *a, const char *const *argv
 	if (!s->live) { /* a paced replay: the recording, once its time has passed */
 		struct hwc_cmd c = {argv, 0};
 		struct child none;
-		start_one(e, a, &c, res, &none);
+		start_one(e, a, &c, false, res, &none);
 		struct timespec end = ts_plus_ms(s->t0, pace_ms(e, &c, res->elapsed_ms));
 		sleep_until(&end);
 		return 0;
@@ -970,8 +979,8 @@ int hwc_run_peek(struct hwc_env *e, struct hwc_arena *a, const char *const *argv
 	return 0;
 }
 
-void hwc_run_many(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct hwc_cmd *cmds,
-		  struct hwc_cmd_result *res)
+static void run_many(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct hwc_cmd *cmds,
+		     bool retry, struct hwc_cmd_result *res)
 {
 	struct child *ch = calloc(n ? n : 1, sizeof(*ch));
 	struct child **w = calloc(n + n_started + 1, sizeof(*w));
@@ -982,14 +991,14 @@ void hwc_run_many(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	done = t0;
 	for (size_t i = 0; i < n; i++) {
-		taken[i] = taken ? take_started(e, a, cmds[i].argv) : NULL;
+		taken[i] = taken && !retry ? take_started(e, a, cmds[i].argv) : NULL;
 		if (taken[i] && taken[i]->live) {
 			memset(&res[i], 0, sizeof(res[i]));
 			if (w)
 				w[i] = &taken[i]->c;
 			continue;
 		}
-		start_one(e, a, &cmds[i], &res[i], ch ? &ch[i] : NULL);
+		start_one(e, a, &cmds[i], retry, &res[i], ch ? &ch[i] : NULL);
 		if (w)
 			w[i] = ch ? &ch[i] : NULL;
 		if (pace && res[i].m.st != HWC_ST_BLOCKED && res[i].m.st != HWC_ST_INVALID) {
@@ -1008,7 +1017,7 @@ void hwc_run_many(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct
 		for (size_t i = 0; i < n; i++) {
 			struct child *c = taken[i] && taken[i]->live ? &taken[i]->c : &ch[i];
 			if (c->pid >= 0)
-				finish_one(e, a, &cmds[i], c, cap, &res[i]);
+				finish_one(e, a, &cmds[i], retry, c, cap, &res[i]);
 		}
 	}
 	for (size_t i = 0; taken && i < n; i++)
@@ -1018,6 +1027,18 @@ void hwc_run_many(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct
 	free(taken);
 	free(w);
 	free(ch);
+}
+
+void hwc_run_many(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct hwc_cmd *cmds,
+		  struct hwc_cmd_result *res)
+{
+	run_many(e, a, n, cmds, false, res);
+}
+
+void hwc_run_again(struct hwc_env *e, struct hwc_arena *a, const struct hwc_cmd *cmd,
+		   struct hwc_cmd_result *res)
+{
+	run_many(e, a, 1, cmd, true, res);
 }
 
 int hwc_run(struct hwc_env *e, struct hwc_arena *a, const char *const *argv, unsigned timeout_ms,

@@ -39,9 +39,16 @@ int hwc_run(struct hwc_env *e, struct hwc_arena *a, const char *const *argv, uns
 void hwc_run_many(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct hwc_cmd *cmds,
 		  struct hwc_cmd_result *res);
 
+/* The second run of a command already run (a tool that lost a semaphore race, re-run alone):
+ * recorded in, and replayed from, <key>/retry/ beside the first answer at <key>/; a recording
+ * without retry/ answers the retry as it answered the first run. Never takes a command started
+ * ahead. */
+void hwc_run_again(struct hwc_env *e, struct hwc_arena *a, const struct hwc_cmd *cmd,
+		   struct hwc_cmd_result *res);
+
 /* Starts n commands now and returns at once: a later hwc_run/hwc_run_many of the same argv
  * takes its result (waiting only for what is still running), and records it then. So the tools of
- * every port run while hwcheck asks the cards' own tools, one after the other. Where it wins
+ * every port, and each card's mstflint tools, run at once. Where it wins
  * nothing (--no-tools, a replay not paced by HWCHECK_REPLAY_PACE=1) it does nothing. */
 void hwc_run_start(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct hwc_cmd *cmds);
 
@@ -58,7 +65,8 @@ void hwc_run_drop_started(struct hwc_env *e);
  * ends the run (cli/), so no tool outlives hwcheck. */
 void hwc_run_kill_all(void);
 
-/* The recording directory of an argv, relative to the root: "hwcheck/commands/<key>".
+/* The recording directory of an argv, relative to the root: "hwcheck/commands/<key>" (a retry's:
+ * "<key>/retry", hwc_run_again).
  * The key is argv with argv[0] reduced to its basename, joined by spaces, with '%' '/' and
  * control characters percent-encoded; keys over 200 bytes end in '#' and a 64-bit hash. */
 const char *hwc_run_record_dir(struct hwc_arena *a, const char *const *argv);

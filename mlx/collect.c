@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/runner.h"
 #include "core/util.h"
@@ -27,9 +28,15 @@
  *   mstmget_temp -d BDF                      (only where MTMP gave no temperature)
  *   mstflint -i FILE query                   (once, with --fw-image FILE)
  *   ethtool -i NETDEV                        (only where sysfs has no fw_ver)
- * Each tool runs on every card at once (hwc_run_many), one tool after the other: two mstflint
- * tools on one card at the same time would contend for the device's access semaphore. mstconfig's
- * JSON mode (-j FILE, >= 4.31) writes a file, which hwcheck must not do: the text is parsed. */
+ *   mstlink -d PF -m -c                      (per port, its own PF: mlx/mlxlink.c)
+ * The tools that depend on no other answer (all but mstmget_temp) run at once, every card's and
+ * each card's own (started ahead with hwc_run_start, mstlink's too): mstflint serializes
+ * concurrent tools on one device per transaction, not per tool run (docs/DESIGN.md "What bounds
+ * a run"). A tool that lost a semaphore race anyway (hwc_mlx_tool_busy) is re-run alone after
+ * the others. --serial-tools (mf->tools_serial) runs one card's tools one after the other, as
+ * hwcheck did before. Answers are applied in tool_steps' order either way: the facts do not
+ * depend on the order the tools ended in. mstconfig's JSON mode (-j FILE, >= 4.31) writes a
+ * file, which hwcheck must not do: the text is parsed. */
 
 static struct hwc_mlx_strv *strv_push(struct hwc_arena *a, struct hwc_mlx_strv *v, const char *s)
 {
@@ -525,8 +532,8 @@ static bool no_temp_yet(const struct hwc_mlx_adapter *ad)
 	return !hwc_ok(ad->reg.temp_mdegc);
 }
 
-/* The mstflint tools, in the order they run (one tool on every card at once, then the next):
- * "TOOL -d BDF ARGS...", which cards need it (NULL: all), and what its output fills. */
+/* The mstflint tools of a card, in the order their answers are applied: "TOOL -d BDF ARGS...",
+ * which cards need it (NULL: all, and it starts with the others), and what its output fills. */
 static const struct tool_step {
 	const char *tool;
 	const char *args[6];
@@ -593,6 +600,221 @@ static void gate_all(struct hwc_mlx_adapter *ad, const struct hwc_fmeta *m)
 	ad->fw_reset.m = *m;
 }
 
+/* ---- one card's tools at once --------------------------------------------------------------- */
+
+/* What mstflint tools print when another tool held a device semaphore past their retries (their
+ * sources): mtcr_ul/mtcr_common.c m_err2str ("Semaphore locked" ME_SEM_LOCKED, "Timed out trying
+ * to take the ICMD semaphore", "Failed to take ICMD semaphore", "ICMD interface busy",
+ * "Register access failed, device is busy", "Tools HCR busy"), mflash/mflash.c ("Can not obtain
+ * Flash semaphore", MFE_SEM_LOCKED), and mopen's EBUSY when the VSEC semaphore stays taken
+ * (mtcr_ul/mtcr_ul_com.c mtcr_pciconf_open: "Device or resource busy"). */
+static const char *const busy_signs[] = {"semaphore", "resource busy", "device is busy",
+					 "interface busy", "hcr busy"};
+
+static bool has_nocase(const char *s, size_t n, const char *needle)
+{
+	size_t l = strlen(needle);
+	for (size_t i = 0; s && l <= n && i <= n - l; i++)
+		if (strncasecmp(s + i, needle, l) == 0)
+			return true;
+	return false;
+}
+
+bool hwc_mlx_tool_busy(const struct hwc_cmd_result *r)
+{
+	if (r->m.st != HWC_ST_OK || r->signal || r->exit_code == 0)
+		return false;
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(busy_signs); i++)
+		if (has_nocase(r->out, r->out_len, busy_signs[i]) ||
+		    has_nocase(r->err, r->err_len, busy_signs[i]))
+			return true;
+	return false;
+}
+
+/* Re-runs alone, one after the other, each command that answered busy; notes it on its card. */
+static void rerun_busy(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct hwc_cmd *cmds,
+		       struct hwc_cmd_result *res, struct hwc_mlx_adapter *const *ads)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!hwc_mlx_tool_busy(&res[i]))
+			continue;
+		hwc_run_again(e, a, &cmds[i], &res[i]);
+		const struct hwc_cmd_result *r = &res[i];
+		const char *how = hwc_mlx_tool_busy(r) ? "busy again"
+				  : r->m.st != HWC_ST_OK ? hwc_status_name(r->m.st)
+				  : r->signal ? hwc_arena_printf(a, "killed by signal %d", r->signal)
+					      : hwc_arena_printf(a, "exit status %d", r->exit_code);
+		strv_push(a, &ads[i]->tools_rerun,
+			  hwc_arena_printf(a, "%s: busy (a device semaphore) while the card's tools ran "
+					      "at once; re-run alone: %s",
+					   hwc_argv_str(a, cmds[i].argv), how));
+	}
+}
+
+/* --serial-tools: rounds of at most one command per card. */
+static void run_rounds(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct hwc_cmd *cmds,
+		       struct hwc_cmd_result *res, struct hwc_mlx_adapter *const *ads)
+{
+	bool *done = hwc_arena_calloc(a, n, sizeof(*done));
+	struct hwc_cmd *rc = hwc_arena_calloc(a, n, sizeof(*rc));
+	struct hwc_cmd_result *rr = hwc_arena_calloc(a, n, sizeof(*rr));
+	size_t *at = hwc_arena_calloc(a, n, sizeof(*at));
+	if (!done || !rc || !rr || !at) {
+		for (size_t i = 0; i < n; i++) /* no memory for rounds: one at a time */
+			hwc_run_many(e, a, 1, &cmds[i], &res[i]);
+		return;
+	}
+	for (size_t left = n; left;) {
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++) {
+			bool card_taken = false;
+			for (size_t j = 0; j < k && !card_taken; j++)
+				card_taken = ads[at[j]] == ads[i];
+			if (done[i] || card_taken)
+				continue;
+			rc[k] = cmds[i];
+			at[k++] = i;
+			done[i] = true;
+		}
+		hwc_run_many(e, a, k, rc, rr);
+		for (size_t j = 0; j < k; j++)
+			res[at[j]] = rr[j];
+		left -= k;
+	}
+}
+
+void hwc_mlx_run_tools(struct hwc_env *e, struct hwc_arena *a, const struct hwc_mlx_facts *mf,
+		       size_t n, const struct hwc_cmd *cmds, struct hwc_cmd_result *res,
+		       struct hwc_mlx_adapter *const *ads)
+{
+	if (mf->tools_serial)
+		run_rounds(e, a, n, cmds, res, ads);
+	else
+		hwc_run_many(e, a, n, cmds, res);
+	rerun_busy(e, a, n, cmds, res, ads);
+}
+
+/* Commands of the cards' tools with their card and step. */
+struct tool_batch {
+	size_t n;
+	struct hwc_cmd *cmds;
+	struct hwc_cmd_result *res;
+	struct hwc_mlx_adapter **ads;
+	const struct tool_step **steps;
+};
+
+static bool batch_init(struct hwc_arena *a, struct tool_batch *b, size_t max)
+{
+	max = max ? max : 1;
+	b->n = 0;
+	b->cmds = hwc_arena_calloc(a, max, sizeof(*b->cmds));
+	b->res = hwc_arena_calloc(a, max, sizeof(*b->res));
+	b->ads = hwc_arena_calloc(a, max, sizeof(*b->ads));
+	b->steps = hwc_arena_calloc(a, max, sizeof(*b->steps));
+	return b->cmds && b->res && b->ads && b->steps;
+}
+
+static void batch_add(struct tool_batch *b, const char **argv, struct hwc_mlx_adapter *ad,
+		      const struct tool_step *st)
+{
+	if (!argv)
+		return;
+	b->cmds[b->n] = (struct hwc_cmd){.argv = argv};
+	b->ads[b->n] = ad;
+	b->steps[b->n++] = st;
+}
+
+/* The steps wanted(NULL) asks for (first) or the others, for every card that may be asked. */
+static void batch_steps(struct hwc_arena *a, struct tool_batch *b, struct hwc_mlx_facts *mf,
+			const bool *vf_only, bool conditional)
+{
+	for (size_t s = 0; s < HWC_ARRAY_SIZE(tool_steps); s++) {
+		const struct tool_step *st = &tool_steps[s];
+		if ((st->wanted != NULL) != conditional)
+			continue;
+		for (size_t i = 0; i < mf->adapters.n; i++) {
+			struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
+			if (!vf_only[i] && (!st->wanted || st->wanted(ad)))
+				batch_add(b, step_argv(a, st, ad->bdf), ad, st);
+		}
+	}
+}
+
+/* Each port's mstlink, started ahead with the cards' tools (hwc_mlx_collect_phy takes them). */
+static void batch_phy(struct hwc_arena *a, struct tool_batch *b, struct hwc_mlx_facts *mf)
+{
+	for (size_t i = 0; i < mf->adapters.n; i++) {
+		struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
+		for (size_t j = 0; j < ad->ports.n; j++) {
+			struct hwc_fmeta why;
+			batch_add(b, hwc_mlx_phy_argv(a, mf, ad, &ad->ports.items[j], &why), ad, NULL);
+		}
+	}
+}
+
+/* The unconditional tools of every card: all started at once (unless --serial-tools) with each
+ * port's mstlink, taken step by step; a busy one re-run alone once every tool started has ended
+ * (mstlink's waited for, not taken); then applied in tool_steps' order. */
+static void run_first_tools(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_facts *mf,
+			    const bool *vf_only)
+{
+	size_t n = mf->adapters.n, nports = 0;
+	for (size_t i = 0; i < n; i++)
+		nports += mf->adapters.items[i].ports.n;
+	struct tool_batch b, phy;
+	if (!batch_init(a, &b, n * HWC_ARRAY_SIZE(tool_steps)) || !batch_init(a, &phy, nports))
+		return;
+	batch_steps(a, &b, mf, vf_only, false);
+	if (!mf->tools_serial) {
+		batch_phy(a, &phy, mf);
+		hwc_run_start(e, a, b.n, b.cmds);
+		hwc_run_start(e, a, phy.n, phy.cmds);
+	}
+	for (size_t j = 0, k; j < b.n; j += k) { /* one step of every card at a time */
+		for (k = 1; j + k < b.n && b.steps[j + k] == b.steps[j];)
+			k++;
+		hwc_run_many(e, a, k, b.cmds + j, b.res + j);
+	}
+	bool busy = false;
+	for (size_t j = 0; j < b.n; j++)
+		busy = busy || hwc_mlx_tool_busy(&b.res[j]);
+	struct hwc_cmd_result r;
+	for (size_t j = 0; busy && j < phy.n; j++)
+		hwc_run_peek(e, a, phy.cmds[j].argv, &r);
+	rerun_busy(e, a, b.n, b.cmds, b.res, b.ads);
+	for (size_t j = 0; j < b.n; j++)
+		b.steps[j]->apply(a, b.ads[j], &b.res[j], b.cmds[j].argv);
+}
+
+/* The tools that wait for an answer (mstmget_temp where MTMP gave no temperature). */
+static void run_later_tools(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_facts *mf,
+			    const bool *vf_only)
+{
+	struct tool_batch b;
+	if (!batch_init(a, &b, mf->adapters.n * HWC_ARRAY_SIZE(tool_steps)))
+		return;
+	batch_steps(a, &b, mf, vf_only, true);
+	for (size_t j = 0, k; j < b.n; j += k) {
+		for (k = 1; j + k < b.n && b.steps[j + k] == b.steps[j];)
+			k++;
+		hwc_mlx_run_tools(e, a, mf, k, b.cmds + j, b.res + j, b.ads + j);
+		for (size_t i = j; i < j + k; i++)
+			b.steps[i]->apply(a, b.ads[i], &b.res[i], b.cmds[i].argv);
+	}
+}
+
+static void run_version(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_facts *mf)
+{
+	const char *const ver[] = {"mstconfig", "-v", NULL};
+	struct hwc_cmd_result vr;
+	hwc_run(e, a, ver, 0, &vr);
+	struct hwc_fmeta why;
+	if (usable(&vr, ver, a, &why))
+		hwc_mlx_parse_tool_version(vr.out, vr.out_len, a, &mf->tools.mstflint_version);
+	else
+		mf->tools.mstflint_version.m = why;
+}
+
 static void run_tools(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_facts *mf)
 {
 	tools_gate(e, a, mf);
@@ -605,19 +827,7 @@ static void run_tools(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_fac
 	size_t n = mf->adapters.n;
 	if (!n)
 		return; /* nothing to ask about: no tool is started */
-	const char *const ver[] = {"mstconfig", "-v", NULL};
-	struct hwc_cmd_result vr;
-	hwc_run(e, a, ver, 0, &vr);
-	struct hwc_fmeta why;
-	if (usable(&vr, ver, a, &why))
-		hwc_mlx_parse_tool_version(vr.out, vr.out_len, a, &mf->tools.mstflint_version);
-	else
-		mf->tools.mstflint_version.m = why;
-	struct hwc_cmd *cmds = hwc_arena_calloc(a, n, sizeof(*cmds));
-	struct hwc_cmd_result *res = hwc_arena_calloc(a, n, sizeof(*res));
-	size_t *which = hwc_arena_calloc(a, n, sizeof(*which));
-	if (!cmds || !res || !which)
-		return;
+	run_version(e, a, mf);
 	/* mstflint tools reach the firmware through the PF's vendor-specific capability: a card
 	 * seen only through VFs (a virtual machine) cannot be asked. */
 	bool *vf_only = hwc_arena_calloc(a, n, sizeof(*vf_only));
@@ -634,23 +844,8 @@ static void run_tools(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_fac
 		if (vf_only[i])
 			gate_all(ad, &vf_why);
 	}
-	for (size_t s = 0; s < HWC_ARRAY_SIZE(tool_steps); s++) {
-		const struct tool_step *st = &tool_steps[s];
-		size_t k = 0;
-		for (size_t i = 0; i < n; i++) {
-			struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
-			if (vf_only[i] || (st->wanted && !st->wanted(ad)))
-				continue;
-			cmds[k].argv = step_argv(a, st, ad->bdf);
-			cmds[k].timeout_ms = 0;
-			which[k++] = i;
-		}
-		if (!k)
-			continue;
-		hwc_run_many(e, a, k, cmds, res);
-		for (size_t j = 0; j < k; j++)
-			st->apply(a, &mf->adapters.items[which[j]], &res[j], cmds[j].argv);
-	}
+	run_first_tools(e, a, mf, vf_only);
+	run_later_tools(e, a, mf, vf_only);
 	for (size_t i = 0; i < n; i++) {
 		struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
 		if (vf_only[i])
@@ -789,6 +984,7 @@ int hwc_mlx_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_col
 	if (!mf)
 		return -ENOMEM;
 	f->mlx = mf;
+	mf->tools_serial = o && o->serial_tools;
 	struct hwc_dirlist dl = {0};
 	int rc = hwc_env_list_dir(e, PCI_DEVS, a, &dl);
 	struct hwc_mlx_strv keys = {0}; /* the slot of each adapter, parallel to adapters */

@@ -237,6 +237,10 @@ static const struct hwc_jfield reg_f[] = {
 	HWC_JFK(struct hwc_mlx_adapter, "pci_power_w", reg.pci_power_w, HWC_JT_I64),
 };
 static const struct hwc_jtable reg_t = HWC_JTABLE("mlx.adapters[].registers", reg_f, 0);
+static bool has_rerun(const void *base)
+{
+	return ((const struct hwc_mlx_adapter *)base)->tools_rerun.n > 0;
+}
 static const struct hwc_jfield adapter_f[] = {
 	HWC_JF(struct hwc_mlx_adapter, bdf, HWC_JT_KEY_STR),
 	HWC_JCUSTOM_T(struct hwc_mlx_adapter, "vendor_id", bdf, vendor_put, no_get, "string"),
@@ -271,6 +275,8 @@ static const struct hwc_jfield adapter_f[] = {
 	{.key = "fw_reset", .t = HWC_JT_GROUP, .off = offsetof(struct hwc_mlx_adapter, fw_reset),
 	 .flags = HWC_JF_KEEP_UNSET, .sub = &fwreset_t},
 	{.key = "registers", .t = HWC_JT_OBJ, .off = 0, .sub = &reg_t},
+	{.key = "tools_rerun", .t = HWC_JT_STRV, .off = offsetof(struct hwc_mlx_adapter, tools_rerun),
+	 .when = has_rerun},
 };
 #undef S
 #undef CFG

@@ -299,6 +299,9 @@ struct hwc_mlx_adapter {
 		struct hwc_fstr power_status; /* MPEIN pwr_status: sufficient / insufficient / unknown */
 		struct hwc_fi64 pci_power_w;
 	} reg;
+	/* the card's mstflint tools that answered busy (lost a device semaphore to another tool of
+	 * the card running at once) and were re-run alone, with the outcome; JSON only when any */
+	struct hwc_mlx_strv tools_rerun;
 };
 
 struct hwc_mlx_facts {
@@ -314,6 +317,7 @@ struct hwc_mlx_facts {
 		struct hwc_fstr mstflint_version;
 		struct hwc_fmeta access; /* may mstflint tools run: ok / needs_root / blocked / absent */
 	} tools;
+	bool tools_serial; /* --serial-tools: one card's tools one after the other (not in JSON) */
 };
 
 /* The function an RDMA device belongs to; NULL when none. */
@@ -344,6 +348,22 @@ struct hwc_mlx_port_ref {
 struct hwc_mlx_port_ref *hwc_mlx_all_ports(struct hwc_arena *a, struct hwc_mlx_facts *mf, size_t *n);
 /* mstlink for every port of the adapters, in parallel (after the tools gate). */
 void hwc_mlx_collect_phy(struct hwc_env *e, struct hwc_facts *f, struct hwc_mlx_facts *mf);
+/* The argv of mstlink for port p (`mstlink -d BDF -m -c`), or NULL with *why (tools gate, VF,
+ * second port of a multi-port function). */
+const char **hwc_mlx_phy_argv(struct hwc_arena *a, const struct hwc_mlx_facts *mf,
+			      const struct hwc_mlx_adapter *ad, const struct hwc_mlx_port *p,
+			      struct hwc_fmeta *why);
+struct hwc_cmd;
+struct hwc_cmd_result;
+/* Runs n mstflint tools (ads[i]: the card of cmds[i]): all at once, or with mf->tools_serial
+ * in rounds of at most one per card; then re-runs alone, one by one, each that answered busy
+ * (hwc_mlx_tool_busy), noting it in its card's tools_rerun. */
+void hwc_mlx_run_tools(struct hwc_env *e, struct hwc_arena *a, const struct hwc_mlx_facts *mf,
+		       size_t n, const struct hwc_cmd *cmds, struct hwc_cmd_result *res,
+		       struct hwc_mlx_adapter *const *ads);
+/* Whether a tool failed because it lost a race for one of the device's semaphores (mstflint's
+ * own error strings: "Semaphore locked", "ICMD semaphore", "Flash semaphore", EBUSY...). */
+bool hwc_mlx_tool_busy(const struct hwc_cmd_result *r);
 /* The far end of every active InfiniBand port (after the counters; infiniband-diags). */
 void hwc_mlx_collect_peers(struct hwc_env *e, struct hwc_facts *f, struct hwc_mlx_facts *mf);
 /* The field tables of a port's phy and module objects (core/json.h). */

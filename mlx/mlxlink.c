@@ -268,6 +268,23 @@ struct hwc_mlx_port_ref *hwc_mlx_all_ports(struct hwc_arena *a, struct hwc_mlx_f
 	return r;
 }
 
+const char **hwc_mlx_phy_argv(struct hwc_arena *a, const struct hwc_mlx_facts *mf,
+			      const struct hwc_mlx_adapter *ad, const struct hwc_mlx_port *p,
+			      struct hwc_fmeta *why)
+{
+	if (mf->tools.access.st != HWC_ST_OK) {
+		*why = mf->tools.access;
+		return NULL;
+	}
+	const char *bdf = phy_target(a, ad, p, why);
+	const char **argv = bdf ? hwc_arena_calloc(a, 6, sizeof(*argv)) : NULL;
+	if (bdf && !argv)
+		hwc_fmeta_set(why, HWC_ST_UNREADABLE, ENOMEM, "mstlink: out of memory");
+	if (argv)
+		argv[0] = "mstlink", argv[1] = "-d", argv[2] = bdf, argv[3] = "-m", argv[4] = "-c";
+	return argv;
+}
+
 void hwc_mlx_collect_phy(struct hwc_env *e, struct hwc_facts *f, struct hwc_mlx_facts *mf)
 {
 	struct hwc_arena *a = f->arena;
@@ -276,26 +293,23 @@ void hwc_mlx_collect_phy(struct hwc_env *e, struct hwc_facts *f, struct hwc_mlx_
 	struct hwc_cmd *cmds = hwc_arena_calloc(a, total, sizeof(*cmds));
 	struct hwc_cmd_result *res = hwc_arena_calloc(a, total, sizeof(*res));
 	struct hwc_mlx_port **who = hwc_arena_calloc(a, total, sizeof(*who));
-	if (!ports || !cmds || !res || !who)
+	struct hwc_mlx_adapter **ads = hwc_arena_calloc(a, total, sizeof(*ads));
+	if (!ports || !cmds || !res || !who || !ads)
 		return;
 	for (size_t i = 0; i < total; i++) {
-		struct hwc_mlx_port *p = ports[i].p;
-		struct hwc_fmeta why = mf->tools.access;
-		const char *bdf = why.st == HWC_ST_OK ? phy_target(a, ports[i].ad, p, &why) : NULL;
-		if (!bdf) {
-			phy_fail(p, &why);
+		struct hwc_fmeta why;
+		const char **argv = hwc_mlx_phy_argv(a, mf, ports[i].ad, ports[i].p, &why);
+		if (!argv) {
+			phy_fail(ports[i].p, &why);
 			continue;
 		}
-		const char **argv = hwc_arena_calloc(a, 6, sizeof(*argv));
-		if (!argv)
-			return;
-		argv[0] = "mstlink", argv[1] = "-d", argv[2] = bdf, argv[3] = "-m", argv[4] = "-c";
 		cmds[k].argv = argv;
-		who[k++] = p;
+		ads[k] = ports[i].ad;
+		who[k++] = ports[i].p;
 	}
 	if (!k)
 		return;
-	hwc_run_many(e, a, k, cmds, res);
+	hwc_mlx_run_tools(e, a, mf, k, cmds, res, ads);
 	for (size_t j = 0; j < k; j++)
 		phy_apply(a, who[j], &res[j], hwc_argv_str(a, cmds[j].argv));
 }
