@@ -199,6 +199,26 @@ static const char *gstr(const struct ethtool_gstrings *gs, uint32_t i, int *len)
 	return s;
 }
 
+/* A query whose answer is a header of hdr bytes (cmd and count, two u32, first) and count
+ * entries of per bytes (ETHTOOL_GSTATS, ETHTOOL_GFEATURES): the answer, freed by the caller, or
+ * NULL with the error in *rc. */
+static void *live_counted(const struct live *l, uint32_t cmd, size_t hdr, uint32_t count,
+			  size_t per, int *rc)
+{
+	uint32_t *q = calloc(1, hdr + (size_t)count * per);
+	if (!q) {
+		*rc = -ENOMEM;
+		return NULL;
+	}
+	q[0] = cmd;
+	q[1] = count;
+	if ((*rc = ioc(l, q)) != 0) {
+		free(q);
+		return NULL;
+	}
+	return q;
+}
+
 static int live_stats(const struct live *l, FILE *o)
 {
 	struct ethtool_gstrings *gs = NULL;
@@ -206,15 +226,9 @@ static int live_stats(const struct live *l, FILE *o)
 	int rc = live_strings(l, ETH_SS_STATS, &gs, &n);
 	if (rc)
 		return rc;
-	struct ethtool_stats *st = calloc(1, sizeof(*st) + (size_t)n * sizeof(uint64_t));
-	if (!st) {
-		free(gs);
-		return -ENOMEM;
-	}
-	st->cmd = ETHTOOL_GSTATS;
-	st->n_stats = n;
-	rc = ioc(l, st);
-	if (rc == 0) {
+	struct ethtool_stats *st =
+		live_counted(l, ETHTOOL_GSTATS, sizeof(*st), n, sizeof(uint64_t), &rc);
+	if (st) {
 		uint32_t m = st->n_stats < n ? st->n_stats : n;
 		fprintf(o, "NIC statistics:\n");
 		for (uint32_t i = 0; i < m; i++) {
@@ -261,17 +275,9 @@ static int live_features(const struct live *l, FILE *o)
 	int rc = live_strings(l, ETH_SS_FEATURES, &gs, &n);
 	if (rc)
 		return rc;
-	uint32_t blocks = (n + 31) / 32;
-	struct ethtool_gfeatures *gf =
-		calloc(1, sizeof(*gf) + (size_t)blocks * sizeof(struct ethtool_get_features_block));
-	if (!gf) {
-		free(gs);
-		return -ENOMEM;
-	}
-	gf->cmd = ETHTOOL_GFEATURES;
-	gf->size = blocks;
-	rc = ioc(l, gf);
-	if (rc == 0) {
+	struct ethtool_gfeatures *gf = live_counted(l, ETHTOOL_GFEATURES, sizeof(*gf), (n + 31) / 32,
+						    sizeof(struct ethtool_get_features_block), &rc);
+	if (gf) {
 		fprintf(o, "Features for %s:\n", l->ifname);
 		for (size_t k = 0; k < HWC_ARRAY_SIZE(legacy_features); k++) {
 			bool any = false, on = false;
