@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "core/output.h"
 #include "core/runner.h"
+#include "core/wait.h"
 
 static volatile sig_atomic_t watchdog_code;
 /* [0] the run waited on something, [1] it was computing all along */
@@ -29,11 +30,13 @@ static void on_alarm(int sig)
 {
 	(void)sig;
 	cleanup();
-	/* CPU time tells a run that computed (an input too large for the limit) from one that
-	 * waited on a read, tool or probe (a blocked run uses next to none; a tenth of the time
-	 * allows for a machine busy with other work); clock_gettime is async-signal-safe */
+	/* Waiting or computing: the mark set around every read of the root, every wait on a tool
+	 * and every paced replay says so whatever the load of the machine. Outside them (a wait
+	 * nobody marked: a verbs call, a probe's peer), CPU time: a blocked run uses next to none,
+	 * and a tenth of the time allows for a machine busy with other work. Both reads are
+	 * async-signal-safe. */
 	struct timespec cpu;
-	int busy = clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu) == 0 &&
+	int busy = !hwc_waiting() && clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu) == 0 &&
 		   ((unsigned long long)cpu.tv_sec * 1000 + (unsigned long long)cpu.tv_nsec / 1000000) * 10 >=
 			   (unsigned long long)watchdog_after_s * 1000;
 	if (write(STDERR_FILENO, watchdog_msg[busy], watchdog_msg_len[busy]) < 0) {

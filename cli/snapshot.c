@@ -78,7 +78,7 @@ int hwc_cmd_snapshot(struct hwc_cli *c)
 		fprintf(stderr, "; %zu members below a link written where it points, %zu left out",
 			t.moved, t.left_out);
 	if (c->redact)
-		fprintf(stderr, "; %zu serial numbers, MACs and GUIDs redacted", t.redacted);
+		fprintf(stderr, "; %zu serial numbers, MACs, GUIDs and names redacted", t.redacted);
 	fputc('\n', stderr);
 	rc = hwc_facts_known_count(facts) ? HWC_EXIT_OK : HWC_EXIT_NOTHING;
 done:

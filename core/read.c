@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/env_int.h"
+#include "core/wait.h"
 
 #define READ_CAP_DEFAULT (1u << 20)
 
@@ -110,6 +111,15 @@ void hwc_env_fail(struct hwc_env *e, struct hwc_fmeta *m, struct hwc_arena *a, c
 		      hwc_arena_printf(a, "/%s: %s", path, why));
 }
 
+/* A read that may block (a device that stopped answering): marked for the watchdog. */
+static ssize_t read_marked(int fd, void *buf, size_t n)
+{
+	hwc_wait_begin();
+	ssize_t r = read(fd, buf, n);
+	hwc_wait_end();
+	return r;
+}
+
 /* Read an open fd whole (up to cap) into the arena; closes fd. `path` names it in details,
  * `res` (resolved, root-relative) in captures. */
 static int read_fd(struct hwc_env *e, int fd, const char *path, const char *res, size_t cap,
@@ -129,7 +139,7 @@ static int read_fd(struct hwc_env *e, int fd, const char *path, const char *res,
 		if (got == tcap) {
 			if (tcap == cap) {
 				char one;
-				ssize_t r = read(fd, &one, 1);
+				ssize_t r = read_marked(fd, &one, 1);
 				more = r > 0;
 				break;
 			}
@@ -147,7 +157,7 @@ static int read_fd(struct hwc_env *e, int fd, const char *path, const char *res,
 			tmp = n;
 			tcap = ncap;
 		}
-		ssize_t r = read(fd, tmp + got, tcap - got);
+		ssize_t r = read_marked(fd, tmp + got, tcap - got);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;

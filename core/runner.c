@@ -2,6 +2,7 @@
 /* External commands: fork/execve with pipes, one poll loop for many children, deadlines and
  * output caps; record and replay under the root. */
 #include "core/runner.h"
+#include "core/wait.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -698,6 +699,7 @@ static bool child_turn(struct child *c, const struct timespec *now, long long *w
 static void watch(struct child **ch, size_t n_wait, size_t n, size_t cap)
 {
 	struct pollfd *pfd = calloc(2 * (n ? n : 1), sizeof(*pfd));
+	hwc_wait_begin();
 	for (size_t i = 0; i < n_wait && !pfd; i++)
 		ch[i]->deadline = ch[i]->start; /* cannot watch them: stop them, reported as timeouts */
 	for (;;) {
@@ -728,6 +730,7 @@ static void watch(struct child **ch, size_t n_wait, size_t n, size_t cap)
 				if (!ch[i]->reaped && ch[i]->fd[k] >= 0)
 					drain(ch[i], k, cap);
 	}
+	hwc_wait_end();
 	free(pfd);
 }
 
@@ -945,8 +948,10 @@ static unsigned pace_ms(struct hwc_env *e, const struct hwc_cmd *cmd, unsigned e
 /* Sleeps until t (a paced replay: the recorded tools take their recorded time). */
 static void sleep_until(const struct timespec *t)
 {
+	hwc_wait_begin();
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, t, NULL) == EINTR)
 		;
+	hwc_wait_end();
 }
 
 int hwc_run_peek(struct hwc_env *e, struct hwc_arena *a, const char *const *argv,

@@ -18,6 +18,9 @@ static const struct hwc_jfield bond_f[] = {
 	FS(active_slave),
 	HWC_JF(struct hwc_netdev_bond, mtu, HWC_JT_I64),
 	FS(member_state),
+	FS(operstate),
+	HWC_JF(struct hwc_netdev_bond, admin_up, HWC_JT_BOOL),
+	HWC_JF(struct hwc_netdev_bond, carrier, HWC_JT_BOOL),
 };
 #undef FS
 const struct hwc_jtable hwc_netdev_bond_table = HWC_JTABLE("netdevs[].bond", bond_f, 0);
@@ -96,4 +99,6 @@ void hwc_netdev_collect_bond(struct hwc_env *e, struct hwc_arena *a, const char 
 	read_active(e, a, dir, b);
 	hwc_read_i64(e, hwc_arena_printf(a, "%s/mtu", dir), a, &b->mtu);
 	hwc_read_str(e, hwc_arena_printf(a, "%s/bonding_slave/state", net), a, &b->member_state);
+	hwc_read_str(e, hwc_arena_printf(a, "%s/operstate", dir), a, &b->operstate);
+	hwc_netdev_admin_facts(e, a, dir, &b->admin_up, &b->carrier);
 }

@@ -409,10 +409,17 @@ struct hwc_netdev_bond {
 	struct hwc_fstr active_slave; /* bonding/active_slave; absent when empty */
 	struct hwc_fi64 mtu;          /* the bond's own MTU */
 	struct hwc_fstr member_state; /* sys/class/net/<if>/bonding_slave/state: active, backup */
+	/* The bond's own state: a RoCE LAG port's netdev is the bond, which facts.netdevs (ConnectX
+	 * netdevs only) does not list; its port goes down with the bond's carrier. */
+	struct hwc_fstr operstate;
+	struct hwc_fbool admin_up, carrier;
 };
 extern const struct hwc_jtable hwc_netdev_bond_table;
 void hwc_netdev_collect_bond(struct hwc_env *e, struct hwc_arena *a, const char *ifname,
 			     struct hwc_netdev_bond *b);
+/* IFF_UP of <net>/flags and <net>/carrier (net: "sys/class/net/<if>"), a netdev's or a bond's. */
+void hwc_netdev_admin_facts(struct hwc_env *e, struct hwc_arena *a, const char *net,
+			    struct hwc_fbool *admin_up, struct hwc_fbool *carrier);
 
 struct hwc_netdev {
 	const char *name;

@@ -157,26 +157,26 @@ static void speed_fact(struct hwc_env *e, struct hwc_arena *a, const char *ifnam
 /* IFF_UP (include/uapi/linux/if.h) of the interface's flags, and its carrier. The kernel answers
  * EINVAL for carrier while the interface is not up (net/core/net-sysfs.c carrier_show): then the
  * carrier is unknown because the port was switched off, which admin_up already says. */
-static void admin_facts(struct hwc_env *e, struct hwc_arena *a, const char *net,
-			struct hwc_netdev *nd)
+void hwc_netdev_admin_facts(struct hwc_env *e, struct hwc_arena *a, const char *net,
+			    struct hwc_fbool *admin_up, struct hwc_fbool *carrier)
 {
 	struct hwc_fu64 flags = {0};
 	if (hwc_read_hex(e, hwc_arena_printf(a, "%s/flags", net), a, &flags) == 0)
-		HWC_SET(nd->admin_up, (flags.v & 0x1) != 0);
+		HWC_SET(*admin_up, (flags.v & 0x1) != 0);
 	else
-		nd->admin_up.m = flags.m;
+		admin_up->m = flags.m;
 	struct hwc_fi64 c = {0};
 	const char *p = hwc_arena_printf(a, "%s/carrier", net);
 	if (hwc_read_i64(e, p, a, &c) == 0 && (c.v == 0 || c.v == 1))
-		HWC_SET(nd->carrier, c.v == 1);
+		HWC_SET(*carrier, c.v == 1);
 	else if (hwc_ok(c))
-		HWC_FAIL(nd->carrier, HWC_ST_INVALID, 0,
+		HWC_FAIL(*carrier, HWC_ST_INVALID, 0,
 			 hwc_arena_printf(a, "%s: %lld is not 0 or 1", p, (long long)c.v));
 	else if (c.m.st == HWC_ST_UNREADABLE && c.m.err == EINVAL)
-		HWC_FAIL(nd->carrier, HWC_ST_UNSUPPORTED, EINVAL,
+		HWC_FAIL(*carrier, HWC_ST_UNSUPPORTED, EINVAL,
 			 hwc_arena_printf(a, "%s: Invalid argument (interface administratively down)", p));
 	else
-		nd->carrier.m = c.m;
+		carrier->m = c.m;
 }
 
 static void collect_one(struct hwc_env *e, struct hwc_facts *f, struct hwc_netdev *nd,
@@ -187,7 +187,7 @@ static void collect_one(struct hwc_env *e, struct hwc_facts *f, struct hwc_netde
 	hwc_read_i64(e, hwc_arena_printf(a, "%s/mtu", net), a, &nd->mtu);
 	speed_fact(e, a, nd->name, &nd->speed_mbps);
 	hwc_read_str(e, hwc_arena_printf(a, "%s/operstate", net), a, &nd->operstate);
-	admin_facts(e, a, net, nd);
+	hwc_netdev_admin_facts(e, a, net, &nd->admin_up, &nd->carrier);
 	hwc_netdev_collect_bond(e, a, nd->name, &nd->bond);
 	hwc_read_link_name(e, hwc_arena_printf(a, "%s/device/driver", net), a, &nd->driver);
 

@@ -12,8 +12,9 @@
 #include "core/parse.h"
 #include "core/runner.h"
 
-/* smpquery and perfquery wait 1 s per MAD by default (with retries); 10 s bounds a dead peer */
-#define PEER_TIMEOUT_MS 10000
+/* smpquery and perfquery wait 1 s per MAD by default (with retries); the run's --cmd-timeout
+ * (10 s by default) bounds a dead peer, like every other tool (0: the run's) */
+#define PEER_TIMEOUT_MS 0
 
 /* Named as the local port's counters (hwc_mlx_port_counter_names), so rules compare like with
  * like; the perfquery field each comes from (libibmad fields.c). */

@@ -398,6 +398,77 @@ static const char *port_fix(struct hwc_rule_ctx *c, bool ib, const char *ndn)
 	return hwc_arena_printf(c->a, "Check the cable, transceiver and switch port: `mlxlink -d <BDF> -p <port>` or `ethtool %s`%s", ndn, unused);
 }
 
+/* The first collected netdev whose bond is `bond`. A RoCE LAG port's netdev is the bond
+ * (mlx5_bond_N), which facts.netdevs (ConnectX netdevs) does not list; each ConnectX member
+ * carries its bond's own state in netdevs[].bond. */
+static const json_t *bond_member(const json_t *facts, const char *bond)
+{
+	size_t i;
+	const json_t *o;
+	json_array_foreach(hwc_q_netdevs(facts), i, o) {
+		const char *bn = hwc_q_string(hwc_q_get(o, "bond"), "name");
+		if (bn && !strcmp(bn, bond))
+			return o;
+	}
+	return NULL;
+}
+
+/* "eth01 no carrier, eth02 carrier": the bond's ConnectX members, each with its evidence. */
+static const char *bond_members_text(struct hwc_rule_ctx *c, struct hwc_finding *fd, const char *bond)
+{
+	const char *txt = NULL;
+	size_t i;
+	const json_t *o;
+	json_array_foreach(hwc_q_netdevs(c->facts), i, o) {
+		const char *n = hwc_q_string(o, "name"), *bn = hwc_q_string(hwc_q_get(o, "bond"), "name"), *why;
+		bool up = true, car = false;
+		if (!n || !bn || strcmp(bn, bond))
+			continue;
+		int ku = hwc_q_find_bool(o, "admin_up", &up, &why, c->a);
+		int kc = hwc_q_find_bool(o, "carrier", &car, &why, c->a);
+		const char *st = ku && !up ? "administratively down" : !kc ? "carrier unknown" : car ? "carrier" : "no carrier";
+		txt = txt ? hwc_arena_printf(c->a, "%s, %s %s", txt, n, st) : hwc_arena_printf(c->a, "%s %s", n, st);
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.carrier", fv_netdev_path(c, n)), kc ? (car ? "true" : "false") : NULL, "true");
+	}
+	return txt ? txt : "none collected";
+}
+
+/* A down RoCE LAG port: its state follows the bond's (mlx5 reports the LAG port ACTIVE only while
+ * the bond is up with carrier, i.e. while a member has a link), so the bond and its members say
+ * why. */
+static void lag_port_down(struct hwc_rule_ctx *c, const char *subj, const char *base, const char *st,
+			  const char *phys, const char *bond, const json_t *member)
+{
+	const json_t *b = hwc_q_get(member, "bond");
+	const char *bp = hwc_arena_printf(c->a, "%s.bond", fv_netdev_path(c, hwc_q_string(member, "name")));
+	bool up = false, car = false;
+	const char *why = NULL, *cwhy = NULL;
+	int ku = hwc_q_find_bool(b, "admin_up", &up, &why, c->a);
+	int kc = hwc_q_find_bool(b, "carrier", &car, &cwhy, c->a);
+	struct hwc_finding *fd;
+	if (ku && !up)
+		fd = hwc_rule_emit_sev(c, HWC_SEV_INFO, subj, "port is %s because its netdev, the bond %s (RoCE LAG), is administratively down (IFF_UP clear); "
+				       "list the port under the profile's unused_ports if it is meant to stay unused", st, bond);
+	else if (kc && !car)
+		fd = hwc_rule_emit(c, subj, "port is %s (physical state %s): it is the RoCE LAG port of bond %s, which has no carrier", st, phys, bond);
+	else if (!kc)
+		fd = hwc_rule_emit(c, subj, "port is %s (physical state %s): it is the RoCE LAG port of bond %s, whose carrier is unknown (%s)", st, phys, bond, cwhy);
+	else
+		fd = hwc_rule_emit(c, subj, "port is %s (physical state %s) although its bond %s (RoCE LAG) is up with carrier", st, phys, bond);
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.state", base), st, "ACTIVE");
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phys_state", base), phys, "LinkUp");
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.admin_up", bp), ku ? (up ? "true" : "false") : NULL, "true");
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.carrier", bp), kc ? (car ? "true" : "false") : NULL, "true");
+	const char *members = bond_members_text(c, fd, bond);
+	if (!fd)
+		return;
+	fd->message = hwc_arena_printf(c->a, "%s (members: %s)", fd->message, members);
+	fd->fix = ku && !up ? hwc_arena_printf(c->a, "If the port should carry traffic: `ip link set %s up`; if it is meant to stay unused, list it under "
+							 "`unused_ports` in the site profile (docs/profile.md).", bond)
+			    : hwc_arena_printf(c->a, "Check the cables, transceivers and switch ports of the bond's members (`cat /proc/net/bonding/%s`, "
+						     "`mlxlink -d <BDF> -p <port>`); a port meant to stay unused goes under `unused_ports` in the site profile (docs/profile.md).", bond);
+}
+
 /* Why the port is down, from its netdev: mlx5 and mlx4 report every RoCE port without carrier
  * as DOWN/Disabled (the RoCE port state follows the netdev's running and carrier state), so
  * the RDMA physical state says nothing about intent. */
@@ -418,6 +489,11 @@ static void port_down_one(struct hwc_rule_ctx *c, const json_t *p, const char *s
 		return;
 	}
 	const char *phys = ps ? ps : "unknown";
+	const json_t *member = !ib && !nd && ndn ? bond_member(c->facts, ndn) : NULL;
+	if (member) {
+		lag_port_down(c, subj, base, st, phys, ndn, member);
+		return;
+	}
 	struct hwc_finding *fd;
 	if (ib)
 		fd = hwc_rule_emit(c, subj, "InfiniBand port is %s (physical state %s): no link to a switch or subnet manager", st, phys);
@@ -568,7 +644,9 @@ const struct hwc_rule hwc_rules_netdev[] = {
 	 "netdev, not from the RDMA physical state: mlx5 and mlx4 report every RoCE/Ethernet port "
 	 "without carrier as DOWN/Disabled, whether or not anyone disabled it. A port whose netdev is "
 	 "up without carrier, or unknown, and every down InfiniBand port, is a warning; a port whose "
-	 "netdev is administratively down (IFF_UP clear) is info. Ports the profile lists under "
+	 "netdev is administratively down (IFF_UP clear) is info. A RoCE LAG port's netdev is the bond "
+	 "(mlx5_bond_N): its bond's admin state and carrier (netdevs[].bond of the members) decide, and "
+	 "the finding names the bond and each member's carrier. Ports the profile lists under "
 	 "unused_ports (by netdev, PCI function or RDMA device and port) are not reported.",
 	 "Check the cable, transceiver and switch port: `mlxlink -d <BDF> -p <port>` or `ethtool <netdev>`; "
 	 "a port meant to stay unused goes under `unused_ports` in the site profile (docs/profile.md).",

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <jansson.h>
+
 #include "core/util.h"
 
 /* value -> placeholder number, in the order met */
@@ -21,6 +23,7 @@ struct table {
 
 struct hwc_redactor {
 	struct table mac, guid, serial;
+	struct table name; /* host, switch and port names, management addresses (hwc_redact_learn) */
 };
 
 struct hwc_redactor *hwc_redactor_new(void)
@@ -43,6 +46,7 @@ void hwc_redactor_free(struct hwc_redactor *r)
 	table_free(&r->mac);
 	table_free(&r->guid);
 	table_free(&r->serial);
+	table_free(&r->name);
 	free(r);
 }
 
@@ -260,6 +264,8 @@ static const struct {
 	{"serial-number", L_SERIAL}, {"serial_no", L_SERIAL},     {"product_serial", L_SERIAL},
 	{"board_serial", L_SERIAL},  {"chassis_serial", L_SERIAL}, {"[sn]", L_SERIAL},
 	{"guid", L_GUID},            {"mac", L_MAC},
+	/* smpquery nodeinfo: "SystemGuid:....0x...", "PortGuid:" */
+	{"systemguid", L_GUID},      {"portguid", L_GUID},        {"nodeguid", L_GUID},
 };
 
 /* Values that say there is none: not secrets, and tools compare against them. */
@@ -277,13 +283,17 @@ static bool non_value(const unsigned char *s, size_t len)
 }
 
 /* Same shape: letters become X, digits 0, and the placeholder number is written into the last
- * digits, so distinct serials stay distinct. */
-static void mask_serial(struct hwc_redactor *r, unsigned char *s, size_t len)
+ * digits, so distinct values stay distinct. A name (t is the names' table) keeps its case:
+ * lower-case letters and every byte of a non-ASCII character become x. */
+static void mask_in(struct hwc_redactor *r, struct table *t, unsigned char *s, size_t len)
 {
-	uint64_t n = number_of_str(&r->serial, s, len);
+	uint64_t n = number_of_str(t, s, len);
+	bool name = t == &r->name;
 	for (size_t i = 0; i < len; i++) {
 		if (isdigit(s[i]))
 			s[i] = '0';
+		else if (name && (islower(s[i]) || s[i] >= 0x80))
+			s[i] = 'x';
 		else if (isalpha(s[i]))
 			s[i] = 'X';
 	}
@@ -293,6 +303,11 @@ static void mask_serial(struct hwc_redactor *r, unsigned char *s, size_t len)
 		s[i] = (unsigned char)('0' + n % 10);
 		n /= 10;
 	}
+}
+
+static void mask_serial(struct hwc_redactor *r, unsigned char *s, size_t len)
+{
+	mask_in(r, &r->serial, s, len);
 }
 
 static bool token_char(unsigned char c)
@@ -343,7 +358,8 @@ static size_t redact_labelled(struct hwc_redactor *r, unsigned char *b, size_t l
 			if (j >= len || (b[j] != ':' && b[j] != '='))
 				continue;
 			j++;
-			while (j < len && (b[j] == ' ' || b[j] == '\t' || b[j] == '"'))
+			/* infiniband-diags pad with dots: "Guid:..........0x0002c903..." */
+			while (j < len && (b[j] == ' ' || b[j] == '\t' || b[j] == '"' || b[j] == '.'))
 				j++;
 			if (labels[k].kind == L_SERIAL) {
 				size_t t = j;
@@ -567,6 +583,221 @@ static size_t redact_module_hex(struct hwc_redactor *r, unsigned char *b, size_t
 	return 1;
 }
 
+/* ------------------------------------------------------------------ names */
+
+/* A name's placeholder keeps its shape, case included ("LEAF03" and "LEAF04" become "XXXX01"
+ * and "XXXX02" wherever they appear). */
+static void mask_name(struct hwc_redactor *r, unsigned char *s, size_t len)
+{
+	mask_in(r, &r->name, s, len);
+}
+
+/* RDMA device words of a node description ("mlx5_0", "HCA-1"): the kernel's, not the site's. */
+static bool device_word(const char *s)
+{
+	size_t n = strlen(s);
+	if (n > 4 && strncmp(s, "HCA-", 4) == 0)
+		return strspn(s + 4, "0123456789") == n - 4;
+	return strncmp(s, "mlx", 3) == 0 && isdigit((unsigned char)s[3]) && strchr(s, '_');
+}
+
+/* A value worth hiding: three bytes or more, with a letter or an address's dots or colons (a
+ * bare number such as a port number would mask every such number of the capture). */
+static void learn(struct hwc_redactor *r, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (n < 3 || non_value((const unsigned char *)s, n) || device_word(s) ||
+	    strpbrk(s, "\"\\") || strcspn(s, "\n\r\t") != n)
+		return;
+	bool sign = false;
+	for (size_t i = 0; i < n; i++)
+		sign = sign || isalpha((unsigned char)s[i]) || s[i] == '.' || s[i] == ':' || (unsigned char)s[i] >= 0x80;
+	if (sign)
+		number_of_str(&r->name, (const unsigned char *)s, n);
+}
+
+/* Every string of an lldpcli value: "x", {"value": "x"}, or a list of those (lldpcli's "json"
+ * format folds one-element lists and lone "value" objects, "json0" keeps them). */
+static void each_value(struct hwc_redactor *r, const json_t *v, int depth)
+{
+	size_t i;
+	const json_t *e;
+	if (depth > 8)
+		return;
+	if (json_is_string(v))
+		learn(r, json_string_value(v));
+	else if (json_is_array(v))
+		json_array_foreach(v, i, e) each_value(r, e, depth + 1);
+	else if (json_is_object(v) && json_object_get(v, "value"))
+		each_value(r, json_object_get(v, "value"), depth + 1);
+}
+
+/* The first string value of x ("Ethernet184" from [{"type": "local", "value": "Ethernet184"}]). */
+static const char *first_value(const json_t *x)
+{
+	while (json_is_array(x))
+		x = json_array_get(x, 0);
+	if (json_is_object(x))
+		x = json_object_get(x, "value");
+	while (json_is_array(x))
+		x = json_array_get(x, 0);
+	if (json_is_object(x))
+		x = json_object_get(x, "value");
+	return json_string_value(x);
+}
+
+/* A chassis: its system name, management addresses and an id that is not a MAC (a MAC is
+ * redacted as a MAC everywhere). */
+static void learn_chassis_body(struct hwc_redactor *r, const json_t *b)
+{
+	size_t i;
+	const json_t *id, *ids = json_object_get(b, "id");
+	each_value(r, json_object_get(b, "name"), 0);
+	each_value(r, json_object_get(b, "mgmt-ip"), 0);
+	if (json_is_object(ids))
+		ids = json_pack("[O]", ids);
+	else
+		json_incref((json_t *)ids);
+	json_array_foreach(ids, i, id) {
+		const char *t = json_string_value(json_object_get(id, "type"));
+		if (!t || strcmp(t, "mac"))
+			each_value(r, json_object_get(id, "value"), 0);
+	}
+	json_decref((json_t *)ids);
+}
+
+static void learn_chassis(struct hwc_redactor *r, const json_t *ch, int depth)
+{
+	static const char *const body_keys[] = {"id", "name", "descr", "mgmt-ip", "capability"};
+	size_t i;
+	const char *k;
+	const json_t *e;
+	if (depth > 4)
+		return;
+	if (json_is_array(ch)) {
+		json_array_foreach(ch, i, e) learn_chassis(r, e, depth + 1);
+		return;
+	}
+	for (i = 0; i < HWC_ARRAY_SIZE(body_keys); i++)
+		if (json_object_get(ch, body_keys[i])) {
+			learn_chassis_body(r, ch);
+			return;
+		}
+	json_object_foreach((json_t *)ch, k, e) { /* "json": keyed by the system name */
+		learn(r, k);
+		learn_chassis(r, e, depth + 1);
+	}
+}
+
+/* A port's description when it is more than its id: switches put the host and port it faces
+ * there ("to gpu-node-07 eth2"). */
+static void learn_port(struct hwc_redactor *r, const json_t *p)
+{
+	size_t i;
+	const json_t *e;
+	if (json_is_array(p)) {
+		json_array_foreach(p, i, e) learn_port(r, e);
+		return;
+	}
+	const char *id = first_value(json_object_get(p, "id")), *d = first_value(json_object_get(p, "descr"));
+	if (d && (!id || strcmp(id, d)))
+		learn(r, d);
+}
+
+static void learn_lldp(struct hwc_redactor *r, const json_t *v, int depth)
+{
+	size_t i;
+	const char *k;
+	const json_t *e;
+	if (depth > 16)
+		return;
+	if (json_is_object(v) && json_object_get(v, "chassis")) {
+		learn_chassis(r, json_object_get(v, "chassis"), 0);
+		learn_port(r, json_object_get(v, "port"));
+		return;
+	}
+	if (json_is_array(v))
+		json_array_foreach(v, i, e) learn_lldp(r, e, depth + 1);
+	else if (json_is_object(v))
+		json_object_foreach((json_t *)v, k, e) learn_lldp(r, e, depth + 1);
+}
+
+/* smpquery's "Node Description:.......host-07 HCA-1": rdma-ndd writes the host name there, an
+ * administrator any site name; each word but the device's. */
+static void learn_nodedesc(struct hwc_redactor *r, const unsigned char *b, size_t len)
+{
+	static const char label[] = "Node Description:";
+	const unsigned char *at = memmem(b, len, label, sizeof(label) - 1);
+	if (!at)
+		return;
+	size_t i = (size_t)(at - b) + sizeof(label) - 1;
+	while (i < len && b[i] == '.')
+		i++;
+	while (i < len && b[i] != '\n') {
+		size_t e = i;
+		while (e < len && b[e] != ' ' && b[e] != '\t' && b[e] != '\n')
+			e++;
+		char w[256];
+		if (e > i && e - i < sizeof(w)) {
+			memcpy(w, b + i, e - i);
+			w[e - i] = 0;
+			learn(r, w);
+		}
+		i = e < len && b[e] != '\n' ? e + 1 : e;
+	}
+}
+
+void hwc_redact_learn(struct hwc_redactor *r, const char *path, const unsigned char *buf, size_t len)
+{
+	if (!r || !path || !buf || !len || strcmp(base_name(path), "stdout"))
+		return;
+	if (strncmp(path, "hwcheck/commands/lldpcli ", 25) == 0) {
+		json_t *j = json_loadb((const char *)buf, len, 0, NULL);
+		learn_lldp(r, j, 0);
+		json_decref(j);
+	} else if (strncmp(path, "hwcheck/commands/smpquery ", 26) == 0 && strstr(path, " nodedesc ")) {
+		learn_nodedesc(r, buf, len);
+	}
+}
+
+static bool name_char(unsigned char c)
+{
+	return isalnum(c) || c == '.' || c == '_' || c == '-' || c >= 0x80;
+}
+
+/* Whether b[i] continues the name next to it (step -1: the byte before, +1: after): a letter,
+ * digit, '_' or '-'; a '.' only when a letter or digit follows it on (a domain, an address),
+ * not smpquery's leader dots nor a sentence's end. */
+static bool continues(const unsigned char *b, size_t len, size_t i, int step)
+{
+	if (b[i] != '.')
+		return name_char(b[i]);
+	size_t j = i + (size_t)step;
+	return (step < 0 ? i > 0 : j < len) && isalnum(b[j]);
+}
+
+/* Every whole occurrence of a learned name (not inside a longer word or address). */
+static size_t redact_names(struct hwc_redactor *r, unsigned char *b, size_t len)
+{
+	size_t count = 0, n = r->name.n;
+	for (size_t k = 0; k < n; k++) {
+		const char *nm = r->name.strs[k];
+		size_t nl = strlen(nm);
+		for (size_t i = 0; i + nl <= len;) {
+			unsigned char *at = memmem(b + i, len - i, nm, nl);
+			if (!at)
+				break;
+			size_t o = (size_t)(at - b);
+			if ((o == 0 || !continues(b, len, o - 1, -1)) && (o + nl == len || !continues(b, len, o + nl, 1))) {
+				mask_name(r, at, nl);
+				count++;
+			}
+			i = o + nl;
+		}
+	}
+	return count;
+}
+
 size_t hwc_redact(struct hwc_redactor *r, const char *path, unsigned char *buf, size_t len)
 {
 	if (!r || !buf || !len)
@@ -589,7 +820,8 @@ size_t hwc_redact(struct hwc_redactor *r, const char *path, unsigned char *buf, 
 	if (strstr(path, "commands/ethtool -m ") && strcmp(name, "stdout") == 0 &&
 	    (!strstr(path, " page ") || strstr(path, " page 0 offset 128 ")))
 		return redact_module_hex(r, buf, len);
-	size_t n = redact_structured(r, buf, len);
+	size_t n = redact_names(r, buf, len);
+	n += redact_structured(r, buf, len);
 	n += redact_vpd_text(r, buf, len);
 	return n + redact_labelled(r, buf, len);
 }

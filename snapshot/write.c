@@ -198,6 +198,15 @@ static int add_one(const struct hwc_capture *cap, void *p)
 	return rc;
 }
 
+/* Names are learned from every capture first, so each is masked in every file, whatever the
+ * order of the files. */
+static int learn_one(const struct hwc_capture *cap, void *p)
+{
+	if (cap->kind == HWC_CAP_FILE)
+		hwc_redact_learn(p, cap->path, cap->data, cap->len);
+	return 0;
+}
+
 int hwc_snapshot_write(FILE *fp, const struct hwc_capset *c, const char *facts_json, bool redact,
 		       struct hwc_snapshot_stats *st)
 {
@@ -207,6 +216,8 @@ int hwc_snapshot_write(FILE *fp, const struct hwc_capset *c, const char *facts_j
 	int rc = load_links(c, &links);
 	if (rc == 0 && redact && !(t.red = hwc_redactor_new()))
 		rc = -ENOMEM;
+	if (rc == 0 && t.red)
+		rc = hwc_capset_visit(c, learn_one, t.red);
 	if (rc == 0)
 		rc = hwc_capset_visit(c, add_one, &t);
 	/* The facts as collected, for `hwcheck diff` and for a person reading the tar; redacted

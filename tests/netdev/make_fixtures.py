@@ -82,10 +82,15 @@ class Root:
         self.write(f"sys/devices/virtual/net/{ifname}/mtu", f"{mtu}\n")
         self.link(f"sys/class/net/{ifname}", f"../../devices/virtual/net/{ifname}")
 
-    def bond(self, name, mtu, mode, slaves, active="", bus=None, bdfs=()):
-        """A bonding master (drivers/net/bonding/bond_sysfs.c layout) and its members' links."""
+    def bond(self, name, mtu, mode, slaves, active="", bus=None, bdfs=(), flags=None, carrier=None,
+             operstate=None):
+        """A bonding master (drivers/net/bonding/bond_sysfs.c layout) and its members' links;
+        flags, carrier and operstate of the master when given."""
         d = f"sys/devices/virtual/net/{name}"
         self.write(f"{d}/mtu", f"{mtu}\n")
+        for k, v in (("flags", flags), ("carrier", carrier), ("operstate", operstate)):
+            if v is not None:
+                self.write(f"{d}/{k}", f"{v}\n")
         for k, v in (("mode", mode), ("slaves", " ".join(slaves)), ("active_slave", active)):
             self.write(f"{d}/bonding/{k}", f"{v}\n")
         self.link(f"sys/class/net/{name}", f"../../devices/virtual/net/{name}")
@@ -93,6 +98,17 @@ class Root:
             m = f"sys/devices/pci0000:{bus}/{bdf}/net/{ifname}"
             self.link(f"{m}/master", f"../../../../virtual/net/{name}")
             self.write(f"{m}/bonding_slave/state", "active\n")
+
+    def rdma(self, bdf, dev, fw, board, port, state, phys, link_layer, netdev):
+        """An RDMA device of bdf with one port (drivers/infiniband/core/sysfs.c wording)."""
+        base = f"sys/bus/pci/devices/{bdf}/infiniband/{dev}"
+        self.write(f"{base}/fw_ver", fw + "\n")
+        self.write(f"{base}/board_id", board + "\n")
+        for k, v in (("state", state), ("phys_state", phys), ("link_layer", link_layer),
+                     ("gid_attrs/ndevs/0", netdev)):
+            self.write(f"{base}/ports/{port}/{k}", v + "\n")
+        self.link(f"{base}/device", "../../../" + bdf)
+        self.link(f"sys/class/infiniband/{dev}", f"../../bus/pci/devices/{bdf}/infiniband/{dev}")
 
     def ethtool(self, opt, ifname, stdout):
         self.write(f"hwcheck/commands/ethtool {opt} {ifname}/stdout", stdout)
@@ -342,27 +358,40 @@ The real port of net-cx4lx-ethtool-k-real after `ethtool -K enp1s0f0np0 tso off 
 BOND = "ethtool/cx4lx-mt2420110034_roce-lag-bond0_ip-a-members-1518-1500_ethtool-i_notes-cn_FRAGMENT.txt"
 
 
-def net_cx4lx_bond(name, eth01_mtu, doc):
+def net_cx4lx_bond(name, eth01_mtu, doc, lag_down=False):
     """The real RoCE LAG host of BOND: bond0 (MTU 1500) over the two ports eth01/eth02 of a
-    ConnectX-4 Lx (PSID MT_2420110034), eth01 at MTU 1518 in the capture."""
+    ConnectX-4 Lx (PSID MT_2420110034), eth01 at MTU 1518 in the capture; its RDMA device
+    mlx5_bond_0, whose port's netdev is bond0. lag_down: both members and so the bond without
+    carrier, the LAG port DOWN (RECONSTRUCTED)."""
     r = Root(name)
     t = corpus(BOND)
     assert "eth01: <BROADCAST,MULTICAST,SLAVE,UP,LOWER_UP> mtu 1518 qdisc mq master bond0" in t
     assert "eth02: <BROADCAST,MULTICAST,SLAVE,UP,LOWER_UP> mtu 1500 qdisc mq master bond0" in t
     assert "bond0: <BROADCAST,MULTICAST,MASTER,UP,LOWER_UP> mtu 1500" in t
+    assert "mlx5_bond_0 port 1 ==> bond0 (Up)" in t
+    carrier, oper = ("0", "down") if lag_down else ("1", "up")
     for bdf, ifname, mtu in (("0000:3b:00.0", "eth01", eth01_mtu), ("0000:3b:00.1", "eth02", 1500)):
         r.pci("3a", bdf, "0x15b3", "0x1015", "mlx5_core")
-        r.netdev("3a", bdf, ifname, mtu=mtu, speed=25000, operstate="up")
+        r.netdev("3a", bdf, ifname, mtu=mtu, speed=25000, operstate=oper)
         r.write(f"sys/devices/pci0000:3a/{bdf}/net/{ifname}/flags", "0x1903\n")
-        r.write(f"sys/devices/pci0000:3a/{bdf}/net/{ifname}/carrier", "1\n")
+        r.write(f"sys/devices/pci0000:3a/{bdf}/net/{ifname}/carrier", carrier + "\n")
     r.ethtool("-i", "eth01", block(t, "driver: mlx5_core", "supports-priv-flags"))
     r.bond("bond0", 1500, "802.3ad 4", ["eth01", "eth02"], bus="3a",
-           bdfs=("0000:3b:00.0", "0000:3b:00.1"))
+           bdfs=("0000:3b:00.0", "0000:3b:00.1"), flags="0x1403", carrier=carrier, operstate=oper)
+    r.rdma("0000:3b:00.0", "mlx5_bond_0", "14.28.2006", "MT_2420110034", 1,
+           "1: DOWN" if lag_down else "4: ACTIVE", "3: Disabled" if lag_down else "5: LinkUp",
+           "Ethernet", "bond0")
+    lag = ("| carrier 0 and operstate `down` of eth01, eth02 and bond0; `mlx5_bond_0` port 1 `1: DOWN`, "
+           "`3: Disabled` | - | RECONSTRUCTED: the capture's LAG is up; both cables pulled (what mlx5 "
+           "reports for a LAG port whose bond has no carrier) |\n") if lag_down else \
+          "| `mlx5_bond_0` port 1 `4: ACTIVE`, `5: LinkUp` | the capture's `(Up)` | real state; the sysfs wording RECONSTRUCTED |\n"
     r.source(doc + f"""
 | piece | from | real or reconstructed |
 |---|---|---|
 | bond0 over eth01 and eth02, bond0 MTU 1500, eth01 MTU 1518, eth02 MTU 1500 (`ip a`), `mlx5_bond_0 port 1 ==> bond0 (Up)` (RoCE LAG) | `tests/captures/{BOND}` (see tests/captures/SOURCE.md: Chinese RDMA notes, section "bond口"; the same host's ConnectX-4 Lx, PSID MT_2420110034) | real: membership, the three MTUs, flags UP+LOWER_UP (so `flags` 0x1903 = UP, BROADCAST, RUNNING, SLAVE, MULTICAST and carrier 1) |
-| `hwcheck/commands/ethtool -i eth01/stdout` | the same capture | real, verbatim (driver mlx5_core 24.07-0.6.1, firmware 14.28.2006 (MT_2420110034), bus-info 0000:3b:00.0) |
+| bond0's own `flags` 0x1403, `carrier` 1, `operstate` up | the capture's `bond0: <BROADCAST,MULTICAST,MASTER,UP,LOWER_UP> ... state UP` | real state (IFF_UP, BROADCAST, MASTER, MULTICAST; LOWER_UP = carrier) |
+| `mlx5_bond_0` at 0000:3b:00.0, `gid_attrs/ndevs/0` bond0, link_layer Ethernet, fw_ver 14.28.2006, board_id MT_2420110034 | the capture's `ibdev2netdev` line and `ethtool -i eth01` | real names and firmware; the sysfs layout RECONSTRUCTED (mlx5 hangs the LAG device on the first PF) |
+{lag}| `hwcheck/commands/ethtool -i eth01/stdout` | the same capture | real, verbatim (driver mlx5_core 24.07-0.6.1, firmware 14.28.2006 (MT_2420110034), bus-info 0000:3b:00.0) |
 | eth02 at 0000:3b:00.1 | - | RECONSTRUCTED: the capture gives eth01's bus-info only; a RoCE LAG joins the two ports of one card |
 | `bonding/mode` `802.3ad 4`, `bonding/active_slave` empty, `bonding_slave/state` active | - | RECONSTRUCTED: the capture does not print the mode; RoCE LAG needs active-backup or 802.3ad, 802.3ad chosen |
 | `bonding/slaves` `eth01 eth02` | the capture's `master bond0` of both | derived |
@@ -386,6 +415,15 @@ the capture has 1518): NET_BOND_MTU_MISMATCH must stay quiet.
 """)
 
 
+def net_roce_lag_down():
+    net_cx4lx_bond("net-cx4lx-roce-lag-down", 1500, """# net-cx4lx-roce-lag-down
+
+The RoCE LAG host of net-cx4lx-bond-mtu-agree with both members' links lost: the LAG port of
+mlx5_bond_0 is DOWN, and its netdev is bond0, which is not a ConnectX netdev. NET_PORT_DOWN must
+name bond0 with its state (no carrier) and its members, not call the netdev unknown.
+""", lag_down=True)
+
+
 if __name__ == "__main__":
     net_cx6dx_discards()
     net_full_stats()
@@ -396,4 +434,5 @@ if __name__ == "__main__":
     net_cx4lx_tso_gro_off()
     net_bond_mtu_mismatch()
     net_bond_mtu_agree()
+    net_roce_lag_down()
     print("fixtures written under", os.path.normpath(FIXTURES))

@@ -15,7 +15,7 @@ from hwctest import run, run_json  # noqa: E402
 
 FIXTURES = ("net-cx6dx-discards-rings-4096", "net-mlx5-100g-full-stats", "net-mlx5-rss-ladder-q6700",
             "net-cx4lx-ethtool-k-real", "net-cx4lx-tso-gro-off", "net-cx4lx-bond-mtu-mismatch",
-            "net-cx4lx-bond-mtu-agree")
+            "net-cx4lx-bond-mtu-agree", "net-cx4lx-roce-lag-down")
 
 
 def netdevs(root, *extra, ok=(0,)):
@@ -175,6 +175,31 @@ class Bond(unittest.TestCase):
         j = check("net-cx4lx-bond-mtu-agree")
         self.assertEqual(findings(j, "NET_BOND_MTU_MISMATCH"), [])
         self.assertEqual(findings(j, "NET_MTU_NOT_JUMBO"), [])
+
+    def test_bond_own_state(self):
+        # the bond master's own admin state and carrier: the real host's bond0 is UP, LOWER_UP
+        b = {n["name"]: n for n in netdevs("net-cx4lx-bond-mtu-agree")["facts"]["netdevs"]}["eth01"]["bond"]
+        self.assertEqual((b["operstate"], b["admin_up"], b["carrier"]), ("up", True, True))
+        b = {n["name"]: n for n in netdevs("net-cx4lx-roce-lag-down")["facts"]["netdevs"]}["eth02"]["bond"]
+        self.assertEqual((b["operstate"], b["admin_up"], b["carrier"]), ("down", True, False))
+
+    def test_roce_lag_port_down_names_the_bond(self):
+        # mlx5_bond_0's port runs over bond0, which facts.netdevs does not list (not a ConnectX
+        # netdev): the finding takes the bond's state from its members, never "netdev unknown"
+        j = check("net-cx4lx-roce-lag-down")
+        self.assertEqual(findings(j, "NET_PORT_DOWN"), [("warn", "mlx5_bond_0/1")])
+        f = [f for f in j["findings"] if f["rule_id"] == "NET_PORT_DOWN"][0]
+        self.assertEqual(f["message"], "port is DOWN (physical state Disabled): it is the RoCE LAG port of bond "
+                                       "bond0, which has no carrier (members: eth01 no carrier, eth02 no carrier)")
+        self.assertNotIn("unknown", f["message"])
+        ev = {e["fact"]: (e["observed"], e["expected"]) for e in f["evidence"]}
+        self.assertEqual(ev["netdevs[eth01].bond.carrier"], ("false", "true"))
+        self.assertEqual(ev["netdevs[eth01].bond.admin_up"], ("true", "true"))
+        self.assertEqual(ev["netdevs[eth02].carrier"], ("false", "true"))
+        self.assertIn("`cat /proc/net/bonding/bond0`", f["fix"])
+        self.assertIn("`mlxlink -d 0000:3b:00.0 -p 1`", f["fix"])
+        # the real host's LAG port is up: nothing to say
+        self.assertEqual(findings(check("net-cx4lx-bond-mtu-agree"), "NET_PORT_DOWN"), [])
 
     def test_snapshot_keeps_the_bond(self):
         # the master link and the bond's directory travel in the snapshot

@@ -4,6 +4,7 @@
 # collected. Cases whose collector has not landed yet (pci/, mlx/ tools) skip with the reason.
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -17,10 +18,18 @@ import hwctest  # noqa: E402
 from hwctest import run, run_json  # noqa: E402
 
 TOOLS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tools")
-# every external tool a collector may run (docs: DATA-SOURCES.md)
+# every external tool a collector may run (docs: DATA-SOURCES.md); ToolList fails when a
+# collector starts one that is not here
 TOOL_NAMES = ["mstconfig", "mlxconfig", "mstflint", "flint", "mstreg", "mlxreg", "mstlink",
-              "mlxlink", "mget_temp", "dmesg", "ethtool", "lspci", "ibstat", "ibv_devinfo",
-              "ip", "devlink", "rdma", "sensors"]
+              "mlxlink", "mget_temp", "mstmget_temp", "mstfwreset", "dmesg", "ethtool", "lspci",
+              "ibstat", "ibv_devinfo", "ip", "devlink", "rdma", "sensors", "lldpcli", "smpquery",
+              "perfquery", "dcb", "mlnx_qos"]
+# fixture roots whose recordings, between them, run every collector that starts a tool: the
+# mstflint tools, ethtool and dmesg (healthy-cx7), mstmget_temp, mstfwreset, mstlink, the IB far
+# end (smpquery, perfquery), LLDP (lldpcli), dcb and mlnx_qos
+TOOL_ROOTS = ["healthy-cx7-gen5x16", "cx6dx-card-88c", "fw-cx5-image-other-psid",
+              "link-bf3-mlxlink-clean", "link-farend-ib-linkdowned", "link-farend-lldp-symbol",
+              "roce-lossless-dcb", "roce-lossless-ok"]
 NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 
 
@@ -324,6 +333,130 @@ class Tools(unittest.TestCase):
         self.assertLess(rss, 400 * 1024)
 
 
+def recorded_tools(names):
+    """argv[0] of every command recording among tar member names."""
+    return {n.split("/")[2].split(" ")[0] for n in names
+            if n.startswith("hwcheck/commands/") and n.count("/") >= 3}
+
+
+def not_installed(doc):
+    """Tool names the facts say are not installed."""
+    return {m.group(1) for m in re.finditer(r'(?:^|[\s("])([A-Za-z0-9_.+-]+): not installed',
+                                            json.dumps(doc))}
+
+
+class ToolList(unittest.TestCase):
+    """Every tool a collector starts is in TOOL_NAMES, so the broken-tool runs cover them all.
+    Each root of TOOL_ROOTS is run for real (--exec-tools) with every listed name answering what
+    the root recorded (tools/replay): a tool outside the list is either not found ("not
+    installed") or this machine's own, which the snapshot records; both fail here."""
+
+    def snapshot_names(self, root, *extra, env=None):
+        with tempfile.TemporaryDirectory() as d:
+            tar = os.path.join(d, "s.tar")
+            cp = run("--root", root, *extra, "snapshot", "-o", tar, env=env, timeout=300)
+            self.assertEqual(cp.returncode, 0, cp.stderr)
+            with tarfile.open(tar) as t:
+                names = t.getnames()
+                facts = json.load(t.extractfile("hwcheck/facts.json"))
+        return names, facts
+
+    def test_every_started_tool_is_listed(self):
+        with tempfile.TemporaryDirectory() as d:
+            tools = tool_dir(os.path.join(d, "tools"), "replay")
+            for fx in TOOL_ROOTS:
+                with self.subTest(fx):
+                    root = fixture_root(fx)
+                    with open(os.path.join(tools, "ROOT"), "w") as f:
+                        f.write(os.path.abspath(root))
+                    want, _ = self.snapshot_names(root)
+                    got, facts = self.snapshot_names(root, "--exec-tools",
+                                                     env={"HWCHECK_TOOL_PATH": tools})
+                    started = recorded_tools(got) | not_installed(facts)
+                    self.assertEqual(sorted(started - set(TOOL_NAMES)), [],
+                                     f"{fx}: tools started that TOOL_NAMES lacks")
+                    # not vacuous: the replaying fakes ran what the recordings hold
+                    self.assertTrue(recorded_tools(want))
+                    self.assertLessEqual(recorded_tools(want), recorded_tools(got), fx)
+
+    def test_list_names_the_source_tools(self):
+        # and the other way: every argv[0] literal a collector hands the runner
+        seen = set()
+        for mod in ("core", "hwinfo", "mlx", "pci", "thermal", "probe", "cli"):
+            for dirpath, _, files in os.walk(hwctest.source(mod)):
+                for fn in files:
+                    if fn.endswith(".c"):
+                        with open(os.path.join(dirpath, fn)) as f:
+                            text = f.read()
+                        seen |= set(re.findall(r'argv\w*\[\] = \{"([a-z_][a-z0-9_-]*)"', text))
+                        seen |= set(re.findall(r'argv\[0\] = "([a-z_][a-z0-9_-]*)"', text))
+                        seen |= set(re.findall(r'argv_of\(a, "([a-z_][a-z0-9_-]*)"', text))
+        self.assertGreaterEqual(len(seen), 5, seen)
+        self.assertEqual(sorted(seen - set(TOOL_NAMES)), [])
+
+
+class ToolsOnRoots(unittest.TestCase):
+    """The tools of real fixture roots run for real (--exec-tools) and misbehave: each hangs,
+    prints garbage, refuses (exit 1) or is missing. Every status naming a tool says what happened,
+    the report is valid and the run goes on."""
+
+    def run_root(self, fx, script, *extra):
+        with tempfile.TemporaryDirectory() as d:
+            tools = tool_dir(os.path.join(d, "tools"), script)
+            cp, doc = run_json("--root", fixture_root(fx), "--exec-tools", "facts", "--json", *extra,
+                               env={"HWCHECK_TOOL_PATH": tools}, timeout=300)
+        self.assertEqual(cp.returncode, 0, cp.stderr)
+        hwctest.validate(doc)
+        return doc
+
+    # ethtool's ioctl queries do not go through the runner: under a root they replay the
+    # root's recordings whatever --exec-tools says (hwinfo/ethtool_io.c)
+    IOCTL = r"^ethtool -S \S+: |^ethtool -[a-zA-Z] \S+: not recorded$"
+
+    def check_all(self, script, statuses_ok, detail_re, *extra):
+        for fx in TOOL_ROOTS:
+            with self.subTest(fx):
+                doc = self.run_root(fx, script, *extra)
+                seen = [(k, st) for k, st in tool_statuses(doc["facts"])
+                        if not re.search(self.IOCTL, st["detail"])]
+                self.assertTrue(seen, f"{fx}: no status names a tool")
+                for key, st in seen:
+                    self.assertIn(st["status"], statuses_ok, (fx, key, st))
+                    self.assertRegex(st["detail"], detail_re, (fx, key, st))
+                # the run went on: the card and its functions are still there
+                self.assertTrue(doc["facts"]["mlx"]["adapters"], fx)
+
+    def test_hanging(self):
+        # each held to --cmd-timeout 1 s, or to what is left of --timeout 4 s, never longer
+        self.check_all("hang", ("timeout",), r": killed after ([0-9]{1,3}|1000) ms without finishing$|"
+                       r"not run, the run's --timeout is spent$", "--cmd-timeout", "1", "--timeout", "4")
+
+    def test_garbage(self):
+        self.check_all("garbage", ("invalid", "unsupported", "absent", "unreadable"), r"\S")
+
+    def test_refusing(self):
+        self.check_all("fail", ("unreadable", "invalid", "unsupported", "absent", "needs_root"),
+                       r"\S")
+
+    def test_missing(self):
+        # no recording at all: every tool absent, "not installed", never a made-up value
+        for fx in TOOL_ROOTS:
+            with self.subTest(fx):
+                with tempfile.TemporaryDirectory() as d:
+                    root = os.path.join(d, "root")
+                    shutil.copytree(fixture_root(fx), root, symlinks=True)
+                    shutil.rmtree(os.path.join(root, "hwcheck", "commands"))
+                    cp, doc = run_json("--root", root, "facts", "--json", timeout=300)
+                self.assertEqual(cp.returncode, 0, cp.stderr)
+                hwctest.validate(doc)
+                seen = tool_statuses(doc["facts"])
+                self.assertTrue(seen, fx)
+                for key, st in seen:
+                    self.assertEqual(st["status"], "absent", (fx, key, st))
+                    self.assertRegex(st["detail"], r": not (installed|recorded)$", (fx, key, st))
+                self.assertTrue(doc["facts"]["mlx"]["adapters"], fx)
+
+
 class LeastPrivilege(unittest.TestCase):
     def test_unprivileged_live_run(self):
         if os.geteuid() != 0 or not shutil.which("setpriv"):
@@ -425,7 +558,7 @@ class Redact(unittest.TestCase):
             tar = os.path.join(d, "r.tar")
             cp = run("--root", src, "snapshot", "--redact", "-o", tar)
             self.assertEqual(cp.returncode, 0, cp.stderr)
-            self.assertRegex(cp.stderr, r"; [1-9]\d* serial numbers, MACs and GUIDs redacted\n$")
+            self.assertRegex(cp.stderr, r"; [1-9]\d* serial numbers, MACs, GUIDs and names redacted\n$")
             root = os.path.join(d, "root")
             os.mkdir(root)
             with tarfile.open(tar) as t:
@@ -452,6 +585,57 @@ class Redact(unittest.TestCase):
             if "sys/class/net/eth0/address" in names:
                 with open(os.path.join(root, "sys/class/net/eth0/address")) as fp:
                     self.assertEqual(fp.read(), "0c:42:a1:00:00:01\n")
+
+    def redacted(self, fixture):
+        """snapshot --redact of a fixture root: (every file's bytes by name, the saved facts, the
+        facts the redacted capture replays to)."""
+        with tempfile.TemporaryDirectory() as d:
+            tar = os.path.join(d, "r.tar")
+            cp = run("--root", hwctest.fixture(fixture, "root"), "snapshot", "--redact", "-o", tar)
+            self.assertEqual(cp.returncode, 0, cp.stderr)
+            root = os.path.join(d, "root")
+            os.mkdir(root)
+            with tarfile.open(tar) as t:
+                files = {m.name: t.extractfile(m).read() for m in t.getmembers() if m.isfile()}
+                t.extractall(root)
+            cp, replay = run_json("--root", root, "facts", "--json")
+            self.assertEqual(cp.returncode, 0, cp.stderr)
+        return files, json.loads(files["hwcheck/facts.json"]), replay
+
+    def test_lldp_neighbour_names(self):
+        # the real lldpcli answer: switch names and management addresses go, the same name gets
+        # the same placeholder in the tool's output and in the facts; port ids, the software
+        # description and the local netdev names stay
+        files, saved, replay = self.redacted("link-farend-lldp-roce")
+        blob = b"".join(files.values())
+        for secret in (b"StorageSW", b"LEAF03", b"LEAF04", b"10.193.77.2"):
+            self.assertTrue(secret not in blob, secret)
+        out = files["hwcheck/commands/lldpcli -f json show neighbors details/stdout"].decode()
+        self.assertIn('"value": "XXXX03"', out)
+        self.assertIn('"value": "XXXX05"', out)
+        self.assertIn('"value": "Ethernet184"', out)
+        self.assertIn("HwSku: ds730-32d", out)
+        peers = {n["name"]: n["link"]["peer"] for n in saved["facts"]["netdevs"]}
+        self.assertEqual(peers["enp171s0np0"]["chassis_name"], "XXXX03")
+        self.assertEqual(peers["enp153s0np0"]["chassis_name"], "XxxxxxxX1")
+        self.assertEqual(peers["enp171s0np0"]["port_id"], "Ethernet184")
+        self.assertEqual(replay["facts"], saved["facts"])
+
+    def test_ib_peer_node_description(self):
+        # smpquery's node description names the peer host (real: "b1nstcx02 HCA-1")
+        files, saved, replay = self.redacted("link-farend-ib-linkdowned")
+        blob = b"".join(files.values())
+        self.assertTrue(b"b1nstcx02" not in blob)
+        # and smpquery's dotted "Guid:....0x..." lines, the same placeholder as in the facts
+        self.assertTrue(b"0002c90300336fe" not in blob)
+        info = files["hwcheck/commands/smpquery -C mlx5_1 -P 1 -D nodeinfo 0,1/stdout"].decode()
+        self.assertIn("SystemGuid:......................0x0002c90000000001\n", info)
+        self.assertIn("\nGuid:............................0x0002c90000000002\n", info)
+        self.assertIn('"node_guid": "0x0002c90000000002"', files["hwcheck/facts.json"].decode())
+        out = files["hwcheck/commands/smpquery -C mlx5_1 -P 1 -D nodedesc 0,1/stdout"].decode()
+        self.assertTrue(out.endswith(".x0xxxxx01 HCA-1\n"), out)
+        self.assertIn('"x0xxxxx01 HCA-1"', files["hwcheck/facts.json"].decode())
+        self.assertEqual(replay["facts"], saved["facts"])
 
 
 if __name__ == "__main__":

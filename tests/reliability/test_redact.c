@@ -11,15 +11,21 @@
 
 static struct hwc_redactor *r;
 
-/* Redacts a copy of `in` as the file `path`; returns it (static buffer), checks the length. */
-static const char *red(const char *path, const char *in)
+/* Redacts a copy of `in` as the file `path` with redactor x; returns it (static buffer), checks
+ * the length. */
+static const char *red2(struct hwc_redactor *x, const char *path, const char *in)
 {
 	static char buf[4096];
 	size_t len = strlen(in);
 	memcpy(buf, in, len + 1);
-	hwc_redact(r, path, (unsigned char *)buf, len);
+	hwc_redact(x, path, (unsigned char *)buf, len);
 	CHECK_INT(strlen(buf), len);
 	return buf;
+}
+
+static const char *red(const char *path, const char *in)
+{
+	return red2(r, path, in);
 }
 
 static void test_text(void)
@@ -265,6 +271,76 @@ static void test_vpd_every_keyword(void)
 	CHECK(strstr(t, "[PN] Part number: MCX755106AS-HEAT\n"));
 }
 
+/* Far-end names: lldpcli's neighbours (tests/fixtures/link-farend-lldp-roce, real, "json0"
+ * layout) and smpquery's node description (tests/fixtures/link-farend-ib-linkdowned, real). */
+static void test_names(void)
+{
+	struct hwc_redactor *n = hwc_redactor_new();
+	static const char lldp[] =
+		"{\"lldp\": [{\"interface\": [{\"name\": \"enp153s0np0\", \"via\": \"LLDP\", \"chassis\": [{"
+		"\"id\": [{\"type\": \"mac\", \"value\": \"70:06:92:6e:32:64\"}], \"name\": [{\"value\": \"StorageSW\"}], "
+		"\"descr\": [{\"value\": \"SONiC Software Version: SONiC.CuOS_4.0-0.R_X86_64_ztp - HwSku: ds730-32d\"}], "
+		"\"mgmt-ip\": [{\"value\": \"10.193.77.211\"}]}], \"port\": [{\"id\": [{\"type\": \"local\", "
+		"\"value\": \"Ethernet120\"}], \"descr\": [{\"value\": \"Ethernet120\"}]}]}, "
+		"{\"name\": \"enp171s0np0\", \"chassis\": [{\"id\": [{\"type\": \"mac\", \"value\": \"70:06:92:6e:32:1c\"}], "
+		"\"name\": [{\"value\": \"LEAF03\"}], \"mgmt-ip\": [{\"value\": \"10.193.77.203\"}]}], "
+		"\"port\": [{\"id\": [{\"type\": \"local\", \"value\": \"Ethernet184\"}], \"descr\": [{\"value\": \"Ethernet184\"}]}]}]}]}\n";
+	const char *path = "hwcheck/commands/lldpcli -f json show neighbors details/stdout";
+	hwc_redact_learn(n, path, (const unsigned char *)lldp, strlen(lldp));
+	/* lldpcli's "json" layout keys the chassis by its name (RECONSTRUCTED from lldpd's
+	 * json_writer.c: a one-element list folded, an object keyed by "name"); a port description
+	 * naming the host it faces; a chassis id that is not a MAC */
+	static const char lldp_json[] =
+		"{\"lldp\": {\"interface\": {\"ens1np0\": {\"via\": \"LLDP\", \"chassis\": {\"leaf-07\": {\"id\": "
+		"{\"type\": \"local\", \"value\": \"FDO2231X0Z4\"}, \"mgmt-ip\": [\"192.0.2.7\", \"2001:db8::7\"]}}, "
+		"\"port\": {\"id\": {\"type\": \"ifname\", \"value\": \"Ethernet31\"}, \"descr\": \"gpu-node-07 port 1\"}}}}}";
+	hwc_redact_learn(n, path, (const unsigned char *)lldp_json, strlen(lldp_json));
+	static const char nd[] = "Node Description:.................b1nstcx02 HCA-1\n";
+	const char *ndp = "hwcheck/commands/smpquery -C mlx5_1 -P 1 -D nodedesc 0,1/stdout";
+	hwc_redact_learn(n, ndp, (const unsigned char *)nd, strlen(nd));
+	/* not learned from other commands, nor from stderr */
+	hwc_redact_learn(n, "hwcheck/commands/ibstat/stdout", (const unsigned char *)nd, strlen(nd));
+
+	char b[2048];
+	snprintf(b, sizeof(b), "%s", lldp);
+	CHECK(hwc_redact(n, path, (unsigned char *)b, strlen(b)) >= 6);
+	CHECK(strstr(b, "\"name\": [{\"value\": \"XxxxxxxX1\"}]"));
+	CHECK(strstr(b, "\"mgmt-ip\": [{\"value\": \"00.000.00.002\"}]"));
+	CHECK(strstr(b, "\"name\": [{\"value\": \"XXXX03\"}]"));
+	CHECK(strstr(b, "\"value\": \"00.000.00.004\""));
+	/* what is not a name stays: the port id and its equal description, the local netdev, the
+	 * system description; the chassis MAC is redacted as a MAC */
+	CHECK(strstr(b, "\"descr\": [{\"value\": \"Ethernet184\"}]"));
+	CHECK(strstr(b, "\"name\": \"enp171s0np0\""));
+	CHECK(strstr(b, "SONiC Software Version: SONiC.CuOS_4.0-0.R_X86_64_ztp - HwSku: ds730-32d"));
+	CHECK(strstr(b, "70:06:92:00:00:01"));
+	snprintf(b, sizeof(b), "%s", lldp_json);
+	hwc_redact(n, path, (unsigned char *)b, strlen(b));
+	CHECK(strstr(b, "{\"xxxx-05\": {"));
+	CHECK(strstr(b, "\"value\": \"XXX0000X0X8\""));
+	CHECK(strstr(b, "[\"000.0.0.6\", \"0000:xx0::7\"]"));
+	CHECK(strstr(b, "\"descr\": \"xxx-xxxx-00 xxxx 9\""));
+	CHECK(strstr(b, "\"value\": \"Ethernet31\""));
+	CHECK_STR(red2(n, ndp, nd), "Node Description:.................x0xxxxx10 HCA-1\n");
+	/* the same names in the facts: the same placeholders; only whole names */
+	CHECK_STR(red2(n, "hwcheck/facts.json",
+		       "\"chassis_name\": \"LEAF03\", \"node_description\": \"b1nstcx02 HCA-1\", \"x\": \"LEAF033 xLEAF03 LEAF03.lab\""),
+		  "\"chassis_name\": \"XXXX03\", \"node_description\": \"x0xxxxx10 HCA-1\", \"x\": \"LEAF033 xLEAF03 LEAF03.lab\"");
+	/* a capture without far-end tools: nothing learned, nothing masked */
+	CHECK_STR(red("hwcheck/facts.json", "\"chassis_name\": \"LEAF03\""), "\"chassis_name\": \"LEAF03\"");
+	/* broken answers teach nothing and break nothing */
+	struct hwc_redactor *z = hwc_redactor_new();
+	static const char *const bad[] = {"{\"lldp\": [", "[1, 2, {\"chassis\": 7, \"port\": null}]", "\"x\"",
+					  "{\"chassis\": {\"a\": {\"b\": {\"c\": {\"d\": {\"e\": {}}}}}}}",
+					  "{\"chassis\": [{\"name\": [{\"value\": \"31\"}], \"mgmt-ip\": \"ab\"}]}"};
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(bad); i++)
+		hwc_redact_learn(z, path, (const unsigned char *)bad[i], strlen(bad[i]));
+	hwc_redact_learn(z, ndp, (const unsigned char *)"Node Description:", 17);
+	CHECK_STR(red2(z, "hwcheck/facts.json", "\"mtu\": 31, \"ab\": 1"), "\"mtu\": 31, \"ab\": 1");
+	hwc_redactor_free(z);
+	hwc_redactor_free(n);
+}
+
 int main(void)
 {
 	r = hwc_redactor_new();
@@ -272,6 +348,7 @@ int main(void)
 	test_config();
 	test_vpd();
 	test_vpd_every_keyword();
+	test_names();
 	hwc_redactor_free(r);
 	TEST_MAIN_END();
 }
