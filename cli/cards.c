@@ -44,6 +44,7 @@ struct card_ctx {
 	const json_t *sensor; /* the card's ASIC sensor in thermal.sensors[]; NULL when none */
 	const char *bdf;
 	json_t *card;         /* the card's JSON, for the structured values an item adds */
+	json_t *pcie;         /* its "pcie" object */
 	const struct hwc_profile *prof; /* which rules run */
 };
 
@@ -71,7 +72,7 @@ static void vput(struct item_val *v, const char *fmt, ...)
 /* "status: detail" of a null key, from the object's unavailable map. */
 static const char *why(const json_t *obj, const char *key)
 {
-	const json_t *u = json_object_get(json_object_get(obj, HWC_JSON_UNAVAILABLE), key);
+	const json_t *u = hwc_q_unavailable(obj, key);
 	const char *d = hwc_json_str_or(u, "detail", NULL);
 	return d ? d : hwc_json_str_or(u, "status", obj ? "not collected" : "not found");
 }
@@ -87,6 +88,16 @@ static void unknown(struct item_val *v, const json_t *obj, const char *key)
 {
 	v->unknown = true;
 	vput(v, "%s", why(obj, key));
+}
+
+/* obj[key] when it is of JSON type t (JSON_REAL: any number), else NULL with the line unknown. */
+static const json_t *item_need(struct item_val *v, const json_t *obj, const char *key, json_type t)
+{
+	const json_t *j = hwc_q_get(obj, key);
+	if (j && (json_typeof(j) == t || (t == JSON_REAL && json_is_number(j))))
+		return j;
+	unknown(v, obj, key);
+	return NULL;
 }
 
 static int gen_of(double gts)
@@ -124,7 +135,7 @@ static void it_firmware(struct card_ctx *x, const json_t *port, struct item_val 
 		vput(v, ", stored %s (a reset activates it)", st);
 	else if (st)
 		vput(v, " (stored the same)");
-	const json_t *pr = json_object_get(x->ad, "fw_pending_reset");
+	const json_t *pr = hwc_q_get(x->ad, "fw_pending_reset");
 	if (json_is_true(pr))
 		vput(v, ", reset pending");
 }
@@ -132,41 +143,40 @@ static void it_firmware(struct card_ctx *x, const json_t *port, struct item_val 
 static void it_pcie_link(struct card_ctx *x, const json_t *port, struct item_val *v)
 {
 	(void)port;
-	const json_t *l = json_object_get(x->pci, "link");
-	if (!json_is_object(l))
-		return unknown(v, x->pci, "link");
-	const json_t *sp = json_object_get(l, "speed_gts"), *w = json_object_get(l, "width");
+	const json_t *l = item_need(v, x->pci, "link", JSON_OBJECT);
+	if (!l)
+		return;
+	const json_t *sp = hwc_q_get(l, "speed_gts"), *w = hwc_q_get(l, "width");
 	if (!json_is_number(sp) || !json_is_integer(w))
 		return unknown(v, l, json_is_number(sp) ? "width" : "speed_gts");
-	json_t *pc = json_object_get(x->card, "pcie");
 	static const char *const keys[] = {"speed_gts", "width", "cap_speed_gts", "cap_width", NULL};
 	for (int k = 0; keys[k]; k++) {
-		const json_t *kv = json_object_get(l, keys[k]);
-		json_object_set_new(pc, keys[k], kv ? json_deep_copy(kv) : json_null());
+		const json_t *kv = hwc_q_get(l, keys[k]);
+		json_object_set_new(x->pcie, keys[k], kv ? json_deep_copy(kv) : json_null());
 	}
 	put_link(v, sp, w);
 	vput(v, " (%g GT/s), capable ", json_number_value(sp));
-	put_link(v, json_object_get(l, "cap_speed_gts"), json_object_get(l, "cap_width"));
-	const json_t *mx = json_object_get(x->ad, "pcie_max");
+	put_link(v, hwc_q_get(l, "cap_speed_gts"), hwc_q_get(l, "cap_width"));
+	const json_t *mx = hwc_q_get(x->ad, "pcie_max");
 	if (json_is_object(mx)) {
 		vput(v, ", card max ");
-		put_link(v, json_object_get(mx, "speed_gts"), json_object_get(mx, "width"));
+		put_link(v, hwc_q_get(mx, "speed_gts"), hwc_q_get(mx, "width"));
 	}
 }
 
 static void it_pcie_path(struct card_ctx *x, const json_t *port, struct item_val *v)
 {
 	(void)port;
-	const json_t *b = json_object_get(x->pci, "path_bottleneck");
-	if (!json_is_object(b))
-		return unknown(v, x->pci, "path_bottleneck");
-	const json_t *g = json_object_get(b, "gbps");
-	json_object_set_new(json_object_get(x->card, "pcie"), "bottleneck", json_deep_copy(b));
+	const json_t *b = item_need(v, x->pci, "path_bottleneck", JSON_OBJECT);
+	if (!b)
+		return;
+	const json_t *g = hwc_q_get(b, "gbps");
+	json_object_set_new(x->pcie, "bottleneck", json_deep_copy(b));
 	vput(v, "hop %s ", hwc_json_str_or(b, "bdf", "?"));
-	put_link(v, json_object_get(b, "speed_gts"), json_object_get(b, "width"));
+	put_link(v, hwc_q_get(b, "speed_gts"), hwc_q_get(b, "width"));
 	if (json_is_number(g))
 		vput(v, " limits it to %.1f Gb/s", json_number_value(g));
-	const json_t *pr = json_object_get(x->ad, "port_rate_max_gbps");
+	const json_t *pr = hwc_q_get(x->ad, "port_rate_max_gbps");
 	if (json_is_number(pr))
 		vput(v, " (ports up to %g Gb/s)", json_number_value(pr));
 }
@@ -174,17 +184,17 @@ static void it_pcie_path(struct card_ctx *x, const json_t *port, struct item_val
 static void it_pcie_config(struct card_ctx *x, const json_t *port, struct item_val *v)
 {
 	(void)port;
-	const json_t *mps = json_object_get(x->pci, "max_payload_bytes");
-	const json_t *mrrs = json_object_get(x->pci, "max_read_request_bytes");
-	const json_t *ro = json_object_get(x->pci, "relaxed_ordering");
-	if (!json_is_integer(mps))
-		return unknown(v, x->pci, "max_payload_bytes");
+	const json_t *mps = item_need(v, x->pci, "max_payload_bytes", JSON_INTEGER);
+	const json_t *mrrs = hwc_q_get(x->pci, "max_read_request_bytes");
+	const json_t *ro = hwc_q_get(x->pci, "relaxed_ordering");
+	if (!mps)
+		return;
 	vput(v, "MPS %lld B", (long long)json_integer_value(mps));
 	if (json_is_integer(mrrs))
 		vput(v, ", MRRS %lld B", (long long)json_integer_value(mrrs));
 	if (json_is_boolean(ro))
 		vput(v, ", relaxed ordering %s", json_is_true(ro) ? "on" : "off");
-	const char *aspm = hwc_json_str_or(json_object_get(x->pci, "link"), "aspm", NULL);
+	const char *aspm = hwc_q_string(hwc_q_pci_link(x->pci), "aspm");
 	if (aspm)
 		vput(v, ", ASPM %s", aspm);
 }
@@ -192,12 +202,12 @@ static void it_pcie_config(struct card_ctx *x, const json_t *port, struct item_v
 static void it_pcie_aer(struct card_ctx *x, const json_t *port, struct item_val *v)
 {
 	(void)port;
-	const json_t *aer = json_object_get(x->pci, "aer");
-	if (!json_is_object(aer))
-		return unknown(v, x->pci, "aer");
+	const json_t *aer = item_need(v, x->pci, "aer", JSON_OBJECT);
+	if (!aer)
+		return;
 	static const char *const k[] = {"correctable", "nonfatal", "fatal"};
 	for (int i = 0; i < 3; i++) {
-		const json_t *n = json_object_get(aer, k[i]);
+		const json_t *n = hwc_q_get(aer, k[i]);
 		if (json_is_integer(n))
 			vput(v, "%s%s %lld", i ? ", " : "", k[i], (long long)json_integer_value(n));
 		else
@@ -208,13 +218,13 @@ static void it_pcie_aer(struct card_ctx *x, const json_t *port, struct item_val 
 static void it_slot_power(struct card_ctx *x, const json_t *port, struct item_val *v)
 {
 	(void)port;
-	const json_t *w = json_object_get(x->pci, "slot_power_limit_w");
-	const json_t *reg = json_object_get(x->ad, "registers");
+	const json_t *w = hwc_q_get(x->pci, "slot_power_limit_w");
+	const json_t *reg = hwc_q_registers(x->ad);
 	const char *ps = hwc_json_str_or(reg, "power_status", NULL);
-	const json_t *pw = json_object_get(reg, "pci_power_w");
+	const json_t *pw = hwc_q_get(reg, "pci_power_w");
 	if (!json_is_number(w) && !ps)
 		return unknown(v, x->pci, "slot_power_limit_w");
-	json_object_set_new(json_object_get(x->card, "pcie"), "slot_power_w",
+	json_object_set_new(x->pcie, "slot_power_w",
 			    json_is_number(w) ? json_deep_copy(w) : json_null());
 	if (json_is_number(w))
 		vput(v, "slot grants %g W", json_number_value(w));
@@ -231,11 +241,11 @@ static void it_slot_power(struct card_ctx *x, const json_t *port, struct item_va
 static void it_temperature(struct card_ctx *x, const json_t *port, struct item_val *v)
 {
 	(void)port;
-	const json_t *t = json_object_get(x->sensor, "temp_mdegc");
+	const json_t *t = hwc_q_get(x->sensor, "temp_mdegc");
 	if (!json_is_number(t)) {
 		if (!x->sensor) {
 			/* no hwmon sensor and no register reading: the register's reason says why */
-			const json_t *reg = json_object_get(x->ad, "registers");
+			const json_t *reg = hwc_q_registers(x->ad);
 			if (reg)
 				return unknown(v, reg, "temp_mdegc");
 			v->unknown = true;
@@ -248,7 +258,7 @@ static void it_temperature(struct card_ctx *x, const json_t *port, struct item_v
 	json_object_set_new(x->card, "temperature_degc", json_real(c));
 	vput(v, "%.1f degC (%s %s)", c, hwc_json_str_or(x->sensor, "source", "?"),
 	     hwc_json_str_or(x->sensor, "label", "sensor"));
-	const json_t *crit = json_object_get(x->sensor, "crit_mdegc");
+	const json_t *crit = hwc_q_get(x->sensor, "crit_mdegc");
 	if (json_is_number(crit))
 		vput(v, ", critical at %.0f degC", json_number_value(crit) / 1000.0);
 }
@@ -260,19 +270,18 @@ static void it_fw_params(struct card_ctx *x, const json_t *port, struct item_val
 					   "MAX_ACC_OUT_READ", "PCI_ATOMIC_MODE", "SRIOV_EN",
 					   "NUM_OF_VFS", "LINK_TYPE_P1", "LINK_TYPE_P2",
 					   "CQE_COMPRESSION", "ATS_ENABLED", NULL};
-	const json_t *fc = json_object_get(x->ad, "fw_config");
-	if (!json_is_object(fc))
-		return unknown(v, x->ad, "fw_config");
+	if (!item_need(v, x->ad, "fw_config", JSON_OBJECT))
+		return;
 	size_t shown = 0;
 	for (int i = 0; keys[i]; i++) {
-		const json_t *p = json_object_get(fc, keys[i]);
-		const json_t *cur = json_object_get(p, "current"), *nb = json_object_get(p, "next_boot");
-		if (!p || json_is_null(cur))
+		const json_t *p = hwc_q_fw_param(x->ad, keys[i]);
+		const json_t *cur = hwc_q_fw_col(p, "current"), *nb = hwc_q_fw_col(p, "next_boot");
+		if (!p || hwc_q_is_null(p, "current"))
 			continue;
 		char cs[64], ns[64];
 		scalar_text(cur, cs, sizeof(cs));
 		vput(v, "%s%s=%s", shown++ ? " " : "", keys[i], cs);
-		if (nb && !json_is_null(nb) && !json_equal((json_t *)nb, (json_t *)cur)) {
+		if (nb && !json_equal((json_t *)nb, (json_t *)cur)) {
 			scalar_text(nb, ns, sizeof(ns));
 			vput(v, " (next boot %s)", ns);
 		}
@@ -284,17 +293,16 @@ static void it_fw_params(struct card_ctx *x, const json_t *port, struct item_val
 static void it_numa(struct card_ctx *x, const json_t *port, struct item_val *v)
 {
 	(void)port;
-	const json_t *n = json_object_get(x->pci, "numa_node");
-	if (!json_is_integer(n))
-		return unknown(v, x->pci, "numa_node");
-	vput(v, "node %lld", (long long)json_integer_value(n));
+	const json_t *n = item_need(v, x->pci, "numa_node", JSON_INTEGER);
+	if (n)
+		vput(v, "node %lld", (long long)json_integer_value(n));
 }
 
 static void it_port(struct card_ctx *x, const json_t *p, struct item_val *v)
 {
 	(void)x;
 	const char *st = hwc_json_str_or(p, "state", NULL);
-	const json_t *r = json_object_get(p, "rate_gbps"), *mtu = json_object_get(p, "netdev_mtu");
+	const json_t *r = hwc_q_get(p, "rate_gbps"), *mtu = hwc_q_get(p, "netdev_mtu");
 	vput(v, "%s %s/%lld: ", hwc_json_str_or(p, "netdev", "(no netdev)"),
 	     hwc_json_str_or(p, "rdma_device", "?"), (long long)json_integer_value(hwc_q_get(p, "port")));
 	if (!st) {
@@ -307,7 +315,7 @@ static void it_port(struct card_ctx *x, const json_t *p, struct item_val *v)
 		vput(v, " %g Gb/s", json_number_value(r));
 	if (json_is_integer(mtu))
 		vput(v, ", MTU %lld", (long long)json_integer_value(mtu));
-	const json_t *am = json_object_get(p, "active_mtu"), *mm = json_object_get(p, "max_mtu");
+	const json_t *am = hwc_q_get(p, "active_mtu"), *mm = hwc_q_get(p, "max_mtu");
 	if (json_is_integer(am))
 		vput(v, ", RDMA MTU %lld/%lld", (long long)json_integer_value(am),
 		     (long long)json_integer_value(mm));
@@ -326,21 +334,21 @@ static void it_tuning(struct card_ctx *x, const json_t *p, struct item_val *v)
 		return;
 	}
 	vput(v, "%s: ", hwc_json_str_or(nd, "name", "?"));
-	const json_t *rg = json_object_get(nd, "rings"), *ch = json_object_get(nd, "channels");
-	const json_t *rx = json_object_get(rg, "rx"), *rxm = json_object_get(rg, "rx_max");
+	const json_t *rg = hwc_q_get(nd, "rings"), *ch = hwc_q_get(nd, "channels");
+	const json_t *rx = hwc_q_get(rg, "rx"), *rxm = hwc_q_get(rg, "rx_max");
 	if (json_is_integer(rx))
 		vput(v, "rx ring %lld of %lld", (long long)json_integer_value(rx),
 		     (long long)json_integer_value(rxm));
 	else
 		vput(v, "rx ring unknown (%s)", why(rg ? rg : nd, rg ? "rx" : "rings"));
-	const json_t *cb = json_object_get(ch, "combined");
+	const json_t *cb = hwc_q_get(ch, "combined");
 	if (json_is_integer(cb))
 		vput(v, ", %lld channels", (long long)json_integer_value(cb));
-	const json_t *lro = json_object_get(json_object_get(nd, "features"), "lro");
+	const json_t *lro = hwc_q_get(hwc_q_get(nd, "features"), "lro");
 	if (json_is_boolean(lro))
 		vput(v, ", LRO %s", json_is_true(lro) ? "on" : "off");
-	const json_t *il = json_object_get(nd, "irq_locality");
-	const json_t *out = json_object_get(il, "outside_local"), *vec = json_object_get(il, "vectors");
+	const json_t *il = hwc_q_irq_locality(nd);
+	const json_t *out = hwc_q_get(il, "outside_local"), *vec = hwc_q_get(il, "vectors");
 	if (json_is_integer(out) && json_is_integer(vec))
 		vput(v, ", IRQs %lld of %lld off-node", (long long)json_integer_value(out),
 		     (long long)json_integer_value(vec));
@@ -351,7 +359,7 @@ static size_t put_counters(struct item_val *v, const json_t *obj, const char *co
 			   const char *const *lbl, size_t shown)
 {
 	for (int k = 0; keys[k]; k++) {
-		const json_t *n = json_object_get(obj, keys[k]);
+		const json_t *n = hwc_q_get(obj, keys[k]);
 		if (json_is_integer(n))
 			vput(v, "%s%s %lld", shown++ ? ", " : "", lbl[k], (long long)json_integer_value(n));
 	}
@@ -370,23 +378,23 @@ static void it_link(struct card_ctx *x, const json_t *p, struct item_val *v)
 					 "port_rcv_errors", NULL};
 	static const char *const ib_l[] = {"symbol errors", "link downed", "recoveries", "rcv errors"};
 	const json_t *nd = hwc_q_netdev(x->facts, hwc_json_str_or(p, "netdev", NULL));
-	const json_t *lk = json_object_get(nd, "link");
+	const json_t *lk = hwc_q_netdev_link(nd);
 	size_t shown = 0;
 	if (nd) {
 		vput(v, "%s: ", hwc_json_str_or(nd, "name", "?"));
-		shown = put_counters(v, json_object_get(nd, "counters"), eth, eth_l, 0);
+		shown = put_counters(v, hwc_q_get(nd, "counters"), eth, eth_l, 0);
 	} else {
-		shown = put_counters(v, json_object_get(p, "counters"), ib, ib_l, 0);
+		shown = put_counters(v, hwc_q_get(p, "counters"), ib, ib_l, 0);
 	}
-	const json_t *cc = json_object_get(lk, "carrier_changes");
+	const json_t *cc = hwc_q_get(lk, "carrier_changes");
 	if (json_is_integer(cc))
 		vput(v, "%scarrier changes %lld", shown++ ? ", " : "", (long long)json_integer_value(cc));
-	const char *fec = hwc_json_str_or(json_object_get(lk, "fec"), "active", NULL);
+	const char *fec = hwc_json_str_or(hwc_q_get(lk, "fec"), "active", NULL);
 	if (fec)
 		vput(v, "%sFEC %s", shown++ ? ", " : "", fec);
 	/* mstlink's view, when it ran */
-	const json_t *phy = json_object_get(p, "phy");
-	const json_t *raw = json_object_get(phy, "raw_ber"), *eff = json_object_get(phy, "effective_ber");
+	const json_t *phy = hwc_q_get(p, "phy");
+	const json_t *raw = hwc_q_get(phy, "raw_ber"), *eff = hwc_q_get(phy, "effective_ber");
 	if (json_is_number(raw))
 		vput(v, "%sraw BER %.3g", shown++ ? ", " : "", json_number_value(raw));
 	if (json_is_number(eff))
@@ -395,7 +403,7 @@ static void it_link(struct card_ctx *x, const json_t *p, struct item_val *v)
 		v->len = 0;
 		v->unknown = true;
 		vput(v, "no error counter of this port could be read (%s)",
-		     nd ? why(json_object_get(nd, "counters"), "rx_symbol_err_phy") : why(p, "counters"));
+		     nd ? why(hwc_q_get(nd, "counters"), "rx_symbol_err_phy") : why(p, "counters"));
 	}
 }
 
@@ -405,19 +413,19 @@ static void it_link(struct card_ctx *x, const json_t *p, struct item_val *v)
 static void it_far_end(struct card_ctx *x, const json_t *p, struct item_val *v)
 {
 	const json_t *nd = hwc_q_netdev(x->facts, hwc_json_str_or(p, "netdev", NULL));
-	const json_t *lp = json_object_get(json_object_get(nd, "link"), "peer"), *ip = json_object_get(p, "peer");
+	const json_t *lp = hwc_q_get(hwc_q_netdev_link(nd), "peer"), *ip = hwc_q_get(p, "peer");
 	if (json_is_object(lp)) {
 		const char *type = hwc_json_str_or(lp, "port_id_type", "");
 		const char *port = hwc_json_str_or(lp, "port_id", NULL), *descr = hwc_json_str_or(lp, "port_description", NULL);
 		vput(v, "%s %s (%s)", hwc_json_str_or(lp, "chassis_name", hwc_json_str_or(lp, "chassis_id", "?")),
 		     (!port || !strcmp(type, "mac")) && descr ? descr : port ? port : "?", hwc_json_str_or(lp, "via", "LLDP"));
-		const json_t *mfs = json_object_get(lp, "max_frame_size");
+		const json_t *mfs = hwc_q_get(lp, "max_frame_size");
 		if (json_is_integer(mfs))
 			vput(v, ", max frame %lld", (long long)json_integer_value(mfs));
 	} else if (json_is_object(ip)) {
 		vput(v, "%s port %lld (%s", hwc_json_str_or(ip, "node_description", hwc_json_str_or(ip, "node_guid", "?")),
-		     (long long)json_integer_value(json_object_get(ip, "port")), hwc_json_str_or(ip, "node_type", "InfiniBand"));
-		const json_t *lid = json_object_get(ip, "lid");
+		     (long long)json_integer_value(hwc_q_get(ip, "port")), hwc_json_str_or(ip, "node_type", "InfiniBand"));
+		const json_t *lid = hwc_q_get(ip, "lid");
 		if (json_is_integer(lid))
 			vput(v, ", LID %lld", (long long)json_integer_value(lid));
 		vput(v, ")");
@@ -429,7 +437,7 @@ static void it_far_end(struct card_ctx *x, const json_t *p, struct item_val *v)
 /* One end's rate for the "link rate" line: "card 100G", "partner unknown". */
 static void put_end(struct item_val *v, const char *label, const json_t *obj, const char *key, double scale)
 {
-	const json_t *n = json_object_get(obj, key);
+	const json_t *n = hwc_q_get(obj, key);
 	if (json_is_number(n))
 		vput(v, ", %s %gG", label, json_number_value(n) * scale);
 	else
@@ -444,8 +452,8 @@ static void it_rate(struct card_ctx *x, const json_t *p, struct item_val *v)
 		v->skip = true; /* an InfiniBand port: the RDMA rate is on the port line */
 		return;
 	}
-	const json_t *lk = json_object_get(nd, "link"), *m = json_object_get(lk, "modes");
-	const json_t *sp = json_object_get(m, "speed_mbps");
+	const json_t *lk = hwc_q_netdev_link(nd), *m = hwc_q_get(lk, "modes");
+	const json_t *sp = hwc_q_get(m, "speed_mbps");
 	vput(v, "%s: ", hwc_json_str_or(nd, "name", "?"));
 	if (!json_is_number(sp)) {
 		v->unknown = true;
@@ -454,7 +462,7 @@ static void it_rate(struct card_ctx *x, const json_t *p, struct item_val *v)
 	}
 	vput(v, "%gG", json_number_value(sp) / 1000);
 	put_end(v, "card", m, "supported_max_mbps", 0.001);
-	put_end(v, "module", json_object_get(lk, "module"), "max_gbps", 1);
+	put_end(v, "module", hwc_q_netdev_module(nd), "max_gbps", 1);
 	put_end(v, "partner", m, "partner_max_mbps", 0.001);
 }
 
@@ -627,15 +635,15 @@ static json_t *ports_json(const json_t *ad)
 	json_t *arr = json_array();
 	size_t i;
 	const json_t *p;
-	json_array_foreach(hwc_q_get(ad, "ports"), i, p) {
+	json_array_foreach(hwc_q_ports(ad), i, p) {
 		json_t *o = json_object();
 		static const char *const keys[] = {"netdev", "rdma_device", "port", "state",
 						   "phys_state", "link_layer", "rate_gbps", NULL};
 		for (int k = 0; keys[k]; k++) {
-			const json_t *v = json_object_get(p, keys[k]);
+			const json_t *v = hwc_q_get(p, keys[k]);
 			json_object_set_new(o, keys[k], v ? json_deep_copy(v) : json_null());
 		}
-		const json_t *m = json_object_get(p, "netdev_mtu");
+		const json_t *m = hwc_q_get(p, "netdev_mtu");
 		json_object_set_new(o, "mtu", m ? json_deep_copy(m) : json_null());
 		json_array_append_new(arr, o);
 	}
@@ -647,10 +655,10 @@ static json_t *card_identity(const json_t *ad, const json_t *pci)
 	json_t *o = json_object();
 	static const char *const keys[] = {"bdf", "product", "part_number", "psid", "fw_version", NULL};
 	for (int k = 0; keys[k]; k++) {
-		const json_t *v = json_object_get(ad, keys[k]);
+		const json_t *v = hwc_q_get(ad, keys[k]);
 		json_object_set_new(o, keys[k], json_is_string(v) ? json_deep_copy(v) : json_null());
 	}
-	const json_t *n = json_object_get(pci, "numa_node");
+	const json_t *n = hwc_q_get(pci, "numa_node");
 	json_object_set_new(o, "numa_node", json_is_integer(n) ? json_deep_copy(n) : json_null());
 	return o;
 }
@@ -706,15 +714,15 @@ static json_t *card_json(const json_t *facts, const struct cards_index *ix, cons
 	const json_t *pci = hwc_q_pci_dev(facts, bdf);
 	json_t *card = card_identity(ad, pci);
 	json_object_set_new(card, "verdict", json_string("ok"));
-	json_object_set_new(card, "pcie", json_pack("{s:n, s:n, s:n, s:n, s:n, s:n}", "speed_gts",
-						    "width", "cap_speed_gts", "cap_width",
-						    "bottleneck", "slot_power_w"));
+	json_t *pcie = json_pack("{s:n, s:n, s:n, s:n, s:n, s:n}", "speed_gts", "width",
+				 "cap_speed_gts", "cap_width", "bottleneck", "slot_power_w");
+	json_object_set_new(card, "pcie", pcie);
 	json_object_set_new(card, "temperature_degc", json_null());
 	json_object_set_new(card, "ports", ports_json(ad));
 	struct card_ctx x = {.facts = facts, .ix = ix, .ad = ad, .pci = pci, .bdf = bdf, .card = card,
-			     .sensor = card_sensor(facts, ad, bdf), .prof = prof};
+			     .pcie = pcie, .sensor = card_sensor(facts, ad, bdf), .prof = prof};
 	json_t *checks = json_array();
-	const json_t *ports = json_object_get(ad, "ports");
+	const json_t *ports = hwc_q_ports(ad);
 	/* the card's lines, then each port's */
 	for (size_t k = 0; k < HWC_ARRAY_SIZE(items); k++)
 		if (!items[k].per_port)
@@ -869,7 +877,7 @@ static void check_text(const json_t *ck, char *line, size_t size)
 {
 	const char *v = hwc_json_str_or(ck, "verdict", "?");
 	const char *val = hwc_json_str_or(ck, "value", NULL), *reason = hwc_json_str_or(ck, "reason", NULL);
-	const json_t *ids = json_object_get(ck, "rules"), *und = json_object_get(ck, "undecided");
+	const json_t *ids = hwc_q_get(ck, "rules"), *und = hwc_q_get(ck, "undecided");
 	bool unk = strcmp(v, "unknown") == 0;
 	size_t n;
 	if (val)
@@ -908,7 +916,7 @@ void hwc_render_cards_text(FILE *out, const struct hwc_cli *c, const json_t *car
 		char head[512];
 		const char *pn = hwc_json_str_or(card, "part_number", NULL);
 		const char *psid = hwc_json_str_or(card, "psid", NULL);
-		const json_t *numa = json_object_get(card, "numa_node");
+		const json_t *numa = hwc_q_get(card, "numa_node");
 		int n = snprintf(head, sizeof(head), "card %s: %s", hwc_json_str_or(card, "bdf", "?"),
 				 hwc_json_str_or(card, "product", "unknown product"));
 		if (pn)

@@ -127,10 +127,10 @@ const char *hwc_cli_doc_hostname(const json_t *doc)
 
 static json_t *side_json(const json_t *doc, const char *source)
 {
-	const json_t *run = json_object_get(doc, "run");
+	const json_t *run = hwc_q_get(doc, "run");
 	const char *host = hwc_cli_doc_hostname(doc);
 	const char *at = hwc_json_str_or(run, "started_at", NULL);
-	const char *ver = hwc_json_str_or(json_object_get(doc, "tool"), "version", NULL);
+	const char *ver = hwc_json_str_or(hwc_q_get(doc, "tool"), "version", NULL);
 	json_t *o = json_object();
 	json_object_set_new(o, "source", hwc_json_string(source));
 	json_object_set_new(o, "schema", json_string(hwc_json_str_or(doc, "schema", "?")));
@@ -184,9 +184,9 @@ static void render_changes(FILE *out, const struct hwc_cli *c, const json_t *cha
 /* After the change: configured but not active, and the profile's intent. */
 static void render_fw_state(FILE *out, const json_t *st)
 {
-	const json_t *pend = json_object_get(st, "pending");
-	const json_t *differ = json_object_get(json_object_get(st, "profile"), "differ");
-	if (!json_array_size(pend) && json_is_null(json_object_get(st, "profile")))
+	const json_t *pend = hwc_q_get(st, "pending");
+	const json_t *differ = hwc_q_get(hwc_q_get(st, "profile"), "differ");
+	if (!json_array_size(pend) && hwc_q_is_null(st, "profile"))
 		return;
 	fprintf(out, "  fw config: current == next boot == profile: %s",
 		json_is_true(hwc_q_get(st, "current_next_boot_intent_agree")) ? "yes" : "no");
@@ -212,8 +212,8 @@ static void side_line(FILE *out, const char *label, const json_t *s)
 
 static void render_text(FILE *out, const struct hwc_cli *c, const json_t *doc)
 {
-	side_line(out, "baseline:", json_object_get(doc, "baseline"));
-	side_line(out, "current: ", json_object_get(doc, "current"));
+	side_line(out, "baseline:", hwc_q_get(doc, "baseline"));
+	side_line(out, "current: ", hwc_q_get(doc, "current"));
 	size_t i;
 	const json_t *card;
 	json_array_foreach(hwc_q_get(doc, "cards"), i, card) {
@@ -228,15 +228,15 @@ static void render_text(FILE *out, const struct hwc_cli *c, const json_t *doc)
 			fprintf(out, " serial %s", ser);
 		bool bad = !strcmp(st, "regressed") || !strcmp(st, "vanished");
 		fprintf(out, ": %s%s%s\n", c->color && bad ? C_RED : "", st, c->color && bad ? C_OFF : "");
-		render_changes(out, c, json_object_get(card, "changes"));
-		render_fw_state(out, json_object_get(card, "fw_config_state"));
+		render_changes(out, c, hwc_q_get(card, "changes"));
+		render_fw_state(out, hwc_q_get(card, "fw_config_state"));
 	}
-	const json_t *hch = json_object_get(json_object_get(doc, "host"), "changes");
+	const json_t *hch = hwc_q_get(hwc_q_get(doc, "host"), "changes");
 	if (json_array_size(hch)) {
 		fputs("\nhost:\n", out);
 		render_changes(out, c, hch);
 	}
-	const json_t *s = json_object_get(doc, "summary");
+	const json_t *s = hwc_q_get(doc, "summary");
 #define N(k) (long long)json_integer_value(hwc_q_get(s, k))
 	fprintf(out, "\n%lld regression%s, %lld change%s, %lld improvement%s, %lld unknown; "
 		"%lld card%s matched, %lld appeared, %lld vanished\n",
@@ -282,7 +282,7 @@ int hwc_cmd_diff(struct hwc_cli *c)
 	}
 	const char *cur_src = cur_path ? cur_path : c->facts_file ? c->facts_file
 					: c->root ? c->root : "live";
-	const json_t *bf = json_object_get(base, "facts"), *af = json_object_get(cur, "facts");
+	const json_t *bf = hwc_q_get(base, "facts"), *af = hwc_q_get(cur, "facts");
 	int rc = HWC_EXIT_OK;
 	if (hwc_facts_known_count(bf) == 0 || hwc_facts_known_count(af) == 0) {
 		hwc_cli_err("diff: nothing is known in %s; there is nothing to compare",

@@ -34,7 +34,7 @@ static const struct hwc_finding *finding_of(const struct hwc_findings *fd, const
 static json_t *image_verdict(const json_t *im, const json_t *ad, const struct hwc_findings *fd,
 			     const char *bdf)
 {
-	if (!im)
+	if (!im || json_is_null(im)) /* no image given, or one that could not be read */
 		return json_null();
 	static const struct {
 		const char *rule, *verdict;
@@ -66,7 +66,7 @@ static json_t *at_risk(const json_t *ad, const json_t *intent)
 	const json_t *p;
 	json_array_foreach(list, i, p) {
 		json_t *q = json_deep_copy(p);
-		const json_t *want = json_object_get(intent, hwc_q_string(p, "name"));
+		const json_t *want = hwc_q_get(intent, hwc_q_string(p, "name"));
 		json_object_set_new(q, "profile", want ? json_deep_copy(want) : json_null());
 		json_array_append_new(out, q);
 	}
@@ -78,7 +78,7 @@ static const char *risk_why(const json_t *ad)
 {
 	if (json_is_array(hwc_q_get(ad, "fw_at_risk")))
 		return NULL;
-	const json_t *u = json_object_get(json_object_get(ad, HWC_JSON_UNAVAILABLE), "fw_at_risk");
+	const json_t *u = hwc_q_unavailable(ad, "fw_at_risk");
 	const char *d = hwc_q_string(u, "detail");
 	return d ? d : hwc_json_str_or(u, "status", "not collected");
 }
@@ -109,7 +109,7 @@ static json_t *pending_of(const json_t *ad)
 	json_t *out = json_array();
 	const char *name;
 	json_t *p;
-	json_object_foreach((json_t *)hwc_q_get(ad, "fw_config"), name, p) {
+	json_object_foreach((json_t *)hwc_q_fw_config(ad), name, p) {
 		const json_t *cur = hwc_q_get(p, "current"), *nb = hwc_q_get(p, "next_boot");
 		if (cur && nb && !json_equal(cur, nb))
 			json_array_append_new(out, json_string(name));
@@ -131,13 +131,13 @@ static json_t *card_plan(const json_t *ad, const json_t *im, const struct hwc_fi
 	json_t *pend = pending_of(ad);
 	bool reset = json_is_true(hwc_q_get(ad, "fw_pending_reset")) || json_array_size(pend) > 0;
 	json_t *levels = json_null();
-	if (json_is_object(hwc_q_get(ad, "fw_reset"))) {
+	if (hwc_q_fw_reset(ad)) {
 		levels = json_array();
 		size_t i;
 		const json_t *l;
-		json_array_foreach(hwc_q_get(hwc_q_get(ad, "fw_reset"), "levels"), i, l)
+		json_array_foreach(hwc_q_get(hwc_q_fw_reset(ad), "levels"), i, l)
 			if (json_is_true(hwc_q_get(l, "supported")))
-				json_array_append_new(levels, json_deep_copy(json_object_get(l, "level")));
+				json_array_append_new(levels, json_deep_copy(hwc_q_get(l, "level")));
 	}
 	return json_pack("{s:s?, s:O?, s:O?, s:O?, s:O?, s:O?, s:o, s:o, s:s?, s:O?, s:s?, s:o, "
 			 "s:{s:b, s:o, s:s}, s:o}",
@@ -154,7 +154,7 @@ static json_t *card_plan(const json_t *ad, const json_t *im, const struct hwc_fi
 
 static void render_risk(FILE *out, const json_t *card)
 {
-	const json_t *risk = json_object_get(card, "at_risk");
+	const json_t *risk = hwc_q_get(card, "at_risk");
 	if (!json_is_array(risk)) {
 		fprintf(out, "  at risk: unknown (%s)\n", hwc_json_str_or(card, "at_risk_unknown", "?"));
 		return;
@@ -165,9 +165,9 @@ static void render_risk(FILE *out, const json_t *card)
 	const json_t *p;
 	json_array_foreach(risk, i, p) {
 		char cur[96], def[96], nb[96];
-		hwc_diff_fmt_value(cur, sizeof(cur), json_object_get(p, "current"));
-		hwc_diff_fmt_value(def, sizeof(def), json_object_get(p, "default"));
-		hwc_diff_fmt_value(nb, sizeof(nb), json_object_get(p, "next_boot"));
+		hwc_diff_fmt_value(cur, sizeof(cur), hwc_q_get(p, "current"));
+		hwc_diff_fmt_value(def, sizeof(def), hwc_q_get(p, "default"));
+		hwc_diff_fmt_value(nb, sizeof(nb), hwc_q_get(p, "next_boot"));
 		const char *dep = hwc_q_string(p, "depends_on");
 		fprintf(out, "    %-32s current %s, next boot %s, default %s%s%s%s%s\n",
 			hwc_json_str_or(p, "name", "?"), cur, nb, def, dep ? "  [" : "", dep ? dep : "",
@@ -182,7 +182,7 @@ static void render_risk(FILE *out, const json_t *card)
 
 static void render_text(FILE *out, const json_t *plan)
 {
-	const json_t *im = json_object_get(plan, "image");
+	const json_t *im = hwc_q_get(plan, "image");
 	if (json_is_object(im))
 		fprintf(out, "image %s: firmware %s, PSID %s\n", hwc_json_str_or(im, "file", "?"),
 			hwc_json_str_or(im, "fw_version", "unknown"), hwc_json_str_or(im, "psid", "unknown"));
@@ -192,17 +192,17 @@ static void render_text(FILE *out, const json_t *plan)
 		fprintf(out, "\ncard %s %s PSID %s: firmware %s (flash %s)\n", hwc_json_str_or(c, "bdf", "?"),
 			hwc_json_str_or(c, "product", "?"), hwc_json_str_or(c, "psid", "unknown"),
 			hwc_json_str_or(c, "fw_running", "unknown"), hwc_json_str_or(c, "fw_stored", "unknown"));
-		const json_t *v = json_object_get(c, "image");
+		const json_t *v = hwc_q_get(c, "image");
 		if (json_is_object(v))
 			fprintf(out, "  image: %s: %s\n", hwc_json_str_or(v, "verdict", "?"),
 				hwc_json_str_or(v, "reason", ""));
 		render_risk(out, c);
-		const json_t *pend = json_object_get(c, "pending");
+		const json_t *pend = hwc_q_get(c, "pending");
 		fprintf(out, "  pending for the next boot:%s", json_array_size(pend) ? "" : " none");
 		size_t k;
 		const json_t *n;
 		json_array_foreach(pend, k, n) fprintf(out, " %s", json_string_value(n));
-		const json_t *r = json_object_get(c, "reset");
+		const json_t *r = hwc_q_get(c, "reset");
 		fprintf(out, "\n  reset%s: %s\n", json_is_true(hwc_q_get(r, "needed")) ? " (needed now)" : "",
 			hwc_json_str_or(r, "advice", "?"));
 	}
@@ -210,7 +210,7 @@ static void render_text(FILE *out, const json_t *plan)
 
 static json_t *image_json(const json_t *facts)
 {
-	const json_t *im = hwc_q_get(hwc_q_get(facts, "mlx"), "fw_image");
+	const json_t *im = hwc_q_fw_image(facts);
 	return im ? json_deep_copy(im) : json_null();
 }
 
@@ -236,13 +236,14 @@ int hwc_cmd_fwplan(struct hwc_cli *c)
 		goto out;
 	}
 	hwc_rules_eval(facts, prof, a, &fd);
-	json_t *plan = json_pack("{s:s, s:i, s:{s:s, s:s}, s:o, s:[]}", "schema", "hwcheck.fwplan",
-				 "schema_version", 1, "tool", "name", "hwcheck", "version", HWCHECK_VERSION,
-				 "image", image_json(facts), "cards");
-	const json_t *im = hwc_q_get(hwc_q_get(facts, "mlx"), "fw_image"), *ad;
+	json_t *cards = json_array();
+	const json_t *ad;
 	size_t i;
-	json_array_foreach(hwc_q_get(hwc_q_get(facts, "mlx"), "adapters"), i, ad)
-		json_array_append_new(json_object_get(plan, "cards"), card_plan(ad, im, &fd, prof, a));
+	json_array_foreach(hwc_q_adapters(facts), i, ad)
+		json_array_append_new(cards, card_plan(ad, hwc_q_fw_image(facts), &fd, prof, a));
+	json_t *plan = json_pack("{s:s, s:i, s:{s:s, s:s}, s:o, s:o}", "schema", "hwcheck.fwplan",
+				 "schema_version", 1, "tool", "name", "hwcheck", "version", HWCHECK_VERSION,
+				 "image", image_json(facts), "cards", cards);
 	hwc_render_errors(r.f);
 	if (c->json)
 		rc = hwc_emit_json(c, plan);

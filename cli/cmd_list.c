@@ -8,21 +8,9 @@
 #include "core/json.h"
 #include "core/query.h"
 
-static const json_t *by_key(const json_t *arr, const char *key, const char *want)
-{
-	size_t i;
-	const json_t *e;
-	json_array_foreach(arr, i, e) {
-		const char *s = hwc_q_string(e, key);
-		if (s && want && strcmp(s, want) == 0)
-			return e;
-	}
-	return NULL;
-}
-
 static json_t *copy_or_null(const json_t *o, const char *key)
 {
-	const json_t *v = json_object_get(o, key);
+	const json_t *v = hwc_q_get(o, key);
 	return v && !json_is_object(v) ? json_deep_copy(v) : json_null();
 }
 
@@ -32,7 +20,7 @@ static json_t *function_ports(const json_t *ad, const json_t *fn)
 	json_t *arr = json_array();
 	size_t i, k;
 	const json_t *p, *rd;
-	json_array_foreach(hwc_q_get(ad, "ports"), i, p) {
+	json_array_foreach(hwc_q_ports(ad), i, p) {
 		json_array_foreach(hwc_q_get(fn, "rdma_devices"), k, rd) {
 			if (json_is_string(rd) &&
 			    !strcmp(json_string_value(rd), hwc_json_str_or(p, "rdma_device", "")))
@@ -49,7 +37,6 @@ static json_t *function_ports(const json_t *ad, const json_t *fn)
 
 static json_t *list_card(const json_t *facts, const json_t *ad)
 {
-	const json_t *devs = json_object_get(json_object_get(facts, "pci"), "devices");
 	json_t *o = json_object();
 	static const char *const keys[] = {"bdf", "product", "part_number", "psid", "fw_version", NULL};
 	for (int k = 0; keys[k]; k++)
@@ -57,11 +44,11 @@ static json_t *list_card(const json_t *facts, const json_t *ad)
 	json_t *fns = json_array();
 	size_t i;
 	const json_t *fn;
-	json_array_foreach(hwc_q_get(ad, "function_map"), i, fn) {
+	json_array_foreach(hwc_q_function_map(ad), i, fn) {
 		const char *bdf = hwc_json_str_or(fn, "bdf", NULL);
 		json_t *r = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "bdf", copy_or_null(fn, "bdf"),
 				      "is_vf", copy_or_null(fn, "is_vf"), "driver", copy_or_null(fn, "driver"),
-				      "numa_node", copy_or_null(by_key(devs, "bdf", bdf), "numa_node"),
+				      "numa_node", copy_or_null(hwc_q_pci_dev(facts, bdf), "numa_node"),
 				      "netdevs", copy_or_null(fn, "netdevs"), "rdma_devices",
 				      copy_or_null(fn, "rdma_devices"));
 		json_object_set_new(r, "ports", function_ports(ad, fn));
@@ -76,19 +63,19 @@ static json_t *list_json(const json_t *facts)
 	json_t *cards = json_array();
 	size_t i;
 	const json_t *ad;
-	json_array_foreach(hwc_q_at(facts, "mlx.adapters"), i, ad)
+	json_array_foreach(hwc_q_adapters(facts), i, ad)
 		json_array_append_new(cards, list_card(facts, ad));
 	json_t *doc = json_pack("{s:s, s:i, s:o}", "schema", "hwcheck.list", "schema_version",
 				HWC_SCHEMA_VERSION, "cards", cards);
 	/* GPUDirect: each GPU with its nearest NICs (facts.pci.gpudirect.pairs), when there are GPUs */
-	const json_t *pairs = json_object_get(json_object_get(json_object_get(facts, "pci"), "gpudirect"), "pairs");
+	const json_t *pairs = hwc_q_gpudirect_pairs(facts);
 	if (doc && json_array_size(pairs)) {
 		json_t *out = json_array();
 		const json_t *p;
 		json_array_foreach(pairs, i, p)
-			json_array_append_new(out, json_pack("{s:O?, s:O?, s:O?, s:O?}", "gpu", json_object_get(p, "gpu"),
-							     "nic", json_object_get(p, "nic"), "relation",
-							     json_object_get(p, "relation"), "route", json_object_get(p, "route")));
+			json_array_append_new(out, json_pack("{s:O?, s:O?, s:O?, s:O?}", "gpu", hwc_q_get(p, "gpu"),
+							     "nic", hwc_q_get(p, "nic"), "relation",
+							     hwc_q_get(p, "relation"), "route", hwc_q_get(p, "route")));
 		json_object_set_new(doc, "gpudirect_pairs", out);
 	}
 	return doc;
@@ -109,7 +96,7 @@ static bool string_item(const json_t *x, char *item)
 /* "1:ACTIVE/100G": a port, its state and its rate. */
 static bool port_item(const json_t *p, char *item)
 {
-	const json_t *r = json_object_get(p, "rate_gbps");
+	const json_t *r = hwc_q_get(p, "rate_gbps");
 	char rate[32] = "?";
 	if (json_is_number(r))
 		snprintf(rate, sizeof(rate), "%gG", json_number_value(r));
@@ -137,7 +124,7 @@ static const char *joined(const json_t *arr, const char *sep, item_fn fn, char *
 /* One row of the table: BDF, product, PSID, firmware, NUMA, netdevs, RDMA devices, ports. */
 static void list_row(const json_t *c, const json_t *fn, char cell[LIST_COLS][256])
 {
-	const json_t *nn = json_object_get(fn, "numa_node");
+	const json_t *nn = hwc_q_get(fn, "numa_node");
 	const char *prod = hwc_json_str_or(c, "product", "?");
 	size_t pl = strlen(prod);
 	bool vf = json_is_true(hwc_q_get(fn, "is_vf")) && !(pl >= 2 && !strcmp(prod + pl - 2, "VF"));
@@ -149,9 +136,9 @@ static void list_row(const json_t *c, const json_t *fn, char cell[LIST_COLS][256
 		snprintf(cell[4], 256, "%lld", (long long)json_integer_value(nn));
 	else
 		snprintf(cell[4], 256, "?");
-	joined(json_object_get(fn, "netdevs"), ",", string_item, cell[5], 256);
-	joined(json_object_get(fn, "rdma_devices"), ",", string_item, cell[6], 256);
-	joined(json_object_get(fn, "ports"), " ", port_item, cell[7], 256);
+	joined(hwc_q_get(fn, "netdevs"), ",", string_item, cell[5], 256);
+	joined(hwc_q_get(fn, "rdma_devices"), ",", string_item, cell[6], 256);
+	joined(hwc_q_get(fn, "ports"), " ", port_item, cell[7], 256);
 	for (int k = 5; k < LIST_COLS; k++)
 		if (!cell[k][0])
 			snprintf(cell[k], 256, "-");
@@ -170,7 +157,7 @@ static void list_text(const json_t *doc)
 {
 	static const char *const head[LIST_COLS] = {"BDF", "PRODUCT", "PSID", "FIRMWARE",
 						    "NUMA", "NETDEV", "RDMA", "PORTS"};
-	const json_t *cards = json_object_get(doc, "cards");
+	const json_t *cards = hwc_q_get(doc, "cards");
 	if (json_array_size(cards) == 0) {
 		puts("no ConnectX adapter found");
 		return;
@@ -200,7 +187,7 @@ static void list_text(const json_t *doc)
 /* GPU  NIC  RELATION  ROUTE, under the cards. */
 static void pairs_text(const json_t *doc)
 {
-	const json_t *pairs = json_object_get(doc, "gpudirect_pairs");
+	const json_t *pairs = hwc_q_get(doc, "gpudirect_pairs");
 	if (!json_array_size(pairs))
 		return;
 	printf("\n%-13s  %-13s  %-8s  %s\n", "GPU", "NIC", "RELATION", "ROUTE");
@@ -209,7 +196,7 @@ static void pairs_text(const json_t *doc)
 	json_array_foreach(pairs, i, p) {
 		printf("%-13s  %-13s  %-8s  ", hwc_json_str_or(p, "gpu", "?"), hwc_json_str_or(p, "nic", "?"),
 		       hwc_json_str_or(p, "relation", "?"));
-		json_array_foreach(json_object_get(p, "route"), k, h)
+		json_array_foreach(hwc_q_get(p, "route"), k, h)
 			printf("%s%s", k ? " > " : "", json_string_value(h) ? json_string_value(h) : "?");
 		printf("\n");
 	}

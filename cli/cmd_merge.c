@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* hwcheck merge REPORT...: many hosts' reports in one view. Hosts x findings; cards whose probe
  * bandwidth or temperature stands out against their peers (same product; same test for probes),
- * by the median absolute deviation; firmware versions per product and PSID. */
+ * by the median absolute deviation; firmware versions per product and PSID.
+ *
+ * The reports are read through core/query.h. The raw json_object_get calls left here look up the
+ * command's own tallies (interned keys, firmware groups, per-rule counts, host names), objects it
+ * builds and changes, not the facts. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -56,20 +60,6 @@ static double median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
-static const json_t *adapter_of(const json_t *facts, const char *bdf)
-{
-	size_t i, k;
-	const json_t *ad, *fn;
-	json_array_foreach(hwc_q_get(hwc_q_get(facts, "mlx"), "adapters"), i, ad) {
-		if (bdf && hwc_q_string(ad, "bdf") && !strcmp(hwc_q_string(ad, "bdf"), bdf))
-			return ad;
-		json_array_foreach(hwc_q_get(ad, "functions"), k, fn)
-			if (bdf && json_string_value(fn) && !strcmp(json_string_value(fn), bdf))
-				return ad;
-	}
-	return NULL;
-}
-
 /* snprintf may cut a multi-byte character; a JSON key must be UTF-8, so drop the partial one. */
 static void utf8_trim(char *s)
 {
@@ -99,9 +89,9 @@ static int collect_points(const json_t *facts, const char *host, json_t *keys, s
 {
 	size_t i;
 	const json_t *r;
-	json_array_foreach(hwc_q_get(hwc_q_get(facts, "probe"), "results"), i, r) {
+	json_array_foreach(hwc_q_probe_results(facts), i, r) {
 		const json_t *g = hwc_q_get(r, "gbps");
-		const json_t *ad = adapter_of(facts, hwc_q_string(r, "bdf"));
+		const json_t *ad = hwc_q_function_adapter(facts, hwc_q_string(r, "bdf"));
 		if (!json_is_number(g))
 			continue;
 		char key[512], item[256];
@@ -129,19 +119,19 @@ static int collect_points(const json_t *facts, const char *host, json_t *keys, s
 	}
 	/* A card's temperature: its hottest sensor (MTMP register or a sensor on one of its functions). */
 	const json_t *ad;
-	json_array_foreach(hwc_q_get(hwc_q_get(facts, "mlx"), "adapters"), i, ad) {
+	json_array_foreach(hwc_q_adapters(facts), i, ad) {
 		const char *bdf = hwc_q_string(ad, "bdf");
 		if (!bdf)
 			continue;
 		double best = -INFINITY;
-		const json_t *t = hwc_q_get(hwc_q_get(ad, "registers"), "temp_mdegc");
+		const json_t *t = hwc_q_get(hwc_q_registers(ad), "temp_mdegc");
 		if (json_is_number(t))
 			best = json_number_value(t);
 		size_t k;
 		const json_t *s;
-		json_array_foreach(hwc_q_get(hwc_q_get(facts, "thermal"), "sensors"), k, s) {
+		json_array_foreach(hwc_q_thermal_sensors(facts), k, s) {
 			const json_t *st = hwc_q_get(s, "temp_mdegc");
-			if (json_is_number(st) && adapter_of(facts, hwc_q_string(s, "bdf")) == ad &&
+			if (json_is_number(st) && hwc_q_function_adapter(facts, hwc_q_string(s, "bdf")) == ad &&
 			    json_number_value(st) > best)
 				best = json_number_value(st);
 		}
@@ -215,7 +205,7 @@ static json_t *firmware_spread(json_t *const *docs, const char *const *hosts, si
 	for (size_t h = 0; h < n; h++) {
 		size_t i;
 		const json_t *ad;
-		json_array_foreach(hwc_q_get(hwc_q_get(hwc_q_get(docs[h], "facts"), "mlx"), "adapters"), i, ad) {
+		json_array_foreach(hwc_q_adapters(hwc_q_get(docs[h], "facts")), i, ad) {
 			const char *prod = hwc_q_string(ad, "product") ? hwc_q_string(ad, "product") : "unknown card";
 			const char *psid = hwc_q_string(ad, "psid");
 			const char *fw = hwc_q_string(ad, "fw_version") ? hwc_q_string(ad, "fw_version") : "unknown";
@@ -248,8 +238,7 @@ static json_t *firmware_spread(json_t *const *docs, const char *const *hosts, si
 							    (json_int_t)json_array_size(hl), "where", hl));
 		json_array_append_new(out, json_pack("{s:O, s:O, s:b, s:o}", "product",
 						     json_object_get(g, "product"), "psid",
-						     json_object_get(g, "psid") ? json_object_get(g, "psid")
-										: json_null(),
+						     json_object_get(g, "psid") ? json_object_get(g, "psid") : json_null(),
 						     "spread", json_array_size(vl) > 1, "versions", vl));
 	}
 	json_decref(groups);
@@ -264,7 +253,7 @@ static json_t *fw_config_spread(json_t *const *docs, const char *const *hosts, s
 	for (size_t h = 0; h < n; h++) {
 		size_t i;
 		const json_t *ad;
-		json_array_foreach(hwc_q_get(hwc_q_get(hwc_q_get(docs[h], "facts"), "mlx"), "adapters"), i, ad)
+		json_array_foreach(hwc_q_adapters(hwc_q_get(docs[h], "facts")), i, ad)
 			json_array_append_new(cards, json_pack("{s:s, s:O}", "host", hosts[h], "adapter", (json_t *)ad));
 	}
 	json_t *out = hwc_fwc_spread(cards);

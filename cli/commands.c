@@ -9,6 +9,7 @@
 #include "cli/sections.h"
 #include "core/json.h"
 #include "core/output.h"
+#include "core/query.h"
 #include "hwinfo/hwinfo.h"
 #include "mlx/mlx.h"
 
@@ -55,7 +56,7 @@ static struct hwc_facts *load_facts_file(const struct hwc_cli *c, int *exit_code
 		*exit_code = HWC_EXIT_INTERNAL;
 		return NULL;
 	}
-	hwc_facts_from_json(json_object_get(doc, "facts"), f);
+	hwc_facts_from_json(hwc_q_get(doc, "facts"), f);
 	json_decref(doc);
 	return f;
 }

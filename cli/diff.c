@@ -64,14 +64,14 @@ static int collect_cards(const json_t *facts, struct cards *cs)
 {
 	size_t i;
 	const json_t *ad;
-	const json_t *ads = hwc_q_at(facts, "mlx.adapters");
+	const json_t *ads = hwc_q_adapters(facts);
 	json_array_foreach(ads, i, ad) {
 		const char *bdf = hwc_q_string(ad, "bdf");
 		if (bdf && add_card(cs, facts, ad, bdf) < 0)
 			return -1;
 	}
 	const json_t *d;
-	json_array_foreach(hwc_q_at(facts, "pci.devices"), i, d) {
+	json_array_foreach(hwc_q_pci_devices(facts), i, d) {
 		const char *bdf = hwc_q_string(d, "bdf");
 		size_t bl = bdf ? strlen(bdf) : 0;
 		if (!streq(hwc_q_string(d, "vendor_id"), "15b3") || bl < 2 || strcmp(bdf + bl - 2, ".0") ||
@@ -247,7 +247,7 @@ static void diff_pci(struct ctx *x, const struct card *b, const struct card *a)
 			    "PCI function %s was seen, now it is not", b->bdf);
 		return;
 	}
-	const json_t *bl = hwc_q_get(bd, "link"), *al = hwc_q_get(ad, "link");
+	const json_t *bl = hwc_q_pci_link(bd), *al = hwc_q_pci_link(ad);
 	cmp_lower_worse(x, "pcie_link", "link.speed_gts", hwc_q_get(bl, "speed_gts"),
 			hwc_q_get(al, "speed_gts"),
 		"PCIe link speed", " GT/s");
@@ -268,10 +268,10 @@ static void diff_pci(struct ctx *x, const struct card *b, const struct card *a)
 	hwc_diff_cmp_plain(x, "pcie_path", "path", hwc_q_get(bd, "path"), hwc_q_get(ad, "path"),
 		  "PCIe path to the root port");
 	/* The card's own link already speaks for itself; the bottleneck adds news only upstream. */
-	const json_t *bb = hwc_q_get(bd, "path_bottleneck"), *ab = hwc_q_get(ad, "path_bottleneck");
+	const json_t *bb = hwc_q_path_bottleneck(bd), *ab = hwc_q_path_bottleneck(ad);
 	const char *abdf = hwc_q_string(ab, "bdf");
 	const json_t *path = hwc_q_get(ad, "path");
-	if (abdf && !streq(abdf, a->bdf) && !streq(abdf, hwc_q_string(ad, "upstream")) &&
+	if (abdf && !streq(abdf, a->bdf) && !streq(abdf, hwc_q_pci_upstream(ad)) &&
 	    !streq(abdf, json_string_value(json_array_get(path, 1))))
 		cmp_lower_worse(x, "pcie_path", "path_bottleneck.gbps", hwc_q_get(bb, "gbps"),
 				hwc_q_get(ab, "gbps"),
@@ -297,13 +297,12 @@ static void diff_temps(struct ctx *x, const struct card *b, const struct card *a
 {
 	size_t i, k;
 	const json_t *bs, *as;
-	json_array_foreach(hwc_q_at(b->facts, "thermal.sensors"), i, bs) {
+	json_array_foreach(hwc_q_thermal_sensors(b->facts), i, bs) {
 		if (!card_has_function(b, hwc_q_string(bs, "bdf")))
 			continue;
-		json_array_foreach(hwc_q_at(a->facts, "thermal.sensors"), k, as) {
+		json_array_foreach(hwc_q_thermal_sensors(a->facts), k, as) {
 			if (!card_has_function(a, hwc_q_string(as, "bdf")) ||
-			    !json_equal(json_object_get(bs, "chip"), json_object_get(as, "chip")) ||
-			    !json_equal(json_object_get(bs, "label"), json_object_get(as, "label")) ||
+			    !hwc_q_same(bs, as, "chip") || !hwc_q_same(bs, as, "label") ||
 			    !streq(hwc_q_string(bs, "source"), hwc_q_string(as, "source")))
 				continue;
 			char item[200];
@@ -315,8 +314,8 @@ static void diff_temps(struct ctx *x, const struct card *b, const struct card *a
 			break;
 		}
 	}
-	cmp_temp(x, "ASIC (MTMP register)", hwc_q_at(b->adapter, "registers.temp_mdegc"),
-		 hwc_q_at(a->adapter, "registers.temp_mdegc"));
+	cmp_temp(x, "ASIC (MTMP register)", hwc_q_get(hwc_q_registers(b->adapter), "temp_mdegc"),
+		 hwc_q_get(hwc_q_registers(a->adapter), "temp_mdegc"));
 }
 
 static bool probe_of_card(const struct card *c, const json_t *r)
@@ -336,7 +335,7 @@ static bool probe_of_card(const struct card *c, const json_t *r)
  * file from before --all-ports measured each port alone. */
 static json_int_t concurrent_of(const json_t *r)
 {
-	const json_t *c = json_object_get(r, "concurrent");
+	const json_t *c = hwc_q_get(r, "concurrent");
 	return json_is_integer(c) ? json_integer_value(c) : 1;
 }
 
@@ -345,8 +344,8 @@ static bool same_probe(const json_t *p, const json_t *q)
 	static const char *const keys[] = {"rdma_device", "port", "op", "mode", "msg_bytes", "qps",
 					   "direction", "netdev"};
 	for (size_t i = 0; i < HWC_ARRAY_SIZE(keys); i++) {
-		const json_t *u = json_object_get(p, keys[i]), *v = json_object_get(q, keys[i]);
-		if ((u || v) && !(u && v && json_equal(u, v)))
+		/* absent from both, or the same in both (null included) */
+		if ((hwc_q_has(p, keys[i]) || hwc_q_has(q, keys[i])) && !hwc_q_same(p, q, keys[i]))
 			return false;
 	}
 	return concurrent_of(p) == concurrent_of(q);
@@ -356,10 +355,10 @@ static void diff_probe(struct ctx *x, const struct card *b, const struct card *a
 {
 	size_t i, k;
 	const json_t *br, *ar;
-	json_array_foreach(hwc_q_at(b->facts, "probe.results"), i, br) {
+	json_array_foreach(hwc_q_probe_results(b->facts), i, br) {
 		if (!probe_of_card(b, br))
 			continue;
-		json_array_foreach(hwc_q_at(a->facts, "probe.results"), k, ar) {
+		json_array_foreach(hwc_q_probe_results(a->facts), k, ar) {
 			if (!probe_of_card(a, ar) || !same_probe(br, ar))
 				continue;
 			const json_t *bg = hwc_q_get(br, "gbps"), *ag = hwc_q_get(ar, "gbps");

@@ -25,7 +25,7 @@ static bool reverted(const json_t *b, const json_t *a, const json_t *def)
 /* Set on purpose: the default is known and the current or next-boot value is not it. */
 static bool param_at_risk(const json_t *p)
 {
-	const json_t *def = hwc_q_get(p, "default"), *cur = hwc_q_get(p, "current"), *nb = hwc_q_get(p, "next_boot");
+	const json_t *def = hwc_q_fw_col(p, "default"), *cur = hwc_q_fw_col(p, "current"), *nb = hwc_q_fw_col(p, "next_boot");
 	return def && ((cur && !json_equal(cur, def)) || (nb && !json_equal(nb, def)));
 }
 
@@ -106,7 +106,7 @@ static bool outlier_fixed(const struct card *b, const struct card *a, const char
 static const char *restore_fix(struct ctx *x, const struct card *a, const char *name,
 			       const json_t *bp)
 {
-	const json_t *code = hwc_q_get(bp, "current_code"), *cur = hwc_q_get(bp, "current");
+	const json_t *code = hwc_q_fw_col(bp, "current_code"), *cur = hwc_q_fw_col(bp, "current");
 	char v[96];
 	hwc_diff_fmt_value(v, sizeof(v), json_is_integer(code) ? code : cur);
 	return hwc_arena_printf(x->a, "Restore it: `mstconfig -d %s -y set %s=%s`. %s", a->bdf, name, v,
@@ -126,9 +126,9 @@ static void mark(json_t *ch, bool at_risk, const char *fix)
 static void diff_param(struct ctx *x, const struct card *b, const struct card *a, const char *name,
 		       const json_t *bp, const json_t *ap)
 {
-	const json_t *def = hwc_q_get(ap, "default") ? hwc_q_get(ap, "default") : hwc_q_get(bp, "default");
-	const json_t *bcur = hwc_q_get(bp, "current"), *acur = hwc_q_get(ap, "current");
-	const json_t *bnb = hwc_q_get(bp, "next_boot"), *anb = hwc_q_get(ap, "next_boot");
+	const json_t *def = hwc_q_fw_col(ap, "default") ? hwc_q_fw_col(ap, "default") : hwc_q_fw_col(bp, "default");
+	const json_t *bcur = hwc_q_fw_col(bp, "current"), *acur = hwc_q_fw_col(ap, "current");
+	const json_t *bnb = hwc_q_fw_col(bp, "next_boot"), *anb = hwc_q_fw_col(ap, "next_boot");
 	bool risk = param_at_risk(bp), rcur = reverted(bcur, acur, def), rnb = reverted(bnb, anb, def);
 	char bs[96], as[96], why[256];
 	if (rcur && rnb && json_equal(bcur, bnb) && json_equal(acur, anb)) {
@@ -171,7 +171,7 @@ static void diff_param(struct ctx *x, const struct card *b, const struct card *a
 
 void hwc_diff_fw_config(struct ctx *x, const struct card *b, const struct card *a)
 {
-	const json_t *bc = hwc_q_get(b->adapter, "fw_config"), *ac = hwc_q_get(a->adapter, "fw_config");
+	const json_t *bc = hwc_q_fw_config(b->adapter), *ac = hwc_q_fw_config(a->adapter);
 	bool bany = has_params(bc), aany = has_params(ac);
 	if (!bany || !aany) {
 		if (bany)
@@ -193,7 +193,7 @@ void hwc_diff_fw_config(struct ctx *x, const struct card *b, const struct card *
 		if (aq)
 			diff_param(x, b, a, name, bp, aq);
 		else
-			mark(hwc_diff_add(x, "fw_config", name, hwc_q_get(bp, "current"), NULL,
+			mark(hwc_diff_add(x, "fw_config", name, hwc_q_fw_col(bp, "current"), NULL,
 					  param_at_risk(bp) ? "regression" : "change",
 					  "%s: no longer reported by this firmware%s", name,
 					  param_at_risk(bp) ? ", and it had been set on purpose" : ""),
@@ -202,7 +202,7 @@ void hwc_diff_fw_config(struct ctx *x, const struct card *b, const struct card *
 	json_object_foreach((json_t *)ac, name, ap) {
 		if (strcmp(name, HWC_JSON_UNAVAILABLE) && !hwc_q_get(bc, name))
 			hwc_diff_add(x, "fw_config", name, NULL,
-				     hwc_q_get(ap, "current") ? hwc_q_get(ap, "current") : hwc_q_get(ap, "next_boot"),
+				     hwc_q_fw_effective(ap),
 				     "change", "%s: new parameter with this firmware", name);
 	}
 }
@@ -214,8 +214,8 @@ static const char *reset_seen(const struct card *b, const struct card *a)
 	const json_t *bf = hwc_q_get(b->adapter, "fw_version"), *af = hwc_q_get(a->adapter, "fw_version");
 	if (bf && af && !json_equal(bf, af))
 		return "the running firmware changed";
-	const json_t *bk = hwc_q_get(hwc_q_get(hwc_q_get(b->facts, "host"), "kernel"), "release");
-	const json_t *ak = hwc_q_get(hwc_q_get(hwc_q_get(a->facts, "host"), "kernel"), "release");
+	const json_t *bk = hwc_q_at(hwc_q_host(b->facts), "kernel.release");
+	const json_t *ak = hwc_q_at(hwc_q_host(a->facts), "kernel.release");
 	if (bk && ak && !json_equal(bk, ak))
 		return "the kernel changed (a reboot)";
 	return NULL;
@@ -224,23 +224,23 @@ static const char *reset_seen(const struct card *b, const struct card *a)
 /* Next boot differs from current after the change: configured but not active. */
 static void not_active(struct ctx *x, const struct card *b, const struct card *a, json_t *pending)
 {
-	const json_t *ac = hwc_q_get(a->adapter, "fw_config"), *bc = hwc_q_get(b->adapter, "fw_config");
+	const json_t *ac = hwc_q_fw_config(a->adapter), *bc = hwc_q_fw_config(b->adapter);
 	const char *name, *seen = reset_seen(b, a);
 	json_t *p;
 	json_object_foreach((json_t *)ac, name, p) {
-		const json_t *cur = hwc_q_get(p, "current"), *nb = hwc_q_get(p, "next_boot");
+		const json_t *cur = hwc_q_fw_col(p, "current"), *nb = hwc_q_fw_col(p, "next_boot");
 		if (!cur || !nb || json_equal(cur, nb))
 			continue;
 		json_array_append_new(pending, json_string(name));
 		const json_t *bp = hwc_q_get(bc, name);
-		bool was = bp && json_equal(hwc_q_get(bp, "next_boot"), nb) && json_equal(hwc_q_get(bp, "current"), cur);
+		bool was = bp && json_equal(hwc_q_fw_col(bp, "next_boot"), nb) && json_equal(hwc_q_fw_col(bp, "current"), cur);
 		char cs[96], ns[96], item[256];
 		hwc_diff_fmt_value(cs, sizeof(cs), cur);
 		hwc_diff_fmt_value(ns, sizeof(ns), nb);
 		snprintf(item, sizeof(item), "%s.pending", name);
 		const char *adv = hwc_fw_reset_advice(x->a, a->adapter, a->bdf);
 		json_t *ch;
-		if (!seen && bp && !json_equal(hwc_q_get(bp, "next_boot"), nb)) {
+		if (!seen && bp && !json_equal(hwc_q_fw_col(bp, "next_boot"), nb)) {
 			/* set between the captures: its NAME.next_boot change says so; add the reset */
 			snprintf(item, sizeof(item), "%s.next_boot", name);
 			size_t i;
@@ -276,8 +276,8 @@ static json_t *intent_state(const struct ctx *x, const struct card *a)
 	json_t *v;
 	json_object_foreach((json_t *)want, name, v) {
 		const json_t *p = hwc_q_fw_param(a->adapter, name);
-		const json_t *cur = hwc_q_get(p, "current"), *nb = hwc_q_get(p, "next_boot");
-		const json_t *cc = hwc_q_get(p, "current_code"), *nc = hwc_q_get(p, "next_boot_code");
+		const json_t *cur = hwc_q_fw_col(p, "current"), *nb = hwc_q_fw_col(p, "next_boot");
+		const json_t *cc = hwc_q_fw_col(p, "current_code"), *nc = hwc_q_fw_col(p, "next_boot_code");
 		bool cur_ok = cur && (json_equal(cur, v) || (cc && json_equal(cc, v)));
 		bool nb_ok = nb && (json_equal(nb, v) || (nc && json_equal(nc, v)));
 		if (!cur_ok || !nb_ok)
@@ -292,7 +292,7 @@ void hwc_diff_fw_state(struct ctx *x, const struct card *b, const struct card *a
 			    json_pack("{s:O?, s:O?}", "before", hwc_q_get(b->adapter, "fw_version"), "after",
 				      hwc_q_get(a->adapter, "fw_version")));
 	json_t *pending = json_array();
-	if (has_params(hwc_q_get(a->adapter, "fw_config")))
+	if (has_params(hwc_q_fw_config(a->adapter)))
 		not_active(x, b, a, pending);
 	json_t *intent = intent_state(x, a);
 	bool consistent = json_array_size(pending) == 0 &&

@@ -90,7 +90,7 @@ bool hwc_cli_json_like(const char *buf, size_t len)
 static json_t *checked_doc(json_t *doc, const char *what)
 {
 	const char *schema = hwc_json_str_or(doc, "schema", NULL);
-	const json_t *ver = json_object_get(doc, "schema_version");
+	const json_t *ver = hwc_q_get(doc, "schema_version");
 	if (!schema || (strcmp(schema, "hwcheck.report") && strcmp(schema, "hwcheck.facts")) ||
 	    !json_is_integer(ver) || !json_is_object(hwc_q_get(doc, "facts"))) {
 		hwc_cli_err("%s: not a hwcheck facts or report document (expected \"schema\": "

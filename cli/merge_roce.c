@@ -19,18 +19,8 @@ static const char *port_name(struct hwc_arena *a, const json_t *p)
 				(long long)json_integer_value(hwc_q_get(p, "port")));
 }
 
-/* The value of dotted key in port p, NULL when unknown. */
-static const json_t *port_value(const json_t *p, const char *key)
-{
-	const char *dot = strchr(key, '.');
-	if (!dot)
-		return json_is_null(json_object_get(p, key)) ? NULL : json_object_get(p, key);
-	char head[64];
-	snprintf(head, sizeof(head), "%.*s", (int)(dot - key), key);
-	const json_t *v = json_object_get(json_object_get(p, head), dot + 1);
-	return json_is_null(v) ? NULL : v;
-}
-
+/* One port's value into values (shown text -> {value, shown, ports, where}, the command's own
+ * tally: looked up raw, it is no facts document). */
 static void add_value(json_t *values, struct hwc_arena *a, const json_t *v, const char *host,
 		      const char *port)
 {
@@ -55,8 +45,8 @@ json_t *hwc_merge_roce(json_t *const *docs, const char *const *hosts, size_t n)
 		for (size_t h = 0; values && h < n; h++) {
 			size_t i;
 			const json_t *p;
-			json_array_foreach(hwc_q_at(docs[h], "facts.roce.ports"), i, p) {
-				const json_t *v = port_value(p, keys[k]);
+			json_array_foreach(hwc_q_roce_ports(hwc_q_get(docs[h], "facts")), i, p) {
+				const json_t *v = hwc_q_at(p, keys[k]); /* "qos.trust" */
 				if (v)
 					add_value(values, a, v, hosts[h], port_name(a, p));
 			}

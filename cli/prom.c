@@ -129,32 +129,10 @@ static void add_num(struct prom *p, int fam, const json_t *v, double scale, cons
 		add(p, fam, json_number_value(v) * scale, kv);
 }
 
-static const json_t *pci_device(const json_t *facts, const char *bdf)
-{
-	size_t i;
-	const json_t *d;
-	json_array_foreach(hwc_q_get(hwc_q_get(facts, "pci"), "devices"), i, d)
-		if (bdf && hwc_q_string(d, "bdf") && strcmp(hwc_q_string(d, "bdf"), bdf) == 0)
-			return d;
-	return NULL;
-}
-
 /* The card a function belongs to (the adapter's function 0), or NULL. */
 static const char *card_of(const json_t *facts, const char *bdf)
 {
-	size_t i, k;
-	const json_t *ad, *fn;
-	if (!bdf)
-		return NULL;
-	json_array_foreach(hwc_q_get(hwc_q_get(facts, "mlx"), "adapters"), i, ad) {
-		const char *card = hwc_q_string(ad, "bdf");
-		if (card && strcmp(card, bdf) == 0)
-			return card;
-		json_array_foreach(hwc_q_get(ad, "functions"), k, fn)
-			if (json_string_value(fn) && strcmp(json_string_value(fn), bdf) == 0)
-				return card;
-	}
-	return NULL;
+	return hwc_q_string(hwc_q_function_adapter(facts, bdf), "bdf");
 }
 
 /* A card sensor that is not the ASIC: a transceiver module has its own limits. */
@@ -172,8 +150,8 @@ static void card_temperature(struct prom *p, const json_t *facts, const json_t *
 {
 	size_t i;
 	const json_t *s;
-	const json_t *best = hwc_q_get(hwc_q_get(ad, "registers"), "temp_mdegc");
-	json_array_foreach(hwc_q_get(hwc_q_get(facts, "thermal"), "sensors"), i, s) {
+	const json_t *best = hwc_q_get(hwc_q_registers(ad), "temp_mdegc");
+	json_array_foreach(hwc_q_thermal_sensors(facts), i, s) {
 		const char *card = card_of(facts, hwc_q_string(s, "bdf"));
 		const json_t *t = hwc_q_get(s, "temp_mdegc");
 		if (!card || strcmp(card, cl[1]) != 0 || module_sensor(s) || !json_is_number(t))
@@ -190,7 +168,7 @@ static void adapters(struct prom *p, const json_t *facts)
 {
 	size_t i, k;
 	const json_t *ad, *port;
-	json_array_foreach(hwc_q_get(hwc_q_get(facts, "mlx"), "adapters"), i, ad) {
+	json_array_foreach(hwc_q_adapters(facts), i, ad) {
 		const char *card = hwc_q_string(ad, "bdf");
 		if (!card)
 			continue;
@@ -199,13 +177,13 @@ static void adapters(struct prom *p, const json_t *facts)
 				      hwc_q_string(ad, "serial_number"), NULL};
 		add(p, F_ADAPTER, 1, info);
 		const char *cl[] = {"card", card, NULL};
-		const json_t *d = pci_device(facts, card), *l = hwc_q_get(d, "link");
+		const json_t *d = hwc_q_pci_dev(facts, card), *l = hwc_q_pci_link(d);
 		add_num(p, F_LINK_SPEED, hwc_q_get(l, "speed_gts"), 1, cl);
 		add_num(p, F_LINK_WIDTH, hwc_q_get(l, "width"), 1, cl);
 		add_num(p, F_LINK_CAP_SPEED, hwc_q_get(l, "cap_speed_gts"), 1, cl);
 		add_num(p, F_LINK_CAP_WIDTH, hwc_q_get(l, "cap_width"), 1, cl);
-		add_num(p, F_BOTTLENECK, hwc_q_get(hwc_q_get(d, "path_bottleneck"), "gbps"), 1, cl);
-		json_array_foreach(hwc_q_get(ad, "ports"), k, port) {
+		add_num(p, F_BOTTLENECK, hwc_q_get(hwc_q_path_bottleneck(d), "gbps"), 1, cl);
+		json_array_foreach(hwc_q_ports(ad), k, port) {
 			char pn[32];
 			const json_t *num = hwc_q_get(port, "port");
 			if (!json_is_integer(num))
@@ -226,7 +204,7 @@ static void sensors_and_probe(struct prom *p, const json_t *facts)
 {
 	size_t i;
 	const json_t *s;
-	json_array_foreach(hwc_q_get(hwc_q_get(facts, "thermal"), "sensors"), i, s) {
+	json_array_foreach(hwc_q_thermal_sensors(facts), i, s) {
 		const char *card = card_of(facts, hwc_q_string(s, "bdf"));
 		if (card && !module_sensor(s))
 			continue; /* the card's ASIC: hwcheck_card_temperature_celsius */
@@ -239,7 +217,7 @@ static void sensors_and_probe(struct prom *p, const json_t *facts)
 		add_num(p, F_TEMP, hwc_q_get(s, "temp_mdegc"), 0.001, tl);
 	}
 	const json_t *r;
-	json_array_foreach(hwc_q_get(hwc_q_get(facts, "probe"), "results"), i, r) {
+	json_array_foreach(hwc_q_probe_results(facts), i, r) {
 		char port[32] = "", msg[32] = "", qps[32] = "";
 		if (json_is_integer(hwc_q_get(r, "port")))
 			snprintf(port, sizeof(port), "%lld", (long long)json_integer_value(hwc_q_get(r, "port")));

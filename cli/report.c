@@ -54,16 +54,17 @@ json_t *hwc_report_json(const struct hwc_cli *c, const char *schema, const struc
 	json_object_set_new(r, "tool", json_pack("{s:s, s:s}", "name", "hwcheck", "version",
 						 HWCHECK_VERSION));
 	json_object_set_new(r, "run", run_json(c));
-	json_object_set_new(r, "facts", facts_json ? facts_json : json_object());
+	const json_t *facts = facts_json ? facts_json : json_object();
+	json_object_set_new(r, "facts", (json_t *)facts);
 	if (fd) {
 		/* the verdict first: what a gate reads, before the findings that explain it */
 		struct hwc_summary s;
-		hwc_summary_compute(fd, hwc_facts_known_count(json_object_get(r, "facts")) == 0, &s);
+		hwc_summary_compute(fd, hwc_facts_known_count(facts) == 0, &s);
 		char why[1024];
 		json_object_set_new(r, "summary",
 				    hwc_summary_json(&s, fd, hwc_cli_nothing_why(c, why, sizeof(why))));
 		json_object_set_new(r, "findings", hwc_findings_to_json(fd));
-		json_object_set_new(r, "cards", hwc_cards_json(json_object_get(r, "facts"), fd, c->prof));
+		json_object_set_new(r, "cards", hwc_cards_json(facts, fd, c->prof));
 	}
 	json_t *errs = json_array();
 	for (size_t i = 0; i < f->errors.n; i++) {
@@ -120,7 +121,6 @@ static const char *label_of(const json_t *o)
 
 static void tree(FILE *out, const struct hwc_cli *c, const json_t *v, int depth)
 {
-	const json_t *un = json_object_get(v, HWC_JSON_UNAVAILABLE);
 	const char *k;
 	json_t *x;
 	json_object_foreach((json_t *)v, k, x) {
@@ -128,7 +128,7 @@ static void tree(FILE *out, const struct hwc_cli *c, const json_t *v, int depth)
 			continue;
 		fprintf(out, "%*s%s: ", depth * 2, "", k);
 		if (json_is_null(x)) {
-			const json_t *u = json_object_get(un, k);
+			const json_t *u = hwc_q_unavailable(v, k);
 			const char *st = hwc_json_str_or(u, "status", "unknown");
 			const char *d = hwc_json_str_or(u, "detail", NULL);
 			fprintf(out, "%sunknown (%s%s%s)%s\n", c->color ? C_DIM : "", st, d ? ": " : "",
@@ -187,7 +187,7 @@ static const char *card_label(const json_t *facts, const char *card, char *buf, 
 	size_t i;
 	if (!card)
 		return "host";
-	json_array_foreach(hwc_q_at(facts, "mlx.adapters"), i, ad) {
+	json_array_foreach(hwc_q_adapters(facts), i, ad) {
 		const char *b = hwc_q_string(ad, "bdf");
 		if (b && strcmp(b, card) == 0) {
 			snprintf(buf, n, "%s %s, firmware %s", card,
@@ -207,10 +207,9 @@ static bool same_card(const char *a, const char *b)
 /* One line per probe result, only measured numbers (docs/probe.md). */
 static void render_probe(FILE *out, const json_t *facts)
 {
-	const json_t *res = json_object_get(json_object_get(facts, "probe"), "results");
 	size_t i;
-	json_t *r;
-	json_array_foreach(res, i, r) {
+	const json_t *r;
+	json_array_foreach(hwc_q_probe_results(facts), i, r) {
 		char line[1024];
 		size_t n;
 		const char *dev = hwc_json_str_or(r, "rdma_device", "?");
@@ -228,7 +227,7 @@ static void render_probe(FILE *out, const json_t *facts)
 			hwc_wrap_print(out, 0, 6, line);
 			continue;
 		}
-		const json_t *g = json_object_get(r, "gbps"), *cg = json_object_get(r, "ceiling_gbps");
+		const json_t *g = hwc_q_get(r, "gbps"), *cg = hwc_q_get(r, "ceiling_gbps");
 		n = (size_t)snprintf(line, sizeof(line), "probe %s%s%.0lld %s %s%s: ", dev, port ? "/" : "",
 				     (long long)port, hwc_json_str_or(r, "mode", ""),
 				     strcmp(hwc_json_str_or(r, "op", ""), "tcp") == 0 ? "tcp " : "", op);
@@ -240,7 +239,7 @@ static void render_probe(FILE *out, const json_t *facts)
 					      ? snprintf(line + n, sizeof(line) - n, " of a %.2f Gb/s ceiling (%s)",
 							 json_number_value(cg), hwc_json_str_or(r, "ceiling_by", "?"))
 					      : snprintf(line + n, sizeof(line) - n, ", ceiling unknown"));
-		const json_t *ok = json_object_get(r, "data_ok");
+		const json_t *ok = hwc_q_get(r, "data_ok");
 		if (json_is_boolean(ok) && n < sizeof(line))
 			snprintf(line + n, sizeof(line) - n, "%s", json_is_true(ok) ? ", data verified" : ", DATA MISMATCH");
 		hwc_wrap_print(out, 0, 6, line);
@@ -361,7 +360,7 @@ void hwc_render_check_text(FILE *out, const struct hwc_cli *c, const json_t *fac
 		fprintf(out, "%s\n", line);
 	if (c->summary_line)
 		return;
-	const json_t *host = json_object_get(facts, "host");
+	const json_t *host = hwc_q_host(facts);
 	const char *model = hwc_q_string(hwc_q_get(host, "cpu"), "model_name");
 	const char *kern = hwc_q_string(hwc_q_get(host, "kernel"), "release");
 	char head[1024];
@@ -371,8 +370,7 @@ void hwc_render_check_text(FILE *out, const struct hwc_cli *c, const json_t *fac
 	hwc_wrap_print(out, (int)strlen("hwcheck " HWCHECK_VERSION "  "), 2, head);
 	snprintf(head, sizeof(head), "host: %s, kernel %s", model ? model : "CPU unknown", kern ? kern : "unknown");
 	hwc_wrap_print(out, 0, 2, head);
-	const json_t *ad = json_object_get(json_object_get(facts, "mlx"), "adapters");
-	if (json_array_size(ad) == 0)
+	if (json_array_size(hwc_q_adapters(facts)) == 0)
 		fputs("no ConnectX adapter found\n", out);
 	json_t *cards = hwc_cards_json(facts, fd, c->prof);
 	hwc_render_cards_text(out, c, cards);

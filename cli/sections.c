@@ -125,6 +125,7 @@ int hwc_facts_from_json(const json_t *facts, struct hwc_facts *f)
 	}
 	int used = 0;
 	for (size_t i = 0; i < HWC_ARRAY_SIZE(sections); i++) {
+		/* raw on purpose: a null section goes to its decoder as it is */
 		const json_t *s = json_object_get(facts, sections[i].name);
 		if (!s)
 			continue;

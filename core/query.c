@@ -15,6 +15,11 @@ const json_t *hwc_q_get(const json_t *o, const char *key)
 	return json_is_null(v) ? NULL : v;
 }
 
+bool hwc_q_has(const json_t *o, const char *key)
+{
+	return json_is_object(o) && key && json_object_get(o, key);
+}
+
 bool hwc_q_is_null(const json_t *o, const char *key)
 {
 	return json_is_object(o) && key && json_is_null(json_object_get(o, key));
@@ -80,6 +85,26 @@ const json_t *hwc_q_fw_image(const json_t *facts)
 	return json_object_get(hwc_q_get(facts, "mlx"), "fw_image");
 }
 
+const json_t *hwc_q_pci_devices(const json_t *facts)
+{
+	return q_array(hwc_q_at(facts, "pci.devices"));
+}
+
+const json_t *hwc_q_gpudirect_pairs(const json_t *facts)
+{
+	return q_array(hwc_q_get(hwc_q_gpudirect(facts), "pairs"));
+}
+
+const json_t *hwc_q_probe_results(const json_t *facts)
+{
+	return q_array(hwc_q_at(facts, "probe.results"));
+}
+
+const json_t *hwc_q_thermal_sensors(const json_t *facts)
+{
+	return q_array(hwc_q_at(facts, "thermal.sensors"));
+}
+
 const json_t *hwc_q_roce_ports(const json_t *facts)
 {
 	return q_array(hwc_q_at(facts, "roce.ports"));
@@ -115,6 +140,11 @@ const json_t *hwc_q_netdev_module(const json_t *nd)
 	return hwc_q_at(nd, "link.module");
 }
 
+const json_t *hwc_q_netdev_link(const json_t *nd)
+{
+	return hwc_q_get(nd, "link");
+}
+
 const json_t *hwc_q_irq_locality(const json_t *nd)
 {
 	return hwc_q_get(nd, "irq_locality");
@@ -135,6 +165,16 @@ const json_t *hwc_q_numa_node(const json_t *facts, const json_t *node)
 const json_t *hwc_q_ports(const json_t *adapter)
 {
 	return q_array(hwc_q_get(adapter, "ports"));
+}
+
+const json_t *hwc_q_function_map(const json_t *adapter)
+{
+	return q_array(hwc_q_get(adapter, "function_map"));
+}
+
+const json_t *hwc_q_registers(const json_t *adapter)
+{
+	return hwc_q_get(adapter, "registers");
 }
 
 const json_t *hwc_q_port_netdev(const json_t *facts, const json_t *port)
@@ -262,8 +302,7 @@ int hwc_q_find_str(const json_t *obj, const char *dotted, const char **out, cons
 
 const json_t *hwc_q_adapters(const json_t *facts)
 {
-	const json_t *ad = json_object_get(json_object_get(facts, "mlx"), "adapters");
-	return json_is_array(ad) ? ad : NULL;
+	return q_array(hwc_q_at(facts, "mlx.adapters"));
 }
 
 static const json_t *find_by(const json_t *arr, const char *key, const char *val)
@@ -383,14 +422,14 @@ void hwc_q_index_begin(const json_t *facts)
 	idx.by_ad = json_object();
 	size_t i;
 	const json_t *e;
-	json_array_foreach(json_object_get(json_object_get(facts, "pci"), "devices"), i, e) {
+	json_array_foreach(hwc_q_pci_devices(facts), i, e) {
 		const char *b = json_string_value(json_object_get(e, "bdf"));
 		if (b && !json_object_get(idx.pci, b))
 			json_object_set(idx.pci, b, (json_t *)e);
 	}
 	idx_adapters(facts);
 	idx.sensors = json_object();
-	json_array_foreach(json_object_get(json_object_get(facts, "thermal"), "sensors"), i, e)
+	json_array_foreach(hwc_q_thermal_sensors(facts), i, e)
 		idx_all(idx.sensors, json_string_value(json_object_get(e, "bdf")), i);
 	idx.facts = facts;
 }
@@ -411,7 +450,7 @@ const json_t *hwc_q_pci_dev(const json_t *facts, const char *bdf)
 {
 	if (idx.facts && idx.facts == facts)
 		return bdf ? json_object_get(idx.pci, bdf) : NULL;
-	return find_by(json_object_get(json_object_get(facts, "pci"), "devices"), "bdf", bdf);
+	return find_by(hwc_q_pci_devices(facts), "bdf", bdf);
 }
 
 const json_t *hwc_q_netdev(const json_t *facts, const char *name)
@@ -443,6 +482,26 @@ bool hwc_q_adapter_has_function(const json_t *adapter, const char *bdf)
 	return str_in(json_object_get(adapter, "functions"), bdf);
 }
 
+static long idx_get(const json_t *map, const char *key)
+{
+	const json_t *v = key ? json_object_get(map, key) : NULL;
+	return v ? (long)json_integer_value(v) : -1;
+}
+
+const json_t *hwc_q_function_adapter(const json_t *facts, const char *bdf)
+{
+	size_t i;
+	const json_t *ad;
+	if (idx.facts && idx.facts == facts) {
+		long at = idx_get(idx.fn, bdf);
+		return at >= 0 ? json_array_get(hwc_q_adapters(facts), (size_t)at) : NULL;
+	}
+	json_array_foreach(hwc_q_adapters(facts), i, ad)
+		if (hwc_q_adapter_has_function(ad, bdf))
+			return ad;
+	return NULL;
+}
+
 const char *hwc_q_port_function(const json_t *facts, const json_t *adapter, const json_t *port)
 {
 	const char *rd = json_string_value(json_object_get(port, "rdma_device"));
@@ -452,7 +511,7 @@ const char *hwc_q_port_function(const json_t *facts, const json_t *adapter, cons
 		return bdf;
 	size_t i;
 	const json_t *fn;
-	json_array_foreach(json_object_get(adapter, "function_map"), i, fn) {
+	json_array_foreach(hwc_q_function_map(adapter), i, fn) {
 		if (str_in(json_object_get(fn, "rdma_devices"), rd) ||
 		    str_in(json_object_get(fn, "netdevs"), nd))
 			return json_string_value(json_object_get(fn, "bdf"));
@@ -491,12 +550,6 @@ size_t hwc_q_adapter_netdevs(const json_t *facts, const json_t *adapter, const j
 			out[n++] = e;
 	}
 	return n;
-}
-
-static long idx_get(const json_t *map, const char *key)
-{
-	const json_t *v = key ? json_object_get(map, key) : NULL;
-	return v ? (long)json_integer_value(v) : -1;
 }
 
 static long idx_min(long a, long b)
@@ -550,7 +603,7 @@ static size_t sensor_lists(const json_t *adapter, const json_t **lists, size_t m
 size_t hwc_q_adapter_sensors(const json_t *facts, const json_t *adapter, struct hwc_arena *a,
 			  const json_t ***out)
 {
-	const json_t *sensors = json_object_get(json_object_get(facts, "thermal"), "sensors");
+	const json_t *sensors = hwc_q_thermal_sensors(facts);
 	size_t n = 0, i, k;
 	const json_t *e, *f;
 	if (!(idx.facts && idx.facts == facts)) {

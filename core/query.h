@@ -16,6 +16,8 @@
 
 /* o[key], treating a JSON null as absent (an unknown fact): NULL when o is not an object. */
 const json_t *hwc_q_get(const json_t *o, const char *key);
+/* True when o holds key, whatever its value (null included). */
+bool hwc_q_has(const json_t *o, const char *key);
 /* True when o holds key with the value null (an unknown fact, as against one never collected). */
 bool hwc_q_is_null(const json_t *o, const char *key);
 /* True when a and b both hold key with equal values (two nulls are equal; an absent key never). */
@@ -62,6 +64,8 @@ size_t hwc_q_adapter_sensors(const json_t *facts, const json_t *adapter, struct 
 			     const json_t ***out);
 /* The adapter whose functions, netdevs or RDMA devices include name; NULL if none. */
 const json_t *hwc_q_adapter_of(const json_t *facts, const char *name);
+/* The first adapter of which bdf is a function (its bdf or one of its functions); NULL if none. */
+const json_t *hwc_q_function_adapter(const json_t *facts, const char *bdf);
 /* True when bdf is one of the adapter's functions. */
 bool hwc_q_adapter_has_function(const json_t *adapter, const char *bdf);
 /* The fastest port rate of the adapter in Gb/s (active ports, else netdev speeds, else the
@@ -70,13 +74,19 @@ double hwc_q_adapter_port_rate(const json_t *facts, const json_t *adapter, const
 
 /* ------------------------------------------------------------ sections of the document */
 
-/* facts.host (NULL when absent or null); facts.netdevs[] and facts.roce.ports[] (NULL when not
- * arrays); facts.pci.gpudirect (NULL when not an object: no GPU peers were looked for);
- * facts.mlx.fw_image, the image to be flashed (a JSON null when it was given but could not be
- * read; NULL when none was given). */
+/* facts.host (NULL when absent or null); facts.netdevs[], facts.roce.ports[], facts.pci.devices[],
+ * facts.pci.gpudirect.pairs[], facts.thermal.sensors[] and facts.probe.results[] (NULL when not
+ * arrays: not collected, or no probe ran). */
 const json_t *hwc_q_host(const json_t *facts);
 const json_t *hwc_q_netdevs(const json_t *facts);
 const json_t *hwc_q_roce_ports(const json_t *facts);
+const json_t *hwc_q_pci_devices(const json_t *facts);
+const json_t *hwc_q_gpudirect_pairs(const json_t *facts);
+const json_t *hwc_q_thermal_sensors(const json_t *facts);
+const json_t *hwc_q_probe_results(const json_t *facts);
+/* facts.pci.gpudirect (NULL when not an object: no GPU peers were looked for); facts.mlx.fw_image,
+ * the image to be flashed (a JSON null when it was given but could not be read; NULL when none
+ * was given). */
 const json_t *hwc_q_gpudirect(const json_t *facts);
 const json_t *hwc_q_fw_image(const json_t *facts);
 /* The unavailable status {status, detail} that o gives for its key; NULL when none. */
@@ -93,13 +103,18 @@ const json_t *hwc_q_pci_link(const json_t *dev);
 double hwc_q_pci_link_num(const json_t *dev, const char *key);
 const json_t *hwc_q_path_bottleneck(const json_t *dev);
 const char *hwc_q_pci_upstream(const json_t *dev);
-/* A netdev's transceiver (link.module) and IRQ locality {numa_node, vectors, outside_local,
- * local_cpulist}; NULL when unknown. */
+/* A netdev's wire side (link: carrier changes, FEC, modes, LLDP peer), its transceiver
+ * (link.module) and IRQ locality {numa_node, vectors, outside_local, local_cpulist}; NULL when
+ * unknown. */
+const json_t *hwc_q_netdev_link(const json_t *nd);
 const json_t *hwc_q_netdev_module(const json_t *nd);
 const json_t *hwc_q_irq_locality(const json_t *nd);
-/* An adapter's ports[] (NULL when not an array), and the netdev of one of them (by its "netdev";
- * NULL when none is known). */
+/* An adapter's ports[] and function_map[] ({bdf, netdevs, rdma_devices...} per function) (NULL
+ * when not arrays), its access registers {temp_mdegc, power_status...} (NULL when not read), and
+ * the netdev of one of its ports (by its "netdev"; NULL when none is known). */
 const json_t *hwc_q_ports(const json_t *adapter);
+const json_t *hwc_q_function_map(const json_t *adapter);
+const json_t *hwc_q_registers(const json_t *adapter);
 const json_t *hwc_q_port_netdev(const json_t *facts, const json_t *port);
 
 /* ------------------------------------------------------------ a card's firmware configuration */

@@ -529,7 +529,7 @@ static void ports_unknown(struct hwc_rule_ctx *c, const json_t *ad)
 	const json_t *fn;
 	if (!bdf || json_array_size(hwc_q_get(ad, "ports")) > 0)
 		return;
-	json_array_foreach(hwc_q_get(ad, "function_map"), i, fn) {
+	json_array_foreach(hwc_q_function_map(ad), i, fn) {
 		const char *drv, *why;
 		if (json_is_true(hwc_q_get(fn, "is_vf")) || hwc_q_find_str(fn, "driver", &drv, &why, c->a))
 			continue;

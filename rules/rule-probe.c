@@ -55,7 +55,7 @@ static void eval_below_ceiling(struct hwc_rule_ctx *c)
 	double min = hwc_profile_threshold(c->prof, HWC_T_PROBE_MIN_RATIO);
 	size_t i;
 	const json_t *r;
-	json_array_foreach(hwc_q_at(c->facts, "probe.results"), i, r) {
+	json_array_foreach(hwc_q_probe_results(c->facts), i, r) {
 		const char *subj = res_subject(c, r), *base = res_path(c, r, i);
 		const char *st = hwc_q_string(r, "status");
 		if (st && strcmp(st, "ok") != 0) {
@@ -99,7 +99,7 @@ static json_int_t concurrent_of(const json_t *r)
 static void eval_asymmetry(struct hwc_rule_ctx *c)
 {
 	double maxd = hwc_profile_threshold(c->prof, HWC_T_PROBE_ASYMMETRY_MAX);
-	const json_t *res = hwc_q_at(c->facts, "probe.results");
+	const json_t *res = hwc_q_probe_results(c->facts);
 	size_t i, k;
 	const json_t *r, *w;
 	json_array_foreach(res, i, r) {

@@ -140,7 +140,7 @@ static void eval_host_hot(struct hwc_rule_ctx *c)
 	const json_t *s;
 	double lim = hwc_profile_threshold(c->prof, HWC_T_HOST_TEMP_LIMIT_C);
 	double margin = hwc_profile_threshold(c->prof, HWC_T_HOST_TEMP_MARGIN_C);
-	const json_t *sensors = hwc_q_at(c->facts, "thermal.sensors");
+	const json_t *sensors = hwc_q_thermal_sensors(c->facts);
 	if (!json_is_array(sensors)) {
 		const json_t *v;
 		const char *why;
@@ -186,7 +186,7 @@ static void eval_probe_rise(struct hwc_rule_ctx *c)
 	size_t i;
 	const json_t *r;
 	double lim = hwc_profile_threshold(c->prof, HWC_T_CARD_TEMP_LIMIT_C);
-	json_array_foreach(hwc_q_at(c->facts, "probe.results"), i, r) {
+	json_array_foreach(hwc_q_probe_results(c->facts), i, r) {
 		const json_t *ts = hwc_q_get(r, "temp_start_mdegc"), *tm = hwc_q_get(r, "temp_max_mdegc");
 		if (!json_is_number(ts) || !json_is_number(tm))
 			continue; /* the probe ran without a temperature source: nothing to judge */

@@ -288,7 +288,7 @@ static const char *subject_function(const json_t *facts, struct hwc_arena *a, co
 	size_t i, j, k;
 	const json_t *ad, *fn, *x;
 	json_array_foreach(hwc_q_adapters(facts), i, ad) {
-		json_array_foreach(hwc_q_get(ad, "function_map"), j, fn) {
+		json_array_foreach(hwc_q_function_map(ad), j, fn) {
 			static const char *const lists[] = {"rdma_devices", "netdevs"};
 			for (int l = 0; l < 2; l++)
 				json_array_foreach(hwc_q_get(fn, lists[l]), k, x)

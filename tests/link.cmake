@@ -16,8 +16,15 @@ hwc_unit_test(test_ethtool_link link/test_ethtool_link.c)
 target_compile_definitions(test_ethtool_link PRIVATE HWC_SEEDS="${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus"
   HWC_FIXTURES="${CMAKE_CURRENT_SOURCE_DIR}/fixtures")
 hwc_py_test(link_rate link/test_rate.py)
+# tests/link/REAL-DATA.md: the fixture (real or RECONSTRUCTED) that fires each issue-14 rule.
+hwc_py_test(link_real_data link/test_real_data.py)
 # ethtool -m as the oracle of the module rate table (the shim of tests/oracle.cmake).
 add_test(NAME link_rate_oracle COMMAND ${HWC_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/oracle/test_rate_oracle.py
   --shim $<TARGET_FILE:hwc_ethtool_shim>)
 set_tests_properties(link_rate_oracle PROPERTIES ENVIRONMENT "LC_ALL=C;PYTHONDONTWRITEBYTECODE=1"
+  SKIP_RETURN_CODE 77 LABELS unit)
+# A real SFP's published `ethtool -m` decoding re-encoded as bytes: ethtool prints it back (the oracle).
+add_test(NAME link_sfp_rebuilt_oracle COMMAND ${HWC_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/link/mk_sfp_rebuilt.py
+  --check --shim $<TARGET_FILE:hwc_ethtool_shim>)
+set_tests_properties(link_sfp_rebuilt_oracle PROPERTIES ENVIRONMENT "LC_ALL=C;PYTHONDONTWRITEBYTECODE=1"
   SKIP_RETURN_CODE 77 LABELS unit)

@@ -131,6 +131,18 @@ class CardsJson(unittest.TestCase):
         self.assertEqual((k["verdict"], k["undecided"]), ("unknown", ["PCIE_FW_LINK_RESTRICTED"]))
         self.assertIn("Gen5 x16", k["value"])
 
+    def test_rate_unknown_says_why(self):
+        # ethtool was not in this capture: the link rate line gives the facts' reason for the
+        # missing link modes (netdevs[].link.unavailable.modes), not "not collected"
+        _, j = run_json("--root", root("link-farend-lldpd-down"), "--json")
+        nd = next(n for n in j["facts"]["netdevs"] if n["name"] == "enp153s0np0")
+        self.assertIsNone(nd["link"]["modes"])
+        self.assertEqual(nd["link"]["unavailable"]["modes"]["detail"], "ethtool: not installed")
+        k = [k for c in j["cards"] for k in c["checks"]
+             if k["item"] == "port_rate" and k.get("subject") == "enp153s0np0"]
+        self.assertEqual([x["verdict"] for x in k], ["unknown"])
+        self.assertEqual(k[0]["reason"], "enp153s0np0: negotiated rate unknown (ethtool: not installed)")
+
     def test_disabled_rules_are_not_ok(self):
         # "ok" means checked: a line whose rules the profile turned off is shown, not judged
         with tempfile.TemporaryDirectory() as d:

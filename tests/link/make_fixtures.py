@@ -126,6 +126,50 @@ def bf3_mlxlink():
     r.done("a BlueField-3 100G port whose mlxlink counters are clean")
 
 
+# An operator's notes on Cumulus Linux switches (2026-03-25, 'Cumulus, NVUE, MLAG', item 6: "Random
+# packet loss on a 400G link"): the lines of `mlxlink -d /dev/mst/mt53104_pci_cr0 -p <port>
+# --show_counters` they quote, verbatim (their spacing). Recommendation: Bad signal integrity.
+SWITCH400G_LINES = """Recommendation      : Bad signal integrity
+Effective Physical Errors : 0
+Effective Physical BER    : 15E-255
+Raw Physical BER         : 2E-5
+Link Down Counter        : 6
+"""
+
+
+def bad_signal_400g():
+    q = SWITCH400G_LINES.splitlines(keepends=True)
+    text = ("\nOperational Info\n----------------\n"
+            "State                              : Active\n"
+            "Physical state                     : LinkUp\n"
+            "Speed                              : 400G\n"
+            "Width                              : 4x\n"
+            "FEC                                : Standard_RS-FEC - (544,514)\n"
+            "\nTroubleshooting Info\n--------------------\n" + q[0] +
+            "\nPhysical Counters and BER Info\n------------------------------\n" + "".join(q[1:]))
+    r = Root("link-mstlink-400g-bad-signal")
+    r.function("0000:c1:00.0", 0x1021, rdma=["mlx5_0"])
+    r.rdma("mlx5_0", "28.43.1014", None, {1: {"state": "4: ACTIVE", "phys_state": "5: LinkUp",
+                                              "rate": "400 Gb/sec (4X NDR)", "link_layer": "Ethernet"}})
+    r.command(["mstlink", "-d", "0000:c1:00.0", "-m", "-c"], text.encode())
+    r.source("`hwcheck/commands/mstlink -d 0000:c1:00.0 -m -c/stdout`: its five value lines "
+             "(Recommendation: Bad signal integrity; Effective Physical Errors 0; Effective Physical "
+             "BER 15E-255; Raw Physical BER 2E-5; Link Down Counter 6) verbatim, spacing as quoted, "
+             "from an operator's public notes 'Cumulus, NVUE, MLAG' (2026-03-25, item 6, 'Random "
+             "packet loss on a 400G link ... the link \"works\" and loses packets ... reseat or "
+             "replace the optics'): `mlxlink -d /dev/mst/mt53104_pci_cr0 -p <port> --show_counters` "
+             "on the SWITCH end (a Spectrum ASIC) of the 400G link; found through the code index, its "
+             "repository name not recorded. Expected: LINK_TOOL_RECOMMENDATION warn; no "
+             "LINK_RAW_BER_HIGH (2E-5 is under a tenth of RS(544,514)'s 2.4e-4); no "
+             "LINK_EFFECTIVE_ERRORS.")
+    r.source("RECONSTRUCTED: that these lines are a ConnectX-7's (15b3:1021, 0000:c1:00.0, mlx5_0, "
+             "firmware 28.43.1014, Ethernet 400G; the quote is the switch port's, the host end of such "
+             "a link runs the same PHY firmware family and mlxlink); the section headers and the "
+             "Operational Info (Active, LinkUp, 400G 4x, Standard_RS-FEC (544,514): the FEC of 400G "
+             "PAM4) in mlxlink's layout as corpus `mlxlink/cx7-400gbe_mlxlink-port_...trex-issue1185.txt`.")
+    r.done("a 400G port whose mlxlink says 'Bad signal integrity' (an operator's quoted counters)")
+
+
 def dmesg_root(name, title, bdf, device, log, note):
     r = Root(name)
     r.function(bdf, device)
@@ -180,14 +224,20 @@ def patch_hex(text, patches):
     return "\n".join(lines).encode()
 
 
+def pci_netdev(r, host, bdf, name, attrs):
+    """The netdev NAME of the PCI function BDF (sys/devices/HOST/BDF/net/NAME): its sysfs files
+    ATTRS, its device link and its sys/class/net entry."""
+    dev = f"sys/devices/{host}/{bdf}"
+    for k, v in attrs.items():
+        r.write(f"{dev}/net/{name}/{k}", f"{v}\n")
+    r.link(f"{dev}/net/{name}/device", f"../../../../../bus/pci/devices/{bdf}")
+    r.link(f"sys/class/net/{name}", f"../../devices/{host}/{bdf}/net/{name}")
+
+
 def module_root(name, title, hexdump, notes):
     r = Root(name)
     r.function("0000:3b:00.0", 0x1017, netdevs=["p1"])
-    dev = "sys/devices/pci0000:3a/0000:3b:00.0"
-    for k, v in {"dev_port": 0, "operstate": "up", "speed": 100000, "mtu": 9000}.items():
-        r.write(f"{dev}/net/p1/{k}", f"{v}\n")
-    r.link(f"{dev}/net/p1/device", "../../../../../bus/pci/devices/0000:3b:00.0")
-    r.link("sys/class/net/p1", "../../devices/pci0000:3a/0000:3b:00.0/net/p1")
+    pci_netdev(r, "pci0000:3a", "0000:3b:00.0", "p1", {"dev_port": 0, "operstate": "up", "speed": 100000, "mtu": 9000})
     r.command(["ethtool", "-m", "p1", "hex", "on"], hexdump)
     for n in notes:
         r.source(n)
@@ -229,7 +279,65 @@ def modules():
                  "Expected: identity decoded, no diagnostics to judge, no LINK_MODULE_* finding."])
 
 
+# A public bring-up note of an RFSoC 4x2 board (corundum mqnic, no RS-FEC, no auto-negotiation)
+# cabled by a 25G DAC to a host ConnectX-4 (mlx5_core) port enp2s0np0; its "Host link" step
+# quotes the host's `ethtool enp2s0np0` Speed (25000Mb/s, Link detected: yes) and the line
+# `Active FEC encoding: Off` of `ethtool --show-fec enp2s0np0`: the host had to run its 25G
+# lane without FEC for the FPGA to link.
+RFSOC_FEC_LINE = "Active FEC encoding: Off"
+
+
+def fec_off_cx4():
+    r = Root("link-fec-cx4-25g-off")
+    r.function("0000:02:00.0", 0x1013, netdevs=["enp2s0np0"])
+    pci_netdev(r, "pci0000:00", "0000:02:00.0", "enp2s0np0",
+               {"dev_port": 0, "operstate": "up", "carrier": 1, "speed": 25000, "mtu": 1500})
+    r.command(["ethtool", "-I", "--show-fec", "enp2s0np0"],
+              f"FEC parameters for enp2s0np0:\n{RFSOC_FEC_LINE}\n".encode())
+    r.source("`hwcheck/commands/ethtool -I --show-fec enp2s0np0/stdout` and `sys/.../net/enp2s0np0/speed`: "
+             "the state quoted by a public bring-up note (a GitHub repository's English/Chinese "
+             "TEST_PROCEDURE.md for an RFSoC 4x2 board running corundum's mqnic, found through the "
+             "code index by its text; its repository name was not recorded by the index): host "
+             "'Linux PC with a Mellanox ConnectX-4 (`mlx5_core`), port `enp2s0np0`', '25G DAC', "
+             "`ethtool enp2s0np0` -> '25000Mb/s, yes', `ethtool --show-fec enp2s0np0` -> 'Active "
+             "FEC encoding: Off' (the FPGA has no RS-FEC and no auto-negotiation, 'so the host must "
+             "end up at 25G with FEC off'). The Active line is the note's, verbatim. Expected: "
+             "LINK_FEC_MODE warn (FEC off on a 25 Gb/s lane).")
+    r.source("RECONSTRUCTED: the first line of the --show-fec answer (ethtool's header, with the "
+             "note's port name) and no 'Configured FEC encodings' line (the note does not quote it); "
+             "the function 0000:02:00.0 (15b3:1013, ConnectX-4: the note names the family, not the "
+             "part), the netdev's sysfs files (up, carrier 1, speed 25000 as quoted, MTU 1500) and "
+             "that `-I` was accepted; no other tool recorded.")
+    r.done("a ConnectX-4 25G lane run without FEC against an FPGA that has none")
+
+
+def sfp_no_light():
+    r = Root("link-module-sfp-lr-no-light")
+    r.function("0000:3b:00.0", 0x1015, netdevs=["p1"])
+    pci_netdev(r, "pci0000:3a", "0000:3b:00.0", "p1", {"dev_port": 0, "operstate": "down", "carrier": 0, "mtu": 1500})
+    with open(os.path.join(HERE, "real-data", "sfp-transition-10g-lr-rebuilt.hex"), "rb") as f:
+        r.command(["ethtool", "-m", "p1", "hex", "on"], f.read())
+    r.source("`hwcheck/commands/ethtool -m p1 hex on/stdout`: the module of a public `ethtool -m "
+             "enp3s0f0` (netdev list, Chris Preimesberger, 'ethtool option to force interpretation "
+             "of diagnostics?', 2020-01-09, <CAM0+VB-Zwr2Z+s1SS_rqokWcku43dwbZcRRFHZRdZJLFpkxXdQ@mail.gmail.com>): "
+             "a Transition TN-SFP-10G-LR (SN AX19080004387) with its laser lit (32.066 mA, 0.5547 mW) "
+             "and its receiver dark (0.0001 mW / -40.00 dBm, under its own 0.0490 mW low alarm), "
+             "Rx-power low alarm and warning latched, 41.05 degC. Only ethtool's decoding was "
+             "published (tests/link/real-data/sfp-transition-10g-lr-netdev2020.ethtool); the 512 "
+             "bytes are RECONSTRUCTED from it by tests/link/mk_sfp_rebuilt.py (SFF-8472 map), and "
+             "ethtool itself, fed them through tests/oracle/ethtool_shim.c, prints every published "
+             "line again (test link_sfp_rebuilt_oracle). Expected: LINK_MODULE_RX_POWER_LOW error "
+             "and LINK_MODULE_THRESHOLDS error (the latched Rx-power low alarm).")
+    r.source("RECONSTRUCTED: the host (the capture's port was an Intel ixgbe enp3s0f0; the module "
+             "EEPROM does not depend on the host): a ConnectX-4 Lx function 0000:3b:00.0 "
+             "(15b3:1015, SFP28 cage) and its netdev p1, down with no carrier (no light received).")
+    r.done("a 10G-LR SFP+ whose receiver gets no light, past its own low alarm")
+
+
 def build():
+    bad_signal_400g()
+    sfp_no_light()
+    fec_off_cx4()
     modules()
     kernel_events()
     bf3_mlxlink()

@@ -31,6 +31,75 @@ HOST = ("RECONSTRUCTED: the ConnectX-5 function 0000:3b:00.0 (15b3:1017) and its
         "do not depend on the host).")
 
 
+# `ethtool eth2` of a ConnectX-3 VPI MCX354A-FCBT (PSID MT_1090120019, fw 2.42.5000, 0000:01:00.0,
+# mlx4, ports set to Ethernet) cabled by a QSFP+ DAC to an identical card, copied verbatim (spaces
+# as published) from the blog post 'Moving from Unraid to Proxmox VE' (2020-06-21), ptr727/Blog
+# content/posts/2020/06/21/moving-from-unraid-to-proxmox-ve.md @ b7c5590: the card supports
+# 56000baseCR4/SR4 but advertises up to 40000, its partner advertises 40000baseCR4 and
+# 56000baseCR4, and the link runs at 40000Mb/s.
+CX3_ETH2 = """Settings for eth2:
+        Supported ports: [ FIBRE ]
+        Supported link modes:   1000baseKX/Full
+                                10000baseKX4/Full
+                                10000baseKR/Full
+                                40000baseCR4/Full
+                                40000baseSR4/Full
+                                56000baseCR4/Full
+                                56000baseSR4/Full
+        Supported pause frame use: Symmetric Receive-only
+        Supports auto-negotiation: Yes
+        Supported FEC modes: Not reported
+        Advertised link modes:  1000baseKX/Full
+                                10000baseKX4/Full
+                                10000baseKR/Full
+                                40000baseCR4/Full
+                                40000baseSR4/Full
+        Advertised pause frame use: Symmetric
+        Advertised auto-negotiation: Yes
+        Advertised FEC modes: Not reported
+        Link partner advertised link modes:  40000baseCR4/Full
+                                             56000baseCR4/Full
+        Link partner advertised pause frame use: No
+        Link partner advertised auto-negotiation: Yes
+        Link partner advertised FEC modes: Not reported
+        Speed: 40000Mb/s
+        Duplex: Full
+        Port: Direct Attach Copper
+        PHYAD: 0
+        Transceiver: internal
+        Auto-negotiation: on
+        Supports Wake-on: d
+        Wake-on: d
+        Current message level: 0x00000014 (20)
+                               link ifdown
+        Link detected: yes
+"""
+
+
+def cx3_advertised_40g():
+    r = mf.Root("rate-cx3-56g-advertises-40g")
+    r.BUILT_BY = ("Built by `tests/link/make_rate_fixtures.py` from the public capture quoted "
+                  "there (provenance of each piece below).")
+    r.function("0000:01:00.0", 0x1003, driver="mlx4_core", netdevs=["eth2"])
+    mf.pci_netdev(r, "pci0000:00", "0000:01:00.0", "eth2",
+                  {"dev_port": 0, "operstate": "up", "carrier": 1, "speed": 40000, "mtu": 1500})
+    r.command(["ethtool", "eth2"], CX3_ETH2.encode())
+    r.source("`hwcheck/commands/ethtool eth2/stdout`: verbatim `ethtool eth2` (spaces as published) of a "
+             "ConnectX-3 VPI MCX354A-FCBT (PSID MT_1090120019, firmware 2.42.5000, PCI 0000:01:00.0, "
+             "ports set to ETH with mlxconfig) direct-attached by a QSFP+ DAC to an identical card, "
+             "from the blog post 'Moving from Unraid to Proxmox VE' (2020-06-21), ptr727/Blog "
+             "content/posts/2020/06/21/moving-from-unraid-to-proxmox-ve.md @ b7c5590: supported up to "
+             "56000baseCR4/SR4, advertised up to 40000baseSR4, partner advertised 40000baseCR4 and "
+             "56000baseCR4, Speed 40000Mb/s, auto-negotiation on. Expected: LINK_RATE_LIMITED info "
+             "(card 56G, partner 56G: this port's own advertisement limits it to 40G); no "
+             "LINK_RATE_BELOW_POSSIBLE (an end explains the rate).")
+    r.source("RECONSTRUCTED: the function's sysfs files (vendor 15b3, device 0x1003 (ConnectX-3, as "
+             "lspci's 'MT27500 Family [ConnectX-3]' in the post), class, driver mlx4_core) and the "
+             "netdev eth2's (up, carrier 1, speed 40000 as ethtool says, MTU 1500); no module EEPROM "
+             "and no other tool recorded.")
+    r.done("a ConnectX-3 that could do 56G linked at 40G: its own advertisement stops at 40G")
+
+
 def ethtool_p1():
     with open(os.path.join(mf.CORPUS, "ethtool", P1), "rb") as f:
         lines = f.read().decode().split("\n")
@@ -44,11 +113,8 @@ def root(name, title, text, module, speed, notes):
     r.BUILT_BY = ("Built by `tests/link/make_rate_fixtures.py` from the public captures quoted "
                   "there (provenance of each piece below).")
     r.function("0000:3b:00.0", 0x1017, netdevs=["p1"])
-    dev = "sys/devices/pci0000:3a/0000:3b:00.0"
-    for k, v in {"dev_port": 0, "operstate": "up", "carrier": 1, "speed": speed, "mtu": 9000}.items():
-        r.write(f"{dev}/net/p1/{k}", f"{v}\n")
-    r.link(f"{dev}/net/p1/device", "../../../../../bus/pci/devices/0000:3b:00.0")
-    r.link("sys/class/net/p1", "../../devices/pci0000:3a/0000:3b:00.0/net/p1")
+    mf.pci_netdev(r, "pci0000:3a", "0000:3b:00.0", "p1",
+                  {"dev_port": 0, "operstate": "up", "carrier": 1, "speed": speed, "mtu": 9000})
     r.command(["ethtool", "p1"], text.encode())
     if module:
         r.command(["ethtool", "-m", "p1", "hex", "on"], mf.module_hex(module))
@@ -80,6 +146,7 @@ def build():
           "40000, and the two 'Link partner advertised link modes' lines (40000baseSR4/Full, "
           "100000baseSR4/Full) in ethtool's layout before Speed (the capture was cut before any). "
           "Expected: LINK_RATE_BELOW_POSSIBLE warn (card, module and partner all 100G)."])
+    cx3_advertised_40g()
     root("rate-cx5-100g-no-module", "an mlx5 100GbE port at 40G whose module and partner are unknown",
          p1.replace("Speed: 100000Mb/s", "Speed: 40000Mb/s"), None, 40000,
          [P1_SRC, "RECONSTRUCTED: Speed 40000Mb/s and `speed` 40000; no `ethtool -m` recording "

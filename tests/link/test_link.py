@@ -105,6 +105,15 @@ class Fixtures(unittest.TestCase):
         self.assertLess(phy["raw_ber"], 1e-250)
         self.assertEqual(link_findings(j), [])
 
+    def test_mlxlink_bad_signal_fires(self):
+        # an operator's quoted 400G counters: the firmware's own verdict fires, the raw BER
+        # (2E-5, under a tenth of RS(544,514)'s limit) and the clean effective counters do not
+        j = check("link-mstlink-400g-bad-signal")
+        phy = port(j, "mlx5_0")["phy"]
+        self.assertEqual((phy["recommendation"], phy["raw_ber"], phy["effective_errors"], phy["link_down_counter"]),
+                         ("Bad signal integrity", 2e-05, 0, 6))
+        self.assertEqual(link_findings(j), [("LINK_TOOL_RECOMMENDATION", "warn", "mlx5_0/1")])
+
     def test_redact_module_serial(self):
         root = hwctest.fixture("link-bf3-mlxlink-clean", "root")
         with tempfile.TemporaryDirectory() as d:
@@ -154,6 +163,19 @@ class Fixtures(unittest.TestCase):
         rx = [e["fact"] for e in f["LINK_MODULE_RX_POWER_LOW"]["evidence"]]
         self.assertEqual(rx, ["netdevs[p1].link.module.rx_power_mw[0]",
                               "netdevs[p1].link.module.rx_power_mw[1]"])  # under, within 3 dB
+
+    def test_module_no_light_fires(self):
+        # a real SFP's published readings (bytes re-encoded, ethtool-proven: mk_sfp_rebuilt.py)
+        j = check("link-module-sfp-lr-no-light")
+        m = j["facts"]["netdevs"][0]["link"]["module"]
+        self.assertEqual((m["spec"], m["vendor"], m["part_number"], m["serial_number"]),
+                         ("SFF-8472", "Transition", "TN-SFP-10G-LR", "AX19080004387"))
+        self.assertEqual((m["tx_bias_ma"], m["tx_power_mw"], m["rx_power_mw"]), ([32.066], [0.5547], [0.0001]))
+        self.assertEqual(m["thresholds"]["rx_power_mw"]["low_alarm"], 0.049)
+        self.assertEqual(m["flags"], ["rx power low alarm", "rx power low warning"])
+        self.assertEqual([f for f in link_findings(j) if f[0].startswith("LINK_MODULE")],
+                         [("LINK_MODULE_RX_POWER_LOW", "error", "p1"),
+                          ("LINK_MODULE_THRESHOLDS", "warn", "p1")])
 
     def test_module_allowed_list(self):
         with tempfile.TemporaryDirectory() as d:

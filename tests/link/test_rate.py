@@ -75,6 +75,16 @@ class Rate(unittest.TestCase):
         self.assertIn("linked at 40G, below what every end supports: card 100G, module 100G",
                       finding(j, "LINK_RATE_BELOW_POSSIBLE")["message"])
 
+    def test_own_advertisement_limits(self):
+        # real: a ConnectX-3 that supports 56G and whose partner offers 56G advertises 40G only
+        j = check("rate-cx3-56g-advertises-40g")
+        m = j["facts"]["netdevs"][0]["link"]["modes"]
+        self.assertEqual((m["supported_max_mbps"], m["advertised_max_mbps"], m["partner_max_mbps"],
+                          m["speed_mbps"]), (56000, 40000, 56000, 40000))
+        self.assertEqual(rate_findings(j), [("LINK_RATE_LIMITED", "info", "eth2")])
+        self.assertIn("card 56G, local advertisement 40G", finding(j, "LINK_RATE_LIMITED")["message"])
+        self.assertIn("the local advertisement limits", finding(j, "LINK_RATE_LIMITED")["message"])
+
     def test_unknown_sides_named(self):
         j = check("rate-cx5-100g-no-module")
         self.assertEqual(rate_findings(j), [("LINK_RATE_BELOW_POSSIBLE", "unknown", "p1")])

@@ -388,10 +388,13 @@ class ToolList(unittest.TestCase):
                     if fn.endswith(".c"):
                         with open(os.path.join(dirpath, fn)) as f:
                             text = f.read()
-                        seen |= set(re.findall(r'argv\w*\[\] = \{"([a-z_][a-z0-9_-]*)"', text))
+                        # const char *argv[] = {"ethtool", ...}, v[] = {"smpquery", ...}
+                        seen |= set(re.findall(r'\b(?:argv|v)\[\] = \{"([a-z_][a-z0-9_-]*)"', text))
                         seen |= set(re.findall(r'argv\[0\] = "([a-z_][a-z0-9_-]*)"', text))
                         seen |= set(re.findall(r'argv_of\(a, "([a-z_][a-z0-9_-]*)"', text))
-        self.assertGreaterEqual(len(seen), 5, seen)
+                        # mlx/collect.c's step table: {"mstreg", {"--reg_name", ...}, ...}
+                        seen |= set(re.findall(r'(?m)^\s*\{"([a-z_][a-z0-9_-]*)", \{(?:"|NULL\})', text))
+        self.assertGreaterEqual(len(seen), 12, sorted(seen))
         self.assertEqual(sorted(seen - set(TOOL_NAMES)), [])
 
 

@@ -86,12 +86,12 @@ class Outputs(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             fifo = os.path.join(d, "pipe")
             os.mkfifo(fifo)
-            cp = run("--root", root(), "--json", "-o", fifo, timeout=30)
+            cp = run("--root", root(), "--json", "-o", fifo)
             self.assertEqual(cp.returncode, 2)
             self.assertIn("a FIFO that no process is reading", cp.stderr)
             reader = subprocess.Popen(["cat", fifo], stdout=subprocess.PIPE)
-            cp = run("--root", root(), "--json", "-o", fifo, timeout=30)
-            data = reader.communicate(timeout=30)[0]
+            cp = run("--root", root(), "--json", "-o", fifo)
+            data = reader.communicate(timeout=120)[0]
             self.assertIn(cp.returncode, (0, 1), cp.stderr)
             self.assertEqual(json.loads(data)["schema"], "hwcheck.report")
             self.assertTrue(stat.S_ISFIFO(os.lstat(fifo).st_mode))
@@ -291,7 +291,7 @@ class ToolTrees(unittest.TestCase):
             e.pop("HWCHECK_ROOT", None)
             p = subprocess.Popen([hwctest.hwcheck_path(), "--json", "-o", out, "--cmd-timeout", "60"],
                                  env=e, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            end = time.monotonic() + 30
+            end = time.monotonic() + 120
             pids = []
             while time.monotonic() < end and not pids:
                 pids = [f for f in os.listdir(tools) if f.endswith(".child.pid")]
@@ -386,7 +386,7 @@ class Messages(unittest.TestCase):
         big = os.path.join(self.tmp, "big.json")
         with open(big, "wb") as f:
             f.truncate(129 << 20)  # sparse: refused before a byte is read
-        cp = run("--facts", big, timeout=30)
+        cp = run("--facts", big)
         self.assertEqual(cp.returncode, 2)
         self.assertIn("larger than 128 MiB", cp.stderr)
 

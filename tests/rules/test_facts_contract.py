@@ -10,7 +10,9 @@
 #
 # The calls scanned, and which argument is the key: the getters and setters of jansson, the query
 # layer (core/query.h; dotted paths and path expressions are split into their keys), the rules'
-# value-or-unknown helpers and core/json.h's readers and writers.
+# value-or-unknown helpers and core/json.h's readers and writers. A key argument that is an element
+# of a table of keys (`keys[k]`, `k[i]`) stands for every string of that table in the same file
+# (`static const char *const keys[] = {"speed_gts", "width", NULL};`).
 import glob
 import json
 import os
@@ -30,7 +32,8 @@ CALLS = {
     "hwc_q_at": 1, "hwc_q_find": 1, "hwc_q_find_num": 1, "hwc_q_find_bool": 1,
     "hwc_q_find_str": 1, "hwc_q_walk": 1, "hwc_q_is_null": 1, "hwc_q_same": 2,
     "hwc_q_unavailable": 1, "hwc_q_fw_col": 1, "hwc_profile_product_get": 2,
-    "need_num": 4, "need_bool": 4, "need_str": 4,
+    "need_num": 4, "need_bool": 4, "need_str": 4, "hwc_q_has": 1, "hwc_q_pci_link_num": 1,
+    "hwc_q_fw_param": 1, "hwc_q_fw_value": (1, 2), "item_need": 2,
     "hwc_json_put_i64": 1, "hwc_json_put_u64": 1, "hwc_json_put_f64": 1, "hwc_json_put_bool": 1,
     "hwc_json_put_str": 1, "hwc_json_put_meta": 1, "hwc_json_set_before_unavail": 1,
     "hwc_json_get_i64": 1, "hwc_json_get_u64": 1, "hwc_json_get_f64": 1, "hwc_json_get_bool": 1,
@@ -69,9 +72,11 @@ def json_keys(path, acc, schema):
 
 
 def strip_comments(src):
-    # comments out, strings kept (a "/*" inside a string is left alone)
+    # comments out (their newlines kept: lines are reported), strings kept (a "/*" inside a
+    # string is left alone)
     return re.sub(r'"(?:\\.|[^"\\])*"|/\*.*?\*/|//[^\n]*',
-                  lambda m: m.group(0) if m.group(0).startswith('"') else " ", src, flags=re.S)
+                  lambda m: m.group(0) if m.group(0).startswith('"')
+                  else " " + "\n" * m.group(0).count("\n"), src, flags=re.S)
 
 
 def call_args(src, start):
@@ -97,23 +102,56 @@ def call_args(src, start):
     return args
 
 
+def key_tables(src):
+    """The file's tables of strings, `NAME[] = {"a", "b", NULL}` (any size, NULL-terminated or
+    not), as (offset, name, [(line, string)]) in file order."""
+    out = []
+    for m in re.finditer(r"\b(\w+)\s*\[[^\]]*\]\s*=\s*\{", src):
+        end = src.find("}", m.end())
+        body = src[m.end():end]
+        if end < 0 or "{" in body or '"' not in body:
+            continue
+        line = src.count("\n", 0, m.start()) + 1
+        out.append((m.start(), m.group(1), [(line + body.count("\n", 0, x.start()), x.group(1))
+                                            for x in re.finditer(r'"((?:\\.|[^"\\])*)"', body)]))
+    return out
+
+
+def table_at(tables, name, pos):
+    """The strings of the last table called name defined before pos (the one in scope)."""
+    found = None
+    for off, n, strings in tables:
+        if n == name and off < pos:
+            found = strings
+    return found
+
+
 def key_literals(path):
-    """(line, function, key) for each string literal key argument in the file."""
+    """(line, function, key) for each string literal key argument in the file, and for each
+    string of a table of keys that a key argument indexes."""
     with open(path) as f:
         src = strip_comments(f.read())
+    tables = key_tables(src)
     names = "|".join(sorted(CALLS, key=len, reverse=True))
     for m in re.finditer(r"\b(" + names + r")\s*\(", src):
         args = call_args(src, m.end() - 1)
-        n = CALLS[m.group(1)]
-        if len(args) <= n:
-            continue
-        lit = re.fullmatch(r'\s*"((?:\\.|[^"\\])*)"\s*', args[n])
-        if not lit:
-            continue
-        line = src.count("\n", 0, m.start()) + 1
-        for part in re.split(r"\.|\[\]", lit.group(1)):
-            if part:
-                yield line, m.group(1), part
+        idx = CALLS[m.group(1)]
+        for n in idx if isinstance(idx, tuple) else (idx,):
+            if len(args) <= n:
+                continue
+            line = src.count("\n", 0, m.start()) + 1
+            lit = re.fullmatch(r'\s*"((?:\\.|[^"\\])*)"\s*', args[n])
+            sub = re.fullmatch(r"\s*(\w+)\s*\[[^\]]+\]\s*", args[n])
+            if lit:
+                keys = [(line, lit.group(1))]
+            elif sub and table_at(tables, sub.group(1), m.start()):
+                keys = table_at(tables, sub.group(1), m.start())
+            else:
+                continue
+            for at, key in keys:
+                for part in re.split(r"\.|\[\]", key):
+                    if part:
+                        yield at, m.group(1), part
 
 
 class KeyLiterals(unittest.TestCase):
@@ -161,12 +199,20 @@ class KeyLiterals(unittest.TestCase):
             f.write('x = json_object_get(json_object_get(o, "a"), "b");\n'
                     '/* json_object_get(o, "in_comment") */\n'
                     'need_num(c, "subject", obj, "base", "link.speed_gts", &v);\n'
-                    'hwc_q_walk(facts, "netdevs[].mtu", a, cb, ud);\n')
+                    'hwc_q_walk(facts, "netdevs[].mtu", a, cb, ud);\n'
+                    'static const char *const keys[] = {"rx_max",\n "tx_max", NULL};\n'
+                    'static const char *const lbl[] = {"not a key"};\n'
+                    'for (k = 0; keys[k]; k++) n = hwc_q_get(o, keys[k]), puts(lbl[k]);\n'
+                    'hwc_q_fw_value(ad, "PCI_WR_ORDERING", "next_boot");\n')
         try:
-            got = [k for _, _, k in key_literals(f.name)]
+            got = list(key_literals(f.name))
         finally:
             os.unlink(f.name)
-        self.assertEqual(sorted(got), ["a", "b", "link", "mtu", "netdevs", "speed_gts"])
+        self.assertEqual(sorted(k for _, _, k in got),
+                         ["PCI_WR_ORDERING", "a", "b", "link", "mtu", "netdevs", "next_boot",
+                          "rx_max", "speed_gts", "tx_max"])
+        # a table's strings are reported at their own lines
+        self.assertIn((6, "hwc_q_get", "tx_max"), got)
 
 
 class FactsMd(unittest.TestCase):

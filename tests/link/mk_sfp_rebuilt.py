@@ -1,0 +1,152 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+# The EEPROM bytes (SFF-8472 A0h + A2h, 512 bytes as `ethtool -m IF hex on` prints them) of a real
+# SFP+ module of which only ethtool's decoding was published: a Transition Networks TN-SFP-10G-LR
+# on an ixgbe port whose receiver read 0.0001 mW (-40 dBm) with its laser lit, the Rx-power low
+# alarm and warning latched (netdev list, Chris Preimesberger, 'ethtool option to force
+# interpretation of diagnostics?', 2020-01-09, <CAM0+VB-Zwr2Z+s1SS_rqokWcku43dwbZcRRFHZRdZJLFpkxXdQ@mail.gmail.com>;
+# the published lines are tests/link/real-data/sfp-transition-10g-lr-netdev2020.ethtool).
+# The bytes are RECONSTRUCTED from those lines with the SFF-8472 rev 12.4 map (A0h: identity,
+# A2h: thresholds at 0-39, monitors at 96-105, alarm flags 112-113, warning flags 116-117;
+# units 1/256 degC, 100 uV, 2 uA, 0.1 uW) and proven by the oracle: ethtool, fed them through
+# tests/oracle/ethtool_shim.c, prints every published line again (--check --shim).
+#   mk_sfp_rebuilt.py            write tests/link/real-data/sfp-transition-10g-lr-rebuilt.hex
+#   mk_sfp_rebuilt.py --check [--shim LIB]   compare (and, with the shim, ask ethtool)
+import argparse
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "oracle"))
+from test_ethtool_oracle import ETHTOOL, ethtool, hex_bytes  # noqa: E402  (the shim's runner)
+DATA = os.path.join(HERE, "real-data")
+HEX = os.path.join(DATA, "sfp-transition-10g-lr-rebuilt.hex")
+PUBLISHED = os.path.join(DATA, "sfp-transition-10g-lr-netdev2020.ethtool")
+
+
+def text(b, off, s, n):
+    b[off:off + n] = s.encode().ljust(n, b" ")
+
+
+def u16(b, off, v):
+    v &= 0xFFFF
+    b[off], b[off + 1] = v >> 8, v & 0xFF
+
+
+def a0():
+    b = bytearray(256)
+    b[0:3] = bytes([0x03, 0x04, 0x07])          # SFP, 2-wire ID, LC
+    b[3] = 0x20                                 # 10G Base-LR (bytes 3-10 and 36: the 9 codes)
+    b[11], b[12] = 0x06, 103                    # 64B/66B, 10300 MBd
+    b[14], b[15] = 10, 100                      # SMF 10 km, 10000 m
+    text(b, 20, "Transition", 16)
+    b[37:40] = bytes([0x00, 0xC0, 0xF2])
+    text(b, 40, "TN-SFP-10G-LR", 16)
+    text(b, 56, "V1.0", 4)
+    u16(b, 60, 1310)                            # nm
+    b[63] = sum(b[0:63]) & 0xFF
+    b[64], b[65] = 0x00, 0x1A                   # RX_LOS, TX_FAULT, TX_DISABLE
+    text(b, 68, "AX19080004387", 16)
+    text(b, 84, "190218", 8)
+    b[92] = 0x68                                # DDM, internally calibrated, average Rx power
+    b[93] = 0x80                                # alarm/warning flags implemented
+    b[94] = 0x08                                # SFF-8472 rev 12.3
+    b[95] = sum(b[64:95]) & 0xFF
+    return b
+
+
+# A2h thresholds in ethtool's print order: (high alarm, low alarm, high warning, low warning)
+THRESHOLDS = [
+    (0, [75 * 256, -5 * 256, 70 * 256, 0]),       # temperature, 1/256 degC
+    (8, [36300, 29700, 34650, 31350]),          # Vcc, 100 uV
+    (16, [50000, 3000, 45000, 3500]),           # bias, 2 uA: 100, 6, 90, 7 mA
+    (24, [12589, 1349, 11220, 1514]),           # Tx power, 0.1 uW
+    (32, [12589, 490, 11220, 550]),             # Rx power, 0.1 uW
+]
+
+
+def a2():
+    b = bytearray(256)
+    for off, vals in THRESHOLDS:
+        for k, v in enumerate(vals):
+            u16(b, off + 2 * k, v)
+    b[95] = sum(b[0:95]) & 0xFF
+    for off, v in ((96, 10510), (98, 32768), (100, 16033), (102, 5547), (104, 1)):
+        u16(b, off, v)                          # 41.05 degC, 3.2768 V, 32.066 mA, 0.5547 mW, 0.0001 mW
+    b[113] = 0x40                               # Rx power low alarm
+    b[117] = 0x40                               # Rx power low warning
+    return b
+
+
+def eeprom():
+    return bytes(a0() + a2())
+
+
+def hex_text(data):
+    """`ethtool -m IF hex on`'s layout (ethtool.c dump_hex)."""
+    out = "Offset\t\tValues\n------\t\t------\n"
+    for i in range(0, len(data), 16):
+        out += f"0x{i:04x}:\t\t" + "".join(f"{x:02x} " for x in data[i:i + 16]) + "\n"
+    return out
+
+
+def lines(t):
+    """{key: [values]}; a line without ' : ' continues the previous value (the mail's wrapping)."""
+    out, last = {}, None
+    for line in t.splitlines():
+        if " : " in line:
+            k, v = line.split(" : ", 1)
+            last = k.strip()
+            out.setdefault(last, []).append(" ".join(v.split()))
+        elif last and line.strip():
+            out[last][-1] += " " + " ".join(line.split())
+    return out
+
+
+def oracle(shim, data):
+    """Problems found when ethtool decodes the bytes: each published line must come back."""
+    bad = []
+    rc, out, _ = ethtool(shim, data)
+    if rc != 0:
+        return [f"ethtool -m exits {rc}"]
+    got = lines(out)
+    with open(PUBLISHED) as f:
+        pub = lines(f.read())
+    for k, vals in pub.items():
+        for v in vals:
+            if v not in got.get(k, []):
+                bad.append(f"'{k} : {v}' not printed (ethtool: {got.get(k)})")
+    rc, out, _ = ethtool(shim, data, "hex", "on")
+    if rc != 0 or hex_bytes(out) != data or out != hex_text(data):
+        bad.append("ethtool -m hex on does not print the committed dump")
+    return bad
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--shim")
+    a = ap.parse_args()
+    data = eeprom()
+    if not a.check:
+        with open(HEX, "w") as f:
+            f.write(hex_text(data))
+        return 0
+    with open(HEX) as f:
+        if f.read() != hex_text(data):
+            print(f"{HEX}: out of date (run tests/link/mk_sfp_rebuilt.py)")
+            return 1
+    if not a.shim:
+        return 0
+    if not ETHTOOL:
+        print("SKIP: no ethtool to be the oracle")
+        return 77
+    bad = oracle(a.shim, data)
+    for b in bad:
+        print("FAIL " + b)
+    print(f"{len(bad)} failed")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
