@@ -135,33 +135,17 @@ static int wc_error(struct pr_run *r, const struct ibv_wc *wc, const char *side)
 	return -EIO;
 }
 
-/* Up to 32 completions of cq into wc: how many succeeded before the first failure (side names
- * the queue in the error); *failed when the poll or a completion failed (r->err says which). */
-static int poll_cq(struct pr_run *r, struct ibv_cq *cq, struct ibv_wc *wc, const char *side,
-		   bool *failed)
-{
-	int n = ibv_poll_cq(cq, 32, wc);
-	*failed = n < 0;
-	if (n < 0) {
-		snprintf(r->err, sizeof(r->err), "ibv_poll_cq%s failed",
-			 strcmp(side, "send") ? " (receive)" : "");
-		return 0;
-	}
-	for (int i = 0; i < n; i++)
-		if (wc[i].status != IBV_WC_SUCCESS) {
-			*failed = true;
-			wc_error(r, &wc[i], side);
-			return i;
-		}
-	return n;
-}
-
 static int poll_send(struct pr_run *r, uint64_t *total, double *last_progress, double now)
 {
 	struct ibv_wc wc[32];
-	bool failed;
-	int n = poll_cq(r, r->scq, wc, "send", &failed);
+	int n = ibv_poll_cq(r->scq, 32, wc);
+	if (n < 0) {
+		snprintf(r->err, sizeof(r->err), "ibv_poll_cq failed");
+		return -EIO;
+	}
 	for (int i = 0; i < n; i++) {
+		if (wc[i].status != IBV_WC_SUCCESS)
+			return wc_error(r, &wc[i], "send");
 		unsigned qi = (unsigned)(wc[i].wr_id >> 48);
 		uint64_t seq = wc[i].wr_id & ((1ULL << 48) - 1);
 		if (qi >= r->nq)
@@ -172,8 +156,6 @@ static int poll_send(struct pr_run *r, uint64_t *total, double *last_progress, d
 			r->q[qi].done = seq + 1;
 		}
 	}
-	if (failed)
-		return -EIO;
 	if (n > 0)
 		*last_progress = now;
 	return 0;
@@ -182,9 +164,14 @@ static int poll_send(struct pr_run *r, uint64_t *total, double *last_progress, d
 static int poll_recv(struct pr_run *r)
 {
 	struct ibv_wc wc[32];
-	bool failed;
-	int n = poll_cq(r, r->rcq, wc, "receive", &failed);
+	int n = ibv_poll_cq(r->rcq, 32, wc);
+	if (n < 0) {
+		snprintf(r->err, sizeof(r->err), "ibv_poll_cq (receive) failed");
+		return -EIO;
+	}
 	for (int i = 0; i < n; i++) {
+		if (wc[i].status != IBV_WC_SUCCESS)
+			return wc_error(r, &wc[i], "receive");
 		unsigned qi = (unsigned)wc[i].wr_id;
 		if (qi >= r->nq)
 			continue;
@@ -194,7 +181,7 @@ static int poll_recv(struct pr_run *r)
 		if (post_recv(r, qi) < 0)
 			return -EIO;
 	}
-	return failed ? -EIO : 0;
+	return 0;
 }
 
 static bool stable(const double *rates, unsigned n)
