@@ -106,6 +106,10 @@ struct hwc_jfield {
 	 * usual. NULL: always. */
 	bool (*when)(const void *base);
 	const char *types; /* CUSTOM: the JSON types it writes ("string|integer"), for the tests */
+	/* What the value is and where it comes from: for a key not yet in docs/schema/,
+	 * scripts/gen-schema.py (run by `scripts/hwcheck-dev gen`) writes its schema entry with
+	 * this as its description; the schema's description is what docs/FACTS.md shows. */
+	const char *doc;
 };
 /* A vector with a status: the array when ok, else null + status. On a fact, flag or string:
  * the status at meta (another member's, a source's) when not ok, else the value. */
@@ -133,12 +137,17 @@ struct hwc_jtable {
 #define HWC_JTABLE(path_, fields_, flags_) {path_, fields_, HWC_ARRAY_SIZE(fields_), flags_}
 /* A fact member whose key is its name; a fact under another key. */
 #define HWC_JF(T, member, type) {.key = #member, .t = type, .off = offsetof(T, member)}
+/* The same with its description (the schema entry scripts/gen-schema.py writes for a new key). */
+#define HWC_JFD(T, member, type, doc_)                                                             \
+	{.key = #member, .t = type, .off = offsetof(T, member), .doc = doc_}
 #define HWC_JFK(T, key_, member, type) {.key = key_, .t = type, .off = offsetof(T, member)}
 #define HWC_JFF(T, key_, member, type, flags_)                                                     \
 	{.key = key_, .t = type, .off = offsetof(T, member), .flags = flags_}
 /* A nested object (OBJ or GROUP) of type T's member. */
 #define HWC_JSUB(T, key_, member, type, table)                                                     \
 	{.key = key_, .t = type, .off = offsetof(T, member), .sub = &(table)}
+#define HWC_JSUBD(T, key_, member, type, table, doc_)                                              \
+	{.key = key_, .t = type, .off = offsetof(T, member), .sub = &(table), .doc = doc_}
 /* A vector of elements of type E, without and with a status member. */
 #define HWC_JVEC(T, key_, member, E, table)                                                        \
 	{.key = key_, .t = HWC_JT_VEC, .off = offsetof(T, member), .sub = &(table), .elem = sizeof(E)}

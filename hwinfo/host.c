@@ -120,6 +120,9 @@ int hwc_host_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_co
 	hwc_host_collect_iommu(e, a, h, dm_m.st == HWC_ST_OK ? &dm : NULL);
 	hwc_host_collect_power(e, a, h);
 	collect_dmi(e, a, &h->dmi);
+#define PART_COLLECT(m, T, doc_) hwc_host_collect_##m(e, a, &h->m);
+	HWC_HOST_PARTS(PART_COLLECT)
+#undef PART_COLLECT
 	f->host = h;
 	return 0;
 }
@@ -220,6 +223,10 @@ static const struct hwc_jtable kernel_t = HWC_JTABLE("host.kernel", kernel_f, 0)
 #define SUB(m) HWC_JSUB(struct hwc_host_facts, #m, m, HWC_JT_OBJ, m##_t)
 static const struct hwc_jfield host_f[] = {
 	SUB(cpu), SUB(numa), SUB(x2apic), SUB(iommu), SUB(power), SUB(dmi), SUB(kernel),
+#define PART_F(m, T, doc_)                                                                         \
+	HWC_JSUBD(struct hwc_host_facts, #m, m, HWC_JT_OBJ, hwc_host_##m##_table, doc_),
+	HWC_HOST_PARTS(PART_F)
+#undef PART_F
 	STR(hwc_host_facts, hostname),
 };
 const struct hwc_jtable hwc_host_table = HWC_JTABLE("host", host_f, 0);

@@ -123,6 +123,34 @@ struct hwc_host_dmi {
 	struct hwc_fstr bios_vendor, bios_version, bios_date;
 };
 
+/* ---- host parts: a collector with its own file and field table ---------------------------
+ * One line each in HWC_HOST_PARTS: X(member, type, "description"). That line alone makes
+ * `member` a member of struct hwc_host_facts, declares the part's collector
+ * hwc_host_collect_<member>(env, arena, &member) (it fills every fact, with a status when
+ * unknown) and its field table hwc_host_<member>_table (both in hwinfo/<part>.c), has
+ * hwc_host_collect call it and writes it as facts.host.<member> (after the built-in parts,
+ * before hostname) with the description as its schema entry's. The part's struct sits above
+ * the list. Adding a fact: docs/DESIGN.md. */
+
+/* net: the kernel's socket buffer limits (proc/sys/net; hwinfo/host_net.c), bytes */
+struct hwc_host_net {
+	struct hwc_fi64 rmem_max_bytes, wmem_max_bytes; /* net.core.rmem_max, wmem_max */
+	/* net.ipv4.tcp_rmem and tcp_wmem: "min default max" */
+	struct hwc_fi64 tcp_rmem_min_bytes, tcp_rmem_default_bytes, tcp_rmem_max_bytes;
+	struct hwc_fi64 tcp_wmem_min_bytes, tcp_wmem_default_bytes, tcp_wmem_max_bytes;
+};
+
+#define HWC_HOST_PARTS(X)                                                                          \
+	X(net, struct hwc_host_net,                                                                \
+	  "socket buffer limits of the kernel's network stack (proc/sys/net), in bytes: they bound "  \
+	  "the window of one TCP stream")
+
+#define HWC_HOST_PART_DECL(m, T, doc_)                                                             \
+	void hwc_host_collect_##m(struct hwc_env *e, struct hwc_arena *a, T *out);                 \
+	extern const struct hwc_jtable hwc_host_##m##_table;
+HWC_HOST_PARTS(HWC_HOST_PART_DECL)
+#define HWC_HOST_PART_MEMBER(m, T, doc_) T m;
+
 struct hwc_host_facts {
 	struct hwc_fstr hostname;
 	struct hwc_host_cpu cpu;
@@ -132,6 +160,7 @@ struct hwc_host_facts {
 	struct hwc_host_power power;
 	struct hwc_host_dmi dmi;
 	struct hwc_host_kernel kernel;
+	HWC_HOST_PARTS(HWC_HOST_PART_MEMBER)
 	/* Not in JSON: the kernel log as dmesg printed it, for the collectors that read it after
 	 * the host (mlx5 events, restricted functions). NULL with dmesg_m saying why. */
 	const char *dmesg_text;
@@ -414,12 +443,26 @@ struct hwc_netdev_bond {
 	struct hwc_fstr operstate;
 	struct hwc_fbool admin_up, carrier;
 };
-extern const struct hwc_jtable hwc_netdev_bond_table;
-void hwc_netdev_collect_bond(struct hwc_env *e, struct hwc_arena *a, const char *ifname,
-			     struct hwc_netdev_bond *b);
 /* IFF_UP of <net>/flags and <net>/carrier (net: "sys/class/net/<if>"), a netdev's or a bond's. */
 void hwc_netdev_admin_facts(struct hwc_env *e, struct hwc_arena *a, const char *net,
 			    struct hwc_fbool *admin_up, struct hwc_fbool *carrier);
+
+/* ---- netdev parts: a collector with its own file and field table, per ConnectX netdev -----
+ * One line each in HWC_NETDEV_PARTS: X(member, type, kind, "description"), kind HWC_JT_OBJ or
+ * HWC_JT_GROUP (an object with its own status). The line makes `member` a member of struct
+ * hwc_netdev, declares hwc_netdev_collect_<member>(env, arena, ifname, &member) and
+ * hwc_netdev_<member>_table (in hwinfo/<part>.c), has hwinfo/netdev.c call it after the sysfs
+ * basics and write it as facts.netdevs[].<member>, after the built-in keys. */
+#define HWC_NETDEV_PARTS(X)                                                                        \
+	X(bond, struct hwc_netdev_bond, HWC_JT_GROUP,                                              \
+	  "the bond this netdev is a member of (sys/class/net/<if>/master)")
+
+#define HWC_NETDEV_PART_DECL(m, T, kind_, doc_)                                                    \
+	void hwc_netdev_collect_##m(struct hwc_env *e, struct hwc_arena *a, const char *ifname,    \
+				    T *out);                                                       \
+	extern const struct hwc_jtable hwc_netdev_##m##_table;
+HWC_NETDEV_PARTS(HWC_NETDEV_PART_DECL)
+#define HWC_NETDEV_PART_MEMBER(m, T, kind_, doc_) T m;
 
 struct hwc_netdev {
 	const char *name;
@@ -434,7 +477,7 @@ struct hwc_netdev {
 	struct hwc_netdev_counters counters;
 	struct hwc_netdev_irq_locality irq_locality;
 	struct hwc_netdev_link link;
-	struct hwc_netdev_bond bond;
+	HWC_NETDEV_PARTS(HWC_NETDEV_PART_MEMBER)
 };
 
 struct hwc_netdev_facts {

@@ -75,7 +75,10 @@ static const struct hwc_jfield netdev_f[] = {
 	HWC_JSUB(struct hwc_netdev, "counters", counters, HWC_JT_OBJ, counters_t),
 	HWC_JSUB(struct hwc_netdev, "irq_locality", irq_locality, HWC_JT_OBJ, locality_t),
 	HWC_JSUB(struct hwc_netdev, "link", link, HWC_JT_OBJ, hwc_netdev_link_table),
-	HWC_JSUB(struct hwc_netdev, "bond", bond, HWC_JT_GROUP, hwc_netdev_bond_table),
+#define PART_F(m, T, kind_, doc_)                                                                  \
+	HWC_JSUBD(struct hwc_netdev, #m, m, kind_, hwc_netdev_##m##_table, doc_),
+	HWC_NETDEV_PARTS(PART_F)
+#undef PART_F
 };
 #undef SUB
 /* One element of facts.netdevs (the section is an array). */
@@ -188,7 +191,9 @@ static void collect_one(struct hwc_env *e, struct hwc_facts *f, struct hwc_netde
 	speed_fact(e, a, nd->name, &nd->speed_mbps);
 	hwc_read_str(e, hwc_arena_printf(a, "%s/operstate", net), a, &nd->operstate);
 	hwc_netdev_admin_facts(e, a, net, &nd->admin_up, &nd->carrier);
-	hwc_netdev_collect_bond(e, a, nd->name, &nd->bond);
+#define PART_COLLECT(m, T, kind_, doc_) hwc_netdev_collect_##m(e, a, nd->name, &nd->m);
+	HWC_NETDEV_PARTS(PART_COLLECT)
+#undef PART_COLLECT
 	hwc_read_link_name(e, hwc_arena_printf(a, "%s/device/driver", net), a, &nd->driver);
 
 	size_t len = 0;

@@ -1,8 +1,11 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-# Generates docs/rules.md from the rule table (`hwcheck rules list --json`).
-#   gen-rules-md.py --hwcheck BUILD/cli/hwcheck docs/rules.md          rewrite it
-#   gen-rules-md.py --hwcheck BUILD/cli/hwcheck --check docs/rules.md  exit 1 if it is stale
+# Generates docs/rules.md from the rule table (`hwcheck rules list --json`), and appends the
+# table's new rule ids to the stability list (--ids tests/rules/rule-ids.txt): ids are only ever
+# added there, never renamed or removed, so a rule that disappears from the table fails
+# tests/rules/test_rules.py while its id stays listed.
+#   gen-rules-md.py --hwcheck BUILD/cli/hwcheck [--ids LIST] docs/rules.md          rewrite them
+#   gen-rules-md.py --hwcheck BUILD/cli/hwcheck [--ids LIST] --check docs/rules.md  exit 1 if stale
 import argparse
 import json
 import subprocess
@@ -47,29 +50,56 @@ def render(rules):
     return "\n".join(out) + "\n"
 
 
+def listed_ids(path):
+    """The ids of the stability list (comments and blank lines left out), in its order."""
+    with open(path) as f:
+        return [ln.strip() for ln in f if ln.strip() and not ln.startswith("#")]
+
+
+def ids_text(path, rules):
+    """The stability list with the table's ids it lacks appended (table order); nothing removed."""
+    with open(path) as f:
+        text = f.read()
+    have = set(listed_ids(path))
+    new = [r["id"] for r in rules if r["id"] not in have]
+    if new and text and not text.endswith("\n"):
+        text += "\n"
+    return text + "".join(i + "\n" for i in new)
+
+
+def read(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--hwcheck", required=True)
     p.add_argument("--check", action="store_true")
+    p.add_argument("--ids", help="the rule-id stability list to append new ids to")
     p.add_argument("out")
     a = p.parse_args()
     cp = subprocess.run([a.hwcheck, "rules", "list", "--json"], capture_output=True, text=True,
                         env={"LC_ALL": "C"})
     if cp.returncode != 0:
         sys.exit(f"hwcheck rules list --json: exit {cp.returncode}: {cp.stderr}")
-    text = render(json.loads(cp.stdout)["rules"])
+    rules = json.loads(cp.stdout)["rules"]
+    outputs = {a.out: render(rules)}
+    if a.ids:
+        outputs[a.ids] = ids_text(a.ids, rules)
+    stale = [path for path, text in outputs.items() if read(path) != text]
     if a.check:
-        try:
-            with open(a.out) as f:
-                old = f.read()
-        except FileNotFoundError:
-            old = None
-        if old != text:
-            print(f"{a.out} is out of date: run rules/gen-rules-md.py --hwcheck {a.hwcheck} {a.out}")
+        if stale:
+            print(f"{', '.join(stale)} out of date: run scripts/hwcheck-dev gen "
+                  f"(rules/gen-rules-md.py --hwcheck {a.hwcheck} --ids LIST {a.out})")
             sys.exit(1)
         return
-    with open(a.out, "w") as f:
-        f.write(text)
+    for path in stale:
+        with open(path, "w") as f:
+            f.write(outputs[path])
 
 
 if __name__ == "__main__":

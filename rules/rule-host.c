@@ -222,6 +222,91 @@ static void eval_numa_missing(struct hwc_rule_ctx *c)
 	}
 }
 
+/* The round trip one TCP stream must fill at the port's rate: a loaded datacenter fabric or a
+ * metro link. Linux lets a stream's window grow to about half its buffer (the rest is the
+ * buffer's overhead: tcp_adv_win_scale = 1, or the measured scaling_ratio since 6.6), so a
+ * buffer of 2 x rate x RTT keeps the port busy. */
+#define TCP_RTT_S 1e-3
+
+/* The fastest card netdev with a link: its name and speed; 0 when none has one. */
+static double fastest_port(const json_t *facts, const char **name)
+{
+	double best = 0;
+	size_t i;
+	const json_t *nd;
+	json_array_foreach(hwc_q_netdevs(facts), i, nd) {
+		const json_t *sp = hwc_q_get(nd, "speed_mbps");
+		if (json_is_true(hwc_q_get(nd, "carrier")) && json_is_number(sp) &&
+		    json_number_value(sp) > best) {
+			best = json_number_value(sp);
+			*name = hwc_q_string(nd, "name");
+		}
+	}
+	return best;
+}
+
+/* The buffer to set: 2 x rate x RTT rounded up to a power of two (32 MiB for 100 Gb/s). */
+static double tcp_buffer_for(double mbps)
+{
+	double need = 2 * mbps * 1e6 / 8 * TCP_RTT_S, v = 1 << 20;
+	while (v < need)
+		v *= 2;
+	return v;
+}
+
+static const char *tcp_buffers_fix(struct hwc_rule_ctx *c, const json_t *net, double want)
+{
+	const char *w = fv_fmt_num(c->a, want), *set = "";
+	static const char *const core[] = {"rmem_max", "wmem_max"};
+	for (int i = 0; i < 2; i++) {
+		const json_t *v = hwc_q_get(net, hwc_arena_printf(c->a, "%s_bytes", core[i]));
+		if (!json_is_number(v) || json_number_value(v) < want)
+			set = hwc_arena_printf(c->a, "%snet.core.%s=%s ", set, core[i], w);
+	}
+	const json_t *rmin = hwc_q_get(net, "tcp_rmem_min_bytes"), *rdef = hwc_q_get(net, "tcp_rmem_default_bytes");
+	const json_t *wmin = hwc_q_get(net, "tcp_wmem_min_bytes"), *wdef = hwc_q_get(net, "tcp_wmem_default_bytes");
+	return hwc_arena_printf(c->a, "`sysctl -w %snet.ipv4.tcp_rmem='%s %s %s' net.ipv4.tcp_wmem='%s %s %s'`, and the same "
+				"lines in /etc/sysctl.d/90-tcp-buffers.conf to keep them after a reboot; or, where TCP carries no "
+				"bulk data, the profile's host.role.",
+				set, json_is_number(rmin) ? fv_fmt_num(c->a, json_number_value(rmin)) : "4096",
+				json_is_number(rdef) ? fv_fmt_num(c->a, json_number_value(rdef)) : "131072", w,
+				json_is_number(wmin) ? fv_fmt_num(c->a, json_number_value(wmin)) : "4096",
+				json_is_number(wdef) ? fv_fmt_num(c->a, json_number_value(wdef)) : "16384", w);
+}
+
+/* Judged where the profile's role moves bulk data over TCP (NFS, SMB, iSCSI, NVMe/TCP, Ceph
+ * clients): GPU/NCCL compute moves it over RDMA, and without a role hwcheck cannot tell. */
+static void eval_tcp_buffers(struct hwc_rule_ctx *c)
+{
+	const char *role = hwc_profile_host_str(c->prof, "role"), *port = NULL;
+	if (!role || (strcmp(role, "storage_client") != 0 && strcmp(role, "smb_client") != 0))
+		return;
+	double mbps = fastest_port(c->facts, &port), rmax, wmax;
+	if (mbps <= 0)
+		return; /* no port with a link carries a stream */
+	const json_t *host = hwc_q_host(c->facts);
+	bool r_ok = need_num(c, "host", host, "host", "net.tcp_rmem_max_bytes", &rmax);
+	if (!need_num(c, "host", host, "host", "net.tcp_wmem_max_bytes", &wmax) || !r_ok)
+		return;
+	double need = 2 * mbps * 1e6 / 8 * TCP_RTT_S;
+	if (rmax >= need && wmax >= need)
+		return;
+	double gbps = (rmax < wmax ? rmax : wmax) / 2 * 8 / TCP_RTT_S / 1e9;
+	struct hwc_finding *fd = hwc_rule_emit(
+		c, "host", "one TCP stream can carry at most %s Gb/s at a 1 ms round trip: its window is about half of the kernel's largest TCP buffer (receive %s, send %s bytes), and %s runs at %s Gb/s",
+		fv_fmt_num(c->a, gbps), fv_fmt_num(c->a, rmax), fv_fmt_num(c->a, wmax), port ? port : "?",
+		fv_fmt_num(c->a, mbps / 1000));
+	const char *want = hwc_arena_printf(c->a, ">= %s (2 x rate x 1 ms)", fv_fmt_num(c->a, need));
+	if (rmax < need)
+		hwc_evidence_add(fd, c->a, "host.net.tcp_rmem_max_bytes", fv_fmt_num(c->a, rmax), want);
+	if (wmax < need)
+		hwc_evidence_add(fd, c->a, "host.net.tcp_wmem_max_bytes", fv_fmt_num(c->a, wmax), want);
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.speed_mbps", fv_netdev_path(c, port)),
+			 fv_fmt_num(c->a, mbps), NULL);
+	if (fd)
+		fd->fix = tcp_buffers_fix(c, hwc_q_get(host, "net"), tcp_buffer_for(mbps));
+}
+
 const struct hwc_rule hwc_rules_host[] = {
 	{"HOST_X2APIC_OFF", HWC_SEV_WARN, "host", "x2APIC supported but not enabled",
 	 "In xAPIC mode interrupts can target only 255 APIC IDs and each delivery costs an MMIO write; "
@@ -269,5 +354,20 @@ const struct hwc_rule hwc_rules_host[] = {
 	 "write the node of the socket the slot is wired to (the board manual's slot table) to "
 	 "/sys/bus/pci/devices/<BDF>/numa_node before the driver loads.",
 	 eval_numa_missing},
+	{"HOST_TCP_BUFFERS_SMALL", HWC_SEV_WARN, "host", "TCP buffer limits cap one stream below the port's rate",
+	 "A TCP stream keeps at most one window of data in flight, and Linux lets that window grow to "
+	 "about half the buffer autotuning may give the socket (net.ipv4.tcp_rmem/tcp_wmem's maximum; "
+	 "Documentation/networking/ip-sysctl.rst: tcp_adv_win_scale). To keep a port busy the window "
+	 "must cover the port's rate times the round trip (the bandwidth-delay product; ESnet's "
+	 "fasterdata Linux host tuning sizes the buffers so): the kernel's defaults (6 MiB receive, 4 "
+	 "MiB send) cap one stream at 25 and 16 Gb/s at a 1 ms round trip, far below a 100-400 Gb/s "
+	 "ConnectX port. Judged against the fastest card netdev with a link, for a 1 ms round trip, "
+	 "where the profile's host.role is storage_client or smb_client (NFS, SMB, iSCSI, NVMe/TCP and "
+	 "Ceph clients move their data over TCP); not for gpu_compute or without a role.",
+	 "Raise the maxima to 2 x rate x RTT (32 MiB for 100 Gb/s, 64 MiB for 200, 128 MiB for 400): "
+	 "`sysctl -w net.core.rmem_max=N net.core.wmem_max=N net.ipv4.tcp_rmem='4096 131072 N' "
+	 "net.ipv4.tcp_wmem='4096 16384 N'` and the same lines in /etc/sysctl.d/ (the finding gives N "
+	 "and keeps the host's own first two values).",
+	 eval_tcp_buffers},
 	{NULL},
 };

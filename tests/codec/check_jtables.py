@@ -123,7 +123,8 @@ def main():
         sub = s.child(*node, r["key"])
         checked += 1
         if not sub:
-            errors.append(f"{key}: written by the codec, missing from the schema")
+            errors.append(f"{key}: written by the codec, missing from the schema (a new key: "
+                          "give its table entry a doc and run scripts/hwcheck-dev gen)")
             continue
         need, nullable = KINDS[r["type"]]
         if r.get("types"):  # a custom entry that declares what it writes

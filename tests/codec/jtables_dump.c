@@ -39,12 +39,13 @@ static void walk(json_t *out, const char *schema, json_t *path, const struct hwc
 		if (f->t == HWC_JT_U64_NAMED)
 			continue;
 		json_array_append_new(keys, json_string(f->key));
-		json_array_append_new(out, json_pack("{s:s, s:O, s:s, s:s, s:b, s:b, s:b, s:s?}",
+		json_array_append_new(out, json_pack("{s:s, s:O, s:s, s:s, s:b, s:b, s:b, s:s?, s:s?}",
 						     "schema", schema, "path", path, "key", f->key,
 						     "type", type_names[f->t], "status",
 						     (f->flags & HWC_JF_META) != 0, "always",
 						     (f->flags & HWC_JF_ALWAYS) != 0, "null",
-						     (f->flags & HWC_JF_NULL) != 0, "types", f->types));
+						     (f->flags & HWC_JF_NULL) != 0, "types", f->types,
+						     "doc", f->doc));
 		if (!f->sub)
 			continue;
 		json_t *sub = json_copy(path);

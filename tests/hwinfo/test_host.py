@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # facts.host on real captures: goldens per host-hw-* fixture, the key facts each one is about, the
-# schema, the facts round trip, and the live run against /proc/cpuinfo, lscpu and sysfs.
+# schema, the facts round trip, and the live run against /proc/cpuinfo, lscpu, sysfs and
+# proc/sys/net (with HOST_TCP_BUFFERS_SMALL from a root to its finding).
 import glob
 import json
 import os
@@ -36,7 +37,7 @@ def edited_copy(d, fixture, path, edit):
     """A copy of a fixture's root under d with root/path rewritten by edit(text) (a real capture
     with one thing changed by the test)."""
     root = os.path.join(d, "root")
-    shutil.copytree(fixture_root(fixture), root)
+    shutil.copytree(fixture_root(fixture), root, symlinks=True)  # sysfs links loop
     p = os.path.join(root, path)
     text = open(p).read() if os.path.exists(p) else ""
     with open(p, "w") as f:
@@ -334,6 +335,70 @@ class KernelAbiLayouts(unittest.TestCase):
         self.assertIsNone(n["nps"])  # never guessed from a partial count
 
 
+class Net(unittest.TestCase):
+    """facts.host.net (hwinfo/host_net.c) on the real capture host-hw-net-this-vm, broken copies of
+    its proc/sys/net files, and HOST_TCP_BUFFERS_SMALL from a root to its finding."""
+    NET = "proc/sys/net/"
+
+    def net_of(self, root):
+        return host_facts(root)[1]["net"]
+
+    def test_real_capture(self):
+        n = self.net_of(fixture_root("host-hw-net-this-vm"))
+        self.assertEqual(n, {"rmem_max_bytes": 4194304, "wmem_max_bytes": 4194304,
+                             "tcp_rmem_min_bytes": 4096, "tcp_rmem_default_bytes": 131072,
+                             "tcp_rmem_max_bytes": 33554432, "tcp_wmem_min_bytes": 4096,
+                             "tcp_wmem_default_bytes": 16384, "tcp_wmem_max_bytes": 4194304})
+
+    def test_broken_inputs(self):
+        for text, why in (("4096 131072\n", "two values"), ("4096 131072 6291456 1\n", "four"),
+                          ("4096 x 6291456\n", "not a number"), ("-1 0 1\n", "negative"),
+                          ("\n", "empty"), ("99999999999999999999 1 1\n", "out of range")):
+            with self.subTest(why), tempfile.TemporaryDirectory() as d:
+                root = edited_copy(d, "host-hw-net-this-vm", self.NET + "ipv4/tcp_rmem",
+                                   lambda _, t=text: t)
+                n = self.net_of(root)
+                for k in ("tcp_rmem_min_bytes", "tcp_rmem_default_bytes", "tcp_rmem_max_bytes"):
+                    self.assertIsNone(n[k])
+                    self.assertEqual(unavailable(n, k)["status"], "invalid")
+                    self.assertIn("proc/sys/net/ipv4/tcp_rmem", unavailable(n, k)["detail"])
+                self.assertEqual(n["tcp_wmem_max_bytes"], 4194304)  # the rest is read
+
+    def test_absent(self):
+        with tempfile.TemporaryDirectory() as d:
+            root = os.path.join(d, "root")
+            shutil.copytree(fixture_root("host-hw-net-this-vm"), root, symlinks=True)
+            os.unlink(os.path.join(root, self.NET + "ipv4/tcp_wmem"))
+            n = self.net_of(root)
+        self.assertIsNone(n["tcp_wmem_max_bytes"])
+        self.assertEqual(unavailable(n, "tcp_wmem_max_bytes")["status"], "absent")
+        self.assertEqual(n["tcp_rmem_max_bytes"], 33554432)
+
+    def test_rule_end_to_end(self):
+        # the capture's four files in a copy of the 200 Gb/s ConnectX-7 scenario root
+        with tempfile.TemporaryDirectory() as d:
+            root = os.path.join(d, "root")
+            shutil.copytree(fixture_root("healthy-cx7-gen5x16"), root, symlinks=True)
+            shutil.copytree(os.path.join(fixture_root("host-hw-net-this-vm"), self.NET),
+                            os.path.join(root, self.NET))
+            found = {}
+            for role in ("storage_client", "gpu_compute", None):
+                prof = os.path.join(d, f"{role}.json")
+                with open(prof, "w") as f:
+                    json.dump({"schema": "hwcheck.profile", "schema_version": 1,
+                               "host": {"role": role} if role else {}}, f)
+                _, j = run_json("--root", root, "--profile", prof, "--json")
+                found[role] = [x for x in j["findings"] if x["rule_id"] == "HOST_TCP_BUFFERS_SMALL"]
+        self.assertEqual(found["gpu_compute"], [])
+        self.assertEqual(found[None], [])
+        [f] = found["storage_client"]
+        self.assertEqual((f["severity"], f["subject"]), ("warn", "host"))
+        self.assertIn("at most 16.777 Gb/s", f["message"])
+        self.assertEqual([e["fact"] for e in f["evidence"]][:2],
+                         ["host.net.tcp_rmem_max_bytes", "host.net.tcp_wmem_max_bytes"])
+        self.assertIn("net.ipv4.tcp_rmem='4096 131072 67108864'", f["fix"])
+
+
 class RoundTrip(unittest.TestCase):
     def test_facts_file_round_trip_is_exact(self):
         names = sorted(os.path.basename(os.path.dirname(p))
@@ -402,6 +467,17 @@ class Live(unittest.TestCase):
         apic = [int(v) for v in re.findall(r"^(?:initial )?apicid\s*:\s*(\d+)", text, re.M)]
         if apic:
             self.assertEqual(c["max_apicid"], max(apic))
+
+    def test_net(self):
+        n = self.h["net"]
+        for key, path, i in (("rmem_max_bytes", "core/rmem_max", 0),
+                             ("tcp_rmem_max_bytes", "ipv4/tcp_rmem", 2),
+                             ("tcp_wmem_default_bytes", "ipv4/tcp_wmem", 1)):
+            p = "/proc/sys/net/" + path
+            if not os.path.exists(p):
+                self.assertEqual(unavailable(n, key)["status"], "absent")
+                continue
+            self.assertEqual(n[key], int(read(p).split()[i]), key)
 
     def test_lscpu(self):
         ls = lscpu()

@@ -2,6 +2,7 @@
 # Shared helpers for hwcheck's Python tests: run the binary, compare goldens, validate the schema.
 # Each test script: `import hwctest; ... hwctest.main()` and is run by CTest as
 #   python3 script.py --hwcheck PATH --source DIR [--update]
+# (--update, or HWCHECK_UPDATE_GOLDENS=1 in the environment: rewrite the goldens)
 import argparse
 import json
 import os
@@ -21,6 +22,8 @@ def _parse():
     p.add_argument("--source", required=True)
     p.add_argument("--update", action="store_true", help="rewrite golden files")
     ARGS, rest = p.parse_known_args()
+    # scripts/hwcheck-dev gen re-records every golden through ctest
+    ARGS.update = ARGS.update or os.environ.get("HWCHECK_UPDATE_GOLDENS") == "1"
     return rest
 
 
