@@ -151,6 +151,15 @@ int hwc_arena_grow(struct hwc_arena *a, void **arr, size_t elem, size_t *cap, si
 	return 0;
 }
 
+void *hwc_vec_push(struct hwc_arena *a, void **items, size_t elem, size_t *n, size_t *cap)
+{
+	if (hwc_arena_grow(a, items, elem, cap, *n + 1) < 0)
+		return NULL;
+	void *el = (char *)*items + (*n)++ * elem;
+	memset(el, 0, elem);
+	return el;
+}
+
 size_t hwc_arena_used(const struct hwc_arena *a)
 {
 	return a ? a->total : 0;

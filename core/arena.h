@@ -29,12 +29,11 @@ int hwc_arena_grow(struct hwc_arena *a, void **arr, size_t elem, size_t *cap, si
 /* Bytes handed out so far (for the memory benchmark). */
 size_t hwc_arena_used(const struct hwc_arena *a);
 
-/* Append one element to an arena vector {T *items; size_t n, cap;}. Evaluates to a pointer to the
- * new zeroed element or NULL. */
+/* Append one element of elem bytes to the vector *items (n used, cap allocated): the new element,
+ * zeroed (also where n had been cut back), or NULL. */
+void *hwc_vec_push(struct hwc_arena *a, void **items, size_t elem, size_t *n, size_t *cap);
+/* The same for an arena vector {T *items; size_t n, cap;}. */
 #define HWC_VEC_PUSH(arena, vec)                                                                   \
-	(hwc_arena_grow((arena), (void **)&(vec)->items, sizeof(*(vec)->items), &(vec)->cap,        \
-			(vec)->n + 1) == 0                                                           \
-		 ? &(vec)->items[(vec)->n++]                                                        \
-		 : NULL)
+	hwc_vec_push((arena), (void **)&(vec)->items, sizeof(*(vec)->items), &(vec)->n, &(vec)->cap)
 
 #endif

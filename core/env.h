@@ -76,6 +76,11 @@ struct hwc_dirlist {
 };
 int hwc_env_list_dir(struct hwc_env *e, const char *path, struct hwc_arena *a,
 		     struct hwc_dirlist *out);
+/* Keeps the entries of dl named prefix and a decimal number ("cpu12", "3"), in their order or,
+ * by_number, in the order of their numbers ("2" before "10"). Returns their numbers, [i] that of
+ * dl->names[i] (NULL when none is kept, or without memory: then dl->n is 0). */
+int64_t *hwc_dirlist_numbered(struct hwc_dirlist *dl, const char *prefix, bool by_number,
+			      struct hwc_arena *a);
 
 /* ---- readers that say why -------------------------------------------------------------------
  * Each fills a fact: ok with the value, or the status (absent / needs_root / unreadable errno /

@@ -27,6 +27,12 @@ enum hwc_status hwc_status_from_name(const char *name)
 	return HWC_ST__COUNT;
 }
 
+void hwc_fmeta_set_all(struct hwc_fmeta *const *m, size_t n, enum hwc_status st, const char *detail)
+{
+	for (size_t i = 0; i < n; i++)
+		hwc_fmeta_set(m[i], st, 0, detail);
+}
+
 void hwc_fslots_init(struct hwc_fslots *r, unsigned n, bool is_bool, const char *detail)
 {
 	memset(r, 0, sizeof(*r));

@@ -4,6 +4,7 @@
 #define HWC_CORE_FACT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Why a value is or is not known. HWC_ST_UNSET (0) means no collector tried: a zeroed struct is
@@ -77,5 +78,7 @@ static inline void hwc_fmeta_set(struct hwc_fmeta *m, enum hwc_status st, int er
 
 /* Copy only the status part (the value of a failed fact is meaningless). */
 #define HWC_FAIL(f, st_, err_, detail_) hwc_fmeta_set(&(f).m, (st_), (err_), (detail_))
+/* The same status for the n facts whose statuses are m[]: facts not known for one reason. */
+void hwc_fmeta_set_all(struct hwc_fmeta *const *m, size_t n, enum hwc_status st, const char *detail);
 
 #endif

@@ -427,7 +427,10 @@ static int put_field(json_t *o, const void *base, const struct hwc_jfield *f, un
 		return 0;
 	if ((f->flags & HWC_JF_META) && is_vector(f->t)) {
 		json_t *arr = f->t == HWC_JT_MAP ? map_json(f, p) : vec_json(f, p);
-		return put_array(o, f->key, cfield(base, f->meta), arr, omit);
+		const struct hwc_fmeta *m = cfield(base, f->meta);
+		if (m->st == HWC_ST_UNSET && (f->flags & HWC_JF_UNSET_ARRAY))
+			return set_value(o, f->key, arr);
+		return put_array(o, f->key, m, arr, omit);
 	}
 	if (f->flags & HWC_JF_META) { /* the status of another member decides */
 		const struct hwc_fmeta *m = cfield(base, f->meta);

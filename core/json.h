@@ -120,6 +120,9 @@ struct hwc_jfield {
 #define HWC_JF_TRUE_ONLY 4u   /* a FLAG written only when true */
 #define HWC_JF_NULL 8u        /* a PSTR written as null when NULL */
 #define HWC_JF_KEEP_UNSET 16u /* a GROUP nobody set is written (null, "not_collected") */
+/* A vector with a status (HWC_JF_META) that nobody set is written as its array, [] when empty
+ * (a section read from a facts file without the key). */
+#define HWC_JF_UNSET_ARRAY 32u
 
 struct hwc_jtable {
 	const char *path; /* where the object sits in the facts: "host.numa.nodes[]" (for tests) */

@@ -67,6 +67,29 @@ int hwc_env_list_dir(struct hwc_env *e, const char *path, struct hwc_arena *a,
 	return 0;
 }
 
+int64_t *hwc_dirlist_numbered(struct hwc_dirlist *dl, const char *prefix, bool by_number,
+			      struct hwc_arena *a)
+{
+	size_t pl = strlen(prefix), k = 0;
+	int64_t *ids = dl->n ? hwc_arena_calloc(a, dl->n, sizeof(*ids)) : NULL;
+	for (size_t i = 0; ids && i < dl->n; i++) {
+		int64_t v;
+		const char *nm = dl->names[i];
+		if (strncmp(nm, prefix, pl) != 0 || !nm[pl] || hwc_parse_i64(nm + pl, 10, &v) < 0 ||
+		    v < 0)
+			continue;
+		size_t at = k++;
+		for (; by_number && at > 0 && ids[at - 1] > v; at--) { /* insertion: short lists */
+			ids[at] = ids[at - 1];
+			dl->names[at] = dl->names[at - 1];
+		}
+		ids[at] = v;
+		dl->names[at] = nm;
+	}
+	dl->n = k;
+	return k ? ids : NULL;
+}
+
 void hwc_env_fail(struct hwc_env *e, struct hwc_fmeta *m, struct hwc_arena *a, const char *path,
 		  int err)
 {

@@ -120,6 +120,43 @@ const char *hwc_run_record_dir(struct hwc_arena *a, const char *const *argv)
 
 /* ------------------------------------------------------------------ replay */
 
+/* One "key=value" line of a result file into r. */
+static void recorded_line(char *line, struct hwc_run_recorded *r)
+{
+	char *eq = strchr(line, '=');
+	int64_t v;
+	if (!eq)
+		return;
+	*eq = 0;
+	if (hwc_parse_i64(eq + 1, 10, &v) < 0)
+		return;
+	bool is_int = v >= INT_MIN && v <= INT_MAX;
+	if (strcmp(line, "exit") == 0 && is_int)
+		r->exit_code = (int)v;
+	else if (strcmp(line, "signal") == 0 && is_int)
+		r->signal = (int)v;
+	else if (strcmp(line, "errno") == 0 && is_int)
+		r->errnum = (int)v;
+	else if (strcmp(line, "timeout") == 0)
+		r->timeout = v != 0;
+	else if (strcmp(line, "truncated") == 0)
+		r->truncated = r->truncated || v != 0;
+	else if (strcmp(line, "elapsed_ms") == 0 && v >= 0 && v <= UINT_MAX)
+		r->elapsed_ms = (unsigned)v;
+}
+
+void hwc_run_read_recorded(struct hwc_env *e, struct hwc_arena *a, const char *dir,
+			   struct hwc_run_recorded *r)
+{
+	struct hwc_fstr res = {0};
+	if (hwc_read_str(e, hwc_arena_printf(a, "%s/result", dir), a, &res) < 0)
+		return;
+	char *save = NULL, *buf = hwc_arena_strdup(a, res.v);
+	for (char *line = buf ? strtok_r(buf, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save))
+		recorded_line(line, r);
+}
+
 /* Where a command's answer is recorded: <key>, a retry's <key>/retry (hwc_run_again). */
 static const char *cmd_dir(struct hwc_arena *a, const char *const *argv, bool retry)
 {
@@ -165,52 +202,26 @@ static int replay(struct hwc_env *e, struct hwc_arena *a, const char *const *arg
 		r->err = "";
 		r->err_len = 0;
 	}
-	bool truncated = rc_out == -EFBIG;
-	int exit_code = 0, sig = 0;
-	bool timeout = false;
-	snprintf(p, sizeof(p), "%s/result", dir);
-	struct hwc_fstr res = {0};
-	if (hwc_read_str(e, p, a, &res) == 0) {
-		char *save = NULL;
-		char *buf = hwc_arena_strdup(a, res.v);
-		for (char *line = buf ? strtok_r(buf, "\n", &save) : NULL; line;
-		     line = strtok_r(NULL, "\n", &save)) {
-			char *eq = strchr(line, '=');
-			if (!eq)
-				continue;
-			*eq = 0;
-			int64_t v = 0;
-			if (hwc_parse_i64(eq + 1, 10, &v) < 0)
-				continue;
-			if (strcmp(line, "exit") == 0)
-				exit_code = (int)v;
-			else if (strcmp(line, "signal") == 0)
-				sig = (int)v;
-			else if (strcmp(line, "timeout") == 0)
-				timeout = v != 0;
-			else if (strcmp(line, "truncated") == 0)
-				truncated = truncated || v != 0;
-			else if (strcmp(line, "elapsed_ms") == 0 && v >= 0 && v <= UINT_MAX)
-				r->elapsed_ms = (unsigned)v;
-		}
-	}
-	r->exit_code = exit_code;
-	r->signal = sig;
-	if (timeout) {
+	struct hwc_run_recorded rec = {.truncated = rc_out == -EFBIG, .elapsed_ms = r->elapsed_ms};
+	hwc_run_read_recorded(e, a, dir, &rec);
+	r->exit_code = rec.exit_code;
+	r->signal = rec.signal;
+	r->elapsed_ms = rec.elapsed_ms;
+	if (rec.timeout) {
 		hwc_fmeta_set(&r->m, HWC_ST_TIMEOUT, 0,
 			      hwc_arena_printf(a, "%s: no answer before its timeout (recorded)", cmd));
 		return -ETIMEDOUT;
 	}
-	if (truncated) {
+	if (rec.truncated) {
 		hwc_fmeta_set(&r->m, HWC_ST_TRUNCATED, 0,
 			      hwc_arena_printf(a, "%s: output over %zu bytes, cut", cmd,
 					       hwc_env_cmd_output_cap(e)));
 		return -EFBIG;
 	}
 	hwc_fmeta_set(&r->m, HWC_ST_OK, 0, NULL);
-	if (sig)
+	if (rec.signal)
 		return -EINTR;
-	return exit_code == 0 ? 0 : -ECHILD;
+	return rec.exit_code == 0 ? 0 : -ECHILD;
 }
 
 /* ------------------------------------------------------------------ record */

@@ -4,6 +4,7 @@
 #ifndef HWC_CORE_RUNNER_H
 #define HWC_CORE_RUNNER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/arena.h"
@@ -69,6 +70,16 @@ void hwc_run_kill_all(void);
  * The key is argv with argv[0] reduced to its basename, joined by spaces, with '%' '/' and
  * control characters percent-encoded; keys over 200 bytes end in '#' and a 64-bit hash. */
 const char *hwc_run_record_dir(struct hwc_arena *a, const char *const *argv);
+
+/* What a recording's DIR/result says ("exit=1\ntimeout=0\n..." lines); a key it lacks, or one
+ * whose value is not an integer (of int range for the codes), is left as the caller set it. */
+struct hwc_run_recorded {
+	int exit_code, signal, errnum; /* "exit", "signal", "errno" */
+	bool timeout, truncated;       /* "timeout", "truncated": not 0 */
+	unsigned elapsed_ms;           /* "elapsed_ms" */
+};
+void hwc_run_read_recorded(struct hwc_env *e, struct hwc_arena *a, const char *dir,
+			   struct hwc_run_recorded *r);
 
 /* "mstconfig -d 0000:3b:00.0 q" for messages. */
 const char *hwc_argv_str(struct hwc_arena *a, const char *const *argv);

@@ -177,14 +177,6 @@ int hwc_host_parse_cpuinfo(const char *buf, size_t len, struct hwc_arena *a, str
 
 /* ---- collection --------------------------------------------------------------------------- */
 
-static bool name_num(const char *name, const char *prefix, int64_t *out)
-{
-	size_t pl = strlen(prefix);
-	if (strncmp(name, prefix, pl) != 0 || !name[pl])
-		return false;
-	return hwc_parse_i64(name + pl, 10, out) == 0 && *out >= 0;
-}
-
 /* Sockets and cores from sys/devices/system/cpu/cpuN/topology (what lscpu reads). */
 static bool sysfs_topology(struct hwc_env *e, struct hwc_arena *a, int64_t *sockets, int64_t *cores,
 			   int64_t *cpus)
@@ -194,10 +186,8 @@ static bool sysfs_topology(struct hwc_env *e, struct hwc_arena *a, int64_t *sock
 		return false;
 	struct topo t = {0};
 	*cpus = 0;
+	hwc_dirlist_numbered(&dl, "cpu", false, a); /* the cpuN entries */
 	for (size_t i = 0; i < dl.n; i++) {
-		int64_t id;
-		if (!name_num(dl.names[i], "cpu", &id))
-			continue;
 		struct hwc_fi64 pk = {0}, co = {0};
 		const char *base = hwc_arena_printf(a, "sys/devices/system/cpu/%s/topology", dl.names[i]);
 		if (!base)
@@ -230,15 +220,12 @@ static void collect_numa(struct hwc_env *e, struct hwc_arena *a, struct hwc_host
 	hwc_fmeta_set(&nu->nodes_m, HWC_ST_OK, 0, NULL);
 	int64_t with_cpus = 0;
 	bool counts_ok = true;
+	int64_t *id = hwc_dirlist_numbered(&dl, "node", false, a);
 	for (size_t i = 0; i < dl.n; i++) {
-		int64_t id;
-		if (!name_num(dl.names[i], "node", &id))
-			continue;
 		struct hwc_host_numa_node *nd = HWC_VEC_PUSH(a, &nu->nodes);
 		if (!nd)
 			return;
-		memset(nd, 0, sizeof(*nd));
-		nd->id = id;
+		nd->id = id[i];
 		const char *base = hwc_arena_printf(a, "sys/devices/system/node/%s", dl.names[i]);
 		if (hwc_read_str(e, hwc_arena_printf(a, "%s/cpulist", base), a, &nd->cpulist) == 0) {
 			int64_t n;

@@ -139,26 +139,16 @@ static int dcb_dispatch(enum hwc_dcb_show what, const json_t *j, struct hwc_aren
 void hwc_dcb_fail(enum hwc_dcb_show what, struct hwc_roce_qos *q, enum hwc_status st,
 		  const char *d)
 {
-	switch (what) {
-	case HWC_DCB_APP:
-		HWC_FAIL(q->trust, st, 0, d);
-		HWC_FAIL(q->dscp2prio, st, 0, d);
-		break;
-	case HWC_DCB_PFC:
-		HWC_FAIL(q->pfc_enabled, st, 0, d);
-		break;
-	case HWC_DCB_ETS:
-		HWC_FAIL(q->prio_tc, st, 0, d);
-		HWC_FAIL(q->tc_bw, st, 0, d);
-		hwc_fmeta_set(&q->tc_tsa_m, st, 0, d);
-		break;
-	case HWC_DCB_DCBX:
-		HWC_FAIL(q->dcbx_mode, st, 0, d);
-		break;
-	case HWC_DCB_BUFFER:
-		HWC_FAIL(q->prio_buffer, st, 0, d);
-		break;
-	}
+	/* the facts each dcb section fills */
+	struct hwc_fmeta *m[HWC_DCB_BUFFER + 1][3] = {
+		[HWC_DCB_APP] = {&q->trust.m, &q->dscp2prio.m},
+		[HWC_DCB_PFC] = {&q->pfc_enabled.m},
+		[HWC_DCB_ETS] = {&q->prio_tc.m, &q->tc_bw.m, &q->tc_tsa_m},
+		[HWC_DCB_DCBX] = {&q->dcbx_mode.m},
+		[HWC_DCB_BUFFER] = {&q->prio_buffer.m},
+	};
+	for (size_t i = 0; (unsigned)what <= HWC_DCB_BUFFER && i < 3 && m[what][i]; i++)
+		hwc_fmeta_set(m[what][i], st, 0, d);
 }
 
 int hwc_dcb_parse(enum hwc_dcb_show what, const char *buf, size_t len, const char *src,

@@ -22,23 +22,6 @@
 /* Bound on strings of one set: mlx5 with 256 channels reports ~20000 counters. */
 #define SSET_MAX 65536
 
-static const struct {
-	const char *opt;
-	const char *what; /* ethtool's own error wording */
-} queries[HWC_ETHTOOL__COUNT] = {
-	[HWC_ETHTOOL_RINGS] = {"-g", "Cannot get device ring settings"},
-	[HWC_ETHTOOL_CHANNELS] = {"-l", "Cannot get device channel parameters"},
-	[HWC_ETHTOOL_FEATURES] = {"-k", "Cannot get device features"},
-	[HWC_ETHTOOL_PAUSE] = {"-a", "Cannot get device pause settings"},
-	[HWC_ETHTOOL_STATS] = {"-S", "Cannot get stats information"},
-	[HWC_ETHTOOL_DRVINFO] = {"-i", "Cannot get driver information"},
-};
-
-const char *hwc_ethtool_option(enum hwc_ethtool_query q)
-{
-	return (unsigned)q < HWC_ETHTOOL__COUNT ? queries[q].opt : "?";
-}
-
 static enum hwc_status status_of_errno(int err)
 {
 	switch (err) {
@@ -83,42 +66,60 @@ static void put_pair_u32(FILE *o, const char *label, uint32_t v, uint32_t max)
 		fprintf(o, "%sn/a\n", label);
 }
 
-static int live_rings(const struct live *l, FILE *o)
+/* ethtool -g and -l: one ioctl whose answer (cmd first, then u32 members) is printed as a "<what>
+ * parameters" block of four maximums, then the four settings (n/a without a maximum). */
+struct max_cur {
+	const char *what;
+	uint32_t cmd;
+	struct {
+		const char *label;
+		size_t max, cur; /* offsets of the u32 members */
+	} f[4];
+};
+#define RING(label, m) {label, offsetof(struct ethtool_ringparam, m##_max_pending), \
+			offsetof(struct ethtool_ringparam, m##_pending)}
+static const struct max_cur rings = {"Ring", ETHTOOL_GRINGPARAM,
+	{RING("RX:\t\t", rx), RING("RX Mini:\t", rx_mini), RING("RX Jumbo:\t", rx_jumbo),
+	 RING("TX:\t\t", tx)}};
+#define CHAN(label, m) {label, offsetof(struct ethtool_channels, max_##m), \
+			offsetof(struct ethtool_channels, m##_count)}
+static const struct max_cur channels = {"Channel", ETHTOOL_GCHANNELS,
+	{CHAN("RX:\t\t", rx), CHAN("TX:\t\t", tx), CHAN("Other:\t\t", other),
+	 CHAN("Combined:\t", combined)}};
+
+static uint32_t u32_at(const uint32_t *answer, size_t off)
 {
-	struct ethtool_ringparam r = {.cmd = ETHTOOL_GRINGPARAM};
-	int rc = ioc(l, &r);
+	uint32_t v;
+	memcpy(&v, (const char *)answer + off, sizeof(v));
+	return v;
+}
+
+static int live_max_cur(const struct live *l, FILE *o, const struct max_cur *q)
+{
+	uint32_t answer[16] = {0}; /* larger than either answer */
+	_Static_assert(sizeof(answer) >= sizeof(struct ethtool_ringparam) &&
+			       sizeof(answer) >= sizeof(struct ethtool_channels), "answer size");
+	answer[0] = q->cmd;
+	int rc = ioc(l, answer);
 	if (rc)
 		return rc;
-	fprintf(o, "Ring parameters for %s:\nPre-set maximums:\n", l->ifname);
-	put_pair_u32(o, "RX:\t\t", r.rx_max_pending, r.rx_max_pending);
-	put_pair_u32(o, "RX Mini:\t", r.rx_mini_max_pending, r.rx_mini_max_pending);
-	put_pair_u32(o, "RX Jumbo:\t", r.rx_jumbo_max_pending, r.rx_jumbo_max_pending);
-	put_pair_u32(o, "TX:\t\t", r.tx_max_pending, r.tx_max_pending);
+	fprintf(o, "%s parameters for %s:\nPre-set maximums:\n", q->what, l->ifname);
+	for (int i = 0; i < 4; i++)
+		put_pair_u32(o, q->f[i].label, u32_at(answer, q->f[i].max), u32_at(answer, q->f[i].max));
 	fprintf(o, "Current hardware settings:\n");
-	put_pair_u32(o, "RX:\t\t", r.rx_pending, r.rx_max_pending);
-	put_pair_u32(o, "RX Mini:\t", r.rx_mini_pending, r.rx_mini_max_pending);
-	put_pair_u32(o, "RX Jumbo:\t", r.rx_jumbo_pending, r.rx_jumbo_max_pending);
-	put_pair_u32(o, "TX:\t\t", r.tx_pending, r.tx_max_pending);
+	for (int i = 0; i < 4; i++)
+		put_pair_u32(o, q->f[i].label, u32_at(answer, q->f[i].cur), u32_at(answer, q->f[i].max));
 	return 0;
+}
+
+static int live_rings(const struct live *l, FILE *o)
+{
+	return live_max_cur(l, o, &rings);
 }
 
 static int live_channels(const struct live *l, FILE *o)
 {
-	struct ethtool_channels c = {.cmd = ETHTOOL_GCHANNELS};
-	int rc = ioc(l, &c);
-	if (rc)
-		return rc;
-	fprintf(o, "Channel parameters for %s:\nPre-set maximums:\n", l->ifname);
-	put_pair_u32(o, "RX:\t\t", c.max_rx, c.max_rx);
-	put_pair_u32(o, "TX:\t\t", c.max_tx, c.max_tx);
-	put_pair_u32(o, "Other:\t\t", c.max_other, c.max_other);
-	put_pair_u32(o, "Combined:\t", c.max_combined, c.max_combined);
-	fprintf(o, "Current hardware settings:\n");
-	put_pair_u32(o, "RX:\t\t", c.rx_count, c.max_rx);
-	put_pair_u32(o, "TX:\t\t", c.tx_count, c.max_tx);
-	put_pair_u32(o, "Other:\t\t", c.other_count, c.max_other);
-	put_pair_u32(o, "Combined:\t", c.combined_count, c.max_combined);
-	return 0;
+	return live_max_cur(l, o, &channels);
 }
 
 static int live_pause(const struct live *l, FILE *o)
@@ -198,6 +199,26 @@ static const char *gstr(const struct ethtool_gstrings *gs, uint32_t i, int *len)
 	return s;
 }
 
+/* A query whose answer is a header of hdr bytes (cmd and count, two u32, first) and count
+ * entries of per bytes (ETHTOOL_GSTATS, ETHTOOL_GFEATURES): the answer, freed by the caller, or
+ * NULL with the error in *rc. */
+static void *live_counted(const struct live *l, uint32_t cmd, size_t hdr, uint32_t count,
+			  size_t per, int *rc)
+{
+	uint32_t *q = calloc(1, hdr + (size_t)count * per);
+	if (!q) {
+		*rc = -ENOMEM;
+		return NULL;
+	}
+	q[0] = cmd;
+	q[1] = count;
+	if ((*rc = ioc(l, q)) != 0) {
+		free(q);
+		return NULL;
+	}
+	return q;
+}
+
 static int live_stats(const struct live *l, FILE *o)
 {
 	struct ethtool_gstrings *gs = NULL;
@@ -205,15 +226,9 @@ static int live_stats(const struct live *l, FILE *o)
 	int rc = live_strings(l, ETH_SS_STATS, &gs, &n);
 	if (rc)
 		return rc;
-	struct ethtool_stats *st = calloc(1, sizeof(*st) + (size_t)n * sizeof(uint64_t));
-	if (!st) {
-		free(gs);
-		return -ENOMEM;
-	}
-	st->cmd = ETHTOOL_GSTATS;
-	st->n_stats = n;
-	rc = ioc(l, st);
-	if (rc == 0) {
+	struct ethtool_stats *st =
+		live_counted(l, ETHTOOL_GSTATS, sizeof(*st), n, sizeof(uint64_t), &rc);
+	if (st) {
 		uint32_t m = st->n_stats < n ? st->n_stats : n;
 		fprintf(o, "NIC statistics:\n");
 		for (uint32_t i = 0; i < m; i++) {
@@ -260,17 +275,9 @@ static int live_features(const struct live *l, FILE *o)
 	int rc = live_strings(l, ETH_SS_FEATURES, &gs, &n);
 	if (rc)
 		return rc;
-	uint32_t blocks = (n + 31) / 32;
-	struct ethtool_gfeatures *gf =
-		calloc(1, sizeof(*gf) + (size_t)blocks * sizeof(struct ethtool_get_features_block));
-	if (!gf) {
-		free(gs);
-		return -ENOMEM;
-	}
-	gf->cmd = ETHTOOL_GFEATURES;
-	gf->size = blocks;
-	rc = ioc(l, gf);
-	if (rc == 0) {
+	struct ethtool_gfeatures *gf = live_counted(l, ETHTOOL_GFEATURES, sizeof(*gf), (n + 31) / 32,
+						    sizeof(struct ethtool_get_features_block), &rc);
+	if (gf) {
 		fprintf(o, "Features for %s:\n", l->ifname);
 		for (size_t k = 0; k < HWC_ARRAY_SIZE(legacy_features); k++) {
 			bool any = false, on = false;
@@ -307,6 +314,25 @@ static int live_features(const struct live *l, FILE *o)
 	return rc;
 }
 
+/* Each query: its ethtool option, ethtool's own error wording, and how it is asked live. */
+static const struct {
+	const char *opt;
+	const char *what;
+	int (*live)(const struct live *l, FILE *o);
+} queries[HWC_ETHTOOL__COUNT] = {
+	[HWC_ETHTOOL_RINGS] = {"-g", "Cannot get device ring settings", live_rings},
+	[HWC_ETHTOOL_CHANNELS] = {"-l", "Cannot get device channel parameters", live_channels},
+	[HWC_ETHTOOL_FEATURES] = {"-k", "Cannot get device features", live_features},
+	[HWC_ETHTOOL_PAUSE] = {"-a", "Cannot get device pause settings", live_pause},
+	[HWC_ETHTOOL_STATS] = {"-S", "Cannot get stats information", live_stats},
+	[HWC_ETHTOOL_DRVINFO] = {"-i", "Cannot get driver information", live_drvinfo},
+};
+
+const char *hwc_ethtool_option(enum hwc_ethtool_query q)
+{
+	return (unsigned)q < HWC_ETHTOOL__COUNT ? queries[q].opt : "?";
+}
+
 static int live_query(const char *ifname, enum hwc_ethtool_query q, FILE *o)
 {
 	if (!*ifname || strlen(ifname) >= IFNAMSIZ || strchr(ifname, '/'))
@@ -317,29 +343,7 @@ static int live_query(const char *ifname, enum hwc_ethtool_query q, FILE *o)
 	if (fd < 0)
 		return -errno;
 	struct live l = {fd, ifname};
-	int rc;
-	switch (q) {
-	case HWC_ETHTOOL_RINGS:
-		rc = live_rings(&l, o);
-		break;
-	case HWC_ETHTOOL_CHANNELS:
-		rc = live_channels(&l, o);
-		break;
-	case HWC_ETHTOOL_FEATURES:
-		rc = live_features(&l, o);
-		break;
-	case HWC_ETHTOOL_PAUSE:
-		rc = live_pause(&l, o);
-		break;
-	case HWC_ETHTOOL_STATS:
-		rc = live_stats(&l, o);
-		break;
-	case HWC_ETHTOOL_DRVINFO:
-		rc = live_drvinfo(&l, o);
-		break;
-	default:
-		rc = -EINVAL;
-	}
+	int rc = (unsigned)q < HWC_ETHTOOL__COUNT ? queries[q].live(&l, o) : -EINVAL;
 	close(fd);
 	return rc;
 }
@@ -420,29 +424,10 @@ static int get_replay(struct hwc_env *e, struct hwc_arena *a, const char *dir, c
 		hwc_fmeta_set(m, HWC_ST_ABSENT, 0, hwc_arena_printf(a, "%s: not recorded", cmd));
 		return -ENOENT;
 	}
-	int exit_code = 0, errnum = 0;
-	bool timeout = false;
-	struct hwc_fstr res = {0};
-	if (hwc_read_str(e, hwc_arena_printf(a, "%s/result", dir), a, &res) == 0) {
-		char *save = NULL, *buf = hwc_arena_strdup(a, res.v);
-		for (char *ln = buf ? strtok_r(buf, "\n", &save) : NULL; ln;
-		     ln = strtok_r(NULL, "\n", &save)) {
-			char *eq = strchr(ln, '=');
-			int64_t v;
-			if (!eq)
-				continue;
-			*eq = 0;
-			if (hwc_parse_i64(eq + 1, 10, &v) < 0 || v < INT_MIN || v > INT_MAX)
-				continue;
-			if (strcmp(ln, "exit") == 0)
-				exit_code = (int)v;
-			else if (strcmp(ln, "errno") == 0)
-				errnum = (int)v;
-			else if (strcmp(ln, "timeout") == 0)
-				timeout = v != 0;
-		}
-	}
-	if (timeout) {
+	struct hwc_run_recorded rec = {0};
+	hwc_run_read_recorded(e, a, dir, &rec);
+	int exit_code = rec.exit_code, errnum = rec.errnum;
+	if (rec.timeout) {
 		hwc_fmeta_set(m, HWC_ST_TIMEOUT, 0,
 			      hwc_arena_printf(a, "%s: no answer before its timeout (recorded)", cmd));
 		return -ETIMEDOUT;

@@ -164,6 +164,15 @@ static bool next_block_line(const char *buf, size_t len, size_t *pos, bool *firs
 	return true;
 }
 
+/* Not that command's output at all ("no " what): each of the n facts whose statuses are m[]
+ * becomes invalid. Returns -EINVAL. */
+static int not_output(struct hwc_fmeta *const *m, size_t n, struct hwc_arena *a, const char *src,
+		      const char *what)
+{
+	hwc_fmeta_set_all(m, n, HWC_ST_INVALID, hwc_arena_printf(a, "%s: no %s", src, what));
+	return -EINVAL;
+}
+
 /* ------------------------------------------------------------------ -g and -l */
 
 /* "Pre-set maximums:" then "Current hardware settings:", each "KEY: N|n/a". keys[i] fills
@@ -295,9 +304,11 @@ int hwc_ethtool_parse_features(const char *buf, size_t len, const char *src, str
 			       struct hwc_netdev_features *out)
 {
 	struct hwc_fbool *f[NFEAT];
+	struct hwc_fmeta *m[NFEAT];
 	int prio[NFEAT]; /* 2 legacy name seen, 1 kernel name seen, 0 none */
 	for (size_t i = 0; i < NFEAT; i++) {
 		f[i] = (struct hwc_fbool *)((char *)out + feature_map[i].off);
+		m[i] = &f[i]->m;
 		prio[i] = 0;
 		HWC_FAIL(*f[i], HWC_ST_ABSENT, 0,
 			 hwc_arena_printf(a, "%s: no '%s'", src, feature_map[i].legacy));
@@ -320,13 +331,7 @@ int hwc_ethtool_parse_features(const char *buf, size_t len, const char *src, str
 			}
 		}
 	}
-	if (!matched) {
-		const char *d = hwc_arena_printf(a, "%s: no 'feature: on|off' line", src);
-		for (size_t i = 0; i < NFEAT; i++)
-			HWC_FAIL(*f[i], HWC_ST_INVALID, 0, d);
-		return -EINVAL;
-	}
-	return 0;
+	return matched ? 0 : not_output(m, NFEAT, a, src, "'feature: on|off' line");
 }
 
 int hwc_ethtool_parse_pause(const char *buf, size_t len, const char *src, struct hwc_arena *a,
@@ -334,6 +339,7 @@ int hwc_ethtool_parse_pause(const char *buf, size_t len, const char *src, struct
 {
 	static const char *const keys[] = {"Autonegotiate", "RX", "TX"};
 	struct hwc_fbool *f[] = {&out->autoneg, &out->rx, &out->tx};
+	struct hwc_fmeta *m[] = {&out->autoneg.m, &out->rx.m, &out->tx.m};
 	for (size_t i = 0; i < 3; i++)
 		HWC_FAIL(*f[i], HWC_ST_ABSENT, 0, hwc_arena_printf(a, "%s: no '%s'", src, keys[i]));
 	size_t pos = block_start(buf, len, "Pause parameters for ");
@@ -347,13 +353,7 @@ int hwc_ethtool_parse_pause(const char *buf, size_t len, const char *src, struct
 				matched++;
 			}
 	}
-	if (!matched) {
-		const char *d = hwc_arena_printf(a, "%s: no 'Autonegotiate/RX/TX: on|off' line", src);
-		for (size_t i = 0; i < 3; i++)
-			HWC_FAIL(*f[i], HWC_ST_INVALID, 0, d);
-		return -EINVAL;
-	}
-	return 0;
+	return matched ? 0 : not_output(m, 3, a, src, "'Autonegotiate/RX/TX: on|off' line");
 }
 
 /* ------------------------------------------------------------------ -S and -i */
@@ -382,11 +382,10 @@ int hwc_ethtool_parse_stats(const char *buf, size_t len, const char *src, struct
 		}
 	}
 	if (!count) {
-		const char *d = hwc_arena_printf(a, "%s: no 'name: value' counter line", src);
+		struct hwc_fmeta *m[HWC_NETDEV_NCOUNTERS + 1] = {&out->count.m};
 		for (size_t i = 0; i < HWC_NETDEV_NCOUNTERS; i++)
-			HWC_FAIL(out->v[i], HWC_ST_INVALID, 0, d);
-		HWC_FAIL(out->count, HWC_ST_INVALID, 0, d);
-		return -EINVAL;
+			m[i + 1] = &out->v[i].m;
+		return not_output(m, HWC_NETDEV_NCOUNTERS + 1, a, src, "'name: value' counter line");
 	}
 	HWC_SET(out->count, count);
 	return 0;
@@ -397,6 +396,7 @@ int hwc_ethtool_parse_drvinfo(const char *buf, size_t len, const char *src, stru
 {
 	static const char *const keys[] = {"driver", "version", "firmware-version", "bus-info"};
 	struct hwc_fstr *f[] = {&out->driver, &out->version, &out->fw_version, &out->bus_info};
+	struct hwc_fmeta *m[] = {&out->driver.m, &out->version.m, &out->fw_version.m, &out->bus_info.m};
 	for (size_t i = 0; i < 4; i++)
 		HWC_FAIL(*f[i], HWC_ST_ABSENT, 0, hwc_arena_printf(a, "%s: no '%s'", src, keys[i]));
 	size_t pos = 0, matched = 0;
@@ -418,13 +418,7 @@ int hwc_ethtool_parse_drvinfo(const char *buf, size_t len, const char *src, stru
 					HWC_SET(*f[i], s);
 			}
 	}
-	if (!matched) {
-		const char *d = hwc_arena_printf(a, "%s: no 'driver:' line", src);
-		for (size_t i = 0; i < 4; i++)
-			HWC_FAIL(*f[i], HWC_ST_INVALID, 0, d);
-		return -EINVAL;
-	}
-	return 0;
+	return matched ? 0 : not_output(m, 4, a, src, "'driver:' line");
 }
 
 /* ------------------------------------------------------------------ --show-fec */
@@ -468,13 +462,7 @@ int hwc_ethtool_parse_fec(const char *buf, size_t len, const char *src, struct h
 			HWC_SET(out->uncorrectable_blocks, x);
 		}
 	}
-	if (!matched) {
-		const char *d = hwc_arena_printf(a, "%s: no 'Active FEC encoding' line", src);
-		HWC_FAIL(out->configured, HWC_ST_INVALID, 0, d);
-		HWC_FAIL(out->active, HWC_ST_INVALID, 0, d);
-		HWC_FAIL(out->corrected_blocks, HWC_ST_INVALID, 0, d);
-		HWC_FAIL(out->uncorrectable_blocks, HWC_ST_INVALID, 0, d);
-		return -EINVAL;
-	}
-	return 0;
+	struct hwc_fmeta *m[] = {&out->configured.m, &out->active.m, &out->corrected_blocks.m,
+				 &out->uncorrectable_blocks.m};
+	return matched ? 0 : not_output(m, 4, a, src, "'Active FEC encoding' line");
 }

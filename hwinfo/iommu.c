@@ -104,26 +104,16 @@ void hwc_host_collect_iommu(struct hwc_env *e, struct hwc_arena *a, struct hwc_h
 		hwc_env_fail(e, &io->groups_m, a, "sys/kernel/iommu_groups", -rc);
 	} else {
 		hwc_fmeta_set(&io->groups_m, HWC_ST_OK, 0, NULL);
+		int64_t *id = hwc_dirlist_numbered(&dl, "", true, a); /* "2" before "10" */
 		for (size_t i = 0; i < dl.n; i++) {
-			int64_t id;
-			if (hwc_parse_i64(dl.names[i], 10, &id) < 0)
-				continue;
 			struct hwc_host_iommu_group *g = HWC_VEC_PUSH(a, &io->groups);
 			if (!g)
 				return;
-			memset(g, 0, sizeof(*g));
-			g->id = id;
+			g->id = id[i];
 			/* the type file appeared in 5.11 */
 			hwc_read_str(e, hwc_arena_printf(a, "sys/kernel/iommu_groups/%s/type", dl.names[i]),
 				     a, &g->type);
 		}
-		/* the sort is by name: "10" before "2"; order them by number */
-		for (size_t i = 1; i < io->groups.n; i++)
-			for (size_t j = i; j > 0 && io->groups.items[j - 1].id > io->groups.items[j].id; j--) {
-				struct hwc_host_iommu_group t = io->groups.items[j];
-				io->groups.items[j] = io->groups.items[j - 1];
-				io->groups.items[j - 1] = t;
-			}
 	}
 
 	/* Default domain: the boot line says it directly; else the type most groups have (VFIO's

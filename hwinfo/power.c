@@ -84,7 +84,6 @@ static void cstates(struct hwc_env *e, struct hwc_arena *a, struct hwc_host_powe
 		struct hwc_host_cstate *c = HWC_VEC_PUSH(a, &p->cstates);
 		if (!c)
 			return;
-		memset(c, 0, sizeof(*c));
 		struct hwc_fi64 dis = {0};
 		hwc_read_str(e, hwc_arena_printf(a, "%s/name", base), a, &c->name);
 		hwc_read_i64(e, hwc_arena_printf(a, "%s/latency", base), a, &c->latency_us);

@@ -260,12 +260,6 @@ static void collect_tos(struct hwc_env *e, struct hwc_arena *a, struct hwc_roce_
 
 /* ------------------------------------------------------------------ GIDs and counters */
 
-static int by_number(const void *x, const void *y)
-{
-	long a = strtol(*(const char *const *)x, NULL, 10), b = strtol(*(const char *const *)y, NULL, 10);
-	return (a > b) - (a < b);
-}
-
 static void collect_gids(struct hwc_env *e, struct hwc_arena *a, struct hwc_roce_port *p)
 {
 	const char *base = hwc_arena_printf(a, "sys/class/infiniband/%s/ports/%lld", p->rdma_device,
@@ -279,25 +273,23 @@ static void collect_gids(struct hwc_env *e, struct hwc_arena *a, struct hwc_roce
 		return;
 	}
 	hwc_fmeta_set(&p->gids_m, HWC_ST_OK, 0, NULL);
-	qsort(dl.names, dl.n, sizeof(*dl.names), by_number);
+	int64_t *idx = hwc_dirlist_numbered(&dl, "", true, a);
 	for (size_t i = 0; i < dl.n && i < MAX_GIDS; i++) {
-		char *end;
-		long idx = strtol(dl.names[i], &end, 10);
 		struct hwc_fstr gid = {0};
-		if (*end || idx < 0 ||
-		    hwc_read_str(e, hwc_arena_printf(a, "%s/%s", dir, dl.names[i]), a, &gid) < 0 ||
+		if (hwc_read_str(e, hwc_arena_printf(a, "%s/%s", dir, dl.names[i]), a, &gid) < 0 ||
 		    hwc_roce_gid_zero(gid.v))
 			continue;
 		struct hwc_roce_gid *g = HWC_VEC_PUSH(a, &p->gids);
 		if (!g)
 			return;
-		g->index = idx;
+		g->index = idx[i];
 		g->gid = gid;
-		hwc_read_str(e, hwc_arena_printf(a, "%s/gid_attrs/types/%ld", base, idx), a, &g->type);
-		hwc_read_str(e, hwc_arena_printf(a, "%s/gid_attrs/ndevs/%ld", base, idx), a, &g->ndev);
+		long long ix = (long long)idx[i];
+		hwc_read_str(e, hwc_arena_printf(a, "%s/gid_attrs/types/%lld", base, ix), a, &g->type);
+		hwc_read_str(e, hwc_arena_printf(a, "%s/gid_attrs/ndevs/%lld", base, ix), a, &g->ndev);
 		if (!hwc_ok(p->roce_v2_gid_index) && hwc_ok(g->type) &&
 		    strcmp(g->type.v, "RoCE v2") == 0 && hwc_roce_gid_routable(gid.v))
-			HWC_SET(p->roce_v2_gid_index, idx);
+			HWC_SET(p->roce_v2_gid_index, idx[i]);
 	}
 	if (!hwc_ok(p->roce_v2_gid_index))
 		HWC_FAIL(p->roce_v2_gid_index, HWC_ST_ABSENT, 0,

@@ -250,32 +250,32 @@ static void madt_dmar(struct hwc_env *e, struct hwc_arena *a, struct hwc_host_x2
 {
 	const unsigned char *d;
 	size_t len;
-	struct hwc_fmeta m = {0};
+	struct hwc_fmeta m = {0}; /* the read's status, or invalid when the table does not parse */
 	struct hwc_acpi_madt madt;
 	const char *p = "sys/firmware/acpi/tables/APIC";
-	if (hwc_read_bytes(e, p, 1u << 20, a, &d, &len, &m) < 0) {
+	if (hwc_read_bytes(e, p, 1u << 20, a, &d, &len, &m) == 0 &&
+	    hwc_host_parse_madt(d, len, &madt) < 0)
+		hwc_fmeta_set(&m, HWC_ST_INVALID, 0,
+			      hwc_arena_printf(a, "%s: not a valid MADT (%zu bytes)", p, len));
+	if (m.st != HWC_ST_OK) {
 		x->madt_local_apic.m = x->madt_local_x2apic.m = m;
-	} else if (hwc_host_parse_madt(d, len, &madt) < 0) {
-		HWC_FAIL(x->madt_local_apic, HWC_ST_INVALID, 0,
-			 hwc_arena_printf(a, "%s: not a valid MADT (%zu bytes)", p, len));
-		x->madt_local_x2apic.m = x->madt_local_apic.m;
 	} else {
 		HWC_SET(x->madt_local_apic, (int64_t)madt.lapic);
 		HWC_SET(x->madt_local_x2apic, (int64_t)madt.x2apic);
 	}
 	struct hwc_acpi_dmar dmar;
 	p = "sys/firmware/acpi/tables/DMAR";
-	if (hwc_read_bytes(e, p, 1u << 20, a, &d, &len, &m) < 0) {
-		/* only a root whose ACPI tables are there can tell that this one is missing */
-		if (m.st == HWC_ST_ABSENT && hwc_env_is_dir(e, "sys/firmware/acpi/tables") &&
-		    x->madt_local_apic.m.st != HWC_ST_ABSENT)
-			m.detail = hwc_arena_printf(a, "%s: no DMAR table (not an Intel VT-d platform, "
-						    "or VT-d off in the BIOS)", p);
+	if (hwc_read_bytes(e, p, 1u << 20, a, &d, &len, &m) == 0 &&
+	    hwc_host_parse_dmar(d, len, &dmar) < 0)
+		hwc_fmeta_set(&m, HWC_ST_INVALID, 0,
+			      hwc_arena_printf(a, "%s: not a valid DMAR table (%zu bytes)", p, len));
+	/* only a root whose ACPI tables are there can tell that this one is missing */
+	if (m.st == HWC_ST_ABSENT && hwc_env_is_dir(e, "sys/firmware/acpi/tables") &&
+	    x->madt_local_apic.m.st != HWC_ST_ABSENT)
+		m.detail = hwc_arena_printf(a, "%s: no DMAR table (not an Intel VT-d platform, "
+					    "or VT-d off in the BIOS)", p);
+	if (m.st != HWC_ST_OK) {
 		x->dmar_intr_remap.m = x->dmar_x2apic_opt_out.m = m;
-	} else if (hwc_host_parse_dmar(d, len, &dmar) < 0) {
-		HWC_FAIL(x->dmar_intr_remap, HWC_ST_INVALID, 0,
-			 hwc_arena_printf(a, "%s: not a valid DMAR table (%zu bytes)", p, len));
-		x->dmar_x2apic_opt_out.m = x->dmar_intr_remap.m;
 	} else {
 		HWC_SET(x->dmar_intr_remap, (dmar.flags & 1) != 0);
 		HWC_SET(x->dmar_x2apic_opt_out, (dmar.flags & 2) != 0);

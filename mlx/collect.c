@@ -251,15 +251,13 @@ static void fill_ports(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_ad
 		struct hwc_dirlist dl;
 		if (hwc_env_list_dir(e, pdir, a, &dl) < 0)
 			continue;
+		int64_t *pn = hwc_dirlist_numbered(&dl, "", false, a);
 		for (size_t i = 0; i < dl.n; i++) {
-			int64_t pn;
-			if (hwc_parse_i64(dl.names[i], 10, &pn) < 0)
-				continue;
 			struct hwc_mlx_port *p = HWC_VEC_PUSH(a, &ad->ports);
 			if (!p)
 				return;
 			p->rdma_device = dev;
-			p->port = pn;
+			p->port = pn[i];
 			const char *base = hwc_arena_printf(a, "%s/%s", pdir, dl.names[i]);
 			struct hwc_fstr s = {0};
 			if (hwc_read_str(e, hwc_arena_printf(a, "%s/state", base), a, &s) == 0)
@@ -299,7 +297,7 @@ static void fill_ports(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_ad
 			} else {
 				p->rate_gbps.m = p->active_width.m = p->active_speed.m = s.m;
 			}
-			port_netdev(e, a, ad, dev, pn, p);
+			port_netdev(e, a, ad, dev, pn[i], p);
 			if (hwc_ok(p->netdev)) {
 				hwc_read_i64(e, hwc_arena_printf(a, "sys/class/net/%s/mtu", p->netdev.v), a,
 					     &p->netdev_mtu);

@@ -213,20 +213,28 @@ static const char *const *mkargv(struct hwc_arena *a, const char *const *v, size
 /* The k-th command of a round for one job: its argv (NULL-terminated, arena). */
 typedef const char *const *(*argv_fn)(struct hwc_arena *a, const struct job *j, size_t k);
 
-/* One round: per commands for each of the n jobs, all at once, each bounded by its timeout.
- * The results in job order (NULL on ENOMEM); *cmdsp the commands. */
-static struct hwc_cmd_result *run_round(struct hwc_env *e, struct hwc_arena *a, const struct job *jobs, size_t n,
-					size_t per, argv_fn fn, struct hwc_cmd **cmdsp)
+/* What a round makes of one job's per answers (res[0..per)), cmd[k] naming res[k]'s command. */
+typedef void (*take_fn)(struct hwc_arena *a, struct hwc_mlx_peer *pr,
+			const struct hwc_cmd_result *res, const char *const *cmd);
+
+/* One round: per commands for each of the n jobs, all at once, each bounded by its timeout;
+ * then take() per job. */
+static void run_round(struct hwc_env *e, struct hwc_arena *a, const struct job *jobs, size_t n,
+		      size_t per, argv_fn fn, take_fn take)
 {
 	struct hwc_cmd *cmds = hwc_arena_calloc(a, per * n, sizeof(*cmds));
 	struct hwc_cmd_result *res = hwc_arena_calloc(a, per * n, sizeof(*res));
 	if (!cmds || !res)
-		return NULL;
+		return;
 	for (size_t i = 0; i < per * n; i++)
 		cmds[i] = (struct hwc_cmd){fn(a, &jobs[i / per], i % per), PEER_TIMEOUT_MS};
 	hwc_run_many(e, a, per * n, cmds, res);
-	*cmdsp = cmds;
-	return res;
+	for (size_t i = 0; i < n; i++) {
+		const char *cmd[2] = {NULL, NULL};
+		for (size_t k = 0; k < per && k < 2; k++)
+			cmd[k] = hwc_argv_str(a, cmds[i * per + k].argv);
+		take(a, &jobs[i].p->peer, &res[i * per], cmd);
+	}
 }
 
 static const char *const *node_argv(struct hwc_arena *a, const struct job *j, size_t k)
@@ -236,28 +244,23 @@ static const char *const *node_argv(struct hwc_arena *a, const struct job *j, si
 }
 
 /* Round 1: nodedesc and nodeinfo of the node at the other end of the cable. */
-static void ask_node(struct hwc_env *e, struct hwc_arena *a, struct job *jobs, size_t n)
+static void take_node(struct hwc_arena *a, struct hwc_mlx_peer *pr,
+		      const struct hwc_cmd_result *res, const char *const *cmd)
 {
-	struct hwc_cmd *cmds;
-	struct hwc_cmd_result *res = run_round(e, a, jobs, n, 2, node_argv, &cmds);
-	for (size_t i = 0; res && i < n; i++) {
-		struct hwc_mlx_peer *pr = &jobs[i].p->peer;
-		const char *cmd = hwc_argv_str(a, cmds[2 * i].argv), *cmd2 = hwc_argv_str(a, cmds[2 * i + 1].argv);
-		struct hwc_fmeta why = {0};
-		if (!diag_ok(&res[2 * i], a, cmd, &why) || hwc_mlx_parse_nodedesc(res[2 * i].out, res[2 * i].out_len, a, &pr->node_description) < 0) {
-			if (why.st == HWC_ST_UNSET || why.st == HWC_ST_OK)
-				why = pr->node_description.m;
-			peer_fail(pr, &why);
-			continue;
-		}
-		HWC_SET(pr->source, cmd);
-		if (!diag_ok(&res[2 * i + 1], a, cmd2, &why)) {
-			pr->node_guid.m = pr->node_type.m = pr->port.m = pr->lid.m = why;
-			counters_fail(pr, &why);
-		} else if (hwc_mlx_parse_nodeinfo(res[2 * i + 1].out, res[2 * i + 1].out_len, a, pr) < 0) {
-			pr->lid.m = pr->node_type.m;
-			counters_fail(pr, &pr->node_type.m);
-		}
+	struct hwc_fmeta why = {0};
+	if (!diag_ok(&res[0], a, cmd[0], &why) || hwc_mlx_parse_nodedesc(res[0].out, res[0].out_len, a, &pr->node_description) < 0) {
+		if (why.st == HWC_ST_UNSET || why.st == HWC_ST_OK)
+			why = pr->node_description.m;
+		peer_fail(pr, &why);
+		return;
+	}
+	HWC_SET(pr->source, cmd[0]);
+	if (!diag_ok(&res[1], a, cmd[1], &why)) {
+		pr->node_guid.m = pr->node_type.m = pr->port.m = pr->lid.m = why;
+		counters_fail(pr, &why);
+	} else if (hwc_mlx_parse_nodeinfo(res[1].out, res[1].out_len, a, pr) < 0) {
+		pr->lid.m = pr->node_type.m;
+		counters_fail(pr, &pr->node_type.m);
 	}
 }
 
@@ -273,22 +276,16 @@ static const char *const *lid_argv(struct hwc_arena *a, const struct job *j, siz
 }
 
 /* Round 2: the peer's LID. */
-static void ask_lid(struct hwc_env *e, struct hwc_arena *a, struct job *jobs, size_t n)
+static void take_lid(struct hwc_arena *a, struct hwc_mlx_peer *pr,
+		     const struct hwc_cmd_result *res, const char *const *cmd)
 {
-	struct hwc_cmd *cmds;
-	struct hwc_cmd_result *res = run_round(e, a, jobs, n, 1, lid_argv, &cmds);
-	if (!res)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		struct hwc_mlx_peer *pr = &jobs[i].p->peer;
-		struct hwc_fmeta why = {0};
-		if (!diag_ok(&res[i], a, hwc_argv_str(a, cmds[i].argv), &why))
-			pr->lid.m = why;
-		else
-			hwc_mlx_parse_portinfo_lid(res[i].out, res[i].out_len, a, &pr->lid);
-		if (!hwc_ok(pr->lid))
-			counters_fail(pr, &pr->lid.m);
-	}
+	struct hwc_fmeta why = {0};
+	if (!diag_ok(res, a, cmd[0], &why))
+		pr->lid.m = why;
+	else
+		hwc_mlx_parse_portinfo_lid(res->out, res->out_len, a, &pr->lid);
+	if (!hwc_ok(pr->lid))
+		counters_fail(pr, &pr->lid.m);
 }
 
 /* A PMA query is not direct-routed: by the peer's LID and port. */
@@ -302,24 +299,17 @@ static const char *const *perf_argv(struct hwc_arena *a, const struct job *j, si
 }
 
 /* Round 3: the peer port's PortCounters. */
-static void ask_counters(struct hwc_env *e, struct hwc_arena *a, struct job *jobs, size_t n)
+static void take_counters(struct hwc_arena *a, struct hwc_mlx_peer *pr,
+			  const struct hwc_cmd_result *res, const char *const *cmd)
 {
-	struct hwc_cmd *cmds;
-	struct hwc_cmd_result *res = run_round(e, a, jobs, n, 1, perf_argv, &cmds);
-	if (!res)
+	struct hwc_fmeta why = {0};
+	if (!diag_ok(res, a, cmd[0], &why)) {
+		counters_fail(pr, &why);
 		return;
-	for (size_t i = 0; i < n; i++) {
-		struct hwc_mlx_peer *pr = &jobs[i].p->peer;
-		const char *cmd = hwc_argv_str(a, cmds[i].argv);
-		struct hwc_fmeta why = {0};
-		if (!diag_ok(&res[i], a, cmd, &why)) {
-			counters_fail(pr, &why);
-			continue;
-		}
-		HWC_SET(pr->counters_source, cmd);
-		if (hwc_mlx_parse_perfquery(res[i].out, res[i].out_len, a, pr) < 0)
-			pr->counters_source.m = pr->counters[0].m;
 	}
+	HWC_SET(pr->counters_source, cmd[0]);
+	if (hwc_mlx_parse_perfquery(res->out, res->out_len, a, pr) < 0)
+		pr->counters_source.m = pr->counters[0].m;
 }
 
 /* Keeps the jobs whose peer answered the previous round (keep(): the next round can ask). */
@@ -345,34 +335,30 @@ static bool has_lid(const struct hwc_mlx_peer *p)
 void hwc_mlx_collect_peers(struct hwc_env *e, struct hwc_facts *f, struct hwc_mlx_facts *mf)
 {
 	struct hwc_arena *a = f->arena;
-	size_t total = 0, n = 0;
-	for (size_t i = 0; i < mf->adapters.n; i++)
-		total += mf->adapters.items[i].ports.n;
+	size_t total, n = 0;
+	struct hwc_mlx_port_ref *ports = hwc_mlx_all_ports(a, mf, &total);
 	struct job *jobs = total ? hwc_arena_calloc(a, total, sizeof(*jobs)) : NULL;
-	if (!jobs)
+	if (!ports || !jobs)
 		return;
-	for (size_t i = 0; i < mf->adapters.n; i++) {
-		struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
-		for (size_t j = 0; j < ad->ports.n; j++) {
-			struct hwc_mlx_port *p = &ad->ports.items[j];
-			enum hwc_status st;
-			const char *why = not_eligible(a, p, &st);
-			if (why) {
-				struct hwc_fmeta m = {st, 0, why};
-				peer_fail(&p->peer, &m);
-				continue;
-			}
-			const char *pn = hwc_arena_printf(a, "%lld", (long long)p->port);
-			jobs[n++] = (struct job){p, p->rdma_device, pn, hwc_arena_printf(a, "0,%s", pn)};
+	for (size_t i = 0; i < total; i++) {
+		struct hwc_mlx_port *p = ports[i].p;
+		enum hwc_status st;
+		const char *why = not_eligible(a, p, &st);
+		if (why) {
+			struct hwc_fmeta m = {st, 0, why};
+			peer_fail(&p->peer, &m);
+			continue;
 		}
+		const char *pn = hwc_arena_printf(a, "%lld", (long long)p->port);
+		jobs[n++] = (struct job){p, p->rdma_device, pn, hwc_arena_printf(a, "0,%s", pn)};
 	}
 	if (!n)
 		return;
-	ask_node(e, a, jobs, n);
+	run_round(e, a, jobs, n, 2, node_argv, take_node);
 	if ((n = still(jobs, n, has_node)))
-		ask_lid(e, a, jobs, n);
+		run_round(e, a, jobs, n, 1, lid_argv, take_lid);
 	if ((n = still(jobs, n, has_lid)))
-		ask_counters(e, a, jobs, n);
+		run_round(e, a, jobs, n, 1, perf_argv, take_counters);
 }
 
 /* ------------------------------------------------------------------ JSON */

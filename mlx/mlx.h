@@ -339,6 +339,13 @@ void hwc_mlx_collect_port_counters(struct hwc_env *e, struct hwc_facts *f,
 				   struct hwc_mlx_adapter *ad);
 /* The adapter's events from the host's kernel log (after the host section). */
 void hwc_mlx_collect_kernel_events(struct hwc_facts *f, struct hwc_mlx_adapter *ad);
+/* Every port of the adapters, in order, with its adapter (*n of them; NULL when none or without
+ * memory): what the per-port collectors that ask all ports at once walk. */
+struct hwc_mlx_port_ref {
+	struct hwc_mlx_adapter *ad;
+	struct hwc_mlx_port *p;
+};
+struct hwc_mlx_port_ref *hwc_mlx_all_ports(struct hwc_arena *a, struct hwc_mlx_facts *mf, size_t *n);
 /* mstlink for every port of the adapters, in parallel (after the tools gate). */
 void hwc_mlx_collect_phy(struct hwc_env *e, struct hwc_facts *f, struct hwc_mlx_facts *mf);
 /* The argv of mstlink for port p (`mstlink -d BDF -m -c`), or NULL with *why (tools gate, VF,

@@ -254,6 +254,20 @@ static const char *phy_target(struct hwc_arena *a, const struct hwc_mlx_adapter 
 	return fn->bdf;
 }
 
+struct hwc_mlx_port_ref *hwc_mlx_all_ports(struct hwc_arena *a, struct hwc_mlx_facts *mf, size_t *n)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < mf->adapters.n; i++)
+		total += mf->adapters.items[i].ports.n;
+	*n = 0;
+	struct hwc_mlx_port_ref *r = total ? hwc_arena_calloc(a, total, sizeof(*r)) : NULL;
+	for (size_t i = 0; r && i < mf->adapters.n; i++)
+		for (size_t j = 0; j < mf->adapters.items[i].ports.n; j++)
+			r[(*n)++] = (struct hwc_mlx_port_ref){&mf->adapters.items[i],
+							      &mf->adapters.items[i].ports.items[j]};
+	return r;
+}
+
 const char **hwc_mlx_phy_argv(struct hwc_arena *a, const struct hwc_mlx_facts *mf,
 			      const struct hwc_mlx_adapter *ad, const struct hwc_mlx_port *p,
 			      struct hwc_fmeta *why)
@@ -274,31 +288,24 @@ const char **hwc_mlx_phy_argv(struct hwc_arena *a, const struct hwc_mlx_facts *m
 void hwc_mlx_collect_phy(struct hwc_env *e, struct hwc_facts *f, struct hwc_mlx_facts *mf)
 {
 	struct hwc_arena *a = f->arena;
-	size_t total = 0, k = 0;
-	for (size_t i = 0; i < mf->adapters.n; i++)
-		total += mf->adapters.items[i].ports.n;
-	if (!total)
-		return;
+	size_t total, k = 0;
+	struct hwc_mlx_port_ref *ports = hwc_mlx_all_ports(a, mf, &total);
 	struct hwc_cmd *cmds = hwc_arena_calloc(a, total, sizeof(*cmds));
 	struct hwc_cmd_result *res = hwc_arena_calloc(a, total, sizeof(*res));
 	struct hwc_mlx_port **who = hwc_arena_calloc(a, total, sizeof(*who));
 	struct hwc_mlx_adapter **ads = hwc_arena_calloc(a, total, sizeof(*ads));
-	if (!cmds || !res || !who || !ads)
+	if (!ports || !cmds || !res || !who || !ads)
 		return;
-	for (size_t i = 0; i < mf->adapters.n; i++) {
-		struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
-		for (size_t j = 0; j < ad->ports.n; j++) {
-			struct hwc_mlx_port *p = &ad->ports.items[j];
-			struct hwc_fmeta why;
-			const char **argv = hwc_mlx_phy_argv(a, mf, ad, p, &why);
-			if (!argv) {
-				phy_fail(p, &why);
-				continue;
-			}
-			cmds[k].argv = argv;
-			ads[k] = ad;
-			who[k++] = p;
+	for (size_t i = 0; i < total; i++) {
+		struct hwc_fmeta why;
+		const char **argv = hwc_mlx_phy_argv(a, mf, ports[i].ad, ports[i].p, &why);
+		if (!argv) {
+			phy_fail(ports[i].p, &why);
+			continue;
 		}
+		cmds[k].argv = argv;
+		ads[k] = ports[i].ad;
+		who[k++] = ports[i].p;
 	}
 	if (!k)
 		return;

@@ -142,19 +142,14 @@ static void power_limit(struct hwc_ff64 *f, unsigned value, unsigned scale)
 /* Mark every fact that comes from a capability with one status. */
 static void caps_fail(struct hwc_pci_device *d, enum hwc_status st, const char *why)
 {
-	HWC_FAIL(d->port_type, st, 0, why);
-	hwc_fmeta_set(&d->link.m, st, 0, why);
-	HWC_FAIL(d->max_payload_bytes, st, 0, why);
-	HWC_FAIL(d->max_payload_supported_bytes, st, 0, why);
-	HWC_FAIL(d->max_read_request_bytes, st, 0, why);
-	HWC_FAIL(d->relaxed_ordering, st, 0, why);
-	HWC_FAIL(d->no_snoop, st, 0, why);
-	HWC_FAIL(d->extended_tag, st, 0, why);
-	HWC_FAIL(d->slot_power_limit_w, st, 0, why);
-	hwc_fmeta_set(&d->dev_status.m, st, 0, why);
-	HWC_FAIL(d->aer_capable, st, 0, why);
-	HWC_FAIL(d->acs_capable, st, 0, why);
-	hwc_fmeta_set(&d->p2p.m, st, 0, why);
+	struct hwc_fmeta *m[] = {
+		&d->port_type.m, &d->link.m, &d->max_payload_bytes.m,
+		&d->max_payload_supported_bytes.m, &d->max_read_request_bytes.m,
+		&d->relaxed_ordering.m, &d->no_snoop.m, &d->extended_tag.m,
+		&d->slot_power_limit_w.m, &d->dev_status.m, &d->aer_capable.m, &d->acs_capable.m,
+		&d->p2p.m,
+	};
+	hwc_fmeta_set_all(m, HWC_ARRAY_SIZE(m), st, why);
 }
 
 static void decode_link(struct pci_dev *pd, int base, unsigned flags, struct hwc_arena *a,

@@ -145,59 +145,68 @@ void hwc_pci_device_persist(struct hwc_pci_device *d, struct hwc_arena *a)
 	hwc_json_persist_table(d, a, &hwc_pci_device_table);
 }
 
+/* facts.pci.gpudirect: derived from the devices (p2p.c), with the collected peer_memory. */
+static int put_gpudirect(json_t *o, const struct hwc_jfield *f, const void *p)
+{
+	json_t *g = hwc_pci_gpudirect_json(p);
+	if (!g || hwc_json_put_table(g, p, &gpudirect_t) < 0 || json_object_set_new(o, f->key, g)) {
+		json_decref(g);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Only peer_memory is read back (the rest is derived again from the devices). */
+static int get_gpudirect(const json_t *o, const struct hwc_jfield *f, struct hwc_arena *a, void *p)
+{
+	const json_t *g = json_object_get(o, f->key);
+	if (json_is_object(g) && json_object_get(g, "peer_memory"))
+		return hwc_json_get_table(g, a, p, &gpudirect_t);
+	return 0;
+}
+
+/* Without devices nothing was collected: neither the source (not a fact about the machine) nor
+ * gpudirect is written. */
+static bool collected(const void *base)
+{
+	return ((const struct hwc_pci_facts *)base)->m.st == HWC_ST_OK;
+}
+
+static bool source_known(const void *base)
+{
+	const struct hwc_pci_facts *p = base;
+	return collected(p) && p->source.m.st == HWC_ST_OK;
+}
+
+static const struct hwc_jfield pci_f[] = {
+	{.key = "source", .t = HWC_JT_STR, .off = offsetof(struct hwc_pci_facts, source),
+	 .flags = HWC_JF_ALWAYS, .when = source_known},
+	{.key = "devices", .t = HWC_JT_VEC, .off = offsetof(struct hwc_pci_facts, devices),
+	 .flags = HWC_JF_META | HWC_JF_UNSET_ARRAY, .meta = offsetof(struct hwc_pci_facts, m),
+	 .sub = &hwc_pci_device_table, .elem = sizeof(struct hwc_pci_device)},
+	{.key = "gpudirect", .t = HWC_JT_CUSTOM, .put = put_gpudirect, .get = get_gpudirect,
+	 .when = collected, .types = "object"},
+};
+/* facts.pci */
+const struct hwc_jtable hwc_pci_table = HWC_JTABLE("pci", pci_f, 0);
+
 json_t *hwc_pci_to_json(const struct hwc_facts *f)
 {
-	const struct hwc_pci_facts *p = f->pci;
-	if (!p)
-		return NULL;
-	json_t *j = json_object();
-	if (!j)
-		return NULL;
-	/* The source is not a fact about the machine: without devices, nothing was collected. */
-	if (p->source.m.st == HWC_ST_OK && p->m.st == HWC_ST_OK)
-		hwc_json_put_str(j, "source", &p->source);
-	json_t *arr = hwc_json_array_from_vec(&p->devices, sizeof(struct hwc_pci_device),
-					      &hwc_pci_device_table);
-	if (p->m.st == HWC_ST_OK || p->m.st == HWC_ST_UNSET)
-		json_object_set_new(j, "devices", arr);
-	else {
-		json_decref(arr);
-		hwc_json_put_meta(j, "devices", &p->m);
-	}
-	if (p->m.st == HWC_ST_OK) {
-		json_t *g = hwc_pci_gpudirect_json(p);
-		hwc_json_put_table(g, p, &gpudirect_t);
-		json_object_set_new(j, "gpudirect", g);
-	}
-	return j;
+	return f->pci ? hwc_json_from_table(f->pci, &hwc_pci_table) : NULL;
 }
 
 int hwc_pci_from_json(const json_t *j, struct hwc_facts *f)
 {
 	int rc;
-	struct hwc_pci_facts *p = hwc_json_section_from(j, f->arena, sizeof(*p), NULL, &rc);
+	struct hwc_pci_facts *p = hwc_json_section_from(j, f->arena, sizeof(*p), &hwc_pci_table, &rc);
 	if (!p)
 		return rc;
 	f->pci = p;
-	if (json_object_get(j, "source"))
-		rc |= hwc_json_get_str(j, "source", f->arena, &p->source);
-	const json_t *g = json_object_get(j, "gpudirect");
-	if (json_is_object(g) && json_object_get(g, "peer_memory"))
-		rc |= hwc_json_get_table(g, f->arena, p, &gpudirect_t);
-	size_t i;
-	const json_t *v, *arr = hwc_json_get_array(j, "devices", f->arena, &p->m, &rc);
-	json_array_foreach(arr, i, v) {
-		struct hwc_pci_device *d = HWC_VEC_PUSH(f->arena, &p->devices);
-		if (!d)
-			return -ENOMEM;
-		if (!json_is_object(v) ||
-		    hwc_json_get_table(v, f->arena, d, &hwc_pci_device_table) < 0) {
-			hwc_facts_error(f, "facts-file", "pci.devices", "device %zu not fully readable", i);
-			rc = -EINVAL;
-		}
+	for (size_t i = 0; i < p->devices.n; i++) { /* the topology is derived again, not read */
+		struct hwc_pci_device *d = &p->devices.items[i];
 		d->parent = -1;
 		d->pcie_type = -1;
 		d->sec_bus = d->sub_bus = -1;
 	}
-	return rc ? -EINVAL : 0;
+	return rc;
 }

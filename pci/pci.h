@@ -157,6 +157,8 @@ void hwc_pci_device_persist(struct hwc_pci_device *d, struct hwc_arena *a);
 /* The field table of one element of facts.pci.devices (core/json.h). */
 struct hwc_jtable;
 extern const struct hwc_jtable hwc_pci_device_table;
+/* facts.pci's own table (its devices through hwc_pci_device_table). */
+extern const struct hwc_jtable hwc_pci_table;
 
 /* ---- pure parts, exposed for tests and fuzzing ------------------------------------------ */
 

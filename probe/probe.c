@@ -154,13 +154,9 @@ void pr_result_fail(struct hwc_arena *a, struct hwc_probe_result *r, const char 
 
 void pr_result_tcp_unknown(struct hwc_probe_result *r, enum hwc_status st, const char *why)
 {
-	HWC_FAIL(r->streams, st, 0, why);
-	HWC_FAIL(r->bytes, st, 0, why);
-	HWC_FAIL(r->retransmits, st, 0, why);
-	HWC_FAIL(r->cpu_user_s, st, 0, why);
-	HWC_FAIL(r->cpu_sys_s, st, 0, why);
-	HWC_FAIL(r->cpu_busy, st, 0, why);
-	HWC_FAIL(r->peer_cpu_busy, st, 0, why);
+	struct hwc_fmeta *m[] = {&r->streams.m, &r->bytes.m, &r->retransmits.m, &r->cpu_user_s.m,
+				 &r->cpu_sys_s.m, &r->cpu_busy.m, &r->peer_cpu_busy.m};
+	hwc_fmeta_set_all(m, HWC_ARRAY_SIZE(m), st, why);
 }
 
 void pr_result_init(struct hwc_arena *a, struct hwc_probe_result *r, const struct pr_target *t,
@@ -203,26 +199,19 @@ void pr_result_init(struct hwc_arena *a, struct hwc_probe_result *r, const struc
 	HWC_SET(r->warmup_s, o->warmup_s);
 	HWC_FAIL(r->gid_index, HWC_ST_ABSENT, 0, "not chosen (not RoCE, or the run stopped before)");
 	/* Every number below is written only once measured; until then it says why not. */
-	const char *nm = "not measured: the run did not complete";
-	HWC_FAIL(r->mtu_bytes, HWC_ST_ABSENT, 0, nm);
-	HWC_FAIL(r->duration_s, HWC_ST_ABSENT, 0, nm);
-	HWC_FAIL(r->messages, HWC_ST_ABSENT, 0, nm);
-	HWC_FAIL(r->stopped, HWC_ST_ABSENT, 0, nm);
-	HWC_FAIL(r->gbps, HWC_ST_ABSENT, 0, nm);
-	HWC_FAIL(r->msgs_per_s, HWC_ST_ABSENT, 0, nm);
-	HWC_FAIL(r->data_ok, HWC_ST_ABSENT, 0, nm);
-	HWC_FAIL(r->data_check, HWC_ST_ABSENT, 0, nm);
-	HWC_FAIL(r->temp_start_mdegc, HWC_ST_ABSENT, 0, nm);
-	HWC_FAIL(r->temp_max_mdegc, HWC_ST_ABSENT, 0, nm);
-	HWC_FAIL(r->numa_node, HWC_ST_ABSENT, 0, nm);
-	HWC_FAIL(r->cpus, HWC_ST_ABSENT, 0, nm);
+	struct hwc_fmeta *measured[] = {
+		&r->mtu_bytes.m, &r->duration_s.m, &r->messages.m, &r->stopped.m, &r->gbps.m,
+		&r->msgs_per_s.m, &r->data_ok.m, &r->data_check.m, &r->temp_start_mdegc.m,
+		&r->temp_max_mdegc.m, &r->numa_node.m, &r->cpus.m,
+	};
+	hwc_fmeta_set_all(measured, HWC_ARRAY_SIZE(measured), HWC_ST_ABSENT,
+			  "not measured: the run did not complete");
 	pr_result_tcp_unknown(r, HWC_ST_UNSUPPORTED, "RDMA: no TCP streams");
 	HWC_SET(r->concurrent, o->together > 1 ? o->together : 1);
-	const char *al = "measured alone (--all-ports runs the ports together too)";
-	HWC_FAIL(r->alone_gbps, HWC_ST_ABSENT, 0, al);
-	HWC_FAIL(r->shared_gbps, HWC_ST_ABSENT, 0, al);
-	HWC_FAIL(r->shared_bdf, HWC_ST_ABSENT, 0, al);
-	HWC_FAIL(r->shared_ports, HWC_ST_ABSENT, 0, al);
+	struct hwc_fmeta *shared[] = {&r->alone_gbps.m, &r->shared_gbps.m, &r->shared_bdf.m,
+				      &r->shared_ports.m};
+	hwc_fmeta_set_all(shared, HWC_ARRAY_SIZE(shared), HWC_ST_ABSENT,
+			  "measured alone (--all-ports runs the ports together too)");
 }
 
 void pr_result_rates(struct hwc_probe_result *r, const struct pr_run *run)

@@ -399,6 +399,19 @@ static void sampler_tick(struct pr_sampler *s)
 	sample_hops(s, true);
 }
 
+/* A link speed and width read together (have), or both absent for why. */
+static void put_link(struct hwc_ff64 *speed, struct hwc_fi64 *width, bool have, double sv,
+		     int64_t wv, const char *why)
+{
+	if (have) {
+		HWC_SET(*speed, sv);
+		HWC_SET(*width, wv);
+	} else {
+		HWC_FAIL(*speed, HWC_ST_ABSENT, 0, why);
+		HWC_FAIL(*width, HWC_ST_ABSENT, 0, why);
+	}
+}
+
 static void sampler_finish(struct pr_sampler *s, struct hwc_probe_result *r)
 {
 	if (!s)
@@ -424,31 +437,12 @@ static void sampler_finish(struct pr_sampler *s, struct hwc_probe_result *r)
 		o->bdf = h->bdf;
 		const char *nd = "no link state read under load (sysfs link files absent or the run "
 				 "was shorter than one sample)";
-		if (h->seen) {
-			HWC_SET(o->speed_gts_min, h->smin);
-			HWC_SET(o->speed_gts_max, h->smax);
-			HWC_SET(o->width_min, h->wmin);
-			HWC_SET(o->width_max, h->wmax);
-		} else {
-			HWC_FAIL(o->speed_gts_min, HWC_ST_ABSENT, 0, nd);
-			HWC_FAIL(o->speed_gts_max, HWC_ST_ABSENT, 0, nd);
-			HWC_FAIL(o->width_min, HWC_ST_ABSENT, 0, nd);
-			HWC_FAIL(o->width_max, HWC_ST_ABSENT, 0, nd);
-		}
-		if (h->have_idle) {
-			HWC_SET(o->speed_gts_idle, h->sidle);
-			HWC_SET(o->width_idle, h->widle);
-		} else {
-			HWC_FAIL(o->speed_gts_idle, HWC_ST_ABSENT, 0, "no link state read before the run");
-			HWC_FAIL(o->width_idle, HWC_ST_ABSENT, 0, "no link state read before the run");
-		}
-		if (h->have_max) {
-			HWC_SET(o->max_speed_gts, h->maxs);
-			HWC_SET(o->max_width, h->maxw);
-		} else {
-			HWC_FAIL(o->max_speed_gts, HWC_ST_ABSENT, 0, "max_link_speed/width absent");
-			HWC_FAIL(o->max_width, HWC_ST_ABSENT, 0, "max_link_speed/width absent");
-		}
+		put_link(&o->speed_gts_min, &o->width_min, h->seen, h->smin, h->wmin, nd);
+		put_link(&o->speed_gts_max, &o->width_max, h->seen, h->smax, h->wmax, nd);
+		put_link(&o->speed_gts_idle, &o->width_idle, h->have_idle, h->sidle, h->widle,
+			 "no link state read before the run");
+		put_link(&o->max_speed_gts, &o->max_width, h->have_max, h->maxs, h->maxw,
+			 "max_link_speed/width absent");
 		if (h->seen && h->have_max)
 			HWC_SET(o->trained_down, h->down);
 		else

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/util.h"
 #include "probe/probe_int.h"
 
 #define T_MAGIC 0x68777463u /* "hwtc" */
@@ -732,6 +733,21 @@ static const char *client_open(struct tsess *s, struct trun *t, unsigned dir,
 	return NULL;
 }
 
+/* One direction's n streams, the thread bound to the port's NUMA node (pr_unbind(b) undoes it)
+ * and its sampler: none when ports run together (as the loopback --all-ports). -1, the result
+ * failed, without memory. */
+static int dir_begin(struct tsess *s, struct hwc_probe_result *r, unsigned n, struct trun *t,
+		     struct pr_binding *b, struct pr_sampler **smp)
+{
+	if (trun_alloc(t, n) < 0) {
+		fail_result(s, r, "out of memory");
+		return -1;
+	}
+	pr_bind(s->e, s->a, s->t.numa_node, b, r);
+	*smp = s->o->together > 1 ? NULL : pr_sampler_start(s->e, s->a, &s->t);
+	return 0;
+}
+
 /* One direction: open, run, stop, collect the server's summary. Returns -1 when the session
  * cannot go on. */
 static int client_dir(struct tsess *s, unsigned dir, struct hwc_probe_result *r,
@@ -741,15 +757,11 @@ static int client_dir(struct tsess *s, unsigned dir, struct hwc_probe_result *r,
 	bool sender = dir == D_TO_PEER;
 	tcp_ceiling(s, r);
 	struct trun t = {0};
-	if (trun_alloc(&t, s->n) < 0) {
-		fail_result(s, r, "out of memory");
-		return -1;
-	}
 	struct pr_binding b;
-	pr_bind(s->e, a, s->t.numa_node, &b, r);
 	struct pr_tick_ctx tc = {.o = s->o, .label = hwc_arena_printf(a, "probe tcp %s %s %s",
 		s->t.dev, sender ? "->" : "<-", s->peer)};
-	tc.s = s->o->together > 1 ? NULL : pr_sampler_start(s->e, a, &s->t); /* alone only */
+	if (dir_begin(s, r, s->n, &t, &b, &tc.s) < 0)
+		return -1;
 	struct tmeas m = {0};
 	struct tmsg sum = {0};
 	char err[256] = "";
@@ -1051,12 +1063,9 @@ static void server_fill(struct tsess *s, struct hwc_probe_result *r, struct trun
 	trun_sum(t, &ss);
 	HWC_SET(r->streams, t->n);
 	HWC_SET(r->bytes, (int64_t)ss.bytes);
-	const char *cm = "the client measures the rate";
-	HWC_FAIL(r->gbps, HWC_ST_ABSENT, 0, cm);
-	HWC_FAIL(r->duration_s, HWC_ST_ABSENT, 0, cm);
-	HWC_FAIL(r->stopped, HWC_ST_ABSENT, 0, cm);
-	HWC_FAIL(r->cpu_user_s, HWC_ST_ABSENT, 0, cm);
-	HWC_FAIL(r->cpu_sys_s, HWC_ST_ABSENT, 0, cm);
+	struct hwc_fmeta *client[] = {&r->gbps.m, &r->duration_s.m, &r->stopped.m, &r->cpu_user_s.m,
+				      &r->cpu_sys_s.m};
+	hwc_fmeta_set_all(client, HWC_ARRAY_SIZE(client), HWC_ST_ABSENT, "the client measures the rate");
 	HWC_FAIL(r->peer_cpu_busy, HWC_ST_ABSENT, 0, "in the client's result");
 	const char *bs = "TCP is a byte stream: see bytes";
 	HWC_FAIL(r->messages, HWC_ST_UNSUPPORTED, 0, bs);
@@ -1099,14 +1108,10 @@ static int server_dir(struct tsess *s, const struct tmsg *m, struct hwc_probe_re
 		return -1;
 	}
 	struct trun t = {0};
-	if (trun_alloc(&t, m->b) < 0) {
-		fail_result(s, r, "out of memory");
-		return -1;
-	}
 	struct pr_binding b;
-	pr_bind(s->e, a, s->t.numa_node, &b, r);
-	/* ports together are not sampled (as the loopback --all-ports) */
-	struct pr_sampler *smp = s->o->together > 1 ? NULL : pr_sampler_start(s->e, a, &s->t);
+	struct pr_sampler *smp;
+	if (dir_begin(s, r, m->b, &t, &b, &smp) < 0)
+		return -1;
 	char err[256] = "";
 	const char *why = server_take(s, &t, dir);
 	if (!why && trun_start(&t, sender, dir, T_WRITE_BYTES, err, sizeof(err)) < 0)

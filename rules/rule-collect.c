@@ -117,5 +117,5 @@ const struct hwc_rule hwc_rules_collect[] = {
 	 "Run hwcheck as root (`sudo hwcheck`), install mstflint (`apt install mstflint`), or read the "
 	 "finding's detail for the blocked source.",
 	 eval_incomplete},
+	{NULL},
 };
-const size_t hwc_rules_collect_n = HWC_ARRAY_SIZE(hwc_rules_collect);

@@ -772,5 +772,5 @@ const struct hwc_rule hwc_rules_pci[] = {
 	 "than it and the slot could: a downgraded link that no reseat will fix.",
 	 "`mstconfig -d <BDF> set PCI_BUS0_RESTRICT=0` and reboot (or `mstfwreset -d <BDF> reset`).",
 	 eval_fw_restrict},
+	{NULL},
 };
-const size_t hwc_rules_pci_n = HWC_ARRAY_SIZE(hwc_rules_pci);

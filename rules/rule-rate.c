@@ -243,5 +243,5 @@ const struct hwc_rule hwc_rules_rate[] = {
 	 "Replace the end that limits: a module or cable rated for the card's rate, or raise the switch "
 	 "port's speed; `ethtool <netdev>` and `ethtool -m <netdev>` show both ends.",
 	 eval_limited},
+	{NULL},
 };
-const size_t hwc_rules_rate_n = HWC_ARRAY_SIZE(hwc_rules_rate);

@@ -155,9 +155,8 @@ size_t hwc_fw_at_risk_evidence(struct hwc_rule_ctx *c, struct hwc_finding *fd, c
 
 /* ------------------------------------------------------------ per-area rule lists */
 
-#define HWC_AREA_DECL(name)                                                                        \
-	extern const struct hwc_rule hwc_rules_##name[];                                           \
-	extern const size_t hwc_rules_##name##_n
+/* Each area's rules, in their output order, end with {NULL}. */
+#define HWC_AREA_DECL(name) extern const struct hwc_rule hwc_rules_##name[]
 
 HWC_AREA_DECL(pci);
 HWC_AREA_DECL(mlx);

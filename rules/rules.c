@@ -62,34 +62,36 @@ static const struct hwc_rule core_rules[] = {
 	 "own severity and may carry its own id (SITE_...).",
 	 "Bring the fact to the expected value, or change the expectation in the profile.",
 	 eval_expectations},
+	{NULL},
 };
 
 static struct hwc_rule all_rules[160];
 static size_t n_all;
 
-static void append(const struct hwc_rule *r, size_t n)
+/* The rules of r up to its {NULL} end. */
+static void append(const struct hwc_rule *r)
 {
-	for (size_t i = 0; i < n && n_all < HWC_ARRAY_SIZE(all_rules); i++)
-		all_rules[n_all++] = r[i];
+	for (; r->id && n_all < HWC_ARRAY_SIZE(all_rules); r++)
+		all_rules[n_all++] = *r;
 }
 
 const struct hwc_rule *hwc_rules_table(size_t *n)
 {
 	if (!n_all) {
-		append(hwc_rules_pci, hwc_rules_pci_n);
-		append(hwc_rules_mlx, hwc_rules_mlx_n);
-		append(hwc_rules_fw, hwc_rules_fw_n);
-		append(core_rules, HWC_ARRAY_SIZE(core_rules));
-		append(hwc_rules_thermal, hwc_rules_thermal_n);
-		append(hwc_rules_host, hwc_rules_host_n);
-		append(hwc_rules_gpudirect, hwc_rules_gpudirect_n);
-		append(hwc_rules_netdev, hwc_rules_netdev_n);
-		append(hwc_rules_link, hwc_rules_link_n);
-		append(hwc_rules_module, hwc_rules_module_n);
-		append(hwc_rules_rate, hwc_rules_rate_n);
-		append(hwc_rules_roce, hwc_rules_roce_n);
-		append(hwc_rules_probe, hwc_rules_probe_n);
-		append(hwc_rules_collect, hwc_rules_collect_n);
+		append(hwc_rules_pci);
+		append(hwc_rules_mlx);
+		append(hwc_rules_fw);
+		append(core_rules);
+		append(hwc_rules_thermal);
+		append(hwc_rules_host);
+		append(hwc_rules_gpudirect);
+		append(hwc_rules_netdev);
+		append(hwc_rules_link);
+		append(hwc_rules_module);
+		append(hwc_rules_rate);
+		append(hwc_rules_roce);
+		append(hwc_rules_probe);
+		append(hwc_rules_collect);
 	}
 	*n = n_all;
 	return all_rules;

@@ -70,7 +70,7 @@ int main(void)
 	} roots[] = {
 		{"urn:hwcheck:host", {NULL}, &hwc_host_table},
 		{"urn:hwcheck:netdevs", {"[]"}, &hwc_netdev_table},
-		{"urn:hwcheck:pci", {"devices", "[]"}, &hwc_pci_device_table},
+		{"urn:hwcheck:pci", {NULL}, &hwc_pci_table},
 		{"urn:hwcheck:probe", {NULL}, &hwc_probe_table},
 		{"urn:hwcheck:thermal", {NULL}, &hwc_thermal_table},
 		{"urn:hwcheck:roce", {NULL}, &hwc_roce_table},

@@ -261,6 +261,42 @@ static void test_json(struct hwc_arena *a)
 	json_decref(o);
 }
 
+/* Numbered directory entries (hwc_dirlist_numbered): filtered by prefix, in listing or numeric
+ * order; a vector element pushed after the vector was cut back is zeroed (hwc_vec_push). */
+static void test_numbered(struct hwc_arena *a)
+{
+	const char *names[] = {"cpu0", "cpu10", "cpu2", "cpufreq", "cpuidle", "cpu", "node1", "cpu-1"};
+	struct hwc_dirlist dl = {names, HWC_ARRAY_SIZE(names)};
+	int64_t *id = hwc_dirlist_numbered(&dl, "cpu", false, a);
+	CHECK_INT(dl.n, 3);
+	CHECK(id != NULL);
+	CHECK_STR(dl.names[1], "cpu10");
+	CHECK_INT(id[1], 10);
+	const char *groups[] = {"10", "2", "x", "0", "33"};
+	struct hwc_dirlist g = {groups, HWC_ARRAY_SIZE(groups)};
+	id = hwc_dirlist_numbered(&g, "", true, a);
+	CHECK_INT(g.n, 4);
+	CHECK(id != NULL);
+	CHECK_STR(g.names[0], "0");
+	CHECK_STR(g.names[1], "2");
+	CHECK_STR(g.names[3], "33");
+	CHECK_INT(id[2], 10);
+	const char *none[] = {"a", "b"};
+	struct hwc_dirlist n = {none, 2};
+	CHECK(hwc_dirlist_numbered(&n, "", true, a) == NULL);
+	CHECK_INT(n.n, 0);
+	struct {
+		int64_t *items;
+		size_t n, cap;
+	} v = {0};
+	int64_t *x = HWC_VEC_PUSH(a, &v);
+	CHECK(x != NULL);
+	*x = 7;
+	v.n = 0; /* cut back */
+	x = HWC_VEC_PUSH(a, &v);
+	CHECK(x != NULL && *x == 0 && v.n == 1);
+}
+
 static void test_outfile(void)
 {
 	char p[4200];
@@ -425,6 +461,7 @@ int main(void)
 	test_runner(live, e, a);
 	test_started(live, e, a);
 	test_json(a);
+	test_numbered(a);
 	test_outfile();
 	test_outfile_special();
 	test_capture_paths(a);
