@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* Strict integer parsing shared by every parser (pure). */
+/* Strict integer parsing and text search shared by every parser (pure). */
 #include "core/parse.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
 
 /* Base 0 means decimal, or hex after 0x: never octal, so "010" from a sysfs file is ten, not
  * eight. */
@@ -64,4 +66,13 @@ int hwc_parse_u64(const char *s, int base, uint64_t *out)
 	if (rc == 0)
 		*out = v;
 	return rc;
+}
+
+const char *hwc_find_ci(const char *p, size_t n, const char *needle)
+{
+	size_t k = strlen(needle);
+	for (size_t i = 0; p && k && i + k <= n; i++)
+		if (strncasecmp(p + i, needle, k) == 0)
+			return p + i;
+	return NULL;
 }

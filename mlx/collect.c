@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
+#include "core/parse.h"
 #include "core/runner.h"
 #include "core/util.h"
 #include "pci/pci.h"
@@ -611,22 +611,13 @@ static void gate_all(struct hwc_mlx_adapter *ad, const struct hwc_fmeta *m)
 static const char *const busy_signs[] = {"semaphore", "resource busy", "device is busy",
 					 "interface busy", "hcr busy"};
 
-static bool has_nocase(const char *s, size_t n, const char *needle)
-{
-	size_t l = strlen(needle);
-	for (size_t i = 0; s && l <= n && i <= n - l; i++)
-		if (strncasecmp(s + i, needle, l) == 0)
-			return true;
-	return false;
-}
-
 bool hwc_mlx_tool_busy(const struct hwc_cmd_result *r)
 {
 	if (r->m.st != HWC_ST_OK || r->signal || r->exit_code == 0)
 		return false;
 	for (size_t i = 0; i < HWC_ARRAY_SIZE(busy_signs); i++)
-		if (has_nocase(r->out, r->out_len, busy_signs[i]) ||
-		    has_nocase(r->err, r->err_len, busy_signs[i]))
+		if (hwc_find_ci(r->out, r->out_len, busy_signs[i]) ||
+		    hwc_find_ci(r->err, r->err_len, busy_signs[i]))
 			return true;
 	return false;
 }
@@ -724,6 +715,15 @@ static void batch_add(struct tool_batch *b, const char **argv, struct hwc_mlx_ad
 	b->steps[b->n++] = st;
 }
 
+/* How many commands from j on belong to the same step (batch_steps adds a step's cards together). */
+static size_t step_len(const struct tool_batch *b, size_t j)
+{
+	size_t k = 1;
+	while (j + k < b->n && b->steps[j + k] == b->steps[j])
+		k++;
+	return k;
+}
+
 /* The steps wanted(NULL) asks for (first) or the others, for every card that may be asked. */
 static void batch_steps(struct hwc_arena *a, struct tool_batch *b, struct hwc_mlx_facts *mf,
 			const bool *vf_only, bool conditional)
@@ -741,14 +741,12 @@ static void batch_steps(struct hwc_arena *a, struct tool_batch *b, struct hwc_ml
 }
 
 /* Each port's mstlink, started ahead with the cards' tools (hwc_mlx_collect_phy takes them). */
-static void batch_phy(struct hwc_arena *a, struct tool_batch *b, struct hwc_mlx_facts *mf)
+static void batch_phy(struct hwc_arena *a, struct tool_batch *b, struct hwc_mlx_facts *mf,
+		      const struct hwc_mlx_port_ref *ports, size_t nports)
 {
-	for (size_t i = 0; i < mf->adapters.n; i++) {
-		struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
-		for (size_t j = 0; j < ad->ports.n; j++) {
-			struct hwc_fmeta why;
-			batch_add(b, hwc_mlx_phy_argv(a, mf, ad, &ad->ports.items[j], &why), ad, NULL);
-		}
+	for (size_t i = 0; i < nports; i++) {
+		struct hwc_fmeta why;
+		batch_add(b, hwc_mlx_phy_argv(a, mf, ports[i].ad, ports[i].p, &why), ports[i].ad, NULL);
 	}
 }
 
@@ -758,21 +756,20 @@ static void batch_phy(struct hwc_arena *a, struct tool_batch *b, struct hwc_mlx_
 static void run_first_tools(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_facts *mf,
 			    const bool *vf_only)
 {
-	size_t n = mf->adapters.n, nports = 0;
-	for (size_t i = 0; i < n; i++)
-		nports += mf->adapters.items[i].ports.n;
+	size_t nports;
+	const struct hwc_mlx_port_ref *ports = hwc_mlx_all_ports(a, mf, &nports);
 	struct tool_batch b, phy;
-	if (!batch_init(a, &b, n * HWC_ARRAY_SIZE(tool_steps)) || !batch_init(a, &phy, nports))
+	if (!batch_init(a, &b, mf->adapters.n * HWC_ARRAY_SIZE(tool_steps)) ||
+	    !batch_init(a, &phy, nports))
 		return;
 	batch_steps(a, &b, mf, vf_only, false);
 	if (!mf->tools_serial) {
-		batch_phy(a, &phy, mf);
+		batch_phy(a, &phy, mf, ports, nports);
 		hwc_run_start(e, a, b.n, b.cmds);
 		hwc_run_start(e, a, phy.n, phy.cmds);
 	}
 	for (size_t j = 0, k; j < b.n; j += k) { /* one step of every card at a time */
-		for (k = 1; j + k < b.n && b.steps[j + k] == b.steps[j];)
-			k++;
+		k = step_len(&b, j);
 		hwc_run_many(e, a, k, b.cmds + j, b.res + j);
 	}
 	bool busy = false;
@@ -795,8 +792,7 @@ static void run_later_tools(struct hwc_env *e, struct hwc_arena *a, struct hwc_m
 		return;
 	batch_steps(a, &b, mf, vf_only, true);
 	for (size_t j = 0, k; j < b.n; j += k) {
-		for (k = 1; j + k < b.n && b.steps[j + k] == b.steps[j];)
-			k++;
+		k = step_len(&b, j);
 		hwc_mlx_run_tools(e, a, mf, k, b.cmds + j, b.res + j, b.ads + j);
 		for (size_t i = j; i < j + k; i++)
 			b.steps[i]->apply(a, b.ads[i], &b.res[i], b.cmds[i].argv);

@@ -6,9 +6,9 @@
 
 #include <errno.h>
 #include <string.h>
-#include <strings.h>
 
 #include "core/json.h"
+#include "core/parse.h"
 #include "hwinfo/hwinfo.h"
 #include "pci/pci.h"
 
@@ -33,28 +33,18 @@ const char *const hwc_mlx_port_counter_names[HWC_MLX_NPORT_COUNTERS] = {
 	"packet_seq_err",
 };
 
-/* Case-insensitive substring of a NUL-terminated string in a length-bounded buffer. */
-static const char *find_ci(const char *p, size_t n, const char *needle)
-{
-	size_t k = strlen(needle);
-	for (size_t i = 0; k && i + k <= n; i++)
-		if (strncasecmp(p + i, needle, k) == 0)
-			return p + i;
-	return NULL;
-}
-
 /* A kernel log line that is an mlx5 ACCESS_REG (0x805) failure of function bdf. */
 static bool access_reg_fail_line(const char *l, size_t n, const char *bdf)
 {
-	const char *at = find_ci(l, n, bdf);
-	return at && find_ci(l, n, "mlx5_cmd_out_err") && find_ci(l, n, "ACCESS_REG(0x805)") &&
-	       find_ci(l, n, "failed");
+	const char *at = hwc_find_ci(l, n, bdf);
+	return at && hwc_find_ci(l, n, "mlx5_cmd_out_err") && hwc_find_ci(l, n, "ACCESS_REG(0x805)") &&
+	       hwc_find_ci(l, n, "failed");
 }
 
 const char *hwc_mlx_counters_harmful(const char *bdf, const char *vpd_product, const char *dmesg,
 				     size_t dmesg_len, struct hwc_arena *a)
 {
-	if (vpd_product && find_ci(vpd_product, strlen(vpd_product), "internal"))
+	if (vpd_product && hwc_find_ci(vpd_product, strlen(vpd_product), "internal"))
 		return hwc_arena_printf(a, "restricted function: VPD product name '%s' (an internal "
 					   "port; reading its IB counters makes mlx5 issue register "
 					   "accesses that fail and flood the kernel log)", vpd_product);
