@@ -100,10 +100,25 @@ class Fixtures(unittest.TestCase):
                          ("QSFP28", "FS", "Q28-PC03", 3))
         self.assertEqual(mod["cable_type"], "Passive copper cable")
         self.assertEqual(mod["unavailable"]["temperature_c"]["status"], "unsupported")  # no DDM
+        self.assertEqual(mod["unavailable"]["rx_los"]["status"], "unsupported")  # "Rx LOS [per lane] : N/A"
         self.assertEqual(phy["fec"], "Standard RS-FEC - RS(528,514)")
         self.assertEqual((phy["effective_errors"], phy["raw_errors_per_lane"]), (0, [0, 0, 0, 0]))
         self.assertLess(phy["raw_ber"], 1e-250)
         self.assertEqual(link_findings(j), [])
+
+    def test_ndr_dac_los_not_judged(self):
+        # a real ConnectX-7 NDR passive DAC: Rx LOS 1,0,1,1 latched on a link that passed
+        # ib_send_bw traffic; a cable without a receiver: parsed, not judged
+        j = check("link-module-cx7-ndr-dac-los")
+        p = port(j, "mlx5_0")
+        self.assertEqual((p["module"]["rx_los"], p["module"]["cable_type"], p["phy"]["state"]),
+                         ([1, 0, 1, 1], "Passive copper cable", "Active"))
+        self.assertEqual(p["module"]["temperature_c_range"], [0, 0])
+        got = {(r, s) for r, s, _ in link_findings(j)}
+        self.assertNotIn("LINK_MODULE_DIAGNOSTICS", {r for r, _ in got})
+        # the capture has no -c counters: the BER rules say unknown, never pass
+        self.assertIn(("LINK_RAW_BER_HIGH", "unknown"), got)
+        self.assertEqual({s for _, s in got}, {"unknown"})
 
     def test_mlxlink_bad_signal_fires(self):
         # an operator's quoted 400G counters: the firmware's own verdict fires, the raw BER
@@ -253,7 +268,7 @@ class Fixtures(unittest.TestCase):
 
     def test_round_trip(self):
         for fx in ("link-ib-cx7-linkdowned", "link-ib-restricted-pf", "net-mlx5-100g-full-stats",
-                   "link-bf3-mlxlink-clean"):
+                   "link-bf3-mlxlink-clean", "link-module-cx7-ndr-dac-los"):
             with self.subTest(fx), tempfile.TemporaryDirectory() as d:
                 j = check(fx)
                 saved = os.path.join(d, "r.json")
