@@ -352,8 +352,8 @@ static void judge_reading(struct hwc_rule_ctx *c, const char *subj, const char *
 	}
 }
 
-/* The module's Rx LOS flags (mstlink "Rx LOS [per lane]"). They latch (SFF-8636 byte 3, CMIS
- * page 11h byte 147, clear on read): a 1 says the lane lost its input since the flags were last
+/* The module's Rx LOS flags (mstlink "Rx LOS [per lane]", read from PDDR's module latched flag
+ * info page). They latch (SFF-8636 byte 3, CMIS page 11h byte 147, clear on read): a 1 says the lane lost its input since the flags were last
  * read, not that it has none now. A passive copper cable has no receiver to lose a signal (the
  * corpus' ConnectX-7 NDR DAC reads 1,0,1,1 on a link that then passed ib_send_bw traffic): no
  * meaning. On a port that is down they name the cause (no light or signal from the far end); on
