@@ -167,8 +167,9 @@ def bad_signal_400g():
              "packet loss on a 400G link ... the link \"works\" and loses packets ... reseat or "
              "replace the optics'): `mlxlink -d /dev/mst/mt53104_pci_cr0 -p <port> --show_counters` "
              "on the SWITCH end (a Spectrum ASIC) of the 400G link; found through the code index, its "
-             "repository name not recorded. Expected: LINK_TOOL_RECOMMENDATION warn; no "
-             "LINK_RAW_BER_HIGH (2E-5 is under a tenth of RS(544,514)'s 2.4e-4); no "
+             "repository name not recorded. Expected: LINK_TOOL_RECOMMENDATION warn; LINK_FLAPS warn "
+             "(Link Down Counter 6: the port has no netdev counters, so mstlink's counter is the "
+             "source); no LINK_RAW_BER_HIGH (2E-5 is under a tenth of RS(544,514)'s 2.4e-4); no "
              "LINK_EFFECTIVE_ERRORS.")
     r.source("RECONSTRUCTED: that these lines are a ConnectX-7's (15b3:1021, 0000:c1:00.0, mlx5_0, "
              "firmware 28.43.1014, Ethernet 400G; the quote is the switch port's, the host end of such "

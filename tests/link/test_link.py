@@ -121,13 +121,15 @@ class Fixtures(unittest.TestCase):
         self.assertEqual({s for _, s in got}, {"unknown"})
 
     def test_mlxlink_bad_signal_fires(self):
-        # an operator's quoted 400G counters: the firmware's own verdict fires, the raw BER
-        # (2E-5, under a tenth of RS(544,514)'s limit) and the clean effective counters do not
+        # an operator's quoted 400G counters: the firmware's own verdict and the link-down
+        # counter (no netdev counts them here) fire, the raw BER (2E-5, under a tenth of
+        # RS(544,514)'s limit) and the clean effective counters do not
         j = check("link-mstlink-400g-bad-signal")
         phy = port(j, "mlx5_0")["phy"]
         self.assertEqual((phy["recommendation"], phy["raw_ber"], phy["effective_errors"], phy["link_down_counter"]),
                          ("Bad signal integrity", 2e-05, 0, 6))
-        self.assertEqual(link_findings(j), [("LINK_TOOL_RECOMMENDATION", "warn", "mlx5_0/1")])
+        self.assertEqual(link_findings(j), [("LINK_FLAPS", "warn", "mlx5_0/1"),
+                                            ("LINK_TOOL_RECOMMENDATION", "warn", "mlx5_0/1")])
 
     def test_redact_module_serial(self):
         root = hwctest.fixture("link-bf3-mlxlink-clean", "root")
