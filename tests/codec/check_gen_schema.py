@@ -41,6 +41,14 @@ def generated(rows, s):
     return keep
 
 
+def test_args(target):
+    """--dump TOOL, --gen GENERATOR and target DIR: the command line of a generator's test."""
+    ap = argparse.ArgumentParser()
+    for opt in ("--dump", "--gen", target):
+        ap.add_argument(opt, required=True)
+    return ap.parse_args()
+
+
 def run(gen, dump, schema, check=False):
     return subprocess.run([sys.executable, gen, "--dump", dump] + (["--check"] if check else [])
                           + [schema], capture_output=True, text=True)
@@ -95,11 +103,7 @@ def hand_formatted(rows, schema):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--dump", required=True)
-    ap.add_argument("--schema", required=True)
-    ap.add_argument("--gen", required=True)
-    a = ap.parse_args()
+    a = test_args("--schema")
     rows = json.loads(subprocess.run([a.dump], check=True, capture_output=True).stdout)
     keys = generated(rows, Schemas(a.schema))
     if not keys:
