@@ -401,8 +401,9 @@ static void judge_reading(struct hwc_rule_ctx *c, const char *subj, const char *
  * info page). They latch (SFF-8636 byte 3, CMIS page 11h byte 147, clear on read): a 1 says the lane lost its input since the flags were last
  * read, not that it has none now. A passive copper cable has no receiver to lose a signal (the
  * corpus' ConnectX-7 NDR DAC reads 1,0,1,1 on a link that then passed ib_send_bw traffic): no
- * meaning. On a port that is down they name the cause (no light or signal from the far end); on
- * an active link they are history, an info. */
+ * meaning. On a port that is down they name the cause (no light or signal from the far end). On
+ * an active link they are history that a healthy bring-up leaves too (the same capture), so they
+ * say nothing there: flaps are LINK_FLAPS' job, from counters. */
 static void judge_los(struct hwc_rule_ctx *c, const char *subj, const char *base, const json_t *p,
 		      const json_t *mod)
 {
@@ -414,15 +415,11 @@ static void judge_los(struct hwc_rule_ctx *c, const char *subj, const char *base
 			lanes = hwc_arena_printf(c->a, "%s%s%zu", lanes, *lanes ? "," : "", i);
 	if (!*lanes || (ct && strstr(ct, "Passive copper")))
 		return;
-	if (!need_str(c, subj, p, base, "phy.state", &st))
+	if (!need_str(c, subj, p, base, "phy.state", &st) || strcmp(st, "Active") == 0)
 		return;
-	bool up = strcmp(st, "Active") == 0;
-	struct hwc_finding *fd = up
-		? hwc_rule_emit_sev(c, HWC_SEV_INFO, subj, "module Rx LOS latched on lane %s while the link is up: "
-				    "the signal was lost since the flags were last read (a past flap or reseat), not now", lanes)
-		: hwc_rule_emit_sev(c, HWC_SEV_WARN, subj, "the port is %s and its module reports Rx loss of signal on "
-				    "lane %s: no light or signal arrives from the far end (its transmitter, the fibre or cable, "
-				    "or this module's receiver)", st, lanes);
+	struct hwc_finding *fd = hwc_rule_emit_sev(c, HWC_SEV_WARN, subj, "the port is %s and its module reports Rx loss of signal on "
+						   "lane %s: no light or signal arrives from the far end (its transmitter, the fibre or cable, "
+						   "or this module's receiver)", st, lanes);
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.module.rx_los", base),
 			 hwc_arena_printf(c->a, "1 on lane %s", lanes), "0 on every lane");
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.state", base), st, NULL);
@@ -562,11 +559,11 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "diagnostics (passive copper: N/A or [0..0]) has nothing to judge. A port whose netdev's "
 	 "module EEPROM hwcheck decoded itself is left to LINK_MODULE_THRESHOLDS (one finding per "
 	 "module). Rx LOS per lane (mstlink's Module Info): the flags latch until read (SFF-8636 "
-	 "byte 3, CMIS 5.2 page 11h byte 147 'Latched Rx LOS Flag', clear on read), so on an active "
-	 "link a set flag is history (info: the lane lost its signal since the last read); on a port "
-	 "that is not active it names the cause (warn: no light or signal from the far end). A passive "
-	 "copper cable has no receiver: its flags are not judged (a real ConnectX-7 NDR DAC reads "
-	 "1,0,1,1 on a link that passes traffic).",
+	 "byte 3, CMIS 5.2 page 11h byte 147 'Latched Rx LOS Flag', clear on read): on a port that is "
+	 "not active a set flag names the cause (warn: no light or signal from the far end); on an "
+	 "active link it is history a normal bring-up leaves too, and is not judged (flaps are "
+	 "LINK_FLAPS'); a passive copper cable has no receiver, its flags are never judged (a real "
+	 "ConnectX-7 NDR DAC reads 1,0,1,1 on a link that passes traffic).",
 	 "Check airflow for a hot module, clean the fibre and connectors for low Rx power, replace a "
 	 "module whose bias or Tx power drifts; `mstlink -d <device> -m` shows the readings. Rx LOS on "
 	 "a down port: check the far end's transmitter and the fibre (swap it), then this module.",
