@@ -78,11 +78,10 @@ static const struct hwc_jtable member_cc_t =
 	HWC_JTABLE("roce.ports[].members[].congestion", cc_f, 0);
 /* A RoCE LAG member: the facts its netdev holds, under the same keys as a port's. */
 static const struct hwc_jfield member_f[] = {
-	HWC_JFD(struct hwc_roce_port, netdev, HWC_JT_STR,
-		"the member's netdev (a PF of the card), enslaved to the LAG port's bond"),
-	HWC_JFD(struct hwc_roce_port, bdf, HWC_JT_STR, "the member's PCI function"),
-	HWC_JFD(struct hwc_roce_port, fw_port, HWC_JT_I64,
-		"the _P<n> of the member's firmware parameters (its PF's rank on the card)"),
+	/* the member's netdev, its PCI function and its PF's _P<n> (docs/schema/roce.schema.json) */
+	STR(hwc_roce_port, "netdev", netdev),
+	STR(hwc_roce_port, "bdf", bdf),
+	I64(hwc_roce_port, "fw_port", fw_port),
 	HWC_JSUB(struct hwc_roce_port, "qos", qos, HWC_JT_OBJ, member_qos_t),
 	{.key = "ecn", .t = HWC_JT_OBJ, .off = 0, .sub = &member_ecn_t},
 	{.key = "congestion", .t = HWC_JT_OBJ, .off = 0, .sub = &member_cc_t},
