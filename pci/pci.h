@@ -103,7 +103,21 @@ uint32_t hwc_pci_cfg_u32(const struct hwc_pci_cfg *c, size_t off);
 size_t hwc_pci_cfg_ext_cap(const struct hwc_pci_cfg *c, unsigned id, const char *what,
 			   struct hwc_fmeta *m);
 
-#define HWC_PCI_DEVICE_PARTS(X)
+/* lane_errors: the Lane Error Status register of the Secondary PCI Express capability
+ * (pci/lane_errors.c), latched per lane since power-up or the last clear */
+struct hwc_pci_lane_errors {
+	struct hwc_fmeta m;
+	struct {
+		int64_t *items;
+		size_t n, cap;
+	} lanes; /* the lane numbers whose bit is set, ascending */
+};
+
+#define HWC_PCI_DEVICE_PARTS(X)                                                                    \
+	X(lane_errors, struct hwc_pci_lane_errors,                                                 \
+	  "lane-based errors latched at this end of the link (Secondary PCI Express capability, "   \
+	  "Lane Error Status): a lane that failed framing or symbol checks since power-up or the "  \
+	  "last clear")
 
 #define HWC_PCI_PART_DECL(m, T, doc_)                                                              \
 	void hwc_pci_decode_##m(const struct hwc_pci_cfg *c, struct hwc_arena *a, T *out);         \
