@@ -59,20 +59,14 @@ struct hwc_roce_port {
 	struct hwc_fi64 default_roce_tos;
 	struct hwc_fstr default_roce_tos_source; /* "configfs" or "kernel_default" */
 	struct hwc_fmeta gids_m;
-	struct {
-		struct hwc_roce_gid *items;
-		size_t n, cap;
-	} gids;
+	HWC_VEC(struct hwc_roce_gid) gids;
 	struct hwc_fi64 roce_v2_gid_index; /* first RoCE v2 GID on a routable address */
 	struct hwc_roce_counters counters;
 };
 
 struct hwc_roce_facts {
 	struct hwc_fmeta m;
-	struct {
-		struct hwc_roce_port *items;
-		size_t n, cap;
-	} ports;
+	HWC_VEC(struct hwc_roce_port) ports;
 };
 
 /* ---- pure parsers (hwinfo/dcb_parse.c; fuzzed) ---------------------------------------------- */

@@ -33,10 +33,7 @@ struct hwc_thermal_sensor {
 
 struct hwc_thermal_facts {
 	struct hwc_fmeta m; /* status of the section as a whole */
-	struct {
-		struct hwc_thermal_sensor *items;
-		size_t n, cap;
-	} sensors; /* sorted by (chip, bdf, label) */
+	HWC_VEC(struct hwc_thermal_sensor) sensors; /* sorted by (chip, bdf, label) */
 };
 
 /* Fills f->section from the root. Never prints; problems go to hwc_facts_error(). */
