@@ -107,5 +107,8 @@ json_t *hwc_roce_port_json(const struct hwc_roce_port *p);
 /* The field table of facts.roce (core/json.h). */
 struct hwc_jtable;
 extern const struct hwc_jtable hwc_roce_table;
+/* roce.ports[].counters: its integer slot entries are the per-priority counters of ethtool -S,
+ * keyed by their name without the priority ("rx_prio_pause" for rx_prio3_pause). */
+extern const struct hwc_jtable hwc_roce_counters_table;
 
 #endif

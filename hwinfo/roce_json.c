@@ -45,6 +45,8 @@ static const struct hwc_jfield gid_f[] = {
 	STR(hwc_roce_gid, "type", type),
 	STR(hwc_roce_gid, "ndev", ndev),
 };
+/* The slot entries are what dcb_parse.c reads from ethtool -S: each key is the counter's ethtool
+ * name without its priority (rx_prio3_pause -> "rx_prio_pause"). */
 static const struct hwc_jfield counters_f[] = {
 	HWC_JNAMED(struct hwc_roce_counters, hw, hwc_roce_hw_names, HWC_ROCE_NHW),
 	HWC_JFK(struct hwc_roce_counters, "tx_pause_storm_warning_events", pause_storm_warning,
@@ -61,7 +63,8 @@ static const struct hwc_jtable qos_t = HWC_JTABLE("roce.ports[].qos", qos_f, 0);
 static const struct hwc_jtable ecn_t = HWC_JTABLE("roce.ports[].ecn", ecn_f, 0);
 static const struct hwc_jtable cc_t = HWC_JTABLE("roce.ports[].congestion", cc_f, 0);
 static const struct hwc_jtable gids_t = HWC_JTABLE("roce.ports[].gids[]", gid_f, 0);
-static const struct hwc_jtable counters_t = HWC_JTABLE("roce.ports[].counters", counters_f, 0);
+const struct hwc_jtable hwc_roce_counters_table =
+	HWC_JTABLE("roce.ports[].counters", counters_f, 0);
 static const struct hwc_jfield port_f[] = {
 	HWC_JF(struct hwc_roce_port, rdma_device, HWC_JT_KEY_STR),
 	HWC_JF(struct hwc_roce_port, port, HWC_JT_KEY_I64),
@@ -75,7 +78,7 @@ static const struct hwc_jfield port_f[] = {
 	STR(hwc_roce_port, "default_roce_tos_source", default_roce_tos_source),
 	HWC_JVEC_M(struct hwc_roce_port, "gids", gids, gids_m, struct hwc_roce_gid, gids_t),
 	I64(hwc_roce_port, "roce_v2_gid_index", roce_v2_gid_index),
-	HWC_JSUB(struct hwc_roce_port, "counters", counters, HWC_JT_OBJ, counters_t),
+	HWC_JSUB(struct hwc_roce_port, "counters", counters, HWC_JT_OBJ, hwc_roce_counters_table),
 };
 static const struct hwc_jtable port_t = HWC_JTABLE("roce.ports[]", port_f, 0);
 static const struct hwc_jfield roce_f[] = {
