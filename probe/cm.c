@@ -22,6 +22,11 @@
 /* 2: the session id and group in the hello, the server's port in the welcome */
 #define CM_VERSION 2
 #define ACK_TIMEOUT 14          /* 4.096 us << 14 = 67 ms per retry: a dead peer shows fast */
+/* The server's RNR NAK timer, encoding 12 = 0.64 ms (IBTA table 45), perftest's MIN_RNR_TIMER:
+ * rdma_cm leaves 0 on the passive side (linux drivers/infiniband/core/cm.c, cm_init_qp_rtr_attr),
+ * which encodes 655.36 ms, so a send that finds the receive queue empty for a moment would stall
+ * the client for longer than a short run. */
+#define MIN_RNR_TIMER 12
 
 struct hello {                  /* client -> server, in the connect request (<= 56 bytes) */
 	uint32_t magic;
@@ -57,10 +62,15 @@ static int next_event(struct rdma_event_channel *ec, double timeout_s, struct rd
 	return rdma_get_cm_event(ec, ev) ? -errno : 0;
 }
 
+static int fd_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+	return fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0 ? -errno : 0;
+}
+
 static int set_nonblock(struct rdma_event_channel *ec)
 {
-	int fl = fcntl(ec->fd, F_GETFL);
-	return fl < 0 || fcntl(ec->fd, F_SETFL, fl | O_NONBLOCK) < 0 ? -errno : 0;
+	return fd_nonblock(ec->fd);
 }
 
 /* ---- client ------------------------------------------------------------------------------- */
@@ -522,6 +532,7 @@ struct session {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
+	struct ibv_comp_channel *ch; /* sends: the CQ wakes the server's loop */
 	void *buf;
 	struct ibv_mr *mr;
 	struct sconn c[64];
@@ -541,6 +552,8 @@ static void session_free(struct session *s)
 		rdma_destroy_id(s->c[i].id);
 	}
 	pr_verbs_release(s->mr, s->buf, s->cq, s->pd);
+	if (s->ch)
+		ibv_destroy_comp_channel(s->ch);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -594,7 +607,19 @@ static int session_setup(struct session *s, const struct hello *h, struct rdma_c
 	s->group = ntohs(h->group) ? ntohs(h->group) : 1;
 	s->ctx = id->verbs;
 	s->pd = ibv_alloc_pd(id->verbs);
-	s->cq = s->pd ? ibv_create_cq(id->verbs, (int)(nq * depth * 2 + 16), NULL, NULL, 0) : NULL;
+	/* Sends: the loop sleeps in poll() until a receive completes (a fixed poll period would
+	 * let a fast client empty the receive queue between two looks). */
+	if (s->op == HWC_PROBE_SEND && (!(s->ch = ibv_create_comp_channel(id->verbs)) ||
+					fd_nonblock(s->ch->fd) < 0)) {
+		snprintf(err, errlen, "completion channel: %s", strerror(errno));
+		return -EIO;
+	}
+	s->cq = s->pd ? ibv_create_cq(id->verbs, (int)(nq * depth * 2 + 16), NULL, s->ch, 0)
+		      : NULL;
+	if (s->cq && s->ch && ibv_req_notify_cq(s->cq, 0)) {
+		snprintf(err, errlen, "ibv_req_notify_cq: %s", strerror(errno));
+		return -EIO;
+	}
 	if (!s->cq || posix_memalign(&s->buf, 4096, nq * msg)) {
 		s->buf = NULL;
 		snprintf(err, errlen, "PD/CQ/buffer of %llu bytes: %s",
@@ -648,12 +673,26 @@ static int session_qp(struct session *s, unsigned qi, struct rdma_cm_id *id, cha
 		return -EIO;
 	}
 	s->accepted++;
+	struct ibv_qp_attr qa2 = {.min_rnr_timer = MIN_RNR_TIMER};
+	if (s->op == HWC_PROBE_SEND && ibv_modify_qp(id->qp, &qa2, IBV_QP_MIN_RNR_TIMER)) {
+		snprintf(err, errlen, "setting the RNR timer of QP %u: %s", qi, strerror(errno));
+		return -EIO;
+	}
 	return 0;
 }
 
 static int server_poll_recv(struct session *s)
 {
 	struct ibv_wc wc[32];
+	struct ibv_cq *ev_cq;
+	void *ev_ctx;
+	unsigned nev = 0;
+	while (s->ch && ibv_get_cq_event(s->ch, &ev_cq, &ev_ctx) == 0)
+		nev++;
+	if (nev) { /* re-armed before the CQ is read, so no completion goes unannounced */
+		ibv_ack_cq_events(s->cq, nev);
+		ibv_req_notify_cq(s->cq, 0);
+	}
 	int n = ibv_poll_cq(s->cq, 32, wc);
 	for (int i = 0; i < n; i++) {
 		if (wc[i].status != IBV_WC_SUCCESS)
@@ -936,19 +975,27 @@ static bool server_idle(struct server *sv)
 	return true;
 }
 
-/* Polls the receive queues of the sessions that take sends; true when one is active. */
-static bool poll_sends(struct server *sv)
+/* Polls the receive queues of the sessions that take sends. */
+static void poll_sends(struct server *sv)
 {
-	bool busy = false;
 	for (unsigned i = 0; i < MAX_SESS; i++) {
 		struct session *s = &sv->ss[i];
 		if (!s->active || s->op != HWC_PROBE_SEND)
 			continue;
-		busy = true;
 		while (server_poll_recv(s) > 0)
 			sv->t_last_event = pr_now();
 	}
-	return busy;
+}
+
+/* What the loop waits on: the CM channel (p[0]), then each send session's completions. */
+static nfds_t wait_fds(const struct server *sv, int cm_fd, struct pollfd *p)
+{
+	nfds_t n = 0;
+	p[n++] = (struct pollfd){.fd = cm_fd, .events = POLLIN};
+	for (unsigned i = 0; i < MAX_SESS; i++)
+		if (sv->ss[i].active && sv->ss[i].ch)
+			p[n++] = (struct pollfd){.fd = sv->ss[i].ch->fd, .events = POLLIN};
+	return n;
 }
 
 /* Serves sessions until the client's last op (or its END) and none is left, or gives up. */
@@ -960,17 +1007,18 @@ static void server_loop(struct server *sv, struct rdma_event_channel *ec)
 	unsigned left = hwc_env_time_left_ms(sv->e); /* --timeout bounds the wait too */
 	if (left != UINT32_MAX && left / 1000.0 < sv->wait_first)
 		sv->wait_first = left / 1000.0;
-	bool busy = false;
 	while (!((sv->last_done || sv->end_seen) && !any_active(sv))) {
-		struct pollfd p = {.fd = ec->fd, .events = POLLIN};
-		int pr = poll(&p, 1, busy ? 1 : 100);
-		busy = poll_sends(sv);
-		if (pr > 0) {
+		struct pollfd p[MAX_SESS + 1];
+		int pr = poll(p, wait_fds(sv, ec->fd, p), 100);
+		poll_sends(sv);
+		if (pr > 0 && (p[0].revents & POLLIN)) {
 			struct rdma_cm_event *ev;
 			if (rdma_get_cm_event(ec, &ev) == 0)
 				server_event(sv, ev);
 			continue;
 		}
+		if (pr > 0)
+			continue; /* receives completed */
 		if (server_idle(sv))
 			return;
 	}

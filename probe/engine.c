@@ -135,17 +135,26 @@ static int wc_error(struct pr_run *r, const struct ibv_wc *wc, const char *side)
 	return -EIO;
 }
 
+/* Up to 32 completions of cq into wc: how many, or -EIO (err says which) when the poll or one
+ * of the work requests failed (the run ends there). */
+static int poll_ok(struct pr_run *r, struct ibv_cq *cq, struct ibv_wc *wc, const char *side)
+{
+	int n = ibv_poll_cq(cq, 32, wc);
+	if (n < 0) {
+		snprintf(r->err, sizeof(r->err), "ibv_poll_cq (%s) failed", side);
+		return -EIO;
+	}
+	for (int i = 0; i < n; i++)
+		if (wc[i].status != IBV_WC_SUCCESS)
+			return wc_error(r, &wc[i], side);
+	return n;
+}
+
 static int poll_send(struct pr_run *r, uint64_t *total, double *last_progress, double now)
 {
 	struct ibv_wc wc[32];
-	int n = ibv_poll_cq(r->scq, 32, wc);
-	if (n < 0) {
-		snprintf(r->err, sizeof(r->err), "ibv_poll_cq failed");
-		return -EIO;
-	}
+	int n = poll_ok(r, r->scq, wc, "send");
 	for (int i = 0; i < n; i++) {
-		if (wc[i].status != IBV_WC_SUCCESS)
-			return wc_error(r, &wc[i], "send");
 		unsigned qi = (unsigned)(wc[i].wr_id >> 48);
 		uint64_t seq = wc[i].wr_id & ((1ULL << 48) - 1);
 		if (qi >= r->nq)
@@ -158,20 +167,14 @@ static int poll_send(struct pr_run *r, uint64_t *total, double *last_progress, d
 	}
 	if (n > 0)
 		*last_progress = now;
-	return 0;
+	return n < 0 ? -EIO : 0;
 }
 
 static int poll_recv(struct pr_run *r)
 {
 	struct ibv_wc wc[32];
-	int n = ibv_poll_cq(r->rcq, 32, wc);
-	if (n < 0) {
-		snprintf(r->err, sizeof(r->err), "ibv_poll_cq (receive) failed");
-		return -EIO;
-	}
+	int n = poll_ok(r, r->rcq, wc, "receive");
 	for (int i = 0; i < n; i++) {
-		if (wc[i].status != IBV_WC_SUCCESS)
-			return wc_error(r, &wc[i], "receive");
 		unsigned qi = (unsigned)wc[i].wr_id;
 		if (qi >= r->nq)
 			continue;
@@ -181,7 +184,7 @@ static int poll_recv(struct pr_run *r)
 		if (post_recv(r, qi) < 0)
 			return -EIO;
 	}
-	return 0;
+	return n < 0 ? -EIO : 0;
 }
 
 static bool stable(const double *rates, unsigned n)

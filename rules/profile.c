@@ -19,30 +19,8 @@ struct hwc_profile {
 	bool off[160];
 };
 
-static const struct {
-	const char *name;
-	double min, max;
-} thr_spec[HWC_T_COUNT] = {
-	[HWC_T_CARD_TEMP_LIMIT_C] = {"card_temp_limit_c", 0, 200},
-	[HWC_T_CARD_TEMP_MARGIN_C] = {"card_temp_margin_c", 0, 100},
-	[HWC_T_CARD_TEMP_WARN_DEFAULT_C] = {"card_temp_warning_default_c", 0, 200},
-	[HWC_T_HOST_TEMP_LIMIT_C] = {"host_temp_limit_c", 0, 200},
-	[HWC_T_HOST_TEMP_MARGIN_C] = {"host_temp_margin_c", 0, 100},
-	[HWC_T_AER_CORRECTABLE_MAX] = {"aer_correctable_max", 0, 1e18},
-	[HWC_T_MPS_MIN_BYTES] = {"mps_min_bytes", 128, 4096},
-	[HWC_T_MRRS_MIN_BYTES] = {"mrrs_min_bytes", 128, 4096},
-	[HWC_T_PAYLOAD_CHECK_RATE_GBPS] = {"payload_check_rate_gbps", 0, 10000},
-	[HWC_T_CSTATE_MAX_LATENCY_US] = {"cstate_max_latency_us", 0, 1e9},
-	[HWC_T_CHANNELS_MIN] = {"channels_min", 1, 4096},
-	[HWC_T_PROBE_MIN_RATIO] = {"probe_min_ratio", 0, 1},
-	[HWC_T_PROBE_ASYMMETRY_MAX] = {"probe_asymmetry_max", 0, 1},
-	[HWC_T_LINK_SYMBOL_ERRORS_PER_HOUR] = {"link_symbol_errors_per_hour", 0, 1e12},
-	[HWC_T_LINK_FLAPS_MAX] = {"link_flaps_max", 0, 1e9},
-	[HWC_T_LINK_RAW_BER_MARGIN] = {"link_raw_ber_margin", 0, 1},
-	[HWC_T_LINK_EFFECTIVE_BER_MAX] = {"link_effective_ber_max", 0, 1},
-	[HWC_T_LINK_MODULE_MARGIN] = {"link_module_margin", 0, 0.5},
-	[HWC_T_LINK_MODULE_RX_MARGIN_DB] = {"link_module_rx_margin_db", 0, 30},
-};
+/* The one-value keys: thresholds, host and roce settings (rules/profile-keys.h). */
+static const struct hwc_profile_key settings[HWC_T_COUNT] = {HWC_PROFILE_KEYS(HWC_PK_ROW)};
 
 /* The compiled-in default (generated from rules/default-profile.json by rules/CMakeLists.txt). */
 static const char default_text[] = {
@@ -362,26 +340,91 @@ static bool fact_path_ok(const char *s)
 
 static const char *const ops[] = {"==", "!=", "<", "<=", ">", ">=", "in", "not_in", "exists", NULL};
 
-static void v_thresholds(struct vctx *v, const json_t *t, struct hwc_profile *p)
+/* "a", "b" or "c" from "a|b|c". */
+static void values_text(const char *values, char *out, size_t n)
 {
+	size_t l = 0, count = 1;
+	for (const char *q = values; *q; q++)
+		count += *q == '|';
+	out[0] = 0;
+	for (size_t i = 0; i < count && l < n; i++) {
+		size_t w = strcspn(values, "|");
+		int k = snprintf(out + l, n - l, "%s\"%.*s\"", i == 0 ? "" : i + 1 == count ? " or " : ", ",
+				 (int)w, values);
+		if (k < 0)
+			break;
+		l += (size_t)k;
+		values += w + (values[w] == '|');
+	}
+}
+
+/* Whether s is one of "a|b|c". */
+static bool value_in(const char *s, const char *values)
+{
+	size_t n = s ? strlen(s) : 0;
+	for (const char *q = values; s && *q;) {
+		size_t w = strcspn(q, "|");
+		if (w == n && strncmp(q, s, n) == 0)
+			return true;
+		q += w + (q[w] == '|');
+	}
+	return false;
+}
+
+/* x as the table line k says; reports what is wrong (the key is on the path). */
+static bool v_key_value(struct vctx *v, const struct hwc_profile_key *k, const json_t *x)
+{
+	double d = json_number_value(x);
+	char list[256];
+	switch (k->type) {
+	case HWC_PK_boolean:
+		if (!json_is_boolean(x))
+			verr(v, "expected true or false");
+		return json_is_boolean(x);
+	case HWC_PK_string:
+		values_text(k->values, list, sizeof(list));
+		if (!value_in(json_string_value(x), k->values))
+			verr(v, "expected %s", list);
+		return value_in(json_string_value(x), k->values);
+	case HWC_PK_integer:
+		if (!json_is_integer(x) || d < k->min || d > k->max)
+			verr(v, "expected an integer %g..%g", k->min, k->max);
+		return json_is_integer(x) && d >= k->min && d <= k->max;
+	case HWC_PK_number:
+		if (!json_is_number(x))
+			verr(v, "expected a number");
+		else if (d < k->min || d > k->max)
+			verr(v, "%g is out of range [%g, %g]", d, k->min, k->max);
+		return json_is_number(x) && d >= k->min && d <= k->max;
+	}
+	return false;
+}
+
+/* A section of one-value keys (thresholds, host, roce): each key checked by its table line, a
+ * number kept in p->thr. */
+static void v_settings(struct vctx *v, const char *section, const json_t *o, struct hwc_profile *p)
+{
+	const char *allowed[HWC_T_COUNT + 1];
+	size_t n = 0;
+	for (size_t i = 0; i < HWC_T_COUNT; i++)
+		if (!strcmp(settings[i].section, section))
+			allowed[n++] = settings[i].key;
+	allowed[n] = NULL;
+	bool thr = !strcmp(section, "thresholds");
+	if (thr ? !v_is_object(v, o, "expected an object of thresholds")
+		: !check_keys(v, o, allowed, section))
+		return;
 	const char *k;
 	json_t *x;
-	if (!v_is_object(v, t, "expected an object of thresholds"))
-		return;
-	json_object_foreach((json_t *)t, k, x) {
+	json_object_foreach((json_t *)o, k, x) {
 		push(v, k);
 		int idx = -1;
 		for (int i = 0; i < HWC_T_COUNT; i++)
-			if (strcmp(thr_spec[i].name, k) == 0)
+			if (!strcmp(settings[i].section, section) && !strcmp(settings[i].key, k))
 				idx = i;
 		if (idx < 0)
 			verr(v, "unknown threshold \"%s\" (docs/profile.md lists them)", k);
-		else if (!json_is_number(x))
-			verr(v, "expected a number");
-		else if (json_number_value(x) < thr_spec[idx].min || json_number_value(x) > thr_spec[idx].max)
-			verr(v, "%g is out of range [%g, %g]", json_number_value(x), thr_spec[idx].min,
-			     thr_spec[idx].max);
-		else
+		else if (v_key_value(v, &settings[idx], x) && json_is_number(x))
 			p->thr[idx] = json_number_value(x);
 		pop(v);
 	}
@@ -713,70 +756,6 @@ static void v_allowed_modules(struct vctx *v, const json_t *arr)
 	v_array(v, arr, "allowed modules", keys, "an allowed module", v_allowed_module);
 }
 
-/* A host policy string that must be one of a list. */
-static void v_host_enum(struct vctx *v, const json_t *h, const char *key, const char *const *ok,
-			const char *msg)
-{
-	const json_t *x = json_object_get(h, key);
-	if (!x)
-		return;
-	const char *s = json_string_value(x);
-	bool good = false;
-	for (int k = 0; s && ok[k]; k++)
-		good |= strcmp(s, ok[k]) == 0;
-	push(v, key);
-	if (!good)
-		verr(v, "expected %s", msg);
-	pop(v);
-}
-
-static void v_host(struct vctx *v, const json_t *h)
-{
-	static const char *const keys[] = {"iommu", "mtu_min", "role", "pci_wr_ordering", "platform", NULL};
-	static const char *const platforms[] = {"bare_metal", "vm", NULL};
-	static const char *const iommu[] = {"passthrough", "translated", "any", NULL};
-	static const char *const roles[] = {"gpu_compute", "storage_client", "smb_client", NULL};
-	static const char *const wo[] = {"per_mkey", "force_relax", "any", NULL};
-	if (!check_keys(v, h, keys, "host"))
-		return;
-	v_host_enum(v, h, "iommu", iommu, "\"passthrough\", \"translated\" or \"any\"");
-	v_host_enum(v, h, "role", roles, "\"gpu_compute\", \"storage_client\" or \"smb_client\"");
-	v_host_enum(v, h, "pci_wr_ordering", wo, "\"per_mkey\", \"force_relax\" or \"any\"");
-	v_host_enum(v, h, "platform", platforms, "\"bare_metal\" or \"vm\"");
-	v_opt(v, h, "mtu_min", 'n');
-}
-
-/* The fabric's RoCE choices (docs/profile.md "RoCE"). */
-static void v_roce(struct vctx *v, const json_t *r)
-{
-	static const char *const keys[] = {"lossless", "priority", "dscp", "cnp_dscp", "cnp_priority",
-					   "trust", NULL};
-	static const struct {
-		const char *key;
-		int max;
-	} nums[] = {{"priority", 7}, {"dscp", 63}, {"cnp_dscp", 63}, {"cnp_priority", 7}};
-	if (!check_keys(v, r, keys, "roce"))
-		return;
-	for (size_t i = 0; i < HWC_ARRAY_SIZE(nums); i++) {
-		const json_t *x = json_object_get(r, nums[i].key);
-		push(v, nums[i].key);
-		if (x && (!json_is_integer(x) || json_integer_value(x) < 0 ||
-			  json_integer_value(x) > nums[i].max))
-			verr(v, "expected an integer 0..%d", nums[i].max);
-		pop(v);
-	}
-	const json_t *l = json_object_get(r, "lossless"), *t = json_object_get(r, "trust");
-	push(v, "lossless");
-	if (l && !json_is_boolean(l))
-		verr(v, "expected true or false");
-	pop(v);
-	push(v, "trust");
-	if (t && (!json_is_string(t) || (strcmp(json_string_value(t), "dscp") &&
-					  strcmp(json_string_value(t), "pcp"))))
-		verr(v, "expected \"dscp\" or \"pcp\"");
-	pop(v);
-}
-
 /* One top-level key of a profile, checked by its section's validator. */
 static void v_section(struct vctx *v, const char *k, const json_t *x, struct hwc_profile *p)
 {
@@ -785,11 +764,11 @@ static void v_section(struct vctx *v, const char *k, const json_t *x, struct hwc
 		void (*check)(struct vctx *v, const json_t *x);
 	} sections[] = {
 		{"products", v_products}, {"expectations", v_expectations}, {"waivers", v_waivers},
-		{"host", v_host}, {"unused_ports", v_unused_ports}, {"required", v_required},
-		{"roce", v_roce}, {"allowed_modules", v_allowed_modules},
+		{"unused_ports", v_unused_ports}, {"required", v_required},
+		{"allowed_modules", v_allowed_modules},
 	};
-	if (!strcmp(k, "thresholds"))
-		v_thresholds(v, x, p);
+	if (!strcmp(k, "thresholds") || !strcmp(k, "host") || !strcmp(k, "roce"))
+		v_settings(v, k, x, p);
 	else if (!strcmp(k, "rules"))
 		v_rules(v, x, p);
 	else if ((!strcmp(k, "name") || !strcmp(k, "description")) && !json_is_string(x))
@@ -832,6 +811,9 @@ static struct hwc_profile *parse_only(const char *name, const char *buf, size_t 
 	memset(p->sev, -1, sizeof(p->sev));
 	if (base)
 		memcpy(p->thr, base->thr, sizeof(p->thr));
+	else
+		for (size_t i = 0; i < HWC_T_COUNT; i++)
+			p->thr[i] = settings[i].def ? strtod(settings[i].def, NULL) : 0;
 	struct vctx v = {.name = name, .buf = buf, .len = len, .err = err, .errsz = errsz};
 	static const char *const top[] = {"schema", "schema_version", "name", "description",
 					  "thresholds", "host", "products", "rules", "expectations",

@@ -8,6 +8,7 @@
 
 #include "core/query.h"
 #include "core/util.h"
+#include "rules/profile-keys.h" /* enum hwc_threshold (HWC_T_<ID>) */
 #include "rules/rules.h"
 
 struct hwc_rule_ctx {
@@ -80,29 +81,6 @@ const char *fv_fmt_num(struct hwc_arena *a, double v);
 const char *fv_json_text(struct hwc_arena *a, const json_t *v);
 
 /* ------------------------------------------------------------ profile (profile.c) */
-
-enum hwc_threshold {
-	HWC_T_CARD_TEMP_LIMIT_C,
-	HWC_T_CARD_TEMP_MARGIN_C,
-	HWC_T_CARD_TEMP_WARN_DEFAULT_C,
-	HWC_T_HOST_TEMP_LIMIT_C,
-	HWC_T_HOST_TEMP_MARGIN_C,
-	HWC_T_AER_CORRECTABLE_MAX,
-	HWC_T_MPS_MIN_BYTES,
-	HWC_T_MRRS_MIN_BYTES,
-	HWC_T_PAYLOAD_CHECK_RATE_GBPS,
-	HWC_T_CSTATE_MAX_LATENCY_US,
-	HWC_T_CHANNELS_MIN,
-	HWC_T_PROBE_MIN_RATIO,
-	HWC_T_PROBE_ASYMMETRY_MAX,
-	HWC_T_LINK_SYMBOL_ERRORS_PER_HOUR,
-	HWC_T_LINK_FLAPS_MAX,
-	HWC_T_LINK_RAW_BER_MARGIN,
-	HWC_T_LINK_EFFECTIVE_BER_MAX,
-	HWC_T_LINK_MODULE_MARGIN,
-	HWC_T_LINK_MODULE_RX_MARGIN_DB,
-	HWC_T_COUNT
-};
 
 double hwc_profile_threshold(const struct hwc_profile *p, enum hwc_threshold t);
 /* Rule enabled and its severity (the table's unless the profile overrides it). */

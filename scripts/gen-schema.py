@@ -8,11 +8,12 @@
 # `scripts/hwcheck-dev gen`.
 #   gen-schema.py --dump BUILD/tests/jtables_dump docs/schema           add what is missing
 #   gen-schema.py --dump BUILD/tests/jtables_dump --check docs/schema   exit 1 if something is
-import argparse
 import json
 import os
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gen_common import args_and_rows, write_or_report  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "codec"))
 from check_jtables import ITEM, KINDS, STATUS_KINDS, Schemas  # noqa: E402
@@ -83,12 +84,7 @@ def add_missing(rows, s):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--dump", required=True)
-    ap.add_argument("--check", action="store_true")
-    ap.add_argument("schema")
-    a = ap.parse_args()
-    rows = json.loads(subprocess.run([a.dump], check=True, capture_output=True).stdout)
+    a, rows = args_and_rows("schema")
     s = Schemas(a.schema)
     files = {}
     for name in os.listdir(a.schema):
@@ -107,12 +103,8 @@ def main():
             problems.append(f"{path} is formatted by hand: add the keys above there")
             print(problems[-1], file=sys.stderr)
             continue
-        if a.check:
-            print(f"{path}: keys of the field tables are missing: run scripts/hwcheck-dev gen")
-            continue
-        with open(path, "w") as f:
-            f.write(new)
-        print(f"gen-schema: {path}: added the new keys of its field tables")
+        write_or_report(a.check, path, new, "keys of the field tables are missing",
+                        f"gen-schema: {path}: added the new keys of its field tables")
     return 1 if problems or (a.check and changed) else 0
 
 

@@ -5,7 +5,9 @@
 # facts.host.net) is removed from a scratch copy of docs/schema and written again by the
 # generator, which must give the committed files byte for byte; --check must then pass, and must
 # fail while one is missing. So a generated entry is never edited by hand out of step with its
-# table line, and the generator keeps working.
+# table line, and the generator keeps working. Then every schema a field table writes into must
+# be in the form the generator writes (none formatted by hand, which it would refuse to rewrite),
+# and a new key in a table of each of them must be added by the generator, and nothing else.
 # Usage: check_gen_schema.py --dump JTABLES_DUMP --schema DOCS/schema --gen scripts/gen-schema.py
 import argparse
 import json
@@ -39,17 +41,69 @@ def generated(rows, s):
     return keep
 
 
+def test_args(target):
+    """--dump TOOL, --gen GENERATOR and target DIR: the command line of a generator's test."""
+    ap = argparse.ArgumentParser()
+    for opt in ("--dump", "--gen", target):
+        ap.add_argument(opt, required=True)
+    return ap.parse_args()
+
+
 def run(gen, dump, schema, check=False):
     return subprocess.run([sys.executable, gen, "--dump", dump] + (["--check"] if check else [])
                           + [schema], capture_output=True, text=True)
 
 
+PROBE_KEY = "zz_gen_schema_test"
+
+
+def add_one_key(rows, schema, gen, sid):
+    """Problems when the generator does not add one new key of a table of schema sid (a copy of
+    the schema directory, a dump with the key added) or changes anything else."""
+    table = next(r for r in rows if "table" in r and r["schema"] == sid)
+    fake = dict(schema=sid, path=table["path"], key=PROBE_KEY, type="i64", status=False,
+                always=False, null=False, types=None, doc="check_gen_schema.py's new key")
+    rows = [dict(r, table=r["table"] + [PROBE_KEY]) if r is table else r for r in rows] + [fake]
+    name = sid.split(":")[-1]
+    with tempfile.TemporaryDirectory() as d:
+        copy = os.path.join(d, "schema")
+        shutil.copytree(schema, copy)
+        with open(os.path.join(d, "rows.json"), "w") as f:
+            json.dump(rows, f)
+        dump = os.path.join(d, "dump")
+        with open(dump, "w") as f:
+            f.write(f"#!/bin/sh\nexec cat '{d}/rows.json'\n")
+        os.chmod(dump, 0o755)
+        cp = run(gen, dump, copy)
+        if cp.returncode != 0:
+            return [f"{name}: gen-schema.py could not add a new key: {cp.stdout}{cp.stderr}"]
+        s = Schemas(copy)
+        node = (s.store[sid], sid)
+        for step in table["path"]:
+            node = s.child(*node, step)
+        obj, _ = s.deref(*node)
+        if obj.get("properties", {}).pop(PROBE_KEY, None) is None:
+            return [f"{name}: gen-schema.py did not add the new key at {table['path']}"]
+        if s.store != Schemas(schema).store:
+            return [f"{name}: gen-schema.py changed more than the new key"]
+    return []
+
+
+def hand_formatted(rows, schema):
+    """The schema files a field table writes into that the generator would refuse to rewrite."""
+    sids = {r["schema"] for r in rows}
+    bad = []
+    for f in sorted(os.listdir(schema)):
+        text = open(os.path.join(schema, f)).read()
+        if f.endswith(".schema.json") and json.loads(text)["$id"] in sids \
+                and json.dumps(json.loads(text), indent=2) + "\n" != text:
+            bad.append(f"{f}: not in the form gen-schema.py writes (json.dumps, indent 2): "
+                       "scripts/hwcheck-dev gen could not add its new keys")
+    return bad
+
+
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--dump", required=True)
-    ap.add_argument("--schema", required=True)
-    ap.add_argument("--gen", required=True)
-    a = ap.parse_args()
+    a = test_args("--schema")
     rows = json.loads(subprocess.run([a.dump], check=True, capture_output=True).stdout)
     keys = generated(rows, Schemas(a.schema))
     if not keys:
@@ -81,11 +135,15 @@ def main():
                 bad.append(f"{f}: gen-schema.py writes it differently from the committed file")
         if run(a.gen, a.dump, copy, check=True).returncode != 0:
             bad.append("gen-schema.py --check fails right after writing")
+    bad += hand_formatted(rows, a.schema)
+    sids = sorted({r["schema"] for r in rows if "table" in r})
+    for sid in sids:
+        bad += add_one_key(rows, a.schema, a.gen, sid)
     for b in bad:
         print(b, file=sys.stderr)
     print(f"{len(keys)} generated schema entries rewritten ("
           + ", ".join(f"{sid.split(':')[-1]}.{'.'.join(p + [k])}" for sid, p, k in keys)
-          + f"), {len(bad)} problems")
+          + f"); a new key added to each of {len(sids)} schemas; {len(bad)} problems")
     return 1 if bad else 0
 
 

@@ -34,7 +34,8 @@ class Schemas:
     def __init__(self, d):
         self.store = {}
         for p in glob.glob(os.path.join(d, "*.schema.json")):
-            s = json.load(open(p))
+            with open(p) as f:
+                s = json.load(f)
             self.store[s["$id"]] = s
 
     def deref(self, node, doc):

@@ -23,8 +23,9 @@ server() {  # an RDMA server in the background, listening
   wait_cm "state LISTEN"
 }
 server
-run_case rdma $HW probe --json --all-ports --client "$PAIRS" $R --probe-op write,send --probe-duration 0.5
+run_case rdma $HW probe --json --all-ports --client "$PAIRS" $R --probe-op write,send --probe-duration 1
 wait $sp; emit rdma_server $? /tmp/server.out /tmp/server.err
+run_case rxe_counters rdma statistic show  # retries, RNR NAKs: printed by vm_probe.py
 server
 run_case rdma_text $HW probe --all-ports --client "$PAIRS" $R --probe-op read --probe-duration 0.3
 wait $sp; emit rdma_text_server $? /tmp/server.out /tmp/server.err

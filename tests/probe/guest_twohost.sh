@@ -20,6 +20,7 @@ run_case port_in_use $HW probe --json --server
 tx0=$(cat /sys/class/net/veth1/statistics/tx_bytes)
 run_case client $HW probe --json --client "$SRV" --probe-duration 0.5
 tx1=$(cat /sys/class/net/veth1/statistics/tx_bytes)
+run_case rxe_counters rdma statistic show  # retries, RNR NAKs: printed by vm_probe.py
 wait $sp; emit server $? /tmp/server.out /tmp/server.err
 echo $((tx1 - tx0)) > /tmp/tx; : > /tmp/empty; emit veth1_tx_bytes 0 /tmp/tx /tmp/empty
 # several QPs (one rdma_cm connection each), small messages (CQ moderation)

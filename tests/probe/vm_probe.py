@@ -83,6 +83,17 @@ def measured_ok(r, name):
         check(abs(r["ratio"] - g / r["ceiling_gbps"]) < 1e-9, f"{name}: ratio = gbps / ceiling")
 
 
+def rxe_counters(cases, scenario):
+    """What rxe did to deliver the runs (lost packets, RNR NAKs): context for a slow or failed run."""
+    c = cases.get("rxe_counters")
+    for line in (c["stdout"] if c else "").splitlines():
+        w = line.split()  # link rxe_eth0/1 NAME VALUE NAME VALUE ...
+        bad = [f"{k} {v}" for k, v in zip(w[2::2], w[3::2])
+               if v != "0" and any(s in k for s in ("rnr", "retry", "seq_err", "out_of_seq"))]
+        if len(w) > 1 and bad:
+            print(f"{scenario} rxe counters {w[1]}: {', '.join(bad)}")
+
+
 def loopback(cases, src):
     c, p = doc_of(cases, "no_device", src)
     check(c and c["rc"] == 3, f"no_device: exit 3 (nothing probed), got {c and c['rc']}")
@@ -165,6 +176,7 @@ def loopback(cases, src):
 
 
 def twohost(cases, src):
+    rxe_counters(cases, "twohost")
     c, p = doc_of(cases, "client", src)
     check(c and c["rc"] == 0, f"client: exit 0, got {c and c['rc']}: {c and c['stderr'][-1500:]}")
     rs = p.get("results", [])
@@ -482,6 +494,7 @@ def pairs(cases, src):
         if r.get("op") == "write":
             check(r.get("data_ok") is True, f"rdma {r.get('rdma_device')} write: read back intact")
     srv = pairs_server(cases, "rdma_server", src, 8, "rdma_device")
+    rxe_counters(cases, "pairs")
     check(all(r.get("data_ok") is True for r in srv), "rdma_server: every write and send arrived intact")
 
     c = cases.get("rdma_text")

@@ -13,8 +13,17 @@
 # value-or-unknown helpers and core/json.h's readers and writers. A key argument that is an element
 # of a table of keys (`keys[k]`, `k[i]`) stands for every string of that table in the same file
 # (`static const char *const keys[] = {"speed_gts", "width", NULL};`).
+#
+# Where the code says which object a key is read from, the key must be a key of that object, not
+# only of some object: the object argument is the facts document (`facts`, `c->facts`), a typed
+# accessor of core/query.h (ACCESSORS: hwc_q_pci_link(dev) is a pci.devices[] entry's link), a
+# key read from one of those (hwc_q_get(hwc_q_host(facts), "numa")), or a variable of the function
+# assigned or iterated from one of those (`nd = hwc_q_netdev(facts, name)`,
+# `json_array_foreach(hwc_q_adapters(facts), i, ad)`); in core/query.c the accessors' parameters
+# are objects by their names (QUERY_PARAMS).
 import glob
 import json
+import functools
 import os
 import re
 import subprocess
@@ -23,7 +32,9 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tools"))
+sys.path.insert(0, os.path.join(HERE, "..", "codec"))
 import hwctest  # noqa: E402
+from check_jtables import Schemas  # noqa: E402
 
 # function -> index of the key argument (0-based); dotted: the key is a path "a.b[].c"
 CALLS = {
@@ -50,6 +61,28 @@ SCRATCH = {
     "peers": "rules/rule-mlx.c: the same tally",
     "ties": "rules/rule-mlx.c: the same tally",
 }
+
+# the object argument of the calls above (0-based), where it is not the first
+OBJ_ARG = {"need_num": 2, "need_bool": 2, "need_str": 2}
+
+# The objects core/query.h's accessors return, as paths from the facts document
+ACCESSORS = {
+    "hwc_q_host": "host", "hwc_q_netdevs": "netdevs", "hwc_q_gpudirect": "pci.gpudirect",
+    "hwc_q_fw_image": "mlx.fw_image", "hwc_q_roce_ports": "roce.ports",
+    "hwc_q_adapters": "mlx.adapters", "hwc_q_pci_dev": "pci.devices[]",
+    "hwc_q_netdev": "netdevs[]", "hwc_q_port_netdev": "netdevs[]",
+    "hwc_q_adapter_of": "mlx.adapters[]", "hwc_q_function_adapter": "mlx.adapters[]",
+    "hwc_q_numa_node": "host.numa.nodes[]", "hwc_q_pci_link": "pci.devices[].link",
+    "hwc_q_path_bottleneck": "pci.devices[].path_bottleneck",
+    "hwc_q_netdev_module": "netdevs[].link.module", "hwc_q_netdev_link": "netdevs[].link",
+    "hwc_q_irq_locality": "netdevs[].irq_locality", "hwc_q_ports": "mlx.adapters[].ports",
+    "hwc_q_function_map": "mlx.adapters[].function_map",
+    "hwc_q_registers": "mlx.adapters[].registers", "hwc_q_fw_config": "mlx.adapters[].fw_config",
+    "hwc_q_fw_reset": "mlx.adapters[].fw_reset", "hwc_q_fw_param": "mlx.adapters[].fw_config.{}",
+}
+# core/query.c names its accessors' object parameters by what they are
+QUERY_PARAMS = {"facts": "", "dev": "pci.devices[]", "nd": "netdevs[]", "adapter": "mlx.adapters[]",
+                "param": "mlx.adapters[].fw_config.{}"}
 
 FW_PARAM = re.compile(r"^[A-Z][A-Z0-9_]*$")
 
@@ -126,12 +159,73 @@ def table_at(tables, name, pos):
     return found
 
 
+def functions(src):
+    """(start, end) of each function body: from a '{' to a '}' at the start of a line."""
+    return [(m.start(), src.find("\n}", m.start())) for m in re.finditer(r"^\{", src, re.M)]
+
+
+def split_path(p):
+    return [x for x in re.split(r"\.|(\[\]|\{\})", p) if x]
+
+
+class Objects:
+    """Which object of the facts document an expression of a C file is, when the code says."""
+
+    def __init__(self, src, params):
+        self.src, self.params, self.funcs = src, params, functions(src)
+
+    def of(self, expr, pos, depth=0):
+        """The path ("pci.devices[].link") of the object expr is, or None when not known."""
+        expr = expr.strip()
+        while expr.startswith("(") and expr.endswith(")") and depth < 8:
+            expr, depth = expr[1:-1].strip(), depth + 1
+        if depth > 8:
+            return None
+        if expr in ("facts", "c->facts"):
+            return ""
+        m = re.fullmatch(r"(\w+)\s*\((.*)\)", expr, re.S)
+        if m:
+            args = call_args(expr, m.start(2) - 1)
+            if m.group(1) == "hwc_q_list" and len(args) > 1:
+                lit = re.fullmatch(r'\s*"([^"]*)"\s*', args[1])
+                return lit.group(1) if lit else None
+            if m.group(1) in ACCESSORS:
+                return ACCESSORS[m.group(1)]
+            if m.group(1) in ("hwc_q_get", "hwc_q_at", "json_object_get") and len(args) == 2:
+                lit = re.fullmatch(r'\s*"([^"]*)"\s*', args[1])
+                base = self.of(args[0], pos, depth + 1)
+                return None if base is None or not lit else (base + "." + lit.group(1)).lstrip(".")
+            return None
+        if re.fullmatch(r"\w+", expr):
+            return self.variable(expr, pos, depth)
+        return None
+
+    def variable(self, name, pos, depth):
+        body = next(((a, b) for a, b in self.funcs if a <= pos <= b), None)
+        if body is None:
+            return None
+        head = self.src[self.src.rfind("\n\n", 0, body[0]) + 1:body[0]]
+        if self.params and re.search(r"\*\s*" + name + r"\b", head):
+            return self.params.get(name)
+        found, at = None, -1
+        scope = self.src[body[0]:pos]
+        for m in re.finditer(r"\b" + name + r"\s*=\s*([^;=][^;]*);", scope):
+            found, at = self.of(m.group(1), body[0] + m.start(), depth + 1), m.start()
+        for m in re.finditer(r"\bjson_array_foreach\s*\(", scope):
+            args = call_args(scope, m.end() - 1)
+            if len(args) == 3 and args[2].strip() == name and m.start() > at:
+                arr = self.of(args[0], body[0] + m.start(), depth + 1)
+                found, at = (None if arr is None else arr + "[]"), m.start()
+        return found
+
+
 def key_literals(path):
     """(line, function, key) for each string literal key argument in the file, and for each
     string of a table of keys that a key argument indexes."""
     with open(path) as f:
         src = strip_comments(f.read())
     tables = key_tables(src)
+    objects = Objects(src, QUERY_PARAMS if path.endswith(os.path.join("core", "query.c")) else None)
     names = "|".join(sorted(CALLS, key=len, reverse=True))
     for m in re.finditer(r"\b(" + names + r")\s*\(", src):
         args = call_args(src, m.end() - 1)
@@ -148,10 +242,43 @@ def key_literals(path):
                 keys = table_at(tables, sub.group(1), m.start())
             else:
                 continue
+            oi = OBJ_ARG.get(m.group(1), 0)
+            obj = objects.of(args[oi], m.start()) if len(args) > oi else None
+            if m.group(1) == "hwc_q_fw_param" or (m.group(1) == "hwc_q_fw_value" and n == 1):
+                obj = None  # a firmware parameter's name
+            elif m.group(1) == "hwc_q_fw_value" and obj is not None:
+                obj += ".fw_config.{}"  # the column of one of the adapter's parameters
             for at, key in keys:
                 for part in re.split(r"\.|\[\]", key):
                     if part:
-                        yield at, m.group(1), part
+                        yield at, m.group(1), part, obj, key
+
+
+def facts_schema():
+    """(Schemas of docs/schema and the report schema, the facts object's node)."""
+    s = Schemas(hwctest.source("docs", "schema"))
+    with open(hwctest.source("docs", "hwcheck-report.schema.json")) as f:
+        report = json.load(f)
+    s.store[report["$id"]] = report
+    return s, (report["properties"]["facts"], report["$id"])
+
+
+def lookup(s, root, steps):
+    """Where the path of steps leads from root: (node, None), or (None, the step it lacks);
+    (None, None) when an object on the way is free-form (no properties: anything may be in it)."""
+    node = root
+    for step in steps:
+        nxt = s.child(*node, step)
+        if nxt is None and step not in ("[]", "{}"):
+            maps = [b for b, _ in s.branches(*node) if isinstance(b.get("additionalProperties"), dict)]
+            if maps:
+                nxt = (maps[0]["additionalProperties"], node[1])
+            elif not s.props(*node) and not any(b.get("items") for b, _ in s.branches(*node)):
+                return None, None
+        if nxt is None:
+            return None, step
+        node = nxt
+    return node, None
 
 
 class KeyLiterals(unittest.TestCase):
@@ -170,15 +297,25 @@ class KeyLiterals(unittest.TestCase):
                        glob.glob(hwctest.source("cli", "*.c")) +
                        [hwctest.source("core", "query.c")])
         self.assertGreater(len(files), 20)
-        seen, bad = 0, []
+        seen, bad, placed = 0, [], set()
+        schemas, root = facts_schema()
         for p in files:
-            for line, fn, key in key_literals(p):
+            for line, fn, key, obj, full in key_literals(p):
                 seen += 1
+                where = f"{os.path.relpath(p, hwctest.source())}:{line}: {fn}(\"{full}\")"
+                if obj is not None and (where, obj) not in placed:
+                    placed.add((where, obj))
+                    _, lacks = lookup(schemas, root, split_path(obj) + split_path(full))
+                    if lacks:
+                        bad.append(f"{where}: \"{lacks}\" is not a key of facts.{obj} "
+                                   "(docs/schema/)")
                 if key in known or key in profile or key in SCRATCH or FW_PARAM.match(key):
                     continue
-                bad.append(f"{os.path.relpath(p, hwctest.source())}:{line}: {fn}(\"{key}\")")
-        # the scan itself works: the rules and commands use hundreds of keys
+                bad.append(f"{where}: \"{key}\" in no schema")
+        # the scan itself works: the rules and commands use hundreds of keys, and the code says
+        # the object of a good share of them
         self.assertGreater(seen, 500)
+        self.assertGreater(len(placed), 200)
         self.assertEqual(bad, [], "keys in no schema (docs/schema/), profile or scratch list:\n" +
                          "\n".join(bad))
 
@@ -208,11 +345,47 @@ class KeyLiterals(unittest.TestCase):
             got = list(key_literals(f.name))
         finally:
             os.unlink(f.name)
-        self.assertEqual(sorted(k for _, _, k in got),
+        self.assertEqual(sorted(g[2] for g in got),
                          ["PCI_WR_ORDERING", "a", "b", "link", "mtu", "netdevs", "next_boot",
                           "rx_max", "speed_gts", "tx_max"])
         # a table's strings are reported at their own lines
-        self.assertIn((6, "hwc_q_get", "tx_max"), got)
+        self.assertIn((6, "hwc_q_get", "tx_max"), [g[:3] for g in got])
+
+    def test_keys_checked_against_their_object(self):
+        # the object of a key, where the code says it, and the key looked up there
+        import tempfile
+        with tempfile.NamedTemporaryFile("w", suffix=".c", delete=False) as f:
+            f.write('static int f(const json_t *facts, const json_t *o)\n{\n'
+                    '\tconst json_t *dev = hwc_q_pci_dev(facts, "0000:01:00.0");\n'
+                    '\tjson_array_foreach(hwc_q_adapters(facts), i, ad) n += !!hwc_q_get(ad, "psid");\n'
+                    '\tx = hwc_q_get(hwc_q_pci_link(dev), "speed_gts");\n'
+                    '\tx = hwc_q_get(dev, "mtu");\n'
+                    '\tx = hwc_q_string(hwc_q_get(hwc_q_host(facts), "kernel"), "lockdown");\n'
+                    '\tneed_num(c, "s", hwc_q_netdev(facts, "x"), "b", "link.module.vendor", &v);\n'
+                    '\thwc_q_walk(c->facts, "netdevs[].mtu", a, cb, ud);\n'
+                    '\tx = hwc_q_fw_value(ad, "PCI_WR_ORDERING", "next_boot");\n'
+                    '\tx = hwc_q_get(o, "anything");\n'
+                    '\treturn 0;\n}\n')
+        try:
+            got = {(g[2], g[3]) for g in key_literals(f.name)}
+        finally:
+            os.unlink(f.name)
+        self.assertEqual(got, {
+            ("psid", "mlx.adapters[]"), ("speed_gts", "pci.devices[].link"),
+            ("mtu", "pci.devices[]"), ("kernel", "host"), ("lockdown", "host.kernel"),
+            ("link", "netdevs[]"), ("module", "netdevs[]"), ("vendor", "netdevs[]"),
+            ("netdevs", ""), ("mtu", ""), ("PCI_WR_ORDERING", None),
+            ("next_boot", "mlx.adapters[].fw_config.{}"), ("anything", None)})
+        s, root = facts_schema()
+        for obj, key, lacks in (("pci.devices[]", "mtu", "mtu"), ("pci.devices[].link", "speed_gts", None),
+                                ("netdevs[]", "link.module.vendor", None), ("", "netdevs[].mtu", None),
+                                ("mlx.adapters[].fw_config.{}", "next_boot", None),
+                                ("host", "kernel.lockdown", None), ("host", "kernel.lockdwn", "lockdwn")):
+            self.assertEqual(lookup(s, root, split_path(obj) + split_path(key))[1], lacks, (obj, key))
+        # every accessor's object is in the schema
+        for fn, path in list(ACCESSORS.items()) + [(k, v) for k, v in QUERY_PARAMS.items() if v]:
+            node, lacks = lookup(s, root, split_path(path))
+            self.assertIsNotNone(node, f"{fn}: facts.{path} is not in docs/schema ({lacks})")
 
 
 class FactsMd(unittest.TestCase):

@@ -2,6 +2,7 @@
 /* Unit tests of rules/: facts view helpers, profile validation messages (file:line:col and JSON
  * path), waivers and their expiry, the summary line, and the table's invariants. */
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -104,6 +105,46 @@ static int parse(const char *text, char *err, size_t n)
 	int rc = hwc_profile_parse("site.json", text, strlen(text), &p, err, n);
 	hwc_profile_free(p);
 	return rc;
+}
+
+/* The one-value keys (thresholds, host, roce): each value checked by its line of
+ * rules/profile-keys.h, and the built-in default holds the table's defaults. */
+static void test_profile_keys(void)
+{
+	char err[512];
+	static const char *const bad[][2] = {
+		{"\"roce\": {\"priority\": 8}", "roce.priority: expected an integer 0..7"},
+		{"\"roce\": {\"dscp\": 26.5}", "roce.dscp: expected an integer 0..63"},
+		{"\"roce\": {\"trust\": \"DSCP\"}", "roce.trust: expected \"dscp\" or \"pcp\""},
+		{"\"roce\": {\"lossless\": 1}", "roce.lossless: expected true or false"},
+		{"\"roce\": {\"pfc\": 3}", "roce.pfc: unknown key \"pfc\" in roce (expected one of: "
+					   "lossless, priority, dscp, cnp_dscp, cnp_priority, trust)"},
+		{"\"host\": {\"iommu\": \"off\"}",
+		 "host.iommu: expected \"passthrough\", \"translated\" or \"any\""},
+		{"\"host\": {\"platform\": 1}", "host.platform: expected \"bare_metal\" or \"vm\""},
+		{"\"host\": {\"mtu_min\": -1}", "host.mtu_min: -1 is out of range [0, 65536]"},
+		{"\"host\": {\"mtu\": 9000}", "host.mtu: unknown key \"mtu\" in host (expected one of: "
+					  "iommu, mtu_min, role, pci_wr_ordering, platform)"},
+		{"\"thresholds\": {\"probe_min_ratio\": 1.5}",
+		 "thresholds.probe_min_ratio: 1.5 is out of range [0, 1]"},
+	};
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(bad); i++) {
+		char t[512];
+		snprintf(t, sizeof(t), "{\"schema\": \"hwcheck.profile\", \"schema_version\": 1, %s}", bad[i][0]);
+		CHECK(parse(t, err, sizeof(err)) < 0);
+		CHECK(strstr(err, bad[i][1]) != NULL);
+	}
+	CHECK(parse("{\"schema\": \"hwcheck.profile\", \"schema_version\": 1, \"host\": {\"mtu_min\": 9000, "
+		    "\"role\": \"gpu_compute\"}, \"roce\": {\"lossless\": false, \"priority\": 3, \"trust\": \"pcp\"}}",
+		    err, sizeof(err)) == 0);
+	struct hwc_profile *p = NULL;
+	CHECK(hwc_profile_load(NULL, &p, err, sizeof(err)) == 0);
+	static const struct hwc_profile_key keys[] = {HWC_PROFILE_KEYS(HWC_PK_ROW)};
+	for (int t = 0; t < HWC_T_COUNT; t++)
+		CHECK(!keys[t].def || keys[t].type != HWC_PK_number ||
+		      hwc_profile_threshold(p, (enum hwc_threshold)t) == strtod(keys[t].def, NULL));
+	CHECK(hwc_profile_threshold(p, HWC_T_LINK_EFFECTIVE_BER_MAX) == 1e-12);
+	hwc_profile_free(p);
 }
 
 static void test_profile_errors(void)
@@ -327,6 +368,7 @@ int main(void)
 	test_lookup();
 	test_accessors();
 	test_profile_errors();
+	test_profile_keys();
 	test_waivers_and_summary();
 	test_table();
 	test_render();
