@@ -189,6 +189,9 @@ struct hwc_mlx_module {
 	struct hwc_fstr fw_version, ddm;
 	struct hwc_ff64 length_m;
 	struct hwc_mlx_reading temperature_c, voltage_mv, bias_ma, rx_power_dbm, tx_power_dbm;
+	/* "Rx LOS [per lane]": the module's latched Rx loss-of-signal flags, 0 or 1 per lane (no
+	 * range): SFF-8636 byte 3 and CMIS page 11h byte 147 latch them until read. */
+	struct hwc_mlx_reading rx_los;
 };
 
 /* A number that is the whole of v[0..n) ("15E-255", "25074.8", "-8.508"): mstlink's values. */

@@ -13,6 +13,7 @@
 
 static int put_reading(json_t *o, const struct hwc_jfield *f, const void *p);
 static int get_reading(const json_t *o, const struct hwc_jfield *f, struct hwc_arena *a, void *p);
+static int put_flags(json_t *o, const struct hwc_jfield *f, const void *p);
 
 /* facts.mlx.adapters[].ports[].module, each value with the name mstlink prints for it; a
  * diagnostic (CUSTOM) is the value per lane under its key and the range under key_range. */
@@ -20,6 +21,10 @@ static int get_reading(const json_t *o, const struct hwc_jfield *f, struct hwc_a
 #define R(txt, j, f)                                                                               \
 	{.key = j, .t = HWC_JT_CUSTOM, .off = offsetof(struct hwc_mlx_module, f),                   \
 	 .put = put_reading, .get = get_reading, .src = txt}
+/* a flag per lane (0/1, no range): the array alone under key */
+#define FL(txt, j, f)                                                                              \
+	{.key = j, .t = HWC_JT_CUSTOM, .off = offsetof(struct hwc_mlx_module, f),                   \
+	 .put = put_flags, .get = get_reading, .src = txt}
 static const struct hwc_jfield mkeys[] = {
 	M("Identifier", "identifier", HWC_JT_STR, identifier),
 	M("Compliance", "compliance", HWC_JT_STR, compliance),
@@ -35,9 +40,11 @@ static const struct hwc_jfield mkeys[] = {
 	R("Bias Current [mA]", "bias_ma", bias_ma),
 	R("Rx Power Current [dBm]", "rx_power_dbm", rx_power_dbm),
 	R("Tx Power Current [dBm]", "tx_power_dbm", tx_power_dbm),
+	FL("Rx LOS [per lane]", "rx_los", rx_los),
 };
 #undef M
 #undef R
+#undef FL
 const struct hwc_jtable hwc_mlx_module_table =
 	HWC_JTABLE("mlx.adapters[].ports[].module", mkeys, 0);
 #define NM HWC_ARRAY_SIZE(mkeys)
@@ -83,6 +90,15 @@ static int reading(const char *v, size_t n, struct hwc_mlx_reading *r)
 	return 0;
 }
 
+/* a flag line: one 0 or 1 per lane and no range */
+static bool flags_ok(const struct hwc_mlx_reading *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (r->v[i] != 0 && r->v[i] != 1)
+			return false;
+	return !r->has_range;
+}
+
 static void set_field(struct hwc_mlx_module *m, size_t i, const char *v, size_t n, struct hwc_arena *a)
 {
 	void *f = (char *)m + mkeys[i].off;
@@ -105,7 +121,7 @@ static void set_field(struct hwc_mlx_module *m, size_t i, const char *v, size_t 
 			hwc_fmeta_set(mmeta(m, i), HWC_ST_INVALID, 0, bad);
 		break;
 	default:
-		if (reading(v, n, f) == 0)
+		if (reading(v, n, f) == 0 && (mkeys[i].put != put_flags || flags_ok(f)))
 			hwc_fmeta_set(mmeta(m, i), HWC_ST_OK, 0, NULL);
 		else
 			hwc_fmeta_set(mmeta(m, i), HWC_ST_INVALID, 0, bad);
@@ -168,6 +184,20 @@ static int put_reading(json_t *o, const struct hwc_jfield *f, const void *p)
 		json_array_append_new(arr, json_real(r->v[i]));
 	hwc_json_set_before_unavail(o, key, arr);
 	hwc_json_set_before_unavail(o, rk, r->has_range ? json_pack("[ff]", r->lo, r->hi) : json_null());
+	return 0;
+}
+
+static int put_flags(json_t *o, const struct hwc_jfield *f, const void *p)
+{
+	const struct hwc_mlx_reading *r = p;
+	if (r->m.st != HWC_ST_OK) {
+		hwc_json_set_before_unavail(o, f->key, json_null());
+		return hwc_json_put_meta(o, f->key, &r->m);
+	}
+	json_t *arr = json_array();
+	for (size_t i = 0; arr && i < r->n; i++)
+		json_array_append_new(arr, json_integer((json_int_t)r->v[i]));
+	hwc_json_set_before_unavail(o, f->key, arr);
 	return 0;
 }
 

@@ -31,6 +31,11 @@ static const char *rate_text(struct hwc_rule_ctx *c, double n, double hours)
 	json_array_foreach(hwc_q_adapters((c)->facts), i, ad) json_array_foreach(                     \
 		hwc_q_ports(ad), j, p) if (is_ib(p))
 
+/* Every mlx port that mstlink answered for (without the tool the BER is not known: silent). */
+#define FOR_PHY_PORTS(c, i, ad, j, p)                                                              \
+	json_array_foreach(hwc_q_adapters((c)->facts), i, ad) json_array_foreach(                     \
+		hwc_q_ports(ad), j, p) if (json_is_string(hwc_q_at(p, "phy.source")))
+
 static bool is_ib(const json_t *p)
 {
 	const char *ll = hwc_q_string(p, "link_layer");
@@ -113,6 +118,19 @@ static void eval_symbol(struct hwc_rule_ctx *c)
 	symbol_ib(c, hours, upwhy);
 }
 
+/* mstlink's Link Down Counter of the port whose netdev is name (NULL: none known). */
+static const json_t *mstlink_port_of(struct hwc_rule_ctx *c, const char *name)
+{
+	size_t i, j;
+	const json_t *ad, *p;
+	FOR_PHY_PORTS(c, i, ad, j, p) {
+		const char *nd = hwc_q_string(p, "netdev");
+		if (nd && name && strcmp(nd, name) == 0 && json_is_number(hwc_q_at(p, "phy.link_down_counter")))
+			return p;
+	}
+	return NULL;
+}
+
 /* Flaps of a netdev: link-down events the firmware counted, else carrier ups after the first. */
 static void flaps_netdevs(struct hwc_rule_ctx *c, double max)
 {
@@ -126,6 +144,8 @@ static void flaps_netdevs(struct hwc_rule_ctx *c, double max)
 		int k1 = hwc_q_find_num(nd, "counters.link_down_events_phy", &phy, &w1, c->a);
 		int k2 = hwc_q_find_num(nd, "link.carrier_up_count", &ups, &w2, c->a);
 		if (!k1 && !k2) {
+			if (mstlink_port_of(c, name))
+				continue; /* judged from mstlink's Link Down Counter (flaps_mstlink) */
 			hwc_rule_unknown(c, name, hwc_arena_printf(c->a, "%s.counters.link_down_events_phy", base), w1,
 					 "whether the link went down since boot");
 			hwc_rule_unknown(c, name, hwc_arena_printf(c->a, "%s.link.carrier_up_count", base), w2,
@@ -148,10 +168,40 @@ static void flaps_netdevs(struct hwc_rule_ctx *c, double max)
 	}
 }
 
+/* mstlink's Link Down Counter (the port's physical layer link_down_events, PPCNT, since the
+ * counters were last cleared: the counter ethtool -S shows as link_down_events_phy) for a port
+ * whose flaps no other source counted: no netdev counter, no InfiniBand link_downed. */
+static void flaps_mstlink(struct hwc_rule_ctx *c, double max)
+{
+	size_t i, j;
+	const json_t *ad, *p;
+	FOR_PHY_PORTS(c, i, ad, j, p) {
+		double n;
+		const char *w = NULL, *subj = ib_subject(c, p), *base = ib_base(c, ad, p);
+		if (!hwc_q_find_num(p, "phy.link_down_counter", &n, &w, c->a) || n <= max)
+			continue;
+		if (is_ib(p) && json_is_number(hwc_q_at(p, "counters.link_downed")))
+			continue; /* judged from link_downed */
+		const json_t *nd = hwc_q_port_netdev(c->facts, p);
+		if (json_is_number(hwc_q_at(nd, "counters.link_down_events_phy")) ||
+		    json_is_number(hwc_q_at(nd, "link.carrier_up_count")))
+			continue; /* judged from the netdev's counters */
+		struct hwc_finding *fd = hwc_rule_emit(c, subj, "the link went down %s time%s since its counters were cleared (mstlink Link Down Counter)",
+						       fv_fmt_num(c->a, n), n == 1 ? "" : "s");
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.link_down_counter", base), fv_fmt_num(c->a, n),
+				 hwc_arena_printf(c->a, "<= %s", fv_fmt_num(c->a, max)));
+		double t;
+		if (hwc_q_find_num(p, "phy.time_since_clear_min", &t, &w, c->a))
+			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.time_since_clear_min", base), fv_fmt_num(c->a, t), NULL);
+		fv_far_end_port(c, fd, p, base, NULL);
+	}
+}
+
 static void eval_flaps(struct hwc_rule_ctx *c)
 {
 	double max = hwc_profile_threshold(c->prof, HWC_T_LINK_FLAPS_MAX);
 	flaps_netdevs(c, max);
+	flaps_mstlink(c, max);
 	size_t i, j;
 	const json_t *ad, *p;
 	FOR_IB_PORTS(c, i, ad, j, p) {
@@ -213,11 +263,6 @@ static double fec_limit(const char *fec, const char **src)
 	}
 	return 0;
 }
-
-/* Every mlx port that mstlink answered for (without the tool the BER is not known: silent). */
-#define FOR_PHY_PORTS(c, i, ad, j, p)                                                              \
-	json_array_foreach(hwc_q_adapters((c)->facts), i, ad) json_array_foreach(                     \
-		hwc_q_ports(ad), j, p) if (json_is_string(hwc_q_at(p, "phy.source")))
 
 static void eval_raw_ber(struct hwc_rule_ctx *c)
 {
@@ -352,6 +397,40 @@ static void judge_reading(struct hwc_rule_ctx *c, const char *subj, const char *
 	}
 }
 
+/* The module's Rx LOS flags (mstlink "Rx LOS [per lane]", read from PDDR's module latched flag
+ * info page). They latch (SFF-8636 byte 3, CMIS page 11h byte 147, clear on read): a 1 says the lane lost its input since the flags were last
+ * read, not that it has none now. A passive copper cable has no receiver to lose a signal (the
+ * corpus' ConnectX-7 NDR DAC reads 1,0,1,1 on a link that then passed ib_send_bw traffic): no
+ * meaning. On a port that is down they name the cause (no light or signal from the far end); on
+ * an active link they are history, an info. */
+static void judge_los(struct hwc_rule_ctx *c, const char *subj, const char *base, const json_t *p,
+		      const json_t *mod)
+{
+	const char *lanes = "", *ct = hwc_q_string(mod, "cable_type"), *st;
+	size_t i;
+	const json_t *x;
+	json_array_foreach(hwc_q_get(mod, "rx_los"), i, x)
+		if (json_integer_value(x) == 1)
+			lanes = hwc_arena_printf(c->a, "%s%s%zu", lanes, *lanes ? "," : "", i);
+	if (!*lanes || (ct && strstr(ct, "Passive copper")))
+		return;
+	if (!need_str(c, subj, p, base, "phy.state", &st))
+		return;
+	bool up = strcmp(st, "Active") == 0;
+	struct hwc_finding *fd = up
+		? hwc_rule_emit_sev(c, HWC_SEV_INFO, subj, "module Rx LOS latched on lane %s while the link is up: "
+				    "the signal was lost since the flags were last read (a past flap or reseat), not now", lanes)
+		: hwc_rule_emit_sev(c, HWC_SEV_WARN, subj, "the port is %s and its module reports Rx loss of signal on "
+				    "lane %s: no light or signal arrives from the far end (its transmitter, the fibre or cable, "
+				    "or this module's receiver)", st, lanes);
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.module.rx_los", base),
+			 hwc_arena_printf(c->a, "1 on lane %s", lanes), "0 on every lane");
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.state", base), st, NULL);
+	if (ct)
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.module.cable_type", base), ct, NULL);
+	fv_far_end_port(c, fd, p, base, NULL);
+}
+
 static void eval_module(struct hwc_rule_ctx *c)
 {
 	static const char *const keys[] = {"temperature_c", "voltage_mv", "bias_ma", "rx_power_dbm", "tx_power_dbm"};
@@ -360,10 +439,13 @@ static void eval_module(struct hwc_rule_ctx *c)
 	const json_t *ad, *p;
 	FOR_PHY_PORTS(c, i, ad, j, p) {
 		const json_t *mod = hwc_q_get(p, "module");
-		const json_t *nd = hwc_q_port_netdev(c->facts, p);
-		if (!json_is_object(mod) || json_is_boolean(hwc_q_get(hwc_q_netdev_module(nd), "ddm")))
-			continue; /* judged from the EEPROM itself by LINK_MODULE_THRESHOLDS */
+		if (!json_is_object(mod))
+			continue;
 		const char *subj = ib_subject(c, p), *base = ib_base(c, ad, p);
+		judge_los(c, subj, base, p, mod);
+		const json_t *nd = hwc_q_port_netdev(c->facts, p);
+		if (json_is_boolean(hwc_q_get(hwc_q_netdev_module(nd), "ddm")))
+			continue; /* the readings are judged from the EEPROM itself by LINK_MODULE_THRESHOLDS */
 		struct hwc_finding *fd = NULL;
 		for (size_t k = 0; k < HWC_ARRAY_SIZE(keys); k++)
 			judge_reading(c, subj, base, mod, keys[k], margin, &fd);
@@ -428,7 +510,9 @@ const struct hwc_rule hwc_rules_link[] = {
 	{"LINK_FLAPS", HWC_SEV_WARN, "link", "Link went down since boot",
 	 "link_down_events_phy (firmware), the netdev's carrier ups after the first, or IB link_downed "
 	 "above link_flaps_max (default 0): every flap tears down RDMA connections and stalls "
-	 "collective jobs. An administrator's own ip link down/up counts too.",
+	 "collective jobs. An administrator's own ip link down/up counts too. Where none of these is "
+	 "known for a port (no netdev counters, no link_downed), mstlink's Link Down Counter (the "
+	 "same PPCNT physical layer link_down_events, counted since its counters were last cleared).",
 	 "Check the cable, transceiver and switch port logs; `mlxlink -d <BDF> -c` shows the link "
 	 "down counter and BER; replace the cable if it recurs.",
 	 eval_flaps},
@@ -477,9 +561,15 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "link_module_margin (default 0.1 of the range) of an edge a warning. A module without "
 	 "diagnostics (passive copper: N/A or [0..0]) has nothing to judge. A port whose netdev's "
 	 "module EEPROM hwcheck decoded itself is left to LINK_MODULE_THRESHOLDS (one finding per "
-	 "module).",
+	 "module). Rx LOS per lane (mstlink's Module Info): the flags latch until read (SFF-8636 "
+	 "byte 3, CMIS 5.2 page 11h byte 147 'Latched Rx LOS Flag', clear on read), so on an active "
+	 "link a set flag is history (info: the lane lost its signal since the last read); on a port "
+	 "that is not active it names the cause (warn: no light or signal from the far end). A passive "
+	 "copper cable has no receiver: its flags are not judged (a real ConnectX-7 NDR DAC reads "
+	 "1,0,1,1 on a link that passes traffic).",
 	 "Check airflow for a hot module, clean the fibre and connectors for low Rx power, replace a "
-	 "module whose bias or Tx power drifts; `mstlink -d <device> -m` shows the readings.",
+	 "module whose bias or Tx power drifts; `mstlink -d <device> -m` shows the readings. Rx LOS on "
+	 "a down port: check the far end's transmitter and the fibre (swap it), then this module.",
 	 eval_module},
 	{"MLX_KERNEL_EVENTS", HWC_SEV_WARN, "mlx", "mlx5 faults in the kernel log since boot",
 	 "mlx5_core's own lines: insufficient slot power, port module errors (powered down, bad or "

@@ -108,13 +108,21 @@ def gpud1164():
     r.done("a restricted ConnectX-7 PF whose IB counters must not be read (gpud #1164)")
 
 
+def mstlink_root(name, bdf, device, fw, board, rate, link_layer, seed, cls="0x020000"):
+    """A port mlx5_0 (ACTIVE, LinkUp) of function BDF whose `mstlink -m -c` answer is the fuzz
+    corpus capture SEED."""
+    r = Root(name)
+    r.function(bdf, device, cls=cls, rdma=["mlx5_0"])
+    r.rdma("mlx5_0", fw, board, {1: {"state": "4: ACTIVE", "phys_state": "5: LinkUp",
+                                     "rate": rate, "link_layer": link_layer}})
+    with open(os.path.join(HERE, "..", "fuzz", "corpus", "link", seed), "rb") as f:
+        r.command(["mstlink", "-d", bdf, "-m", "-c"], f.read())
+    return r
+
+
 def bf3_mlxlink():
-    r = Root("link-bf3-mlxlink-clean")
-    r.function("0000:03:00.0", 0xa2dc, rdma=["mlx5_0"])
-    r.rdma("mlx5_0", "32.43.2402", None, {1: {"state": "4: ACTIVE", "phys_state": "5: LinkUp",
-                                              "rate": "100 Gb/sec (4X EDR)", "link_layer": "Ethernet"}})
-    with open(os.path.join(HERE, "..", "fuzz", "corpus", "link", "mlxlink-bf3-100g-m-c-sigcomm26.txt"), "rb") as f:
-        r.command(["mstlink", "-d", "0000:03:00.0", "-m", "-c"], f.read())
+    r = mstlink_root("link-bf3-mlxlink-clean", "0000:03:00.0", 0xa2dc, "32.43.2402", None,
+                     "100 Gb/sec (4X EDR)", "Ethernet", "mlxlink-bf3-100g-m-c-sigcomm26.txt")
     r.source("`hwcheck/commands/mstlink -d 0000:03:00.0 -m -c/stdout`: verbatim first answer of the "
              "SIGCOMM 2026 SmartNIC tutorial README (BlueField-3, `sudo mlxlink -d "
              "/dev/mst/mt41692_pciconf0 -p 1 -m -c`, 03:00.0 = mlx5_0, firmware 32.43.2402): 100G "
@@ -159,8 +167,9 @@ def bad_signal_400g():
              "packet loss on a 400G link ... the link \"works\" and loses packets ... reseat or "
              "replace the optics'): `mlxlink -d /dev/mst/mt53104_pci_cr0 -p <port> --show_counters` "
              "on the SWITCH end (a Spectrum ASIC) of the 400G link; found through the code index, its "
-             "repository name not recorded. Expected: LINK_TOOL_RECOMMENDATION warn; no "
-             "LINK_RAW_BER_HIGH (2E-5 is under a tenth of RS(544,514)'s 2.4e-4); no "
+             "repository name not recorded. Expected: LINK_TOOL_RECOMMENDATION warn; LINK_FLAPS warn "
+             "(Link Down Counter 6: the port has no netdev counters, so mstlink's counter is the "
+             "source); no LINK_RAW_BER_HIGH (2E-5 is under a tenth of RS(544,514)'s 2.4e-4); no "
              "LINK_EFFECTIVE_ERRORS.")
     r.source("RECONSTRUCTED: that these lines are a ConnectX-7's (15b3:1021, 0000:c1:00.0, mlx5_0, "
              "firmware 28.43.1014, Ethernet 400G; the quote is the switch port's, the host end of such "
@@ -168,6 +177,29 @@ def bad_signal_400g():
              "Operational Info (Active, LinkUp, 400G 4x, Standard_RS-FEC (544,514): the FEC of 400G "
              "PAM4) in mlxlink's layout as corpus `mlxlink/cx7-400gbe_mlxlink-port_...trex-issue1185.txt`.")
     r.done("a 400G port whose mlxlink says 'Bad signal integrity' (an operator's quoted counters)")
+
+
+def ndr_dac_los():
+    r = mstlink_root("link-module-cx7-ndr-dac-los", "0000:8e:00.0", 0x1021, "28.46.3048",
+                     "MT_0000000838", "400 Gb/sec (4X NDR)", "InfiniBand",
+                     "mlxlink-cx7-ndr-show-module.txt", cls="0x020700")
+    r.source("`hwcheck/commands/mstlink -d 0000:8e:00.0 -m -c/stdout`: verbatim `sudo mlxlink -d "
+             "/dev/mst/mt4129_pciconf0 --show_mo` of a ConnectX-7 MCX75310AAS-NEA on host csegpu1 "
+             "(GitHub markdown 'How to connect two GPU servers using Infiniband DAC cables', owning "
+             "repository not recorded; corpus `mlxlink/cx7-ndr-mcx75310aas_mlxlink-show_module_ib-ndr-4x_osfp-dac.txt`, "
+             "also tests/fuzz/corpus/link/mlxlink-cx7-ndr-show-module.txt, the prompt line dropped): "
+             "Active/LinkUp IB-NDR 4x, an FS OSFPFL-400G-PC01 passive copper cable, readings 0 [0..0], "
+             "`Rx LOS [per lane] : 1,0,1,1` and `Rx CDR LOL [per lane] : 1,1,1,1`; the same document then "
+             "runs ib_send_bw over mlx5_0 to the peer host. BDF 0000:8e:00.0, firmware 28.46.3048 and "
+             "PSID MT_0000000838 are the same host's `lspci` and `mlxup` answers (corpus "
+             "`mlxconfig/cx7-ndr-mcx75310aas_lspci-grep_mlxup-query-and-update.txt`). Expected: no "
+             "LINK_MODULE_DIAGNOSTICS finding (a passive copper cable has no receiver: its LOS flags "
+             "mean nothing, and the link passed traffic); the module's rx_los fact is [1,0,1,1].")
+    r.source("RECONSTRUCTED: the argv (the capture ran `--show_mo` on the mst device, without `-c`: "
+             "the BER counters are absent, so the BER rules say unknown), device id 0x1021, RDMA "
+             "device mlx5_0 (the ib_send_bw device of the same document), port state/rate/link_layer "
+             "as mlxlink reports them (Active, LinkUp, NDR 4x, InfiniBand).")
+    r.done("a ConnectX-7 NDR port on a passive DAC whose module reports Rx LOS flags while the link passes traffic")
 
 
 def dmesg_root(name, title, bdf, device, log, note):
@@ -335,6 +367,7 @@ def sfp_no_light():
 
 
 def build():
+    ndr_dac_los()
     bad_signal_400g()
     sfp_no_light()
     fec_off_cx4()

@@ -153,24 +153,34 @@ static void test_module(void)
 	CHECK(m.bias_ma.n == 4 && m.bias_ma.has_range && m.bias_ma.lo == 0 && m.bias_ma.hi == 0);
 	CHECK_STR(m.cable_type.v, "Passive copper cable");
 	CHECK(m.length_m.v == 1);
+	/* its latched Rx LOS flags, one per lane, no range */
+	CHECK_INT(m.rx_los.m.st, HWC_ST_OK);
+	CHECK(m.rx_los.n == 4 && !m.rx_los.has_range && m.rx_los.v[0] == 1 && m.rx_los.v[1] == 0);
 	memset(&m, 0, sizeof(m));
 	t = seed("mlxlink-bf3-100g-m-c-sigcomm26.txt", &len);
 	CHECK_INT(hwc_mlx_parse_module(t, len, A, &m), 0);
 	CHECK_INT(m.temperature_c.m.st, HWC_ST_UNSUPPORTED);
 	CHECK_STR(m.ddm.v, "No");
+	CHECK_INT(m.rx_los.m.st, HWC_ST_UNSUPPORTED);
 	/* no Module Info (no -m), and broken readings */
 	memset(&m, 0, sizeof(m));
 	t = seed("mlxlink-cx7-400g-trex1185.txt", &len);
 	CHECK_INT(hwc_mlx_parse_module(t, len, A, &m), -2);
 	CHECK_INT(m.vendor.m.st, HWC_ST_ABSENT);
 	const char *bad = "Module Info\nTemperature [C] : 54 [-5..\nVoltage [mV] : x\n"
-			  "Bias Current [mA] : 1,2,3,4,5,6,7,8,9 [0..1]\nTx Power Current [dBm] : [1..2]\n";
+			  "Bias Current [mA] : 1,2,3,4,5,6,7,8,9 [0..1]\nTx Power Current [dBm] : [1..2]\n"
+			  "Rx LOS [per lane] : 0,2,1,0\n";
 	memset(&m, 0, sizeof(m));
 	CHECK_INT(hwc_mlx_parse_module(bad, strlen(bad), A, &m), 0);
 	CHECK_INT(m.temperature_c.m.st, HWC_ST_INVALID);
 	CHECK_INT(m.voltage_mv.m.st, HWC_ST_INVALID);
 	CHECK_INT(m.bias_ma.m.st, HWC_ST_INVALID);
 	CHECK_INT(m.tx_power_dbm.m.st, HWC_ST_INVALID);
+	CHECK_INT(m.rx_los.m.st, HWC_ST_INVALID); /* a flag is 0 or 1 */
+	const char *ranged = "Module Info\nRx LOS [per lane] : 0,1 [0..1]\n";
+	memset(&m, 0, sizeof(m));
+	CHECK_INT(hwc_mlx_parse_module(ranged, strlen(ranged), A, &m), 0);
+	CHECK_INT(m.rx_los.m.st, HWC_ST_INVALID); /* flags carry no range */
 }
 
 static void test_kernel_events(void)

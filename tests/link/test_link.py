@@ -100,19 +100,36 @@ class Fixtures(unittest.TestCase):
                          ("QSFP28", "FS", "Q28-PC03", 3))
         self.assertEqual(mod["cable_type"], "Passive copper cable")
         self.assertEqual(mod["unavailable"]["temperature_c"]["status"], "unsupported")  # no DDM
+        self.assertEqual(mod["unavailable"]["rx_los"]["status"], "unsupported")  # "Rx LOS [per lane] : N/A"
         self.assertEqual(phy["fec"], "Standard RS-FEC - RS(528,514)")
         self.assertEqual((phy["effective_errors"], phy["raw_errors_per_lane"]), (0, [0, 0, 0, 0]))
         self.assertLess(phy["raw_ber"], 1e-250)
         self.assertEqual(link_findings(j), [])
 
+    def test_ndr_dac_los_not_judged(self):
+        # a real ConnectX-7 NDR passive DAC: Rx LOS 1,0,1,1 latched on a link that passed
+        # ib_send_bw traffic; a cable without a receiver: parsed, not judged
+        j = check("link-module-cx7-ndr-dac-los")
+        p = port(j, "mlx5_0")
+        self.assertEqual((p["module"]["rx_los"], p["module"]["cable_type"], p["phy"]["state"]),
+                         ([1, 0, 1, 1], "Passive copper cable", "Active"))
+        self.assertEqual(p["module"]["temperature_c_range"], [0, 0])
+        got = {(r, s) for r, s, _ in link_findings(j)}
+        self.assertNotIn("LINK_MODULE_DIAGNOSTICS", {r for r, _ in got})
+        # the capture has no -c counters: the BER rules say unknown, never pass
+        self.assertIn(("LINK_RAW_BER_HIGH", "unknown"), got)
+        self.assertEqual({s for _, s in got}, {"unknown"})
+
     def test_mlxlink_bad_signal_fires(self):
-        # an operator's quoted 400G counters: the firmware's own verdict fires, the raw BER
-        # (2E-5, under a tenth of RS(544,514)'s limit) and the clean effective counters do not
+        # an operator's quoted 400G counters: the firmware's own verdict and the link-down
+        # counter (no netdev counts them here) fire, the raw BER (2E-5, under a tenth of
+        # RS(544,514)'s limit) and the clean effective counters do not
         j = check("link-mstlink-400g-bad-signal")
         phy = port(j, "mlx5_0")["phy"]
         self.assertEqual((phy["recommendation"], phy["raw_ber"], phy["effective_errors"], phy["link_down_counter"]),
                          ("Bad signal integrity", 2e-05, 0, 6))
-        self.assertEqual(link_findings(j), [("LINK_TOOL_RECOMMENDATION", "warn", "mlx5_0/1")])
+        self.assertEqual(link_findings(j), [("LINK_FLAPS", "warn", "mlx5_0/1"),
+                                            ("LINK_TOOL_RECOMMENDATION", "warn", "mlx5_0/1")])
 
     def test_redact_module_serial(self):
         root = hwctest.fixture("link-bf3-mlxlink-clean", "root")
@@ -253,7 +270,7 @@ class Fixtures(unittest.TestCase):
 
     def test_round_trip(self):
         for fx in ("link-ib-cx7-linkdowned", "link-ib-restricted-pf", "net-mlx5-100g-full-stats",
-                   "link-bf3-mlxlink-clean"):
+                   "link-bf3-mlxlink-clean", "link-module-cx7-ndr-dac-los"):
             with self.subTest(fx), tempfile.TemporaryDirectory() as d:
                 j = check(fx)
                 saved = os.path.join(d, "r.json")
