@@ -434,6 +434,21 @@ static void it_far_end(struct card_ctx *x, const json_t *p, struct item_val *v)
 	}
 }
 
+/* The card's mstflint tools that answered busy and were re-run alone (mlx/collect.c), in the
+ * fact's own words: shown, not judged (the facts come from the re-run); no line when none was. */
+static void it_tools_rerun(struct card_ctx *x, const json_t *p, struct item_val *v)
+{
+	(void)p;
+	const json_t *rr = hwc_q_get(x->ad, "tools_rerun");
+	size_t i;
+	const json_t *s;
+	json_array_foreach(rr, i, s) {
+		if (json_is_string(s))
+			vput(v, "%s%s", v->len ? "\n" : "", json_string_value(s));
+	}
+	v->skip = v->len == 0;
+}
+
 /* One end's rate for the "link rate" line: "card 100G", "partner unknown". */
 static void put_end(struct item_val *v, const char *label, const json_t *obj, const char *key, double scale)
 {
@@ -494,6 +509,7 @@ static const struct card_item {
 	 {"MLX_WR_ORDERING_PER_MKEY", "MLX_CONFIG_PENDING", "MLX_FW_CONFIG_INCONSISTENT",
 	  "MLX_FW_CONFIG_AT_RISK", "MLX_FW_CONFIG_NOT_INTENDED"}},
 	{"numa", "NUMA", false, it_numa, {"HOST_NUMA_NODE_MISSING"}},
+	{"tools_rerun", "tools re-run", false, it_tools_rerun, {NULL}},
 	{"port", "port", true, it_port,
 	 {"NET_PORT_DOWN", "NET_PORT_RATE_LOW", "NET_ROCE_MTU_SMALL", "NET_MTU_NOT_JUMBO",
 	  "NET_BOND_MTU_MISMATCH"}},

@@ -62,7 +62,7 @@ const char *hwc_summary_word(const struct hwc_cli *c, const struct hwc_summary *
 /* Why an unknown finding could not decide, in one line (into buf). */
 const char *hwc_unknown_reason(const struct hwc_finding *x, char *buf, size_t n);
 /* The same without the fact path: the status and detail its first evidence quotes ("absent:
- * mstconfig: not installed"). */
+ * mstconfig: not in this capture"). */
 const char *hwc_unknown_cause(const struct hwc_finding *x, char *buf, size_t n);
 
 /* The per-card view (cli/cards.c): for every ConnectX card one object with its identity, PCIe

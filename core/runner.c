@@ -143,6 +143,12 @@ static void recorded_line(char *line, struct hwc_run_recorded *r)
 		r->truncated = r->truncated || v != 0;
 	else if (strcmp(line, "elapsed_ms") == 0 && v >= 0 && v <= UINT_MAX)
 		r->elapsed_ms = (unsigned)v;
+	else if (strcmp(line, "not_installed") == 0)
+		r->not_installed = v != 0;
+	else if (strcmp(line, "not_run") == 0)
+		r->not_run = v != 0;
+	else if (strcmp(line, "start_errno") == 0 && v > 0 && v <= INT_MAX)
+		r->start_errno = (int)v;
 }
 
 void hwc_run_read_recorded(struct hwc_env *e, struct hwc_arena *a, const char *dir,
@@ -164,30 +170,80 @@ static const char *cmd_dir(struct hwc_arena *a, const char *const *argv, bool re
 	return dir && retry ? hwc_arena_printf(a, "%s/retry", dir) : dir;
 }
 
-static int replay(struct hwc_env *e, struct hwc_arena *a, const char *const *argv, bool retry,
-		  struct hwc_cmd_result *r)
+/* A recording that says the command never ran on the captured machine: its status as the live
+ * run gave it (start_one), marked as recorded where the wording could be taken for this run's. */
+static int replay_not_run(struct hwc_arena *a, const char *const *argv, const char *cmd,
+			  const struct hwc_run_recorded *rec, struct hwc_cmd_result *r)
 {
-	const char *dir = cmd_dir(a, argv, retry);
-	if (retry && !hwc_env_is_dir(e, dir))
-		dir = hwc_run_record_dir(a, argv); /* recorded once: the retry answers the same */
+	if (rec->not_installed) {
+		hwc_fmeta_set(&r->m, HWC_ST_ABSENT, 0,
+			      hwc_arena_printf(a, "%s: not installed", base_name(argv[0])));
+		return -ENOENT;
+	}
+	if (rec->start_errno) {
+		hwc_fmeta_set(&r->m, HWC_ST_UNREADABLE, rec->start_errno,
+			      hwc_arena_printf(a, "%s: cannot start: %s (recorded)", cmd,
+					       strerror(rec->start_errno)));
+		return -EIO;
+	}
+	hwc_fmeta_set(&r->m, HWC_ST_TIMEOUT, 0,
+		      hwc_arena_printf(a, "%s: not run, the captured run's --timeout was spent", cmd));
+	return -ETIMEDOUT;
+}
+
+/* How a replayed command that answered ended: as child_result() judged it live, in the words of
+ * the capture where they are about the captured run (cut_here: this run's output cap cut the
+ * recorded stdout). */
+static int replay_ended(struct hwc_env *e, struct hwc_arena *a, const char *cmd,
+			const struct hwc_run_recorded *rec, bool cut_here, struct hwc_cmd_result *r)
+{
+	r->exit_code = rec->exit_code;
+	r->signal = rec->signal;
+	r->elapsed_ms = rec->elapsed_ms;
+	if (rec->timeout) {
+		hwc_fmeta_set(&r->m, HWC_ST_TIMEOUT, 0,
+			      rec->elapsed_ms
+				      ? hwc_arena_printf(a, "%s: killed after %u ms without finishing "
+							    "(recorded)", cmd, rec->elapsed_ms)
+				      : hwc_arena_printf(a, "%s: no answer before its timeout (recorded)", cmd));
+		return -ETIMEDOUT;
+	}
+	if (cut_here || rec->truncated) {
+		hwc_fmeta_set(&r->m, HWC_ST_TRUNCATED, 0,
+			      cut_here ? hwc_arena_printf(a, "%s: output over %zu bytes, cut", cmd,
+							  hwc_env_cmd_output_cap(e))
+				       : hwc_arena_printf(a, "%s: printed more than %zu bytes; stopped "
+							     "and cut (recorded)", cmd, r->out_len));
+		return -EFBIG;
+	}
+	if (rec->exit_code == 127 && r->out_len == 0 && !rec->signal) {
+		hwc_fmeta_set(&r->m, HWC_ST_UNREADABLE, 0,
+			      hwc_arena_printf(a, "%s: could not be executed (recorded)", cmd));
+		return -EIO;
+	}
+	hwc_fmeta_set(&r->m, HWC_ST_OK, 0, NULL);
+	if (rec->signal)
+		return -EINTR;
+	return rec->exit_code == 0 ? 0 : -ECHILD;
+}
+
+/* Reads DIR/stdout and DIR/stderr into r (a recording without stdout answered nothing). */
+static int replay_output(struct hwc_env *e, struct hwc_arena *a, const char *dir,
+			 struct hwc_cmd_result *r)
+{
 	char p[PATH_MAX];
-	const char *cmd = hwc_argv_str(a, argv);
 	snprintf(p, sizeof(p), "%s/stdout", dir);
 	struct hwc_fmeta m;
 	const unsigned char *d;
 	size_t len;
 	int rc_out = hwc_read_bytes(e, p, hwc_env_cmd_output_cap(e), a, &d, &len, &m);
 	if (rc_out < 0 && m.st == HWC_ST_ABSENT) {
-		if (!hwc_env_is_dir(e, dir)) {
-			const char *only = hwc_env_only_input(e);
-			hwc_fmeta_set(&r->m, HWC_ST_ABSENT, 0,
-				      only ? hwc_arena_printf(a, "%s: not run (not in %s)", cmd, only)
-					   : hwc_arena_printf(a, "%s: not installed", base_name(argv[0])));
-			return -ENOENT;
-		}
 		d = (const unsigned char *)"";
 		len = 0;
-	} else if (rc_out < 0 && m.st != HWC_ST_TRUNCATED) {
+		rc_out = 0;
+	} else if (rc_out < 0 && m.st == HWC_ST_TRUNCATED) {
+		rc_out = -EFBIG; /* the first cap bytes are kept */
+	} else if (rc_out < 0) {
 		r->m = m;
 		return rc_out;
 	}
@@ -202,26 +258,32 @@ static int replay(struct hwc_env *e, struct hwc_arena *a, const char *const *arg
 		r->err = "";
 		r->err_len = 0;
 	}
-	struct hwc_run_recorded rec = {.truncated = rc_out == -EFBIG, .elapsed_ms = r->elapsed_ms};
+	return rc_out;
+}
+
+static int replay(struct hwc_env *e, struct hwc_arena *a, const char *const *argv, bool retry,
+		  struct hwc_cmd_result *r)
+{
+	const char *dir = cmd_dir(a, argv, retry);
+	if (retry && !hwc_env_is_dir(e, dir))
+		dir = hwc_run_record_dir(a, argv); /* recorded once: the retry answers the same */
+	const char *cmd = hwc_argv_str(a, argv);
+	if (!hwc_env_is_dir(e, dir)) {
+		/* no recording: the capture does not say whether the tool is installed */
+		const char *only = hwc_env_only_input(e);
+		hwc_fmeta_set(&r->m, HWC_ST_ABSENT, 0,
+			      only ? hwc_arena_printf(a, "%s: not run (not in %s)", cmd, only)
+				   : hwc_arena_printf(a, "%s: not in this capture", base_name(argv[0])));
+		return -ENOENT;
+	}
+	struct hwc_run_recorded rec = {.elapsed_ms = r->elapsed_ms};
 	hwc_run_read_recorded(e, a, dir, &rec);
-	r->exit_code = rec.exit_code;
-	r->signal = rec.signal;
-	r->elapsed_ms = rec.elapsed_ms;
-	if (rec.timeout) {
-		hwc_fmeta_set(&r->m, HWC_ST_TIMEOUT, 0,
-			      hwc_arena_printf(a, "%s: no answer before its timeout (recorded)", cmd));
-		return -ETIMEDOUT;
-	}
-	if (rec.truncated) {
-		hwc_fmeta_set(&r->m, HWC_ST_TRUNCATED, 0,
-			      hwc_arena_printf(a, "%s: output over %zu bytes, cut", cmd,
-					       hwc_env_cmd_output_cap(e)));
-		return -EFBIG;
-	}
-	hwc_fmeta_set(&r->m, HWC_ST_OK, 0, NULL);
-	if (rec.signal)
-		return -EINTR;
-	return rec.exit_code == 0 ? 0 : -ECHILD;
+	if (rec.not_installed || rec.start_errno || rec.not_run)
+		return replay_not_run(a, argv, cmd, &rec, r);
+	int rc_out = replay_output(e, a, dir, r);
+	if (rc_out < 0 && rc_out != -EFBIG)
+		return rc_out;
+	return replay_ended(e, a, cmd, &rec, rc_out == -EFBIG, r);
 }
 
 /* ------------------------------------------------------------------ record */
@@ -250,6 +312,18 @@ static void record(struct hwc_env *e, struct hwc_arena *a, const char *const *ar
 	n += snprintf(res + n, sizeof(res) - (size_t)n, "elapsed_ms=%u\n", r->elapsed_ms);
 	snprintf(p, sizeof(p), "%s/result", dir);
 	hwc_env_capture_blob(e, p, res, (size_t)n);
+}
+
+/* A command that never ran (start_one): only its result, which says why, so that its replay
+ * says the same (replay_not_run) and a missing recording keeps meaning "not in this capture". */
+static void record_not_run(struct hwc_env *e, struct hwc_arena *a, const char *const *argv,
+			   bool retry, const char *why)
+{
+	if (!hwc_env_recording(e))
+		return;
+	const char *p = hwc_arena_printf(a, "%s/result", cmd_dir(a, argv, retry));
+	if (p)
+		hwc_env_capture_blob(e, p, why, strlen(why));
 }
 
 /* ------------------------------------------------------------------ exec */
@@ -614,6 +688,7 @@ static void start_one(struct hwc_env *e, struct hwc_arena *a, const struct hwc_c
 	if (!path) {
 		hwc_fmeta_set(&r->m, HWC_ST_ABSENT, 0,
 			      hwc_arena_printf(a, "%s: not installed", base_name(argv[0])));
+		record_not_run(e, a, argv, retry, "not_installed=1\n");
 		return;
 	}
 	unsigned t = cmd->timeout_ms ? cmd->timeout_ms : hwc_env_cmd_timeout_ms(e);
@@ -623,12 +698,16 @@ static void start_one(struct hwc_env *e, struct hwc_arena *a, const struct hwc_c
 	if (t == 0) {
 		hwc_fmeta_set(&r->m, HWC_ST_TIMEOUT, 0,
 			      hwc_arena_printf(a, "%s: not run, the run's --timeout is spent", cs));
+		record_not_run(e, a, argv, retry, "not_run=1\n");
 		return;
 	}
 	int rc = spawn(path, (const char **)argv, c);
 	if (rc < 0) {
 		hwc_fmeta_set(&r->m, HWC_ST_UNREADABLE, -rc,
 			      hwc_arena_printf(a, "%s: cannot start: %s", cs, strerror(-rc)));
+		char why[32];
+		snprintf(why, sizeof(why), "start_errno=%d\n", -rc);
+		record_not_run(e, a, argv, retry, why);
 		return;
 	}
 	c->reaped = false;

@@ -12,7 +12,8 @@
 #include "core/fact.h"
 
 struct hwc_cmd_result {
-	/* ok: the tool ran and exited (look at exit_code); absent: not installed / no recording;
+	/* ok: the tool ran and exited (look at exit_code); absent: not installed, or (replay) not in
+	 * the capture;
 	 * timeout: killed at its deadline; truncated: output over the cap (killed);
 	 * blocked: --no-tools; unreadable: exec failed (err). detail names the command. */
 	struct hwc_fmeta m;
@@ -77,6 +78,11 @@ struct hwc_run_recorded {
 	int exit_code, signal, errnum; /* "exit", "signal", "errno" */
 	bool timeout, truncated;       /* "timeout", "truncated": not 0 */
 	unsigned elapsed_ms;           /* "elapsed_ms" */
+	/* Why it never ran on the captured machine: "not_installed" (not 0: the tool was not
+	 * found), "start_errno" (found, but fork/exec failed with this errno), "not_run" (not 0:
+	 * the run's --timeout was spent before it started). */
+	bool not_installed, not_run;
+	int start_errno;
 };
 void hwc_run_read_recorded(struct hwc_env *e, struct hwc_arena *a, const char *dir,
 			   struct hwc_run_recorded *r);

@@ -431,7 +431,7 @@ static int get_replay(struct hwc_env *e, struct hwc_arena *a, const char *dir, c
 		      const char **text, size_t *len, struct hwc_fmeta *m)
 {
 	if (!hwc_env_is_dir(e, dir)) {
-		hwc_fmeta_set(m, HWC_ST_ABSENT, 0, hwc_arena_printf(a, "%s: not recorded", cmd));
+		hwc_fmeta_set(m, HWC_ST_ABSENT, 0, hwc_arena_printf(a, "%s: not in this capture", cmd));
 		return -ENOENT;
 	}
 	struct hwc_run_recorded rec = {0};

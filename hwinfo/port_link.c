@@ -16,7 +16,8 @@ static void fail_fec(struct hwc_netdev_fec *fec, const struct hwc_fmeta *m)
 	fec->corrected_blocks.m = fec->uncorrectable_blocks.m = *m;
 }
 
-/* The tool's failure as a status: not installed/recorded, timeout..., or its own complaint. */
+/* The tool's failure as a status: not installed / not in this capture, timeout..., or its own
+ * complaint. */
 static bool fec_usable(const struct hwc_cmd_result *r, struct hwc_arena *a, const char *cmd,
 		       struct hwc_fmeta *why)
 {

@@ -57,10 +57,20 @@ static bool not_in_input(const char *detail)
 	return detail && strstr(detail, "not in the --pci-dump file");
 }
 
+/* A command a replayed capture has no recording of (core/runner.c): whether the tool is installed
+ * on the captured machine is not known. */
+static bool not_in_capture(const char *detail)
+{
+	return detail && strstr(detail, ": not in this capture");
+}
+
 static const char *reason(const char *st, bool one, const char *detail)
 {
 	if (!strcmp(st, "absent") && not_in_input(detail))
 		return one ? "is not in the input" : "are not in the input";
+	if (!strcmp(st, "absent") && not_in_capture(detail))
+		return one ? "is missing because a tool's output is not in this capture"
+			   : "are missing because a tool's output is not in this capture";
 	if (!strcmp(st, "needs_root"))
 		return one ? "needs root" : "need root";
 	if (!strcmp(st, "blocked"))
@@ -105,6 +115,8 @@ static void eval_incomplete(struct hwc_rule_ctx *c)
 			hwc_evidence_add(fd, c->a, t[i].example, hwc_arena_printf(c->a, "unknown (%s)", t[i].status), "collected");
 			if (fd && not_in_input(t[i].detail))
 				fd->fix = "Judge the whole machine: run hwcheck on it, or capture it with `hwcheck snapshot -o host.tar` and read the untarred capture with --root.";
+			else if (fd && not_in_capture(t[i].detail))
+				fd->fix = "The capture has no recording of this tool: run hwcheck on the machine, or capture it again with `hwcheck snapshot` (which records every tool it runs, and a tool that is not installed as not installed).";
 		}
 	}
 }

@@ -123,7 +123,7 @@ class CardsJson(unittest.TestCase):
         k = check(c, "fw_params")
         self.assertEqual(k["verdict"], "unknown")
         self.assertIsNone(k["value"])
-        self.assertIn("mstconfig: not installed", k["reason"])
+        self.assertIn("mstconfig: not in this capture", k["reason"])
         self.assertEqual(sorted(k["rules"]), ["MLX_CONFIG_PENDING", "MLX_WR_ORDERING_PER_MKEY"])
         self.assertIsNone(c["temperature_degc"])
         # the link itself was read: its value stays, the rule that needs mstconfig is undecided
@@ -137,11 +137,11 @@ class CardsJson(unittest.TestCase):
         _, j = run_json("--root", root("link-farend-lldpd-down"), "--json")
         nd = next(n for n in j["facts"]["netdevs"] if n["name"] == "enp153s0np0")
         self.assertIsNone(nd["link"]["modes"])
-        self.assertEqual(nd["link"]["unavailable"]["modes"]["detail"], "ethtool: not installed")
+        self.assertEqual(nd["link"]["unavailable"]["modes"]["detail"], "ethtool: not in this capture")
         k = [k for c in j["cards"] for k in c["checks"]
              if k["item"] == "port_rate" and k.get("subject") == "enp153s0np0"]
         self.assertEqual([x["verdict"] for x in k], ["unknown"])
-        self.assertEqual(k[0]["reason"], "enp153s0np0: negotiated rate unknown (ethtool: not installed)")
+        self.assertEqual(k[0]["reason"], "enp153s0np0: negotiated rate unknown (ethtool: not in this capture)")
 
     def test_disabled_rules_are_not_ok(self):
         # "ok" means checked: a line whose rules the profile turned off is shown, not judged
@@ -190,11 +190,11 @@ class CardsText(unittest.TestCase):
     def test_each_cause_once(self):
         out = run("--root", root(NO_TOOLS)).stdout
         und = out[out.index("\nundecided: 19 rule instances"):]  # + MLX_KERNEL_EVENTS x2: no dmesg
-        self.assertEqual(und.count("absent: mstconfig: not installed"), 1)
+        self.assertEqual(und.count("absent: mstconfig: not in this capture"), 1)
         self.assertIn("MLX_CONFIG_PENDING, MLX_WR_ORDERING_PER_MKEY, PCIE_FW_LINK_RESTRICTED", und)
         verbose = run("--root", root(NO_TOOLS), "-v").stdout
         und = verbose[verbose.index("\nundecided: "):]
-        self.assertEqual(und.count("absent: mstconfig: not installed"), 1)
+        self.assertEqual(und.count("absent: mstconfig: not in this capture"), 1)
         self.assertIn("MLX_WR_ORDERING_PER_MKEY [0000:81:00.0]: mlx.adapters[0000:81:00.0].fw_config", und)
 
     def test_text_matches_json(self):

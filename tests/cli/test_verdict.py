@@ -66,7 +66,7 @@ class Summary(unittest.TestCase):
         self.assertEqual(j["summary"]["counts"]["unknown"], 19)  # + MLX_KERNEL_EVENTS x2: no dmesg
         u = [x for x in j["summary"]["unknown"] if x["rule"] == "MLX_WR_ORDERING_PER_MKEY"]
         self.assertEqual([x["subject"] for x in u], ["0000:21:00.0", "0000:81:00.0"])
-        self.assertIn("mstconfig: not installed", u[0]["reason"])
+        self.assertIn("mstconfig: not in this capture", u[0]["reason"])
 
     def test_error_and_warn(self):
         self.check(ERROR, "error", "ERROR", 1)

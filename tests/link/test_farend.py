@@ -6,6 +6,7 @@
 # base root without the far end.
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -85,9 +86,25 @@ class FarEnd(unittest.TestCase):
             self.assertIn("unable to connect to socket /run/lldpd.socket", why["detail"])
 
     def test_no_lldpcli(self):
+        # the capture has no lldpcli recording: whether lldpd is installed there is not known
         j = check("field-ports-cx7-roce-active")
         why = netdev(j, "enp153s0np0")["link"]["unavailable"]["peer"]
+        self.assertEqual((why["status"], why["detail"]), ("absent", "lldpcli: not in this capture"))
+
+    def test_lldpcli_recorded_not_installed(self):
+        # a snapshot of a machine without lldpcli records that (result not_installed=1, what
+        # core/runner.c writes): the replay says "not installed", the far end stays unknown
+        with tempfile.TemporaryDirectory() as d:
+            root = os.path.join(d, "root")
+            shutil.copytree(hwctest.fixture("field-ports-cx7-roce-active", "root"), root, symlinks=True)
+            key = os.path.join(root, "hwcheck", "commands", "lldpcli -f json show neighbors details")
+            os.makedirs(key)
+            with open(os.path.join(key, "result"), "w") as f:
+                f.write("not_installed=1\n")
+            j = check_root(root)
+        why = netdev(j, "enp153s0np0")["link"]["unavailable"]["peer"]
         self.assertEqual((why["status"], why["detail"]), ("absent", "lldpcli: not installed"))
+        self.assertEqual(far_lines(j), [])
 
     def test_ib_peer_and_its_counters(self):
         j = check("link-farend-ib-linkdowned")
@@ -106,9 +123,10 @@ class FarEnd(unittest.TestCase):
                                          "not_judged")])
 
     def test_ib_peer_not_asked(self):
-        # no infiniband-diags recorded: absent; an Ethernet port: unsupported, pointing at LLDP
+        # no infiniband-diags recorded: absent (not in this capture); an Ethernet port:
+        # unsupported, pointing at LLDP
         why = port(check("link-ib-cx7-linkdowned"), "mlx5_1")["unavailable"]["peer"]
-        self.assertEqual((why["status"], why["detail"]), ("absent", "smpquery: not installed"))
+        self.assertEqual((why["status"], why["detail"]), ("absent", "smpquery: not in this capture"))
         why = port(check("field-ports-cx7-roce-active"), "mlx5_2")["unavailable"]["peer"]
         self.assertEqual(why["status"], "unsupported")
         self.assertIn("netdevs[].link.peer", why["detail"])

@@ -148,7 +148,7 @@ def cx4lx_nextboot():
              "form `4: ACTIVE`). No rate/phys_state was captured: those files are absent.")
     r.source("Reconstructed: the PCI addresses 0000:01:00.0/.1 (the capture names 01:00.1), the "
              "netdev names enp1s0f0/enp1s0f1 with dev_port 0 and MTU 1500, the sysfs file layout. "
-             "mstflint/mstreg/`mstconfig -v` were not captured: they replay as not installed.")
+             "mstflint/mstreg/`mstconfig -v` were not captured: they replay as not in this capture.")
     r.done("ConnectX-4 Lx, mstconfig with only the Next Boot column")
 
 
@@ -246,7 +246,7 @@ def multi_card():
              "`Security Attributes:` line; `mstmget_temp` stdout `88` from "
              "`temperature/cx6dx_mget_temp_88C_notes-cn.txt` (MFT's mget_temp on the same host; "
              "mstflint's mstmget_temp prints the same single integer). mstreg was not captured: MTMP "
-             "replays as not installed and the temperature comes from mstmget_temp.")
+             "replays as not in this capture and the temperature comes from mstmget_temp.")
     r.source("`mstconfig -v`: reconstructed 4.21 wording with version 4.29.0 (the version issue #1157 "
              "ran). 0000:40:00.0 is a reconstructed Mellanox ConnectX-6 PCIe bridge (15b3:1976, class "
              "0604, name from pci.ids) and 0000:00:01.0 an Intel root port: neither is an adapter.")
@@ -285,7 +285,7 @@ def cx6_ports():
              "files as they are; CA type MT4123 = 15b3:101b ConnectX-6).")
     r.source("Reconstructed: BDFs 0000:01:00.0/.1, netdev names and their MTUs (1500, 9000), "
              "gid_attrs/ndevs/0 naming the netdevs, hwmon directory names; no mstflint tool was "
-             "captured (they replay as not installed).")
+             "captured (they replay as not in this capture).")
     r.done("ConnectX-6 ports from sysfs (Ethernet, down)")
 
 
@@ -302,7 +302,7 @@ def azure_vf():
              "(15b3:1016, class 0200) at c941:00:02.0, with no PF and no physfn link (a Hyper-V VM).")
     r.source("Reconstructed: driver links, RDMA device names mlx5_0..mlx5_8 and the netdev name of the "
              "ConnectX-4 Lx VF (none captured); lockdown `none`. No mstflint tool was captured: "
-             "they replay as not installed. Expected: nine adapters, each a VF whose PF is not visible.")
+             "they replay as not in this capture. Expected: nine adapters, each a VF whose PF is not visible.")
     r.done("VF-only virtual machine (Azure A100 VM)")
 
 
@@ -332,7 +332,7 @@ def bf2_functions():
              "(DMA controller; id c2d3 and class 0801 from pci.ids, not in the capture).")
     r.source("Reconstructed: domain 0000, netdev names, no drivers on .2/.3; the mlxfwmanager part of "
              "the capture is not an input of hwcheck. No mstflint tool captured (replays as not "
-             "installed). Expected: one card 0000:06:00.0 with four functions.")
+             "in this capture). Expected: one card 0000:06:00.0 with four functions.")
     r.done("BlueField-2: four functions of one card")
 
 

@@ -325,7 +325,7 @@ class FirmwareChanges(unittest.TestCase):
         hwctest.validate(j3)
         c = j3["cards"][0]
         self.assertIsNone(c["at_risk"])
-        self.assertIn("not installed", c["at_risk_unknown"])
+        self.assertIn("mstconfig: not in this capture", c["at_risk_unknown"])
         self.assertEqual(c["image"]["verdict"], "ok")
         self.assertIn("image 14.32.1912, running 14.32.1900", c["image"]["reason"])
         with tempfile.TemporaryDirectory() as d:

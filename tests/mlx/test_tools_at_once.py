@@ -110,6 +110,27 @@ class BusyReplayed(unittest.TestCase):
         self.assertTrue(note.endswith("re-run alone: exit status 0"), note)
         self.assertNotIn("tools_rerun", adapter(doc, "0000:81:00.0"))
 
+    def test_text_report_shows_the_rerun(self):
+        # the card's text section has one "tools re-run" line (shown, not judged) with the fact's
+        # own words; the other card and a root without a busy answer have none
+        for retry, how in ((True, "exit status 0"), (False, "busy again")):
+            with self.subTest(retry=retry), tempfile.TemporaryDirectory() as t:
+                root = self.busy_root(t, retry)
+                out = hwctest.run("--root", root, "--no-color").stdout
+                _, doc = run_json("--root", root, "--json")
+            card = out[out.index("\ncard 0000:21:00.0"):out.index("\ncard 0000:81:00.0")]
+            self.assertRegex(card, r"\n  -        tools re-run mstreg -d 0000:21:00\.0 --reg_name MTMP ")
+            flat = " ".join(card.split())
+            self.assertIn("busy (a device semaphore) while the card's tools ran at once; re-run "
+                          f"alone: {how}", flat)
+            self.assertEqual(out.count("tools re-run"), 1)
+            lines = [(c["subject"] if "subject" in c else None, c["verdict"], c["value"])
+                     for c in next(c for c in doc["cards"] if c["bdf"] == "0000:21:00.0")["checks"]
+                     if c["item"] == "tools_rerun"]
+            self.assertEqual(lines, [(None, "not_judged",
+                                      adapter(doc, "0000:21:00.0")["tools_rerun"][0])])
+        self.assertNotIn("tools re-run", hwctest.run("--root", hwctest.fixture(HEALTHY, "root")).stdout)
+
     def test_busy_again(self):
         doc, a, note = self.replayed(False)
         self.assertIsNone(a["registers"]["temp_mdegc"])

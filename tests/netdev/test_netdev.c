@@ -420,7 +420,7 @@ static void test_replay_failure(void)
 	CHECK(strstr(text, "rx_err_lane_3_phy: 17722623") != NULL);
 	CHECK(hwc_ethtool_get(e, A, "p1", HWC_ETHTOOL_PAUSE, &text, &len, &m) < 0);
 	CHECK_INT(m.st, HWC_ST_ABSENT);
-	CHECK_STR(m.detail, "ethtool -a p1: not recorded");
+	CHECK_STR(m.detail, "ethtool -a p1: not in this capture");
 	hwc_env_free(e);
 }
 

@@ -49,7 +49,7 @@ class Facts(unittest.TestCase):
         self.assertEqual(n["counters"]["unavailable"]["tx_pci_signal_integrity"]["status"], "absent")
         self.assertEqual(n["mtu"], 1500)
         self.assertEqual(n["features"]["unavailable"]["lro"]["detail"],
-                         "ethtool -k enp59s0f0np0: not recorded")
+                         "ethtool -k enp59s0f0np0: not in this capture")
 
     def test_only_connectx(self):
         nd = netdevs("net-mlx5-100g-full-stats")["facts"]["netdevs"]

@@ -66,7 +66,7 @@ class Thermal(unittest.TestCase):
     def test_card_temp_from_mlx_tools(self):
         # mlx-multi-card: no hwmon at all; 41:00.0 answered mstmget_temp (88, corpus
         # temperature/cx6dx_mget_temp_88C_notes-cn.txt), its mstreg MPEIN timed out; the other
-        # cards have no temperature tool recorded (not installed): no sensor for them.
+        # cards have no temperature tool recorded (not in this capture): no sensor for them.
         s = thermal("mlx-multi-card")["facts"]["thermal"]["sensors"]
         self.assertEqual([(x["chip"], x["label"], x["bdf"], x["source"], x["temp_mdegc"]) for x in s],
                          [("mlx5", "asic", "0000:41:00.0", "mstmget_temp", 88000)])

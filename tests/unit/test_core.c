@@ -158,11 +158,102 @@ static void test_runner(struct hwc_env *live, struct hwc_env *rep, struct hwc_ar
 	const char *mh[] = {"mstconfig", "hang", NULL};
 	CHECK_INT(hwc_run(rep, a, mh, 1000, &r), -ETIMEDOUT);
 	CHECK_INT(r.m.st, HWC_ST_TIMEOUT);
+	/* no recording: the capture does not say whether the tool is installed */
 	const char *mn[] = {"mstreg", NULL};
 	CHECK_INT(hwc_run(rep, a, mn, 1000, &r), -ENOENT);
-	CHECK_STR(r.m.detail, "mstreg: not installed");
+	CHECK_INT(r.m.st, HWC_ST_ABSENT);
+	CHECK_STR(r.m.detail, "mstreg: not in this capture");
 	const char *sl[] = {"tool", "a/b", "%", NULL};
 	CHECK_STR(hwc_run_record_dir(a, sl), "hwcheck/commands/tool a%2Fb %25");
+}
+
+/* A recording says why a command never ran on the captured machine, and its replay says the same;
+ * a recorded exit 127 without output is "could not be executed", as live; a recorded timeout or cut
+ * says what the captured run saw. */
+static void test_replay_not_run(struct hwc_env *rep, struct hwc_arena *a)
+{
+	static const struct {
+		const char *arg; /* mstreg ARG, recorded in main() */
+		int rc, st, err;
+		const char *detail;
+	} cases[] = {
+		{"absent", -ENOENT, HWC_ST_ABSENT, 0, "mstreg: not installed"},
+		{"noexec", -EIO, HWC_ST_UNREADABLE, EACCES,
+		 "mstreg noexec: cannot start: Permission denied (recorded)"},
+		{"late", -ETIMEDOUT, HWC_ST_TIMEOUT, 0,
+		 "mstreg late: not run, the captured run's --timeout was spent"},
+		{"broken", -EIO, HWC_ST_UNREADABLE, 0, "mstreg broken: could not be executed (recorded)"},
+		/* ran, and ended as the capture says: its words, not this run's limits */
+		{"slow", -ETIMEDOUT, HWC_ST_TIMEOUT, 0,
+		 "mstreg slow: killed after 10000 ms without finishing (recorded)"},
+		{"cut", -EFBIG, HWC_ST_TRUNCATED, 0,
+		 "mstreg cut: printed more than 4 bytes; stopped and cut (recorded)"},
+	};
+	struct hwc_cmd_result r;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *argv[] = {"mstreg", cases[i].arg, NULL};
+		CHECK_INT(hwc_run(rep, a, argv, 1000, &r), cases[i].rc);
+		CHECK_INT(r.m.st, cases[i].st);
+		CHECK_INT(r.m.err, cases[i].err);
+		CHECK_STR(r.m.detail, cases[i].detail);
+	}
+	/* the same exit with output is the tool's own answer */
+	const char *ne[] = {"mstreg", "said", NULL};
+	CHECK_INT(hwc_run(rep, a, ne, 1000, &r), -ECHILD);
+	CHECK_INT(r.m.st, HWC_ST_OK);
+	CHECK_INT(r.exit_code, 127);
+	CHECK_STR(r.out, "-E- no such register\n");
+}
+
+/* Looks for the file a recording run captured at path, and copies its content. */
+struct cap_find {
+	const char *path;
+	char data[64];
+	bool found;
+};
+
+static int cap_find(const struct hwc_capture *c, void *p)
+{
+	struct cap_find *f = p;
+	if (strcmp(c->path, f->path) == 0 && c->len < sizeof(f->data)) {
+		memcpy(f->data, c->data, c->len);
+		f->data[c->len] = 0;
+		f->found = true;
+	}
+	return 0;
+}
+
+/* A live recording run keeps why a command did not run: a snapshot of a machine without the tool
+ * replays as "not installed", one whose --timeout ran out as not run. */
+static void test_record_not_run(struct hwc_arena *a)
+{
+	struct hwc_capset *cs = hwc_capset_new();
+	struct hwc_env *e = NULL;
+	struct hwc_env_opts o = {.root = "/", .record = hwc_capset_sink(cs)};
+	CHECK_INT(hwc_env_open(&o, &e), 0);
+	struct hwc_cmd_result r;
+	const char *none[] = {"hwcheck-no-such-tool", "-q", NULL};
+	CHECK_INT(hwc_run(e, a, none, 1000, &r), -ENOENT);
+	CHECK_STR(r.m.detail, "hwcheck-no-such-tool: not installed");
+	struct cap_find f = {.path = "hwcheck/commands/hwcheck-no-such-tool -q/result"};
+	CHECK_INT(hwc_capset_visit(cs, cap_find, &f), 0);
+	CHECK(f.found);
+	CHECK_STR(f.data, "not_installed=1\n");
+	hwc_env_free(e);
+
+	struct hwc_env_opts spent = {.root = "/", .record = hwc_capset_sink(cs), .total_timeout_ms = 1};
+	CHECK_INT(hwc_env_open(&spent, &e), 0);
+	struct timespec ts = {0, 20 * 1000000L};
+	nanosleep(&ts, NULL);
+	const char *late[] = {"true", NULL};
+	CHECK_INT(hwc_run(e, a, late, 1000, &r), -ETIMEDOUT);
+	CHECK_STR(r.m.detail, "true: not run, the run's --timeout is spent");
+	f = (struct cap_find){.path = "hwcheck/commands/true/result"};
+	CHECK_INT(hwc_capset_visit(cs, cap_find, &f), 0);
+	CHECK(f.found);
+	CHECK_STR(f.data, "not_run=1\n");
+	hwc_env_free(e);
+	hwc_capset_free(cs);
 }
 
 /* hwc_run_start: a command started ahead runs while hwcheck runs another, and is taken by the
@@ -443,6 +534,15 @@ int main(void)
 	put("hwcheck/commands/mstconfig -d 0000:3b:00.0 q/result", "exit=3\nelapsed_ms=300\n");
 	put("hwcheck/commands/mstconfig hang/result", "timeout=1\n");
 	put("hwcheck/commands/mstconfig slow/result", "exit=0\nelapsed_ms=4000000000\n");
+	put("hwcheck/commands/mstreg absent/result", "not_installed=1\n");
+	put("hwcheck/commands/mstreg noexec/result", "start_errno=13\n");
+	put("hwcheck/commands/mstreg late/result", "not_run=1\n");
+	put("hwcheck/commands/mstreg broken/result", "exit=127\n");
+	put("hwcheck/commands/mstreg said/stdout", "-E- no such register\n");
+	put("hwcheck/commands/mstreg said/result", "exit=127\n");
+	put("hwcheck/commands/mstreg slow/result", "timeout=1\nelapsed_ms=10000\n");
+	put("hwcheck/commands/mstreg cut/stdout", "abcd");
+	put("hwcheck/commands/mstreg cut/result", "signal=9\ntruncated=1\n");
 
 	struct hwc_arena *a = hwc_arena_new();
 	struct hwc_env *e = NULL, *live = NULL;
@@ -459,6 +559,8 @@ int main(void)
 	test_readers(e, a);
 	test_confinement(e, a);
 	test_runner(live, e, a);
+	test_replay_not_run(e, a);
+	test_record_not_run(a);
 	test_started(live, e, a);
 	test_json(a);
 	test_numbered(a);
