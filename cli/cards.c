@@ -46,6 +46,10 @@ struct card_ctx {
 	json_t *card;         /* the card's JSON, for the structured values an item adds */
 	json_t *pcie;         /* its "pcie" object */
 	const struct hwc_profile *prof; /* which rules run */
+	/* the port being shown, when it is a RoCE LAG port (its netdev a bond): the netdevs of the
+	 * bond's members (netdevs[] whose bond is that netdev), which hold what the bond does not */
+	const char *members[8];
+	size_t n_members;
 };
 
 /* What an item shows: its text, or why it could not be read (unknown). */
@@ -534,12 +538,15 @@ static bool has_rule(const struct card_item *it, const char *id)
 	return false;
 }
 
-/* The port's subjects: its netdev, its RDMA device and "rdma/port". */
-static bool port_subject(const json_t *p, const char *subj)
+/* The port's subjects: its netdev, its RDMA device and "rdma/port"; a RoCE LAG port's members. */
+static bool port_subject(const struct card_ctx *x, const json_t *p, const char *subj)
 {
 	const char *nd = hwc_json_str_or(p, "netdev", NULL), *rd = hwc_json_str_or(p, "rdma_device", NULL);
 	if ((nd && !strcmp(nd, subj)) || (rd && !strcmp(rd, subj)))
 		return true;
+	for (size_t k = 0; k < x->n_members; k++)
+		if (!strcmp(x->members[k], subj))
+			return true;
 	char buf[160];
 	snprintf(buf, sizeof(buf), "%s/%lld", rd ? rd : "", (long long)json_integer_value(hwc_q_get(p, "port")));
 	return rd && strcmp(buf, subj) == 0;
@@ -553,11 +560,11 @@ static int sev_order(const struct hwc_finding *f)
 	       : f->severity == HWC_SEV_INFO ? 2 : 1;
 }
 
-static bool finding_of(const struct card_item *it, const char *bdf, const json_t *port,
+static bool finding_of(const struct card_item *it, const struct card_ctx *x, const json_t *port,
 		       const struct hwc_finding *f)
 {
-	return f->card && !strcmp(f->card, bdf) && has_rule(it, f->rule_id) &&
-	       (!port || port_subject(port, f->subject));
+	return f->card && !strcmp(f->card, x->bdf) && has_rule(it, f->rule_id) &&
+	       (!port || port_subject(x, port, f->subject));
 }
 
 /* One line's verdict: the worst finding of its rules for this card (or port), else unknown
@@ -573,19 +580,27 @@ static bool judged(const struct card_item *it, const struct hwc_profile *prof)
 	return false;
 }
 
-static json_t *check_json(const struct card_item *it, const char *bdf, const json_t *port,
-			  const struct fd_view *fv, const struct item_val *v,
-			  const struct hwc_profile *prof)
+/* Appends the rule id once (a RoCE LAG port's line gathers each member's findings). */
+static void append_id(json_t *arr, const char *id)
+{
+	size_t i;
+	const json_t *s;
+	json_array_foreach(arr, i, s) if (!strcmp(json_string_value(s), id)) return;
+	json_array_append_new(arr, json_string(id));
+}
+
+static json_t *check_json(const struct card_item *it, const struct card_ctx *x, const json_t *port,
+			  const struct fd_view *fv, const struct item_val *v)
 {
 	const struct hwc_finding *worst = NULL, *unk = NULL;
 	json_t *ids = json_array(), *undecided = json_array();
 	for (size_t j = 0; j < fv->n; j++) {
 		const struct hwc_finding *f = &fv->fd->items[fv->idx[j]];
-		if (!finding_of(it, bdf, port, f))
+		if (!finding_of(it, x, port, f))
 			continue;
 		fv->claimed[fv->idx[j]] = true;
 		if (f->severity == HWC_SEV_UNKNOWN && !f->waived_reason) {
-			json_array_append_new(undecided, json_string(f->rule_id));
+			append_id(undecided, f->rule_id);
 			unk = unk ? unk : f;
 		} else if (!worst || sev_order(f) > sev_order(worst)) {
 			worst = f;
@@ -593,8 +608,8 @@ static json_t *check_json(const struct card_item *it, const char *bdf, const jso
 	}
 	for (size_t j = 0; worst && j < fv->n; j++) {
 		const struct hwc_finding *f = &fv->fd->items[fv->idx[j]];
-		if (finding_of(it, bdf, port, f) && sev_order(f) == sev_order(worst))
-			json_array_append_new(ids, json_string(f->rule_id));
+		if (finding_of(it, x, port, f) && sev_order(f) == sev_order(worst))
+			append_id(ids, f->rule_id);
 	}
 	const char *verdict = "ok", *reason = NULL;
 	char buf[1024];
@@ -605,7 +620,7 @@ static json_t *check_json(const struct card_item *it, const char *bdf, const jso
 		verdict = "unknown";
 		reason = v->unknown ? v->text : hwc_unknown_cause(unk, buf, sizeof(buf));
 		json_array_extend(ids, undecided);
-	} else if (!judged(it, prof)) {
+	} else if (!judged(it, x->prof)) {
 		verdict = "not_judged";
 	}
 	json_t *o = json_pack("{s:s, s:s}", "item", it->key, "label", it->label);
@@ -679,15 +694,63 @@ static json_t *card_identity(const json_t *ad, const json_t *pci)
 	return o;
 }
 
+/* A netdev's line (rate, errors, far end, tuning): for a RoCE LAG port, each member's. */
+static bool per_member(const struct card_item *it)
+{
+	return it->fn == it_rate || it->fn == it_link || it->fn == it_far_end || it->fn == it_tuning;
+}
+
+/* A RoCE LAG port's netdev line: each member's, "; " between them, unknown when one is. */
+static void member_lines(struct card_ctx *x, const struct card_item *it, const json_t *port,
+			 struct item_val *v)
+{
+	bool any = false;
+	for (size_t k = 0; k < x->n_members; k++) {
+		json_t *mp = json_pack("{s:s, s:O?, s:O?}", "netdev", x->members[k], "rdma_device",
+				       hwc_q_get(port, "rdma_device"), "port", hwc_q_get(port, "port"));
+		struct item_val mv = {.len = 0};
+		mv.text[0] = 0;
+		if (mp)
+			it->fn(x, mp, &mv);
+		json_decref(mp);
+		if (!mp || mv.skip)
+			continue;
+		vput(v, "%s%s", any ? "; " : "", mv.text);
+		v->unknown |= mv.unknown;
+		any = true;
+	}
+	v->skip = !any;
+}
+
+/* The netdevs enslaved to the port's netdev when it is a bond (RoCE LAG), into x->members. */
+static void lag_members(struct card_ctx *x, const json_t *port)
+{
+	x->n_members = 0;
+	const char *nd = port ? hwc_json_str_or(port, "netdev", NULL) : NULL;
+	if (!nd || hwc_q_netdev(x->facts, nd))
+		return;
+	size_t i;
+	const json_t *o;
+	json_array_foreach(hwc_q_netdevs(x->facts), i, o) {
+		const char *bn = hwc_json_str_or(hwc_q_get(o, "bond"), "name", NULL);
+		if (bn && !strcmp(bn, nd) && x->n_members < HWC_ARRAY_SIZE(x->members))
+			x->members[x->n_members++] = hwc_json_str_or(o, "name", "?");
+	}
+}
+
 static void add_item(struct card_ctx *x, const struct card_item *it, const json_t *port,
 		     const struct fd_view *fv, json_t *checks)
 {
 	struct item_val v = {.len = 0};
 	v.text[0] = 0;
-	it->fn(x, port, &v);
+	lag_members(x, port);
+	if (per_member(it) && x->n_members)
+		member_lines(x, it, port, &v);
+	else
+		it->fn(x, port, &v);
 	if (v.skip)
 		return;
-	json_array_append_new(checks, check_json(it, x->bdf, port, fv, &v, x->prof));
+	json_array_append_new(checks, check_json(it, x, port, fv, &v));
 }
 
 /* Findings of the card no line claimed (rules added since): each its own line. */

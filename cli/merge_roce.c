@@ -34,6 +34,25 @@ static void add_value(json_t *values, struct hwc_arena *a, const json_t *v, cons
 	json_array_append_new(json_object_get(e, "where"), json_pack("{s:s, s:s}", "host", host, "port", port));
 }
 
+/* A port's value of key ("qos.trust"); for a RoCE LAG port each member's, whose netdev holds
+ * the QoS and ECN (the LAG port's own for what is the RDMA port's: the default ToS). */
+static void add_port(json_t *values, struct hwc_arena *a, const json_t *p, const char *key,
+		     const char *host)
+{
+	const json_t *mem = hwc_q_get(p, "members");
+	size_t i;
+	const json_t *m;
+	json_array_foreach(mem, i, m) {
+		const json_t *v = hwc_q_at(m, key);
+		v = v ? v : hwc_q_at(p, key);
+		if (v)
+			add_value(values, a, v, host, port_name(a, m));
+	}
+	const json_t *v = json_array_size(mem) ? NULL : hwc_q_at(p, key);
+	if (v)
+		add_value(values, a, v, host, port_name(a, p));
+}
+
 json_t *hwc_merge_roce(json_t *const *docs, const char *const *hosts, size_t n)
 {
 	struct hwc_arena *a = hwc_arena_new();
@@ -45,11 +64,8 @@ json_t *hwc_merge_roce(json_t *const *docs, const char *const *hosts, size_t n)
 		for (size_t h = 0; values && h < n; h++) {
 			size_t i;
 			const json_t *p;
-			json_array_foreach(hwc_q_roce_ports(hwc_q_get(docs[h], "facts")), i, p) {
-				const json_t *v = hwc_q_at(p, keys[k]); /* "qos.trust" */
-				if (v)
-					add_value(values, a, v, hosts[h], port_name(a, p));
-			}
+			json_array_foreach(hwc_q_roce_ports(hwc_q_get(docs[h], "facts")), i, p)
+				add_port(values, a, p, keys[k], hosts[h]);
 		}
 		json_t *vl = json_array();
 		const char *s;

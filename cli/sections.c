@@ -43,7 +43,8 @@ static void start_port_tools(struct hwc_env *e, struct hwc_facts *f)
 	const struct hwc_mlx_facts *mf = f->mlx;
 	size_t max = 0, n = 0;
 	for (size_t i = 0; mf && i < mf->adapters.n; i++)
-		max += mf->adapters.items[i].netdevs.n * HWC_NETDEV_LINK_CMDS +
+		/* a RoCE LAG port asks each member, a netdev of the card */
+		max += mf->adapters.items[i].netdevs.n * (HWC_NETDEV_LINK_CMDS + HWC_ROCE_DCB_CMDS) +
 		       mf->adapters.items[i].ports.n * HWC_ROCE_DCB_CMDS;
 	struct hwc_cmd *cmds = max ? hwc_arena_calloc(a, max + 1, sizeof(*cmds)) : NULL;
 	if (!cmds)
@@ -62,7 +63,7 @@ static void start_port_tools(struct hwc_env *e, struct hwc_facts *f)
 		for (size_t k = 0; k < ad->ports.n; k++) {
 			const struct hwc_mlx_port *p = &ad->ports.items[k];
 			if (hwc_ok(p->link_layer) && strcmp(p->link_layer.v, "Ethernet") == 0 && hwc_ok(p->netdev))
-				n += hwc_roce_dcb_cmds(a, p->netdev.v, cmds + n);
+				n += hwc_roce_port_dcb_cmds(e, a, p->netdev.v, cmds + n, max - n);
 		}
 	}
 	if (netdevs)

@@ -51,6 +51,12 @@ static void read_slaves(struct hwc_env *e, struct hwc_arena *a, const char *dir,
 	hwc_fmeta_set(&b->slaves_m, HWC_ST_OK, 0, NULL);
 }
 
+void hwc_bond_read_slaves(struct hwc_env *e, struct hwc_arena *a, const char *bond,
+			  struct hwc_netdev_bond *b)
+{
+	read_slaves(e, a, hwc_arena_printf(a, "sys/class/net/%s", bond), b);
+}
+
 /* bonding/active_slave is empty when the mode has no active member (802.3ad, balance-*) or none
  * is up: known, but no name to give. */
 static void read_active(struct hwc_env *e, struct hwc_arena *a, const char *dir,

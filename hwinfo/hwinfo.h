@@ -432,6 +432,10 @@ struct hwc_netdev_bond {
 	struct hwc_fbool admin_up, carrier;
 };
 /* IFF_UP of <net>/flags and <net>/carrier (net: "sys/class/net/<if>"), a netdev's or a bond's. */
+/* The members bond lists in sys/class/net/<bond>/bonding/slaves, in its order, into b->slaves
+ * (b->slaves_m absent when bond is not a bond). */
+void hwc_bond_read_slaves(struct hwc_env *e, struct hwc_arena *a, const char *bond,
+			  struct hwc_netdev_bond *b);
 void hwc_netdev_admin_facts(struct hwc_env *e, struct hwc_arena *a, const char *net,
 			    struct hwc_fbool *admin_up, struct hwc_fbool *carrier);
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "hwinfo/ethtool_io.h"
+#include "hwinfo/hwinfo.h"
 #include "core/runner.h"
 #include "mlx/mlx.h"
 #include "core/util.h"
@@ -65,6 +66,19 @@ size_t hwc_roce_dcb_cmds(struct hwc_arena *a, const char *nd, struct hwc_cmd *ou
 	return NDCB;
 }
 
+size_t hwc_roce_port_dcb_cmds(struct hwc_env *e, struct hwc_arena *a, const char *nd,
+			      struct hwc_cmd *out, size_t room)
+{
+	struct hwc_netdev_bond b = {0};
+	hwc_bond_read_slaves(e, a, nd, &b);
+	if (b.slaves_m.st == HWC_ST_ABSENT)
+		return room >= NDCB ? hwc_roce_dcb_cmds(a, nd, out) : 0;
+	size_t n = 0;
+	for (size_t i = 0; b.slaves_m.st == HWC_ST_OK && i < b.slaves.n && n + NDCB <= room; i++)
+		n += hwc_roce_dcb_cmds(a, b.slaves.items[i], out + n);
+	return n;
+}
+
 /* All five `dcb -j X show dev ND` at once; true when PFC came back. */
 static bool qos_dcb(struct hwc_env *e, struct hwc_facts *f, const char *nd, struct hwc_roce_qos *q)
 {
@@ -118,14 +132,20 @@ static const char *qos_mlnx(struct hwc_env *e, struct hwc_facts *f, const char *
 	return NULL;
 }
 
+/* Every fact of q with status m (no netdev to ask, or one that does not hold them). */
+static void qos_fail(struct hwc_arena *a, struct hwc_roce_qos *q, const struct hwc_fmeta *m)
+{
+	hwc_roce_qos_init(q, a, "no netdev");
+	for (int w = HWC_DCB_APP; w <= HWC_DCB_BUFFER; w++)
+		hwc_dcb_fail((enum hwc_dcb_show)w, q, m->st, m->detail);
+	q->source.m = *m;
+}
+
 static void collect_qos(struct hwc_env *e, struct hwc_facts *f, struct hwc_roce_port *p)
 {
 	struct hwc_arena *a = f->arena;
 	if (!hwc_ok(p->netdev)) {
-		hwc_roce_qos_init(&p->qos, a, "no netdev");
-		for (int w = HWC_DCB_APP; w <= HWC_DCB_BUFFER; w++)
-			hwc_dcb_fail((enum hwc_dcb_show)w, &p->qos, p->netdev.m.st, p->netdev.m.detail);
-		p->qos.source.m = p->netdev.m;
+		qos_fail(a, &p->qos, &p->netdev.m);
 		return;
 	}
 	const char *nd = p->netdev.v;
@@ -297,9 +317,8 @@ static void collect_gids(struct hwc_env *e, struct hwc_arena *a, struct hwc_roce
 					  dir));
 }
 
-static void collect_counters(struct hwc_env *e, struct hwc_facts *f, struct hwc_roce_port *p)
+static void collect_hw_counters(struct hwc_env *e, struct hwc_arena *a, struct hwc_roce_port *p)
 {
-	struct hwc_arena *a = f->arena;
 	struct hwc_roce_counters *c = &p->counters;
 	for (size_t i = 0; i < HWC_ROCE_NHW; i++) {
 		struct hwc_fi64 v = {0};
@@ -312,6 +331,24 @@ static void collect_counters(struct hwc_env *e, struct hwc_facts *f, struct hwc_
 		else if (hwc_ok(v))
 			HWC_SET(c->hw[i], (uint64_t)v.v);
 	}
+}
+
+/* The netdev's per-priority pause and discard counters, all with status m. */
+static void pause_counters_fail(struct hwc_roce_counters *c, const struct hwc_fmeta *m)
+{
+	struct hwc_fslots *arrs[] = {&c->rx_pause, &c->tx_pause, &c->rx_pause_duration,
+				       &c->tx_pause_duration, &c->rx_discards};
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(arrs); i++) {
+		hwc_fslots_init(arrs[i], HWC_ROCE_NPRIO, false, NULL);
+		arrs[i]->m = *m;
+	}
+	c->pause_storm_warning.m = c->pause_storm_error.m = *m;
+}
+
+static void collect_pause_counters(struct hwc_env *e, struct hwc_facts *f, struct hwc_roce_port *p)
+{
+	struct hwc_arena *a = f->arena;
+	struct hwc_roce_counters *c = &p->counters;
 	const char *text = NULL;
 	size_t len = 0;
 	struct hwc_fmeta m = p->netdev.m;
@@ -323,29 +360,29 @@ static void collect_counters(struct hwc_env *e, struct hwc_facts *f, struct hwc_
 			hwc_facts_error(f, "roce", src, "output not understood (expected counters)");
 		return;
 	}
-	struct hwc_fslots *arrs[] = {&c->rx_pause, &c->tx_pause, &c->rx_pause_duration,
-				       &c->tx_pause_duration, &c->rx_discards};
-	for (size_t i = 0; i < 5; i++) {
-		hwc_fslots_init(arrs[i], HWC_ROCE_NPRIO, false, NULL);
-		arrs[i]->m = m;
-	}
-	c->pause_storm_warning.m = c->pause_storm_error.m = m;
+	pause_counters_fail(c, &m);
 }
 
 /* ------------------------------------------------------------------ ports */
 
-/* The PCI function of an RDMA device and, for the firmware's _P<n>, its physical port: the
- * RDMA port on a multi-port function (mlx4), else the PF's rank on the card (mlx5). */
+static bool strv_has(const struct hwc_mlx_strv *v, const char *name)
+{
+	for (size_t k = 0; k < v->n; k++)
+		if (strcmp(v->items[k], name) == 0)
+			return true;
+	return false;
+}
+
+/* The PCI function of an RDMA device (netdev NULL) or of a LAG member's netdev and, for the
+ * firmware's _P<n>, its physical port: the RDMA port on a multi-port function (mlx4), else the
+ * PF's rank on the card (mlx5). */
 static void port_identity(const struct hwc_mlx_adapter *ad, struct hwc_arena *a,
-			  struct hwc_roce_port *p)
+			  struct hwc_roce_port *p, const char *netdev)
 {
 	int pf = 0;
 	for (size_t i = 0; i < ad->function_map.n; i++) {
 		const struct hwc_mlx_function *fn = &ad->function_map.items[i];
-		bool mine = false;
-		for (size_t k = 0; k < fn->rdma_devices.n; k++)
-			mine |= strcmp(fn->rdma_devices.items[k], p->rdma_device) == 0;
-		if (mine) {
+		if (netdev ? strv_has(&fn->netdevs, netdev) : strv_has(&fn->rdma_devices, p->rdma_device)) {
 			HWC_SET(p->bdf, fn->bdf);
 			if (fn->is_vf)
 				HWC_FAIL(p->fw_port, HWC_ST_UNSUPPORTED, 0,
@@ -357,24 +394,80 @@ static void port_identity(const struct hwc_mlx_adapter *ad, struct hwc_arena *a,
 		if (!fn->is_vf)
 			pf++;
 	}
-	const char *d = hwc_arena_printf(a, "%s: not among the card's functions", p->rdma_device);
+	const char *d = hwc_arena_printf(a, "%s: not among the card's functions",
+					 netdev ? netdev : p->rdma_device);
 	HWC_FAIL(p->bdf, HWC_ST_ABSENT, 0, d);
 	HWC_FAIL(p->fw_port, HWC_ST_ABSENT, 0, d);
+}
+
+/* What a port reads from its netdev: QoS, ECN, CNP and DCQCN, pause counters. */
+static void collect_netdev_facts(struct hwc_env *e, struct hwc_facts *f,
+				 const struct hwc_mlx_adapter *ad, struct hwc_roce_port *p)
+{
+	struct hwc_arena *a = f->arena;
+	collect_qos(e, f, p);
+	const char *nd = hwc_ok(p->netdev) ? p->netdev.v : NULL;
+	collect_ecn(e, a, nd, "roce_np", &p->ecn_np);
+	collect_ecn(e, a, nd, "roce_rp", &p->ecn_rp);
+	collect_cc(e, a, ad, p);
+	collect_pause_counters(e, f, p);
+}
+
+/* The same facts of a LAG port's bond, each with why the bond does not hold them. */
+static void lag_port_fail(struct hwc_arena *a, struct hwc_roce_port *p, const char *why)
+{
+	struct hwc_fmeta m = {HWC_ST_UNSUPPORTED, 0, why};
+	qos_fail(a, &p->qos, &m);
+	hwc_fslots_init(&p->ecn_np, HWC_ROCE_NPRIO, true, NULL);
+	hwc_fslots_init(&p->ecn_rp, HWC_ROCE_NPRIO, true, NULL);
+	p->ecn_np.m = p->ecn_rp.m = m;
+	p->cnp_dscp.m = p->cnp_802p_prio.m = p->cc_prio_mask.m = m;
+	p->cnp_source.m = p->cc_algorithm.m = m;
+	pause_counters_fail(&p->counters, &m);
+}
+
+/* RoCE LAG (mlx5 joins the card's PFs into one RDMA device, mlx5_bond_<n>, whose port's netdev
+ * is their bond; drivers/net/ethernet/mellanox/mlx5/core/lag/): the bond has no DCB, ECN or
+ * pause counters of its own, the members (the PFs' netdevs) keep theirs, so each member is
+ * collected as a port. False when the port's netdev is not a bond. */
+static bool collect_lag(struct hwc_env *e, struct hwc_facts *f, const struct hwc_mlx_adapter *ad,
+			struct hwc_roce_port *p)
+{
+	struct hwc_arena *a = f->arena;
+	if (!hwc_ok(p->netdev))
+		return false;
+	struct hwc_netdev_bond b = {0};
+	hwc_bond_read_slaves(e, a, p->netdev.v, &b);
+	if (b.slaves_m.st == HWC_ST_ABSENT)
+		return false;
+	lag_port_fail(a, p, hwc_arena_printf(a, "%s is a bond (RoCE LAG): QoS, ECN, CNP and pause "
+						"counters are its members' (members[])", p->netdev.v));
+	p->members_m = b.slaves_m;
+	for (size_t i = 0; b.slaves_m.st == HWC_ST_OK && i < b.slaves.n; i++) {
+		struct hwc_roce_port *m = HWC_VEC_PUSH(a, &p->members);
+		if (!m) {
+			hwc_fmeta_set(&p->members_m, HWC_ST_UNREADABLE, ENOMEM, "out of memory");
+			break;
+		}
+		m->rdma_device = p->rdma_device;
+		m->port = p->port;
+		HWC_SET(m->netdev, b.slaves.items[i]);
+		port_identity(ad, a, m, b.slaves.items[i]);
+		collect_netdev_facts(e, f, ad, m);
+	}
+	return true;
 }
 
 static void collect_port(struct hwc_env *e, struct hwc_facts *f, const struct hwc_mlx_adapter *ad,
 			 struct hwc_roce_port *p)
 {
 	struct hwc_arena *a = f->arena;
-	port_identity(ad, a, p);
-	collect_qos(e, f, p);
-	const char *nd = hwc_ok(p->netdev) ? p->netdev.v : NULL;
-	collect_ecn(e, a, nd, "roce_np", &p->ecn_np);
-	collect_ecn(e, a, nd, "roce_rp", &p->ecn_rp);
-	collect_cc(e, a, ad, p);
+	port_identity(ad, a, p, NULL);
+	if (!collect_lag(e, f, ad, p))
+		collect_netdev_facts(e, f, ad, p);
 	collect_tos(e, a, p);
 	collect_gids(e, a, p);
-	collect_counters(e, f, p);
+	collect_hw_counters(e, a, p);
 }
 
 int hwc_roce_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_collect_opts *o)

@@ -62,6 +62,12 @@ struct hwc_roce_port {
 	HWC_VEC(struct hwc_roce_gid) gids;
 	struct hwc_fi64 roce_v2_gid_index; /* first RoCE v2 GID on a routable address */
 	struct hwc_roce_counters counters;
+	/* RoCE LAG (the port's netdev is a bond of the card's PFs, mlx5_bond_<n>): the QoS, ECN,
+	 * CNP, DCQCN and pause counters live on each member's netdev, not on the bond; each member
+	 * is a port of its own here (rdma_device and port the LAG's, no GIDs, ToS or hw_counters).
+	 * Written only for a LAG port. */
+	struct hwc_fmeta members_m;
+	HWC_VEC(struct hwc_roce_port) members;
 };
 
 struct hwc_roce_facts {
@@ -101,6 +107,10 @@ int hwc_roce_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_co
  * (hwc_run_start): HWC_ROCE_DCB_CMDS commands into out; 0 when out of memory. */
 #define HWC_ROCE_DCB_CMDS 5
 size_t hwc_roce_dcb_cmds(struct hwc_arena *a, const char *netdev, struct hwc_cmd *out);
+/* The same for the port whose netdev is nd: for a RoCE LAG port (nd a bond) its members'. At
+ * most room commands into out; how many. */
+size_t hwc_roce_port_dcb_cmds(struct hwc_env *e, struct hwc_arena *a, const char *nd,
+			      struct hwc_cmd *out, size_t room);
 json_t *hwc_roce_to_json(const struct hwc_facts *f);
 int hwc_roce_from_json(const json_t *j, struct hwc_facts *f);
 json_t *hwc_roce_port_json(const struct hwc_roce_port *p);

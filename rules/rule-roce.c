@@ -3,9 +3,11 @@
  * GID, trust) against the profile's fabric choices, or, without them, against the port's own
  * chain; the host's RoCE ports against each other; pause storms and drops on the lossless class. */
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json.h"
 #include "rules/rules-int.h"
 
 #define NPRIO 8
@@ -22,7 +24,20 @@ struct rp {
 	int lossless;       /* the lossless priority: profile, else ToS's with PFC, else sole PFC */
 	const char *lossless_src;
 	bool is_lossless;   /* the port is meant to be lossless */
+	const char *bond;   /* a RoCE LAG member: its bond, the LAG port's netdev; else NULL */
+	const json_t *member;  /* and its object in members[] */
+	const char *port_base; /* the LAG port's path, for what is the RDMA port's (ToS, GIDs) */
 };
+
+/* Where a fact of the port sits: a LAG member's own key under its path, else the port's. */
+static const char *fact_path(struct hwc_rule_ctx *c, const struct rp *r, const char *dotted)
+{
+	char first[32];
+	size_t n = strcspn(dotted, ".[");
+	snprintf(first, sizeof(first), "%.*s", (int)(n < sizeof(first) ? n : sizeof(first) - 1), dotted);
+	bool own = !r->member || hwc_q_has(r->member, first);
+	return hwc_arena_printf(c->a, "%s.%s", own ? r->base : r->port_base, dotted);
+}
 
 static int int_at(const json_t *arr, int i)
 {
@@ -119,6 +134,16 @@ static struct hwc_finding *fix_port(struct hwc_rule_ctx *c, struct hwc_finding *
 	return fd;
 }
 
+/* Every finding's last touch: the port's names in its fix and, for a RoCE LAG member, the bond
+ * in its message (the LAG is lossless only if each member is). */
+static struct hwc_finding *finish(struct hwc_rule_ctx *c, struct hwc_finding *fd, const struct rp *r)
+{
+	if (fd && r->bond)
+		fd->message = hwc_arena_printf(c->a, "%s (member of %s, the RoCE LAG of %s)", fd->message, r->bond,
+					       hwc_q_string(r->p, "rdma_device"));
+	return fix_port(c, fd, r);
+}
+
 /* The unknown finding for a fact of the port the rule needs; returns false. */
 static bool port_unknown(struct hwc_rule_ctx *c, const struct rp *r, const char *dotted,
 			 const char *needed_for)
@@ -126,8 +151,7 @@ static bool port_unknown(struct hwc_rule_ctx *c, const struct rp *r, const char 
 	const json_t *v;
 	const char *why = NULL;
 	hwc_q_find(r->p, dotted, &v, &why, c->a);
-	hwc_rule_unknown(c, r->subj, hwc_arena_printf(c->a, "%s.%s", r->base, dotted),
-			 why ? why : "not_collected", needed_for);
+	hwc_rule_unknown(c, r->subj, fact_path(c, r, dotted), why ? why : "not_collected", needed_for);
 	return false;
 }
 
@@ -145,7 +169,7 @@ static struct hwc_finding *port_emit(struct hwc_rule_ctx *c, const struct rp *r,
 	va_start(ap, fmt);
 	const char *msg = hwc_arena_vprintf(c->a, fmt, ap);
 	va_end(ap);
-	return fix_port(c, hwc_rule_emit(c, r->subj, "%s", msg ? msg : fmt), r);
+	return finish(c, hwc_rule_emit(c, r->subj, "%s", msg ? msg : fmt), r);
 }
 
 static const char *ev(struct hwc_rule_ctx *c, const struct rp *r, const char *fmt, int i)
@@ -153,16 +177,69 @@ static const char *ev(struct hwc_rule_ctx *c, const struct rp *r, const char *fm
 	return hwc_arena_printf(c->a, "%s.%s[%d]", r->base, fmt, i);
 }
 
-/* Each RoCE port, with its chain's values, to fn. */
-static void each_port(struct hwc_rule_ctx *c, void (*fn)(struct hwc_rule_ctx *c, const struct rp *r))
+/* A RoCE LAG member seen as a port: the LAG port's object (rdma device, ToS, GIDs) with the
+ * member's own facts (netdev, QoS, ECN, CNP, counters) over it. A new object; the values stay
+ * the facts'. */
+static json_t *member_view(const json_t *port, const json_t *m)
 {
-	size_t i;
-	const json_t *p;
+	json_t *v = json_copy((json_t *)port), *u = json_object();
+	if (!v || !u) {
+		json_decref(v);
+		json_decref(u);
+		return NULL;
+	}
+	json_object_del(v, "members");
+	json_object_update(u, (json_t *)hwc_q_get(port, HWC_JSON_UNAVAILABLE));
+	json_object_update(u, (json_t *)hwc_q_get(m, HWC_JSON_UNAVAILABLE));
+	json_object_update(v, (json_t *)m);
+	json_object_set_new(v, HWC_JSON_UNAVAILABLE, u);
+	return v;
+}
+
+typedef void (*view_fn)(struct hwc_rule_ctx *c, const struct rp *r, void *ctx);
+
+/* Each RoCE port as the chain rules judge it, with its chain's values, to fn: a port, or for a
+ * RoCE LAG port (members[]) each member, whose netdev holds the QoS and ECN of its link. */
+static void each_view(struct hwc_rule_ctx *c, view_fn fn, void *ctx)
+{
+	size_t i, k;
+	const json_t *p, *m;
 	json_array_foreach(hwc_q_roce_ports(c->facts), i, p) {
 		struct rp r;
-		rp_init(c, p, &r);
-		fn(c, &r);
+		const json_t *mem = hwc_q_get(p, "members");
+		if (!json_array_size(mem)) {
+			rp_init(c, p, &r);
+			fn(c, &r, ctx);
+			continue;
+		}
+		json_array_foreach(mem, k, m) {
+			json_t *v = member_view(p, m);
+			if (!v)
+				continue;
+			rp_init(c, v, &r);
+			r.bond = hwc_q_string(p, "netdev");
+			r.member = m;
+			r.port_base = hwc_arena_printf(c->a, "roce.ports[%s]", r.bond ? r.bond : "?");
+			r.base = hwc_arena_printf(c->a, "%s.members[%s]", r.port_base, r.subj);
+			fn(c, &r, ctx);
+			json_decref(v);
+		}
 	}
+}
+
+struct port_fn {
+	void (*fn)(struct hwc_rule_ctx *c, const struct rp *r);
+};
+
+static void call_port_fn(struct hwc_rule_ctx *c, const struct rp *r, void *ctx)
+{
+	((const struct port_fn *)ctx)->fn(c, r);
+}
+
+static void each_port(struct hwc_rule_ctx *c, void (*fn)(struct hwc_rule_ctx *c, const struct rp *r))
+{
+	struct port_fn pf = {fn};
+	each_view(c, call_port_fn, &pf);
 }
 
 /* ------------------------------------------------------------------ PFC */
@@ -203,7 +280,7 @@ static void pfc_unused_port(struct hwc_rule_ctx *c, const struct rp *r)
 		struct hwc_finding *fd = want >= 0
 			? hwc_rule_emit(c, r->subj, "PFC is on for priority %d; the fabric's lossless priority is %d", k, want)
 			: hwc_rule_emit(c, r->subj, "PFC is on for priority %d, which no DSCP maps to", k);
-		fix_port(c, fd, r);
+		finish(c, fd, r);
 		hwc_evidence_add(fd, c->a, ev(c, r, "qos.pfc_enabled", k), "true", "false");
 	}
 }
@@ -232,7 +309,7 @@ static void dscp_no_pfc_port(struct hwc_rule_ctx *c, const struct rp *r)
 		? hwc_rule_emit(c, r->subj, "the fabric's RoCE DSCP %d maps to priority %d, not the lossless priority %d", d, prio, want)
 		: hwc_rule_emit(c, r->subj, "the fabric's RoCE DSCP %d maps to priority %d, which has no PFC (PFC on: %s)", d, prio,
 				pfc_list(c, r));
-	fix_port(c, fd, r);
+	finish(c, fd, r);
 	hwc_evidence_add(fd, c->a, ev(c, r, "qos.dscp2prio", d), hwc_arena_printf(c->a, "%d", prio),
 			 want >= 0 ? hwc_arena_printf(c->a, "%d", want) : "a priority with PFC");
 }
@@ -251,7 +328,7 @@ static void tos_port(struct hwc_rule_ctx *c, const struct rp *r)
 		port_unknown(c, r, "default_roce_tos", "the class RDMA-CM traffic is sent in");
 		return;
 	}
-	const char *tos_path = hwc_arena_printf(c->a, "%s.default_roce_tos", r->base);
+	const char *tos_path = fact_path(c, r, "default_roce_tos");
 	if (want_d >= 0 && r->tos_dscp != want_d) {
 		struct hwc_finding *fd = port_emit(c, r, "RDMA-CM default ToS %d is DSCP %d; the fabric's RoCE DSCP is %d", r->tos,
 						       r->tos_dscp, want_d);
@@ -398,7 +475,14 @@ static void gid_port(struct hwc_rule_ctx *c, const struct rp *r)
 
 static void eval_gid(struct hwc_rule_ctx *c)
 {
-	each_port(c, gid_port);
+	/* the GID table is the RDMA port's: a RoCE LAG port is judged once, not per member */
+	size_t i;
+	const json_t *p;
+	json_array_foreach(hwc_q_roce_ports(c->facts), i, p) {
+		struct rp r;
+		rp_init(c, p, &r);
+		gid_port(c, &r);
+	}
 }
 
 /* ------------------------------------------------------------------ counters */
@@ -419,7 +503,7 @@ static void storm_port(struct hwc_rule_ctx *c, const struct rp *r)
 		return;
 	struct hwc_finding *fd = hwc_rule_emit_sev(c, ne ? HWC_SEV_ERROR : HWC_SEV_WARN, r->subj,
 						   "pause storm: %lld warning and %lld error events (the port kept pausing its peer)", nw, ne);
-	fix_port(c, fd, r);
+	finish(c, fd, r);
 	if (ne)
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.tx_pause_storm_error_events", r->base),
 				 hwc_arena_printf(c->a, "%lld", ne), "0");
@@ -486,42 +570,53 @@ const char *hwc_roce_show_value(struct hwc_arena *a, const json_t *v)
 	return fv_json_text(a, v);
 }
 
-static void same_key(struct hwc_rule_ctx *c, const json_t *ports, const char *key)
+#define MAX_SAME 64
+/* One key's value on every port (LAG members each), with where it sits. */
+struct key_vals {
+	const char *key;
+	const json_t *vals[MAX_SAME];
+	const char *base[MAX_SAME];
+	size_t n;
+};
+
+static void key_val(struct hwc_rule_ctx *c, const struct rp *r, void *ctx)
 {
-	size_t i, n = json_array_size(ports), best = 0, best_n = 0;
-	const json_t *p, *vals[64] = {0};
+	struct key_vals *kv = ctx;
 	const char *why;
-	json_array_foreach(ports, i, p) if (i < 64) hwc_q_find(p, key, &vals[i], &why, c->a);
-	for (i = 0; i < n && i < 64; i++) {
+	if (kv->n >= MAX_SAME)
+		return;
+	kv->vals[kv->n] = NULL;
+	hwc_q_find(r->p, kv->key, &kv->vals[kv->n], &why, c->a); /* the facts' own value */
+	kv->base[kv->n++] = r->base;
+}
+
+static void same_key(struct hwc_rule_ctx *c, const char *key)
+{
+	struct key_vals kv = {.key = key};
+	each_view(c, key_val, &kv);
+	size_t n = kv.n, best = 0, best_n = 0, known = 0;
+	for (size_t i = 0; i < n; i++) {
 		size_t same = 0;
-		for (size_t k = 0; k < n && k < 64; k++)
-			same += vals[i] && vals[k] && json_equal(vals[i], vals[k]);
+		for (size_t k = 0; k < n; k++)
+			same += kv.vals[i] && kv.vals[k] && json_equal((json_t *)kv.vals[i], (json_t *)kv.vals[k]);
 		if (same > best_n)
 			best = i, best_n = same;
+		known += kv.vals[i] != NULL;
 	}
-	size_t known = 0;
-	for (i = 0; i < n && i < 64; i++)
-		known += vals[i] != NULL;
 	if (known < 2 || best_n == known)
 		return;
-	const char *want = hwc_roce_show_value(c->a, vals[best]);
+	const char *want = hwc_roce_show_value(c->a, kv.vals[best]);
 	struct hwc_finding *fd = hwc_rule_emit(c, "host", "the host's RoCE ports disagree on %s (%zu of %zu say %s)", key, best_n, known, want);
-	json_array_foreach(ports, i, p) {
-		if (i >= 64 || !vals[i] || json_equal(vals[i], vals[best]))
-			continue;
-		struct rp r;
-		rp_init(c, p, &r);
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.%s", r.base, key), hwc_roce_show_value(c->a, vals[i]), want);
-	}
+	for (size_t i = 0; i < n; i++)
+		if (kv.vals[i] && !json_equal((json_t *)kv.vals[i], (json_t *)kv.vals[best]))
+			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.%s", kv.base[i], key),
+					 hwc_roce_show_value(c->a, kv.vals[i]), want);
 }
 
 static void eval_ports_differ(struct hwc_rule_ctx *c)
 {
-	const json_t *ports = hwc_q_roce_ports(c->facts);
-	if (json_array_size(ports) < 2)
-		return;
 	for (size_t k = 0; k < HWC_ARRAY_SIZE(same_keys); k++)
-		same_key(c, ports, same_keys[k]);
+		same_key(c, same_keys[k]);
 }
 
 /* ------------------------------------------------------------------ the table */

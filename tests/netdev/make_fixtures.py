@@ -358,7 +358,7 @@ The real port of net-cx4lx-ethtool-k-real after `ethtool -K enp1s0f0np0 tso off 
 BOND = "ethtool/cx4lx-mt2420110034_roce-lag-bond0_ip-a-members-1518-1500_ethtool-i_notes-cn_FRAGMENT.txt"
 
 
-def net_cx4lx_bond(name, eth01_mtu, doc, lag_down=False):
+def net_cx4lx_bond(name, eth01_mtu, doc, lag_down=False, roce=None):
     """The real RoCE LAG host of BOND: bond0 (MTU 1500) over the two ports eth01/eth02 of a
     ConnectX-4 Lx (PSID MT_2420110034), eth01 at MTU 1518 in the capture; its RDMA device
     mlx5_bond_0, whose port's netdev is bond0. lag_down: both members and so the bond without
@@ -396,7 +396,90 @@ def net_cx4lx_bond(name, eth01_mtu, doc, lag_down=False):
 | `bonding/mode` `802.3ad 4`, `bonding/active_slave` empty, `bonding_slave/state` active | - | RECONSTRUCTED: the capture does not print the mode; RoCE LAG needs active-backup or 802.3ad, 802.3ad chosen |
 | `bonding/slaves` `eth01 eth02` | the capture's `master bond0` of both | derived |
 | sysfs layout, device id 0x1015, speed 25000 | - | RECONSTRUCTED (a ConnectX-4 Lx; the capture prints no speed) |
-""")
+""" + (roce(r) if roce else ""))
+
+
+QOS = "ethtool/cx5_mlnx_qos_dcbx-firmware-controlled_pfc-prio3_and_show_gids_blog.txt"
+LAG = "ethtool/cx4lx-mt2420110034_roce-lag_ethtool-S-rdma_rdma-statistic-mlx5_bond_0_readlink_notes-cn_FRAGMENT.txt"
+HW = ("out_of_sequence", "packet_seq_err", "local_ack_timeout_err", "implied_nak_seq_err",
+      "np_cnp_sent", "np_ecn_marked_roce_packets", "rp_cnp_handled", "rp_cnp_ignored",
+      "roce_adp_retrans")
+
+
+def lag_roce(eth02_pfc=None):
+    """The RoCE chain of the LAG host: mlnx_qos, ecn/ and ethtool -S of each member (where mlx5
+    keeps them: the bond has none), the LAG port's GIDs, ToS and hw_counters. eth02_pfc: the
+    `enabled` row of eth02's mlnx_qos when it is set apart from eth01's."""
+    def add(r):
+        qos = corpus(QOS).split("\n\n")[0] + "\n"
+        assert "enabled     0   0   0   1   0   0   0   0" in qos
+        t = corpus(LAG)
+        stat = t.split("rdma statistic show\n")[1].split("\n")[0].split()
+        hw = dict(zip(stat[2::2], stat[3::2]))
+        rdma = block(t, "     rx_vport_rdma_unicast_packets", "     tx_vport_rdma_multicast_bytes")
+        assert "/sys/devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0" in t.split("mlx5_bond_0/device")[1]
+        for bdf, ifn in (("0000:3b:00.0", "eth01"), ("0000:3b:00.1", "eth02")):
+            text = qos
+            if ifn == "eth02" and eth02_pfc:
+                text = qos.replace("enabled     0   0   0   1   0   0   0   0", "enabled     " + eth02_pfc)
+            r.write(f"hwcheck/commands/mlnx_qos -i {ifn}/stdout", text)
+            d = f"sys/devices/pci0000:3a/{bdf}/net/{ifn}"
+            for side in ("roce_np", "roce_rp"):
+                for prio in range(8):
+                    r.write(f"{d}/ecn/{side}/enable/{prio}", "1\n")
+            r.write(f"{d}/ecn/roce_np/params/cnp_dscp", "48\n")
+            r.write(f"{d}/ecn/roce_np/params/cnp_802p_prio", "6\n")
+            kt = corpus(KUBE01)
+            for opt, first, last in (("-g", "Ring parameters for", "TCP data split"),
+                                     ("-k", "Features for", "hsr-dup-offload"),
+                                     ("-l", "Channel parameters for", "Combined:")):
+                r.ethtool(opt, ifn, block(kt, first, last).replace("enp1s0f0np0", ifn))
+            r.ethtool("-S", ifn, "NIC statistics:\n" + (rdma if ifn == "eth01" else "") +
+                      "     rx_prio3_pause: 142\n     tx_prio3_pause: 87\n"
+                      "     rx_prio3_discards: 0\n     tx_pause_storm_warning_events: 0\n"
+                      "     tx_pause_storm_error_events: 0\n")
+        port = "sys/devices/pci0000:3a/0000:3b:00.0/infiniband/mlx5_bond_0/ports/1"
+        for c in HW:
+            r.write(f"{port}/hw_counters/{c}", hw[c] + "\n")
+        gids = ["fe80:0000:0000:0000:0e42:a1ff:fee8:878c"] * 2 + ["0000:0000:0000:0000:0000:ffff:0a10:57e0"] * 2
+        for k, (g, ty) in enumerate(zip(gids, ("IB/RoCE v1", "RoCE v2") * 2)):
+            r.write(f"{port}/gids/{k}", g + "\n")
+            r.write(f"{port}/gid_attrs/types/{k}", ty + "\n")
+            r.write(f"{port}/gid_attrs/ndevs/{k}", "bond0\n")
+        r.write("sys/kernel/config/rdma_cm/mlx5_bond_0/ports/1/default_roce_tos", "106\n")
+        changed = (f"| eth02's `mlnx_qos` PFC row `enabled {eth02_pfc}` | - | RECONSTRUCTED: one member set "
+                   "apart from the other (mlnx_qos run on eth01 alone), the case the LAG rules must see |\n"
+                   if eth02_pfc else "")
+        return f"""| `hwcheck/commands/mlnx_qos -i eth01` and `-i eth02` (stdout) | `tests/captures/{QOS}` | the mlnx_qos block verbatim (DCBX firmware, trust dscp, PFC on priority 3): a real ConnectX-5's answer, RECONSTRUCTED as the answer of this host's members (no capture prints a LAG member's mlnx_qos; lshca's roce view and the mlx5 LAG commit 7907f23adc18 say the QoS stays per PF netdev) |
+{changed}| mlx5_bond_0 port 1 `hw_counters/*` | `tests/captures/{LAG}` (`rdma statistic show`: link mlx5_bond_0/1) | real values of this host's LAG port |
+| the `rx_vport_rdma_*` lines of `ethtool -S eth01` | the same capture (`ethtool -S eth01 \\| grep -i rdma`) | real, verbatim |
+| `ethtool -g`, `-k`, `-l` of eth01 and eth02 | the blocks of `tests/captures/ethtool/cx4lx-mcx4121a_enp1s0f0np0_ethtool-g-k-i-c-l_k6.8-pve_xtremeownage-2025_DEINDENTED.txt` (another host's ConnectX-4 Lx, firmware 14.32.1900) | real text, RECONSTRUCTED as these members' (interface name enp1s0f0np0 replaced) |
+| the `rx_prio3_pause`, `tx_prio3_pause`, `rx_prio3_discards`, `tx_pause_storm_*` lines of both members' `ethtool -S` | - | RECONSTRUCTED (mlx5's counter names; values as in the roce-* fixtures) |
+| `ecn/roce_np/enable/0..7` and `ecn/roce_rp/enable/0..7` 1 and `ecn/roce_np/params/cnp_dscp` 48, `cnp_802p_prio` 6 on eth01 and eth02 | - | RECONSTRUCTED (MLNX_OFED's defaults, as in the roce-* fixtures) |
+| GIDs of mlx5_bond_0 port 1 (fe80::e42:a1ff:fee8:878c and 10.16.87.224, v1 and v2, ndev bond0) | the addresses of bond0 in `tests/captures/{BOND}` (`ip a`) | real addresses; the GID table layout RECONSTRUCTED (the kernel's v1+v2 pair per address) |
+| `sys/kernel/config/rdma_cm/mlx5_bond_0/ports/1/default_roce_tos` 106 | - | RECONSTRUCTED (DSCP 26, the fabric profile's) |
+| mlx5_bond_0 on the first PF 0000:3b:00.0 | the same capture's `readlink -f /sys/class/infiniband/mlx5_bond_0/device` | real (the root port 0000:3a:00.0 between is left out of this layout) |
+"""
+    return add
+
+
+def net_roce_lag_lossless():
+    net_cx4lx_bond("net-cx4lx-roce-lag-lossless", 1500, """# net-cx4lx-roce-lag-lossless
+
+The RoCE LAG host of net-cx4lx-bond-mtu-agree (mlx5_bond_0 over bond0 = eth01 + eth02) with its
+RoCE chain: both members trust DSCP with PFC on priority 3, ECN on, CNPs on DSCP 48 / priority 6.
+The QoS, ECN and pause facts come from the members, not from bond0; under the fabric profile
+(tests/roce/fabric-profile.json) no ROCE_* rule fires.
+""", roce=lag_roce())
+
+
+def net_roce_lag_member_pfc_off():
+    net_cx4lx_bond("net-cx4lx-roce-lag-member-pfc-off", 1500, """# net-cx4lx-roce-lag-member-pfc-off
+
+net-cx4lx-roce-lag-lossless with eth02 left without PFC: the LAG is lossless only if every member
+is, so ROCE_PFC_OFF_LOSSLESS must name eth02 and its bond under the fabric profile, and
+ROCE_PORTS_DIFFER (no profile) the member that differs.
+""", roce=lag_roce("0   0   0   0   0   0   0   0"))
 
 
 def net_bond_mtu_mismatch():
@@ -435,4 +518,6 @@ if __name__ == "__main__":
     net_bond_mtu_mismatch()
     net_bond_mtu_agree()
     net_roce_lag_down()
+    net_roce_lag_lossless()
+    net_roce_lag_member_pfc_off()
     print("fixtures written under", os.path.normpath(FIXTURES))

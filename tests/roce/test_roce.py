@@ -14,7 +14,8 @@ from hwctest import run, run_json  # noqa: E402
 
 FIXTURES = ("roce-lossless-ok", "roce-lossless-dcb", "roce-pfc-off-roce-prio", "roce-ecn-off",
             "roce-cnp-lossless", "roce-no-v2-gid", "roce-tos-lossy", "roce-pause-storm",
-            "roce-ports-differ")
+            "roce-ports-differ", "net-cx4lx-roce-lag-lossless", "net-cx4lx-roce-lag-member-pfc-off")
+LAG_OK, LAG_PFC_OFF = "net-cx4lx-roce-lag-lossless", "net-cx4lx-roce-lag-member-pfc-off"
 
 
 def facts(fx, *extra):
@@ -155,6 +156,10 @@ EXPECT = {
         [("ROCE_PORTS_DIFFER", "warn", "host")] * 2,
         [("ROCE_PFC_OFF_LOSSLESS", "error", "mce1"), ("ROCE_PORTS_DIFFER", "warn", "host"),
          ("ROCE_PORTS_DIFFER", "warn", "host"), ("ROCE_TRUST_MISMATCH", "warn", "mce1")]),
+    # RoCE LAG (mlx5_bond_0 over bond0 = eth01 + eth02): judged member by member
+    LAG_OK: ([], []),
+    LAG_PFC_OFF: ([("ROCE_PORTS_DIFFER", "warn", "host")],
+                  [("ROCE_PFC_OFF_LOSSLESS", "error", "eth02"), ("ROCE_PORTS_DIFFER", "warn", "host")]),
 }
 
 
@@ -207,6 +212,101 @@ class Rules(unittest.TestCase):
         self.assertTrue(roce)
         self.assertTrue(all(f["severity"] == "unknown" for f in roce), roce)
         self.assertIn("ROCE_PFC_OFF_LOSSLESS", {f["rule_id"] for f in roce})
+
+
+class Lag(unittest.TestCase):
+    """A RoCE LAG port: its QoS, ECN, CNP and pause counters are its bond members' (mlx5 keeps
+    them per PF netdev; the bond has none), each member judged, the bond named."""
+
+    def test_members_hold_the_chain(self):
+        (p,) = ports(LAG_OK)
+        self.assertEqual((p["rdma_device"], p["port"], p["netdev"], p["bdf"]),
+                         ("mlx5_bond_0", 1, "bond0", "0000:3b:00.0"))
+        # the bond is not asked: its facts say where they are
+        self.assertIsNone(p["qos"]["pfc_enabled"])
+        u = p["qos"]["unavailable"]["pfc_enabled"]
+        self.assertEqual(u["status"], "unsupported")
+        self.assertIn("bond0 is a bond (RoCE LAG)", u["detail"])
+        self.assertIsNone(p["ecn"]["np_enabled"])
+        self.assertIsNone(p["counters"]["rx_prio_pause"])
+        # what the RDMA port holds stays on the port (the real hw_counters of mlx5_bond_0/1)
+        self.assertEqual(p["counters"]["out_of_sequence"], 0)
+        self.assertEqual(p["roce_v2_gid_index"], 3)  # 10.16.87.224, RoCE v2
+        self.assertEqual(p["default_roce_tos"], 106)
+        m = {x["netdev"]: x for x in p["members"]}
+        self.assertEqual(list(m), ["eth01", "eth02"])  # the bond's order
+        self.assertEqual([(x["bdf"], x["fw_port"]) for x in m.values()],
+                         [("0000:3b:00.0", 1), ("0000:3b:00.1", 2)])
+        for x in m.values():
+            self.assertEqual((x["qos"]["source"], x["qos"]["trust"]), ("mlnx_qos", "dscp"))
+            self.assertEqual(x["qos"]["pfc_enabled"], [False, False, False, True, False, False, False, False])
+            self.assertEqual(x["ecn"]["np_enabled"], [True] * 8)
+            self.assertEqual((x["congestion"]["cnp_dscp"], x["congestion"]["cnp_source"]), (48, "sysfs"))
+            self.assertEqual(x["counters"]["rx_prio_pause"][3], 142)
+            self.assertNotIn("out_of_sequence", x["counters"])  # the RDMA port's, not the member's
+        self.assertEqual(ports(LAG_PFC_OFF)[0]["members"][1]["qos"]["pfc_enabled"], [False] * 8)
+
+    def test_only_lag_ports_have_members(self):
+        for p in ports("roce-lossless-ok"):
+            self.assertNotIn("members", p)
+
+    def test_member_without_pfc_fires_naming_its_bond(self):
+        (f,) = [x for x in roce_findings(LAG_PFC_OFF, "--profile", profile())
+                if x["rule_id"] == "ROCE_PFC_OFF_LOSSLESS"]
+        self.assertEqual(f["subject"], "eth02")
+        self.assertIn("member of bond0, the RoCE LAG of mlx5_bond_0", f["message"])
+        self.assertEqual([(e["fact"], e["observed"], e["expected"]) for e in f["evidence"]],
+                         [("roce.ports[bond0].members[eth02].qos.pfc_enabled[3]", "false", "true")])
+        self.assertIn("mlnx_qos -i eth02", f["fix"])
+
+    def test_members_compared(self):
+        (f,) = [x for x in roce_findings(LAG_PFC_OFF) if x["rule_id"] == "ROCE_PORTS_DIFFER"]
+        ev = {e["fact"]: (e["observed"], e["expected"]) for e in f["evidence"]}
+        self.assertEqual(ev, {"roce.ports[bond0].members[eth02].qos.pfc_enabled": ("none", "on 3")})
+
+    def test_unknown_member_is_unknown(self):
+        # net-cx4lx-roce-lag-down recorded no mlnx_qos: each member is unknown, never a pass
+        f = roce_findings("net-cx4lx-roce-lag-down", "--profile", profile())
+        pfc = sorted((x["subject"], x["severity"]) for x in f if x["rule_id"] == "ROCE_PFC_OFF_LOSSLESS")
+        self.assertEqual(pfc, [("eth01", "unknown"), ("eth02", "unknown")])
+        tos = [e["fact"] for x in f if x["rule_id"] == "ROCE_TOS_OUTSIDE_LOSSLESS" for e in x["evidence"]]
+        self.assertEqual(set(tos), {"roce.ports[bond0].default_roce_tos"})  # the RDMA port's
+
+    def test_cards_show_the_members_tuning(self):
+        cp, j = run_json("--root", hwctest.fixture(LAG_OK, "root"), "--json")
+        (card,) = j["cards"]
+        c = {ck["item"]: ck for ck in card["checks"] if ck.get("subject") == "bond0"}
+        self.assertEqual(c["port_tuning"]["value"], "eth01: rx ring 1024 of 8192, 12 channels, LRO off; "
+                                                    "eth02: rx ring 1024 of 8192, 12 channels, LRO off")
+        self.assertNotIn("no netdev facts", json.dumps(card))
+        text = run("--root", hwctest.fixture(LAG_OK, "root"), check=1).stdout  # NET_ROCE_MTU_SMALL
+        self.assertIn("eth01: rx ring 1024 of 8192", text)
+
+    def test_merge_counts_members(self):
+        with tempfile.TemporaryDirectory() as d:
+            paths = []
+            for fx in (LAG_OK, LAG_PFC_OFF):
+                j = run_json("--root", hwctest.fixture(fx, "root"), "--json")[1]
+                paths.append(os.path.join(d, fx + ".json"))
+                with open(paths[-1], "w") as f:
+                    json.dump(j, f)
+            m = run_json("merge", "--json", *paths)[1]
+            pfc = {r["key"]: r for r in m["roce"]}["qos.pfc_enabled"]
+            vals = {v["shown"]: sorted((os.path.basename(w["host"]), w["port"]) for w in v["where"])
+                    for v in pfc["values"]}
+            self.assertEqual(vals["none"], [(LAG_PFC_OFF + ".json", "eth02")])
+            self.assertEqual(len(vals["on 3"]), 3)
+            tos = {r["key"]: r for r in m["roce"]}["default_roce_tos"]
+            self.assertEqual([v["ports"] for v in tos["values"]], [4])  # the LAG port's, per member
+
+    def test_lag_snapshot_replays(self):
+        with tempfile.TemporaryDirectory() as d:
+            tar = os.path.join(d, "s.tar")
+            run("--root", hwctest.fixture(LAG_OK, "root"), "snapshot", "-o", tar, check=0)
+            with tarfile.open(tar) as t:
+                t.extractall(os.path.join(d, "r"))
+            j = run_json("--root", os.path.join(d, "r"), "facts", "--json")[1]
+        self.assertEqual(j["facts"]["roce"], facts(LAG_OK)["facts"]["roce"])
 
 
 if __name__ == "__main__":
