@@ -1047,6 +1047,11 @@ int hwc_mlx_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_col
 	for (size_t i = 0; i < kept; i++) {
 		hwc_mlx_collect_port_counters(e, f, &mf->adapters.items[i]);
 		hwc_mlx_collect_kernel_events(f, &mf->adapters.items[i]);
+#define PART_COLLECT(m, T, doc_) hwc_mlx_collect_##m(e, f, ad, &ad->m);
+		struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
+		(void)ad; /* when no part is registered */
+		HWC_MLX_ADAPTER_PARTS(PART_COLLECT)
+#undef PART_COLLECT
 	}
 	hwc_mlx_collect_phy(e, f, mf);
 	hwc_mlx_collect_peers(e, f, mf);

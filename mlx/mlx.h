@@ -264,6 +264,27 @@ struct hwc_mlx_kevents {
 int hwc_mlx_parse_kernel_events(const char *buf, size_t len, size_t max, struct hwc_arena *a,
 				struct hwc_mlx_kevents *out);
 
+/* ---- adapter parts: a collector with its own file and field table, per ConnectX card -------
+ * One line each in HWC_MLX_ADAPTER_PARTS: X(member, type, "description"), type a struct whose
+ * first member is its struct hwc_fmeta (the part's status). That line alone makes `member` a
+ * member of struct hwc_mlx_adapter, declares the part's collector
+ * hwc_mlx_collect_<member>(env, facts, adapter, &member) (it reads through the root or the
+ * runner, may read what the adapter already holds: functions, ports, netdevs, fw_config,
+ * registers, and gives every fact a value or a status) and its field table
+ * hwc_mlx_<member>_table (both in mlx/<part>.c), has hwc_mlx_collect call it for every adapter
+ * once the mstflint tools have run, and writes it as facts.mlx.adapters[].<member> after the
+ * built-in keys. The part's struct sits above the list. Adding a fact: docs/DESIGN.md. */
+#define HWC_MLX_ADAPTER_PARTS(X)
+
+struct hwc_mlx_adapter;
+struct hwc_jtable;
+#define HWC_MLX_PART_DECL(m, T, doc_)                                                              \
+	void hwc_mlx_collect_##m(struct hwc_env *e, struct hwc_facts *f,                           \
+				 const struct hwc_mlx_adapter *ad, T *out);                        \
+	extern const struct hwc_jtable hwc_mlx_##m##_table;
+HWC_MLX_ADAPTER_PARTS(HWC_MLX_PART_DECL)
+#define HWC_MLX_PART_MEMBER(m, T, doc_) T m;
+
 struct hwc_mlx_adapter {
 	const char *bdf; /* function 0 (lowest PF) */
 	struct hwc_fmeta kernel_events_m; /* ok, or why the kernel log could not be read */
@@ -290,6 +311,7 @@ struct hwc_mlx_adapter {
 	/* the card's mstflint tools that answered busy (lost a device semaphore to another tool of
 	 * the card running at once) and were re-run alone, with the outcome; JSON only when any */
 	struct hwc_mlx_strv tools_rerun;
+	HWC_MLX_ADAPTER_PARTS(HWC_MLX_PART_MEMBER)
 };
 
 struct hwc_mlx_facts {
