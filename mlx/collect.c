@@ -976,10 +976,9 @@ static bool dump_without_sysfs(const struct hwc_facts *f, const struct hwc_colle
 int hwc_mlx_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_collect_opts *o)
 {
 	struct hwc_arena *a = f->arena;
-	struct hwc_mlx_facts *mf = hwc_arena_zalloc(a, sizeof(*mf));
+	struct hwc_mlx_facts *mf = HWC_FACTS_SECTION(f, mlx);
 	if (!mf)
 		return -ENOMEM;
-	f->mlx = mf;
 	mf->tools_serial = o && o->serial_tools;
 	struct hwc_dirlist dl = {0};
 	int rc = hwc_env_list_dir(e, PCI_DEVS, a, &dl);
@@ -1048,6 +1047,11 @@ int hwc_mlx_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_col
 	for (size_t i = 0; i < kept; i++) {
 		hwc_mlx_collect_port_counters(e, f, &mf->adapters.items[i]);
 		hwc_mlx_collect_kernel_events(f, &mf->adapters.items[i]);
+#define PART_COLLECT(m, T, doc_) hwc_mlx_collect_##m(e, f, ad, &ad->m);
+		struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
+		(void)ad; /* when no part is registered */
+		HWC_MLX_ADAPTER_PARTS(PART_COLLECT)
+#undef PART_COLLECT
 	}
 	hwc_mlx_collect_phy(e, f, mf);
 	hwc_mlx_collect_peers(e, f, mf);

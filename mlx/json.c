@@ -277,6 +277,10 @@ static const struct hwc_jfield adapter_f[] = {
 	{.key = "registers", .t = HWC_JT_OBJ, .off = 0, .sub = &reg_t},
 	{.key = "tools_rerun", .t = HWC_JT_STRV, .off = offsetof(struct hwc_mlx_adapter, tools_rerun),
 	 .when = has_rerun},
+#define PART_F(m, T, doc_)                                                                         \
+	HWC_JSUBD(struct hwc_mlx_adapter, #m, m, HWC_JT_GROUP, hwc_mlx_##m##_table, doc_),
+	HWC_MLX_ADAPTER_PARTS(PART_F)
+#undef PART_F
 };
 #undef S
 #undef CFG

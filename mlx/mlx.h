@@ -52,10 +52,7 @@ struct hwc_mlx_cfg {
 	bool complete;            /* the table ended cleanly: no cut row, no foreign line inside */
 	unsigned bad_lines;
 	const char *first_bad_line;
-	struct {
-		struct hwc_mlx_cfgparam *items;
-		size_t n, cap;
-	} params;
+	HWC_VEC(struct hwc_mlx_cfgparam) params;
 };
 
 /* `mstconfig -d BDF [-e] q` output. Returns 0 when a parameter table was parsed, else -EINVAL /
@@ -110,10 +107,7 @@ struct hwc_mlx_regfield {
 };
 struct hwc_mlx_reg {
 	struct hwc_fmeta m;
-	struct {
-		struct hwc_mlx_regfield *items;
-		size_t n, cap;
-	} fields;
+	HWC_VEC(struct hwc_mlx_regfield) fields;
 };
 int hwc_mlx_parse_mstreg(const char *buf, size_t len, struct hwc_arena *a, struct hwc_mlx_reg *out);
 /* 0 and *v, or -ENOENT. */
@@ -175,10 +169,7 @@ struct hwc_mlx_phy {
 	struct hwc_ff64 effective_ber, raw_ber; /* after / before FEC */
 	struct hwc_fu64 link_down_counter, link_error_recovery_counter;
 	struct hwc_fmeta lanes_m;
-	struct {
-		uint64_t *items;
-		size_t n, cap;
-	} raw_errors_per_lane;
+	HWC_VEC(uint64_t) raw_errors_per_lane;
 };
 
 /* A module diagnostic as mstlink prints it: "54 [-5..75]", "8.380,8.380,8.380,8.380 [2..15]":
@@ -273,15 +264,33 @@ struct hwc_mlx_kevents {
 int hwc_mlx_parse_kernel_events(const char *buf, size_t len, size_t max, struct hwc_arena *a,
 				struct hwc_mlx_kevents *out);
 
+/* ---- adapter parts: a collector with its own file and field table, per ConnectX card -------
+ * One line each in HWC_MLX_ADAPTER_PARTS: X(member, type, "description"), type a struct whose
+ * first member is its struct hwc_fmeta (the part's status). That line alone makes `member` a
+ * member of struct hwc_mlx_adapter, declares the part's collector
+ * hwc_mlx_collect_<member>(env, facts, adapter, &member) (it reads through the root or the
+ * runner, may read what the adapter already holds: functions, ports, netdevs, fw_config,
+ * registers, and gives every fact a value or a status) and its field table
+ * hwc_mlx_<member>_table (both in mlx/<part>.c), has hwc_mlx_collect call it for every adapter
+ * once the mstflint tools have run, and writes it as facts.mlx.adapters[].<member> after the
+ * built-in keys. The part's struct sits above the list. Adding a fact: docs/DESIGN.md. */
+#define HWC_MLX_ADAPTER_PARTS(X)
+
+struct hwc_mlx_adapter;
+struct hwc_jtable;
+#define HWC_MLX_PART_DECL(m, T, doc_)                                                              \
+	void hwc_mlx_collect_##m(struct hwc_env *e, struct hwc_facts *f,                           \
+				 const struct hwc_mlx_adapter *ad, T *out);                        \
+	extern const struct hwc_jtable hwc_mlx_##m##_table;
+HWC_MLX_ADAPTER_PARTS(HWC_MLX_PART_DECL)
+#define HWC_MLX_PART_MEMBER(m, T, doc_) T m;
+
 struct hwc_mlx_adapter {
 	const char *bdf; /* function 0 (lowest PF) */
 	struct hwc_fmeta kernel_events_m; /* ok, or why the kernel log could not be read */
 	struct hwc_mlx_kevents kernel_events;
 	struct hwc_mlx_strv functions;
-	struct {
-		struct hwc_mlx_function *items;
-		size_t n, cap;
-	} function_map;
+	HWC_VEC(struct hwc_mlx_function) function_map;
 	struct hwc_fstr device_id, product, generation;
 	struct hwc_ff64 pcie_max_speed_gts;
 	struct hwc_fi64 pcie_max_width;
@@ -290,10 +299,7 @@ struct hwc_mlx_adapter {
 	struct hwc_fstr serial_number;
 	struct hwc_fbool fw_pending_reset;
 	struct hwc_mlx_strv netdevs, rdma_devices;
-	struct {
-		struct hwc_mlx_port *items;
-		size_t n, cap;
-	} ports;
+	HWC_VEC(struct hwc_mlx_port) ports;
 	struct hwc_mlx_cfg cfg; /* cfg.m is the status of fw_config as a whole */
 	struct hwc_mlx_fwreset fw_reset; /* mstfwreset query */
 	struct {
@@ -305,14 +311,12 @@ struct hwc_mlx_adapter {
 	/* the card's mstflint tools that answered busy (lost a device semaphore to another tool of
 	 * the card running at once) and were re-run alone, with the outcome; JSON only when any */
 	struct hwc_mlx_strv tools_rerun;
+	HWC_MLX_ADAPTER_PARTS(HWC_MLX_PART_MEMBER)
 };
 
 struct hwc_mlx_facts {
 	struct hwc_fmeta m; /* status of the section as a whole */
-	struct {
-		struct hwc_mlx_adapter *items;
-		size_t n, cap;
-	} adapters;
+	HWC_VEC(struct hwc_mlx_adapter) adapters;
 	/* --fw-image FILE: `mstflint -i FILE query`; fw_image_file NULL when none was given */
 	const char *fw_image_file;
 	struct hwc_mlx_flint fw_image;

@@ -150,6 +150,9 @@ static void caps_fail(struct hwc_pci_device *d, enum hwc_status st, const char *
 		&d->p2p.m,
 	};
 	hwc_fmeta_set_all(m, HWC_ARRAY_SIZE(m), st, why);
+#define PART_FAIL(m_, T, doc_) hwc_fmeta_set((struct hwc_fmeta *)&d->m_, st, 0, why);
+	HWC_PCI_DEVICE_PARTS(PART_FAIL)
+#undef PART_FAIL
 }
 
 static void decode_link(struct pci_dev *pd, int base, unsigned flags, struct hwc_arena *a,
@@ -293,6 +296,16 @@ static void p2p_ext_fail(struct hwc_pci_device *d, enum hwc_status st, const cha
 		HWC_FAIL(*ext[i], st, 0, why);
 }
 
+/* Why a config space of len bytes (<= 256) has no extended capabilities. */
+static void no_ext_space(size_t len, struct hwc_fmeta *m)
+{
+	if (len <= 64)
+		hwc_fmeta_set(m, HWC_ST_NEEDS_ROOT, 0, "config space beyond 64 bytes needs root");
+	else
+		hwc_fmeta_set(m, HWC_ST_ABSENT, 0,
+			      "config space captured to 256 bytes: no extended capabilities");
+}
+
 static void decode_pcie(struct pci_dev *pd, int base, size_t len, struct hwc_arena *a,
 			struct hwc_pci_device *d)
 {
@@ -342,10 +355,10 @@ static void decode_pcie(struct pci_dev *pd, int base, size_t len, struct hwc_are
 	}
 
 	if (len <= 256) {
-		const char *why = len <= 64 ? "config space beyond 64 bytes needs root"
-					    : "config space captured to 256 bytes: no extended capabilities";
-		HWC_FAIL(d->aer_capable, len <= 64 ? HWC_ST_NEEDS_ROOT : HWC_ST_ABSENT, 0, why);
-		p2p_ext_fail(d, len <= 64 ? HWC_ST_NEEDS_ROOT : HWC_ST_ABSENT, why);
+		struct hwc_fmeta m = {0};
+		no_ext_space(len, &m);
+		HWC_FAIL(d->aer_capable, m.st, 0, m.detail);
+		p2p_ext_fail(d, m.st, m.detail);
 		return;
 	}
 	HWC_SET(d->aer_capable, pci_find_cap(pd, PCI_EXT_CAP_ID_AER, PCI_CAP_EXTENDED) != NULL);
@@ -361,7 +374,7 @@ static void decode_pcie(struct pci_dev *pd, int base, size_t len, struct hwc_are
 
 /* The capability walk, inside libpci: an error there jumps back here. */
 static int walk(struct pci_access *acc, unsigned char *cache, size_t len, struct hwc_arena *a,
-		struct hwc_pci_device *d)
+		struct hwc_pci_device *d, unsigned *exp_off)
 {
 	jmp_buf jb;
 	g_jmp = &jb;
@@ -373,6 +386,7 @@ static int walk(struct pci_access *acc, unsigned char *cache, size_t len, struct
 	pci_setup_cache(pd, cache, (int)len);
 	struct pci_cap *exp = pci_find_cap(pd, PCI_CAP_ID_EXP, PCI_CAP_NORMAL);
 	if (exp) {
+		*exp_off = (unsigned)exp->addr;
 		decode_pcie(pd, exp->addr, len, a, d);
 	} else {
 		caps_fail(d, HWC_ST_UNSUPPORTED, "no PCI Express capability");
@@ -484,11 +498,54 @@ int hwc_pci_decode_config(const unsigned char *buf, size_t len, struct hwc_arena
 	/* libpci keeps the pointer (non-const) for the walk: a copy that lives through it. */
 	unsigned char cache[4096];
 	memcpy(cache, buf, len);
-	if (walk(acc, cache, len, a, d) < 0) {
+	unsigned exp = 0;
+	if (walk(acc, cache, len, a, d, &exp) < 0) {
 		*err = hwc_arena_printf(a, "libpci: %s", g_msg);
 		caps_fail(d, HWC_ST_INVALID, *err);
 		return -EIO;
 	}
+	/* the parts (HWC_PCI_DEVICE_PARTS), from the caller's bytes; not for a VF (ids ffff) */
+	struct hwc_pci_cfg cfg = {.buf = buf, .len = len, .exp = exp, .pcie_type = d->pcie_type};
+	(void)cfg;
+	if (exp && vendor != 0xffff) {
+#define PART_DECODE(m, T, doc_) hwc_pci_decode_##m(&cfg, a, &d->m);
+		HWC_PCI_DEVICE_PARTS(PART_DECODE)
+#undef PART_DECODE
+	}
+	return 0;
+}
+
+/* ---- what the parts read ------------------------------------------------------------- */
+
+unsigned hwc_pci_cfg_u16(const struct hwc_pci_cfg *c, size_t off)
+{
+	return off + 2 <= c->len ? le16(c->buf, off) : 0xffff;
+}
+
+uint32_t hwc_pci_cfg_u32(const struct hwc_pci_cfg *c, size_t off)
+{
+	return off + 4 <= c->len ? le16(c->buf, off) | (uint32_t)le16(c->buf, off + 2) << 16
+				 : 0xffffffffu;
+}
+
+size_t hwc_pci_cfg_ext_cap(const struct hwc_pci_cfg *c, unsigned id, const char *what,
+			   struct hwc_fmeta *m)
+{
+	if (c->len <= 256) {
+		no_ext_space(c->len, m);
+		return 0;
+	}
+	/* a header: id (15:0), version (19:16), next (31:20, dword aligned); at most one per dword */
+	size_t off = 0x100;
+	for (size_t n = 0; off >= 0x100 && n < 1024; n++) {
+		uint32_t h = hwc_pci_cfg_u32(c, off);
+		if (h == 0 || h == 0xffffffffu)
+			break;
+		if ((h & 0xffff) == id)
+			return off;
+		off = (h >> 20) & 0xffc;
+	}
+	hwc_fmeta_set(m, HWC_ST_UNSUPPORTED, 0, what); /* the device has none */
 	return 0;
 }
 

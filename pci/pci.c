@@ -135,6 +135,10 @@ static const struct hwc_jfield dev_f[] = {
 	HWC_JLIST_M(struct hwc_pci_device, "path", path.items, path.m, HWC_JT_STRV),
 	GRP(sriov), GRP(link), GRP(slot), GRP(upstream_slot), GRP(dev_status), GRP(aer),
 	GRP(path_bottleneck), GRP(vpd), GRP(acs_cap), GRP(acs), GRP(p2p),
+#define PART_F(m, T, doc_)                                                                         \
+	HWC_JSUBD(struct hwc_pci_device, #m, m, HWC_JT_GROUP, hwc_pci_##m##_table, doc_),
+	HWC_PCI_DEVICE_PARTS(PART_F)
+#undef PART_F
 };
 /* One element of facts.pci.devices. */
 const struct hwc_jtable hwc_pci_device_table = TAB("pci.devices[]", dev_f);

@@ -72,6 +72,60 @@ struct hwc_pci_slot {
 	struct hwc_fi64 physical_slot;
 };
 
+/* ---- device parts: a decoder with its own file and field table -----------------------------
+ * One line each in HWC_PCI_DEVICE_PARTS: X(member, type, "description"), type a struct whose
+ * first member is its struct hwc_fmeta (the part's status). That line alone makes `member` a
+ * member of struct hwc_pci_device, declares the part's decoder
+ * hwc_pci_decode_<member>(cfg, arena, &member) (pure: the config bytes in, every fact of the part
+ * with a value or a status out) and its field table hwc_pci_<member>_table (both in
+ * pci/<part>.c), has hwc_pci_decode_config call it for every function (sysfs or --pci-dump) and
+ * writes it as facts.pci.devices[].<member> after the built-in keys, with the description as its
+ * schema entry's. When the bytes hold no capability to decode (64 bytes without root,
+ * conventional PCI, a device that does not answer, a chain that loops) the part gets the status
+ * the built-in capability facts get, without being called; an SR-IOV VF (its ids read ffff) has
+ * no parts: its link is its PF's. The part's struct sits above the list. Adding a fact:
+ * docs/DESIGN.md. */
+
+/* What a part decodes: a function's config space as it was read (64, 256 or up to 4096 bytes)
+ * and where its PCI Express capability is. */
+struct hwc_pci_cfg {
+	const unsigned char *buf;
+	size_t len;
+	unsigned exp;  /* offset of the PCI Express capability, 0 when it has none */
+	int pcie_type; /* PCI_EXP_TYPE_* from it, -1 without one */
+};
+/* The little-endian word or dword at off; all ones past the bytes read. */
+unsigned hwc_pci_cfg_u16(const struct hwc_pci_cfg *c, size_t off);
+uint32_t hwc_pci_cfg_u32(const struct hwc_pci_cfg *c, size_t off);
+/* The offset of extended capability `id` (the list from 0x100, PCIe base spec 7.6), or 0 with m
+ * set to why not: unsupported with the detail `what` when the device has none, absent or
+ * needs_root when the extended space was not read (256- or 64-byte config). */
+size_t hwc_pci_cfg_ext_cap(const struct hwc_pci_cfg *c, unsigned id, const char *what,
+			   struct hwc_fmeta *m);
+
+/* lane_errors: the Lane Error Status register of the Secondary PCI Express capability
+ * (pci/lane_errors.c), latched per lane since power-up or the last clear */
+struct hwc_pci_lane_errors {
+	struct hwc_fmeta m;
+	struct {
+		int64_t *items;
+		size_t n, cap;
+	} lanes; /* the lane numbers whose bit is set, ascending */
+};
+
+#define HWC_PCI_DEVICE_PARTS(X)                                                                    \
+	X(lane_errors, struct hwc_pci_lane_errors,                                                 \
+	  "lane-based errors latched at this end of the link (Secondary PCI Express capability, "   \
+	  "Lane Error Status): a lane that failed framing or symbol checks since power-up or the "  \
+	  "last clear")
+
+#define HWC_PCI_PART_DECL(m, T, doc_)                                                              \
+	void hwc_pci_decode_##m(const struct hwc_pci_cfg *c, struct hwc_arena *a, T *out);         \
+	extern const struct hwc_jtable hwc_pci_##m##_table;
+struct hwc_jtable;
+HWC_PCI_DEVICE_PARTS(HWC_PCI_PART_DECL)
+#define HWC_PCI_PART_MEMBER(m, T, doc_) T m;
+
 struct hwc_pci_device {
 	struct hwc_fstr bdf;
 	struct hwc_fstr vendor_id, device_id, subsystem_vendor_id, subsystem_device_id, class_code;
@@ -115,6 +169,7 @@ struct hwc_pci_device {
 		struct hwc_fstr product_name, part_number, serial_number;
 	} vpd;
 	struct hwc_fi64 config_bytes;
+	HWC_PCI_DEVICE_PARTS(HWC_PCI_PART_MEMBER)
 
 	/* Not in JSON: what collection needs to tie devices together. */
 	unsigned domain, bus, dev, fn;
@@ -134,10 +189,7 @@ struct hwc_pci_facts {
 	struct hwc_fmeta m; /* status of the section as a whole */
 	struct hwc_fstr source; /* "sysfs" or "dump" */
 	struct hwc_pci_peer_memory peer_memory;
-	struct {
-		struct hwc_pci_device *items;
-		size_t n, cap;
-	} devices;
+	HWC_VEC(struct hwc_pci_device) devices;
 };
 
 /* Fills f->section from the root. Never prints; problems go to hwc_facts_error(). */
@@ -155,7 +207,6 @@ int hwc_pci_from_json(const json_t *j, struct hwc_facts *f);
  * freed per function (internal to pci/). */
 void hwc_pci_device_persist(struct hwc_pci_device *d, struct hwc_arena *a);
 /* The field table of one element of facts.pci.devices (core/json.h). */
-struct hwc_jtable;
 extern const struct hwc_jtable hwc_pci_device_table;
 /* facts.pci's own table (its devices through hwc_pci_device_table). */
 extern const struct hwc_jtable hwc_pci_table;

@@ -484,6 +484,60 @@ static void eval_aer(struct hwc_rule_ctx *c)
 	each_card(c, judge_aer);
 }
 
+/* PCIE_LANE_ERRORS at one end of the card's link (the card's function 0, or the port above it:
+ * each end's receiver latches its own lanes). Lanes at or past the trained width are not part of
+ * the link that carries traffic. */
+static void judge_lane_end(struct hwc_rule_ctx *c, const char *card, const json_t *dev,
+			   const char *bdf, const char *where)
+{
+	const char *base = fv_pci_path(c, bdf);
+	const char *st = hwc_q_string(hwc_q_unavailable(dev, "lane_errors"), "status");
+	/* no Secondary PCI Express capability (a link below 8 GT/s has no such register), or a
+	 * facts file from before the fact (pci/ writes it, or its status, for every function) */
+	if ((st && strcmp(st, "unsupported") == 0) || !hwc_q_has(dev, "lane_errors"))
+		return;
+	const json_t *lanes;
+	double width;
+	if (!need_val(c, card, dev, base, "lane_errors.lanes", JSON_ARRAY, NULL, &lanes) ||
+	    !need_num(c, card, dev, base, "link.width", &width))
+		return;
+	size_t i, n = 0;
+	const json_t *l;
+	const char *list = "";
+	json_array_foreach(lanes, i, l) {
+		if (!json_is_integer(l) || json_integer_value(l) >= (json_int_t)width)
+			continue;
+		list = hwc_arena_printf(c->a, "%s%s%lld", list, n++ ? " " : "",
+					(long long)json_integer_value(l));
+	}
+	if (!n)
+		return;
+	const char *w = fv_fmt_num(c->a, width);
+	struct hwc_finding *fd;
+	if (n == (size_t)width)
+		fd = hwc_rule_emit_sev(c, HWC_SEV_INFO, card, "every lane of the x%s link has an error latched at %s (Lane Error Status), as link training at power-up can leave them: clear them and look again after load", w, where);
+	else
+		fd = hwc_rule_emit(c, card, "lane %s of the x%s link latched errors at %s (Lane Error Status), the others did not: a marginal lane (connector, riser, cable) makes the link replay and can make it retrain narrower", list, w, where);
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.lane_errors.lanes", base), list, "none");
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.width", base), w, NULL);
+	fd->fix = hwc_fix_subst(c->a, c->rule->fix, "<END>", bdf);
+}
+
+static void judge_lane_errors(struct hwc_rule_ctx *c, const json_t *ad, const json_t *dev)
+{
+	const char *bdf = bdf_of(ad);
+	judge_lane_end(c, bdf, dev, bdf, "the card");
+	const char *up = hwc_q_pci_upstream(dev);
+	const json_t *pd = up ? hwc_q_pci_dev(c->facts, up) : NULL;
+	if (pd)
+		judge_lane_end(c, bdf, pd, up, hwc_arena_printf(c->a, "the port above it, %s", up));
+}
+
+static void eval_lane_errors(struct hwc_rule_ctx *c)
+{
+	each_card(c, judge_lane_errors);
+}
+
 static void judge_aspm(struct hwc_rule_ctx *c, const json_t *ad, const json_t *dev)
 {
 	const char *bdf = bdf_of(ad);
@@ -755,6 +809,21 @@ const struct hwc_rule hwc_rules_pci[] = {
 	 "Reseat the card and any riser, check cooling, then watch `/sys/bus/pci/devices/<BDF>/aer_dev_*`; "
 	 "replace the riser or move the card if they keep rising.",
 	 eval_aer},
+	{"PCIE_LANE_ERRORS", HWC_SEV_WARN, "pci", "Lanes of the card's PCIe link latched errors",
+	 "Each end of a link of 8 GT/s or more has a Lane Error Status register (Secondary PCI Express "
+	 "capability, PCIe Base Specification 7.7.3.3; lspci's LaneErrStat): one bit per lane, set when "
+	 "that lane fails its framing, block-alignment or symbol checks, kept until software clears it. "
+	 "Some lanes of the trained link flagged and not the others (warn) points at one marginal lane: "
+	 "a connector, riser or cable that makes the link replay and can make it retrain narrower. Every "
+	 "lane flagged (info) is what training at power-up often leaves: the real capture of a Haswell "
+	 "root port above a ConnectX-3 Pro (pciutils tests/cap-aer-root) shows lanes 0-7 of its 8 GT/s "
+	 "x8 link flagged with no AER error counted. The card's end (its function 0) and the port above "
+	 "it are read; lanes past the trained width are not; a facts file from before lane_errors "
+	 "existed is not judged.",
+	 "Clear the bits at the named end, `setpci -s <END> ECAP_SECPCI+8.l=ffffffff` (write 1 to "
+	 "clear), run traffic and read `lspci -vvv -s <END>` again: lanes that come back are marginal; "
+	 "reseat the card and any riser or cable, then move the card to another slot if they persist.",
+	 eval_lane_errors},
 	{"PCIE_ASPM_ENABLED", HWC_SEV_WARN, "pci", "ASPM enabled on the card's link",
 	 "Active State Power Management puts the link into L0s/L1 when idle; the exit latency hurts "
 	 "latency-sensitive and bursty traffic.",

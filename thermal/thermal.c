@@ -272,8 +272,7 @@ static int collect_dir(struct hwc_env *e, struct hwc_facts *f, struct hwc_therma
 static struct hwc_thermal_facts *section(struct hwc_facts *f)
 {
 	if (!f->thermal) {
-		f->thermal = hwc_arena_zalloc(f->arena, sizeof(*f->thermal));
-		if (f->thermal)
+		if (HWC_FACTS_SECTION(f, thermal))
 			hwc_fmeta_set(&f->thermal->m, HWC_ST_OK, 0, NULL);
 	}
 	return f->thermal;
@@ -316,6 +315,11 @@ int hwc_thermal_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc
 		qsort(t->sensors.items, t->sensors.n, sizeof(*t->sensors.items), sensor_cmp);
 	if (rc == 0)
 		rc = add_card_temps(f);
+	if (rc == 0) {
+#define PART_COLLECT(m, T, doc_) hwc_thermal_collect_##m(e, f, &t->m);
+		HWC_THERMAL_PARTS(PART_COLLECT)
+#undef PART_COLLECT
+	}
 	return rc;
 }
 
@@ -439,6 +443,10 @@ static const struct hwc_jfield sensor_f[] = {
 static const struct hwc_jtable sensor_t = HWC_JTABLE("thermal.sensors[]", sensor_f, 0);
 static const struct hwc_jfield thermal_f[] = {
 	HWC_JVEC(struct hwc_thermal_facts, "sensors", sensors, struct hwc_thermal_sensor, sensor_t),
+#define PART_F(m, T, doc_)                                                                         \
+	HWC_JSUBD(struct hwc_thermal_facts, #m, m, HWC_JT_GROUP, hwc_thermal_##m##_table, doc_),
+	HWC_THERMAL_PARTS(PART_F)
+#undef PART_F
 };
 const struct hwc_jtable hwc_thermal_table = HWC_JTABLE("thermal", thermal_f, 0);
 

@@ -31,12 +31,29 @@ struct hwc_thermal_sensor {
 	const char *input_path; /* root-relative tempK_input / zone temp; not in JSON (sampling) */
 };
 
+/* ---- thermal parts: a collector with its own file and field table --------------------------
+ * One line each in HWC_THERMAL_PARTS: X(member, type, "description"), type a struct whose first
+ * member is its struct hwc_fmeta (the part's status). That line alone makes `member` a member of
+ * struct hwc_thermal_facts, declares the part's collector hwc_thermal_collect_<member>(env,
+ * facts, &member) (it reads through the root or the runner, may read the sensors already
+ * collected and f->mlx, and gives every fact a value or a status) and its field table
+ * hwc_thermal_<member>_table (both in thermal/<part>.c), has hwc_thermal_collect call it after
+ * the sensors and writes it as facts.thermal.<member> after them. The part's struct sits above
+ * the list. Adding a fact: docs/DESIGN.md. */
+#define HWC_THERMAL_PARTS(X)
+
+struct hwc_thermal_facts;
+#define HWC_THERMAL_PART_DECL(m, T, doc_)                                                          \
+	void hwc_thermal_collect_##m(struct hwc_env *e, struct hwc_facts *f, T *out);              \
+	extern const struct hwc_jtable hwc_thermal_##m##_table;
+struct hwc_jtable;
+HWC_THERMAL_PARTS(HWC_THERMAL_PART_DECL)
+#define HWC_THERMAL_PART_MEMBER(m, T, doc_) T m;
+
 struct hwc_thermal_facts {
 	struct hwc_fmeta m; /* status of the section as a whole */
-	struct {
-		struct hwc_thermal_sensor *items;
-		size_t n, cap;
-	} sensors; /* sorted by (chip, bdf, label) */
+	HWC_VEC(struct hwc_thermal_sensor) sensors; /* sorted by (chip, bdf, label) */
+	HWC_THERMAL_PARTS(HWC_THERMAL_PART_MEMBER)
 };
 
 /* Fills f->section from the root. Never prints; problems go to hwc_facts_error(). */
@@ -44,7 +61,6 @@ int hwc_thermal_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc
 json_t *hwc_thermal_to_json(const struct hwc_facts *f);
 int hwc_thermal_from_json(const json_t *j, struct hwc_facts *f);
 /* The field table of facts.thermal (core/json.h). */
-struct hwc_jtable;
 extern const struct hwc_jtable hwc_thermal_table;
 
 const char *hwc_thermal_source_name(enum hwc_thermal_source s);

@@ -123,6 +123,9 @@ def parse_text(text):
             cur["speed"], cur["width"] = speed(m.group(1)), int(m.group(2))
         if re.match(r"Capabilities: \[[0-9a-f]+ v\d+\] Advanced Error Reporting", t):
             cur["aer"] = True
+        m = re.match(r"LaneErrStat: (?:0|LaneErr at lane:((?: \d+)+))$", t)
+        if m:  # the Secondary PCI Express capability's Lane Error Status
+            cur["lane_errors"] = [int(x) for x in (m.group(1) or "").split()]
         m = re.search(r"Bus: primary=([0-9a-f]+), secondary=([0-9a-f]+), subordinate=([0-9a-f]+)", t)
         if m:
             cur["secondary"] = int(m.group(2), 16)
@@ -171,6 +174,7 @@ def compare(self, want, devices, name):
         else:
             self.assertFalse(w.get("aer"), f"{ctx}: lspci saw AER, we did not look")
         checks += compare_p2p(self, w, g, ctx)
+        checks += compare_lane_errors(self, w, g, ctx)
         # topology: the bridge whose secondary bus is ours (lspci's tree view)
         bus = int(bdf.split(":")[1], 16)
         dom = bdf.split(":")[0]
@@ -207,3 +211,18 @@ def compare_p2p(self, w, g, ctx):
             self.assertEqual(gp[k], v, f"{ctx} p2p.{k}")
             checks += 1
     return checks
+
+
+def compare_lane_errors(self, w, g, ctx):
+    """Lane Error Status: ours lists the lanes lspci prints ("LaneErrStat: LaneErr at lane: 0 1"),
+    and where lspci shows no Secondary PCI Express capability in an extended space that was read,
+    ours says the function has none. A VF has no parts."""
+    if g.get("is_vf") or g.get("config_bytes", 0) <= 256 or "lane_errors" not in g:
+        self.assertNotIn("lane_errors", w if g.get("config_bytes", 0) <= 256 else {}, ctx)
+        return 0
+    if "lane_errors" in w:
+        self.assertEqual((g["lane_errors"] or {}).get("lanes"), w["lane_errors"], f"{ctx} lane_errors")
+    else:
+        self.assertIsNone(g["lane_errors"], f"{ctx} lane_errors")
+        self.assertEqual(g["unavailable"]["lane_errors"]["status"], "unsupported", ctx)
+    return 1

@@ -55,6 +55,22 @@ class LspciOracle(unittest.TestCase):
         self.assertEqual(nic["path_bottleneck"]["bdf"], "0000:00:02.0")  # upper hop wins a tie
         self.assertEqual(nic["path_bottleneck"]["raw_gbps"], 63.008)
 
+    def test_lane_errors_latched_at_the_haswell_root_port(self):
+        # the real capture's root port 00:02.0 has Lane Error Status bits 0-7 set on its 8 GT/s x8
+        # link to the ConnectX-3 Pro, whose own end reads 0 (lspci: "LaneErrStat: LaneErr at
+        # lane: 0 1 2 3 4 5 6 7" / "LaneErrStat: 0"), with no AER error counted: PCIE_LANE_ERRORS
+        # says so at info, every lane being flagged, and names the port in its fix
+        dump = hwctest.fixture("pci-dumps", "cx3pro_haswell-rootport_pciutils-cap-aer-root.txt")
+        _, j = run_json("--pci-dump", dump, "facts", "--json")
+        d = {x["bdf"]: x for x in j["facts"]["pci"]["devices"]}
+        self.assertEqual(d["0000:00:02.0"]["lane_errors"], {"lanes": list(range(8))})
+        self.assertEqual(d["0000:03:00.0"]["lane_errors"], {"lanes": []})
+        _, r = run_json("--pci-dump", dump, "check", "--json")
+        mine = [f for f in r["findings"] if f.get("rule_id") == "PCIE_LANE_ERRORS"]
+        self.assertEqual([(f["severity"], f["subject"]) for f in mine], [("info", "0000:03:00.0")])
+        self.assertIn("every lane of the x8 link", mine[0]["message"])
+        self.assertIn("setpci -s 0000:00:02.0 ECAP_SECPCI+8.l=ffffffff", mine[0]["fix"])
+
     def test_root_ports_of_one_device_each_have_their_own_link(self):
         # Intel ICH10 root ports 00:1c.0/.1/.2 (pciutils tree-asus-p6t6): one port per function,
         # each its own link, as lspci prints them; .0 is down (x0), .1 and .2 are up at x1
