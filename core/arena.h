@@ -32,7 +32,13 @@ size_t hwc_arena_used(const struct hwc_arena *a);
 /* Append one element of elem bytes to the vector *items (n used, cap allocated): the new element,
  * zeroed (also where n had been cut back), or NULL. */
 void *hwc_vec_push(struct hwc_arena *a, void **items, size_t elem, size_t *n, size_t *cap);
-/* The same for an arena vector {T *items; size_t n, cap;}. */
+/* An arena vector of T: items[0..n), cap allocated (core/json.c reads every one this way). */
+#define HWC_VEC(T)                                                                                 \
+	struct {                                                                                   \
+		T *items;                                                                          \
+		size_t n, cap;                                                                     \
+	}
+/* The same for an arena vector (HWC_VEC). */
 #define HWC_VEC_PUSH(arena, vec)                                                                   \
 	hwc_vec_push((arena), (void **)&(vec)->items, sizeof(*(vec)->items), &(vec)->n, &(vec)->cap)
 

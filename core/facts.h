@@ -52,14 +52,15 @@ struct hwc_facts {
 	struct hwc_thermal_facts *thermal;
 	struct hwc_probe_facts *probe;
 	struct hwc_roce_facts *roce;
-	struct {
-		struct hwc_diag *items;
-		size_t n, cap;
-	} errors;
+	HWC_VEC(struct hwc_diag) errors;
 };
 
 /* NULL with errno on failure. */
 struct hwc_facts *hwc_facts_new(void);
+/* A collector's section f->member (f->pci ...), zeroed in f's arena and hung on f: the section, or
+ * NULL when out of memory. */
+#define HWC_FACTS_SECTION(f, member)                                                               \
+	((f)->member = hwc_arena_zalloc((f)->arena, sizeof(*(f)->member)))
 /* Frees everything the facts own, sections included (all live in the arena). */
 void hwc_facts_free(struct hwc_facts *f);
 

@@ -175,3 +175,15 @@ int hwc_bracketed(const char *s, size_t n, const char **word, size_t *len)
 	*len = (size_t)(c - o - 1);
 	return 0;
 }
+
+bool hwc_next_line(const char *buf, size_t len, size_t *pos, const char **line, size_t *n)
+{
+	if (*pos >= len)
+		return false;
+	const char *s = buf + *pos;
+	const char *nl = memchr(s, '\n', len - *pos);
+	*line = s;
+	*n = nl ? (size_t)(nl - s) : len - *pos;
+	*pos += *n + (nl ? 1 : 0);
+	return true;
+}

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The small text formats every module meets, parsed once: kernel CPU lists, PCI addresses and the
- * "[selected]" word of a sysfs choice. Pure functions over bytes (fuzzed: fuzz_scan). */
+/* The small text formats every module meets, parsed once: kernel CPU lists, PCI addresses, the
+ * "[selected]" word of a sysfs choice and the lines of a tool's text. Pure functions over bytes
+ * (fuzzed: fuzz_scan). */
 #ifndef HWC_CORE_SCAN_H
 #define HWC_CORE_SCAN_H
 
@@ -44,5 +45,9 @@ int hwc_hex_digit(char c);
 /* "[default] performance powersave": the non-empty text between the first '[' of s[0..n) and the
  * ']' after it. 0, or -EINVAL when there is none. */
 int hwc_bracketed(const char *s, size_t n, const char **word, size_t *len);
+
+/* The next line of buf[*pos..len), for the parsers that walk a tool's text: *line and *n without
+ * its '\n' (a last line may have none), *pos moved past it. false at the end of the text. */
+bool hwc_next_line(const char *buf, size_t len, size_t *pos, const char **line, size_t *n);
 
 #endif

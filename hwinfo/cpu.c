@@ -17,10 +17,7 @@ struct pair {
 
 /* Distinct packages and (package, core) pairs: what lscpu counts as sockets and cores. */
 struct topo {
-	struct {
-		struct pair *items;
-		size_t n, cap;
-	} pairs;
+	HWC_VEC(struct pair) pairs;
 	size_t packages;
 };
 

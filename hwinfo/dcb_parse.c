@@ -13,6 +13,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/json.h"
+#include "core/scan.h"
 #include "core/util.h"
 
 void hwc_roce_qos_init(struct hwc_roce_qos *q, struct hwc_arena *a, const char *src)
@@ -174,12 +176,10 @@ struct ln {
 
 static bool next_ln(const char *buf, size_t len, size_t *pos, struct ln *l)
 {
-	if (*pos >= len)
+	const char *s;
+	size_t n;
+	if (!hwc_next_line(buf, len, pos, &s, &n))
 		return false;
-	const char *s = buf + *pos;
-	const char *nl = memchr(s, '\n', len - *pos);
-	size_t n = nl ? (size_t)(nl - s) : len - *pos;
-	*pos += n + (nl ? 1 : 0);
 	while (n && (*s == ' ' || *s == '\t')) {
 		s++;
 		n--;
@@ -340,27 +340,28 @@ int hwc_mlnx_qos_parse(const char *buf, size_t len, const char *src, struct hwc_
 
 /* ------------------------------------------------------------------ ethtool -S */
 
+/* The per-priority arrays are the integer slot entries of the counters' table (roce_json.c): the
+ * array of entry i, or NULL when entry i is something else. */
+static struct hwc_fslots *prio_array(struct hwc_roce_counters *c, size_t i)
+{
+	const struct hwc_jfield *fd = &hwc_roce_counters_table.f[i];
+	return fd->t == HWC_JT_I64_SLOTS ? (struct hwc_fslots *)((char *)c + fd->off) : NULL;
+}
+
+/* ethtool -S names a per-priority counter "<dir>_prio<N>_<what>" ("rx_prio3_pause"): its array is
+ * the one whose key is that name without <N> ("rx_prio_pause"). */
 static struct hwc_fslots *prio_counter(struct hwc_roce_counters *c, struct ln k, unsigned *prio)
 {
-	static const struct {
-		const char *dir, *what;
-		size_t off;
-	} map[] = {
-		{"rx", "pause", offsetof(struct hwc_roce_counters, rx_pause)},
-		{"tx", "pause", offsetof(struct hwc_roce_counters, tx_pause)},
-		{"rx", "pause_duration", offsetof(struct hwc_roce_counters, rx_pause_duration)},
-		{"tx", "pause_duration", offsetof(struct hwc_roce_counters, tx_pause_duration)},
-		{"rx", "discards", offsetof(struct hwc_roce_counters, rx_discards)},
-	};
-	/* "rx_prio3_pause" */
 	if (k.n < 10 || memcmp(k.p + 2, "_prio", 5) != 0 || k.p[7] < '0' || k.p[7] > '7' ||
 	    k.p[8] != '_')
 		return NULL;
 	*prio = (unsigned)(k.p[7] - '0');
-	for (size_t i = 0; i < HWC_ARRAY_SIZE(map); i++)
-		if (memcmp(k.p, map[i].dir, 2) == 0 && k.n - 9 == strlen(map[i].what) &&
-		    memcmp(k.p + 9, map[i].what, k.n - 9) == 0)
-			return (struct hwc_fslots *)((char *)c + map[i].off);
+	for (size_t i = 0; i < hwc_roce_counters_table.n; i++) {
+		const char *key = hwc_roce_counters_table.f[i].key;
+		if (prio_array(c, i) && strlen(key) == k.n - 1 && memcmp(key, k.p, 7) == 0 &&
+		    memcmp(key + 7, k.p + 8, k.n - 8) == 0)
+			return prio_array(c, i);
+	}
 	return NULL;
 }
 
@@ -388,11 +389,10 @@ static bool split_counter(struct ln l, struct ln *k, uint64_t *v)
 int hwc_roce_parse_ethtool(const char *buf, size_t len, const char *src, struct hwc_arena *a,
 			   struct hwc_roce_counters *c)
 {
-	struct hwc_fslots *arrs[] = {&c->rx_pause, &c->tx_pause, &c->rx_pause_duration,
-				       &c->tx_pause_duration, &c->rx_discards};
 	const char *none = hwc_arena_printf(a, "%s: the driver reports it for no priority", src);
-	for (size_t i = 0; i < 5; i++)
-		hwc_fslots_init(arrs[i], HWC_ROCE_NPRIO, false, none);
+	for (size_t i = 0; i < hwc_roce_counters_table.n; i++)
+		if (prio_array(c, i))
+			hwc_fslots_init(prio_array(c, i), HWC_ROCE_NPRIO, false, none);
 	HWC_FAIL(c->pause_storm_warning, HWC_ST_ABSENT, 0,
 		 hwc_arena_printf(a, "%s: no tx_pause_storm_warning_events", src));
 	HWC_FAIL(c->pause_storm_error, HWC_ST_ABSENT, 0,
@@ -415,8 +415,9 @@ int hwc_roce_parse_ethtool(const char *buf, size_t len, const char *src, struct 
 	}
 	if (!lines) {
 		const char *d = hwc_arena_printf(a, "%s: no 'name: value' counter line", src);
-		for (size_t i = 0; i < 5; i++)
-			HWC_FAIL(*arrs[i], HWC_ST_INVALID, 0, d);
+		for (size_t i = 0; i < hwc_roce_counters_table.n; i++)
+			if (prio_array(c, i))
+				HWC_FAIL(*prio_array(c, i), HWC_ST_INVALID, 0, d);
 		HWC_FAIL(c->pause_storm_warning, HWC_ST_INVALID, 0, d);
 		HWC_FAIL(c->pause_storm_error, HWC_ST_INVALID, 0, d);
 		return -EINVAL;

@@ -219,15 +219,26 @@ static void *live_counted(const struct live *l, uint32_t cmd, size_t hdr, uint32
 	return q;
 }
 
+/* The names of string set `set` (*gs, *n of them, freed by the caller) and the counted answer to
+ * cmd for them: one entry of per bytes for every names_per names. NULL with the error in *rc. */
+static void *live_named(const struct live *l, uint32_t set, uint32_t cmd, size_t hdr,
+			uint32_t names_per, size_t per, struct ethtool_gstrings **gs, uint32_t *n,
+			int *rc)
+{
+	*gs = NULL;
+	*n = 0;
+	if ((*rc = live_strings(l, set, gs, n)) != 0)
+		return NULL;
+	return live_counted(l, cmd, hdr, (*n + names_per - 1) / names_per, per, rc);
+}
+
 static int live_stats(const struct live *l, FILE *o)
 {
-	struct ethtool_gstrings *gs = NULL;
-	uint32_t n = 0;
-	int rc = live_strings(l, ETH_SS_STATS, &gs, &n);
-	if (rc)
-		return rc;
-	struct ethtool_stats *st =
-		live_counted(l, ETHTOOL_GSTATS, sizeof(*st), n, sizeof(uint64_t), &rc);
+	struct ethtool_gstrings *gs;
+	uint32_t n;
+	int rc;
+	struct ethtool_stats *st = live_named(l, ETH_SS_STATS, ETHTOOL_GSTATS, sizeof(*st), 1,
+					      sizeof(uint64_t), &gs, &n, &rc);
 	if (st) {
 		uint32_t m = st->n_stats < n ? st->n_stats : n;
 		fprintf(o, "NIC statistics:\n");
@@ -270,13 +281,12 @@ static bool feature_in(const char *s, int len, const char *prefix, const char *s
 
 static int live_features(const struct live *l, FILE *o)
 {
-	struct ethtool_gstrings *gs = NULL;
-	uint32_t n = 0;
-	int rc = live_strings(l, ETH_SS_FEATURES, &gs, &n);
-	if (rc)
-		return rc;
-	struct ethtool_gfeatures *gf = live_counted(l, ETHTOOL_GFEATURES, sizeof(*gf), (n + 31) / 32,
-						    sizeof(struct ethtool_get_features_block), &rc);
+	struct ethtool_gstrings *gs;
+	uint32_t n;
+	int rc;
+	struct ethtool_gfeatures *gf =
+		live_named(l, ETH_SS_FEATURES, ETHTOOL_GFEATURES, sizeof(*gf), 32,
+			   sizeof(struct ethtool_get_features_block), &gs, &n, &rc);
 	if (gf) {
 		fprintf(o, "Features for %s:\n", l->ifname);
 		for (size_t k = 0; k < HWC_ARRAY_SIZE(legacy_features); k++) {

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "core/scan.h"
 #include "core/util.h"
 
 const char *const hwc_netdev_counter_names[HWC_NETDEV_NCOUNTERS] = {
@@ -79,12 +80,10 @@ static struct line trim(const char *p, size_t n)
 /* Next line of [*pos, len): false at the end. */
 static bool next_line(const char *buf, size_t len, size_t *pos, struct line *out)
 {
-	if (*pos >= len)
+	const char *s;
+	size_t n;
+	if (!hwc_next_line(buf, len, pos, &s, &n))
 		return false;
-	const char *s = buf + *pos;
-	const char *nl = memchr(s, '\n', len - *pos);
-	size_t n = nl ? (size_t)(nl - s) : len - *pos;
-	*pos += n + (nl ? 1 : 0);
 	*out = trim(s, n);
 	return true;
 }

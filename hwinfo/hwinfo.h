@@ -46,10 +46,7 @@ struct hwc_host_numa_node {
 
 struct hwc_host_numa {
 	struct hwc_fmeta nodes_m;
-	struct {
-		struct hwc_host_numa_node *items;
-		size_t n, cap;
-	} nodes;
+	HWC_VEC(struct hwc_host_numa_node) nodes;
 	struct hwc_fi64 nodes_with_cpus;
 	struct hwc_fi64 nodes_per_socket; /* nodes with CPUs / sockets, when it divides */
 	struct hwc_fi64 nps;              /* AMD only: the BIOS NPS setting inferred from it */
@@ -90,10 +87,7 @@ struct hwc_host_iommu {
 	struct hwc_fmeta cmdline_options_m;
 	struct hwc_str_list cmdline_options; /* iommu=pt, intel_iommu=on, ... */
 	struct hwc_fmeta groups_m;
-	struct {
-		struct hwc_host_iommu_group *items;
-		size_t n, cap;
-	} groups;
+	HWC_VEC(struct hwc_host_iommu_group) groups;
 };
 
 struct hwc_host_cstate {
@@ -111,10 +105,7 @@ struct hwc_host_power {
 	struct hwc_fstr cpuidle_driver;
 	struct hwc_fstr cpuidle_governor;
 	struct hwc_fmeta cstates_m;
-	struct {
-		struct hwc_host_cstate *items;
-		size_t n, cap;
-	} cstates;                              /* cpu0/cpuidle/state* */
+	HWC_VEC(struct hwc_host_cstate) cstates; /* cpu0/cpuidle/state* */
 	struct hwc_fstr aspm_policy;            /* the bracketed pcie_aspm policy */
 };
 
@@ -282,10 +273,7 @@ struct hwc_netdev_irq_locality {
 	struct hwc_fi64 vectors;        /* entries of msi_irqs/ */
 	struct hwc_fi64 outside_local;  /* vectors with an effective CPU outside local_cpulist */
 	struct hwc_fi64 affinity_unknown; /* vectors whose affinity could not be read */
-	struct {
-		struct hwc_netdev_irq *items;
-		size_t n, cap;
-	} irqs;
+	HWC_VEC(struct hwc_netdev_irq) irqs;
 };
 
 /* The wire side of the port (issue 14; hwinfo/port_link.c): flaps and FEC. */
@@ -486,10 +474,7 @@ struct hwc_netdev {
 
 struct hwc_netdev_facts {
 	struct hwc_fmeta m;
-	struct {
-		struct hwc_netdev *items;
-		size_t n, cap;
-	} netdevs; /* ConnectX netdevs, sorted by name */
+	HWC_VEC(struct hwc_netdev) netdevs; /* ConnectX netdevs, sorted by name */
 };
 
 /* Pure parsers of ethtool's text (a capture of the tool or hwinfo/ethtool_io.h's rendering of the

@@ -18,13 +18,10 @@
 int hwc_proc_interrupts_parse(const char *buf, size_t len, struct hwc_arena *a,
 			      struct hwc_irq_names *out)
 {
-	size_t pos = 0;
+	size_t pos = 0, n;
 	bool header = false;
-	while (pos < len) {
-		const char *s = buf + pos;
-		const char *nl = memchr(s, '\n', len - pos);
-		size_t n = nl ? (size_t)(nl - s) : len - pos;
-		pos += n + (nl ? 1 : 0);
+	const char *s;
+	while (hwc_next_line(buf, len, &pos, &s, &n)) {
 		size_t i = 0;
 		while (i < n && (s[i] == ' ' || s[i] == '\t'))
 			i++;

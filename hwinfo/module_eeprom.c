@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/util.h"
+
 /* ------------------------------------------------------------------ ethtool's hex dump */
 
 /* One "0x0010:\t\t00 11 ..." line: its offset and up to 16 bytes. -1 when it is no such line. */
@@ -126,7 +128,7 @@ static const struct {
 
 const char *hwc_module_id_name(unsigned id)
 {
-	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(ids); i++)
 		if (ids[i].id == id)
 			return ids[i].name;
 	return NULL;
@@ -529,7 +531,7 @@ void hwc_module_fail_identity(struct hwc_module *m, const struct hwc_fmeta *why)
 	struct hwc_fstr *s[] = {&m->spec, &m->identifier, &m->vendor, &m->vendor_oui, &m->part_number,
 				&m->revision, &m->serial_number, &m->date_code, &m->connector, &m->media,
 				&m->compliance_codes};
-	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(s); i++)
 		s[i]->m = *why;
 	m->length_m.m = m->nominal_mbd.m = m->lanes.m = *why;
 	m->max_gbps.m = m->rate_basis.m = *why;

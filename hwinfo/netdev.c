@@ -263,10 +263,9 @@ static const char *connectx_bdf(struct hwc_env *e, struct hwc_arena *a, const ch
 int hwc_netdev_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_collect_opts *o)
 {
 	struct hwc_arena *a = f->arena;
-	struct hwc_netdev_facts *nf = hwc_arena_zalloc(a, sizeof(*nf));
+	struct hwc_netdev_facts *nf = HWC_FACTS_SECTION(f, netdevs);
 	if (!nf)
 		return -ENOMEM;
-	f->netdevs = nf;
 	struct hwc_dirlist dl = {0};
 	int rc = hwc_env_list_dir(e, "sys/class/net", a, &dl);
 	if (rc < 0) {

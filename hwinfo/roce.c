@@ -473,10 +473,9 @@ static void collect_port(struct hwc_env *e, struct hwc_facts *f, const struct hw
 int hwc_roce_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_collect_opts *o)
 {
 	(void)o; /* -d already narrowed the adapters and their ports */
-	struct hwc_roce_facts *rf = hwc_arena_zalloc(f->arena, sizeof(*rf));
+	struct hwc_roce_facts *rf = HWC_FACTS_SECTION(f, roce);
 	if (!rf)
 		return -ENOMEM;
-	f->roce = rf;
 	if (!f->mlx || f->mlx->m.st != HWC_ST_OK) {
 		hwc_fmeta_set(&rf->m, f->mlx ? f->mlx->m.st : HWC_ST_UNSET, 0,
 			      "the ConnectX ports are unknown (mlx section)");

@@ -59,10 +59,7 @@ struct hwc_roce_port {
 	struct hwc_fi64 default_roce_tos;
 	struct hwc_fstr default_roce_tos_source; /* "configfs" or "kernel_default" */
 	struct hwc_fmeta gids_m;
-	struct {
-		struct hwc_roce_gid *items;
-		size_t n, cap;
-	} gids;
+	HWC_VEC(struct hwc_roce_gid) gids;
 	struct hwc_fi64 roce_v2_gid_index; /* first RoCE v2 GID on a routable address */
 	struct hwc_roce_counters counters;
 	/* RoCE LAG (the port's netdev is a bond of the card's PFs, mlx5_bond_<n>): the QoS, ECN,
@@ -70,18 +67,12 @@ struct hwc_roce_port {
 	 * is a port of its own here (rdma_device and port the LAG's, no GIDs, ToS or hw_counters).
 	 * Written only for a LAG port. */
 	struct hwc_fmeta members_m;
-	struct {
-		struct hwc_roce_port *items;
-		size_t n, cap;
-	} members;
+	HWC_VEC(struct hwc_roce_port) members;
 };
 
 struct hwc_roce_facts {
 	struct hwc_fmeta m;
-	struct {
-		struct hwc_roce_port *items;
-		size_t n, cap;
-	} ports;
+	HWC_VEC(struct hwc_roce_port) ports;
 };
 
 /* ---- pure parsers (hwinfo/dcb_parse.c; fuzzed) ---------------------------------------------- */
@@ -126,5 +117,8 @@ json_t *hwc_roce_port_json(const struct hwc_roce_port *p);
 /* The field table of facts.roce (core/json.h). */
 struct hwc_jtable;
 extern const struct hwc_jtable hwc_roce_table;
+/* roce.ports[].counters: its integer slot entries are the per-priority counters of ethtool -S,
+ * keyed by their name without the priority ("rx_prio_pause" for rx_prio3_pause). */
+extern const struct hwc_jtable hwc_roce_counters_table;
 
 #endif

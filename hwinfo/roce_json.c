@@ -56,6 +56,8 @@ static const struct hwc_jfield gid_f[] = {
 	I64A(hwc_roce_counters, "rx_prio_pause_duration", rx_pause_duration, HWC_ROCE_NPRIO),      \
 	I64A(hwc_roce_counters, "tx_prio_pause_duration", tx_pause_duration, HWC_ROCE_NPRIO),      \
 	I64A(hwc_roce_counters, "rx_prio_discards", rx_discards, HWC_ROCE_NPRIO)
+/* The slot entries are what dcb_parse.c reads from ethtool -S: each key is the counter's ethtool
+ * name without its priority (rx_prio3_pause -> "rx_prio_pause"). */
 static const struct hwc_jfield counters_f[] = {
 	HWC_JNAMED(struct hwc_roce_counters, hw, hwc_roce_hw_names, HWC_ROCE_NHW),
 	PAUSE_COUNTERS_F,
@@ -64,7 +66,8 @@ static const struct hwc_jtable qos_t = HWC_JTABLE("roce.ports[].qos", qos_f, 0);
 static const struct hwc_jtable ecn_t = HWC_JTABLE("roce.ports[].ecn", ecn_f, 0);
 static const struct hwc_jtable cc_t = HWC_JTABLE("roce.ports[].congestion", cc_f, 0);
 static const struct hwc_jtable gids_t = HWC_JTABLE("roce.ports[].gids[]", gid_f, 0);
-static const struct hwc_jtable counters_t = HWC_JTABLE("roce.ports[].counters", counters_f, 0);
+const struct hwc_jtable hwc_roce_counters_table =
+	HWC_JTABLE("roce.ports[].counters", counters_f, 0);
 /* A LAG member's counters: its netdev's; hw_counters are the LAG port's. */
 static const struct hwc_jfield member_counters_f[] = {
 	PAUSE_COUNTERS_F,
@@ -105,7 +108,7 @@ static const struct hwc_jfield port_f[] = {
 	STR(hwc_roce_port, "default_roce_tos_source", default_roce_tos_source),
 	HWC_JVEC_M(struct hwc_roce_port, "gids", gids, gids_m, struct hwc_roce_gid, gids_t),
 	I64(hwc_roce_port, "roce_v2_gid_index", roce_v2_gid_index),
-	HWC_JSUB(struct hwc_roce_port, "counters", counters, HWC_JT_OBJ, counters_t),
+	HWC_JSUB(struct hwc_roce_port, "counters", counters, HWC_JT_OBJ, hwc_roce_counters_table),
 	{.key = "members", .t = HWC_JT_VEC, .off = offsetof(struct hwc_roce_port, members),
 	 .flags = HWC_JF_META, .meta = offsetof(struct hwc_roce_port, members_m), .sub = &member_t,
 	 .elem = sizeof(struct hwc_roce_port), .when = is_lag,

@@ -976,10 +976,9 @@ static bool dump_without_sysfs(const struct hwc_facts *f, const struct hwc_colle
 int hwc_mlx_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_collect_opts *o)
 {
 	struct hwc_arena *a = f->arena;
-	struct hwc_mlx_facts *mf = hwc_arena_zalloc(a, sizeof(*mf));
+	struct hwc_mlx_facts *mf = HWC_FACTS_SECTION(f, mlx);
 	if (!mf)
 		return -ENOMEM;
-	f->mlx = mf;
 	mf->tools_serial = o && o->serial_tools;
 	struct hwc_dirlist dl = {0};
 	int rc = hwc_env_list_dir(e, PCI_DEVS, a, &dl);

@@ -52,10 +52,7 @@ struct hwc_mlx_cfg {
 	bool complete;            /* the table ended cleanly: no cut row, no foreign line inside */
 	unsigned bad_lines;
 	const char *first_bad_line;
-	struct {
-		struct hwc_mlx_cfgparam *items;
-		size_t n, cap;
-	} params;
+	HWC_VEC(struct hwc_mlx_cfgparam) params;
 };
 
 /* `mstconfig -d BDF [-e] q` output. Returns 0 when a parameter table was parsed, else -EINVAL /
@@ -110,10 +107,7 @@ struct hwc_mlx_regfield {
 };
 struct hwc_mlx_reg {
 	struct hwc_fmeta m;
-	struct {
-		struct hwc_mlx_regfield *items;
-		size_t n, cap;
-	} fields;
+	HWC_VEC(struct hwc_mlx_regfield) fields;
 };
 int hwc_mlx_parse_mstreg(const char *buf, size_t len, struct hwc_arena *a, struct hwc_mlx_reg *out);
 /* 0 and *v, or -ENOENT. */
@@ -175,10 +169,7 @@ struct hwc_mlx_phy {
 	struct hwc_ff64 effective_ber, raw_ber; /* after / before FEC */
 	struct hwc_fu64 link_down_counter, link_error_recovery_counter;
 	struct hwc_fmeta lanes_m;
-	struct {
-		uint64_t *items;
-		size_t n, cap;
-	} raw_errors_per_lane;
+	HWC_VEC(uint64_t) raw_errors_per_lane;
 };
 
 /* A module diagnostic as mstlink prints it: "54 [-5..75]", "8.380,8.380,8.380,8.380 [2..15]":
@@ -299,10 +290,7 @@ struct hwc_mlx_adapter {
 	struct hwc_fmeta kernel_events_m; /* ok, or why the kernel log could not be read */
 	struct hwc_mlx_kevents kernel_events;
 	struct hwc_mlx_strv functions;
-	struct {
-		struct hwc_mlx_function *items;
-		size_t n, cap;
-	} function_map;
+	HWC_VEC(struct hwc_mlx_function) function_map;
 	struct hwc_fstr device_id, product, generation;
 	struct hwc_ff64 pcie_max_speed_gts;
 	struct hwc_fi64 pcie_max_width;
@@ -311,10 +299,7 @@ struct hwc_mlx_adapter {
 	struct hwc_fstr serial_number;
 	struct hwc_fbool fw_pending_reset;
 	struct hwc_mlx_strv netdevs, rdma_devices;
-	struct {
-		struct hwc_mlx_port *items;
-		size_t n, cap;
-	} ports;
+	HWC_VEC(struct hwc_mlx_port) ports;
 	struct hwc_mlx_cfg cfg; /* cfg.m is the status of fw_config as a whole */
 	struct hwc_mlx_fwreset fw_reset; /* mstfwreset query */
 	struct {
@@ -331,10 +316,7 @@ struct hwc_mlx_adapter {
 
 struct hwc_mlx_facts {
 	struct hwc_fmeta m; /* status of the section as a whole */
-	struct {
-		struct hwc_mlx_adapter *items;
-		size_t n, cap;
-	} adapters;
+	HWC_VEC(struct hwc_mlx_adapter) adapters;
 	/* --fw-image FILE: `mstflint -i FILE query`; fw_image_file NULL when none was given */
 	const char *fw_image_file;
 	struct hwc_mlx_flint fw_image;

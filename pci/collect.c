@@ -645,10 +645,9 @@ static void filter(struct hwc_env *e, struct hwc_facts *f, struct hwc_pci_facts 
 
 int hwc_pci_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_collect_opts *o)
 {
-	struct hwc_pci_facts *p = hwc_arena_zalloc(f->arena, sizeof(*p));
+	struct hwc_pci_facts *p = HWC_FACTS_SECTION(f, pci);
 	if (!p)
 		return -ENOMEM;
-	f->pci = p;
 	int rc = 0;
 	if (o && o->pci_dump) {
 		HWC_SET(p->source, "dump");

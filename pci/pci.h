@@ -189,10 +189,7 @@ struct hwc_pci_facts {
 	struct hwc_fmeta m; /* status of the section as a whole */
 	struct hwc_fstr source; /* "sysfs" or "dump" */
 	struct hwc_pci_peer_memory peer_memory;
-	struct {
-		struct hwc_pci_device *items;
-		size_t n, cap;
-	} devices;
+	HWC_VEC(struct hwc_pci_device) devices;
 };
 
 /* Fills f->section from the root. Never prints; problems go to hwc_facts_error(). */

@@ -29,7 +29,6 @@ void pr_env_unlock(void)
 	pthread_mutex_unlock(&env_mu);
 }
 
-#define NF(x) (sizeof(x) / sizeof((x)[0]))
 #define AT_CEILING 0.90 /* at or above this share of the ceiling, the ceiling is what limits */
 
 void hwc_probe_opts_init(struct hwc_probe_opts *o)
@@ -618,7 +617,7 @@ static void loopback_all(struct hwc_env *e, struct hwc_facts *f, struct hwc_prob
 				continue;
 			}
 			probe_port(e, f, pf, o, list[i], &t, &pa);
-			if (o->all_ports && pa.state == IBV_PORT_ACTIVE && np < NF(ports))
+			if (o->all_ports && pa.state == IBV_PORT_ACTIVE && np < HWC_ARRAY_SIZE(ports))
 				ports[np++] = (struct pr_port){.t = t, .dev = list[i], .pa = pa};
 		}
 		ibv_close_device(ctx);

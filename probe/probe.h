@@ -111,14 +111,8 @@ struct hwc_probe_result {
 	struct hwc_fi64 temp_start_mdegc, temp_max_mdegc;
 	struct hwc_fi64 numa_node;
 	struct hwc_fstr cpus;       /* the cpulist the polling thread ran on */
-	struct {
-		struct hwc_probe_hop *items;
-		size_t n, cap;
-	} hops;
-	struct {
-		struct hwc_probe_counter *items;
-		size_t n, cap;
-	} counters;
+	HWC_VEC(struct hwc_probe_hop) hops;
+	HWC_VEC(struct hwc_probe_counter) counters;
 	/* TCP (op "tcp") only; null with a reason for RDMA */
 	struct hwc_fi64 streams;       /* TCP connections that carried the payload */
 	struct hwc_fi64 bytes;         /* payload bytes in the measured interval (server: whole run) */
@@ -126,20 +120,14 @@ struct hwc_probe_result {
 	struct hwc_ff64 cpu_user_s, cpu_sys_s; /* getrusage of this process, measured interval */
 	struct hwc_ff64 cpu_busy;      /* busiest stream thread here: share of one core */
 	struct hwc_ff64 peer_cpu_busy; /* the same at the peer (its own report, whole run) */
-	struct {
-		struct hwc_probe_stream *items;
-		size_t n, cap;
-	} per_stream;
+	HWC_VEC(struct hwc_probe_stream) per_stream;
 };
 
 struct hwc_probe_facts {
 	bool requested;          /* false: the section is written as {} */
 	struct hwc_fstr status;  /* "ok", "partial" (some failed), "failed", "skipped" */
 	struct hwc_fstr reason;
-	struct {
-		struct hwc_probe_result *items;
-		size_t n, cap;
-	} results;
+	HWC_VEC(struct hwc_probe_result) results;
 };
 
 /* Runs the probes asked for in o->probe (nothing when NULL). Never prints; problems go to

@@ -167,10 +167,7 @@ struct pr_sampler {
 	int64_t temp0, tmax;
 	struct hop_state *hops;
 	size_t nhops;
-	struct {
-		struct counter_src *items;
-		size_t n, cap;
-	} c;
+	HWC_VEC(struct counter_src) c;
 	const char *ethtool0; /* ethtool -S output at the start */
 };
 

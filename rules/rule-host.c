@@ -222,11 +222,14 @@ static void eval_numa_missing(struct hwc_rule_ctx *c)
 	}
 }
 
-/* The round trip one TCP stream must fill at the port's rate: a loaded datacenter fabric or a
- * metro link. Linux lets a stream's window grow to about half its buffer (the rest is the
- * buffer's overhead: tcp_adv_win_scale = 1, or the measured scaling_ratio since 6.6), so a
- * buffer of 2 x rate x RTT keeps the port busy. */
-#define TCP_RTT_S 1e-3
+/* The round trip one TCP stream must fill at the port's rate, in seconds (the profile's
+ * tcp_rtt_ms: a loaded datacenter fabric, or a metro link). Linux lets a stream's window grow to
+ * about half its buffer (the rest is the buffer's overhead: tcp_adv_win_scale = 1, or the
+ * measured scaling_ratio since 6.6), so a buffer of 2 x rate x RTT keeps the port busy. */
+static double tcp_rtt_s(const struct hwc_rule_ctx *c)
+{
+	return hwc_profile_threshold(c->prof, HWC_T_TCP_RTT_MS) / 1000;
+}
 
 /* The fastest card netdev with a link: its name and speed; 0 when none has one. */
 static double fastest_port(const json_t *facts, const char **name)
@@ -246,9 +249,9 @@ static double fastest_port(const json_t *facts, const char **name)
 }
 
 /* The buffer to set: 2 x rate x RTT rounded up to a power of two (32 MiB for 100 Gb/s). */
-static double tcp_buffer_for(double mbps)
+static double tcp_buffer_for(double mbps, double rtt_s)
 {
-	double need = 2 * mbps * 1e6 / 8 * TCP_RTT_S, v = 1 << 20;
+	double need = 2 * mbps * 1e6 / 8 * rtt_s, v = 1 << 20;
 	while (v < need)
 		v *= 2;
 	return v;
@@ -288,15 +291,16 @@ static void eval_tcp_buffers(struct hwc_rule_ctx *c)
 	bool r_ok = need_num(c, "host", host, "host", "net.tcp_rmem_max_bytes", &rmax);
 	if (!need_num(c, "host", host, "host", "net.tcp_wmem_max_bytes", &wmax) || !r_ok)
 		return;
-	double need = 2 * mbps * 1e6 / 8 * TCP_RTT_S;
+	double rtt = tcp_rtt_s(c), need = 2 * mbps * 1e6 / 8 * rtt;
 	if (rmax >= need && wmax >= need)
 		return;
-	double gbps = (rmax < wmax ? rmax : wmax) / 2 * 8 / TCP_RTT_S / 1e9;
+	double gbps = (rmax < wmax ? rmax : wmax) / 2 * 8 / rtt / 1e9;
+	const char *ms = fv_fmt_num(c->a, rtt * 1000);
 	struct hwc_finding *fd = hwc_rule_emit(
-		c, "host", "one TCP stream can carry at most %s Gb/s at a 1 ms round trip: its window is about half of the kernel's largest TCP buffer (receive %s, send %s bytes), and %s runs at %s Gb/s",
-		fv_fmt_num(c->a, gbps), fv_fmt_num(c->a, rmax), fv_fmt_num(c->a, wmax), port ? port : "?",
+		c, "host", "one TCP stream can carry at most %s Gb/s at a %s ms round trip: its window is about half of the kernel's largest TCP buffer (receive %s, send %s bytes), and %s runs at %s Gb/s",
+		fv_fmt_num(c->a, gbps), ms, fv_fmt_num(c->a, rmax), fv_fmt_num(c->a, wmax), port ? port : "?",
 		fv_fmt_num(c->a, mbps / 1000));
-	const char *want = hwc_arena_printf(c->a, ">= %s (2 x rate x 1 ms)", fv_fmt_num(c->a, need));
+	const char *want = hwc_arena_printf(c->a, ">= %s (2 x rate x %s ms)", fv_fmt_num(c->a, need), ms);
 	if (rmax < need)
 		hwc_evidence_add(fd, c->a, "host.net.tcp_rmem_max_bytes", fv_fmt_num(c->a, rmax), want);
 	if (wmax < need)
@@ -304,7 +308,7 @@ static void eval_tcp_buffers(struct hwc_rule_ctx *c)
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.speed_mbps", fv_netdev_path(c, port)),
 			 fv_fmt_num(c->a, mbps), NULL);
 	if (fd)
-		fd->fix = tcp_buffers_fix(c, hwc_q_get(host, "net"), tcp_buffer_for(mbps));
+		fd->fix = tcp_buffers_fix(c, hwc_q_get(host, "net"), tcp_buffer_for(mbps, rtt));
 }
 
 const struct hwc_rule hwc_rules_host[] = {
@@ -361,7 +365,8 @@ const struct hwc_rule hwc_rules_host[] = {
 	 "must cover the port's rate times the round trip (the bandwidth-delay product; ESnet's "
 	 "fasterdata Linux host tuning sizes the buffers so): the kernel's defaults (6 MiB receive, 4 "
 	 "MiB send) cap one stream at 25 and 16 Gb/s at a 1 ms round trip, far below a 100-400 Gb/s "
-	 "ConnectX port. Judged against the fastest card netdev with a link, for a 1 ms round trip, "
+	 "ConnectX port. Judged against the fastest card netdev with a link, for the profile's round "
+	 "trip (thresholds.tcp_rtt_ms, default 1 ms), "
 	 "where the profile's host.role is storage_client or smb_client (NFS, SMB, iSCSI, NVMe/TCP and "
 	 "Ceph clients move their data over TCP); not for gpu_compute or without a role.",
 	 "Raise the maxima to 2 x rate x RTT (32 MiB for 100 Gb/s, 64 MiB for 200, 128 MiB for 400): "

@@ -29,10 +29,7 @@ struct hwc_finding {
 	const char *subject;  /* BDF, netdev, RDMA device or "host" */
 	const char *card;     /* BDF of the adapter the subject belongs to; NULL = the host */
 	const char *message;
-	struct {
-		struct hwc_evidence *items;
-		size_t n, cap;
-	} evidence;
+	HWC_VEC(struct hwc_evidence) evidence;
 	const char *fix;
 	const char *waived_reason;  /* non-NULL when a live waiver covers it */
 	const char *waiver_expires; /* the covering waiver's expiry (YYYY-MM-DD) */

@@ -272,8 +272,7 @@ static int collect_dir(struct hwc_env *e, struct hwc_facts *f, struct hwc_therma
 static struct hwc_thermal_facts *section(struct hwc_facts *f)
 {
 	if (!f->thermal) {
-		f->thermal = hwc_arena_zalloc(f->arena, sizeof(*f->thermal));
-		if (f->thermal)
+		if (HWC_FACTS_SECTION(f, thermal))
 			hwc_fmeta_set(&f->thermal->m, HWC_ST_OK, 0, NULL);
 	}
 	return f->thermal;

@@ -52,10 +52,7 @@ HWC_THERMAL_PARTS(HWC_THERMAL_PART_DECL)
 
 struct hwc_thermal_facts {
 	struct hwc_fmeta m; /* status of the section as a whole */
-	struct {
-		struct hwc_thermal_sensor *items;
-		size_t n, cap;
-	} sensors; /* sorted by (chip, bdf, label) */
+	HWC_VEC(struct hwc_thermal_sensor) sensors; /* sorted by (chip, bdf, label) */
 	HWC_THERMAL_PARTS(HWC_THERMAL_PART_MEMBER)
 };
 

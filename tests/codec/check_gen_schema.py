@@ -57,6 +57,17 @@ def run(gen, dump, schema, check=False):
 PROBE_KEY = "zz_gen_schema_test"
 
 
+def fake_dump(d, rows):
+    """A dump tool in directory d that prints rows (a table with a line the C has not)."""
+    with open(os.path.join(d, "rows.json"), "w") as f:
+        json.dump(rows, f)
+    dump = os.path.join(d, "dump")
+    with open(dump, "w") as f:
+        f.write(f"#!/bin/sh\nexec cat '{d}/rows.json'\n")
+    os.chmod(dump, 0o755)
+    return dump
+
+
 def add_one_key(rows, schema, gen, sid):
     """Problems when the generator does not add one new key of a table of schema sid (a copy of
     the schema directory, a dump with the key added) or changes anything else."""
@@ -68,12 +79,7 @@ def add_one_key(rows, schema, gen, sid):
     with tempfile.TemporaryDirectory() as d:
         copy = os.path.join(d, "schema")
         shutil.copytree(schema, copy)
-        with open(os.path.join(d, "rows.json"), "w") as f:
-            json.dump(rows, f)
-        dump = os.path.join(d, "dump")
-        with open(dump, "w") as f:
-            f.write(f"#!/bin/sh\nexec cat '{d}/rows.json'\n")
-        os.chmod(dump, 0o755)
+        dump = fake_dump(d, rows)
         cp = run(gen, dump, copy)
         if cp.returncode != 0:
             return [f"{name}: gen-schema.py could not add a new key: {cp.stdout}{cp.stderr}"]

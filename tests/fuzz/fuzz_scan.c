@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Fuzz core/scan: the CPU list, PCI address and bracketed-word parsers on any bytes, checking that
- * what they report lies inside the input and agrees between the parsers' views. */
+/* Fuzz core/scan: the CPU list, PCI address, bracketed-word and line parsers on any bytes,
+ * checking that what they report lies inside the input and agrees between the parsers' views. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -61,6 +61,21 @@ static void brackets(const char *s, size_t n)
 	MUST(!memchr(w, ']', len) && !memchr(s, '[', (size_t)(w - s) - 1));
 }
 
+/* The lines cover the text: each lies inside it, holds no newline, and ends where the next begins
+ * but for the newline between them. */
+static void lines(const char *s, size_t n)
+{
+	size_t pos = 0, len, prev = 0, count = 0;
+	const char *l;
+	while (hwc_next_line(s, n, &pos, &l, &len)) {
+		MUST(l == s + prev && (size_t)(l - s) + len <= n && !memchr(l, '\n', len));
+		MUST(pos == prev + len + (prev + len < n));
+		prev = pos;
+		count++;
+	}
+	MUST(pos == n && count <= n);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s = malloc(size + 1);
@@ -71,6 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cpulists(s);
 	bdfs(s, size);
 	brackets(s, size);
+	lines(s, size);
 	free(s);
 	return 0;
 }

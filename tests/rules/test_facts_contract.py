@@ -82,6 +82,7 @@ ACCESSORS = {
 }
 # core/query.c names its accessors' object parameters by what they are
 QUERY_PARAMS = {"facts": "", "dev": "pci.devices[]", "nd": "netdevs[]", "adapter": "mlx.adapters[]",
+                "port": "mlx.adapters[].ports[]",
                 "param": "mlx.adapters[].fw_config.{}"}
 
 FW_PARAM = re.compile(r"^[A-Z][A-Z0-9_]*$")

@@ -3,7 +3,8 @@
 # What a commit that adds a fact and its rule cost by hand (issue 19: at most four places: the
 # collector, its table, the rule, its test case). Lists the commit's files as generated (what
 # `scripts/hwcheck-dev gen` writes: docs/schema entries, docs/FACTS.md, docs/rules.md,
-# tests/rules/rule-ids.txt, the seed scenarios, the goldens) or hand-written, counts a rule's or
+# tests/rules/rule-ids.txt, the seed scenarios, the goldens, the default profile's one-value
+# sections and docs/profile.md's key tables) or hand-written, counts a rule's or
 # a fixture's case directory as one place, and with --regen proves the generated ones: it
 # checks the commit out in a scratch worktree, resets the generated files to the parent's, runs
 # `scripts/hwcheck-dev gen` and compares.
@@ -17,7 +18,9 @@ import tempfile
 
 GENERATED = ["docs/schema/*.schema.json", "docs/FACTS.md", "docs/rules.md",
              "tests/rules/rule-ids.txt", "tests/rules/scenarios/*.json",
-             "tests/*/golden/*.json", "tests/fixtures/*/*.golden.json"]
+             "tests/*/golden/*.json", "tests/fixtures/*/*.golden.json",
+             # partly: --regen proves that only their generated parts changed
+             "rules/default-profile.json", "docs/profile.md"]
 # a directory whose files together are one test case
 CASE_DIRS = ["tests/rules/cases/*/*", "tests/fixtures/*/*"]
 

@@ -112,6 +112,30 @@ static void test_bracketed(void)
 	CHECK_INT(hwc_bracketed("[x]", 2, &w, &n), -EINVAL); /* the ']' lies past n */
 }
 
+/* Lines of a tool's text: the last may lack its newline, an empty line is a line, and the end
+ * of the text (or a NULL text of length 0) ends the walk. */
+static void test_next_line(void)
+{
+	const char *t = "Ring parameters for eth2:\n\nRX:\t8192\r\nTX: 8192";
+	size_t pos = 0, n = 0;
+	const char *l = NULL;
+	CHECK(hwc_next_line(t, strlen(t), &pos, &l, &n));
+	CHECK(l == t && n == 25 && pos == 26);
+	CHECK(hwc_next_line(t, strlen(t), &pos, &l, &n));
+	CHECK(l == t + 26 && n == 0);
+	CHECK(hwc_next_line(t, strlen(t), &pos, &l, &n));
+	CHECK(n == 9 && memcmp(l, "RX:\t8192\r", 9) == 0); /* the \r stays: each parser trims */
+	CHECK(hwc_next_line(t, strlen(t), &pos, &l, &n));
+	CHECK(n == 8 && memcmp(l, "TX: 8192", 8) == 0 && pos == strlen(t));
+	CHECK(!hwc_next_line(t, strlen(t), &pos, &l, &n));
+	pos = 0;
+	CHECK(!hwc_next_line(NULL, 0, &pos, &l, &n));
+	CHECK(hwc_next_line("\n", 1, &pos, &l, &n) && n == 0 && pos == 1);
+	CHECK(!hwc_next_line("\n", 1, &pos, &l, &n));
+	pos = 0;
+	CHECK(hwc_next_line("a\nb", 1, &pos, &l, &n) && n == 1 && pos == 1); /* len bounds it */
+}
+
 int main(void)
 {
 	test_cpulist_count();
@@ -119,5 +143,6 @@ int main(void)
 	test_cpulist_walk();
 	test_bdf();
 	test_bracketed();
+	test_next_line();
 	TEST_MAIN_END();
 }
