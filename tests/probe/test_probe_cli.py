@@ -171,7 +171,10 @@ class Tcp(unittest.TestCase):
             self.assertTrue(r["data_ok"], r["data_check"])
             self.assertEqual(sum(x["bytes"] for x in r["per_stream"]), r["bytes"])
             self.assertAlmostEqual(r["gbps"], r["bytes"] * 8 / r["duration_s"] / 1e9, places=9)
-            self.assertLessEqual(r["duration_s"], 0.5 + 0.3)
+            # the measured interval ends by one of the two stop rules, both at 0.5 s or later (an
+            # upper bound would be a wall-clock limit: the test's own timeout bounds the run)
+            self.assertIn(r["stopped"], ("stable", "duration"))
+            self.assertGreaterEqual(r["duration_s"], 0.5)
             self.assertIsInstance(r["retransmits"], int)
             self.assertIsInstance(r["peer_cpu_busy"], float)
             # lo has no link speed: the ceiling is unknown, and says why; no ratio
