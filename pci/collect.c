@@ -194,15 +194,6 @@ static void upstream_from_path(struct hwc_arena *a, const char *real, struct hwc
 		HWC_FAIL(d->upstream, HWC_ST_ABSENT, 0, hwc_arena_printf(a, "on a root bus (/%s)", real));
 }
 
-/* The device parts (HWC_PCI_DEVICE_PARTS) of a function whose config space was not read. */
-static void parts_fail(struct hwc_pci_device *d, const struct hwc_fmeta *why)
-{
-	(void)d, (void)why; /* when no part is registered */
-#define PART_FAIL(m_, T, doc_) *(struct hwc_fmeta *)&d->m_ = *why;
-	HWC_PCI_DEVICE_PARTS(PART_FAIL)
-#undef PART_FAIL
-}
-
 static void read_sysfs_dev(struct hwc_env *e, struct hwc_facts *f, struct hwc_arena *scratch,
 			   struct hwc_pci_device *d)
 {
@@ -215,7 +206,7 @@ static void read_sysfs_dev(struct hwc_env *e, struct hwc_facts *f, struct hwc_ar
 	if (rc < 0) {
 		hwc_env_fail(e, &d->vendor_id.m, a, dpath, rc);
 		d->upstream.m = d->config_bytes.m = d->vendor_id.m;
-		parts_fail(d, &d->vendor_id.m);
+		hwc_pci_parts_fail(d, &d->vendor_id.m);
 		hwc_facts_error(f, "pci", dpath, "%s", d->vendor_id.m.detail);
 		return;
 	}
@@ -226,7 +217,7 @@ static void read_sysfs_dev(struct hwc_env *e, struct hwc_facts *f, struct hwc_ar
 	    d->config_bytes.m.st != HWC_ST_TRUNCATED) {
 		hwc_fmeta_set(&d->vendor_id.m, d->config_bytes.m.st, d->config_bytes.m.err,
 			      d->config_bytes.m.detail);
-		parts_fail(d, &d->config_bytes.m);
+		hwc_pci_parts_fail(d, &d->config_bytes.m);
 	} else {
 		const char *err = NULL;
 		if (hwc_pci_decode_config(cfg, len, a, d, &err) < 0) {

@@ -150,7 +150,13 @@ static void caps_fail(struct hwc_pci_device *d, enum hwc_status st, const char *
 		&d->p2p.m,
 	};
 	hwc_fmeta_set_all(m, HWC_ARRAY_SIZE(m), st, why);
-#define PART_FAIL(m_, T, doc_) hwc_fmeta_set((struct hwc_fmeta *)&d->m_, st, 0, why);
+	hwc_pci_parts_fail(d, &(struct hwc_fmeta){.st = st, .detail = why});
+}
+
+void hwc_pci_parts_fail(struct hwc_pci_device *d, const struct hwc_fmeta *why)
+{
+	(void)d, (void)why; /* when no part is registered */
+#define PART_FAIL(m_, T, doc_) *(struct hwc_fmeta *)&d->m_ = *why;
 	HWC_PCI_DEVICE_PARTS(PART_FAIL)
 #undef PART_FAIL
 }

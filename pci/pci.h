@@ -222,6 +222,9 @@ extern const struct hwc_jtable hwc_pci_table;
  * failed; *err (when not NULL) then says why. */
 int hwc_pci_decode_config(const unsigned char *buf, size_t len, struct hwc_arena *a,
 			  struct hwc_pci_device *d, const char **err);
+/* Every device part (HWC_PCI_DEVICE_PARTS) of d not known, for one reason: its config space was
+ * not read, or holds no capability. */
+void hwc_pci_parts_fail(struct hwc_pci_device *d, const struct hwc_fmeta *why);
 
 /* GT/s of a LnkSta/LnkCap/LnkCtl2 speed code (1..6 = Gen1..Gen6), 0 for any other code. */
 double hwc_pci_speed_code_gts(int code);
