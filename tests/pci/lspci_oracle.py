@@ -7,6 +7,7 @@ import subprocess
 
 LSPCI = shutil.which("lspci") or "/usr/bin/lspci"
 HDR = re.compile(r"^((?:[0-9a-f]{4,6}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]) ")
+NN_IDS = re.compile(r" \[([0-9a-f]{4})\]: .*\[([0-9a-f]{4}):([0-9a-f]{4})\](?: \(rev ([0-9a-f]{2})\))?")
 TYPES = {
     "Endpoint": "endpoint", "Legacy Endpoint": "legacy_endpoint", "Root Port": "root_port",
     "Upstream Port": "upstream_port", "Downstream Port": "downstream_port",
@@ -25,24 +26,8 @@ def speed(s):
 
 
 def parse_lspci(*src):
-    """{bdf: {field: value}} from `lspci <src> -vvv -D` and `-n`."""
-    devs = parse_text(lspci(*src, "-vvv", "-D"))
-    for line in lspci(*src, "-n", "-D").splitlines():
-        m = re.match(r"^(\S+) ([0-9a-f]{4}): ([0-9a-f]{4}):([0-9a-f]{4})(?: \(rev ([0-9a-f]{2})\))?", line)
-        if m and m.group(1) in devs:
-            d = devs[m.group(1)]
-            d["class4"], d["vendor"], d["device"] = m.group(2), m.group(3), m.group(4)
-            d["rev"] = int(m.group(5), 16) if m.group(5) else 0
-    # "Subsystem: vvvv:dddd" (numeric with -n): a bridge's from its Subsystem ID capability
-    cur = None
-    for line in lspci(*src, "-vvv", "-n", "-D").splitlines():
-        m = HDR.match(line)
-        if m:
-            cur = devs.get(m.group(1))
-        m = re.match(r"^\tSubsystem: ([0-9a-f]{4}):([0-9a-f]{4})$", line)
-        if m and cur is not None:
-            cur["subsys"] = (m.group(1), m.group(2))
-    return devs
+    """{bdf: {field: value}} from `lspci <src> -vvv -nn -D` (-nn: ids, class and subsystem)."""
+    return parse_text(lspci(*src, "-vvv", "-nn", "-D"))
 
 
 ACS_FLAGS = (("SrcValid", "source_validation"), ("TransBlk", "translation_blocking"),
@@ -100,9 +85,16 @@ def parse_text(text):
         if m:
             bdf = m.group(1) if m.group(1).count(":") == 2 else "0000:" + m.group(1)
             cur = devs.setdefault(bdf, {})
+            ids = NN_IDS.search(line)  # a capture of `lspci -nn`: the ids in brackets
+            if ids:
+                cur["class4"], cur["vendor"], cur["device"] = ids.group(1), ids.group(2), ids.group(3)
+                cur["rev"] = int(ids.group(4), 16) if ids.group(4) else 0
             continue
         if cur is None:
             continue
+        m = re.match(r"^\tSubsystem: (?:.* \[)?([0-9a-f]{4}):([0-9a-f]{4})\]?$", line)
+        if m:  # -nn or -n; a bridge's comes from its Subsystem ID capability
+            cur["subsys"] = (m.group(1), m.group(2))
         t = line.strip()
         parse_p2p(cur, t)
         m = re.search(r"Express \(v\d\) (.+?)(?: \(Slot[+-]\))?, (?:MSI|IntMsgNum)", t)
