@@ -143,6 +143,8 @@ const char *hwc_cli_nothing_why(const struct hwc_cli *c, char *buf, size_t n)
 	if (c->facts_file)
 		snprintf(buf, n, "--facts %s holds no known fact (with --facts nothing is collected: "
 			 "every fact comes from the file)", c->facts_file);
+	else if (c->pci_dump && !c->root) /* the dump alone is the machine: nothing else was read */
+		snprintf(buf, n, "nothing could be collected from --pci-dump %s", c->pci_dump);
 	else
 		snprintf(buf, n, "nothing could be collected under %s", c->root ? c->root : "/");
 	return buf;
@@ -247,8 +249,8 @@ int hwc_cmd_check(struct hwc_cli *c)
 				   : "hwcheck: UNKNOWN nothing could be collected");
 		if (!c->summary_line)
 			printf("No fact could be read %s %s: no rule was run, and this is not a "
-			       "healthy host.\n", c->facts_file ? "from" : "under",
-			       c->facts_file ? c->facts_file : c->root ? c->root : "/");
+			       "healthy host.\n", c->facts_file || (c->pci_dump && !c->root) ? "from" : "under",
+			       c->facts_file ? c->facts_file : c->root ? c->root : c->pci_dump ? c->pci_dump : "/");
 	} else {
 		hwc_render_check_text(stdout, c, facts, &fd, f);
 	}
