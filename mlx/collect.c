@@ -1024,6 +1024,7 @@ int hwc_mlx_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_col
 			continue;
 		mf->adapters.items[kept++] = *ad;
 	}
+	mf->adapters_seen = mf->adapters.n;
 	mf->adapters.n = kept;
 	if (kept > 1)
 		qsort(mf->adapters.items, kept, sizeof(mf->adapters.items[0]), cmp_adapter);
