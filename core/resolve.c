@@ -323,6 +323,8 @@ static int open_in_cached_dir(struct hwc_env *e, const char *path, int flags, ch
 	if (fstatat(dfd, leaf, &lst, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (errno != ENOENT || dircache_drop_if_stale(e, dfd))
 			return -EAGAIN;
+		if (resolved) /* where it would be: a replay's mark may name it */
+			snprintf(resolved, rsz, "%s%s%s", dres, *dres ? "/" : "", leaf);
 		return -ENOENT;
 	}
 	if (S_ISLNK(lst.st_mode)) {
@@ -352,8 +354,12 @@ static int open_in_cached_dir(struct hwc_env *e, const char *path, int flags, ch
 		return S_ISDIR(lst.st_mode) ? -EISDIR : kind == OPEN_DIR ? -ENOTDIR : -EINVAL;
 	int extra = (flags & O_PATH) ? 0 : O_NONBLOCK | O_NOCTTY;
 	int fd = openat(dfd, leaf, flags | extra | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	if (fd < 0) {
+		int err = errno;
+		if (resolved) /* it exists: named, for a capture's mark (env_cap_unreadable) */
+			snprintf(resolved, rsz, "%s%s%s", dres, *dres ? "/" : "", leaf);
+		return -err;
+	}
 	if (kind != OPEN_META) {
 		struct stat st;
 		if (fstat(fd, &st) < 0 || !kind_allows(e, kind, st.st_mode) ||
@@ -380,6 +386,8 @@ static int open_in_cached_dir(struct hwc_env *e, const char *path, int flags, ch
 int env_open_resolved(struct hwc_env *e, const char *path, int flags, char *resolved, size_t rsz,
 		      enum env_open_kind kind)
 {
+	if (resolved && rsz)
+		resolved[0] = 0;
 	int fast = open_in_cached_dir(e, path, flags, resolved, rsz, kind);
 	if (fast != -EAGAIN)
 		return fast;
@@ -387,6 +395,9 @@ int env_open_resolved(struct hwc_env *e, const char *path, int flags, char *reso
 	char last[NAME_MAX + 1];
 	int rc = walk_path(e, &w, path, true, last, sizeof(last));
 	if (rc < 0) {
+		/* a missing last component of a resolved directory: where it would be */
+		if (rc == -ENOENT && last[0] && resolved && res_append(&w, last) == 0)
+			snprintf(resolved, rsz, "%s", w.res);
 		walk_done(&w);
 		return rc;
 	}
@@ -404,8 +415,12 @@ int env_open_resolved(struct hwc_env *e, const char *path, int flags, char *reso
 		fd = openat(w.fds[w.depth - 1], ".", flags | extra | O_CLOEXEC);
 	else
 		fd = openat(w.fds[w.depth - 1], last, flags | extra | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
 		fd = -errno;
+		/* the object exists but would not open: named, for a capture's mark */
+		if (resolved && (!last[0] || res_append(&w, last) == 0))
+			snprintf(resolved, rsz, "%s", w.res);
+	}
 	if (fd >= 0 && kind != OPEN_META) {
 		struct stat st;
 		if (fstat(fd, &st) < 0 || !kind_allows(e, kind, st.st_mode) ||
