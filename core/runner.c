@@ -130,8 +130,8 @@ static bool recorded_skip(const char *key, const char *val, struct hwc_run_recor
 	if (strcmp(key, "skipped") != 0)
 		return false;
 	enum hwc_status st = hwc_status_from_name(val);
-	if (st != HWC_ST__COUNT && st != HWC_ST_UNSET && st != HWC_ST_OK)
-		r->skipped = st;
+	if (st != HWC_ST__COUNT && st != HWC_ST_UNSET && st != HWC_ST_OK && st != HWC_ST_TRUNCATED)
+		r->skipped = st; /* not run: it neither answered nor printed */
 	return true;
 }
 
@@ -1205,7 +1205,8 @@ int hwc_run(struct hwc_env *e, struct hwc_arena *a, const char *const *argv, uns
 	case HWC_ST_ABSENT: return -ENOENT;
 	case HWC_ST_TIMEOUT: return -ETIMEDOUT;
 	case HWC_ST_TRUNCATED: return -EFBIG;
-	case HWC_ST_BLOCKED: return -EPERM;
+	case HWC_ST_BLOCKED: /* fall through */
+	case HWC_ST_NEEDS_ROOT: return -EPERM;
 	default: return -EIO;
 	}
 }

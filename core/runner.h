@@ -83,8 +83,9 @@ struct hwc_run_recorded {
 	 * the run's --timeout was spent before it started). */
 	bool not_installed, not_run;
 	int start_errno;
-	/* Not run on purpose: "skipped" (a status name other than ok: "blocked" under --no-tools,
-	 * "needs_root"), in the words of "reason" (the rest of its line); HWC_ST_UNSET: no skip. */
+	/* Not run on purpose: "skipped" (a status name other than ok and truncated: "blocked" under
+	 * --no-tools, "needs_root"), in the words of "reason" (the rest of its line); HWC_ST_UNSET:
+	 * no skip. */
 	enum hwc_status skipped;
 	const char *reason;
 };
