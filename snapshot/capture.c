@@ -83,6 +83,15 @@ static void cap_put(struct hwc_capture_sink *sink, enum hwc_capture_kind kind, c
 		cap_set_data(s, data, len);
 		return;
 	}
+	if (s->path && s->kind == HWC_CAP_UNREADABLE && kind == HWC_CAP_FILE) {
+		/* refused once, read later: the bytes are kept (a replay then knows the value) */
+		free(s->data);
+		s->data = NULL;
+		s->len = 0;
+		s->kind = kind;
+		cap_set_data(s, data, len);
+		return;
+	}
 	if (s->path) {
 		/* A directory seen first as a parent and later as a file cannot happen; a file read
 		 * twice keeps its first content (what the collectors used). */

@@ -15,7 +15,7 @@ find_program(HWC_VALGRIND valgrind)
 if(HWC_VALGRIND AND NOT HWCHECK_SANITIZE AND NOT HWCHECK_FUZZ)
   set(HWC_VG ${HWC_VALGRIND} --error-exitcode=99 --leak-check=full
     --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect -q)
-  foreach(t test_core test_reliability test_redact)
+  foreach(t test_core test_capture test_reliability test_redact)
     add_test(NAME valgrind_${t} COMMAND ${HWC_VG} $<TARGET_FILE:${t}>)
     set_tests_properties(valgrind_${t} PROPERTIES LABELS valgrind TIMEOUT 300
       ENVIRONMENT "LC_ALL=C" SKIP_RETURN_CODE 77)

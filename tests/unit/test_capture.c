@@ -132,6 +132,28 @@ static void check_cap(const struct hwc_capset *cs, const char *path, enum hwc_ca
 	CHECK_STR(f.data, data);
 }
 
+/* What the set keeps when a path is put twice: the bytes of a read over a refusal, whichever
+ * came first; a refusal over a name seen only in a listing. */
+static void test_capset_order(void)
+{
+	struct hwc_capset *cs = hwc_capset_new();
+	struct hwc_capture_sink *k = hwc_capset_sink(cs);
+	k->put(k, HWC_CAP_UNREADABLE, "a", "5 unreadable", 12);
+	k->put(k, HWC_CAP_FILE, "a", "1\n", 2);
+	k->put(k, HWC_CAP_FILE, "b", "2\n", 2);
+	k->put(k, HWC_CAP_UNREADABLE, "b", "5 unreadable", 12);
+	k->listed(k, "c");
+	k->put(k, HWC_CAP_UNREADABLE, "c", "13 needs_root", 13);
+	k->put(k, HWC_CAP_FILE, "c", "3\n", 2);
+	k->listed(k, "d");
+	k->put(k, HWC_CAP_UNREADABLE, "d", "13 needs_root", 13);
+	check_cap(cs, "a", HWC_CAP_FILE, "1\n");
+	check_cap(cs, "b", HWC_CAP_FILE, "2\n");
+	check_cap(cs, "c", HWC_CAP_FILE, "3\n");
+	check_cap(cs, "d", HWC_CAP_UNREADABLE, "13 needs_root");
+	hwc_capset_free(cs);
+}
+
 /* The recording side, as a user the files refuse (nobody when run as root; a mode-000 file in
  * a directory of ours otherwise): the refused read is kept as a mark, the listed name too. */
 static void record_refused(const char *dir)
@@ -286,6 +308,7 @@ int main(void)
 
 	test_line();
 	test_replay_marks(rep, live, a);
+	test_capset_order();
 	test_record_refused();
 	test_replay_skipped(rep, a);
 	test_record_skipped(live, a);
