@@ -310,6 +310,16 @@ static int cached_parent(struct hwc_env *e, const char *path, const char **leaf,
 	return dircache_get(e, path, (size_t)(slash - path), dres);
 }
 
+/* dir/leaf into resolved (when asked for), or nothing: never a cut name. */
+static void name_in(char *resolved, size_t rsz, const char *dir, const char *leaf)
+{
+	if (!resolved)
+		return;
+	int n = snprintf(resolved, rsz, "%s%s%s", dir, *dir ? "/" : "", leaf);
+	if (n < 0 || (size_t)n >= rsz || (size_t)n >= PATH_MAX)
+		resolved[0] = 0;
+}
+
 /* Opens `leaf` in a cached directory (following it when it is a link), with the same checks as
  * the general walk below. Returns -EAGAIN when the general walk must decide. */
 static int open_in_cached_dir(struct hwc_env *e, const char *path, int flags, char *resolved,
@@ -323,8 +333,7 @@ static int open_in_cached_dir(struct hwc_env *e, const char *path, int flags, ch
 	if (fstatat(dfd, leaf, &lst, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (errno != ENOENT || dircache_drop_if_stale(e, dfd))
 			return -EAGAIN;
-		if (resolved) /* where it would be: a replay's mark may name it */
-			snprintf(resolved, rsz, "%s%s%s", dres, *dres ? "/" : "", leaf);
+		name_in(resolved, rsz, dres, leaf); /* where it would be: a replay's mark may name it */
 		return -ENOENT;
 	}
 	if (S_ISLNK(lst.st_mode)) {
@@ -356,8 +365,7 @@ static int open_in_cached_dir(struct hwc_env *e, const char *path, int flags, ch
 	int fd = openat(dfd, leaf, flags | extra | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		int err = errno;
-		if (resolved) /* it exists: named, for a capture's mark (env_cap_unreadable) */
-			snprintf(resolved, rsz, "%s%s%s", dres, *dres ? "/" : "", leaf);
+		name_in(resolved, rsz, dres, leaf); /* it exists: for a capture's mark */
 		return -err;
 	}
 	if (kind != OPEN_META) {
@@ -396,8 +404,8 @@ int env_open_resolved(struct hwc_env *e, const char *path, int flags, char *reso
 	int rc = walk_path(e, &w, path, true, last, sizeof(last));
 	if (rc < 0) {
 		/* a missing last component of a resolved directory: where it would be */
-		if (rc == -ENOENT && last[0] && resolved && res_append(&w, last) == 0)
-			snprintf(resolved, rsz, "%s", w.res);
+		if (rc == -ENOENT && last[0] && res_append(&w, last) == 0)
+			name_in(resolved, rsz, "", w.res);
 		walk_done(&w);
 		return rc;
 	}
@@ -418,8 +426,8 @@ int env_open_resolved(struct hwc_env *e, const char *path, int flags, char *reso
 	if (fd < 0) {
 		fd = -errno;
 		/* the object exists but would not open: named, for a capture's mark */
-		if (resolved && (!last[0] || res_append(&w, last) == 0))
-			snprintf(resolved, rsz, "%s", w.res);
+		if (!last[0] || res_append(&w, last) == 0)
+			name_in(resolved, rsz, "", w.res);
 	}
 	if (fd >= 0 && kind != OPEN_META) {
 		struct stat st;

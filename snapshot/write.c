@@ -175,6 +175,11 @@ static int add_file(struct tar_ctx *t, const char *orig, const char *path, const
  * see it) and its line "<errno> <status> <path>" (cap->data holds the first two). */
 static int add_unreadable(struct tar_ctx *t, const struct hwc_capture *cap, const char *path)
 {
+	for (const char *c = path; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f) { /* moved below a link to such a name */
+			t->st->left_out++;
+			return 0;
+		}
 	size_t need = cap->len + strlen(path) + 3;
 	if (t->nmarks + need > t->capmarks) {
 		size_t nc = (t->capmarks ? t->capmarks * 2 : 4096) + need;
