@@ -79,9 +79,10 @@ static void eval_powersave(struct hwc_rule_ctx *c)
 	const char *epp = hwc_q_string(pw, "energy_perf_preference");
 	const char *why;
 	if (!hwc_q_find_str(host, "power.governor", &gov, &why, c->a)) {
-		/* no cpufreq at all (VMs, some BIOS modes): the OS does not scale frequency */
+		/* no cpufreq at all (VMs, a BIOS that keeps P-states to itself): the OS does not scale
+		 * frequency, but the firmware may, in a power-saving profile this host cannot see */
 		if (!strncmp(why, "absent", 6))
-			return;
+			why = "no cpufreq: the firmware or a hypervisor sets the frequency; check the BIOS power profile";
 		hwc_rule_unknown(c, "host", "host.power.governor", why, NULL);
 		return;
 	}
@@ -324,7 +325,8 @@ const struct hwc_rule hwc_rules_host[] = {
 	 eval_x2apic},
 	{"HOST_CPU_POWERSAVE", HWC_SEV_WARN, "host", "CPU frequency scaling favours power saving",
 	 "A powersave governor or energy preference ramps the cores that serve the card slowly, "
-	 "costing throughput at line rate and latency for every packet.",
+	 "costing throughput at line rate and latency for every packet. Unknown without cpufreq: the "
+	 "firmware then sets the frequency, in a BIOS power profile the host cannot read.",
 	 "`cpupower frequency-set -g performance` and, with intel_pstate/amd-pstate, "
 	 "`echo performance | tee /sys/devices/system/cpu/cpu*/cpufreq/energy_performance_preference`; "
 	 "or the BIOS 'performance' power profile.",

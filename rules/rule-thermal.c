@@ -148,6 +148,7 @@ static void eval_host_hot(struct hwc_rule_ctx *c)
 		hwc_rule_unknown(c, "host", "thermal.sensors", why, NULL);
 		return;
 	}
+	size_t read = 0;
 	json_array_foreach(sensors, i, s) {
 		const char *chip = hwc_q_string(s, "chip");
 		if (!host_chip(chip) || hwc_q_string(s, "bdf"))
@@ -158,6 +159,7 @@ static void eval_host_hot(struct hwc_rule_ctx *c)
 		const char *why;
 		if (!hwc_q_find_num(s, "temp_mdegc", &t, &why, c->a))
 			continue; /* one unreadable sensor among many is not a verdict */
+		read++;
 		hwc_q_find_num(s, "crit_mdegc", &cr, &why, c->a);
 		hwc_q_find_num(s, "max_mdegc", &mx, &why, c->a);
 		double tc = t / 1000.0;
@@ -179,6 +181,12 @@ static void eval_host_hot(struct hwc_rule_ctx *c)
 				 hwc_arena_printf(c->a, "%s degC", fv_fmt_num(c->a, tc)),
 				 hwc_arena_printf(c->a, "< %s degC", fv_fmt_num(c->a, bound)));
 	}
+	/* no CPU or chipset reading at all is not a cool host: nothing was looked at */
+	if (!read)
+		hwc_rule_unknown(c, "host", "thermal.sensors",
+				 "no CPU or chipset temperature sensor in hwmon: coretemp, k10temp, x86_pkg_temp "
+				 "and cpu_thermal absent (driver not loaded, or a VM)",
+				 NULL);
 }
 
 static void eval_probe_rise(struct hwc_rule_ctx *c)
@@ -219,8 +227,9 @@ const struct hwc_rule hwc_rules_thermal[] = {
 	 eval_over_limit},
 	{"THERMAL_HOST_HOT", HWC_SEV_WARN, "thermal", "CPU or chipset hot",
 	 "A CPU package or chipset sensor is at or above its max, within the margin of its critical "
-	 "threshold, or above the profile's host limit: it will throttle, slowing everything that feeds the card.",
-	 "Check the CPU cooler and fans; `sensors` shows the readings.",
+	 "threshold, or above the profile's host limit: it will throttle, slowing everything that feeds the card. "
+	 "Unknown when hwmon has no CPU or chipset sensor to read (coretemp/k10temp not loaded, a VM).",
+	 "Check the CPU cooler and fans; `sensors` shows the readings (`modprobe coretemp` or `k10temp` when there are none).",
 	 eval_host_hot},
 	{"THERMAL_PROBE_RISE", HWC_SEV_WARN, "thermal", "Card temperature rose past the limit during a probe",
 	 "Under load the card went from below to above the profile's limit: cooling that suffices at "

@@ -72,7 +72,7 @@ class ExitCodes(unittest.TestCase):
             cp = run("--root", hwctest.fixture("vm-q35-rails", "root"), "--pci-dump", bad)
             self.assertEqual(cp.returncode, 1)
             self.assertEqual(cp.stderr, problem)
-            self.assertTrue(cp.stdout.endswith("; 1 collection problem\n"), cp.stdout)
+            self.assertIn("; 1 collection problem", cp.stdout)
 
     def test_facts_file_with_nothing_known_names_the_file(self):
         # a facts file saved from an empty root: with --facts nothing is collected, so no message

@@ -222,7 +222,8 @@ a1 = adapter("0001:43:00.0", ["0001:43:00.0"], "1017", "ConnectX-5", "ConnectX-5
 scen["cx5-gen3x8-100g"] = (
     document(intel_host(), [p1, c1], [a1],
              [netdev("ens1np0", "0001:43:00.0", 100000, node=0, cpulist="0-11,24-35")],
-             [sensor("mlx5", "asic", 52000, crit=105000, bdf="0001:43:00.0")]),
+             [sensor("mlx5", "asic", 52000, crit=105000, bdf="0001:43:00.0"),
+              sensor("coretemp", "Package id 0", 41000, crit=100000)]),
     ["PCIE_LINK_SLOT_LIMITED", "PCIE_PATH_BOTTLENECK"])
 
 # 2. ConnectX-6 Dx on AMD with PCI_WR_ORDERING per_mkey(0) --------------------------------------
@@ -285,7 +286,8 @@ scen["cx6dx-card-88c"] = (
     document(intel_host(), [p4, c4], [a4],
              [netdev("ens1f0np0", "0000:41:00.0", 100000, cpulist="0-11,24-35"),
               netdev("ens1f1np1", "0000:41:00.1", 100000, cpulist="0-11,24-35")],
-             [sensor("mlx5", "asic", 88000, bdf="0000:41:00.0", source="mstmget_temp")]),
+             [sensor("mlx5", "asic", 88000, bdf="0000:41:00.0", source="mstmget_temp"),
+              sensor("coretemp", "Package id 0", 41000, crit=100000)]),
     ["THERMAL_CARD_OVER_LIMIT", "MLX_KERNEL_EVENTS"])
 
 # 5. x2APIC off on an AMD host ------------------------------------------------------------------
