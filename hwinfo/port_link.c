@@ -132,6 +132,10 @@ static void collect_ber(struct hwc_arena *a, struct hwc_netdev *nd)
 	const struct hwc_fu64 *unc = counter(&nd->counters, "rx_pcs_symbol_err_phy");
 	if (!hwc_ok(nd->counters.count))
 		b->source.m = nd->counters.count.m;
+	else if (corr->m.st == HWC_ST_ABSENT && unc->m.st == HWC_ST_ABSENT)
+		HWC_FAIL(b->source, HWC_ST_ABSENT, 0,
+			 hwc_arena_printf(a, "ethtool -S %s reports no PPCNT physical layer statistical counter "
+					     "(rx_corrected_bits_phy, rx_pcs_symbol_err_phy)", nd->name));
 	else
 		HWC_SET(b->source, hwc_arena_printf(a, "ethtool -S %s: PPCNT physical layer statistical counters, "
 						       "since they were last cleared", nd->name));

@@ -605,8 +605,11 @@ static void eval_kernel_events(struct hwc_rule_ctx *c)
 
 const struct hwc_rule hwc_rules_link[] = {
 	{"LINK_SYMBOL_ERRORS", HWC_SEV_WARN, "link", "Symbol errors on the wire",
-	 "Ethernet/RoCE: rx_symbol_err_phy counts symbols the FEC could not correct, so every one is a "
-	 "lost frame (mlx5 counters.rst); any is flagged. InfiniBand: symbol_error above "
+	 "Ethernet/RoCE: rx_symbol_err_phy counts frames dropped for symbols the FEC could not correct, "
+	 "so every one is a lost frame (mlx5 counters.rst); any is flagged. A port that also reports "
+	 "its post-FEC errors as bits (ethtool's rx_pcs_symbol_err_phy, or mstlink's Effective Physical "
+	 "Errors) is left to LINK_EFFECTIVE_ERRORS, which shows this counter beside them: one wire, one "
+	 "finding. InfiniBand: symbol_error above "
 	 "link_symbol_errors_per_hour (default 120/h: the IBTA 1e-12 BER basis, as used by NVSentinel's "
 	 "link counter design and Oracle's InfiniBand documentation). Such errors cost NCCL bandwidth "
 	 "and grow into flaps. Rates are since boot (the uptime).",
@@ -630,12 +633,21 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "-c` and `perfquery` show the counters on both ends.",
 	 eval_integrity},
 	{"LINK_RAW_BER_HIGH", HWC_SEV_WARN, "link", "Pre-FEC BER close to the FEC's limit",
-	 "mstlink's raw physical BER against what the FEC in use can correct: RS(544,514) 2.4e-4 "
+	 "The raw physical BER against what the FEC in use can correct, from mstlink's Raw Physical BER, "
+	 "or, for an Ethernet port mstlink did not answer for, from ethtool -S: (rx_corrected_bits_phy "
+	 "+ rx_pcs_symbol_err_phy) / rx_bits_phy, the PPCNT physical layer statistical counters' "
+	 "corrected, uncorrected and received bits over their common window (since they were last "
+	 "cleared; mlx5 counters.rst; with FEC on the raw errors are the corrected ones, PRM "
+	 "phy_raw_errors_laneN); ethtool's RS is RS(544,514) on 50G-and-faster (PAM4) lanes and "
+	 "RS(528,514) on 25G lanes, unknown between the two where the lanes are not known. Without "
+	 "rx_bits_phy (mainline mlx5 exports none) there is no window: unknown, except that no bit "
+	 "in error at all is a BER of 0. Limits: RS(544,514) 2.4e-4 "
 	 "(IEEE 802.3bs/cd), RS(528,514) 5e-5 (IEEE 802.3bm 100GBASE-SR4), no FEC 1e-12 (IBTA/IEEE "
 	 "802.3); flagged above link_raw_ber_margin (default 0.1: within a decade) of it, before the "
 	 "FEC cliff turns it into loss. Other FECs (Firecode, IB LL-FEC) are judged by the effective "
-	 "BER only. Needs mstflint's mstlink: without it the rule cannot see the BER and says nothing "
-	 "(LINK_SYMBOL_ERRORS still sees post-FEC loss in ethtool's counters). Sources checked: the "
+	 "BER only. Without mstlink and without ethtool's corrected bits the rule cannot see the BER "
+	 "and says nothing (LINK_SYMBOL_ERRORS still sees post-FEC loss in ethtool's counters). "
+	 "Sources checked: the "
 	 "PMD BER of 2.4e-4 is 802.3bs/cd's for RS(544,514) PAM4 PMDs (its designed pre-FEC operating "
 	 "point), 5e-5 802.3bm clause 95's for 100GBASE-SR4 with RS(528,514); both FECs deliver 1e-12 "
 	 "or better after correction (Intel AN 846 on 802.3bj clause 91 KR4/KP4).",
@@ -643,10 +655,20 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "shows the per-lane errors: one bad lane points at the cable or module.",
 	 eval_raw_ber},
 	{"LINK_EFFECTIVE_ERRORS", HWC_SEV_WARN, "link", "Errors left after FEC",
-	 "mstlink's effective (post-FEC) errors: any is flagged, and an effective BER above "
+	 "Effective (post-FEC) errors: any is flagged, and an effective BER above "
 	 "link_effective_ber_max (default 1e-12, the IBTA / IEEE 802.3 link objective, and the "
 	 "default BER threshold of NVIDIA's ibdiagnet): these are "
-	 "corrupted frames the FEC could not repair.",
+	 "corrupted frames the FEC could not repair. Sources, in order: mstlink's Effective Physical "
+	 "Errors and BER; else, on an Ethernet port, ethtool -S's rx_pcs_symbol_err_phy (PPCNT "
+	 "phy_symbol_errors, 'not corrected by FEC, or FEC not active': the very field pre-16nm "
+	 "mlxlink prints as Effective Physical Errors; newer mlxlink prints phy_effective_errors, "
+	 "'not corrected by FEC': the two differ only on a link running physical layer "
+	 "retransmission, the PRM's '+ PLR' FEC modes, where phy_symbol_errors counts what FEC and "
+	 "PLR together left) with ethtool --show-fec's uncorrectable blocks, and the effective BER "
+	 "rx_pcs_symbol_err_phy / rx_bits_phy where the driver reports rx_bits_phy (unknown "
+	 "otherwise: the count still fires). This rule owns the post-FEC errors of such a port: the "
+	 "frames they cost (rx_symbol_err_phy) are its evidence, and LINK_SYMBOL_ERRORS stays silent "
+	 "there (one wire, one finding).",
 	 "Replace the cable/transceiver of the port; check the switch port's counters too.",
 	 eval_effective},
 	{"LINK_FEC_MODE", HWC_SEV_WARN, "link", "FEC off on a link that needs it",
