@@ -331,10 +331,11 @@ static void raw_ber_netdev(struct hwc_rule_ctx *c, const json_t *nd, double marg
 				 "unknown: RS(528,514) on 25G lanes or RS(544,514) on 50G lanes", "which RS FEC's limit applies");
 		return;
 	}
+	const char *kind = limit >= 2.4e-4 ? "RS(544,514)" : limit >= 5e-5 ? "RS(528,514)" : "no FEC";
 	struct hwc_finding *fd = hwc_rule_emit(c, name, "raw (pre-FEC) BER %.3g is %s the limit of %s (%.3g)", ber,
-					       ber > limit ? "past" : "close to", src, limit);
+					       ber > limit ? "past" : "close to", kind, limit);
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.ber.raw_ber", base), hwc_arena_printf(c->a, "%.3g", ber),
-			 hwc_arena_printf(c->a, "<= %.3g (x margin %s)", limit * margin, fv_fmt_num(c->a, margin)));
+			 hwc_arena_printf(c->a, "<= %.3g (%s x margin %s)", limit * margin, src, fv_fmt_num(c->a, margin)));
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.rx_corrected_bits_phy", base), fv_fmt_num(c->a, corr), NULL);
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.fec.active", base), fec, NULL);
 	fv_far_end_netdev(c, fd, nd, base);
