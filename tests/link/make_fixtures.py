@@ -392,7 +392,9 @@ def ethtool_ber():
                         rx_pcs_symbol_err_phy=0)}
     for k, (name, c) in enumerate(ports.items()):
         bdf = f"0000:8b:00.{k}"
-        r.function(bdf, 0x101d, netdevs=[name])
+        r.function(bdf, 0x101d, netdevs=[name], rdma=[f"mlx5_{k}"])
+        r.rdma(f"mlx5_{k}", None, None, {1: {"state": "4: ACTIVE", "phys_state": "5: LinkUp",
+                                            "rate": "200 Gb/sec (4X HDR)", "link_layer": "Ethernet"}})
         pci_netdev(r, "pci0000:8a", bdf, name, {"dev_port": 0, "operstate": "up", "carrier": 1,
                                                 "speed": 200000, "mtu": 9000})
         r.command(["ethtool", "-S", name], phy_stats(c))
@@ -413,7 +415,7 @@ def ethtool_ber():
              "5e-4 of it (lane 2 carrying the rest) with 12 uncorrected bits and 12 dropped frames; the "
              "`ethtool -I --show-fec` answers (RS active, block counts chosen, corrected_bits = "
              "rx_corrected_bits_phy as mlx5 reports phy_corrected_bits there); the functions "
-             "0000:8b:00.0/1 (15b3:101d, ConnectX-6 Dx) and their netdevs at 200000 Mb/s (4 x 50G PAM4: "
+             "0000:8b:00.0/1 (15b3:101d, ConnectX-6 Dx), their RoCE ports mlx5_0/1 (ACTIVE) and their netdevs at 200000 Mb/s (4 x 50G PAM4: "
              "RS(544,514)). Expected: p1 LINK_RAW_BER_HIGH warn (5e-4 past RS(544,514)'s 2.4e-4) and "
              "LINK_EFFECTIVE_ERRORS warn (12 bits, effective BER 1.67e-14, 3 uncorrectable blocks); p2 "
              "raw BER 2.1e-7: quiet.")
