@@ -142,7 +142,6 @@ static void eval_symbol(struct hwc_rule_ctx *c)
 	symbol_ib(c, hours, upwhy);
 }
 
-
 /* Flaps of a netdev: link-down events the firmware counted, else carrier ups after the first. */
 static void flaps_netdevs(struct hwc_rule_ctx *c, double max)
 {
@@ -286,10 +285,10 @@ static double ethtool_fec_limit(const json_t *nd, const char *fec, const char **
 	const char *src2;
 	double mbps = 0, lanes = 0;
 	*alt = 0;
-	if (strcmp(fec, "Off") == 0 || strcmp(fec, "None") == 0)
-		return fec_limit("No FEC", src);
+	/* Off/None: every raw error is an effective one (rx_pcs_symbol_err_phy), LINK_EFFECTIVE_ERRORS';
+	 * BaseR (Firecode), LLRS: no figure; judged by the effective errors only */
 	if (strcmp(fec, "RS") != 0 || !json_is_number(hwc_q_get(nd, "speed_mbps")))
-		return 0; /* BaseR (Firecode), LLRS: no figure; judged by the effective errors only */
+		return 0;
 	mbps = json_number_value(hwc_q_get(nd, "speed_mbps"));
 	if (json_is_number(hwc_q_at(nd, "link.modes.lanes")))
 		lanes = json_number_value(hwc_q_at(nd, "link.modes.lanes"));
@@ -331,7 +330,7 @@ static void raw_ber_netdev(struct hwc_rule_ctx *c, const json_t *nd, double marg
 				 "unknown: RS(528,514) on 25G lanes or RS(544,514) on 50G lanes", "which RS FEC's limit applies");
 		return;
 	}
-	const char *kind = limit >= 2.4e-4 ? "RS(544,514)" : limit >= 5e-5 ? "RS(528,514)" : "no FEC";
+	const char *kind = limit >= 2.4e-4 ? "RS(544,514)" : "RS(528,514)";
 	struct hwc_finding *fd = hwc_rule_emit(c, name, "raw (pre-FEC) BER %.3g is %s the limit of %s (%.3g)", ber,
 					       ber > limit ? "past" : "close to", kind, limit);
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.ber.raw_ber", base), hwc_arena_printf(c->a, "%.3g", ber),
@@ -640,7 +639,8 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "corrected, uncorrected and received bits over their common window (since they were last "
 	 "cleared; mlx5 counters.rst; with FEC on the raw errors are the corrected ones, PRM "
 	 "phy_raw_errors_laneN); ethtool's RS is RS(544,514) on 50G-and-faster (PAM4) lanes and "
-	 "RS(528,514) on 25G lanes, unknown between the two where the lanes are not known. Without "
+	 "RS(528,514) on 25G lanes, unknown between the two where the lanes are not known; with FEC "
+	 "off every raw error is an effective one, LINK_EFFECTIVE_ERRORS' (one wire, one finding). Without "
 	 "rx_bits_phy (mainline mlx5 exports none) there is no window: unknown, except that no bit "
 	 "in error at all is a BER of 0. Limits: RS(544,514) 2.4e-4 "
 	 "(IEEE 802.3bs/cd), RS(528,514) 5e-5 (IEEE 802.3bm 100GBASE-SR4), no FEC 1e-12 (IBTA/IEEE "
@@ -660,12 +660,14 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "link_effective_ber_max (default 1e-12, the IBTA / IEEE 802.3 link objective, and the "
 	 "default BER threshold of NVIDIA's ibdiagnet): these are "
 	 "corrupted frames the FEC could not repair. Sources, in order: mstlink's Effective Physical "
-	 "Errors and BER; else, on an Ethernet port, ethtool -S's rx_pcs_symbol_err_phy (PPCNT "
-	 "phy_symbol_errors, 'not corrected by FEC, or FEC not active': the very field pre-16nm "
-	 "mlxlink prints as Effective Physical Errors; newer mlxlink prints phy_effective_errors, "
-	 "'not corrected by FEC': the two differ only on a link running physical layer "
-	 "retransmission, the PRM's '+ PLR' FEC modes, where phy_symbol_errors counts what FEC and "
-	 "PLR together left) with ethtool --show-fec's uncorrectable blocks, and the effective BER "
+	 "Errors and BER; else, on an Ethernet port, ethtool -S's rx_pcs_symbol_err_phy (symbols 'not "
+	 "corrected by FEC, or FEC not active', mlx5 counters.rst): PPCNT phy_symbol_errors, error "
+	 "bits 'not corrected by phy correction mechanisms (FEC + PLR)' (PRM), the very field "
+	 "pre-16nm mlxlink prints as Effective Physical Errors; newer mlxlink prints "
+	 "phy_effective_errors, bits 'not corrected by FEC or FEC not active': the two differ only "
+	 "on a link running physical layer retransmission (the PRM's '+ PLR' FEC modes), where "
+	 "phy_symbol_errors counts what FEC and PLR together left. With it, ethtool --show-fec's "
+	 "uncorrectable blocks, and the effective BER "
 	 "rx_pcs_symbol_err_phy / rx_bits_phy where the driver reports rx_bits_phy (unknown "
 	 "otherwise: the count still fires). This rule owns the post-FEC errors of such a port: the "
 	 "frames they cost (rx_symbol_err_phy) are its evidence, and LINK_SYMBOL_ERRORS stays silent "
