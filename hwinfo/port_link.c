@@ -99,7 +99,7 @@ static bool ber_window(struct hwc_arena *a, const char *ifn, const struct hwc_fu
 {
 	if (bits->m.st == HWC_ST_ABSENT) {
 		hwc_fmeta_set(why, HWC_ST_ABSENT, 0,
-			      hwc_arena_printf(a, "ethtool -S %s reports no rx_bits_phy (PPCNT phy_received_bits, "
+			      hwc_arena_printf(a, "ethtool -S %s: no rx_bits_phy (PPCNT phy_received_bits, "
 						  "not exported by mlx5 in the kernels checked): no window for a BER", ifn));
 		return false;
 	}
@@ -130,11 +130,14 @@ static void collect_ber(struct hwc_arena *a, struct hwc_netdev *nd)
 	const struct hwc_fu64 *bits = counter(&nd->counters, "rx_bits_phy");
 	const struct hwc_fu64 *corr = counter(&nd->counters, "rx_corrected_bits_phy");
 	const struct hwc_fu64 *unc = counter(&nd->counters, "rx_pcs_symbol_err_phy");
-	if (!hwc_ok(nd->counters.count))
-		b->source.m = nd->counters.count.m;
-	else if (corr->m.st == HWC_ST_ABSENT && unc->m.st == HWC_ST_ABSENT)
+	if (!hwc_ok(nd->counters.count)) {
+		/* ethtool -S gave nothing: its own status (not installed, timeout, not in this capture) */
+		b->source.m = b->raw_ber.m = b->effective_ber.m = nd->counters.count.m;
+		return;
+	}
+	if (corr->m.st == HWC_ST_ABSENT && unc->m.st == HWC_ST_ABSENT)
 		HWC_FAIL(b->source, HWC_ST_ABSENT, 0,
-			 hwc_arena_printf(a, "ethtool -S %s reports no PPCNT physical layer statistical counter "
+			 hwc_arena_printf(a, "ethtool -S %s: no PPCNT physical layer statistical counter "
 					     "(rx_corrected_bits_phy, rx_pcs_symbol_err_phy)", nd->name));
 	else
 		HWC_SET(b->source, hwc_arena_printf(a, "ethtool -S %s: PPCNT physical layer statistical counters, "
