@@ -172,6 +172,9 @@ struct hwc_mlx_phy {
 	struct hwc_fu64 effective_errors; /* errors left after FEC */
 	struct hwc_ff64 effective_ber, raw_ber; /* after / before FEC */
 	struct hwc_fu64 link_down_counter, link_error_recovery_counter;
+	/* HDR and faster with PLR (physical layer retransmission): what is left after FEC and PLR */
+	struct hwc_fu64 symbol_errors;
+	struct hwc_ff64 symbol_ber;
 	struct hwc_fmeta lanes_m;
 	HWC_VEC(uint64_t) raw_errors_per_lane;
 };

@@ -34,6 +34,8 @@ static const struct hwc_jfield phy_f[] = {
 	K("Link Down Counter", "link_down_counter", HWC_JT_U64, link_down_counter),
 	K("Link Error Recovery Counter", "link_error_recovery_counter", HWC_JT_U64,
 	  link_error_recovery_counter),
+	K("Symbol Errors", "symbol_errors", HWC_JT_U64, symbol_errors),
+	K("Symbol BER", "symbol_ber", HWC_JT_F64, symbol_ber),
 	HWC_JLIST_M(struct hwc_mlx_phy, "raw_errors_per_lane", raw_errors_per_lane, lanes_m,
 		    HWC_JT_I64V),
 };

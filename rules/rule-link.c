@@ -443,6 +443,13 @@ static void eval_module(struct hwc_rule_ctx *c)
 		const json_t *nd = hwc_q_port_netdev(c->facts, p);
 		if (json_is_boolean(hwc_q_get(hwc_q_netdev_module(nd), "ddm")))
 			continue; /* the readings are judged from the EEPROM itself by LINK_MODULE_THRESHOLDS */
+		/* mstlink answered without Module Info (not run with -m, no module, a capture without
+		 * it): not looked at is unknown; N/A (unsupported: no DDM, passive copper) is judged */
+		const json_t *tv, *why = hwc_q_unavailable(mod, "temperature_c");
+		const char *st = hwc_q_string(why, "status");
+		if (!json_is_array(hwc_q_get(mod, "temperature_c")) && !(st && strcmp(st, "unsupported") == 0) &&
+		    !need_val(c, subj, p, base, "module.temperature_c", JSON_ARRAY, NULL, &tv))
+			continue;
 		struct hwc_finding *fd = NULL;
 		for (size_t k = 0; k < HWC_ARRAY_SIZE(keys); k++)
 			judge_reading(c, subj, base, mod, keys[k], margin, &fd);
@@ -556,7 +563,8 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "-m: the value and, in brackets, the range the module itself declares in its EEPROM). Past "
 	 "the range is an error (the module is failing or overheating, the optics are dirty); within "
 	 "link_module_margin (default 0.1 of the range) of an edge a warning. A module without "
-	 "diagnostics (passive copper: N/A or [0..0]) has nothing to judge. A port whose netdev's "
+	 "diagnostics (passive copper: N/A or [0..0]) has nothing to judge; an mstlink answer without "
+	 "Module Info (no -m, no module) is unknown. A port whose netdev's "
 	 "module EEPROM hwcheck decoded itself is left to LINK_MODULE_THRESHOLDS (one finding per "
 	 "module). Rx LOS per lane (mstlink's Module Info): the flags latch until read (SFF-8636 "
 	 "byte 3, CMIS 5.2 page 11h byte 147 'Latched Rx LOS Flag', clear on read): on a port that is "

@@ -179,6 +179,61 @@ def bad_signal_400g():
     r.done("a 400G port whose mlxlink says 'Bad signal integrity' (an operator's quoted counters)")
 
 
+# A public NCCL troubleshooting report (host brev-7hpnmoj9o, 8 x A100-SXM4-40GB and 8 ConnectX-6
+# MT4123 at IB HDR 2x, firmware 20.36.1010, MFT 4.24.0-72; found through the code index, its
+# repository name not recorded): tests/link/real-data/mlxlink-cx6-hdr-plr-8port.txt holds, verbatim,
+# the first card's `mlxlink --show_ber_monitor` answer (the seven others print the same) and the
+# `mlxlink --show_counters | grep -i -E "error|...|symbol|corrected"` loop over all eight.
+HDR_CAPTURE = os.path.join(HERE, "real-data", "mlxlink-cx6-hdr-plr-8port.txt")
+
+
+def hdr_capture():
+    """The Operational..Tool Information lines of the --show_ber_monitor answer, and the counter
+    lines of each card (mlx5_0..7) from the grep loop."""
+    with open(HDR_CAPTURE) as f:
+        text = f.read()
+    head = text.split("========== mt4123_pciconf0 ==========\n", 1)[1].split(" \n-E-", 1)[0]
+    cards = text.split("FEC Counters ==========\n")[1:]
+    lines = [c.split("Physical Counters and BER Info\n", 1)[1].split("==========", 1)[0] for c in cards]
+    return head, lines
+
+
+def hdr_plr_8port():
+    head, counters = hdr_capture()
+    r = Root("link-ib-cx6-hdr-plr-8port")
+    for i, lines in enumerate(counters):
+        bdf, dev = f"0000:{0x12 + i:02x}:00.0", f"mlx5_{i}"
+        r.function(bdf, 0x101b, cls="0x020700", rdma=[dev])
+        r.rdma(dev, "20.36.1010", None, {1: {"state": "4: ACTIVE", "phys_state": "5: LinkUp",
+                                             "rate": "100 Gb/sec (2X HDR)", "link_layer": "InfiniBand"}})
+        text = head + "\nPhysical Counters and BER Info\n------------------------------\n" + lines
+        r.command(["mstlink", "-d", bdf, "-m", "-c"], text.encode())
+    r.source("`hwcheck/commands/mstlink -d 0000:1?:00.0 -m -c/stdout` (eight ConnectX-6, mlx5_0..7): "
+             "verbatim lines of a public NCCL troubleshooting report (host brev-7hpnmoj9o, 8 x "
+             "A100-SXM4-40GB, `lspci`: eight 'MT28908 Family [ConnectX-6]' Infiniband controllers "
+             "at 12:00.0..19:00.0; `ibstat`: CA type MT4123, firmware 20.36.1010, Active/LinkUp, "
+             "Rate 100; found through the code index, its repository name not recorded), kept in "
+             "tests/link/real-data/mlxlink-cx6-hdr-plr-8port.txt: the Operational, Supported, "
+             "Troubleshooting and Tool Information lines of `mlxlink -d /dev/mst/mt4123_pciconf0 "
+             "--show_ber_monitor` (IB-HDR, 2x, `RS-FEC - (544,514) + PLR`, No issue was observed, "
+             "MFT 4.24.0-72: all eight cards print the same), then each card's counter lines of "
+             "`mlxlink --show_counters | grep -i -E \"error|discard|drop|fec|ber|symbol|corrected\"`: "
+             "Symbol Errors 0, Symbol BER 15E-255, Effective Physical Errors 0, Effective Physical "
+             "BER 15E-255, two lanes of raw errors (3183333,242074 ... 32379149,224947) and Raw "
+             "Physical BER 4E-9 .. 1E-7 (mlx5_3), Link Error Recovery Counter 0; also "
+             "tests/fuzz/corpus/link/mlxlink-cx6-hdr-plr-counters-grep.txt. Expected: no "
+             "LINK_RAW_BER_HIGH (the worst, 1E-7, is far under a tenth of RS(544,514)'s 2.4e-4), "
+             "no LINK_EFFECTIVE_ERRORS, no LINK_TOOL_RECOMMENDATION; symbol_errors 0 read.")
+    r.source("RECONSTRUCTED: one answer per card made of the two verbatim pieces (the capture ran "
+             "two commands, and its grep dropped the counters' dashes line, Time Since Last Clear "
+             "and Link Down Counter: those facts are absent, and with no Module Info (no -m) the "
+             "module rules say unknown); the argv; BDF 0000:12:00.0 + i for mlx5_i (lspci and "
+             "nvidia-smi topo order); device 0x101b (MT4123 = ConnectX-6); the sysfs port files "
+             "(ibstat's Active/LinkUp, Rate 100 as 2X HDR, InfiniBand); no counters/ files (the "
+             "report's perfquery asked another LID) and no netdev.")
+    r.done("eight ConnectX-6 HDR ports with PLR whose real raw BERs (4E-9..1E-7) are healthy")
+
+
 def ndr_dac_los():
     r = mstlink_root("link-module-cx7-ndr-dac-los", "0000:8e:00.0", 0x1021, "28.46.3048",
                      "MT_0000000838", "400 Gb/sec (4X NDR)", "InfiniBand",
@@ -367,6 +422,7 @@ def sfp_no_light():
 
 
 def build():
+    hdr_plr_8port()
     ndr_dac_los()
     bad_signal_400g()
     sfp_no_light()

@@ -121,6 +121,25 @@ static void test_mlxlink(void)
 	/* an InfiniBand port: the keys without "(Ext.)", IB speed names */
 	CHECK_STR(p.supported_cable_speed.v, "0x000000f1 (NDR,HDR,EDR,FDR,SDR)");
 	CHECK_STR(p.enabled_link_speed.v, "0x000000f1 (NDR,HDR,EDR,FDR,SDR)");
+	/* a real ConnectX-6 HDR 2x port with PLR, as a grep printed it (32-column keys, no dashes
+	 * under the section title): the Symbol lines (after FEC and PLR), two lanes */
+	memset(&p, 0, sizeof(p));
+	t = seed("mlxlink-cx6-hdr-plr-counters-grep.txt", &len);
+	CHECK_INT(hwc_mlx_parse_mlxlink(t, len, A, &p), 0);
+	CHECK_STR(p.fec.v, "RS-FEC - (544,514) + PLR");
+	CHECK(p.symbol_errors.m.st == HWC_ST_OK && p.symbol_errors.v == 0);
+	CHECK(p.symbol_ber.m.st == HWC_ST_OK && p.symbol_ber.v < 1e-250);
+	CHECK(p.raw_ber.v > 0.9e-8 && p.raw_ber.v < 1.1e-8);
+	CHECK_INT(p.raw_errors_per_lane.n, 2);
+	CHECK_INT(p.raw_errors_per_lane.items[0], 3183333);
+	CHECK_INT(p.link_error_recovery_counter.v, 0);
+	CHECK_INT(p.link_down_counter.m.st, HWC_ST_ABSENT);
+	/* broken Symbol lines */
+	const char *sym = "Symbol Errors : -3\nSymbol BER : E-\n";
+	memset(&p, 0, sizeof(p));
+	CHECK_INT(hwc_mlx_parse_mlxlink(sym, strlen(sym), A, &p), 0);
+	CHECK_INT(p.symbol_errors.m.st, HWC_ST_INVALID);
+	CHECK_INT(p.symbol_ber.m.st, HWC_ST_INVALID);
 	/* the tool's complaint, and text that is not mlxlink's */
 	memset(&p, 0, sizeof(p));
 	t = seed("mlxlink-error.txt", &len);

@@ -128,8 +128,29 @@ class Fixtures(unittest.TestCase):
         phy = port(j, "mlx5_0")["phy"]
         self.assertEqual((phy["recommendation"], phy["raw_ber"], phy["effective_errors"], phy["link_down_counter"]),
                          ("Bad signal integrity", 2e-05, 0, 6))
+        # the quote has no Module Info: the module's diagnostics were not looked at (unknown)
         self.assertEqual(link_findings(j), [("LINK_FLAPS", "warn", "mlx5_0/1"),
+                                            ("LINK_MODULE_DIAGNOSTICS", "unknown", "mlx5_0/1"),
                                             ("LINK_TOOL_RECOMMENDATION", "warn", "mlx5_0/1")])
+
+    def test_hdr_plr_real_ber_silent(self):
+        # eight real ConnectX-6 HDR 2x ports (RS-FEC (544,514) + PLR): raw BER 4E-9..1E-7, nothing
+        # left after FEC or PLR; the BER rules judge them and stay silent, the Symbol lines are read
+        j = check("link-ib-cx6-hdr-plr-8port")
+        phy = port(j, "mlx5_3")["phy"]
+        self.assertEqual((phy["fec"], phy["width"], phy["raw_ber"], phy["raw_errors_per_lane"]),
+                         ("RS-FEC - (544,514) + PLR", "2x", 1e-07, [32379149, 224947]))
+        self.assertEqual((phy["symbol_errors"], phy["effective_errors"]), (0, 0))
+        self.assertLess(phy["symbol_ber"], 1e-250)
+        # the capture's grep dropped these: absent, not zero
+        self.assertEqual(phy["unavailable"]["link_down_counter"]["status"], "absent")
+        got = link_findings(j)
+        self.assertEqual(len({s for _, _, s in got}), 8)
+        for rule in ("LINK_RAW_BER_HIGH", "LINK_EFFECTIVE_ERRORS", "LINK_TOOL_RECOMMENDATION", "LINK_FEC_MODE"):
+            self.assertNotIn(rule, {r for r, _, _ in got})
+        # no -m in the capture: the module's readings are unknown, never a pass
+        self.assertIn(("LINK_MODULE_DIAGNOSTICS", "unknown", "mlx5_0/1"), got)
+        self.assertEqual({s for _, s, _ in got}, {"unknown"})
 
     def test_redact_module_serial(self):
         root = hwctest.fixture("link-bf3-mlxlink-clean", "root")
@@ -270,7 +291,7 @@ class Fixtures(unittest.TestCase):
 
     def test_round_trip(self):
         for fx in ("link-ib-cx7-linkdowned", "link-ib-restricted-pf", "net-mlx5-100g-full-stats",
-                   "link-bf3-mlxlink-clean", "link-module-cx7-ndr-dac-los"):
+                   "link-bf3-mlxlink-clean", "link-module-cx7-ndr-dac-los", "link-ib-cx6-hdr-plr-8port"):
             with self.subTest(fx), tempfile.TemporaryDirectory() as d:
                 j = check(fx)
                 saved = os.path.join(d, "r.json")
