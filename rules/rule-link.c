@@ -347,13 +347,24 @@ static void eval_fec_mode(struct hwc_rule_ctx *c)
 	}
 }
 
+/* The firmware's "no issue" sentence: newer firmware prints it bare, older (a ConnectX-4 of the
+ * NVIDIA developer forum, Spectrum switches in the SONiC and Cumulus guides) ends it with a period. */
+static bool no_issue(const char *rec)
+{
+	static const char ok[] = "No issue was observed";
+	size_t n = strlen(rec);
+	while (n && (rec[n - 1] == '.' || rec[n - 1] == ' '))
+		n--;
+	return n == sizeof(ok) - 1 && strncmp(rec, ok, n) == 0;
+}
+
 static void eval_recommendation(struct hwc_rule_ctx *c)
 {
 	size_t i, j;
 	const json_t *ad, *p;
 	FOR_PHY_PORTS(c, i, ad, j, p) {
 		const char *subj = ib_subject(c, p), *base = ib_base(c, ad, p), *rec;
-		if (!need_str(c, subj, p, base, "phy.recommendation", &rec) || strcmp(rec, "No issue was observed") == 0)
+		if (!need_str(c, subj, p, base, "phy.recommendation", &rec) || no_issue(rec))
 			continue;
 		struct hwc_finding *fd = hwc_rule_emit(c, subj, "mstlink recommends: %s", rec);
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.recommendation", base), rec, "No issue was observed");
@@ -555,7 +566,8 @@ const struct hwc_rule hwc_rules_link[] = {
 	 eval_fec_mode},
 	{"LINK_TOOL_RECOMMENDATION", HWC_SEV_WARN, "link", "mstlink reports a link issue",
 	 "mstlink's Troubleshooting Info: the firmware's own diagnosis of the port (anything but "
-	 "\"No issue was observed\"), e.g. bad signal integrity or a cable it does not support.",
+	 "\"No issue was observed\", which older firmware ends with a period), e.g. bad signal "
+	 "integrity or a cable it does not support.",
 	 "Follow the recommendation; `mstlink -d <BDF> -m -c` shows the module and the counters.",
 	 eval_recommendation},
 	{"LINK_MODULE_DIAGNOSTICS", HWC_SEV_ERROR, "link", "Transceiver diagnostics near or past the module's own thresholds",

@@ -134,6 +134,27 @@ def bf3_mlxlink():
     r.done("a BlueField-3 100G port whose mlxlink counters are clean")
 
 
+
+def cx4_forum():
+    r = mstlink_root("link-mstlink-cx4-100g-forum", "0000:01:00.0", 0x1013, None, None,
+                     "100 Gb/sec (4X EDR)", "Ethernet", "mlxlink-cx4-100g-c-nvforum.txt")
+    r.source("`hwcheck/commands/mstlink -d 0000:01:00.0 -m -c/stdout`: verbatim `mlxlink -d "
+             "/dev/mst/mt4115_pciconf0 -c` of a ConnectX-4 (mt4115) on a riser card of a CentOS 7.6 "
+             "aarch64 server, NVIDIA developer forum thread 'How to evaluate the eye information of "
+             "Mellanox ConnectX-4 network card?' (https://forums.developer.nvidia.com/t/206063), as the "
+             "stored page renders it (one blank line after each line, the column padding collapsed to "
+             "one space; the prompt line dropped); also tests/fuzz/corpus/link/mlxlink-cx4-100g-c-nvforum.txt: "
+             "Active/LinkUp 100GbE 4x, Standard RS-FEC - RS(528,514), Status Opcode 0, 'Recommendation : "
+             "No issue was observed.' (this firmware ends the sentence with a period), effective errors "
+             "0, raw BER 3E-12, lane errors 26711,0,0,9108 over 1715.4 min. Expected: no "
+             "LINK_TOOL_RECOMMENDATION (the firmware observed no issue), no LINK_RAW_BER_HIGH (3E-12, "
+             "far under a tenth of RS(528,514)'s 5e-5), no LINK_EFFECTIVE_ERRORS.")
+    r.source("RECONSTRUCTED: the argv (the capture ran `-c` on the mst device: no Module Info, so "
+             "LINK_MODULE_DIAGNOSTICS says unknown), BDF 0000:01:00.0, device 0x1013 (mt4115 = "
+             "ConnectX-4), port state/rate/link_layer as mlxlink reports them (Active, LinkUp, 100GbE: "
+             "Ethernet), no firmware version, no netdev.")
+    r.done("a ConnectX-4 100G port whose older firmware says 'No issue was observed.' with a period")
+
 # An operator's notes on Cumulus Linux switches (2026-03-25, 'Cumulus, NVUE, MLAG', item 6: "Random
 # packet loss on a 400G link"): the lines of `mlxlink -d /dev/mst/mt53104_pci_cr0 -p <port>
 # --show_counters` they quote, verbatim (their spacing). Recommendation: Bad signal integrity.
@@ -430,6 +451,7 @@ def build():
     modules()
     kernel_events()
     bf3_mlxlink()
+    cx4_forum()
     gpud943()
     netdata2620()
     gpud1164()

@@ -134,6 +134,15 @@ static void test_mlxlink(void)
 	CHECK_INT(p.raw_errors_per_lane.items[0], 3183333);
 	CHECK_INT(p.link_error_recovery_counter.v, 0);
 	CHECK_INT(p.link_down_counter.m.st, HWC_ST_ABSENT);
+	/* a real ConnectX-4 as the NVIDIA forum renders it: blank lines, one space before ':' */
+	memset(&p, 0, sizeof(p));
+	t = seed("mlxlink-cx4-100g-c-nvforum.txt", &len);
+	CHECK_INT(hwc_mlx_parse_mlxlink(t, len, A, &p), 0);
+	CHECK_STR(p.recommendation.v, "No issue was observed.");
+	CHECK_STR(p.fec.v, "Standard RS-FEC - RS(528,514)");
+	CHECK(p.raw_ber.v > 2.9e-12 && p.raw_ber.v < 3.1e-12);
+	CHECK_INT(p.raw_errors_per_lane.n, 4);
+	CHECK_INT(p.raw_errors_per_lane.items[3], 9108);
 	/* broken Symbol lines */
 	const char *sym = "Symbol Errors : -3\nSymbol BER : E-\n";
 	memset(&p, 0, sizeof(p));

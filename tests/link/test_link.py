@@ -133,6 +133,16 @@ class Fixtures(unittest.TestCase):
                                             ("LINK_MODULE_DIAGNOSTICS", "unknown", "mlx5_0/1"),
                                             ("LINK_TOOL_RECOMMENDATION", "warn", "mlx5_0/1")])
 
+    def test_cx4_forum_no_issue_with_period(self):
+        # a real ConnectX-4 whose firmware says "No issue was observed." (with a period), in the
+        # forum's rendering (blank lines, one space before the colon): read, and no finding
+        j = check("link-mstlink-cx4-100g-forum")
+        phy = port(j, "mlx5_0")["phy"]
+        self.assertEqual((phy["recommendation"], phy["status_opcode"], phy["raw_ber"]),
+                         ("No issue was observed.", 0, 3e-12))
+        self.assertEqual((phy["raw_errors_per_lane"], phy["time_since_clear_min"]), ([26711, 0, 0, 9108], 1715.4))
+        self.assertEqual(link_findings(j), [("LINK_MODULE_DIAGNOSTICS", "unknown", "mlx5_0/1")])
+
     def test_hdr_plr_real_ber_silent(self):
         # eight real ConnectX-6 HDR 2x ports (RS-FEC (544,514) + PLR): raw BER 4E-9..1E-7, nothing
         # left after FEC or PLR; the BER rules judge them and stay silent, the Symbol lines are read
