@@ -77,6 +77,9 @@ int hwc_cmd_snapshot(struct hwc_cli *c)
 	if (t.moved || t.left_out)
 		fprintf(stderr, "; %zu members below a link written where it points, %zu left out",
 			t.moved, t.left_out);
+	if (t.unreadable)
+		fprintf(stderr, "; %zu files could not be read (kept as such in " HWC_UNREADABLE_LIST ")",
+			t.unreadable);
 	if (c->redact)
 		fprintf(stderr, "; %zu serial numbers, MACs, GUIDs and names redacted", t.redacted);
 	fputc('\n', stderr);

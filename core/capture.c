@@ -2,6 +2,7 @@
 /* What a recording run keeps: every file read, link crossed and directory listed goes to the
  * capture sink the run was opened with (snapshot/ keeps them and writes the tar). */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -54,6 +55,19 @@ void env_cap_listed(struct hwc_env *e, DIR *d, const char *res, const struct dir
 	} else if (type == DT_REG) {
 		e->sink->listed(e->sink, ep);
 	}
+}
+
+void env_cap_unreadable(struct hwc_env *e, const char *res, int err, enum hwc_status st)
+{
+	if (!e->sink || !res || !*res || err <= 0 || err > 4095 || err == ENOENT || err == ENOTDIR ||
+	    err == ELOOP || err == ENAMETOOLONG || err == ENOMEM || err == EISDIR)
+		return;
+	for (const char *p = res; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return; /* not a line of the list: replays as before */
+	char why[48];
+	int n = snprintf(why, sizeof(why), "%d %s", err, hwc_status_name(st));
+	env_cap_put(e, HWC_CAP_UNREADABLE, res, why, (size_t)n);
 }
 
 int hwc_env_capture_blob(struct hwc_env *e, const char *path, const void *data, size_t len)

@@ -67,6 +67,7 @@ void hwc_env_free(struct hwc_env *e)
 	if (e->root_fd >= 0)
 		close(e->root_fd);
 	env_dircache_free(e);
+	env_marks_free(e);
 	free(e->root);
 	free(e);
 }

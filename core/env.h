@@ -125,7 +125,15 @@ void hwc_env_fail(struct hwc_env *e, struct hwc_fmeta *m, struct hwc_arena *a, c
 /* ---- capture (snapshot) --------------------------------------------------------------------
  * In record mode every file read, every link crossed, every directory listed and every command
  * run goes to the sink (snapshot/'s capture set), so the capture replays to the same facts. */
-enum hwc_capture_kind { HWC_CAP_FILE, HWC_CAP_LINK, HWC_CAP_DIR };
+enum hwc_capture_kind {
+	HWC_CAP_FILE,
+	HWC_CAP_LINK,
+	HWC_CAP_DIR,
+	/* A file that exists but whose open or read failed (EACCES as non-root, EIO from a device
+	 * that did not answer): data is "<errno> <status>" ("13 needs_root"), the status the
+	 * run gave. Written as an empty file plus its line in HWC_UNREADABLE_LIST. */
+	HWC_CAP_UNREADABLE,
+};
 struct hwc_capture_sink {
 	/* A file's bytes, a link's target, or a directory (no data); path root-relative, not
 	 * empty. Called again for the same path: the first content is what the collectors used. */
@@ -136,6 +144,18 @@ struct hwc_capture_sink {
 	void (*listed)(struct hwc_capture_sink *s, const char *path);
 };
 bool hwc_env_recording(const struct hwc_env *e);
+
+/* The capture's list of files that existed but could not be read, one line each:
+ * "<errno> <status> <path>" ("13 needs_root sys/bus/pci/devices/0000:3b:00.0/vpd"; status
+ * needs_root, unreadable or absent; path root-relative, to the end of the line). A replayed read of
+ * such a path fails with that errno and status, as the captured run's did; a capture without the
+ * list replays as before. */
+#define HWC_UNREADABLE_LIST "hwcheck/unreadable"
+/* One line of the list (without its '\n'): 0 and its fields (*path points into line, *plen
+ * bytes), or -EINVAL for anything else (a '#' comment, an errno out of 1..4095, another status,
+ * an empty path or one with a control character). */
+int hwc_unreadable_line(const char *line, size_t len, int *err, enum hwc_status *st,
+			const char **path, size_t *plen);
 /* Keep an arbitrary blob (ioctl answers) at a root-relative path. */
 int hwc_env_capture_blob(struct hwc_env *e, const char *path, const void *data, size_t len);
 

@@ -35,6 +35,14 @@ struct hwc_env {
 	unsigned long dircache_clock;
 	int link_depth;  /* links followed by open_in_cached_dir in the current open */
 	int cache_depth; /* directories being resolved through their cached parents */
+	/* a capture's HWC_UNREADABLE_LIST (marks.c), loaded at the first read of a replay */
+	struct env_mark {
+		char *path; /* root-relative, as the capture wrote it */
+		int err;
+		enum hwc_status st;
+	} *marks;
+	size_t nmarks;
+	bool marks_loaded;
 };
 
 /* What a reader may open. A capture or a hostile root can hold FIFOs (an open would block for
@@ -48,8 +56,10 @@ enum env_open_kind {
 };
 
 /* resolve.c: resolve `path` fully inside the root and open it with flags; the resolved,
- * root-relative path goes to `resolved` if given. Returns an fd, -EISDIR for a directory where a
- * file was wanted, -EINVAL for a type readers never open, or another -errno. */
+ * root-relative path goes to `resolved` if given (also when the object was found but its own open
+ * failed, EACCES..., and where a missing last component of a resolved directory would be; empty
+ * after any other failure). Returns an fd, -EISDIR for a directory where
+ * a file was wanted, -EINVAL for a type readers never open, or another -errno. */
 int env_open_resolved(struct hwc_env *e, const char *path, int flags, char *resolved, size_t rsz,
 		      enum env_open_kind kind);
 /* resolve.c: closes the cached directories. */
@@ -63,5 +73,13 @@ void env_cap_link(struct hwc_env *e, const char *dir, const char *leaf, const ch
 		  size_t tl);
 /* An entry of a listed directory `res`: its links, subdirectories and the names of its files. */
 void env_cap_listed(struct hwc_env *e, DIR *d, const char *res, const struct dirent *de);
+/* A file at `res` (resolved, root-relative) that exists but whose open or read failed with err,
+ * which gave the status st: kept as such (HWC_CAP_UNREADABLE), unless err says it does not exist
+ * or is about this run (ENOMEM). */
+void env_cap_unreadable(struct hwc_env *e, const char *res, int err, enum hwc_status st);
+
+/* marks.c: in a replay, whether the capture marked `res` unreadable, and how (*err, *st). */
+bool env_mark_find(struct hwc_env *e, const char *res, int *err, enum hwc_status *st);
+void env_marks_free(struct hwc_env *e);
 
 #endif

@@ -90,25 +90,59 @@ int64_t *hwc_dirlist_numbered(struct hwc_dirlist *dl, const char *prefix, bool b
 	return k ? ids : NULL;
 }
 
-void hwc_env_fail(struct hwc_env *e, struct hwc_fmeta *m, struct hwc_arena *a, const char *path,
-		  int err)
+/* The status of a failed open or read by its errno (as non-root on the live machine, EACCES is
+ * needs_root; in a capture it is the capture's own). */
+static enum hwc_status fail_status(const struct hwc_env *e, int err)
 {
-	if (err < 0)
-		err = -err;
-	enum hwc_status st = HWC_ST_UNREADABLE;
-	const char *why = strerror(err);
 	if (err == ENOENT || err == ENOTDIR || err == ENODEV || err == ENXIO)
-		st = HWC_ST_ABSENT;
-	else if ((err == EACCES || err == EPERM) && !(e->live ? e->is_root_user : true))
-		st = HWC_ST_NEEDS_ROOT;
-	else if (err == ELOOP)
-		why = "too many symbolic links (or a loop) under the root";
+		return HWC_ST_ABSENT;
+	if ((err == EACCES || err == EPERM) && e->live && !e->is_root_user)
+		return HWC_ST_NEEDS_ROOT;
+	return HWC_ST_UNREADABLE;
+}
+
+static void fail_as(struct hwc_env *e, struct hwc_fmeta *m, struct hwc_arena *a, const char *path,
+		    int err, enum hwc_status st)
+{
+	const char *why = err == ELOOP ? "too many symbolic links (or a loop) under the root"
+				       : strerror(err);
 	while (*path == '/')
 		path++;
 	if (e->only_input)
 		why = hwc_arena_printf(a, "not in %s", e->only_input);
 	hwc_fmeta_set(m, st, st == HWC_ST_UNREADABLE ? err : 0,
 		      hwc_arena_printf(a, "/%s: %s", path, why));
+}
+
+void hwc_env_fail(struct hwc_env *e, struct hwc_fmeta *m, struct hwc_arena *a, const char *path,
+		  int err)
+{
+	if (err < 0)
+		err = -err;
+	fail_as(e, m, a, path, err, fail_status(e, err));
+}
+
+/* A failed read said in the words of the run that failed it, and kept as a mark when recording
+ * (res: resolved, the file exists; empty: nothing to mark). */
+static int fail_kept(struct hwc_env *e, struct hwc_fmeta *m, struct hwc_arena *a, const char *path,
+		     const char *res, int err, enum hwc_status st)
+{
+	fail_as(e, m, a, path, err, st);
+	env_cap_unreadable(e, res, err, st);
+	return -err;
+}
+
+/* The open or read of a file failed with err. In a replay a file the capture marked unreadable
+ * (an empty file and its line, or the line alone: then ENOENT here) fails as the captured run's
+ * read did. */
+static int read_failed(struct hwc_env *e, struct hwc_fmeta *m, struct hwc_arena *a,
+		       const char *path, const char *res, int err)
+{
+	int merr;
+	enum hwc_status st;
+	if (err == ENOENT && env_mark_find(e, res, &merr, &st))
+		return fail_kept(e, m, a, path, res, merr, st);
+	return fail_kept(e, m, a, path, res, err, fail_status(e, err));
 }
 
 /* A read that may block (a device that stopped answering): marked for the watchdog. */
@@ -125,6 +159,12 @@ static ssize_t read_marked(int fd, void *buf, size_t n)
 static int read_fd(struct hwc_env *e, int fd, const char *path, const char *res, size_t cap,
 		   struct hwc_arena *a, const unsigned char **data, size_t *len, struct hwc_fmeta *m)
 {
+	int merr;
+	enum hwc_status mst;
+	if (env_mark_find(e, res, &merr, &mst)) { /* the empty file of a capture's mark */
+		close(fd);
+		return fail_kept(e, m, a, path, res, merr, mst);
+	}
 	if (!cap)
 		cap = READ_CAP_DEFAULT;
 	/* Read into a stack buffer grown on the heap only for large files, then keep exactly what
@@ -167,8 +207,7 @@ static int read_fd(struct hwc_env *e, int fd, const char *path, const char *res,
 				free(tmp);
 			/* sysfs config beyond 64 bytes as non-root reads short, not EACCES. EIO from a
 			 * sysfs attribute means the device could not answer. */
-			hwc_env_fail(e, m, a, path, err);
-			return -err;
+			return read_failed(e, m, a, path, res, err);
 		}
 		if (r == 0)
 			break;
@@ -216,10 +255,8 @@ int hwc_read_bytes(struct hwc_env *e, const char *path, size_t cap, struct hwc_a
 	int fd = env_open_resolved(e, path, O_RDONLY, res, sizeof(res), OPEN_FILE);
 	if (fd == -EINVAL)
 		return not_regular(m, a, path);
-	if (fd < 0) {
-		hwc_env_fail(e, m, a, path, fd);
-		return fd;
-	}
+	if (fd < 0)
+		return read_failed(e, m, a, path, res, -fd);
 	return read_fd(e, fd, path, res, cap, a, data, len, m);
 }
 
@@ -274,8 +311,7 @@ int hwc_read_bytes_at(struct hwc_env *e, const struct hwc_env_dir *d, const char
 		int err = errno;
 		if (err == ELOOP) /* the leaf is a link: resolve it inside the root */
 			return hwc_read_bytes(e, path, cap, a, data, len, m);
-		hwc_env_fail(e, m, a, path, err);
-		return -err;
+		return read_failed(e, m, a, path, path, err);
 	}
 	struct stat st;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {

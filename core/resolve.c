@@ -310,6 +310,16 @@ static int cached_parent(struct hwc_env *e, const char *path, const char **leaf,
 	return dircache_get(e, path, (size_t)(slash - path), dres);
 }
 
+/* dir/leaf into resolved (when asked for), or nothing: never a cut name. */
+static void name_in(char *resolved, size_t rsz, const char *dir, const char *leaf)
+{
+	if (!resolved)
+		return;
+	int n = snprintf(resolved, rsz, "%s%s%s", dir, *dir ? "/" : "", leaf);
+	if (n < 0 || (size_t)n >= rsz || (size_t)n >= PATH_MAX)
+		resolved[0] = 0;
+}
+
 /* Opens `leaf` in a cached directory (following it when it is a link), with the same checks as
  * the general walk below. Returns -EAGAIN when the general walk must decide. */
 static int open_in_cached_dir(struct hwc_env *e, const char *path, int flags, char *resolved,
@@ -323,6 +333,7 @@ static int open_in_cached_dir(struct hwc_env *e, const char *path, int flags, ch
 	if (fstatat(dfd, leaf, &lst, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (errno != ENOENT || dircache_drop_if_stale(e, dfd))
 			return -EAGAIN;
+		name_in(resolved, rsz, dres, leaf); /* where it would be: a replay's mark may name it */
 		return -ENOENT;
 	}
 	if (S_ISLNK(lst.st_mode)) {
@@ -352,8 +363,11 @@ static int open_in_cached_dir(struct hwc_env *e, const char *path, int flags, ch
 		return S_ISDIR(lst.st_mode) ? -EISDIR : kind == OPEN_DIR ? -ENOTDIR : -EINVAL;
 	int extra = (flags & O_PATH) ? 0 : O_NONBLOCK | O_NOCTTY;
 	int fd = openat(dfd, leaf, flags | extra | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	if (fd < 0) {
+		int err = errno;
+		name_in(resolved, rsz, dres, leaf); /* it exists: for a capture's mark */
+		return -err;
+	}
 	if (kind != OPEN_META) {
 		struct stat st;
 		if (fstat(fd, &st) < 0 || !kind_allows(e, kind, st.st_mode) ||
@@ -380,6 +394,8 @@ static int open_in_cached_dir(struct hwc_env *e, const char *path, int flags, ch
 int env_open_resolved(struct hwc_env *e, const char *path, int flags, char *resolved, size_t rsz,
 		      enum env_open_kind kind)
 {
+	if (resolved && rsz)
+		resolved[0] = 0;
 	int fast = open_in_cached_dir(e, path, flags, resolved, rsz, kind);
 	if (fast != -EAGAIN)
 		return fast;
@@ -387,6 +403,9 @@ int env_open_resolved(struct hwc_env *e, const char *path, int flags, char *reso
 	char last[NAME_MAX + 1];
 	int rc = walk_path(e, &w, path, true, last, sizeof(last));
 	if (rc < 0) {
+		/* a missing last component of a resolved directory: where it would be */
+		if (rc == -ENOENT && last[0] && res_append(&w, last) == 0)
+			name_in(resolved, rsz, "", w.res);
 		walk_done(&w);
 		return rc;
 	}
@@ -404,8 +423,12 @@ int env_open_resolved(struct hwc_env *e, const char *path, int flags, char *reso
 		fd = openat(w.fds[w.depth - 1], ".", flags | extra | O_CLOEXEC);
 	else
 		fd = openat(w.fds[w.depth - 1], last, flags | extra | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
 		fd = -errno;
+		/* the object exists but would not open: named, for a capture's mark */
+		if (!last[0] || res_append(&w, last) == 0)
+			name_in(resolved, rsz, "", w.res);
+	}
 	if (fd >= 0 && kind != OPEN_META) {
 		struct stat st;
 		if (fstat(fd, &st) < 0 || !kind_allows(e, kind, st.st_mode) ||

@@ -120,7 +120,22 @@ const char *hwc_run_record_dir(struct hwc_arena *a, const char *const *argv)
 
 /* ------------------------------------------------------------------ replay */
 
-/* One "key=value" line of a result file into r. */
+/* A "skipped" or "reason" line (text values); false for any other key. */
+static bool recorded_skip(const char *key, const char *val, struct hwc_run_recorded *r)
+{
+	if (strcmp(key, "reason") == 0) {
+		r->reason = *val ? val : r->reason;
+		return true;
+	}
+	if (strcmp(key, "skipped") != 0)
+		return false;
+	enum hwc_status st = hwc_status_from_name(val);
+	if (st != HWC_ST__COUNT && st != HWC_ST_UNSET && st != HWC_ST_OK && st != HWC_ST_TRUNCATED)
+		r->skipped = st; /* not run: it neither answered nor printed */
+	return true;
+}
+
+/* One "key=value" line of a result file into r (text values point into line). */
 static void recorded_line(char *line, struct hwc_run_recorded *r)
 {
 	char *eq = strchr(line, '=');
@@ -128,6 +143,8 @@ static void recorded_line(char *line, struct hwc_run_recorded *r)
 	if (!eq)
 		return;
 	*eq = 0;
+	if (recorded_skip(line, eq + 1, r))
+		return;
 	if (hwc_parse_i64(eq + 1, 10, &v) < 0)
 		return;
 	bool is_int = v >= INT_MIN && v <= INT_MAX;
@@ -151,16 +168,23 @@ static void recorded_line(char *line, struct hwc_run_recorded *r)
 		r->start_errno = (int)v;
 }
 
-void hwc_run_read_recorded(struct hwc_env *e, struct hwc_arena *a, const char *dir,
-			   struct hwc_run_recorded *r)
+/* The key=value lines of a result file (or of a noted skip) at path into r. */
+static void read_recorded_file(struct hwc_env *e, struct hwc_arena *a, const char *path,
+			       struct hwc_run_recorded *r)
 {
 	struct hwc_fstr res = {0};
-	if (hwc_read_str(e, hwc_arena_printf(a, "%s/result", dir), a, &res) < 0)
+	if (!path || hwc_read_str(e, path, a, &res) < 0)
 		return;
 	char *save = NULL, *buf = hwc_arena_strdup(a, res.v);
 	for (char *line = buf ? strtok_r(buf, "\n", &save) : NULL; line;
 	     line = strtok_r(NULL, "\n", &save))
 		recorded_line(line, r);
+}
+
+void hwc_run_read_recorded(struct hwc_env *e, struct hwc_arena *a, const char *dir,
+			   struct hwc_run_recorded *r)
+{
+	read_recorded_file(e, a, hwc_arena_printf(a, "%s/result", dir), r);
 }
 
 /* Where a command's answer is recorded: <key>, a retry's <key>/retry (hwc_run_again). */
@@ -175,6 +199,12 @@ static const char *cmd_dir(struct hwc_arena *a, const char *const *argv, bool re
 static int replay_not_run(struct hwc_arena *a, const char *const *argv, const char *cmd,
 			  const struct hwc_run_recorded *rec, struct hwc_cmd_result *r)
 {
+	if (rec->skipped) {
+		hwc_fmeta_set(&r->m, rec->skipped, 0,
+			      rec->reason ? rec->reason
+					  : hwc_arena_printf(a, "%s: not run (recorded)", cmd));
+		return -EPERM;
+	}
 	if (rec->not_installed) {
 		hwc_fmeta_set(&r->m, HWC_ST_ABSENT, 0,
 			      hwc_arena_printf(a, "%s: not installed", base_name(argv[0])));
@@ -278,7 +308,7 @@ static int replay(struct hwc_env *e, struct hwc_arena *a, const char *const *arg
 	}
 	struct hwc_run_recorded rec = {.elapsed_ms = r->elapsed_ms};
 	hwc_run_read_recorded(e, a, dir, &rec);
-	if (rec.not_installed || rec.start_errno || rec.not_run)
+	if (rec.skipped || rec.not_installed || rec.start_errno || rec.not_run)
 		return replay_not_run(a, argv, cmd, &rec, r);
 	int rc_out = replay_output(e, a, dir, r);
 	if (rc_out < 0 && rc_out != -EFBIG)
@@ -324,6 +354,44 @@ static void record_not_run(struct hwc_env *e, struct hwc_arena *a, const char *c
 	const char *p = hwc_arena_printf(a, "%s/result", cmd_dir(a, argv, retry));
 	if (p)
 		hwc_env_capture_blob(e, p, why, strlen(why));
+}
+
+/* A skip as result lines: "skipped=<status>\nreason=<detail, one line>\n". */
+static const char *skip_text(struct hwc_arena *a, const struct hwc_fmeta *why)
+{
+	char *reason = hwc_arena_strdup(a, why->detail ? why->detail : "");
+	for (char *p = reason; p && *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	return hwc_arena_printf(a, "skipped=%s\nreason=%s\n", hwc_status_name(why->st),
+				reason ? reason : "");
+}
+
+static const char *skip_path(struct hwc_arena *a, const char *name)
+{
+	return hwc_arena_printf(a, "hwcheck/skipped/%s", name);
+}
+
+void hwc_run_skip_note(struct hwc_env *e, struct hwc_arena *a, const char *name,
+		       const struct hwc_fmeta *why)
+{
+	const char *p = skip_path(a, name), *text = skip_text(a, why);
+	if (hwc_env_recording(e) && why->st != HWC_ST_OK && why->st != HWC_ST_UNSET && p && text)
+		hwc_env_capture_blob(e, p, text, strlen(text));
+}
+
+bool hwc_run_skip_noted(struct hwc_env *e, struct hwc_arena *a, const char *name,
+			struct hwc_fmeta *why)
+{
+	if (hwc_env_mode(e) != HWC_RUN_REPLAY || hwc_env_only_input(e))
+		return false;
+	struct hwc_run_recorded rec = {0};
+	read_recorded_file(e, a, skip_path(a, name), &rec);
+	if (!rec.skipped)
+		return false;
+	hwc_fmeta_set(why, rec.skipped, 0,
+		      rec.reason ? rec.reason : hwc_arena_printf(a, "%s: not run (recorded)", name));
+	return true;
 }
 
 /* ------------------------------------------------------------------ exec */
@@ -674,6 +742,7 @@ static void start_one(struct hwc_env *e, struct hwc_arena *a, const struct hwc_c
 	if (hwc_env_no_tools(e)) {
 		hwc_fmeta_set(&r->m, HWC_ST_BLOCKED, 0,
 			      hwc_arena_printf(a, "%s: not run (--no-tools)", cs));
+		record_not_run(e, a, argv, retry, skip_text(a, &r->m)); /* a capture says why */
 		return;
 	}
 	if (hwc_env_mode(e) == HWC_RUN_REPLAY) {
@@ -1136,7 +1205,8 @@ int hwc_run(struct hwc_env *e, struct hwc_arena *a, const char *const *argv, uns
 	case HWC_ST_ABSENT: return -ENOENT;
 	case HWC_ST_TIMEOUT: return -ETIMEDOUT;
 	case HWC_ST_TRUNCATED: return -EFBIG;
-	case HWC_ST_BLOCKED: return -EPERM;
+	case HWC_ST_BLOCKED: /* fall through */
+	case HWC_ST_NEEDS_ROOT: return -EPERM;
 	default: return -EIO;
 	}
 }

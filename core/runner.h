@@ -83,9 +83,24 @@ struct hwc_run_recorded {
 	 * the run's --timeout was spent before it started). */
 	bool not_installed, not_run;
 	int start_errno;
+	/* Not run on purpose: "skipped" (a status name other than ok and truncated: "blocked" under
+	 * --no-tools, "needs_root"), in the words of "reason" (the rest of its line); HWC_ST_UNSET:
+	 * no skip. */
+	enum hwc_status skipped;
+	const char *reason;
 };
 void hwc_run_read_recorded(struct hwc_env *e, struct hwc_arena *a, const char *dir,
 			   struct hwc_run_recorded *r);
+
+/* Tools a collector chose not to run (the mstflint tools as non-root): the live run's status and
+ * reason, named (`name`: a plain word, "mstflint"), are recorded at hwcheck/skipped/<name>
+ * ("skipped=<status>\nreason=<detail>\n"), so that a replay of the capture can say the same:
+ * hwc_run_skip_noted is true there, with why. Nothing is recorded for an ok why; a replay of a
+ * capture without the file answers false (as before). */
+void hwc_run_skip_note(struct hwc_env *e, struct hwc_arena *a, const char *name,
+		       const struct hwc_fmeta *why);
+bool hwc_run_skip_noted(struct hwc_env *e, struct hwc_arena *a, const char *name,
+			struct hwc_fmeta *why);
 
 /* "mstconfig -d 0000:3b:00.0 q" for messages. */
 const char *hwc_argv_str(struct hwc_arena *a, const char *const *argv);

@@ -564,14 +564,10 @@ static const char **step_argv(struct hwc_arena *a, const struct tool_step *s, co
 	return v;
 }
 
-/* May mstflint tools run here? Lockdown and privileges first: a tool that would only fail
- * (or worse, hang on a semaphore) is not started. */
-static void tools_gate(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_facts *mf)
+/* May mstflint tools run on this machine? Lockdown and privileges first: a tool that would only
+ * fail (or worse, hang on a semaphore) is not started. */
+static void tools_gate_here(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_facts *mf)
 {
-	if (hwc_env_no_tools(e)) {
-		hwc_fmeta_set(&mf->tools.access, HWC_ST_BLOCKED, 0, "external tools disabled (--no-tools)");
-		return;
-	}
 	struct hwc_fstr ld = {0};
 	const char *mode;
 	if (hwc_read_str(e, "sys/kernel/security/lockdown", a, &ld) == 0 &&
@@ -588,6 +584,18 @@ static void tools_gate(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_fa
 		return;
 	}
 	hwc_fmeta_set(&mf->tools.access, HWC_ST_OK, 0, NULL);
+}
+
+/* This run's --no-tools, else why the captured run did not run them (a replay of a snapshot
+ * taken as non-root says "needs root", not "not in this capture"), else the gate here; a
+ * recording keeps why they do not run (hwc_run_skip_note). */
+static void tools_gate(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_facts *mf)
+{
+	if (hwc_env_no_tools(e))
+		hwc_fmeta_set(&mf->tools.access, HWC_ST_BLOCKED, 0, "external tools disabled (--no-tools)");
+	else if (!hwc_run_skip_noted(e, a, "mstflint", &mf->tools.access))
+		tools_gate_here(e, a, mf);
+	hwc_run_skip_note(e, a, "mstflint", &mf->tools.access);
 }
 
 static void gate_all(struct hwc_mlx_adapter *ad, const struct hwc_fmeta *m)

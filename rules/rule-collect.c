@@ -129,5 +129,5 @@ const struct hwc_rule hwc_rules_collect[] = {
 	 "Run hwcheck as root (`sudo hwcheck`), install mstflint (`apt install mstflint`), or read the "
 	 "finding's detail for the blocked source.",
 	 eval_incomplete},
-	{NULL},
+	HWC_RULES_END,
 };

@@ -350,5 +350,5 @@ const struct hwc_rule hwc_rules_fw[] = {
 	 "next-boot value that matches while the current one does not is configured but not active.",
 	 "`mstconfig -d <BDF> -y set NAME=VALUE` with the profile's value, then the reset the card needs (`mstfwreset -d <BDF> query`).",
 	 eval_intent},
-	{NULL},
+	HWC_RULES_END,
 };

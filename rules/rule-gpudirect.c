@@ -389,5 +389,5 @@ const struct hwc_rule hwc_rules_gpudirect[] = {
 	 "is not judged here: GPUs train down to 2.5 GT/s when idle.",
 	 "Reseat or re-cable the hop named (a riser, retimer or MCIO cable), check its BIOS link speed/width settings.",
 	 eval_slow_hop},
-	{NULL},
+	HWC_RULES_END,
 };

@@ -374,5 +374,5 @@ const struct hwc_rule hwc_rules_host[] = {
 	 "net.ipv4.tcp_wmem='4096 16384 N'` and the same lines in /etc/sysctl.d/ (the finding gives N "
 	 "and keeps the host's own first two values).",
 	 eval_tcp_buffers},
-	{NULL},
+	HWC_RULES_END,
 };

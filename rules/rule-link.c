@@ -598,5 +598,5 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "Read the lines in `dmesg | grep mlx5_core`: power -> a slot that grants the card's power; "
 	 "temperature -> airflow; health/fatal -> firmware update or a support case with the syndrome.",
 	 eval_kernel_events},
-	{NULL},
+	HWC_RULES_END,
 };

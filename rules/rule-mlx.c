@@ -602,5 +602,5 @@ const struct hwc_rule hwc_rules_mlx[] = {
 	 "Install a qualified version (`mlxfwmanager -u -d <BDF>`, or burn its image file with "
 	 "`mstflint -d <BDF> -i` (image) `burn`), or add it to the profile.",
 	 eval_fw_allowed},
-	{NULL},
+	HWC_RULES_END,
 };

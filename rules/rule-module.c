@@ -265,5 +265,5 @@ const struct hwc_rule hwc_rules_module[] = {
 	 "Replace the module with an allowed part, or add it to allowed_modules in the site profile "
 	 "after qualifying it.",
 	 eval_allowed},
-	{NULL},
+	HWC_RULES_END,
 };

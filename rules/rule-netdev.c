@@ -656,5 +656,5 @@ const struct hwc_rule hwc_rules_netdev[] = {
 	 "speed setting, auto-negotiation to a lower rate).",
 	 "Check the cable and switch port; `mlxlink -d <BDF> -p <port>` shows the negotiated and supported speeds.",
 	 eval_port_rate},
-	{NULL},
+	HWC_RULES_END,
 };

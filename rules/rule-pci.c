@@ -841,5 +841,5 @@ const struct hwc_rule hwc_rules_pci[] = {
 	 "than it and the slot could: a downgraded link that no reseat will fix.",
 	 "`mstconfig -d <BDF> set PCI_BUS0_RESTRICT=0` and reboot (or `mstfwreset -d <BDF> reset`).",
 	 eval_fw_restrict},
-	{NULL},
+	HWC_RULES_END,
 };

@@ -140,5 +140,5 @@ const struct hwc_rule hwc_rules_probe[] = {
 	 "(PCI_WR_ORDERING per_mkey, Relaxed Ordering off) or a small Max Read Request Size.",
 	 "See MLX_WR_ORDERING_PER_MKEY, PCIE_RELAXED_ORDERING_OFF and PCIE_MRRS_SMALL.",
 	 eval_asymmetry},
-	{NULL},
+	HWC_RULES_END,
 };

@@ -269,5 +269,5 @@ const struct hwc_rule hwc_rules_rate[] = {
 	 "Replace the end that limits: a module or cable rated for the card's rate, or raise the switch "
 	 "port's speed; `ethtool <netdev>` and `ethtool -m <netdev>` show both ends.",
 	 eval_limited},
-	{NULL},
+	HWC_RULES_END,
 };

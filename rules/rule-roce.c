@@ -690,5 +690,5 @@ const struct hwc_rule hwc_rules_roce[] = {
 	 "Check the switch's PFC on the same priority and the port's buffer/headroom (`mlnx_qos -i "
 	 "<netdev>` buffer sizes, cable length); then clear counters and watch.",
 	 eval_drops},
-	{NULL},
+	HWC_RULES_END,
 };

@@ -227,5 +227,5 @@ const struct hwc_rule hwc_rules_thermal[] = {
 	 "idle does not at line rate.",
 	 "Improve airflow over the card, then rerun `hwcheck probe` and watch the temperature.",
 	 eval_probe_rise},
-	{NULL},
+	HWC_RULES_END,
 };

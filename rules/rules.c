@@ -62,13 +62,13 @@ static const struct hwc_rule core_rules[] = {
 	 "own severity and may carry its own id (SITE_...).",
 	 "Bring the fact to the expected value, or change the expectation in the profile.",
 	 eval_expectations},
-	{NULL},
+	HWC_RULES_END,
 };
 
 static struct hwc_rule all_rules[160];
 static size_t n_all;
 
-/* The rules of r up to its {NULL} end. */
+/* The rules of r up to its HWC_RULES_END. */
 static void append(const struct hwc_rule *r)
 {
 	for (; r->id && n_all < HWC_ARRAY_SIZE(all_rules); r++)

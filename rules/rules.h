@@ -55,6 +55,10 @@ struct hwc_rule {
 	void (*eval)(struct hwc_rule_ctx *c);
 };
 
+/* The end of a rule list (rule-<area>.c): the id NULL, every other field zero. Designated, so
+ * clang's -Wmissing-field-initializers (an error in clang builds, cmake/Warnings.cmake) accepts it. */
+#define HWC_RULES_END {.id = NULL}
+
 const struct hwc_rule *hwc_rules_table(size_t *n);
 const struct hwc_rule *hwc_rule_find(const char *id);
 /* The facts.roce.ports[] keys every RoCE port of a fabric should agree on (ROCE_PORTS_DIFFER

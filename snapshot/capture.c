@@ -75,9 +75,20 @@ static void cap_put(struct hwc_capture_sink *sink, enum hwc_capture_kind kind, c
 	struct cap_entry *s = cap_slot(e, path);
 	if (!s)
 		return;
-	if (s->path && s->listed && kind == HWC_CAP_FILE) {
-		/* listed first, read now: the content is what the collectors used */
+	if (s->path && s->listed && (kind == HWC_CAP_FILE || kind == HWC_CAP_UNREADABLE)) {
+		/* listed first, read now: the content is what the collectors used, or why the read
+		 * failed */
 		s->listed = false;
+		s->kind = kind;
+		cap_set_data(s, data, len);
+		return;
+	}
+	if (s->path && s->kind == HWC_CAP_UNREADABLE && kind == HWC_CAP_FILE) {
+		/* refused once, read later: the bytes are kept (a replay then knows the value) */
+		free(s->data);
+		s->data = NULL;
+		s->len = 0;
+		s->kind = kind;
 		cap_set_data(s, data, len);
 		return;
 	}

@@ -32,10 +32,12 @@ struct hwc_snapshot_stats {
 	size_t files, links, dirs;
 	size_t moved, left_out; /* members below a link: written where it points / left out */
 	size_t redacted;        /* serial numbers, MACs and GUIDs replaced (redact) */
+	size_t unreadable;      /* files that existed but could not be read (HWC_UNREADABLE_LIST) */
 };
 
-/* Writes every capture of the set to fp as a pax tar, then `facts_json` (when not
- * NULL) as hwcheck/facts.json, and the end of the archive. A member below a captured link is
+/* Writes every capture of the set to fp as a pax tar, then the list of files that could not be
+ * read (HWC_UNREADABLE_LIST: each is also an empty file), `facts_json` (when not NULL) as
+ * hwcheck/facts.json, and the end of the archive. A member below a captured link is
  * written at the path the link resolves to inside the capture (never a tar slip). With `redact`
  * serial numbers, MACs and GUIDs are replaced (snapshot/redact.h). Returns 0 or -errno. */
 int hwc_snapshot_write(FILE *fp, const struct hwc_capset *c, const char *facts_json, bool redact,

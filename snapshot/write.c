@@ -135,6 +135,8 @@ struct tar_ctx {
 	FILE *fp;
 	struct hwc_redactor *red; /* --redact */
 	struct hwc_snapshot_stats *st;
+	char *marks; /* the lines of HWC_UNREADABLE_LIST */
+	size_t nmarks, capmarks;
 };
 
 /* The tar path of a member: its own, or where the links above it resolve (see resolve_member).
@@ -169,6 +171,30 @@ static int add_file(struct tar_ctx *t, const char *orig, const char *path, const
 	return rc;
 }
 
+/* A file that could not be read: an empty file where it stood (listings and existence checks
+ * see it) and its line "<errno> <status> <path>" (cap->data holds the first two). */
+static int add_unreadable(struct tar_ctx *t, const struct hwc_capture *cap, const char *path)
+{
+	for (const char *c = path; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f) { /* moved below a link to such a name */
+			t->st->left_out++;
+			return 0;
+		}
+	size_t need = cap->len + strlen(path) + 3;
+	if (t->nmarks + need > t->capmarks) {
+		size_t nc = (t->capmarks ? t->capmarks * 2 : 4096) + need;
+		char *nm = realloc(t->marks, nc);
+		if (!nm)
+			return -ENOMEM;
+		t->marks = nm;
+		t->capmarks = nc;
+	}
+	t->nmarks += (size_t)snprintf(t->marks + t->nmarks, t->capmarks - t->nmarks, "%.*s %s\n",
+				      (int)cap->len, (const char *)cap->data, path);
+	t->st->unreadable++;
+	return add_file(t, cap->path, path, NULL, 0);
+}
+
 static int add_one(const struct hwc_capture *cap, void *p)
 {
 	struct tar_ctx *t = p;
@@ -193,6 +219,9 @@ static int add_one(const struct hwc_capture *cap, void *p)
 	case HWC_CAP_DIR:
 		rc = hwc_tar_add_dir(t->fp, path);
 		t->st->dirs++;
+		break;
+	case HWC_CAP_UNREADABLE:
+		rc = add_unreadable(t, cap, path);
 		break;
 	}
 	return rc;
@@ -220,6 +249,13 @@ int hwc_snapshot_write(FILE *fp, const struct hwc_capset *c, const char *facts_j
 		rc = hwc_capset_visit(c, learn_one, t.red);
 	if (rc == 0)
 		rc = hwc_capset_visit(c, add_one, &t);
+	/* the list as written, never redacted (paths only): a replay finds each of its paths */
+	char mbuf[PATH_MAX];
+	const char *mpath = rc == 0 && t.nmarks ? member_path(&t, HWC_UNREADABLE_LIST, mbuf, sizeof(mbuf))
+					       : NULL;
+	if (mpath)
+		rc = hwc_tar_add_file(fp, mpath, t.marks, t.nmarks, 0644);
+	free(t.marks);
 	/* The facts as collected, for `hwcheck diff` and for a person reading the tar; redacted
 	 * after the captures, so a value keeps the placeholder it got there. */
 	char fbuf[PATH_MAX];

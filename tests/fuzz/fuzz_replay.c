@@ -105,9 +105,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		MUST(r.out[r.out_len] == 0);
 	} else {
 		/* a recorded timeout, or a command that never ran there (not_installed, start_errno,
-		 * not_run) or could not be executed (exit 127, no output): each says so */
-		MUST((r.m.st == HWC_ST_TIMEOUT || r.m.st == HWC_ST_ABSENT ||
-		      r.m.st == HWC_ST_UNREADABLE) && r.m.detail && rc < 0);
+		 * not_run, or skipped=<status> on purpose: any status but ok and truncated) or could
+		 * not be executed (exit 127, no output): each says so */
+		MUST(r.m.st != HWC_ST_OK && r.m.st != HWC_ST_TRUNCATED && r.m.detail && *r.m.detail &&
+		     rc < 0);
 	}
 	if (recorded) {
 		int kfd = openat(cmds_fd, key, O_PATH | O_DIRECTORY | O_CLOEXEC);

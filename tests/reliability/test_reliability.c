@@ -296,9 +296,7 @@ static void test_unprivileged(void)
 	int failed_before = t_fail;
 	pid_t pid = fork();
 	if (pid == 0) {
-		if (geteuid() == 0 &&
-		    (setgroups(0, NULL) != 0 || setresgid(65534, 65534, 65534) != 0 ||
-		     setresuid(65534, 65534, 65534) != 0))
+		if (!t_drop_root())
 			_exit(2);
 		struct hwc_arena *a = hwc_arena_new();
 		struct hwc_env *cap, *live;

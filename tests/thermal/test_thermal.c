@@ -15,16 +15,7 @@ static char tmpl[] = "/tmp/hwc-thermal-XXXXXX";
 
 static void put(const char *rel, const char *content)
 {
-	char p[4096], cmd[4200];
-	snprintf(p, sizeof(p), "%s/%s", tmpl, rel);
-	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", p);
-	if (system(cmd) != 0)
-		abort();
-	FILE *f = fopen(p, "w");
-	if (!f)
-		abort();
-	fputs(content, f);
-	fclose(f);
+	t_put(tmpl, rel, content);
 }
 
 static void link_(const char *target, const char *rel)

@@ -3,11 +3,37 @@
 #ifndef HWC_TEST_H
 #define HWC_TEST_H
 
+#include <grp.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int t_pass, t_fail;
+
+/* In a forked child: run on as a user files can refuse (nobody, when root); false when it
+ * cannot drop root. */
+static inline bool t_drop_root(void)
+{
+	return geteuid() != 0 || (setgroups(0, NULL) == 0 && setresgid(65534, 65534, 65534) == 0 &&
+				  setresuid(65534, 65534, 65534) == 0);
+}
+
+/* Writes root/rel with content, making its directories; aborts when it cannot. */
+static inline void t_put(const char *root, const char *rel, const char *content)
+{
+	char p[4096], cmd[4200];
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", p);
+	if (system(cmd) != 0)
+		abort();
+	FILE *f = fopen(p, "w");
+	if (!f)
+		abort();
+	fputs(content, f);
+	fclose(f);
+}
 
 #define CHECK(cond)                                                                                \
 	do {                                                                                       \
