@@ -9,11 +9,14 @@
 # answers of tests/fixtures/roce-lossless-dcb. Then every recording gets `elapsed_ms=`, the time
 # the tool takes on a real machine, so that HWCHECK_REPLAY_PACE=1 replays it at that pace.
 #
-# The durations are RECONSTRUCTED (DURATIONS below): no capture records how long these tools took.
-# A root recorded by `hwcheck snapshot` on a real machine (hwcheck >= this change) carries the
-# measured elapsed_ms of each command: give it to the bench instead (check_parallel_tools.sh ROOT).
-# Usage: python3 bench/parallel_root.py OUTDIR [--cmis]   (writes OUTDIR/root; --cmis: CMIS modules
-# read over netlink page by page, as a ConnectX-7 with OSFP/QSFP112 optics has them)
+# The durations (TOOL_TIMES below) come from bench/TOOL-TIMES.md, one row each, cited by its id:
+# measured on a ConnectX by someone who published it, stated, derived from code or a specification,
+# measured on this build machine, or RECONSTRUCTED where nothing was found. A root recorded by
+# `hwcheck snapshot` on a real machine carries the measured elapsed_ms of each command: give it to
+# the bench instead (check_parallel_tools.sh ROOT).
+# Usage: python3 bench/parallel_root.py OUTDIR [--cmis] [--zero]   (writes OUTDIR/root; --cmis:
+# CMIS modules read over netlink page by page, as a ConnectX-7 with OSFP/QSFP112 optics has them;
+# --zero: every elapsed_ms 0, so that the check's wall time is hwcheck's own work, TOOL-TIMES T19)
 import os
 import re
 import shutil
@@ -27,12 +30,21 @@ import make_roots as mr  # noqa: E402
 
 CARDS = 10
 
-# ms per command, by the start of its recording key; RECONSTRUCTED estimates of a ConnectX-7 host
-# (mstflint tools talk to the firmware through the PCI gateway; mstfwreset is a Python program)
-DURATIONS = [
-    ("mstlink ", 2500), ("mstconfig -d ", 1500), ("mstfwreset ", 900), ("mstflint -d ", 700),
-    ("mstreg ", 250), ("ethtool -m ", 150), ("dmesg", 50), ("dcb ", 30), ("mstconfig -v", 20),
-    ("ethtool ", 20),
+# ms per command: the first pattern that matches the start of its recording key wins; the third
+# field is the row of bench/TOOL-TIMES.md the number comes from (and how it was got).
+TOOL_TIMES = [
+    (r"mstconfig -v", 6, "T15 measured here"),
+    (r"mstconfig -d ", 13292, "T1 measured: ConnectX-6 Dx, mstflint 4.30.0, sriov-network-operator#835"),
+    (r"mstlink ", 1500, "T5 derived from T4, stated: sichek, 8 NICs x 4 ports, mlxlink -m"),
+    (r"mstfwreset ", 900, "T18 RECONSTRUCTED (floor measured here 214 ms: Python start)"),
+    (r"mstflint -d ", 700, "T16 RECONSTRUCTED (floor measured here 12 ms)"),
+    (r"mstreg ", 250, "T17 RECONSTRUCTED (floor measured here 5 ms)"),
+    (r"ethtool -m \S+ page ", 16, "T8 derived: 4 MCIA reads of 32 bytes, I2C 100-400 kHz"),
+    (r"ethtool -m ", 70, "T7 derived: 20 MCIA reads of 32 bytes, I2C 100-400 kHz"),
+    (r"ethtool ", 4, "T10 measured here (virtio-net)"),
+    (r"dmesg", 4, "T11 measured here"),
+    (r"dcb ", 3, "T12 measured here"),
+    (r"lldpcli ", 6, "T13 measured here"),
 ]
 
 
@@ -59,7 +71,7 @@ def copy_command(r, fixture, key, new_key):
     shutil.copytree(src, r.path(f"hwcheck/commands/{new_key}"), dirs_exist_ok=True)
 
 
-def build(out, cmis=False):
+def build(out, cmis=False, zero=False):
     mr.OUT = out
     r = mr.Root("root-build", "bench: ten dual-port ConnectX-7 cards")
     funcs = []
@@ -80,7 +92,9 @@ def build(out, cmis=False):
         r.flint(bdf, mr.flint_text(fw, psid))
         r.mtmp(bdf, 56)
         r.mpein(bdf, 1, 75, 5, 16)
-        copy_command(r, "link-bf3-mlxlink-clean", "mstlink -d 0000:03:00.0 -m -c", f"mstlink -d {bdf} -m -c")
+        for fn in (0, 1):  # each PF's port 1 (mlx/mlxlink.c asks mstlink per PF)
+            copy_command(r, "link-bf3-mlxlink-clean", "mstlink -d 0000:03:00.0 -m -c",
+                         f"mstlink -d 0000:{bus}:00.{fn} -m -c")
         copy_command(r, "fw-cx5-image-other-psid", "mstfwreset -d 0000:3b:00.0 query", f"mstfwreset -d {bdf} query")
         cpus = [c for c in mr.expand(local)][:8]
         for fn in (0, 1):
@@ -96,7 +110,7 @@ def build(out, cmis=False):
     os.rename(root + ".tmp", root)
     if cmis:
         cmis_modules(root)
-    pace(root)
+    pace(root, zero)
     return root
 
 
@@ -143,18 +157,22 @@ def cmis_modules(root):
                 f.write("exit=0\n")
 
 
-def pace(root):
+def duration_ms(key):
+    return next((ms for pat, ms, _ in TOOL_TIMES if re.match(pat, key)), 0)
+
+
+def pace(root, zero=False):
     cmds = os.path.join(root, "hwcheck", "commands")
     for key in os.listdir(cmds):
-        ms = next((d for p, d in DURATIONS if key.startswith(p)), 0)
+        ms = 0 if zero else duration_ms(key)
         res = os.path.join(cmds, key, "result")
         text = open(res).read() if os.path.exists(res) else "exit=0\n"
         text = re.sub(r"^elapsed_ms=.*\n", "", text, flags=re.M) + f"elapsed_ms={ms}\n"
         with open(res, "w") as f:
             f.write(text)
 
-
 if __name__ == "__main__":
-    if len(sys.argv) not in (2, 3) or (len(sys.argv) == 3 and sys.argv[2] != "--cmis"):
-        sys.exit("usage: parallel_root.py OUTDIR [--cmis]")
-    print(build(sys.argv[1], len(sys.argv) == 3))
+    opts = sys.argv[2:]
+    if len(sys.argv) < 2 or any(o not in ("--cmis", "--zero") for o in opts):
+        sys.exit("usage: parallel_root.py OUTDIR [--cmis] [--zero]")
+    print(build(sys.argv[1], "--cmis" in opts, "--zero" in opts))

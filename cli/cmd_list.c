@@ -58,15 +58,27 @@ static json_t *list_card(const json_t *facts, const json_t *ad)
 	return o;
 }
 
+/* Why mlx.adapters is unknown (the collector could not list the PCI functions): its unavailable
+ * entry, or not_collected when the section is missing. */
+static json_t *adapters_why(const json_t *facts)
+{
+	const json_t *u = hwc_q_get(hwc_q_get(hwc_q_get(facts, "mlx"), "unavailable"), "adapters");
+	return json_is_object(u) ? json_deep_copy(u) : json_pack("{s:s}", "status", "not_collected");
+}
+
 static json_t *list_json(const json_t *facts)
 {
-	json_t *cards = json_array();
+	const json_t *ads = hwc_q_adapters(facts);
+	/* unknown is not none: cards is null with its reason, never an empty list */
+	json_t *cards = ads ? json_array() : json_null();
 	size_t i;
 	const json_t *ad;
-	json_array_foreach(hwc_q_adapters(facts), i, ad)
+	json_array_foreach(ads, i, ad)
 		json_array_append_new(cards, list_card(facts, ad));
 	json_t *doc = json_pack("{s:s, s:i, s:o}", "schema", "hwcheck.list", "schema_version",
 				HWC_SCHEMA_VERSION, "cards", cards);
+	if (doc && !ads)
+		json_object_set_new(doc, "unavailable", json_pack("{s:o}", "cards", adapters_why(facts)));
 	/* GPUDirect: each GPU with its nearest NICs (facts.pci.gpudirect.pairs), when there are GPUs */
 	const json_t *pairs = hwc_q_list(facts, "pci.gpudirect.pairs");
 	if (doc && json_array_size(pairs)) {
@@ -158,6 +170,13 @@ static void list_text(const json_t *doc)
 	static const char *const head[LIST_COLS] = {"BDF", "PRODUCT", "PSID", "FIRMWARE",
 						    "NUMA", "NETDEV", "RDMA", "PORTS"};
 	const json_t *cards = hwc_q_get(doc, "cards");
+	if (!json_is_array(cards)) {
+		const json_t *why = hwc_q_get(hwc_q_get(doc, "unavailable"), "cards");
+		const char *det = hwc_q_string(why, "detail");
+		printf("ConnectX adapters unknown (%s%s%s)\n", hwc_json_str_or(why, "status", "?"),
+		       det ? ": " : "", det ? det : "");
+		return;
+	}
 	if (json_array_size(cards) == 0) {
 		puts("no ConnectX adapter found");
 		return;

@@ -61,19 +61,23 @@ static struct hwc_facts *load_facts_file(const struct hwc_cli *c, int *exit_code
 	return f;
 }
 
-/* -d matched something: the PCI filter found the function (it reports a miss among the errors
- * and keeps every device), or a ConnectX card or netdev of that name was kept. */
-static bool device_matched(const struct hwc_facts *f, const char *dev)
+/* Why -d matched nothing, or NULL when it matched: the PCI filter found the function (it reports
+ * a miss among the errors and keeps every device), or a ConnectX card or netdev of that name was
+ * kept. A function that is no card's, on a machine with cards, is a miss too: judged alone it
+ * would read as a machine without any (MLX_NO_ADAPTER). */
+static const char *device_miss(const struct hwc_facts *f, const char *dev)
 {
 	if ((f->mlx && f->mlx->adapters.n) || (f->netdevs && f->netdevs->netdevs.n))
-		return true;
+		return NULL;
 	for (size_t i = 0; i < f->errors.n; i++) {
 		const struct hwc_diag *d = &f->errors.items[i];
 		if (!strcmp(d->source, "pci") && d->subject && !strcmp(d->subject, dev) &&
 		    strstr(d->message, "no PCI function matches"))
-			return false;
+			return "no PCI function, netdev or RDMA device of this name";
 	}
-	return true;
+	if (f->mlx && f->mlx->adapters_seen)
+		return "not a function, netdev or RDMA device of a ConnectX card";
+	return NULL;
 }
 
 bool hwc_cli_pci_dump_ok(const struct hwc_cli *c)
@@ -118,9 +122,9 @@ struct hwc_facts *hwc_cli_facts(const struct hwc_cli *c, int *exit_code)
 	hwc_env_free(e);
 	/* With a probe, -d names the RDMA device to measure (rxe0 has no ConnectX card behind it);
 	 * the probe reports a name that matches nothing itself (status skipped, exit 3). */
-	if (c->device && !c->probe && !device_matched(f, c->device)) {
-		hwc_cli_err("-d %s: no PCI function, netdev or RDMA device of this name ('hwcheck list' "
-			    "shows the cards)", c->device);
+	const char *miss = c->device && !c->probe ? device_miss(f, c->device) : NULL;
+	if (miss) {
+		hwc_cli_err("-d %s: %s ('hwcheck list' shows the cards)", c->device, miss);
 		hwc_facts_free(f);
 		*exit_code = HWC_EXIT_USAGE;
 		return NULL;
@@ -143,6 +147,8 @@ const char *hwc_cli_nothing_why(const struct hwc_cli *c, char *buf, size_t n)
 	if (c->facts_file)
 		snprintf(buf, n, "--facts %s holds no known fact (with --facts nothing is collected: "
 			 "every fact comes from the file)", c->facts_file);
+	else if (c->pci_dump && !c->root) /* the dump alone is the machine: nothing else was read */
+		snprintf(buf, n, "nothing could be collected from --pci-dump %s", c->pci_dump);
 	else
 		snprintf(buf, n, "nothing could be collected under %s", c->root ? c->root : "/");
 	return buf;
@@ -247,8 +253,8 @@ int hwc_cmd_check(struct hwc_cli *c)
 				   : "hwcheck: UNKNOWN nothing could be collected");
 		if (!c->summary_line)
 			printf("No fact could be read %s %s: no rule was run, and this is not a "
-			       "healthy host.\n", c->facts_file ? "from" : "under",
-			       c->facts_file ? c->facts_file : c->root ? c->root : "/");
+			       "healthy host.\n", c->facts_file || (c->pci_dump && !c->root) ? "from" : "under",
+			       c->facts_file ? c->facts_file : c->root ? c->root : c->pci_dump ? c->pci_dump : "/");
 	} else {
 		hwc_render_check_text(stdout, c, facts, &fd, f);
 	}

@@ -45,6 +45,7 @@ int hwc_env_open(const struct hwc_env_opts *o, struct hwc_env **out)
 	if (e->mode == HWC_RUN_AUTO)
 		e->mode = e->live ? HWC_RUN_EXEC : HWC_RUN_REPLAY;
 	e->cmd_timeout_ms = o->cmd_timeout_ms ? o->cmd_timeout_ms : 10000;
+	e->cmd_timeout_given = o->cmd_timeout_ms != 0;
 	e->cmd_output_cap = o->cmd_output_cap ? o->cmd_output_cap : (8u << 20);
 	if (o->total_timeout_ms) {
 		clock_gettime(CLOCK_MONOTONIC, &e->deadline);
@@ -78,6 +79,13 @@ bool hwc_env_is_root_user(const struct hwc_env *e) { return e->is_root_user; }
 bool hwc_env_no_tools(const struct hwc_env *e) { return e->no_tools; }
 const char *hwc_env_only_input(const struct hwc_env *e) { return e->only_input; }
 unsigned hwc_env_cmd_timeout_ms(const struct hwc_env *e) { return e->cmd_timeout_ms; }
+
+unsigned hwc_env_cmd_timeout_at_least_ms(const struct hwc_env *e, unsigned floor_ms)
+{
+	if (e->cmd_timeout_given || floor_ms < e->cmd_timeout_ms)
+		return e->cmd_timeout_ms;
+	return floor_ms;
+}
 size_t hwc_env_cmd_output_cap(const struct hwc_env *e) { return e->cmd_output_cap; }
 bool hwc_env_recording(const struct hwc_env *e) { return e->sink != NULL; }
 

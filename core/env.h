@@ -46,6 +46,9 @@ bool hwc_env_is_root_user(const struct hwc_env *e);     /* euid 0 (live) */
 bool hwc_env_no_tools(const struct hwc_env *e);
 const char *hwc_env_only_input(const struct hwc_env *e); /* NULL unless opts.only_input */
 unsigned hwc_env_cmd_timeout_ms(const struct hwc_env *e);
+/* The per-command timeout of a tool known to take longer than the default: floor_ms when the run
+ * has the default (no --cmd-timeout) and floor_ms is above it; a --cmd-timeout given is kept. */
+unsigned hwc_env_cmd_timeout_at_least_ms(const struct hwc_env *e, unsigned floor_ms);
 size_t hwc_env_cmd_output_cap(const struct hwc_env *e);
 /* Milliseconds left of the whole-run budget, UINT32_MAX when unbounded. */
 unsigned hwc_env_time_left_ms(const struct hwc_env *e);

@@ -22,6 +22,7 @@ struct hwc_env {
 	const char *only_input;
 	enum hwc_run_mode mode;
 	unsigned cmd_timeout_ms;
+	bool cmd_timeout_given; /* --cmd-timeout: kept for every tool */
 	size_t cmd_output_cap;
 	struct timespec deadline;
 	bool has_deadline;

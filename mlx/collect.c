@@ -533,22 +533,26 @@ static bool no_temp_yet(const struct hwc_mlx_adapter *ad)
 }
 
 /* The mstflint tools of a card, in the order their answers are applied: "TOOL -d BDF ARGS...",
- * which cards need it (NULL: all, and it starts with the others), and what its output fills. */
+ * which cards need it (NULL: all, and it starts with the others), what its output fills, and the
+ * timeout it gets when the run has the default one (0: the run's; hwc_env_cmd_timeout_at_least_ms).
+ * mstconfig's query of every parameter: 30 s, the one public time of it being 13.3 s on a
+ * ConnectX-6 Dx, over the default 10 s (bench/TOOL-TIMES.md T1). */
 static const struct tool_step {
 	const char *tool;
 	const char *args[6];
 	bool (*wanted)(const struct hwc_mlx_adapter *ad);
 	void (*apply)(struct hwc_arena *a, struct hwc_mlx_adapter *ad,
 		      const struct hwc_cmd_result *r, const char *const *argv);
+	unsigned slow_ms;
 } tool_steps[] = {
-	{"mstconfig", {"-e", "q"}, NULL, apply_cfg},
-	{"mstflint", {"q"}, NULL, apply_flint},
+	{"mstconfig", {"-e", "q"}, NULL, apply_cfg, 30000},
+	{"mstflint", {"q"}, NULL, apply_flint, 0},
 	{"mstreg", {"--reg_name", "MTMP", "--get", "--indexes", "sensor_index=0x0,slot_index=0x0"},
-	 NULL, apply_mtmp},
+	 NULL, apply_mtmp, 0},
 	{"mstreg", {"--reg_name", "MPEIN", "--get", "--indexes", "node=0x0,pcie_index=0x0,depth=0x0"},
-	 NULL, apply_mpein},
-	{"mstfwreset", {"query"}, NULL, apply_reset},
-	{"mstmget_temp", {NULL}, no_temp_yet, apply_mget},
+	 NULL, apply_mpein, 0},
+	{"mstfwreset", {"query"}, NULL, apply_reset, 0},
+	{"mstmget_temp", {NULL}, no_temp_yet, apply_mget, 0},
 };
 
 /* "TOOL -d BDF ARGS..." in the arena. */
@@ -714,11 +718,11 @@ static bool batch_init(struct hwc_arena *a, struct tool_batch *b, size_t max)
 }
 
 static void batch_add(struct tool_batch *b, const char **argv, struct hwc_mlx_adapter *ad,
-		      const struct tool_step *st)
+		      const struct tool_step *st, unsigned timeout_ms)
 {
 	if (!argv)
 		return;
-	b->cmds[b->n] = (struct hwc_cmd){.argv = argv};
+	b->cmds[b->n] = (struct hwc_cmd){.argv = argv, .timeout_ms = timeout_ms};
 	b->ads[b->n] = ad;
 	b->steps[b->n++] = st;
 }
@@ -733,17 +737,18 @@ static size_t step_len(const struct tool_batch *b, size_t j)
 }
 
 /* The steps wanted(NULL) asks for (first) or the others, for every card that may be asked. */
-static void batch_steps(struct hwc_arena *a, struct tool_batch *b, struct hwc_mlx_facts *mf,
-			const bool *vf_only, bool conditional)
+static void batch_steps(struct hwc_env *e, struct hwc_arena *a, struct tool_batch *b,
+			struct hwc_mlx_facts *mf, const bool *vf_only, bool conditional)
 {
 	for (size_t s = 0; s < HWC_ARRAY_SIZE(tool_steps); s++) {
 		const struct tool_step *st = &tool_steps[s];
 		if ((st->wanted != NULL) != conditional)
 			continue;
+		unsigned t = st->slow_ms ? hwc_env_cmd_timeout_at_least_ms(e, st->slow_ms) : 0;
 		for (size_t i = 0; i < mf->adapters.n; i++) {
 			struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
 			if (!vf_only[i] && (!st->wanted || st->wanted(ad)))
-				batch_add(b, step_argv(a, st, ad->bdf), ad, st);
+				batch_add(b, step_argv(a, st, ad->bdf), ad, st, t);
 		}
 	}
 }
@@ -754,7 +759,7 @@ static void batch_phy(struct hwc_arena *a, struct tool_batch *b, struct hwc_mlx_
 {
 	for (size_t i = 0; i < nports; i++) {
 		struct hwc_fmeta why;
-		batch_add(b, hwc_mlx_phy_argv(a, mf, ports[i].ad, ports[i].p, &why), ports[i].ad, NULL);
+		batch_add(b, hwc_mlx_phy_argv(a, mf, ports[i].ad, ports[i].p, &why), ports[i].ad, NULL, 0);
 	}
 }
 
@@ -770,7 +775,7 @@ static void run_first_tools(struct hwc_env *e, struct hwc_arena *a, struct hwc_m
 	if (!batch_init(a, &b, mf->adapters.n * HWC_ARRAY_SIZE(tool_steps)) ||
 	    !batch_init(a, &phy, nports))
 		return;
-	batch_steps(a, &b, mf, vf_only, false);
+	batch_steps(e, a, &b, mf, vf_only, false);
 	if (!mf->tools_serial) {
 		batch_phy(a, &phy, mf, ports, nports);
 		hwc_run_start(e, a, b.n, b.cmds);
@@ -798,7 +803,7 @@ static void run_later_tools(struct hwc_env *e, struct hwc_arena *a, struct hwc_m
 	struct tool_batch b;
 	if (!batch_init(a, &b, mf->adapters.n * HWC_ARRAY_SIZE(tool_steps)))
 		return;
-	batch_steps(a, &b, mf, vf_only, true);
+	batch_steps(e, a, &b, mf, vf_only, true);
 	for (size_t j = 0, k; j < b.n; j += k) {
 		k = step_len(&b, j);
 		hwc_mlx_run_tools(e, a, mf, k, b.cmds + j, b.res + j, b.ads + j);
@@ -1032,6 +1037,7 @@ int hwc_mlx_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_col
 			continue;
 		mf->adapters.items[kept++] = *ad;
 	}
+	mf->adapters_seen = mf->adapters.n;
 	mf->adapters.n = kept;
 	if (kept > 1)
 		qsort(mf->adapters.items, kept, sizeof(mf->adapters.items[0]), cmp_adapter);

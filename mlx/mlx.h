@@ -332,6 +332,7 @@ struct hwc_mlx_facts {
 		struct hwc_fmeta access; /* may mstflint tools run: ok / needs_root / blocked / absent */
 	} tools;
 	bool tools_serial; /* --serial-tools: one card's tools one after the other (not in JSON) */
+	size_t adapters_seen; /* cards found before -d kept those it names (not in JSON) */
 };
 
 /* The function an RDMA device belongs to; NULL when none. */

@@ -652,9 +652,13 @@ int hwc_pci_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_col
 		}
 		if (p->devices.n)
 			hwc_fmeta_set(&p->m, HWC_ST_OK, 0, NULL);
-		else
+		else {
+			/* said once as a problem too: a file that is no dump at all reads the same */
 			hwc_fmeta_set(&p->m, HWC_ST_ABSENT, 0,
 				      hwc_arena_printf(f->arena, "%s: no device in the dump", o->pci_dump));
+			hwc_facts_error(f, "pci", o->pci_dump, "no PCI function in the file (not the "
+					"output of 'lspci -x', -xxx or -xxxx?)");
+		}
 		for (size_t i = 0; i < p->devices.n; i++) {
 			const struct hwc_pci_device *d = &p->devices.items[i];
 			if (d->vendor_id.m.st == HWC_ST_INVALID)

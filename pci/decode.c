@@ -182,8 +182,12 @@ static void decode_link(struct pci_dev *pd, int base, unsigned flags, struct hwc
 	unsigned vec = 0;
 	if ((flags & PCI_EXP_FLAGS_VERS) >= 2) {
 		vec = PCI_EXP_LNKCAP2_SPEED(pci_read_long(pd, base + PCI_EXP_LNKCAP2));
-		set_speed(&l->target_speed_gts, pci_read_word(pd, base + PCI_EXP_LNKCTL2) & 0xf,
-			  "LnkCtl2 target speed code 0");
+		unsigned tgt = pci_read_word(pd, base + PCI_EXP_LNKCTL2) & 0xf;
+		/* a function that supports 2.5 GT/s only may hardwire the field to 0 (lspci reads
+		 * 2.5GT/s there too) */
+		if (tgt == 0 && (cap & PCI_EXP_LNKCAP_SPEED) == 1)
+			tgt = 1;
+		set_speed(&l->target_speed_gts, (int)tgt, "LnkCtl2 target speed code 0");
 		unsigned sta2 = pci_read_word(pd, base + PCI_EXP_LNKSTA2);
 		HWC_SET(l->flit_mode, (flags & PCI_EXP_FLAGS_FLIT_MODE) &&
 					      (sta2 & PCI_EXP_LINKSTA2_FLIT_MODE));
@@ -421,6 +425,48 @@ static const char *cap_chain_loop(const unsigned char *buf, size_t len, struct h
 	return NULL;
 }
 
+/* The offset of a standard capability (the chain walked at most 48 steps: a loop ends it), or 0. */
+static size_t std_cap(const unsigned char *buf, size_t len, unsigned id)
+{
+	if (!(le16(buf, PCI_STATUS) & PCI_STATUS_CAP_LIST))
+		return 0;
+	unsigned ptr = buf[PCI_CAPABILITY_LIST] & 0xfc;
+	for (int n = 0; n < 48 && ptr >= 0x40 && ptr + 1 < len && ptr < 256; n++) {
+		if (buf[ptr] == id)
+			return ptr;
+		ptr = buf[ptr + 1] & 0xfc;
+	}
+	return 0;
+}
+
+/* A bridge has no subsystem ids in its header: a PCI-to-PCI bridge may carry them in its
+ * Subsystem ID capability (0x0d), a CardBus bridge at 0x40 (lspci's "Subsystem:" line, both). */
+static void bridge_subsystem(const unsigned char *buf, size_t len, struct hwc_arena *a,
+			     struct hwc_pci_device *d)
+{
+	unsigned ht = buf[PCI_HEADER_TYPE] & 0x7f;
+	size_t at = 0;
+	if (ht == PCI_HEADER_TYPE_BRIDGE) {
+		size_t cap = std_cap(buf, len, PCI_CAP_ID_SSVID);
+		at = cap && cap + 8 <= len ? cap + PCI_SSVID_VENDOR : 0;
+	} else if (ht == PCI_HEADER_TYPE_CARDBUS && len >= PCI_CB_SUBSYSTEM_ID + 2) {
+		at = PCI_CB_SUBSYSTEM_VENDOR_ID;
+	}
+	if (at) {
+		HWC_SET(d->subsystem_vendor_id, hex4(a, le16(buf, at)));
+		HWC_SET(d->subsystem_device_id, hex4(a, le16(buf, at + 2)));
+		return;
+	}
+	/* as caps_fail says of every capability when only the header could be read */
+	bool unread = ht == PCI_HEADER_TYPE_BRIDGE && len <= 64 &&
+		      (le16(buf, PCI_STATUS) & PCI_STATUS_CAP_LIST);
+	enum hwc_status st = unread ? HWC_ST_NEEDS_ROOT : HWC_ST_UNSUPPORTED;
+	const char *why = unread ? "config space beyond 64 bytes needs root"
+				 : "not in a bridge's header";
+	HWC_FAIL(d->subsystem_vendor_id, st, 0, why);
+	HWC_FAIL(d->subsystem_device_id, st, 0, why);
+}
+
 int hwc_pci_decode_config(const unsigned char *buf, size_t len, struct hwc_arena *a,
 			  struct hwc_pci_device *d, const char **err)
 {
@@ -467,9 +513,7 @@ int hwc_pci_decode_config(const unsigned char *buf, size_t len, struct hwc_arena
 		HWC_SET(d->subsystem_vendor_id, hex4(a, le16(buf, PCI_SUBSYSTEM_VENDOR_ID)));
 		HWC_SET(d->subsystem_device_id, hex4(a, le16(buf, PCI_SUBSYSTEM_ID)));
 	} else {
-		const char *why = "not in a bridge's header";
-		HWC_FAIL(d->subsystem_vendor_id, HWC_ST_UNSUPPORTED, 0, why);
-		HWC_FAIL(d->subsystem_device_id, HWC_ST_UNSUPPORTED, 0, why);
+		bridge_subsystem(buf, len, a, d);
 		/* CardBus bridges keep their bus numbers at the same offsets (lspci's tree too). */
 		if (ht == PCI_HEADER_TYPE_BRIDGE || ht == PCI_HEADER_TYPE_CARDBUS) {
 			d->sec_bus = buf[PCI_SECONDARY_BUS];

@@ -255,6 +255,24 @@ class List(unittest.TestCase):
             self.assertEqual(run("--root", root(HEALTHY), "list", "-o", out).returncode, 0)
             self.assertIn("0000:81:00.1", open(out).read())
 
+    def test_adapters_unknown_is_not_none(self):
+        # a capture without sys/bus/pci (the development VM's host-hw-this-vm): the PCI functions
+        # could not be listed, so whether a card is there is unknown, not "no adapter found"
+        fx = root("host-hw-this-vm")
+        cp = run("--root", fx, "list")
+        self.assertEqual(cp.returncode, 0, cp.stderr)
+        self.assertEqual(cp.stdout, "ConnectX adapters unknown (absent: /sys/bus/pci/devices: "
+                                    "No such file or directory)\n")
+        cp, j = run_json("--root", fx, "list", "--json")
+        hwctest.validate(j)
+        self.assertIsNone(j["cards"])
+        self.assertEqual(j["unavailable"]["cards"]["status"], "absent")
+        # the live development VM's own capture has sys/bus/pci and no ConnectX: none, as before
+        cp, j = run_json("--root", root("vm-q35-rails"), "list", "--json")
+        self.assertEqual(j["cards"], [])
+        self.assertNotIn("unavailable", j)
+        self.assertEqual(run("--root", root("vm-q35-rails"), "list").stdout, "no ConnectX adapter found\n")
+
 
 if __name__ == "__main__":
     hwctest.main()

@@ -55,6 +55,25 @@ class ExitCodes(unittest.TestCase):
             cp = run("--root", d, "--exit-codes", "npd")
             self.assertEqual(cp.returncode, 2)
 
+    def test_pci_dump_without_a_device_is_said(self):
+        # a file that is no lspci dump (or an empty one) holds no PCI function: said as a
+        # collection problem naming the file; alone it is the machine, so nothing was collected
+        # from it (not "under /"); beside a --root, the root's own facts are still judged
+        with tempfile.TemporaryDirectory() as d:
+            bad = os.path.join(d, "notes.txt")
+            with open(bad, "w") as f:
+                f.write("root:x:0:0:root:/root:/bin/bash\n")
+            problem = f"hwcheck: pci: {bad}: no PCI function in the file (not the output of 'lspci -x', -xxx or -xxxx?)\n"
+            cp = run("--pci-dump", bad)
+            self.assertEqual(cp.returncode, 3)
+            self.assertEqual(cp.stderr, problem + f"hwcheck: nothing could be collected from --pci-dump {bad}\n")
+            self.assertIn(f"No fact could be read from {bad}", cp.stdout)
+            self.assertEqual(run("--pci-dump", bad, "list").returncode, 3)
+            cp = run("--root", hwctest.fixture("vm-q35-rails", "root"), "--pci-dump", bad)
+            self.assertEqual(cp.returncode, 1)
+            self.assertEqual(cp.stderr, problem)
+            self.assertTrue(cp.stdout.endswith("; 1 collection problem\n"), cp.stdout)
+
     def test_facts_file_with_nothing_known_names_the_file(self):
         # a facts file saved from an empty root: with --facts nothing is collected, so no message
         # may say "nothing could be collected under /" (the machine running hwcheck was not read)

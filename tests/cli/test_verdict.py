@@ -232,6 +232,21 @@ class Conventions(unittest.TestCase):
         for dev in ("0000:21:00.0", "ens1f1np1", "mlx5_1"):
             self.assertEqual(run("--root", root(HEALTHY), "-d", dev).returncode, 0, dev)
 
+    def test_device_of_no_card_is_usage(self):
+        # the root port above a card is a PCI function but no card's: judged alone it read as a
+        # machine without adapters (MLX_NO_ADAPTER, "no ConnectX adapter was found on this
+        # machine", exit 1) on a host with four
+        for cmd in (["check"], ["facts"], ["list"]):
+            cp = run("--root", root(HEALTHY), "-d", "0000:20:03.1", *cmd)
+            self.assertEqual(cp.returncode, 2, cmd)
+            self.assertEqual(cp.stdout, "")
+            self.assertEqual(cp.stderr, "hwcheck: -d 0000:20:03.1: not a function, netdev or RDMA device "
+                                        "of a ConnectX card ('hwcheck list' shows the cards)\n")
+        # a machine without any card: the finding is true there, whatever function -d names
+        cp, j = run_json("--root", hwctest.fixture("vm-q35-rails", "root"), "-d", "0000:03:00.0", "--json")
+        self.assertEqual(cp.returncode, 1, cp.stderr)
+        self.assertEqual([f["rule_id"] for f in j["findings"]], ["MLX_NO_ADAPTER"])
+
 
 if __name__ == "__main__":
     hwctest.main()

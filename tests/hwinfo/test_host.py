@@ -59,6 +59,42 @@ class Goldens(unittest.TestCase):
                 hwctest.golden(hwctest.source("tests", "hwinfo", "golden", name + ".json"), host)
 
 
+class LiveVm(unittest.TestCase):
+    """host-hw-vm-q35-iommu-ir: tests/vm's q35 machine with an emulated IOMMU remapping
+    interrupts, captured live; its capture/ holds the ground truth of the same boot."""
+
+    def test_iommu_and_remapping_as_the_kernel_says(self):
+        name = "host-hw-vm-q35-iommu-ir"
+        doc, h = host_facts(fixture_root(name))
+        truth = open(hwctest.fixture(name, "capture", "cmdline-flags-iommu-groups.txt")).read()
+        groups = re.findall(r"^/sys/kernel/iommu_groups/(\d+) (\S+) (.*)$", truth, re.M)
+        self.assertEqual(len(groups), 8)
+        io = h["iommu"]
+        self.assertEqual((io["present"], io["units"], io["cmdline_options"], io["passthrough"]),
+                         (True, ["dmar0"], ["intel_iommu=on"], False))
+        self.assertEqual(io["groups"], [{"id": int(g), "type": t} for g, t, _ in groups])
+        self.assertEqual((io["default_domain"], io["default_domain_source"]), ("DMA-FQ", "dmesg"))
+        devs = {d["bdf"]: d for d in doc["facts"]["pci"]["devices"]}
+        for g, _, members in groups:
+            for bdf in members.split():
+                self.assertEqual(devs[bdf]["iommu_group"], int(g), bdf)
+        x = h["x2apic"]
+        self.assertEqual((x["interrupt_remapping"], x["interrupt_remapping_source"]), (True, "dmesg"))
+        self.assertEqual((x["dmar_intr_remap"], x["dmar_x2apic_opt_out"]), (True, False))
+        self.assertEqual((x["supported"], x["enabled"]), (False, False))  # no x2apic flag (TCG)
+        # the verdicts: translated is what a passthrough profile flags and a translated one keeps
+        with tempfile.TemporaryDirectory() as d:
+            for want, ids in (("passthrough", ["HOST_IOMMU_TRANSLATED", "MLX_NO_ADAPTER"]),
+                              ("translated", ["MLX_NO_ADAPTER"])):
+                prof = os.path.join(d, want + ".json")
+                with open(prof, "w") as f:
+                    json.dump({"schema": "hwcheck.profile", "schema_version": 1, "host": {"iommu": want}}, f)
+                cp, rep = run_json("--root", fixture_root(name), "--profile", prof, "check", "--json")
+                self.assertEqual(cp.returncode, 1, cp.stderr)
+                self.assertEqual(sorted(f["rule_id"] for f in rep["findings"]), ids, want)
+                self.assertEqual(rep["summary"]["unknown"], [])
+
+
 class Scenarios(unittest.TestCase):
     def test_x2apic_cluster_with_ir(self):
         _, h = host_facts(fixture_root("host-hw-x2apic-ir-cluster"))

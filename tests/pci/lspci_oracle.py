@@ -7,6 +7,7 @@ import subprocess
 
 LSPCI = shutil.which("lspci") or "/usr/bin/lspci"
 HDR = re.compile(r"^((?:[0-9a-f]{4,6}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]) ")
+NN_IDS = re.compile(r" \[([0-9a-f]{4})\]: .*\[([0-9a-f]{4}):([0-9a-f]{4})\](?: \(rev ([0-9a-f]{2})\))?")
 TYPES = {
     "Endpoint": "endpoint", "Legacy Endpoint": "legacy_endpoint", "Root Port": "root_port",
     "Upstream Port": "upstream_port", "Downstream Port": "downstream_port",
@@ -25,15 +26,8 @@ def speed(s):
 
 
 def parse_lspci(*src):
-    """{bdf: {field: value}} from `lspci <src> -vvv -D` and `-n`."""
-    devs = parse_text(lspci(*src, "-vvv", "-D"))
-    for line in lspci(*src, "-n", "-D").splitlines():
-        m = re.match(r"^(\S+) ([0-9a-f]{4}): ([0-9a-f]{4}):([0-9a-f]{4})(?: \(rev ([0-9a-f]{2})\))?", line)
-        if m and m.group(1) in devs:
-            d = devs[m.group(1)]
-            d["class4"], d["vendor"], d["device"] = m.group(2), m.group(3), m.group(4)
-            d["rev"] = int(m.group(5), 16) if m.group(5) else 0
-    return devs
+    """{bdf: {field: value}} from `lspci <src> -vvv -nn -D` (-nn: ids, class and subsystem)."""
+    return parse_text(lspci(*src, "-vvv", "-nn", "-D"))
 
 
 ACS_FLAGS = (("SrcValid", "source_validation"), ("TransBlk", "translation_blocking"),
@@ -91,9 +85,16 @@ def parse_text(text):
         if m:
             bdf = m.group(1) if m.group(1).count(":") == 2 else "0000:" + m.group(1)
             cur = devs.setdefault(bdf, {})
+            ids = NN_IDS.search(line)  # a capture of `lspci -nn`: the ids in brackets
+            if ids:
+                cur["class4"], cur["vendor"], cur["device"] = ids.group(1), ids.group(2), ids.group(3)
+                cur["rev"] = int(ids.group(4), 16) if ids.group(4) else 0
             continue
         if cur is None:
             continue
+        m = re.match(r"^\tSubsystem: (?:.* \[)?([0-9a-f]{4}):([0-9a-f]{4})\]?$", line)
+        if m:  # -nn or -n; a bridge's comes from its Subsystem ID capability
+            cur["subsys"] = (m.group(1), m.group(2))
         t = line.strip()
         parse_p2p(cur, t)
         m = re.search(r"Express \(v\d\) (.+?)(?: \(Slot[+-]\))?, (?:MSI|IntMsgNum)", t)
@@ -118,6 +119,9 @@ def parse_text(text):
         m = re.match(r"LnkCap:\s+Port #\d+, Speed (\S+?)(?:GT/s)?, Width x(\d+)", t)
         if m and "cap_speed" not in cur:
             cur["cap_speed"], cur["cap_width"] = speed(m.group(1)), int(m.group(2))
+        m = re.match(r"LnkCtl2: Target Link Speed: (\S+?)(?:GT/s)?,", t)
+        if m and "target_speed" not in cur:
+            cur["target_speed"] = None if m.group(1) == "Unknown" else float(m.group(1))
         m = re.match(r"LnkSta:\s+Speed (\S+?)(?:GT/s)?(?: \(\w+\))?, Width x(\d+)", t)
         if m and "speed" not in cur:
             cur["speed"], cur["width"] = speed(m.group(1)), int(m.group(2))
@@ -146,6 +150,9 @@ def compare(self, want, devices, name):
             self.assertEqual(g["class"][:4], w["class4"], ctx)
             self.assertEqual(g["revision"], w["rev"], ctx)
             checks += 3
+        if "subsys" in w and not g.get("is_vf"):
+            self.assertEqual((g["subsystem_vendor_id"], g["subsystem_device_id"]), w["subsys"], f"{ctx} subsystem")
+            checks += 1
         if w.get("type"):
             self.assertEqual(g["port_type"], w["type"], ctx)
             checks += 1
@@ -162,6 +169,12 @@ def compare(self, want, devices, name):
         # link fields: every function as lspci prints its own registers; a VF's link registers
         # are reserved, ours are its PF's (link_from), so compare a VF with its PF
         lw = want.get(g.get("link_from"), w) if g.get("is_vf") else w
+        # lspci reads a target code 0 as 2.5GT/s ("hardwired to 0 means only 2.5GT/s"): ours
+        # only where the link's capability is 2.5 GT/s too; elsewhere code 0 is no speed
+        if lw.get("target_speed") is not None and g.get("link") and not (
+                lw["target_speed"] == 2.5 and g["link"]["target_speed_gts"] is None and lw.get("cap_speed") != 2.5):
+            self.assertEqual(g["link"]["target_speed_gts"], lw["target_speed"], f"{ctx} link.target_speed_gts")
+            checks += 1
         for k, gk in (("speed", "speed_gts"), ("width", "width"), ("cap_speed", "cap_speed_gts"),
                       ("cap_width", "cap_width")):
             if k in lw and g.get("link"):

@@ -45,6 +45,28 @@ def norm(line):
 
 
 class Hosts(unittest.TestCase):
+    def test_q35_vm_live(self):
+        # tests/vm's q35 rails machine captured live (vm-q35-rails): the facts of its sysfs agree
+        # with lspci -vvv run in that VM (a snapshot holds only what hwcheck read, too little for
+        # lspci's sysfs method); no finding but MLX_NO_ADAPTER, and nothing left unknown
+        got, j = devices("vm-q35-rails")
+        hwctest.validate(j)
+        vm = oracle.parse_text(open(hwctest.fixture("vm-q35-rails", "capture", "lspci-vvv-nn-D.txt"),
+                                    encoding="utf-8").read())
+        self.assertGreater(oracle.compare(self, vm, list(got.values()), "vm-q35-rails (in the VM)"), 80)
+        self.assertEqual(got["0000:00:02.0"]["subsystem_vendor_id"], "1b36")  # its SSVID capability
+        self.assertEqual(got["0000:03:00.0"]["link"]["target_speed_gts"], 2.5)  # LnkCtl2 hardwired 0
+        eth0 = got["0000:03:00.0"]
+        self.assertEqual(eth0["path"], ["0000:03:00.0", "0000:02:00.0", "0000:01:00.0", "0000:00:02.0"])
+        self.assertEqual((eth0["path_bottleneck"]["bdf"], eth0["path_bottleneck"]["speed_gts"],
+                          eth0["path_bottleneck"]["width"]), ("0000:00:02.0", 2.5, 1))
+        # the XIO3130 downstream port reports no LnkCap speed: its link is not judged
+        self.assertEqual(got["0000:02:00.0"]["link_status"], "unknown")
+        cp, rep = run_json("--root", root("vm-q35-rails"), "check", "--json")
+        self.assertEqual(cp.returncode, 1, cp.stderr)
+        self.assertEqual([f["rule_id"] for f in rep["findings"]], ["MLX_NO_ADAPTER"])
+        self.assertEqual((rep["summary"]["verdict"], rep["summary"]["unknown"]), ("warn", []))
+
     def test_schema_golden_and_round_trip(self):
         for host in HOSTS:
             with self.subTest(host=host):

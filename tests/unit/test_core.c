@@ -247,6 +247,28 @@ static void test_record_not_run(struct hwc_arena *a)
 	hwc_capset_free(cs);
 }
 
+/* A tool known to take longer than the default per-command timeout (mstconfig's query) gets its
+ * own when the run has the default, never less than the default; a --cmd-timeout given is kept,
+ * lower or higher. */
+static void test_slow_tool_timeout(void)
+{
+	struct hwc_env *e = NULL;
+	struct hwc_env_opts d = {.root = "/"};
+	CHECK_INT(hwc_env_open(&d, &e), 0);
+	CHECK_INT(hwc_env_cmd_timeout_ms(e), 10000);
+	CHECK_INT(hwc_env_cmd_timeout_at_least_ms(e, 30000), 30000);
+	CHECK_INT(hwc_env_cmd_timeout_at_least_ms(e, 5000), 10000);
+	hwc_env_free(e);
+	struct hwc_env_opts low = {.root = "/", .cmd_timeout_ms = 2000};
+	CHECK_INT(hwc_env_open(&low, &e), 0);
+	CHECK_INT(hwc_env_cmd_timeout_at_least_ms(e, 30000), 2000);
+	hwc_env_free(e);
+	struct hwc_env_opts high = {.root = "/", .cmd_timeout_ms = 60000};
+	CHECK_INT(hwc_env_open(&high, &e), 0);
+	CHECK_INT(hwc_env_cmd_timeout_at_least_ms(e, 30000), 60000);
+	hwc_env_free(e);
+}
+
 /* hwc_run_start: a command started ahead runs while hwcheck runs another, and is taken by the
  * hwc_run of the same argv; what nobody asks for is ended. A paced replay takes the recorded time. */
 static void test_started(struct hwc_env *live, struct hwc_env *rep, struct hwc_arena *a)
@@ -552,6 +574,7 @@ int main(void)
 	test_runner(live, e, a);
 	test_replay_not_run(e, a);
 	test_record_not_run(a);
+	test_slow_tool_timeout();
 	test_started(live, e, a);
 	test_json(a);
 	test_numbered(a);
