@@ -396,9 +396,13 @@ static void it_link(struct card_ctx *x, const json_t *p, struct item_val *v)
 	const char *fec = hwc_json_str_or(hwc_q_get(lk, "fec"), "active", NULL);
 	if (fec)
 		vput(v, "%sFEC %s", shown++ ? ", " : "", fec);
-	/* mstlink's view, when it ran */
+	/* mstlink's view, when it ran; else ethtool's counters over rx_bits_phy (link.ber) */
 	const json_t *phy = hwc_q_get(p, "phy");
 	const json_t *raw = hwc_q_get(phy, "raw_ber"), *eff = hwc_q_get(phy, "effective_ber");
+	if (!json_is_number(raw) && !json_is_number(eff)) {
+		raw = hwc_q_get(hwc_q_get(lk, "ber"), "raw_ber");
+		eff = hwc_q_get(hwc_q_get(lk, "ber"), "effective_ber");
+	}
 	if (json_is_number(raw))
 		vput(v, "%sraw BER %.3g", shown++ ? ", " : "", json_number_value(raw));
 	if (json_is_number(eff))

@@ -40,6 +40,9 @@ const char *const hwc_netdev_counter_names[HWC_NETDEV_NCOUNTERS] = {
 	"module_bus_stuck",
 	"module_high_temp",
 	"module_bad_shorted",
+	/* the bits the FEC decoder received (PPCNT phy_received_bits): the window of the BER; mlx5
+	 * exports it only with a 2026 patch (net/mlx5e: Expose physical received bits counters) */
+	"rx_bits_phy",
 };
 
 /* ------------------------------------------------------------------ lines */

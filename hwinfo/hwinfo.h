@@ -248,7 +248,7 @@ struct hwc_netdev_pause {
 };
 
 /* The counters that reveal loss, in JSON order; hwc_netdev_counter_names[i] names v[i]. */
-#define HWC_NETDEV_NCOUNTERS 26
+#define HWC_NETDEV_NCOUNTERS 27
 extern const char *const hwc_netdev_counter_names[HWC_NETDEV_NCOUNTERS];
 struct hwc_netdev_counters {
 	struct hwc_fu64 v[HWC_NETDEV_NCOUNTERS];
@@ -402,11 +402,21 @@ void hwc_netdev_collect_modes(struct hwc_env *e, struct hwc_facts *f, struct hwc
  * m->max_gbps and m->rate_basis (unsupported with the reason when no code says). */
 void hwc_module_rate(const struct hwc_module_map *mp, struct hwc_arena *a, struct hwc_module *m);
 
+/* The port's bit error ratios from ethtool -S's PPCNT physical layer statistical counters
+ * (hwinfo/port_link.c), over those counters' own window (since they were last cleared): only
+ * where the driver reports rx_bits_phy, the bits the FEC decoder received in that window. */
+struct hwc_netdev_ber {
+	struct hwc_fstr source;        /* what it was computed from */
+	struct hwc_ff64 raw_ber;       /* (rx_corrected_bits_phy + rx_pcs_symbol_err_phy) / rx_bits_phy */
+	struct hwc_ff64 effective_ber; /* rx_pcs_symbol_err_phy / rx_bits_phy */
+};
+
 struct hwc_netdev_link {
 	struct hwc_fi64 carrier_changes;    /* sys/class/net/IF/carrier_changes: ups and downs */
 	struct hwc_fi64 carrier_up_count;   /* Linux >= 4.16 */
 	struct hwc_fi64 carrier_down_count;
 	struct hwc_netdev_fec fec;
+	struct hwc_netdev_ber ber;
 	struct hwc_module module; /* the transceiver of the port (ethtool -m) */
 	struct hwc_lldp_peer peer; /* the far end (LLDP) */
 	struct hwc_netdev_modes modes; /* ethtool IF: link modes, speed, lanes */

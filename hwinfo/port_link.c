@@ -82,6 +82,77 @@ static void collect_fec(struct hwc_env *e, struct hwc_facts *f, struct hwc_netde
 		hwc_facts_error(f, "netdevs", src, "output not understood (expected 'Active FEC encoding:')");
 }
 
+/* ------------------------------------------------------------------ BER from ethtool -S */
+
+static const struct hwc_fu64 *counter(const struct hwc_netdev_counters *c, const char *name)
+{
+	for (size_t i = 0; i < HWC_NETDEV_NCOUNTERS; i++)
+		if (strcmp(hwc_netdev_counter_names[i], name) == 0)
+			return &c->v[i];
+	return NULL;
+}
+
+/* The status of a ratio over rx_bits_phy when it cannot be had: the window's, or the
+ * numerator's. Returns false then. */
+static bool ber_window(struct hwc_arena *a, const char *ifn, const struct hwc_fu64 *bits,
+		       const struct hwc_fu64 *num, struct hwc_fmeta *why)
+{
+	if (bits->m.st == HWC_ST_ABSENT) {
+		hwc_fmeta_set(why, HWC_ST_ABSENT, 0,
+			      hwc_arena_printf(a, "ethtool -S %s: no rx_bits_phy (PPCNT phy_received_bits, "
+						  "not exported by mlx5 in the kernels checked): no window for a BER", ifn));
+		return false;
+	}
+	if (!hwc_ok(*bits)) {
+		*why = bits->m;
+		return false;
+	}
+	if (bits->v == 0) {
+		hwc_fmeta_set(why, HWC_ST_UNSUPPORTED, 0,
+			      hwc_arena_printf(a, "ethtool -S %s: rx_bits_phy is 0 (no bits received since the "
+						  "counters were cleared)", ifn));
+		return false;
+	}
+	if (!hwc_ok(*num)) {
+		*why = num->m;
+		return false;
+	}
+	return true;
+}
+
+/* raw = (corrected + uncorrected bits) / received bits, effective = uncorrected / received, all
+ * four PPCNT physical layer statistical counters over the same window: the one since they were
+ * last cleared (PRM field descriptions in mstflint's register_access_table.adb; mlx5's
+ * counters.rst: "the error rate is rx_pcs_symbol_err_phy divided by rx_bits_phy"). */
+static void collect_ber(struct hwc_arena *a, struct hwc_netdev *nd)
+{
+	struct hwc_netdev_ber *b = &nd->link.ber;
+	const struct hwc_fu64 *bits = counter(&nd->counters, "rx_bits_phy");
+	const struct hwc_fu64 *corr = counter(&nd->counters, "rx_corrected_bits_phy");
+	const struct hwc_fu64 *unc = counter(&nd->counters, "rx_pcs_symbol_err_phy");
+	if (!hwc_ok(nd->counters.count)) {
+		/* ethtool -S gave nothing: its own status (not installed, timeout, not in this capture) */
+		b->source.m = b->raw_ber.m = b->effective_ber.m = nd->counters.count.m;
+		return;
+	}
+	if (corr->m.st == HWC_ST_ABSENT && unc->m.st == HWC_ST_ABSENT)
+		HWC_FAIL(b->source, HWC_ST_ABSENT, 0,
+			 hwc_arena_printf(a, "ethtool -S %s: no PPCNT physical layer statistical counter "
+					     "(rx_corrected_bits_phy, rx_pcs_symbol_err_phy)", nd->name));
+	else
+		HWC_SET(b->source, hwc_arena_printf(a, "ethtool -S %s: PPCNT physical layer statistical counters, "
+						       "since they were last cleared", nd->name));
+	struct hwc_fmeta why;
+	if (ber_window(a, nd->name, bits, unc, &why))
+		HWC_SET(b->effective_ber, (double)unc->v / (double)bits->v);
+	else
+		b->effective_ber.m = why;
+	if (ber_window(a, nd->name, bits, corr, &why))
+		HWC_SET(b->raw_ber, ((double)corr->v + (hwc_ok(*unc) ? (double)unc->v : 0)) / (double)bits->v);
+	else
+		b->raw_ber.m = why;
+}
+
 void hwc_netdev_collect_link(struct hwc_env *e, struct hwc_facts *f, struct hwc_netdev *nd)
 {
 	struct hwc_arena *a = f->arena;
@@ -93,6 +164,7 @@ void hwc_netdev_collect_link(struct hwc_env *e, struct hwc_facts *f, struct hwc_
 		hwc_read_i64(e, p, a, dst[i]);
 	}
 	collect_fec(e, f, nd);
+	collect_ber(a, nd);
 	hwc_module_collect(e, f, nd->name, &nd->link.module);
 	hwc_netdev_collect_modes(e, f, nd);
 }
@@ -106,11 +178,25 @@ static const struct hwc_jfield fec_f[] = {
 	HWC_JF(struct hwc_netdev_fec, uncorrectable_blocks, HWC_JT_U64),
 };
 static const struct hwc_jtable fec_t = HWC_JTABLE("netdevs[].link.fec", fec_f, 0);
+static const struct hwc_jfield ber_f[] = {
+	HWC_JFD(struct hwc_netdev_ber, source, HWC_JT_STR,
+		"the counters the ratios come from: ethtool -S IF, PPCNT physical layer statistical counters, "
+		"over their own window (since they were last cleared)"),
+	HWC_JFD(struct hwc_netdev_ber, raw_ber, HWC_JT_F64,
+		"pre-FEC bit error ratio: (rx_corrected_bits_phy + rx_pcs_symbol_err_phy) / rx_bits_phy; null "
+		"without rx_bits_phy (no window)"),
+	HWC_JFD(struct hwc_netdev_ber, effective_ber, HWC_JT_F64,
+		"post-FEC bit error ratio: rx_pcs_symbol_err_phy / rx_bits_phy; null without rx_bits_phy (no "
+		"window)"),
+};
+static const struct hwc_jtable ber_t = HWC_JTABLE("netdevs[].link.ber", ber_f, 0);
 static const struct hwc_jfield link_f[] = {
 	HWC_JF(struct hwc_netdev_link, carrier_changes, HWC_JT_I64),
 	HWC_JF(struct hwc_netdev_link, carrier_up_count, HWC_JT_I64),
 	HWC_JF(struct hwc_netdev_link, carrier_down_count, HWC_JT_I64),
 	HWC_JSUB(struct hwc_netdev_link, "fec", fec, HWC_JT_OBJ, fec_t),
+	HWC_JSUBD(struct hwc_netdev_link, "ber", ber, HWC_JT_OBJ, ber_t,
+		  "bit error ratios from ethtool -S (mlx5's PPCNT counters), where rx_bits_phy gives their window"),
 	/* the object when the EEPROM was read, else null + why (one reason for the whole module) */
 	HWC_JSUB(struct hwc_netdev_link, "module", module, HWC_JT_GROUP, hwc_module_table),
 	/* the LLDP neighbour when lldpd heard one, else null + why */

@@ -13,11 +13,14 @@ import sys
 
 AREAS = [("pci", "PCIe"), ("mlx", "ConnectX firmware"), ("profile", "Profile expectations"),
          ("thermal", "Thermal"), ("host", "Host"), ("netdev", "Network devices and ports"),
-         ("roce", "RoCE lossless chain"),
+         ("link", "The physical link"), ("roce", "RoCE lossless chain"),
          ("probe", "Bandwidth probe"), ("collect", "Collection")]
 
 
 def render(rules):
+    missing = sorted({r["area"] for r in rules} - {a for a, _ in AREAS})
+    if missing:
+        sys.exit(f"gen-rules-md: no section for area(s) {', '.join(missing)}: add them to AREAS")
     out = ["# hwcheck rules", "",
            "Generated from the rule table by `rules/gen-rules-md.py` (`hwcheck rules list --json`);",
            "do not edit by hand. `hwcheck rules explain ID` prints one rule.", "",

@@ -62,6 +62,28 @@ static const char *count_text(struct hwc_rule_ctx *c, double v, double max)
 			: fv_fmt_num(c->a, v);
 }
 
+/* The mstlink port of the netdev name that answered key ("phy.raw_ber"), NULL when none did:
+ * mstlink comes first, a netdev's ethtool counters judge a port only without it. */
+static const json_t *mstlink_port_of(struct hwc_rule_ctx *c, const char *name, const char *key)
+{
+	size_t i, j;
+	const json_t *ad, *p;
+	FOR_PHY_PORTS(c, i, ad, j, p) {
+		const char *nd = hwc_q_string(p, "netdev");
+		if (nd && name && strcmp(nd, name) == 0 && json_is_number(hwc_q_at(p, key)))
+			return p;
+	}
+	return NULL;
+}
+
+/* LINK_EFFECTIVE_ERRORS owns the post-FEC errors of an Ethernet port that reports them as bits
+ * (mstlink's Effective Physical Errors, ethtool's rx_pcs_symbol_err_phy): one wire, one finding. */
+static bool effective_owns(struct hwc_rule_ctx *c, const json_t *nd)
+{
+	return json_is_number(hwc_q_at(nd, "counters.rx_pcs_symbol_err_phy")) ||
+	       mstlink_port_of(c, hwc_q_string(nd, "name"), "phy.effective_errors");
+}
+
 static void symbol_netdevs(struct hwc_rule_ctx *c, double hours, const char *upwhy)
 {
 	size_t i;
@@ -70,6 +92,8 @@ static void symbol_netdevs(struct hwc_rule_ctx *c, double hours, const char *upw
 		const char *name = hwc_q_string(nd, "name");
 		const char *base = fv_netdev_path(c, name);
 		double n;
+		if (effective_owns(c, nd))
+			continue; /* judged by LINK_EFFECTIVE_ERRORS, with this counter as evidence */
 		if (!need_num(c, name, nd, base, "counters.rx_symbol_err_phy", &n) || n <= 0)
 			continue;
 		/* rx_symbol_err_phy counts what FEC could not correct: frames were lost */
@@ -118,19 +142,6 @@ static void eval_symbol(struct hwc_rule_ctx *c)
 	symbol_ib(c, hours, upwhy);
 }
 
-/* mstlink's Link Down Counter of the port whose netdev is name (NULL: none known). */
-static const json_t *mstlink_port_of(struct hwc_rule_ctx *c, const char *name)
-{
-	size_t i, j;
-	const json_t *ad, *p;
-	FOR_PHY_PORTS(c, i, ad, j, p) {
-		const char *nd = hwc_q_string(p, "netdev");
-		if (nd && name && strcmp(nd, name) == 0 && json_is_number(hwc_q_at(p, "phy.link_down_counter")))
-			return p;
-	}
-	return NULL;
-}
-
 /* Flaps of a netdev: link-down events the firmware counted, else carrier ups after the first. */
 static void flaps_netdevs(struct hwc_rule_ctx *c, double max)
 {
@@ -144,7 +155,7 @@ static void flaps_netdevs(struct hwc_rule_ctx *c, double max)
 		int k1 = hwc_q_find_num(nd, "counters.link_down_events_phy", &phy, &w1, c->a);
 		int k2 = hwc_q_find_num(nd, "link.carrier_up_count", &ups, &w2, c->a);
 		if (!k1 && !k2) {
-			if (mstlink_port_of(c, name))
+			if (mstlink_port_of(c, name, "phy.link_down_counter"))
 				continue; /* judged from mstlink's Link Down Counter (flaps_mstlink) */
 			hwc_rule_unknown(c, name, hwc_arena_printf(c->a, "%s.counters.link_down_events_phy", base), w1,
 					 "whether the link went down since boot");
@@ -264,6 +275,98 @@ static double fec_limit(const char *fec, const char **src)
 	return 0;
 }
 
+/* ---- the same from ethtool -S (netdevs[].link.ber): ports mstlink did not answer for ------- */
+
+/* The limit of ethtool's FEC name at the link's lane rate: RS is RS(544,514) on PAM4 lanes (50G
+ * and faster, IEEE 802.3cd/ck) and RS(528,514) on 25G lanes (802.3bm/by); *alt the other one where
+ * the lanes are not known and the speed has both (50G: 2x25 or 1x50, 100G: 4x25 or 2x50). */
+static double ethtool_fec_limit(const json_t *nd, const char *fec, const char **src, double *alt)
+{
+	const char *src2;
+	double mbps = 0, lanes = 0;
+	*alt = 0;
+	/* Off/None: every raw error is an effective one (rx_pcs_symbol_err_phy), LINK_EFFECTIVE_ERRORS';
+	 * BaseR (Firecode), LLRS: no figure; judged by the effective errors only */
+	if (strcmp(fec, "RS") != 0 || !json_is_number(hwc_q_get(nd, "speed_mbps")))
+		return 0;
+	mbps = json_number_value(hwc_q_get(nd, "speed_mbps"));
+	if (json_is_number(hwc_q_at(nd, "link.modes.lanes")))
+		lanes = json_number_value(hwc_q_at(nd, "link.modes.lanes"));
+	double lane = lanes > 0 ? mbps / lanes : (mbps == 25000 ? 25000 : mbps >= 200000 ? 50000 : 0);
+	if (lane >= 50000)
+		return fec_limit("RS(544,514)", src);
+	if (lane > 0)
+		return fec_limit("RS(528,514)", src);
+	*alt = fec_limit("RS(528,514)", &src2);
+	return fec_limit("RS(544,514)", src);
+}
+
+/* The raw BER of a netdev from its ethtool counters (netdevs[].link.ber), against its FEC. */
+static void raw_ber_netdev(struct hwc_rule_ctx *c, const json_t *nd, double margin)
+{
+	const char *name = hwc_q_string(nd, "name"), *base = fv_netdev_path(c, name), *fec, *src, *why;
+	double corr, unc = 0, ber, alt;
+	if (!json_is_number(hwc_q_at(nd, "counters.rx_corrected_bits_phy")) || mstlink_port_of(c, name, "phy.raw_ber") ||
+	    !json_is_number(hwc_q_get(nd, "speed_mbps")))
+		return; /* no source, judged from mstlink, or no link */
+	corr = json_number_value(hwc_q_at(nd, "counters.rx_corrected_bits_phy"));
+	hwc_q_find_num(nd, "counters.rx_pcs_symbol_err_phy", &unc, &why, c->a);
+	if (corr <= 0 && unc <= 0)
+		return; /* not one bit in error in the window, whatever its length */
+	if (!hwc_q_find_num(nd, "link.ber.raw_ber", &ber, &why, c->a)) {
+		hwc_rule_unknown(c, name, hwc_arena_printf(c->a, "%s.link.ber.raw_ber", base), why,
+				 hwc_arena_printf(c->a, "the raw BER of %s corrected bits", fv_fmt_num(c->a, corr)));
+		return;
+	}
+	if (!need_str(c, name, nd, base, "link.fec.active", &fec))
+		return;
+	double limit = ethtool_fec_limit(nd, fec, &src, &alt);
+	if (limit <= 0)
+		return; /* no figure for this FEC: judged by the effective errors only */
+	if (ber <= (alt > 0 && alt < limit ? alt : limit) * margin)
+		return;
+	if (alt > 0 && ber <= limit * margin) {
+		hwc_rule_unknown(c, name, hwc_arena_printf(c->a, "%s.link.modes.lanes", base),
+				 "unknown: RS(528,514) on 25G lanes or RS(544,514) on 50G lanes", "which RS FEC's limit applies");
+		return;
+	}
+	const char *kind = limit >= 2.4e-4 ? "RS(544,514)" : "RS(528,514)";
+	struct hwc_finding *fd = hwc_rule_emit(c, name, "raw (pre-FEC) BER %.3g is %s the limit of %s (%.3g)", ber,
+					       ber > limit ? "past" : "close to", kind, limit);
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.ber.raw_ber", base), hwc_arena_printf(c->a, "%.3g", ber),
+			 hwc_arena_printf(c->a, "<= %.3g (%s x margin %s)", limit * margin, src, fv_fmt_num(c->a, margin)));
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.rx_corrected_bits_phy", base), fv_fmt_num(c->a, corr), NULL);
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.fec.active", base), fec, NULL);
+	fv_far_end_netdev(c, fd, nd, base);
+}
+
+/* Errors left after FEC on a netdev's ethtool counters: rx_pcs_symbol_err_phy (PPCNT
+ * phy_symbol_errors, the bits no FEC corrected), ethtool --show-fec's uncorrectable blocks, the
+ * effective BER where rx_bits_phy gives a window; the frames lost (rx_symbol_err_phy) beside. */
+static void effective_netdev(struct hwc_rule_ctx *c, const json_t *nd, double max)
+{
+	const char *name = hwc_q_string(nd, "name"), *base = fv_netdev_path(c, name), *why = NULL;
+	double n, ub = 0, ber = 0, fr = 0;
+	if (!json_is_number(hwc_q_at(nd, "counters.rx_pcs_symbol_err_phy")) || mstlink_port_of(c, name, "phy.effective_errors"))
+		return; /* LINK_SYMBOL_ERRORS' (no such counter), or judged from mstlink */
+	n = json_number_value(hwc_q_at(nd, "counters.rx_pcs_symbol_err_phy"));
+	int has_ub = hwc_q_find_num(nd, "link.fec.uncorrectable_blocks", &ub, &why, c->a);
+	int has_ber = hwc_q_find_num(nd, "link.ber.effective_ber", &ber, &why, c->a);
+	if (n <= 0 && ub <= 0 && (!has_ber || ber <= max))
+		return;
+	struct hwc_finding *fd = hwc_rule_emit(c, name, "%s bit errors left after FEC (effective BER %s) since the port's counters were cleared",
+					       fv_fmt_num(c->a, n), has_ber ? hwc_arena_printf(c->a, "%.3g", ber) : "unknown: no rx_bits_phy");
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.rx_pcs_symbol_err_phy", base), fv_fmt_num(c->a, n), "0");
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.ber.effective_ber", base),
+			 has_ber ? hwc_arena_printf(c->a, "%.3g", ber) : why, hwc_arena_printf(c->a, "<= %.3g", max));
+	if (has_ub)
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.fec.uncorrectable_blocks", base), fv_fmt_num(c->a, ub), "0");
+	if (hwc_q_find_num(nd, "counters.rx_symbol_err_phy", &fr, &why, c->a) && fr > 0)
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.rx_symbol_err_phy", base),
+				 hwc_arena_printf(c->a, "%s (frames dropped)", fv_fmt_num(c->a, fr)), "0");
+	fv_far_end_netdev(c, fd, nd, base);
+}
+
 static void eval_raw_ber(struct hwc_rule_ctx *c)
 {
 	double margin = hwc_profile_threshold(c->prof, HWC_T_LINK_RAW_BER_MARGIN);
@@ -284,6 +387,9 @@ static void eval_raw_ber(struct hwc_rule_ctx *c)
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.fec", base), fec, NULL);
 		fv_far_end_port(c, fd, p, base, NULL);
 	}
+	const json_t *nd;
+	json_array_foreach(hwc_q_netdevs(c->facts), i, nd)
+		raw_ber_netdev(c, nd, margin);
 }
 
 static void eval_effective(struct hwc_rule_ctx *c)
@@ -305,6 +411,9 @@ static void eval_effective(struct hwc_rule_ctx *c)
 				 hwc_arena_printf(c->a, "<= %.3g", max));
 		fv_far_end_port(c, fd, p, base, NULL);
 	}
+	const json_t *nd;
+	json_array_foreach(hwc_q_netdevs(c->facts), i, nd)
+		effective_netdev(c, nd, max);
 }
 
 /* Per-lane rates from 25 Gb/s up need FEC (IEEE 802.3by/cd, IB HDR and faster); 40G (4 x 10G) and
@@ -514,8 +623,11 @@ static void eval_kernel_events(struct hwc_rule_ctx *c)
 
 const struct hwc_rule hwc_rules_link[] = {
 	{"LINK_SYMBOL_ERRORS", HWC_SEV_WARN, "link", "Symbol errors on the wire",
-	 "Ethernet/RoCE: rx_symbol_err_phy counts symbols the FEC could not correct, so every one is a "
-	 "lost frame (mlx5 counters.rst); any is flagged. InfiniBand: symbol_error above "
+	 "Ethernet/RoCE: rx_symbol_err_phy counts frames dropped for symbols the FEC could not correct, "
+	 "so every one is a lost frame (mlx5 counters.rst); any is flagged. A port that also reports "
+	 "its post-FEC errors as bits (ethtool's rx_pcs_symbol_err_phy, or mstlink's Effective Physical "
+	 "Errors) is left to LINK_EFFECTIVE_ERRORS, which shows this counter beside them: one wire, one "
+	 "finding. InfiniBand: symbol_error above "
 	 "link_symbol_errors_per_hour (default 120/h: the IBTA 1e-12 BER basis, as used by NVSentinel's "
 	 "link counter design and Oracle's InfiniBand documentation). Such errors cost NCCL bandwidth "
 	 "and grow into flaps. Rates are since boot (the uptime).",
@@ -539,12 +651,22 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "-c` and `perfquery` show the counters on both ends.",
 	 eval_integrity},
 	{"LINK_RAW_BER_HIGH", HWC_SEV_WARN, "link", "Pre-FEC BER close to the FEC's limit",
-	 "mstlink's raw physical BER against what the FEC in use can correct: RS(544,514) 2.4e-4 "
+	 "The raw physical BER against what the FEC in use can correct, from mstlink's Raw Physical BER, "
+	 "or, for an Ethernet port mstlink did not answer for, from ethtool -S: (rx_corrected_bits_phy "
+	 "+ rx_pcs_symbol_err_phy) / rx_bits_phy, the PPCNT physical layer statistical counters' "
+	 "corrected, uncorrected and received bits over their common window (since they were last "
+	 "cleared; mlx5 counters.rst; with FEC on the raw errors are the corrected ones, PRM "
+	 "phy_raw_errors_laneN); ethtool's RS is RS(544,514) on 50G-and-faster (PAM4) lanes and "
+	 "RS(528,514) on 25G lanes, unknown between the two where the lanes are not known; with FEC "
+	 "off every raw error is an effective one, LINK_EFFECTIVE_ERRORS' (one wire, one finding). Without "
+	 "rx_bits_phy (mainline mlx5 exports none) there is no window: unknown, except that no bit "
+	 "in error at all is a BER of 0. Limits: RS(544,514) 2.4e-4 "
 	 "(IEEE 802.3bs/cd), RS(528,514) 5e-5 (IEEE 802.3bm 100GBASE-SR4), no FEC 1e-12 (IBTA/IEEE "
 	 "802.3); flagged above link_raw_ber_margin (default 0.1: within a decade) of it, before the "
 	 "FEC cliff turns it into loss. Other FECs (Firecode, IB LL-FEC) are judged by the effective "
-	 "BER only. Needs mstflint's mstlink: without it the rule cannot see the BER and says nothing "
-	 "(LINK_SYMBOL_ERRORS still sees post-FEC loss in ethtool's counters). Sources checked: the "
+	 "BER only. Without mstlink and without ethtool's corrected bits the rule cannot see the BER "
+	 "and says nothing (LINK_SYMBOL_ERRORS still sees post-FEC loss in ethtool's counters). "
+	 "Sources checked: the "
 	 "PMD BER of 2.4e-4 is 802.3bs/cd's for RS(544,514) PAM4 PMDs (its designed pre-FEC operating "
 	 "point), 5e-5 802.3bm clause 95's for 100GBASE-SR4 with RS(528,514); both FECs deliver 1e-12 "
 	 "or better after correction (Intel AN 846 on 802.3bj clause 91 KR4/KP4).",
@@ -552,10 +674,22 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "shows the per-lane errors: one bad lane points at the cable or module.",
 	 eval_raw_ber},
 	{"LINK_EFFECTIVE_ERRORS", HWC_SEV_WARN, "link", "Errors left after FEC",
-	 "mstlink's effective (post-FEC) errors: any is flagged, and an effective BER above "
+	 "Effective (post-FEC) errors: any is flagged, and an effective BER above "
 	 "link_effective_ber_max (default 1e-12, the IBTA / IEEE 802.3 link objective, and the "
 	 "default BER threshold of NVIDIA's ibdiagnet): these are "
-	 "corrupted frames the FEC could not repair.",
+	 "corrupted frames the FEC could not repair. Sources, in order: mstlink's Effective Physical "
+	 "Errors and BER; else, on an Ethernet port, ethtool -S's rx_pcs_symbol_err_phy (symbols 'not "
+	 "corrected by FEC, or FEC not active', mlx5 counters.rst): PPCNT phy_symbol_errors, error "
+	 "bits 'not corrected by phy correction mechanisms (FEC + PLR)' (PRM), the very field "
+	 "pre-16nm mlxlink prints as Effective Physical Errors; newer mlxlink prints "
+	 "phy_effective_errors, bits 'not corrected by FEC or FEC not active': the two differ only "
+	 "on a link running physical layer retransmission (the PRM's '+ PLR' FEC modes), where "
+	 "phy_symbol_errors counts what FEC and PLR together left. With it, ethtool --show-fec's "
+	 "uncorrectable blocks, and the effective BER "
+	 "rx_pcs_symbol_err_phy / rx_bits_phy where the driver reports rx_bits_phy (unknown "
+	 "otherwise: the count still fires). This rule owns the post-FEC errors of such a port: the "
+	 "frames they cost (rx_symbol_err_phy) are its evidence, and LINK_SYMBOL_ERRORS stays silent "
+	 "there (one wire, one finding).",
 	 "Replace the cable/transceiver of the port; check the switch port's counters too.",
 	 eval_effective},
 	{"LINK_FEC_MODE", HWC_SEV_WARN, "link", "FEC off on a link that needs it",

@@ -442,7 +442,64 @@ def sfp_no_light():
     r.done("a 10G-LR SFP+ whose receiver gets no light, past its own low alarm")
 
 
+# Dell KB 000286734 ('Mellanox ConnectX-6 Dx: High Corrected Bits on PAM4 NICs'): `ethtool -S
+# enp139s0f1np1 | grep -E "correc|rx_err"` of a ConnectX-6 Dx 100G PAM4 port, called normal there
+# (pre-FEC BER objective 2.4E-04 with RS544, 1E-12 after it)
+DELL_CX6DX = {"rx_corrected_bits_phy": 153303800, "rx_err_lane_0_phy": 74171021,
+              "rx_err_lane_1_phy": 79132779, "rx_err_lane_2_phy": 0, "rx_err_lane_3_phy": 0}
+
+
+def phy_stats(c):
+    """An mlx5 `ethtool -S` block of the physical layer counters, in en_stats.c's order (with the
+    2026 patch that adds rx_bits_phy first in the statistical group)."""
+    keys = ["rx_symbol_err_phy", "link_down_events_phy", "rx_bits_phy", "rx_pcs_symbol_err_phy",
+            "rx_corrected_bits_phy", "rx_err_lane_0_phy", "rx_err_lane_1_phy", "rx_err_lane_2_phy",
+            "rx_err_lane_3_phy"]
+    return ("NIC statistics:\n" + "".join(f"     {k}: {c[k]}\n" for k in keys)).encode()
+
+
+def ethtool_ber():
+    r = Root("link-ethtool-ber-pam4")
+    window = 200_000_000_000 * 3600  # bits at 200 Gb/s in one hour
+    ports = {"p1": dict(DELL_CX6DX, rx_symbol_err_phy=12, link_down_events_phy=0, rx_bits_phy=window,
+                        rx_pcs_symbol_err_phy=12, rx_corrected_bits_phy=int(window * 5e-4),
+                        rx_err_lane_2_phy=int(window * 5e-4) - 153303800),
+             "p2": dict(DELL_CX6DX, rx_symbol_err_phy=0, link_down_events_phy=0, rx_bits_phy=window,
+                        rx_pcs_symbol_err_phy=0)}
+    for k, (name, c) in enumerate(ports.items()):
+        bdf = f"0000:8b:00.{k}"
+        r.function(bdf, 0x101d, netdevs=[name], rdma=[f"mlx5_{k}"])
+        r.rdma(f"mlx5_{k}", None, None, {1: {"state": "4: ACTIVE", "phys_state": "5: LinkUp",
+                                            "rate": "200 Gb/sec (4X HDR)", "link_layer": "Ethernet"}})
+        pci_netdev(r, "pci0000:8a", bdf, name, {"dev_port": 0, "operstate": "up", "carrier": 1,
+                                                "speed": 200000, "mtu": 9000})
+        r.command(["ethtool", "-S", name], phy_stats(c))
+        unc = 3 if c["rx_pcs_symbol_err_phy"] else 0
+        r.command(["ethtool", "-I", "--show-fec", name],
+                  (f"FEC parameters for {name}:\nSupported/Configured FEC encodings: Auto RS\n"
+                   f"Active FEC encoding: RS\nStatistics:\n  corrected_blocks: {c['rx_corrected_bits_phy'] // 3}\n"
+                   f"  uncorrectable_blocks: {unc}\n  corrected_bits: {c['rx_corrected_bits_phy']}\n").encode())
+    r.source("`hwcheck/commands/ethtool -S p1/stdout`, `ethtool -S p2/stdout`: mlx5's physical layer "
+             "counters only (RECONSTRUCTED layout: the real lines' format, en_stats.c's order).")
+    r.source("`p2`'s corrected bits per lane (153303800 = lane 0 74171021 + lane 1 79132779): a "
+             "ConnectX-6 Dx PAM4 port's `ethtool -S | grep -E \"correc|rx_err\"` in Dell KB 000286734 "
+             "('Mellanox ConnectX-6 Dx: High Corrected Bits on PAM4 NICs'), which calls them normal.")
+    r.source("RECONSTRUCTED (no public mlx5 `ethtool -S` with `rx_bits_phy` exists: the counter comes "
+             "with Kenta Akagi's patch 'net/mlx5e: Expose physical received bits counters to ethtool', "
+             "linux-rdma 2026-01, tested on a ConnectX-5 25G; not found in a mainline tree): "
+             "`rx_bits_phy` 7.2e14 (one hour at 200 Gb/s) on both ports; p1's corrected bits raised to "
+             "5e-4 of it (lane 2 carrying the rest) with 12 uncorrected bits and 12 dropped frames; the "
+             "`ethtool -I --show-fec` answers (RS active, block counts chosen, corrected_bits = "
+             "rx_corrected_bits_phy as mlx5 reports phy_corrected_bits there); the functions "
+             "0000:8b:00.0/1 (15b3:101d, ConnectX-6 Dx), their RoCE ports mlx5_0/1 (ACTIVE) and their netdevs at 200000 Mb/s (4 x 50G PAM4: "
+             "RS(544,514)). Expected: p1 LINK_RAW_BER_HIGH warn (5e-4 past RS(544,514)'s 2.4e-4) and "
+             "LINK_EFFECTIVE_ERRORS warn (12 bits, effective BER 1.67e-14, 3 uncorrectable blocks); p2 "
+             "raw BER 2.1e-7: quiet.")
+    r.done("two ConnectX-6 Dx PAM4 ports whose ethtool -S reports rx_bits_phy: one past the RS(544,514) limit")
+
+
 def build():
+    ethtool_ber()
     hdr_plr_8port()
     ndr_dac_los()
     bad_signal_400g()

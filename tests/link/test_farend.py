@@ -58,13 +58,15 @@ class FarEnd(unittest.TestCase):
                          ("LEAF03", "Ethernet184", "local", "LLDP"))
         self.assertIn("ds730-32d", peer["system_description"])
         self.assertEqual(peer["unavailable"]["max_frame_size"]["status"], "absent")
-        f = next(f for f in j["findings"] if f["rule_id"] == "LINK_SYMBOL_ERRORS")
-        self.assertTrue(f["message"].startswith("host p1 <-> LEAF03 Ethernet184: 386 symbol errors"), f["message"])
+        # the port reports its post-FEC errors as bits (rx_pcs_symbol_err_phy): LINK_EFFECTIVE_ERRORS'
+        f = next(f for f in j["findings"] if f["rule_id"] == "LINK_EFFECTIVE_ERRORS")
+        self.assertTrue(f["message"].startswith("host p1 <-> LEAF03 Ethernet184: 386 bit errors left after FEC"),
+                        f["message"])
         self.assertIn(("netdevs[p1].link.peer", "LEAF03 Ethernet184"),
                       [(e["fact"], e["observed"]) for e in f["evidence"]])
         # the base root says the same without the far end
-        b = next(f for f in check("net-mlx5-100g-full-stats")["findings"] if f["rule_id"] == "LINK_SYMBOL_ERRORS")
-        self.assertTrue(b["message"].startswith("386 symbol errors"), b["message"])
+        b = next(f for f in check("net-mlx5-100g-full-stats")["findings"] if f["rule_id"] == "LINK_EFFECTIVE_ERRORS")
+        self.assertTrue(b["message"].startswith("386 bit errors"), b["message"])
         self.assertTrue(f["message"].endswith(b["message"]))
 
     def test_lldp_far_end_on_each_port_line(self):

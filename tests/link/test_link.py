@@ -80,16 +80,75 @@ class Fixtures(unittest.TestCase):
     def test_ethernet_uncorrected_symbols_fire(self):
         j = check("net-mlx5-100g-full-stats")
         # the capture has no --show-fec and no ethtool -m: what they would tell is unknown
-        self.assertEqual(link_findings(j), [("LINK_FEC_MODE", "unknown", "p1"),
+        # one wire, one finding: the 386 uncorrected bits (rx_pcs_symbol_err_phy) are
+        # LINK_EFFECTIVE_ERRORS', with the 386 dropped frames (rx_symbol_err_phy) as its evidence
+        self.assertEqual(link_findings(j), [("LINK_EFFECTIVE_ERRORS", "warn", "p1"),
+                                            ("LINK_FEC_MODE", "unknown", "p1"),
                                             ("LINK_MODULE_RX_POWER_LOW", "unknown", "p1"),
                                             ("LINK_MODULE_THRESHOLDS", "unknown", "p1"),
                                             ("LINK_RATE_BELOW_POSSIBLE", "unknown", "p1"),
                                             ("LINK_RATE_LIMITED", "unknown", "p1"),
-                                            ("LINK_SYMBOL_ERRORS", "warn", "p1")])
-        f = next(f for f in j["findings"] if f["rule_id"] == "LINK_SYMBOL_ERRORS")
-        self.assertIn("386 symbol errors", f["message"])
-        c = j["facts"]["netdevs"][0]["counters"]
+                                            ("LINK_RAW_BER_HIGH", "unknown", "p1")])
+        f = next(f for f in j["findings"] if f["rule_id"] == "LINK_EFFECTIVE_ERRORS")
+        self.assertIn("386 bit errors left after FEC (effective BER unknown: no rx_bits_phy)", f["message"])
+        ev = {e["fact"]: e["observed"] for e in f["evidence"]}
+        self.assertEqual(ev["netdevs[p1].counters.rx_pcs_symbol_err_phy"], "386")
+        self.assertEqual(ev["netdevs[p1].counters.rx_symbol_err_phy"], "386 (frames dropped)")
+        self.assertIn("no rx_bits_phy", ev["netdevs[p1].link.ber.effective_ber"])
+        # 17750739 corrected bits but no window: the raw BER is unknown, not invented
+        r = next(f for f in j["findings"] if f["rule_id"] == "LINK_RAW_BER_HIGH")
+        self.assertIn("no rx_bits_phy", r["message"])
+        nd = j["facts"]["netdevs"][0]
+        c = nd["counters"]
         self.assertEqual((c["rx_err_lane_3_phy"], c["rx_pcs_symbol_err_phy"]), (17722623, 386))
+        self.assertEqual((c["rx_bits_phy"], nd["link"]["ber"]["raw_ber"], nd["link"]["ber"]["effective_ber"]),
+                         (None, None, None))
+        self.assertEqual(nd["link"]["ber"]["unavailable"]["raw_ber"]["status"], "absent")
+
+    def test_ethtool_ber_pam4(self):
+        # rx_bits_phy gives the counters' window: p1's raw BER past RS(544,514), p2's healthy
+        j = check("link-ethtool-ber-pam4")
+        lf = [x for x in link_findings(j) if x[1] != "unknown"]
+        self.assertEqual(lf, [("LINK_EFFECTIVE_ERRORS", "warn", "p1"), ("LINK_RAW_BER_HIGH", "warn", "p1")])
+        ber = {nd["name"]: nd["link"]["ber"] for nd in j["facts"]["netdevs"]}
+        self.assertAlmostEqual(ber["p1"]["raw_ber"], 5e-4, delta=1e-12)
+        self.assertAlmostEqual(ber["p1"]["effective_ber"], 12 / 7.2e14, delta=1e-20)
+        self.assertAlmostEqual(ber["p2"]["raw_ber"], 153303800 / 7.2e14, delta=1e-15)
+        self.assertEqual(ber["p2"]["effective_ber"], 0)
+        r = next(f for f in j["findings"] if f["rule_id"] == "LINK_RAW_BER_HIGH")
+        self.assertIn("past the limit of RS(544,514)", r["message"])
+        self.assertFalse([f for f in j["findings"] if f["rule_id"] == "LINK_SYMBOL_ERRORS"])
+        # the port's link line shows ethtool's BER where mstlink gave none
+        cp = run("--root", hwctest.fixture("link-ethtool-ber-pam4", "root"), "--no-color")
+        self.assertRegex(cp.stdout, r"warn +link errors +p1: .*FEC RS, raw BER 0\.0005, effective BER\s+1\.67e-14")
+        self.assertRegex(cp.stdout, r"ok +link errors +p2: .*FEC RS, raw BER 2\.13e-07, effective BER 0")
+
+    def test_ethtool_ber_broken_counters(self):
+        # rx_bits_phy 0, garbage, or absent: the BER is null with the reason, nothing crashes;
+        # no bit in error at all stays a BER judged 0 (quiet), errors without a window unknown
+        src = hwctest.fixture("link-ethtool-ber-pam4", "root")
+        cases = {"0": "unsupported", "n/a": "absent", "18446744073709551615": None, None: "absent"}
+        for v, status in cases.items():
+            with self.subTest(rx_bits_phy=v), tempfile.TemporaryDirectory() as d:
+                root = os.path.join(d, "root")
+                subprocess.run(["cp", "-a", src, root], check=True)
+                f = os.path.join(root, "hwcheck", "commands", "ethtool -S p1", "stdout")
+                with open(f) as fh:
+                    lines = [ln for ln in fh if "rx_bits_phy" not in ln]
+                if v is not None:
+                    lines.insert(3, f"     rx_bits_phy: {v}\n")
+                with open(f, "w") as fh:
+                    fh.writelines(lines)
+                j = check_root(root)
+                b = next(nd for nd in j["facts"]["netdevs"] if nd["name"] == "p1")["link"]["ber"]
+                if status is None:
+                    self.assertLess(b["raw_ber"], 1e-4)  # a huge window: a tiny ratio
+                    continue
+                self.assertIsNone(b["raw_ber"])
+                self.assertEqual(b["unavailable"]["raw_ber"]["status"], status)
+                sev = {x[0]: x[1] for x in link_findings(j) if x[2] == "p1"}
+                self.assertEqual(sev["LINK_RAW_BER_HIGH"], "unknown")
+                self.assertEqual(sev["LINK_EFFECTIVE_ERRORS"], "warn")  # 12 bits: any is flagged
 
     def test_mlxlink_clean_does_not_fire(self):
         j = check("link-bf3-mlxlink-clean")
