@@ -485,7 +485,11 @@ static void it_rate(struct card_ctx *x, const json_t *p, struct item_val *v)
 	}
 	vput(v, "%gG", json_number_value(sp) / 1000);
 	put_end(v, "card", m, "supported_max_mbps", 0.001);
-	put_end(v, "module", hwc_q_netdev_module(nd), "max_gbps", 1);
+	double cable = hwc_q_speed_list_gbps(hwc_q_string(hwc_q_get(p, "phy"), "supported_cable_speed"));
+	if (!json_is_number(hwc_q_get(hwc_q_netdev_module(nd), "max_gbps")) && cable > 0)
+		vput(v, ", module %gG (mstlink)", cable); /* the cable's speeds as the firmware reads them */
+	else
+		put_end(v, "module", hwc_q_netdev_module(nd), "max_gbps", 1);
 	put_end(v, "partner", m, "partner_max_mbps", 0.001);
 }
 

@@ -167,6 +167,36 @@ const json_t *hwc_q_port_netdev(const json_t *facts, const json_t *port)
 	return hwc_q_netdev(facts, hwc_q_string(port, "netdev"));
 }
 
+const json_t *hwc_q_netdev_port(const json_t *facts, const char *name, const json_t **adapter)
+{
+	size_t i, j;
+	const json_t *ad, *p;
+	json_array_foreach(hwc_q_adapters(facts), i, ad) json_array_foreach(hwc_q_ports(ad), j, p) {
+		const char *nd = hwc_q_string(p, "netdev");
+		if (name && nd && strcmp(nd, name) == 0) {
+			if (adapter)
+				*adapter = ad;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+double hwc_q_speed_list_gbps(const char *list)
+{
+	const char *open = list ? strrchr(list, '(') : NULL;
+	double best = 0;
+	for (const char *t = open ? open + 1 : list; t && *t;) {
+		char *end;
+		double g = strtod(t, &end);
+		if (end != t && *end == 'G' && g > best)
+			best = g;
+		t += strcspn(t, ",");
+		t += *t == ',';
+	}
+	return best;
+}
+
 const json_t *hwc_q_fw_config(const json_t *adapter)
 {
 	return q_object(hwc_q_get(adapter, "fw_config"));

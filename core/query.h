@@ -110,6 +110,13 @@ const json_t *hwc_q_irq_locality(const json_t *nd);
  * adapter's ports[] and function_map[] ({bdf, netdevs, rdma_devices...} per function) (NULL
  * when not arrays) and its access registers {temp_mdegc, power_status...} (NULL when not read). */
 const json_t *hwc_q_port_netdev(const json_t *facts, const json_t *port);
+/* The reverse: the adapters[].ports[] entry whose netdev is name, and its adapter in *adapter;
+ * NULL when no port names it. */
+const json_t *hwc_q_netdev_port(const json_t *facts, const char *name, const json_t **adapter);
+/* The fastest Ethernet speed of an mstlink speed list (phy.supported_cable_speed,
+ * phy.enabled_link_speed: "0x000002f2 (100G_4X,50G_2X,40G,25G,10G,1G)" -> 100), Gb/s; 0 when it
+ * names none (InfiniBand names NDR, HDR ...; N/A; NULL). */
+double hwc_q_speed_list_gbps(const char *list);
 const json_t *hwc_q_ports(const json_t *adapter);
 const json_t *hwc_q_function_map(const json_t *adapter);
 const json_t *hwc_q_registers(const json_t *adapter);

@@ -162,6 +162,10 @@ struct hwc_mlx_phy {
 	struct hwc_fstr source;          /* the argv that answered */
 	struct hwc_fstr state, phys_state, speed, width;
 	struct hwc_fstr fec;             /* "Standard RS-FEC - RS(528,514)", "No FEC" ... */
+	/* Supported Info, verbatim: "0x00003ff2 (200G_2X,...,1G)": the speeds the port is enabled
+	 * for (PTYS admin), and those the plugged cable supports (PDDR cable_ext_eth_proto_cap);
+	 * "(Ext.)" after the key is dropped */
+	struct hwc_fstr enabled_link_speed, supported_cable_speed;
 	struct hwc_fstr recommendation;  /* the tool's own verdict ("No issue was observed") */
 	struct hwc_fi64 status_opcode;   /* 0: no issue */
 	struct hwc_ff64 time_since_clear_min;

@@ -13,6 +13,7 @@
 #include "core/util.h"
 
 #define LANES_KEY "Raw Physical Errors Per Lane"
+#define EXT_SUFFIX " (Ext.)"
 /* facts.mlx.adapters[].ports[].phy: each value with the name mlxlink prints before " : " */
 #define K(txt, j, k, m) {.key = j, .t = k, .off = offsetof(struct hwc_mlx_phy, m), .src = txt}
 static const struct hwc_jfield phy_f[] = {
@@ -22,6 +23,8 @@ static const struct hwc_jfield phy_f[] = {
 	K("Speed", "speed", HWC_JT_STR, speed),
 	K("Width", "width", HWC_JT_STR, width),
 	K("FEC", "fec", HWC_JT_STR, fec),
+	K("Enabled Link Speed", "enabled_link_speed", HWC_JT_STR, enabled_link_speed),
+	K("Supported Cable Speed", "supported_cable_speed", HWC_JT_STR, supported_cable_speed),
 	K("Recommendation", "recommendation", HWC_JT_STR, recommendation),
 	K("Status Opcode", "status_opcode", HWC_JT_I64, status_opcode),
 	K("Time Since Last Clear [Min]", "time_since_clear_min", HWC_JT_F64, time_since_clear_min),
@@ -158,6 +161,8 @@ static bool take_line(struct hwc_mlx_phy *p, const char *l, size_t n, struct hwc
 	const char *k = trim(l, (size_t)(c - l), &kn);
 	const char *v = uncolour(c + 1, n - (size_t)(c - l) - 1, &cn, a);
 	v = trim(v, cn, &vn);
+	if (kn > strlen(EXT_SUFFIX) && memcmp(k + kn - strlen(EXT_SUFFIX), EXT_SUFFIX, strlen(EXT_SUFFIX)) == 0)
+		kn -= strlen(EXT_SUFFIX); /* "Enabled Link Speed (Ext.)": the extended (PTYS ext) speed names */
 	if (kn == strlen(LANES_KEY) && memcmp(k, LANES_KEY, kn) == 0) {
 		set_lanes(p, v, vn, a);
 		return true;

@@ -15,6 +15,7 @@ struct side {
 	double mbps;       /* 0: unknown */
 	const char *why;   /* why it is unknown */
 	const char *what;  /* a detail for the message: the module's code */
+	const char *ev;    /* the evidence value when the fact is not a number (mstlink's list) */
 };
 
 struct port {
@@ -49,6 +50,27 @@ static const char *module_text(struct hwc_rule_ctx *c, const json_t *nd)
 	const char *basis = hwc_q_string(hwc_q_netdev_module(nd), "rate_basis");
 	return hwc_arena_printf(c->a, "%s%s%s%s%s", v ? v : "", v && pn ? " " : "", pn ? pn : "",
 				(v || pn) && basis ? ", " : "", basis ? basis : "");
+}
+
+/* Without a module rate from `ethtool -m`, the cable speeds the firmware read from the module
+ * (mstlink's Supported Cable Speed of the port) stand for the module's side. */
+static void module_from_mstlink(struct hwc_rule_ctx *c, struct port *p)
+{
+	const json_t *ad = NULL, *mp = hwc_q_netdev_port(c->facts, p->name, &ad);
+	const json_t *v = mp ? hwc_q_at(mp, "phy.supported_cable_speed") : NULL;
+	double g = json_is_string(v) ? hwc_q_speed_list_gbps(json_string_value(v)) : 0;
+	if (g <= 0)
+		return;
+	const json_t *pn = hwc_q_get(mp, "port");
+	struct side *s = &p->s[E_MODULE];
+	s->mbps = g * 1000;
+	s->why = NULL;
+	s->ev = json_string_value(v);
+	const char *list = strrchr(s->ev, '(');
+	size_t n = list ? strcspn(list + 1, ")") : strlen(s->ev);
+	s->what = hwc_arena_printf(c->a, "mstlink Supported Cable Speed: %.*s", (int)n, list ? list + 1 : s->ev);
+	s->path = hwc_arena_printf(c->a, "%s.ports[%s/%lld].phy.supported_cable_speed", fv_adapter_path(c, hwc_q_string(ad, "bdf")),
+				   hwc_q_string(mp, "rdma_device"), json_is_integer(pn) ? (long long)json_integer_value(pn) : 1LL);
 }
 
 /* 1 when the port has a speed to judge; 0 when it has no link (NET_PORT_DOWN speaks) or the
@@ -90,6 +112,8 @@ static int port_read(struct hwc_rule_ctx *c, const json_t *nd, struct port *p)
 		p->s[E_ADVERT].mbps = 0, p->s[E_ADVERT].why = NULL; /* names an end only when it narrows */
 	if (p->s[E_MODULE].mbps > 0)
 		p->s[E_MODULE].what = module_text(c, nd);
+	else
+		module_from_mstlink(c, p);
 	return 1;
 }
 
@@ -114,8 +138,8 @@ static void add_sides(struct hwc_rule_ctx *c, struct hwc_finding *fd, const stru
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.modes.speed_mbps", p->base), fv_fmt_num(c->a, p->speed), NULL);
 	for (int e = 0; e < E__N; e++)
 		if (p->s[e].mbps > 0)
-			hwc_evidence_add(fd, c->a, p->s[e].path, fv_fmt_num(c->a, e == E_MODULE ? p->s[e].mbps / 1000 : p->s[e].mbps),
-					 NULL);
+			hwc_evidence_add(fd, c->a, p->s[e].path,
+					 p->s[e].ev ? p->s[e].ev : fv_fmt_num(c->a, e == E_MODULE ? p->s[e].mbps / 1000 : p->s[e].mbps), NULL);
 }
 
 /* The profile's rate for the netdev's product (port_rate_gbps), Mb/s; 0 when none. */
@@ -220,7 +244,9 @@ static void eval_limited(struct hwc_rule_ctx *c)
 	"clause 124); the card's modes are `ethtool IF`'s 'Supported link modes', the partner's its "  \
 	"'Link partner advertised link modes' (auto-negotiation, clause 73); the module's rate is "    \
 	"read from its EEPROM: SFF-8636 byte 131/192 and SFF-8472 byte 3/36 (SFF-8024 table 4-4), "  \
-	"CMIS application host interface codes (SFF-8024 table 4-5)."
+	"CMIS application host interface codes (SFF-8024 table 4-5); when the EEPROM gives no rate, " \
+	"mstlink's 'Supported Cable Speed' (the cable's speeds as the firmware reads them: PDDR "      \
+	"operational info cable_ext_eth_proto_cap)."
 
 const struct hwc_rule hwc_rules_rate[] = {
 	{"LINK_RATE_BELOW_POSSIBLE", HWC_SEV_WARN, "link", "Port linked below what card, module and partner all support",

@@ -10,7 +10,9 @@
  * (scitix/sichek mlxlink_dom_test.go, counters "captured on clnet36 mlx5_1", with terminal
  * colours), mlxlink-module-osfp-sichek (the same file's Module Info of an OSFP optic, "mirrors real
  * output"), mlxlink-cx7-400g-trex1185, mlxlink-cx7-ndr-show-module and mlxlink-pcie-cx6dx-e-c
- * (corpus/mlxlink/); dmesg-mlx5-cx6dx-health (corpus/dmesg/mlx5-cx6dx_fw22.99_temp_warn_...);
+ * (corpus/mlxlink/), mlxlink-cx7-spark-100g-dac-aerial (`mlxlink -d 0000:01:00.0` on a DGX Spark
+ * ConnectX-7 with a 100G DAC, NVIDIA Aerial cuBB docs 'Installing Tools on NVIDIA DGX Spark
+ * System'); dmesg-mlx5-cx6dx-health (corpus/dmesg/mlx5-cx6dx_fw22.99_temp_warn_...);
  * mlxlink-error is a synthetic one-line -E- message. */
 #include <stdint.h>
 #include <stdlib.h>

@@ -100,6 +100,75 @@ def cx3_advertised_40g():
     r.done("a ConnectX-3 that could do 56G linked at 40G: its own advertisement stops at 40G")
 
 
+# The DGX Spark ConnectX-7 (P4242, PSID NVD0000000087) of NVIDIA's Aerial cuBB documentation,
+# 'Installing Tools on NVIDIA DGX Spark System' (markdown found through the code index by its text;
+# its repository was not recorded): `sudo mlxlink -d 0000:01:00.0` for "port 0 of fronthaul NIC
+# ... connected to another server or switch via a 100GbE DAC cable", firmware 28.47.1088, mst
+# status: 0000:01:00.0 = rocep1s0f0 = net-aerial00. Verbatim in the fuzz corpus.
+SPARK_MLXLINK = "mlxlink-cx7-spark-100g-dac-aerial.txt"
+# `ethtool aerial00` as an mlx5 port in that state prints it (RECONSTRUCTED: one ethtool link mode
+# per speed of mlxlink's Enabled Link Speed list, the partner not reported as mlx5 prints it,
+# Speed the 100G of mlxlink's Speed and Width 4x).
+SPARK_MODES = ["1000baseKX/Full", "10000baseKR/Full", "25000baseCR/Full", "40000baseCR4/Full",
+               "50000baseCR2/Full", "50000baseCR/Full", "100000baseCR4/Full", "100000baseCR2/Full",
+               "100000baseCR/Full", "200000baseCR4/Full", "200000baseCR2/Full"]
+
+
+def spark_ethtool():
+    pad = "\n\t                        "
+    modes = pad.join(SPARK_MODES)
+    return ("Settings for aerial00:\n\tSupported ports: [ Backplane ]\n"
+            f"\tSupported link modes:   {modes}\n"
+            "\tSupported pause frame use: Symmetric\n\tSupports auto-negotiation: Yes\n"
+            "\tSupported FEC modes: None\t RS\t BASER\n"
+            f"\tAdvertised link modes:  {modes}\n"
+            "\tAdvertised pause frame use: No\n\tAdvertised auto-negotiation: Yes\n"
+            "\tAdvertised FEC modes: None\t RS\t BASER\n"
+            "\tLink partner advertised link modes:  Not reported\n"
+            "\tLink partner advertised pause frame use: No\n"
+            "\tLink partner advertised auto-negotiation: Yes\n"
+            "\tLink partner advertised FEC modes: Not reported\n"
+            "\tSpeed: 100000Mb/s\n\tLanes: 4\n\tDuplex: Full\n\tAuto-negotiation: on\n"
+            "\tPort: Direct Attach Copper\n\tPHYAD: 0\n\tTransceiver: internal\n"
+            "\tLink detected: yes\n")
+
+
+def spark_dac_100g():
+    r = mf.Root("rate-cx7-200g-dac-100g-mstlink")
+    r.BUILT_BY = ("Built by `tests/link/make_rate_fixtures.py` from the public capture quoted "
+                  "there (provenance of each piece below).")
+    bdf = "0000:01:00.0"
+    r.function(bdf, 0x1021, netdevs=["aerial00"], rdma=["rocep1s0f0"])
+    mf.pci_netdev(r, "pci0000:00", bdf, "aerial00",
+                  {"dev_port": 0, "operstate": "up", "carrier": 1, "speed": 100000, "mtu": 9000})
+    r.rdma("rocep1s0f0", "28.47.1088", None,
+           {1: {"state": "4: ACTIVE", "phys_state": "5: LinkUp", "rate": "100 Gb/sec (4X EDR)",
+                "link_layer": "Ethernet", "gid_attrs/ndevs/0": "aerial00"}})
+    with open(os.path.join(HERE, "..", "fuzz", "corpus", "link", SPARK_MLXLINK), "rb") as f:
+        r.command(["mstlink", "-d", bdf, "-m", "-c"], f.read())
+    r.command(["ethtool", "aerial00"], spark_ethtool().encode())
+    r.source("`hwcheck/commands/mstlink -d 0000:01:00.0 -m -c/stdout`: verbatim `sudo mlxlink -d "
+             "0000:01:00.0` of NVIDIA's Aerial cuBB documentation 'Installing Tools on NVIDIA DGX "
+             "Spark System' (the DGX Spark ConnectX-7 P4242, PSID NVD0000000087, firmware 28.47.1088, "
+             "MFT 4.34.1-12; 'port 0 of fronthaul NIC ... connected to another server or switch via "
+             "a 100GbE DAC cable'; markdown found through the code index by its text, its repository "
+             "not recorded): Speed 100G, Width 4x, RS(528,514), Enabled Link Speed (Ext.) 0x00003ff2 "
+             "(200G_2X,200G_4X,...,1G), Supported Cable Speed (Ext.) 0x000002f2 "
+             "(100G_4X,50G_2X,40G,25G,10G,1G); also "
+             f"tests/fuzz/corpus/link/{SPARK_MLXLINK}. Expected: LINK_RATE_LIMITED info (card 200G, "
+             "module 100G as mstlink reads the cable: the module limits); no "
+             "LINK_RATE_BELOW_POSSIBLE.")
+    r.source("RECONSTRUCTED: the argv (the capture ran `mlxlink -d 0000:01:00.0` without -m -c, so "
+             "no Module Info and no counters); `hwcheck/commands/ethtool aerial00/stdout` (ethtool's "
+             "layout around the capture's state: one link mode per speed of the Enabled Link Speed "
+             "list, Speed 100000Mb/s and 4 lanes as mlxlink's Speed and Width, the partner 'Not "
+             "reported' as mlx5 prints it); no `ethtool -m` recording (the module's EEPROM rate is "
+             "unknown, mstlink's cable speeds stand for it); the function's sysfs files (15b3:1021), "
+             "the RDMA device rocep1s0f0 and netdev aerial00 (the names `mst status -v` prints for "
+             "0000:01:00.0 there), port ACTIVE/LinkUp, rate 100 Gb/sec (4X EDR), MTU 9000 (the guide gives none).")
+    r.done("a 200G ConnectX-7 at 100G on a 100G DAC, the cable's speeds read by mstlink")
+
+
 def ethtool_p1():
     with open(os.path.join(mf.CORPUS, "ethtool", P1), "rb") as f:
         lines = f.read().decode().split("\n")
@@ -147,6 +216,7 @@ def build():
           "100000baseSR4/Full) in ethtool's layout before Speed (the capture was cut before any). "
           "Expected: LINK_RATE_BELOW_POSSIBLE warn (card, module and partner all 100G)."])
     cx3_advertised_40g()
+    spark_dac_100g()
     root("rate-cx5-100g-no-module", "an mlx5 100GbE port at 40G whose module and partner are unknown",
          p1.replace("Speed: 100000Mb/s", "Speed: 40000Mb/s"), None, 40000,
          [P1_SRC, "RECONSTRUCTED: Speed 40000Mb/s and `speed` 40000; no `ethtool -m` recording "

@@ -97,6 +97,9 @@ static void test_mlxlink(void)
 	CHECK(p.time_since_clear_min.v > 25074.7 && p.time_since_clear_min.v < 25074.9);
 	CHECK_INT(p.lanes_m.st, HWC_ST_OK);
 	CHECK_INT(p.raw_errors_per_lane.n, 4);
+	/* Supported Info under its "(Ext.)" keys, verbatim */
+	CHECK_STR(p.enabled_link_speed.v, "0x00000200 (100G_4X)");
+	CHECK_STR(p.supported_cable_speed.v, "0x000002f2 (100G_4X,50G_2X,40G,25G,10G,1G)");
 	/* terminal colours around the values; per-lane errors over 32 bits */
 	memset(&p, 0, sizeof(p));
 	t = seed("mlxlink-400g-counters-ansi-sichek.txt", &len);
@@ -104,6 +107,7 @@ static void test_mlxlink(void)
 	CHECK(p.raw_ber.v > 1.9e-9 && p.raw_ber.v < 2.1e-9);
 	CHECK_INT(p.raw_errors_per_lane.items[2], 7692183445LL);
 	CHECK_INT(p.fec.m.st, HWC_ST_ABSENT); /* the counters section alone */
+	CHECK_INT(p.supported_cable_speed.m.st, HWC_ST_ABSENT);
 	/* no counters section: the BER is absent, not zero; trailing spaces kept by the capture */
 	memset(&p, 0, sizeof(p));
 	t = seed("mlxlink-cx7-400g-trex1185.txt", &len);
@@ -114,6 +118,9 @@ static void test_mlxlink(void)
 	t = seed("mlxlink-cx7-ndr-show-module.txt", &len);
 	CHECK_INT(hwc_mlx_parse_mlxlink(t, len, A, &p), 0);
 	CHECK_STR(p.speed.v, "IB-NDR");
+	/* an InfiniBand port: the keys without "(Ext.)", IB speed names */
+	CHECK_STR(p.supported_cable_speed.v, "0x000000f1 (NDR,HDR,EDR,FDR,SDR)");
+	CHECK_STR(p.enabled_link_speed.v, "0x000000f1 (NDR,HDR,EDR,FDR,SDR)");
 	/* a real ConnectX-6 HDR 2x port with PLR, as a grep printed it (32-column keys, no dashes
 	 * under the section title): the Symbol lines (after FEC and PLR), two lanes */
 	memset(&p, 0, sizeof(p));
@@ -151,12 +158,15 @@ static void test_mlxlink(void)
 	memset(&p, 0, sizeof(p));
 	CHECK_INT(hwc_mlx_parse_mlxlink("garbage\n", 8, A, &p), -22);
 	CHECK_INT(p.raw_ber.m.st, HWC_ST_INVALID);
-	const char *bad = "Raw Physical BER : 1E-x\nRaw Physical Errors Per Lane : 0,,3\nSpeed : N/A\n";
+	const char *bad = "Raw Physical BER : 1E-x\nRaw Physical Errors Per Lane : 0,,3\nSpeed : N/A\n"
+			  "Supported Cable Speed (Ext.) : N/A\n (Ext.) : 0x1 (1G)\n";
 	memset(&p, 0, sizeof(p));
 	CHECK_INT(hwc_mlx_parse_mlxlink(bad, strlen(bad), A, &p), 0);
 	CHECK_INT(p.raw_ber.m.st, HWC_ST_INVALID);
 	CHECK_INT(p.lanes_m.st, HWC_ST_INVALID);
 	CHECK_INT(p.speed.m.st, HWC_ST_UNSUPPORTED);
+	CHECK_INT(p.supported_cable_speed.m.st, HWC_ST_UNSUPPORTED);
+	CHECK_INT(p.enabled_link_speed.m.st, HWC_ST_ABSENT); /* " (Ext.)" alone names no key */
 }
 
 static void test_module(void)

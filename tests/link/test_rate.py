@@ -85,6 +85,25 @@ class Rate(unittest.TestCase):
         self.assertIn("card 56G, local advertisement 40G", finding(j, "LINK_RATE_LIMITED")["message"])
         self.assertIn("the local advertisement limits", finding(j, "LINK_RATE_LIMITED")["message"])
 
+    def test_mstlink_cable_stands_for_the_module(self):
+        # real: the DGX Spark ConnectX-7 of NVIDIA's Aerial guide, enabled up to 200G, whose DAC
+        # mlxlink reads as 100G at most; no `ethtool -m`: the cable's side is mstlink's
+        j = check("rate-cx7-200g-dac-100g-mstlink")
+        phy = j["facts"]["mlx"]["adapters"][0]["ports"][0]["phy"]
+        self.assertEqual(phy["supported_cable_speed"], "0x000002f2 (100G_4X,50G_2X,40G,25G,10G,1G)")
+        self.assertTrue(phy["enabled_link_speed"].startswith("0x00003ff2 (200G_2X,200G_4X,"))
+        self.assertIsNone(j["facts"]["netdevs"][0]["link"]["module"])
+        self.assertEqual(rate_findings(j), [("LINK_RATE_LIMITED", "info", "aerial00")])
+        f = finding(j, "LINK_RATE_LIMITED")
+        self.assertIn("card 200G, module 100G (mstlink Supported Cable Speed: 100G_4X,50G_2X,40G,25G,10G,1G)",
+                      f["message"])
+        self.assertIn("the module limits", f["message"])
+        facts = {e["fact"]: e["observed"] for e in f["evidence"]}
+        self.assertEqual(facts["mlx.adapters[0000:01:00.0].ports[rocep1s0f0/1].phy.supported_cable_speed"],
+                         phy["supported_cable_speed"])
+        cp = hwctest.run("--root", hwctest.fixture("rate-cx7-200g-dac-100g-mstlink", "root"))
+        self.assertIn("aerial00: 100G, card 200G, module 100G (mstlink), partner unknown", cp.stdout)
+
     def test_unknown_sides_named(self):
         j = check("rate-cx5-100g-no-module")
         self.assertEqual(rate_findings(j), [("LINK_RATE_BELOW_POSSIBLE", "unknown", "p1")])
