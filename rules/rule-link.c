@@ -66,14 +66,8 @@ static const char *count_text(struct hwc_rule_ctx *c, double v, double max)
  * mstlink comes first, a netdev's ethtool counters judge a port only without it. */
 static const json_t *mstlink_port_of(struct hwc_rule_ctx *c, const char *name, const char *key)
 {
-	size_t i, j;
-	const json_t *ad, *p;
-	FOR_PHY_PORTS(c, i, ad, j, p) {
-		const char *nd = hwc_q_string(p, "netdev");
-		if (nd && name && strcmp(nd, name) == 0 && json_is_number(hwc_q_at(p, key)))
-			return p;
-	}
-	return NULL;
+	const json_t *p = hwc_q_netdev_port(c->facts, name, NULL);
+	return p && json_is_number(hwc_q_at(p, key)) ? p : NULL;
 }
 
 /* LINK_EFFECTIVE_ERRORS owns the post-FEC errors of an Ethernet port that reports them as bits
