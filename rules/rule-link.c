@@ -86,18 +86,27 @@ static void symbol_netdevs(struct hwc_rule_ctx *c, double hours, const char *upw
 		const char *name = hwc_q_string(nd, "name");
 		const char *base = fv_netdev_path(c, name);
 		double n;
+		struct hwc_wnd w;
 		if (effective_owns(c, nd))
 			continue; /* judged by LINK_EFFECTIVE_ERRORS, with this counter as evidence */
-		if (!need_num(c, name, nd, base, "counters.rx_symbol_err_phy", &n) || n <= 0)
+		if (!need_num(c, name, nd, base, "counters.rx_symbol_err_phy", &n))
 			continue;
-		/* rx_symbol_err_phy counts what FEC could not correct: frames were lost */
-		struct hwc_finding *fd = hwc_rule_emit(c, name, "%s symbol errors the FEC could not correct since boot (%s): frames were lost on the wire",
-						       fv_fmt_num(c->a, n), rate_text(c, n, hours));
+		hwc_wnd_read(c, &w, nd, base, "counters_window.rx_symbol_err_phy", "symbol errors the FEC could not correct");
+		/* rx_symbol_err_phy counts what FEC could not correct: frames were lost; any is flagged */
+		const struct hwc_wboot b = {
+			.fires = n > 0, .rate = hours > 0 ? n / hours : 0,
+			.msg = hwc_arena_printf(c->a, "%s symbol errors the FEC could not correct since boot (%s): frames were lost on the wire",
+						fv_fmt_num(c->a, n), rate_text(c, n, hours)),
+			.text = hwc_arena_printf(c->a, "%s since boot (%s)", fv_fmt_num(c->a, n), rate_text(c, n, hours)),
+		};
+		struct hwc_finding *fd = hwc_wnd_judge(c, &w, name, 0, &b, NULL);
+		if (!fd)
+			continue;
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.rx_symbol_err_phy", base), fv_fmt_num(c->a, n), "0");
 		hwc_evidence_add(fd, c->a, "host.kernel.uptime_s", hours > 0 ? fv_fmt_num(c->a, hours * 3600) : upwhy, NULL);
 		double cb;
-		const char *w;
-		if (hwc_q_find_num(nd, "counters.rx_corrected_bits_phy", &cb, &w, c->a))
+		const char *why;
+		if (hwc_q_find_num(nd, "counters.rx_corrected_bits_phy", &cb, &why, c->a))
 			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.rx_corrected_bits_phy", base), fv_fmt_num(c->a, cb), NULL);
 		fv_far_end_netdev(c, fd, nd, base);
 	}
@@ -111,19 +120,23 @@ static void symbol_ib(struct hwc_rule_ctx *c, double hours, const char *upwhy)
 	FOR_IB_PORTS(c, i, ad, j, p) {
 		const char *subj = ib_subject(c, p), *base = ib_base(c, ad, p);
 		double n;
-		if (!need_num(c, subj, p, base, "counters.symbol_error", &n) || n <= 0)
+		struct hwc_wnd w;
+		if (!need_num(c, subj, p, base, "counters.symbol_error", &n))
 			continue;
-		if (hours <= 0) {
-			hwc_rule_unknown(c, subj, "host.kernel.uptime_s", upwhy, "the symbol error rate");
+		hwc_wnd_read(c, &w, p, base, "counters_window.symbol_error", "symbol errors");
+		const struct hwc_wboot b = {
+			.fires = n <= 0 ? 0 : hours <= 0 ? -1 : n / hours > limit, .rate = hours > 0 ? n / hours : 0,
+			.msg = hwc_arena_printf(c->a, "%s symbol errors since boot: %s, above %s/h", count_text(c, n, 65535),
+						rate_text(c, n, hours), fv_fmt_num(c->a, limit)),
+			.text = hwc_arena_printf(c->a, "%s since boot (%s)", count_text(c, n, 65535), rate_text(c, n, hours)),
+			.unk_fact = "host.kernel.uptime_s", .unk_why = upwhy, .unk_for = "the symbol error rate",
+		};
+		struct hwc_finding *fd = hwc_wnd_judge(c, &w, subj, limit, &b, NULL);
+		if (!fd)
 			continue;
-		}
-		if (n / hours <= limit)
-			continue;
-		struct hwc_finding *fd = hwc_rule_emit(c, subj, "%s symbol errors since boot: %s, above %s/h",
-						       count_text(c, n, 65535), rate_text(c, n, hours), fv_fmt_num(c->a, limit));
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.symbol_error", base), fv_fmt_num(c->a, n),
 				 hwc_arena_printf(c->a, "<= %s/h", fv_fmt_num(c->a, limit)));
-		hwc_evidence_add(fd, c->a, "host.kernel.uptime_s", fv_fmt_num(c->a, hours * 3600), NULL);
+		hwc_evidence_add(fd, c->a, "host.kernel.uptime_s", hours > 0 ? fv_fmt_num(c->a, hours * 3600) : upwhy, NULL);
 		fv_far_end_port(c, fd, p, base, "symbol_error");
 	}
 }
@@ -136,8 +149,19 @@ static void eval_symbol(struct hwc_rule_ctx *c)
 	symbol_ib(c, hours, upwhy);
 }
 
+/* The window of a netdev's flaps: the firmware's link-down events, else (unknown, or quiet while
+ * the carrier changed) its carrier changes. */
+static void flaps_window(struct hwc_rule_ctx *c, struct hwc_wnd *w, const json_t *nd, const char *base)
+{
+	struct hwc_wnd cc;
+	hwc_wnd_read(c, w, nd, base, "counters_window.link_down_events_phy", "link-down events");
+	hwc_wnd_read(c, &cc, nd, base, "link.carrier_changes_window", "carrier changes");
+	if ((w->why && !cc.why) || (!w->why && w->d <= 0 && !cc.why && cc.d > 0))
+		*w = cc;
+}
+
 /* Flaps of a netdev: link-down events the firmware counted, else carrier ups after the first. */
-static void flaps_netdevs(struct hwc_rule_ctx *c, double max)
+static void flaps_netdevs(struct hwc_rule_ctx *c, double max, double hours)
 {
 	size_t i;
 	const json_t *nd;
@@ -159,10 +183,20 @@ static void flaps_netdevs(struct hwc_rule_ctx *c, double max)
 		}
 		double rec = k2 && ups > 1 ? ups - 1 : 0;
 		double flaps = k1 && phy > rec ? phy : rec;
-		if (flaps <= max)
+		struct hwc_wnd w;
+		enum hwc_wact act;
+		flaps_window(c, &w, nd, base);
+		const struct hwc_wboot b = {
+			.fires = flaps > max, .rate = hours > 0 ? flaps / hours : 0,
+			.msg = hwc_arena_printf(c->a, "the link went down %s time%s since boot", fv_fmt_num(c->a, flaps), flaps == 1 ? "" : "s"),
+			.text = hwc_arena_printf(c->a, "%s link-down%s since boot (%s)", fv_fmt_num(c->a, flaps), flaps == 1 ? "" : "s",
+						 rate_text(c, flaps, hours)),
+		};
+		struct hwc_finding *fd = hwc_wnd_judge(c, &w, name, 0, &b, &act);
+		if (!fd)
 			continue;
-		struct hwc_finding *fd = hwc_rule_emit(c, name, "the link went down %s time%s since boot", fv_fmt_num(c->a, flaps),
-						       flaps == 1 ? "" : "s");
+		if (act == HWC_WA_LIVE)
+			fd->message = hwc_arena_printf(c->a, "the link flapped during the watch: %s", fd->message);
 		const char *want = hwc_arena_printf(c->a, "<= %s", fv_fmt_num(c->a, max));
 		if (k1)
 			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.link_down_events_phy", base), fv_fmt_num(c->a, phy), want);
@@ -202,51 +236,110 @@ static void flaps_mstlink(struct hwc_rule_ctx *c, double max)
 	}
 }
 
-static void eval_flaps(struct hwc_rule_ctx *c)
+static void flaps_ib(struct hwc_rule_ctx *c, double max, double hours)
 {
-	double max = hwc_profile_threshold(c->prof, HWC_T_LINK_FLAPS_MAX);
-	flaps_netdevs(c, max);
-	flaps_mstlink(c, max);
 	size_t i, j;
 	const json_t *ad, *p;
 	FOR_IB_PORTS(c, i, ad, j, p) {
 		const char *subj = ib_subject(c, p), *base = ib_base(c, ad, p);
 		double n;
-		if (!need_num(c, subj, p, base, "counters.link_downed", &n) || n <= max)
+		struct hwc_wnd w;
+		enum hwc_wact act;
+		if (!need_num(c, subj, p, base, "counters.link_downed", &n))
 			continue;
-		struct hwc_finding *fd = hwc_rule_emit(c, subj, "the link went down %s times since boot (link_downed)", count_text(c, n, 255));
+		hwc_wnd_read(c, &w, p, base, "counters_window.link_downed", "link_downed events");
+		const struct hwc_wboot b = {
+			.fires = n > max, .rate = hours > 0 ? n / hours : 0,
+			.msg = hwc_arena_printf(c->a, "the link went down %s times since boot (link_downed)", count_text(c, n, 255)),
+			.text = hwc_arena_printf(c->a, "link_downed %s since boot (%s)", count_text(c, n, 255), rate_text(c, n, hours)),
+		};
+		struct hwc_finding *fd = hwc_wnd_judge(c, &w, subj, 0, &b, &act);
+		if (!fd)
+			continue;
+		if (act == HWC_WA_LIVE)
+			fd->message = hwc_arena_printf(c->a, "the link flapped during the watch: %s", fd->message);
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.link_downed", base), fv_fmt_num(c->a, n),
 				 hwc_arena_printf(c->a, "<= %s", fv_fmt_num(c->a, max)));
 		fv_far_end_port(c, fd, p, base, "link_downed");
 	}
 }
 
+static void eval_flaps(struct hwc_rule_ctx *c)
+{
+	double max = hwc_profile_threshold(c->prof, HWC_T_LINK_FLAPS_MAX);
+	const char *upwhy = NULL;
+	double hours = uptime_h(c, &upwhy);
+	flaps_netdevs(c, max, hours);
+	flaps_mstlink(c, max);
+	flaps_ib(c, max, hours);
+}
+
+static const struct {
+	const char *key;
+	double max; /* the counter's saturation */
+} integrity_keys[] = {{"local_link_integrity_errors", 15}, {"excessive_buffer_overrun_errors", 15}, {"link_error_recovery", 255}};
+
+/* The three counters' sum over the window: unknown when one is; the path of the first that moved. */
+static void integrity_window(struct hwc_rule_ctx *c, struct hwc_wnd *w, const json_t *p, const char *base)
+{
+	struct hwc_wnd k;
+	const char *why = NULL, *path = NULL, *moved = NULL;
+	double sum = 0;
+	for (size_t x = 0; x < HWC_ARRAY_SIZE(integrity_keys); x++) {
+		hwc_wnd_read(c, &k, p, base, hwc_arena_printf(c->a, "counters_window.%s", integrity_keys[x].key), "link integrity errors");
+		if (x == 0)
+			*w = k;
+		if (k.why && !why) {
+			why = k.why;
+			path = k.path;
+		} else if (!k.why) {
+			sum += k.d;
+			if (k.d > 0 && !moved)
+				moved = k.path;
+		}
+	}
+	w->d = sum;
+	w->why = why;
+	w->path = why ? path : moved ? moved : w->path;
+}
+
 static void eval_integrity(struct hwc_rule_ctx *c)
 {
-	static const struct {
-		const char *key;
-		double max; /* the counter's saturation */
-	} k[] = {{"local_link_integrity_errors", 15}, {"excessive_buffer_overrun_errors", 15}, {"link_error_recovery", 255}};
+	const char *upwhy = NULL;
+	double hours = uptime_h(c, &upwhy);
 	size_t i, j;
 	const json_t *ad, *p;
 	FOR_IB_PORTS(c, i, ad, j, p) {
-		const char *subj = ib_subject(c, p), *base = ib_base(c, ad, p);
-		struct hwc_finding *fd = NULL;
-		const char *first = NULL;
-		for (size_t x = 0; x < HWC_ARRAY_SIZE(k); x++) {
-			double n;
-			if (!need_num(c, subj, p, base, hwc_arena_printf(c->a, "counters.%s", k[x].key), &n) || n <= 0)
+		const char *subj = ib_subject(c, p), *base = ib_base(c, ad, p), *first = NULL, *text = "";
+		double n[HWC_ARRAY_SIZE(integrity_keys)] = {0}, sum = 0;
+		size_t fi = 0;
+		bool known = true;
+		for (size_t x = 0; x < HWC_ARRAY_SIZE(integrity_keys); x++) {
+			known &= need_num(c, subj, p, base, hwc_arena_printf(c->a, "counters.%s", integrity_keys[x].key), &n[x]) != 0;
+			if (n[x] <= 0)
 				continue;
-			if (!fd) {
-				fd = hwc_rule_emit(c, subj, "link integrity errors since boot: %s %s", k[x].key, count_text(c, n, k[x].max));
-				first = k[x].key;
+			sum += n[x];
+			text = hwc_arena_printf(c->a, "%s%s%s %s", text, *text ? ", " : "", integrity_keys[x].key, count_text(c, n[x], integrity_keys[x].max));
+			if (!first) {
+				first = integrity_keys[x].key;
+				fi = x;
 			}
-			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.%s", base, k[x].key), fv_fmt_num(c->a, n), "0");
 		}
+		struct hwc_wnd w;
+		integrity_window(c, &w, p, base);
+		const struct hwc_wboot b = {
+			.fires = sum > 0 ? 1 : known ? 0 : -1, .rate = hours > 0 ? sum / hours : 0,
+			.msg = first ? hwc_arena_printf(c->a, "link integrity errors since boot: %s %s", first,
+							count_text(c, n[fi], integrity_keys[fi].max)) : "",
+			.text = hwc_arena_printf(c->a, "since boot: %s", *text ? text : "none"),
+		};
+		struct hwc_finding *fd = hwc_wnd_judge(c, &w, subj, 0, &b, NULL);
+		for (size_t x = 0; fd && x < HWC_ARRAY_SIZE(integrity_keys); x++)
+			if (n[x] > 0)
+				hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.%s", base, integrity_keys[x].key), fv_fmt_num(c->a, n[x]), "0");
 		fv_far_end_port(c, fd, p, base, first);
 	}
 }
-
 
 /* ---- FEC and BER (mstlink, ethtool --show-fec) ---------------------------------------------- */
 
@@ -295,64 +388,123 @@ static double ethtool_fec_limit(const json_t *nd, const char *fec, const char **
 	return fec_limit("RS(544,514)", src);
 }
 
-/* The raw BER of a netdev from its ethtool counters (netdevs[].link.ber), against its FEC. */
+/* The limits of a netdev's raw BER (ethtool_fec_limit x margin): lo fires, between lo and hi the
+ * lanes decide which RS applies (unknown); 0 when there is no figure for its FEC. */
+struct ber_limits {
+	double lo, hi;
+	const char *src, *kind, *fec;
+};
+
+static int ber_limits_of(struct hwc_rule_ctx *c, const json_t *nd, const char *name, const char *base, double margin,
+			 struct ber_limits *l)
+{
+	double alt;
+	if (!need_str(c, name, nd, base, "link.fec.active", &l->fec))
+		return 0;
+	double limit = ethtool_fec_limit(nd, l->fec, &l->src, &alt);
+	if (limit <= 0)
+		return 0; /* no figure for this FEC: judged by the effective errors only */
+	l->hi = limit * margin;
+	l->lo = (alt > 0 && alt < limit ? alt : limit) * margin;
+	l->kind = limit >= 2.4e-4 ? "RS(544,514)" : "RS(528,514)";
+	return 1;
+}
+
+/* A BER between the two RS limits while the lanes are unknown: which limit applies is unknown. */
+static bool ber_lanes_unknown(struct hwc_rule_ctx *c, const char *name, const char *base, const struct ber_limits *l, double ber)
+{
+	if (ber <= l->lo || ber > l->hi)
+		return false;
+	hwc_rule_unknown(c, name, hwc_arena_printf(c->a, "%s.link.modes.lanes", base),
+			 "unknown: RS(528,514) on 25G lanes or RS(544,514) on 50G lanes", "which RS FEC's limit applies");
+	return true;
+}
+
+/* The raw BER of a netdev from its ethtool counters (netdevs[].link.ber, and link.ber_window over
+ * a watch), against its FEC. */
 static void raw_ber_netdev(struct hwc_rule_ctx *c, const json_t *nd, double margin)
 {
-	const char *name = hwc_q_string(nd, "name"), *base = fv_netdev_path(c, name), *fec, *src, *why;
-	double corr, unc = 0, ber, alt;
+	const char *name = hwc_q_string(nd, "name"), *base = fv_netdev_path(c, name), *why;
+	double corr, unc = 0, ber = 0, margin_limit;
+	struct ber_limits l;
+	struct hwc_wnd w;
+	enum hwc_wact act;
 	if (!json_is_number(hwc_q_at(nd, "counters.rx_corrected_bits_phy")) || mstlink_port_of(c, name, "phy.raw_ber") ||
 	    !json_is_number(hwc_q_get(nd, "speed_mbps")))
 		return; /* no source, judged from mstlink, or no link */
 	corr = json_number_value(hwc_q_at(nd, "counters.rx_corrected_bits_phy"));
 	hwc_q_find_num(nd, "counters.rx_pcs_symbol_err_phy", &unc, &why, c->a);
-	if (corr <= 0 && unc <= 0)
-		return; /* not one bit in error in the window, whatever its length */
-	if (!hwc_q_find_num(nd, "link.ber.raw_ber", &ber, &why, c->a)) {
-		hwc_rule_unknown(c, name, hwc_arena_printf(c->a, "%s.link.ber.raw_ber", base), why,
-				 hwc_arena_printf(c->a, "the raw BER of %s corrected bits", fv_fmt_num(c->a, corr)));
+	hwc_wnd_read_ber(c, &w, nd, base, "raw_ber", "raw bit errors");
+	bool zero = corr <= 0 && unc <= 0; /* not one bit in error since the clear, whatever its length */
+	int kb = zero || hwc_q_find_num(nd, "link.ber.raw_ber", &ber, &why, c->a);
+	if (zero && w.s == 0)
+		return;
+	const char *unk = hwc_arena_printf(c->a, "%s.link.ber.raw_ber", base);
+	const char *unk_for = hwc_arena_printf(c->a, "the raw BER of %s corrected bits", fv_fmt_num(c->a, corr));
+	if (!kb && w.s == 0) {
+		hwc_rule_unknown(c, name, unk, why, unk_for);
 		return;
 	}
-	if (!need_str(c, name, nd, base, "link.fec.active", &fec))
+	if (!ber_limits_of(c, nd, name, base, margin, &l) || (kb && w.s == 0 && ber_lanes_unknown(c, name, base, &l, ber)) ||
+	    (w.s > 0 && !w.why && ber_lanes_unknown(c, name, base, &l, w.d / w.exposure)))
 		return;
-	double limit = ethtool_fec_limit(nd, fec, &src, &alt);
-	if (limit <= 0)
-		return; /* no figure for this FEC: judged by the effective errors only */
-	if (ber <= (alt > 0 && alt < limit ? alt : limit) * margin)
-		return;
-	if (alt > 0 && ber <= limit * margin) {
-		hwc_rule_unknown(c, name, hwc_arena_printf(c->a, "%s.link.modes.lanes", base),
-				 "unknown: RS(528,514) on 25G lanes or RS(544,514) on 50G lanes", "which RS FEC's limit applies");
-		return;
+	margin_limit = l.hi / margin;
+	bool lanes = kb && ber > l.lo && ber <= l.hi; /* over a watch whose window did not decide */
+	if (lanes) {
+		unk = hwc_arena_printf(c->a, "%s.link.modes.lanes", base);
+		why = "unknown: RS(528,514) on 25G lanes or RS(544,514) on 50G lanes";
+		unk_for = "which RS FEC's limit applies";
 	}
-	const char *kind = limit >= 2.4e-4 ? "RS(544,514)" : "RS(528,514)";
-	struct hwc_finding *fd = hwc_rule_emit(c, name, "raw (pre-FEC) BER %.3g is %s the limit of %s (%.3g)", ber,
-					       ber > limit ? "past" : "close to", kind, limit);
-	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.ber.raw_ber", base), hwc_arena_printf(c->a, "%.3g", ber),
-			 hwc_arena_printf(c->a, "<= %.3g (%s x margin %s)", limit * margin, src, fv_fmt_num(c->a, margin)));
+	const struct hwc_wboot b = {
+		.fires = !kb || lanes ? -1 : ber > l.lo, .rate = kb ? ber : 0,
+		.msg = hwc_arena_printf(c->a, "raw (pre-FEC) BER %.3g is %s the limit of %s (%.3g)", ber, ber > margin_limit ? "past" : "close to",
+					l.kind, margin_limit),
+		.text = kb ? hwc_arena_printf(c->a, "raw BER %.3g since the counters were cleared", ber)
+			   : hwc_arena_printf(c->a, "raw BER since the counters were cleared unknown (%s)", why),
+		.unk_fact = unk, .unk_why = why, .unk_for = unk_for,
+	};
+	struct hwc_finding *fd = hwc_wnd_judge(c, &w, name, l.lo, &b, &act);
+	if (!fd)
+		return;
+	if (act == HWC_WA_LIVE)
+		fd->message = hwc_arena_printf(c->a, "raw (pre-FEC) BER %.3g over the %s s watch window is %s the limit of %s (%.3g)", w.d / w.exposure,
+					       fv_fmt_num(c->a, w.s), w.d / w.exposure > margin_limit ? "past" : "close to", l.kind, margin_limit);
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.ber.raw_ber", base), kb ? hwc_arena_printf(c->a, "%.3g", ber) : why,
+			 hwc_arena_printf(c->a, "<= %.3g (%s x margin %s)", l.hi, l.src, fv_fmt_num(c->a, margin)));
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.rx_corrected_bits_phy", base), fv_fmt_num(c->a, corr), NULL);
-	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.fec.active", base), fec, NULL);
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.fec.active", base), l.fec, NULL);
 	fv_far_end_netdev(c, fd, nd, base);
 }
 
 /* Errors left after FEC on a netdev's ethtool counters: rx_pcs_symbol_err_phy (PPCNT
  * phy_symbol_errors, the bits no FEC corrected), ethtool --show-fec's uncorrectable blocks, the
  * effective BER where rx_bits_phy gives a window; the frames lost (rx_symbol_err_phy) beside. */
-static void effective_netdev(struct hwc_rule_ctx *c, const json_t *nd, double max)
+static void effective_netdev(struct hwc_rule_ctx *c, const json_t *nd, double max, double hours)
 {
 	const char *name = hwc_q_string(nd, "name"), *base = fv_netdev_path(c, name), *why = NULL;
-	double n, ub = 0, ber = 0, fr = 0;
+	double n, ub = 0, ber = 0, fr = 0, wber;
+	struct hwc_wnd w;
 	if (!json_is_number(hwc_q_at(nd, "counters.rx_pcs_symbol_err_phy")) || mstlink_port_of(c, name, "phy.effective_errors"))
 		return; /* LINK_SYMBOL_ERRORS' (no such counter), or judged from mstlink */
 	n = json_number_value(hwc_q_at(nd, "counters.rx_pcs_symbol_err_phy"));
 	int has_ub = hwc_q_find_num(nd, "link.fec.uncorrectable_blocks", &ub, &why, c->a);
 	int has_ber = hwc_q_find_num(nd, "link.ber.effective_ber", &ber, &why, c->a);
-	if (n <= 0 && ub <= 0 && (!has_ber || ber <= max))
+	hwc_wnd_read(c, &w, nd, base, "counters_window.rx_pcs_symbol_err_phy", "bit errors left after FEC");
+	const struct hwc_wboot b = {
+		.fires = n > 0 || ub > 0 || (has_ber && ber > max), .rate = hours > 0 ? n / hours : 0,
+		.msg = hwc_arena_printf(c->a, "%s bit errors left after FEC (effective BER %s) since the port's counters were cleared",
+					fv_fmt_num(c->a, n), has_ber ? hwc_arena_printf(c->a, "%.3g", ber) : "unknown: no rx_bits_phy"),
+		.text = hwc_arena_printf(c->a, "%s since the port's counters were cleared (%s)", fv_fmt_num(c->a, n), rate_text(c, n, hours)),
+	};
+	struct hwc_finding *fd = hwc_wnd_judge(c, &w, name, 0, &b, NULL);
+	if (!fd)
 		return;
-	struct hwc_finding *fd = hwc_rule_emit(c, name, "%s bit errors left after FEC (effective BER %s) since the port's counters were cleared",
-					       fv_fmt_num(c->a, n), has_ber ? hwc_arena_printf(c->a, "%.3g", ber) : "unknown: no rx_bits_phy");
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.rx_pcs_symbol_err_phy", base), fv_fmt_num(c->a, n), "0");
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.ber.effective_ber", base),
 			 has_ber ? hwc_arena_printf(c->a, "%.3g", ber) : why, hwc_arena_printf(c->a, "<= %.3g", max));
+	if (w.s > 0 && hwc_q_find_num(nd, "link.ber_window.effective_ber", &wber, &why, c->a))
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.ber_window.effective_ber", base), hwc_arena_printf(c->a, "%.3g", wber),
+				 hwc_arena_printf(c->a, "<= %.3g", max));
 	if (has_ub)
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.fec.uncorrectable_blocks", base), fv_fmt_num(c->a, ub), "0");
 	if (hwc_q_find_num(nd, "counters.rx_symbol_err_phy", &fr, &why, c->a) && fr > 0)
@@ -406,8 +558,10 @@ static void eval_effective(struct hwc_rule_ctx *c)
 		fv_far_end_port(c, fd, p, base, NULL);
 	}
 	const json_t *nd;
+	const char *upwhy = NULL;
+	double hours = uptime_h(c, &upwhy);
 	json_array_foreach(hwc_q_netdevs(c->facts), i, nd)
-		effective_netdev(c, nd, max);
+		effective_netdev(c, nd, max, hours);
 }
 
 /* Per-lane rates from 25 Gb/s up need FEC (IEEE 802.3by/cd, IB HDR and faster); 40G (4 x 10G) and
@@ -615,6 +769,20 @@ static void eval_kernel_events(struct hwc_rule_ctx *c)
 	}
 }
 
+/* How the rate rules judge a `--watch SEC` run (link_window.c), in each one's explanation. */
+#define WATCH_TEXT                                                                                 \
+	" With --watch SEC the counter's delta over the watch window (facts.watch.window_s) decides: " \
+	"any error in the window (a rate above the limit where the rule has one) is live. A window "  \
+	"that saw none rules out only the rates it would have seen at link_watch_confidence "         \
+	"(default 95 %: -ln(0.05) = 3 errors over the window, the zero-error bound of a BER test, "    \
+	"Maxim, J. Redd 2000): a 10 s window sees 1078/h and more. Too short for the limit, it says "  \
+	"so (info: the window cannot judge it) and since boot decides. A count since boot that fires " \
+	"while the window would have seen its rate and saw none is history (info), not a warning; "    \
+	"when the window is too short to see the rate since boot, the since-boot warning stands and "  \
+	"says so. A null delta (a counter cleared or saturated between the samples, a failed sample) " \
+	"makes the window unknown, never a pass. One finding per port either way; mstlink's counters " \
+	"are read once, judged since their clear."
+
 const struct hwc_rule hwc_rules_link[] = {
 	{"LINK_SYMBOL_ERRORS", HWC_SEV_WARN, "link", "Symbol errors on the wire",
 	 "Ethernet/RoCE: rx_symbol_err_phy counts frames dropped for symbols the FEC could not correct, "
@@ -624,7 +792,7 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "finding. InfiniBand: symbol_error above "
 	 "link_symbol_errors_per_hour (default 120/h: the IBTA 1e-12 BER basis, as used by NVSentinel's "
 	 "link counter design and Oracle's InfiniBand documentation). Such errors cost NCCL bandwidth "
-	 "and grow into flaps. Rates are since boot (the uptime).",
+	 "and grow into flaps. Rates are since boot (the uptime)." WATCH_TEXT,
 	 "Reseat or replace the cable/transceiver of the port (then the switch port); check the module "
 	 "with `ethtool -m <netdev>` / `mlxlink -d <BDF> -m -c` and watch the counter again.",
 	 eval_symbol},
@@ -633,14 +801,17 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "above link_flaps_max (default 0): every flap tears down RDMA connections and stalls "
 	 "collective jobs. An administrator's own ip link down/up counts too. Where none of these is "
 	 "known for a port (no netdev counters, no link_downed), mstlink's Link Down Counter (the "
-	 "same PPCNT physical layer link_down_events, counted since its counters were last cleared).",
+	 "same PPCNT physical layer link_down_events, counted since its counters were last cleared). "
+	 "In the watch window: link_down_events_phy's delta, else carrier_changes' (netdevs[].link."
+	 "carrier_changes_window), or link_downed's: any is a live flap." WATCH_TEXT,
 	 "Check the cable, transceiver and switch port logs; `mlxlink -d <BDF> -c` shows the link "
 	 "down counter and BER; replace the cable if it recurs.",
 	 eval_flaps},
 	{"LINK_INTEGRITY_ERRORS", HWC_SEV_WARN, "link", "InfiniBand link integrity errors",
 	 "local_link_integrity_errors and excessive_buffer_overrun_errors break the lossless contract "
 	 "(a packet is dropped), link_error_recovery counts retrainings: any since boot is flagged "
-	 "(NVSentinel's link counter design treats the first two as fatal to a running job).",
+	 "(NVSentinel's link counter design treats the first two as fatal to a running job). The "
+	 "window judges the three deltas' sum." WATCH_TEXT,
 	 "Replace the cable or transceiver of the port and check the switch port; `mlxlink -d <BDF> "
 	 "-c` and `perfquery` show the counters on both ends.",
 	 eval_integrity},
@@ -663,7 +834,12 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "Sources checked: the "
 	 "PMD BER of 2.4e-4 is 802.3bs/cd's for RS(544,514) PAM4 PMDs (its designed pre-FEC operating "
 	 "point), 5e-5 802.3bm clause 95's for 100GBASE-SR4 with RS(528,514); both FECs deliver 1e-12 "
-	 "or better after correction (Intel AN 846 on 802.3bj clause 91 KR4/KP4).",
+	 "or better after correction (Intel AN 846 on 802.3bj clause 91 KR4/KP4). With --watch an "
+	 "Ethernet port's BER over the window (netdevs[].link.ber_window.raw_ber: the corrected and "
+	 "uncorrected bits' delta over line rate x window_s, as mlxlink computes its BER from the "
+	 "time since the clear and the lane rate) is judged against the same limits, so the rule no "
+	 "longer needs rx_bits_phy; a window that saw no bit in error sees BERs of 3 / its bits and "
+	 "more." WATCH_TEXT,
 	 "Clean or replace the cable/transceiver (then the switch side); `mstlink -d <BDF> -c` "
 	 "shows the per-lane errors: one bad lane points at the cable or module.",
 	 eval_raw_ber},
@@ -683,7 +859,8 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "rx_pcs_symbol_err_phy / rx_bits_phy where the driver reports rx_bits_phy (unknown "
 	 "otherwise: the count still fires). This rule owns the post-FEC errors of such a port: the "
 	 "frames they cost (rx_symbol_err_phy) are its evidence, and LINK_SYMBOL_ERRORS stays silent "
-	 "there (one wire, one finding).",
+	 "there (one wire, one finding). In the watch window: rx_pcs_symbol_err_phy's delta, with "
+	 "link.ber_window.effective_ber beside it." WATCH_TEXT,
 	 "Replace the cable/transceiver of the port; check the switch port's counters too.",
 	 eval_effective},
 	{"LINK_FEC_MODE", HWC_SEV_WARN, "link", "FEC off on a link that needs it",

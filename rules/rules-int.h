@@ -75,6 +75,54 @@ const char *fv_netdev_path(struct hwc_rule_ctx *c, const char *name);
 void fv_far_end_netdev(struct hwc_rule_ctx *c, struct hwc_finding *fd, const json_t *nd, const char *base);
 void fv_far_end_port(struct hwc_rule_ctx *c, struct hwc_finding *fd, const json_t *p, const char *base,
 		     const char *counter);
+/* A link counter over the run's watch window (link_window.c; facts.watch, `--watch SEC`) beside
+ * its count since boot. Rates are per hour, or BERs (hwc_wnd_read_ber: per bit of the window). */
+struct hwc_wnd {
+	double s;          /* the window in seconds; 0: the run did not watch */
+	double exposure;   /* what a rate is per: the window in hours, or its bits */
+	bool ber;          /* rates are BERs */
+	double d;          /* the delta over the window (bits in error for a BER) */
+	const char *why;   /* why the delta (or the window) is unknown; NULL: known */
+	const char *path;  /* the delta's fact path */
+	const char *what;  /* "symbol errors" */
+};
+/* How a window and the count since boot judge together: BOOT judge since boot as without a window
+ * (hwc_wnd_note then), NONE nothing to say, LIVE the window fires, HISTORY (info) the since-boot
+ * count fires but the window would have seen its rate and did not, SHORT (info) the window saw
+ * nothing but cannot see the limit while since boot is fine, UNKNOWN the window's delta is not
+ * known and since boot does not fire. */
+enum hwc_wact { HWC_WA_BOOT, HWC_WA_NONE, HWC_WA_LIVE, HWC_WA_HISTORY, HWC_WA_SHORT, HWC_WA_UNKNOWN };
+/* The delta at obj's dotted key (base: obj's evidence path); what names the errors counted. */
+void hwc_wnd_read(struct hwc_rule_ctx *c, struct hwc_wnd *w, const json_t *obj, const char *base,
+		  const char *dotted, const char *what);
+/* The netdev's link.ber_window.<key> (raw_ber, effective_ber) over its bits. */
+void hwc_wnd_read_ber(struct hwc_rule_ctx *c, struct hwc_wnd *w, const json_t *nd, const char *base,
+		      const char *key, const char *what);
+/* limit: the rate above which the rule fires (0: any error); boot: 1 the since-boot verdict fires,
+ * 0 it does not, -1 it is unknown; boot_rate: the rate since boot (<= 0 unknown). */
+enum hwc_wact hwc_wnd_decide(const struct hwc_rule_ctx *c, const struct hwc_wnd *w, double limit,
+			     int boot, double boot_rate);
+/* The finding of a LIVE, HISTORY or SHORT act with the window's evidence (boot_text: what since
+ * boot holds, "5000 symbol errors since boot (5000/h over 1 h)"); UNKNOWN emits the unknown;
+ * NULL for the others. */
+struct hwc_finding *hwc_wnd_emit(struct hwc_rule_ctx *c, const struct hwc_wnd *w, enum hwc_wact act,
+				 const char *subj, double limit, const char *boot_text);
+/* A since-boot finding (act BOOT) in a run that watched: why the window did not decide, and its
+ * evidence. Nothing without a watch. */
+void hwc_wnd_note(struct hwc_rule_ctx *c, struct hwc_finding *fd, const struct hwc_wnd *w, double limit,
+		  double boot_rate);
+/* What since boot says of one counter, for hwc_wnd_judge. */
+struct hwc_wboot {
+	int fires;         /* 1 the since-boot verdict fires, 0 it does not, -1 unknown */
+	double rate;       /* its rate in the window's unit (<= 0 unknown) */
+	const char *msg;   /* the since-boot finding's message, as without a window */
+	const char *text;  /* what since boot holds, for the window's findings */
+	const char *unk_fact, *unk_why, *unk_for; /* the unknown of fires -1 (NULL fact: none) */
+};
+/* hwc_wnd_decide and the finding it asks for: the since-boot one (msg, the window's note) or the
+ * window's; NULL when none. act_out (or NULL) gets the act. */
+struct hwc_finding *hwc_wnd_judge(struct hwc_rule_ctx *c, const struct hwc_wnd *w, const char *subj, double limit,
+				  const struct hwc_wboot *b, enum hwc_wact *act_out);
 /* A number for evidence: "8", "2.5", "63.008". */
 const char *fv_fmt_num(struct hwc_arena *a, double v);
 /* A value for evidence: a string as it is, anything else as compact JSON ("?" when it cannot be). */
