@@ -9,20 +9,28 @@
 static double uptime_h(struct hwc_rule_ctx *c, const char **why)
 {
 	double s = 0;
-	if (!hwc_q_find_num(c->facts, "host.kernel.uptime_s", &s, why, c->a) || s <= 0) {
-		if (s <= 0 && !*why)
+	int found = hwc_q_find_num(c->facts, "host.kernel.uptime_s", &s, why, c->a);
+	if (!found || s <= 0) {
+		if (found) /* hwc_q_find leaves "not_collected" in *why on success */
 			*why = "invalid: uptime 0";
 		return 0;
 	}
 	return s / 3600.0;
 }
 
+/* "5000/h over 1 h" (the count since boot as a rate, for the watch window's findings). */
+static const char *rate_short(struct hwc_rule_ctx *c, double n, double hours)
+{
+	if (hours <= 0)
+		return "no uptime: rate unknown";
+	return hwc_arena_printf(c->a, "%s/h over %s h", fv_fmt_num(c->a, n / hours), fv_fmt_num(c->a, (double)(long long)(hours * 10) / 10));
+}
+
 static const char *rate_text(struct hwc_rule_ctx *c, double n, double hours)
 {
 	if (hours <= 0)
 		return "rate unknown (no uptime)";
-	return hwc_arena_printf(c->a, "%s/h over %s h since boot", fv_fmt_num(c->a, n / hours),
-				fv_fmt_num(c->a, (double)(long long)(hours * 10) / 10));
+	return hwc_arena_printf(c->a, "%s since boot", rate_short(c, n, hours));
 }
 
 /* The RDMA ports of every adapter whose link layer is InfiniBand (RoCE ports are judged by
@@ -97,7 +105,7 @@ static void symbol_netdevs(struct hwc_rule_ctx *c, double hours, const char *upw
 			.fires = n > 0, .rate = hours > 0 ? n / hours : 0,
 			.msg = hwc_arena_printf(c->a, "%s symbol errors the FEC could not correct since boot (%s): frames were lost on the wire",
 						fv_fmt_num(c->a, n), rate_text(c, n, hours)),
-			.text = hwc_arena_printf(c->a, "%s since boot (%s)", fv_fmt_num(c->a, n), rate_text(c, n, hours)),
+			.text = hwc_arena_printf(c->a, "%s since boot (%s)", fv_fmt_num(c->a, n), rate_short(c, n, hours)),
 		};
 		struct hwc_finding *fd = hwc_wnd_judge(c, &w, name, 0, &b, NULL);
 		if (!fd)
@@ -128,7 +136,7 @@ static void symbol_ib(struct hwc_rule_ctx *c, double hours, const char *upwhy)
 			.fires = n <= 0 ? 0 : hours <= 0 ? -1 : n / hours > limit, .rate = hours > 0 ? n / hours : 0,
 			.msg = hwc_arena_printf(c->a, "%s symbol errors since boot: %s, above %s/h", count_text(c, n, 65535),
 						rate_text(c, n, hours), fv_fmt_num(c->a, limit)),
-			.text = hwc_arena_printf(c->a, "%s since boot (%s)", count_text(c, n, 65535), rate_text(c, n, hours)),
+			.text = hwc_arena_printf(c->a, "%s since boot (%s)", count_text(c, n, 65535), rate_short(c, n, hours)),
 			.unk_fact = "host.kernel.uptime_s", .unk_why = upwhy, .unk_for = "the symbol error rate",
 		};
 		struct hwc_finding *fd = hwc_wnd_judge(c, &w, subj, limit, &b, NULL);
@@ -190,7 +198,7 @@ static void flaps_netdevs(struct hwc_rule_ctx *c, double max, double hours)
 			.fires = flaps > max, .rate = hours > 0 ? flaps / hours : 0,
 			.msg = hwc_arena_printf(c->a, "the link went down %s time%s since boot", fv_fmt_num(c->a, flaps), flaps == 1 ? "" : "s"),
 			.text = hwc_arena_printf(c->a, "%s link-down%s since boot (%s)", fv_fmt_num(c->a, flaps), flaps == 1 ? "" : "s",
-						 rate_text(c, flaps, hours)),
+						 rate_short(c, flaps, hours)),
 		};
 		struct hwc_finding *fd = hwc_wnd_judge(c, &w, name, 0, &b, &act);
 		if (!fd)
@@ -251,7 +259,7 @@ static void flaps_ib(struct hwc_rule_ctx *c, double max, double hours)
 		const struct hwc_wboot b = {
 			.fires = n > max, .rate = hours > 0 ? n / hours : 0,
 			.msg = hwc_arena_printf(c->a, "the link went down %s times since boot (link_downed)", count_text(c, n, 255)),
-			.text = hwc_arena_printf(c->a, "link_downed %s since boot (%s)", count_text(c, n, 255), rate_text(c, n, hours)),
+			.text = hwc_arena_printf(c->a, "link_downed %s since boot (%s)", count_text(c, n, 255), rate_short(c, n, hours)),
 		};
 		struct hwc_finding *fd = hwc_wnd_judge(c, &w, subj, 0, &b, &act);
 		if (!fd)
@@ -494,7 +502,7 @@ static void effective_netdev(struct hwc_rule_ctx *c, const json_t *nd, double ma
 		.fires = n > 0 || ub > 0 || (has_ber && ber > max), .rate = hours > 0 ? n / hours : 0,
 		.msg = hwc_arena_printf(c->a, "%s bit errors left after FEC (effective BER %s) since the port's counters were cleared",
 					fv_fmt_num(c->a, n), has_ber ? hwc_arena_printf(c->a, "%.3g", ber) : "unknown: no rx_bits_phy"),
-		.text = hwc_arena_printf(c->a, "%s since the port's counters were cleared (%s)", fv_fmt_num(c->a, n), rate_text(c, n, hours)),
+		.text = hwc_arena_printf(c->a, "%s since the port's counters were cleared (%s)", fv_fmt_num(c->a, n), rate_short(c, n, hours)),
 	};
 	struct hwc_finding *fd = hwc_wnd_judge(c, &w, name, 0, &b, NULL);
 	if (!fd)

@@ -118,7 +118,7 @@ def symbol_errors():
          [warn("mlx5_0/1", None, "unknown")])
     case(r, "ib-history", "IB: 5000 since boot in 1 h (5000/h), none in a 600 s window that would have seen 18/h: history (info), not a warning",
          [watch(600.0), uptime(3600)] + ib({"symbol_error": 5000}, {"symbol_error": 0}),
-         [warn("mlx5_0/1", "history, not live: 5000 since boot (5000/h over 1 h since boot); no symbol errors in the 600 s watch window", "info")])
+         [warn("mlx5_0/1", "history, not live: 5000 since boot (5000/h over 1 h); no symbol errors in the 600 s watch window", "info")])
     case(r, "ib-boot-high-window-short", "IB: 500 since boot in 1 h (500/h), none in a 10 s window that only sees 1078/h: the since-boot warning stands and says the window could not tell",
          [watch(10.0), uptime(3600)] + ib({"symbol_error": 500}, {"symbol_error": 0}),
          [warn("mlx5_0/1", "500 symbol errors since boot: 500/h over 1 h since boot, above 120/h; no symbol errors in the 10 s watch window, too short to see the rate since boot (500/h)")])
