@@ -79,6 +79,16 @@ class Fixtures(unittest.TestCase):
         self.assertEqual(ev["host.kernel.uptime_s"], "86400")
         self.assertEqual(ev["mlx.adapters[0000:04:00.0].ports[mlx4_0/1].counters.symbol_error"], "65535")
 
+    def test_cx2_ring_since_boot(self):
+        # the real sysfs counters of a ConnectX-2 on an aarch64 board (a 10 s sampler's output):
+        # links went down since boot (1 and 2), no symbol or integrity error: only LINK_FLAPS
+        j = check("link-ib-cx2-ring-window")
+        c1 = next(p for ad in j["facts"]["mlx"]["adapters"] for p in ad["ports"] if p["port"] == 1)["counters"]
+        self.assertEqual((c1["link_downed"], c1["symbol_error"], c1["local_link_integrity_errors"]), (1, 0, 0))
+        self.assertEqual(link_findings(j), [("LINK_FLAPS", "warn", "mlx4_0/1"), ("LINK_FLAPS", "warn", "mlx4_0/2")])
+        msg = {f["subject"]: f["message"] for f in j["findings"] if f["rule_id"] == "LINK_FLAPS"}
+        self.assertIn("went down 2 times", msg["mlx4_0/2"])
+
     def test_ib_clean_does_not_fire(self):
         j = check("link-ib-clean")
         self.assertEqual(port(j, "mlx5_0")["counters"]["symbol_error"], 0)
