@@ -485,7 +485,10 @@ static int open_sample(struct hwc_env *e, const char *path, int flags, char *res
 int env_open_resolved(struct hwc_env *e, const char *path, int flags, char *resolved, size_t rsz,
 		      enum env_open_kind kind)
 {
-	if (e->sample && e->mode == HWC_RUN_REPLAY)
+	/* a capture's sample; under --exec-tools on a mounted root (not live, not a replay) the
+	 * machine's files are read as they are now, its recordings still from the sample's place */
+	const char *p = path + strspn(path, "/");
+	if (e->sample && (e->mode == HWC_RUN_REPLAY || (!e->live && strncmp(p, "hwcheck/", 8) == 0)))
 		return open_sample(e, path, flags, resolved, rsz, kind);
 	return open_resolved(e, path, flags, resolved, rsz, kind);
 }

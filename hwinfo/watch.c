@@ -91,10 +91,12 @@ static int recorded_window(struct hwc_env *e, struct hwc_arena *a, struct hwc_wa
 	struct hwc_fmeta m;
 	if (hwc_read_bytes(e, HWC_WATCH_WINDOW, 4096, a, &d, &len, &m) < 0) {
 		if (m.st == HWC_ST_ABSENT) {
+			const char *only = hwc_env_only_input(e);
 			hwc_fmeta_set(why, HWC_ST_ABSENT, 0,
-				      hwc_arena_printf(a, "--watch: the capture %s holds no samples (no %s: "
-							  "it was taken without --watch)", hwc_env_root(e),
-						       HWC_WATCH_WINDOW));
+				      only ? hwc_arena_printf(a, "--watch: %s holds no samples", only)
+					   : hwc_arena_printf(a, "--watch: the capture %s holds no samples (no "
+								 "%s: it was taken without --watch)",
+							      hwc_env_root(e), HWC_WATCH_WINDOW));
 			return 0;
 		}
 		*why = m;

@@ -128,9 +128,40 @@ def eth_100g():
     r.done("an mlx5 100GbE port's ethtool -S and carrier_changes read twice ten seconds apart")
 
 
+def eth_pam4():
+    r = Root("watch-eth-cx6dx-pam4")
+    os.rmdir(r.root)
+    shutil.copytree(os.path.join(SRC_FIX, "link-ethtool-ber-pam4", "root"), r.root, symlinks=True)
+    window_bits = 200000 * 10 ** 6 * 10  # 200 Gb/s x 10 s, what rx_bits_phy counts in the window
+    moves = {"p1": {"rx_bits_phy": window_bits, "rx_corrected_bits_phy": 600000000,
+                    "rx_err_lane_2_phy": 600000000, "rx_symbol_err_phy": 3, "rx_pcs_symbol_err_phy": 3},
+             "p2": {"rx_bits_phy": window_bits, "rx_corrected_bits_phy": 400, "rx_err_lane_0_phy": 400}}
+    for ifn, deltas in moves.items():
+        key = f"ethtool -S {ifn}"
+        with open(os.path.join(r.root, "hwcheck", "commands", key, "stdout")) as f:
+            stats = f.read()
+        r.netdev(ifn, carrier_changes=2)
+        r.sample_command(1, key, stats)
+        r.sample_command(2, key, moved(stats, deltas))
+        r.sample_file(1, f"sys/class/net/{ifn}/carrier_changes", "2\n")
+        r.sample_file(2, f"sys/class/net/{ifn}/carrier_changes", "2\n")
+    r.window(10, 10000000)
+    r.source("the main collection and sample 1: the root of `link-ethtool-ber-pam4` (see its SOURCE.md: "
+             "real per-lane corrected bits of a ConnectX-6 Dx PAM4 port, Dell KB 000286734, in a "
+             "RECONSTRUCTED layout with rx_bits_phy), two 200G RS-FEC ports p1 and p2.")
+    r.source("RECONSTRUCTED: carrier_changes 2 on both ports (main and both samples); sample 2, ten "
+             "seconds later (window_us 10000000): rx_bits_phy +2e12 on both (200 Gb/s x 10 s), p1 "
+             "rx_corrected_bits_phy +6e8 (lane 2) and rx_pcs_symbol_err_phy +3, p2 rx_corrected_bits_phy "
+             "+400 (lane 0). Expected: ber_window bits 2000000000000 on both; p1 raw_ber 3.0000015e-4 "
+             "(past RS(544,514)'s 2.4e-4 in the window) and effective_ber 1.5e-12; p2 raw_ber 2e-10, "
+             "effective_ber 0; carrier_changes_window 0.")
+    r.done("two ConnectX-6 Dx 200G PAM4 ports read twice ten seconds apart, one past its FEC's limit")
+
+
 def build():
     ib_saturated()
     eth_100g()
+    eth_pam4()
 
 
 if __name__ == "__main__":

@@ -82,6 +82,20 @@ class Replay(unittest.TestCase):
         # the since-boot counters stay the real capture's
         self.assertEqual(n["counters"]["rx_corrected_bits_phy"], 17750739)
 
+    def test_eth_pam4_window_past_the_fec_limit(self):
+        j = facts(hwctest.fixture("watch-eth-cx6dx-pam4", "root"))
+        by = {n["name"]: n for n in j["facts"]["netdevs"]}
+        b1, b2 = by["p1"]["link"]["ber_window"], by["p2"]["link"]["ber_window"]
+        self.assertEqual((b1["bits"], b2["bits"]), (2000000000000, 2000000000000))
+        self.assertAlmostEqual(b1["raw_ber"], 6.00000003e8 / 2e12, delta=1e-15)
+        self.assertAlmostEqual(b1["effective_ber"], 1.5e-12, delta=1e-20)
+        self.assertAlmostEqual(b2["raw_ber"], 2e-10, delta=1e-20)
+        self.assertEqual(b2["effective_ber"], 0)
+        self.assertEqual(by["p1"]["counters_window"]["rx_bits_phy"], 2000000000000)
+        self.assertEqual(by["p1"]["link"]["carrier_changes_window"], 0)
+        # the since-clear ratio is the main collection's, a different window
+        self.assertAlmostEqual(by["p1"]["link"]["ber"]["raw_ber"], 5e-4, delta=1e-9)
+
     def test_same_answer_with_or_without_watch_and_no_wait(self):
         root = hwctest.fixture(IB, "root")
         plain = facts(root)
