@@ -391,8 +391,8 @@ static int open_in_cached_dir(struct hwc_env *e, const char *path, int flags, ch
 	return fd;
 }
 
-int env_open_resolved(struct hwc_env *e, const char *path, int flags, char *resolved, size_t rsz,
-		      enum env_open_kind kind)
+static int open_resolved(struct hwc_env *e, const char *path, int flags, char *resolved,
+			 size_t rsz, enum env_open_kind kind)
 {
 	if (resolved && rsz)
 		resolved[0] = 0;
@@ -451,6 +451,46 @@ int env_open_resolved(struct hwc_env *e, const char *path, int flags, char *reso
 	}
 	walk_done(&w);
 	return fd;
+}
+
+/* A capture read for a sample (hwc_env_set_sample): the path resolved in the machine's shape,
+ * then opened in the sample's place; `resolved` names that place. */
+static int open_sample(struct hwc_env *e, const char *path, int flags, char *resolved, size_t rsz,
+		       enum env_open_kind kind)
+{
+	char res[PATH_MAX], buf[PATH_MAX];
+	while (*path == '/')
+		path++;
+	const char *at = path;
+	if (strncmp(path, "hwcheck/", 8) != 0) {
+		/* not on the captured machine at all: the main collection's answer */
+		int fd = open_resolved(e, path, O_PATH, res, sizeof(res), OPEN_META);
+		if (fd < 0) {
+			if (resolved && rsz)
+				snprintf(resolved, rsz, "%s", res);
+			return fd;
+		}
+		close(fd);
+		at = res;
+	}
+	const char *sp = env_sample_path(e, at, buf, sizeof(buf));
+	if (!sp)
+		return -ENAMETOOLONG;
+	int fd = open_resolved(e, sp, flags, resolved, rsz, kind);
+	if (fd == -ENOENT && resolved && rsz)
+		snprintf(resolved, rsz, "%s", sp); /* named for the reader's "not in this sample" */
+	return fd;
+}
+
+int env_open_resolved(struct hwc_env *e, const char *path, int flags, char *resolved, size_t rsz,
+		      enum env_open_kind kind)
+{
+	/* a capture's sample; under --exec-tools on a mounted root (not live, not a replay) the
+	 * machine's files are read as they are now, its recordings still from the sample's place */
+	const char *p = path + strspn(path, "/");
+	if (e->sample && (e->mode == HWC_RUN_REPLAY || (!e->live && strncmp(p, "hwcheck/", 8) == 0)))
+		return open_sample(e, path, flags, resolved, rsz, kind);
+	return open_resolved(e, path, flags, resolved, rsz, kind);
 }
 
 int hwc_env_open_path(struct hwc_env *e, const char *path)
