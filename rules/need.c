@@ -78,6 +78,8 @@ const char *fv_fmt_num(struct hwc_arena *a, double v)
 	size_t n = s ? strlen(s) : 0;
 	while (n > 1 && s[n - 1] == '0')
 		s[--n] = 0;
+	if (n > 1 && s[n - 1] == '.') /* 10.00025 -> "10.000" -> "10", not "10." */
+		s[--n] = 0;
 	return s;
 }
 

@@ -287,7 +287,8 @@ static const struct {
 	double max; /* the counter's saturation */
 } integrity_keys[] = {{"local_link_integrity_errors", 15}, {"excessive_buffer_overrun_errors", 15}, {"link_error_recovery", 255}};
 
-/* The three counters' sum over the window: unknown when one is; the path of the first that moved. */
+/* The three counters' sum over the window, with the path of the first that moved: unknown when a
+ * delta is and none of the known ones moved (a known increase is live whatever the others). */
 static void integrity_window(struct hwc_rule_ctx *c, struct hwc_wnd *w, const json_t *p, const char *base)
 {
 	struct hwc_wnd k;
@@ -307,8 +308,8 @@ static void integrity_window(struct hwc_rule_ctx *c, struct hwc_wnd *w, const js
 		}
 	}
 	w->d = sum;
-	w->why = why;
-	w->path = why ? path : moved ? moved : w->path;
+	w->why = moved ? NULL : why;
+	w->path = moved ? moved : why ? path : w->path;
 }
 
 static void eval_integrity(struct hwc_rule_ctx *c)

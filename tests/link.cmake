@@ -31,3 +31,5 @@ set_tests_properties(link_sfp_rebuilt_oracle PROPERTIES ENVIRONMENT "LC_ALL=C;PY
 # --watch SEC: the counters sampled twice (tests/link/make_watch_fixtures.py captures, broken
 # window files, bad values, live runs on this machine: the window measured and replayed).
 hwc_py_test(link_watch link/test_watch.py)
+# The link rules' window verdicts on the watch-* captures (make_watch_rule_fixtures.py too).
+hwc_py_test(link_watch_rules link/test_watch_rules.py)

@@ -202,6 +202,10 @@ def integrity():
     case(r, "null-delta", "IB: none since boot, one of the three window deltas null: unknown",
          [watch(10.0), uptime(86400)] + ib({}, {"excessive_buffer_overrun_errors": ("invalid", "saturated at 15")}),
          [warn("mlx5_0/1", None, "unknown")])
+    case(r, "fires-beside-null", "IB: link_error_recovery +1 in the window while excessive_buffer_overrun_errors' delta is null (saturated): the known increase is live",
+         [watch(10.0), uptime(86400)] + ib({"excessive_buffer_overrun_errors": 15},
+                                           {"link_error_recovery": 1, "excessive_buffer_overrun_errors": ("unsupported", "saturated at 15")}),
+         [warn("mlx5_0/1", "1 link integrity error in the 10 s watch window (360/h): live")])
     case(r, "history", "IB: 15 since boot in 1 h, none in a 3600 s window (it sees 3/h): history",
          [watch(3600.0), uptime(3600)] + ib({"link_error_recovery": 15}, {}),
          [warn("mlx5_0/1", "history, not live", "info")])
