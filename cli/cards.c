@@ -577,8 +577,8 @@ static bool finding_of(const struct card_item *it, const struct card_ctx *x, con
 
 /* One line's verdict: the worst finding of its rules for this card (or port), else unknown
  * when a rule could not decide or the value could not be read, else ok (not_judged when no rule
- * looks at it). "rules": the findings behind the verdict; "undecided": its rules that could not
- * decide. */
+ * looks at it). "rules": the findings behind the verdict, then the line's milder ones;
+ * "undecided": its rules that could not decide. */
 /* No rule of the line runs under this profile: shown, not judged ("ok" means checked). */
 static bool judged(const struct card_item *it, const struct hwc_profile *prof)
 {
@@ -614,11 +614,14 @@ static json_t *check_json(const struct card_item *it, const struct card_ctx *x, 
 			worst = f;
 		}
 	}
-	for (size_t j = 0; worst && j < fv->n; j++) {
-		const struct hwc_finding *f = &fv->fd->items[fv->idx[j]];
-		if (finding_of(it, x, port, f) && sev_order(f) == sev_order(worst))
-			append_id(ids, f->rule_id);
-	}
+	/* the verdict's rules first, then the line's milder findings (an info beside a warning) */
+	for (int pass = 0; worst && pass < 2; pass++)
+		for (size_t j = 0; j < fv->n; j++) {
+			const struct hwc_finding *f = &fv->fd->items[fv->idx[j]];
+			if (finding_of(it, x, port, f) && f->severity != HWC_SEV_UNKNOWN &&
+			    (sev_order(f) == sev_order(worst)) == (pass == 0))
+				append_id(ids, f->rule_id);
+		}
 	const char *verdict = "ok", *reason = NULL;
 	char buf[1024];
 	if (worst) {

@@ -142,6 +142,8 @@ static void symbol_ib(struct hwc_rule_ctx *c, double hours, const char *upwhy)
 		struct hwc_finding *fd = hwc_wnd_judge(c, &w, subj, limit, &b, NULL);
 		if (!fd)
 			continue;
+		if (!hwc_q_string(p, "netdev")) /* an InfiniBand port without IPoIB: mlxlink reads its module */
+			fd->fix = hwc_fix_subst(c->a, fd->fix, "`ethtool -m <netdev>` / ", "");
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.symbol_error", base), fv_fmt_num(c->a, n),
 				 hwc_arena_printf(c->a, "<= %s/h", fv_fmt_num(c->a, limit)));
 		hwc_evidence_add(fd, c->a, "host.kernel.uptime_s", hours > 0 ? fv_fmt_num(c->a, hours * 3600) : upwhy, NULL);
