@@ -150,7 +150,7 @@ def cx4_forum():
              "LINK_TOOL_RECOMMENDATION (the firmware observed no issue), no LINK_RAW_BER_HIGH (3E-12, "
              "far under a tenth of RS(528,514)'s 5e-5), no LINK_EFFECTIVE_ERRORS.")
     r.source("RECONSTRUCTED: the argv (the capture ran `-c` on the mst device: no Module Info, so "
-             "LINK_MODULE_DIAGNOSTICS says unknown), BDF 0000:01:00.0, device 0x1013 (mt4115 = "
+             "LINK_MODULE_THRESHOLDS and LINK_MODULE_RX_POWER_LOW say unknown), BDF 0000:01:00.0, device 0x1013 (mt4115 = "
              "ConnectX-4), port state/rate/link_layer as mlxlink reports them (Active, LinkUp, 100GbE: "
              "Ethernet), no firmware version, no netdev.")
     r.done("a ConnectX-4 100G port whose older firmware says 'No issue was observed.' with a period")
@@ -269,8 +269,9 @@ def ndr_dac_los():
              "runs ib_send_bw over mlx5_0 to the peer host. BDF 0000:8e:00.0, firmware 28.46.3048 and "
              "PSID MT_0000000838 are the same host's `lspci` and `mlxup` answers (corpus "
              "`mlxconfig/cx7-ndr-mcx75310aas_lspci-grep_mlxup-query-and-update.txt`). Expected: no "
-             "LINK_MODULE_DIAGNOSTICS finding (a passive copper cable has no receiver: its LOS flags "
-             "mean nothing, and the link passed traffic); the module's rx_los fact is [1,0,1,1].")
+             "LINK_MODULE_* finding (a passive copper cable has no receiver: its LOS flags "
+             "mean nothing, and the link passed traffic; its readings 0 [0..0] have no thresholds to judge); "
+             "the module's rx_los fact is [1,0,1,1].")
     r.source("RECONSTRUCTED: the argv (the capture ran `--show_mo` on the mst device, without `-c`: "
              "the BER counters are absent, so the BER rules say unknown), device id 0x1021, RDMA "
              "device mlx5_0 (the ib_send_bw device of the same document), port state/rate/link_layer "
