@@ -195,6 +195,28 @@ class Fixtures(unittest.TestCase):
                                             ("LINK_MODULE_THRESHOLDS", "unknown", "mlx5_0/1"),
                                             ("LINK_TOOL_RECOMMENDATION", "warn", "mlx5_0/1")])
 
+    def test_dr4_osfp_real_readings_judged_silent(self):
+        # a real ConnectX-7 400G port and its DR4 optic as mlxlink reads them (MFT 4.34.1, values
+        # verbatim, text layout rendered from its --json): no netdev decodes the EEPROM, so the
+        # module rules judge mstlink's readings against the module's own alarm ranges: all inside
+        j = check("link-mstlink-cx7-400g-dr4-osfp")
+        p = port(j, "mlx5_0")
+        m = p["module"]
+        self.assertEqual((m["temperature_c"], m["temperature_c_range"]), ([62.0], [-10.0, 80.0]))
+        self.assertEqual((m["rx_power_dbm"], m["rx_power_dbm_range"]),
+                         ([3.608, 3.292, 3.237, 2.651], [-9.914, 6.999]))
+        self.assertEqual((p["phy"]["raw_ber"], m["rx_los"]), (5e-10, [0, 0, 0, 0]))
+        self.assertEqual(link_findings(j), [])  # judged, not unknown: nothing fires
+        # the same real readings with a wider margin (a site's profile, not the data): the module's
+        # 62 C is within 25 % of its [-10..80] range from the top, so the rule did look at it
+        with tempfile.TemporaryDirectory() as d:
+            prof = os.path.join(d, "p.json")
+            with open(prof, "w") as f:
+                json.dump({"schema": "hwcheck.profile", "schema_version": 1,
+                           "thresholds": {"link_module_margin": 0.25}}, f)
+            j = check("link-mstlink-cx7-400g-dr4-osfp", "--profile", prof)
+        self.assertEqual(link_findings(j), [("LINK_MODULE_THRESHOLDS", "warn", "mlx5_0/1")])
+
     def test_cx4_forum_no_issue_with_period(self):
         # a real ConnectX-4 whose firmware says "No issue was observed." (with a period), in the
         # forum's rendering (blank lines, one space before the colon): read, and no finding
