@@ -68,6 +68,11 @@ int env_open_resolved(struct hwc_env *e, const char *path, int flags, char *reso
  * "/<n>/...", anything else -> HWC_WATCH_DIR "/<n>/files/<p>") into buf; p itself for the main
  * collection or a path already in a sample's place. NULL when it does not fit. */
 const char *env_sample_path(const struct hwc_env *e, const char *p, char *buf, size_t n);
+/* resolve.c: env_open_resolved in the capture's own shape, whatever sample is set: what the
+ * directory cache, links followed and the capture's own lists (marks.c) resolve with, so that a
+ * sample's place never stands for a directory of the machine. */
+int env_open_unmapped(struct hwc_env *e, const char *path, int flags, char *resolved, size_t rsz,
+		      enum env_open_kind kind);
 /* resolve.c: closes the cached directories. */
 void env_dircache_free(struct hwc_env *e);
 
