@@ -433,6 +433,7 @@ static const struct card_item {
 	  "MLX_FW_CONFIG_AT_RISK", "MLX_FW_CONFIG_NOT_INTENDED"}},
 	{"numa", "NUMA", false, it_numa, {"HOST_NUMA_NODE_MISSING"}},
 	{"tools_rerun", "tools re-run", false, it_tools_rerun, {NULL}},
+	{"kernel_log", "kernel log", false, hwc_cards_it_kernel_log, {"MLX_KERNEL_EVENTS"}},
 	{"port", "port", true, it_port,
 	 {"NET_PORT_DOWN", "NET_PORT_RATE_LOW", "NET_ROCE_MTU_SMALL", "NET_MTU_NOT_JUMBO",
 	  "NET_BOND_MTU_MISMATCH"}},
@@ -531,11 +532,15 @@ static json_t *check_json(const struct card_item *it, const struct card_ctx *x, 
 			worst = f;
 		}
 	}
-	for (size_t j = 0; worst && j < fv->n; j++) {
-		const struct hwc_finding *f = &fv->fd->items[fv->idx[j]];
-		if (finding_of(it, x, port, f) && sev_order(f) == sev_order(worst))
-			append_id(ids, f->rule_id);
-	}
+	/* the worst findings first, then the line's lesser ones (an error line may also warn);
+	 * unknown ones are in "undecided", waived ones only on a line that has nothing else */
+	int top = worst ? sev_order(worst) : -1;
+	for (int sev = top; sev >= 0 && (sev > 0 || top == 0); sev--)
+		for (size_t j = 0; sev != 1 && j < fv->n; j++) {
+			const struct hwc_finding *f = &fv->fd->items[fv->idx[j]];
+			if (finding_of(it, x, port, f) && sev_order(f) == sev)
+				append_id(ids, f->rule_id);
+		}
 	const char *verdict = "ok", *reason = NULL;
 	char buf[1024];
 	if (worst) {

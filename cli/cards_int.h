@@ -48,5 +48,7 @@ void hwc_cards_it_flaps(struct card_ctx *x, const json_t *p, struct item_val *v)
 void hwc_cards_it_fec(struct card_ctx *x, const json_t *p, struct item_val *v);
 void hwc_cards_it_module(struct card_ctx *x, const json_t *p, struct item_val *v);
 void hwc_cards_it_far_end(struct card_ctx *x, const json_t *p, struct item_val *v);
+/* The card's mlx5 events in the kernel log since boot. */
+void hwc_cards_it_kernel_log(struct card_ctx *x, const json_t *p, struct item_val *v);
 
 #endif

@@ -305,6 +305,20 @@ static const char *put_fec_mode(struct item_val *v, const json_t *fec, const jso
 	return mode;
 }
 
+/* No BER: what the PHY counters say without their window. No bit corrected and none lost is a
+ * BER of 0 whatever the window; else the corrected bits, and why there is no ratio. */
+static void put_ber_counts(struct item_val *v, const json_t *c, const json_t *ber, const json_t *phy)
+{
+	const json_t *cb = hwc_q_get(c, "rx_corrected_bits_phy"), *lost = hwc_q_get(c, "rx_pcs_symbol_err_phy");
+	const char *no = ber ? why(ber, "raw_ber") : phy ? why(phy, "raw_ber") : "not collected";
+	if (json_is_number(cb) && json_is_number(lost) && json_number_value(cb) == 0 && json_number_value(lost) == 0)
+		vput(v, ", BER 0 (no bit corrected or lost since boot)");
+	else if (json_is_number(cb))
+		vput(v, ", %.0f bits corrected since boot, BER unknown (%s)", json_number_value(cb), no);
+	else
+		vput(v, ", BER unknown (%s)", no);
+}
+
 /* FEC in use and the BER: ethtool's FEC (mstlink's where ethtool has none), the BER from mstlink
  * (raw and effective, over its counters' window) else ethtool -S's counters over rx_bits_phy,
  * and over the watch window; mstlink's own recommendation when it names an issue. */
@@ -329,7 +343,7 @@ void hwc_cards_it_fec(struct card_ctx *x, const json_t *p, struct item_val *v)
 	if (r || e)
 		vput(v, " (%s)", bsrc);
 	else
-		vput(v, ", BER unknown (%s)", ber ? why(ber, "raw_ber") : phy ? why(phy, "raw_ber") : "not collected");
+		put_ber_counts(v, hwc_q_get(nd, "counters"), ber, phy);
 	if (out && (r || e))
 		json_object_set_new(out, "ber_source", json_string(bsrc));
 	put_ber_window(v, &s, lk, out);
@@ -621,4 +635,41 @@ void hwc_cards_it_far_end(struct card_ctx *x, const json_t *p, struct item_val *
 	}
 	v->unknown = true;
 	vput(v, "%s", nd ? why(lk, "peer") : why(p, "peer"));
+}
+
+/* ---- the kernel's own words ---------------------------------------------------------------- */
+
+/* The card's mlx5 events in the kernel log since boot: how many of each kind, and the last one
+ * with its time (the rule MLX_KERNEL_EVENTS judges them). */
+void hwc_cards_it_kernel_log(struct card_ctx *x, const json_t *p, struct item_val *v)
+{
+	(void)p;
+	const json_t *ev = hwc_q_get(x->ad, "kernel_events"), *e, *last = NULL;
+	if (!json_is_array(ev))
+		return hwc_cards_unknown(v, x->ad, "kernel_events");
+	if (!json_array_size(ev)) {
+		vput(v, "no mlx5 event since boot");
+		return;
+	}
+	vput(v, "%zu mlx5 event%s since boot:", json_array_size(ev), json_array_size(ev) == 1 ? "" : "s");
+	/* kinds in the order they first appear, each with its count */
+	size_t i, j, kinds = 0;
+	json_array_foreach(ev, i, e) {
+		const char *k = hwc_json_str_or(e, "kind", "?");
+		bool seen = false;
+		size_t n = 0;
+		for (j = 0; j < json_array_size(ev); j++) {
+			const char *o = hwc_json_str_or(json_array_get(ev, j), "kind", "?");
+			seen = seen || (j < i && !strcmp(o, k));
+			n += !strcmp(o, k);
+		}
+		if (!seen)
+			vput(v, "%s %s %zu", kinds++ ? "," : "", k, n);
+		last = e;
+	}
+	const json_t *t = hwc_q_get(last, "time_s");
+	vput(v, "; last");
+	if (json_is_number(t))
+		vput(v, " at %.1f s", json_number_value(t));
+	vput(v, ": %s", hwc_json_str_or(last, "message", "?"));
 }

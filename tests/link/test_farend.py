@@ -76,8 +76,8 @@ class FarEnd(unittest.TestCase):
         self.assertEqual(far_lines(j), [("enp153s0np0", "<-> StorageSW Ethernet120 (LLDP)", "not_judged"),
                                         ("enp171s0np0", "<-> LEAF03 Ethernet184 (LLDP)", "not_judged")])
         cp = run("--root", hwctest.fixture("link-farend-lldp-roce", "root"), "--no-color")
-        self.assertRegex(cp.stdout, r"\n  -        far end      StorageSW Ethernet120 \(LLDP\)\n")
-        self.assertRegex(cp.stdout, r"\n  -        far end      LEAF03 Ethernet184 \(LLDP\)\n")
+        self.assertRegex(cp.stdout, r"\n  -        far end      <-> StorageSW Ethernet120 \(LLDP\)\n")
+        self.assertRegex(cp.stdout, r"\n  -        far end      <-> LEAF03 Ethernet184 \(LLDP\)\n")
 
     def test_lldpd_not_running(self):
         j = check("link-farend-lldpd-down")

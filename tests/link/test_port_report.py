@@ -112,6 +112,17 @@ class PortReport(unittest.TestCase):
         self.assertEqual(j["cards"][0]["ports"][0]["far_end"],
                          {"name": "LEAF03", "port": "Ethernet184", "source": "lldp"})
 
+    def test_kernel_log_line(self):
+        # real: the dmesg of a ConnectX-6 Dx that overheated (health syndrome 0x10, then fatal)
+        j = check("link-kevents-cx6dx-health")
+        k = [c for c in j["cards"][0]["checks"] if c["item"] == "kernel_log"]
+        self.assertEqual([(c["verdict"], c["rules"]) for c in k], [("warn", ["MLX_KERNEL_EVENTS"])])
+        self.assertEqual(k[0]["value"], "5 mlx5 events since boot: high_temperature 2, health 2, fatal 1; "
+                                        "last at 271.3 s: health recovery flow aborted, PCI reads still not working")
+        # no dmesg recorded: unknown, and why
+        k = [c for c in check("link-ib-clean")["cards"][0]["checks"] if c["item"] == "kernel_log"]
+        self.assertEqual([(c["verdict"], c["reason"]) for c in k], [("unknown", "dmesg: not in this capture")])
+
     def dump(self, doc):
         if not CARDS_DUMP:
             self.skipTest("no --cards-dump")
