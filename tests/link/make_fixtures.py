@@ -46,16 +46,58 @@ GPUD1164_LOG = ("Dec 02 09:56:04 node1 kernel: mlx5_core 0000:d2:00.0: mlx5_cmd_
                 "syndrome (0x9a6171), err(-22)\n")
 
 
+# Chester-Gillon/ibv_message_passing, ibv_display_infiniband_counters/example_output.txt (commit
+# 4ec7afb, 2018-05-20): the PortCounters (and PortCountersExtended data counters) of both ports of
+# a ConnectX-2 (mlx4_0, /dev/mst/mt26428_pciconf0) joined port 1 to port 2 by a loopback cable at
+# QDR, read by PMA queries of the local ports (libibmad pma_query_via) "when the cable was pulled
+# out": SymbolErrorCounter 65535 (16 bits, saturated) and LinkDownedCounter 1 on each port.
+# Port 1 transmitted what port 2 received; every other error field 0. The kernel's counters/ files
+# are the same PortCounters attribute (drivers/infiniband/core/sysfs.c), laid out as those.
+CX2_PULLED = {
+    1: {"port_xmit_data": 32630962054, "port_rcv_data": 1001297599,
+        "port_xmit_packets": 138432763, "port_rcv_packets": 119660202, "port_xmit_wait": 10716},
+    2: {"port_xmit_data": 1001297599, "port_rcv_data": 32630962054,
+        "port_xmit_packets": 119660202, "port_rcv_packets": 138432763, "port_xmit_wait": 6292},
+}
+CX2_PULLED_ERRORS = {
+    "symbol_error": 65535, "link_error_recovery": 0, "link_downed": 1, "port_rcv_errors": 0,
+    "port_rcv_remote_physical_errors": 0, "port_rcv_switch_relay_errors": 0,
+    "port_xmit_discards": 0, "port_xmit_constraint_errors": 0, "port_rcv_constraint_errors": 0,
+    "local_link_integrity_errors": 0, "excessive_buffer_overrun_errors": 0, "VL15_dropped": 0,
+}
+
+# Chester-Gillon/ibv_message_passing, ibv_message_bw/ring_topology_notes.txt (commit fedc7aa,
+# 2021-01-03): ibv_display_local_infiniband_device_statistics on the aarch64 board MYD_CZU4EV_RC
+# (PetaLinux 2020.1; a ConnectX-2 VPI, PCIe 5GT/s x1 "downgraded", IB ports 1 and 2 cabled to two
+# other ConnectX-2 hosts). The tool reads every file of ports/N/counters/ (and hw_counters/) from
+# sysfs every 10 s (CLOCK_MONOTONIC, absolute) and prints those that are non-zero, "value(+delta)"
+# where the value changed since the previous sample: "Statistics after 1510 seconds". The error
+# counters it did not print were 0; symbol_error among them.
+CX2_RING = {
+    1: {"port_xmit_data": (1033066276, 49869), "port_xmit_wait": (153, 0),
+        "port_rcv_packets": (90350462, 513275), "port_rcv_data": (26618421419, 524621677),
+        "link_downed": (1, 0), "port_xmit_packets": (65577458, 5972)},
+    2: {"port_xmit_data": (768603440, 49894), "port_xmit_wait": (116, 0),
+        "port_rcv_packets": (73333149, 513276), "port_rcv_data": (26127804975, 524622714),
+        "link_downed": (2, 0), "port_xmit_packets": (48812663, 5972)},
+}
+CX2_RING_ZERO = ("symbol_error", "link_error_recovery", "port_rcv_errors",
+                 "port_rcv_remote_physical_errors", "port_rcv_switch_relay_errors",
+                 "port_xmit_discards", "port_xmit_constraint_errors", "port_rcv_constraint_errors",
+                 "local_link_integrity_errors", "excessive_buffer_overrun_errors", "VL15_dropped")
+
+
 class Root(mkfixtures.Root):
     BUILT_BY = ("Built by `tests/link/make_fixtures.py` from the public captures quoted there "
                 "(provenance of each piece below).")
 
 
-def ib_port(r, dev, counters, state="4: ACTIVE", phys="5: LinkUp", rate="400 Gb/sec (4X NDR)"):
-    r.rdma(dev, None, None, {1: {"state": state, "phys_state": phys, "rate": rate,
-                                 "link_layer": "InfiniBand"}})
+def ib_port(r, dev, counters, state="4: ACTIVE", phys="5: LinkUp", rate="400 Gb/sec (4X NDR)",
+            port=1):
+    r.rdma(dev, None, None, {port: {"state": state, "phys_state": phys, "rate": rate,
+                                    "link_layer": "InfiniBand"}})
     for k, v in counters.items():
-        r.write(f"sys/class/infiniband/{dev}/ports/1/counters/{k}", f"{v}\n")
+        r.write(f"sys/class/infiniband/{dev}/ports/{port}/counters/{k}", f"{v}\n")
 
 
 def gpud943():
@@ -90,6 +132,72 @@ def netdata2620():
              "state/rate/link_layer, `proc/uptime` (about four days); hw_counters/ not present "
              "(reported absent).")
     r.done("an InfiniBand port with clean PortCounters (netdata #2620 perfquery)")
+
+
+def cx2_cable_pulled(name, uptime):
+    r = Root(name)
+    r.function("0000:04:00.0", 0x673c, cls="0x0c0600", driver="mlx4_core", rdma=["mlx4_0"])
+    for port, data in CX2_PULLED.items():
+        ib_port(r, "mlx4_0", {**CX2_PULLED_ERRORS, **data}, state="1: DOWN", phys="2: Polling",
+                rate="40 Gb/sec (4X QDR)", port=port)
+    r.source("`sys/class/infiniband/mlx4_0/ports/*/counters/*`: the PortCounters of both ports "
+             "of a ConnectX-2 (mlx4_0, MT26428) cabled port 1 to port 2, quoted from "
+             "Chester-Gillon/ibv_message_passing `ibv_message_passing_c_project/source/"
+             "ibv_display_infiniband_counters/example_output.txt` (commit 4ec7afb, 2018-05-20, "
+             "https://github.com/Chester-Gillon/ibv_message_passing), read by PMA queries of the "
+             "local ports \"when the cable was pulled out\": IB_PC_ERR_SYM_F 65535 (16 bits, "
+             "saturated) and IB_PC_LINK_DOWNED_F 1 on each port, every other error field 0, the "
+             "data and packet counts and XmitWait as printed. real-quoted: the tool printed "
+             "libibmad field names, laid out here as the kernel's counters/ files (the same IBA "
+             "PortCounters attribute, drivers/infiniband/core/sysfs.c). The author adds that once "
+             "the cable was reconnected and the links came back the symbol count read 0 again "
+             "and the link-downed count stayed 1.")
+    r.source("RECONSTRUCTED: BDF 0000:04:00.0, PCI id 15b3:673c (MT26428 from the capture's "
+             "/dev/mst/mt26428_pciconf0; hwcheck's product table has no ConnectX-2, so the "
+             "product is `unsupported`), class, driver mlx4_core, port state DOWN/Polling (the "
+             "cable was out; the capture prints no state), rate 40 Gb/sec (4X QDR, the author's "
+             "notes on the same loopback: QDR link layer), no fw_ver/board_id, no hw_counters/.")
+    if uptime is None:
+        r.source("No `proc/uptime` (the capture has none): the symbol error rate cannot be had, "
+                 "so LINK_SYMBOL_ERRORS must say `unknown` on both ports, never pass; LINK_FLAPS "
+                 "fires on link_downed 1.")
+        r.done("ConnectX-2 ports whose cable was pulled: symbol_error saturated, no uptime")
+        return
+    r.write("proc/uptime", f"{uptime}.00 {uptime * 3}.00\n")
+    r.source(f"RECONSTRUCTED: `proc/uptime` {uptime} s (the capture has no uptime). "
+             "LINK_SYMBOL_ERRORS fires for any uptime under 546 h (65535 / 120 per hour), so "
+             "this root's firing rests on the reconstructed uptime: the REAL-DATA.md row is "
+             "RECONSTRUCTED, the count alone is real-quoted. Expected: LINK_SYMBOL_ERRORS warn "
+             "'65535 (saturated: at least)' on mlx4_0/1 and mlx4_0/2, LINK_FLAPS warn.")
+    r.done("ConnectX-2 ports whose cable was pulled: symbol_error saturated, uptime reconstructed")
+
+
+def cx2_ring_window():
+    r = Root("link-ib-cx2-ring-window")
+    r.function("0000:01:00.0", 0x673c, cls="0x0c0600", driver="mlx4_core", rdma=["mlx4_0"])
+    for port, counters in CX2_RING.items():
+        now = {**{k: 0 for k in CX2_RING_ZERO}, **{k: v for k, (v, _) in counters.items()}}
+        ib_port(r, "mlx4_0", now, rate="40 Gb/sec (4X QDR)", port=port)
+    r.source("`sys/class/infiniband/mlx4_0/ports/*/counters/*`: the sysfs counters of both IB "
+             "ports of the ConnectX-2 VPI (mlx4_0) of the aarch64 board MYD_CZU4EV_RC, as "
+             "`ibv_display_local_infiniband_device_statistics` printed them \"after 1510 "
+             "seconds\" in Chester-Gillon/ibv_message_passing `ibv_message_passing_c_project/"
+             "source/ibv_message_bw/ring_topology_notes.txt` (commit fedc7aa, 2021-01-03, "
+             "https://github.com/Chester-Gillon/ibv_message_passing): link_downed 1 (port 1) and "
+             "2 (port 2), unchanged over the tool's last 10 s sample (no `(+n)`), the data, "
+             "packet and XmitWait counts as printed. real: the tool reads these very files and "
+             "prints each by its file name; the error counters it did not print (symbol_error "
+             "and the rest) are 0, since it prints every non-zero one (its source, same "
+             "commit). The 10 s deltas it printed (port_rcv_data +524621677 on port 1, ...) are "
+             "kept in tests/link/make_fixtures.py (CX2_RING) for a `--watch` capture.")
+    r.source("RECONSTRUCTED: BDF 0000:01:00.0, PCI id 15b3:673c (a ConnectX-2 VPI QDR, "
+             "MT26428: the notes name the card, not its id; not in hwcheck's product table), "
+             "class, driver mlx4_core, port state ACTIVE/LinkUp (the notes' RDMA tests ran over "
+             "these ports), rate 40 Gb/sec (4X QDR), no `proc/uptime`, no hw_counters/ (the "
+             "tool printed none non-zero for this run). Expected: LINK_FLAPS warn on mlx4_0/1 "
+             "and mlx4_0/2 (link_downed since boot), LINK_SYMBOL_ERRORS and "
+             "LINK_INTEGRITY_ERRORS silent (0).")
+    r.done("ConnectX-2 ports of an aarch64 board: links went down since boot, none in the 10 s sample")
 
 
 def gpud1164():
@@ -510,6 +618,9 @@ def build():
     bf3_mlxlink()
     cx4_forum()
     gpud943()
+    cx2_cable_pulled("link-ib-cx2-cable-pulled", None)
+    cx2_cable_pulled("link-ib-cx2-cable-pulled-uptime", 86400)
+    cx2_ring_window()
     netdata2620()
     gpud1164()
 

@@ -55,6 +55,40 @@ class Fixtures(unittest.TestCase):
         flaps = next(f for f in j["findings"] if f["rule_id"] == "LINK_FLAPS")
         self.assertIn("saturated", flaps["message"])
 
+    def test_cx2_cable_pulled_symbol_errors(self):
+        # a real ConnectX-2 whose loopback cable was pulled: symbol_error saturated (65535) and
+        # link_downed 1 on both ports (Chester-Gillon/ibv_message_passing). The capture has no
+        # uptime: the rate, hence the verdict, is unknown, never a pass; the flap is counted.
+        j = check("link-ib-cx2-cable-pulled")
+        for dev in ("mlx4_0/1", "mlx4_0/2"):
+            p = next(p for ad in j["facts"]["mlx"]["adapters"] for p in ad["ports"]
+                     if f"{p['rdma_device']}/{p['port']}" == dev)
+            self.assertEqual((p["counters"]["symbol_error"], p["counters"]["link_downed"]), (65535, 1))
+        self.assertIsNone(j["facts"]["host"]["kernel"]["uptime_s"])
+        self.assertEqual(link_findings(j), [("LINK_FLAPS", "warn", "mlx4_0/1"), ("LINK_FLAPS", "warn", "mlx4_0/2"),
+                                            ("LINK_SYMBOL_ERRORS", "unknown", "mlx4_0/1"),
+                                            ("LINK_SYMBOL_ERRORS", "unknown", "mlx4_0/2")])
+        # with an uptime (reconstructed: the capture has none) the saturated count is a rate
+        j = check("link-ib-cx2-cable-pulled-uptime")
+        sym = [f for f in j["findings"] if f["rule_id"] == "LINK_SYMBOL_ERRORS"]
+        self.assertEqual(sorted((f["severity"], f["subject"]) for f in sym),
+                         [("warn", "mlx4_0/1"), ("warn", "mlx4_0/2")])
+        self.assertIn("65535 (saturated: at least) symbol errors since boot", sym[0]["message"])
+        self.assertIn("above 120/h", sym[0]["message"])
+        ev = {e["fact"]: e["observed"] for e in sym[0]["evidence"]}
+        self.assertEqual(ev["host.kernel.uptime_s"], "86400")
+        self.assertEqual(ev["mlx.adapters[0000:04:00.0].ports[mlx4_0/1].counters.symbol_error"], "65535")
+
+    def test_cx2_ring_since_boot(self):
+        # the real sysfs counters of a ConnectX-2 on an aarch64 board (a 10 s sampler's output):
+        # links went down since boot (1 and 2), no symbol or integrity error: only LINK_FLAPS
+        j = check("link-ib-cx2-ring-window")
+        c1 = next(p for ad in j["facts"]["mlx"]["adapters"] for p in ad["ports"] if p["port"] == 1)["counters"]
+        self.assertEqual((c1["link_downed"], c1["symbol_error"], c1["local_link_integrity_errors"]), (1, 0, 0))
+        self.assertEqual(link_findings(j), [("LINK_FLAPS", "warn", "mlx4_0/1"), ("LINK_FLAPS", "warn", "mlx4_0/2")])
+        msg = {f["subject"]: f["message"] for f in j["findings"] if f["rule_id"] == "LINK_FLAPS"}
+        self.assertIn("went down 2 times", msg["mlx4_0/2"])
+
     def test_ib_clean_does_not_fire(self):
         j = check("link-ib-clean")
         self.assertEqual(port(j, "mlx5_0")["counters"]["symbol_error"], 0)
