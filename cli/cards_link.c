@@ -61,14 +61,15 @@ static json_t *out_obj(struct card_ctx *x, const char *key)
 	return o;
 }
 
-/* "1.2e+03/h" style rate text: 3 significant digits. */
+/* A rate per hour: "2731/h", "16.1/h", "0.0417/h", "3.5e-03/h". */
 static void put_rate(struct item_val *v, double per_hour)
 {
-	vput(v, per_hour >= 0.01 ? "%.3g/h" : "%.1e/h", per_hour);
+	vput(v, per_hour >= 100 ? "%.0f/h" : per_hour >= 0.01 ? "%.3g/h" : "%.1e/h", per_hour);
 }
 
 /* One counter: "symbol errors 386 (16.1/h; 3 in the window)"; the rate only when it counted
- * something, the window's delta whenever the run watched. Returns whether it was shown. */
+ * something, the window's delta whenever the run watched (but of a 0 that stayed 0). Returns
+ * whether it was shown. */
 static bool put_ctr(struct item_val *v, const struct span *s, const struct ctr *c, const json_t *n,
 		    const json_t *w, const json_t *wobj, size_t *shown, json_t *out)
 {
@@ -76,7 +77,9 @@ static bool put_ctr(struct item_val *v, const struct span *s, const struct ctr *
 		return false;
 	double val = json_number_value(n);
 	vput(v, "%s%s %.0f", (*shown)++ ? ", " : "", c->label, val);
-	bool sat = c->sat > 0 && val >= c->sat, rate = val > 0 && s->hours > 0, win = s->window_s > 0;
+	bool sat = c->sat > 0 && val >= c->sat, rate = val > 0 && s->hours > 0;
+	/* a counter at 0 that stayed at 0: nothing to say about the window */
+	bool win = s->window_s > 0 && (val > 0 || !json_is_number(w) || json_number_value(w) != 0);
 	const char *sep = " (";
 	if (sat) {
 		vput(v, "%ssaturated", sep);
