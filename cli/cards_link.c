@@ -67,6 +67,18 @@ static void put_rate(struct item_val *v, double per_hour)
 	vput(v, per_hour >= 100 ? "%.0f/h" : per_hour >= 0.01 ? "%.3g/h" : "%.1e/h", per_hour);
 }
 
+/* Why a window delta is missing, in a word or two: the detail names the counter and both samples. */
+static const char *short_why(const json_t *wobj, const char *key)
+{
+	const char *d = why(wobj, key);
+	if (strstr(d, "saturated"))
+		return "saturated";
+	if (strstr(d, "backwards") || strstr(d, "cleared"))
+		return "cleared in the window";
+	const char *st = hwc_json_str_or(hwc_q_unavailable(wobj, key), "status", NULL);
+	return st ? st : d;
+}
+
 /* One counter: "symbol errors 386 (16.1/h; 3 in the window)"; the rate only when it counted
  * something, the window's delta whenever the run watched (but of a 0 that stayed 0). Returns
  * whether it was shown. */
@@ -91,9 +103,9 @@ static bool put_ctr(struct item_val *v, const struct span *s, const struct ctr *
 		sep = "; ";
 	}
 	if (win && json_is_number(w))
-		vput(v, "%s%.0f in the window", sep, json_number_value(w));
+		vput(v, "%s+%.0f in the window", sep, json_number_value(w));
 	else if (win)
-		vput(v, "%swindow unknown: %s", sep, why(wobj, c->key));
+		vput(v, "%swindow unknown: %s", sep, short_why(wobj, c->key));
 	if (sat || rate || win)
 		vput(v, ")");
 	if (out)
@@ -123,7 +135,7 @@ static void put_span(struct item_val *v, const struct span *s, bool any)
 	else if (any)
 		vput(v, "; rate unknown (no uptime)");
 	if (s->window_s > 0)
-		vput(v, "%s %g s watch window", any ? "," : ";", s->window_s);
+		vput(v, "%s %.1f s watch window", any ? "," : ";", s->window_s);
 }
 
 static bool any_nonzero(const json_t *obj, const struct ctr *t)
@@ -265,25 +277,27 @@ static bool put_ber(struct item_val *v, const char *sep, const char *label, cons
 	return true;
 }
 
-/* The BER over the watch window (netdevs[].link.ber_window), when the run watched. */
-static void put_ber_window(struct item_val *v, const struct span *s, const json_t *lk, json_t *out)
+/* The BER over the watch window (netdevs[].link.ber_window), when the run watched; whether one
+ * was shown. */
+static bool put_ber_window(struct item_val *v, const struct span *s, const json_t *lk, json_t *out)
 {
 	if (s->window_s <= 0 || !lk)
-		return;
+		return false;
 	const json_t *bw = hwc_q_get(lk, "ber_window");
 	const json_t *raw = hwc_q_get(bw, "raw_ber"), *eff = hwc_q_get(bw, "effective_ber");
 	if (!json_is_number(raw) && !json_is_number(eff)) {
 		vput(v, "; window BER unknown (%s)", bw ? why(bw, "raw_ber") : why(lk, "ber_window"));
-		return;
+		return false;
 	}
 	json_t *wo = json_object();
-	vput(v, "; in the %g s window", s->window_s);
+	vput(v, "; in the %.1f s window", s->window_s);
 	bool r = put_ber(v, " ", "raw BER", raw, wo, "raw_ber");
 	put_ber(v, r ? ", " : " ", "effective BER", eff, wo, "effective_ber");
 	if (out)
 		json_object_set_new(out, "ber_window", wo);
 	else
 		json_decref(wo);
+	return true;
 }
 
 /* The line's FEC mode: ethtool's, else mstlink's; NULL with its reason in v when neither. */
@@ -349,11 +363,11 @@ void hwc_cards_it_fec(struct card_ctx *x, const json_t *p, struct item_val *v)
 		put_ber_counts(v, hwc_q_get(nd, "counters"), ber, phy);
 	if (out && (r || e))
 		json_object_set_new(out, "ber_source", json_string(bsrc));
-	put_ber_window(v, &s, lk, out);
+	bool w = put_ber_window(v, &s, lk, out);
 	const char *rec = hwc_json_str_or(phy, "recommendation", NULL);
 	if (rec && !strstr(rec, "No issue"))
 		vput(v, "; mstlink: %s", rec);
-	if (!mode && !r && !e && s.window_s <= 0) {
+	if (!mode && !r && !e && !w) {
 		v->unknown = true;
 		v->len = 0;
 		vput(v, "no FEC mode or BER (%s)", ber ? why(ber, "raw_ber") : phy ? why(phy, "raw_ber") : "not collected");
