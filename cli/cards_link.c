@@ -27,20 +27,23 @@ struct ctr {
 struct span {
 	double hours, window_s;
 	const char *no_uptime; /* why the uptime is unknown */
+	const char *no_window; /* why a watched run has no window (a capture without samples) */
 };
 
 static struct span span_of(const struct card_ctx *x)
 {
-	struct span s = {0, 0, NULL};
+	struct span s = {0, 0, NULL, NULL};
 	const json_t *k = hwc_q_get(hwc_q_host(x->facts), "kernel");
 	const json_t *up = hwc_q_get(k, "uptime_s");
 	if (json_is_number(up) && json_number_value(up) > 0)
 		s.hours = json_number_value(up) / 3600.0;
 	else
 		s.no_uptime = k ? why(k, "uptime_s") : "no host.kernel facts";
-	const json_t *w = hwc_q_get(hwc_q_get(x->facts, "watch"), "window_s");
+	const json_t *watch = hwc_q_get(x->facts, "watch"), *w = hwc_q_get(watch, "window_s");
 	if (json_is_number(w) && json_number_value(w) > 0)
 		s.window_s = json_number_value(w);
+	else if (json_is_object(watch))
+		s.no_window = why(watch, "window_s");
 	return s;
 }
 
@@ -128,6 +131,8 @@ static size_t put_ctrs(struct item_val *v, const struct span *s, const struct ct
 /* "; per hour since boot (26.5 h), window 10 s" after the counters that counted something. */
 static void put_span(struct item_val *v, const struct span *s, bool any)
 {
+	if (s->no_window)
+		vput(v, "; watch window unknown (%s)", s->no_window);
 	if (!any && s->window_s <= 0)
 		return;
 	if (any && s->hours > 0)
@@ -170,7 +175,7 @@ static const struct ctr phy_errors[] = {
 /* mstlink's counters run since they were last cleared, not since boot: their own window. */
 static void put_phy_ctrs(struct item_val *v, const json_t *phy, const struct ctr *t, json_t *out)
 {
-	struct span s = {0, 0, NULL};
+	struct span s = {0, 0, NULL, NULL};
 	const json_t *tm = hwc_q_get(phy, "time_since_clear_min");
 	if (json_is_number(tm) && json_number_value(tm) > 0)
 		s.hours = json_number_value(tm) / 60;
@@ -636,7 +641,7 @@ void hwc_cards_it_far_end(struct card_ctx *x, const json_t *p, struct item_val *
 		vput(v, ")");
 		json_t *o = json_pack("{s:s, s:I, s:s}", "name", name, "port", (json_int_t)json_integer_value(pn), "source", "infiniband-diags");
 		const json_t *pc = hwc_q_get(ip, "counters");
-		struct span none = {0, 0, NULL};
+		struct span none = {0, 0, NULL, NULL};
 		size_t at = v->len;
 		vput(v, "; its counters: ");
 		size_t n = put_ctrs(v, &none, ib_flaps, pc, NULL, NULL, put_ctrs(v, &none, ib_errors, pc, NULL, NULL, 0));

@@ -188,6 +188,15 @@ class PortReport(unittest.TestCase):
         bw = j["facts"]["netdevs"][0]["link"]["ber_window"]
         self.assertEqual(port["fec"]["ber_window"], {"raw_ber": bw["raw_ber"], "effective_ber": bw["effective_ber"]})
 
+    def test_watch_without_window(self):
+        def patch(facts):
+            facts["watch"] = {"requested_s": 10, "window_s": None, "samples": None,
+                              "unavailable": {"window_s": {"status": "absent", "detail": "no watch samples in this capture"},
+                                              "samples": {"status": "absent", "detail": "no watch samples in this capture"}}}
+        text, _ = self.watched("link-farend-lldp-symbol", 3600, 0, patch)
+        self.assertRegex(text, r"link errors +p1: symbol errors 386 \(386/h\), .*; watch window unknown \(no "
+                               r"watch samples in this capture\); rates per hour since boot \(1\.0 h\)")
+
     def test_no_watch_no_window(self):
         text, cards = self.watched("link-farend-lldp-symbol", 3600, 0, lambda f: None)
         self.assertRegex(text, r"symbol errors 386 \(386/h\)")
