@@ -4,6 +4,7 @@
 # quoted below with their source. Run it after editing; the output is committed and
 # test_link.py checks it is up to date (--check). What is reconstructed says so in SOURCE.md.
 import filecmp
+import json
 import os
 import sys
 import tempfile
@@ -258,7 +259,7 @@ def cx4_forum():
              "LINK_TOOL_RECOMMENDATION (the firmware observed no issue), no LINK_RAW_BER_HIGH (3E-12, "
              "far under a tenth of RS(528,514)'s 5e-5), no LINK_EFFECTIVE_ERRORS.")
     r.source("RECONSTRUCTED: the argv (the capture ran `-c` on the mst device: no Module Info, so "
-             "LINK_MODULE_DIAGNOSTICS says unknown), BDF 0000:01:00.0, device 0x1013 (mt4115 = "
+             "LINK_MODULE_THRESHOLDS and LINK_MODULE_RX_POWER_LOW say unknown), BDF 0000:01:00.0, device 0x1013 (mt4115 = "
              "ConnectX-4), port state/rate/link_layer as mlxlink reports them (Active, LinkUp, 100GbE: "
              "Ethernet), no firmware version, no netdev.")
     r.done("a ConnectX-4 100G port whose older firmware says 'No issue was observed.' with a period")
@@ -363,6 +364,82 @@ def hdr_plr_8port():
     r.done("eight ConnectX-6 HDR ports with PLR whose real raw BERs (4E-9..1E-7) are healthy")
 
 
+# A ConnectX-7 400GbE port with an NVIDIA-made 400GBASE-DR4 OSFP (vendor SAKURA, OSFP-400G-DR4):
+# the real `mlxlink -d mlx5_0 -m -c --rx_fec_histogram --show_histogram --show_serdes_tx --json`
+# answer (MFT 4.34.1-10, firmware 28.47.1088) that yuuki/rdma_exporter kept as a decoder fixture
+# (internal/mlxlink/testdata/mlxlink/mft-4.34.1-400g-fec-serdes.json, commit 72aa3e75, 2026-08-11;
+# its design notes: "real MFT 4.34.1 responses", the serial replaced with <redacted>), kept
+# verbatim in tests/link/real-data/. hwcheck runs mstlink without --json: the values are rendered
+# in mlxlink's text layout (the corpus captures' key order and padding).
+DR4_CAPTURE = os.path.join(HERE, "real-data", "mlxlink-cx7-400g-dr4-osfp-mft4.34.1.json")
+# mlxlink's text order of the sections and keys hwcheck reads (corpus trex #1185, NDR --show_mo,
+# BlueField-3 -c captures); keys of the capture not listed follow their section in its order
+DR4_ORDER = [
+    ("Operational Info", ["State", "Physical state", "Speed", "Width", "FEC", "Loopback Mode",
+                          "Auto Negotiation"]),
+    ("Supported Info", ["Enabled Link Speed (Ext.)", "Supported Cable Speed (Ext.)"]),
+    ("Troubleshooting Info", ["Status Opcode", "Group Opcode", "Recommendation"]),
+    ("Tool Information", ["Firmware Version", "amBER Version", "MFT Version"]),
+    ("Module Info", ["Temperature [C]", "Voltage [mV]", "Bias Current [mA]", "Rx Power Current [dBm]",
+                     "Tx Power Current [dBm]", "Identifier", "Compliance", "Cable Technology",
+                     "Cable Type", "OUI", "Vendor Name", "Vendor Part Number", "Vendor Serial Number",
+                     "Rev", "Wavelength [nm]", "Transfer Distance [m]"]),
+    ("Physical Counters and BER Info", ["Time Since Last Clear [Min]", "Effective Physical Errors",
+                                        "Effective Physical BER", "Raw Physical Errors Per Lane",
+                                        "Raw Physical BER Per Lane", "Link Down Counter",
+                                        "Link Error Recovery Counter", "Raw Physical BER"]),
+]
+
+
+def mlxlink_text(out):
+    """mlxlink's text rendering of the sections of its --json answer's output object."""
+    text = ""
+    for sec, keys in DR4_ORDER:
+        vals = out[sec]
+        text += "\n%s\n%s\n" % (sec, "-" * len(sec))
+        for k in keys + [k for k in vals if k not in keys]:
+            v = vals[k]
+            if isinstance(v, dict):  # {"values": [...]} (per lane) or {"mask", "values"} (speeds)
+                v = ("%s (%s)" % (v["mask"], ",".join(v["values"])) if "mask" in v
+                     else ",".join(v["values"]))
+            text += "%-35s: %s\n" % (k, v)
+    return text
+
+
+def dr4_osfp_400g():
+    with open(DR4_CAPTURE) as f:
+        out = json.load(f)["result"]["output"]
+    r = Root("link-mstlink-cx7-400g-dr4-osfp")
+    r.function("0000:c1:00.0", 0x1021, rdma=["mlx5_0"])
+    r.rdma("mlx5_0", "28.47.1088", None, {1: {"state": "4: ACTIVE", "phys_state": "5: LinkUp",
+                                              "rate": "400 Gb/sec (4X NDR)", "link_layer": "Ethernet"}})
+    r.command(["mstlink", "-d", "0000:c1:00.0", "-m", "-c"], mlxlink_text(out).encode())
+    r.source("`hwcheck/commands/mstlink -d 0000:c1:00.0 -m -c/stdout`: the values of a real `mlxlink "
+             "-d mlx5_0 -m -c --rx_fec_histogram --show_histogram --show_serdes_tx --json` answer "
+             "(MFT 4.34.1-10, firmware 28.47.1088: a ConnectX-7), kept by yuuki/rdma_exporter as a "
+             "decoder fixture (internal/mlxlink/testdata/mlxlink/mft-4.34.1-400g-fec-serdes.json, "
+             "commit 72aa3e75, 2026-08-11; its design notes call it a real MFT 4.34.1 response, the "
+             "module serial replaced with <redacted>), verbatim in "
+             "tests/link/real-data/mlxlink-cx7-400g-dr4-osfp-mft4.34.1.json: Active, 400G 4x, "
+             "Standard_RS-FEC (544,514), No issue was observed, effective errors 0, raw BER 5E-10 "
+             "(lanes 5550000,28835305,14640119,16746846 in 4876.6 min), Link Down Counter 0; an "
+             "OSFP 400GBASE-DR4 optic (SAKURA OSFP-400G-DR4, module firmware 40.242.17) at 62 C of "
+             "its [-10..80], 3228.9 mV of [2970..3630], bias 266.360,266.360,249.272,249.272 mA of "
+             "[40..480], Rx 3.608,3.292,3.237,2.651 dBm of [-9.914..6.999], Tx "
+             "2.219,1.219,1.720,1.300 dBm of [-6.904..6.999], Rx LOS 0,0,0,0; enabled speeds up to "
+             "400G_4X/400G_8X, cable 400G_4X. Expected: no LINK_* finding: LINK_MODULE_THRESHOLDS "
+             "and LINK_MODULE_RX_POWER_LOW judge mstlink's readings (no netdev decodes the EEPROM) "
+             "and every one is inside its range and margin; LINK_RAW_BER_HIGH silent (5E-10 is far "
+             "under a tenth of RS(544,514)'s 2.4e-4).")
+    r.source("RECONSTRUCTED: the text layout (hwcheck runs mstlink without --json: each value is "
+             "rendered as `Key<padding to 35>: value` in the section and key order of the corpus "
+             "captures, per-lane lists joined by commas, speeds as `mask (list)`; the FEC histogram "
+             "and SerDes sections are left out, hwcheck does not read them); the argv; BDF "
+             "0000:c1:00.0, device 0x1021 (ConnectX-7, as its firmware 28.x says), mlx5_0 port 1 "
+             "sysfs (Active/LinkUp, 400 Gb/sec, Ethernet as mlxlink's Active 400G); no netdev.")
+    r.done("a ConnectX-7 400G port with a real, healthy DR4 optic read by mlxlink (readings and ranges)")
+
+
 def ndr_dac_los():
     r = mstlink_root("link-module-cx7-ndr-dac-los", "0000:8e:00.0", 0x1021, "28.46.3048",
                      "MT_0000000838", "400 Gb/sec (4X NDR)", "InfiniBand",
@@ -377,8 +454,9 @@ def ndr_dac_los():
              "runs ib_send_bw over mlx5_0 to the peer host. BDF 0000:8e:00.0, firmware 28.46.3048 and "
              "PSID MT_0000000838 are the same host's `lspci` and `mlxup` answers (corpus "
              "`mlxconfig/cx7-ndr-mcx75310aas_lspci-grep_mlxup-query-and-update.txt`). Expected: no "
-             "LINK_MODULE_DIAGNOSTICS finding (a passive copper cable has no receiver: its LOS flags "
-             "mean nothing, and the link passed traffic); the module's rx_los fact is [1,0,1,1].")
+             "LINK_MODULE_* finding (a passive copper cable has no receiver: its LOS flags "
+             "mean nothing, and the link passed traffic; its readings 0 [0..0] have no thresholds to judge); "
+             "the module's rx_los fact is [1,0,1,1].")
     r.source("RECONSTRUCTED: the argv (the capture ran `--show_mo` on the mst device, without `-c`: "
              "the BER counters are absent, so the BER rules say unknown), device id 0x1021, RDMA "
              "device mlx5_0 (the ib_send_bw device of the same document), port state/rate/link_layer "
@@ -607,6 +685,7 @@ def ethtool_ber():
 
 
 def build():
+    dr4_osfp_400g()
     ethtool_ber()
     hdr_plr_8port()
     ndr_dac_los()
