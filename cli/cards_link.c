@@ -443,12 +443,18 @@ static bool all_dark(const json_t *m)
 	return true;
 }
 
+/* Significant digits of a reading: 3 (41.1 degC, -13.1 dBm), 4 from 1000 on (3230 mV). */
+static int prec(double d)
+{
+	return fabs(d) >= 1000 && isfinite(d) ? 4 : 3;
+}
+
 static void put_range(struct item_val *v, const char *label, double lo, double hi, const char *unit)
 {
 	if (lo == hi)
-		vput(v, ", %s %.3g %s", label, lo, unit);
+		vput(v, ", %s %.*g %s", label, prec(lo), lo, unit);
 	else
-		vput(v, ", %s %.3g..%.3g %s", label, lo, hi, unit);
+		vput(v, ", %s %.*g..%.*g %s", label, prec(lo), lo, prec(hi), hi, unit);
 }
 
 /* Where lo..hi stands against the module's own thresholds (ethtool -m decoding): the alarm or
@@ -466,15 +472,15 @@ static const char *against(char *buf, size_t n, double lo, double hi, const json
 			continue;
 		double d = shown_val(json_number_value(t), mw);
 		if (lim[i].high ? hi > d : lo < d) {
-			snprintf(buf, n, "%s %.3g", lim[i].word, d);
+			snprintf(buf, n, "%s %.*g", lim[i].word, prec(d), d);
 			return buf;
 		}
 	}
 	const json_t *lw = hwc_q_get(th, "low_warning"), *hw = hwc_q_get(th, "high_warning");
 	if (!json_is_number(lw) || !json_is_number(hw))
 		return "no thresholds";
-	snprintf(buf, n, "warning %.3g..%.3g", shown_val(json_number_value(lw), mw),
-		 shown_val(json_number_value(hw), mw));
+	double l = shown_val(json_number_value(lw), mw), h = shown_val(json_number_value(hw), mw);
+	snprintf(buf, n, "warning %.*g..%.*g", prec(l), l, prec(h), h);
 	return buf;
 }
 
@@ -534,7 +540,8 @@ static void put_mst_readings(struct item_val *v, const json_t *m, json_t *out)
 			continue; /* a passive cable's zeros: no diagnostics */
 		char buf[96];
 		if (range)
-			snprintf(buf, sizeof(buf), "%s range %.3g..%.3g", lo < rlo || hi > rhi ? "outside its" : "within its", rlo, rhi);
+			snprintf(buf, sizeof(buf), "%s range %.*g..%.*g", lo < rlo || hi > rhi ? "outside its" : "within its",
+				 prec(rlo), rlo, prec(rhi), rhi);
 		else
 			snprintf(buf, sizeof(buf), "no thresholds");
 		put_range(v, rd[i].label, lo, hi, rd[i].unit);
