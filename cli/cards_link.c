@@ -207,9 +207,9 @@ void hwc_cards_it_errors(struct card_ctx *x, const json_t *p, struct item_val *v
 	put_phy_ctrs(v, phy, phy_errors, out);
 	if (v->len > start)
 		return;
-	v->len = 0;
+	v->len = start; /* "p1: " stays: a RoCE LAG port's line names each member */
 	v->unknown = true;
-	vput(v, "no error counter of this port could be read (%s)",
+	vput(v, "no error counter (%s)",
 	     nd ? why(c, "rx_symbol_err_phy") : c ? why(c, "symbol_error") : why(p, "counters"));
 }
 
@@ -259,9 +259,9 @@ void hwc_cards_it_flaps(struct card_ctx *x, const json_t *p, struct item_val *v)
 	put_phy_ctrs(v, hwc_q_get(p, "phy"), phy_flaps, out);
 	if (v->len > start)
 		return;
-	v->len = 0;
+	v->len = start;
 	v->unknown = true;
-	vput(v, "no link-down counter of this port could be read (%s)",
+	vput(v, "no link-down counter (%s)",
 	     nd ? why(c, "link_down_events_phy") : c ? why(c, "link_downed") : why(p, "counters"));
 }
 
@@ -372,11 +372,7 @@ void hwc_cards_it_fec(struct card_ctx *x, const json_t *p, struct item_val *v)
 	const char *rec = hwc_json_str_or(phy, "recommendation", NULL);
 	if (rec && !strstr(rec, "No issue"))
 		vput(v, "; mstlink: %s", rec);
-	if (!mode && !r && !e && !w) {
-		v->unknown = true;
-		v->len = 0;
-		vput(v, "no FEC mode or BER (%s)", ber ? why(ber, "raw_ber") : phy ? why(phy, "raw_ber") : "not collected");
-	}
+	v->unknown = !mode && !r && !e && !w; /* the text says why each is unknown */
 }
 
 /* ---- the module ---------------------------------------------------------------------------- */
@@ -595,6 +591,7 @@ void hwc_cards_it_module(struct card_ctx *x, const json_t *p, struct item_val *v
 	json_t *out = out_obj(x, "module");
 	if (nd)
 		vput(v, "%s: ", hwc_json_str_or(nd, "name", "?"));
+	size_t start = v->len;
 	if (json_is_string(hwc_q_get(m, "identifier"))) {
 		put_identity(v, m, "media", out);
 		json_object_set_new(out, "source", json_string(hwc_json_str_or(m, "source", "ethtool -m")));
@@ -610,7 +607,7 @@ void hwc_cards_it_module(struct card_ctx *x, const json_t *p, struct item_val *v
 		put_mst_readings(v, pm, out);
 		return;
 	}
-	v->len = 0;
+	v->len = start;
 	v->unknown = true;
 	vput(v, "%s", m ? why(m, "identifier") : nd ? why(hwc_q_netdev_link(nd), "module")
 						   : pm ? why(pm, "identifier") : why(p, "module"));
