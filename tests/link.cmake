@@ -33,3 +33,6 @@ set_tests_properties(link_sfp_rebuilt_oracle PROPERTIES ENVIRONMENT "LC_ALL=C;PY
 add_executable(cards_dump cli/cards_dump.c)
 target_link_libraries(cards_dump PRIVATE hwc_cli)
 hwc_py_test(link_port_report link/test_port_report.py --cards-dump $<TARGET_FILE:cards_dump>)
+# --watch SEC: the counters sampled twice (tests/link/make_watch_fixtures.py captures, broken
+# window files, bad values, live runs on this machine: the window measured and replayed).
+hwc_py_test(link_watch link/test_watch.py)
