@@ -165,8 +165,8 @@ class Fixtures(unittest.TestCase):
         self.assertFalse([f for f in j["findings"] if f["rule_id"] == "LINK_SYMBOL_ERRORS"])
         # the port's link line shows ethtool's BER where mstlink gave none
         cp = run("--root", hwctest.fixture("link-ethtool-ber-pam4", "root"), "--no-color")
-        self.assertRegex(cp.stdout, r"warn +link errors +p1: .*FEC RS, raw BER 0\.0005, effective BER\s+1\.67e-14")
-        self.assertRegex(cp.stdout, r"ok +link errors +p2: .*FEC RS, raw BER 2\.13e-07, effective BER 0")
+        self.assertRegex(cp.stdout, r"warn +FEC, BER +p1: FEC RS .*raw BER\s+5\.0e-04, effective BER\s+1\.7e-14 \(ethtool -S\)")
+        self.assertRegex(cp.stdout, r"ok +FEC, BER +p2: FEC RS .*raw BER\s+2\.1e-07,\s+effective BER 0 \(ethtool -S\)")
 
     def test_ethtool_ber_broken_counters(self):
         # rx_bits_phy 0, garbage, or absent: the BER is null with the reason, nothing crashes;
