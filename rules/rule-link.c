@@ -543,10 +543,52 @@ static void eval_recommendation(struct hwc_rule_ctx *c)
 	}
 }
 
-/* ---- the module's diagnostics against its own thresholds (mstlink -m) ----------------------- */
+/* ---- the module's readings as mstlink -m shows them (LINK_MODULE_THRESHOLDS, _RX_POWER_LOW) ---- */
+
+/* mstlink's Module Info of port p when it is the source of the module's readings: hwcheck's own
+ * decoding of the netdev's module EEPROM (ethtool -m: alarm and warning thresholds) goes first,
+ * mstlink's (the value and the module's alarm range, PDDR module info) serves the rest. */
+static const json_t *mst_module(const json_t *facts, const json_t *p)
+{
+	const json_t *mod = hwc_q_get(p, "module");
+	if (!json_is_string(hwc_q_at(p, "phy.source")) || !json_is_object(mod) ||
+	    json_is_boolean(hwc_q_get(hwc_q_netdev_module(hwc_q_port_netdev(facts, p)), "ddm")))
+		return NULL;
+	return mod;
+}
+
+/* Module Info to judge: readings, or N/A (unsupported: no DDM, passive copper: nothing to judge). */
+static bool mst_judgeable(const json_t *mod)
+{
+	const char *st = hwc_q_string(hwc_q_unavailable(mod, "temperature_c"), "status");
+	return json_is_array(hwc_q_get(mod, "temperature_c")) || (st && strcmp(st, "unsupported") == 0);
+}
+
+bool hwc_mst_module_judged(const json_t *facts, const char *netdev)
+{
+	const json_t *p = hwc_q_netdev_port(facts, netdev, NULL), *mod = p ? mst_module(facts, p) : NULL;
+	return mod && mst_judgeable(mod);
+}
+
+/* Which sides of a reading's range are judged, and how far inside an edge a warning starts
+ * (THRESHOLDS: both sides, a fraction of the range; RX_POWER_LOW: the low side, in dB). */
+struct mst_side {
+	bool low, high;
+	double warn;
+	const char *note;
+};
+
+static const char *mst_expect(struct hwc_rule_ctx *c, const struct mst_side *sd, double lo, double hi)
+{
+	if (!sd->high)
+		return hwc_arena_printf(c->a, ">= %s dBm, %s dB above the module's low alarm %s", fv_fmt_num(c->a, lo + sd->warn),
+					fv_fmt_num(c->a, sd->warn), fv_fmt_num(c->a, lo));
+	return hwc_arena_printf(c->a, "within [%s..%s], %s%% of the range inside%s", fv_fmt_num(c->a, lo), fv_fmt_num(c->a, hi),
+				fv_fmt_num(c->a, sd->warn * 100), sd->note);
+}
 
 static void judge_reading(struct hwc_rule_ctx *c, const char *subj, const char *base, const json_t *mod,
-			  const char *key, double margin, struct hwc_finding **fd)
+			  const char *key, const struct mst_side *sd, struct hwc_finding **fd)
 {
 	const json_t *v = hwc_q_get(mod, key);
 	const json_t *rg = hwc_q_get(mod, hwc_arena_printf(c->a, "%s_range", key));
@@ -555,28 +597,64 @@ static void judge_reading(struct hwc_rule_ctx *c, const char *subj, const char *
 	double lo = json_number_value(json_array_get(rg, 0)), hi = json_number_value(json_array_get(rg, 1));
 	if (lo >= hi)
 		return; /* [0..0]: a module without thresholds (passive copper) */
-	double edge = (hi - lo) * margin;
+	double warn = sd->high ? (hi - lo) * sd->warn : sd->warn;
 	size_t i;
 	const json_t *x;
 	json_array_foreach(v, i, x) {
 		double y = json_number_value(x);
-		bool past = y < lo || y > hi;
-		if (!past && y >= lo + edge && y <= hi - edge)
+		bool past = (sd->low && y < lo) || (sd->high && y > hi);
+		if (!past && !(sd->low && y < lo + warn) && !(sd->high && y > hi - warn))
 			continue;
-		const char *what = hwc_arena_printf(c->a, "%s lane %zu = %s, %s the module's range [%s..%s]", key, i, fv_fmt_num(c->a, y),
-						    past ? "outside" : "near the edge of", fv_fmt_num(c->a, lo), fv_fmt_num(c->a, hi));
+		const char *what = hwc_arena_printf(c->a, "%s lane %zu = %s, %s the module's alarm range [%s..%s] (mstlink)", key, i,
+						    fv_fmt_num(c->a, y), past ? "outside" : "near the edge of", fv_fmt_num(c->a, lo),
+						    fv_fmt_num(c->a, hi));
 		/* past the range: the rule's severity (error); near an edge: a warning */
 		enum hwc_severity sev = past ? c->sev : HWC_SEV_WARN;
 		if (!*fd) {
-			*fd = hwc_rule_emit_sev(c, sev, subj, "module diagnostics: %s", what);
+			*fd = hwc_rule_emit_sev(c, sev, subj, "transceiver: %s", what);
 		} else if (past && (*fd)->severity != c->sev) {
 			(*fd)->severity = c->sev;
-			(*fd)->message = hwc_arena_printf(c->a, "module diagnostics: %s", what);
+			(*fd)->message = hwc_arena_printf(c->a, "transceiver: %s", what);
 		}
 		hwc_evidence_add(*fd, c->a, hwc_arena_printf(c->a, "%s.module.%s[%zu]", base, key, i), fv_fmt_num(c->a, y),
-				 hwc_arena_printf(c->a, "within [%s..%s]%s", fv_fmt_num(c->a, lo), fv_fmt_num(c->a, hi),
-						  past ? "" : hwc_arena_printf(c->a, ", %s%% inside", fv_fmt_num(c->a, margin * 100))));
+				 mst_expect(c, sd, lo, hi));
 	}
+}
+
+/* The readings of one port's Module Info: every one against its range (the Rx power on its high
+ * side only) for LINK_MODULE_THRESHOLDS, or the Rx power's low side for LINK_MODULE_RX_POWER_LOW. */
+static void mst_port(struct hwc_rule_ctx *c, const json_t *ad, const json_t *p, const json_t *mod, bool rx_low)
+{
+	static const char *const keys[] = {"temperature_c", "voltage_mv", "bias_ma", "tx_power_dbm", "rx_power_dbm"};
+	const char *subj = ib_subject(c, p), *base = ib_base(c, ad, p);
+	const json_t *tv;
+	if (!mst_judgeable(mod)) {
+		/* Module Info not shown (no -m, no module): unknown, unless the port's netdev has
+		 * a module EEPROM of its own to say so (its unknown is LINK_MODULE_*'s already) */
+		if (!hwc_q_port_netdev(c->facts, p))
+			need_val(c, subj, p, base, "module.temperature_c", JSON_ARRAY, NULL, &tv);
+		return;
+	}
+	struct hwc_finding *fd = NULL;
+	struct mst_side low = {true, false, hwc_profile_threshold(c->prof, HWC_T_LINK_MODULE_RX_MARGIN_DB), ""};
+	if (rx_low)
+		judge_reading(c, subj, base, mod, "rx_power_dbm", &low, &fd);
+	double margin = hwc_profile_threshold(c->prof, HWC_T_LINK_MODULE_MARGIN);
+	for (size_t k = 0; !rx_low && k < HWC_ARRAY_SIZE(keys); k++) {
+		bool rx = k + 1 == HWC_ARRAY_SIZE(keys); /* rx_power_dbm: its low side is RX_POWER_LOW's */
+		struct mst_side sd = {!rx, true, margin, rx ? " (the low side: LINK_MODULE_RX_POWER_LOW)" : ""};
+		judge_reading(c, subj, base, mod, keys[k], &sd, &fd);
+	}
+	fv_far_end_port(c, fd, p, base, NULL);
+}
+
+void hwc_mst_module_readings(struct hwc_rule_ctx *c, bool rx_low)
+{
+	size_t i, j;
+	const json_t *ad, *p, *mod;
+	FOR_PHY_PORTS(c, i, ad, j, p)
+		if ((mod = mst_module(c->facts, p)))
+			mst_port(c, ad, p, mod, rx_low);
 }
 
 /* The module's Rx LOS flags (mstlink "Rx LOS [per lane]", read from PDDR's module latched flag
@@ -612,30 +690,12 @@ static void judge_los(struct hwc_rule_ctx *c, const char *subj, const char *base
 
 static void eval_module(struct hwc_rule_ctx *c)
 {
-	static const char *const keys[] = {"temperature_c", "voltage_mv", "bias_ma", "rx_power_dbm", "tx_power_dbm"};
-	double margin = hwc_profile_threshold(c->prof, HWC_T_LINK_MODULE_MARGIN);
 	size_t i, j;
 	const json_t *ad, *p;
 	FOR_PHY_PORTS(c, i, ad, j, p) {
 		const json_t *mod = hwc_q_get(p, "module");
-		if (!json_is_object(mod))
-			continue;
-		const char *subj = ib_subject(c, p), *base = ib_base(c, ad, p);
-		judge_los(c, subj, base, p, mod);
-		const json_t *nd = hwc_q_port_netdev(c->facts, p);
-		if (json_is_boolean(hwc_q_get(hwc_q_netdev_module(nd), "ddm")))
-			continue; /* the readings are judged from the EEPROM itself by LINK_MODULE_THRESHOLDS */
-		/* mstlink answered without Module Info (not run with -m, no module, a capture without
-		 * it): not looked at is unknown; N/A (unsupported: no DDM, passive copper) is judged */
-		const json_t *tv, *why = hwc_q_unavailable(mod, "temperature_c");
-		const char *st = hwc_q_string(why, "status");
-		if (!json_is_array(hwc_q_get(mod, "temperature_c")) && !(st && strcmp(st, "unsupported") == 0) &&
-		    !need_val(c, subj, p, base, "module.temperature_c", JSON_ARRAY, NULL, &tv))
-			continue;
-		struct hwc_finding *fd = NULL;
-		for (size_t k = 0; k < HWC_ARRAY_SIZE(keys); k++)
-			judge_reading(c, subj, base, mod, keys[k], margin, &fd);
-		fv_far_end_port(c, fd, p, base, NULL);
+		if (json_is_object(mod))
+			judge_los(c, ib_subject(c, p), ib_base(c, ad, p), p, mod);
 	}
 }
 
@@ -779,23 +839,18 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "integrity or a cable it does not support.",
 	 "Follow the recommendation; `mstlink -d <BDF> -m -c` shows the module and the counters.",
 	 eval_recommendation},
-	{"LINK_MODULE_DIAGNOSTICS", HWC_SEV_ERROR, "link", "Transceiver diagnostics near or past the module's own thresholds",
-	 "The module's temperature, supply voltage, per-lane laser bias and Tx/Rx optical power (mstlink "
-	 "-m: the value and, in brackets, the range the module itself declares in its EEPROM). Past "
-	 "the range is an error (the module is failing or overheating, the optics are dirty); within "
-	 "link_module_margin (default 0.1 of the range) of an edge a warning. A module without "
-	 "diagnostics (passive copper: N/A or [0..0]) has nothing to judge; an mstlink answer without "
-	 "Module Info (no -m, no module) is unknown. A port whose netdev's "
-	 "module EEPROM hwcheck decoded itself is left to LINK_MODULE_THRESHOLDS (one finding per "
-	 "module). Rx LOS per lane (mstlink's Module Info): the flags latch until read (SFF-8636 "
-	 "byte 3, CMIS 5.2 page 11h byte 147 'Latched Rx LOS Flag', clear on read): on a port that is "
-	 "not active a set flag names the cause (warn: no light or signal from the far end); on an "
-	 "active link it is history a normal bring-up leaves too, and is not judged (flaps are "
-	 "LINK_FLAPS'); a passive copper cable has no receiver, its flags are never judged (a real "
-	 "ConnectX-7 NDR DAC reads 1,0,1,1 on a link that passes traffic).",
-	 "Check airflow for a hot module, clean the fibre and connectors for low Rx power, replace a "
-	 "module whose bias or Tx power drifts; `mstlink -d <device> -m` shows the readings. Rx LOS on "
-	 "a down port: check the far end's transmitter and the fibre (swap it), then this module.",
+	{"LINK_MODULE_DIAGNOSTICS", HWC_SEV_WARN, "link", "Transceiver reports Rx loss of signal on a port that is down",
+	 "mstlink's Module Info, Rx LOS per lane: the flags latch until read (SFF-8636 byte 3, CMIS 5.2 "
+	 "page 11h byte 147 'Latched Rx LOS Flag', clear on read): on a port that is not active a set "
+	 "flag names the cause (warn: no light or signal from the far end); on an active link it is "
+	 "history a normal bring-up leaves too, and is not judged (flaps are LINK_FLAPS'); a passive "
+	 "copper cable has no receiver, its flags are never judged (a real ConnectX-7 NDR DAC reads "
+	 "1,0,1,1 on a link that passes traffic). The module's readings (temperature, voltage, bias, "
+	 "Tx and Rx power against its own thresholds) are one wire fact whichever tool shows them: "
+	 "LINK_MODULE_THRESHOLDS and LINK_MODULE_RX_POWER_LOW judge them from ethtool -m or from "
+	 "mstlink -m alike (this rule used to judge mstlink's, so one reading had a rule id per tool).",
+	 "Check the far end's transmitter and the fibre (swap it), then this module; `mstlink -d "
+	 "<device> -m` shows the flags and the readings.",
 	 eval_module},
 	{"MLX_KERNEL_EVENTS", HWC_SEV_WARN, "mlx", "mlx5 faults in the kernel log since boot",
 	 "mlx5_core's own lines: insufficient slot power, port module errors (powered down, bad or "

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The transceiver of each port (issue 14), from hwcheck's own decoding of its EEPROM
  * (netdevs[].link.module): readings against the module's own alarm and warning thresholds, the
- * receive power against its low alarm, and the site's list of allowed modules. */
+ * receive power against its low alarm, and the site's list of allowed modules. The readings of a
+ * port whose EEPROM is not decoded here come from mstlink -m (rule-link.c): one rule per reading,
+ * whichever tool shows it. */
 #include <fnmatch.h>
 #include <math.h>
 #include <stdlib.h>
@@ -156,6 +158,8 @@ static void each_module(struct hwc_rule_ctx *c, const char *needed_for, bool dom
 	const json_t *nd;
 	json_array_foreach(hwc_q_netdevs(c->facts), i, nd) {
 		const char *name = hwc_q_string(nd, "name");
+		if (dom && hwc_mst_module_judged(c->facts, name))
+			continue; /* its EEPROM not decoded here: mstlink's Module Info is judged instead */
 		const json_t *m = module_of(c, nd, name, needed_for);
 		const char *base = hwc_arena_printf(c->a, "%s.link.module", fv_netdev_path(c, name));
 		if (m && (!dom || has_dom(c, m, name, base)))
@@ -175,6 +179,7 @@ static void thresholds_one(struct hwc_rule_ctx *c, const char *name, const char 
 static void eval_thresholds(struct hwc_rule_ctx *c)
 {
 	each_module(c, "the transceiver's diagnostics", true, thresholds_one);
+	hwc_mst_module_readings(c, false);
 }
 
 /* Receive power of each lit lane against the module's low alarm: below it the link is losing
@@ -202,6 +207,7 @@ static void rx_low_one(struct hwc_rule_ctx *c, const char *name, const char *bas
 static void eval_rx_low(struct hwc_rule_ctx *c)
 {
 	each_module(c, "the receive power", true, rx_low_one);
+	hwc_mst_module_readings(c, true);
 }
 
 static bool allowed(const json_t *list, const char *vendor, const char *pn)
@@ -244,7 +250,13 @@ const struct hwc_rule hwc_rules_module[] = {
 	 "module latched since the last read are a warning. Passive copper, modules without "
 	 "diagnostics, thresholds left at 0 and dark lanes (no bias, no light: an idle breakout lane) "
 	 "have nothing to judge, and so has a VF (no module behind it) or a facts file older than "
-	 "module decoding. Low Rx power is LINK_MODULE_RX_POWER_LOW's.",
+	 "module decoding. Where hwcheck did not decode a port's module EEPROM (an InfiniBand port "
+	 "without a netdev, ethtool -m unreadable), mstlink -m's Module Info: each reading against "
+	 "the alarm range in brackets, which the firmware reads from the module (PDDR module info "
+	 "'Alarm high/low ... threshold'; no warning thresholds there): past it an error, within "
+	 "link_module_margin (default 0.1 of the range) of an edge a warning; Module Info not shown "
+	 "on a port without a netdev is unknown. One reading, one rule, whichever tool shows it. "
+	 "Low Rx power is LINK_MODULE_RX_POWER_LOW's.",
 	 "Hot module: check airflow and the fan policy. Bias or Tx power drifting: replace the module. "
 	 "Voltage: the host's 3.3 V to the cage. `ethtool -m <netdev>` shows the readings and "
 	 "thresholds.",
@@ -254,7 +266,9 @@ const struct hwc_rule hwc_rules_module[] = {
 	 "it the receiver is losing the signal (error); within link_module_rx_margin_db (default 3 dB, "
 	 "the usual distance of the SFF-8472/8636 low warning from the low alarm) above it the optical "
 	 "budget is nearly spent (warning): a dirty or damaged connector, a bent or too long fibre, or a "
-	 "weak far-end laser.",
+	 "weak far-end laser. Where hwcheck did not decode the port's module EEPROM, mstlink -m's Rx "
+	 "Power Current [dBm] against the low end of its range (the module's low alarm), with the "
+	 "same margin in dB.",
 	 "Clean both fibre ends and the module's receptacle, check the patch path and its length, then "
 	 "the far end's Tx power; `ethtool -m <netdev>` shows the Rx power per lane.",
 	 eval_rx_low},

@@ -75,6 +75,11 @@ const char *fv_netdev_path(struct hwc_rule_ctx *c, const char *name);
 void fv_far_end_netdev(struct hwc_rule_ctx *c, struct hwc_finding *fd, const json_t *nd, const char *base);
 void fv_far_end_port(struct hwc_rule_ctx *c, struct hwc_finding *fd, const json_t *p, const char *base,
 		     const char *counter);
+/* mstlink -m's module readings (rule-link.c), for the ports whose netdev's module EEPROM
+ * hwcheck did not decode: LINK_MODULE_THRESHOLDS' (rx_low false) or LINK_MODULE_RX_POWER_LOW's
+ * (true) part; and whether they stand in for netdev's EEPROM. */
+void hwc_mst_module_readings(struct hwc_rule_ctx *c, bool rx_low);
+bool hwc_mst_module_judged(const json_t *facts, const char *netdev);
 /* A number for evidence: "8", "2.5", "63.008". */
 const char *fv_fmt_num(struct hwc_arena *a, double v);
 /* A value for evidence: a string as it is, anything else as compact JSON ("?" when it cannot be). */

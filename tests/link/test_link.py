@@ -55,6 +55,40 @@ class Fixtures(unittest.TestCase):
         flaps = next(f for f in j["findings"] if f["rule_id"] == "LINK_FLAPS")
         self.assertIn("saturated", flaps["message"])
 
+    def test_cx2_cable_pulled_symbol_errors(self):
+        # a real ConnectX-2 whose loopback cable was pulled: symbol_error saturated (65535) and
+        # link_downed 1 on both ports (Chester-Gillon/ibv_message_passing). The capture has no
+        # uptime: the rate, hence the verdict, is unknown, never a pass; the flap is counted.
+        j = check("link-ib-cx2-cable-pulled")
+        for dev in ("mlx4_0/1", "mlx4_0/2"):
+            p = next(p for ad in j["facts"]["mlx"]["adapters"] for p in ad["ports"]
+                     if f"{p['rdma_device']}/{p['port']}" == dev)
+            self.assertEqual((p["counters"]["symbol_error"], p["counters"]["link_downed"]), (65535, 1))
+        self.assertIsNone(j["facts"]["host"]["kernel"]["uptime_s"])
+        self.assertEqual(link_findings(j), [("LINK_FLAPS", "warn", "mlx4_0/1"), ("LINK_FLAPS", "warn", "mlx4_0/2"),
+                                            ("LINK_SYMBOL_ERRORS", "unknown", "mlx4_0/1"),
+                                            ("LINK_SYMBOL_ERRORS", "unknown", "mlx4_0/2")])
+        # with an uptime (reconstructed: the capture has none) the saturated count is a rate
+        j = check("link-ib-cx2-cable-pulled-uptime")
+        sym = [f for f in j["findings"] if f["rule_id"] == "LINK_SYMBOL_ERRORS"]
+        self.assertEqual(sorted((f["severity"], f["subject"]) for f in sym),
+                         [("warn", "mlx4_0/1"), ("warn", "mlx4_0/2")])
+        self.assertIn("65535 (saturated: at least) symbol errors since boot", sym[0]["message"])
+        self.assertIn("above 120/h", sym[0]["message"])
+        ev = {e["fact"]: e["observed"] for e in sym[0]["evidence"]}
+        self.assertEqual(ev["host.kernel.uptime_s"], "86400")
+        self.assertEqual(ev["mlx.adapters[0000:04:00.0].ports[mlx4_0/1].counters.symbol_error"], "65535")
+
+    def test_cx2_ring_since_boot(self):
+        # the real sysfs counters of a ConnectX-2 on an aarch64 board (a 10 s sampler's output):
+        # links went down since boot (1 and 2), no symbol or integrity error: only LINK_FLAPS
+        j = check("link-ib-cx2-ring-window")
+        c1 = next(p for ad in j["facts"]["mlx"]["adapters"] for p in ad["ports"] if p["port"] == 1)["counters"]
+        self.assertEqual((c1["link_downed"], c1["symbol_error"], c1["local_link_integrity_errors"]), (1, 0, 0))
+        self.assertEqual(link_findings(j), [("LINK_FLAPS", "warn", "mlx4_0/1"), ("LINK_FLAPS", "warn", "mlx4_0/2")])
+        msg = {f["subject"]: f["message"] for f in j["findings"] if f["rule_id"] == "LINK_FLAPS"}
+        self.assertIn("went down 2 times", msg["mlx4_0/2"])
+
     def test_ib_clean_does_not_fire(self):
         j = check("link-ib-clean")
         self.assertEqual(port(j, "mlx5_0")["counters"]["symbol_error"], 0)
@@ -174,7 +208,8 @@ class Fixtures(unittest.TestCase):
                          ([1, 0, 1, 1], "Passive copper cable", "Active"))
         self.assertEqual(p["module"]["temperature_c_range"], [0, 0])
         got = {(r, s) for r, s, _ in link_findings(j)}
-        self.assertNotIn("LINK_MODULE_DIAGNOSTICS", {r for r, _ in got})
+        self.assertFalse({r for r, _ in got} & {"LINK_MODULE_DIAGNOSTICS", "LINK_MODULE_THRESHOLDS",
+                                               "LINK_MODULE_RX_POWER_LOW"})
         # the capture has no -c counters: the BER rules say unknown, never pass
         self.assertIn(("LINK_RAW_BER_HIGH", "unknown"), got)
         self.assertEqual({s for _, s in got}, {"unknown"})
@@ -187,10 +222,34 @@ class Fixtures(unittest.TestCase):
         phy = port(j, "mlx5_0")["phy"]
         self.assertEqual((phy["recommendation"], phy["raw_ber"], phy["effective_errors"], phy["link_down_counter"]),
                          ("Bad signal integrity", 2e-05, 0, 6))
-        # the quote has no Module Info: the module's diagnostics were not looked at (unknown)
+        # the quote has no Module Info: the module's readings were not looked at (unknown, from
+        # the rules that own them whichever tool shows them)
         self.assertEqual(link_findings(j), [("LINK_FLAPS", "warn", "mlx5_0/1"),
-                                            ("LINK_MODULE_DIAGNOSTICS", "unknown", "mlx5_0/1"),
+                                            ("LINK_MODULE_RX_POWER_LOW", "unknown", "mlx5_0/1"),
+                                            ("LINK_MODULE_THRESHOLDS", "unknown", "mlx5_0/1"),
                                             ("LINK_TOOL_RECOMMENDATION", "warn", "mlx5_0/1")])
+
+    def test_dr4_osfp_real_readings_judged_silent(self):
+        # a real ConnectX-7 400G port and its DR4 optic as mlxlink reads them (MFT 4.34.1, values
+        # verbatim, text layout rendered from its --json): no netdev decodes the EEPROM, so the
+        # module rules judge mstlink's readings against the module's own alarm ranges: all inside
+        j = check("link-mstlink-cx7-400g-dr4-osfp")
+        p = port(j, "mlx5_0")
+        m = p["module"]
+        self.assertEqual((m["temperature_c"], m["temperature_c_range"]), ([62.0], [-10.0, 80.0]))
+        self.assertEqual((m["rx_power_dbm"], m["rx_power_dbm_range"]),
+                         ([3.608, 3.292, 3.237, 2.651], [-9.914, 6.999]))
+        self.assertEqual((p["phy"]["raw_ber"], m["rx_los"]), (5e-10, [0, 0, 0, 0]))
+        self.assertEqual(link_findings(j), [])  # judged, not unknown: nothing fires
+        # the same real readings with a wider margin (a site's profile, not the data): the module's
+        # 62 C is within 25 % of its [-10..80] range from the top, so the rule did look at it
+        with tempfile.TemporaryDirectory() as d:
+            prof = os.path.join(d, "p.json")
+            with open(prof, "w") as f:
+                json.dump({"schema": "hwcheck.profile", "schema_version": 1,
+                           "thresholds": {"link_module_margin": 0.25}}, f)
+            j = check("link-mstlink-cx7-400g-dr4-osfp", "--profile", prof)
+        self.assertEqual(link_findings(j), [("LINK_MODULE_THRESHOLDS", "warn", "mlx5_0/1")])
 
     def test_cx4_forum_no_issue_with_period(self):
         # a real ConnectX-4 whose firmware says "No issue was observed." (with a period), in the
@@ -200,7 +259,8 @@ class Fixtures(unittest.TestCase):
         self.assertEqual((phy["recommendation"], phy["status_opcode"], phy["raw_ber"]),
                          ("No issue was observed.", 0, 3e-12))
         self.assertEqual((phy["raw_errors_per_lane"], phy["time_since_clear_min"]), ([26711, 0, 0, 9108], 1715.4))
-        self.assertEqual(link_findings(j), [("LINK_MODULE_DIAGNOSTICS", "unknown", "mlx5_0/1")])
+        self.assertEqual(link_findings(j), [("LINK_MODULE_RX_POWER_LOW", "unknown", "mlx5_0/1"),
+                                            ("LINK_MODULE_THRESHOLDS", "unknown", "mlx5_0/1")])
 
     def test_hdr_plr_real_ber_silent(self):
         # eight real ConnectX-6 HDR 2x ports (RS-FEC (544,514) + PLR): raw BER 4E-9..1E-7, nothing
@@ -218,7 +278,9 @@ class Fixtures(unittest.TestCase):
         for rule in ("LINK_RAW_BER_HIGH", "LINK_EFFECTIVE_ERRORS", "LINK_TOOL_RECOMMENDATION", "LINK_FEC_MODE"):
             self.assertNotIn(rule, {r for r, _, _ in got})
         # no -m in the capture: the module's readings are unknown, never a pass
-        self.assertIn(("LINK_MODULE_DIAGNOSTICS", "unknown", "mlx5_0/1"), got)
+        self.assertIn(("LINK_MODULE_THRESHOLDS", "unknown", "mlx5_0/1"), got)
+        self.assertIn(("LINK_MODULE_RX_POWER_LOW", "unknown", "mlx5_0/1"), got)
+        self.assertNotIn("LINK_MODULE_DIAGNOSTICS", {r for r, _, _ in got})
         self.assertEqual({s for _, s, _ in got}, {"unknown"})
 
     def test_redact_module_serial(self):
