@@ -129,6 +129,8 @@ static void symbol_ib(struct hwc_rule_ctx *c, double hours, const char *upwhy)
 				 hwc_arena_printf(c->a, "<= %s/h", fv_fmt_num(c->a, limit)));
 		hwc_evidence_add(fd, c->a, "host.kernel.uptime_s", fv_fmt_num(c->a, hours * 3600), NULL);
 		fv_far_end_port(c, fd, p, base, "symbol_error");
+		if (!hwc_q_string(p, "netdev")) /* an InfiniBand port has no netdev for ethtool -m */
+			fd->fix = hwc_fix_subst(c->a, fd->fix, "`ethtool -m <netdev>` / ", "");
 	}
 }
 
