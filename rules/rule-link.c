@@ -129,7 +129,7 @@ static void symbol_ib(struct hwc_rule_ctx *c, double hours, const char *upwhy)
 				 hwc_arena_printf(c->a, "<= %s/h", fv_fmt_num(c->a, limit)));
 		hwc_evidence_add(fd, c->a, "host.kernel.uptime_s", fv_fmt_num(c->a, hours * 3600), NULL);
 		fv_far_end_port(c, fd, p, base, "symbol_error");
-		if (!hwc_q_string(p, "netdev")) /* an InfiniBand port has no netdev for ethtool -m */
+		if (fd && !hwc_q_string(p, "netdev")) /* an InfiniBand port has no netdev for ethtool -m */
 			fd->fix = hwc_fix_subst(c->a, fd->fix, "`ethtool -m <netdev>` / ", "");
 	}
 }
@@ -460,7 +460,7 @@ static void effective_mstlink(struct hwc_rule_ctx *c, const json_t *ad, const js
 				 hwc_arena_printf(c->a, "<= %.3g", max));
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.fec", base), hwc_q_string(hwc_q_get(p, "phy"), "fec"), NULL);
 	}
-	if (is_ib(p) && hwc_q_find_num(p, "counters.symbol_error", &sym, &why, c->a) && sym > 0) {
+	if (fd && is_ib(p) && hwc_q_find_num(p, "counters.symbol_error", &sym, &why, c->a) && sym > 0) {
 		fd->message = hwc_arena_printf(c->a, "%s; the port's symbol_error counts %s since boot", fd->message,
 					       count_text(c, sym, 65535));
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.symbol_error", base), count_text(c, sym, 65535), "0");
