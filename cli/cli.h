@@ -32,6 +32,7 @@ struct hwc_cli {
 	const char *exit_codes; /* "default", "nagios", "npd" */
 	int fail_on;           /* severity; default warn */
 	unsigned timeout_s, cmd_timeout_s;
+	unsigned watch_s; /* --watch SEC: the port counters sampled twice, SEC apart; 0 = no */
 	bool redact;
 	const char *temp_noise, *probe_tolerance; /* diff thresholds (cli/cmd_diff.c parses them) */
 	const char *fw_image; /* --fw-image FILE: mstflint -i FILE query, checked against the cards */
@@ -81,6 +82,8 @@ void hwc_wrap_print(FILE *out, int col, int indent, const char *text);
 #define HWC_WATCHDOG_GRACE_S 2u
 #define HWC_WATCHDOG_DEFAULT_S 3600u
 void hwc_cli_guard(unsigned timeout_s, int exit_code);
+/* Without --timeout, the watchdog waits s seconds longer (the --watch wait is not a hang). */
+void hwc_cli_guard_extend(unsigned s);
 
 /* Replaces stdout and stderr by streams that let colour sequences, newlines and tabs through and
  * print every other control byte (escape sequences from hostile data) as '?' (cli/guard.c). */

@@ -117,7 +117,8 @@ struct hwc_facts *hwc_cli_facts(const struct hwc_cli *c, int *exit_code)
 		return NULL;
 	}
 	struct hwc_collect_opts o = {.device = c->device, .pci_dump = c->pci_dump, .probe = c->probe,
-				     .fw_image = c->fw_image, .serial_tools = c->serial_tools};
+				     .fw_image = c->fw_image, .serial_tools = c->serial_tools,
+				     .watch_s = c->watch_s};
 	hwc_collect_all(e, f, &o);
 	hwc_env_free(e);
 	/* With a probe, -d names the RDMA device to measure (rxe0 has no ConnectX card behind it);

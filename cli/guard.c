@@ -90,6 +90,13 @@ void hwc_cli_guard(unsigned timeout_s, int exit_code)
 	alarm(timeout_s + grace);
 }
 
+void hwc_cli_guard_extend(unsigned s)
+{
+	unsigned left = alarm(0);
+	watchdog_after_s += s;
+	alarm(left + s);
+}
+
 /* ------------------------------------------------------------------ terminal-safe streams */
 
 /* Text from a hostile capture must not drive the terminal: an escape sequence in a CPU model

@@ -55,6 +55,10 @@ static const char usage_text[] =
 	"                     that blocks is stopped after 3600 s)\n"
 	"  --cmd-timeout SEC  timeout of each external command (default 10; mstconfig's query\n"
 	"                     of every parameter 30, its one public time being 13.3 s)\n"
+	"  --watch SEC        check, facts, snapshot: after the collection read the port\n"
+	"                     counters (IB counters, ethtool -S, carrier changes) twice, SEC\n"
+	"                     seconds apart (1..3600), and judge their deltas over the window;\n"
+	"                     a snapshot records both samples, its replay shows the same window\n"
 	"  --no-tools         never run external tools (mstflint...)\n"
 	"  --serial-tools     run one card's mstflint tools one after the other (default: at\n"
 	"                     once; a tool that answers busy is re-run alone)\n"
@@ -101,7 +105,7 @@ static const char usage_text[] =
 enum {
 	OPT_JSON = 256, OPT_ROOT, OPT_FACTS, OPT_PROFILE, OPT_FAIL_ON, OPT_PCI_DUMP, OPT_TIMEOUT,
 	OPT_CMD_TIMEOUT, OPT_NO_TOOLS, OPT_EXEC_TOOLS, OPT_SUMMARY, OPT_EXIT_CODES, OPT_NO_COLOR, OPT_REDACT,
-	OPT_PROM, OPT_TEMP_NOISE, OPT_PROBE_TOL, OPT_VERSION, OPT_FW_IMAGE, OPT_SERIAL_TOOLS,
+	OPT_PROM, OPT_TEMP_NOISE, OPT_PROBE_TOL, OPT_VERSION, OPT_FW_IMAGE, OPT_SERIAL_TOOLS, OPT_WATCH,
 	OPT_PROBE = 400, /* + enum hwc_probe_cli_opt */
 };
 
@@ -116,6 +120,7 @@ static const struct option long_opts[] = {
 	{"output", required_argument, NULL, 'o'},
 	{"timeout", required_argument, NULL, OPT_TIMEOUT},
 	{"cmd-timeout", required_argument, NULL, OPT_CMD_TIMEOUT},
+	{"watch", required_argument, NULL, OPT_WATCH},
 	{"no-tools", no_argument, NULL, OPT_NO_TOOLS},
 	{"exec-tools", no_argument, NULL, OPT_EXEC_TOOLS},
 	{"serial-tools", no_argument, NULL, OPT_SERIAL_TOOLS},
@@ -147,17 +152,44 @@ static const struct option long_opts[] = {
 	{NULL, 0, NULL, 0},
 };
 
-static int parse_seconds(const char *opt, const char *s, unsigned *out)
+static int parse_seconds(const char *opt, const char *s, unsigned long max, unsigned *out)
 {
 	char *end;
 	errno = 0;
 	unsigned long v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || v == 0 || v > 86400 || *s == '-') {
-		hwc_cli_err("%s: expected seconds between 1 and 86400, got '%s'", opt, s);
+	if (errno || end == s || *end || v == 0 || v > max || *s == '-') {
+		hwc_cli_err("%s: expected seconds between 1 and %lu, got '%s'", opt, max, s);
 		return -1;
 	}
 	*out = (unsigned)v;
 	return 0;
+}
+
+/* The options that only some commands take, against the command given. */
+static bool options_fit(const struct hwc_cli *c)
+{
+	if (c->redact && strcmp(c->command, "snapshot") != 0) {
+		/* a user who asked for redaction must not get an unredacted report instead */
+		hwc_cli_err("--redact: only 'snapshot' redacts; '%s' output would not be", c->command);
+		return false;
+	}
+	if (!c->watch_s)
+		return true;
+	if (strcmp(c->command, "check") && strcmp(c->command, "facts") && strcmp(c->command, "snapshot")) {
+		hwc_cli_err("--watch: only check, facts and snapshot sample the counters ('%s' given)",
+			    c->command);
+		return false;
+	}
+	if (c->facts_file) {
+		hwc_cli_err("--watch: --facts judges a saved file, there is no machine to sample");
+		return false;
+	}
+	if (c->timeout_s && c->watch_s >= c->timeout_s) {
+		hwc_cli_err("--watch %u does not fit in --timeout %u (the wait counts against it)",
+			    c->watch_s, c->timeout_s);
+		return false;
+	}
+	return true;
 }
 
 struct command {
@@ -299,11 +331,15 @@ static int run(struct hwc_cli *cp, int argc, char **argv)
 		case OPT_PCI_DUMP: c.pci_dump = optarg; break;
 		case 'o': c.output = optarg; break;
 		case OPT_TIMEOUT:
-			if (parse_seconds("--timeout", optarg, &c.timeout_s) < 0)
+			if (parse_seconds("--timeout", optarg, 86400, &c.timeout_s) < 0)
 				return HWC_EXIT_USAGE;
 			break;
 		case OPT_CMD_TIMEOUT:
-			if (parse_seconds("--cmd-timeout", optarg, &c.cmd_timeout_s) < 0)
+			if (parse_seconds("--cmd-timeout", optarg, 86400, &c.cmd_timeout_s) < 0)
+				return HWC_EXIT_USAGE;
+			break;
+		case OPT_WATCH:
+			if (parse_seconds("--watch", optarg, 3600, &c.watch_s) < 0)
 				return HWC_EXIT_USAGE;
 			break;
 		case OPT_NO_TOOLS: c.no_tools = true; break;
@@ -355,15 +391,14 @@ static int run(struct hwc_cli *cp, int argc, char **argv)
 		c.command = "version";
 	if (c.json)
 		c.color = false;
-	if (c.redact && strcmp(c.command, "snapshot") != 0) {
-		/* a user who asked for redaction must not get an unredacted report instead */
-		hwc_cli_err("--redact: only 'snapshot' redacts; '%s' output would not be", c.command);
+	if (!options_fit(&c))
 		return HWC_EXIT_USAGE;
-	}
 	/* "nothing could be collected" in the convention asked for: the watchdog leaves no report */
 	hwc_cli_guard(c.timeout_s, strcmp(c.exit_codes, "nagios") == 0 ? 3
 				   : strcmp(c.exit_codes, "npd") == 0  ? 2
 								       : HWC_EXIT_NOTHING);
+	if (c.watch_s && !c.timeout_s)
+		hwc_cli_guard_extend(c.watch_s);
 	int rc;
 	if (c.output && strcmp(c.output, "-") != 0 && strcmp(c.command, "snapshot") != 0) {
 		const char *path = c.output;

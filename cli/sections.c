@@ -25,6 +25,8 @@ static const struct hwc_section sections[] = {
 	{"roce", hwc_roce_collect, hwc_roce_to_json, hwc_roce_from_json},
 	{"thermal", hwc_thermal_collect, hwc_thermal_to_json, hwc_thermal_from_json},
 	{"probe", hwc_probe_collect, hwc_probe_to_json, hwc_probe_from_json},
+	/* last: the counters sampled again after everything else (--watch, or a capture made so) */
+	{"watch", hwc_watch_collect, hwc_watch_to_json, hwc_watch_from_json},
 };
 
 const struct hwc_section *hwc_sections(size_t *n)

@@ -43,7 +43,8 @@ int hwc_cmd_snapshot(struct hwc_cli *c)
 		return HWC_EXIT_INTERNAL;
 	}
 	struct hwc_collect_opts o = {.device = c->device, .pci_dump = c->pci_dump,
-				     .fw_image = c->fw_image, .serial_tools = c->serial_tools};
+				     .fw_image = c->fw_image, .serial_tools = c->serial_tools,
+				     .watch_s = c->watch_s};
 	hwc_collect_all(e, f, &o);
 	json_t *facts = hwc_facts_to_json(f);
 	json_t *doc = hwc_report_json(c, "hwcheck.facts", f, json_incref(facts), NULL);

@@ -6,15 +6,35 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/env_int.h"
 
+const char *env_sample_path(const struct hwc_env *e, const char *p, char *buf, size_t n)
+{
+	static const char watch[] = HWC_WATCH_DIR "/";
+	while (*p == '/')
+		p++;
+	if (!e->sample || strncmp(p, watch, sizeof(watch) - 1) == 0)
+		return p;
+	bool own = strncmp(p, "hwcheck/", 8) == 0; /* a recording, not a file of the machine */
+	int k = snprintf(buf, n, "%s%u/%s%s", watch, e->sample, own ? "" : "files/", own ? p + 8 : p);
+	return k > 0 && (size_t)k < n ? buf : NULL;
+}
+
+/* A file's content (or its unreadable mark) goes to the sample's place; links and directories
+ * are the machine's shape, the same in every sample. */
 void env_cap_put(struct hwc_env *e, enum hwc_capture_kind kind, const char *path,
 		 const void *data, size_t len)
 {
-	if (e->sink && *path)
+	if (!e->sink || !*path)
+		return;
+	char buf[PATH_MAX];
+	if (kind == HWC_CAP_FILE || kind == HWC_CAP_UNREADABLE)
+		path = env_sample_path(e, path, buf, sizeof(buf));
+	if (path)
 		e->sink->put(e->sink, kind, path, data, len);
 }
 

@@ -78,6 +78,7 @@ enum hwc_run_mode hwc_env_mode(const struct hwc_env *e) { return e->mode; }
 bool hwc_env_is_root_user(const struct hwc_env *e) { return e->is_root_user; }
 bool hwc_env_no_tools(const struct hwc_env *e) { return e->no_tools; }
 const char *hwc_env_only_input(const struct hwc_env *e) { return e->only_input; }
+const char *hwc_env_root(const struct hwc_env *e) { return e->root; }
 unsigned hwc_env_cmd_timeout_ms(const struct hwc_env *e) { return e->cmd_timeout_ms; }
 
 unsigned hwc_env_cmd_timeout_at_least_ms(const struct hwc_env *e, unsigned floor_ms)
@@ -87,6 +88,11 @@ unsigned hwc_env_cmd_timeout_at_least_ms(const struct hwc_env *e, unsigned floor
 	return floor_ms;
 }
 size_t hwc_env_cmd_output_cap(const struct hwc_env *e) { return e->cmd_output_cap; }
+void hwc_env_set_sample(struct hwc_env *e, unsigned n)
+{
+	e->sample = n <= HWC_WATCH_MAX_SAMPLES ? n : HWC_WATCH_MAX_SAMPLES;
+}
+unsigned hwc_env_sample(const struct hwc_env *e) { return e->sample; }
 bool hwc_env_recording(const struct hwc_env *e) { return e->sink != NULL; }
 
 unsigned hwc_env_time_left_ms(const struct hwc_env *e)

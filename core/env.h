@@ -45,6 +45,7 @@ enum hwc_run_mode hwc_env_mode(const struct hwc_env *e); /* never AUTO */
 bool hwc_env_is_root_user(const struct hwc_env *e);     /* euid 0 (live) */
 bool hwc_env_no_tools(const struct hwc_env *e);
 const char *hwc_env_only_input(const struct hwc_env *e); /* NULL unless opts.only_input */
+const char *hwc_env_root(const struct hwc_env *e);       /* the root's real path */
 unsigned hwc_env_cmd_timeout_ms(const struct hwc_env *e);
 /* The per-command timeout of a tool known to take longer than the default: floor_ms when the run
  * has the default (no --cmd-timeout) and floor_ms is above it; a --cmd-timeout given is kept. */
@@ -52,6 +53,20 @@ unsigned hwc_env_cmd_timeout_at_least_ms(const struct hwc_env *e, unsigned floor
 size_t hwc_env_cmd_output_cap(const struct hwc_env *e);
 /* Milliseconds left of the whole-run budget, UINT32_MAX when unbounded. */
 unsigned hwc_env_time_left_ms(const struct hwc_env *e);
+
+/* ---- samples (--watch) -------------------------------------------------------------------
+ * The main collection is sample 0: its reads and commands are where they always were. While a
+ * sample n > 0 is set, the counters read again for --watch are kept apart: recorded at, and
+ * replayed from, HWC_WATCH_DIR "/<n>/files/<the path, resolved inside the root>" for a file and
+ * HWC_WATCH_DIR "/<n>/commands/<key>" for a command (or ethtool query), beside the main
+ * collection's. Links and directories are the machine's shape, shared by every sample. On the
+ * live root the files are read where they are (and recorded in the sample's place); on a capture
+ * they are read from the sample's place only, so a capture without the sample answers "absent"
+ * and never the main collection's value. */
+#define HWC_WATCH_DIR "hwcheck/watch"
+#define HWC_WATCH_MAX_SAMPLES 9
+void hwc_env_set_sample(struct hwc_env *e, unsigned n); /* 0: back to the main collection */
+unsigned hwc_env_sample(const struct hwc_env *e);
 
 /* ---- paths ---------------------------------------------------------------------------------
  * Paths are relative to the root ("sys/class/net" or "/sys/class/net": same thing). Symbolic

@@ -26,6 +26,7 @@ struct hwc_env {
 	size_t cmd_output_cap;
 	struct timespec deadline;
 	bool has_deadline;
+	unsigned sample; /* hwc_env_set_sample: 0 = the main collection */
 	/* directories already resolved inside the root (resolve.c) */
 	struct env_dircache_ent {
 		char *key; /* the directory as asked for, unresolved */
@@ -62,6 +63,15 @@ enum env_open_kind {
  * after any other failure). Returns an fd, -EISDIR for a directory where
  * a file was wanted, -EINVAL for a type readers never open, or another -errno. */
 int env_open_resolved(struct hwc_env *e, const char *path, int flags, char *resolved, size_t rsz,
+		      enum env_open_kind kind);
+/* capture.c: where sample e->sample keeps root-relative path p ("hwcheck/..." -> HWC_WATCH_DIR
+ * "/<n>/...", anything else -> HWC_WATCH_DIR "/<n>/files/<p>") into buf; p itself for the main
+ * collection or a path already in a sample's place. NULL when it does not fit. */
+const char *env_sample_path(const struct hwc_env *e, const char *p, char *buf, size_t n);
+/* resolve.c: env_open_resolved in the capture's own shape, whatever sample is set: what the
+ * directory cache, links followed and the capture's own lists (marks.c) resolve with, so that a
+ * sample's place never stands for a directory of the machine. */
+int env_open_unmapped(struct hwc_env *e, const char *path, int flags, char *resolved, size_t rsz,
 		      enum env_open_kind kind);
 /* resolve.c: closes the cached directories. */
 void env_dircache_free(struct hwc_env *e);

@@ -17,6 +17,7 @@ struct hwc_netdev_facts;  /* hwinfo/ (netdev tuning) */
 struct hwc_thermal_facts; /* thermal/ */
 struct hwc_probe_facts;   /* probe/ */
 struct hwc_roce_facts;    /* hwinfo/roce.h (RoCE lossless chain) */
+struct hwc_watch_facts;   /* hwinfo/ (--watch) */
 struct hwc_probe_opts;    /* probe/probe.h */
 
 /* A problem met while collecting or loading: reported once by cli/ (stderr, and "errors" in
@@ -41,6 +42,7 @@ struct hwc_collect_opts {
 	 * cli/ starts every port's tools there (hwc_run_start), so that they
 	 * run meanwhile. NULL: nothing is started ahead. */
 	void (*ports_known)(struct hwc_env *e, struct hwc_facts *f);
+	unsigned watch_s;     /* --watch: sample the port counters twice, this many seconds apart */
 };
 
 struct hwc_facts {
@@ -52,6 +54,7 @@ struct hwc_facts {
 	struct hwc_thermal_facts *thermal;
 	struct hwc_probe_facts *probe;
 	struct hwc_roce_facts *roce;
+	struct hwc_watch_facts *watch;
 	HWC_VEC(struct hwc_diag) errors;
 };
 

@@ -63,7 +63,7 @@ static int cmp_mark(const void *a, const void *b)
 /* The list's bytes (malloc'd, NUL-terminated), up to MARKS_MAX_BYTES; NULL without one. */
 static char *marks_read(struct hwc_env *e, size_t *len)
 {
-	int fd = env_open_resolved(e, HWC_UNREADABLE_LIST, O_RDONLY, NULL, 0, OPEN_FILE);
+	int fd = env_open_unmapped(e, HWC_UNREADABLE_LIST, O_RDONLY, NULL, 0, OPEN_FILE);
 	if (fd < 0)
 		return NULL;
 	size_t cap = 4096, n = 0;

@@ -142,6 +142,16 @@ static int read_failed(struct hwc_env *e, struct hwc_fmeta *m, struct hwc_arena 
 	enum hwc_status st;
 	if (err == ENOENT && env_mark_find(e, res, &merr, &st))
 		return fail_kept(e, m, a, path, res, merr, st);
+	if (err == ENOENT && e->sample && e->mode == HWC_RUN_REPLAY &&
+	    strncmp(res, HWC_WATCH_DIR "/", sizeof(HWC_WATCH_DIR)) == 0) {
+		/* on the captured machine, but not in this sample of the capture */
+		while (*path == '/')
+			path++;
+		hwc_fmeta_set(m, HWC_ST_ABSENT, 0,
+			      hwc_arena_printf(a, "/%s: not in --watch sample %u of this capture (no %s)",
+					       path, e->sample, res));
+		return -ENOENT;
+	}
 	return fail_kept(e, m, a, path, res, err, fail_status(e, err));
 }
 
@@ -302,7 +312,8 @@ int hwc_read_bytes_at(struct hwc_env *e, const struct hwc_env_dir *d, const char
 		hwc_env_fail(e, m, a, leaf, ENAMETOOLONG);
 		return -ENAMETOOLONG;
 	}
-	if (!plain_leaf(leaf))
+	/* a sample of a capture is not in d: the general way finds its place */
+	if (!plain_leaf(leaf) || (e->sample && e->mode == HWC_RUN_REPLAY))
 		return hwc_read_bytes(e, path, cap, a, data, len, m);
 	/* O_NONBLOCK so a FIFO planted in a capture cannot block the open; fstat then refuses
 	 * anything but a regular file (as hwc_read_bytes does). */

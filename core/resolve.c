@@ -251,7 +251,7 @@ static int dircache_get(struct hwc_env *e, const char *dir, size_t dirlen, const
 		fd = walk_open_dir(e, key, rbuf, sizeof(rbuf));
 	} else {
 		e->cache_depth++;
-		fd = env_open_resolved(e, key, O_PATH | O_DIRECTORY, rbuf, sizeof(rbuf), OPEN_META);
+		fd = env_open_unmapped(e, key, O_PATH | O_DIRECTORY, rbuf, sizeof(rbuf), OPEN_META);
 		e->cache_depth--;
 	}
 	char *r = fd >= 0 ? strdup(rbuf) : NULL;
@@ -355,7 +355,7 @@ static int open_in_cached_dir(struct hwc_env *e, const char *path, int flags, ch
 		if (n < 0 || (size_t)n >= sizeof(joined))
 			return -ENAMETOOLONG;
 		e->link_depth++;
-		int fd = env_open_resolved(e, joined, flags, resolved, rsz, kind);
+		int fd = env_open_unmapped(e, joined, flags, resolved, rsz, kind);
 		e->link_depth--;
 		return fd;
 	}
@@ -391,7 +391,7 @@ static int open_in_cached_dir(struct hwc_env *e, const char *path, int flags, ch
 	return fd;
 }
 
-int env_open_resolved(struct hwc_env *e, const char *path, int flags, char *resolved, size_t rsz,
+int env_open_unmapped(struct hwc_env *e, const char *path, int flags, char *resolved, size_t rsz,
 		      enum env_open_kind kind)
 {
 	if (resolved && rsz)
@@ -451,6 +451,46 @@ int env_open_resolved(struct hwc_env *e, const char *path, int flags, char *reso
 	}
 	walk_done(&w);
 	return fd;
+}
+
+/* A capture read for a sample (hwc_env_set_sample): the path resolved in the machine's shape,
+ * then opened in the sample's place; `resolved` names that place. */
+static int open_sample(struct hwc_env *e, const char *path, int flags, char *resolved, size_t rsz,
+		       enum env_open_kind kind)
+{
+	char res[PATH_MAX], buf[PATH_MAX];
+	while (*path == '/')
+		path++;
+	const char *at = path;
+	if (strncmp(path, "hwcheck/", 8) != 0) {
+		/* not on the captured machine at all: the main collection's answer */
+		int fd = env_open_unmapped(e, path, O_PATH, res, sizeof(res), OPEN_META);
+		if (fd < 0) {
+			if (resolved && rsz)
+				snprintf(resolved, rsz, "%s", res);
+			return fd;
+		}
+		close(fd);
+		at = res;
+	}
+	const char *sp = env_sample_path(e, at, buf, sizeof(buf));
+	if (!sp)
+		return -ENAMETOOLONG;
+	int fd = env_open_unmapped(e, sp, flags, resolved, rsz, kind);
+	if (fd == -ENOENT && resolved && rsz)
+		snprintf(resolved, rsz, "%s", sp); /* named for the reader's "not in this sample" */
+	return fd;
+}
+
+int env_open_resolved(struct hwc_env *e, const char *path, int flags, char *resolved, size_t rsz,
+		      enum env_open_kind kind)
+{
+	/* a capture's sample; under --exec-tools on a mounted root (not live, not a replay) the
+	 * machine's files are read as they are now, its recordings still from the sample's place */
+	const char *p = path + strspn(path, "/");
+	if (e->sample && (e->mode == HWC_RUN_REPLAY || (!e->live && strncmp(p, "hwcheck/", 8) == 0)))
+		return open_sample(e, path, flags, resolved, rsz, kind);
+	return env_open_unmapped(e, path, flags, resolved, rsz, kind);
 }
 
 int hwc_env_open_path(struct hwc_env *e, const char *path)

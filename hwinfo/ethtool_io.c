@@ -431,7 +431,10 @@ static int get_replay(struct hwc_env *e, struct hwc_arena *a, const char *dir, c
 		      const char **text, size_t *len, struct hwc_fmeta *m)
 {
 	if (!hwc_env_is_dir(e, dir)) {
-		hwc_fmeta_set(m, HWC_ST_ABSENT, 0, hwc_arena_printf(a, "%s: not in this capture", cmd));
+		hwc_fmeta_set(m, HWC_ST_ABSENT, 0,
+			      hwc_env_sample(e) ? hwc_arena_printf(a, "%s: not in --watch sample %u of this capture",
+								   cmd, hwc_env_sample(e))
+						: hwc_arena_printf(a, "%s: not in this capture", cmd));
 		return -ENOENT;
 	}
 	struct hwc_run_recorded rec = {0};

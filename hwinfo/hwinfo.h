@@ -255,6 +255,11 @@ struct hwc_netdev_counters {
 	struct hwc_fu64 v[HWC_NETDEV_NCOUNTERS];
 	struct hwc_fi64 count; /* how many counters the driver reported in all */
 };
+/* Their deltas over a --watch window (hwinfo/watch.c): a GROUP, unset (omitted) without --watch. */
+struct hwc_netdev_counters_window {
+	struct hwc_fmeta m;
+	struct hwc_fu64 v[HWC_NETDEV_NCOUNTERS];
+};
 
 struct hwc_netdev_drvinfo {
 	struct hwc_fstr driver, version, fw_version, bus_info;
@@ -412,12 +417,23 @@ struct hwc_netdev_ber {
 	struct hwc_ff64 effective_ber; /* rx_pcs_symbol_err_phy / rx_bits_phy */
 };
 
+/* The same ratios over a --watch window (port_link.c, hwc_netdev_ber_window): the deltas of the
+ * two samples over the bits the port received at its line rate in the window. A GROUP. */
+struct hwc_netdev_ber_window {
+	struct hwc_fmeta m;
+	struct hwc_fstr source;
+	struct hwc_fu64 bits;          /* speed_mbps x 1e6 x window_s */
+	struct hwc_ff64 raw_ber, effective_ber;
+};
+
 struct hwc_netdev_link {
 	struct hwc_fi64 carrier_changes;    /* sys/class/net/IF/carrier_changes: ups and downs */
+	struct hwc_fi64 carrier_changes_window; /* --watch: its delta (unset without) */
 	struct hwc_fi64 carrier_up_count;   /* Linux >= 4.16 */
 	struct hwc_fi64 carrier_down_count;
 	struct hwc_netdev_fec fec;
 	struct hwc_netdev_ber ber;
+	struct hwc_netdev_ber_window ber_window;
 	struct hwc_module module; /* the transceiver of the port (ethtool -m) */
 	struct hwc_lldp_peer peer; /* the far end (LLDP) */
 	struct hwc_netdev_modes modes; /* ethtool IF: link modes, speed, lanes */
@@ -478,6 +494,7 @@ struct hwc_netdev {
 	struct hwc_netdev_features features;
 	struct hwc_netdev_pause pause;
 	struct hwc_netdev_counters counters;
+	struct hwc_netdev_counters_window counters_window;
 	struct hwc_netdev_irq_locality irq_locality;
 	struct hwc_netdev_link link;
 	HWC_NETDEV_PARTS(HWC_NETDEV_PART_MEMBER)
@@ -511,6 +528,15 @@ int hwc_ethtool_parse_fec(const char *buf, size_t len, const char *src, struct h
 
 /* The wire side of a netdev (port_link.c): carrier counters and FEC through the runner. */
 void hwc_netdev_collect_link(struct hwc_env *e, struct hwc_facts *f, struct hwc_netdev *nd);
+/* The counter readers of the main collection, again for each --watch sample: ethtool -S of
+ * ifname into out (netdev.c; problems go to f's errors), and the carrier counters into link's
+ * carrier_changes, carrier_up_count, carrier_down_count (port_link.c). */
+void hwc_netdev_read_stats(struct hwc_env *e, struct hwc_facts *f, const char *ifname,
+			   struct hwc_netdev_counters *out);
+void hwc_netdev_read_carrier(struct hwc_env *e, struct hwc_arena *a, const char *ifname,
+			     struct hwc_netdev_link *link);
+/* nd->link.ber_window from nd->counters_window over window_s seconds at nd->speed_mbps. */
+void hwc_netdev_ber_window(struct hwc_arena *a, struct hwc_netdev *nd, double window_s);
 
 /* The first tool calls hwc_netdev_collect_link makes for a netdev (FEC, module EEPROM, modes),
  * for the caller to start ahead (hwc_run_start): n = HWC_NETDEV_LINK_CMDS argvs into out. */
@@ -554,6 +580,31 @@ json_t *hwc_host_to_json(const struct hwc_facts *f);
 int hwc_host_from_json(const json_t *j, struct hwc_facts *f);
 /* The field table of facts.host (core/json.h), checked against docs/schema/host.schema.json. */
 extern const struct hwc_jtable hwc_host_table;
+
+/* ---- --watch (hwinfo/watch.c): the port counters sampled twice, their deltas over the window --
+ * facts.watch, and per port mlx.adapters[].ports[].counters_window, netdevs[].counters_window,
+ * netdevs[].link.carrier_changes_window and .ber_window. */
+struct hwc_watch_facts {
+	struct hwc_fmeta m;          /* the section's: ok when it was asked for or recorded */
+	struct hwc_fi64 requested_s; /* the SEC of --watch (the captured run's, in a replay) */
+	struct hwc_ff64 window_s;    /* measured between the two samples (recorded in a capture) */
+	struct hwc_fi64 samples;     /* 2 */
+};
+/* What a capture keeps at HWC_WATCH_DIR "/window": "requested_s=N\nwindow_us=N\nsamples=N\n". */
+#define HWC_WATCH_WINDOW HWC_WATCH_DIR "/window"
+struct hwc_watch_window {
+	unsigned requested_s;  /* 1..3600 */
+	uint64_t window_us;    /* > 0, at most 2 x requested_s */
+	unsigned samples;      /* 2 */
+};
+/* Pure: 0, or -EINVAL with the offending field (or line) named in *why (a static string). Unknown
+ * keys are ignored; every one of the three is required. */
+int hwc_watch_parse_window(const char *buf, size_t len, struct hwc_watch_window *out,
+			   const char **why);
+int hwc_watch_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_collect_opts *o);
+json_t *hwc_watch_to_json(const struct hwc_facts *f);
+int hwc_watch_from_json(const json_t *j, struct hwc_facts *f);
+extern const struct hwc_jtable hwc_watch_table;
 
 int hwc_netdev_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_collect_opts *o);
 json_t *hwc_netdev_to_json(const struct hwc_facts *f);

@@ -57,6 +57,10 @@ static const struct hwc_jfield counters_f[] = {
 	HWC_JNAMED(struct hwc_netdev_counters, v, hwc_netdev_counter_names, HWC_NETDEV_NCOUNTERS),
 	HWC_JFK(struct hwc_netdev_counters, "n_reported", count, HWC_JT_I64),
 };
+static const struct hwc_jfield counters_window_f[] = {
+	HWC_JNAMED(struct hwc_netdev_counters_window, v, hwc_netdev_counter_names,
+		   HWC_NETDEV_NCOUNTERS),
+};
 static const struct hwc_jtable rings_t = HWC_JTABLE("netdevs[].rings", rings_f, 0);
 static const struct hwc_jtable channels_t = HWC_JTABLE("netdevs[].channels", channels_f, 0);
 static const struct hwc_jtable features_t = HWC_JTABLE("netdevs[].features", features_f, 0);
@@ -64,6 +68,8 @@ static const struct hwc_jtable pause_t = HWC_JTABLE("netdevs[].pause", pause_f, 
 static const struct hwc_jtable locality_t = HWC_JTABLE("netdevs[].irq_locality", locality_f, 0);
 static const struct hwc_jtable drvinfo_t = HWC_JTABLE(NULL, drvinfo_f, 0);
 static const struct hwc_jtable counters_t = HWC_JTABLE("netdevs[].counters", counters_f, 0);
+static const struct hwc_jtable counters_window_t =
+	HWC_JTABLE("netdevs[].counters_window", counters_window_f, 0);
 
 #define SUB(m) HWC_JSUB(struct hwc_netdev, #m, m, HWC_JT_OBJ, m##_t)
 static const struct hwc_jfield netdev_f[] = {
@@ -73,6 +79,11 @@ static const struct hwc_jfield netdev_f[] = {
 	FB(hwc_netdev, admin_up),   FB(hwc_netdev, carrier),
 	SUB(rings), SUB(channels), SUB(features), SUB(pause),
 	HWC_JSUB(struct hwc_netdev, "counters", counters, HWC_JT_OBJ, counters_t),
+	HWC_JSUBD(struct hwc_netdev, "counters_window", counters_window, HWC_JT_GROUP,
+		  counters_window_t,
+		  "--watch: each counter's increase between the two samples (facts.watch.window_s apart), "
+		  "the keys of counters but n_reported; null with the reason where a delta cannot be had "
+		  "(a counter that went backwards was cleared); absent without --watch"),
 	HWC_JSUB(struct hwc_netdev, "irq_locality", irq_locality, HWC_JT_OBJ, locality_t),
 	HWC_JSUB(struct hwc_netdev, "link", link, HWC_JT_OBJ, hwc_netdev_link_table),
 #define PART_F(m, T, kind_, doc_)                                                                  \
@@ -182,6 +193,26 @@ void hwc_netdev_admin_facts(struct hwc_env *e, struct hwc_arena *a, const char *
 		carrier->m = c.m;
 }
 
+void hwc_netdev_read_stats(struct hwc_env *e, struct hwc_facts *f, const char *ifname,
+			   struct hwc_netdev_counters *out)
+{
+	struct hwc_arena *a = f->arena;
+	struct hwc_fmeta sm;
+	size_t len = 0;
+	const char *text = ethtool_text(e, a, ifname, HWC_ETHTOOL_STATS, &len, out, &counters_t, &sm);
+	const char *src = hwc_arena_printf(a, "ethtool -S %s", ifname);
+	/* without text every counter already carries the reason */
+	if (text && hwc_ethtool_parse_stats(text, len, src, a, out) < 0) {
+		not_understood(f, src, HWC_ETHTOOL_STATS);
+	} else if (text && sm.st == HWC_ST_TRUNCATED) {
+		/* a counter past the cut is unknown, not missing from the driver */
+		for (size_t i = 0; i < HWC_NETDEV_NCOUNTERS; i++)
+			if (out->v[i].m.st == HWC_ST_ABSENT)
+				out->v[i].m = sm;
+		out->count.m = sm;
+	}
+}
+
 static void collect_one(struct hwc_env *e, struct hwc_facts *f, struct hwc_netdev *nd,
 			const struct hwc_irq_names *names)
 {
@@ -215,20 +246,7 @@ static void collect_one(struct hwc_env *e, struct hwc_facts *f, struct hwc_netde
 	text = ethtool_text(e, a, nd->name, HWC_ETHTOOL_PAUSE, &len, &nd->pause, &pause_t, NULL);
 	if (text && hwc_ethtool_parse_pause(text, len, SRC(HWC_ETHTOOL_PAUSE), a, &nd->pause) < 0)
 		not_understood(f, src, HWC_ETHTOOL_PAUSE);
-	struct hwc_fmeta sm;
-	text = ethtool_text(e, a, nd->name, HWC_ETHTOOL_STATS, &len, &nd->counters, &counters_t,
-			    &sm);
-	/* without text every counter already carries the reason */
-	if (text && hwc_ethtool_parse_stats(text, len, SRC(HWC_ETHTOOL_STATS), a,
-					    &nd->counters) < 0) {
-		not_understood(f, src, HWC_ETHTOOL_STATS);
-	} else if (text && sm.st == HWC_ST_TRUNCATED) {
-		/* a counter past the cut is unknown, not missing from the driver */
-		for (size_t i = 0; i < HWC_NETDEV_NCOUNTERS; i++)
-			if (nd->counters.v[i].m.st == HWC_ST_ABSENT)
-				nd->counters.v[i].m = sm;
-		nd->counters.count.m = sm;
-	}
+	hwc_netdev_read_stats(e, f, nd->name, &nd->counters);
 	struct hwc_netdev_drvinfo di = {0};
 	text = ethtool_text(e, a, nd->name, HWC_ETHTOOL_DRVINFO, &len, &di, &drvinfo_t, NULL);
 	if (text && hwc_ethtool_parse_drvinfo(text, len, SRC(HWC_ETHTOOL_DRVINFO), a, &di) < 0)

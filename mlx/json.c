@@ -211,6 +211,12 @@ static const struct hwc_jfield port_f[] = {
 	HWC_JF(struct hwc_mlx_port, netdev_mtu, HWC_JT_I64),
 	HWC_JF(struct hwc_mlx_port, netdev_speed_mbps, HWC_JT_I64),
 	{.key = "counters", .t = HWC_JT_OBJ, .off = 0, .sub = &hwc_mlx_port_counters_table},
+	HWC_JSUBD(struct hwc_mlx_port, "counters_window", counters_window, HWC_JT_GROUP,
+		  hwc_mlx_counters_window_table,
+		  "--watch: each counter's increase between the two samples (facts.watch.window_s apart), "
+		  "same keys as counters; null with the reason where a delta cannot be had (a counter "
+		  "that went backwards was cleared; one at its maximum in either sample saturated); "
+		  "absent without --watch"),
 	HWC_JSUB(struct hwc_mlx_port, "phy", phy, HWC_JT_OBJ, hwc_mlx_phy_table),
 	HWC_JSUB(struct hwc_mlx_port, "module", module, HWC_JT_OBJ, hwc_mlx_module_table),
 	/* the far end of an InfiniBand port, else null + why */

@@ -241,10 +241,18 @@ int hwc_mlx_parse_portinfo_lid(const char *buf, size_t len, struct hwc_arena *a,
 int hwc_mlx_parse_perfquery(const char *buf, size_t len, struct hwc_arena *a, struct hwc_mlx_peer *p);
 extern const struct hwc_jtable hwc_mlx_peer_table;
 
+/* The counters' deltas over a --watch window (hwinfo/watch.c): a GROUP, unset (omitted) without
+ * --watch. */
+struct hwc_mlx_counters_window {
+	struct hwc_fmeta m;
+	struct hwc_fu64 v[HWC_MLX_NPORT_COUNTERS];
+};
+
 struct hwc_mlx_port {
 	const char *rdma_device;
 	int64_t port;
 	struct hwc_fu64 counters[HWC_MLX_NPORT_COUNTERS];
+	struct hwc_mlx_counters_window counters_window;
 	struct hwc_mlx_phy phy;
 	struct hwc_mlx_module module;
 	struct hwc_mlx_peer peer; /* the far end (InfiniBand) */
@@ -349,6 +357,10 @@ const struct hwc_mlx_function *hwc_mlx_rdma_owner(const struct hwc_mlx_adapter *
 const char *hwc_mlx_counters_harmful(const char *bdf, const char *vpd_product, const char *dmesg,
 				     size_t dmesg_len, struct hwc_arena *a);
 
+/* One port's counters into out (every one blocked with harm when harm is not NULL); the reader
+ * of the main collection and of each --watch sample. */
+void hwc_mlx_read_port_counters(struct hwc_env *e, struct hwc_arena *a, const char *rdma_device,
+				int64_t port, const char *harm, struct hwc_fu64 out[HWC_MLX_NPORT_COUNTERS]);
 /* Reads every port's counters of the adapters (after fill_ports). */
 void hwc_mlx_collect_port_counters(struct hwc_env *e, struct hwc_facts *f,
 				   struct hwc_mlx_adapter *ad);
@@ -384,7 +396,8 @@ void hwc_mlx_collect_peers(struct hwc_env *e, struct hwc_facts *f, struct hwc_ml
 /* The field tables of a port's phy and module objects (core/json.h). */
 struct hwc_jtable;
 extern const struct hwc_jtable hwc_mlx_phy_table, hwc_mlx_module_table;
-extern const struct hwc_jtable hwc_mlx_port_counters_table, hwc_mlx_port_table,
+extern const struct hwc_jtable hwc_mlx_port_counters_table, hwc_mlx_counters_window_table,
+	hwc_mlx_port_table,
 	hwc_mlx_function_table, hwc_mlx_adapter_table, hwc_mlx_table;
 
 /* Fills f->section from the root. Never prints; problems go to hwc_facts_error(). */

@@ -97,22 +97,22 @@ static int read_counter(struct hwc_env *e, struct hwc_arena *a, const char *path
 	return 0;
 }
 
-static void port_counters(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_port *p,
-			  const char *harm)
+void hwc_mlx_read_port_counters(struct hwc_env *e, struct hwc_arena *a, const char *rdma_device,
+				int64_t port, const char *harm, struct hwc_fu64 out[HWC_MLX_NPORT_COUNTERS])
 {
-	const char *base = hwc_arena_printf(a, "sys/class/infiniband/%s/ports/%lld", p->rdma_device,
-					    (long long)p->port);
+	const char *base = hwc_arena_printf(a, "sys/class/infiniband/%s/ports/%lld", rdma_device,
+					    (long long)port);
 	const char *stop = harm;
 	for (size_t i = 0; i < HWC_MLX_NPORT_COUNTERS; i++) {
 		if (stop) {
-			HWC_FAIL(p->counters[i], HWC_ST_BLOCKED, 0, stop);
+			HWC_FAIL(out[i], HWC_ST_BLOCKED, 0, stop);
 			continue;
 		}
 		const char *path = hwc_arena_printf(a, "%s/%s/%s", base,
 						    i < HW_FIRST ? "counters" : "hw_counters",
 						    hwc_mlx_port_counter_names[i]);
 		/* EINVAL is the firmware refusing the register read: one log line is enough */
-		if (read_counter(e, a, path, &p->counters[i]) == -EINVAL)
+		if (read_counter(e, a, path, &out[i]) == -EINVAL)
 			stop = hwc_arena_printf(a, "not read: %s failed with EINVAL (a restricted "
 						   "function; each read logs a kernel error)", path);
 	}
@@ -130,7 +130,7 @@ void hwc_mlx_collect_port_counters(struct hwc_env *e, struct hwc_facts *f,
 		const char *harm = hwc_mlx_counters_harmful(bdf, vpd_product_of(f, bdf),
 							    h ? h->dmesg_text : NULL,
 							    h ? h->dmesg_len : 0, a);
-		port_counters(e, a, p, harm);
+		hwc_mlx_read_port_counters(e, a, p->rdma_device, p->port, harm, p->counters);
 	}
 }
 
@@ -141,3 +141,10 @@ static const struct hwc_jfield counters_f[] = {
 /* The counters object of a port (the counters are members of the port itself). */
 const struct hwc_jtable hwc_mlx_port_counters_table =
 	HWC_JTABLE("mlx.adapters[].ports[].counters", counters_f, 0);
+
+static const struct hwc_jfield window_f[] = {
+	HWC_JNAMED(struct hwc_mlx_counters_window, v, hwc_mlx_port_counter_names,
+		   HWC_MLX_NPORT_COUNTERS),
+};
+const struct hwc_jtable hwc_mlx_counters_window_table =
+	HWC_JTABLE("mlx.adapters[].ports[].counters_window", window_f, 0);

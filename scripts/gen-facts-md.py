@@ -11,7 +11,7 @@ import json
 import os
 import sys
 
-SECTIONS = ["host", "pci", "mlx", "netdevs", "roce", "thermal", "probe"]
+SECTIONS = ["host", "pci", "mlx", "netdevs", "roce", "thermal", "probe", "watch"]
 
 INTRO = """# The facts contract
 

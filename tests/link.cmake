@@ -28,3 +28,6 @@ add_test(NAME link_sfp_rebuilt_oracle COMMAND ${HWC_PYTHON} ${CMAKE_CURRENT_SOUR
   --check --shim $<TARGET_FILE:hwc_ethtool_shim>)
 set_tests_properties(link_sfp_rebuilt_oracle PROPERTIES ENVIRONMENT "LC_ALL=C;PYTHONDONTWRITEBYTECODE=1"
   SKIP_RETURN_CODE 77 LABELS unit)
+# --watch SEC: the counters sampled twice (tests/link/make_watch_fixtures.py captures, broken
+# window files, bad values, live runs on this machine: the window measured and replayed).
+hwc_py_test(link_watch link/test_watch.py)

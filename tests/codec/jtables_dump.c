@@ -75,6 +75,7 @@ int main(void)
 		{"urn:hwcheck:thermal", {NULL}, &hwc_thermal_table},
 		{"urn:hwcheck:roce", {NULL}, &hwc_roce_table},
 		{"urn:hwcheck:mlx", {NULL}, &hwc_mlx_table},
+		{"urn:hwcheck:watch", {NULL}, &hwc_watch_table},
 	};
 	json_t *out = json_array();
 	for (size_t i = 0; i < HWC_ARRAY_SIZE(roots); i++) {

@@ -24,6 +24,10 @@ run 1 --facts "$tmp/facts.json" check --json
 printf '{"schema": "hwcheck.facts",\n "facts": {,}}' > "$tmp/bad.json"
 run 2 --facts "$tmp/bad.json"
 run 0 --timeout 30 snapshot --redact -o "$tmp/host.tar"
+# --watch: the live wait and samples, and the replay of a capture made with it
+run 0 facts --json --watch 1
+run 0 --root "$src/tests/fixtures/watch-ib-cx7-saturated/root" facts --json
+run 0 --root "$src/tests/fixtures/watch-eth-mlx5-100g/root" facts --json --watch 5
 for root in "$src"/tests/fixtures/broken-*/root; do
   [ -d "$root" ] || continue
   "$hw" --root "$root" facts --json > /dev/null 2>&1

@@ -29,7 +29,8 @@ GENERATORS = [
     ("pci/hosts.py", ["fixtures"]),
     ("pci/rebuild.py", ["fixtures/pci-rebuilt"]),
     ("pci/gpuhosts.py", ["fixtures"]),
-    ("link/make_farend.py", []),  # last: it copies roots the others build
+    ("link/make_farend.py", []),  # it copies roots the others build
+    ("link/make_watch_fixtures.py", []),  # it copies net-mlx5-100g-full-stats
 ]
 
 

@@ -272,6 +272,82 @@ static void test_record_skipped(struct hwc_env *live, struct hwc_arena *a)
 	hwc_capset_free(cs);
 }
 
+/* --watch samples (core/env.h): while a sample is set, a file read is recorded at its place
+ * hwcheck/watch/<n>/files/<resolved path> and a recording under hwcheck/watch/<n>/, links as
+ * they are; a replay reads the sample's place only. */
+static void test_sample_record(void)
+{
+	char dir[] = "/tmp/hwc-capture-smp-XXXXXX";
+	if (!mkdtemp(dir))
+		abort();
+	t_put(dir, "devices/p1/carrier_changes", "4\n");
+	char p[256];
+	snprintf(p, sizeof(p), "%s/net", dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/net/p1", dir);
+	if (symlink("../devices/p1", p) != 0)
+		abort();
+	struct hwc_arena *a = hwc_arena_new();
+	struct hwc_capset *cs = hwc_capset_new();
+	struct hwc_env *e = NULL;
+	/* the machine's files read as they are (exec mode: not a capture), recorded per sample */
+	struct hwc_env_opts o = {.root = dir, .mode = HWC_RUN_EXEC, .record = hwc_capset_sink(cs)};
+	CHECK_INT(hwc_env_open(&o, &e), 0);
+	struct hwc_fi64 v = {0};
+	hwc_env_set_sample(e, 1);
+	CHECK_INT(hwc_env_sample(e), 1);
+	CHECK_INT(hwc_read_i64(e, "net/p1/carrier_changes", a, &v), 0);
+	CHECK_INT(v.v, 4);
+	CHECK_INT(hwc_read_i64(e, "devices/p1/missing", a, &v), -ENOENT);
+	hwc_env_capture_blob(e, "hwcheck/commands/x/stdout", "out", 3);
+	hwc_env_set_sample(e, 0);
+	CHECK_INT(hwc_read_i64(e, "net/p1/carrier_changes", a, &v), 0);
+	check_cap(cs, "hwcheck/watch/1/files/devices/p1/carrier_changes", HWC_CAP_FILE, "4\n");
+	check_cap(cs, "hwcheck/watch/1/commands/x/stdout", HWC_CAP_FILE, "out");
+	check_cap(cs, "net/p1", HWC_CAP_LINK, "../devices/p1");
+	check_cap(cs, "devices/p1/carrier_changes", HWC_CAP_FILE, "4\n");
+	struct cap_find f = {.path = "hwcheck/watch/1/files/devices/p1/missing"};
+	CHECK_INT(hwc_capset_visit(cs, cap_find, &f), 0);
+	CHECK(!f.found);
+	hwc_env_free(e);
+	hwc_capset_free(cs);
+
+	/* the replay of such a capture */
+	t_put(dir, "hwcheck/watch/1/files/devices/p1/carrier_changes", "9\n");
+	t_put(dir, "hwcheck/watch/1/commands/x/stdout", "one");
+	struct hwc_env_opts ro = {.root = dir};
+	CHECK_INT(hwc_env_open(&ro, &e), 0);
+	CHECK_INT(hwc_read_i64(e, "net/p1/carrier_changes", a, &v), 0);
+	CHECK_INT(v.v, 4); /* the main collection's */
+	hwc_env_set_sample(e, 1);
+	CHECK_INT(hwc_read_i64(e, "net/p1/carrier_changes", a, &v), 0);
+	CHECK_INT(v.v, 9);
+	struct hwc_env_dir d;
+	const unsigned char *data;
+	size_t len;
+	struct hwc_fmeta m;
+	CHECK_INT(hwc_env_dir_open(e, "devices/p1", a, &d), 0);
+	CHECK_INT(hwc_read_bytes_at(e, &d, "carrier_changes", 64, a, &data, &len, &m), 0);
+	CHECK(len == 2 && data[0] == '9'); /* the sample's, not the directory's own file */
+	hwc_env_dir_close(&d);
+	CHECK_INT(hwc_read_bytes(e, "hwcheck/commands/x/stdout", 64, a, &data, &len, &m), 0);
+	CHECK(len == 3 && memcmp(data, "one", 3) == 0);
+	CHECK_INT(hwc_read_i64(e, "devices/p1/missing", a, &v), -ENOENT);
+	if (v.m.detail && strstr(v.m.detail, "sample"))
+		fprintf(stderr, "detail: %s\n", v.m.detail);
+	CHECK(v.m.detail && !strstr(v.m.detail, "sample")); /* not on the machine at all */
+	hwc_env_set_sample(e, 2);
+	CHECK_INT(hwc_read_i64(e, "net/p1/carrier_changes", a, &v), -ENOENT);
+	CHECK_INT(v.m.st, HWC_ST_ABSENT);
+	CHECK(v.m.detail && strstr(v.m.detail, "not in --watch sample 2 of this capture"));
+	hwc_env_free(e);
+	hwc_arena_free(a);
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		t_fail++;
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpl))
@@ -312,6 +388,7 @@ int main(void)
 	test_record_refused();
 	test_replay_skipped(rep, a);
 	test_record_skipped(live, a);
+	test_sample_record();
 
 	hwc_env_free(rep);
 	hwc_env_free(live);
