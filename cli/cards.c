@@ -18,6 +18,11 @@
 #include "core/json.h"
 #include "core/query.h"
 #include "core/util.h"
+#include "cli/cards_int.h"
+
+#define vput hwc_cards_vput
+#define why hwc_cards_why
+#define unknown(v, obj, key) hwc_cards_unknown(v, obj, key)
 
 /* Built once per report so that each card finds its netdevs, PCI function, sensors and findings
  * by key, not by scanning every card's (linear cost on hosts with thousands of functions). */
@@ -36,32 +41,7 @@ struct fd_view {
 	bool *claimed;
 };
 
-struct card_ctx {
-	const json_t *facts;
-	const struct cards_index *ix;
-	const json_t *ad;     /* mlx.adapters[] */
-	const json_t *pci;    /* pci.devices[] of the card's BDF; NULL when absent */
-	const json_t *sensor; /* the card's ASIC sensor in thermal.sensors[]; NULL when none */
-	const char *bdf;
-	json_t *card;         /* the card's JSON, for the structured values an item adds */
-	json_t *pcie;         /* its "pcie" object */
-	const struct hwc_profile *prof; /* which rules run */
-	/* the port being shown, when it is a RoCE LAG port (its netdev a bond): the netdevs of the
-	 * bond's members (netdevs[] whose bond is that netdev), which hold what the bond does not */
-	const char *members[8];
-	size_t n_members;
-};
-
-/* What an item shows: its text, or why it could not be read (unknown). */
-struct item_val {
-	char text[640];
-	size_t len;
-	bool unknown;
-	bool skip; /* the line does not apply here (no netdev on an InfiniBand port) */
-};
-
-static void vput(struct item_val *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void vput(struct item_val *v, const char *fmt, ...)
+void hwc_cards_vput(struct item_val *v, const char *fmt, ...)
 {
 	if (v->len >= sizeof(v->text) - 1)
 		return;
@@ -73,8 +53,7 @@ static void vput(struct item_val *v, const char *fmt, ...)
 		v->len += (size_t)n < sizeof(v->text) - v->len ? (size_t)n : sizeof(v->text) - 1 - v->len;
 }
 
-/* "status: detail" of a null key, from the object's unavailable map. */
-static const char *why(const json_t *obj, const char *key)
+const char *hwc_cards_why(const json_t *obj, const char *key)
 {
 	const json_t *u = hwc_q_unavailable(obj, key);
 	const char *d = hwc_json_str_or(u, "detail", NULL);
@@ -88,7 +67,7 @@ static void scalar_text(const json_t *j, char *buf, size_t n)
 		snprintf(buf, n, "?");
 }
 
-static void unknown(struct item_val *v, const json_t *obj, const char *key)
+void(hwc_cards_unknown)(struct item_val *v, const json_t *obj, const char *key)
 {
 	v->unknown = true;
 	vput(v, "%s", why(obj, key));
@@ -302,9 +281,25 @@ static void it_numa(struct card_ctx *x, const json_t *port, struct item_val *v)
 		vput(v, "node %lld", (long long)json_integer_value(n));
 }
 
+/* A netdev no RDMA port names: what the netdev says; the port rules need the RDMA port. */
+static void it_netdev_port(struct card_ctx *x, const json_t *p, struct item_val *v)
+{
+	const char *name = hwc_json_str_or(p, "netdev", "?");
+	const json_t *nd = hwc_q_netdev(x->facts, name);
+	const json_t *sp = hwc_q_get(nd, "speed_mbps"), *mtu = hwc_q_get(nd, "mtu");
+	vput(v, "%s (no RDMA device): %s", name, hwc_json_str_or(nd, "operstate", "operstate unknown"));
+	if (json_is_integer(sp))
+		vput(v, ", %g Gb/s", (double)json_integer_value(sp) / 1000);
+	if (json_is_integer(mtu))
+		vput(v, ", MTU %lld", (long long)json_integer_value(mtu));
+	vput(v, "; no RDMA port state (is mlx5_ib loaded?)");
+	v->unknown = true;
+}
+
 static void it_port(struct card_ctx *x, const json_t *p, struct item_val *v)
 {
-	(void)x;
+	if (!json_is_string(hwc_q_get(p, "rdma_device")) && json_is_string(hwc_q_get(p, "netdev")))
+		return it_netdev_port(x, p, v);
 	const char *st = hwc_json_str_or(p, "state", NULL);
 	const json_t *r = hwc_q_get(p, "rate_gbps"), *mtu = hwc_q_get(p, "netdev_mtu");
 	vput(v, "%s %s/%lld: ", hwc_json_str_or(p, "netdev", "(no netdev)"),
@@ -356,90 +351,6 @@ static void it_tuning(struct card_ctx *x, const json_t *p, struct item_val *v)
 	if (json_is_integer(out) && json_is_integer(vec))
 		vput(v, ", IRQs %lld of %lld off-node", (long long)json_integer_value(out),
 		     (long long)json_integer_value(vec));
-}
-
-/* Appends the integer counters named in keys (labels in lbl) that obj holds; returns how many. */
-static size_t put_counters(struct item_val *v, const json_t *obj, const char *const *keys,
-			   const char *const *lbl, size_t shown)
-{
-	for (int k = 0; keys[k]; k++) {
-		const json_t *n = hwc_q_get(obj, keys[k]);
-		if (json_is_integer(n))
-			vput(v, "%s%s %lld", shown++ ? ", " : "", lbl[k], (long long)json_integer_value(n));
-	}
-	return shown;
-}
-
-/* Error counters of the wire: the netdev's (Ethernet: symbol and CRC errors, link-down events,
- * carrier changes, FEC) or the RDMA port's (InfiniBand: symbol errors, link downed, recovery),
- * and mstlink's BER when it ran. */
-static void it_link(struct card_ctx *x, const json_t *p, struct item_val *v)
-{
-	static const char *const eth[] = {"rx_symbol_err_phy", "rx_crc_errors_phy",
-					  "link_down_events_phy", NULL};
-	static const char *const eth_l[] = {"symbol errors", "CRC errors", "link downs"};
-	static const char *const ib[] = {"symbol_error", "link_downed", "link_error_recovery",
-					 "port_rcv_errors", NULL};
-	static const char *const ib_l[] = {"symbol errors", "link downed", "recoveries", "rcv errors"};
-	const json_t *nd = hwc_q_netdev(x->facts, hwc_json_str_or(p, "netdev", NULL));
-	const json_t *lk = hwc_q_netdev_link(nd);
-	size_t shown = 0;
-	if (nd) {
-		vput(v, "%s: ", hwc_json_str_or(nd, "name", "?"));
-		shown = put_counters(v, hwc_q_get(nd, "counters"), eth, eth_l, 0);
-	} else {
-		shown = put_counters(v, hwc_q_get(p, "counters"), ib, ib_l, 0);
-	}
-	const json_t *cc = hwc_q_get(lk, "carrier_changes");
-	if (json_is_integer(cc))
-		vput(v, "%scarrier changes %lld", shown++ ? ", " : "", (long long)json_integer_value(cc));
-	const char *fec = hwc_json_str_or(hwc_q_get(lk, "fec"), "active", NULL);
-	if (fec)
-		vput(v, "%sFEC %s", shown++ ? ", " : "", fec);
-	/* mstlink's view, when it ran; else ethtool's counters over rx_bits_phy (link.ber) */
-	const json_t *phy = hwc_q_get(p, "phy");
-	const json_t *raw = hwc_q_get(phy, "raw_ber"), *eff = hwc_q_get(phy, "effective_ber");
-	if (!json_is_number(raw) && !json_is_number(eff)) {
-		raw = hwc_q_get(hwc_q_get(lk, "ber"), "raw_ber");
-		eff = hwc_q_get(hwc_q_get(lk, "ber"), "effective_ber");
-	}
-	if (json_is_number(raw))
-		vput(v, "%sraw BER %.3g", shown++ ? ", " : "", json_number_value(raw));
-	if (json_is_number(eff))
-		vput(v, "%seffective BER %.3g", shown++ ? ", " : "", json_number_value(eff));
-	if (!shown) {
-		v->len = 0;
-		v->unknown = true;
-		vput(v, "no error counter of this port could be read (%s)",
-		     nd ? why(hwc_q_get(nd, "counters"), "rx_symbol_err_phy") : why(p, "counters"));
-	}
-}
-
-/* The far end of the cable, when known: the netdev's LLDP neighbour, else the InfiniBand peer.
- * Shown, not judged (the link rules name it in their findings); no line when unknown (the reason
- * is in the facts: link.peer / peer). */
-static void it_far_end(struct card_ctx *x, const json_t *p, struct item_val *v)
-{
-	const json_t *nd = hwc_q_netdev(x->facts, hwc_json_str_or(p, "netdev", NULL));
-	const json_t *lp = hwc_q_get(hwc_q_netdev_link(nd), "peer"), *ip = hwc_q_get(p, "peer");
-	if (json_is_object(lp)) {
-		const char *type = hwc_json_str_or(lp, "port_id_type", "");
-		const char *port = hwc_json_str_or(lp, "port_id", NULL), *descr = hwc_json_str_or(lp, "port_description", NULL);
-		vput(v, "%s %s (%s)", hwc_json_str_or(lp, "chassis_name", hwc_json_str_or(lp, "chassis_id", "?")),
-		     (!port || !strcmp(type, "mac")) && descr ? descr : port ? port : "?", hwc_json_str_or(lp, "via", "LLDP"));
-		const json_t *mfs = hwc_q_get(lp, "max_frame_size");
-		if (json_is_integer(mfs))
-			vput(v, ", max frame %lld", (long long)json_integer_value(mfs));
-	} else if (json_is_object(ip)) {
-		vput(v, "%s port %lld (%s", hwc_json_str_or(ip, "node_description", hwc_json_str_or(ip, "node_guid", "?")),
-		     (long long)json_integer_value(hwc_q_get(ip, "port")), hwc_json_str_or(ip, "node_type", "InfiniBand"));
-		const json_t *lid = hwc_q_get(ip, "lid");
-		if (json_is_integer(lid))
-			vput(v, ", LID %lld", (long long)json_integer_value(lid));
-		vput(v, ")");
-	} else {
-		v->skip = true;
-	}
 }
 
 /* The card's mstflint tools that answered busy and were re-run alone (mlx/collect.c), in the
@@ -522,15 +433,22 @@ static const struct card_item {
 	  "MLX_FW_CONFIG_AT_RISK", "MLX_FW_CONFIG_NOT_INTENDED"}},
 	{"numa", "NUMA", false, it_numa, {"HOST_NUMA_NODE_MISSING"}},
 	{"tools_rerun", "tools re-run", false, it_tools_rerun, {NULL}},
+	{"kernel_log", "kernel log", false, hwc_cards_it_kernel_log, {"MLX_KERNEL_EVENTS"}},
 	{"port", "port", true, it_port,
 	 {"NET_PORT_DOWN", "NET_PORT_RATE_LOW", "NET_ROCE_MTU_SMALL", "NET_MTU_NOT_JUMBO",
 	  "NET_BOND_MTU_MISMATCH"}},
 	{"port_rate", "link rate", true, it_rate, {"LINK_RATE_BELOW_POSSIBLE", "LINK_RATE_LIMITED"}},
-	{"port_link", "link errors", true, it_link,
-	 {"LINK_SYMBOL_ERRORS", "LINK_FLAPS", "LINK_INTEGRITY_ERRORS", "LINK_RAW_BER_HIGH",
-	  "LINK_EFFECTIVE_ERRORS", "LINK_FEC_MODE", "LINK_TOOL_RECOMMENDATION",
-	  "LINK_MODULE_DIAGNOSTICS"}},
-	{"port_far_end", "far end", true, it_far_end, {NULL}},
+	/* issue 14's physical link, one line per item in a fixed order: errors and their rate,
+	 * flaps, FEC and BER, the module against its own thresholds, the far end (cli/cards_link.c) */
+	{"port_link", "link errors", true, hwc_cards_it_errors,
+	 {"LINK_SYMBOL_ERRORS", "LINK_INTEGRITY_ERRORS", "LINK_EFFECTIVE_ERRORS"}},
+	{"port_flaps", "flaps", true, hwc_cards_it_flaps, {"LINK_FLAPS"}},
+	{"port_fec", "FEC, BER", true, hwc_cards_it_fec,
+	 {"LINK_FEC_MODE", "LINK_RAW_BER_HIGH", "LINK_EFFECTIVE_ERRORS", "LINK_TOOL_RECOMMENDATION"}},
+	{"port_module", "module", true, hwc_cards_it_module,
+	 {"LINK_MODULE_DIAGNOSTICS", "LINK_MODULE_THRESHOLDS", "LINK_MODULE_RX_POWER_LOW",
+	  "LINK_MODULE_NOT_ALLOWED"}},
+	{"port_far_end", "far end", true, hwc_cards_it_far_end, {NULL}},
 	{"port_tuning", "tuning", true, it_tuning,
 	 {"NET_RING_SMALL", "NET_CHANNELS_FEW", "NET_LRO_ON", "NET_TSO_OFF", "NET_GRO_OFF",
 	  "HOST_IRQ_FAR_NODE"}},
@@ -614,16 +532,23 @@ static json_t *check_json(const struct card_item *it, const struct card_ctx *x, 
 			worst = f;
 		}
 	}
-	for (size_t j = 0; worst && j < fv->n; j++) {
-		const struct hwc_finding *f = &fv->fd->items[fv->idx[j]];
-		if (finding_of(it, x, port, f) && sev_order(f) == sev_order(worst))
-			append_id(ids, f->rule_id);
-	}
+	/* the worst findings first, then the line's lesser ones (an error line may also warn);
+	 * unknown ones are in "undecided", waived ones only on a line that has nothing else */
+	int top = worst ? sev_order(worst) : -1;
+	for (int sev = top; sev >= 0 && (sev > 0 || top == 0); sev--)
+		for (size_t j = 0; sev != 1 && j < fv->n; j++) {
+			const struct hwc_finding *f = &fv->fd->items[fv->idx[j]];
+			if (finding_of(it, x, port, f) && sev_order(f) == sev)
+				append_id(ids, f->rule_id);
+		}
 	const char *verdict = "ok", *reason = NULL;
 	char buf[1024];
 	if (worst) {
 		verdict = worst->waived_reason ? "waived" : hwc_severity_name(worst->severity);
 		reason = worst->waived_reason ? worst->waived_reason : worst->message;
+	} else if (v->unknown && !it->rules[0]) {
+		verdict = "not_judged"; /* shown, not judged: why it could not be read */
+		reason = v->text;
 	} else if (unk || v->unknown) {
 		verdict = "unknown";
 		reason = v->unknown ? v->text : hwc_unknown_cause(unk, buf, sizeof(buf));
@@ -669,12 +594,36 @@ static const json_t *card_sensor(const json_t *facts, const json_t *ad, const ch
 	return best;
 }
 
-static json_t *ports_json(const json_t *ad)
+/* The card's ports: its RDMA ports, then each netdev of the card that no port names (mlx5_ib
+ * not loaded, an Ethernet-only function) as a port of its own ({netdev} only), so that its link
+ * lines are shown too. A RoCE LAG member is shown under its bond's port. */
+static json_t *card_ports(const json_t *facts, const json_t *ad)
+{
+	json_t *arr = json_array();
+	const json_t *ports = hwc_q_ports(ad), *p, *n;
+	size_t i, j;
+	json_array_foreach(ports, i, p) json_array_append(arr, (json_t *)p);
+	json_array_foreach(hwc_q_get(ad, "netdevs"), i, n) {
+		const char *name = json_string_value(n);
+		const json_t *bd = hwc_q_get(hwc_q_netdev(facts, name), "bond");
+		const char *bond = hwc_json_str_or(bd, "name", NULL);
+		bool named = !name;
+		json_array_foreach(ports, j, p) {
+			const char *pn = hwc_json_str_or(p, "netdev", NULL);
+			named = named || (pn && (!strcmp(pn, name) || (bond && !strcmp(pn, bond))));
+		}
+		if (!named)
+			json_array_append_new(arr, json_pack("{s:s}", "netdev", name));
+	}
+	return arr;
+}
+
+static json_t *ports_json(const json_t *ports)
 {
 	json_t *arr = json_array();
 	size_t i;
 	const json_t *p;
-	json_array_foreach(hwc_q_ports(ad), i, p) {
+	json_array_foreach(ports, i, p) {
 		json_t *o = json_object();
 		static const char *const keys[] = {"netdev", "rdma_device", "port", "state",
 						   "phys_state", "link_layer", "rate_gbps", NULL};
@@ -705,7 +654,7 @@ static json_t *card_identity(const json_t *ad, const json_t *pci)
 /* A netdev's line (rate, errors, far end, tuning): for a RoCE LAG port, each member's. */
 static bool per_member(const struct card_item *it)
 {
-	return it->fn == it_rate || it->fn == it_link || it->fn == it_far_end || it->fn == it_tuning;
+	return it->per_port && it->fn != it_port;
 }
 
 /* A RoCE LAG port's netdev line: each member's, "; " between them, unknown when one is. */
@@ -794,6 +743,17 @@ static const char *card_verdict(const json_t *checks)
 	return "ok";
 }
 
+/* The port's link values (cli/cards_link.c) that no line could give: null, not {}. */
+static void link_nulls(json_t *port)
+{
+	static const char *const keys[] = {"errors", "flaps", "fec", "module", "far_end", NULL};
+	for (int k = 0; keys[k]; k++) {
+		const json_t *o = json_object_get(port, keys[k]);
+		if (!o || json_object_size(o) == 0)
+			json_object_set_new(port, keys[k], json_null());
+	}
+}
+
 static json_t *card_json(const json_t *facts, const struct cards_index *ix, const json_t *ad,
 			 const struct fd_view *fv, const struct hwc_profile *prof)
 {
@@ -805,11 +765,11 @@ static json_t *card_json(const json_t *facts, const struct cards_index *ix, cons
 				 "cap_speed_gts", "cap_width", "bottleneck", "slot_power_w");
 	json_object_set_new(card, "pcie", pcie);
 	json_object_set_new(card, "temperature_degc", json_null());
-	json_object_set_new(card, "ports", ports_json(ad));
+	json_t *ports = card_ports(facts, ad), *pj = ports_json(ports);
+	json_object_set_new(card, "ports", pj);
 	struct card_ctx x = {.facts = facts, .ix = ix, .ad = ad, .pci = pci, .bdf = bdf, .card = card,
 			     .pcie = pcie, .sensor = card_sensor(facts, ad, bdf), .prof = prof};
 	json_t *checks = json_array();
-	const json_t *ports = hwc_q_ports(ad);
 	/* the card's lines, then each port's */
 	for (size_t k = 0; k < HWC_ARRAY_SIZE(items); k++)
 		if (!items[k].per_port)
@@ -817,18 +777,21 @@ static json_t *card_json(const json_t *facts, const struct cards_index *ix, cons
 	size_t i;
 	const json_t *p;
 	json_array_foreach(ports, i, p) {
+		x.port_out = json_array_get(pj, i);
 		for (size_t k = 0; k < HWC_ARRAY_SIZE(items); k++)
 			if (items[k].per_port)
 				add_item(&x, &items[k], p, fv, checks);
+		link_nulls(x.port_out);
 	}
 	if (json_array_size(ports) == 0)
 		json_array_append_new(
 			checks, json_pack("{s:s, s:s, s:o, s:s, s:[], s:[], s:s}", "item", "port", "label",
 					  "port", "value", json_null(), "verdict", "unknown", "rules",
 					  "undecided", "reason",
-					  json_is_array(ports) ? "no RDMA port of this card: no port state "
-								 "(is mlx5_ib loaded?)"
-							       : why(ad, "ports")));
+					  json_is_array(hwc_q_ports(ad)) ? "no RDMA port of this card: no port state "
+									   "(is mlx5_ib loaded?)"
+									 : why(ad, "ports")));
+	json_decref(ports);
 	add_others(fv, checks);
 	json_object_set_new(card, "verdict", json_string(card_verdict(checks)));
 	json_object_set_new(card, "checks", checks);
@@ -965,7 +928,7 @@ static void check_text(const json_t *ck, char *line, size_t size)
 	const char *v = hwc_json_str_or(ck, "verdict", "?");
 	const char *val = hwc_json_str_or(ck, "value", NULL), *reason = hwc_json_str_or(ck, "reason", NULL);
 	const json_t *ids = hwc_q_get(ck, "rules"), *und = hwc_q_get(ck, "undecided");
-	bool unk = strcmp(v, "unknown") == 0;
+	bool unk = strcmp(v, "unknown") == 0 || (!val && strcmp(v, "not_judged") == 0);
 	size_t n;
 	if (val)
 		n = (size_t)snprintf(line, size, "%s", val);

@@ -28,6 +28,11 @@ add_test(NAME link_sfp_rebuilt_oracle COMMAND ${HWC_PYTHON} ${CMAKE_CURRENT_SOUR
   --check --shim $<TARGET_FILE:hwc_ethtool_shim>)
 set_tests_properties(link_sfp_rebuilt_oracle PROPERTIES ENVIRONMENT "LC_ALL=C;PYTHONDONTWRITEBYTECODE=1"
   SKIP_RETURN_CODE 77 LABELS unit)
+# Issue 14's "Done when": the per-port lines of the report on real fixtures, and their rates since
+# boot and over a --watch window (cards_dump judges a facts file untouched).
+add_executable(cards_dump cli/cards_dump.c)
+target_link_libraries(cards_dump PRIVATE hwc_cli)
+hwc_py_test(link_port_report link/test_port_report.py --cards-dump $<TARGET_FILE:cards_dump>)
 # --watch SEC: the counters sampled twice (tests/link/make_watch_fixtures.py captures, broken
 # window files, bad values, live runs on this machine: the window measured and replayed).
 hwc_py_test(link_watch link/test_watch.py)

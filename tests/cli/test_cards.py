@@ -61,7 +61,10 @@ class CardsJson(unittest.TestCase):
                             self.assertEqual(k["rules"] + k["undecided"], [], k)
                             self.assertIsNotNone(k["value"], k)
                         if k["value"] is None:
-                            self.assertIn(k["verdict"], ("unknown", "error", "warn", "info", "waived"), k)
+                            # not_judged: a line no rule judges (the far end) says why it is unknown
+                            self.assertIn(k["verdict"], ("unknown", "error", "warn", "info", "waived", "not_judged"), k)
+                            if k["verdict"] == "not_judged":
+                                self.assertEqual(k["rules"] + k["undecided"], [], k)
                             self.assertTrue(k["reason"], k)
                     for f in mine:
                         self.assertIn(f["rule_id"], [r for r, _ in claimed], (c["bdf"], f))
@@ -76,7 +79,11 @@ class CardsJson(unittest.TestCase):
         self.assertEqual(len(j["cards"]), 2)
         for c in j["cards"]:
             self.assertEqual(c["verdict"], "ok")
-            self.assertEqual({k["verdict"] for k in c["checks"]}, {"ok"}, c["checks"])
+            # ok, but the far end: no lldpcli in this capture, shown as unknown, judged by no rule
+            self.assertEqual({k["verdict"] for k in c["checks"] if k["item"] != "port_far_end"}, {"ok"},
+                             c["checks"])
+            self.assertEqual({(k["verdict"], k["reason"]) for k in c["checks"] if k["item"] == "port_far_end"},
+                             {("not_judged", "lldpcli: not in this capture")})
             items = [k["item"] for k in c["checks"]]
             for want in ("firmware", "pcie_link", "pcie_path", "slot_power", "temperature",
                          "fw_params", "port"):

@@ -5,7 +5,8 @@
 # port counters under hwcheck/watch/1/ and hwcheck/watch/2/ (files at their resolved path under
 # files/, commands under commands/), the window at hwcheck/watch/window. The main collection and
 # sample 1 are real public captures; what moved in sample 2 is RECONSTRUCTED (no public capture
-# of the same counters read twice a known time apart was found) and says so in SOURCE.md.
+# of the same counters read twice a known time apart was found) and says so in SOURCE.md, except
+# watch-ib-cx2-ring: both samples real (a sysfs sampler's two readings ten seconds apart).
 # Run it after editing; the output is committed and test_watch.py checks it is up to date.
 import os
 import shutil
@@ -31,6 +32,13 @@ class Root(mf.Root):
     def sample_file(self, n, rel, data):
         """rel as the root resolves it (the capture keeps a sample's file at that path)."""
         self.write(f"hwcheck/watch/{n}/files/{resolve(self.root, rel)}", data)
+
+    def ib_samples(self, dev, port, first, second):
+        """An IB port's counters/ files in sample 1 (first) and sample 2 (second), by name."""
+        for k in first:
+            rel = f"sys/class/infiniband/{dev}/ports/{port}/counters/{k}"
+            self.sample_file(1, rel, f"{first[k]}\n")
+            self.sample_file(2, rel, f"{second[k]}\n")
 
     def sample_command(self, n, key, stdout):
         self.write(f"hwcheck/watch/{n}/commands/{key}/stdout", stdout)
@@ -78,10 +86,8 @@ def ib_saturated():
     mf.ib_port(r, "mlx5_1", mf.GPUD943)
     moved_ib = {"symbol_error": 12, "link_error_recovery": 1, "port_rcv_errors": 3,
                 "port_rcv_switch_relay_errors": -2}
-    for k, v in mf.GPUD943.items():
-        rel = f"sys/class/infiniband/mlx5_1/ports/1/counters/{k}"
-        r.sample_file(1, rel, f"{v}\n")
-        r.sample_file(2, rel, f"{v + moved_ib.get(k, 0)}\n")
+    later = {k: v + moved_ib.get(k, 0) for k, v in mf.GPUD943.items()}
+    r.ib_samples("mlx5_1", 1, mf.GPUD943, later)
     r.window(10, 10000180)
     r.source("the main collection and sample 1, `sys/class/infiniband/mlx5_1/ports/1/counters/*`: "
              "the verbatim values of leptonai/gpud pull request #943 (2025-06-20, "
@@ -158,7 +164,39 @@ def eth_pam4():
     r.done("two ConnectX-6 Dx 200G PAM4 ports read twice ten seconds apart, one past its FEC's limit")
 
 
+def ib_cx2_ring():
+    r = Root("watch-ib-cx2-ring")
+    r.function("0000:01:00.0", 0x673c, cls="0x0c0600", driver="mlx4_core", rdma=["mlx4_0"])
+    for port, counters in mf.CX2_RING.items():
+        later = {**{k: 0 for k in mf.CX2_RING_ZERO}, **{k: v for k, (v, _) in counters.items()}}
+        before = {k: v - counters[k][1] if k in counters else v for k, v in later.items()}
+        mf.ib_port(r, "mlx4_0", before, rate="40 Gb/sec (4X QDR)", port=port)
+        r.ib_samples("mlx4_0", port, before, later)
+    r.window(10, 10000000)
+    r.source("the main collection, sample 1 and sample 2, `sys/class/infiniband/mlx4_0/ports/*/"
+             "counters/*`: two real readings ten seconds apart of the sysfs counters of both IB "
+             "ports of a ConnectX-2 VPI (mlx4_0) on the aarch64 board MYD_CZU4EV_RC, from the "
+             "\"Statistics after 1510 seconds\" block of Chester-Gillon/ibv_message_passing "
+             "`ibv_message_passing_c_project/source/ibv_message_bw/ring_topology_notes.txt` (commit "
+             "fedc7aa, 2021-01-03): its sampler reads every ports/N/counters/ file every 10 s on "
+             "CLOCK_MONOTONIC and prints the non-zero ones as value(+delta from the previous "
+             "sample). Sample 2 is the printed value, sample 1 the value less the delta "
+             "(port_xmit_data +49869, port_rcv_data +524621677, port_rcv_packets +513275, "
+             "port_xmit_packets +5972 on port 1; +49894, +524622714, +513276, +5972 on port 2); "
+             "link_downed 1 (port 1) and 2 (port 2) and port_xmit_wait unchanged; every error "
+             "counter it did not print 0 in both (it prints every non-zero one). Same data as "
+             "link-ib-cx2-ring-window (tests/link/make_fixtures.py, CX2_RING).")
+    r.source("RECONSTRUCTED: window_us 10000000 (the sampler's period; the exact microseconds "
+             "were not printed), requested_s 10; BDF, PCI id 15b3:673c, class, driver, port "
+             "state ACTIVE/LinkUp and rate 4X QDR as link-ib-cx2-ring-window; no proc/uptime. "
+             "Expected: counters_window link_downed 0 and symbol_error 0 on both ports (the links "
+             "went down before the window, 1 and 2 times since boot, not in it), every error "
+             "counter's delta 0.")
+    r.done("ConnectX-2 ports read twice ten seconds apart (real): flaps since boot, none in the window")
+
+
 def build():
+    ib_cx2_ring()
     ib_saturated()
     eth_100g()
     eth_pam4()

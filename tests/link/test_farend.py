@@ -49,7 +49,9 @@ class FarEnd(unittest.TestCase):
                 j, b = check(fx), check(base)
                 self.assertEqual(verdicts(j), verdicts(b))
                 self.assertEqual(j["summary"]["verdict"], b["summary"]["verdict"])
-                self.assertEqual(far_lines(b), [])  # no far end known: no line
+                # no far end known: the line says why, judges nothing
+                self.assertTrue(far_lines(b), b)
+                self.assertTrue(all(v is None and vd == "not_judged" for _, v, vd in far_lines(b)), far_lines(b))
 
     def test_lldp_symbol_errors_name_the_switch_port(self):
         j = check("link-farend-lldp-symbol")
@@ -71,11 +73,11 @@ class FarEnd(unittest.TestCase):
 
     def test_lldp_far_end_on_each_port_line(self):
         j = check("link-farend-lldp-roce")
-        self.assertEqual(far_lines(j), [("enp153s0np0", "StorageSW Ethernet120 (LLDP)", "not_judged"),
-                                        ("enp171s0np0", "LEAF03 Ethernet184 (LLDP)", "not_judged")])
+        self.assertEqual(far_lines(j), [("enp153s0np0", "<-> StorageSW Ethernet120 (LLDP)", "not_judged"),
+                                        ("enp171s0np0", "<-> LEAF03 Ethernet184 (LLDP)", "not_judged")])
         cp = run("--root", hwctest.fixture("link-farend-lldp-roce", "root"), "--no-color")
-        self.assertRegex(cp.stdout, r"\n  -        far end      StorageSW Ethernet120 \(LLDP\)\n")
-        self.assertRegex(cp.stdout, r"\n  -        far end      LEAF03 Ethernet184 \(LLDP\)\n")
+        self.assertRegex(cp.stdout, r"\n  -        far end      <-> StorageSW Ethernet120 \(LLDP\)\n")
+        self.assertRegex(cp.stdout, r"\n  -        far end      <-> LEAF03 Ethernet184 \(LLDP\)\n")
 
     def test_lldpd_not_running(self):
         j = check("link-farend-lldpd-down")
@@ -106,7 +108,9 @@ class FarEnd(unittest.TestCase):
             j = check_root(root)
         why = netdev(j, "enp153s0np0")["link"]["unavailable"]["peer"]
         self.assertEqual((why["status"], why["detail"]), ("absent", "lldpcli: not installed"))
-        self.assertEqual(far_lines(j), [])
+        self.assertEqual(far_lines(j), [("enp153s0np0", None, "not_judged"), ("enp171s0np0", None, "not_judged")])
+        reasons = [c["reason"] for card in j["cards"] for c in card["checks"] if c["item"] == "port_far_end"]
+        self.assertEqual(reasons, ["lldpcli: not installed"] * 2)
 
     def test_ib_peer_and_its_counters(self):
         j = check("link-farend-ib-linkdowned")
@@ -121,8 +125,12 @@ class FarEnd(unittest.TestCase):
         for m in msgs.values():
             self.assertTrue(m.startswith("host mlx5_1/1 <-> b1nstcx02 HCA-1 port 1: "), m)
             self.assertTrue(m.endswith("; on the host side only (the far end counts 0)"), m)
-        self.assertEqual(far_lines(j), [("mlx5_1", "b1nstcx02 HCA-1 port 1 (Channel Adapter, LID 4)",
+        self.assertEqual(far_lines(j), [("mlx5_1", "<-> b1nstcx02 HCA-1 port 1 (Channel Adapter, LID 4); its "
+                                         "counters: symbol errors 0, rcv errors 0, integrity errors 0, buffer "
+                                         "overruns 0, remote physical errors 0, link downed 0, recoveries 0",
                                          "not_judged")])
+        far = j["cards"][0]["ports"][0]["far_end"]
+        self.assertEqual(far, {"name": "b1nstcx02 HCA-1", "port": 1, "source": "infiniband-diags"})
 
     def test_ib_peer_not_asked(self):
         # no infiniband-diags recorded: absent (not in this capture); an Ethernet port:

@@ -89,6 +89,17 @@ class Fixtures(unittest.TestCase):
         msg = {f["subject"]: f["message"] for f in j["findings"] if f["rule_id"] == "LINK_FLAPS"}
         self.assertIn("went down 2 times", msg["mlx4_0/2"])
 
+    def test_cx2_ring_real_window(self):
+        # the same ports read twice ten seconds apart (both samples real): the links went down
+        # before the window, so every error counter's delta over it is 0, link_downed included
+        j = check("watch-ib-cx2-ring")
+        self.assertEqual(j["facts"]["watch"], {"requested_s": 10, "window_s": 10.0, "samples": 2})
+        for p in (p for ad in j["facts"]["mlx"]["adapters"] for p in ad["ports"]):
+            w = p["counters_window"]
+            self.assertEqual((w["link_downed"], w["symbol_error"], w["link_error_recovery"]), (0, 0, 0))
+            self.assertEqual(p["counters"]["link_downed"], p["port"])  # 1 and 2 since boot
+        self.assertNotIn("LINK_SYMBOL_ERRORS", {r for r, _, _ in link_findings(j)})
+
     def test_ib_clean_does_not_fire(self):
         j = check("link-ib-clean")
         self.assertEqual(port(j, "mlx5_0")["counters"]["symbol_error"], 0)
@@ -154,8 +165,8 @@ class Fixtures(unittest.TestCase):
         self.assertFalse([f for f in j["findings"] if f["rule_id"] == "LINK_SYMBOL_ERRORS"])
         # the port's link line shows ethtool's BER where mstlink gave none
         cp = run("--root", hwctest.fixture("link-ethtool-ber-pam4", "root"), "--no-color")
-        self.assertRegex(cp.stdout, r"warn +link errors +p1: .*FEC RS, raw BER 0\.0005, effective BER\s+1\.67e-14")
-        self.assertRegex(cp.stdout, r"ok +link errors +p2: .*FEC RS, raw BER 2\.13e-07, effective BER 0")
+        self.assertRegex(cp.stdout, r"warn +FEC, BER +p1: FEC RS .*raw BER\s+5\.0e-04, effective BER\s+1\.7e-14 \(ethtool -S\)")
+        self.assertRegex(cp.stdout, r"ok +FEC, BER +p2: FEC RS .*raw BER\s+2\.1e-07,\s+effective BER 0 \(ethtool -S\)")
 
     def test_ethtool_ber_broken_counters(self):
         # rx_bits_phy 0, garbage, or absent: the BER is null with the reason, nothing crashes;
