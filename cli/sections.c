@@ -149,7 +149,8 @@ size_t hwc_facts_known_count(const json_t *facts)
 		const char *k;
 		json_t *v;
 		json_object_foreach((json_t *)facts, k, v) {
-			if (strcmp(k, HWC_JSON_UNAVAILABLE) == 0)
+			/* host.read_from says how hwcheck read, not what it found */
+			if (strcmp(k, HWC_JSON_UNAVAILABLE) == 0 || strcmp(k, "read_from") == 0)
 				continue;
 			n += hwc_facts_known_count(v);
 		}

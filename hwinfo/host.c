@@ -91,6 +91,8 @@ int hwc_host_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_co
 	if (!h)
 		return -ENOMEM;
 	hwc_read_str(e, "proc/sys/kernel/hostname", a, &h->hostname);
+	/* a capture's needs_root is fixed by capturing again as root, not by this run's user */
+	h->read_from = hwc_env_is_live(e) ? "live" : "capture";
 	hwc_read_str(e, "proc/sys/kernel/osrelease", a, &h->kernel.release);
 	hwc_read_str(e, "proc/cmdline", a, &h->kernel.cmdline);
 	hwc_host_read_bracketed(e, a, "sys/kernel/security/lockdown", &h->kernel.lockdown);
@@ -228,6 +230,10 @@ static const struct hwc_jfield host_f[] = {
 	HWC_HOST_PARTS(PART_F)
 #undef PART_F
 	STR(hwc_host_facts, hostname),
+	HWC_JFD(struct hwc_host_facts, read_from, HWC_JT_PSTR,
+		"where the facts were read: live (this machine, root /) or capture (a captured or "
+		"hand-built root given with --root, its tools replayed from hwcheck/commands); left out "
+		"by hwcheck before this key"),
 };
 const struct hwc_jtable hwc_host_table = HWC_JTABLE("host", host_f, 0);
 

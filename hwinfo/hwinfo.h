@@ -144,6 +144,7 @@ HWC_HOST_PARTS(HWC_HOST_PART_DECL)
 
 struct hwc_host_facts {
 	struct hwc_fstr hostname;
+	const char *read_from; /* "live" (this machine) or "capture" (a --root): COLLECT_INCOMPLETE */
 	struct hwc_host_cpu cpu;
 	struct hwc_host_numa numa;
 	struct hwc_host_x2apic x2apic;

@@ -346,17 +346,13 @@ static void decide_supported(struct hwc_host_facts *h, const struct hwc_cpuinfo 
 	}
 }
 
-void hwc_host_collect_x2apic(struct hwc_env *e, struct hwc_arena *a, struct hwc_host_facts *h,
-			     const struct hwc_cpuinfo *ci, const struct hwc_dmesg_host *dm,
-			     const struct hwc_fmeta *dm_m)
+/* enabled, strongest source first: what the kernel said it did; then APIC ids only x2APIC mode
+ * can address; then a CPU (as the kernel sees it) without the feature. Silence from a source is
+ * never "off"; the cpuinfo flag alone is never "on" (below). */
+static void decide_enabled(struct hwc_arena *a, struct hwc_host_facts *h, const struct hwc_cpuinfo *ci,
+			   const struct hwc_dmesg_host *dm, const struct hwc_fmeta *dm_m)
 {
 	struct hwc_host_x2apic *x = &h->x2apic;
-	madt_dmar(e, a, x);
-	decide_supported(h, ci, dm, dm_m->st == HWC_ST_OK);
-
-	/* enabled, strongest source first: what the kernel said it did; then APIC ids only x2APIC
-	 * mode can address; then a CPU (as the kernel sees it) without the feature. Silence from a
-	 * source is never "off". */
 	const char *tried;
 	if (dm_m->st == HWC_ST_OK && dm->x2apic >= 0) {
 		HWC_SET(x->enabled, dm->x2apic == 1);
@@ -383,23 +379,27 @@ void hwc_host_collect_x2apic(struct hwc_env *e, struct hwc_arena *a, struct hwc_
 			tried = hwc_arena_printf(a, "kernel log unavailable (%s%s%s)",
 						 hwc_status_name(dm_m->st), dm_m->detail ? ": " : "",
 						 dm_m->detail ? dm_m->detail : "");
+		/* the kernel keeps the flag when it falls back to xAPIC mode (x2apic_disable() in
+		 * arch/x86/kernel/apic/apic.c; only nox2apic clears it): support, not the mode */
 		const char *why = hwc_arena_printf(
-			a, "%s; %s", tried,
+			a, "%s; %s%s", tried,
 			ci->has_apicid ? hwc_arena_printf(a, "APIC ids up to %lld fit xAPIC mode too",
 							  (long long)ci->max_apicid)
-				       : "no apicid in proc/cpuinfo");
+				       : "no apicid in proc/cpuinfo",
+			hwc_ok(h->cpu.flags_x2apic) && h->cpu.flags_x2apic.v
+				? "; the x2apic flag in proc/cpuinfo says the CPU supports the mode, not "
+				  "that the kernel runs in it"
+				: "");
 		HWC_FAIL(x->enabled, st, 0, why);
 		HWC_FAIL(x->source, st, 0, why);
 		HWC_FAIL(x->evidence, st, 0, why);
 	}
-	if (dm_m->st == HWC_ST_OK && dm->routing)
-		HWC_SET(x->routing, dm->routing);
-	else if (dm_m->st == HWC_ST_OK)
-		HWC_FAIL(x->routing, HWC_ST_ABSENT, 0, "no \"Switched APIC routing\" line in the kernel log");
-	else
-		x->routing.m = *dm_m;
+}
 
-	/* interrupt remapping: the kernel log, else the chip names in proc/interrupts (IR-...) */
+/* interrupt remapping: the kernel log, else the chip names in proc/interrupts (IR-...) */
+static void decide_remapping(struct hwc_env *e, struct hwc_arena *a, struct hwc_host_x2apic *x,
+			     const struct hwc_dmesg_host *dm, const struct hwc_fmeta *dm_m)
+{
 	if (dm_m->st == HWC_ST_OK && dm->intr_remap >= 0) {
 		HWC_SET(x->interrupt_remapping, dm->intr_remap == 1);
 		HWC_SET(x->interrupt_remapping_source, "dmesg");
@@ -424,4 +424,41 @@ void hwc_host_collect_x2apic(struct hwc_env *e, struct hwc_arena *a, struct hwc_
 		HWC_FAIL(x->interrupt_remapping, HWC_ST_ABSENT, 0, why);
 		HWC_FAIL(x->interrupt_remapping_source, HWC_ST_ABSENT, 0, why);
 	}
+}
+
+/* Readable without root (proc/interrupts, the cpuinfo flags): on bare metal the kernel runs
+ * x2APIC mode only with interrupt remapping in x2APIC mode; without it, it falls back to xAPIC
+ * ("x2apic: IRQ remapping doesn't support X2APIC mode", try_to_enable_x2apic() in
+ * arch/x86/kernel/apic/apic.c: "Using X2APIC without IR is not architecturally supported on bare
+ * metal"); a guest may run it without (the hypervisor's x2apic_available). So interrupts that no
+ * IR- chip delivers on a CPU without the hypervisor flag decide "off" where nothing stronger did. */
+static void enabled_from_remapping(struct hwc_host_facts *h)
+{
+	struct hwc_host_x2apic *x = &h->x2apic;
+	if (hwc_ok(x->enabled) || !hwc_ok(x->interrupt_remapping) || x->interrupt_remapping.v ||
+	    !hwc_ok(x->interrupt_remapping_source) || strcmp(x->interrupt_remapping_source.v, "interrupts") ||
+	    !hwc_ok(h->cpu.hypervisor) || h->cpu.hypervisor.v)
+		return;
+	HWC_SET(x->enabled, false);
+	HWC_SET(x->source, "interrupts");
+	HWC_SET(x->evidence, "proc/interrupts: no IR- interrupt chip (no interrupt remapping) on bare "
+			     "metal, where the kernel runs x2APIC mode only with remapping");
+}
+
+void hwc_host_collect_x2apic(struct hwc_env *e, struct hwc_arena *a, struct hwc_host_facts *h,
+			     const struct hwc_cpuinfo *ci, const struct hwc_dmesg_host *dm,
+			     const struct hwc_fmeta *dm_m)
+{
+	struct hwc_host_x2apic *x = &h->x2apic;
+	madt_dmar(e, a, x);
+	decide_supported(h, ci, dm, dm_m->st == HWC_ST_OK);
+	decide_enabled(a, h, ci, dm, dm_m);
+	if (dm_m->st == HWC_ST_OK && dm->routing)
+		HWC_SET(x->routing, dm->routing);
+	else if (dm_m->st == HWC_ST_OK)
+		HWC_FAIL(x->routing, HWC_ST_ABSENT, 0, "no \"Switched APIC routing\" line in the kernel log");
+	else
+		x->routing.m = *dm_m;
+	decide_remapping(e, a, x, dm, dm_m);
+	enabled_from_remapping(h);
 }

@@ -82,6 +82,18 @@ static const char *reason(const char *st, bool one, const char *detail)
 	return "could not be read";
 }
 
+/* Facts read from a capture (host.read_from): what needs root there was not read when the
+ * capture was taken, and running this hwcheck as root changes nothing. */
+static const char *root_fix(struct hwc_rule_ctx *c)
+{
+	const char *from = hwc_q_string(hwc_q_get(c->facts, "host"), "read_from");
+	if (!from || strcmp(from, "capture") != 0)
+		return NULL;
+	return "This capture was taken without root: capture the machine again as root (`sudo hwcheck "
+	       "snapshot -o host.tar`) and read the new capture with --root, or run `sudo hwcheck` on "
+	       "the machine.";
+}
+
 static void eval_incomplete(struct hwc_rule_ctx *c)
 {
 	static const char *const sections[] = {"host", "pci", "mlx", "netdevs", "thermal", NULL};
@@ -99,6 +111,8 @@ static void eval_incomplete(struct hwc_rule_ctx *c)
 			struct hwc_finding *fd = hwc_rule_emit(c, "host", "%s: the firmware tools could not run (%s): firmware configuration and registers are unknown",
 							       sections[s], tst);
 			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.tools.status", sections[s]), tst, "ok");
+			if (fd && !strcmp(tst, "needs_root") && root_fix(c))
+				fd->fix = root_fix(c);
 		}
 		struct tally t[6] = {{0}};
 		int n = 0;
@@ -115,6 +129,8 @@ static void eval_incomplete(struct hwc_rule_ctx *c)
 			hwc_evidence_add(fd, c->a, t[i].example, hwc_arena_printf(c->a, "unknown (%s)", t[i].status), "collected");
 			if (fd && not_in_input(t[i].detail))
 				fd->fix = "Judge the whole machine: run hwcheck on it, or capture it with `hwcheck snapshot -o host.tar` and read the untarred capture with --root.";
+			else if (fd && !strcmp(t[i].status, "needs_root") && root_fix(c))
+				fd->fix = root_fix(c);
 			else if (fd && not_in_capture(t[i].detail))
 				fd->fix = "The capture has no recording of this tool: run hwcheck on the machine, or capture it again with `hwcheck snapshot` (which records every tool it runs, and a tool that is not installed as not installed).";
 		}

@@ -318,7 +318,11 @@ const struct hwc_rule hwc_rules_host[] = {
 	 "with many cores and many card queues, interrupt affinity fails or concentrates on few CPUs. "
 	 "Support is decided from the cpuinfo flag, the kernel log, the MADT's x2APIC entries and the "
 	 "CPU model (every AMD EPYC and Intel Xeon Scalable), since the kernel hides the flag when it "
-	 "does not use the mode; the mode from the kernel log, APIC ids, `nox2apic` and the flag.",
+	 "does not use the mode; the mode from the kernel log, APIC ids, `nox2apic` and the flag, and, "
+	 "readable without root, interrupts that no remapping chip delivers (proc/interrupts) on bare "
+	 "metal, where the kernel runs x2APIC mode only with interrupt remapping "
+	 "(try_to_enable_x2apic(), arch/x86/kernel/apic/apic.c). The cpuinfo flag alone never says "
+	 "the mode is on: the kernel keeps it when it falls back to xAPIC mode.",
 	 "Enable x2APIC in the BIOS (AMD: 'Local APIC Mode' = x2APIC; Intel: 'X2APIC' + VT-d interrupt "
 	 "remapping) and remove `nox2apic`, `amd_iommu=off` or `intremap=off` from the kernel command "
 	 "line where present (the finding names those it found).",

@@ -70,6 +70,8 @@ static const char *count_text(struct hwc_rule_ctx *c, double v, double max)
 			: fv_fmt_num(c->a, v);
 }
 
+static bool ib_effective_fires(struct hwc_rule_ctx *c, const json_t *p);
+
 /* The mstlink port of the netdev name that answered key ("phy.raw_ber"), NULL when none did:
  * mstlink comes first, a netdev's ethtool counters judge a port only without it. */
 static const json_t *mstlink_port_of(struct hwc_rule_ctx *c, const char *name, const char *key)
@@ -131,6 +133,8 @@ static void symbol_ib(struct hwc_rule_ctx *c, double hours, const char *upwhy)
 		struct hwc_wnd w;
 		if (!need_num(c, subj, p, base, "counters.symbol_error", &n))
 			continue;
+		if (ib_effective_fires(c, p))
+			continue; /* LINK_EFFECTIVE_ERRORS' finding, with this counter as evidence */
 		hwc_wnd_read(c, &w, p, base, "counters_window.symbol_error", "symbol errors");
 		const struct hwc_wboot b = {
 			.fires = n <= 0 ? 0 : hours <= 0 ? -1 : n / hours > limit, .rate = hours > 0 ? n / hours : 0,
@@ -146,7 +150,7 @@ static void symbol_ib(struct hwc_rule_ctx *c, double hours, const char *upwhy)
 				 hwc_arena_printf(c->a, "<= %s/h", fv_fmt_num(c->a, limit)));
 		hwc_evidence_add(fd, c->a, "host.kernel.uptime_s", hours > 0 ? fv_fmt_num(c->a, hours * 3600) : upwhy, NULL);
 		fv_far_end_port(c, fd, p, base, "symbol_error");
-		if (!hwc_q_string(p, "netdev")) /* an InfiniBand port has no netdev for ethtool -m */
+		if (fd && !hwc_q_string(p, "netdev")) /* an InfiniBand port has no netdev for ethtool -m */
 			fd->fix = hwc_fix_subst(c->a, fd->fix, "`ethtool -m <netdev>` / ", "");
 	}
 }
@@ -366,11 +370,15 @@ static double fec_limit(const char *fec, const char **src)
 		*src = "RS(528,514) KR4: 5e-5 (IEEE 802.3bm 100GBASE-SR4 BER objective with RS-FEC)";
 		return 5e-5;
 	}
-	if (strstr(fec, "No FEC") || strstr(fec, "No-FEC")) {
-		*src = "no FEC: 1e-12 (IBTA / IEEE 802.3 link BER objective)";
-		return 1e-12;
-	}
 	return 0;
+}
+
+/* mlxlink's name of an inactive FEC: then the PRM's phy_effective_errors counts every error bit
+ * ("not corrected by FEC ... or that FEC is not active") and phy_raw_errors_laneN the same bits
+ * (they are the corrected ones only "when FEC is enabled"): raw = effective, LINK_EFFECTIVE_ERRORS'. */
+static bool no_fec(const char *fec)
+{
+	return strstr(fec, "No FEC") || strstr(fec, "No-FEC");
 }
 
 /* ---- the same from ethtool -S (netdevs[].link.ber): ports mstlink did not answer for ------- */
@@ -534,9 +542,9 @@ static void eval_raw_ber(struct hwc_rule_ctx *c)
 		double ber;
 		if (!need_str(c, subj, p, base, "phy.fec", &fec) || !need_num(c, subj, p, base, "phy.raw_ber", &ber))
 			continue;
-		double limit = fec_limit(fec, &src);
+		double limit = no_fec(fec) ? 0 : fec_limit(fec, &src);
 		if (limit <= 0 || ber <= limit * margin)
-			continue;
+			continue; /* no figure for this FEC, or no FEC: judged by LINK_EFFECTIVE_ERRORS */
 		struct hwc_finding *fd = hwc_rule_emit(c, subj, "raw (pre-FEC) BER %.3g is %s the limit of %s (%.3g)", ber,
 						       ber > limit ? "past" : "close to", fec, limit);
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.raw_ber", base), hwc_arena_printf(c->a, "%.3g", ber),
@@ -549,25 +557,85 @@ static void eval_raw_ber(struct hwc_rule_ctx *c)
 		raw_ber_netdev(c, nd, margin);
 }
 
+/* The post-FEC errors of an mstlink port: Effective Physical Errors and BER; on a link without
+ * FEC the raw errors (per lane) and the raw BER are the same bits (no_fec), and the firmware may
+ * leave the effective BER at its zero (15E-255) while the raw one counts them: the larger of the
+ * two. 0 when the effective figures are not known. */
+struct phy_eff {
+	double n, ber, raw_n, raw_ber;
+	bool nofec;
+};
+
+static int phy_effective(struct hwc_rule_ctx *c, const json_t *p, struct phy_eff *e)
+{
+	const char *why;
+	size_t k;
+	const json_t *v;
+	memset(e, 0, sizeof(*e));
+	if (!hwc_q_find_num(p, "phy.effective_errors", &e->n, &why, c->a) ||
+	    !hwc_q_find_num(p, "phy.effective_ber", &e->ber, &why, c->a))
+		return 0;
+	const char *fec = hwc_q_string(hwc_q_get(p, "phy"), "fec");
+	e->nofec = fec && no_fec(fec);
+	if (!e->nofec)
+		return 1;
+	json_array_foreach(hwc_q_at(p, "phy.raw_errors_per_lane"), k, v)
+		e->raw_n += json_is_number(v) ? json_number_value(v) : 0;
+	hwc_q_find_num(p, "phy.raw_ber", &e->raw_ber, &why, c->a);
+	return 1;
+}
+
+static bool phy_effective_fires(const struct phy_eff *e, double max)
+{
+	return e->n > 0 || e->ber > max || e->raw_n > 0 || e->raw_ber > max;
+}
+
+/* An InfiniBand port whose post-FEC errors LINK_EFFECTIVE_ERRORS reports from mstlink: its
+ * symbol_error is shown there, and LINK_SYMBOL_ERRORS says nothing more (one wire, one finding). */
+static bool ib_effective_fires(struct hwc_rule_ctx *c, const json_t *p)
+{
+	struct phy_eff e;
+	return json_is_string(hwc_q_at(p, "phy.source")) && phy_effective(c, p, &e) &&
+	       phy_effective_fires(&e, hwc_profile_threshold(c->prof, HWC_T_LINK_EFFECTIVE_BER_MAX));
+}
+
+static void effective_mstlink(struct hwc_rule_ctx *c, const json_t *ad, const json_t *p, double max)
+{
+	const char *subj = ib_subject(c, p), *base = ib_base(c, ad, p), *why;
+	double n, ber, sym;
+	struct phy_eff e;
+	if (!need_num(c, subj, p, base, "phy.effective_errors", &n) || !need_num(c, subj, p, base, "phy.effective_ber", &ber) ||
+	    !phy_effective(c, p, &e) || !phy_effective_fires(&e, max))
+		return;
+	bool raw = e.nofec && (e.raw_n > n || e.raw_ber > ber);
+	struct hwc_finding *fd = hwc_rule_emit(c, subj, "%s errors left after FEC (effective BER %.3g) since the counters were cleared%s",
+					       fv_fmt_num(c->a, e.raw_n > n ? e.raw_n : n), e.raw_ber > ber ? e.raw_ber : ber,
+					       e.nofec ? " (no FEC: every raw error is one)" : "");
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.effective_errors", base), fv_fmt_num(c->a, n), "0");
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.effective_ber", base), hwc_arena_printf(c->a, "%.3g", ber),
+			 hwc_arena_printf(c->a, "<= %.3g", max));
+	if (raw) {
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.raw_errors_per_lane", base),
+				 hwc_arena_printf(c->a, "%s in all", fv_fmt_num(c->a, e.raw_n)), "0");
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.raw_ber", base), hwc_arena_printf(c->a, "%.3g", e.raw_ber),
+				 hwc_arena_printf(c->a, "<= %.3g", max));
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.fec", base), hwc_q_string(hwc_q_get(p, "phy"), "fec"), NULL);
+	}
+	if (fd && is_ib(p) && hwc_q_find_num(p, "counters.symbol_error", &sym, &why, c->a) && sym > 0) {
+		fd->message = hwc_arena_printf(c->a, "%s; the port's symbol_error counts %s since boot", fd->message,
+					       count_text(c, sym, 65535));
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.symbol_error", base), count_text(c, sym, 65535), "0");
+	}
+	fv_far_end_port(c, fd, p, base, is_ib(p) ? "symbol_error" : NULL);
+}
+
 static void eval_effective(struct hwc_rule_ctx *c)
 {
 	double max = hwc_profile_threshold(c->prof, HWC_T_LINK_EFFECTIVE_BER_MAX);
 	size_t i, j;
 	const json_t *ad, *p;
-	FOR_PHY_PORTS(c, i, ad, j, p) {
-		const char *subj = ib_subject(c, p), *base = ib_base(c, ad, p);
-		double n, ber;
-		if (!need_num(c, subj, p, base, "phy.effective_errors", &n) || !need_num(c, subj, p, base, "phy.effective_ber", &ber))
-			continue;
-		if (n <= 0 && ber <= max)
-			continue;
-		struct hwc_finding *fd = hwc_rule_emit(c, subj, "%s errors left after FEC (effective BER %.3g) since the counters were cleared",
-						       fv_fmt_num(c->a, n), ber);
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.effective_errors", base), fv_fmt_num(c->a, n), "0");
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.effective_ber", base), hwc_arena_printf(c->a, "%.3g", ber),
-				 hwc_arena_printf(c->a, "<= %.3g", max));
-		fv_far_end_port(c, fd, p, base, NULL);
-	}
+	FOR_PHY_PORTS(c, i, ad, j, p)
+		effective_mstlink(c, ad, p, max);
 	const json_t *nd;
 	const char *upwhy = NULL;
 	double hours = uptime_h(c, &upwhy);
@@ -862,7 +930,14 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "Errors) is left to LINK_EFFECTIVE_ERRORS, which shows this counter beside them: one wire, one "
 	 "finding. InfiniBand: symbol_error above "
 	 "link_symbol_errors_per_hour (default 120/h: the IBTA 1e-12 BER basis, as used by NVSentinel's "
-	 "link counter design and Oracle's InfiniBand documentation). Such errors cost NCCL bandwidth "
+	 "link counter design and Oracle's InfiniBand documentation). On an InfiniBand port where "
+	 "LINK_EFFECTIVE_ERRORS reports mstlink's effective errors, that finding shows symbol_error and "
+	 "this rule stays silent: both count the errors the receiver's correction left (NVIDIA's "
+	 "ibdiagnet manual: on HDR/NDR the symbol errors, on EDR the effective errors, are the errors "
+	 "the application sees after correction), in different units (IBA PortCounters "
+	 "SymbolErrorCounter events, 16 bits, since boot; PPCNT phy_effective_errors bits, since "
+	 "mstlink's counters were cleared); where mstlink shows none, its window may have been "
+	 "cleared since, so symbol_error above the rate is still this rule's. Such errors cost NCCL bandwidth "
 	 "and grow into flaps. Rates are since boot (the uptime)." WATCH_TEXT,
 	 "Reseat or replace the cable/transceiver of the port (then the switch port); check the module "
 	 "with `ethtool -m <netdev>` / `mlxlink -d <BDF> -m -c` and watch the counter again.",
@@ -894,11 +969,13 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "cleared; mlx5 counters.rst; with FEC on the raw errors are the corrected ones, PRM "
 	 "phy_raw_errors_laneN); ethtool's RS is RS(544,514) on 50G-and-faster (PAM4) lanes and "
 	 "RS(528,514) on 25G lanes, unknown between the two where the lanes are not known; with FEC "
-	 "off every raw error is an effective one, LINK_EFFECTIVE_ERRORS' (one wire, one finding). Without "
+	 "off (ethtool's Off/None, mlxlink's No FEC) every raw error is an effective one (PRM: "
+	 "phy_raw_errors_laneN are the corrected bits only 'when FEC is enabled', phy_effective_errors "
+	 "counts the bits 'not corrected by FEC ... or that FEC is not active'), so such a port is "
+	 "LINK_EFFECTIVE_ERRORS' (one wire, one finding). Without "
 	 "rx_bits_phy (mainline mlx5 exports none) there is no window: unknown, except that no bit "
 	 "in error at all is a BER of 0. Limits: RS(544,514) 2.4e-4 "
-	 "(IEEE 802.3bs/cd), RS(528,514) 5e-5 (IEEE 802.3bm 100GBASE-SR4), no FEC 1e-12 (IBTA/IEEE "
-	 "802.3); flagged above link_raw_ber_margin (default 0.1: within a decade) of it, before the "
+	 "(IEEE 802.3bs/cd), RS(528,514) 5e-5 (IEEE 802.3bm 100GBASE-SR4); flagged above link_raw_ber_margin (default 0.1: within a decade) of it, before the "
 	 "FEC cliff turns it into loss. Other FECs (Firecode, IB LL-FEC) are judged by the effective "
 	 "BER only. Without mstlink and without ethtool's corrected bits the rule cannot see the BER "
 	 "and says nothing (LINK_SYMBOL_ERRORS still sees post-FEC loss in ethtool's counters). "
@@ -930,7 +1007,11 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "rx_pcs_symbol_err_phy / rx_bits_phy where the driver reports rx_bits_phy (unknown "
 	 "otherwise: the count still fires). This rule owns the post-FEC errors of such a port: the "
 	 "frames they cost (rx_symbol_err_phy) are its evidence, and LINK_SYMBOL_ERRORS stays silent "
-	 "there (one wire, one finding). In the watch window: rx_pcs_symbol_err_phy's delta, with "
+	 "there (one wire, one finding). Without FEC (mlxlink's No FEC) the raw errors per lane and "
+	 "the raw BER are the same bits as the effective ones (PRM phy_effective_errors: 'or that FEC "
+	 "is not active'); the larger of the two is judged here, and LINK_RAW_BER_HIGH leaves such a "
+	 "port alone. On an InfiniBand port this finding also shows the port's symbol_error, and "
+	 "LINK_SYMBOL_ERRORS says nothing more. In the watch window: rx_pcs_symbol_err_phy's delta, with "
 	 "link.ber_window.effective_ber beside it." WATCH_TEXT,
 	 "Replace the cable/transceiver of the port; check the switch port's counters too.",
 	 eval_effective},

@@ -206,10 +206,24 @@ class Snapshot(unittest.TestCase):
             # the uptime moves between two live runs; the capture keeps the one it read
             self.assertEqual(replay["facts"]["host"]["kernel"].get("uptime_s"),
                              saved["facts"]["host"]["kernel"].get("uptime_s"))
+            # and says how it was read: this machine, then the capture (COLLECT_INCOMPLETE's fix)
+            self.assertEqual([doc["facts"]["host"].pop("read_from") for doc in (live, replay, saved)],
+                             ["live", "capture", "live"])
             for doc in (live, replay, saved):
                 doc["facts"]["host"]["kernel"].pop("uptime_s", None)
             self.assertEqual(live["facts"], replay["facts"])
             self.assertEqual(saved["facts"], live["facts"])
+
+    def test_replayed_non_root_capture_says_capture_again_as_root(self):
+        # host-cx7-gen5-nonroot: a capture taken without root (64-byte config spaces); running
+        # this hwcheck as root would not read more of it
+        cp, j = run_json("--root", hwctest.fixture("host-cx7-gen5-nonroot", "root"), "check", "--json")
+        self.assertEqual(j["facts"]["host"]["read_from"], "capture")
+        f = [f for f in j["findings"] if f["rule_id"] == "COLLECT_INCOMPLETE" and "need root" in f["message"]]
+        self.assertTrue(f, [x["message"] for x in j["findings"]])
+        for x in f:
+            self.assertIn("capture the machine again as root (`sudo hwcheck snapshot -o host.tar`)", x["fix"])
+            self.assertNotIn("Run hwcheck as root", x["fix"])
 
     def test_snapshot_needs_output(self):
         cp = run("snapshot")

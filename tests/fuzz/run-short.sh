@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Run one libFuzzer harness for a bounded time on a scratch copy of its seed corpus.
-# Usage: run-short.sh FUZZER CORPUS_DIR [SECONDS [ARTIFACT_DIR]]
+# Usage: run-short.sh FUZZER CORPUS_DIR [SECONDS [ARTIFACT_DIR]]   (paths absolute or relative)
 #   SECONDS: $HWCHECK_FUZZ_SECONDS when set, else the argument, else 20.
 #   $HWCHECK_FUZZ_SEED (with $HWCHECK_FUZZ_RUNS, default 20000): a reproducible run, the same
 #   inputs in the same order on every machine with the same compiler; SECONDS only bounds it, and a
@@ -12,13 +12,18 @@
 # Uses tests/fuzz/<parser>.dict and tests/fuzz/<parser>.options when they exist.
 # Exit 0 and "1 passed, 0 failed" when nothing was found; the fuzzer's report and exit 1 otherwise.
 set -uo pipefail
-fuzzer=$1 corpus=$2
+# The fuzzer runs in a scratch directory: a path given relative to here is made absolute first.
+absolute() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$PWD/$1" ;; esac; }
+[ $# -ge 2 ] || { echo "usage: $0 FUZZER CORPUS_DIR [SECONDS [ARTIFACT_DIR]]" >&2; exit 2; }
+fuzzer=$(absolute "$1") corpus=$(absolute "$2")
+[ -x "$fuzzer" ] || { echo "$0: $1: no such fuzzer (not an executable file)" >&2; echo "0 passed, 1 failed"; exit 1; }
+[ -d "$corpus" ] || { echo "$0: $2: no such corpus directory" >&2; echo "0 passed, 1 failed"; exit 1; }
 secs=${HWCHECK_FUZZ_SECONDS:-${3:-20}}
 name=$(basename "$fuzzer")
 parser=${name#fuzz_}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
-artifacts=${4:-$work/artifacts}
+artifacts=$(absolute "${4:-$work/artifacts}")
 mkdir -p "$artifacts" "$work/corpus" "$work/tmp"
 export TMPDIR=$work/tmp # scratch roots of the harnesses go too, even after a crash
 cp -r "$corpus"/. "$work/corpus"/

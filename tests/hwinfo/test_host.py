@@ -138,21 +138,42 @@ class Scenarios(unittest.TestCase):
         self.assertIsNone(x["interrupt_remapping"])
         self.assertEqual(unavailable(x, "interrupt_remapping")["status"], "absent")
 
-    def test_x2apic_unknown_without_log(self):
+    def test_x2apic_off_without_log_from_interrupts(self):
         _, h = host_facts(fixture_root("host-hw-2xe2690-x2apic-unknown"))
         x, c = h["x2apic"], h["cpu"]
         self.assertIs(x["supported"], True)
-        self.assertIsNone(x["enabled"])  # never "off" from silence
-        self.assertIsNone(x["source"])
-        self.assertEqual(unavailable(x, "enabled")["status"], "absent")
-        self.assertIn("APIC ids up to", unavailable(x, "enabled")["detail"])
-        # IO-APIC / PCI-MSI chips without IR-: remapping is off, from proc/interrupts
+        # IO-APIC / PCI-MSI chips without IR-: remapping is off, from proc/interrupts (readable
+        # without root), and bare metal runs x2APIC mode only with remapping: off, not unknown
         self.assertIs(x["interrupt_remapping"], False)
         self.assertEqual(x["interrupt_remapping_source"], "interrupts")
+        self.assertIs(c["hypervisor"], False)
+        self.assertEqual((x["enabled"], x["source"]), (False, "interrupts"))
+        self.assertIn("no IR- interrupt chip", x["evidence"])
         self.assertEqual((c["vendor"], c["family"], c["model"]), ("GenuineIntel", 6, 45))
         self.assertEqual(c["model_name"], "Intel(R) Xeon(R) CPU E5-2690 0 @ 2.90GHz")
         self.assertEqual((c["sockets"], c["cores"], c["threads"], c["smt"]), (2, 16, 16, False))
         self.assertEqual(c["topology_source"], "cpuinfo")
+
+    def test_x2apic_flag_and_remapping_leave_the_mode_unknown(self):
+        # with remapping (IR- chips) the kernel may still run xAPIC mode (DMAR opt-out, no EIM),
+        # and a guest may run x2APIC without remapping: nothing readable without root decides,
+        # and the cpuinfo flag says only that the CPU supports the mode
+        edits = {"remapping": ("proc/interrupts", lambda t: t.replace("PCI-MSI", "IR-PCI-MSI")),
+                 "guest": ("proc/cpuinfo", lambda t: t.replace("flags\t\t: fpu", "flags\t\t: hypervisor fpu"))}
+        for name, (path, edit) in edits.items():
+            with self.subTest(name), tempfile.TemporaryDirectory() as d:
+                _, h = host_facts(edited_copy(d, "host-hw-2xe2690-x2apic-unknown", path, edit))
+                x = h["x2apic"]
+                self.assertIsNone(x["enabled"])  # never "off" from silence
+                self.assertIsNone(x["source"])
+                why = unavailable(x, "enabled")
+                self.assertEqual(why["status"], "absent")
+                self.assertIn("APIC ids up to 46 fit xAPIC mode too", why["detail"])
+                self.assertIn("the x2apic flag in proc/cpuinfo says the CPU supports the mode, not that "
+                              "the kernel runs in it", why["detail"])
+                cp, j = run_json("--root", os.path.join(d, "root"), "check", "--json")
+                f = [f for f in j["findings"] if f["rule_id"] == "HOST_X2APIC_OFF"]
+                self.assertEqual([x["severity"] for x in f], ["unknown"])
 
     def test_genoa_x2apic_off_nps1(self):
         _, h = host_facts(fixture_root("host-hw-genoa-2socket-x2apic-off"))

@@ -248,6 +248,8 @@ class Live(unittest.TestCase):
             self.assertLess(time.monotonic() - t0, 20)
             self.assertEqual(live["watch"], replay["watch"])
             self.assertGreater(live["watch"]["window_s"], 0.95)
+            # read live, then replayed from the capture (host.read_from); the rest is the same
+            self.assertEqual((live["host"].pop("read_from"), replay["host"].pop("read_from")), ("live", "capture"))
             self.assertEqual(live, replay)
 
     def test_timeout_leaves_no_room(self):
