@@ -808,3 +808,30 @@ void hwc_q_walk(const json_t *facts, const char *expr, struct hwc_arena *a, hwc_
 	char path[512] = "";
 	walk(facts, expr, path, 0, sizeof(path), "host", a, cb, ud);
 }
+
+/* The widths of the IBA PortCounters the kernel shows (PORT_PMA_ATTR in
+ * drivers/infiniband/core/sysfs.c): such a counter stops at its maximum. */
+uint64_t hwc_q_ib_counter_max(const char *name)
+{
+	static const struct {
+		const char *name;
+		uint64_t max;
+	} w[] = {
+		{"symbol_error", 0xffff},
+		{"link_error_recovery", 0xff},
+		{"link_downed", 0xff},
+		{"port_rcv_errors", 0xffff},
+		{"port_rcv_remote_physical_errors", 0xffff},
+		{"port_rcv_switch_relay_errors", 0xffff},
+		{"port_xmit_discards", 0xffff},
+		{"port_xmit_constraint_errors", 0xff},
+		{"port_rcv_constraint_errors", 0xff},
+		{"local_link_integrity_errors", 0xf},
+		{"excessive_buffer_overrun_errors", 0xf},
+		{"VL15_dropped", 0xffff},
+	};
+	for (size_t i = 0; name && i < sizeof(w) / sizeof(w[0]); i++)
+		if (!strcmp(w[i].name, name))
+			return w[i].max;
+	return 0;
+}

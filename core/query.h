@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 
 #include "core/arena.h"
@@ -138,6 +139,11 @@ const json_t *hwc_q_fw_reset(const json_t *adapter);
 const json_t *hwc_q_fw_col(const json_t *param, const char *col);
 /* The value that is in force: current, else next_boot (a firmware that prints one column). */
 const json_t *hwc_q_fw_effective(const json_t *param);
+
+/* The maximum of an IBA PortCounter the kernel shows under counters/ (its width: symbol_error 16
+ * bits, link_downed 8, local_link_integrity_errors 4...), where it stops; 0 for a counter of no
+ * such width (hw_counters, any other name). */
+uint64_t hwc_q_ib_counter_max(const char *name);
 
 /* ------------------------------------------------------------ walking path expressions */
 

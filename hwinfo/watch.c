@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "core/json.h"
+#include "core/query.h"
 #include "core/wait.h"
 #include "mlx/mlx.h"
 
@@ -120,15 +121,6 @@ static void take_sample(struct hwc_env *e, struct hwc_facts *f, unsigned n, stru
 
 /* ------------------------------------------------------------------ deltas */
 
-/* The widths of the IBA PortCounters the kernel shows (PORT_PMA_ATTR in
- * drivers/infiniband/core/sysfs.c: symbol_error 16 bits, link_error_recovery 8, link_downed 8,
- * ..., local_link_integrity_errors and excessive_buffer_overrun_errors 4): such a counter stops
- * at its maximum, and one there says nothing of the window. hw_counters are 64-bit sums (0: no
- * maximum). In hwc_mlx_port_counter_names' order. */
-static const uint64_t ib_max[HWC_MLX_NPORT_COUNTERS] = {
-	0xffff, 0xff, 0xff, 0xffff, 0xffff, 0xffff, 0xffff, 0xff, 0xff, 0xf, 0xf, 0xffff, 0, 0, 0, 0,
-};
-
 /* The one delta of two samples of a counter: the status of a sample that failed; unknown when
  * the counter sat at its maximum (max, 0 for none) in either sample or went backwards. */
 static void delta(struct hwc_arena *a, const char *name, uint64_t max, const struct hwc_fu64 *x,
@@ -194,7 +186,7 @@ static void all_deltas(struct hwc_facts *f, const struct sample *s1, const struc
 			struct hwc_mlx_counters_window *w = &ad->ports.items[j].counters_window;
 			hwc_fmeta_set(&w->m, HWC_ST_OK, 0, NULL);
 			for (size_t c = 0; c < HWC_MLX_NPORT_COUNTERS; c++)
-				delta(a, hwc_mlx_port_counter_names[c], ib_max[c], &s1->ports[k][c],
+				delta(a, hwc_mlx_port_counter_names[c], hwc_q_ib_counter_max(hwc_mlx_port_counter_names[c]), &s1->ports[k][c],
 				      &s2->ports[k][c], &w->v[c]);
 		}
 	}

@@ -138,9 +138,9 @@ static void symbol_ib(struct hwc_rule_ctx *c, double hours, const char *upwhy)
 		hwc_wnd_read(c, &w, p, base, "counters_window.symbol_error", "symbol errors");
 		const struct hwc_wboot b = {
 			.fires = n <= 0 ? 0 : hours <= 0 ? -1 : n / hours > limit, .rate = hours > 0 ? n / hours : 0,
-			.msg = hwc_arena_printf(c->a, "%s symbol errors since boot: %s, above %s/h", count_text(c, n, 65535),
+			.msg = hwc_arena_printf(c->a, "%s symbol errors since boot: %s, above %s/h", count_text(c, n, (double)hwc_q_ib_counter_max("symbol_error")),
 						rate_text(c, n, hours), fv_fmt_num(c->a, limit)),
-			.text = hwc_arena_printf(c->a, "%s since boot (%s)", count_text(c, n, 65535), rate_short(c, n, hours)),
+			.text = hwc_arena_printf(c->a, "%s since boot (%s)", count_text(c, n, (double)hwc_q_ib_counter_max("symbol_error")), rate_short(c, n, hours)),
 			.unk_fact = "host.kernel.uptime_s", .unk_why = upwhy, .unk_for = "the symbol error rate",
 		};
 		struct hwc_finding *fd = hwc_wnd_judge(c, &w, subj, limit, &b, NULL);
@@ -264,8 +264,8 @@ static void flaps_ib(struct hwc_rule_ctx *c, double max, double hours)
 		hwc_wnd_read(c, &w, p, base, "counters_window.link_downed", "link_downed events");
 		const struct hwc_wboot b = {
 			.fires = n > max, .rate = hours > 0 ? n / hours : 0,
-			.msg = hwc_arena_printf(c->a, "the link went down %s times since boot (link_downed)", count_text(c, n, 255)),
-			.text = hwc_arena_printf(c->a, "link_downed %s since boot (%s)", count_text(c, n, 255), rate_short(c, n, hours)),
+			.msg = hwc_arena_printf(c->a, "the link went down %s times since boot (link_downed)", count_text(c, n, (double)hwc_q_ib_counter_max("link_downed"))),
+			.text = hwc_arena_printf(c->a, "link_downed %s since boot (%s)", count_text(c, n, (double)hwc_q_ib_counter_max("link_downed")), rate_short(c, n, hours)),
 		};
 		struct hwc_finding *fd = hwc_wnd_judge(c, &w, subj, 0, &b, &act);
 		if (!fd)
@@ -288,10 +288,8 @@ static void eval_flaps(struct hwc_rule_ctx *c)
 	flaps_ib(c, max, hours);
 }
 
-static const struct {
-	const char *key;
-	double max; /* the counter's saturation */
-} integrity_keys[] = {{"local_link_integrity_errors", 15}, {"excessive_buffer_overrun_errors", 15}, {"link_error_recovery", 255}};
+static const char *const integrity_keys[] = {"local_link_integrity_errors", "excessive_buffer_overrun_errors",
+					   "link_error_recovery"};
 
 /* The three counters' sum over the window, with the path of the first that moved: unknown when a
  * delta is and none of the known ones moved (a known increase is live whatever the others). */
@@ -301,7 +299,7 @@ static void integrity_window(struct hwc_rule_ctx *c, struct hwc_wnd *w, const js
 	const char *why = NULL, *path = NULL, *moved = NULL;
 	double sum = 0;
 	for (size_t x = 0; x < HWC_ARRAY_SIZE(integrity_keys); x++) {
-		hwc_wnd_read(c, &k, p, base, hwc_arena_printf(c->a, "counters_window.%s", integrity_keys[x].key), "link integrity errors");
+		hwc_wnd_read(c, &k, p, base, hwc_arena_printf(c->a, "counters_window.%s", integrity_keys[x]), "link integrity errors");
 		if (x == 0)
 			*w = k;
 		if (k.why && !why) {
@@ -330,13 +328,13 @@ static void eval_integrity(struct hwc_rule_ctx *c)
 		size_t fi = 0;
 		bool known = true;
 		for (size_t x = 0; x < HWC_ARRAY_SIZE(integrity_keys); x++) {
-			known &= need_num(c, subj, p, base, hwc_arena_printf(c->a, "counters.%s", integrity_keys[x].key), &n[x]) != 0;
+			known &= need_num(c, subj, p, base, hwc_arena_printf(c->a, "counters.%s", integrity_keys[x]), &n[x]) != 0;
 			if (n[x] <= 0)
 				continue;
 			sum += n[x];
-			text = hwc_arena_printf(c->a, "%s%s%s %s", text, *text ? ", " : "", integrity_keys[x].key, count_text(c, n[x], integrity_keys[x].max));
+			text = hwc_arena_printf(c->a, "%s%s%s %s", text, *text ? ", " : "", integrity_keys[x], count_text(c, n[x], (double)hwc_q_ib_counter_max(integrity_keys[x])));
 			if (!first) {
-				first = integrity_keys[x].key;
+				first = integrity_keys[x];
 				fi = x;
 			}
 		}
@@ -345,13 +343,13 @@ static void eval_integrity(struct hwc_rule_ctx *c)
 		const struct hwc_wboot b = {
 			.fires = sum > 0 ? 1 : known ? 0 : -1, .rate = hours > 0 ? sum / hours : 0,
 			.msg = first ? hwc_arena_printf(c->a, "link integrity errors since boot: %s %s", first,
-							count_text(c, n[fi], integrity_keys[fi].max)) : "",
+							count_text(c, n[fi], (double)hwc_q_ib_counter_max(integrity_keys[fi]))) : "",
 			.text = hwc_arena_printf(c->a, "since boot: %s", *text ? text : "none"),
 		};
 		struct hwc_finding *fd = hwc_wnd_judge(c, &w, subj, 0, &b, NULL);
 		for (size_t x = 0; fd && x < HWC_ARRAY_SIZE(integrity_keys); x++)
 			if (n[x] > 0)
-				hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.%s", base, integrity_keys[x].key), fv_fmt_num(c->a, n[x]), "0");
+				hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.%s", base, integrity_keys[x]), fv_fmt_num(c->a, n[x]), "0");
 		fv_far_end_port(c, fd, p, base, first);
 	}
 }
@@ -623,8 +621,8 @@ static void effective_mstlink(struct hwc_rule_ctx *c, const json_t *ad, const js
 	}
 	if (fd && is_ib(p) && hwc_q_find_num(p, "counters.symbol_error", &sym, &why, c->a) && sym > 0) {
 		fd->message = hwc_arena_printf(c->a, "%s; the port's symbol_error counts %s since boot", fd->message,
-					       count_text(c, sym, 65535));
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.symbol_error", base), count_text(c, sym, 65535), "0");
+					       count_text(c, sym, (double)hwc_q_ib_counter_max("symbol_error")));
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.symbol_error", base), count_text(c, sym, (double)hwc_q_ib_counter_max("symbol_error")), "0");
 	}
 	fv_far_end_port(c, fd, p, base, is_ib(p) ? "symbol_error" : NULL);
 }
