@@ -63,10 +63,10 @@ static const char *ib_base(struct hwc_rule_ctx *c, const json_t *ad, const json_
 				ib_subject(c, p));
 }
 
-/* IBA PortCounters saturate at their width (16 bits for symbol_error, 8 for link_downed). */
+/* IBA PortCounters saturate at their width (hwc_q_ib_counter_max; 0: a counter of no width). */
 static const char *count_text(struct hwc_rule_ctx *c, double v, double max)
 {
-	return v >= max ? hwc_arena_printf(c->a, "%s (saturated: at least)", fv_fmt_num(c->a, v))
+	return max > 0 && v >= max ? hwc_arena_printf(c->a, "%s (saturated: at least)", fv_fmt_num(c->a, v))
 			: fv_fmt_num(c->a, v);
 }
 
