@@ -79,9 +79,14 @@ class CardsJson(unittest.TestCase):
         self.assertEqual(len(j["cards"]), 2)
         for c in j["cards"]:
             self.assertEqual(c["verdict"], "ok")
-            # ok, but the far end: no lldpcli in this capture, shown as unknown, judged by no rule
-            self.assertEqual({k["verdict"] for k in c["checks"] if k["item"] != "port_far_end"}, {"ok"},
-                             c["checks"])
+            # ok, but the far end: no lldpcli in this capture, shown as unknown, judged by no rule;
+            # and the RoCE chain: no dcb in it, no profile asks for a lossless chain: shown, not judged
+            self.assertEqual({k["verdict"] for k in c["checks"] if k["item"] not in ("port_far_end", "port_roce")},
+                             {"ok"}, c["checks"])
+            self.assertEqual({(k["verdict"], k["value"]) for k in c["checks"] if k["item"] == "port_roce"},
+                             {("not_judged", None)})
+            self.assertIn("trust unknown (dcb: not in this capture)",
+                          next(k["reason"] for k in c["checks"] if k["item"] == "port_roce"))
             self.assertEqual({(k["verdict"], k["reason"]) for k in c["checks"] if k["item"] == "port_far_end"},
                              {("not_judged", "lldpcli: not in this capture")})
             items = [k["item"] for k in c["checks"]]
