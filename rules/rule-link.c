@@ -938,7 +938,7 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "cleared since, so symbol_error above the rate is still this rule's. Such errors cost NCCL bandwidth "
 	 "and grow into flaps. Rates are since boot (the uptime)." WATCH_TEXT,
 	 "Reseat or replace the cable/transceiver of the port (then the switch port); check the module "
-	 "with `ethtool -m <netdev>` / `mlxlink -d <BDF> -m -c` and watch the counter again.",
+	 "with `ethtool -m <netdev>` / `mstlink -d <BDF> -m -c` and watch the counter again.",
 	 eval_symbol},
 	{"LINK_FLAPS", HWC_SEV_WARN, "link", "Link went down since boot",
 	 "link_down_events_phy (firmware), the netdev's carrier ups after the first, or IB link_downed "
@@ -948,7 +948,7 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "same PPCNT physical layer link_down_events, counted since its counters were last cleared). "
 	 "In the watch window: link_down_events_phy's delta, else carrier_changes' (netdevs[].link."
 	 "carrier_changes_window), or link_downed's: any is a live flap." WATCH_TEXT,
-	 "Check the cable, transceiver and switch port logs; `mlxlink -d <BDF> -c` shows the link "
+	 "Check the cable, transceiver and switch port logs; `mstlink -d <BDF> -c` shows the link "
 	 "down counter and BER; replace the cable if it recurs.",
 	 eval_flaps},
 	{"LINK_INTEGRITY_ERRORS", HWC_SEV_WARN, "link", "InfiniBand link integrity errors",
@@ -956,7 +956,7 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "(a packet is dropped), link_error_recovery counts retrainings: any since boot is flagged "
 	 "(NVSentinel's link counter design treats the first two as fatal to a running job). The "
 	 "window judges the three deltas' sum." WATCH_TEXT,
-	 "Replace the cable or transceiver of the port and check the switch port; `mlxlink -d <BDF> "
+	 "Replace the cable or transceiver of the port and check the switch port; `mstlink -d <BDF> "
 	 "-c` and `perfquery` show the counters on both ends.",
 	 eval_integrity},
 	{"LINK_RAW_BER_HIGH", HWC_SEV_WARN, "link", "Pre-FEC BER close to the FEC's limit",
