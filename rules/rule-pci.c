@@ -624,8 +624,12 @@ static int link_aspm(struct hwc_rule_ctx *c, const char *bdf, int fn0_bits, int 
 		return 0;
 	}
 	*link_bits = m.and_bits;
-	*how = hwc_arena_printf(c->a, "%s: the link takes only what all %d functions enable (PCIe r5.0 7.5.3.7)",
-				m.any_non_ari ? "a non-ARI multi-function device" : "ARI or not", m.n);
+	if (m.any_non_ari)
+		*how = hwc_arena_printf(c->a, "a non-ARI multi-function device: the link takes only what all %d functions enable (PCIe r5.0 7.5.3.7)",
+					m.n);
+	else /* ARI not read: function 0's field (ARI) or what all enable (non-ARI); at least the latter */
+		*how = hwc_arena_printf(c->a, "ARI or not: the link takes at least what all %d functions enable (PCIe r5.0 7.5.3.7)",
+					m.n);
 	return 1;
 }
 
