@@ -888,13 +888,16 @@ static void eval_kernel_events(struct hwc_rule_ctx *c)
 		const char *seen = "";
 		size_t k;
 		const json_t *ev;
+		bool fatal = false; /* the card stopped answering: an error, not a warning */
+		json_array_foreach(v, k, ev) fatal |= event_counts(ev) && !strcmp(hwc_q_string(ev, "kind"), "fatal");
 		json_array_foreach(v, k, ev) {
 			const char *kind = hwc_q_string(ev, "kind");
 			if (!event_counts(ev) || strstr(seen, kind))
 				continue; /* one line of evidence per kind: the first */
 			seen = hwc_arena_printf(c->a, "%s%s%s", seen, *seen ? ", " : "", kind);
 			if (!fd)
-				fd = hwc_rule_emit(c, bdf, "the kernel logged mlx5 faults since boot");
+				fd = hwc_rule_emit_sev(c, fatal ? HWC_SEV_ERROR : HWC_SEV_WARN, bdf,
+						       "the kernel logged mlx5 faults since boot");
 			const json_t *t = hwc_q_get(ev, "time_s");
 			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.kernel_events[%zu]", base, k),
 					 hwc_arena_printf(c->a, "%s at %s s: %s", kind, json_is_number(t) ? fv_fmt_num(c->a, json_number_value(t)) : "?",
@@ -1038,11 +1041,13 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "Check the far end's transmitter and the fibre (swap it), then this module; `mstlink -d "
 	 "<device> -m` shows the flags and the readings.",
 	 eval_module},
-	{"MLX_KERNEL_EVENTS", HWC_SEV_WARN, "mlx", "mlx5 faults in the kernel log since boot",
+	{"MLX_KERNEL_EVENTS", HWC_SEV_ERROR, "mlx", "mlx5 faults in the kernel log since boot",
 	 "mlx5_core's own lines: insufficient slot power, port module errors (powered down, bad or "
 	 "shorted cable, bus stuck), high temperature, health syndromes (poll_health, synd 0x..), a "
 	 "recovery that failed, failed firmware commands. An event since boot stands even when the "
-	 "state has recovered. Not counted: cable unplugged, and ACCESS_REG(0x805) failures that "
+	 "state has recovered. A warning; an error when the card went fatal (mlx5's 'health recovery "
+	 "flow aborted, PCI reads still not working', the device in its error state: it no longer "
+	 "answers until a reset or a reboot). Not counted: cable unplugged, and ACCESS_REG(0x805) failures that "
 	 "counter readers cause on restricted PFs. Needs the kernel log (root on Debian: "
 	 "kernel.dmesg_restrict).",
 	 "Read the lines in `dmesg | grep mlx5_core`: power -> a slot that grants the card's power; "
