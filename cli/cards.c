@@ -575,6 +575,46 @@ static void append_id(json_t *arr, const char *id)
 	json_array_append_new(arr, json_string(id));
 }
 
+/* Why the line's rules could not decide: the one cause, or, when they differ, each cause with
+ * its rules ("absent: mstconfig: ... (PCIE_FW_LINK_RESTRICTED); needs_root: ... (PCIE_LANE_ERRORS)"),
+ * never one rule's cause said of another. */
+static const char *undecided_causes(const struct card_item *it, const struct card_ctx *x,
+				    const json_t *port, const struct fd_view *fv, char *out, size_t size)
+{
+	enum { MAXC = 8 };
+	char cause[MAXC][384], ids[MAXC][256];
+	size_t nc = 0;
+	for (size_t j = 0; j < fv->n; j++) {
+		const struct hwc_finding *f = &fv->fd->items[fv->idx[j]];
+		if (!finding_of(it, x, port, f) || f->severity != HWC_SEV_UNKNOWN || f->waived_reason)
+			continue;
+		char buf[384];
+		hwc_unknown_cause(f, buf, sizeof(buf));
+		size_t c = 0;
+		while (c < nc && strcmp(cause[c], buf) != 0)
+			c++;
+		if (c == nc && nc == MAXC)
+			continue;
+		if (c == nc) {
+			snprintf(cause[nc], sizeof(cause[nc]), "%s", buf);
+			ids[nc++][0] = 0;
+		}
+		if (!strstr(ids[c], f->rule_id)) {
+			size_t l = strlen(ids[c]);
+			snprintf(ids[c] + l, sizeof(ids[c]) - l, "%s%s", l ? ", " : "", f->rule_id);
+		}
+	}
+	size_t n = 0, shown = nc > 3 ? 2 : nc; /* the rest: the report's undecided list */
+	for (size_t c = 0; c < shown && n < size; c++) {
+		n += (size_t)snprintf(out + n, size - n, "%s%s", c ? "; " : "", cause[c]);
+		if (nc > 1 && n < size)
+			n += (size_t)snprintf(out + n, size - n, " (%s)", ids[c]);
+	}
+	if (shown < nc && n < size)
+		snprintf(out + n, size - n, "; %zu more causes in the undecided list", nc - shown);
+	return nc ? out : NULL;
+}
+
 static json_t *check_json(const struct card_item *it, const struct card_ctx *x, const json_t *port,
 			  const struct fd_view *fv, const struct item_val *v)
 {
@@ -602,7 +642,7 @@ static json_t *check_json(const struct card_item *it, const struct card_ctx *x, 
 				append_id(ids, f->rule_id);
 		}
 	const char *verdict = "ok", *reason = NULL;
-	char buf[1024];
+	char buf[2048];
 	if (worst) {
 		verdict = worst->waived_reason ? "waived" : hwc_severity_name(worst->severity);
 		reason = worst->waived_reason ? worst->waived_reason : worst->message;
@@ -611,7 +651,7 @@ static json_t *check_json(const struct card_item *it, const struct card_ctx *x, 
 		reason = v->text;
 	} else if (unk || v->unknown) {
 		verdict = "unknown";
-		reason = v->unknown ? v->text : hwc_unknown_cause(unk, buf, sizeof(buf));
+		reason = v->unknown ? v->text : undecided_causes(it, x, port, fv, buf, sizeof(buf));
 		json_array_extend(ids, undecided);
 	} else if (!judged(it, x->prof)) {
 		verdict = "not_judged";

@@ -143,6 +143,16 @@ class CardsJson(unittest.TestCase):
         self.assertEqual((k["verdict"], k["undecided"]), ("unknown", ["PCIE_FW_LINK_RESTRICTED"]))
         self.assertIn("Gen5 x16", k["value"])
 
+    def test_each_undecided_rule_with_its_own_cause(self):
+        # host-cx7-gen5-nonroot: PCIE_FW_LINK_RESTRICTED waits for mstconfig, PCIE_LANE_ERRORS for
+        # config space as root: the line says each cause of its own rules, never one for both
+        _, j = run_json("--root", root("host-cx7-gen5-nonroot"), "--json")
+        k = check(card(j, "0000:21:00.0"), "pcie_link")
+        self.assertEqual((k["verdict"], sorted(k["undecided"])),
+                         ("unknown", ["PCIE_FW_LINK_RESTRICTED", "PCIE_LANE_ERRORS"]))
+        self.assertEqual(k["reason"], "absent: mstconfig: not in this capture (PCIE_FW_LINK_RESTRICTED); "
+                                      "needs_root: config space beyond 64 bytes needs root (PCIE_LANE_ERRORS)")
+
     def test_rate_unknown_says_why(self):
         # ethtool was not in this capture: the link rate line gives the facts' reason for the
         # missing link modes (netdevs[].link.unavailable.modes), not "not collected"
