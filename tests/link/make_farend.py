@@ -118,7 +118,7 @@ def ib_peer(out):
              "base root's mlx5_1 port 1 (whose real gpud #943 counters say link_downed 255); the "
              "portinfo answer (`Lid: 4`, the LID the nodeinfo capture was queried by). Expected: "
              "LINK_FLAPS and LINK_INTEGRITY_ERRORS as in the base root, their messages naming "
-             "`b1nstcx02 HCA-1 port 1` and saying the errors count on the host side only.")
+             "`b1nstcx02 HCA-1 port 1` and saying the overruns count on the host side only (the flaps: a far end counting no link down was reset since, a link goes down at both ends).")
     r.done("an InfiniBand port that flapped, its peer's counters clean")
 
 
