@@ -101,6 +101,30 @@ class PortReport(unittest.TestCase):
         self.assertEqual(line(ls, "port")[2], "unknown")
         self.assertIn("no RDMA device", line(ls, "port")[3])
 
+    def test_dark_module_lanes(self):
+        # real: the mlxsw QSFP28 dump (100GBASE-SR4) reads 0 bias, Tx and Rx power on all 4 lanes
+        # (it latched Tx/Rx LOS on all 4: a port without a link). On a down port its lanes are
+        # idle; under a live 100G link, which needs all 4 lanes, the readings are no measurements:
+        # the module line and the module rules say unknown, never ok.
+        j = check("link-module-qsfp28-clean")
+        mod = line(self.assert_six(j, ["p1"])["p1"], "port_module")
+        self.assertEqual(mod[2], "ok")
+        self.assertIn("every lane dark (no bias, no Tx or Rx power: not in use)", mod[1])
+        m = j["cards"][0]["ports"][0]["module"]
+        self.assertEqual((m["dark_lanes"], m.get("unmeasured_lanes")), ([1, 2, 3, 4], None))
+        j = check("rate-cx5-100g-sr4-ok")
+        mod = line(port_lines(j)["p1"], "port_module")
+        self.assertEqual(mod[2], "unknown")
+        self.assertIn("every lane dark on the live link (no bias, no Tx or Rx power on lanes it needs: "
+                      "not measurements)", mod[1])
+        self.assertIn("lanes 1,2,3,4 read no bias, no Tx and no Rx power while the link is up at 100G "
+                      "over 4 lanes", mod[3])
+        m = j["cards"][0]["ports"][0]["module"]
+        self.assertEqual((m["dark_lanes"], m["unmeasured_lanes"]), ([1, 2, 3, 4], [1, 2, 3, 4]))
+        unk = sorted(f["rule_id"] for f in j["findings"]
+                     if f["rule_id"].startswith("LINK_MODULE") and f["severity"] == "unknown")
+        self.assertEqual(unk, ["LINK_MODULE_RX_POWER_LOW", "LINK_MODULE_THRESHOLDS"])
+
     def test_ethernet_far_end_and_errors(self):
         # real: an mlx5 100GbE port's ethtool -S (386 post-FEC errors), unifabric's LLDP neighbour
         j = check("link-farend-lldp-symbol")
