@@ -167,6 +167,32 @@ class PortReport(unittest.TestCase):
         patch(facts)
         return self.dump(doc)
 
+    def test_roce_lag_members_each_their_own(self):
+        # real: the ConnectX-4 Lx RoCE LAG (bond0 over eth01, eth02: one RDMA port mlx5_bond_0/1);
+        # each member given its own symbol errors and its own module: the JSON holds one object per
+        # physical port under the LAG port's members, the LAG port's own link keys null
+        mod = hwctest.run_json("facts", "--json", "--root",
+                               hwctest.fixture("link-module-qsfp28-hot", "root"))[1]["facts"]["netdevs"][0]["link"]["module"]
+
+        def patch(facts):
+            for nd in facts["netdevs"]:
+                n = {"eth01": 7, "eth02": 0}.get(nd["name"])
+                if n is not None:
+                    nd["counters"]["rx_symbol_err_phy"] = n
+                    if nd["name"] == "eth01":
+                        nd["link"]["module"] = mod
+        text, cards = self.watched("net-cx4lx-roce-lag-lossless", 3600, 0, patch)
+        port = cards[0]["ports"][0]
+        self.assertEqual((port["netdev"], port["rdma_device"]), ("bond0", "mlx5_bond_0"))
+        self.assertEqual([m["netdev"] for m in port["members"]], ["eth01", "eth02"])
+        for k in ("errors", "flaps", "fec", "module", "far_end"):
+            self.assertIsNone(port[k], k)
+        e1, e2 = port["members"]
+        self.assertEqual(e1["errors"]["rx_symbol_err_phy"], {"count": 7, "per_hour": 7.0, "window": None})
+        self.assertEqual(e2["errors"]["rx_symbol_err_phy"], {"count": 0, "per_hour": 0.0, "window": None})
+        self.assertEqual((e1["module"]["part_number"], e2["module"]), ("MMA1B00-SS1", None))
+        self.assertRegex(text, r"link errors +eth01: symbol errors 7 \(7/h\).*; eth02: symbol errors 0")
+
     def test_rates_since_boot_and_in_the_window(self):
         def patch(facts):
             nd = facts["netdevs"][0]
