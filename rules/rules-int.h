@@ -128,6 +128,13 @@ struct hwc_finding *hwc_wnd_judge(struct hwc_rule_ctx *c, const struct hwc_wnd *
  * (true) part; and whether they stand in for netdev's EEPROM. */
 void hwc_mst_module_readings(struct hwc_rule_ctx *c, bool rx_low);
 bool hwc_mst_module_judged(const json_t *facts, const char *netdev);
+/* mstlink -m's module identity (Module Info's Vendor Name and Vendor Part Number) of each port
+ * whose netdev's module EEPROM hwcheck did not decode (ethtool -m goes first): fn with the port's
+ * subject ("mlx5_0/1") and the module's path; a port without a netdev whose Module Info does not
+ * name its module is unknown (needed_for). And whether it stands in for netdev's EEPROM. */
+typedef void (*hwc_mst_ident_fn)(struct hwc_rule_ctx *c, const char *subj, const char *base, const json_t *mod);
+void hwc_mst_module_identities(struct hwc_rule_ctx *c, const char *needed_for, hwc_mst_ident_fn fn);
+bool hwc_mst_module_named(const json_t *facts, const char *netdev);
 /* A number for evidence: "8", "2.5", "63.008". */
 const char *fv_fmt_num(struct hwc_arena *a, double v);
 /* A value for evidence: a string as it is, anything else as compact JSON ("?" when it cannot be). */
