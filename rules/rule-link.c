@@ -948,12 +948,14 @@ static void eval_kernel_events(struct hwc_rule_ctx *c)
 	"any error in the window (a rate above the limit where the rule has one) is live. A window "  \
 	"that saw none rules out only the rates it would have seen at link_watch_confidence "         \
 	"(default 95 %: -ln(0.05) = 3 errors over the window, the zero-error bound of a BER test, "    \
-	"Maxim, J. Redd 2000): a 10 s window sees 1078/h and more. Too short for the limit, it says "  \
-	"so (info: the window cannot judge it) and since boot decides. A count since boot that fires " \
+	"Maxim, J. Redd 2000): a 10 s window sees 1078/h and more. Too short for the limit on ports "   \
+	"that are fine since boot, it says so once per run (one info, subject host, naming the ports "  \
+	"and the window that would do; each port's window is its evidence) and since boot decides. "   \
+	"A count since boot that fires "                                                               \
 	"while the window would have seen its rate and saw none is history (info), not a warning; "    \
 	"when the window is too short to see the rate since boot, the since-boot warning stands and "  \
 	"says so. A null delta (a counter cleared or saturated between the samples, a failed sample) " \
-	"makes the window unknown, never a pass. One finding per port either way; mstlink's counters " \
+	"makes the window unknown, never a pass. Otherwise one finding per port; mstlink's counters "  \
 	"are read once, judged since their clear."
 
 const struct hwc_rule hwc_rules_link[] = {
