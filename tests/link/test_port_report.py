@@ -193,6 +193,16 @@ class PortReport(unittest.TestCase):
         self.assertEqual((e1["module"]["part_number"], e2["module"]), ("MMA1B00-SS1", None))
         self.assertRegex(text, r"link errors +eth01: symbol errors 7 \(7/h\).*; eth02: symbol errors 0")
 
+    def test_rate_line_module_below_live_rate(self):
+        # the real mlx5 100GbE port at 100G, its module's rate made 40G: a module that declares
+        # less than the live link runs is no limit and no pass (LINK_RATE_LIMITED unknown)
+        def patch(facts):
+            facts["netdevs"][0]["link"]["module"]["max_gbps"] = 40.0
+        text, cards = self.watched("rate-cx5-100g-sr4-ok", 3600, 0, patch)
+        self.assertRegex(text, r"unknown +link rate +p1: 100G, card 100G, module 40G \(below the live rate: the "
+                               r"module's codes are incomplete\), partner unknown; undecided LINK_RATE_LIMITED: "
+                               r"invalid: the module's codes name at most 40G")
+
     def test_rates_since_boot_and_in_the_window(self):
         def patch(facts):
             nd = facts["netdevs"][0]
