@@ -181,15 +181,21 @@ int hwc_mlx_parse_perfquery(const char *buf, size_t len, struct hwc_arena *a, st
  * failed: operation NodeInfo: node info query failed") and the first "ibwarn: [pid] " line, the
  * cause ("mad_rpc: _do_madrpc failed; dport (Lid 4)", "mad_rpc_open_port: client_register for
  * mgmt 1 failed"); else the first line. */
-static const char *diag_words(struct hwc_arena *a, const char *e)
+const char *hwc_mlx_ibdiag_words(struct hwc_arena *a, const char *e)
 {
+	if (!e)
+		return "no message";
 	const char *err = strstr(e, "iberror: "), *warn = strstr(e, "ibwarn: ");
 	for (const char *n; err && (n = strstr(err + 9, "iberror: "));)
 		err = n;
-	if (warn && (warn += 8)[0] == '[' && strchr(warn, ']'))
-		warn = strchr(warn, ']') + 1 + (strchr(warn, ']')[1] == ' ');
 	if (err)
 		err += 9;
+	if (warn) { /* "ibwarn: [299010] mad_rpc_open_port: ...": the words after the pid */
+		warn += 8;
+		const char *close = warn[0] == '[' ? strchr(warn, ']') : NULL;
+		if (close && close < warn + strcspn(warn, "\r\n"))
+			warn = close + 1 + (close[1] == ' ');
+	}
 	const char *first = err ? err : warn ? warn : e;
 	int n1 = (int)strcspn(first, "\r\n"), n2 = err && warn ? (int)strcspn(warn, "\r\n") : 0;
 	if (!n1)
@@ -209,7 +215,7 @@ static bool diag_ok(const struct hwc_cmd_result *r, struct hwc_arena *a, const c
 		return true;
 	const char *e = r->err ? r->err : "";
 	enum hwc_status st = strstr(e, "Permission denied") ? HWC_ST_NEEDS_ROOT : HWC_ST_UNREADABLE;
-	hwc_fmeta_set(why, st, 0, hwc_arena_printf(a, "%s exited %d: %s", cmd, r->exit_code, diag_words(a, e)));
+	hwc_fmeta_set(why, st, 0, hwc_arena_printf(a, "%s exited %d: %s", cmd, r->exit_code, hwc_mlx_ibdiag_words(a, e)));
 	return false;
 }
 

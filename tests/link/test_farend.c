@@ -281,6 +281,27 @@ static void test_lid0_and_switch_port0(void)
 	CHECK_INT(p.port.v, 1);
 }
 
+/* a failing tool's words: the iberror line with its first ibwarn cause (real stderr), odd ones */
+static void test_ibdiag_words(void)
+{
+	size_t len;
+	char *t = seed("smpquery-stderr-ni-lid4-no-answer-openmpi-users.txt", &len);
+	CHECK_STR(hwc_mlx_ibdiag_words(A, t),
+		  "failed: operation NodeInfo: node info query failed (mad_rpc: _do_madrpc failed; dport (Lid 4))");
+	t = seed("perfquery-stderr-client-register-infiniband-exporter-26.txt", &len);
+	CHECK_STR(hwc_mlx_ibdiag_words(A, t),
+		  "failed: Failed to open '(null)' port '0' (mad_rpc_open_port: client_register for mgmt 1 failed)");
+	/* the last iberror line; an ibwarn without its pid; nothing to quote */
+	CHECK_STR(hwc_mlx_ibdiag_words(A, "x: iberror: a\ny: iberror: b\n"), "b");
+	CHECK_STR(hwc_mlx_ibdiag_words(A, "ibwarn: [12\nsmpquery: iberror: failed: x"), "failed: x ([12)");
+	CHECK_STR(hwc_mlx_ibdiag_words(A, "ibwarn: [7] _do_madrpc: recv failed: Connection timed out"),
+		  "_do_madrpc: recv failed: Connection timed out");
+	CHECK_STR(hwc_mlx_ibdiag_words(A, "can't open UMAD port\nmore"), "can't open UMAD port");
+	CHECK_STR(hwc_mlx_ibdiag_words(A, ""), "no message");
+	CHECK_STR(hwc_mlx_ibdiag_words(A, "smpquery: iberror: \n"), "no message");
+	CHECK_STR(hwc_mlx_ibdiag_words(A, NULL), "no message");
+}
+
 int main(void)
 {
 	A = hwc_arena_new();
@@ -292,6 +313,7 @@ int main(void)
 	test_perfquery_ofed1();
 	test_perfquery_port_select();
 	test_lid0_and_switch_port0();
+	test_ibdiag_words();
 	hwc_arena_free(A);
 	TEST_MAIN_END();
 }
