@@ -190,6 +190,11 @@ const char *hwc_mlx_ibdiag_words(struct hwc_arena *a, const char *e)
 		err = n;
 	if (err)
 		err += 9;
+	if (err && !strcspn(err, "\r\n")) { /* an empty iberror message: the ibwarn cause says it */
+		if (!warn)
+			return "no message";
+		err = NULL;
+	}
 	if (warn) { /* "ibwarn: [299010] mad_rpc_open_port: ...": the words after the pid */
 		warn += 8;
 		const char *close = warn[0] == '[' ? strchr(warn, ']') : NULL;
@@ -320,6 +325,9 @@ static void take_node(struct hwc_arena *a, struct hwc_mlx_peer *pr,
 	} else if (hwc_mlx_parse_nodeinfo(res[1].out, res[1].out_len, a, pr) < 0) {
 		pr->lid.m = pr->node_type.m;
 		counters_fail(pr, &pr->node_type.m);
+	} else if (!hwc_ok(pr->port)) { /* no port to ask about: why stands for what follows */
+		pr->lid.m = pr->port.m;
+		counters_fail(pr, &pr->port.m);
 	}
 }
 

@@ -299,6 +299,7 @@ static void test_ibdiag_words(void)
 	CHECK_STR(hwc_mlx_ibdiag_words(A, "can't open UMAD port\nmore"), "can't open UMAD port");
 	CHECK_STR(hwc_mlx_ibdiag_words(A, ""), "no message");
 	CHECK_STR(hwc_mlx_ibdiag_words(A, "smpquery: iberror: \n"), "no message");
+	CHECK_STR(hwc_mlx_ibdiag_words(A, "ibwarn: [1] the cause\nsmpquery: iberror: \n"), "the cause");
 	CHECK_STR(hwc_mlx_ibdiag_words(A, NULL), "no message");
 }
 

@@ -238,8 +238,11 @@ class FarEnd(unittest.TestCase):
         j = variant("link-farend-ib-switchib", [(SMP0 + "nodeinfo 0,1", ni, None, "exit=0\n")])
         peer = port(j, "mlx5_0")["peer"]
         self.assertEqual((peer["node_type"], peer["node_guid"], peer["port"]), ("Switch", "0xe41d2d03004bef70", None))
-        self.assertEqual(why(peer, "port"), ("invalid", "LocalPort 0 of a switch: its management port, not the end of a cable"))
-        self.assertIsNone(peer["lid"])
+        want = ("invalid", "LocalPort 0 of a switch: its management port, not the end of a cable")
+        self.assertEqual(why(peer, "port"), want)
+        self.assertIsNone(peer["lid"])  # not asked, and the reason says why
+        self.assertEqual(why(peer, "lid"), want)
+        self.assertEqual(why(peer["counters"], "symbol_error"), want)
         self.assertEqual(j["cards"][0]["ports"][0]["far_end"]["port"], None)
 
     def test_ib_peer_ofed1_perfquery(self):
