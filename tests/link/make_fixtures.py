@@ -364,6 +364,62 @@ def hdr_plr_8port():
     r.done("eight ConnectX-6 HDR ports with PLR whose real raw BERs (4E-9..1E-7) are healthy")
 
 
+# An ibdiagnet-derived BER table of a real fabric of ConnectX-7 hosts (MT4129) and Quantum-class
+# leaves, spines and cores (zhangdailin/NVIDIA_NETWORK_HEALTH_CHECK_PLATFORM, test_data/ber(1).csv,
+# commit aab9dc1, 2026-01-09: 30458 ports, IB-Analysis-Pro's rendering of ibdiagnet's per-port Raw,
+# Effective and Symbol BER; no FEC mode, speed or counts). tests/link/real-data/ holds, verbatim,
+# its header, the host ports whose raw BER is 1E-5 or more, the one host port whose effective BER
+# is above 1E-12, and the leaf ports at the other end of those links.
+IBDIAG_BER = os.path.join(HERE, "real-data", "ibdiag-ber-cx7-fabric-ca-ports.csv")
+
+
+def ibdiag_row(node):
+    with open(IBDIAG_BER) as f:
+        for ln in f:
+            cells = ln.rstrip("\n").split(",")
+            if cells[2] == node:
+                return cells
+    raise KeyError(node)
+
+
+def ibdiag_raw_ber():
+    guid, _, node, peer, raw, eff, sym, _ = ibdiag_row("MDC-DH1E-F01-POD3-GPU-031 mlx5_9")
+    text = ("\nOperational Info\n----------------\n"
+            "State                              : Active\n"
+            "Physical state                     : LinkUp\n"
+            "\nPhysical Counters and BER Info\n------------------------------\n"
+            f"Effective Physical BER             : {eff}\n"
+            f"Raw Physical BER                   : {raw}\n"
+            f"Symbol BER                         : {sym}\n")
+    r = Root("link-ib-cx7-ibdiag-raw-ber")
+    r.function("0000:9a:00.0", 0x1021, cls="0x020700", rdma=["mlx5_9"])
+    r.rdma("mlx5_9", None, None, {1: {"state": "4: ACTIVE", "phys_state": "5: LinkUp",
+                                      "link_layer": "InfiniBand"}})
+    r.command(["mstlink", "-d", "0000:9a:00.0", "-m", "-c"], text.encode())
+    r.source("`hwcheck/commands/mstlink -d 0000:9a:00.0 -m -c/stdout`: its three BER values verbatim "
+             f"(Raw {raw}, Effective {eff}, Symbol {sym}, the table's spelling) from the row of host "
+             f"port {node} (NodeGUID {guid}, port 1, attached to {peer}) in a real ibdiagnet-derived "
+             "BER table of a fabric of ConnectX-7 hosts and Quantum-class switches "
+             "(zhangdailin/NVIDIA_NETWORK_HEALTH_CHECK_PLATFORM, test_data/ber(1).csv, commit aab9dc1, "
+             "2026-01-09; 30458 ports; its notes call it IB-Analysis-Pro's output of ibdiagnet's "
+             "per-port BERs), kept with the other rows used in "
+             "tests/link/real-data/ibdiag-ber-cx7-fabric-ca-ports.csv. The worst host port of the "
+             "4989 (the leaf's own receiver on that link reads 3.00E-08: one direction). ibdiagnet "
+             "and mlxlink print the same firmware figures (PPCNT physical layer statistical counters; "
+             "mlxlink: raw_ber_coef E- raw_ber_magnitude). The table has no FEC mode: whether 4E-5 "
+             "is close to the limit is RS(544,514)'s question (2.4e-4: yes, past its tenth) or, on the "
+             "low-latency RS(272,257+1) an NDR ConnectX-7 may run (corpus NDR capture), one hwcheck "
+             "has no figure for. Expected: LINK_RAW_BER_HIGH unknown (phy.fec absent), never a pass; "
+             "LINK_EFFECTIVE_ERRORS unknown (no error count; the effective BER 6E-14 is under 1e-12).")
+    r.source("RECONSTRUCTED: that the BERs are mstlink's answer (the text layout: section headers and "
+             "key padding of the corpus captures; only the table's three values are printed, no FEC, "
+             "speed, width, counts or Module Info: those facts are absent), State Active / LinkUp "
+             "(ibdiagnet reads the BER of active ports), the argv, BDF 0000:9a:00.0, device 0x1021 "
+             "(MT4129 = ConnectX-7), RDMA device mlx5_9 port 1 as the node description names it, "
+             "InfiniBand link layer, no port rate, no counters/ files, no netdev.")
+    r.done("a ConnectX-7 host port whose real ibdiagnet raw BER is 4E-5, its FEC not recorded")
+
+
 # A ConnectX-7 400GbE port with an NVIDIA-made 400GBASE-DR4 OSFP (vendor SAKURA, OSFP-400G-DR4):
 # the real `mlxlink -d mlx5_0 -m -c --rx_fec_histogram --show_histogram --show_serdes_tx --json`
 # answer (MFT 4.34.1-10, firmware 28.47.1088) that yuuki/rdma_exporter kept as a decoder fixture
@@ -688,6 +744,7 @@ def build():
     dr4_osfp_400g()
     ethtool_ber()
     hdr_plr_8port()
+    ibdiag_raw_ber()
     ndr_dac_los()
     bad_signal_400g()
     sfp_no_light()

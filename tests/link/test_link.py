@@ -296,6 +296,23 @@ class Fixtures(unittest.TestCase):
         self.assertNotIn("LINK_MODULE_DIAGNOSTICS", {r for r, _, _ in got})
         self.assertEqual({s for _, s, _ in got}, {"unknown"})
 
+    def test_ibdiag_raw_ber_fec_unknown(self):
+        # a real ibdiagnet raw BER of 4E-5 on a ConnectX-7 host port, from a table that records no
+        # FEC mode: the limit it is judged against is the FEC's, so the verdict is unknown (naming
+        # the missing FEC), never a pass; the BER itself is read and shown
+        j = check("link-ib-cx7-ibdiag-raw-ber")
+        phy = port(j, "mlx5_9")["phy"]
+        self.assertEqual((phy["raw_ber"], phy["effective_ber"]), (4e-05, 6e-14))
+        self.assertLess(phy["symbol_ber"], 1e-250)
+        self.assertEqual(phy["unavailable"]["fec"]["status"], "absent")
+        self.assertEqual(phy["unavailable"]["effective_errors"]["status"], "absent")
+        got = link_findings(j)
+        self.assertIn(("LINK_RAW_BER_HIGH", "unknown", "mlx5_9/1"), got)
+        self.assertIn(("LINK_EFFECTIVE_ERRORS", "unknown", "mlx5_9/1"), got)
+        self.assertEqual({s for _, s, _ in got}, {"unknown"})
+        raw = next(f for f in j["findings"] if f["rule_id"] == "LINK_RAW_BER_HIGH")
+        self.assertIn("phy.fec", json.dumps(raw["evidence"]))
+
     def test_redact_module_serial(self):
         root = hwctest.fixture("link-bf3-mlxlink-clean", "root")
         with tempfile.TemporaryDirectory() as d:
@@ -435,7 +452,8 @@ class Fixtures(unittest.TestCase):
 
     def test_round_trip(self):
         for fx in ("link-ib-cx7-linkdowned", "link-ib-restricted-pf", "net-mlx5-100g-full-stats",
-                   "link-bf3-mlxlink-clean", "link-module-cx7-ndr-dac-los", "link-ib-cx6-hdr-plr-8port"):
+                   "link-bf3-mlxlink-clean", "link-module-cx7-ndr-dac-los", "link-ib-cx6-hdr-plr-8port",
+                   "link-ib-cx7-ibdiag-raw-ber"):
             with self.subTest(fx), tempfile.TemporaryDirectory() as d:
                 j = check(fx)
                 saved = os.path.join(d, "r.json")
