@@ -406,10 +406,13 @@ def ibdiag_root(name, node, bdf, note, expected, title):
              "2026-01-09; 30458 ports; its notes call it IB-Analysis-Pro's output of ibdiagnet's "
              "per-port BERs), kept with the other rows used in "
              "tests/link/real-data/ibdiag-ber-cx7-fabric-ca-ports.csv. " + note + " ibdiagnet "
-             "and mlxlink print the same firmware figures (PPCNT physical layer statistical counters; "
-             "mlxlink: raw_ber_coef E- raw_ber_magnitude). The table has no FEC mode and no counts. "
-             "Expected: " + expected)
-    r.source("RECONSTRUCTED: that the BERs are mstlink's answer (the text layout: section headers and "
+             "reads the BERs from each port's firmware (--get_phy_info; db_csv PHY_DB16 "
+             "mantissa/exponent pairs, per the platform's notes), as mlxlink reads its BER lines "
+             "(PPCNT physical layer statistical counters, raw_ber_coef E- raw_ber_magnitude). The "
+             "table has no FEC mode and no counts. Expected: " + expected)
+    r.source("RECONSTRUCTED: that the BERs are mstlink's answer (that ibdiagnet's figures are the "
+             "same PPCNT fields mlxlink prints is inferred, no source read here says so; the text "
+             "layout: section headers and "
              "key padding of the corpus captures; only the table's three values are printed, no FEC, "
              "speed, width, counts or Module Info: those facts are absent), State Active / LinkUp "
              "(ibdiagnet reads the BER of active ports), the argv, the BDF, device 0x1021 "
