@@ -401,6 +401,9 @@ static void it_rate(struct card_ctx *x, const json_t *p, struct item_val *v)
 		vput(v, ", module %gG (mstlink)", cable); /* the cable's speeds as the firmware reads them */
 	else
 		put_end(v, "module", hwc_q_netdev_module(nd), "max_gbps", 1);
+	const json_t *mg = hwc_q_get(hwc_q_netdev_module(nd), "max_gbps");
+	if (json_is_number(mg) && json_number_value(mg) * 1000 < json_number_value(sp))
+		vput(v, " (below the live rate: the module's codes are incomplete)"); /* LINK_RATE_LIMITED */
 	put_end(v, "partner", m, "partner_max_mbps", 0.001);
 }
 

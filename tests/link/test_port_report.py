@@ -193,6 +193,16 @@ class PortReport(unittest.TestCase):
         self.assertEqual((e1["module"]["part_number"], e2["module"]), ("MMA1B00-SS1", None))
         self.assertRegex(text, r"link errors +eth01: symbol errors 7 \(7/h\).*; eth02: symbol errors 0")
 
+    def test_rate_line_module_below_live_rate(self):
+        # the real mlx5 100GbE port at 100G, its module's rate made 40G: a module that declares
+        # less than the live link runs is no limit and no pass (LINK_RATE_LIMITED unknown)
+        def patch(facts):
+            facts["netdevs"][0]["link"]["module"]["max_gbps"] = 40.0
+        text, cards = self.watched("rate-cx5-100g-sr4-ok", 3600, 0, patch)
+        self.assertRegex(text, r"unknown +link rate +p1: 100G, card 100G, module 40G \(below the live rate: the "
+                               r"module's codes are incomplete\), partner unknown; undecided LINK_RATE_LIMITED: "
+                               r"invalid: the module's codes name at most 40G")
+
     def test_rates_since_boot_and_in_the_window(self):
         def patch(facts):
             nd = facts["netdevs"][0]
@@ -224,6 +234,16 @@ class PortReport(unittest.TestCase):
         text, _ = self.watched("link-farend-ib-linkdowned", 7200, 30.5, patch)
         self.assertRegex(text, r"flaps +link downed 255 \(saturated; 128/h; window unknown: saturated\), "
                                r"recoveries 0; rates per hour since boot \(2\.0 h\), 30\.5 s watch window")
+
+    def test_ib_counter_widths(self):
+        # each IBA PortCounter saturates at its own width (core/query's hwc_q_ib_counter_max):
+        # PortRcvErrors is 16 bits like SymbolErrorCounter, so 65535 is "at least", 65534 is not
+        def patch(facts):
+            c = facts["mlx"]["adapters"][0]["ports"][0]["counters"]
+            c["port_rcv_errors"], c["port_rcv_remote_physical_errors"] = 65535, 65534
+        text, _ = self.watched("link-farend-ib-linkdowned", 7200, 0, patch)
+        self.assertRegex(text, r"link errors +symbol errors 0, rcv errors 65535 \(saturated; 32768/h\), .*"
+                               r"buffer overruns 15 \(saturated; 7\.5/h\), remote physical errors 65534 \(32767/h\)")
 
     def test_watch_replayed_from_a_capture(self):
         # --watch on w14core's capture: the real first sample (the corpus' mlx5 100GbE ethtool -S)
