@@ -561,7 +561,8 @@ static void eval_raw_ber(struct hwc_rule_ctx *c)
  * two. 0 when the effective figures are not known. */
 struct phy_eff {
 	double n, ber, raw_n, raw_ber;
-	bool nofec;
+	bool nofec, kn, kb; /* kn, kb: the count, the BER known (an unknown one counts as 0) */
+	const char *wn, *wb; /* why the count, the BER is unknown */
 };
 
 static int phy_effective(struct hwc_rule_ctx *c, const json_t *p, struct phy_eff *e)
@@ -570,8 +571,9 @@ static int phy_effective(struct hwc_rule_ctx *c, const json_t *p, struct phy_eff
 	size_t k;
 	const json_t *v;
 	memset(e, 0, sizeof(*e));
-	if (!hwc_q_find_num(p, "phy.effective_errors", &e->n, &why, c->a) ||
-	    !hwc_q_find_num(p, "phy.effective_ber", &e->ber, &why, c->a))
+	e->kn = hwc_q_find_num(p, "phy.effective_errors", &e->n, &e->wn, c->a);
+	e->kb = hwc_q_find_num(p, "phy.effective_ber", &e->ber, &e->wb, c->a);
+	if (!e->kn && !e->kb)
 		return 0;
 	const char *fec = hwc_q_string(hwc_q_get(p, "phy"), "fec");
 	e->nofec = fec && no_fec(fec);
@@ -602,15 +604,23 @@ static void effective_mstlink(struct hwc_rule_ctx *c, const json_t *ad, const js
 	const char *subj = ib_subject(c, p), *base = ib_base(c, ad, p), *why;
 	double n, ber, sym;
 	struct phy_eff e;
-	if (!need_num(c, subj, p, base, "phy.effective_errors", &n) || !need_num(c, subj, p, base, "phy.effective_ber", &ber) ||
-	    !phy_effective(c, p, &e) || !phy_effective_fires(&e, max))
+	/* either figure past its bound is enough; a clean one beside an unknown one decides nothing */
+	if (!phy_effective(c, p, &e) || !phy_effective_fires(&e, max)) {
+		if (need_num(c, subj, p, base, "phy.effective_errors", &n))
+			need_num(c, subj, p, base, "phy.effective_ber", &ber);
 		return;
+	}
+	n = e.n;
+	ber = e.ber;
 	bool raw = e.nofec && (e.raw_n > n || e.raw_ber > ber);
-	struct hwc_finding *fd = hwc_rule_emit(c, subj, "%s errors left after FEC (effective BER %.3g) since the counters were cleared%s",
-					       fv_fmt_num(c->a, e.raw_n > n ? e.raw_n : n), e.raw_ber > ber ? e.raw_ber : ber,
+	const char *cnt = e.kn || e.raw_n > n ? fv_fmt_num(c->a, e.raw_n > n ? e.raw_n : n) : "an unknown number of";
+	struct hwc_finding *fd = hwc_rule_emit(c, subj, "%s errors left after FEC (effective BER %s) since the counters were cleared%s",
+					       cnt, e.kb || e.raw_ber > ber ? hwc_arena_printf(c->a, "%.3g", e.raw_ber > ber ? e.raw_ber : ber) : "unknown",
 					       e.nofec ? " (no FEC: every raw error is one)" : "");
-	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.effective_errors", base), fv_fmt_num(c->a, n), "0");
-	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.effective_ber", base), hwc_arena_printf(c->a, "%.3g", ber),
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.effective_errors", base),
+			 e.kn ? fv_fmt_num(c->a, n) : e.wn, "0");
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.effective_ber", base),
+			 e.kb ? hwc_arena_printf(c->a, "%.3g", ber) : e.wb,
 			 hwc_arena_printf(c->a, "<= %.3g", max));
 	if (raw) {
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.raw_errors_per_lane", base),
@@ -820,6 +830,42 @@ void hwc_mst_module_readings(struct hwc_rule_ctx *c, bool rx_low)
 			mst_port(c, ad, p, mod, rx_low);
 }
 
+/* ---- the module's identity as mstlink -m shows it (LINK_MODULE_NOT_ALLOWED) ------------------ */
+
+/* Port p's netdev has a module EEPROM hwcheck decoded (ethtool -m): that decoding names the module. */
+static bool ethtool_decoded(const json_t *facts, const json_t *p)
+{
+	return json_is_object(hwc_q_netdev_module(hwc_q_port_netdev(facts, p)));
+}
+
+static bool mst_names(const json_t *mod)
+{
+	return json_is_string(hwc_q_get(mod, "vendor")) && json_is_string(hwc_q_get(mod, "part_number"));
+}
+
+bool hwc_mst_module_named(const json_t *facts, const char *netdev)
+{
+	const json_t *p = hwc_q_netdev_port(facts, netdev, NULL);
+	return p && !ethtool_decoded(facts, p) && mst_names(hwc_q_get(p, "module"));
+}
+
+void hwc_mst_module_identities(struct hwc_rule_ctx *c, const char *needed_for, hwc_mst_ident_fn fn)
+{
+	size_t i, j;
+	const json_t *ad, *p, *v;
+	json_array_foreach(hwc_q_adapters(c->facts), i, ad) json_array_foreach(hwc_q_ports(ad), j, p) {
+		if (ethtool_decoded(c->facts, p))
+			continue;
+		const json_t *mod = hwc_q_get(p, "module");
+		const char *subj = ib_subject(c, p), *base = ib_base(c, ad, p);
+		if (mst_names(mod))
+			fn(c, subj, hwc_arena_printf(c->a, "%s.module", base), mod);
+		else if (!hwc_q_port_netdev(c->facts, p) &&
+			 need_val(c, subj, p, base, "module.vendor", JSON_STRING, needed_for, &v))
+			need_val(c, subj, p, base, "module.part_number", JSON_STRING, needed_for, &v);
+	}
+}
+
 /* The module's Rx LOS flags (mstlink "Rx LOS [per lane]", read from PDDR's module latched flag
  * info page). They latch (SFF-8636 byte 3, CMIS page 11h byte 147, clear on read): a 1 says the lane lost its input since the flags were last
  * read, not that it has none now. A passive copper cable has no receiver to lose a signal (the
@@ -912,12 +958,14 @@ static void eval_kernel_events(struct hwc_rule_ctx *c)
 	"any error in the window (a rate above the limit where the rule has one) is live. A window "  \
 	"that saw none rules out only the rates it would have seen at link_watch_confidence "         \
 	"(default 95 %: -ln(0.05) = 3 errors over the window, the zero-error bound of a BER test, "    \
-	"Maxim, J. Redd 2000): a 10 s window sees 1078/h and more. Too short for the limit, it says "  \
-	"so (info: the window cannot judge it) and since boot decides. A count since boot that fires " \
+	"Maxim, J. Redd 2000): a 10 s window sees 1078/h and more. Too short for the limit on ports "   \
+	"that are fine since boot, it says so once per run (one info, subject host, naming the ports "  \
+	"and the window that would do; each port's window is its evidence) and since boot decides. "   \
+	"A count since boot that fires "                                                               \
 	"while the window would have seen its rate and saw none is history (info), not a warning; "    \
 	"when the window is too short to see the rate since boot, the since-boot warning stands and "  \
 	"says so. A null delta (a counter cleared or saturated between the samples, a failed sample) " \
-	"makes the window unknown, never a pass. One finding per port either way; mstlink's counters " \
+	"makes the window unknown, never a pass. Otherwise one finding per port; mstlink's counters "  \
 	"are read once, judged since their clear."
 
 const struct hwc_rule hwc_rules_link[] = {
@@ -994,7 +1042,8 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "link_effective_ber_max (default 1e-12, the IBTA / IEEE 802.3 link objective, and the "
 	 "default BER threshold of NVIDIA's ibdiagnet): these are "
 	 "corrupted frames the FEC could not repair. Sources, in order: mstlink's Effective Physical "
-	 "Errors and BER; else, on an Ethernet port, ethtool -S's rx_pcs_symbol_err_phy (symbols 'not "
+	 "Errors and BER (either past its bound is enough, the other may be unknown; a clean one beside "
+	 "an unknown one is unknown); else, on an Ethernet port, ethtool -S's rx_pcs_symbol_err_phy (symbols 'not "
 	 "corrected by FEC, or FEC not active', mlx5 counters.rst): PPCNT phy_symbol_errors, error "
 	 "bits 'not corrected by phy correction mechanisms (FEC + PLR)' (PRM), the very field "
 	 "pre-16nm mlxlink prints as Effective Physical Errors; newer mlxlink prints "
