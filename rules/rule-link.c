@@ -561,7 +561,8 @@ static void eval_raw_ber(struct hwc_rule_ctx *c)
  * two. 0 when the effective figures are not known. */
 struct phy_eff {
 	double n, ber, raw_n, raw_ber;
-	bool nofec;
+	bool nofec, kn, kb; /* kn, kb: the count, the BER known (an unknown one counts as 0) */
+	const char *wn, *wb; /* why the count, the BER is unknown */
 };
 
 static int phy_effective(struct hwc_rule_ctx *c, const json_t *p, struct phy_eff *e)
@@ -570,8 +571,9 @@ static int phy_effective(struct hwc_rule_ctx *c, const json_t *p, struct phy_eff
 	size_t k;
 	const json_t *v;
 	memset(e, 0, sizeof(*e));
-	if (!hwc_q_find_num(p, "phy.effective_errors", &e->n, &why, c->a) ||
-	    !hwc_q_find_num(p, "phy.effective_ber", &e->ber, &why, c->a))
+	e->kn = hwc_q_find_num(p, "phy.effective_errors", &e->n, &e->wn, c->a);
+	e->kb = hwc_q_find_num(p, "phy.effective_ber", &e->ber, &e->wb, c->a);
+	if (!e->kn && !e->kb)
 		return 0;
 	const char *fec = hwc_q_string(hwc_q_get(p, "phy"), "fec");
 	e->nofec = fec && no_fec(fec);
@@ -602,15 +604,23 @@ static void effective_mstlink(struct hwc_rule_ctx *c, const json_t *ad, const js
 	const char *subj = ib_subject(c, p), *base = ib_base(c, ad, p), *why;
 	double n, ber, sym;
 	struct phy_eff e;
-	if (!need_num(c, subj, p, base, "phy.effective_errors", &n) || !need_num(c, subj, p, base, "phy.effective_ber", &ber) ||
-	    !phy_effective(c, p, &e) || !phy_effective_fires(&e, max))
+	/* either figure past its bound is enough; a clean one beside an unknown one decides nothing */
+	if (!phy_effective(c, p, &e) || !phy_effective_fires(&e, max)) {
+		if (need_num(c, subj, p, base, "phy.effective_errors", &n))
+			need_num(c, subj, p, base, "phy.effective_ber", &ber);
 		return;
+	}
+	n = e.n;
+	ber = e.ber;
 	bool raw = e.nofec && (e.raw_n > n || e.raw_ber > ber);
-	struct hwc_finding *fd = hwc_rule_emit(c, subj, "%s errors left after FEC (effective BER %.3g) since the counters were cleared%s",
-					       fv_fmt_num(c->a, e.raw_n > n ? e.raw_n : n), e.raw_ber > ber ? e.raw_ber : ber,
+	const char *cnt = e.kn || e.raw_n > n ? fv_fmt_num(c->a, e.raw_n > n ? e.raw_n : n) : "an unknown number of";
+	struct hwc_finding *fd = hwc_rule_emit(c, subj, "%s errors left after FEC (effective BER %s) since the counters were cleared%s",
+					       cnt, e.kb || e.raw_ber > ber ? hwc_arena_printf(c->a, "%.3g", e.raw_ber > ber ? e.raw_ber : ber) : "unknown",
 					       e.nofec ? " (no FEC: every raw error is one)" : "");
-	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.effective_errors", base), fv_fmt_num(c->a, n), "0");
-	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.effective_ber", base), hwc_arena_printf(c->a, "%.3g", ber),
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.effective_errors", base),
+			 e.kn ? fv_fmt_num(c->a, n) : e.wn, "0");
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.effective_ber", base),
+			 e.kb ? hwc_arena_printf(c->a, "%.3g", ber) : e.wb,
 			 hwc_arena_printf(c->a, "<= %.3g", max));
 	if (raw) {
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.raw_errors_per_lane", base),
@@ -1035,7 +1045,8 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "link_effective_ber_max (default 1e-12, the IBTA / IEEE 802.3 link objective, and the "
 	 "default BER threshold of NVIDIA's ibdiagnet): these are "
 	 "corrupted frames the FEC could not repair. Sources, in order: mstlink's Effective Physical "
-	 "Errors and BER; else, on an Ethernet port, ethtool -S's rx_pcs_symbol_err_phy (symbols 'not "
+	 "Errors and BER (either past its bound is enough, the other may be unknown; a clean one beside "
+	 "an unknown one is unknown); else, on an Ethernet port, ethtool -S's rx_pcs_symbol_err_phy (symbols 'not "
 	 "corrected by FEC, or FEC not active', mlx5 counters.rst): PPCNT phy_symbol_errors, error "
 	 "bits 'not corrected by phy correction mechanisms (FEC + PLR)' (PRM), the very field "
 	 "pre-16nm mlxlink prints as Effective Physical Errors; newer mlxlink prints "
