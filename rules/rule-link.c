@@ -506,11 +506,16 @@ static void effective_netdev(struct hwc_rule_ctx *c, const json_t *nd, double ma
 	n = json_number_value(hwc_q_at(nd, "counters.rx_pcs_symbol_err_phy"));
 	int has_ub = hwc_q_find_num(nd, "link.fec.uncorrectable_blocks", &ub, &why, c->a);
 	int has_ber = hwc_q_find_num(nd, "link.ber.effective_ber", &ber, &why, c->a);
+	/* Frames lost to symbol errors are post-FEC errors too, even where the bit counter reads 0
+	 * (the two PPCNT groups cleared apart): this rule owns the port, so it must not pass them. */
+	const char *frwhy = NULL;
+	int has_fr = hwc_q_find_num(nd, "counters.rx_symbol_err_phy", &fr, &frwhy, c->a);
 	hwc_wnd_read(c, &w, nd, base, "counters_window.rx_pcs_symbol_err_phy", "bit errors left after FEC");
 	const struct hwc_wboot b = {
-		.fires = n > 0 || ub > 0 || (has_ber && ber > max), .rate = hours > 0 ? n / hours : 0,
-		.msg = hwc_arena_printf(c->a, "%s bit errors left after FEC (effective BER %s) since the port's counters were cleared",
-					fv_fmt_num(c->a, n), has_ber ? hwc_arena_printf(c->a, "%.3g", ber) : "unknown: no rx_bits_phy"),
+		.fires = n > 0 || ub > 0 || (has_ber && ber > max) || (has_fr && fr > 0), .rate = hours > 0 ? n / hours : 0,
+		.msg = hwc_arena_printf(c->a, "%s bit errors left after FEC (effective BER %s)%s since the port's counters were cleared",
+					fv_fmt_num(c->a, n), has_ber ? hwc_arena_printf(c->a, "%.3g", ber) : "unknown: no rx_bits_phy",
+					has_fr && fr > 0 ? hwc_arena_printf(c->a, " and %s frames dropped for symbol errors", fv_fmt_num(c->a, fr)) : ""),
 		.text = hwc_arena_printf(c->a, "%s since the port's counters were cleared (%s)", fv_fmt_num(c->a, n), rate_short(c, n, hours)),
 	};
 	struct hwc_finding *fd = hwc_wnd_judge(c, &w, name, 0, &b, NULL);
@@ -524,7 +529,7 @@ static void effective_netdev(struct hwc_rule_ctx *c, const json_t *nd, double ma
 				 hwc_arena_printf(c->a, "<= %.3g", max));
 	if (has_ub)
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.fec.uncorrectable_blocks", base), fv_fmt_num(c->a, ub), "0");
-	if (hwc_q_find_num(nd, "counters.rx_symbol_err_phy", &fr, &why, c->a) && fr > 0)
+	if (has_fr && fr > 0)
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.rx_symbol_err_phy", base),
 				 hwc_arena_printf(c->a, "%s (frames dropped)", fv_fmt_num(c->a, fr)), "0");
 	fv_far_end_netdev(c, fd, nd, base);
@@ -1056,7 +1061,8 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "uncorrectable blocks, and the effective BER "
 	 "rx_pcs_symbol_err_phy / rx_bits_phy where the driver reports rx_bits_phy (unknown "
 	 "otherwise: the count still fires). This rule owns the post-FEC errors of such a port: the "
-	 "frames they cost (rx_symbol_err_phy) are its evidence, and LINK_SYMBOL_ERRORS stays silent "
+	 "frames they cost (rx_symbol_err_phy) are its evidence (and fire it alone where the bit "
+	 "counter reads 0: the port still dropped frames), and LINK_SYMBOL_ERRORS stays silent "
 	 "there (one wire, one finding). Without FEC (mlxlink's No FEC) the raw errors per lane and "
 	 "the raw BER are the same bits as the effective ones (PRM phy_effective_errors: 'or that FEC "
 	 "is not active'); the larger of the two is judged here, and LINK_RAW_BER_HIGH leaves such a "
