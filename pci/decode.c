@@ -120,7 +120,7 @@ static const char *port_type_name(int t)
 	return t >= 0 && t <= 10 && n[t] ? n[t] : NULL;
 }
 
-static const char *aspm_name(int v, bool cap)
+const char *hwc_pci_aspm_name(unsigned v, bool cap)
 {
 	static const char *const n[] = {"disabled", "l0s", "l1", "l0s_l1"};
 	return v == 0 && cap ? "none" : n[v & 3];
@@ -172,8 +172,8 @@ static void decode_link(struct pci_dev *pd, int base, unsigned flags, struct hwc
 	HWC_SET(l->width, (sta & PCI_EXP_LNKSTA_WIDTH) >> 4);
 	set_speed(&l->cap_speed_gts, cap & PCI_EXP_LNKCAP_SPEED, "LnkCap speed code 0");
 	HWC_SET(l->cap_width, (cap & PCI_EXP_LNKCAP_WIDTH) >> 4);
-	HWC_SET(l->aspm, aspm_name(ctl & PCI_EXP_LNKCTL_ASPM, false));
-	HWC_SET(l->aspm_supported, aspm_name((cap & PCI_EXP_LNKCAP_ASPM) >> 10, true));
+	HWC_SET(l->aspm, hwc_pci_aspm_name(ctl & PCI_EXP_LNKCTL_ASPM, false));
+	HWC_SET(l->aspm_supported, hwc_pci_aspm_name((cap & PCI_EXP_LNKCAP_ASPM) >> 10, true));
 	/* Only ports must report it (LnkCap "LLActRep"); where it is not reported the key is left
 	 * out rather than filling every endpoint's "unavailable". */
 	if (cap & PCI_EXP_LNKCAP_DLLA)

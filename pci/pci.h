@@ -94,6 +94,8 @@ struct hwc_pci_cfg {
 	unsigned exp;  /* offset of the PCI Express capability, 0 when it has none */
 	int pcie_type; /* PCI_EXP_TYPE_* from it, -1 without one */
 };
+/* LnkCtl/LnkCap ASPM bits as facts name them: disabled, l0s, l1, l0s_l1 (a LnkCap of 0: none). */
+const char *hwc_pci_aspm_name(unsigned v, bool cap);
 /* The little-endian word or dword at off; all ones past the bytes read. */
 unsigned hwc_pci_cfg_u16(const struct hwc_pci_cfg *c, size_t off);
 uint32_t hwc_pci_cfg_u32(const struct hwc_pci_cfg *c, size_t off);
@@ -113,11 +115,24 @@ struct hwc_pci_lane_errors {
 	} lanes; /* the lane numbers whose bit is set, ascending */
 };
 
+/* function_aspm: this function's own LnkCtl ASPM Control and whether it has the ARI capability
+ * (pci/function_aspm.c): a multi-function device's link ASPM follows from every function's */
+struct hwc_pci_function_aspm {
+	struct hwc_fmeta m;
+	struct hwc_fstr control;      /* disabled, l0s, l1, l0s_l1 */
+	struct hwc_fbool ari_capable; /* ARI extended capability present */
+};
+
 #define HWC_PCI_DEVICE_PARTS(X)                                                                    \
 	X(lane_errors, struct hwc_pci_lane_errors,                                                 \
 	  "lane-based errors latched at this end of the link (Secondary PCI Express capability, "   \
 	  "Lane Error Status): a lane that failed framing or symbol checks since power-up or the "  \
-	  "last clear")
+	  "last clear")                                                                             \
+	X(function_aspm, struct hwc_pci_function_aspm,                                             \
+	  "what this function says about the ASPM of the link it may share with the other "        \
+	  "functions of its device: its own LnkCtl ASPM Control and whether it is an ARI function " \
+	  "(PCIe r5.0 7.5.3.7: an ARI Device's link follows function 0, a non-ARI multi-function "  \
+	  "device's only what every function enables)")
 
 #define HWC_PCI_PART_DECL(m, T, doc_)                                                              \
 	void hwc_pci_decode_##m(const struct hwc_pci_cfg *c, struct hwc_arena *a, T *out);         \

@@ -538,23 +538,124 @@ static void eval_lane_errors(struct hwc_rule_ctx *c)
 	each_card(c, judge_lane_errors);
 }
 
+/* ASPM Control as bits (L0s 1, L1 2); -1 for a name facts never hold. */
+static int aspm_bits(const char *s)
+{
+	static const char *const n[] = {"disabled", "l0s", "l1", "l0s_l1"};
+	for (int i = 0; s && i < 4; i++)
+		if (!strcmp(s, n[i]))
+			return i;
+	return -1;
+}
+
+static const char *aspm_text(int bits)
+{
+	static const char *const n[] = {"disabled", "L0s", "L1", "L0s L1"};
+	return n[bits & 3];
+}
+
+/* The ASPM of a multi-function card's link, PCIe r5.0 7.5.3.7 (ASPM Control): an ARI Device (every
+ * function has the ARI capability) follows function 0's field alone; a non-ARI multi-function
+ * device enables only what every function enables. The card's physical functions are those whose
+ * link is function 0's (link_from; VFs have no ASPM Control of their own). 1 with *bits and *how
+ * (NULL: function 0's field decides), 0 when unknown (*fact, *why). A function without
+ * function_aspm (facts from before it) leaves function 0's field to decide, as before. */
+struct mf_aspm {
+	int bits, and_bits, n, unknown_ctl;
+	bool any_non_ari, any_ari_unknown, missing;
+	const char *fact, *why;
+};
+
+static void mf_add(struct hwc_rule_ctx *c, const json_t *d, struct mf_aspm *m)
+{
+	const json_t *fa = hwc_q_get(d, "function_aspm");
+	const char *bdf = hwc_q_string(d, "bdf"), *why = NULL;
+	const json_t *v;
+	m->n++;
+	if (!hwc_q_has(d, "function_aspm")) {
+		m->missing = true;
+		return;
+	}
+	int b = aspm_bits(hwc_q_string(fa, "control"));
+	if (b < 0) {
+		m->unknown_ctl++;
+		hwc_q_find(d, "function_aspm.control", &v, &why, c->a);
+		m->fact = hwc_arena_printf(c->a, "%s.function_aspm.control", fv_pci_path(c, bdf));
+		m->why = why ? why : "invalid: not an ASPM Control name";
+	} else {
+		m->and_bits &= b;
+	}
+	const json_t *ari = hwc_q_get(fa, "ari_capable");
+	if (json_is_false(ari))
+		m->any_non_ari = true;
+	else if (!json_is_true(ari)) {
+		m->any_ari_unknown = true;
+		hwc_q_find(d, "function_aspm.ari_capable", &v, &why, c->a);
+		if (!m->fact || b >= 0) {
+			m->fact = hwc_arena_printf(c->a, "%s.function_aspm.ari_capable", fv_pci_path(c, bdf));
+			m->why = why ? why : "not_collected";
+		}
+	}
+}
+
+static int link_aspm(struct hwc_rule_ctx *c, const char *bdf, int fn0_bits, int *link_bits,
+		     const char **how, const char **fact, const char **why)
+{
+	struct mf_aspm m = {.and_bits = 3};
+	size_t i;
+	const json_t *d;
+	*how = NULL;
+	*link_bits = fn0_bits;
+	json_array_foreach(hwc_q_get(hwc_q_get(c->facts, "pci"), "devices"), i, d) {
+		const char *lf = hwc_q_string(d, "link_from");
+		if (lf && !strcmp(lf, bdf) && !json_is_true(hwc_q_get(d, "is_vf")))
+			mf_add(c, d, &m);
+	}
+	if (m.n < 2 || m.missing || fn0_bits == 0)
+		return 1; /* one function, facts from before function_aspm, or off in function 0 (both rules) */
+	if (!m.any_non_ari && !m.any_ari_unknown) {
+		*how = "an ARI Device: function 0's ASPM Control alone decides (PCIe r5.0 7.5.3.7)";
+		return 1;
+	}
+	/* a function's field unknown while the others leave something on; or ARI unknown and the two
+	 * rules disagree (function 0 on, some other function off) */
+	if ((m.unknown_ctl && m.and_bits != 0) || (!m.any_non_ari && m.and_bits == 0)) {
+		*fact = m.fact, *why = m.why;
+		return 0;
+	}
+	*link_bits = m.and_bits;
+	if (m.any_non_ari)
+		*how = hwc_arena_printf(c->a, "a non-ARI multi-function device: the link takes only what all %d functions enable (PCIe r5.0 7.5.3.7)",
+					m.n);
+	else /* ARI not read: function 0's field (ARI) or what all enable (non-ARI); at least the latter */
+		*how = hwc_arena_printf(c->a, "ARI or not: the link takes at least what all %d functions enable (PCIe r5.0 7.5.3.7)",
+					m.n);
+	return 1;
+}
+
 static void judge_aspm(struct hwc_rule_ctx *c, const json_t *ad, const json_t *dev)
 {
 	const char *bdf = bdf_of(ad);
 	const char *base = fv_pci_path(c, bdf);
 	const json_t *v;
-	const char *why;
+	const char *why, *how, *fact;
 	if (!hwc_q_find(dev, "link.aspm", &v, &why, c->a)) {
 		hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.link.aspm", base), why, NULL);
 		return;
 	}
 	const char *s = json_string_value(v);
-	bool on = json_is_true(v) || (s && *s && strcasecmp(s, "disabled") && strcasecmp(s, "off") &&
-				      strcasecmp(s, "none") && strcasecmp(s, "false"));
-	if (!on)
+	int bits = aspm_bits(s), link;
+	if (bits < 0)
+		bits = json_is_true(v) || (s && *s && strcasecmp(s, "off") && strcasecmp(s, "none") &&
+					   strcasecmp(s, "false")) ? 3 : 0;
+	if (!link_aspm(c, bdf, bits, &link, &how, &fact, &why)) {
+		hwc_rule_unknown(c, bdf, fact, why, "which functions' ASPM Control the multi-function link follows");
 		return;
-	struct hwc_finding *fd = hwc_rule_emit(c, bdf, "ASPM %s is enabled on the card's link: exits from L0s/L1 add latency under bursty load",
-					       s ? s : "");
+	}
+	if (link == 0)
+		return; /* off, or a non-ARI device whose other functions keep function 0's setting off */
+	struct hwc_finding *fd = hwc_rule_emit(c, bdf, "ASPM %s is enabled on the card's link%s%s: exits from L0s/L1 add latency under bursty load",
+					       how ? aspm_text(link) : s ? s : "", how ? ", " : "", how ? how : "");
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.aspm", base), s ? s : "true", "disabled");
 }
 
@@ -826,7 +927,12 @@ const struct hwc_rule hwc_rules_pci[] = {
 	 eval_lane_errors},
 	{"PCIE_ASPM_ENABLED", HWC_SEV_WARN, "pci", "ASPM enabled on the card's link",
 	 "Active State Power Management puts the link into L0s/L1 when idle; the exit latency hurts "
-	 "latency-sensitive and bursty traffic.",
+	 "latency-sensitive and bursty traffic. A multi-function card (two PFs on one link) is judged "
+	 "as PCIe r5.0 7.5.3.7 (ASPM Control) says: an ARI Device (every function has the ARI "
+	 "capability, as every ConnectX lspci capture in the corpus shows) follows function 0's field "
+	 "alone; a non-ARI multi-function device enables only what all its functions enable; unknown "
+	 "where the two readings differ and the ARI capability was not read (no extended config "
+	 "space).",
 	 "Boot with `pcie_aspm=off`, or `echo performance > /sys/module/pcie_aspm/parameters/policy`, "
 	 "or disable ASPM for the slot in the BIOS.",
 	 eval_aspm},

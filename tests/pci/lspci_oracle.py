@@ -127,6 +127,12 @@ def parse_text(text):
             cur["speed"], cur["width"] = speed(m.group(1)), int(m.group(2))
         if re.match(r"Capabilities: \[[0-9a-f]+ v\d+\] Advanced Error Reporting", t):
             cur["aer"] = True
+        if re.match(r"Capabilities: \[[0-9a-f]+ v\d+\] Alternative Routing-ID Interpretation \(ARI\)", t):
+            cur["ari"] = True
+        m = re.match(r"LnkCtl:\s+ASPM (Disabled|L0s Enabled|L1 Enabled|L0s L1 Enabled);", t)
+        if m and "aspm_ctl" not in cur:  # this function's own field (lspci prints each function's)
+            cur["aspm_ctl"] = {"Disabled": "disabled", "L0s Enabled": "l0s", "L1 Enabled": "l1",
+                               "L0s L1 Enabled": "l0s_l1"}[m.group(1)]
         m = re.match(r"LaneErrStat: (?:0|LaneErr at lane:((?: \d+)+))$", t)
         if m:  # the Secondary PCI Express capability's Lane Error Status
             cur["lane_errors"] = [int(x) for x in (m.group(1) or "").split()]
@@ -134,6 +140,20 @@ def parse_text(text):
         if m:
             cur["secondary"] = int(m.group(2), 16)
     return devs
+
+
+def compare_function_aspm(self, w, g, ctx):
+    """Each function's own ASPM Control and its ARI capability, as lspci prints them."""
+    fa, n = g.get("function_aspm") or {}, 0
+    if fa.get("control") is not None and "aspm_ctl" in w:
+        self.assertEqual(fa["control"], w["aspm_ctl"], f"{ctx} function_aspm.control")
+        n += 1
+    if fa.get("ari_capable") is not None:
+        self.assertEqual(fa["ari_capable"], bool(w.get("ari")), f"{ctx} function_aspm.ari_capable")
+        n += 1
+    elif g.get("function_aspm") is not None:
+        self.assertFalse(w.get("ari"), f"{ctx}: lspci saw ARI, we did not look")
+    return n
 
 
 def compare(self, want, devices, name):
@@ -186,6 +206,7 @@ def compare(self, want, devices, name):
             checks += 1
         else:
             self.assertFalse(w.get("aer"), f"{ctx}: lspci saw AER, we did not look")
+        checks += compare_function_aspm(self, w, g, ctx)
         checks += compare_p2p(self, w, g, ctx)
         checks += compare_lane_errors(self, w, g, ctx)
         # topology: the bridge whose secondary bus is ours (lspci's tree view)

@@ -100,10 +100,14 @@ def config(d):
             vec |= 1 << (code - 1)
     c.w32(exp + 0x2c, vec << 1)
     c.w16(exp + 0x30, SPEED_CODE[d.get("target", cs)])
-    # extended capabilities: AER at 0x100 -> [SR-IOV at 0x180] -> [ACS at 0x1c0] -> [ATS at 0x1e0]
+    # extended capabilities: AER at 0x100 -> [ARI at 0x150] -> [SR-IOV at 0x180] -> [ACS at 0x1c0]
+    # -> [ATS at 0x1e0]
     ext = []
     if d.get("aer", True):
         ext.append((0x100, 0x0001, 1))
+    if d.get("ari") is not None:  # ARICap: MFVC- ACS-, Next Function: <ari>
+        ext.append((0x150, 0x000e, 1))
+        c.w16(0x154, d["ari"] << 8)
     if d.get("sriov"):
         ext.append((0x180, 0x0010, 1))
     if d.get("acs"):

@@ -145,6 +145,9 @@ def parse_block(bdf, title, block):
         d["sriov_offset"], d["sriov_stride"] = int(o.group(1)), int(o.group(2))
         i = re.search(r"Initial VFs: (\d+)", block)
         d["sriov_initial"] = int(i.group(1))
+    m = re.search(r"ARICap:\s+MFVC- ACS-, Next Function: (\d+)", block)
+    if "Alternative Routing-ID Interpretation (ARI)" in block and m:
+        d["ari"] = int(m.group(1))
     d["vpd_cap"] = "Vital Product Data" in block
     d["mem_bar"] = bool(re.search(r"Region \d: Memory at", block))
     p2p_regs(d, block)

@@ -19,7 +19,7 @@ FIELDS = ("type", "mps_sup", "slot_power", "ro", "ext_tag", "no_snoop", "mps", "
 # lines lspci 3.9 prints the way the captures do (older wordings are compared through FIELDS only)
 SAME = re.compile(r"^(DevCap:|DevSta: CorrErr\S NonFatalErr|RlxdOrd|MaxPayload \d+ bytes, MaxReadReq|"
                   r"LnkCap: Port #\d+, Speed \S+, Width x\d+, ASPM not supported$|"
-                  r"LnkSta: Speed \S+( \(\w+\))?, Width x\d+( \(\w+\))?$|Initial VFs|VF offset)")
+                  r"LnkSta: Speed \S+( \(\w+\))?, Width x\d+( \(\w+\))?$|Initial VFs|VF offset|ARICap:)")
 
 
 def norm(line):
@@ -77,6 +77,10 @@ class Rebuilt(unittest.TestCase):
         self.assertEqual(cx4[0]["slot_power_limit_w"], 0.0)  # SlotPowerLimit 0.000W: not advertised
         self.assertTrue(cx4[0]["dev_status"]["correctable"] and cx4[0]["dev_status"]["unsupported_request"])
         self.assertEqual(cx4[0]["sriov"], {"total_vfs": 8, "num_vfs": 0, "vf_device_id": "1016"})
+        # both PFs of the two-port card: ASPM Control disabled in each, and each an ARI function
+        # (an ARI Device: function 0's field decides the link, PCIe r5.0 7.5.3.7)
+        self.assertEqual([d["function_aspm"] for d in cx4], [{"control": "disabled", "ari_capable": True}] * 2)
+        self.assertEqual([d["link_from"] for d in cx4], ["0000:0b:00.0"] * 2)
         cx7 = dev("cx7-400g")[0]
         self.assertEqual((cx7["max_payload_bytes"], cx7["max_payload_supported_bytes"]), (256, 512))
         self.assertEqual(cx7["link"]["speed_gts"], 32.0)

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # Rule cases: each tests/rules/cases/<RULE>/<case>.json takes a base facts file, applies a patch
-# (set a value, delete a key, or make it unknown with a status), optionally a profile, and states
+# (set a value, append an array element, delete a key, or make it unknown with a status), optionally a profile, and states
 # exactly the findings of <RULE> that must come out (severity and subject). Also: every rule has a
 # positive and a negative case, the rule ids: every id of tests/rules/rule-ids.txt still in the table
 # and the list up to date (it only grows), docs/rules.md is
@@ -77,6 +77,9 @@ def apply_patch(facts, patch):
         if "set" in op:
             parent, key = resolve(facts, op["set"])
             parent[key] = op["value"]
+        elif "append" in op:  # a new element of an array (a further PCI function)
+            parent, key = resolve(facts, op["append"])
+            parent[key].append(op["value"])
         elif "del" in op:
             parent, key = resolve(facts, op["del"])
             del parent[key]
