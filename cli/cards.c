@@ -445,6 +445,9 @@ static void it_rate(struct card_ctx *x, const json_t *p, struct item_val *v)
 		vput(v, ", module %gG (mstlink)", cable); /* the cable's speeds as the firmware reads them */
 	else
 		put_end(v, "module", hwc_q_netdev_module(nd), "max_gbps", 1);
+	const json_t *mg = hwc_q_get(hwc_q_netdev_module(nd), "max_gbps");
+	if (json_is_number(mg) && json_number_value(mg) * 1000 < json_number_value(sp))
+		vput(v, " (below the live rate: the module's codes are incomplete)"); /* LINK_RATE_LIMITED */
 	put_end(v, "partner", m, "partner_max_mbps", 0.001);
 }
 
@@ -701,12 +704,34 @@ static bool per_member(const struct card_item *it)
 	return it->per_port && it->fn != it_port;
 }
 
+/* The object of a RoCE LAG member in the port's "members" (created on first use): each physical
+ * port its own errors, flaps, FEC, module and far end in JSON, as its own part of the text line. */
+static json_t *member_out(json_t *port, const char *name)
+{
+	json_t *arr = json_object_get(port, "members"), *o;
+	size_t i;
+	if (!port)
+		return NULL;
+	if (!arr) {
+		arr = json_array();
+		json_object_set_new(port, "members", arr);
+	}
+	json_array_foreach(arr, i, o)
+		if (!strcmp(hwc_json_str_or(o, "netdev", ""), name))
+			return o;
+	o = json_pack("{s:s}", "netdev", name);
+	json_array_append_new(arr, o);
+	return o;
+}
+
 /* A RoCE LAG port's netdev line: each member's, "; " between them, unknown when one is. */
 static void member_lines(struct card_ctx *x, const struct card_item *it, const json_t *port,
 			 struct item_val *v)
 {
 	bool any = false;
+	json_t *port_out = x->port_out;
 	for (size_t k = 0; k < x->n_members; k++) {
+		x->port_out = member_out(port_out, x->members[k]);
 		json_t *mp = json_pack("{s:s, s:O?, s:O?}", "netdev", x->members[k], "rdma_device",
 				       hwc_q_get(port, "rdma_device"), "port", hwc_q_get(port, "port"));
 		struct item_val mv = {.len = 0};
@@ -720,6 +745,7 @@ static void member_lines(struct card_ctx *x, const struct card_item *it, const j
 		v->unknown |= mv.unknown;
 		any = true;
 	}
+	x->port_out = port_out;
 	v->skip = !any;
 }
 
@@ -826,6 +852,10 @@ static json_t *card_json(const json_t *facts, const struct cards_index *ix, cons
 			if (items[k].per_port)
 				add_item(&x, &items[k], p, fv, checks);
 		link_nulls(x.port_out);
+		size_t m;
+		json_t *mo;
+		json_array_foreach(json_object_get(x.port_out, "members"), m, mo)
+			link_nulls(mo);
 	}
 	if (json_array_size(ports) == 0)
 		json_array_append_new(

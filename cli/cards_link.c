@@ -427,16 +427,49 @@ static json_t *reading_json(double lo, double hi, const char *unit, const char *
 			 "max", isfinite(hi) ? json_real(hi) : json_null(), "unit", unit, "against", against);
 }
 
-/* Every lane without bias, Tx and Rx power: dark, not in use (the module rules skip such lanes). */
+/* Every lane without bias, Tx and Rx power: dark (hwc_q_lane_dark). */
 static bool all_dark(const json_t *m)
 {
-	static const char *const keys[] = {"tx_bias_ma", "tx_power_mw", "rx_power_mw", NULL};
-	for (int k = 0; keys[k]; k++) {
-		double lo, hi;
-		if (!lane_span(hwc_q_get(m, keys[k]), &lo, &hi) || lo != 0 || hi != 0)
+	size_t n = json_array_size(hwc_q_get(m, "tx_bias_ma"));
+	for (size_t i = 0; i < n; i++)
+		if (!hwc_q_lane_dark(m, i))
 			return false;
+	return n > 0;
+}
+
+/* The dark lanes, and those of them the live link needs (not measurements: the module rules
+ * cannot judge them), as the line says and in the JSON: "lanes 1,2,3,4 dark on the live link". */
+static void put_dark(struct item_val *v, const struct card_ctx *x, const json_t *nd, const json_t *m, json_t *out)
+{
+	struct hwc_q_lanes l;
+	hwc_q_module_lanes(x->facts, nd, m, &l);
+	json_t *dark = json_array(), *unmeasured = json_array();
+	size_t n = json_array_size(hwc_q_get(m, "tx_bias_ma"));
+	for (size_t i = 0; i < n; i++) {
+		if (hwc_q_lane_dark(m, i))
+			json_array_append_new(dark, json_integer((json_int_t)i + 1));
+		if (hwc_q_lane_needed_dark(&l, m, i))
+			json_array_append_new(unmeasured, json_integer((json_int_t)i + 1));
 	}
-	return true;
+	size_t i;
+	const json_t *e;
+	if (json_array_size(unmeasured)) {
+		vput(v, ", %s", json_array_size(unmeasured) == n ? "every lane" : "lanes");
+		json_array_foreach(unmeasured, i, e)
+			if (json_array_size(unmeasured) < n)
+				vput(v, "%s%lld", i ? "," : " ", (long long)json_integer_value(e));
+		vput(v, " dark on the live link (no bias, no Tx or Rx power on lanes it needs: not measurements)");
+	} else if (json_array_size(dark) && json_array_size(dark) == n) {
+		vput(v, ", every lane dark (no bias, no Tx or Rx power: not in use)");
+	}
+	if (json_array_size(dark))
+		json_object_set_new(out, "dark_lanes", dark);
+	else
+		json_decref(dark);
+	if (json_array_size(unmeasured))
+		json_object_set_new(out, "unmeasured_lanes", unmeasured);
+	else
+		json_decref(unmeasured);
 }
 
 /* Significant digits of a reading: 3 (41.1 degC, -13.1 dBm), 4 from 1000 on (3230 mV). */
@@ -480,7 +513,7 @@ static const char *against(char *buf, size_t n, double lo, double hi, const json
 	return buf;
 }
 
-static void put_eth_readings(struct item_val *v, const json_t *m, json_t *out)
+static void put_eth_readings(struct item_val *v, const struct card_ctx *x, const json_t *nd, const json_t *m, json_t *out)
 {
 	static const struct reading rd[] = {
 		{"temperature_c", "temperature_c", "temperature", "degC", "temperature", false},
@@ -503,8 +536,7 @@ static void put_eth_readings(struct item_val *v, const json_t *m, json_t *out)
 		vput(v, " (%s)", a);
 		json_object_set_new(readings(out), rd[i].out, reading_json(lo, hi, rd[i].unit, a));
 	}
-	if (dark)
-		vput(v, ", every lane dark (no bias, no Tx or Rx power: not in use)");
+	put_dark(v, x, nd, m, out);
 	const json_t *fl = hwc_q_get(m, "flags");
 	size_t i, n = json_array_size(fl);
 	const json_t *f;
@@ -596,7 +628,7 @@ void hwc_cards_it_module(struct card_ctx *x, const json_t *p, struct item_val *v
 		put_identity(v, m, "media", out);
 		json_object_set_new(out, "source", json_string(hwc_json_str_or(m, "source", "ethtool -m")));
 		if (json_is_true(hwc_q_get(m, "ddm")))
-			put_eth_readings(v, m, out);
+			put_eth_readings(v, x, nd, m, out);
 		else
 			vput(v, ", no diagnostics (%s)", json_is_false(hwc_q_get(m, "ddm")) ? "the module has none" : why(m, "ddm"));
 		return;

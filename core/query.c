@@ -135,6 +135,70 @@ const json_t *hwc_q_irq_locality(const json_t *nd)
 	return hwc_q_get(nd, "irq_locality");
 }
 
+bool hwc_q_lane_dark(const json_t *m, size_t i)
+{
+	static const char *const keys[] = {"tx_bias_ma", "tx_power_mw", "rx_power_mw"};
+	bool any = false;
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		const json_t *x = json_array_get(hwc_q_get(m, keys[k]), i);
+		if (json_is_number(x) && json_number_value(x) != 0)
+			return false;
+		any = any || json_is_number(x);
+	}
+	return any;
+}
+
+/* Another netdev's module with this one's vendor and serial number: a breakout's shared module. */
+static bool module_shared(const json_t *facts, const json_t *nd, const json_t *m)
+{
+	const char *v = hwc_q_string(m, "vendor"), *sn = hwc_q_string(m, "serial_number");
+	size_t i;
+	const json_t *o;
+	if (!v || !sn || !*sn)
+		return false;
+	json_array_foreach(hwc_q_netdevs(facts), i, o) {
+		const json_t *om = hwc_q_netdev_module(o);
+		if (o != nd && hwc_q_string(om, "vendor") && hwc_q_string(om, "serial_number") &&
+		    !strcmp(hwc_q_string(om, "vendor"), v) && !strcmp(hwc_q_string(om, "serial_number"), sn))
+			return true;
+	}
+	return false;
+}
+
+void hwc_q_module_lanes(const json_t *facts, const json_t *nd, const json_t *m, struct hwc_q_lanes *o)
+{
+	*o = (struct hwc_q_lanes){0};
+	size_t n = json_array_size(hwc_q_get(m, "tx_bias_ma"));
+	for (size_t i = 0; i < n || i < json_array_size(hwc_q_get(m, "rx_power_mw")); i++)
+		o->lit += !hwc_q_lane_dark(m, i);
+	const char *op = hwc_q_string(nd, "operstate");
+	if (op ? strcmp(op, "up") != 0 : !json_is_true(hwc_q_get(nd, "carrier")))
+		return; /* no live link (operstate up: the carrier is on): every lane may be dark */
+	const json_t *sp = hwc_q_at(nd, "link.modes.speed_mbps"), *ln = hwc_q_at(nd, "link.modes.lanes");
+	if (!json_is_number(sp))
+		sp = hwc_q_get(nd, "speed_mbps");
+	o->speed_gbps = json_is_number(sp) ? json_number_value(sp) / 1000 : 0;
+	o->shared = module_shared(facts, nd, m);
+	double lanes = json_number_value(hwc_q_get(m, "lanes")), max = json_number_value(hwc_q_get(m, "max_gbps"));
+	o->needed = 1;
+	o->basis = "a live link needs one at least";
+	if (json_is_integer(ln) && json_integer_value(ln) > 0) {
+		o->needed = (unsigned)json_integer_value(ln);
+		o->basis = "ethtool's Lanes";
+	} else if (lanes >= 1 && max > 0 && o->speed_gbps > 0) {
+		double d = ceil(o->speed_gbps / (max / lanes) - 1e-9);
+		o->needed = (unsigned)(d > lanes ? lanes : d);
+		o->basis = "the fewest of the module's lanes that carry that rate";
+	}
+}
+
+bool hwc_q_lane_needed_dark(const struct hwc_q_lanes *l, const json_t *m, size_t i)
+{
+	if (!l->needed || !hwc_q_lane_dark(m, i))
+		return false;
+	return l->shared ? l->lit < l->needed : i < l->needed;
+}
+
 const json_t *hwc_q_numa_node(const json_t *facts, const json_t *node)
 {
 	size_t i;

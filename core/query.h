@@ -107,6 +107,26 @@ const char *hwc_q_pci_upstream(const json_t *dev);
 const json_t *hwc_q_netdev_module(const json_t *nd);
 const json_t *hwc_q_netdev_link(const json_t *nd);
 const json_t *hwc_q_irq_locality(const json_t *nd);
+/* The lanes of a netdev's module that its live link needs (issue 14): `needed` is ethtool's Lanes:
+ * where it reports them, else the fewest of the module's lanes that carry the
+ * speed (ceil(speed / (max_gbps / lanes)), at most its lanes: 100G over a 4-lane 100G QSFP28 needs
+ * 4, 25G over it 1), else 1 (a live link needs one at least); `basis` says which; 0 when the link is not up
+ * (operstate, else carrier), when every lane may be dark. `shared`: another netdev reads the same
+ * module (vendor and serial: a breakout), so which lanes are its own is not known, only how many. */
+struct hwc_q_lanes {
+	unsigned needed, lit; /* lanes the link needs; lanes with a non-zero bias, Tx or Rx power */
+	double speed_gbps;
+	const char *basis; /* where needed comes from: "ethtool's Lanes" ... */
+	bool shared;
+};
+void hwc_q_module_lanes(const json_t *facts, const json_t *nd, const json_t *m, struct hwc_q_lanes *o);
+/* Lane i (0-based) of module m reads no bias, no Tx and no Rx power (0 in each it reports, at
+ * least one): dark, as a breakout's idle lane or a down port's lanes are. */
+bool hwc_q_lane_dark(const json_t *m, size_t i);
+/* Lane i is dark although the live link needs it (l of hwc_q_module_lanes): its readings are not
+ * measurements (a lane that carries a link has bias and light). A breakout's: while fewer lanes
+ * are lit than it needs, each dark one. */
+bool hwc_q_lane_needed_dark(const struct hwc_q_lanes *l, const json_t *m, size_t i);
 /* The netdev of an adapter's port (by the port's "netdev"; NULL when none is known), the
  * adapter's ports[] and function_map[] ({bdf, netdevs, rdma_devices...} per function) (NULL
  * when not arrays) and its access registers {temp_mdegc, power_status...} (NULL when not read). */

@@ -537,6 +537,9 @@ void hwc_netdev_read_carrier(struct hwc_env *e, struct hwc_arena *a, const char 
 			     struct hwc_netdev_link *link);
 /* nd->link.ber_window from nd->counters_window over window_s seconds at nd->speed_mbps. */
 void hwc_netdev_ber_window(struct hwc_arena *a, struct hwc_netdev *nd, double window_s);
+/* link.ber from nd's counters (since they were last cleared); --watch calls it again once the
+ * counters are the last sample's. */
+void hwc_netdev_ber_since_clear(struct hwc_arena *a, struct hwc_netdev *nd);
 
 /* The first tool calls hwc_netdev_collect_link makes for a netdev (FEC, module EEPROM, modes),
  * for the caller to start ahead (hwc_run_start): n = HWC_NETDEV_LINK_CMDS argvs into out. */

@@ -140,7 +140,7 @@ static void ber_ratios(struct hwc_arena *a, const char *no_bits, const struct hw
 		raw->m = why;
 }
 
-static void collect_ber(struct hwc_arena *a, struct hwc_netdev *nd)
+void hwc_netdev_ber_since_clear(struct hwc_arena *a, struct hwc_netdev *nd)
 {
 	struct hwc_netdev_ber *b = &nd->link.ber;
 	const struct hwc_fu64 *bits = counter(nd->counters.v, "rx_bits_phy");
@@ -205,7 +205,7 @@ void hwc_netdev_collect_link(struct hwc_env *e, struct hwc_facts *f, struct hwc_
 	struct hwc_arena *a = f->arena;
 	hwc_netdev_read_carrier(e, a, nd->name, &nd->link);
 	collect_fec(e, f, nd);
-	collect_ber(a, nd);
+	hwc_netdev_ber_since_clear(a, nd);
 	hwc_module_collect(e, f, nd->name, &nd->link.module);
 	hwc_netdev_collect_modes(e, f, nd);
 }

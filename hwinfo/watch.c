@@ -194,6 +194,34 @@ static void all_deltas(struct hwc_facts *f, const struct sample *s1, const struc
 		netdev_deltas(a, &f->netdevs->netdevs.items[i], i, s1, s2, window_s);
 }
 
+/* The since-boot figures become the last sample's: the main collection read them before sample
+ * 1, so a window's delta could exceed its since-boot count ("0 since boot, +12 in the window").
+ * Each counter sample 2 read replaces the main one (one it could not read keeps it), and the BER
+ * since the counters' clear follows them. The uptime stays the main collection's: the rates per
+ * hour err high by the window over the uptime. */
+static void since_boot_of_last(struct hwc_facts *f, const struct sample *s2)
+{
+	size_t k = 0;
+	for (size_t i = 0; f->mlx && i < f->mlx->adapters.n; i++) {
+		struct hwc_mlx_adapter *ad = &f->mlx->adapters.items[i];
+		for (size_t j = 0; j < ad->ports.n; j++, k++)
+			for (size_t c = 0; c < HWC_MLX_NPORT_COUNTERS; c++)
+				if (hwc_ok(s2->ports[k][c]))
+					ad->ports.items[j].counters[c] = s2->ports[k][c];
+	}
+	for (size_t i = 0; i < netdev_count(f); i++) {
+		struct hwc_netdev *nd = &f->netdevs->netdevs.items[i];
+		for (size_t c = 0; c < HWC_NETDEV_NCOUNTERS; c++)
+			if (hwc_ok(s2->nd[i].v[c]))
+				nd->counters.v[c] = s2->nd[i].v[c];
+		if (hwc_ok(s2->nd[i].count))
+			nd->counters.count = s2->nd[i].count;
+		if (hwc_ok(s2->carrier[i]))
+			nd->link.carrier_changes = s2->carrier[i];
+		hwc_netdev_ber_since_clear(f->arena, nd);
+	}
+}
+
 /* No window: every per-port window fact says why. */
 static void fail_all(struct hwc_facts *f, const struct hwc_fmeta *why)
 {
@@ -293,6 +321,7 @@ int hwc_watch_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_c
 	HWC_SET(wf->window_s, window_s);
 	HWC_SET(wf->samples, (int64_t)w.samples);
 	all_deltas(f, &s1, &s2, window_s);
+	since_boot_of_last(f, &s2);
 	return 0;
 }
 
@@ -306,7 +335,10 @@ static const struct hwc_jfield watch_f[] = {
 		"each sample's reads and recorded in a snapshot, so that its replay gives the same; null "
 		"with the reason when there is no window (a capture without samples, no room left in "
 		"--timeout)"),
-	HWC_JFD(struct hwc_watch_facts, samples, HWC_JT_I64, "how many samples were taken: 2"),
+	HWC_JFD(struct hwc_watch_facts, samples, HWC_JT_I64,
+		"how many samples were taken: 2; the since-boot counters (mlx ports' counters, netdevs' "
+		"counters, link.carrier_changes and link.ber) are then the second sample's, never older "
+		"than their window's delta"),
 };
 const struct hwc_jtable hwc_watch_table = HWC_JTABLE("watch", watch_f, 0);
 

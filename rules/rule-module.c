@@ -38,15 +38,37 @@ static bool has_dom(struct hwc_rule_ctx *c, const json_t *m, const char *name, c
 	return need_bool(c, name, m, base, "ddm", &ddm) && ddm;
 }
 
-/* A lane with no bias, no Tx and no Rx power is dark: not in use (a breakout's idle lane). */
+/* A lane with no bias, no Tx and no Rx power is dark: not in use (a breakout's idle lane, a down
+ * port's lanes), nothing to judge; unless the live link needs it (needed_dark). */
 static bool dark_lane(const json_t *m, size_t i)
 {
-	static const char *const keys[] = {"tx_bias_ma", "tx_power_mw", "rx_power_mw"};
-	for (int k = 0; k < 3; k++) {
-		const json_t *x = json_array_get(hwc_q_get(m, keys[k]), i);
-		if (json_is_number(x) && json_number_value(x) != 0)
-			return false;
-	}
+	return hwc_q_lane_dark(m, i);
+}
+
+/* The lanes the live link needs that read dark: a lane that carries a link has bias and light, so
+ * these readings are not measurements (a monitor the module lacks or that is not valid): the
+ * rule cannot judge them, one unknown says which and why. Whether there were any. */
+static bool needed_dark(struct hwc_rule_ctx *c, const char *name, const char *base, const json_t *m,
+			const char *needed_for)
+{
+	struct hwc_q_lanes l;
+	hwc_q_module_lanes(c->facts, hwc_q_netdev(c->facts, name), m, &l);
+	const char *list = "";
+	size_t n = json_array_size(hwc_q_get(m, "tx_bias_ma"));
+	for (size_t i = 0; i < n; i++)
+		if (hwc_q_lane_needed_dark(&l, m, i))
+			list = hwc_arena_printf(c->a, "%s%s%zu", list, *list ? "," : "", i + 1);
+	if (!*list)
+		return false;
+	const char *rate = l.speed_gbps > 0 ? hwc_arena_printf(c->a, " at %sG", fv_fmt_num(c->a, l.speed_gbps)) : "";
+	const char *over = hwc_arena_printf(c->a, "%u lane%s (%s)", l.needed, l.needed == 1 ? "" : "s",
+					    l.shared ? "a module shared with another netdev: a breakout" : l.basis);
+	hwc_rule_unknown(c, name, hwc_arena_printf(c->a, "%s.tx_bias_ma", base),
+			 hwc_arena_printf(c->a, "invalid: lane%s %s read%s no bias, no Tx and no Rx power while the link is up%s over %s: "
+					  "a lane that carries the link has bias and light, so these are not measurements (the "
+					  "module does not monitor its lanes, or its monitors are not valid)",
+					  strchr(list, ',') ? "s" : "", list, strchr(list, ',') ? "" : "s", rate, over),
+			 needed_for);
 	return true;
 }
 
@@ -174,6 +196,7 @@ static void thresholds_one(struct hwc_rule_ctx *c, const char *name, const char 
 	for (size_t k = 0; k < HWC_ARRAY_SIZE(keys); k++)
 		judge_key(&j, m, keys[k], strcmp(keys[k], "rx_power_mw") != 0);
 	judge_flags(&j, m);
+	needed_dark(c, name, base, m, "the lane's bias, Tx and Rx power against the module's thresholds");
 }
 
 static void eval_thresholds(struct hwc_rule_ctx *c)
@@ -188,6 +211,7 @@ static void rx_low_one(struct hwc_rule_ctx *c, const char *name, const char *bas
 {
 	double margin = hwc_profile_threshold(c->prof, HWC_T_LINK_MODULE_RX_MARGIN_DB);
 	double lo;
+	needed_dark(c, name, base, m, "the lane's receive power");
 	const json_t *rx;
 	if (!need_num(c, name, m, base, "thresholds.rx_power_mw.low_alarm", &lo) ||
 	    !hwc_q_find(m, "rx_power_mw", &rx, &(const char *){NULL}, c->a) || lo <= 0)
@@ -248,8 +272,10 @@ const struct hwc_rule hwc_rules_module[] = {
 	 "warning thresholds the module itself stores (SFF-8472 A2h bytes 0-39, SFF-8636 page 03h, CMIS "
 	 "page 02h). Past an alarm is an error, past a warning a warning; alarm/warning flags the "
 	 "module latched since the last read are a warning. Passive copper, modules without "
-	 "diagnostics, thresholds left at 0 and dark lanes (no bias, no light: an idle breakout lane) "
-	 "have nothing to judge, and so has a VF (no module behind it) or a facts file older than "
+	 "diagnostics, thresholds left at 0 and dark lanes (no bias, no light: an idle breakout lane, "
+	 "a down port) have nothing to judge; a dark lane the live link needs (ethtool's Lanes, else "
+	 "the fewest of the module's lanes that carry the speed: 100GBASE-SR4 needs all 4) is unknown, "
+	 "its readings not measurements (a lane that carries a link has bias and light), and so has a VF (no module behind it) or a facts file older than "
 	 "module decoding. Where hwcheck did not decode a port's module EEPROM (an InfiniBand port "
 	 "without a netdev, ethtool -m unreadable), mstlink -m's Module Info: each reading against "
 	 "the alarm range in brackets, which the firmware reads from the module (PDDR module info "

@@ -22,6 +22,7 @@ struct port {
 	const char *name, *base;
 	double speed; /* Mb/s */
 	struct side s[E__N];
+	const char *module_short; /* the module's codes name less than the live rate: why, else NULL */
 };
 
 static const char *gb(struct hwc_rule_ctx *c, double mbps)
@@ -73,6 +74,22 @@ static void module_from_mstlink(struct hwc_rule_ctx *c, struct port *p)
 				   hwc_q_string(mp, "rdma_device"), json_is_integer(pn) ? (long long)json_integer_value(pn) : 1LL);
 }
 
+/* A module whose codes name less than the rate its live link runs: the declared capability is
+ * incomplete (codes the vendor left out, a later standard's rate, the EEPROM of another module), so
+ * it is no end's rate: the module side becomes unknown with why, never a limit nor a pass. */
+static void module_contradicted(struct hwc_rule_ctx *c, struct port *p)
+{
+	struct side *s = &p->s[E_MODULE];
+	if (s->mbps <= 0 || p->speed <= s->mbps)
+		return;
+	p->module_short = hwc_arena_printf(c->a, "invalid: the module's codes name at most %s (%s), yet its live link runs "
+					   "at %s: its declared capability is incomplete", gb(c, s->mbps), s->what ? s->what : "?",
+					   gb(c, p->speed));
+	s->mbps = 0;
+	s->why = p->module_short;
+	s->what = NULL;
+}
+
 /* 1 when the port has a speed to judge; 0 when it has no link (NET_PORT_DOWN speaks) or the
  * speed is unknown (then an unknown finding). */
 static int port_read(struct hwc_rule_ctx *c, const json_t *nd, struct port *p)
@@ -114,6 +131,7 @@ static int port_read(struct hwc_rule_ctx *c, const json_t *nd, struct port *p)
 		p->s[E_MODULE].what = module_text(c, nd);
 	else
 		module_from_mstlink(c, p);
+	module_contradicted(c, p);
 	return 1;
 }
 
@@ -355,6 +373,10 @@ static void eval_limited(struct hwc_rule_ctx *c)
 				hwc_rule_unknown(c, p.name, p.s[E_CARD].path, p.s[E_CARD].why, "what the card supports");
 			continue;
 		}
+		if (p.module_short) {
+			hwc_rule_unknown(c, p.name, p.s[E_MODULE].path, p.module_short, "whether the module limits the link");
+			continue;
+		}
 		if (p.speed >= top)
 			continue;
 		double low = lowest(&p);
@@ -405,7 +427,9 @@ const struct hwc_rule hwc_rules_rate[] = {
 	 "this port's own narrowed advertisement; or below the rate the profile expects for the "
 	 "product (port_rate_gbps) because the card itself cannot do more. The finding names the end "
 	 "that limits. Info when only the card's best is missed; warn when the profile's rate is "
-	 "missed. " SOURCES,
+	 "missed. A module whose EEPROM codes name less than the rate its live link runs (200G through "
+	 "a module that declares 100G) has an incomplete declared capability: unknown, never a limit "
+	 "nor a pass (LINK_RATE_BELOW_POSSIBLE then counts its side unknown). " SOURCES,
 	 "Replace the end that limits: a module or cable rated for the card's rate, or raise the switch "
 	 "port's speed; `ethtool <netdev>` and `ethtool -m <netdev>` show both ends.",
 	 eval_limited},

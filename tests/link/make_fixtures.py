@@ -528,15 +528,19 @@ def pci_netdev(r, host, bdf, name, attrs):
     r.link(f"sys/class/net/{name}", f"../../devices/{host}/{bdf}/net/{name}")
 
 
-def module_root(name, title, hexdump, notes):
+def module_root(name, title, hexdump, notes, up=True):
+    """UP: p1 up at 100000 Mb/s; else down (carrier 0, speed -1 as mlx5 shows no link)."""
     r = Root(name)
     r.function("0000:3b:00.0", 0x1017, netdevs=["p1"])
-    pci_netdev(r, "pci0000:3a", "0000:3b:00.0", "p1", {"dev_port": 0, "operstate": "up", "speed": 100000, "mtu": 9000})
+    attrs = ({"dev_port": 0, "operstate": "up", "speed": 100000, "mtu": 9000} if up else
+             {"dev_port": 0, "operstate": "down", "carrier": 0, "speed": -1, "mtu": 9000})
+    pci_netdev(r, "pci0000:3a", "0000:3b:00.0", "p1", attrs)
     r.command(["ethtool", "-m", "p1", "hex", "on"], hexdump)
     for n in notes:
         r.source(n)
     r.source("RECONSTRUCTED: the ConnectX-5 function 0000:3b:00.0 (15b3:1017) and its netdev p1 "
-             "(up, 100000 Mb/s) that hold the module; the captures were taken on other ports "
+             f"({'up, 100000 Mb/s' if up else 'down: operstate down, carrier 0, speed -1'}) that hold "
+             "the module; the captures were taken on other ports "
              "(mlxsw sfp42, xgbe enp6s0f2): the EEPROM bytes do not depend on the host.")
     r.done(title)
 
@@ -548,19 +552,27 @@ def modules():
            "core: Extend QSFP EEPROM size' (Ido Schimmel, 2019-10-21, "
            "<20191021103031.32163-1-idosch@idosch.org>); ethtool's decoding of its thresholds is "
            "tests/fixtures/module-eeprom/qsfp28-mellanox-mlxsw-sfp42.ethtool.")
-    module_root("link-module-qsfp28-clean", "a Mellanox QSFP28 within its own thresholds", q,
+    module_root("link-module-qsfp28-clean", "a Mellanox QSFP28 within its own thresholds, on a down port", q,
                 [src + " Temperature 39.47 degC and 3.3477 V inside the module's thresholds; its "
-                 "lanes read 0 (dark: not judged). Expected: no LINK_MODULE_* finding; "
-                 "LINK_MODULE_NOT_ALLOWED with a profile that does not list it."])
+                 "lanes read 0 (dark: not judged). The dump is of a port without a link: byte 3 "
+                 "0xff (Tx and Rx LOS latched on all 4 lanes), byte 5 0xff (Tx and Rx CDR loss of "
+                 "lock on all 4), bytes 9-10 0x55 (Rx power low alarm and warning on all 4), byte 86 "
+                 "0x00 (no lane Tx-disabled), byte 220 0x0c (bit 2 Tx power measured, bit 3 Rx power "
+                 "as average; SFF-8636 has no bit for the bias and Rx monitors: ethtool's qsfp.c "
+                 "takes a valid temperature as their existence), so p1 is down here (a 100G SR4 link needs "
+                 "all 4 lanes lit: the same dump under a live link is rate-cx5-100g-sr4-ok, "
+                 "whose module readings are unknown). Expected: no LINK_MODULE_* finding; "
+                 "LINK_MODULE_NOT_ALLOWED with a profile that does not list it."], up=False)
     # lower page: temperature 85.5 degC (0x5580, past the 80 degC high alarm); lane 1 lit with
     # bias 6.5 mA (0x0cb2), Tx 0.8 mW (0x1f40) and Rx 0.02 mW (0x00c8, under the 0.0467 mW low
     # alarm); lane 2 Rx 0.0700 mW (0x02bc: 1.8 dB above the low alarm, inside the 3 dB margin)
-    hot = patch_hex(q, {22: [0x55, 0x80], 34: [0x00, 0xc8, 0x02, 0xbc], 42: [0x0c, 0xb2, 0x0c, 0xb2],
-                        50: [0x1f, 0x40, 0x1f, 0x40]})
+    # lanes 3-4 lit and within the thresholds (Rx 0.5 mW 0x1388): the live 100G link needs all 4
+    hot = patch_hex(q, {22: [0x55, 0x80], 34: [0x00, 0xc8, 0x02, 0xbc, 0x13, 0x88, 0x13, 0x88],
+                        42: [0x0c, 0xb2] * 4, 50: [0x1f, 0x40] * 4})
     module_root("link-module-qsfp28-hot", "a Mellanox QSFP28 overheating, with a dim receiver", hot,
-                [src, "RECONSTRUCTED: lower-page monitor bytes 22-23 (temperature 85.5 degC), 34-37 "
-                 "(Rx power lanes 1-2: 0.02 and 0.07 mW), 42-45 (bias 6.5 mA) and 50-53 (Tx power "
-                 "0.8 mW) changed from the capture (which read 39.47 degC and dark lanes) so that the "
+                [src, "RECONSTRUCTED: lower-page monitor bytes 22-23 (temperature 85.5 degC), 34-41 "
+                 "(Rx power lanes 1-4: 0.02, 0.07, 0.5 and 0.5 mW), 42-49 (bias 6.5 mA) and 50-57 (Tx "
+                 "power 0.8 mW) changed from the capture (which read 39.47 degC and dark lanes) so that the "
                  "module's own thresholds (page 03h, unchanged) are crossed. Expected: "
                  "LINK_MODULE_THRESHOLDS error (temperature), LINK_MODULE_RX_POWER_LOW error (lane 1 "
                  "under the low alarm; lane 2 within 3 dB of it)."])

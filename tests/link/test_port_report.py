@@ -101,6 +101,30 @@ class PortReport(unittest.TestCase):
         self.assertEqual(line(ls, "port")[2], "unknown")
         self.assertIn("no RDMA device", line(ls, "port")[3])
 
+    def test_dark_module_lanes(self):
+        # real: the mlxsw QSFP28 dump (100GBASE-SR4) reads 0 bias, Tx and Rx power on all 4 lanes
+        # (it latched Tx/Rx LOS on all 4: a port without a link). On a down port its lanes are
+        # idle; under a live 100G link, which needs all 4 lanes, the readings are no measurements:
+        # the module line and the module rules say unknown, never ok.
+        j = check("link-module-qsfp28-clean")
+        mod = line(self.assert_six(j, ["p1"])["p1"], "port_module")
+        self.assertEqual(mod[2], "ok")
+        self.assertIn("every lane dark (no bias, no Tx or Rx power: not in use)", mod[1])
+        m = j["cards"][0]["ports"][0]["module"]
+        self.assertEqual((m["dark_lanes"], m.get("unmeasured_lanes")), ([1, 2, 3, 4], None))
+        j = check("rate-cx5-100g-sr4-ok")
+        mod = line(port_lines(j)["p1"], "port_module")
+        self.assertEqual(mod[2], "unknown")
+        self.assertIn("every lane dark on the live link (no bias, no Tx or Rx power on lanes it needs: "
+                      "not measurements)", mod[1])
+        self.assertIn("lanes 1,2,3,4 read no bias, no Tx and no Rx power while the link is up at 100G "
+                      "over 4 lanes", mod[3])
+        m = j["cards"][0]["ports"][0]["module"]
+        self.assertEqual((m["dark_lanes"], m["unmeasured_lanes"]), ([1, 2, 3, 4], [1, 2, 3, 4]))
+        unk = sorted(f["rule_id"] for f in j["findings"]
+                     if f["rule_id"].startswith("LINK_MODULE") and f["severity"] == "unknown")
+        self.assertEqual(unk, ["LINK_MODULE_RX_POWER_LOW", "LINK_MODULE_THRESHOLDS"])
+
     def test_ethernet_far_end_and_errors(self):
         # real: an mlx5 100GbE port's ethtool -S (386 post-FEC errors), unifabric's LLDP neighbour
         j = check("link-farend-lldp-symbol")
@@ -143,6 +167,42 @@ class PortReport(unittest.TestCase):
         patch(facts)
         return self.dump(doc)
 
+    def test_roce_lag_members_each_their_own(self):
+        # real: the ConnectX-4 Lx RoCE LAG (bond0 over eth01, eth02: one RDMA port mlx5_bond_0/1);
+        # each member given its own symbol errors and its own module: the JSON holds one object per
+        # physical port under the LAG port's members, the LAG port's own link keys null
+        mod = hwctest.run_json("facts", "--json", "--root",
+                               hwctest.fixture("link-module-qsfp28-hot", "root"))[1]["facts"]["netdevs"][0]["link"]["module"]
+
+        def patch(facts):
+            for nd in facts["netdevs"]:
+                n = {"eth01": 7, "eth02": 0}.get(nd["name"])
+                if n is not None:
+                    nd["counters"]["rx_symbol_err_phy"] = n
+                    if nd["name"] == "eth01":
+                        nd["link"]["module"] = mod
+        text, cards = self.watched("net-cx4lx-roce-lag-lossless", 3600, 0, patch)
+        port = cards[0]["ports"][0]
+        self.assertEqual((port["netdev"], port["rdma_device"]), ("bond0", "mlx5_bond_0"))
+        self.assertEqual([m["netdev"] for m in port["members"]], ["eth01", "eth02"])
+        for k in ("errors", "flaps", "fec", "module", "far_end"):
+            self.assertIsNone(port[k], k)
+        e1, e2 = port["members"]
+        self.assertEqual(e1["errors"]["rx_symbol_err_phy"], {"count": 7, "per_hour": 7.0, "window": None})
+        self.assertEqual(e2["errors"]["rx_symbol_err_phy"], {"count": 0, "per_hour": 0.0, "window": None})
+        self.assertEqual((e1["module"]["part_number"], e2["module"]), ("MMA1B00-SS1", None))
+        self.assertRegex(text, r"link errors +eth01: symbol errors 7 \(7/h\).*; eth02: symbol errors 0")
+
+    def test_rate_line_module_below_live_rate(self):
+        # the real mlx5 100GbE port at 100G, its module's rate made 40G: a module that declares
+        # less than the live link runs is no limit and no pass (LINK_RATE_LIMITED unknown)
+        def patch(facts):
+            facts["netdevs"][0]["link"]["module"]["max_gbps"] = 40.0
+        text, cards = self.watched("rate-cx5-100g-sr4-ok", 3600, 0, patch)
+        self.assertRegex(text, r"unknown +link rate +p1: 100G, card 100G, module 40G \(below the live rate: the "
+                               r"module's codes are incomplete\), partner unknown; undecided LINK_RATE_LIMITED: "
+                               r"invalid: the module's codes name at most 40G")
+
     def test_rates_since_boot_and_in_the_window(self):
         def patch(facts):
             nd = facts["netdevs"][0]
@@ -180,11 +240,12 @@ class PortReport(unittest.TestCase):
         # and a RECONSTRUCTED second (tests/fixtures/watch-eth-mlx5-100g/SOURCE.md)
         _, j = hwctest.run_json("--json", "--watch", "10", "--root", hwctest.fixture("watch-eth-mlx5-100g", "root"))
         ls = port_lines(j)["p1"]
-        self.assertRegex(line(ls, "port_link")[1], r"^p1: symbol errors 386 \(\+2 in the window\), .*"
+        # since boot as of the second sample: the capture's 386, +2 in the window
+        self.assertRegex(line(ls, "port_link")[1], r"^p1: symbol errors 388 \(\+2 in the window\), .*"
                                                    r"rate unknown \(no uptime\), 10\.0 s watch window$")
         self.assertRegex(line(ls, "port_fec")[1], r"; in the 10\.0 s window raw BER 4\.0e-08, effective BER 2\.0e-12$")
         port = j["cards"][0]["ports"][0]
-        self.assertEqual(port["errors"]["rx_symbol_err_phy"], {"count": 386, "per_hour": None, "window": 2})
+        self.assertEqual(port["errors"]["rx_symbol_err_phy"], {"count": 388, "per_hour": None, "window": 2})
         bw = j["facts"]["netdevs"][0]["link"]["ber_window"]
         self.assertEqual(port["fec"]["ber_window"], {"raw_ber": bw["raw_ber"], "effective_ber": bw["effective_ber"]})
 

@@ -60,8 +60,14 @@ class Replay(unittest.TestCase):
         # not on the captured machine: absent as in the main collection, not "not in the sample"
         self.assertEqual(un["local_ack_timeout_err"]["status"], "absent")
         self.assertNotIn("sample", un["local_ack_timeout_err"]["detail"])
-        # the since-boot counters are the main collection's, untouched by the samples
-        self.assertEqual(j["facts"]["mlx"]["adapters"][0]["ports"][0]["counters"]["symbol_error"], 0)
+        # the since-boot counters are the second sample's (the main collection read 0 before the
+        # window): never less than the window's delta of the same counter
+        c = j["facts"]["mlx"]["adapters"][0]["ports"][0]["counters"]
+        self.assertEqual((c["symbol_error"], c["link_error_recovery"], c["port_rcv_errors"]), (12, 1, 3))
+        for k, d in w.items():
+            if isinstance(d, int):
+                self.assertGreaterEqual(c[k], d, k)
+        self.assertEqual(c["port_rcv_switch_relay_errors"], 0)  # cleared in the window: its latest
 
     def test_eth_deltas_carrier_and_ber(self):
         j = facts(hwctest.fixture(ETH, "root"))
@@ -73,14 +79,14 @@ class Replay(unittest.TestCase):
         self.assertNotIn("n_reported", w)
         self.assertEqual(w["unavailable"]["rx_bits_phy"]["status"], "absent")
         self.assertEqual(n["link"]["carrier_changes_window"], 2)
-        self.assertEqual(n["link"]["carrier_changes"], 4)
+        self.assertEqual(n["link"]["carrier_changes"], 6)  # the second sample's: 4, +2 in the window
         b = n["link"]["ber_window"]
         self.assertEqual(b["bits"], 1000025000000)
         self.assertAlmostEqual(b["raw_ber"], 40002 / 1.000025e12, delta=1e-15)
         self.assertAlmostEqual(b["effective_ber"], 2 / 1.000025e12, delta=1e-18)
         self.assertIn("ethtool -S p1", b["source"])
-        # the since-boot counters stay the real capture's
-        self.assertEqual(n["counters"]["rx_corrected_bits_phy"], 17750739)
+        # the since-boot counters are the second sample's: the real capture's 17750739, +40000
+        self.assertEqual(n["counters"]["rx_corrected_bits_phy"], 17750739 + 40000)
 
     def test_eth_pam4_window_past_the_fec_limit(self):
         j = facts(hwctest.fixture("watch-eth-cx6dx-pam4", "root"))
@@ -93,8 +99,11 @@ class Replay(unittest.TestCase):
         self.assertEqual(b2["effective_ber"], 0)
         self.assertEqual(by["p1"]["counters_window"]["rx_bits_phy"], 2000000000000)
         self.assertEqual(by["p1"]["link"]["carrier_changes_window"], 0)
-        # the since-clear ratio is the main collection's, a different window
-        self.assertAlmostEqual(by["p1"]["link"]["ber"]["raw_ber"], 5e-4, delta=1e-9)
+        # the since-clear ratio is over the counters' own window, as of the second sample
+        c = by["p1"]["counters"]
+        self.assertAlmostEqual(by["p1"]["link"]["ber"]["raw_ber"],
+                               (c["rx_corrected_bits_phy"] + c["rx_pcs_symbol_err_phy"]) / c["rx_bits_phy"], delta=1e-12)
+        self.assertAlmostEqual(by["p1"]["link"]["ber"]["raw_ber"], 4.9945e-4, delta=1e-7)
 
     def test_same_answer_with_or_without_watch_and_no_wait(self):
         root = hwctest.fixture(IB, "root")

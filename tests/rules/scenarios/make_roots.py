@@ -391,7 +391,8 @@ ETHTOOL_NOTE = ("RECONSTRUCTED in ethtool's text layout (rings as corpus `ethtoo
                 "tests/fuzz/fuzz_link.c (Active FEC encoding: RS, no FEC errors); `-m IF hex on`: the "
                 "real Mellanox QSFP28 dump of tests/fixtures/module-eeprom (its thresholds kept) with "
                 "RECONSTRUCTED monitors (flags clear, 45 degC, 3.30 V, lanes at 6.5 mA, Tx 0.8 mW, "
-                "Rx 0.6 mW); `ethtool IF` (link modes) in the layout of corpus "
+                "Rx 0.6 mW), and for a 200G port RECONSTRUCTED as a 200GBASE-SR4 QSFP56 (byte 192 0x41, "
+                "bytes 140/222 26.5 GBd, part number MMA1T00-HS: make_roots.py module_dump); `ethtool IF` (link modes) in the layout of corpus "
                 "`ethtool/mlx5-100G_ethtool-p1_...` with the port at its card's best (Speed = the "
                 "fastest supported mode, Lanes 4, auto-negotiation on, no partner line)")
 
@@ -402,11 +403,16 @@ def fec(name):
             "Active FEC encoding: RS\nStatistics:\n  corrected_blocks: 0\n  uncorrectable_blocks: 0\n")
 
 
-def module_dump(lit=True):
+def module_dump(lit=True, sr4_200g=False):
     """`ethtool -m IF hex on` of a healthy optic: the real 640-byte Mellanox QSFP28 dump of
     tests/fixtures/module-eeprom/qsfp28-mellanox-mlxsw-sfp42.hex (its page 03h thresholds
     unchanged), RECONSTRUCTED lower-page monitors: flags clear, 45 degC, 3.30 V, four lit lanes
-    (bias 6.5 mA, Tx 0.8 mW, Rx 0.6 mW)."""
+    (bias 6.5 mA, Tx 0.8 mW, Rx 0.6 mW). sr4_200g: RECONSTRUCTED as a 200GBASE-SR4 QSFP56 under
+    SFF-8636 (identifier 0x11 is 'QSFP28 or later', SFF-8024 table 4-1): byte 192 0x41 (SFF-8024
+    table 4-4: 50GBASE-SR, 100GBASE-SR2 or 200GBASE-SR4), byte 140 0xff with byte 222 0x6a
+    (26.5 GBd per lane, 250 MBd units: 53.125 Gb/s PAM4 lanes), part number MMA1T00-HS (NVIDIA's
+    200GbE QSFP56 SR4) in bytes 168-183; a 200G port over 4 lanes cannot run through the real
+    dump's 100GBASE-SR4 (byte 192 0x02)."""
     with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fixtures",
                            "module-eeprom", "qsfp28-mellanox-mlxsw-sfp42.hex")) as f:
         lines = f.read().split("\n")
@@ -414,6 +420,8 @@ def module_dump(lit=True):
         return "\n".join(lines)
     patch = {3: [0] * 12, 22: [0x2d, 0x00], 26: [0x80, 0xe8], 34: [0x17, 0x70] * 4,
              42: [0x0c, 0xb2] * 4, 50: [0x1f, 0x40] * 4}
+    if sr4_200g:
+        patch.update({140: [0xff], 168: list(b"MMA1T00-HS      "), 192: [0x41], 222: [0x6a]})
     for off, vals in patch.items():
         for k, v in enumerate(vals):
             row, col = 2 + (off + k) // 16, (off + k) % 16
@@ -451,7 +459,7 @@ def healthy_netdev(r, bdf, name, fw, psid, kernel, comb, vec_cpus, local, mtu=90
         "-S": stats if stats is not None else stats_zero(), "-i": drvinfo(name, bdf, fw, psid, kernel),
         "-I --show-fec": fec(name)},
         vec_cpus, local)
-    r.command(["ethtool", "-m", name, "hex", "on"], module_dump())
+    r.command(["ethtool", "-m", name, "hex", "on"], module_dump(sr4_200g=speed >= 200000))
     r.command(["ethtool", name], link_settings(name, speed))
 
 
