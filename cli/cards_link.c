@@ -16,10 +16,10 @@
 #define vput hwc_cards_vput
 #define why hwc_cards_why
 
-/* A counter of a line: its key in the facts, the label, its saturation (0: none). */
+/* A counter of a line: its key in the facts and the label. An IBA PortCounter saturates at its
+ * width (hwc_q_ib_counter_max; other counters have none). */
 struct ctr {
 	const char *key, *label;
-	double sat;
 };
 
 /* The windows of a run's counters: since boot (hours; 0 when the uptime is unknown) and the
@@ -92,7 +92,8 @@ static bool put_ctr(struct item_val *v, const struct span *s, const struct ctr *
 		return false;
 	double val = json_number_value(n);
 	vput(v, "%s%s %.0f", (*shown)++ ? ", " : "", c->label, val);
-	bool sat = c->sat > 0 && val >= c->sat, rate = val > 0 && s->hours > 0;
+	double max = (double)hwc_q_ib_counter_max(c->key);
+	bool sat = max > 0 && val >= max, rate = val > 0 && s->hours > 0;
 	/* a counter at 0 that stayed at 0: nothing to say about the window */
 	bool win = s->window_s > 0 && (val > 0 || !json_is_number(w) || json_number_value(w) != 0);
 	const char *sep = " (";
@@ -152,24 +153,23 @@ static bool any_nonzero(const json_t *obj, const struct ctr *t)
 }
 
 static const struct ctr eth_errors[] = {
-	{"rx_symbol_err_phy", "symbol errors", 0},
-	{"rx_pcs_symbol_err_phy", "post-FEC bit errors", 0},
-	{"rx_crc_errors_phy", "CRC errors", 0},
-	{NULL, NULL, 0},
+	{"rx_symbol_err_phy", "symbol errors"},
+	{"rx_pcs_symbol_err_phy", "post-FEC bit errors"},
+	{"rx_crc_errors_phy", "CRC errors"},
+	{NULL, NULL},
 };
-/* IBA PortCounters: symbol_error is 16 bits, the integrity counters 4 */
 static const struct ctr ib_errors[] = {
-	{"symbol_error", "symbol errors", 65535},
-	{"port_rcv_errors", "rcv errors", 0},
-	{"local_link_integrity_errors", "integrity errors", 15},
-	{"excessive_buffer_overrun_errors", "buffer overruns", 15},
-	{"port_rcv_remote_physical_errors", "remote physical errors", 0},
-	{NULL, NULL, 0},
+	{"symbol_error", "symbol errors"},
+	{"port_rcv_errors", "rcv errors"},
+	{"local_link_integrity_errors", "integrity errors"},
+	{"excessive_buffer_overrun_errors", "buffer overruns"},
+	{"port_rcv_remote_physical_errors", "remote physical errors"},
+	{NULL, NULL},
 };
 static const struct ctr phy_errors[] = {
-	{"effective_errors", "effective errors", 0},
-	{"symbol_errors", "symbol errors", 0},
-	{NULL, NULL, 0},
+	{"effective_errors", "effective errors"},
+	{"symbol_errors", "symbol errors"},
+	{NULL, NULL},
 };
 
 /* mstlink's counters run since they were last cleared, not since boot: their own window. */
@@ -214,24 +214,24 @@ void hwc_cards_it_errors(struct card_ctx *x, const json_t *p, struct item_val *v
 }
 
 static const struct ctr eth_flaps[] = {
-	{"link_down_events_phy", "link downs", 0},
-	{NULL, NULL, 0},
+	{"link_down_events_phy", "link downs"},
+	{NULL, NULL},
 };
 static const struct ctr ib_flaps[] = {
-	{"link_downed", "link downed", 255},
-	{"link_error_recovery", "recoveries", 255},
-	{NULL, NULL, 0},
+	{"link_downed", "link downed"},
+	{"link_error_recovery", "recoveries"},
+	{NULL, NULL},
 };
 static const struct ctr phy_flaps[] = {
-	{"link_down_counter", "link downs", 0},
-	{NULL, NULL, 0},
+	{"link_down_counter", "link downs"},
+	{NULL, NULL},
 };
 
 /* The netdev's carrier changes (since the netdev was created), with their window delta. */
 static bool put_carrier(struct item_val *v, const struct span *s, const json_t *lk, size_t *shown,
 			json_t *out)
 {
-	static const struct ctr cc = {"carrier_changes", "carrier changes", 0};
+	static const struct ctr cc = {"carrier_changes", "carrier changes"};
 	return put_ctr(v, s, &cc, hwc_q_get(lk, "carrier_changes"),
 		       hwc_q_get(lk, "carrier_changes_window"), lk, shown, out);
 }

@@ -138,6 +138,60 @@ static void wnd_evidence(struct hwc_rule_ctx *c, struct hwc_finding *fd, const s
 		hwc_evidence_add(fd, c->a, "watch.window_s", fv_fmt_num(c->a, w->s), NULL);
 }
 
+/* The window too short for the limit on ports whose count since boot is fine: one info per rule
+ * and run, not one per port (a 10 s watch of a 16-port node would bury the report), naming the
+ * ports and the window that would do (the longest any of them needs); each port's window and its
+ * count since boot are the finding's evidence, one entry per port. */
+struct hwc_wnd_short {
+	size_t at; /* the finding's index in c->out */
+	size_t n;
+	const char *ports;
+	double need_s, limit, sees;
+	const struct hwc_wnd *w; /* of the port that needs need_s; its length is the run's */
+};
+
+static void short_text(struct hwc_rule_ctx *c, struct hwc_wnd_short *ws)
+{
+	const struct hwc_wnd *w = ws->w;
+	struct hwc_finding *fd = &c->out->items[ws->at];
+	fd->fix = hwc_arena_printf(c->a, "None needed: since boot %s fine. To judge the rate over a window too, watch for %s s or "
+				   "more (`hwcheck --watch %s`).", ws->n > 1 ? "each port is" : "the port is",
+				   fv_fmt_num(c->a, ws->need_s), fv_fmt_num(c->a, ws->need_s));
+	fd->message = hwc_arena_printf(
+		c->a, "no %s in the %s s watch window on %s%s%s, too short to judge %s (at %s %% confidence it sees %s and more; %s s would): "
+		      "judged since boot, where %s fine",
+		w->what, fv_fmt_num(c->a, w->s), ws->n > 1 ? hwc_arena_printf(c->a, "%zu ports (", ws->n) : "", ws->ports, ws->n > 1 ? ")" : "",
+		rate_fmt(c, w, ws->limit), fv_fmt_num(c->a, 100 * hwc_profile_threshold(c->prof, HWC_T_LINK_WATCH_CONFIDENCE)),
+		rate_fmt(c, w, ws->sees), fv_fmt_num(c->a, ws->need_s), ws->n > 1 ? "each is" : "it is");
+}
+
+static void short_add(struct hwc_rule_ctx *c, const struct hwc_wnd *w, const char *subj, double limit, const char *boot_text)
+{
+	struct hwc_wnd_short *ws = c->wshort;
+	double sees = wnd_sees(c, w), need = ceil(w->s * sees / limit);
+	if (!ws) {
+		struct hwc_finding *fd = hwc_rule_emit_sev(c, HWC_SEV_INFO, "host", "%s", "");
+		ws = fd ? hwc_arena_zalloc(c->a, sizeof(*ws)) : NULL;
+		if (!ws)
+			return;
+		*ws = (struct hwc_wnd_short){.at = (size_t)(fd - c->out->items), .ports = subj};
+		hwc_evidence_add(fd, c->a, "watch.window_s", fv_fmt_num(c->a, w->s), NULL);
+		c->wshort = ws; /* the finding by its index from here on: the vector may move */
+	} else {
+		ws->ports = hwc_arena_printf(c->a, "%s, %s", ws->ports, subj);
+	}
+	ws->n++;
+	if (need > ws->need_s || ws->n == 1) {
+		struct hwc_wnd *keep = hwc_arena_zalloc(c->a, sizeof(*keep));
+		if (keep)
+			*keep = *w, ws->w = keep, ws->need_s = need, ws->limit = limit, ws->sees = sees;
+	}
+	hwc_evidence_add(&c->out->items[ws->at], c->a, w->path,
+			 hwc_arena_printf(c->a, "%s; %s", wnd_observed(c, w), boot_text),
+			 hwc_arena_printf(c->a, "<= %s", rate_fmt(c, w, limit)));
+	short_text(c, ws);
+}
+
 struct hwc_finding *hwc_wnd_emit(struct hwc_rule_ctx *c, const struct hwc_wnd *w, enum hwc_wact act,
 				 const char *subj, double limit, const char *boot_text)
 {
@@ -153,12 +207,8 @@ struct hwc_finding *hwc_wnd_emit(struct hwc_rule_ctx *c, const struct hwc_wnd *w
 				       rate_fmt(c, w, wnd_sees(c, w)));
 		break;
 	case HWC_WA_SHORT:
-		fd = hwc_rule_emit_sev(c, HWC_SEV_INFO, subj, "no %s in the %s s watch window, too short to judge %s (at %s %% confidence it sees %s and more; "
-				       "%s s would): judged since boot: %s",
-				       w->what, fv_fmt_num(c->a, w->s), rate_fmt(c, w, limit),
-				       fv_fmt_num(c->a, 100 * hwc_profile_threshold(c->prof, HWC_T_LINK_WATCH_CONFIDENCE)), rate_fmt(c, w, wnd_sees(c, w)),
-				       fv_fmt_num(c->a, ceil(w->s * wnd_sees(c, w) / limit)), boot_text);
-		break;
+		short_add(c, w, subj, limit, boot_text);
+		return NULL;
 	case HWC_WA_UNKNOWN:
 		hwc_rule_unknown(c, subj, w->path, w->why, hwc_arena_printf(c->a, "the %s over the watch window", w->what));
 		return NULL;

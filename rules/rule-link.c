@@ -820,6 +820,42 @@ void hwc_mst_module_readings(struct hwc_rule_ctx *c, bool rx_low)
 			mst_port(c, ad, p, mod, rx_low);
 }
 
+/* ---- the module's identity as mstlink -m shows it (LINK_MODULE_NOT_ALLOWED) ------------------ */
+
+/* Port p's netdev has a module EEPROM hwcheck decoded (ethtool -m): that decoding names the module. */
+static bool ethtool_decoded(const json_t *facts, const json_t *p)
+{
+	return json_is_object(hwc_q_netdev_module(hwc_q_port_netdev(facts, p)));
+}
+
+static bool mst_names(const json_t *mod)
+{
+	return json_is_string(hwc_q_get(mod, "vendor")) && json_is_string(hwc_q_get(mod, "part_number"));
+}
+
+bool hwc_mst_module_named(const json_t *facts, const char *netdev)
+{
+	const json_t *p = hwc_q_netdev_port(facts, netdev, NULL);
+	return p && !ethtool_decoded(facts, p) && mst_names(hwc_q_get(p, "module"));
+}
+
+void hwc_mst_module_identities(struct hwc_rule_ctx *c, const char *needed_for, hwc_mst_ident_fn fn)
+{
+	size_t i, j;
+	const json_t *ad, *p, *v;
+	json_array_foreach(hwc_q_adapters(c->facts), i, ad) json_array_foreach(hwc_q_ports(ad), j, p) {
+		if (ethtool_decoded(c->facts, p))
+			continue;
+		const json_t *mod = hwc_q_get(p, "module");
+		const char *subj = ib_subject(c, p), *base = ib_base(c, ad, p);
+		if (mst_names(mod))
+			fn(c, subj, hwc_arena_printf(c->a, "%s.module", base), mod);
+		else if (!hwc_q_port_netdev(c->facts, p) &&
+			 need_val(c, subj, p, base, "module.vendor", JSON_STRING, needed_for, &v))
+			need_val(c, subj, p, base, "module.part_number", JSON_STRING, needed_for, &v);
+	}
+}
+
 /* The module's Rx LOS flags (mstlink "Rx LOS [per lane]", read from PDDR's module latched flag
  * info page). They latch (SFF-8636 byte 3, CMIS page 11h byte 147, clear on read): a 1 says the lane lost its input since the flags were last
  * read, not that it has none now. A passive copper cable has no receiver to lose a signal (the
@@ -912,12 +948,14 @@ static void eval_kernel_events(struct hwc_rule_ctx *c)
 	"any error in the window (a rate above the limit where the rule has one) is live. A window "  \
 	"that saw none rules out only the rates it would have seen at link_watch_confidence "         \
 	"(default 95 %: -ln(0.05) = 3 errors over the window, the zero-error bound of a BER test, "    \
-	"Maxim, J. Redd 2000): a 10 s window sees 1078/h and more. Too short for the limit, it says "  \
-	"so (info: the window cannot judge it) and since boot decides. A count since boot that fires " \
+	"Maxim, J. Redd 2000): a 10 s window sees 1078/h and more. Too short for the limit on ports "   \
+	"that are fine since boot, it says so once per run (one info, subject host, naming the ports "  \
+	"and the window that would do; each port's window is its evidence) and since boot decides. "   \
+	"A count since boot that fires "                                                               \
 	"while the window would have seen its rate and saw none is history (info), not a warning; "    \
 	"when the window is too short to see the rate since boot, the since-boot warning stands and "  \
 	"says so. A null delta (a counter cleared or saturated between the samples, a failed sample) " \
-	"makes the window unknown, never a pass. One finding per port either way; mstlink's counters " \
+	"makes the window unknown, never a pass. Otherwise one finding per port; mstlink's counters "  \
 	"are read once, judged since their clear."
 
 const struct hwc_rule hwc_rules_link[] = {

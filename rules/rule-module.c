@@ -180,7 +180,7 @@ static void each_module(struct hwc_rule_ctx *c, const char *needed_for, bool dom
 	const json_t *nd;
 	json_array_foreach(hwc_q_netdevs(c->facts), i, nd) {
 		const char *name = hwc_q_string(nd, "name");
-		if (dom && hwc_mst_module_judged(c->facts, name))
+		if (dom ? hwc_mst_module_judged(c->facts, name) : hwc_mst_module_named(c->facts, name))
 			continue; /* its EEPROM not decoded here: mstlink's Module Info is judged instead */
 		const json_t *m = module_of(c, nd, name, needed_for);
 		const char *base = hwc_arena_printf(c->a, "%s.link.module", fv_netdev_path(c, name));
@@ -263,6 +263,7 @@ static void eval_allowed(struct hwc_rule_ctx *c)
 	if (!json_array_size(hwc_profile_allowed_modules(c->prof)))
 		return; /* the site keeps no list: nothing to check */
 	each_module(c, "whether the transceiver is allowed", false, allowed_one);
+	hwc_mst_module_identities(c, "whether the transceiver is allowed", allowed_one);
 }
 
 const struct hwc_rule hwc_rules_module[] = {
@@ -300,8 +301,11 @@ const struct hwc_rule hwc_rules_module[] = {
 	 eval_rx_low},
 	{"LINK_MODULE_NOT_ALLOWED", HWC_SEV_WARN, "link", "Transceiver not on the site's allowed list",
 	 "The profile's allowed_modules list (vendor and part-number patterns, fnmatch) against the "
-	 "vendor name and part number in the module's EEPROM. Without a list in the profile the rule "
-	 "has nothing to check.",
+	 "vendor name and part number in the module's EEPROM. Where hwcheck did not decode a port's "
+	 "module EEPROM (an InfiniBand port without a netdev, ethtool -m unreadable), mstlink -m's "
+	 "Module Info names the module ('Vendor Name', 'Vendor Part Number'); one module, one "
+	 "reading: hwcheck's own decoding goes first. A port without a netdev whose module neither "
+	 "tool named is unknown. Without a list in the profile the rule has nothing to check.",
 	 "Replace the module with an allowed part, or add it to allowed_modules in the site profile "
 	 "after qualifying it.",
 	 eval_allowed},

@@ -11,6 +11,7 @@
 #include "rules/profile-keys.h" /* enum hwc_threshold (HWC_T_<ID>) */
 #include "rules/rules.h"
 
+struct hwc_wnd_short;
 struct hwc_rule_ctx {
 	const json_t *facts;
 	const struct hwc_profile *prof;
@@ -18,6 +19,7 @@ struct hwc_rule_ctx {
 	struct hwc_findings *out;
 	const struct hwc_rule *rule;
 	enum hwc_severity sev; /* the rule's severity after the profile */
+	struct hwc_wnd_short *wshort; /* the rule's one "window too short" info (link_window.c) */
 };
 
 /* ------------------------------------------------------------ findings (rules.c) */
@@ -102,9 +104,10 @@ void hwc_wnd_read_ber(struct hwc_rule_ctx *c, struct hwc_wnd *w, const json_t *n
  * 0 it does not, -1 it is unknown; boot_rate: the rate since boot (<= 0 unknown). */
 enum hwc_wact hwc_wnd_decide(const struct hwc_rule_ctx *c, const struct hwc_wnd *w, double limit,
 			     int boot, double boot_rate);
-/* The finding of a LIVE, HISTORY or SHORT act with the window's evidence (boot_text: what since
- * boot holds, "5000 symbol errors since boot (5000/h over 1 h)"); UNKNOWN emits the unknown;
- * NULL for the others. */
+/* The finding of a LIVE or HISTORY act with the window's evidence (boot_text: what since boot
+ * holds, "5000 symbol errors since boot (5000/h over 1 h)"); UNKNOWN emits the unknown; SHORT
+ * adds subj to the rule's one info of the run that names every port whose window was too short
+ * (each port's window its evidence) and returns NULL, as for the others. */
 struct hwc_finding *hwc_wnd_emit(struct hwc_rule_ctx *c, const struct hwc_wnd *w, enum hwc_wact act,
 				 const char *subj, double limit, const char *boot_text);
 /* A since-boot finding (act BOOT) in a run that watched: why the window did not decide, and its
@@ -128,6 +131,13 @@ struct hwc_finding *hwc_wnd_judge(struct hwc_rule_ctx *c, const struct hwc_wnd *
  * (true) part; and whether they stand in for netdev's EEPROM. */
 void hwc_mst_module_readings(struct hwc_rule_ctx *c, bool rx_low);
 bool hwc_mst_module_judged(const json_t *facts, const char *netdev);
+/* mstlink -m's module identity (Module Info's Vendor Name and Vendor Part Number) of each port
+ * whose netdev's module EEPROM hwcheck did not decode (ethtool -m goes first): fn with the port's
+ * subject ("mlx5_0/1") and the module's path; a port without a netdev whose Module Info does not
+ * name its module is unknown (needed_for). And whether it stands in for netdev's EEPROM. */
+typedef void (*hwc_mst_ident_fn)(struct hwc_rule_ctx *c, const char *subj, const char *base, const json_t *mod);
+void hwc_mst_module_identities(struct hwc_rule_ctx *c, const char *needed_for, hwc_mst_ident_fn fn);
+bool hwc_mst_module_named(const json_t *facts, const char *netdev);
 /* A number for evidence: "8", "2.5", "63.008". */
 const char *fv_fmt_num(struct hwc_arena *a, double v);
 /* A value for evidence: a string as it is, anything else as compact JSON ("?" when it cannot be). */

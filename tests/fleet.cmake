@@ -3,7 +3,7 @@
 hwc_py_test(fleet_diff fleet/test_diff.py)
 hwc_unit_test(test_tar_read fleet/test_tar_read.c)
 
-add_executable(prom_dump fleet/prom_dump.c)
+add_executable(prom_dump fleet/prom_dump.c tools/dump_doc.c)
 target_link_libraries(prom_dump PRIVATE hwc_cli)
 hwc_py_test(fleet_prom fleet/test_prom.py --prom-dump $<TARGET_FILE:prom_dump>)
 hwc_py_test(fleet_merge fleet/test_merge.py)

@@ -30,7 +30,7 @@ set_tests_properties(link_sfp_rebuilt_oracle PROPERTIES ENVIRONMENT "LC_ALL=C;PY
   SKIP_RETURN_CODE 77 LABELS unit)
 # Issue 14's "Done when": the per-port lines of the report on real fixtures, and their rates since
 # boot and over a --watch window (cards_dump judges a facts file untouched).
-add_executable(cards_dump cli/cards_dump.c)
+add_executable(cards_dump cli/cards_dump.c tools/dump_doc.c)
 target_link_libraries(cards_dump PRIVATE hwc_cli)
 hwc_py_test(link_port_report link/test_port_report.py --cards-dump $<TARGET_FILE:cards_dump>)
 # --watch SEC: the counters sampled twice (tests/link/make_watch_fixtures.py captures, broken

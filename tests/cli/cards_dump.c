@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "core/arena.h"
 #include "rules/rules.h"
+#include "../tools/dump_doc.h"
 
 int main(int argc, char **argv)
 {
@@ -18,21 +19,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: cards_dump FACTS.json\n");
 		return 2;
 	}
-	json_error_t je;
-	json_t *doc = json_load_file(argv[1], 0, &je);
-	if (!doc) {
-		fprintf(stderr, "%s:%d: %s\n", argv[1], je.line, je.text);
+	json_t *doc = hwc_dump_load_doc(argv[1]);
+	if (!doc)
 		return 2;
-	}
 	const json_t *facts = json_object_get(doc, "facts");
 	facts = facts ? facts : doc;
 	struct hwc_arena *a = hwc_arena_new();
-	struct hwc_profile *prof = NULL;
-	char perr[256];
-	if (!a || hwc_profile_load(NULL, &prof, perr, sizeof(perr)) < 0) {
-		fprintf(stderr, "default profile: %s\n", a ? perr : "out of memory");
+	if (!a) {
+		fprintf(stderr, "out of memory\n");
 		return 4;
 	}
+	struct hwc_profile *prof = hwc_dump_default_profile();
+	if (!prof)
+		return 4;
 	struct hwc_findings fd = {0};
 	int rc = hwc_rules_eval(facts, prof, a, &fd) < 0 ? 4 : 0;
 	json_t *cards = hwc_cards_json(facts, &fd, prof);

@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "core/arena.h"
+#include "../tools/dump_doc.h"
 
 int main(int argc, char **argv)
 {
@@ -15,12 +16,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: prom_dump FACTS.json OUT.prom\n");
 		return 2;
 	}
-	json_error_t je;
-	json_t *doc = json_load_file(argv[1], 0, &je);
-	if (!doc) {
-		fprintf(stderr, "%s:%d: %s\n", argv[1], je.line, je.text);
+	json_t *doc = hwc_dump_load_doc(argv[1]);
+	if (!doc)
 		return 2;
-	}
 	struct hwc_arena *a = hwc_arena_new();
 	struct hwc_findings fd = {0};
 	size_t i;
@@ -39,12 +37,9 @@ int main(int argc, char **argv)
 	struct hwc_cli c;
 	memset(&c, 0, sizeof(c));
 	c.prom = argv[2];
-	struct hwc_profile *prof = NULL;
-	char perr[256];
-	if (hwc_profile_load(NULL, &prof, perr, sizeof(perr)) < 0) {
-		fprintf(stderr, "default profile: %s\n", perr);
+	struct hwc_profile *prof = hwc_dump_default_profile();
+	if (!prof)
 		return 4;
-	}
 	int rc = hwc_prom_write(&c, json_object_get(doc, "facts"), &fd, prof);
 	hwc_profile_free(prof);
 	hwc_arena_free(a);

@@ -235,6 +235,16 @@ class PortReport(unittest.TestCase):
         self.assertRegex(text, r"flaps +link downed 255 \(saturated; 128/h; window unknown: saturated\), "
                                r"recoveries 0; rates per hour since boot \(2\.0 h\), 30\.5 s watch window")
 
+    def test_ib_counter_widths(self):
+        # each IBA PortCounter saturates at its own width (core/query's hwc_q_ib_counter_max):
+        # PortRcvErrors is 16 bits like SymbolErrorCounter, so 65535 is "at least", 65534 is not
+        def patch(facts):
+            c = facts["mlx"]["adapters"][0]["ports"][0]["counters"]
+            c["port_rcv_errors"], c["port_rcv_remote_physical_errors"] = 65535, 65534
+        text, _ = self.watched("link-farend-ib-linkdowned", 7200, 0, patch)
+        self.assertRegex(text, r"link errors +symbol errors 0, rcv errors 65535 \(saturated; 32768/h\), .*"
+                               r"buffer overruns 15 \(saturated; 7\.5/h\), remote physical errors 65534 \(32767/h\)")
+
     def test_watch_replayed_from_a_capture(self):
         # --watch on w14core's capture: the real first sample (the corpus' mlx5 100GbE ethtool -S)
         # and a RECONSTRUCTED second (tests/fixtures/watch-eth-mlx5-100g/SOURCE.md)

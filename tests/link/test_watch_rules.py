@@ -74,9 +74,28 @@ class Captures(unittest.TestCase):
             ("LINK_FLAPS", "mlx4_0/1"): ("warn", "the link went down 1 times since boot (link_downed); no link_downed events in the "
                                                  "10 s watch window, too short to see the rate since boot"),
             ("LINK_FLAPS", "mlx4_0/2"): ("warn", "the link went down 2 times since boot"),
-            ("LINK_SYMBOL_ERRORS", "mlx4_0/1"): ("info", "too short to judge 120/h (at 95 % confidence it sees 1078/h and more; 90 s would)"),
-            ("LINK_SYMBOL_ERRORS", "mlx4_0/2"): ("info", "too short to judge 120/h"),
+            # one info for the run, not one per port: it names both ports and the window that would do
+            ("LINK_SYMBOL_ERRORS", "host"): ("info", "no symbol errors in the 10 s watch window on 2 ports (mlx4_0/1, mlx4_0/2), too "
+                                                     "short to judge 120/h (at 95 % confidence it sees 1078/h and more; 90 s would)"),
         })
+
+    def test_window_too_short_one_info_per_run(self):
+        # real watch-ib-cx2-ring under --watch 10: each port's judgement stays machine-readable,
+        # in the one info's evidence (its window and its count since boot) and in its own port line
+        cp, j = run_json("--watch", "10", "--json", "--root", hwctest.fixture("watch-ib-cx2-ring", "root"))
+        hwctest.validate(j)
+        short = [f for f in j["findings"] if f["rule_id"] == "LINK_SYMBOL_ERRORS"]
+        self.assertEqual([(f["severity"], f["subject"]) for f in short], [("info", "host")])
+        self.assertIn("`hwcheck --watch 90`", short[0]["fix"])
+        ev = {e["fact"]: (e["observed"], e["expected"]) for e in short[0]["evidence"]}
+        for p in ("mlx4_0/1", "mlx4_0/2"):
+            self.assertEqual(ev[f"mlx.adapters[0000:01:00.0].ports[{p}].counters_window.symbol_error"],
+                             ("0 in 10 s (sees 1078/h and more); 0 since boot (no uptime: rate unknown)", "<= 120/h"))
+        self.assertEqual(ev["watch.window_s"][0], "10")
+        ports = [p for card in j["cards"] for p in card["ports"]]
+        self.assertEqual([p["errors"]["symbol_error"] for p in ports], [{"count": 0, "per_hour": None, "window": 0}] * 2)
+        lines = [c for card in j["cards"] for c in card["checks"] if c["item"] == "port_link"]
+        self.assertEqual([c["verdict"] for c in lines], ["ok", "ok"])  # clean since boot: checked and fine
 
     def test_without_the_samples_since_boot_as_before(self):
         # the same capture less hwcheck/watch: no window facts, the rules judge since boot alone

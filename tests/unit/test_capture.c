@@ -15,6 +15,7 @@
 #include "core/runner.h"
 #include "snapshot/snapshot.h"
 #include "test.h"
+#include "test_capset.h"
 
 static char tmpl[] = "/tmp/hwc-capture-XXXXXX";
 
@@ -98,26 +99,6 @@ static void test_replay_marks(struct hwc_env *rep, struct hwc_env *live, struct 
 	snprintf(p, sizeof(p), "%s/cap/vpd", tmpl);
 	CHECK_INT(hwc_read_str(live, p, a, &s), 0);
 	CHECK_STR(s.v, "");
-}
-
-/* Looks for one capture by path: its kind and content. */
-struct cap_find {
-	const char *path;
-	enum hwc_capture_kind kind;
-	char data[256];
-	bool found;
-};
-
-static int cap_find(const struct hwc_capture *c, void *p)
-{
-	struct cap_find *f = p;
-	if (strcmp(c->path, f->path) == 0 && c->len < sizeof(f->data)) {
-		memcpy(f->data, c->data, c->len);
-		f->data[c->len] = 0;
-		f->kind = c->kind;
-		f->found = true;
-	}
-	return 0;
 }
 
 static void check_cap(const struct hwc_capset *cs, const char *path, enum hwc_capture_kind kind,

@@ -15,6 +15,7 @@
 #include "core/runner.h"
 #include "snapshot/snapshot.h"
 #include "test.h"
+#include "test_capset.h"
 
 static char tmpl[] = "/tmp/hwc-core-XXXXXX";
 
@@ -194,24 +195,6 @@ static void test_replay_not_run(struct hwc_env *rep, struct hwc_arena *a)
 	CHECK_INT(r.m.st, HWC_ST_OK);
 	CHECK_INT(r.exit_code, 127);
 	CHECK_STR(r.out, "-E- no such register\n");
-}
-
-/* Looks for the file a recording run captured at path, and copies its content. */
-struct cap_find {
-	const char *path;
-	char data[64];
-	bool found;
-};
-
-static int cap_find(const struct hwc_capture *c, void *p)
-{
-	struct cap_find *f = p;
-	if (strcmp(c->path, f->path) == 0 && c->len < sizeof(f->data)) {
-		memcpy(f->data, c->data, c->len);
-		f->data[c->len] = 0;
-		f->found = true;
-	}
-	return 0;
 }
 
 /* A live recording run keeps why a command did not run: a snapshot of a machine without the tool

@@ -38,14 +38,14 @@ def deltas(keys, window):
     return w
 
 
-def ib(counters, window):
+def ib(counters, window, port=PORT):
     keys = ["symbol_error", "link_error_recovery", "link_downed", "local_link_integrity_errors",
             "excessive_buffer_overrun_errors"]
     c = {k: 0 for k in keys}
     c.update(counters)
-    return [{"set": f"{PORT}.link_layer", "value": "InfiniBand"},
-            {"set": f"{PORT}.counters", "value": c},
-            {"set": f"{PORT}.counters_window", "value": deltas(keys, window)}]
+    return [{"set": f"{port}.link_layer", "value": "InfiniBand"},
+            {"set": f"{port}.counters", "value": c},
+            {"set": f"{port}.counters_window", "value": deltas(keys, window)}]
 
 
 def nd_counters(boot, window):
@@ -112,7 +112,11 @@ def symbol_errors():
          [watch(600.0), uptime(86400)] + ib({"symbol_error": 100}, {"symbol_error": 0}), [])
     case(r, "ib-too-short", "IB: none in a 10 s window, which cannot see 120/h (only 1078/h and more): not called fine on the window, info saying so, judged since boot",
          [watch(10.0), uptime(86400)] + ib({"symbol_error": 100}, {"symbol_error": 0}),
-         [warn("mlx5_0/1", "too short to judge 120/h (at 95 % confidence it sees 1078/h and more; 90 s would): judged since boot", "info")])
+         [warn("host", "no symbol errors in the 10 s watch window on mlx5_0/1, too short to judge 120/h (at 95 % confidence it sees 1078/h and more; 90 s would): judged since boot", "info")])
+    case(r, "ib-too-short-ports", "IB: two clean ports, none in a 10 s window on either: one info for the run naming both ports (not one per port), each port's window its evidence",
+         [watch(10.0), uptime(86400)] + ib({"symbol_error": 100}, {"symbol_error": 0}) +
+         ib({}, {"symbol_error": 0}, "mlx.adapters[0000:21:00.0].ports[1]"),
+         [warn("host", "no symbol errors in the 10 s watch window on 2 ports (mlx5_0/1, mlx5_1/1), too short to judge 120/h", "info")])
     case(r, "ib-null-delta", "IB: the window's delta is null (the counters were cleared between the samples), none since boot: unknown, not a pass",
          [watch(10.0), uptime(86400)] + ib({}, {"symbol_error": CLEARED}),
          [warn("mlx5_0/1", None, "unknown")])
@@ -244,7 +248,7 @@ def raw_ber():
          [watch(10.0), uptime(86400)] + base + [ber_window(2e12, 1e-8)], [])
     case(r, "too-short", "no corrected bit since boot nor in a window of 1e5 bits, which sees only BER 3e-5 and more (above 2.4e-5): info saying so",
          [watch(0.0005), uptime(86400)] + nd_counters({"rx_corrected_bits_phy": 0}, {"rx_corrected_bits_phy": 0}) + [ber_window(1e5, 0.0)],
-         [warn("ens1f0np0", "too short to judge BER 2.4e-05", "info")])
+         [warn("host", "on ens1f0np0, too short to judge BER 2.4e-05", "info")])
     case(r, "null-delta", "corrected bits since boot without rx_bits_phy, the window's raw BER null: unknown",
          [watch(10.0), uptime(86400)] + base + [ber_window(2e12, ("invalid", "rx_corrected_bits_phy went backwards"))],
          [warn("ens1f0np0", None, "unknown")])
