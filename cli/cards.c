@@ -353,6 +353,62 @@ static void it_tuning(struct card_ctx *x, const json_t *p, struct item_val *v)
 		     (long long)json_integer_value(vec));
 }
 
+/* The port's entry in facts.roce.ports (its RDMA port's), NULL for a port without RoCE
+ * (InfiniBand); *own: where its QoS is, the entry or, for a RoCE LAG member, its own in the
+ * entry's members[] (the bond has none). */
+static const json_t *roce_of(const struct card_ctx *x, const json_t *p, const json_t **own)
+{
+	const char *rd = hwc_json_str_or(p, "rdma_device", NULL), *nd = hwc_json_str_or(p, "netdev", NULL);
+	const json_t *pn = hwc_q_get(p, "port"), *rp, *m;
+	size_t i, k;
+	json_array_foreach(hwc_q_roce_ports(x->facts), i, rp) {
+		if (!rd || !pn || strcmp(hwc_json_str_or(rp, "rdma_device", ""), rd) != 0 ||
+		    !json_equal(hwc_q_get(rp, "port"), (json_t *)pn))
+			continue;
+		*own = rp;
+		json_array_foreach(hwc_q_get(rp, "members"), k, m) {
+			if (nd && !strcmp(hwc_json_str_or(m, "netdev", ""), nd))
+				*own = m;
+		}
+		return rp;
+	}
+	return NULL;
+}
+
+/* The RoCE chain of the port in brief: trust, the priorities with PFC, the RDMA-CM default ToS
+ * (the RDMA port's); its rules (rules/rule-roce.c, docs/roce.md) judge the whole chain. */
+static void it_roce(struct card_ctx *x, const json_t *p, struct item_val *v)
+{
+	const json_t *own = NULL, *r = roce_of(x, p, &own);
+	if (!r) {
+		v->skip = true; /* no RoCE on this port (InfiniBand) */
+		return;
+	}
+	const json_t *q = hwc_q_get(own, "qos"), *pfc = hwc_q_get(q, "pfc_enabled"), *e;
+	const char *trust = hwc_json_str_or(q, "trust", NULL);
+	vput(v, "%s: ", hwc_json_str_or(p, "netdev", hwc_json_str_or(r, "netdev", "?")));
+	if (trust)
+		vput(v, "trust %s", trust);
+	else
+		vput(v, "trust unknown (%s)", q ? why(q, "trust") : why(own, "qos"));
+	/* without trust and PFC the chain was not read: never ok; unknown where one of its rules
+	 * needed it, else shown, not judged (no profile asks for a lossless chain) */
+	v->unknown |= !trust || !json_is_array(pfc);
+	v->unjudged = true;
+	size_t i, on = 0;
+	json_array_foreach(pfc, i, e) {
+		if (json_is_true(e))
+			vput(v, "%s%zu", on++ ? "," : ", PFC on ", i);
+	}
+	if (!on)
+		vput(v, ", PFC %s", json_is_array(pfc) ? "off" : "unknown");
+	const json_t *tos = hwc_q_get(r, "default_roce_tos");
+	if (json_is_integer(tos))
+		vput(v, ", ToS %lld", (long long)json_integer_value(tos));
+	else
+		vput(v, ", ToS unknown");
+}
+
 /* The card's mstflint tools that answered busy and were re-run alone (mlx/collect.c), in the
  * fact's own words: shown, not judged (the facts come from the re-run); no line when none was. */
 static void it_tools_rerun(struct card_ctx *x, const json_t *p, struct item_val *v)
@@ -466,7 +522,7 @@ static const struct card_item {
 	  "MLX_FW_IMAGE_OLDER", "MLX_FW_IMAGE_NOT_ALLOWED"}},
 	{"pcie_link", "PCIe link", false, it_pcie_link,
 	 {"PCIE_LINK_DOWNGRADED", "PCIE_LINK_SLOT_LIMITED", "PCIE_LINK_BELOW_PROFILE",
-	  "PCIE_FW_LINK_RESTRICTED"}},
+	  "PCIE_FW_LINK_RESTRICTED", "PCIE_LANE_ERRORS"}},
 	{"pcie_path", "PCIe path", false, it_pcie_path, {"PCIE_PATH_BOTTLENECK"}},
 	{"pcie_config", "PCIe config", false, it_pcie_config,
 	 {"PCIE_MPS_SMALL", "PCIE_MRRS_SMALL", "PCIE_RELAXED_ORDERING_OFF", "PCIE_ASPM_ENABLED"}},
@@ -496,6 +552,10 @@ static const struct card_item {
 	 {"LINK_MODULE_DIAGNOSTICS", "LINK_MODULE_THRESHOLDS", "LINK_MODULE_RX_POWER_LOW",
 	  "LINK_MODULE_NOT_ALLOWED"}},
 	{"port_far_end", "far end", true, hwc_cards_it_far_end, {NULL}},
+	{"port_roce", "RoCE", true, it_roce,
+	 {"ROCE_PFC_OFF_LOSSLESS", "ROCE_PFC_UNUSED_PRIO", "ROCE_DSCP_NO_PFC", "ROCE_TOS_OUTSIDE_LOSSLESS",
+	  "ROCE_ECN_OFF", "ROCE_CNP_IN_LOSSLESS_CLASS", "ROCE_TRUST_MISMATCH", "ROCE_NO_V2_GID",
+	  "ROCE_PAUSE_STORM", "ROCE_LOSSLESS_DROPS"}},
 	{"port_tuning", "tuning", true, it_tuning,
 	 {"NET_RING_SMALL", "NET_CHANNELS_FEW", "NET_LRO_ON", "NET_TSO_OFF", "NET_GRO_OFF",
 	  "HOST_IRQ_FAR_NODE"}},
@@ -562,6 +622,46 @@ static void append_id(json_t *arr, const char *id)
 	json_array_append_new(arr, json_string(id));
 }
 
+/* Why the line's rules could not decide: the one cause, or, when they differ, each cause with
+ * its rules ("absent: mstconfig: ... (PCIE_FW_LINK_RESTRICTED); needs_root: ... (PCIE_LANE_ERRORS)"),
+ * never one rule's cause said of another. */
+static const char *undecided_causes(const struct card_item *it, const struct card_ctx *x,
+				    const json_t *port, const struct fd_view *fv, char *out, size_t size)
+{
+	enum { MAXC = 8 };
+	char cause[MAXC][384], ids[MAXC][256];
+	size_t nc = 0;
+	for (size_t j = 0; j < fv->n; j++) {
+		const struct hwc_finding *f = &fv->fd->items[fv->idx[j]];
+		if (!finding_of(it, x, port, f) || f->severity != HWC_SEV_UNKNOWN || f->waived_reason)
+			continue;
+		char buf[384];
+		hwc_unknown_cause(f, buf, sizeof(buf));
+		size_t c = 0;
+		while (c < nc && strcmp(cause[c], buf) != 0)
+			c++;
+		if (c == nc && nc == MAXC)
+			continue;
+		if (c == nc) {
+			snprintf(cause[nc], sizeof(cause[nc]), "%s", buf);
+			ids[nc++][0] = 0;
+		}
+		if (!strstr(ids[c], f->rule_id)) {
+			size_t l = strlen(ids[c]);
+			snprintf(ids[c] + l, sizeof(ids[c]) - l, "%s%s", l ? ", " : "", f->rule_id);
+		}
+	}
+	size_t n = 0, shown = nc > 3 ? 2 : nc; /* the rest: the report's undecided list */
+	for (size_t c = 0; c < shown && n < size; c++) {
+		n += (size_t)snprintf(out + n, size - n, "%s%s", c ? "; " : "", cause[c]);
+		if (nc > 1 && n < size)
+			n += (size_t)snprintf(out + n, size - n, " (%s)", ids[c]);
+	}
+	if (shown < nc && n < size)
+		snprintf(out + n, size - n, "; %zu more causes in the undecided list", nc - shown);
+	return nc ? out : NULL;
+}
+
 static json_t *check_json(const struct card_item *it, const struct card_ctx *x, const json_t *port,
 			  const struct fd_view *fv, const struct item_val *v)
 {
@@ -589,16 +689,16 @@ static json_t *check_json(const struct card_item *it, const struct card_ctx *x, 
 				append_id(ids, f->rule_id);
 		}
 	const char *verdict = "ok", *reason = NULL;
-	char buf[1024];
+	char buf[2048];
 	if (worst) {
 		verdict = worst->waived_reason ? "waived" : hwc_severity_name(worst->severity);
 		reason = worst->waived_reason ? worst->waived_reason : worst->message;
-	} else if (v->unknown && !it->rules[0]) {
+	} else if (v->unknown && (!it->rules[0] || (v->unjudged && !unk))) {
 		verdict = "not_judged"; /* shown, not judged: why it could not be read */
 		reason = v->text;
 	} else if (unk || v->unknown) {
 		verdict = "unknown";
-		reason = v->unknown ? v->text : hwc_unknown_cause(unk, buf, sizeof(buf));
+		reason = v->unknown ? v->text : undecided_causes(it, x, port, fv, buf, sizeof(buf));
 		json_array_extend(ids, undecided);
 	} else if (!judged(it, x->prof)) {
 		verdict = "not_judged";
@@ -743,6 +843,7 @@ static void member_lines(struct card_ctx *x, const struct card_item *it, const j
 			continue;
 		vput(v, "%s%s", any ? "; " : "", mv.text);
 		v->unknown |= mv.unknown;
+		v->unjudged |= mv.unjudged;
 		any = true;
 	}
 	x->port_out = port_out;
@@ -788,13 +889,15 @@ static void add_others(const struct fd_view *fv, json_t *checks)
 		if (fv->claimed[fv->idx[j]])
 			continue;
 		char buf[1024];
-		const char *why = f->severity == HWC_SEV_UNKNOWN ? hwc_unknown_cause(f, buf, sizeof(buf))
-								 : f->message;
+		bool unk = f->severity == HWC_SEV_UNKNOWN && !f->waived_reason;
+		const char *why = unk ? hwc_unknown_cause(f, buf, sizeof(buf)) : f->message;
+		/* the line names its subject and rule, undecided ones too (as every line does) */
 		json_array_append_new(
-			checks, json_pack("{s:s, s:s, s:s, s:o, s:s, s:[s], s:[], s:o}", "item", "other",
+			checks, json_pack("{s:s, s:s, s:s, s:o, s:s, s:[s], s:[s*], s:o}", "item", "other",
 					  "label", "other", "subject", f->subject, "value", json_null(),
 					  "verdict", f->waived_reason ? "waived" : hwc_severity_name(f->severity),
-					  "rules", f->rule_id, "undecided", "reason", hwc_json_string(why)));
+					  "rules", f->rule_id, "undecided", unk ? f->rule_id : NULL,
+					  "reason", hwc_json_string(why)));
 	}
 }
 
@@ -1003,12 +1106,16 @@ static void check_text(const json_t *ck, char *line, size_t size)
 	const char *val = hwc_json_str_or(ck, "value", NULL), *reason = hwc_json_str_or(ck, "reason", NULL);
 	const json_t *ids = hwc_q_get(ck, "rules"), *und = hwc_q_get(ck, "undecided");
 	bool unk = strcmp(v, "unknown") == 0 || (!val && strcmp(v, "not_judged") == 0);
-	size_t n;
+	size_t n = 0;
+	if (!strcmp(hwc_json_str_or(ck, "item", ""), "other") && json_is_string(hwc_q_get(ck, "subject")))
+		n = (size_t)snprintf(line, size, "%s: ", hwc_json_str_or(ck, "subject", "")); /* whose */
+	if (n >= size)
+		n = size - 1;
 	if (val)
-		n = (size_t)snprintf(line, size, "%s", val);
+		n += (size_t)snprintf(line + n, size - n, "%s", val);
 	else
-		n = (size_t)snprintf(line, size, "%s%s%s", unk ? "unknown (" : "", reason ? reason : "",
-				     unk ? ")" : "");
+		n += (size_t)snprintf(line + n, size - n, "%s%s%s", unk ? "unknown (" : "",
+				      reason ? reason : "", unk ? ")" : "");
 	n = n < size ? n : size - 1;
 	if (!unk && json_array_size(ids)) {
 		n = put_ids(line, n, size, ids, " [");

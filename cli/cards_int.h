@@ -34,6 +34,7 @@ struct item_val {
 	size_t len;
 	bool unknown;
 	bool skip; /* the line does not apply here (no netdev on an InfiniBand port) */
+	bool unjudged; /* unknown here is not its rules' unknown: shown, not judged, unless one is */
 };
 
 void hwc_cards_vput(struct item_val *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -670,12 +670,15 @@ void hwc_cards_it_far_end(struct card_ctx *x, const json_t *p, struct item_val *
 	if (json_is_object(ip)) {
 		const char *name = hwc_json_str_or(ip, "node_description", hwc_json_str_or(ip, "node_guid", "?"));
 		const json_t *pn = hwc_q_get(ip, "port"), *lid = hwc_q_get(ip, "lid");
-		vput(v, "<-> %s port %lld (%s", name, (long long)json_integer_value(pn),
-		     hwc_json_str_or(ip, "node_type", "InfiniBand"));
+		vput(v, "<-> %s", name);
+		if (json_is_integer(pn)) /* no LocalPort: no port to name (never "port 0") */
+			vput(v, " port %lld", (long long)json_integer_value(pn));
+		vput(v, " (%s", hwc_json_str_or(ip, "node_type", "InfiniBand"));
 		if (json_is_integer(lid))
 			vput(v, ", LID %lld", (long long)json_integer_value(lid));
 		vput(v, ")");
-		json_t *o = json_pack("{s:s, s:I, s:s}", "name", name, "port", (json_int_t)json_integer_value(pn), "source", "infiniband-diags");
+		json_t *o = json_pack("{s:s, s:o, s:s}", "name", name, "port",
+				      json_is_integer(pn) ? json_integer(json_integer_value(pn)) : json_null(), "source", "infiniband-diags");
 		const json_t *pc = hwc_q_get(ip, "counters");
 		struct span none = {0, 0, NULL, NULL};
 		size_t at = v->len;

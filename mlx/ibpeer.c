@@ -29,6 +29,12 @@ static const char *const perf_fields[HWC_MLX_NPEER_COUNTERS] = {
 	"PortRcvRemotePhysicalErrors", "PortXmitDiscards", "LocalLinkIntegrityErrors",
 	"ExcessiveBufferOverrunErrors",
 };
+/* The same fields as OFED 1.x perfquery named them (libibmad before the IBA names, 2008-2009:
+ * "SymbolErrors:....7836", "LinkRecovers:...255" of real captures, tests/fuzz/corpus/farend). */
+static const char *const perf_fields_old[HWC_MLX_NPEER_COUNTERS] = {
+	"SymbolErrors", "LinkRecovers", "LinkDowned", "RcvErrors", "RcvRemotePhysErrors", "XmtDiscards",
+	"LinkIntegrityErrors", "ExcBufOverrunErrors",
+};
 
 /* The rest of the line that starts with key + ":" (a whole line: "Lid" is not "SMLid"). */
 static const char *line_after(const char *buf, size_t len, const char *key, size_t *n)
@@ -111,32 +117,61 @@ int hwc_mlx_parse_nodeinfo(const char *buf, size_t len, struct hwc_arena *a, str
 	else
 		HWC_FAIL(p->node_guid, HWC_ST_ABSENT, 0, "no Guid line");
 	set_i64(buf, len, "LocalPort", a, &p->port);
+	/* a switch's port 0 is its management port: no cable ends there, its counters are not the
+	 * link's (a real perfquery of "Lid 1 port 0" counts relay errors of the whole switch) */
+	if (hwc_ok(p->port) && p->port.v == 0 && strcmp(type, "Switch") == 0)
+		HWC_FAIL(p->port, HWC_ST_INVALID, 0, "LocalPort 0 of a switch: its management port, not the end of a cable");
 	return 0;
 }
 
+/* A LID of 0 is no address: no subnet manager has configured the port (a PMA query needs one). */
 int hwc_mlx_parse_portinfo_lid(const char *buf, size_t len, struct hwc_arena *a, struct hwc_fi64 *lid)
 {
 	set_i64(buf, len, "Lid", a, lid);
+	if (hwc_ok(*lid) && lid->v == 0)
+		HWC_FAIL(*lid, HWC_ST_ABSENT, 0, "the peer's LID is 0: no LID assigned (no subnet manager has configured the peer)");
 	return hwc_ok(*lid) ? 0 : -EINVAL;
+}
+
+static void perf_fail(struct hwc_mlx_peer *p, enum hwc_status st, const char *why)
+{
+	for (size_t i = 0; i < HWC_MLX_NPEER_COUNTERS; i++)
+		HWC_FAIL(p->counters[i], st, 0, why);
+}
+
+/* The dump answers for the port asked (PortSelect), when p->port says which. */
+static bool perf_port_ok(const char *buf, size_t len, struct hwc_arena *a, struct hwc_mlx_peer *p)
+{
+	const char *sel = hwc_mlx_ibdiag_value(buf, len, "PortSelect", a);
+	int64_t x;
+	if (!hwc_ok(p->port) || (sel && hwc_parse_i64(sel, 0, &x) == 0 && x == p->port.v))
+		return true;
+	perf_fail(p, HWC_ST_INVALID, hwc_arena_printf(a, "perfquery answered for PortSelect %s, not the peer's port %lld",
+						      sel ? sel : "(none)", (long long)p->port.v));
+	return false;
 }
 
 int hwc_mlx_parse_perfquery(const char *buf, size_t len, struct hwc_arena *a, struct hwc_mlx_peer *p)
 {
 	size_t n;
 	if (!line_after(buf, len, "PortSelect", &n)) {
-		for (size_t i = 0; i < HWC_MLX_NPEER_COUNTERS; i++)
-			HWC_FAIL(p->counters[i], HWC_ST_INVALID, 0, "not perfquery's output (no PortSelect)");
+		perf_fail(p, HWC_ST_INVALID, "not perfquery's output (no PortSelect)");
 		return -EINVAL;
 	}
+	if (!perf_port_ok(buf, len, a, p))
+		return -EINVAL;
 	for (size_t i = 0; i < HWC_MLX_NPEER_COUNTERS; i++) {
 		const char *v = hwc_mlx_ibdiag_value(buf, len, perf_fields[i], a);
+		const char *name = perf_fields[i];
 		uint64_t x;
+		if (!v && (v = hwc_mlx_ibdiag_value(buf, len, perf_fields_old[i], a)))
+			name = perf_fields_old[i];
 		if (!v)
 			HWC_FAIL(p->counters[i], HWC_ST_ABSENT, 0, hwc_arena_printf(a, "perfquery printed no %s", perf_fields[i]));
 		else if (hwc_parse_u64(v, 10, &x) == 0)
 			HWC_SET(p->counters[i], x);
 		else
-			HWC_FAIL(p->counters[i], HWC_ST_INVALID, 0, hwc_arena_printf(a, "%s '%s' is not a count", perf_fields[i], v));
+			HWC_FAIL(p->counters[i], HWC_ST_INVALID, 0, hwc_arena_printf(a, "%s '%s' is not a count", name, v));
 	}
 	return 0;
 }
@@ -284,9 +319,39 @@ int hwc_mlx_parse_portinfo_link(const char *buf, size_t len, struct hwc_arena *a
 
 /* ------------------------------------------------------------------ collection */
 
-/* Why an infiniband-diags run gave nothing: the runner's status, or the tool's own last word
- * ("iberror: failed: Failed to open 'mlx5_0' port '1'"; "can't open UMAD port": ib_umad not
- * loaded or not root). */
+/* The tool's own words: its last "iberror: " line (libibmad's IBEXIT: "smpquery: iberror:
+ * failed: operation NodeInfo: node info query failed") and the first "ibwarn: [pid] " line, the
+ * cause ("mad_rpc: _do_madrpc failed; dport (Lid 4)", "mad_rpc_open_port: client_register for
+ * mgmt 1 failed"); else the first line. */
+const char *hwc_mlx_ibdiag_words(struct hwc_arena *a, const char *e)
+{
+	if (!e)
+		return "no message";
+	const char *err = strstr(e, "iberror: "), *warn = strstr(e, "ibwarn: ");
+	for (const char *n; err && (n = strstr(err + 9, "iberror: "));)
+		err = n;
+	if (err)
+		err += 9;
+	if (err && !strcspn(err, "\r\n")) { /* an empty iberror message: the ibwarn cause says it */
+		if (!warn)
+			return "no message";
+		err = NULL;
+	}
+	if (warn) { /* "ibwarn: [299010] mad_rpc_open_port: ...": the words after the pid */
+		warn += 8;
+		const char *close = warn[0] == '[' ? strchr(warn, ']') : NULL;
+		if (close && close < warn + strcspn(warn, "\r\n"))
+			warn = close + 1 + (close[1] == ' ');
+	}
+	const char *first = err ? err : warn ? warn : e;
+	int n1 = (int)strcspn(first, "\r\n"), n2 = err && warn ? (int)strcspn(warn, "\r\n") : 0;
+	if (!n1)
+		return "no message";
+	return n2 ? hwc_arena_printf(a, "%.*s (%.*s)", n1, first, n2, warn) : hwc_arena_strndup(a, first, (size_t)n1);
+}
+
+/* Why an infiniband-diags run gave nothing: the runner's status, or the tool's own words
+ * ("can't open UMAD port": ib_umad not loaded or not root). */
 static bool diag_ok(const struct hwc_cmd_result *r, struct hwc_arena *a, const char *cmd, struct hwc_fmeta *why)
 {
 	if (r->m.st != HWC_ST_OK) {
@@ -296,12 +361,8 @@ static bool diag_ok(const struct hwc_cmd_result *r, struct hwc_arena *a, const c
 	if (!r->signal && r->exit_code == 0)
 		return true;
 	const char *e = r->err ? r->err : "";
-	const char *msg = strstr(e, "iberror: ");
-	msg = msg ? msg + 9 : e;
-	size_t n = strcspn(msg, "\n");
 	enum hwc_status st = strstr(e, "Permission denied") ? HWC_ST_NEEDS_ROOT : HWC_ST_UNREADABLE;
-	hwc_fmeta_set(why, st, 0, hwc_arena_printf(a, "%s exited %d: %s", cmd, r->exit_code,
-						   n ? hwc_arena_strndup(a, msg, n) : "no message"));
+	hwc_fmeta_set(why, st, 0, hwc_arena_printf(a, "%s exited %d: %s", cmd, r->exit_code, hwc_mlx_ibdiag_words(a, e)));
 	return false;
 }
 
@@ -337,7 +398,10 @@ static const char *not_eligible(struct hwc_arena *a, const struct hwc_mlx_port *
 		*st = HWC_ST_BLOCKED;
 		return p->counters[0].m.detail;
 	}
-	if (!hwc_ok(p->state) || strcmp(p->state.v, "ACTIVE") != 0)
+	/* a directed-route SMP needs the physical link only: INIT and ARMED ports (no subnet manager
+	 * yet) answer, as they answer the SM's sweep; the peer's LID then says 0 (no PMA query) */
+	bool up = hwc_ok(p->phys_state) && strcmp(p->phys_state.v, "LinkUp") == 0;
+	if (!hwc_ok(p->state) || (strcmp(p->state.v, "ACTIVE") != 0 && !up))
 		return hwc_arena_printf(a, "the port is %s: no far end to ask", hwc_ok(p->state) ? p->state.v : "in an unknown state");
 	return NULL;
 }
@@ -438,6 +502,10 @@ static void take_node(struct hwc_arena *a, struct hwc_mlx_port *p, const struct 
 		pr->lid.m = pr->node_type.m;
 		counters_fail(pr, &pr->node_type.m);
 		portinfo_fail(&pr->portinfo, &pr->node_type.m);
+	} else if (!hwc_ok(pr->port)) { /* no port to ask about: why stands for what follows */
+		pr->lid.m = pr->port.m;
+		counters_fail(pr, &pr->port.m);
+		portinfo_fail(&pr->portinfo, &pr->port.m);
 	}
 }
 

@@ -262,6 +262,10 @@ int hwc_mlx_parse_nodedesc(const char *buf, size_t len, struct hwc_arena *a, str
 int hwc_mlx_parse_nodeinfo(const char *buf, size_t len, struct hwc_arena *a, struct hwc_mlx_peer *p);
 /* smpquery portinfo: the Lid line. 0 or -EINVAL. */
 int hwc_mlx_parse_portinfo_lid(const char *buf, size_t len, struct hwc_arena *a, struct hwc_fi64 *lid);
+/* Why an infiniband-diags tool failed, from its NUL-terminated stderr e: its last "iberror: "
+ * message and its first "ibwarn: [pid] " cause ("failed: operation NodeInfo: node info query
+ * failed (mad_rpc: _do_madrpc failed; dport (Lid 4))"), else its first line. Arena string. */
+const char *hwc_mlx_ibdiag_words(struct hwc_arena *a, const char *e);
 /* perfquery [-x]: the error counters into p->counters (absent when not printed). 0 or -EINVAL
  * (not a counters dump: no PortSelect). */
 int hwc_mlx_parse_perfquery(const char *buf, size_t len, struct hwc_arena *a, struct hwc_mlx_peer *p);

@@ -74,9 +74,15 @@ void fv_far_end_port(struct hwc_rule_ctx *c, struct hwc_finding *fd, const json_
 	if (!json_is_number(mine) || !json_is_number(theirs))
 		return; /* the far end's counters were not read: no side is named */
 	double v = json_number_value(theirs);
-	fd->message = hwc_arena_printf(c->a, "%s; %s (the far end counts %s)", fd->message,
-				       v > 0 ? "on both ends of the cable" : "on the host side only",
-				       fv_fmt_num(c->a, v));
+	/* a link that goes down goes down at both of its ends: a far end that counted none had its
+	 * counters reset since (a reboot, a clear), which says nothing of the side */
+	if (v <= 0 && !strcmp(counter, "link_downed"))
+		fd->message = hwc_arena_printf(c->a, "%s; the far end counts 0, yet a link goes down at both "
+						     "ends: its counters were reset since", fd->message);
+	else
+		fd->message = hwc_arena_printf(c->a, "%s; %s (the far end counts %s)", fd->message,
+					       v > 0 ? "on both ends of the cable" : "on the host side only",
+					       fv_fmt_num(c->a, v));
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.peer.counters.%s", base, counter),
 			 fv_fmt_num(c->a, v), NULL);
 }

@@ -14,15 +14,17 @@ struct tally {
 
 static const char *const watched[] = {"needs_root", "blocked", "timeout", "unreadable", NULL};
 
-static void scan(const json_t *v, const char *path, struct tally *t, struct hwc_arena *a, bool tools)
+/* skip: the tool gate's detail, whose facts its own finding already names (once, not twice) */
+static void scan(const json_t *v, const char *path, struct tally *t, struct hwc_arena *a, bool tools,
+		 const char *skip)
 {
 	if (json_is_object(v)) {
 		const json_t *un = hwc_q_get(v, "unavailable");
 		const char *k;
 		json_t *x;
 		json_object_foreach((json_t *)un, k, x) {
-			const char *st = hwc_q_string(x, "status");
-			if (!st)
+			const char *st = hwc_q_string(x, "status"), *det = hwc_q_string(x, "detail");
+			if (!st || (skip && det && !strcmp(det, skip)))
 				continue;
 			for (int i = 0; t[i].status; i++) {
 				/* a missing tool shows up as "absent" on the tool's own facts */
@@ -38,14 +40,14 @@ static void scan(const json_t *v, const char *path, struct tally *t, struct hwc_
 		json_object_foreach((json_t *)v, k, x) {
 			if (!strcmp(k, "unavailable"))
 				continue;
-			scan(x, hwc_arena_printf(a, "%s.%s", path, k), t, a, tools || !strcmp(k, "tools"));
+			scan(x, hwc_arena_printf(a, "%s.%s", path, k), t, a, tools || !strcmp(k, "tools"), skip);
 		}
 	} else if (json_is_array(v)) {
 		size_t i;
 		const json_t *e;
 		json_array_foreach(v, i, e) {
 			const char *k = json_is_object(e) ? hwc_q_elem_key(e, a) : NULL;
-			scan(e, k ? hwc_arena_printf(a, "%s[%s]", path, k) : hwc_arena_printf(a, "%s[%zu]", path, i), t, a, tools);
+			scan(e, k ? hwc_arena_printf(a, "%s[%s]", path, k) : hwc_arena_printf(a, "%s[%zu]", path, i), t, a, tools, skip);
 		}
 	}
 }
@@ -105,9 +107,13 @@ static void eval_incomplete(struct hwc_rule_ctx *c)
 			continue;
 		}
 		/* the tool probe says in one word why a whole family of facts is missing */
-		const json_t *tools = hwc_q_get(sec, "tools");
-		const char *tst = hwc_q_string(tools, "status");
-		if (tst && strcmp(tst, "ok") != 0) {
+		const json_t *tools = hwc_q_get(sec, "tools"), *ads = hwc_q_get(sec, "adapters");
+		const char *tst = hwc_q_string(tools, "status"), *skip = NULL;
+		/* no card: no firmware to read, whether or not the tools could run */
+		bool no_card = json_is_array(ads) && json_array_size(ads) == 0;
+		if (tst && strcmp(tst, "ok") != 0)
+			skip = hwc_q_string(tools, "detail");
+		if (tst && strcmp(tst, "ok") != 0 && !no_card) {
 			struct hwc_finding *fd = hwc_rule_emit(c, "host", "%s: the firmware tools could not run (%s): firmware configuration and registers are unknown",
 							       sections[s], tst);
 			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.tools.status", sections[s]), tst, "ok");
@@ -119,7 +125,7 @@ static void eval_incomplete(struct hwc_rule_ctx *c)
 		for (; watched[n]; n++)
 			t[n].status = watched[n];
 		t[n++].status = "absent"; /* only counted under tools */
-		scan(sec, sections[s], t, c->a, false);
+		scan(sec, sections[s], t, c->a, false, skip);
 		for (int i = 0; i < n; i++) {
 			if (!t[i].n)
 				continue;

@@ -561,7 +561,8 @@ static void eval_raw_ber(struct hwc_rule_ctx *c)
  * two. 0 when the effective figures are not known. */
 struct phy_eff {
 	double n, ber, raw_n, raw_ber;
-	bool nofec;
+	bool nofec, kn, kb; /* kn, kb: the count, the BER known (an unknown one counts as 0) */
+	const char *wn, *wb; /* why the count, the BER is unknown */
 };
 
 static int phy_effective(struct hwc_rule_ctx *c, const json_t *p, struct phy_eff *e)
@@ -570,8 +571,9 @@ static int phy_effective(struct hwc_rule_ctx *c, const json_t *p, struct phy_eff
 	size_t k;
 	const json_t *v;
 	memset(e, 0, sizeof(*e));
-	if (!hwc_q_find_num(p, "phy.effective_errors", &e->n, &why, c->a) ||
-	    !hwc_q_find_num(p, "phy.effective_ber", &e->ber, &why, c->a))
+	e->kn = hwc_q_find_num(p, "phy.effective_errors", &e->n, &e->wn, c->a);
+	e->kb = hwc_q_find_num(p, "phy.effective_ber", &e->ber, &e->wb, c->a);
+	if (!e->kn && !e->kb)
 		return 0;
 	const char *fec = hwc_q_string(hwc_q_get(p, "phy"), "fec");
 	e->nofec = fec && no_fec(fec);
@@ -602,15 +604,23 @@ static void effective_mstlink(struct hwc_rule_ctx *c, const json_t *ad, const js
 	const char *subj = ib_subject(c, p), *base = ib_base(c, ad, p), *why;
 	double n, ber, sym;
 	struct phy_eff e;
-	if (!need_num(c, subj, p, base, "phy.effective_errors", &n) || !need_num(c, subj, p, base, "phy.effective_ber", &ber) ||
-	    !phy_effective(c, p, &e) || !phy_effective_fires(&e, max))
+	/* either figure past its bound is enough; a clean one beside an unknown one decides nothing */
+	if (!phy_effective(c, p, &e) || !phy_effective_fires(&e, max)) {
+		if (need_num(c, subj, p, base, "phy.effective_errors", &n))
+			need_num(c, subj, p, base, "phy.effective_ber", &ber);
 		return;
+	}
+	n = e.n;
+	ber = e.ber;
 	bool raw = e.nofec && (e.raw_n > n || e.raw_ber > ber);
-	struct hwc_finding *fd = hwc_rule_emit(c, subj, "%s errors left after FEC (effective BER %.3g) since the counters were cleared%s",
-					       fv_fmt_num(c->a, e.raw_n > n ? e.raw_n : n), e.raw_ber > ber ? e.raw_ber : ber,
+	const char *cnt = e.kn || e.raw_n > n ? fv_fmt_num(c->a, e.raw_n > n ? e.raw_n : n) : "an unknown number of";
+	struct hwc_finding *fd = hwc_rule_emit(c, subj, "%s errors left after FEC (effective BER %s) since the counters were cleared%s",
+					       cnt, e.kb || e.raw_ber > ber ? hwc_arena_printf(c->a, "%.3g", e.raw_ber > ber ? e.raw_ber : ber) : "unknown",
 					       e.nofec ? " (no FEC: every raw error is one)" : "");
-	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.effective_errors", base), fv_fmt_num(c->a, n), "0");
-	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.effective_ber", base), hwc_arena_printf(c->a, "%.3g", ber),
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.effective_errors", base),
+			 e.kn ? fv_fmt_num(c->a, n) : e.wn, "0");
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.effective_ber", base),
+			 e.kb ? hwc_arena_printf(c->a, "%.3g", ber) : e.wb,
 			 hwc_arena_printf(c->a, "<= %.3g", max));
 	if (raw) {
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.raw_errors_per_lane", base),
@@ -924,13 +934,16 @@ static void eval_kernel_events(struct hwc_rule_ctx *c)
 		const char *seen = "";
 		size_t k;
 		const json_t *ev;
+		bool fatal = false; /* the card stopped answering: an error, not a warning */
+		json_array_foreach(v, k, ev) fatal |= event_counts(ev) && !strcmp(hwc_q_string(ev, "kind"), "fatal");
 		json_array_foreach(v, k, ev) {
 			const char *kind = hwc_q_string(ev, "kind");
 			if (!event_counts(ev) || strstr(seen, kind))
 				continue; /* one line of evidence per kind: the first */
 			seen = hwc_arena_printf(c->a, "%s%s%s", seen, *seen ? ", " : "", kind);
 			if (!fd)
-				fd = hwc_rule_emit(c, bdf, "the kernel logged mlx5 faults since boot");
+				fd = hwc_rule_emit_sev(c, fatal ? HWC_SEV_ERROR : HWC_SEV_WARN, bdf,
+						       "the kernel logged mlx5 faults since boot");
 			const json_t *t = hwc_q_get(ev, "time_s");
 			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.kernel_events[%zu]", base, k),
 					 hwc_arena_printf(c->a, "%s at %s s: %s", kind, json_is_number(t) ? fv_fmt_num(c->a, json_number_value(t)) : "?",
@@ -976,7 +989,7 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "cleared since, so symbol_error above the rate is still this rule's. Such errors cost NCCL bandwidth "
 	 "and grow into flaps. Rates are since boot (the uptime)." WATCH_TEXT,
 	 "Reseat or replace the cable/transceiver of the port (then the switch port); check the module "
-	 "with `ethtool -m <netdev>` / `mlxlink -d <BDF> -m -c` and watch the counter again.",
+	 "with `ethtool -m <netdev>` / `mstlink -d <BDF> -m -c` and watch the counter again.",
 	 eval_symbol},
 	{"LINK_FLAPS", HWC_SEV_WARN, "link", "Link went down since boot",
 	 "link_down_events_phy (firmware), the netdev's carrier ups after the first, or IB link_downed "
@@ -986,7 +999,7 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "same PPCNT physical layer link_down_events, counted since its counters were last cleared). "
 	 "In the watch window: link_down_events_phy's delta, else carrier_changes' (netdevs[].link."
 	 "carrier_changes_window), or link_downed's: any is a live flap." WATCH_TEXT,
-	 "Check the cable, transceiver and switch port logs; `mlxlink -d <BDF> -c` shows the link "
+	 "Check the cable, transceiver and switch port logs; `mstlink -d <BDF> -c` shows the link "
 	 "down counter and BER; replace the cable if it recurs.",
 	 eval_flaps},
 	{"LINK_INTEGRITY_ERRORS", HWC_SEV_WARN, "link", "InfiniBand link integrity errors",
@@ -994,7 +1007,7 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "(a packet is dropped), link_error_recovery counts retrainings: any since boot is flagged "
 	 "(NVSentinel's link counter design treats the first two as fatal to a running job). The "
 	 "window judges the three deltas' sum." WATCH_TEXT,
-	 "Replace the cable or transceiver of the port and check the switch port; `mlxlink -d <BDF> "
+	 "Replace the cable or transceiver of the port and check the switch port; `mstlink -d <BDF> "
 	 "-c` and `perfquery` show the counters on both ends.",
 	 eval_integrity},
 	{"LINK_RAW_BER_HIGH", HWC_SEV_WARN, "link", "Pre-FEC BER close to the FEC's limit",
@@ -1032,7 +1045,8 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "link_effective_ber_max (default 1e-12, the IBTA / IEEE 802.3 link objective, and the "
 	 "default BER threshold of NVIDIA's ibdiagnet): these are "
 	 "corrupted frames the FEC could not repair. Sources, in order: mstlink's Effective Physical "
-	 "Errors and BER; else, on an Ethernet port, ethtool -S's rx_pcs_symbol_err_phy (symbols 'not "
+	 "Errors and BER (either past its bound is enough, the other may be unknown; a clean one beside "
+	 "an unknown one is unknown); else, on an Ethernet port, ethtool -S's rx_pcs_symbol_err_phy (symbols 'not "
 	 "corrected by FEC, or FEC not active', mlx5 counters.rst): PPCNT phy_symbol_errors, error "
 	 "bits 'not corrected by phy correction mechanisms (FEC + PLR)' (PRM), the very field "
 	 "pre-16nm mlxlink prints as Effective Physical Errors; newer mlxlink prints "
@@ -1076,11 +1090,13 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "Check the far end's transmitter and the fibre (swap it), then this module; `mstlink -d "
 	 "<device> -m` shows the flags and the readings.",
 	 eval_module},
-	{"MLX_KERNEL_EVENTS", HWC_SEV_WARN, "mlx", "mlx5 faults in the kernel log since boot",
+	{"MLX_KERNEL_EVENTS", HWC_SEV_ERROR, "mlx", "mlx5 faults in the kernel log since boot",
 	 "mlx5_core's own lines: insufficient slot power, port module errors (powered down, bad or "
 	 "shorted cable, bus stuck), high temperature, health syndromes (poll_health, synd 0x..), a "
 	 "recovery that failed, failed firmware commands. An event since boot stands even when the "
-	 "state has recovered. Not counted: cable unplugged, and ACCESS_REG(0x805) failures that "
+	 "state has recovered. A warning; an error when the card went fatal (mlx5's 'health recovery "
+	 "flow aborted, PCI reads still not working', the device in its error state: it no longer "
+	 "answers until a reset or a reboot). Not counted: cable unplugged, and ACCESS_REG(0x805) failures that "
 	 "counter readers cause on restricted PFs. Needs the kernel log (root on Debian: "
 	 "kernel.dmesg_restrict).",
 	 "Read the lines in `dmesg | grep mlx5_core`: power -> a slot that grants the card's power; "

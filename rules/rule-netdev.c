@@ -392,10 +392,10 @@ static const char *port_fix(struct hwc_rule_ctx *c, bool ib, const char *ndn)
 {
 	const char *unused = "; a port meant to stay unused goes under `unused_ports` in the site profile (docs/profile.md).";
 	if (ib)
-		return hwc_arena_printf(c->a, "Check the cable or transceiver, the switch port and the subnet manager: `mlxlink -d <BDF> -p <port>`, `ibstat`%s", unused);
+		return hwc_arena_printf(c->a, "Check the cable or transceiver, the switch port and the subnet manager: `mstlink -d <BDF> -p <port>`, `ibstat`%s", unused);
 	if (!ndn)
-		return hwc_arena_printf(c->a, "Check the cable, transceiver and switch port: `mlxlink -d <BDF> -p <port>` (`rdma link show` names the port's netdev)%s", unused);
-	return hwc_arena_printf(c->a, "Check the cable, transceiver and switch port: `mlxlink -d <BDF> -p <port>` or `ethtool %s`%s", ndn, unused);
+		return hwc_arena_printf(c->a, "Check the cable, transceiver and switch port: `mstlink -d <BDF> -p <port>` (`rdma link show` names the port's netdev)%s", unused);
+	return hwc_arena_printf(c->a, "Check the cable, transceiver and switch port: `mstlink -d <BDF> -p <port>` or `ethtool %s`%s", ndn, unused);
 }
 
 /* The first collected netdev whose bond is `bond`. A RoCE LAG port's netdev is the bond
@@ -466,7 +466,7 @@ static void lag_port_down(struct hwc_rule_ctx *c, const char *subj, const char *
 	fd->fix = ku && !up ? hwc_arena_printf(c->a, "If the port should carry traffic: `ip link set %s up`; if it is meant to stay unused, list it under "
 							 "`unused_ports` in the site profile (docs/profile.md).", bond)
 			    : hwc_arena_printf(c->a, "Check the cables, transceivers and switch ports of the bond's members (`cat /proc/net/bonding/%s`, "
-						     "`mlxlink -d <BDF> -p <port>`); a port meant to stay unused goes under `unused_ports` in the site profile (docs/profile.md).", bond);
+						     "`mstlink -d <BDF> -p <port>`); a port meant to stay unused goes under `unused_ports` in the site profile (docs/profile.md).", bond);
 }
 
 /* Why the port is down, from its netdev: mlx5 and mlx4 report every RoCE port without carrier
@@ -648,13 +648,13 @@ const struct hwc_rule hwc_rules_netdev[] = {
 	 "(mlx5_bond_N): its bond's admin state and carrier (netdevs[].bond of the members) decide, and "
 	 "the finding names the bond and each member's carrier. Ports the profile lists under "
 	 "unused_ports (by netdev, PCI function or RDMA device and port) are not reported.",
-	 "Check the cable, transceiver and switch port: `mlxlink -d <BDF> -p <port>` or `ethtool <netdev>`; "
+	 "Check the cable, transceiver and switch port: `mstlink -d <BDF> -p <port>` or `ethtool <netdev>`; "
 	 "a port meant to stay unused goes under `unused_ports` in the site profile (docs/profile.md).",
 	 eval_port_down},
 	{"NET_PORT_RATE_LOW", HWC_SEV_WARN, "netdev", "Port rate below the profile's expectation",
 	 "The port trained below the rate the site expects for this product (wrong cable, a switch port "
 	 "speed setting, auto-negotiation to a lower rate).",
-	 "Check the cable and switch port; `mlxlink -d <BDF> -p <port>` shows the negotiated and supported speeds.",
+	 "Check the cable and switch port; `mstlink -d <BDF> -p <port>` shows the negotiated and supported speeds.",
 	 eval_port_rate},
 	HWC_RULES_END,
 };

@@ -419,7 +419,7 @@ const struct hwc_rule hwc_rules_rate[] = {
 	 "faster than the link runs; unknown when either end's PortInfo cannot be read. " SOURCES,
 	 "`ethtool <netdev>`: compare Speed with the supported and partner-advertised modes; restore "
 	 "auto-negotiation (`ethtool -s <netdev> autoneg on`) or force the common best speed on both "
-	 "ends; `mlxlink -d <BDF>` shows the port's enabled and the cable's supported speeds.",
+	 "ends; `mstlink -d <BDF>` shows the port's enabled and the cable's supported speeds.",
 	 eval_below_possible},
 	{"LINK_RATE_LIMITED", HWC_SEV_WARN, "link", "Port rate limited by the module, the partner or the card",
 	 "The port runs below what its card supports, and one end explains it: a module or cable "

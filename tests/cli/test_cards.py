@@ -79,9 +79,14 @@ class CardsJson(unittest.TestCase):
         self.assertEqual(len(j["cards"]), 2)
         for c in j["cards"]:
             self.assertEqual(c["verdict"], "ok")
-            # ok, but the far end: no lldpcli in this capture, shown as unknown, judged by no rule
-            self.assertEqual({k["verdict"] for k in c["checks"] if k["item"] != "port_far_end"}, {"ok"},
-                             c["checks"])
+            # ok, but the far end: no lldpcli in this capture, shown as unknown, judged by no rule;
+            # and the RoCE chain: no dcb in it, no profile asks for a lossless chain: shown, not judged
+            self.assertEqual({k["verdict"] for k in c["checks"] if k["item"] not in ("port_far_end", "port_roce")},
+                             {"ok"}, c["checks"])
+            self.assertEqual({(k["verdict"], k["value"]) for k in c["checks"] if k["item"] == "port_roce"},
+                             {("not_judged", None)})
+            self.assertIn("trust unknown (dcb: not in this capture)",
+                          next(k["reason"] for k in c["checks"] if k["item"] == "port_roce"))
             self.assertEqual({(k["verdict"], k["reason"]) for k in c["checks"] if k["item"] == "port_far_end"},
                              {("not_judged", "lldpcli: not in this capture")})
             items = [k["item"] for k in c["checks"]]
@@ -137,6 +142,16 @@ class CardsJson(unittest.TestCase):
         k = check(c, "pcie_link")
         self.assertEqual((k["verdict"], k["undecided"]), ("unknown", ["PCIE_FW_LINK_RESTRICTED"]))
         self.assertIn("Gen5 x16", k["value"])
+
+    def test_each_undecided_rule_with_its_own_cause(self):
+        # host-cx7-gen5-nonroot: PCIE_FW_LINK_RESTRICTED waits for mstconfig, PCIE_LANE_ERRORS for
+        # config space as root: the line says each cause of its own rules, never one for both
+        _, j = run_json("--root", root("host-cx7-gen5-nonroot"), "--json")
+        k = check(card(j, "0000:21:00.0"), "pcie_link")
+        self.assertEqual((k["verdict"], sorted(k["undecided"])),
+                         ("unknown", ["PCIE_FW_LINK_RESTRICTED", "PCIE_LANE_ERRORS"]))
+        self.assertEqual(k["reason"], "absent: mstconfig: not in this capture (PCIE_FW_LINK_RESTRICTED); "
+                                      "needs_root: config space beyond 64 bytes needs root (PCIE_LANE_ERRORS)")
 
     def test_rate_unknown_says_why(self):
         # ethtool was not in this capture: the link rate line gives the facts' reason for the

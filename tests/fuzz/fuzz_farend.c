@@ -36,6 +36,7 @@ static void ibdiag(const char *buf, size_t size, struct hwc_arena *a)
 	hwc_mlx_parse_portinfo_lid(buf, size, a, &p.lid);
 	hwc_mlx_parse_perfquery(buf, size, a, &p);
 	hwc_mlx_parse_portinfo_link(buf, size, a, &p.portinfo);
+	hwc_mlx_ibdiag_words(a, hwc_arena_strndup(a, buf, size)); /* as a failing tool's stderr */
 	hwc_fmeta_set(&p.source.m, HWC_ST_OK, 0, NULL);
 	json_t *j = hwc_json_from_table(&p, &hwc_mlx_peer_table);
 	/* the PortInfo lists read back as they were written */

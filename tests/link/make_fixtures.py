@@ -364,6 +364,82 @@ def hdr_plr_8port():
     r.done("eight ConnectX-6 HDR ports with PLR whose real raw BERs (4E-9..1E-7) are healthy")
 
 
+# An ibdiagnet-derived BER table of a real fabric of ConnectX-7 hosts (MT4129) and Quantum-class
+# leaves, spines and cores (zhangdailin/NVIDIA_NETWORK_HEALTH_CHECK_PLATFORM, test_data/ber(1).csv,
+# commit aab9dc1, 2026-01-09: 30458 ports, IB-Analysis-Pro's rendering of ibdiagnet's per-port Raw,
+# Effective and Symbol BER; no FEC mode, speed or counts). tests/link/real-data/ holds, verbatim,
+# its header, the host ports whose raw BER is 1E-5 or more, the one host port whose effective BER
+# is above 1E-12, and the leaf ports at the other end of those links.
+IBDIAG_BER = os.path.join(HERE, "real-data", "ibdiag-ber-cx7-fabric-ca-ports.csv")
+
+
+def ibdiag_row(node):
+    with open(IBDIAG_BER) as f:
+        for ln in f:
+            cells = ln.rstrip("\n").split(",")
+            if cells[2] == node:
+                return cells
+    raise KeyError(node)
+
+
+def ibdiag_root(name, node, bdf, note, expected, title):
+    """A ConnectX-7 host port whose mstlink answer is the three BERs of NODE's row of the table."""
+    guid, _, _, peer, raw, eff, sym, _ = ibdiag_row(node)
+    dev = node.split()[-1]
+    text = ("\nOperational Info\n----------------\n"
+            "State                              : Active\n"
+            "Physical state                     : LinkUp\n"
+            "\nPhysical Counters and BER Info\n------------------------------\n"
+            f"Effective Physical BER             : {eff}\n"
+            f"Raw Physical BER                   : {raw}\n"
+            f"Symbol BER                         : {sym}\n")
+    r = Root(name)
+    r.function(bdf, 0x1021, cls="0x020700", rdma=[dev])
+    r.rdma(dev, None, None, {1: {"state": "4: ACTIVE", "phys_state": "5: LinkUp",
+                                 "link_layer": "InfiniBand"}})
+    r.command(["mstlink", "-d", bdf, "-m", "-c"], text.encode())
+    r.source(f"`hwcheck/commands/mstlink -d {bdf} -m -c/stdout`: its three BER values verbatim "
+             f"(Raw {raw}, Effective {eff}, Symbol {sym}, the table's spelling) from the row of host "
+             f"port {node} (NodeGUID {guid}, port 1, attached to {peer}) in a real ibdiagnet-derived "
+             "BER table of a fabric of ConnectX-7 hosts and Quantum-class switches "
+             "(zhangdailin/NVIDIA_NETWORK_HEALTH_CHECK_PLATFORM, test_data/ber(1).csv, commit aab9dc1, "
+             "2026-01-09; 30458 ports; its notes call it IB-Analysis-Pro's output of ibdiagnet's "
+             "per-port BERs), kept with the other rows used in "
+             "tests/link/real-data/ibdiag-ber-cx7-fabric-ca-ports.csv. " + note + " ibdiagnet "
+             "reads the BERs from each port's firmware (--get_phy_info; db_csv PHY_DB16 "
+             "mantissa/exponent pairs, per the platform's notes), as mlxlink reads its BER lines "
+             "(PPCNT physical layer statistical counters, raw_ber_coef E- raw_ber_magnitude). The "
+             "table has no FEC mode and no counts. Expected: " + expected)
+    r.source("RECONSTRUCTED: that the BERs are mstlink's answer (that ibdiagnet's figures are the "
+             "same PPCNT fields mlxlink prints is inferred, no source read here says so; the text "
+             "layout: section headers and "
+             "key padding of the corpus captures; only the table's three values are printed, no FEC, "
+             "speed, width, counts or Module Info: those facts are absent), State Active / LinkUp "
+             "(ibdiagnet reads the BER of active ports), the argv, the BDF, device 0x1021 "
+             f"(MT4129 = ConnectX-7), RDMA device {dev} port 1 as the node description names it, "
+             "InfiniBand link layer, no port rate, no counters/ files, no netdev.")
+    r.done(title)
+
+
+def ibdiag_ber():
+    ibdiag_root("link-ib-cx7-ibdiag-raw-ber", "MDC-DH1E-F01-POD3-GPU-031 mlx5_9", "0000:9a:00.0",
+                "The worst host port of the 4989 (the leaf's own receiver on that link reads 3.00E-08: "
+                "one direction).",
+                "whether 4E-5 is close to the limit is RS(544,514)'s question (2.4e-4: yes, past its "
+                "tenth) or, on the low-latency RS(272,257+1) an NDR ConnectX-7 may run (corpus NDR "
+                "capture), one hwcheck has no figure for: LINK_RAW_BER_HIGH unknown (phy.fec absent), "
+                "never a pass; LINK_EFFECTIVE_ERRORS unknown (no error count; the effective BER 6E-14 is "
+                "under 1e-12).",
+                "a ConnectX-7 host port whose real ibdiagnet raw BER is 4E-5, its FEC not recorded")
+    ibdiag_root("link-ib-cx7-ibdiag-eff-ber", "MDC-DH1E-D24-POD1-GPU-081 mlx5_2", "0000:1a:00.0",
+                "The one host port of the 4989 whose effective BER is above 1e-12 (the leaf's own "
+                "receiver on that link reads an effective BER of 1.50E-254, its floor).",
+                "LINK_EFFECTIVE_ERRORS warn on the effective BER 2E-12 above link_effective_ber_max "
+                "(1e-12), the error count unknown (the BER alone is enough); LINK_RAW_BER_HIGH unknown "
+                "(phy.fec absent; 4E-6 is under a tenth of either RS limit).",
+                "a ConnectX-7 host port whose real ibdiagnet effective BER is 2E-12, above 1e-12")
+
+
 # A ConnectX-7 400GbE port with an NVIDIA-made 400GBASE-DR4 OSFP (vendor SAKURA, OSFP-400G-DR4):
 # the real `mlxlink -d mlx5_0 -m -c --rx_fec_histogram --show_histogram --show_serdes_tx --json`
 # answer (MFT 4.34.1-10, firmware 28.47.1088) that yuuki/rdma_exporter kept as a decoder fixture
@@ -700,6 +776,7 @@ def build():
     dr4_osfp_400g()
     ethtool_ber()
     hdr_plr_8port()
+    ibdiag_ber()
     ndr_dac_los()
     bad_signal_400g()
     sfp_no_light()

@@ -208,7 +208,7 @@ static void test_portinfo_link(void)
 	CHECK(pi.speed_active_gbps.v == 10);
 	CHECK(pi.speeds_enabled_gbps.items[pi.speeds_enabled_gbps.n - 1] == 14.0625);
 	/* a whole current dump (ibsim): the extended fields print words and 0 */
-	CHECK_INT(portinfo_seed("smpquery-pi-switch-port1-ibsim.txt", &pi), 0);
+	CHECK_INT(portinfo_seed("smpquery-pi-switch-port1-lid0-ibsim.txt", &pi), 0);
 	CHECK(pi.speed_active_gbps.v == 2.5);
 	CHECK_INT(pi.width_active.v, 4);
 	CHECK_INT(pi.speeds_enabled_gbps.m.st, HWC_ST_OK);
@@ -270,6 +270,102 @@ static void test_perfquery(void)
 	CHECK_INT(p.counters[0].m.st, HWC_ST_INVALID);
 }
 
+/* OFED 1.x perfquery (libibmad before the IBA field names): the same counters read */
+static void test_perfquery_ofed1(void)
+{
+	size_t len;
+	struct hwc_mlx_peer p;
+	memset(&p, 0, sizeof(p));
+	char *t = seed("perfquery-ofed1-lid12-errors-ompi-users-2008.txt", &len);
+	CHECK_INT(hwc_mlx_parse_perfquery(t, len, A, &p), 0);
+	/* symbol_error, link_error_recovery, link_downed, port_rcv_errors, remote physical,
+	 * xmit discards, local link integrity, buffer overrun (hwc_mlx_peer_counter_names) */
+	const uint64_t want[HWC_MLX_NPEER_COUNTERS] = {7836, 255, 0, 24058, 6159, 3176, 0, 0};
+	for (size_t i = 0; i < HWC_MLX_NPEER_COUNTERS; i++) {
+		CHECK_INT(p.counters[i].m.st, HWC_ST_OK);
+		CHECK_INT(p.counters[i].v, want[i]);
+	}
+	memset(&p, 0, sizeof(p));
+	t = seed("perfquery-ofed1-lid936-tacc-stats.txt", &len);
+	CHECK_INT(hwc_mlx_parse_perfquery(t, len, A, &p), 0);
+	for (size_t i = 0; i < HWC_MLX_NPEER_COUNTERS; i++)
+		CHECK(hwc_ok(p.counters[i]) && p.counters[i].v == 0);
+	/* an old name with a bad value names the field it read */
+	const char *bad = "PortSelect:...1\nSymbolErrors:....x\n";
+	memset(&p, 0, sizeof(p));
+	CHECK_INT(hwc_mlx_parse_perfquery(bad, strlen(bad), A, &p), 0);
+	CHECK_INT(p.counters[0].m.st, HWC_ST_INVALID);
+	CHECK(strstr(p.counters[0].m.detail, "SymbolErrors 'x'") != NULL);
+}
+
+/* the counters of another port than the peer's are not taken (a switch's port 0 counts the
+ * whole switch) */
+static void test_perfquery_port_select(void)
+{
+	size_t len;
+	struct hwc_mlx_peer p;
+	memset(&p, 0, sizeof(p));
+	char *t = seed("perfquery-x-lid10-rhel75-infiniband-diags-16.txt", &len); /* PortSelect 1 */
+	HWC_SET(p.port, 1);
+	CHECK_INT(hwc_mlx_parse_perfquery(t, len, A, &p), 0);
+	CHECK_INT(p.counters[0].m.st, HWC_ST_OK);
+	memset(&p, 0, sizeof(p));
+	HWC_SET(p.port, 17);
+	CHECK_INT(hwc_mlx_parse_perfquery(t, len, A, &p), -22);
+	for (size_t i = 0; i < HWC_MLX_NPEER_COUNTERS; i++)
+		CHECK_INT(p.counters[i].m.st, HWC_ST_INVALID);
+	CHECK(strstr(p.counters[0].m.detail, "PortSelect 1, not the peer's port 17") != NULL);
+}
+
+/* LID 0 is no address (a switch's external port, a subnet without SM): never a PMA target; a
+ * switch whose LocalPort is 0 names its management port, not a cable's end */
+static void test_lid0_and_switch_port0(void)
+{
+	size_t len;
+	struct hwc_fi64 lid = {0};
+	char *t = seed("smpquery-pi-switch-port1-lid0-ibsim.txt", &len);
+	CHECK_INT(hwc_mlx_parse_portinfo_lid(t, len, A, &lid), -22);
+	CHECK_INT(lid.m.st, HWC_ST_ABSENT);
+	CHECK(strstr(lid.m.detail, "LID is 0") != NULL);
+	struct hwc_mlx_peer p;
+	memset(&p, 0, sizeof(p));
+	t = seed("smpquery-ni-switch-guid-r1lead.txt", &len);
+	char *lp = strstr(t, "LocalPort:.......................17");
+	CHECK(lp != NULL);
+	memcpy(lp + strlen("LocalPort:......................."), ".0", 2); /* dots are padding */
+	CHECK_INT(hwc_mlx_parse_nodeinfo(t, len, A, &p), 0);
+	CHECK_STR(p.node_type.v, "Switch");
+	CHECK_INT(p.port.m.st, HWC_ST_INVALID);
+	CHECK(strstr(p.port.m.detail, "management port") != NULL);
+	/* a channel adapter's port is never 0 either way: LocalPort 0 stays a value there */
+	const char *ca = "NodeType:........................Channel Adapter\nLocalPort:.......................1\n";
+	memset(&p, 0, sizeof(p));
+	CHECK_INT(hwc_mlx_parse_nodeinfo(ca, strlen(ca), A, &p), 0);
+	CHECK_INT(p.port.v, 1);
+}
+
+/* a failing tool's words: the iberror line with its first ibwarn cause (real stderr), odd ones */
+static void test_ibdiag_words(void)
+{
+	size_t len;
+	char *t = seed("smpquery-stderr-ni-lid4-no-answer-openmpi-users.txt", &len);
+	CHECK_STR(hwc_mlx_ibdiag_words(A, t),
+		  "failed: operation NodeInfo: node info query failed (mad_rpc: _do_madrpc failed; dport (Lid 4))");
+	t = seed("perfquery-stderr-client-register-infiniband-exporter-26.txt", &len);
+	CHECK_STR(hwc_mlx_ibdiag_words(A, t),
+		  "failed: Failed to open '(null)' port '0' (mad_rpc_open_port: client_register for mgmt 1 failed)");
+	/* the last iberror line; an ibwarn without its pid; nothing to quote */
+	CHECK_STR(hwc_mlx_ibdiag_words(A, "x: iberror: a\ny: iberror: b\n"), "b");
+	CHECK_STR(hwc_mlx_ibdiag_words(A, "ibwarn: [12\nsmpquery: iberror: failed: x"), "failed: x ([12)");
+	CHECK_STR(hwc_mlx_ibdiag_words(A, "ibwarn: [7] _do_madrpc: recv failed: Connection timed out"),
+		  "_do_madrpc: recv failed: Connection timed out");
+	CHECK_STR(hwc_mlx_ibdiag_words(A, "can't open UMAD port\nmore"), "can't open UMAD port");
+	CHECK_STR(hwc_mlx_ibdiag_words(A, ""), "no message");
+	CHECK_STR(hwc_mlx_ibdiag_words(A, "smpquery: iberror: \n"), "no message");
+	CHECK_STR(hwc_mlx_ibdiag_words(A, "ibwarn: [1] the cause\nsmpquery: iberror: \n"), "the cause");
+	CHECK_STR(hwc_mlx_ibdiag_words(A, NULL), "no message");
+}
+
 int main(void)
 {
 	A = hwc_arena_new();
@@ -279,6 +375,10 @@ int main(void)
 	test_smpquery();
 	test_portinfo_link();
 	test_perfquery();
+	test_perfquery_ofed1();
+	test_perfquery_port_select();
+	test_lid0_and_switch_port0();
+	test_ibdiag_words();
 	hwc_arena_free(A);
 	TEST_MAIN_END();
 }

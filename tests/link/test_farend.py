@@ -21,7 +21,40 @@ from test_link import check, check_root, port  # noqa: E402  (the same helpers)
 BASE = {"link-farend-lldp-symbol": "net-mlx5-100g-full-stats",
         "link-farend-lldp-roce": "field-ports-cx7-roce-active",
         "link-farend-lldpd-down": "field-ports-cx7-roce-active",
-        "link-farend-ib-linkdowned": "link-ib-cx7-linkdowned"}
+        "link-farend-ib-linkdowned": "link-ib-cx7-linkdowned",
+        "link-farend-ib-switchib": "link-ib-clean"}
+CAPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fuzz", "corpus", "farend")
+SMP0 = "smpquery -C mlx5_0 -P 1 -D "
+PERF0 = "perfquery -C mlx5_0 -P 1 29 25"
+
+
+def cap(name):
+    with open(os.path.join(CAPS, name)) as f:
+        return f.read()
+
+
+def variant(fx, commands=(), files=()):
+    """The facts of fixture fx's root with some recordings (argv, stdout, stderr, result) and
+    files (path, text) replaced: the far end's failure modes on one real pairing."""
+    with tempfile.TemporaryDirectory() as d:
+        root = os.path.join(d, "root")
+        shutil.copytree(hwctest.fixture(fx, "root"), root, symlinks=True)
+        for argv, out, err, result in commands:
+            key = os.path.join(root, "hwcheck", "commands", argv)
+            shutil.rmtree(key, ignore_errors=True)
+            os.makedirs(key)
+            for name, text in (("stdout", out), ("stderr", err), ("result", result)):
+                if text is not None:
+                    with open(os.path.join(key, name), "w") as f:
+                        f.write(text)
+        for rel, text in files:
+            with open(os.path.join(root, rel), "w") as f:
+                f.write(text)
+        return check_root(root)
+
+
+def why(obj, key):
+    return (obj["unavailable"][key]["status"], obj["unavailable"][key]["detail"])
 
 
 def verdicts(j):
@@ -129,13 +162,108 @@ class FarEnd(unittest.TestCase):
         self.assertIn("portinfo.speed_active_gbps is unknown (absent: smpquery: not in this capture)", rate["message"])
         for m in msgs.values():
             self.assertTrue(m.startswith("host mlx5_1/1 <-> b1nstcx02 HCA-1 port 1: "), m)
-            self.assertTrue(m.endswith("; on the host side only (the far end counts 0)"), m)
+        # a receiver's overruns are one side's; a link that went down went down at both ends, so
+        # a far end that counts none was reset since, and says nothing of the side
+        self.assertTrue(msgs["LINK_INTEGRITY_ERRORS"].endswith("; on the host side only (the far end counts 0)"))
+        self.assertTrue(msgs["LINK_FLAPS"].endswith("; the far end counts 0, yet a link goes down at both ends: "
+                                                    "its counters were reset since"), msgs["LINK_FLAPS"])
         self.assertEqual(far_lines(j), [("mlx5_1", "<-> b1nstcx02 HCA-1 port 1 (Channel Adapter, LID 4); its "
                                          "counters: symbol errors 0, rcv errors 0, integrity errors 0, buffer "
                                          "overruns 0, remote physical errors 0, link downed 0, recoveries 0",
                                          "not_judged")])
         far = j["cards"][0]["ports"][0]["far_end"]
         self.assertEqual(far, {"name": "b1nstcx02 HCA-1", "port": 1, "source": "infiniband-diags"})
+
+    def test_ib_peer_switch_of_a_real_topology(self):
+        # the real pairing of an ibnetdiscover topology: mlx5_0 port 1 <-> Switch-IB port 25, LID 29
+        # (a switch: its LID read from its port 0); no perfquery recorded: its counters unknown
+        j = check("link-farend-ib-switchib")
+        peer = port(j, "mlx5_0")["peer"]
+        self.assertEqual((peer["node_description"], peer["node_guid"], peer["node_type"], peer["port"], peer["lid"]),
+                         ("SwitchIB Mellanox Technologies", "0xec0d9a0300f548c0", "Switch", 25, 29))
+        self.assertEqual(why(peer["counters"], "symbol_error"), ("absent", "perfquery: not in this capture"))
+        self.assertEqual(far_lines(j), [("mlx5_0", "<-> SwitchIB Mellanox Technologies port 25 (Switch, LID 29); "
+                                         "its counters unknown (perfquery: not in this capture)", "not_judged")])
+        self.assertEqual(j["cards"][0]["ports"][0]["far_end"],
+                         {"name": "SwitchIB Mellanox Technologies", "port": 25, "source": "infiniband-diags"})
+
+    def test_ib_peer_does_not_answer(self):
+        # nodeinfo failing as a real smpquery did (Open MPI users list, host bones): the peer is
+        # named by its description, its port unknown (never "port 0"), the reason quotes the tool
+        j = variant("link-farend-ib-switchib", [(SMP0 + "nodeinfo 0,1", "", cap("smpquery-stderr-ni-lid4-no-answer-openmpi-users.txt"), "exit=255\n")])
+        peer = port(j, "mlx5_0")["peer"]
+        self.assertEqual(peer["node_description"], "SwitchIB Mellanox Technologies")
+        want = ("unreadable", "smpquery -C mlx5_0 -P 1 -D nodeinfo 0,1 exited 255: failed: operation NodeInfo: "
+                "node info query failed (mad_rpc: _do_madrpc failed; dport (Lid 4))")
+        for key in ("node_type", "port", "lid"):
+            self.assertEqual(why(peer, key), want)
+        self.assertEqual(why(peer["counters"], "symbol_error"), want)
+        (subject, value, verdict), = far_lines(j)
+        self.assertTrue(value.startswith("<-> SwitchIB Mellanox Technologies (InfiniBand); its counters unknown ("), value)
+        self.assertEqual(j["cards"][0]["ports"][0]["far_end"]["port"], None)
+
+    def test_ib_peer_pma_refused_or_hung(self):
+        # perfquery refused as a real one was (infiniband_exporter #26), then hung past its timeout
+        j = variant("link-farend-ib-switchib", [(PERF0, "", cap("perfquery-stderr-client-register-infiniband-exporter-26.txt"), "exit=255\n")])
+        st, detail = why(port(j, "mlx5_0")["peer"]["counters"], "symbol_error")
+        self.assertEqual(st, "unreadable")
+        self.assertTrue(detail.endswith("exited 255: failed: Failed to open '(null)' port '0' "
+                                        "(mad_rpc_open_port: client_register for mgmt 1 failed)"), detail)
+        j = variant("link-farend-ib-switchib", [(PERF0, "", "", "timeout=1\nelapsed_ms=10000\n")])
+        peer = port(j, "mlx5_0")["peer"]
+        self.assertEqual(why(peer["counters"], "symbol_error")[0], "timeout")
+        self.assertEqual(peer["port"], 25)  # what answered stays
+
+    def test_ib_peer_counters_of_another_port(self):
+        # a real perfquery answer for port 1 recorded for the switch's port 25: refused, not taken
+        j = variant("link-farend-ib-switchib", [(PERF0, cap("perfquery-x-lid10-rhel75-infiniband-diags-16.txt"), None, "exit=0\n")])
+        counters = port(j, "mlx5_0")["peer"]["counters"]
+        self.assertIsNone(counters["symbol_error"])
+        self.assertEqual(why(counters, "symbol_error"),
+                         ("invalid", "perfquery answered for PortSelect 1, not the peer's port 25"))
+
+    def test_ib_peer_without_subnet_manager(self):
+        # no SM: the port is INIT, the link up; directed-route SMPs still answer (the peer is
+        # named), its LID reads 0: no perfquery (it would say "not in this capture" otherwise)
+        lid0 = "# Port info: DR path slid 0; dlid 0; 0,1 port 0\nLid:.............................0\n"
+        j = variant("link-farend-ib-switchib", [(SMP0 + "portinfo 0,1 0", lid0, None, "exit=0\n")],
+                    [("sys/class/infiniband/mlx5_0/ports/1/state", "2: INIT\n")])
+        p = port(j, "mlx5_0")
+        self.assertEqual(p["state"], "INIT")
+        peer = p["peer"]
+        self.assertEqual((peer["node_description"], peer["port"], peer["lid"]), ("SwitchIB Mellanox Technologies", 25, None))
+        want = ("absent", "the peer's LID is 0: no LID assigned (no subnet manager has configured the peer)")
+        self.assertEqual(why(peer, "lid"), want)
+        self.assertEqual(why(peer["counters"], "symbol_error"), want)
+        # a port down is still not asked
+        j = variant("link-farend-ib-switchib", files=[("sys/class/infiniband/mlx5_0/ports/1/state", "1: DOWN\n"),
+                                                      ("sys/class/infiniband/mlx5_0/ports/1/phys_state", "2: Polling\n")])
+        self.assertEqual(why(port(j, "mlx5_0"), "peer"), ("unsupported", "the port is DOWN: no far end to ask"))
+
+    def test_ib_peer_switch_port_0(self):
+        # a switch saying LocalPort 0 (its management port): no cable ends there, nothing asked after
+        ni = cap("smpquery-ni-switch-guid-r1lead.txt").replace("LocalPort:.......................17",
+                                                                  "LocalPort:.......................0")
+        j = variant("link-farend-ib-switchib", [(SMP0 + "nodeinfo 0,1", ni, None, "exit=0\n")])
+        peer = port(j, "mlx5_0")["peer"]
+        self.assertEqual((peer["node_type"], peer["node_guid"], peer["port"]), ("Switch", "0xe41d2d03004bef70", None))
+        want = ("invalid", "LocalPort 0 of a switch: its management port, not the end of a cable")
+        self.assertEqual(why(peer, "port"), want)
+        self.assertIsNone(peer["lid"])  # not asked, and the reason says why
+        self.assertEqual(why(peer, "lid"), want)
+        self.assertEqual(why(peer["counters"], "symbol_error"), want)
+        self.assertEqual(j["cards"][0]["ports"][0]["far_end"]["port"], None)
+
+    def test_ib_peer_ofed1_perfquery(self):
+        # OFED 1.x perfquery names (SymbolErrors, LinkRecovers, ...): a real answer with errors
+        j = variant("link-farend-ib-linkdowned", [("perfquery -C mlx5_1 -P 1 4 1", cap("perfquery-ofed1-lid12-errors-ompi-users-2008.txt"), None, "exit=0\n")])
+        c = port(j, "mlx5_1")["peer"]["counters"]
+        self.assertEqual((c["symbol_error"], c["link_error_recovery"], c["link_downed"], c["port_rcv_errors"],
+                          c["port_rcv_remote_physical_errors"], c["port_xmit_discards"]), (7836, 255, 0, 24058, 6159, 3176))
+        flaps = next(f["message"] for f in j["findings"] if f["rule_id"] == "LINK_FLAPS")
+        # link_downed 0 at the far end: a link goes down at both ends, so its counters were reset
+        self.assertTrue(flaps.endswith("; the far end counts 0, yet a link goes down at both ends: "
+                                       "its counters were reset since"), flaps)
 
     def test_ib_peer_not_asked(self):
         # no infiniband-diags recorded: absent (not in this capture); an Ethernet port:

@@ -300,6 +300,39 @@ class Fixtures(unittest.TestCase):
         self.assertNotIn("LINK_MODULE_DIAGNOSTICS", {r for r, _, _ in got})
         self.assertEqual({s for _, s, _ in got}, {"unknown"})
 
+    def test_ibdiag_raw_ber_fec_unknown(self):
+        # a real ibdiagnet raw BER of 4E-5 on a ConnectX-7 host port, from a table that records no
+        # FEC mode: the limit it is judged against is the FEC's, so the verdict is unknown (naming
+        # the missing FEC), never a pass; the BER itself is read and shown
+        j = check("link-ib-cx7-ibdiag-raw-ber")
+        phy = port(j, "mlx5_9")["phy"]
+        self.assertEqual((phy["raw_ber"], phy["effective_ber"]), (4e-05, 6e-14))
+        self.assertLess(phy["symbol_ber"], 1e-250)
+        self.assertEqual(phy["unavailable"]["fec"]["status"], "absent")
+        self.assertEqual(phy["unavailable"]["effective_errors"]["status"], "absent")
+        got = link_findings(j)
+        self.assertIn(("LINK_RAW_BER_HIGH", "unknown", "mlx5_9/1"), got)
+        self.assertIn(("LINK_EFFECTIVE_ERRORS", "unknown", "mlx5_9/1"), got)
+        self.assertEqual({s for _, s, _ in got}, {"unknown"})
+        raw = next(f for f in j["findings"] if f["rule_id"] == "LINK_RAW_BER_HIGH")
+        self.assertIn("phy.fec", json.dumps(raw["evidence"]))
+
+    def test_ibdiag_effective_ber_alone_fires(self):
+        # a real ibdiagnet effective BER of 2E-12 (above the 1e-12 objective) on a ConnectX-7 host
+        # port, from a table with no error counts: the BER alone is enough, the count is shown
+        # unknown; the raw BER's verdict needs the FEC the table does not record
+        j = check("link-ib-cx7-ibdiag-eff-ber")
+        phy = port(j, "mlx5_2")["phy"]
+        self.assertEqual((phy["raw_ber"], phy["effective_ber"]), (4e-06, 2e-12))
+        got = link_findings(j)
+        self.assertIn(("LINK_EFFECTIVE_ERRORS", "warn", "mlx5_2/1"), got)
+        self.assertIn(("LINK_RAW_BER_HIGH", "unknown", "mlx5_2/1"), got)
+        f = next(f for f in j["findings"] if f["rule_id"] == "LINK_EFFECTIVE_ERRORS")
+        self.assertIn("unknown number of errors left after FEC (effective BER 2e-12)", f["message"])
+        ev = {e["fact"].rsplit(".", 1)[1]: e["observed"] for e in f["evidence"]}
+        self.assertEqual(ev["effective_ber"], "2e-12")
+        self.assertIn("absent", ev["effective_errors"])
+
     def test_redact_module_serial(self):
         root = hwctest.fixture("link-bf3-mlxlink-clean", "root")
         with tempfile.TemporaryDirectory() as d:
@@ -432,14 +465,16 @@ class Fixtures(unittest.TestCase):
                 ad = j["facts"]["mlx"]["adapters"][0]
                 got = sorted({e["kind"] for e in ad["kernel_events"]} - {"module_unplugged"})
                 self.assertEqual(got, kinds)
-                ids = [f["rule_id"] for f in j["findings"] if f["rule_id"] == "MLX_KERNEL_EVENTS"]
-                self.assertEqual(len(ids), 1 if kinds else 0, j["findings"])
+                sev = [f["severity"] for f in j["findings"] if f["rule_id"] == "MLX_KERNEL_EVENTS"]
+                # a fatal event (the card stopped answering) is an error, the others warnings
+                self.assertEqual(sev, (["error"] if "fatal" in kinds else ["warn"]) if kinds else [], j["findings"])
         ev = check("link-kevents-cx6-insufficient-power")["facts"]["mlx"]["adapters"][0]["kernel_events"][0]
         self.assertEqual((ev["time_s"], ev["bdf"]), (1.735122, "0000:04:00.0"))
 
     def test_round_trip(self):
         for fx in ("link-ib-cx7-linkdowned", "link-ib-restricted-pf", "net-mlx5-100g-full-stats",
-                   "link-bf3-mlxlink-clean", "link-module-cx7-ndr-dac-los", "link-ib-cx6-hdr-plr-8port"):
+                   "link-bf3-mlxlink-clean", "link-module-cx7-ndr-dac-los", "link-ib-cx6-hdr-plr-8port",
+                   "link-ib-cx7-ibdiag-raw-ber", "link-ib-cx7-ibdiag-eff-ber"):
             with self.subTest(fx), tempfile.TemporaryDirectory() as d:
                 j = check(fx)
                 saved = os.path.join(d, "r.json")

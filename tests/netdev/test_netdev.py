@@ -197,7 +197,7 @@ class Bond(unittest.TestCase):
         self.assertEqual(ev["netdevs[eth01].bond.admin_up"], ("true", "true"))
         self.assertEqual(ev["netdevs[eth02].carrier"], ("false", "true"))
         self.assertIn("`cat /proc/net/bonding/bond0`", f["fix"])
-        self.assertIn("`mlxlink -d 0000:3b:00.0 -p 1`", f["fix"])
+        self.assertIn("`mstlink -d 0000:3b:00.0 -p 1`", f["fix"])
         # the real host's LAG port is up: nothing to say
         self.assertEqual(findings(check("net-cx4lx-bond-mtu-agree"), "NET_PORT_DOWN"), [])
 

@@ -282,6 +282,36 @@ class Lag(unittest.TestCase):
         text = run("--root", hwctest.fixture(LAG_OK, "root"), check=1).stdout  # NET_ROCE_MTU_SMALL
         self.assertIn("eth01: rx ring 1024 of 8192", text)
 
+    def test_cards_put_roce_findings_on_their_port(self):
+        # each port's RoCE findings on its own "RoCE" line, never on an "other" line after every
+        # port where nothing says which port a "pause storm" line is about
+        j = run_json("--root", hwctest.fixture("roce-pause-storm", "root"), "--json")[1]
+        (card,) = j["cards"]
+        self.assertEqual([c for c in card["checks"] if c["item"] == "other"], [])
+        roce = {c["subject"]: c for c in card["checks"] if c["item"] == "port_roce"}
+        self.assertEqual(sorted(roce), ["mce0", "mce1"])
+        for nd, c in roce.items():
+            self.assertEqual((c["label"], c["verdict"]), ("RoCE", "error"), nd)
+            self.assertEqual(c["rules"], ["ROCE_PAUSE_STORM", "ROCE_LOSSLESS_DROPS"], nd)
+            self.assertEqual(c["value"], nd + ": trust dscp, PFC on 3, ToS 106")
+        # a LAG port's line: each member's chain (the bond has none of its own)
+        j = run_json("--root", hwctest.fixture(LAG_PFC_OFF, "root"), "--json")[1]
+        (c,) = [c for c in j["cards"][0]["checks"] if c["item"] == "port_roce"]
+        self.assertEqual(c["value"], "eth01: trust dscp, PFC on 3, ToS 106; eth02: trust dscp, PFC off, ToS 106")
+        # an InfiniBand port has no RoCE line
+        j = run_json("--root", hwctest.fixture("link-ib-clean", "root"), "--json")[1]
+        self.assertEqual([c for c in j["cards"][0]["checks"] if c["item"] == "port_roce"], [])
+
+    def test_cards_other_line_names_subject_and_rule(self):
+        # a finding no line claims: its line says whose it is and which rule could not decide
+        fx = hwctest.fixture("mlx-bf2-functions", "root")
+        j = run_json("--root", fx, "--json")[1]
+        (o,) = [c for c in j["cards"][0]["checks"] if c["item"] == "other"]
+        self.assertEqual((o["verdict"], o["rules"], o["undecided"]), ("unknown", ["NET_PORT_DOWN"], ["NET_PORT_DOWN"]))
+        text = " ".join(run("--root", fx, "--no-color", check=None).stdout.split())
+        self.assertIn("other 0000:06:00.0: unknown (no port is known: ", text)
+        self.assertRegex(text, r"other 0000:06:00\.0: unknown \(.*\); undecided NET_PORT_DOWN")
+
     def test_merge_counts_members(self):
         with tempfile.TemporaryDirectory() as d:
             paths = []

@@ -86,10 +86,10 @@ class FixTextsOnRealCaptures(unittest.TestCase):
         f = by_rule(findings_of_root(hwctest.fixture("mlx-cx4lx-nextboot", "root")), "NET_PORT_DOWN")
         second = [x for x in f if x["subject"] == "mlx5_1/1"]
         self.assertEqual(len(second), 1, f)
-        self.assertIn("`mlxlink -d 0000:01:00.1 -p 1`", second[0]["fix"])
+        self.assertIn("`mstlink -d 0000:01:00.1 -p 1`", second[0]["fix"])
         first = [x for x in f if x["subject"] == "mlx5_0/1"]
         for x in first:
-            self.assertIn("`mlxlink -d 0000:01:00.0 -p 1`", x["fix"])
+            self.assertIn("`mstlink -d 0000:01:00.0 -p 1`", x["fix"])
 
     def test_the_mstflint_temperature_tool_is_mstmget_temp(self):
         f = by_rule(findings_of_root(hwctest.fixture("cx6dx-card-88c", "root")), "THERMAL_CARD_OVER_LIMIT")
@@ -101,6 +101,16 @@ class FixTextsOnRealCaptures(unittest.TestCase):
         for r in doc["rules"]:
             self.assertNotRegex(r["fix"], r"(?<![a-z])mget_temp", r["id"])
 
+
+    def test_the_mstflint_link_tool_is_mstlink(self):
+        # hwcheck reads links with mstflint's mstlink (`apt install mstflint`); MFT's mlxlink takes
+        # the same options but is not on a host that has only mstflint: every fix names mstlink
+        _, doc = run_json("rules", "list", "--json")
+        for r in doc["rules"]:
+            self.assertNotIn("mlxlink -d", r["fix"], r["id"])
+        f = by_rule(findings_of_root(hwctest.fixture("link-ib-cx7-linkdowned", "root")), "LINK_FLAPS")
+        self.assertEqual(len(f), 1, f)
+        self.assertIn("`mstlink -d 0000:c1:00.0 -c`", f[0]["fix"])
 
 if __name__ == "__main__":
     if not RULES_EVAL:
