@@ -434,12 +434,56 @@ static void put_end(struct item_val *v, const char *label, const json_t *obj, co
 		vput(v, ", %s unknown", label);
 }
 
+/* "2.5, 5, 10" of a PortInfo list ("1X, 4X" with suffix "X"). */
+static void put_list(struct item_val *v, const json_t *l, const char *suffix)
+{
+	size_t i;
+	const json_t *e;
+	json_array_foreach(l, i, e) vput(v, "%s%g%s", i ? ", " : "", json_number_value(e), suffix);
+}
+
+/* An InfiniBand port: its PortInfo's active lane rate and width, and what each end enables. */
+static void it_rate_ib(const json_t *p, struct item_val *v)
+{
+	const json_t *pi = hwc_q_get(p, "portinfo"), *peer = hwc_q_get(hwc_q_get(p, "peer"), "portinfo");
+	const char *st = hwc_json_str_or(p, "state", NULL);
+	if (!hwc_q_has(p, "portinfo") || !st || strcmp(st, "ACTIVE") != 0) {
+		v->skip = true; /* facts from before hwcheck read PortInfo; no link: the port line says so */
+		return;
+	}
+	vput(v, "%s/%lld: ", hwc_json_str_or(p, "rdma_device", "?"), (long long)json_integer_value(hwc_q_get(p, "port")));
+	const json_t *sp = hwc_q_get(pi, "speed_active_gbps"), *wd = hwc_q_get(pi, "width_active");
+	if (!json_is_number(sp) || !json_is_number(wd)) {
+		v->unknown = true;
+		vput(v, "PortInfo unknown (%s)", json_is_object(pi) ? why(pi, "speed_active_gbps") : why(p, "portinfo"));
+		return;
+	}
+	vput(v, "%gX at %g Gb/s a lane; enabled here ", json_number_value(wd), json_number_value(sp));
+	put_list(v, hwc_q_get(pi, "speeds_enabled_gbps"), "");
+	vput(v, " x ");
+	put_list(v, hwc_q_get(pi, "widths_enabled"), "X");
+	if (!json_is_object(peer)) {
+		v->unknown = true;
+		vput(v, ", at the peer unknown (%s)", json_is_object(hwc_q_get(p, "peer")) ? why(hwc_q_get(p, "peer"), "portinfo") : why(p, "peer"));
+		return;
+	}
+	vput(v, ", at the peer ");
+	put_list(v, hwc_q_get(peer, "speeds_enabled_gbps"), "");
+	vput(v, " x ");
+	put_list(v, hwc_q_get(peer, "widths_enabled"), "X");
+}
+
 /* Negotiated vs possible (ethtool IF, the module's codes): the speed and what each end allows. */
 static void it_rate(struct card_ctx *x, const json_t *p, struct item_val *v)
 {
+	const char *ll = hwc_json_str_or(p, "link_layer", NULL);
+	if (ll && strcmp(ll, "InfiniBand") == 0) {
+		it_rate_ib(p, v);
+		return;
+	}
 	const json_t *nd = hwc_q_netdev(x->facts, hwc_json_str_or(p, "netdev", NULL));
 	if (!nd) {
-		v->skip = true; /* an InfiniBand port: the RDMA rate is on the port line */
+		v->skip = true; /* no netdev and no PortInfo: nothing to show */
 		return;
 	}
 	const json_t *lk = hwc_q_netdev_link(nd), *m = hwc_q_get(lk, "modes");

@@ -6,6 +6,7 @@
 #include "mlx/mlx.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "core/json.h"
@@ -175,6 +176,147 @@ int hwc_mlx_parse_perfquery(const char *buf, size_t len, struct hwc_arena *a, st
 	return 0;
 }
 
+/* ---------------------------------------------------------- PortInfo link fields */
+
+/* libibmad joins the set bits of a speed or width field with " or " ("2.5 Gbps or 5.0 Gbps",
+ * "1X or 4X"); a field with no bit set prints a word ("No Extended Speed", "Extended link speeds
+ * disabled", "0"). Each "<number><unit>" piece is a member; a piece it cannot read makes the
+ * field invalid (-1); else the number of members. */
+static int unit_list(const char *v, const char *unit, double *out, size_t max)
+{
+	size_t n = 0, ul = strlen(unit);
+	bool words = false;
+	for (const char *pc = v; *pc;) {
+		const char *end = strstr(pc, " or ");
+		size_t len = end ? (size_t)(end - pc) : strlen(pc);
+		double d;
+		const char *u = len > ul ? pc + len - ul : NULL;
+		size_t nl = u ? (size_t)(u - pc) : 0;
+		while (nl && pc[nl - 1] == ' ')
+			nl--;
+		if (u && memcmp(u, unit, ul) == 0 && hwc_mlx_text_double(pc, nl, &d) && d > 0) {
+			if (n < max)
+				out[n++] = d;
+		} else if (len && (pc[0] < '0' || pc[0] > '9') && strncmp(pc, "undefined", 9) != 0) {
+			words = true; /* "No Extended Speed": no member */
+		} else if (!(len == 1 && pc[0] == '0')) {
+			return -1;
+		}
+		pc += len + (end ? 4 : 0);
+	}
+	return n || words || *v == '0' ? (int)n : -1;
+}
+
+/* The members of key's field; -1 (and *why) when it is missing or unreadable. */
+static int field_list(const char *buf, size_t len, const char *key, const char *unit, struct hwc_arena *a,
+		      double *out, size_t max, const char **why)
+{
+	const char *v = hwc_mlx_ibdiag_value(buf, len, key, a);
+	size_t vl = v ? strlen(v) : 0, xl = strlen(" (IBA extension)");
+	if (vl > xl && strcmp(v + vl - xl, " (IBA extension)") == 0) /* a combination IBA did not list */
+		v = hwc_arena_strndup(a, v, vl - xl);
+	int n = v ? unit_list(v, unit, out, max) : -1;
+	if (n < 0)
+		*why = v ? hwc_arena_printf(a, "smpquery: %s '%s' is not a list of %s", key, v, unit + (*unit == ' '))
+			 : hwc_arena_printf(a, "smpquery printed no %s", key);
+	return n;
+}
+
+static void push_sorted(struct hwc_arena *a, struct hwc_mlx_f64list *l, double d)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->items[i] == d)
+			return;
+	double *p = HWC_VEC_PUSH(a, l);
+	if (!p)
+		return;
+	size_t i = l->n - 1;
+	for (; i > 0 && l->items[i - 1] > d; i--)
+		l->items[i] = l->items[i - 1];
+	l->items[i] = d;
+}
+
+/* The active lane rate: the newest speed field that names one (an extended speed overrides
+ * LinkSpeedActive, which an FDR port still prints as 10.0 Gbps). */
+static void active_speed(const char *buf, size_t len, struct hwc_arena *a, struct hwc_mlx_portinfo *o)
+{
+	static const char *const keys[] = {"LinkSpeedExtActive2", "LinkSpeedExtActive", "LinkSpeedActive"};
+	const char *why = NULL;
+	for (size_t k = 0; k < 3; k++) {
+		double d[4];
+		const char *w = NULL;
+		int n = field_list(buf, len, keys[k], " Gbps", a, d, 4, &w);
+		if (n == 1) {
+			HWC_SET(o->speed_active_gbps, d[0]);
+			return;
+		}
+		if (k == 2 || (n < 0 && hwc_mlx_ibdiag_value(buf, len, keys[k], a)))
+			why = why ? why : w;
+	}
+	HWC_FAIL(o->speed_active_gbps, HWC_ST_INVALID, 0, why ? why : "smpquery: no active link speed");
+}
+
+static void enabled_speeds(const char *buf, size_t len, struct hwc_arena *a, struct hwc_mlx_portinfo *o)
+{
+	static const char *const keys[] = {"LinkSpeedEnabled", "LinkSpeedExtEnabled", "LinkSpeedExtEnabled2"};
+	hwc_fmeta_set(&o->speeds_enabled_gbps.m, HWC_ST_OK, 0, NULL);
+	for (size_t k = 0; k < 3; k++) {
+		double d[8];
+		const char *why = NULL;
+		int n = field_list(buf, len, keys[k], " Gbps", a, d, 8, &why);
+		if (n < 0 && (k == 0 || hwc_mlx_ibdiag_value(buf, len, keys[k], a))) {
+			/* an absent extended field: an older smpquery, a port without extended speeds */
+			hwc_fmeta_set(&o->speeds_enabled_gbps.m, HWC_ST_INVALID, 0, why);
+			o->speeds_enabled_gbps.n = 0;
+			return;
+		}
+		for (int i = 0; i < n; i++)
+			push_sorted(a, &o->speeds_enabled_gbps, d[i]);
+	}
+}
+
+static void link_widths(const char *buf, size_t len, struct hwc_arena *a, struct hwc_mlx_portinfo *o)
+{
+	double d[8];
+	const char *why = NULL;
+	int n = field_list(buf, len, "LinkWidthActive", "X", a, d, 8, &why);
+	if (n == 1)
+		HWC_SET(o->width_active, (int64_t)d[0]);
+	else
+		HWC_FAIL(o->width_active, HWC_ST_INVALID, 0, why ? why : "smpquery: LinkWidthActive is not one width");
+	why = NULL;
+	n = field_list(buf, len, "LinkWidthEnabled", "X", a, d, 8, &why);
+	if (n <= 0) {
+		hwc_fmeta_set(&o->widths_enabled.m, HWC_ST_INVALID, 0, why ? why : "smpquery: LinkWidthEnabled is empty");
+		return;
+	}
+	hwc_fmeta_set(&o->widths_enabled.m, HWC_ST_OK, 0, NULL);
+	struct hwc_mlx_f64list tmp = {0};
+	for (int i = 0; i < n; i++)
+		push_sorted(a, &tmp, d[i]);
+	for (size_t i = 0; i < tmp.n; i++) {
+		int64_t *p = HWC_VEC_PUSH(a, &o->widths_enabled);
+		if (p)
+			*p = (int64_t)tmp.items[i];
+	}
+}
+
+int hwc_mlx_parse_portinfo_link(const char *buf, size_t len, struct hwc_arena *a, struct hwc_mlx_portinfo *out)
+{
+	size_t n;
+	if (!line_after(buf, len, "LinkSpeedActive", &n) || !line_after(buf, len, "LinkWidthActive", &n)) {
+		struct hwc_fmeta m = {HWC_ST_INVALID, 0, "smpquery portinfo printed no LinkSpeedActive or LinkWidthActive"};
+		out->m = out->speed_active_gbps.m = out->width_active.m = m;
+		out->speeds_enabled_gbps.m = out->widths_enabled.m = m;
+		return -EINVAL;
+	}
+	active_speed(buf, len, a, out);
+	link_widths(buf, len, a, out);
+	enabled_speeds(buf, len, a, out);
+	hwc_fmeta_set(&out->m, HWC_ST_OK, 0, NULL);
+	return 0;
+}
+
 /* ------------------------------------------------------------------ collection */
 
 /* The tool's own words: its last "iberror: " line (libibmad's IBEXIT: "smpquery: iberror:
@@ -224,8 +366,11 @@ static bool diag_ok(const struct hwc_cmd_result *r, struct hwc_arena *a, const c
 	return false;
 }
 
+static void portinfo_fail(struct hwc_mlx_portinfo *pi, const struct hwc_fmeta *why);
+
 static void peer_fail(struct hwc_mlx_peer *p, const struct hwc_fmeta *why)
 {
+	portinfo_fail(&p->portinfo, why);
 	p->source.m = p->node_description.m = p->node_guid.m = p->node_type.m = *why;
 	p->port.m = p->lid.m = p->counters_source.m = *why;
 	for (size_t i = 0; i < HWC_MLX_NPEER_COUNTERS; i++)
@@ -278,7 +423,8 @@ static const char *const *mkargv(struct hwc_arena *a, const char *const *v, size
 typedef const char *const *(*argv_fn)(struct hwc_arena *a, const struct job *j, size_t k);
 
 /* What a round makes of one job's per answers (res[0..per)), cmd[k] naming res[k]'s command. */
-typedef void (*take_fn)(struct hwc_arena *a, struct hwc_mlx_peer *pr,
+#define ROUND_MAX 3
+typedef void (*take_fn)(struct hwc_arena *a, struct hwc_mlx_port *p,
 			const struct hwc_cmd_result *res, const char *const *cmd);
 
 /* One round: per commands for each of the n jobs, all at once, each bounded by its timeout;
@@ -294,23 +440,52 @@ static void run_round(struct hwc_env *e, struct hwc_arena *a, const struct job *
 		cmds[i] = (struct hwc_cmd){fn(a, &jobs[i / per], i % per), PEER_TIMEOUT_MS};
 	hwc_run_many(e, a, per * n, cmds, res);
 	for (size_t i = 0; i < n; i++) {
-		const char *cmd[2] = {NULL, NULL};
-		for (size_t k = 0; k < per && k < 2; k++)
+		const char *cmd[ROUND_MAX] = {NULL};
+		for (size_t k = 0; k < per && k < ROUND_MAX; k++)
 			cmd[k] = hwc_argv_str(a, cmds[i * per + k].argv);
-		take(a, &jobs[i].p->peer, &res[i * per], cmd);
+		take(a, jobs[i].p, &res[i * per], cmd);
 	}
 }
 
+/* nodedesc and nodeinfo of the peer; the local port's own PortInfo (direct route "0": this node). */
 static const char *const *node_argv(struct hwc_arena *a, const struct job *j, size_t k)
 {
+	if (k == 2) {
+		const char *v[] = {"smpquery", "-C", j->ca, "-P", j->port, "-D", "portinfo", "0", j->port};
+		return mkargv(a, v, 9);
+	}
 	const char *v[] = {"smpquery", "-C", j->ca, "-P", j->port, "-D", k ? "nodeinfo" : "nodedesc", j->path};
 	return mkargv(a, v, 8);
 }
 
-/* Round 1: nodedesc and nodeinfo of the node at the other end of the cable. */
-static void take_node(struct hwc_arena *a, struct hwc_mlx_peer *pr,
-		      const struct hwc_cmd_result *res, const char *const *cmd)
+static void portinfo_fail(struct hwc_mlx_portinfo *pi, const struct hwc_fmeta *why)
 {
+	pi->m = pi->source.m = pi->speed_active_gbps.m = pi->width_active.m = *why;
+	pi->speeds_enabled_gbps.m = pi->widths_enabled.m = *why;
+}
+
+/* A PortInfo answer's link fields into pi (the query's failure: every field says it). */
+static void take_portinfo(struct hwc_arena *a, struct hwc_mlx_portinfo *pi, const struct hwc_cmd_result *res,
+			  const char *cmd)
+{
+	struct hwc_fmeta why = {0};
+	if (!diag_ok(res, a, cmd, &why)) {
+		portinfo_fail(pi, &why);
+		return;
+	}
+	if (hwc_mlx_parse_portinfo_link(res->out, res->out_len, a, pi) == 0)
+		HWC_SET(pi->source, cmd);
+	else
+		pi->source.m = pi->m;
+}
+
+/* Round 1: nodedesc and nodeinfo of the node at the other end of the cable, and this port's
+ * own PortInfo. */
+static void take_node(struct hwc_arena *a, struct hwc_mlx_port *p, const struct hwc_cmd_result *res,
+		      const char *const *cmd)
+{
+	struct hwc_mlx_peer *pr = &p->peer;
+	take_portinfo(a, &p->portinfo, &res[2], cmd[2]);
 	struct hwc_fmeta why = {0};
 	if (!diag_ok(&res[0], a, cmd[0], &why) || hwc_mlx_parse_nodedesc(res[0].out, res[0].out_len, a, &pr->node_description) < 0) {
 		if (why.st == HWC_ST_UNSET || why.st == HWC_ST_OK)
@@ -322,12 +497,15 @@ static void take_node(struct hwc_arena *a, struct hwc_mlx_peer *pr,
 	if (!diag_ok(&res[1], a, cmd[1], &why)) {
 		pr->node_guid.m = pr->node_type.m = pr->port.m = pr->lid.m = why;
 		counters_fail(pr, &why);
+		portinfo_fail(&pr->portinfo, &why);
 	} else if (hwc_mlx_parse_nodeinfo(res[1].out, res[1].out_len, a, pr) < 0) {
 		pr->lid.m = pr->node_type.m;
 		counters_fail(pr, &pr->node_type.m);
+		portinfo_fail(&pr->portinfo, &pr->node_type.m);
 	} else if (!hwc_ok(pr->port)) { /* no port to ask about: why stands for what follows */
 		pr->lid.m = pr->port.m;
 		counters_fail(pr, &pr->port.m);
+		portinfo_fail(&pr->portinfo, &pr->port.m);
 	}
 }
 
@@ -342,10 +520,16 @@ static const char *const *lid_argv(struct hwc_arena *a, const struct job *j, siz
 	return mkargv(a, v, 9);
 }
 
-/* Round 2: the peer's LID. */
-static void take_lid(struct hwc_arena *a, struct hwc_mlx_peer *pr,
-		     const struct hwc_cmd_result *res, const char *const *cmd)
+static bool is_switch(const struct hwc_mlx_peer *p)
 {
+	return hwc_ok(p->node_type) && strcmp(p->node_type.v, "Switch") == 0;
+}
+
+/* Round 2: the peer's LID (a channel adapter's answer is its port's PortInfo too). */
+static void take_lid(struct hwc_arena *a, struct hwc_mlx_port *p, const struct hwc_cmd_result *res,
+		     const char *const *cmd)
+{
+	struct hwc_mlx_peer *pr = &p->peer;
 	struct hwc_fmeta why = {0};
 	if (!diag_ok(res, a, cmd[0], &why))
 		pr->lid.m = why;
@@ -353,6 +537,24 @@ static void take_lid(struct hwc_arena *a, struct hwc_mlx_peer *pr,
 		hwc_mlx_parse_portinfo_lid(res->out, res->out_len, a, &pr->lid);
 	if (!hwc_ok(pr->lid))
 		counters_fail(pr, &pr->lid.m);
+	if (!is_switch(pr))
+		take_portinfo(a, &pr->portinfo, res, cmd[0]);
+}
+
+/* A switch's port 0 answered for its LID: its port at the cable's end answers for the link. */
+static const char *const *peer_port_argv(struct hwc_arena *a, const struct job *j, size_t k)
+{
+	(void)k;
+	const char *v[] = {"smpquery", "-C", j->ca, "-P", j->port, "-D", "portinfo", j->path,
+			   hwc_arena_printf(a, "%lld", (long long)j->p->peer.port.v)};
+	return mkargv(a, v, 9);
+}
+
+/* Round 2b: the switch port's PortInfo. */
+static void take_peer_port(struct hwc_arena *a, struct hwc_mlx_port *p, const struct hwc_cmd_result *res,
+			   const char *const *cmd)
+{
+	take_portinfo(a, &p->peer.portinfo, res, cmd[0]);
 }
 
 /* A PMA query is not direct-routed: by the peer's LID and port. */
@@ -366,9 +568,10 @@ static const char *const *perf_argv(struct hwc_arena *a, const struct job *j, si
 }
 
 /* Round 3: the peer port's PortCounters. */
-static void take_counters(struct hwc_arena *a, struct hwc_mlx_peer *pr,
-			  const struct hwc_cmd_result *res, const char *const *cmd)
+static void take_counters(struct hwc_arena *a, struct hwc_mlx_port *p, const struct hwc_cmd_result *res,
+			  const char *const *cmd)
 {
+	struct hwc_mlx_peer *pr = &p->peer;
 	struct hwc_fmeta why = {0};
 	if (!diag_ok(res, a, cmd[0], &why)) {
 		counters_fail(pr, &why);
@@ -414,6 +617,8 @@ void hwc_mlx_collect_peers(struct hwc_env *e, struct hwc_facts *f, struct hwc_ml
 		if (why) {
 			struct hwc_fmeta m = {st, 0, why};
 			peer_fail(&p->peer, &m);
+			if (hwc_ok(p->link_layer) && strcmp(p->link_layer.v, "InfiniBand") == 0)
+				portinfo_fail(&p->portinfo, &m); /* an Ethernet port has no PortInfo: omitted */
 			continue;
 		}
 		const char *pn = hwc_arena_printf(a, "%lld", (long long)p->port);
@@ -421,14 +626,39 @@ void hwc_mlx_collect_peers(struct hwc_env *e, struct hwc_facts *f, struct hwc_ml
 	}
 	if (!n)
 		return;
-	run_round(e, a, jobs, n, 2, node_argv, take_node);
+	run_round(e, a, jobs, n, 3, node_argv, take_node);
 	if ((n = still(jobs, n, has_node)))
 		run_round(e, a, jobs, n, 1, lid_argv, take_lid);
+	struct job *sw = hwc_arena_calloc(a, n ? n : 1, sizeof(*sw));
+	size_t nsw = 0;
+	for (size_t i = 0; sw && i < n; i++)
+		if (is_switch(&jobs[i].p->peer))
+			sw[nsw++] = jobs[i];
+	if (nsw)
+		run_round(e, a, sw, nsw, 1, peer_port_argv, take_peer_port);
 	if ((n = still(jobs, n, has_lid)))
 		run_round(e, a, jobs, n, 1, perf_argv, take_counters);
 }
 
 /* ------------------------------------------------------------------ JSON */
+
+static const struct hwc_jfield portinfo_f[] = {
+	HWC_JFD(struct hwc_mlx_portinfo, source, HWC_JT_STR, "the smpquery portinfo argv that answered"),
+	HWC_JFD(struct hwc_mlx_portinfo, speed_active_gbps, HWC_JT_F64,
+		"the active lane rate, Gb/s (libibmad's figures: 2.5 SDR, 5 DDR, 10 QDR, 14.0625 FDR, 25.78125 EDR, "
+		"53.125 HDR, 106.25 NDR, 212.5 XDR): LinkSpeedExtActive2 or LinkSpeedExtActive when set, else "
+		"LinkSpeedActive (which an FDR port still prints as 10.0 Gbps)"),
+	HWC_JFD(struct hwc_mlx_portinfo, width_active, HWC_JT_I64, "LinkWidthActive: the lanes in use (1, 2, 4, 8, 12)"),
+	{.key = "speeds_enabled_gbps", .t = HWC_JT_F64V, .off = offsetof(struct hwc_mlx_portinfo, speeds_enabled_gbps.items),
+	 .flags = HWC_JF_META, .meta = offsetof(struct hwc_mlx_portinfo, speeds_enabled_gbps.m),
+	 .doc = "the lane rates the port enables, Gb/s ascending: LinkSpeedEnabled, LinkSpeedExtEnabled and "
+		"LinkSpeedExtEnabled2 together (an extended field smpquery does not print adds none)"},
+	{.key = "widths_enabled", .t = HWC_JT_I64V, .off = offsetof(struct hwc_mlx_portinfo, widths_enabled.items),
+	 .flags = HWC_JF_META, .meta = offsetof(struct hwc_mlx_portinfo, widths_enabled.m),
+	 .doc = "LinkWidthEnabled: the lane counts the port enables, ascending"},
+};
+const struct hwc_jtable hwc_mlx_portinfo_table = HWC_JTABLE("mlx.adapters[].ports[].portinfo", portinfo_f, 0);
+const struct hwc_jtable hwc_mlx_peer_portinfo_table = HWC_JTABLE("mlx.adapters[].ports[].peer.portinfo", portinfo_f, 0);
 
 static const struct hwc_jfield counters_f[] = {
 	HWC_JFK(struct hwc_mlx_peer, "source", counters_source, HWC_JT_STR),
@@ -441,6 +671,10 @@ static const struct hwc_jfield peer_f[] = {
 	HWC_JF(struct hwc_mlx_peer, port, HWC_JT_I64),
 	HWC_JF(struct hwc_mlx_peer, lid, HWC_JT_I64),
 	{.key = "counters", .t = HWC_JT_OBJ, .off = 0, .sub = &counters_t},
+	HWC_JSUBD(struct hwc_mlx_peer, "portinfo", portinfo, HWC_JT_GROUP, hwc_mlx_peer_portinfo_table,
+		  "the peer port's PortInfo link fields (smpquery -D portinfo on the path one hop out: a channel "
+		  "adapter's port answers with its LID, a switch's port is asked by its number), same keys as "
+		  "ports[].portinfo"),
 };
 #undef S
 const struct hwc_jtable hwc_mlx_peer_table = HWC_JTABLE("mlx.adapters[].ports[].peer", peer_f, 0);

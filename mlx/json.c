@@ -221,6 +221,11 @@ static const struct hwc_jfield port_f[] = {
 	HWC_JSUB(struct hwc_mlx_port, "module", module, HWC_JT_OBJ, hwc_mlx_module_table),
 	/* the far end of an InfiniBand port, else null + why */
 	HWC_JSUB(struct hwc_mlx_port, "peer", peer, HWC_JT_GROUP, hwc_mlx_peer_table),
+	HWC_JSUBD(struct hwc_mlx_port, "portinfo", portinfo, HWC_JT_GROUP, hwc_mlx_portinfo_table,
+		  "an InfiniBand port's own PortInfo link fields (smpquery -C CA -P PORT -D portinfo 0 PORT): the "
+		  "active lane rate and width and the speeds and widths it enables, which with the peer's "
+		  "(peer.portinfo) say the best rate the link could train to; null + why where the peer is not "
+		  "asked either (a port not ACTIVE, a restricted function, no infiniband-diags); absent on Ethernet"),
 };
 #undef S
 #undef STRV

@@ -218,6 +218,31 @@ void hwc_mlx_module_fail(struct hwc_mlx_module *mod, const struct hwc_fmeta *m);
  * its PortCounters (`perfquery` with its LID and port). A GROUP: source's status is the peer's. */
 #define HWC_MLX_NPEER_COUNTERS 8
 extern const char *const hwc_mlx_peer_counter_names[HWC_MLX_NPEER_COUNTERS];
+/* A port's PortInfo link fields as smpquery prints them (libibmad's dump): the active lane rate
+ * and width, and what the port enables. A GROUP: m is the query's status. */
+struct hwc_mlx_f64list {
+	struct hwc_fmeta m;
+	double *items;
+	size_t n, cap;
+};
+struct hwc_mlx_i64list {
+	struct hwc_fmeta m;
+	int64_t *items;
+	size_t n, cap;
+};
+struct hwc_mlx_portinfo {
+	struct hwc_fmeta m;
+	struct hwc_fstr source;                /* the smpquery argv */
+	struct hwc_ff64 speed_active_gbps;     /* lane rate: LinkSpeedExtActive2/ExtActive, else LinkSpeedActive */
+	struct hwc_fi64 width_active;          /* lanes: LinkWidthActive */
+	struct hwc_mlx_f64list speeds_enabled_gbps; /* LinkSpeedEnabled + Ext + Ext2, ascending */
+	struct hwc_mlx_i64list widths_enabled;      /* LinkWidthEnabled, lanes, ascending */
+};
+/* smpquery portinfo's link fields into out (its m ok when LinkSpeedActive and LinkWidthActive
+ * were read). 0, or -EINVAL (not a PortInfo dump: every field says why). Pure. */
+int hwc_mlx_parse_portinfo_link(const char *buf, size_t len, struct hwc_arena *a, struct hwc_mlx_portinfo *out);
+extern const struct hwc_jtable hwc_mlx_portinfo_table, hwc_mlx_peer_portinfo_table;
+
 struct hwc_mlx_peer {
 	struct hwc_fstr source;           /* the nodedesc argv that answered */
 	struct hwc_fstr node_description; /* "leaf-07 MQM9700" (NodeDescription) */
@@ -226,6 +251,7 @@ struct hwc_mlx_peer {
 	struct hwc_fi64 lid;              /* the peer's LID (its port 0 on a switch) */
 	struct hwc_fstr counters_source;  /* the perfquery argv */
 	struct hwc_fu64 counters[HWC_MLX_NPEER_COUNTERS]; /* named as the local port counters */
+	struct hwc_mlx_portinfo portinfo; /* the peer port's PortInfo link fields */
 };
 /* "Key:.....value" lines of libibmad's dumps (smpquery, perfquery): the value of key, arena
  * copy; NULL when the text has no such line. Pure. */
@@ -260,6 +286,7 @@ struct hwc_mlx_port {
 	struct hwc_mlx_phy phy;
 	struct hwc_mlx_module module;
 	struct hwc_mlx_peer peer; /* the far end (InfiniBand) */
+	struct hwc_mlx_portinfo portinfo; /* this port's PortInfo link fields (smpquery -D 0) */
 	struct hwc_fstr netdev, state, phys_state, link_layer, active_speed, active_width;
 	struct hwc_ff64 rate_gbps;
 	struct hwc_fi64 active_mtu, max_mtu; /* verbs only: not collected from sysfs */

@@ -196,6 +196,134 @@ static double lowest(const struct port *p)
 	return low;
 }
 
+/* ---------------------------------------------------------------- InfiniBand */
+
+/* IBA lane rates (Gb/s, as libibmad prints them) and their names. FDR10 is a Mellanox mode
+ * that PortInfo shows as 10.0 Gbps: QDR's figure. */
+static const struct {
+	const char *name;
+	double gbps;
+} ib_lanes[] = {
+	{"SDR", 2.5}, {"DDR", 5}, {"QDR", 10}, {"FDR10", 10}, {"FDR", 14.0625},
+	{"EDR", 25.78125}, {"HDR", 53.125}, {"NDR", 106.25}, {"XDR", 212.5},
+};
+
+static const char *lane_name(double g)
+{
+	if (g == 10)
+		return "QDR/FDR10";
+	for (size_t i = 0; i < sizeof(ib_lanes) / sizeof(ib_lanes[0]); i++)
+		if (ib_lanes[i].gbps == g)
+			return ib_lanes[i].name;
+	return "?";
+}
+
+/* The best lane rate of mstlink's Supported Cable Speed names ("0x3f (EDR,FDR,...)"); 0 unknown. */
+static double cable_lane_gbps(const char *list)
+{
+	const char *t = list ? strrchr(list, '(') : NULL;
+	double best = 0;
+	for (t = t ? t + 1 : list; t && *t && *t != ')';) {
+		size_t n = strcspn(t, ",)");
+		for (size_t i = 0; i < sizeof(ib_lanes) / sizeof(ib_lanes[0]); i++)
+			if (strlen(ib_lanes[i].name) == n && strncmp(t, ib_lanes[i].name, n) == 0 && ib_lanes[i].gbps > best)
+				best = ib_lanes[i].gbps;
+		t += n + (t[n] == ',');
+	}
+	return best;
+}
+
+/* The largest number both lists hold (0: none in common). */
+static double best_common(const json_t *x, const json_t *y)
+{
+	double best = 0;
+	size_t i, j;
+	const json_t *u, *v;
+	json_array_foreach(x, i, u) json_array_foreach(y, j, v) if (json_number_value(u) == json_number_value(v) &&
+								      json_number_value(u) > best) best = json_number_value(u);
+	return best;
+}
+
+static const char *num_list(struct hwc_rule_ctx *c, const json_t *l, const char *unit)
+{
+	const char *out = "";
+	size_t i;
+	const json_t *v;
+	json_array_foreach(l, i, v) out = hwc_arena_printf(c->a, "%s%s%.10g%s", out, i ? ", " : "", json_number_value(v), unit);
+	return out;
+}
+
+struct ibport {
+	const char *subj, *base;
+	double speed, width;             /* active lane rate, lanes */
+	const json_t *speeds[2], *widths[2]; /* enabled: [0] this port, [1] the peer */
+};
+
+/* 1 when every PortInfo fact the judgement needs is known; else its unknown finding, 0. */
+static int ib_read(struct hwc_rule_ctx *c, const json_t *p, struct ibport *r)
+{
+	static const char *const side[2] = {"portinfo", "peer.portinfo"};
+	const char *need = "whether the link runs at the best rate both ends enable";
+	if (!need_num(c, r->subj, p, r->base, "portinfo.speed_active_gbps", &r->speed) ||
+	    !need_num(c, r->subj, p, r->base, "portinfo.width_active", &r->width))
+		return 0;
+	for (int k = 0; k < 2; k++) {
+		if (!need_val(c, r->subj, p, r->base, hwc_arena_printf(c->a, "%s.speeds_enabled_gbps", side[k]), JSON_ARRAY, need,
+			      &r->speeds[k]) ||
+		    !need_val(c, r->subj, p, r->base, hwc_arena_printf(c->a, "%s.widths_enabled", side[k]), JSON_ARRAY, need,
+			      &r->widths[k]))
+			return 0;
+	}
+	return 1;
+}
+
+/* An active InfiniBand port against the best speed and width that both its PortInfo and its
+ * peer port's enable (ibdiagnet's "Unexpected actual link speed ... therefore final speed should
+ * be"): the link trains to the best that both ends enable, unless the cable cannot carry it. */
+static void ib_below_possible(struct hwc_rule_ctx *c, const json_t *ad, const json_t *p)
+{
+	const char *st = hwc_q_string(p, "state");
+	if (!st || strcmp(st, "ACTIVE") != 0)
+		return; /* no link: the port state rules speak */
+	const json_t *pn = hwc_q_get(p, "port");
+	struct ibport r = {0};
+	r.subj = hwc_arena_printf(c->a, "%s/%lld", hwc_q_string(p, "rdma_device"), json_is_integer(pn) ? (long long)json_integer_value(pn) : 1LL);
+	r.base = hwc_arena_printf(c->a, "%s.ports[%s]", fv_adapter_path(c, hwc_q_string(ad, "bdf")), r.subj);
+	if (!ib_read(c, p, &r))
+		return;
+	double sp = best_common(r.speeds[0], r.speeds[1]), wd = best_common(r.widths[0], r.widths[1]);
+	if (sp <= 0 || wd <= 0) {
+		hwc_rule_unknown(c, r.subj, hwc_arena_printf(c->a, "%s.peer.portinfo", r.base), "the two ends enable no speed or width in common",
+				 "the best rate the link could train to");
+		return;
+	}
+	if (r.speed >= sp && r.width >= wd)
+		return;
+	const json_t *cab = hwc_q_at(p, "phy.supported_cable_speed");
+	double cg = json_is_string(cab) ? cable_lane_gbps(json_string_value(cab)) : 0;
+	if (cg > 0 && cg <= r.speed && r.width >= wd)
+		return; /* the cable is rated no faster than the link runs: it limits, not the ends */
+	const char *cable = cg > 0 ? hwc_arena_printf(c->a, "the cable (mstlink) is rated up to %s", lane_name(cg))
+				   : "the cable's rating was not read (no mstlink Supported Cable Speed): a cable rated lower would explain it";
+	struct hwc_finding *fd = hwc_rule_emit(
+		c, r.subj, "linked at %gX %s (%.10g Gb/s), below the %gX %s (%.10g Gb/s) that both ends enable: this port enables %s Gb/s lanes x %s, the peer %s Gb/s x %s; %s",
+		r.width, lane_name(r.speed), r.speed * r.width, wd, lane_name(sp), sp * wd,
+		num_list(c, r.speeds[0], ""), num_list(c, r.widths[0], "X"), num_list(c, r.speeds[1], ""), num_list(c, r.widths[1], "X"), cable);
+	hwc_evidence_addf(fd, c->a, hwc_arena_printf(c->a, "%s.portinfo.speed_active_gbps", r.base),
+			  hwc_arena_printf(c->a, "%.10g", sp), "%.10g", r.speed);
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.portinfo.width_active", r.base), fv_fmt_num(c->a, r.width), fv_fmt_num(c->a, wd));
+	for (int k = 0; k < 2; k++)
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.%s.speeds_enabled_gbps", r.base, k ? "peer.portinfo" : "portinfo"),
+				 num_list(c, r.speeds[k], ""), NULL);
+	if (cg > 0)
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.supported_cable_speed", r.base), json_string_value(cab), NULL);
+	fd->fix = "InfiniBand: `smpquery -D portinfo 0 <port>` (and the peer's port, one hop out) shows "
+		  "LinkSpeedEnabled/Active and LinkWidthEnabled/Active of both ends; reseat or replace the "
+		  "cable (`mlxlink -d <BDF> -m` shows the speeds it is rated for), then let the link retrain "
+		  "(`ibportstate` reset of the switch port).";
+	fv_far_end_port(c, fd, p, r.base, NULL);
+}
+
 static void eval_below_possible(struct hwc_rule_ctx *c)
 {
 	size_t i;
@@ -220,6 +348,13 @@ static void eval_below_possible(struct hwc_rule_ctx *c)
 		struct hwc_finding *fd = hwc_rule_emit(c, p.name, "linked at %s, below what every end supports: %s",
 						       gb(c, p.speed), sides_text(c, &p));
 		add_sides(c, fd, &p);
+	}
+	size_t j;
+	const json_t *ad, *ip;
+	json_array_foreach(hwc_q_adapters(c->facts), i, ad) json_array_foreach(hwc_q_ports(ad), j, ip) {
+		const char *ll = hwc_q_string(ip, "link_layer");
+		if (ll && strcmp(ll, "InfiniBand") == 0)
+			ib_below_possible(c, ad, ip);
 	}
 }
 
@@ -276,7 +411,12 @@ const struct hwc_rule hwc_rules_rate[] = {
 	 "or cable allows and its link partner advertised: nothing at either end explains it (a forced "
 	 "speed, an advertisement narrowed by hand, a lane that failed training). Unknown, naming the "
 	 "side, when the module's rate or the partner's advertisement cannot be read and the card "
-	 "could do more. " SOURCES,
+	 "could do more. An active InfiniBand port likewise runs below the best lane rate or width "
+	 "that both its own PortInfo and its peer port's enable (LinkSpeedEnabled with the extended "
+	 "speed fields, LinkWidthEnabled; IBA vol. 1 14.2.5.6, read with infiniband-diags `smpquery "
+	 "-D portinfo`), the check ibdiagnet makes ('Unexpected actual link speed ... therefore final "
+	 "speed should be'); silent where mstlink's Supported Cable Speed shows a cable rated no "
+	 "faster than the link runs; unknown when either end's PortInfo cannot be read. " SOURCES,
 	 "`ethtool <netdev>`: compare Speed with the supported and partner-advertised modes; restore "
 	 "auto-negotiation (`ethtool -s <netdev> autoneg on`) or force the common best speed on both "
 	 "ends; `mstlink -d <BDF>` shows the port's enabled and the cable's supported speeds.",

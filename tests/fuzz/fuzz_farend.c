@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Fuzz the far-end parsers (issue 14): any bytes as lldpcli's JSON (both shapes), then the peer
- * written to JSON and read back; and as smpquery nodedesc/nodeinfo/portinfo and perfquery dumps.
+ * written to JSON and read back; and as smpquery nodedesc/nodeinfo/portinfo (its LID and its link fields) and perfquery dumps.
  * No crash, no overread, no leak. Seeds (tests/fuzz/corpus/farend/, SOURCE.md there): real
  * `lldpcli -f json[0] show neighbors [details]` outputs and infiniband-diags dumps. */
 #include <stdint.h>
@@ -35,9 +35,16 @@ static void ibdiag(const char *buf, size_t size, struct hwc_arena *a)
 	hwc_mlx_parse_nodeinfo(buf, size, a, &p);
 	hwc_mlx_parse_portinfo_lid(buf, size, a, &p.lid);
 	hwc_mlx_parse_perfquery(buf, size, a, &p);
+	hwc_mlx_parse_portinfo_link(buf, size, a, &p.portinfo);
 	hwc_mlx_ibdiag_words(a, hwc_arena_strndup(a, buf, size)); /* as a failing tool's stderr */
 	hwc_fmeta_set(&p.source.m, HWC_ST_OK, 0, NULL);
 	json_t *j = hwc_json_from_table(&p, &hwc_mlx_peer_table);
+	/* the PortInfo lists read back as they were written */
+	struct hwc_mlx_peer back;
+	memset(&back, 0, sizeof(back));
+	hwc_json_get_table(j, a, &back, &hwc_mlx_peer_table);
+	if (hwc_ok(p.portinfo.speeds_enabled_gbps) && back.portinfo.speeds_enabled_gbps.n != p.portinfo.speeds_enabled_gbps.n)
+		abort();
 	json_decref(j);
 }
 

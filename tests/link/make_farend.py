@@ -122,6 +122,90 @@ def ib_peer(out):
     r.done("an InfiniBand port that flapped, its peer's counters clean")
 
 
+# ibdiagnet 2's verdict on a real QDR fabric (a OneNote page exported to a public repository,
+# "Mellanox 网卡分析（infiniband）", 2014-11-10; code index, repository not shown), quoted:
+#   -E- Link: S0002c90300688830/N0002c90300688830/P20<-->S0002c90300165e63/N0002c90300165e60/P1 -
+#   Unexpected actual link speed 2.5 (enable_speed1="2.5 or 5 or 10", enable_speed2="2.5 or 5 or 10"
+#   therefore final speed should be 10)
+# and the link's line of its ibdiagnet2.lst:
+#   { CA Ports:02 SystemGUID:0002c90300165e63 NodeGUID:0002c90300165e60 PortGUID:0002c90300165e61
+#   VenID:000002c9 DevID:1003 Rev:00000000  LID:0005 PN:01 } { SW Ports:24 SystemGUID:0002c90300688830
+#   NodeGUID:0002c90300688830 PortGUID:0002c90300688830 VenID:000002c9 DevID:c738 Rev:000000a1
+#   LID:0002 PN:14 } PHY=4x LOG=ACT SPD=2.5
+IBDIAG_SRC = ("ibdiagnet 2 (`ibdiagnet --pc --P all=1 --pm_pause_time 1200`) on a real QDR fabric, quoted "
+              "in a OneNote page exported to a public repository ('Mellanox 网卡分析（infiniband）', "
+              "2014-11-10; found in the code index by the string `therefore final speed should be`, "
+              "its repository not shown): `-E- Link: S0002c90300688830/N0002c90300688830/P20<-->"
+              "S0002c90300165e63/N0002c90300165e60/P1 - Unexpected actual link speed 2.5 "
+              "(enable_speed1=\"2.5 or 5 or 10\", enable_speed2=\"2.5 or 5 or 10\" therefore final "
+              "speed should be 10)` and the link's ibdiagnet2.lst line `{ CA Ports:02 "
+              "SystemGUID:0002c90300165e63 NodeGUID:0002c90300165e60 PortGUID:0002c90300165e61 "
+              "VenID:000002c9 DevID:1003 Rev:00000000  LID:0005 PN:01 } { SW Ports:24 "
+              "SystemGUID:0002c90300688830 NodeGUID:0002c90300688830 PortGUID:0002c90300688830 "
+              "VenID:000002c9 DevID:c738 Rev:000000a1  LID:0002 PN:14 } PHY=4x LOG=ACT SPD=2.5` "
+              "(the .lst numbers are hex: 36 switch ports, port 20); the author: the switch's port 20 "
+              "runs to the card c0104 at 2.5G where 10G is normal, most likely the physical cable")
+CX3_PORTINFO = (b"# Port info: DR path slid 65535; dlid 65535; 0 port 1\n"
+                b"Lid:.............................5\n"
+                b"LinkWidthEnabled:................1X or 4X\n"
+                b"LinkWidthActive:.................4X\n"
+                b"LinkState:.......................Active\n"
+                b"LinkSpeedActive:.................2.5 Gbps\n"
+                b"LinkSpeedEnabled:................2.5 Gbps or 5.0 Gbps or 10.0 Gbps\n")
+SX_NODEINFO = (b"# Node info: DR path slid 65535; dlid 65535; 0,1\n"
+               b"NodeType:........................Switch\n"
+               b"NumPorts:........................36\n"
+               b"SystemGuid:......................0x0002c90300688830\n"
+               b"Guid:............................0x0002c90300688830\n"
+               b"PortGuid:........................0x0002c90300688830\n"
+               b"DevId:...........................0xc738\n"
+               b"Revision:........................0x000000a1\n"
+               b"LocalPort:.......................20\n"
+               b"VendorId:........................0x0002c9\n")
+SX_PORT20 = (b"# Port info: DR path slid 65535; dlid 65535; 0,1 port 20\n"
+             b"LinkWidthEnabled:................1X or 4X\n"
+             b"LinkWidthActive:.................4X\n"
+             b"LinkState:.......................Active\n"
+             b"LinkSpeedActive:.................2.5 Gbps\n"
+             b"LinkSpeedEnabled:................2.5 Gbps or 5.0 Gbps or 10.0 Gbps\n")
+
+
+def ib_rate(out):
+    r = Root("rate-ib-cx3-sdr-below-qdr", "field-ports-cx3-ib-port2-down", out)
+    smp = ["smpquery", "-C", "mlx4_0", "-P", "1", "-D"]
+    name = b"switch-0002c90300688830"  # smpquery pads a name shorter than 32 with dots to 32
+    r.command(smp + ["nodedesc", "0,1"], b"Node Description:" + b"." * (32 - len(name)) + name + b"\n")
+    r.command(smp + ["nodeinfo", "0,1"], SX_NODEINFO)
+    r.command(smp + ["portinfo", "0", "1"], CX3_PORTINFO)
+    r.command(smp + ["portinfo", "0,1", "0"],
+              b"# Port info: DR path slid 65535; dlid 65535; 0,1 port 0\nLid:.............................2\n")
+    r.command(smp + ["portinfo", "0,1", "20"], SX_PORT20)
+    r.source(f"What fires: {IBDIAG_SRC}.")
+    r.source("real-quoted (the values ibdiagnet reports, laid out as libibmad's `smpquery` dumps, "
+             "which print one `Key:....value` line per PortInfo/NodeInfo field): "
+             "`hwcheck/commands/smpquery -C mlx4_0 -P 1 -D portinfo 0 1/stdout` (this ConnectX-3 port: Lid 5 = LID:0005, "
+             "LinkWidthActive 4X = PHY=4x, LinkState Active = LOG=ACT, LinkSpeedActive 2.5 Gbps = "
+             "SPD=2.5 and the actual speed 2.5, LinkSpeedEnabled `2.5 Gbps or 5.0 Gbps or 10.0 Gbps` "
+             "= its enable_speed \"2.5 or 5 or 10\"); "
+             "`hwcheck/commands/smpquery -C mlx4_0 -P 1 -D portinfo 0,1 20/stdout` (the switch's port "
+             "20: the same active speed and width, LinkSpeedEnabled = the other enable_speed); "
+             "`... nodeinfo 0,1/stdout` (NodeType Switch, NumPorts 36 = Ports:24 hex, Guids "
+             "0x0002c90300688830, DevId 0xc738 = SwitchX, Revision 0x000000a1, LocalPort 20 = PN:14 "
+             "hex); `... portinfo 0,1 0/stdout` (the switch's LID 2 = LID:0002). The base root's "
+             "mlx4_0 (15b3:1003, DevID:1003) port 1 is this CA port (PN:01).")
+    r.source("RECONSTRUCTED: the dumps' layout and their headers (only the fields above; the "
+             "extended speed fields are left out: ibdiagnet named the ends' enabled speeds as "
+             "\"2.5 or 5 or 10\" and no extended one); LinkWidthEnabled `1X or 4X` at both ends "
+             "(not quoted: ibdiagnet raised no width error, and 4X is active); the switch's "
+             "NodeDescription `switch-0002c90300688830` (the capture names both nodes by GUID only); "
+             "that the base root's host is the capture's card c0104. No `perfquery` recorded: the "
+             "peer's counters say 'not in this capture'. Expected: LINK_RATE_BELOW_POSSIBLE warns on "
+             "mlx4_0/1, 4X SDR (10 Gb/s) below the 4X QDR (40 Gb/s) that both ends enable, naming "
+             "the switch port 20 and that the cable's rating was not read; the base root's other "
+             "verdicts unchanged.")
+    r.done("a ConnectX-3 InfiniBand port at SDR where it and its switch port enable QDR (ibdiagnet)")
+
+
 # "controller mlx5_0" of a real ibnetdiscover topology (generated Mon Dec 18 12:34:08 2023, initiated
 # from that node: 6 Switch-IB EDR switches, ConnectX-5 hosts), its only link line:
 #   [25]  "H-506b4b030043f9e2"[1](506b4b030043f9e2)  # "controller mlx5_0" lid 34 4xEDR
@@ -186,6 +270,7 @@ def build(out):
     lldp_roce(out)
     lldpd_down(out)
     ib_peer(out)
+    ib_rate(out)
     ib_switch(out)
 
 

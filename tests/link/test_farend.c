@@ -177,6 +177,69 @@ static void test_smpquery(void)
 	}
 }
 
+/* The seed's PortInfo link fields into a zeroed *pi; the parser's return. */
+static int portinfo_seed(const char *name, struct hwc_mlx_portinfo *pi)
+{
+	size_t len;
+	memset(pi, 0, sizeof(*pi));
+	char *t = seed(name, &len);
+	return hwc_mlx_parse_portinfo_link(t, len, A, pi);
+}
+
+static void test_portinfo_link(void)
+{
+	struct hwc_mlx_portinfo pi;
+	/* a real ConnectX-3 at 1X FDR: the extended active speed overrides LinkSpeedActive 10.0 */
+	CHECK_INT(portinfo_seed("ibportstate-cx3-fdr-1x-initial-ltyinhust.txt", &pi), 0);
+	CHECK(pi.speed_active_gbps.v == 14.0625);
+	CHECK_INT(pi.width_active.v, 1);
+	CHECK_INT(pi.speeds_enabled_gbps.n, 4);
+	CHECK(pi.speeds_enabled_gbps.items[0] == 2.5 && pi.speeds_enabled_gbps.items[3] == 14.0625);
+	CHECK_INT(pi.widths_enabled.n, 1);
+	CHECK_INT(pi.widths_enabled.items[0], 1);
+	/* the Mellanox ext block below repeats LinkSpeedActive: PortInfo's line, the first, counts */
+	/* after the set: "Extended speed" and an extended enable of 0 */
+	CHECK_INT(portinfo_seed("ibportstate-cx3-after-set-ltyinhust.txt", &pi), 0);
+	CHECK(pi.speed_active_gbps.v == 14.0625);
+	CHECK_INT(pi.speeds_enabled_gbps.n, 3);
+	CHECK(pi.speeds_enabled_gbps.items[2] == 10);
+	/* FDR10: PortInfo says 10.0 and no extended speed (the port is below the FDR it enables) */
+	CHECK_INT(portinfo_seed("ibportstate-cx3-fdr10-refresh-ltyinhust.txt", &pi), 0);
+	CHECK(pi.speed_active_gbps.v == 10);
+	CHECK(pi.speeds_enabled_gbps.items[pi.speeds_enabled_gbps.n - 1] == 14.0625);
+	/* a whole current dump (ibsim): the extended fields print words and 0 */
+	CHECK_INT(portinfo_seed("smpquery-pi-switch-port1-lid0-ibsim.txt", &pi), 0);
+	CHECK(pi.speed_active_gbps.v == 2.5);
+	CHECK_INT(pi.width_active.v, 4);
+	CHECK_INT(pi.speeds_enabled_gbps.m.st, HWC_ST_OK);
+	CHECK_INT(pi.speeds_enabled_gbps.n, 1);
+	CHECK_INT(pi.widths_enabled.n, 1);
+	CHECK_INT(pi.widths_enabled.items[0], 4);
+	/* an enable that libibmad calls undefined: invalid, never an empty list */
+	CHECK_INT(portinfo_seed("ibportstate-hfi-undefined-speed-viper0.txt", &pi), 0);
+	CHECK(pi.speed_active_gbps.v == 5);
+	CHECK_INT(pi.speeds_enabled_gbps.m.st, HWC_ST_INVALID);
+	CHECK_INT(pi.speeds_enabled_gbps.n, 0);
+	CHECK_INT(pi.widths_enabled.n, 2);
+	/* broken: not a PortInfo, cut values, widths that are not one */
+	const char *bad[] = {"", "Lid:......4\n", "LinkSpeedActive:....\nLinkWidthActive:....\n",
+			     "LinkSpeedActive:....fast\nLinkWidthActive:....1X or 4X\nLinkSpeedEnabled:...2.5 Gbps or\n",
+			     "LinkSpeedActive:....2.5 Gbps\nLinkWidthActive:....undefined (3)\nLinkWidthEnabled:...\n"};
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(bad); i++) {
+		memset(&pi, 0, sizeof(pi));
+		int rc = hwc_mlx_parse_portinfo_link(bad[i], strlen(bad[i]), A, &pi);
+		CHECK(rc == -22 || (!hwc_ok(pi.speed_active_gbps) || !hwc_ok(pi.width_active)));
+		CHECK(!hwc_ok(pi.speeds_enabled_gbps) || pi.speeds_enabled_gbps.n > 0 || rc == -22);
+	}
+	const char *ext = "LinkSpeedActive:.....5.0 Gbps\nLinkWidthActive:....4X\nLinkWidthEnabled:...4X\n"
+			  "LinkSpeedEnabled:....5.0 Gbps or 10.0 Gbps (IBA extension)\n"
+			  "LinkSpeedExtEnabled:.............Extended link speeds disabled\n";
+	memset(&pi, 0, sizeof(pi));
+	CHECK_INT(hwc_mlx_parse_portinfo_link(ext, strlen(ext), A, &pi), 0);
+	CHECK_INT(pi.speeds_enabled_gbps.n, 2);
+	CHECK(pi.speeds_enabled_gbps.items[1] == 10);
+}
+
 static void test_perfquery(void)
 {
 	size_t len;
@@ -310,6 +373,7 @@ int main(void)
 	test_lldp_json0();
 	test_lldp_broken();
 	test_smpquery();
+	test_portinfo_link();
 	test_perfquery();
 	test_perfquery_ofed1();
 	test_perfquery_port_select();

@@ -153,8 +153,13 @@ class FarEnd(unittest.TestCase):
         self.assertEqual(peer["source"], "smpquery -C mlx5_1 -P 1 -D nodedesc 0,1")
         self.assertEqual(peer["counters"]["source"], "perfquery -C mlx5_1 -P 1 4 1")
         self.assertEqual(peer["counters"]["link_downed"], 0)
-        msgs = {f["rule_id"]: f["message"] for f in j["findings"] if f["rule_id"].startswith("LINK_")}
+        msgs = {f["rule_id"]: f["message"] for f in j["findings"]
+                if f["rule_id"].startswith("LINK_") and f["severity"] != "unknown"}
         self.assertEqual(sorted(msgs), ["LINK_FLAPS", "LINK_INTEGRITY_ERRORS"])
+        # the capture holds the peer's answers, not this port's own PortInfo: the rate is unknown
+        rate = next(f for f in j["findings"] if f["rule_id"] == "LINK_RATE_BELOW_POSSIBLE")
+        self.assertEqual(rate["severity"], "unknown")
+        self.assertIn("portinfo.speed_active_gbps is unknown (absent: smpquery: not in this capture)", rate["message"])
         for m in msgs.values():
             self.assertTrue(m.startswith("host mlx5_1/1 <-> b1nstcx02 HCA-1 port 1: "), m)
         # a receiver's overruns are one side's; a link that went down went down at both ends, so
@@ -289,8 +294,44 @@ class FarEnd(unittest.TestCase):
             self.assertEqual(netdev(j, "enp171s0np0")["link"]["peer"]["port_id"], "Ethernet184")
             self.assertNotEqual(netdev(j, "enp171s0np0")["link"]["peer"]["chassis_id"], "70:06:92:6e:32:1c")
 
+    def test_ib_rate_below_what_both_ends_enable(self):
+        # ibdiagnet's real verdict on a ConnectX-3 <-> SwitchX link (rate-ib-cx3-sdr-below-qdr,
+        # SOURCE.md there): 4X SDR where both ends enable up to QDR
+        j = check("rate-ib-cx3-sdr-below-qdr")
+        p = port(j, "mlx4_0")
+        self.assertEqual(p["portinfo"], {"source": "smpquery -C mlx4_0 -P 1 -D portinfo 0 1", "speed_active_gbps": 2.5,
+                                         "width_active": 4, "speeds_enabled_gbps": [2.5, 5, 10], "widths_enabled": [1, 4]})
+        peer = p["peer"]
+        self.assertEqual((peer["node_type"], peer["port"], peer["lid"]), ("Switch", 20, 2))
+        self.assertEqual(peer["portinfo"]["source"], "smpquery -C mlx4_0 -P 1 -D portinfo 0,1 20")
+        self.assertEqual(peer["portinfo"]["speeds_enabled_gbps"], [2.5, 5, 10])
+        rate = [f for f in j["findings"] if f["rule_id"].startswith("LINK_RATE_")]
+        self.assertEqual([(f["rule_id"], f["severity"], f["subject"]) for f in rate],
+                         [("LINK_RATE_BELOW_POSSIBLE", "warn", "mlx4_0/1")])
+        self.assertTrue(rate[0]["message"].startswith(
+            "host mlx4_0/1 <-> switch-0002c90300688830 port 20: linked at 4X SDR (10 Gb/s), below the 4X "
+            "QDR/FDR10 (40 Gb/s) that both ends enable"), rate[0]["message"])
+        self.assertIn("the cable's rating was not read", rate[0]["message"])
+        ev = {e["fact"]: (e["observed"], e["expected"]) for e in rate[0]["evidence"]}
+        self.assertEqual(ev["mlx.adapters[0000:81:00.0].ports[mlx4_0/1].portinfo.speed_active_gbps"], ("2.5", "10"))
+        self.assertIn("smpquery -D portinfo", rate[0]["fix"])
+        line = [(c["value"], c["verdict"]) for card in j["cards"] for c in card["checks"] if c["item"] == "port_rate"]
+        self.assertEqual(line, [("mlx4_0/1: 4X at 2.5 Gb/s a lane; enabled here 2.5, 5, 10 x 1X, 4X, at the peer "
+                                 "2.5, 5, 10 x 1X, 4X", "warn")])
+        # the base root without infiniband-diags: unknown, never pass; the other verdicts the same
+        b = check("field-ports-cx3-ib-port2-down")
+        self.assertEqual([(f["rule_id"], f["severity"], f["subject"]) for f in b["findings"]
+                          if f["rule_id"].startswith("LINK_RATE_")],
+                         [("LINK_RATE_BELOW_POSSIBLE", "unknown", "mlx4_0/1")])
+        self.assertEqual([v for v in verdicts(j) if v[0] != "LINK_RATE_BELOW_POSSIBLE"],
+                         [v for v in verdicts(b) if v[0] != "LINK_RATE_BELOW_POSSIBLE"])
+        # the down port 2 is not asked: its PortInfo says why
+        p2 = next(q for ad in j["facts"]["mlx"]["adapters"] for q in ad["ports"] if q["port"] == 2)
+        why = p2["unavailable"]["portinfo"]
+        self.assertEqual((why["status"], why["detail"]), ("unsupported", "the port is DOWN: no far end to ask"))
+
     def test_round_trip(self):
-        for fx in BASE:
+        for fx in list(BASE) + ["rate-ib-cx3-sdr-below-qdr"]:
             with self.subTest(fx), tempfile.TemporaryDirectory() as d:
                 j = check(fx)
                 saved = os.path.join(d, "r.json")

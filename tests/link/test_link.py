@@ -28,8 +28,12 @@ def check_root(root):
 
 
 def link_findings(j):
+    # an InfiniBand port's rate against both ends needs their PortInfo (infiniband-diags), which
+    # these captures lack: that unknown is test_farend.py's, not the counters' business here
     return sorted((f["rule_id"], f["severity"], f["subject"]) for f in j["findings"]
-                  if f["rule_id"].startswith("LINK_"))
+                  if f["rule_id"].startswith("LINK_")
+                  and not ((f["rule_id"], f["severity"]) == ("LINK_RATE_BELOW_POSSIBLE", "unknown")
+                           and "/" in f["subject"]))
 
 
 def port(j, dev):
