@@ -131,10 +131,10 @@ static void symbol_ib(struct hwc_rule_ctx *c, double hours, const char *upwhy)
 		const char *subj = ib_subject(c, p), *base = ib_base(c, ad, p);
 		double n;
 		struct hwc_wnd w;
+		if (ib_effective_fires(c, p))
+			continue; /* LINK_EFFECTIVE_ERRORS' finding, with this counter (if read) as evidence */
 		if (!need_num(c, subj, p, base, "counters.symbol_error", &n))
 			continue;
-		if (ib_effective_fires(c, p))
-			continue; /* LINK_EFFECTIVE_ERRORS' finding, with this counter as evidence */
 		hwc_wnd_read(c, &w, p, base, "counters_window.symbol_error", "symbol errors");
 		const struct hwc_wboot b = {
 			.fires = n <= 0 ? 0 : hours <= 0 ? -1 : n / hours > limit, .rate = hours > 0 ? n / hours : 0,
