@@ -193,8 +193,8 @@ void hwc_cards_it_errors(struct card_ctx *x, const json_t *p, struct item_val *v
 {
 	struct span s = span_of(x);
 	const json_t *nd = netdev_of(x, p), *phy = hwc_q_get(p, "phy");
-	const json_t *c = nd ? hwc_q_get(nd, "counters") : hwc_q_get(p, "counters");
-	const json_t *w = nd ? hwc_q_get(nd, "counters_window") : hwc_q_get(p, "counters_window");
+	const json_t *src = nd ? nd : p; /* the netdev's PHY counters, else the RDMA port's */
+	const json_t *c = hwc_q_get(src, "counters"), *w = hwc_q_get(src, "counters_window");
 	const struct ctr *t = nd ? eth_errors : ib_errors;
 	json_t *out = out_obj(x, "errors");
 	if (nd)
@@ -242,8 +242,8 @@ void hwc_cards_it_flaps(struct card_ctx *x, const json_t *p, struct item_val *v)
 {
 	struct span s = span_of(x);
 	const json_t *nd = netdev_of(x, p), *lk = hwc_q_netdev_link(nd);
-	const json_t *c = nd ? hwc_q_get(nd, "counters") : hwc_q_get(p, "counters");
-	const json_t *w = nd ? hwc_q_get(nd, "counters_window") : hwc_q_get(p, "counters_window");
+	const json_t *src = nd ? nd : p; /* the netdev's PHY counters, else the RDMA port's */
+	const json_t *c = hwc_q_get(src, "counters"), *w = hwc_q_get(src, "counters_window");
 	const struct ctr *t = nd ? eth_flaps : ib_flaps;
 	json_t *out = out_obj(x, "flaps");
 	if (nd)

@@ -99,6 +99,7 @@ static const char *root_fix(struct hwc_rule_ctx *c)
 static void eval_incomplete(struct hwc_rule_ctx *c)
 {
 	static const char *const sections[] = {"host", "pci", "mlx", "netdevs", "thermal", NULL};
+	const char *rfix = root_fix(c); /* a capture's facts that need root: capture again as root */
 	for (int s = 0; sections[s]; s++) {
 		const json_t *sec = hwc_q_get(c->facts, sections[s]);
 		if (!sec) {
@@ -108,17 +109,17 @@ static void eval_incomplete(struct hwc_rule_ctx *c)
 		}
 		/* the tool probe says in one word why a whole family of facts is missing */
 		const json_t *tools = hwc_q_get(sec, "tools"), *ads = hwc_q_get(sec, "adapters");
-		const char *tst = hwc_q_string(tools, "status"), *skip = NULL;
+		const char *tst = hwc_q_string(tools, "status");
+		bool tools_failed = tst && strcmp(tst, "ok") != 0;
+		const char *skip = tools_failed ? hwc_q_string(tools, "detail") : NULL;
 		/* no card: no firmware to read, whether or not the tools could run */
 		bool no_card = json_is_array(ads) && json_array_size(ads) == 0;
-		if (tst && strcmp(tst, "ok") != 0)
-			skip = hwc_q_string(tools, "detail");
-		if (tst && strcmp(tst, "ok") != 0 && !no_card) {
+		if (tools_failed && !no_card) {
 			struct hwc_finding *fd = hwc_rule_emit(c, "host", "%s: the firmware tools could not run (%s): firmware configuration and registers are unknown",
 							       sections[s], tst);
 			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.tools.status", sections[s]), tst, "ok");
-			if (fd && !strcmp(tst, "needs_root") && root_fix(c))
-				fd->fix = root_fix(c);
+			if (fd && !strcmp(tst, "needs_root") && rfix)
+				fd->fix = rfix;
 		}
 		struct tally t[6] = {{0}};
 		int n = 0;
@@ -135,8 +136,8 @@ static void eval_incomplete(struct hwc_rule_ctx *c)
 			hwc_evidence_add(fd, c->a, t[i].example, hwc_arena_printf(c->a, "unknown (%s)", t[i].status), "collected");
 			if (fd && not_in_input(t[i].detail))
 				fd->fix = "Judge the whole machine: run hwcheck on it, or capture it with `hwcheck snapshot -o host.tar` and read the untarred capture with --root.";
-			else if (fd && !strcmp(t[i].status, "needs_root") && root_fix(c))
-				fd->fix = root_fix(c);
+			else if (fd && !strcmp(t[i].status, "needs_root") && rfix)
+				fd->fix = rfix;
 			else if (fd && not_in_capture(t[i].detail))
 				fd->fix = "The capture has no recording of this tool: run hwcheck on the machine, or capture it again with `hwcheck snapshot` (which records every tool it runs, and a tool that is not installed as not installed).";
 		}

@@ -38,15 +38,10 @@ static bool has_dom(struct hwc_rule_ctx *c, const json_t *m, const char *name, c
 	return need_bool(c, name, m, base, "ddm", &ddm) && ddm;
 }
 
-/* A lane with no bias, no Tx and no Rx power is dark: not in use (a breakout's idle lane, a down
- * port's lanes), nothing to judge; unless the live link needs it (needed_dark). */
-static bool dark_lane(const json_t *m, size_t i)
-{
-	return hwc_q_lane_dark(m, i);
-}
-
-/* The lanes the live link needs that read dark: a lane that carries a link has bias and light, so
- * these readings are not measurements (a monitor the module lacks or that is not valid): the
+/* A dark lane (hwc_q_lane_dark: no bias, no Tx, no Rx power) is not in use (a breakout's idle
+ * lane, a down port's lanes): nothing to judge; unless the live link needs it. The lanes the live
+ * link needs that read dark: a lane that carries a link has bias and light, so these readings
+ * are not measurements (a monitor the module lacks or that is not valid): the
  * rule cannot judge them, one unknown says which and why. Whether there were any. */
 static bool needed_dark(struct hwc_rule_ctx *c, const char *name, const char *base, const json_t *m,
 			const char *needed_for)
@@ -150,7 +145,7 @@ static void judge_key(struct judge *j, const json_t *m, const char *key, bool lo
 	size_t i;
 	const json_t *x;
 	json_array_foreach(v, i, x)
-		if (json_is_number(x) && !dark_lane(m, i))
+		if (json_is_number(x) && !hwc_q_lane_dark(m, i))
 			judge_one(j, key, hwc_arena_printf(c->a, "%s.%s[%zu]", j->base, key, i), json_number_value(x), &th, low_side);
 }
 
@@ -162,7 +157,7 @@ static void judge_flags(struct judge *j, const json_t *m)
 	const json_t *x;
 	json_array_foreach(hwc_q_get(m, "flags"), k, x) {
 		const char *f = json_string_value(x), *ln = f ? strstr(f, "(lane ") : NULL;
-		if (!f || (ln && dark_lane(m, (size_t)strtoul(ln + 6, NULL, 10) - 1)))
+		if (!f || (ln && hwc_q_lane_dark(m, (size_t)strtoul(ln + 6, NULL, 10) - 1)))
 			continue;
 		if (!j->fd)
 			j->fd = hwc_rule_emit_sev(c, HWC_SEV_WARN, j->name, "transceiver: the module latched %s since the last read", f);
@@ -224,7 +219,7 @@ static void rx_low_one(struct hwc_rule_ctx *c, const char *name, const char *bas
 	size_t k;
 	const json_t *x;
 	json_array_foreach(rx, k, x)
-		if (json_is_number(x) && !dark_lane(m, k))
+		if (json_is_number(x) && !hwc_q_lane_dark(m, k))
 			judge_one(&j, "rx_power_mw", hwc_arena_printf(c->a, "%s.rx_power_mw[%zu]", base, k), json_number_value(x), &t, true);
 }
 
