@@ -291,12 +291,30 @@ static int replay_output(struct hwc_env *e, struct hwc_arena *a, const char *dir
 	return rc_out;
 }
 
-static int replay(struct hwc_env *e, struct hwc_arena *a, const char *const *argv, bool retry,
-		  struct hwc_cmd_result *r)
+/* Where argv's answer is in the capture: its own recording, a retry's falling back to the first
+ * run's (recorded once: the retry answers the same), then the older argv's (alias). */
+static const char *replay_dir(struct hwc_env *e, struct hwc_arena *a, const char *const *argv,
+			      const char *const *alias, bool retry, bool *aliased)
 {
 	const char *dir = cmd_dir(a, argv, retry);
 	if (retry && !hwc_env_is_dir(e, dir))
-		dir = hwc_run_record_dir(a, argv); /* recorded once: the retry answers the same */
+		dir = hwc_run_record_dir(a, argv);
+	if (alias && alias[0] && !hwc_env_is_dir(e, dir)) {
+		const char *old = replay_dir(e, a, alias, NULL, retry, aliased);
+		if (old && hwc_env_is_dir(e, old)) {
+			*aliased = true;
+			return old;
+		}
+	}
+	return dir;
+}
+
+static int replay(struct hwc_env *e, struct hwc_arena *a, const char *const *argv,
+		  const char *const *alias, bool retry, struct hwc_cmd_result *r)
+{
+	const char *dir = replay_dir(e, a, argv, alias, retry, &r->aliased);
+	if (r->aliased)
+		argv = alias;
 	const char *cmd = hwc_argv_str(a, argv);
 	if (!hwc_env_is_dir(e, dir)) {
 		/* no recording: the capture does not say whether the tool is installed */
@@ -721,9 +739,10 @@ static void drain(struct child *c, int k, size_t cap)
 	}
 }
 
-/* Starts cmd (or replays it, or says why it does not run: then r is final and c stays reaped). */
-static void start_one(struct hwc_env *e, struct hwc_arena *a, const struct hwc_cmd *cmd,
-		      bool retry, struct hwc_cmd_result *r, struct child *c)
+/* Starts cmd (or replays it, alias the older argv of the same query, or says why it does not run:
+ * then r is final and c stays reaped). */
+static void start_one_as(struct hwc_env *e, struct hwc_arena *a, const struct hwc_cmd *cmd,
+			 const char *const *alias, bool retry, struct hwc_cmd_result *r, struct child *c)
 {
 	memset(r, 0, sizeof(*r));
 	r->out = r->err = "";
@@ -746,7 +765,7 @@ static void start_one(struct hwc_env *e, struct hwc_arena *a, const struct hwc_c
 		return;
 	}
 	if (hwc_env_mode(e) == HWC_RUN_REPLAY) {
-		replay(e, a, argv, retry, r);
+		replay(e, a, argv, alias, retry, r);
 		return;
 	}
 	if (!c) {
@@ -789,6 +808,12 @@ static void start_one(struct hwc_env *e, struct hwc_arena *a, const struct hwc_c
 		c->deadline.tv_sec++;
 		c->deadline.tv_nsec -= 1000000000L;
 	}
+}
+
+static void start_one(struct hwc_env *e, struct hwc_arena *a, const struct hwc_cmd *cmd,
+		      bool retry, struct hwc_cmd_result *r, struct child *c)
+{
+	start_one_as(e, a, cmd, NULL, retry, r, c);
 }
 
 /* One child at one turn of the poll loop: notes its exit, kills it at its deadline, closes what
@@ -1133,7 +1158,7 @@ int hwc_run_peek(struct hwc_env *e, struct hwc_arena *a, const char *const *argv
 }
 
 static void run_many(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct hwc_cmd *cmds,
-		     bool retry, struct hwc_cmd_result *res)
+		     const char *const *const *alias, bool retry, struct hwc_cmd_result *res)
 {
 	struct child *ch = calloc(n ? n : 1, sizeof(*ch));
 	struct child **w = calloc(n + n_started + 1, sizeof(*w));
@@ -1151,7 +1176,7 @@ static void run_many(struct hwc_env *e, struct hwc_arena *a, size_t n, const str
 				w[i] = &taken[i]->c;
 			continue;
 		}
-		start_one(e, a, &cmds[i], retry, &res[i], ch ? &ch[i] : NULL);
+		start_one_as(e, a, &cmds[i], alias ? alias[i] : NULL, retry, &res[i], ch ? &ch[i] : NULL);
 		if (w)
 			w[i] = ch ? &ch[i] : NULL;
 		if (pace && res[i].m.st != HWC_ST_BLOCKED && res[i].m.st != HWC_ST_INVALID) {
@@ -1185,13 +1210,19 @@ static void run_many(struct hwc_env *e, struct hwc_arena *a, size_t n, const str
 void hwc_run_many(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct hwc_cmd *cmds,
 		  struct hwc_cmd_result *res)
 {
-	run_many(e, a, n, cmds, false, res);
+	run_many(e, a, n, cmds, NULL, false, res);
+}
+
+void hwc_run_many_as(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct hwc_cmd *cmds,
+		     const char *const *const *alias, struct hwc_cmd_result *res)
+{
+	run_many(e, a, n, cmds, alias, false, res);
 }
 
 void hwc_run_again(struct hwc_env *e, struct hwc_arena *a, const struct hwc_cmd *cmd,
 		   struct hwc_cmd_result *res)
 {
-	run_many(e, a, 1, cmd, true, res);
+	run_many(e, a, 1, cmd, NULL, true, res);
 }
 
 int hwc_run(struct hwc_env *e, struct hwc_arena *a, const char *const *argv, unsigned timeout_ms,

@@ -24,6 +24,7 @@ struct hwc_cmd_result {
 	const char *err;
 	size_t err_len;
 	unsigned elapsed_ms;
+	bool aliased;    /* replay: the older argv's recording answered (hwc_run_many_as) */
 };
 
 struct hwc_cmd {
@@ -39,6 +40,13 @@ int hwc_run(struct hwc_env *e, struct hwc_arena *a, const char *const *argv, uns
 /* Runs n commands at once (parallel across cards), each with its own deadline. */
 void hwc_run_many(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct hwc_cmd *cmds,
 		  struct hwc_cmd_result *res);
+
+/* hwc_run_many with, per command, the argv an older hwcheck ran for the same query (alias[i], or
+ * NULL): replayed from a capture that lacks cmds[i]'s own recording, that older recording answers
+ * (an option added later that only bounds the tool's own time, such as infiniband-diags' -t,
+ * keeps old captures replayable). Recorded always under cmds[i].argv. */
+void hwc_run_many_as(struct hwc_env *e, struct hwc_arena *a, size_t n, const struct hwc_cmd *cmds,
+		     const char *const *const *alias, struct hwc_cmd_result *res);
 
 /* The second run of a command already run (a tool that lost a semaphore race, re-run alone):
  * recorded in, and replayed from, <key>/retry/ beside the first answer at <key>/; a recording

@@ -1049,6 +1049,11 @@ int hwc_mlx_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_col
 		HWC_FAIL(ad->serial_number, HWC_ST_UNSUPPORTED, 0,
 			 "the serial number is in the PCI VPD (facts.pci.devices[].vpd)");
 	}
+	/* the counters first (sysfs; they say which functions must not be asked), then the far end's
+	 * first round starts, to run while the cards' tools run */
+	for (size_t i = 0; i < kept; i++)
+		hwc_mlx_collect_port_counters(e, f, &mf->adapters.items[i]);
+	hwc_mlx_start_peers(e, f, mf);
 	if (o && o->ports_known)
 		o->ports_known(e, f);
 	run_ethtool(e, a, mf);
@@ -1059,7 +1064,6 @@ int hwc_mlx_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_col
 	}
 	run_tools(e, a, mf);
 	for (size_t i = 0; i < kept; i++) {
-		hwc_mlx_collect_port_counters(e, f, &mf->adapters.items[i]);
 		hwc_mlx_collect_kernel_events(f, &mf->adapters.items[i]);
 #define PART_COLLECT(m, T, doc_) hwc_mlx_collect_##m(e, f, ad, &ad->m);
 		struct hwc_mlx_adapter *ad = &mf->adapters.items[i];

@@ -13,10 +13,6 @@
 #include "core/parse.h"
 #include "core/runner.h"
 
-/* smpquery and perfquery wait 1 s per MAD by default (with retries); the run's --cmd-timeout
- * (10 s by default) bounds a dead peer, like every other tool (0: the run's) */
-#define PEER_TIMEOUT_MS 0
-
 /* Named as the local port's counters (hwc_mlx_port_counter_names), so rules compare like with
  * like; the perfquery field each comes from (libibmad fields.c). */
 const char *const hwc_mlx_peer_counter_names[HWC_MLX_NPEER_COUNTERS] = {
@@ -411,15 +407,56 @@ struct job {
 	const char *ca, *port, *path;
 };
 
+/* Every MAD of these tools waits MAD_MS for its answer (infiniband-diags' common option -t, in
+ * every smpquery and perfquery read, OFED 1.x to rdma-core: libibmad's per-MAD timeout, 1000 ms
+ * by default, MAD_DEF_TIMEOUT_MS) and is sent at most MAD_TRIES times (libibmad's _do_madrpc,
+ * MAD_DEF_RETRIES; no option changes it): the subnet manager's own bound for every SMP it sends
+ * (OpenSM's transaction_timeout 200 ms, 3 retries: osm_base.h, osm_vendor_ibumad.h). A query is
+ * at most MAD_MAX MADs (smpquery nodedesc: NodeInfo then NodeDescription; perfquery:
+ * ClassPortInfo then PortCounters; the others one), so a tool answers or fails in its own words
+ * within MAD_MAX x MAD_TRIES x MAD_MS = 1.2 s, and the three rounds within 3.6 s. */
+#define MAD_MS "200"
+#define MAD_TRIES 3
+#define MAD_MAX 2
+
+/* argv with " -t MAD_MS" after its first five words (tool -C CA -P PORT), arena. */
 static const char *const *mkargv(struct hwc_arena *a, const char *const *v, size_t n)
 {
-	const char **out = hwc_arena_calloc(a, n + 1, sizeof(*out));
-	if (out)
-		memcpy(out, v, n * sizeof(*out));
+	const char **out = hwc_arena_calloc(a, n + 3, sizeof(*out));
+	if (!out)
+		return NULL;
+	memcpy(out, v, 5 * sizeof(*out));
+	out[5] = "-t";
+	out[6] = MAD_MS;
+	memcpy(out + 7, v + 5, (n - 5) * sizeof(*out));
 	return out;
 }
 
-/* The k-th command of a round for one job: its argv (NULL-terminated, arena). */
+/* The argv hwcheck ran before -t (mkargv's without it): older captures hold the answer there. */
+static const char *const *alias_of(struct hwc_arena *a, const char *const *argv)
+{
+	size_t n = 0;
+	while (argv[n])
+		n++;
+	const char **out = n > 7 ? hwc_arena_calloc(a, n - 1, sizeof(*out)) : NULL;
+	if (!out)
+		return NULL;
+	memcpy(out, argv, 5 * sizeof(*out));
+	memcpy(out + 5, argv + 7, (n - 7) * sizeof(*out));
+	return out;
+}
+
+/* The far end's time: one --cmd-timeout for all its rounds together (a round gets what the
+ * rounds before left; each round costs its slowest answer), so a hung or silent fabric costs one
+ * timeout, not one per round. */
+struct peer_run {
+	struct hwc_env *e;
+	struct hwc_arena *a;
+	unsigned budget_ms, spent_ms;
+};
+
+/* The k-th command of a round for one job: its argv (NULL-terminated, arena), or NULL when this
+ * job has no k-th command. */
 typedef const char *const *(*argv_fn)(struct hwc_arena *a, const struct job *j, size_t k);
 
 /* What a round makes of one job's per answers (res[0..per)), cmd[k] naming res[k]'s command. */
@@ -427,22 +464,68 @@ typedef const char *const *(*argv_fn)(struct hwc_arena *a, const struct job *j, 
 typedef void (*take_fn)(struct hwc_arena *a, struct hwc_mlx_port *p,
 			const struct hwc_cmd_result *res, const char *const *cmd);
 
-/* One round: per commands for each of the n jobs, all at once, each bounded by its timeout;
- * then take() per job. */
-static void run_round(struct hwc_env *e, struct hwc_arena *a, const struct job *jobs, size_t n,
-		      size_t per, argv_fn fn, take_fn take)
+/* A round's commands (per for each of the n jobs; a NULL argv where a job has fewer), each bounded
+ * by the far end's time left. */
+static struct hwc_cmd *round_cmds(struct hwc_arena *a, const struct job *jobs, size_t n, size_t per,
+				  argv_fn fn, unsigned timeout_ms)
 {
 	struct hwc_cmd *cmds = hwc_arena_calloc(a, per * n, sizeof(*cmds));
+	for (size_t i = 0; cmds && i < per * n; i++)
+		cmds[i] = (struct hwc_cmd){.argv = fn(a, &jobs[i / per], i % per), .timeout_ms = timeout_ms};
+	return cmds;
+}
+
+/* The answer of a command the far end had no time left for. */
+static void not_run(struct peer_run *r, const struct hwc_cmd *c, struct hwc_cmd_result *res)
+{
+	hwc_fmeta_set(&res->m, HWC_ST_TIMEOUT, 0,
+		      hwc_arena_printf(r->a, "%s: not run: the far end's time (one --cmd-timeout, %u ms, for "
+					     "all its rounds) was spent by the rounds before",
+				       hwc_argv_str(r->a, c->argv), r->budget_ms));
+	res->out = res->err = "";
+}
+
+/* One round: its commands for all jobs at once; then take() per job. */
+static void run_round(struct peer_run *r, const struct job *jobs, size_t n, size_t per, argv_fn fn,
+		      take_fn take)
+{
+	struct hwc_arena *a = r->a;
+	unsigned left = r->budget_ms - r->spent_ms;
+	struct hwc_cmd *cmds = round_cmds(a, jobs, n, per, fn, left);
+	struct hwc_cmd *run = hwc_arena_calloc(a, per * n, sizeof(*run));
 	struct hwc_cmd_result *res = hwc_arena_calloc(a, per * n, sizeof(*res));
-	if (!cmds || !res)
+	struct hwc_cmd_result *got = hwc_arena_calloc(a, per * n, sizeof(*got));
+	const char *const **alias = hwc_arena_calloc(a, per * n, sizeof(*alias));
+	if (!cmds || !run || !res || !got || !alias)
 		return;
+	size_t m = 0;
 	for (size_t i = 0; i < per * n; i++)
-		cmds[i] = (struct hwc_cmd){fn(a, &jobs[i / per], i % per), PEER_TIMEOUT_MS};
-	hwc_run_many(e, a, per * n, cmds, res);
+		if (cmds[i].argv && left) {
+			alias[m] = alias_of(a, cmds[i].argv);
+			run[m++] = cmds[i];
+		}
+	if (m)
+		hwc_run_many_as(r->e, a, m, run, alias, got);
+	unsigned slowest = 0;
+	for (size_t i = 0, k = 0; i < per * n; i++) {
+		if (!cmds[i].argv)
+			continue;
+		if (!left) {
+			not_run(r, &cmds[i], &res[i]);
+			continue;
+		}
+		res[i] = got[k++];
+		slowest = res[i].elapsed_ms > slowest ? res[i].elapsed_ms : slowest;
+	}
+	r->spent_ms += slowest < left ? slowest : left;
 	for (size_t i = 0; i < n; i++) {
 		const char *cmd[ROUND_MAX] = {NULL};
-		for (size_t k = 0; k < per && k < ROUND_MAX; k++)
-			cmd[k] = hwc_argv_str(a, cmds[i * per + k].argv);
+		for (size_t k = 0; k < per && k < ROUND_MAX; k++) {
+			const char *const *argv = cmds[i * per + k].argv;
+			if (argv && res[i * per + k].aliased) /* what answered: a capture's older argv */
+				argv = alias_of(a, argv);
+			cmd[k] = argv ? hwc_argv_str(a, argv) : NULL;
+		}
 		take(a, jobs[i].p, &res[i * per], cmd);
 	}
 }
@@ -509,25 +592,27 @@ static void take_node(struct hwc_arena *a, struct hwc_mlx_port *p, const struct 
 	}
 }
 
-/* A switch answers for its port 0 (its LID), a channel adapter for its own port. */
-static const char *const *lid_argv(struct hwc_arena *a, const struct job *j, size_t k)
-{
-	(void)k;
-	const struct hwc_mlx_peer *pr = &j->p->peer;
-	bool sw = strcmp(pr->node_type.v, "Switch") == 0;
-	const char *v[] = {"smpquery", "-C", j->ca, "-P", j->port, "-D", "portinfo", j->path,
-			   hwc_arena_printf(a, "%lld", sw ? 0LL : (long long)pr->port.v)};
-	return mkargv(a, v, 9);
-}
-
 static bool is_switch(const struct hwc_mlx_peer *p)
 {
 	return hwc_ok(p->node_type) && strcmp(p->node_type.v, "Switch") == 0;
 }
 
-/* Round 2: the peer's LID (a channel adapter's answer is its port's PortInfo too). */
-static void take_lid(struct hwc_arena *a, struct hwc_mlx_port *p, const struct hwc_cmd_result *res,
-		     const char *const *cmd)
+/* Round 2, both from round 1's answer: the peer's LID (a switch answers for its port 0, a
+ * channel adapter for its own port, whose answer is the link's PortInfo too) and, for a switch,
+ * its port at the cable's end (the link's PortInfo). */
+static const char *const *peer_argv(struct hwc_arena *a, const struct job *j, size_t k)
+{
+	const struct hwc_mlx_peer *pr = &j->p->peer;
+	bool sw = is_switch(pr);
+	if (k && !sw)
+		return NULL;
+	const char *v[] = {"smpquery", "-C", j->ca, "-P", j->port, "-D", "portinfo", j->path,
+			   hwc_arena_printf(a, "%lld", sw && !k ? 0LL : (long long)pr->port.v)};
+	return mkargv(a, v, 9);
+}
+
+static void take_peer(struct hwc_arena *a, struct hwc_mlx_port *p, const struct hwc_cmd_result *res,
+		      const char *const *cmd)
 {
 	struct hwc_mlx_peer *pr = &p->peer;
 	struct hwc_fmeta why = {0};
@@ -537,24 +622,10 @@ static void take_lid(struct hwc_arena *a, struct hwc_mlx_port *p, const struct h
 		hwc_mlx_parse_portinfo_lid(res->out, res->out_len, a, &pr->lid);
 	if (!hwc_ok(pr->lid))
 		counters_fail(pr, &pr->lid.m);
-	if (!is_switch(pr))
+	if (is_switch(pr))
+		take_portinfo(a, &pr->portinfo, &res[1], cmd[1]);
+	else
 		take_portinfo(a, &pr->portinfo, res, cmd[0]);
-}
-
-/* A switch's port 0 answered for its LID: its port at the cable's end answers for the link. */
-static const char *const *peer_port_argv(struct hwc_arena *a, const struct job *j, size_t k)
-{
-	(void)k;
-	const char *v[] = {"smpquery", "-C", j->ca, "-P", j->port, "-D", "portinfo", j->path,
-			   hwc_arena_printf(a, "%lld", (long long)j->p->peer.port.v)};
-	return mkargv(a, v, 9);
-}
-
-/* Round 2b: the switch port's PortInfo. */
-static void take_peer_port(struct hwc_arena *a, struct hwc_mlx_port *p, const struct hwc_cmd_result *res,
-			   const char *const *cmd)
-{
-	take_portinfo(a, &p->peer.portinfo, res, cmd[0]);
 }
 
 /* A PMA query is not direct-routed: by the peer's LID and port. */
@@ -602,42 +673,54 @@ static bool has_lid(const struct hwc_mlx_peer *p)
 	return hwc_ok(p->lid);
 }
 
-void hwc_mlx_collect_peers(struct hwc_env *e, struct hwc_facts *f, struct hwc_mlx_facts *mf)
+/* The ports whose far end may be asked, as jobs (*n of them); mark: the others' facts say why. */
+static struct job *peer_jobs(struct hwc_arena *a, struct hwc_mlx_facts *mf, bool mark, size_t *n)
 {
-	struct hwc_arena *a = f->arena;
-	size_t total, n = 0;
+	size_t total;
 	struct hwc_mlx_port_ref *ports = hwc_mlx_all_ports(a, mf, &total);
 	struct job *jobs = total ? hwc_arena_calloc(a, total, sizeof(*jobs)) : NULL;
+	*n = 0;
 	if (!ports || !jobs)
-		return;
+		return NULL;
 	for (size_t i = 0; i < total; i++) {
 		struct hwc_mlx_port *p = ports[i].p;
 		enum hwc_status st;
 		const char *why = not_eligible(a, p, &st);
-		if (why) {
+		if (why && mark) {
 			struct hwc_fmeta m = {st, 0, why};
 			peer_fail(&p->peer, &m);
 			if (hwc_ok(p->link_layer) && strcmp(p->link_layer.v, "InfiniBand") == 0)
 				portinfo_fail(&p->portinfo, &m); /* an Ethernet port has no PortInfo: omitted */
-			continue;
 		}
+		if (why)
+			continue;
 		const char *pn = hwc_arena_printf(a, "%lld", (long long)p->port);
-		jobs[n++] = (struct job){p, p->rdma_device, pn, hwc_arena_printf(a, "0,%s", pn)};
+		jobs[(*n)++] = (struct job){p, p->rdma_device, pn, hwc_arena_printf(a, "0,%s", pn)};
 	}
+	return jobs;
+}
+
+void hwc_mlx_start_peers(struct hwc_env *e, struct hwc_facts *f, struct hwc_mlx_facts *mf)
+{
+	size_t n;
+	struct job *jobs = peer_jobs(f->arena, mf, false, &n);
+	struct hwc_cmd *cmds = n ? round_cmds(f->arena, jobs, n, 3, node_argv, hwc_env_cmd_timeout_ms(e)) : NULL;
+	if (cmds)
+		hwc_run_start(e, f->arena, 3 * n, cmds);
+}
+
+void hwc_mlx_collect_peers(struct hwc_env *e, struct hwc_facts *f, struct hwc_mlx_facts *mf)
+{
+	struct peer_run r = {e, f->arena, hwc_env_cmd_timeout_ms(e), 0};
+	size_t n;
+	struct job *jobs = peer_jobs(f->arena, mf, true, &n);
 	if (!n)
 		return;
-	run_round(e, a, jobs, n, 3, node_argv, take_node);
+	run_round(&r, jobs, n, 3, node_argv, take_node);
 	if ((n = still(jobs, n, has_node)))
-		run_round(e, a, jobs, n, 1, lid_argv, take_lid);
-	struct job *sw = hwc_arena_calloc(a, n ? n : 1, sizeof(*sw));
-	size_t nsw = 0;
-	for (size_t i = 0; sw && i < n; i++)
-		if (is_switch(&jobs[i].p->peer))
-			sw[nsw++] = jobs[i];
-	if (nsw)
-		run_round(e, a, sw, nsw, 1, peer_port_argv, take_peer_port);
+		run_round(&r, jobs, n, 2, peer_argv, take_peer);
 	if ((n = still(jobs, n, has_lid)))
-		run_round(e, a, jobs, n, 1, perf_argv, take_counters);
+		run_round(&r, jobs, n, 1, perf_argv, take_counters);
 }
 
 /* ------------------------------------------------------------------ JSON */

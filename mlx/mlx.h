@@ -422,7 +422,11 @@ void hwc_mlx_run_tools(struct hwc_env *e, struct hwc_arena *a, const struct hwc_
 /* Whether a tool failed because it lost a race for one of the device's semaphores (mstflint's
  * own error strings: "Semaphore locked", "ICMD semaphore", "Flash semaphore", EBUSY...). */
 bool hwc_mlx_tool_busy(const struct hwc_cmd_result *r);
-/* The far end of every active InfiniBand port (after the counters; infiniband-diags). */
+/* The far end of every active InfiniBand port (after the counters; infiniband-diags): its first
+ * round started ahead, as soon as the ports and their counters are known (start), so that it runs
+ * while the cards' mstflint tools run; then every round (collect), all ports at once per round,
+ * all rounds within one --cmd-timeout. */
+void hwc_mlx_start_peers(struct hwc_env *e, struct hwc_facts *f, struct hwc_mlx_facts *mf);
 void hwc_mlx_collect_peers(struct hwc_env *e, struct hwc_facts *f, struct hwc_mlx_facts *mf);
 /* The field tables of a port's phy and module objects (core/json.h). */
 struct hwc_jtable;

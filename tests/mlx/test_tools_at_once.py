@@ -21,7 +21,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
 import hwctest  # noqa: E402
-from hwctest import run_json  # noqa: E402
+from hwctest import read_text as read, run_json, write_text as write  # noqa: E402
 
 BUSY = "-E- Failed to send access register: Timed out trying to take the ICMD semaphore\n"
 HEALTHY = "healthy-cx7-gen5x16"
@@ -51,17 +51,6 @@ def facts_text(root, *extra, env=None):
 
 def adapter(doc, bdf):
     return next(a for a in doc["facts"]["mlx"]["adapters"] if a["bdf"] == bdf)
-
-
-def read(path):
-    with open(path) as f:
-        return f.read()
-
-
-def write(path, text):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as f:
-        f.write(text)
 
 
 class SameFacts(unittest.TestCase):

@@ -50,6 +50,18 @@ def fixture(*parts):
     return source("tests", "fixtures", *parts)
 
 
+def read_text(path):
+    with open(path) as f:
+        return f.read()
+
+
+def write_text(path, text):
+    """Writes text to path, making its directory first."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
 def run(*argv, env=None, stdin=None, timeout=120, check=None):
     """Run hwcheck with argv; returns CompletedProcess (text)."""
     e = dict(os.environ)
