@@ -9,7 +9,8 @@
 # has the measured times); default: the 10-card root of bench/parallel_root.py, whose durations
 # come from bench/TOOL-TIMES.md (measured, stated, derived or RECONSTRUCTED, each row cited)
 # (BENCH_CMIS=1: CMIS modules read page by page over netlink; BENCH_ZERO=1: every tool 0 ms, so the
-# wall time is hwcheck's own work).
+# wall time is hwcheck's own work; BENCH_IB=N: the first N cards InfiniBand, default 8, with their
+# far end's smpquery/perfquery; BENCH_FAREND_WORST=1: each of those at its -t bound, 1.2 s).
 # HWCHECK: build-rel, build, then build-test. BENCH_SERIAL=1: with --serial-tools (one card's
 # mstflint tools one after the other, as before they ran at once). Prints the numbers, then
 # ratio=<check wall / slowest tool> (goal < 1.5), and the two bounds the replay cannot show: a
@@ -25,7 +26,8 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 ROOT=${1:-}
 if [ -z "$ROOT" ]; then
-	ROOT=$(python3 "$SRC/bench/parallel_root.py" "$TMP" ${BENCH_CMIS:+--cmis} ${BENCH_ZERO:+--zero})
+	ROOT=$(python3 "$SRC/bench/parallel_root.py" "$TMP" ${BENCH_CMIS:+--cmis} ${BENCH_ZERO:+--zero} \
+		${BENCH_FAREND_WORST:+--farend-worst} ${BENCH_IB:+--ib=$BENCH_IB})
 fi
 HW=${2:-}
 for b in build-rel build build-test; do
@@ -49,6 +51,15 @@ for key, v in ms.items():
     m = re.match(r"mst\S* -d (\S+) ", key)
     if m:
         chain[m.group(1)[:-1]] += v  # a card: its functions' BDFs without the function digit
+# the InfiniBand far end of each port: three rounds one after the other (mlx/ibpeer.c), the first
+# started ahead beside the mstflint tools
+far = collections.defaultdict(lambda: [0, 0, 0])
+for key, v in ms.items():
+    m = re.match(r"(smpquery|perfquery) -C (\S+) -P (\S+) .*?(nodedesc|nodeinfo|portinfo 0 |portinfo 0,|$)", key)
+    if m:
+        rnd = 2 if m.group(1) == "perfquery" else 1 if m.group(4) == "portinfo 0," else 0
+        c = far[(m.group(2), m.group(3))]
+        c[rnd] = max(c[rnd], v)
 slow = max(ms, key=ms.get)
 print(f"recordings={len(ms)} cards={len(chain)}")
 print(f"slowest_tool_ms={ms[slow]} ({slow})")
@@ -57,6 +68,10 @@ if chain:
     card, c = chain.most_common(1)[0]
     print(f"card_chain_ms={c} (the mstflint tools of card {card}x, one after the other: --serial-tools)")
     print(f"host_serial_mst_ms={sum(chain.values())} (every card's mstflint tools one after the other)")
+if far:
+    port, c = max(far.items(), key=lambda kv: sum(kv[1]))
+    print(f"farend_ports={len(far)} farend_chain_ms={sum(c)} (rounds {'+'.join(map(str, c))} ms of "
+          f"{port[0]}/{port[1]}: the far end's three rounds; round 1 beside the mstflint tools)")
 print(ms[slow])
 PY
 sed '$d' "$TMP/recorded"

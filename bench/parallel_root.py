@@ -14,9 +14,11 @@
 # measured on this build machine, or RECONSTRUCTED where nothing was found. A root recorded by
 # `hwcheck snapshot` on a real machine carries the measured elapsed_ms of each command: give it to
 # the bench instead (check_parallel_tools.sh ROOT).
-# Usage: python3 bench/parallel_root.py OUTDIR [--cmis] [--zero]   (writes OUTDIR/root; --cmis:
-# CMIS modules read over netlink page by page, as a ConnectX-7 with OSFP/QSFP112 optics has them;
-# --zero: every elapsed_ms 0, so that the check's wall time is hwcheck's own work, TOOL-TIMES T19)
+# Usage: python3 bench/parallel_root.py OUTDIR [--cmis] [--zero] [--farend-worst] [--ib=N]
+# (writes OUTDIR/root; --cmis: CMIS modules read over netlink page by page, as a ConnectX-7 with
+# OSFP/QSFP112 optics has them; --zero: every elapsed_ms 0, so that the check's wall time is
+# hwcheck's own work, TOOL-TIMES T19; the first N cards' ports (default 8) are InfiniBand, with
+# their far end's smpquery/perfquery answers; --farend-worst: each of those at its -t bound, 1.2 s)
 import os
 import re
 import shutil
@@ -45,6 +47,24 @@ TOOL_TIMES = [
     (r"dmesg", 4, "T11 measured here"),
     (r"dcb ", 3, "T12 measured here"),
     (r"lldpcli ", 6, "T13 measured here"),
+    (r"perfquery ", 93, "T20 measured: time perfquery -e -x (2 MADs), netdata/netdata#2620"),
+    (r"smpquery ", 93, "T21 derived from T20 (no smpquery timing found: the same library, at most 2 MADs)"),
+]
+# --farend-worst: every MAD of every smpquery/perfquery sent 3 times (-t 200, 2 MADs): 1.2 s a tool
+FAREND_WORST_MS = 1200
+
+# The InfiniBand cards (both ports): their far end's recordings are the real ones of
+# tests/fixtures/link-farend-ib-linkdowned (a ConnectX peer, LID 4, its counters), asked as
+# hwcheck asks now (-t 200); the port's own PortInfo is RECONSTRUCTED from the peer's answer (the
+# fixture has none). The other cards are Ethernet (RoCE), as a GPU node's storage/in-band cards.
+IB_CARDS = 8
+FAREND = "link-farend-ib-linkdowned"
+FAREND_KEYS = [  # (the fixture's key, hwcheck's argv now, {dev} the port's RDMA device)
+    ("smpquery -C mlx5_1 -P 1 -D nodedesc 0,1", "smpquery -C {dev} -P 1 -t 200 -D nodedesc 0,1"),
+    ("smpquery -C mlx5_1 -P 1 -D nodeinfo 0,1", "smpquery -C {dev} -P 1 -t 200 -D nodeinfo 0,1"),
+    ("smpquery -C mlx5_1 -P 1 -D portinfo 0,1 1", "smpquery -C {dev} -P 1 -t 200 -D portinfo 0 1"),
+    ("smpquery -C mlx5_1 -P 1 -D portinfo 0,1 1", "smpquery -C {dev} -P 1 -t 200 -D portinfo 0,1 1"),
+    ("perfquery -C mlx5_1 -P 1 4 1", "perfquery -C {dev} -P 1 -t 200 4 1"),
 ]
 
 
@@ -71,7 +91,17 @@ def copy_command(r, fixture, key, new_key):
     shutil.copytree(src, r.path(f"hwcheck/commands/{new_key}"), dirs_exist_ok=True)
 
 
-def build(out, cmis=False, zero=False):
+def ib_port(r, bdf, dev):
+    """An InfiniBand port (no netdev, no GIDs of an address) and its far end's answers."""
+    d = f"{r.devdir(bdf)}/infiniband/{dev}/ports/1"
+    r.write(f"{d}/link_layer", "InfiniBand\n")
+    for sub in ("gids", "gid_attrs"):
+        shutil.rmtree(r.path(f"{d}/{sub}"))
+    for old, new in FAREND_KEYS:
+        copy_command(r, FAREND, old, new.format(dev=dev))
+
+
+def build(out, cmis=False, zero=False, ib_cards=IB_CARDS, farend_worst=False):
     mr.OUT = out
     r = mr.Root("root-build", "bench: ten dual-port ConnectX-7 cards")
     funcs = []
@@ -100,6 +130,9 @@ def build(out, cmis=False, zero=False):
         for fn in (0, 1):
             dev, nd = f"mlx5_{2 * k + fn}", f"ens{k + 1}f{fn}np{fn}"
             r.rdma(f"0000:{bus}:00.{fn}", dev, fw, psid, "4: ACTIVE", "5: LinkUp", "200 Gb/sec (4X HDR)", nd)
+            if k < ib_cards:
+                ib_port(r, f"0000:{bus}:00.{fn}", dev)
+                continue
             mr.healthy_netdev(r, f"0000:{bus}:00.{fn}", nd, fw, psid, kernel, 8, cpus, local, speed=200000)
             for what in ("app", "pfc", "ets", "dcbx", "buffer"):
                 copy_command(r, "roce-lossless-dcb", f"dcb -j {what} show dev mce0", f"dcb -j {what} show dev {nd}")
@@ -110,7 +143,7 @@ def build(out, cmis=False, zero=False):
     os.rename(root + ".tmp", root)
     if cmis:
         cmis_modules(root)
-    pace(root, zero)
+    pace(root, zero, farend_worst)
     return root
 
 
@@ -157,14 +190,16 @@ def cmis_modules(root):
                 f.write("exit=0\n")
 
 
-def duration_ms(key):
+def duration_ms(key, farend_worst=False):
+    if farend_worst and re.match(r"(smp|perf)query ", key):
+        return FAREND_WORST_MS
     return next((ms for pat, ms, _ in TOOL_TIMES if re.match(pat, key)), 0)
 
 
-def pace(root, zero=False):
+def pace(root, zero=False, farend_worst=False):
     cmds = os.path.join(root, "hwcheck", "commands")
     for key in os.listdir(cmds):
-        ms = 0 if zero else duration_ms(key)
+        ms = 0 if zero else duration_ms(key, farend_worst)
         res = os.path.join(cmds, key, "result")
         text = open(res).read() if os.path.exists(res) else "exit=0\n"
         text = re.sub(r"^elapsed_ms=.*\n", "", text, flags=re.M) + f"elapsed_ms={ms}\n"
@@ -173,6 +208,9 @@ def pace(root, zero=False):
 
 if __name__ == "__main__":
     opts = sys.argv[2:]
-    if len(sys.argv) < 2 or any(o not in ("--cmis", "--zero") for o in opts):
-        sys.exit("usage: parallel_root.py OUTDIR [--cmis] [--zero]")
-    print(build(sys.argv[1], "--cmis" in opts, "--zero" in opts))
+    ib = [o for o in opts if o.startswith("--ib=")]
+    if len(sys.argv) < 2 or any(o not in ("--cmis", "--zero", "--farend-worst") for o in opts if o not in ib) or \
+            any(not o[5:].isdigit() or int(o[5:]) > CARDS for o in ib):
+        sys.exit("usage: parallel_root.py OUTDIR [--cmis] [--zero] [--farend-worst] [--ib=N]")
+    print(build(sys.argv[1], "--cmis" in opts, "--zero" in opts, int(ib[-1][5:]) if ib else IB_CARDS,
+                "--farend-worst" in opts))
