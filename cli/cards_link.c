@@ -430,7 +430,7 @@ static json_t *reading_json(double lo, double hi, const char *unit, const char *
 /* Every lane without bias, Tx and Rx power: dark (hwc_q_lane_dark). */
 static bool all_dark(const json_t *m)
 {
-	size_t n = json_array_size(hwc_q_get(m, "tx_bias_ma"));
+	size_t n = hwc_q_module_nlanes(m);
 	for (size_t i = 0; i < n; i++)
 		if (!hwc_q_lane_dark(m, i))
 			return false;
@@ -439,16 +439,14 @@ static bool all_dark(const json_t *m)
 
 /* The dark lanes, and those of them the live link needs (not measurements: the module rules
  * cannot judge them), as the line says and in the JSON: "lanes 1,2,3,4 dark on the live link". */
-static void put_dark(struct item_val *v, const struct card_ctx *x, const json_t *nd, const json_t *m, json_t *out)
+static void put_dark(struct item_val *v, const struct hwc_q_lanes *l, const json_t *m, json_t *out)
 {
-	struct hwc_q_lanes l;
-	hwc_q_module_lanes(x->facts, nd, m, &l);
 	json_t *dark = json_array(), *unmeasured = json_array();
-	size_t n = json_array_size(hwc_q_get(m, "tx_bias_ma"));
+	size_t n = hwc_q_module_nlanes(m);
 	for (size_t i = 0; i < n; i++) {
 		if (hwc_q_lane_dark(m, i))
 			json_array_append_new(dark, json_integer((json_int_t)i + 1));
-		if (hwc_q_lane_needed_dark(&l, m, i))
+		if (hwc_q_lane_needed_dark(l, m, i))
 			json_array_append_new(unmeasured, json_integer((json_int_t)i + 1));
 	}
 	size_t i;
@@ -536,7 +534,9 @@ static void put_eth_readings(struct item_val *v, const struct card_ctx *x, const
 		vput(v, " (%s)", a);
 		json_object_set_new(readings(out), rd[i].out, reading_json(lo, hi, rd[i].unit, a));
 	}
-	put_dark(v, x, nd, m, out);
+	struct hwc_q_lanes l;
+	hwc_q_module_lanes(x->facts, nd, m, &l);
+	put_dark(v, &l, m, out);
 	const json_t *fl = hwc_q_get(m, "flags");
 	size_t i, n = json_array_size(fl);
 	const json_t *f;
@@ -548,8 +548,9 @@ static void put_eth_readings(struct item_val *v, const struct card_ctx *x, const
 		vput(v, " and %zu more", n - 2);
 }
 
-/* mstlink's readings, each with the [low, high] range it prints ([0, 0]: none). */
-static void put_mst_readings(struct item_val *v, const json_t *m, json_t *out)
+/* mstlink's readings, each with the [low, high] range it prints ([0, 0]: none); the lanes as the
+ * decoded module's (put_dark) where the module monitors them. */
+static void put_mst_readings(struct item_val *v, const struct card_ctx *x, const json_t *p, const json_t *m, json_t *out)
 {
 	static const struct reading rd[] = {
 		{"temperature_c", "temperature_c_range", "temperature", "degC", "temperature", false},
@@ -559,9 +560,11 @@ static void put_mst_readings(struct item_val *v, const json_t *m, json_t *out)
 		{"rx_power_dbm", "rx_power_dbm_range", "Rx", "dBm", "rx_power", false},
 	};
 	size_t shown = 0;
+	double blo = 0, bhi = 0;
+	bool monitors = lane_span(hwc_q_get(m, "bias_ma_range"), &blo, &bhi) && blo < bhi, dark = monitors && all_dark(m);
 	for (size_t i = 0; i < sizeof(rd) / sizeof(rd[0]); i++) {
 		double lo, hi, rlo = 0, rhi = 0;
-		if (!lane_span(hwc_q_get(m, rd[i].key), &lo, &hi))
+		if (!lane_span(hwc_q_get(m, rd[i].key), &lo, &hi) || (dark && i >= 2))
 			continue;
 		bool range = lane_span(hwc_q_get(m, rd[i].th), &rlo, &rhi) && (rlo != 0 || rhi != 0);
 		if (!range && lo == 0 && hi == 0)
@@ -577,8 +580,13 @@ static void put_mst_readings(struct item_val *v, const json_t *m, json_t *out)
 		json_object_set_new(readings(out), rd[i].out, reading_json(lo, hi, rd[i].unit, buf));
 		shown++;
 	}
-	if (!shown)
+	if (!shown && !dark)
 		vput(v, ", no diagnostics");
+	if (monitors) {
+		struct hwc_q_lanes l;
+		hwc_q_port_module_lanes(x->facts, p, m, &l);
+		put_dark(v, &l, m, out);
+	}
 	size_t i;
 	const json_t *e;
 	size_t los = 0;
@@ -636,7 +644,7 @@ void hwc_cards_it_module(struct card_ctx *x, const json_t *p, struct item_val *v
 	if (json_is_string(hwc_q_get(pm, "identifier"))) {
 		put_identity(v, pm, "cable_type", out);
 		json_object_set_new(out, "source", json_string(hwc_json_str_or(hwc_q_get(p, "phy"), "source", "mstlink")));
-		put_mst_readings(v, pm, out);
+		put_mst_readings(v, x, p, pm, out);
 		return;
 	}
 	v->len = start;

@@ -135,13 +135,31 @@ const json_t *hwc_q_irq_locality(const json_t *nd)
 	return hwc_q_get(nd, "irq_locality");
 }
 
+/* A lane's bias and power as each source names them, and the most a dark lane reads: ethtool -m's
+ * decoding in mA and mW (0), mstlink's Module Info in mA and dBm, which it prints as -40 for no
+ * light at all (0 uW: mlxlink's getPower, mlxlink_utils.cpp). */
+static const struct {
+	const char *key;
+	double dark_max;
+} lane_keys[] = {{"tx_bias_ma", 0}, {"tx_power_mw", 0}, {"rx_power_mw", 0},
+		 {"bias_ma", 0}, {"tx_power_dbm", -40}, {"rx_power_dbm", -40}};
+
+size_t hwc_q_module_nlanes(const json_t *m)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < sizeof(lane_keys) / sizeof(lane_keys[0]); k++) {
+		size_t a = json_array_size(hwc_q_get(m, lane_keys[k].key));
+		n = a > n ? a : n;
+	}
+	return n;
+}
+
 bool hwc_q_lane_dark(const json_t *m, size_t i)
 {
-	static const char *const keys[] = {"tx_bias_ma", "tx_power_mw", "rx_power_mw"};
 	bool any = false;
-	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
-		const json_t *x = json_array_get(hwc_q_get(m, keys[k]), i);
-		if (json_is_number(x) && json_number_value(x) != 0)
+	for (size_t k = 0; k < sizeof(lane_keys) / sizeof(lane_keys[0]); k++) {
+		const json_t *x = json_array_get(hwc_q_get(m, lane_keys[k].key), i);
+		if (json_is_number(x) && json_number_value(x) > lane_keys[k].dark_max)
 			return false;
 		any = any || json_is_number(x);
 	}
@@ -168,8 +186,7 @@ static bool module_shared(const json_t *facts, const json_t *nd, const json_t *m
 void hwc_q_module_lanes(const json_t *facts, const json_t *nd, const json_t *m, struct hwc_q_lanes *o)
 {
 	*o = (struct hwc_q_lanes){0};
-	size_t n = json_array_size(hwc_q_get(m, "tx_bias_ma"));
-	for (size_t i = 0; i < n || i < json_array_size(hwc_q_get(m, "rx_power_mw")); i++)
+	for (size_t i = 0, n = hwc_q_module_nlanes(m); i < n; i++)
 		o->lit += !hwc_q_lane_dark(m, i);
 	const char *op = hwc_q_string(nd, "operstate");
 	if (op ? strcmp(op, "up") != 0 : !json_is_true(hwc_q_get(nd, "carrier")))
@@ -189,6 +206,39 @@ void hwc_q_module_lanes(const json_t *facts, const json_t *nd, const json_t *m, 
 		double d = ceil(o->speed_gbps / (max / lanes) - 1e-9);
 		o->needed = (unsigned)(d > lanes ? lanes : d);
 		o->basis = "the fewest of the module's lanes that carry that rate";
+	}
+}
+
+/* "4x" (mstlink's Width), "4X" (the port's active_width): its lanes, else 0. */
+static unsigned width_lanes(const char *w)
+{
+	char *end;
+	unsigned long n = w ? strtoul(w, &end, 10) : 0;
+	return n && n <= 16 && (*end == 'x' || *end == 'X') && !end[1] ? (unsigned)n : 0;
+}
+
+void hwc_q_port_module_lanes(const json_t *facts, const json_t *port, const json_t *m, struct hwc_q_lanes *o)
+{
+	const json_t *nd = hwc_q_port_netdev(facts, port);
+	if (nd) {
+		hwc_q_module_lanes(facts, nd, m, o);
+		return;
+	}
+	*o = (struct hwc_q_lanes){0};
+	for (size_t i = 0, n = hwc_q_module_nlanes(m); i < n; i++)
+		o->lit += !hwc_q_lane_dark(m, i);
+	const char *st = hwc_q_string(port, "state"), *phys = hwc_q_string(port, "phys_state");
+	const char *mst = hwc_q_string(hwc_q_get(port, "phy"), "state");
+	if (!(st && strcmp(st, "ACTIVE") == 0) && !(phys && strcmp(phys, "LinkUp") == 0) && !(mst && strcmp(mst, "Active") == 0))
+		return; /* no live link: every lane may be dark */
+	const json_t *r = hwc_q_get(port, "rate_gbps");
+	o->speed_gbps = json_is_number(r) ? json_number_value(r) : 0;
+	unsigned w = width_lanes(hwc_q_string(hwc_q_get(port, "phy"), "width"));
+	o->needed = w ? w : width_lanes(hwc_q_string(port, "active_width"));
+	o->basis = w ? "mstlink's Width" : "the port's active width";
+	if (!o->needed) {
+		o->needed = 1;
+		o->basis = "a live link needs one at least";
 	}
 }
 

@@ -120,9 +120,18 @@ struct hwc_q_lanes {
 	bool shared;
 };
 void hwc_q_module_lanes(const json_t *facts, const json_t *nd, const json_t *m, struct hwc_q_lanes *o);
+/* The same for the module mstlink's Module Info shows on an adapter's port (ports[].module):
+ * through the port's netdev where it has one; else (InfiniBand) the link is live when the port is
+ * ACTIVE or LinkUp or mstlink says Active, and needs the lanes of mstlink's Width ("4x"), else of
+ * the port's active_width ("4X"), else 1; never shared. */
+void hwc_q_port_module_lanes(const json_t *facts, const json_t *port, const json_t *m, struct hwc_q_lanes *o);
 /* Lane i (0-based) of module m reads no bias, no Tx and no Rx power (0 in each it reports, at
- * least one): dark, as a breakout's idle lane or a down port's lanes are. */
+ * least one; mstlink's dBm: -40 or less, how it prints no light): dark, as a breakout's idle lane
+ * or a down port's lanes are. Either source's keys (ethtool -m: tx_bias_ma, tx_power_mw,
+ * rx_power_mw; mstlink: bias_ma, tx_power_dbm, rx_power_dbm). */
 bool hwc_q_lane_dark(const json_t *m, size_t i);
+/* The lanes module m reports readings for (the longest of those per-lane arrays). */
+size_t hwc_q_module_nlanes(const json_t *m);
 /* Lane i is dark although the live link needs it (l of hwc_q_module_lanes): its readings are not
  * measurements (a lane that carries a link has bias and light). A breakout's: while fewer lanes
  * are lit than it needs, each dark one. */

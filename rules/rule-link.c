@@ -778,8 +778,11 @@ static void judge_reading(struct hwc_rule_ctx *c, const char *subj, const char *
 	double warn = sd->high ? (hi - lo) * sd->warn : sd->warn;
 	size_t i;
 	const json_t *x;
+	bool per_lane = strcmp(key, "temperature_c") != 0 && strcmp(key, "voltage_mv") != 0;
 	json_array_foreach(v, i, x) {
 		double y = json_number_value(x);
+		if (per_lane && hwc_q_lane_dark(mod, i))
+			continue; /* not in use; or needed, and then not a measurement (mst_port) */
 		bool past = (sd->low && y < lo) || (sd->high && y > hi);
 		if (!past && !(sd->low && y < lo + warn) && !(sd->high && y > hi - warn))
 			continue;
@@ -815,6 +818,14 @@ static void mst_port(struct hwc_rule_ctx *c, const json_t *ad, const json_t *p, 
 	}
 	struct hwc_finding *fd = NULL;
 	struct mst_side low = {true, false, hwc_profile_threshold(c->prof, HWC_T_LINK_MODULE_RX_MARGIN_DB), ""};
+	const json_t *brg = hwc_q_get(mod, "bias_ma_range");
+	if (json_number_value(json_array_get(brg, 0)) < json_number_value(json_array_get(brg, 1))) {
+		/* a module with lane monitors (not a passive cable's [0..0]): its dark lanes */
+		struct hwc_q_lanes l;
+		hwc_q_port_module_lanes(c->facts, p, mod, &l);
+		hwc_rule_needed_dark(c, subj, hwc_arena_printf(c->a, "%s.module.bias_ma", base), mod, &l,
+				     rx_low ? "the lane's receive power" : "the lane's bias, Tx and Rx power against the module's range");
+	}
 	if (rx_low)
 		judge_reading(c, subj, base, mod, "rx_power_dbm", &low, &fd);
 	double margin = hwc_profile_threshold(c->prof, HWC_T_LINK_MODULE_MARGIN);

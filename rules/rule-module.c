@@ -42,29 +42,36 @@ static bool has_dom(struct hwc_rule_ctx *c, const json_t *m, const char *name, c
  * lane, a down port's lanes): nothing to judge; unless the live link needs it. The lanes the live
  * link needs that read dark: a lane that carries a link has bias and light, so these readings
  * are not measurements (a monitor the module lacks or that is not valid): the
- * rule cannot judge them, one unknown says which and why. Whether there were any. */
-static bool needed_dark(struct hwc_rule_ctx *c, const char *name, const char *base, const json_t *m,
-			const char *needed_for)
+ * rule cannot judge them, one unknown on fact (the module's bias) says which and why. Whether
+ * there were any. Either source's module (ethtool -m's decoding, mstlink's Module Info). */
+bool hwc_rule_needed_dark(struct hwc_rule_ctx *c, const char *subj, const char *fact, const json_t *m,
+			  const struct hwc_q_lanes *l, const char *needed_for)
 {
-	struct hwc_q_lanes l;
-	hwc_q_module_lanes(c->facts, hwc_q_netdev(c->facts, name), m, &l);
 	const char *list = "";
-	size_t n = json_array_size(hwc_q_get(m, "tx_bias_ma"));
-	for (size_t i = 0; i < n; i++)
-		if (hwc_q_lane_needed_dark(&l, m, i))
+	for (size_t i = 0, n = hwc_q_module_nlanes(m); i < n; i++)
+		if (hwc_q_lane_needed_dark(l, m, i))
 			list = hwc_arena_printf(c->a, "%s%s%zu", list, *list ? "," : "", i + 1);
 	if (!*list)
 		return false;
-	const char *rate = l.speed_gbps > 0 ? hwc_arena_printf(c->a, " at %sG", fv_fmt_num(c->a, l.speed_gbps)) : "";
-	const char *over = hwc_arena_printf(c->a, "%u lane%s (%s)", l.needed, l.needed == 1 ? "" : "s",
-					    l.shared ? "a module shared with another netdev: a breakout" : l.basis);
-	hwc_rule_unknown(c, name, hwc_arena_printf(c->a, "%s.tx_bias_ma", base),
+	const char *rate = l->speed_gbps > 0 ? hwc_arena_printf(c->a, " at %sG", fv_fmt_num(c->a, l->speed_gbps)) : "";
+	const char *over = hwc_arena_printf(c->a, "%u lane%s (%s)", l->needed, l->needed == 1 ? "" : "s",
+					    l->shared ? "a module shared with another netdev: a breakout" : l->basis);
+	hwc_rule_unknown(c, subj, fact,
 			 hwc_arena_printf(c->a, "invalid: lane%s %s read%s no bias, no Tx and no Rx power while the link is up%s over %s: "
 					  "a lane that carries the link has bias and light, so these are not measurements (the "
 					  "module does not monitor its lanes, or its monitors are not valid)",
 					  strchr(list, ',') ? "s" : "", list, strchr(list, ',') ? "" : "s", rate, over),
 			 needed_for);
 	return true;
+}
+
+/* The same for a netdev's decoded module. */
+static bool needed_dark(struct hwc_rule_ctx *c, const char *name, const char *base, const json_t *m,
+			const char *needed_for)
+{
+	struct hwc_q_lanes l;
+	hwc_q_module_lanes(c->facts, hwc_q_netdev(c->facts, name), m, &l);
+	return hwc_rule_needed_dark(c, name, hwc_arena_printf(c->a, "%s.tx_bias_ma", base), m, &l, needed_for);
 }
 
 static const char *fmt_val(struct hwc_rule_ctx *c, const char *key, double v)
@@ -276,7 +283,9 @@ const struct hwc_rule hwc_rules_module[] = {
 	 "without a netdev, ethtool -m unreadable), mstlink -m's Module Info: each reading against "
 	 "the alarm range in brackets, which the firmware reads from the module (PDDR module info "
 	 "'Alarm high/low ... threshold'; no warning thresholds there): past it an error, within "
-	 "link_module_margin (default 0.1 of the range) of an edge a warning; Module Info not shown "
+	 "link_module_margin (default 0.1 of the range) of an edge a warning; its dark lanes (bias 0, "
+	 "Tx and Rx -40 dBm, how mlxlink prints no light) are judged as above, the lanes a live link "
+	 "needs taken from mstlink's Width on a port without a netdev; Module Info not shown "
 	 "on a port without a netdev is unknown. One reading, one rule, whichever tool shows it. "
 	 "Low Rx power is LINK_MODULE_RX_POWER_LOW's.",
 	 "Hot module: check airflow and the fan policy. Bias or Tx power drifting: replace the module. "
@@ -290,7 +299,8 @@ const struct hwc_rule hwc_rules_module[] = {
 	 "budget is nearly spent (warning): a dirty or damaged connector, a bent or too long fibre, or a "
 	 "weak far-end laser. Where hwcheck did not decode the port's module EEPROM, mstlink -m's Rx "
 	 "Power Current [dBm] against the low end of its range (the module's low alarm), with the "
-	 "same margin in dB.",
+	 "same margin in dB. A dark lane (no bias, no light) is not judged; one the live link needs "
+	 "is unknown, as in LINK_MODULE_THRESHOLDS.",
 	 "Clean both fibre ends and the module's receptacle, check the patch path and its length, then "
 	 "the far end's Tx power; `ethtool -m <netdev>` shows the Rx power per lane.",
 	 eval_rx_low},

@@ -130,6 +130,11 @@ struct hwc_finding *hwc_wnd_judge(struct hwc_rule_ctx *c, const struct hwc_wnd *
  * hwcheck did not decode: LINK_MODULE_THRESHOLDS' (rx_low false) or LINK_MODULE_RX_POWER_LOW's
  * (true) part; and whether they stand in for netdev's EEPROM. */
 void hwc_mst_module_readings(struct hwc_rule_ctx *c, bool rx_low);
+/* The lanes of module m (either source) that the live link needs (l: hwc_q_module_lanes or
+ * hwc_q_port_module_lanes) and that read dark: one unknown for subj on fact naming them
+ * (rule-module.c); whether there were any. */
+bool hwc_rule_needed_dark(struct hwc_rule_ctx *c, const char *subj, const char *fact, const json_t *m,
+			  const struct hwc_q_lanes *l, const char *needed_for);
 bool hwc_mst_module_judged(const json_t *facts, const char *netdev);
 /* mstlink -m's module identity (Module Info's Vendor Name and Vendor Part Number) of each port
  * whose netdev's module EEPROM hwcheck did not decode (ethtool -m goes first): fn with the port's

@@ -13,6 +13,8 @@ target_compile_definitions(test_farend PRIVATE HWC_SEEDS="${CMAKE_CURRENT_SOURCE
 hwc_py_test(link_farend link/test_farend.py)
 # The far end's time bound: -t per MAD, one --cmd-timeout for all rounds, old captures replayed.
 hwc_py_test(link_farend_time link/test_farend_time.py)
+# Dark lanes of a module mstlink reads (no ethtool -m: InfiniBand), judged as ethtool -m's.
+hwc_py_test(link_mstlink_dark link/test_mstlink_dark.py)
 # ethtool IF (negotiated vs possible) on real captures and broken text; module rates.
 hwc_unit_test(test_ethtool_link link/test_ethtool_link.c)
 target_compile_definitions(test_ethtool_link PRIVATE HWC_SEEDS="${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus"
