@@ -319,7 +319,7 @@ static void ib_below_possible(struct hwc_rule_ctx *c, const json_t *ad, const js
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.supported_cable_speed", r.base), json_string_value(cab), NULL);
 	fd->fix = hwc_fix_subst(c->a, "InfiniBand: `smpquery -C <rdma dev> -P <port> -D portinfo 0 <port>` (and the peer's "
 				"port, one hop out) shows LinkSpeedEnabled/Active and LinkWidthEnabled/Active of both "
-				"ends; reseat or replace the cable (the speeds it is rated for: `mlxlink -d <BDF> -m`), "
+				"ends; reseat or replace the cable (the speeds it is rated for: `mstlink -d <BDF> -m`), "
 				"then let the link retrain (`ibportstate` reset of the switch port).",
 				"<rdma dev>", hwc_q_string(p, "rdma_device"));
 	fv_far_end_port(c, fd, p, r.base, NULL);
