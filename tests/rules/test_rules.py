@@ -87,7 +87,7 @@ def apply_patch(facts, patch):
             parent, key = resolve(facts, op["unknown"])
             parent[key] = None
             parent.setdefault("unavailable", {})[key] = {"status": op["status"],
-                                                         "detail": "made unknown by the test case"}
+                                                         "detail": op.get("detail", "made unknown by the test case")}
         else:
             raise ValueError(f"bad patch op {op}")
 
