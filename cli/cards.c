@@ -342,7 +342,8 @@ static void it_tuning(struct card_ctx *x, const json_t *p, struct item_val *v)
 		vput(v, "rx ring unknown (%s)", why(rg ? rg : nd, rg ? "rx" : "rings"));
 	const json_t *cb = hwc_q_get(ch, "combined");
 	if (json_is_integer(cb))
-		vput(v, ", %lld channels", (long long)json_integer_value(cb));
+		vput(v, ", %lld %s", (long long)json_integer_value(cb),
+		     hwc_cli_noun((long long)json_integer_value(cb), "channel", "channels"));
 	const json_t *lro = hwc_q_get(hwc_q_get(nd, "features"), "lro");
 	if (json_is_boolean(lro))
 		vput(v, ", LRO %s", json_is_true(lro) ? "on" : "off");
