@@ -304,6 +304,11 @@ int hwc_watch_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_c
 	HWC_SET(wf->requested_s, have > 0 ? (int64_t)w.requested_s : (int64_t)want);
 	if (have < 0)
 		hwc_facts_error(f, "watch", HWC_WATCH_WINDOW, "%s", why.detail ? why.detail : "unreadable");
+	if (!port_count(f) && !netdev_count(f)) { /* the window runs, but says it sampled nothing */
+		const char *opt = hwc_arena_printf(a, "--watch %lld", (long long)wf->requested_s.v);
+		hwc_facts_error(f, "watch", opt ? opt : "--watch",
+				"no ConnectX port or netdev on this host: the window sampled nothing");
+	}
 	if (have <= 0 && (replay || !wait_fits(e, a, want, &why))) {
 		fail_all(f, &why);
 		return 0;

@@ -242,6 +242,19 @@ class Live(unittest.TestCase):
             self.assertIn("counters_window", n)
             self.assertIn("carrier_changes_window", n["link"])
 
+    def test_live_without_connectx_says_so(self):
+        # a host without ConnectX (the development machines): the window samples nothing, and the
+        # run says so on stderr (and in errors[]); the exit code stays the verdict's
+        cp, j = run_json("--json", "--watch", "1")
+        if j["facts"]["mlx"]["adapters"] or any(n.get("name") for n in j["facts"].get("netdevs") or []):
+            self.skipTest("this machine has ConnectX ports: its window samples them")
+        msg = "no ConnectX port or netdev on this host: the window sampled nothing"
+        self.assertIn({"source": "watch", "subject": "--watch 1", "message": msg}, j["errors"])
+        cp = run("--watch", "1", "--no-color")
+        self.assertIn(f"hwcheck: watch: --watch 1: {msg}\n", cp.stderr)
+        self.assertEqual(cp.returncode, 1, cp.stderr)  # MLX_NO_ADAPTER (warn) under --fail-on warn
+        self.assertEqual(run("--watch", "1", "--fail-on", "error").returncode, 0)
+
     def test_live_snapshot_replays_the_same(self):
         with tempfile.TemporaryDirectory() as d:
             tar = os.path.join(d, "s.tar")
