@@ -299,8 +299,12 @@ class FarEnd(unittest.TestCase):
         # SOURCE.md there): 4X SDR where both ends enable up to QDR
         j = check("rate-ib-cx3-sdr-below-qdr")
         p = port(j, "mlx4_0")
+        # ibdiagnet quoted no MTU: the dump has no NeighborMTU/MtuCap lines, and they say so
         self.assertEqual(p["portinfo"], {"source": "smpquery -C mlx4_0 -P 1 -D portinfo 0 1", "speed_active_gbps": 2.5,
-                                         "width_active": 4, "speeds_enabled_gbps": [2.5, 5, 10], "widths_enabled": [1, 4]})
+                                         "width_active": 4, "speeds_enabled_gbps": [2.5, 5, 10], "widths_enabled": [1, 4],
+                                         "neighbor_mtu": None, "mtu_cap": None,
+                                         "unavailable": {"neighbor_mtu": {"status": "absent", "detail": "smpquery printed no NeighborMTU"},
+                                                         "mtu_cap": {"status": "absent", "detail": "smpquery printed no MtuCap"}}})
         peer = p["peer"]
         self.assertEqual((peer["node_type"], peer["port"], peer["lid"]), ("Switch", 20, 2))
         self.assertEqual(peer["portinfo"]["source"], "smpquery -C mlx4_0 -P 1 -D portinfo 0,1 20")
