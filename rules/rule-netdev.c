@@ -384,12 +384,20 @@ static void ib_mtu_small(struct hwc_rule_ctx *c, const json_t *p, const char *su
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.portinfo.mtu_cap", base), fv_fmt_num(c->a, mm), NULL);
 	if (pc > 0)
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.peer.portinfo.mtu_cap", base), fv_fmt_num(c->a, pc), NULL);
+	double pp = 0;
+	const char *w = NULL;
+	const char *ask = hwc_q_find_num(p, "peer.port", &pp, &w, c->a)
+				  ? hwc_arena_printf(c->a, "`smpquery -D portinfo 0,<port> %g`", pp)
+				  : "`smpquery -D portinfo 0,<port> N`, N the far end's port (LocalPort of `smpquery -D nodeinfo 0,<port>`)";
 	if (fd)
-		fd->fix = "InfiniBand, not `ip link`: read the far end's MtuCap (`smpquery -D portinfo 0,<port> <peer port>`) "
-			  "and bring the lower end to 4096 (the switch port's or the peer HCA's MTU setting), then let the subnet "
-			  "manager resweep (opensm re-reads MtuCap on a heavy sweep). Connections use the path MTU the SM hands "
-			  "out (the smallest link MTU on the route, capped by the partition's `mtu=` in opensm partitions.conf), "
-			  "which no host-side read shows.";
+		fd->fix = hwc_arena_printf(
+			c->a,
+			"InfiniBand, not `ip link`: read the far end's MtuCap (%s) and bring the lower end to 4096 (the switch "
+			"port's or the peer HCA's MTU setting), then let the subnet manager resweep (opensm re-reads MtuCap on a "
+			"heavy sweep). Connections use the path MTU the SM hands out (the smallest link MTU on the route, which "
+			"its QoS policy may lower; opensm partitions.conf's `mtu=` sets the partition's IPoIB multicast groups), "
+			"which no host-side read shows.",
+			ask);
 	fv_far_end_port(c, fd, p, base, NULL);
 }
 
@@ -689,12 +697,13 @@ const struct hwc_rule hwc_rules_netdev[] = {
 	 "says whether the far end's MtuCap, when read, explains it. Unknown when the PortInfo was not "
 	 "read (not root, smpquery absent, not in the capture). Out of reach: the path MTU a "
 	 "connection uses is the SM's answer to a path query (the smallest link MTU on the route, "
-	 "capped by the partition's MTU in opensm's partitions.conf); hwcheck reads only this port's "
-	 "link and does not judge the path.",
+	 "which the SM's QoS policy may lower), and a partition's `mtu=` in opensm partitions.conf "
+	 "sets its IPoIB multicast groups (opensm doc/partition-config.txt); hwcheck reads only this "
+	 "port's link and does not judge the path.",
 	 "RoCE: `ip link set <netdev> mtu 4200` or larger (switch too). InfiniBand: the subnet manager "
 	 "sets each link's MTU to the smaller MtuCap of its two ports: bring the far end's MtuCap "
-	 "(`smpquery -D portinfo`) to 4096 and let the SM resweep; the partition's `mtu=5` in opensm "
-	 "partitions.conf sets the MTU that paths and IPoIB groups in it use.",
+	 "(`smpquery -D portinfo`) to 4096 and let the SM resweep; for IPoIB also the partition's "
+	 "`mtu=5` in opensm partitions.conf (its multicast groups' MTU).",
 	 eval_roce_mtu},
 	{"NET_PORT_DOWN", HWC_SEV_WARN, "netdev", "Port down",
 	 "A port of the card has no link. Whether it was switched off on purpose is decided from its "
