@@ -28,12 +28,13 @@ def check_root(root):
 
 
 def link_findings(j):
-    # an InfiniBand port's rate against both ends needs their PortInfo (infiniband-diags), which
-    # these captures lack: that unknown is test_farend.py's, not the counters' business here
+    # an InfiniBand port's rate against both ends (and the end that limits it) needs their PortInfo
+    # (infiniband-diags), which these captures lack: those unknowns are test_farend.py's and the
+    # rule cases', not the counters' business here
     return sorted((f["rule_id"], f["severity"], f["subject"]) for f in j["findings"]
                   if f["rule_id"].startswith("LINK_")
-                  and not ((f["rule_id"], f["severity"]) == ("LINK_RATE_BELOW_POSSIBLE", "unknown")
-                           and "/" in f["subject"]))
+                  and not (f["rule_id"] in ("LINK_RATE_BELOW_POSSIBLE", "LINK_RATE_LIMITED")
+                           and f["severity"] == "unknown" and "/" in f["subject"]))
 
 
 def port(j, dev):
