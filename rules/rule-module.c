@@ -149,6 +149,20 @@ static void judge_key(struct judge *j, const json_t *m, const char *key, bool lo
 			judge_one(j, key, hwc_arena_printf(c->a, "%s.%s[%zu]", j->base, key, i), json_number_value(x), &th, low_side);
 }
 
+/* A latched Rx-power low flag on a lane whose reading is low now (where LINK_MODULE_RX_POWER_LOW
+ * warns or errs): the present condition, that rule's finding (one wire, one finding). The same
+ * flag on a lane that reads well now is history: this rule's. */
+static bool rx_low_now(struct hwc_rule_ctx *c, const json_t *m, const char *flag, size_t lane)
+{
+	if (strncmp(flag, "rx power low ", 13) != 0)
+		return false;
+	const json_t *rx = hwc_q_get(m, "rx_power_mw"), *lo = hwc_q_at(m, "thresholds.rx_power_mw.low_alarm");
+	const json_t *x = json_is_array(rx) ? json_array_get(rx, lane) : lane == 0 ? rx : NULL;
+	double margin = hwc_profile_threshold(c->prof, HWC_T_LINK_MODULE_RX_MARGIN_DB);
+	return json_is_number(x) && json_is_number(lo) && json_number_value(lo) > 0 &&
+	       json_number_value(x) < json_number_value(lo) * pow(10, margin / 10);
+}
+
 /* Alarm/warning flags the module latched since the last read (a dark lane's are its idleness). */
 static void judge_flags(struct judge *j, const json_t *m)
 {
@@ -157,7 +171,8 @@ static void judge_flags(struct judge *j, const json_t *m)
 	const json_t *x;
 	json_array_foreach(hwc_q_get(m, "flags"), k, x) {
 		const char *f = json_string_value(x), *ln = f ? strstr(f, "(lane ") : NULL;
-		if (!f || (ln && hwc_q_lane_dark(m, (size_t)strtoul(ln + 6, NULL, 10) - 1)))
+		size_t lane = ln ? (size_t)strtoul(ln + 6, NULL, 10) - 1 : 0;
+		if (!f || (ln && hwc_q_lane_dark(m, lane)) || rx_low_now(c, m, f, lane))
 			continue;
 		if (!j->fd)
 			j->fd = hwc_rule_emit_sev(c, HWC_SEV_WARN, j->name, "transceiver: the module latched %s since the last read", f);
@@ -278,7 +293,9 @@ const struct hwc_rule hwc_rules_module[] = {
 	 "'Alarm high/low ... threshold'; no warning thresholds there): past it an error, within "
 	 "link_module_margin (default 0.1 of the range) of an edge a warning; Module Info not shown "
 	 "on a port without a netdev is unknown. One reading, one rule, whichever tool shows it. "
-	 "Low Rx power is LINK_MODULE_RX_POWER_LOW's.",
+	 "Low Rx power is LINK_MODULE_RX_POWER_LOW's, and so is a latched Rx-power low flag on a lane "
+	 "that reads low now (the same condition); on a lane that reads well now it is history, "
+	 "judged here.",
 	 "Hot module: check airflow and the fan policy. Bias or Tx power drifting: replace the module. "
 	 "Voltage: the host's 3.3 V to the cage. `ethtool -m <netdev>` shows the readings and "
 	 "thresholds.",
