@@ -745,16 +745,18 @@ def sfp_cx3pro_no_light():
              "under the alarm; the latched flags are the same condition: no "
              "LINK_MODULE_THRESHOLDS finding, which judges the other readings: within the "
              "thresholds).")
-    r.source("RECONSTRUCTED: bytes 0x000-0x0ff (the A0h page: identity), elided in the mail "
-             "('(...)'), built by tests/link/mk_sfp_rebuilt.py (cx3pro_a0): identifier SFP, byte "
-             "92 0x68 (the thread's `ethtool -m eth1 raw on offset 92 length 1` of this module: "
-             "DDM, internally calibrated, average Rx power), byte 93 bit 7 (its decoding: "
-             "'Alarm/warning flags implemented : Yes'), bytes 240-255 zero (as read on the CX3 "
-             "Pro), vendor, part number and serial blank, the rest 0; so the module's vendor and "
-             "type are unknown here. The host: a ConnectX-3 Pro function 0000:01:00.0 (15b3:1007, "
-             "mlx4_core; the mail names 'a CX3 Pro NIC', not its part or address) and its netdev "
-             "eth2 (the port the mail's decoding names), down with no carrier (no light "
-             "received; the mail shows no link state).")
+    r.source("RECONSTRUCTED: bytes 0x000-0x0ff (the A0h page: identity), re-encoded by "
+             "tests/link/mk_sfp_rebuilt.py (cx3pro_a0) from the thread's decoding of this module's "
+             "identity on the ConnectX-2 (2024-08-31, kept as "
+             "tests/link/real-data/sfp-cx3pro-identity-netdev2024.ethtool: an IBM-Avago 10G Base-SR, "
+             "LC, 850 nm, rev G2.3; its OUI, part number, serial and date code redacted there, blank "
+             "here), byte 92 0x68 (the thread's `ethtool -m eth1 raw on offset 92 length 1`), byte "
+             "93 bit 7 ('Alarm/warning flags implemented : Yes'), bytes 240-255 zero (as read on "
+             "the CX3 Pro); ethtool prints every unredacted identity line again from them. The "
+             "host: a ConnectX-3 Pro function 0000:01:00.0 (15b3:1007, mlx4_core; the mail names "
+             "'a CX3 Pro NIC', not its part or address) and its netdev eth2 (the port the mail's "
+             "decoding names), down with no carrier (no light received; the mail shows no link "
+             "state).")
     r.done("an SFP on a ConnectX-3 Pro whose receiver gets no light: the A2h bytes as published")
 
 
