@@ -28,12 +28,13 @@ def check_root(root):
 
 
 def link_findings(j):
-    # an InfiniBand port's rate against both ends needs their PortInfo (infiniband-diags), which
-    # these captures lack: that unknown is test_farend.py's, not the counters' business here
+    # an InfiniBand port's rate against both ends (and the end that limits it) needs their PortInfo
+    # (infiniband-diags), which these captures lack: those unknowns are test_farend.py's and the
+    # rule cases', not the counters' business here
     return sorted((f["rule_id"], f["severity"], f["subject"]) for f in j["findings"]
                   if f["rule_id"].startswith("LINK_")
-                  and not ((f["rule_id"], f["severity"]) == ("LINK_RATE_BELOW_POSSIBLE", "unknown")
-                           and "/" in f["subject"]))
+                  and not (f["rule_id"] in ("LINK_RATE_BELOW_POSSIBLE", "LINK_RATE_LIMITED")
+                           and f["severity"] == "unknown" and "/" in f["subject"]))
 
 
 def port(j, dev):
@@ -119,6 +120,14 @@ class Fixtures(unittest.TestCase):
         self.assertEqual(c["unavailable"]["symbol_error"]["status"], "blocked")
         self.assertIn("ACCESS_REG(0x805)", c["unavailable"]["symbol_error"]["detail"])
         self.assertEqual({s for _, s, _ in link_findings(j)}, {"unknown"})
+        # the far end says what it skipped (the MADs) and why (the counters' reason), not the
+        # counters' words alone
+        peer = port(j, "mlx5_4")["unavailable"]["peer"]
+        self.assertEqual(peer["status"], "blocked")
+        self.assertTrue(peer["detail"].startswith("far end not queried (no smpquery or perfquery through "
+                                                  "this function): restricted function: "), peer)
+        pi = port(j, "mlx5_4")["unavailable"]["portinfo"]["detail"]
+        self.assertTrue(pi.startswith("not queried (no smpquery through this function): restricted"), pi)
         # a snapshot holds what was read: no counter file of the restricted port
         with tempfile.TemporaryDirectory() as d:
             tar = os.path.join(d, "s.tar")
