@@ -156,6 +156,37 @@ static void judge_key(struct judge *j, const json_t *m, const char *key, bool lo
 			judge_one(j, key, hwc_arena_printf(c->a, "%s.%s[%zu]", j->base, key, i), json_number_value(x), &th, low_side);
 }
 
+/* A latched Rx-power low flag on a lane whose reading is low now (where LINK_MODULE_RX_POWER_LOW
+ * warns or errs): the present condition, that rule's finding (one wire, one finding). The same
+ * flag on a lane that reads well now is history: this rule's. */
+static bool rx_low_now(struct hwc_rule_ctx *c, const json_t *m, const char *flag, size_t lane)
+{
+	if (strncmp(flag, "rx power low ", 13) != 0)
+		return false;
+	const json_t *rx = hwc_q_get(m, "rx_power_mw"), *lo = hwc_q_at(m, "thresholds.rx_power_mw.low_alarm");
+	const json_t *x = json_is_array(rx) ? json_array_get(rx, lane) : lane == 0 ? rx : NULL;
+	double margin = hwc_profile_threshold(c->prof, HWC_T_LINK_MODULE_RX_MARGIN_DB);
+	return json_is_number(x) && json_is_number(lo) && json_number_value(lo) > 0 &&
+	       json_number_value(x) < json_number_value(lo) * pow(10, margin / 10);
+}
+
+/* A netdev the host switched off (IFF_UP clear): the port's transmitter goes off with it (the
+ * driver or the firmware asserts TX_DISABLE), so the laser's bias and Tx power read low by design,
+ * not as a fault (a real SFP+ on a port brought down: 0.394 mA and -16 dBm under their low alarms,
+ * see tests/link/REAL-DATA.md). Their low side is not judged there. */
+static bool tx_switched_off(struct hwc_rule_ctx *c, const char *name)
+{
+	bool up;
+	const char *why;
+	const json_t *nd = hwc_q_netdev(c->facts, name);
+	return nd && hwc_q_find_bool(nd, "admin_up", &up, &why, c->a) == 1 && !up;
+}
+
+static bool tx_low_flag(const char *f)
+{
+	return strncmp(f, "tx bias low ", 12) == 0 || strncmp(f, "tx power low ", 13) == 0;
+}
+
 /* Alarm/warning flags the module latched since the last read (a dark lane's are its idleness). */
 static void judge_flags(struct judge *j, const json_t *m)
 {
@@ -164,7 +195,9 @@ static void judge_flags(struct judge *j, const json_t *m)
 	const json_t *x;
 	json_array_foreach(hwc_q_get(m, "flags"), k, x) {
 		const char *f = json_string_value(x), *ln = f ? strstr(f, "(lane ") : NULL;
-		if (!f || (ln && hwc_q_lane_dark(m, (size_t)strtoul(ln + 6, NULL, 10) - 1)))
+		size_t lane = ln ? (size_t)strtoul(ln + 6, NULL, 10) - 1 : 0;
+		if (!f || (ln && hwc_q_lane_dark(m, lane)) || rx_low_now(c, m, f, lane) ||
+		    (tx_low_flag(f) && tx_switched_off(c, j->name)))
 			continue;
 		if (!j->fd)
 			j->fd = hwc_rule_emit_sev(c, HWC_SEV_WARN, j->name, "transceiver: the module latched %s since the last read", f);
@@ -195,8 +228,9 @@ static void thresholds_one(struct hwc_rule_ctx *c, const char *name, const char 
 {
 	static const char *const keys[] = {"temperature_c", "voltage_v", "tx_bias_ma", "tx_power_mw", "rx_power_mw"};
 	struct judge j = {c, name, base, NULL};
+	bool off = tx_switched_off(c, name);
 	for (size_t k = 0; k < HWC_ARRAY_SIZE(keys); k++)
-		judge_key(&j, m, keys[k], strcmp(keys[k], "rx_power_mw") != 0);
+		judge_key(&j, m, keys[k], strcmp(keys[k], "rx_power_mw") != 0 && !(off && strncmp(keys[k], "tx_", 3) == 0));
 	judge_flags(&j, m);
 	needed_dark(c, name, base, m, "the lane's bias, Tx and Rx power against the module's thresholds");
 }
@@ -287,7 +321,11 @@ const struct hwc_rule hwc_rules_module[] = {
 	 "Tx and Rx -40 dBm, how mlxlink prints no light) are judged as above, the lanes a live link "
 	 "needs taken from mstlink's Width on a port without a netdev; Module Info not shown "
 	 "on a port without a netdev is unknown. One reading, one rule, whichever tool shows it. "
-	 "Low Rx power is LINK_MODULE_RX_POWER_LOW's.",
+	 "Low Rx power is LINK_MODULE_RX_POWER_LOW's, and so is a latched Rx-power low flag on a lane "
+	 "that reads low now (the same condition); on a lane that reads well now it is history, "
+	 "judged here. On a netdev the host switched off (admin down) the transmitter goes off with "
+	 "the port: bias and Tx power below their low thresholds (and those flags) are by design "
+	 "there, not judged; their high side still is.",
 	 "Hot module: check airflow and the fan policy. Bias or Tx power drifting: replace the module. "
 	 "Voltage: the host's 3.3 V to the cage. `ethtool -m <netdev>` shows the readings and "
 	 "thresholds.",

@@ -332,6 +332,29 @@ class Fixtures(unittest.TestCase):
         self.assertIn("absent", ev["fec"]["observed"])
         self.assertEqual(ev["effective_ber"]["observed"], "6e-14")
 
+    def test_ibdiag_second_port_past_bound(self):
+        # the table's second-worst host port, raw 3E-5 (effective 1E-15), FEC not recorded: just
+        # past the 2.4e-5 bound (a tenth of RS(544,514)'s 2.4e-4), so it warns too; its neighbours
+        # at 1E-5 would stay unknown (rule case fec-unread-under-strongest.json)
+        j = check("link-ib-cx7-ibdiag-raw-ber-3e5")
+        phy = port(j, "mlx5_6")["phy"]
+        self.assertEqual((phy["raw_ber"], phy["effective_ber"]), (3e-05, 1e-15))
+        got = link_findings(j)
+        self.assertIn(("LINK_RAW_BER_HIGH", "warn", "mlx5_6/1"), got)
+        raw = next(f for f in j["findings"] if f["rule_id"] == "LINK_RAW_BER_HIGH")
+        self.assertIn("raw (pre-FEC) BER 3e-05 is close to the limit of any FEC", raw["message"])
+        # a site margin of 0.05 (bound 1.2e-5) still warns; under 0.2's 4.8e-5 the FEC decides,
+        # and it was not read: unknown, never a pass
+        for margin, want in ((0.05, "warn"), (0.2, "unknown")):
+            with tempfile.TemporaryDirectory() as d:
+                pf = os.path.join(d, "p.json")
+                with open(pf, "w") as f:
+                    json.dump({"schema": "hwcheck.profile", "schema_version": 1,
+                               "thresholds": {"link_raw_ber_margin": margin}}, f)
+                sev = {s for r, s, _ in link_findings(check("link-ib-cx7-ibdiag-raw-ber-3e5", "--profile", pf))
+                       if r == "LINK_RAW_BER_HIGH"}
+                self.assertEqual(sev, {want}, margin)
+
     def test_strongest_fec_bound(self):
         # LINK_RAW_BER_HIGH judges a FEC without a published limit (or one not read) against
         # RS(544,514)'s 2.4e-4, on the claim that no FEC of mlxlink's list corrects more. Check it
@@ -443,9 +466,26 @@ class Fixtures(unittest.TestCase):
         self.assertEqual((m["tx_bias_ma"], m["tx_power_mw"], m["rx_power_mw"]), ([32.066], [0.5547], [0.0001]))
         self.assertEqual(m["thresholds"]["rx_power_mw"]["low_alarm"], 0.049)
         self.assertEqual(m["flags"], ["rx power low alarm", "rx power low warning"])
+        # the latched Rx-power low flags are the reading's own condition: one finding (y14los)
         self.assertEqual([f for f in link_findings(j) if f[0].startswith("LINK_MODULE")],
-                         [("LINK_MODULE_RX_POWER_LOW", "error", "p1"),
-                          ("LINK_MODULE_THRESHOLDS", "warn", "p1")])
+                         [("LINK_MODULE_RX_POWER_LOW", "error", "p1")])
+
+    def test_module_no_light_cx3pro_real_a2h(self):
+        # real: the A2h page a ConnectX-3 Pro read from an SFP with no light (netdev 2024-09-05)
+        j = check("link-module-sfp-cx3pro-no-light")
+        m = j["facts"]["netdevs"][0]["link"]["module"]
+        self.assertEqual((m["spec"], m["ddm"], m["media"]), ("SFF-8472", True, "optical"))
+        self.assertEqual((m["tx_bias_ma"], m["tx_power_mw"], m["rx_power_mw"]), ([7.66], [0.5825], [0.0001]))
+        self.assertEqual(m["thresholds"]["rx_power_mw"]["low_alarm"], 0.0315)
+        self.assertEqual(m["thresholds"]["temperature_c"]["high_alarm"], 85.0)
+        self.assertEqual(m["flags"], ["rx power low alarm", "rx power low warning"])
+        self.assertEqual([f for f in link_findings(j) if f[0].startswith("LINK_MODULE")],
+                         [("LINK_MODULE_RX_POWER_LOW", "error", "eth2")])
+        f = {f["rule_id"]: f for f in j["findings"]}
+        self.assertIn("rx_power_mw[0] = 0.0001 mW (-40.00 dBm) is below its low alarm (0.0315 mW",
+                      f["LINK_MODULE_RX_POWER_LOW"]["message"])
+        # the other readings were judged against the module's thresholds (within them): no unknown
+        self.assertEqual([u for u in j["summary"]["unknown"] if u["rule"].startswith("LINK_MODULE")], [])
 
     def test_module_allowed_list(self):
         with tempfile.TemporaryDirectory() as d:
