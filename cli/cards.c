@@ -309,7 +309,9 @@ static void it_port(struct card_ctx *x, const json_t *p, struct item_val *v)
 		vput(v, "state unknown (%s)", why(p, "state"));
 		return;
 	}
-	vput(v, "%s %s, %s", st, hwc_json_str_or(p, "phys_state", "?"), hwc_json_str_or(p, "link_layer", "?"));
+	/* a field the capture lacks is said in words, never as "?" */
+	vput(v, "%s %s, %s", st, hwc_json_str_or(p, "phys_state", "physical state unknown"),
+	     hwc_json_str_or(p, "link_layer", "link layer unknown"));
 	if (json_is_number(r))
 		vput(v, " %g Gb/s", json_number_value(r));
 	if (json_is_integer(mtu))
@@ -386,7 +388,11 @@ static void it_roce(struct card_ctx *x, const json_t *p, struct item_val *v)
 	}
 	const json_t *q = hwc_q_get(own, "qos"), *pfc = hwc_q_get(q, "pfc_enabled"), *e;
 	const char *trust = hwc_json_str_or(q, "trust", NULL);
-	vput(v, "%s: ", hwc_json_str_or(p, "netdev", hwc_json_str_or(r, "netdev", "?")));
+	const char *nd = hwc_json_str_or(p, "netdev", hwc_json_str_or(r, "netdev", NULL));
+	if (nd)
+		vput(v, "%s: ", nd);
+	else /* no netdev found for the RDMA port: name the port */
+		vput(v, "%s/%lld: ", hwc_json_str_or(p, "rdma_device", "?"), (long long)json_integer_value(hwc_q_get(p, "port")));
 	if (trust)
 		vput(v, "trust %s", trust);
 	else
@@ -662,6 +668,21 @@ static const char *undecided_causes(const struct card_item *it, const struct car
 	return nc ? out : NULL;
 }
 
+/* A per-port line's subject: its netdev, else its RDMA device, with "/port" where that device
+ * has more ports on the card (mlx4), so that no two ports' lines share one subject. */
+static json_t *line_subject(const struct card_ctx *x, const json_t *port)
+{
+	const char *nd = hwc_json_str_or(port, "netdev", NULL), *rd = hwc_json_str_or(port, "rdma_device", NULL);
+	if (nd || !rd)
+		return json_string(nd ? nd : "?");
+	size_t i, same = 0;
+	const json_t *p;
+	json_array_foreach(hwc_q_ports(x->ad), i, p) same += !strcmp(hwc_json_str_or(p, "rdma_device", ""), rd);
+	if (same < 2)
+		return json_string(rd);
+	return json_sprintf("%s/%lld", rd, (long long)json_integer_value(hwc_q_get(port, "port")));
+}
+
 static json_t *check_json(const struct card_item *it, const struct card_ctx *x, const json_t *port,
 			  const struct fd_view *fv, const struct item_val *v)
 {
@@ -705,8 +726,7 @@ static json_t *check_json(const struct card_item *it, const struct card_ctx *x, 
 	}
 	json_t *o = json_pack("{s:s, s:s}", "item", it->key, "label", it->label);
 	if (port)
-		json_object_set_new(o, "subject", json_string(hwc_json_str_or(port, "netdev",
-						hwc_json_str_or(port, "rdma_device", "?"))));
+		json_object_set_new(o, "subject", line_subject(x, port));
 	json_object_set_new(o, "value", v->unknown ? json_null() : hwc_json_string(v->text));
 	json_object_set_new(o, "verdict", json_string(verdict));
 	json_object_set_new(o, "rules", ids);

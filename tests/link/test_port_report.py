@@ -136,6 +136,21 @@ class PortReport(unittest.TestCase):
         self.assertEqual(j["cards"][0]["ports"][0]["far_end"],
                          {"name": "LEAF03", "port": "Ethernet184", "source": "lldp"})
 
+    def test_unknown_port_fields_in_words(self):
+        # real: the field capture of a dual-port ConnectX-3 (state and link layer only, no
+        # phys_state) and a ConnectX-4 Lx whose RDMA ports have no netdev found: an unknown field
+        # is said in words and the RoCE line names the RDMA port, never "?"
+        # the two ports of mlx4_0 are two subjects (one RDMA device, two ports)
+        ls = port_lines(check("field-ports-cx3-ib-port2-down"))
+        self.assertEqual(sorted(ls), ["mlx4_0/1", "mlx4_0/2"])
+        self.assertEqual(line(ls["mlx4_0/1"], "port")[1],
+                         "(no netdev) mlx4_0/1: ACTIVE physical state unknown, InfiniBand")
+        j = check("field-ports-cx4lx-eth-down")
+        roce = [c["value"] or c["reason"] for card in j["cards"] for c in card["checks"] if c["item"] == "port_roce"]
+        self.assertEqual(len(roce), 2)
+        for r in roce:
+            self.assertRegex(r, r"^mlx5_[01]/1: trust unknown")
+
     def test_kernel_log_line(self):
         # real: the dmesg of a ConnectX-6 Dx that overheated (health syndrome 0x10, then fatal)
         j = check("link-kevents-cx6dx-health")
