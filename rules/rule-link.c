@@ -264,7 +264,8 @@ static void flaps_ib(struct hwc_rule_ctx *c, double max, double hours)
 		hwc_wnd_read(c, &w, p, base, "counters_window.link_downed", "link_downed events");
 		const struct hwc_wboot b = {
 			.fires = n > max, .rate = hours > 0 ? n / hours : 0,
-			.msg = hwc_arena_printf(c->a, "the link went down %s times since boot (link_downed)", count_text(c, n, (double)hwc_q_ib_counter_max("link_downed"))),
+			.msg = hwc_arena_printf(c->a, "the link went down %s time%s since boot (link_downed)",
+						count_text(c, n, (double)hwc_q_ib_counter_max("link_downed")), n == 1 ? "" : "s"),
 			.text = hwc_arena_printf(c->a, "link_downed %s since boot (%s)", count_text(c, n, (double)hwc_q_ib_counter_max("link_downed")), rate_short(c, n, hours)),
 		};
 		struct hwc_finding *fd = hwc_wnd_judge(c, &w, subj, 0, &b, &act);

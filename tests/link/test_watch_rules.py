@@ -71,7 +71,7 @@ class Captures(unittest.TestCase):
     def test_real_samples_flaps_before_the_window(self):
         # real: link_downed 1 and 2 since boot, unchanged over the real 10 s sample
         self.check("watch-ib-cx2-ring", {
-            ("LINK_FLAPS", "mlx4_0/1"): ("warn", "the link went down 1 times since boot (link_downed); no link_downed events in the "
+            ("LINK_FLAPS", "mlx4_0/1"): ("warn", "the link went down 1 time since boot (link_downed); no link_downed events in the "
                                                  "10 s watch window, too short to see the rate since boot"),
             ("LINK_FLAPS", "mlx4_0/2"): ("warn", "the link went down 2 times since boot"),
             # one info for the run, not one per port: it names both ports and the window that would do
