@@ -149,7 +149,18 @@ static void judge_key(struct judge *j, const json_t *m, const char *key, bool lo
 			judge_one(j, key, hwc_arena_printf(c->a, "%s.%s[%zu]", j->base, key, i), json_number_value(x), &th, low_side);
 }
 
-/* Alarm/warning flags the module latched since the last read (a dark lane's are its idleness). */
+/* The Rx power of lane i (0-based) is at or near its low alarm now: LINK_MODULE_RX_POWER_LOW
+ * fires on it (rx_low_one's test), so a latched low Rx power flag of that lane only repeats it. */
+static bool rx_low_now(struct hwc_rule_ctx *c, const json_t *m, size_t i)
+{
+	double margin = hwc_profile_threshold(c->prof, HWC_T_LINK_MODULE_RX_MARGIN_DB);
+	const json_t *lo = hwc_q_at(m, "thresholds.rx_power_mw.low_alarm"), *v = json_array_get(hwc_q_get(m, "rx_power_mw"), i);
+	return json_is_number(lo) && json_number_value(lo) > 0 && json_is_number(v) && !hwc_q_lane_dark(m, i) &&
+	       json_number_value(v) < json_number_value(lo) * pow(10, margin / 10);
+}
+
+/* Alarm/warning flags the module latched since the last read (a dark lane's are its idleness;
+ * a low Rx power flag of a lane whose reading LINK_MODULE_RX_POWER_LOW judges low is its). */
 static void judge_flags(struct judge *j, const json_t *m)
 {
 	struct hwc_rule_ctx *c = j->c;
@@ -157,7 +168,8 @@ static void judge_flags(struct judge *j, const json_t *m)
 	const json_t *x;
 	json_array_foreach(hwc_q_get(m, "flags"), k, x) {
 		const char *f = json_string_value(x), *ln = f ? strstr(f, "(lane ") : NULL;
-		if (!f || (ln && hwc_q_lane_dark(m, (size_t)strtoul(ln + 6, NULL, 10) - 1)))
+		size_t lane = ln ? (size_t)strtoul(ln + 6, NULL, 10) - 1 : 0;
+		if (!f || (ln && hwc_q_lane_dark(m, lane)) || (!strncmp(f, "rx power low", 12) && rx_low_now(c, m, lane)))
 			continue;
 		if (!j->fd)
 			j->fd = hwc_rule_emit_sev(c, HWC_SEV_WARN, j->name, "transceiver: the module latched %s since the last read", f);
@@ -267,7 +279,8 @@ const struct hwc_rule hwc_rules_module[] = {
 	 "supply voltage, per-lane laser bias, Tx power and Rx power (high side) against the alarm and "
 	 "warning thresholds the module itself stores (SFF-8472 A2h bytes 0-39, SFF-8636 page 03h, CMIS "
 	 "page 02h). Past an alarm is an error, past a warning a warning; alarm/warning flags the "
-	 "module latched since the last read are a warning. Passive copper, modules without "
+	 "module latched since the last read are a warning (a low Rx power flag of a lane whose reading "
+	 "LINK_MODULE_RX_POWER_LOW finds low is that rule's finding, not said twice). Passive copper, modules without "
 	 "diagnostics, thresholds left at 0 and dark lanes (no bias, no light: an idle breakout lane, "
 	 "a down port) have nothing to judge; a dark lane the live link needs (ethtool's Lanes, else "
 	 "the fewest of the module's lanes that carry the speed: 100GBASE-SR4 needs all 4) is unknown, "
@@ -280,8 +293,9 @@ const struct hwc_rule hwc_rules_module[] = {
 	 "on a port without a netdev is unknown. One reading, one rule, whichever tool shows it. "
 	 "Low Rx power is LINK_MODULE_RX_POWER_LOW's.",
 	 "Hot module: check airflow and the fan policy. Bias or Tx power drifting: replace the module. "
-	 "Voltage: the host's 3.3 V to the cage. `ethtool -m <netdev>` shows the readings and "
-	 "thresholds.",
+	 "Voltage: the host's 3.3 V to the cage. A latched low Rx power flag: the light dropped and "
+	 "came back: clean and check the fibre path and the far end's laser. `ethtool -m <netdev>` "
+	 "shows the readings and thresholds.",
 	 eval_thresholds},
 	{"LINK_MODULE_RX_POWER_LOW", HWC_SEV_ERROR, "link", "Receive optical power at or near the module's low alarm",
 	 "Per lit lane, the received optical power against the module's own low-alarm threshold: below "

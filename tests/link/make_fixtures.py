@@ -708,8 +708,9 @@ def sfp_no_light():
              "published (tests/link/real-data/sfp-transition-10g-lr-netdev2020.ethtool); the 512 "
              "bytes are RECONSTRUCTED from it by tests/link/mk_sfp_rebuilt.py (SFF-8472 map), and "
              "ethtool itself, fed them through tests/oracle/ethtool_shim.c, prints every published "
-             "line again (test link_sfp_rebuilt_oracle). Expected: LINK_MODULE_RX_POWER_LOW error "
-             "and LINK_MODULE_THRESHOLDS error (the latched Rx-power low alarm).")
+             "line again (test link_sfp_rebuilt_oracle). Expected: LINK_MODULE_RX_POWER_LOW error; "
+             "LINK_MODULE_THRESHOLDS silent (the latched Rx-power low alarm and warning are of "
+             "the lane RX_POWER_LOW finds dark: one finding, shown on the module line).")
     r.source("RECONSTRUCTED: the host (the capture's port was an Intel ixgbe enp3s0f0; the module "
              "EEPROM does not depend on the host): a ConnectX-4 Lx function 0000:3b:00.0 "
              "(15b3:1015, SFP28 cage) and its netdev p1, down with no carrier (no light received).")
