@@ -296,6 +296,14 @@ static void it_netdev_port(struct card_ctx *x, const json_t *p, struct item_val 
 	v->unknown = true;
 }
 
+/* The RDMA port has a physical link: not DOWN, its physical state LinkUp where known. Without
+ * one the kernel's rate is no link's (the card's best, or 10 Gb/s, 4X SDR, for a down IB port). */
+static bool has_link(const json_t *p)
+{
+	const char *st = hwc_json_str_or(p, "state", NULL), *ph = hwc_json_str_or(p, "phys_state", NULL);
+	return st && strcmp(st, "DOWN") != 0 && (!ph || strcmp(ph, "LinkUp") == 0);
+}
+
 static void it_port(struct card_ctx *x, const json_t *p, struct item_val *v)
 {
 	if (!json_is_string(hwc_q_get(p, "rdma_device")) && json_is_string(hwc_q_get(p, "netdev")))
@@ -312,7 +320,7 @@ static void it_port(struct card_ctx *x, const json_t *p, struct item_val *v)
 	/* a field the capture lacks is said in words, never as "?" */
 	vput(v, "%s %s, %s", st, hwc_json_str_or(p, "phys_state", "physical state unknown"),
 	     hwc_json_str_or(p, "link_layer", "link layer unknown"));
-	if (json_is_number(r))
+	if (json_is_number(r) && has_link(p))
 		vput(v, " %g Gb/s", json_number_value(r));
 	if (json_is_integer(mtu))
 		vput(v, ", MTU %lld", (long long)json_integer_value(mtu));
@@ -488,8 +496,10 @@ static void it_rate(struct card_ctx *x, const json_t *p, struct item_val *v)
 		return;
 	}
 	const json_t *nd = hwc_q_netdev(x->facts, hwc_json_str_or(p, "netdev", NULL));
-	if (!nd) {
-		v->skip = true; /* no netdev and no PortInfo: nothing to show */
+	const char *op = hwc_json_str_or(nd, "operstate", NULL);
+	if (!nd || (json_is_string(hwc_q_get(p, "state")) && !has_link(p)) || (op && strcmp(op, "up") != 0) ||
+	    json_is_false(hwc_q_get(nd, "carrier"))) {
+		v->skip = true; /* no netdev and no PortInfo: nothing to show; no link: the port line says so */
 		return;
 	}
 	const json_t *lk = hwc_q_netdev_link(nd), *m = hwc_q_get(lk, "modes");

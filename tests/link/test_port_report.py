@@ -151,6 +151,17 @@ class PortReport(unittest.TestCase):
         for r in roce:
             self.assertRegex(r, r"^mlx5_[01]/1: trust unknown")
 
+    def test_down_port_no_rate(self):
+        # real field captures: a down port's sysfs rate is no link's (mlx5 Ethernet: the card's
+        # 200 Gb/s; InfiniBand: 10 Gb/s, 4X SDR): the port line shows no rate and there is no
+        # link-rate line (the port line says there is no link)
+        ls = port_lines(check("field-ports-cx6-eth-down"))["enp1s0f0np0"]
+        self.assertEqual(line(ls, "port")[1], "enp1s0f0np0 mlx5_0/1: DOWN Disabled, Ethernet, MTU 9000, RDMA MTU 4096/4096")
+        self.assertNotIn("port_rate", [x[0] for x in ls])
+        ls = port_lines(check("field-ports-cx8-ib-disabled"))
+        self.assertEqual(line(ls["mlx5_0"], "port")[1], "(no netdev) mlx5_0/1: DOWN Disabled, InfiniBand")
+        self.assertRegex(line(ls["mlx5_2"], "port")[1], r"ACTIVE LinkUp, InfiniBand 100 Gb/s")
+
     def test_kernel_log_line(self):
         # real: the dmesg of a ConnectX-6 Dx that overheated (health syndrome 0x10, then fatal)
         j = check("link-kevents-cx6dx-health")
