@@ -319,7 +319,7 @@ static void ib_below_possible(struct hwc_rule_ctx *c, const json_t *ad, const js
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.supported_cable_speed", r.base), json_string_value(cab), NULL);
 	fd->fix = "InfiniBand: `smpquery -D portinfo 0 <port>` (and the peer's port, one hop out) shows "
 		  "LinkSpeedEnabled/Active and LinkWidthEnabled/Active of both ends; reseat or replace the "
-		  "cable (`mlxlink -d <BDF> -m` shows the speeds it is rated for), then let the link retrain "
+		  "cable (`mstlink -d <BDF> -m` shows the speeds it is rated for), then let the link retrain "
 		  "(`ibportstate` reset of the switch port).";
 	fv_far_end_port(c, fd, p, r.base, NULL);
 }
@@ -358,6 +358,20 @@ static void eval_below_possible(struct hwc_rule_ctx *c)
 	}
 }
 
+/* This port's own advertisement limits it: advertise the best rate the other known ends allow
+ * (ethtool -s with speed and autoneg on advertises that speed's modes). */
+static const char *advert_fix(struct hwc_rule_ctx *c, const struct port *p)
+{
+	double best = 0;
+	for (int e = 0; e < E__N; e++)
+		if (e != E_ADVERT && p->s[e].mbps > 0 && (best == 0 || p->s[e].mbps < best))
+			best = p->s[e].mbps;
+	return hwc_arena_printf(c->a, "This port advertises less than its card supports: `ethtool <netdev>` shows "
+				"'Advertised link modes' narrower than 'Supported link modes'. Advertise %s again (`ethtool -s "
+				"<netdev> speed %.0f autoneg on`) and undo the setting that narrowed it (a NetworkManager or "
+				"udev .link file, a boot script).", gb(c, best), best);
+}
+
 static void eval_limited(struct hwc_rule_ctx *c)
 {
 	size_t i;
@@ -390,6 +404,8 @@ static void eval_limited(struct hwc_rule_ctx *c)
 		add_sides(c, fd, &p);
 		if (below_profile)
 			hwc_evidence_add(fd, c->a, "profile.products[].port_rate_gbps", fv_fmt_num(c->a, want / 1000), NULL);
+		if (p.s[E_ADVERT].mbps > 0 && p.s[E_ADVERT].mbps <= low) /* no part to replace: a setting */
+			fd->fix = advert_fix(c, &p);
 	}
 }
 
