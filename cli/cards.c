@@ -282,6 +282,15 @@ static void it_numa(struct card_ctx *x, const json_t *port, struct item_val *v)
 }
 
 /* A netdev no RDMA port names: what the netdev says; the port rules need the RDMA port. */
+/* The RDMA driver the card needs: mlx4_ib for ConnectX-2/-3, mlx5_ib from ConnectX-4 on. */
+static const char *ib_driver(const json_t *ad)
+{
+	const char *g = hwc_json_str_or(ad, "generation", NULL);
+	if (!g)
+		return "mlx5_ib or mlx4_ib";
+	return !strncmp(g, "ConnectX-2", 10) || !strncmp(g, "ConnectX-3", 10) ? "mlx4_ib" : "mlx5_ib";
+}
+
 static void it_netdev_port(struct card_ctx *x, const json_t *p, struct item_val *v)
 {
 	const char *name = hwc_json_str_or(p, "netdev", "?");
@@ -292,7 +301,7 @@ static void it_netdev_port(struct card_ctx *x, const json_t *p, struct item_val 
 		vput(v, ", %g Gb/s", (double)json_integer_value(sp) / 1000);
 	if (json_is_integer(mtu))
 		vput(v, ", MTU %lld", (long long)json_integer_value(mtu));
-	vput(v, "; no RDMA port state (is mlx5_ib loaded?)");
+	vput(v, "; no RDMA port state (is %s loaded?)", ib_driver(x->ad));
 	v->unknown = true;
 }
 
@@ -990,14 +999,14 @@ static json_t *card_json(const json_t *facts, const struct cards_index *ix, cons
 		json_array_foreach(json_object_get(x.port_out, "members"), m, mo)
 			link_nulls(mo);
 	}
+	char noport[96];
+	snprintf(noport, sizeof(noport), "no RDMA port of this card: no port state (is %s loaded?)", ib_driver(ad));
 	if (json_array_size(ports) == 0)
 		json_array_append_new(
 			checks, json_pack("{s:s, s:s, s:o, s:s, s:[], s:[], s:s}", "item", "port", "label",
 					  "port", "value", json_null(), "verdict", "unknown", "rules",
 					  "undecided", "reason",
-					  json_is_array(hwc_q_ports(ad)) ? "no RDMA port of this card: no port state "
-									   "(is mlx5_ib loaded?)"
-									 : why(ad, "ports")));
+					  json_is_array(hwc_q_ports(ad)) ? noport : why(ad, "ports")));
 	json_decref(ports);
 	add_others(fv, checks);
 	json_object_set_new(card, "verdict", json_string(card_verdict(checks)));

@@ -162,6 +162,11 @@ class PortReport(unittest.TestCase):
         self.assertEqual(line(ls["mlx5_0"], "port")[1], "(no netdev) mlx5_0/1: DOWN Disabled, InfiniBand")
         self.assertRegex(line(ls["mlx5_2"], "port")[1], r"ACTIVE LinkUp, InfiniBand 100 Gb/s")
 
+    def test_netdev_port_names_its_driver(self):
+        # real: a ConnectX-3's eth2 without an RDMA device: the driver to load is mlx4_ib
+        ls = port_lines(check("rate-cx3-56g-advertises-40g"))["eth2"]
+        self.assertIn("no RDMA port state (is mlx4_ib loaded?)", line(ls, "port")[3])
+
     def test_kernel_log_line(self):
         # real: the dmesg of a ConnectX-6 Dx that overheated (health syndrome 0x10, then fatal)
         j = check("link-kevents-cx6dx-health")
