@@ -536,19 +536,64 @@ static void effective_netdev(struct hwc_rule_ctx *c, const json_t *nd, double ma
 	fv_far_end_netdev(c, fd, nd, base);
 }
 
+/* No FEC a ConnectX runs corrects more raw errors than RS(544,514) (the KP4 code, t = 15 of 544
+ * symbols): the RS codes of mlxlink's FEC names have fewer correctable symbols per codeword at
+ * the same or shorter length, Firecode corrects one 11-bit burst per 2112-bit block (REAL-DATA.md,
+ * "LINK_RAW_BER_HIGH without a figure for the FEC"). */
+#define STRONGEST_FEC_LIMIT 2.4e-4
+
+/* A raw BER on a port whose FEC has no figure here (fec: its name) or was not read (fec NULL,
+ * fwhy why): past margin x the strongest FEC's limit it is close to the limit of whichever FEC
+ * runs; under it, unknown when the FEC was not read, silent for a named one (judged by the
+ * effective BER). Without the FEC, an effective BER as high as the raw one says no FEC corrects
+ * anything: LINK_EFFECTIVE_ERRORS' finding. */
+static void raw_ber_bound(struct hwc_rule_ctx *c, const json_t *p, const char *subj, const char *base,
+			  const char *fec, const char *fwhy, double ber, double margin)
+{
+	double eff = 0, bound = STRONGEST_FEC_LIMIT * margin;
+	const char *ewhy;
+	int ke = hwc_q_find_num(p, "phy.effective_ber", &eff, &ewhy, c->a);
+	if (ber <= bound) {
+		if (!fec)
+			hwc_rule_unknown(c, subj, hwc_arena_printf(c->a, "%s.phy.fec", base), fwhy,
+					 hwc_arena_printf(c->a, "the limit of the FEC in use (raw BER %.3g is under a tenth of the strongest FEC's)", ber));
+		return;
+	}
+	if (!fec && ke && eff >= ber)
+		return; /* nothing corrected: every raw error is left, LINK_EFFECTIVE_ERRORS' */
+	struct hwc_finding *fd = hwc_rule_emit(c, subj, "raw (pre-FEC) BER %.3g is %s the limit of %s (%s; none corrects more than RS(544,514), 2.4e-4)",
+					       ber, ber > STRONGEST_FEC_LIMIT ? "past" : "close to", fec ? fec : "any FEC the port may run",
+					       fec ? "no figure for it" : "the FEC in use was not read");
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.raw_ber", base), hwc_arena_printf(c->a, "%.3g", ber),
+			 hwc_arena_printf(c->a, "<= %.3g (the strongest FEC, RS(544,514) KP4: 2.4e-4, x margin %s)", bound, fv_fmt_num(c->a, margin)));
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.fec", base), fec ? fec : fwhy, NULL);
+	if (ke)
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.effective_ber", base), hwc_arena_printf(c->a, "%.3g", eff), NULL);
+	fv_far_end_port(c, fd, p, base, NULL);
+}
+
 static void eval_raw_ber(struct hwc_rule_ctx *c)
 {
 	double margin = hwc_profile_threshold(c->prof, HWC_T_LINK_RAW_BER_MARGIN);
 	size_t i, j;
 	const json_t *ad, *p;
 	FOR_PHY_PORTS(c, i, ad, j, p) {
-		const char *subj = ib_subject(c, p), *base = ib_base(c, ad, p), *fec, *src;
+		const char *subj = ib_subject(c, p), *base = ib_base(c, ad, p), *fec = NULL, *fwhy = NULL, *src;
 		double ber;
-		if (!need_str(c, subj, p, base, "phy.fec", &fec) || !need_num(c, subj, p, base, "phy.raw_ber", &ber))
+		int kf = hwc_q_find_str(p, "phy.fec", &fec, &fwhy, c->a);
+		if (!kf && !json_is_number(hwc_q_at(p, "phy.raw_ber"))) {
+			need_str(c, subj, p, base, "phy.fec", &fec); /* neither: the FEC's unknown, as ever */
 			continue;
-		double limit = no_fec(fec) ? 0 : fec_limit(fec, &src);
-		if (limit <= 0 || ber <= limit * margin)
-			continue; /* no figure for this FEC, or no FEC: judged by LINK_EFFECTIVE_ERRORS */
+		}
+		if (!need_num(c, subj, p, base, "phy.raw_ber", &ber) || (kf && no_fec(fec)))
+			continue; /* no FEC: judged by LINK_EFFECTIVE_ERRORS */
+		double limit = kf ? fec_limit(fec, &src) : 0;
+		if (limit <= 0) {
+			raw_ber_bound(c, p, subj, base, kf ? fec : NULL, fwhy, ber, margin);
+			continue;
+		}
+		if (ber <= limit * margin)
+			continue;
 		struct hwc_finding *fd = hwc_rule_emit(c, subj, "raw (pre-FEC) BER %.3g is %s the limit of %s (%.3g)", ber,
 						       ber > limit ? "past" : "close to", fec, limit);
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.raw_ber", base), hwc_arena_printf(c->a, "%.3g", ber),
@@ -1031,8 +1076,19 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "rx_bits_phy (mainline mlx5 exports none) there is no window: unknown, except that no bit "
 	 "in error at all is a BER of 0. Limits: RS(544,514) 2.4e-4 "
 	 "(IEEE 802.3bs/cd), RS(528,514) 5e-5 (IEEE 802.3bm 100GBASE-SR4); flagged above link_raw_ber_margin (default 0.1: within a decade) of it, before the "
-	 "FEC cliff turns it into loss. Other FECs (Firecode, IB LL-FEC) are judged by the effective "
-	 "BER only. Without mstlink and without ethtool's corrected bits the rule cannot see the BER "
+	 "FEC cliff turns it into loss. mstlink's other FECs (the low-latency RS(271,257) and "
+	 "RS(272,257+1), Mellanox's RS(277,257) and RS(163,155), Firecode, ZLF), and a port whose FEC "
+	 "was not read (an InfiniBand port's mstlink answer without its FEC line, ibdiagnet's BER "
+	 "tables), have no published limit; none corrects more than RS(544,514) (t = 15 symbols of "
+	 "544; the RS codes' own (n,k) give fewer correctable symbols per codeword at the same or a "
+	 "shorter length, and under random errors each fails at a lower raw BER than KP4 at 2.4e-4: "
+	 "RS(528,514) 2.2e-5, RS(271,257) and RS(272,257+1) 4e-5, RS(277,257) 1.4e-4, RS(163,155) "
+	 "4.9e-6, per bit as often as KP4 at 2.4e-4; Firecode corrects one 11-bit burst per 2112-bit "
+	 "block; ZLF's code is not published and is assumed no stronger), so a raw BER above the margin "
+	 "of RS(544,514)'s 2.4e-4 is close to the limit of whichever runs and warns; under it such a "
+	 "port is judged by the effective BER only (a named FEC: silent here; a FEC not read: unknown). "
+	 "Where the FEC was not read and the effective BER is as high as the raw one, nothing is "
+	 "corrected: LINK_EFFECTIVE_ERRORS' finding. Without mstlink and without ethtool's corrected bits the rule cannot see the BER "
 	 "and says nothing (LINK_SYMBOL_ERRORS still sees post-FEC loss in ethtool's counters). "
 	 "Sources checked: the "
 	 "PMD BER of 2.4e-4 is 802.3bs/cd's for RS(544,514) PAM4 PMDs (its designed pre-FEC operating "

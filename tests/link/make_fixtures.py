@@ -425,11 +425,12 @@ def ibdiag_ber():
     ibdiag_root("link-ib-cx7-ibdiag-raw-ber", "MDC-DH1E-F01-POD3-GPU-031 mlx5_9", "0000:9a:00.0",
                 "The worst host port of the 4989 (the leaf's own receiver on that link reads 3.00E-08: "
                 "one direction).",
-                "whether 4E-5 is close to the limit is RS(544,514)'s question (2.4e-4: yes, past its "
-                "tenth) or, on the low-latency RS(272,257+1) an NDR ConnectX-7 may run (corpus NDR "
-                "capture), one hwcheck has no figure for: LINK_RAW_BER_HIGH unknown (phy.fec absent), "
-                "never a pass; LINK_EFFECTIVE_ERRORS unknown (no error count; the effective BER 6E-14 is "
-                "under 1e-12).",
+                "the FEC is not recorded, but no FEC a ConnectX runs corrects more than RS(544,514) "
+                "(2.4e-4), and 4E-5 is past a tenth of that, so it is close to the limit of whichever "
+                "runs (RS(544,514) + PLR, or the low-latency RS(272,257+1) an NDR ConnectX-7 may run, "
+                "corpus NDR capture): LINK_RAW_BER_HIGH warn, the FEC shown absent (the effective BER "
+                "6E-14, far under the raw one, shows a FEC at work); LINK_EFFECTIVE_ERRORS unknown (no "
+                "error count; the effective BER 6E-14 is under 1e-12).",
                 "a ConnectX-7 host port whose real ibdiagnet raw BER is 4E-5, its FEC not recorded")
     ibdiag_root("link-ib-cx7-ibdiag-eff-ber", "MDC-DH1E-D24-POD1-GPU-081 mlx5_2", "0000:1a:00.0",
                 "The one host port of the 4989 whose effective BER is above 1e-12 (the leaf's own "

@@ -300,10 +300,11 @@ class Fixtures(unittest.TestCase):
         self.assertNotIn("LINK_MODULE_DIAGNOSTICS", {r for r, _, _ in got})
         self.assertEqual({s for _, s, _ in got}, {"unknown"})
 
-    def test_ibdiag_raw_ber_fec_unknown(self):
+    def test_ibdiag_raw_ber_fec_unread_fires(self):
         # a real ibdiagnet raw BER of 4E-5 on a ConnectX-7 host port, from a table that records no
-        # FEC mode: the limit it is judged against is the FEC's, so the verdict is unknown (naming
-        # the missing FEC), never a pass; the BER itself is read and shown
+        # FEC mode: no FEC a ConnectX runs corrects more than RS(544,514), and 4E-5 is past a
+        # tenth of its 2.4e-4, so it is close to the limit of whichever FEC runs (the effective BER
+        # 6E-14, far under the raw one, shows a FEC at work); the missing FEC is shown as such
         j = check("link-ib-cx7-ibdiag-raw-ber")
         phy = port(j, "mlx5_9")["phy"]
         self.assertEqual((phy["raw_ber"], phy["effective_ber"]), (4e-05, 6e-14))
@@ -311,16 +312,57 @@ class Fixtures(unittest.TestCase):
         self.assertEqual(phy["unavailable"]["fec"]["status"], "absent")
         self.assertEqual(phy["unavailable"]["effective_errors"]["status"], "absent")
         got = link_findings(j)
-        self.assertIn(("LINK_RAW_BER_HIGH", "unknown", "mlx5_9/1"), got)
+        self.assertIn(("LINK_RAW_BER_HIGH", "warn", "mlx5_9/1"), got)
         self.assertIn(("LINK_EFFECTIVE_ERRORS", "unknown", "mlx5_9/1"), got)
-        self.assertEqual({s for _, s, _ in got}, {"unknown"})
+        self.assertEqual({s for r, s, _ in got if r != "LINK_RAW_BER_HIGH"}, {"unknown"})
         raw = next(f for f in j["findings"] if f["rule_id"] == "LINK_RAW_BER_HIGH")
-        self.assertIn("phy.fec", json.dumps(raw["evidence"]))
+        self.assertIn("any FEC the port may run (the FEC in use was not read", raw["message"])
+        ev = {e["fact"].rsplit(".", 1)[-1]: e for e in raw["evidence"]}
+        self.assertEqual(ev["raw_ber"]["observed"], "4e-05")
+        self.assertIn("2.4e-05", ev["raw_ber"]["expected"])
+        self.assertIn("absent", ev["fec"]["observed"])
+        self.assertEqual(ev["effective_ber"]["observed"], "6e-14")
+
+    def test_strongest_fec_bound(self):
+        # LINK_RAW_BER_HIGH judges a FEC without a published limit (or one not read) against
+        # RS(544,514)'s 2.4e-4, on the claim that no FEC of mlxlink's list corrects more. Check it
+        # for every RS code by its (n, k) (10-bit symbols, t = (n - k) / 2 correctable symbols,
+        # independent bit errors): the raw BER at which its decoder fails, per data bit, as often
+        # as KP4's at 2.4e-4 is lower for each; the explain text quotes these figures.
+        from math import comb
+
+        def fail_per_bit(n, k, ber):
+            ps = 1 - (1 - ber) ** 10
+            return sum(comb(n, i) * ps ** i * (1 - ps) ** (n - i) for i in range((n - k) // 2 + 1, (n - k) // 2 + 40)) / (k * 10)
+
+        ref = fail_per_bit(544, 514, 2.4e-4)
+
+        def tolerance(n, k):
+            lo, hi = 1e-9, 1e-2
+            for _ in range(100):
+                mid = (lo * hi) ** 0.5
+                lo, hi = (lo, mid) if fail_per_bit(n, k, mid) > ref else (mid, hi)
+            return lo
+        # mlxlink's FEC names (mstflint mlxlink_maps.cpp): RS(528,514), LL RS(271,257), the
+        # Ethernet consortium's RS(272,257+1) (k = 258 with its extra bit), Mellanox RS(277,257)
+        # and RS(163,155)
+        want = {(528, 514): "2.2e-5", (271, 257): "4e-5", (272, 258): "4e-5", (277, 257): "1.4e-4",
+                (163, 155): "4.9e-6"}
+        text = run("rules", "explain", "LINK_RAW_BER_HIGH").stdout.replace("\n", " ")
+        text = " ".join(text.split())
+        for (n, k), shown in want.items():
+            with self.subTest(code=(n, k)):
+                t = tolerance(n, k)
+                self.assertLess(t, 2.4e-4)
+                self.assertAlmostEqual(t / float(shown), 1, delta=0.06)
+                self.assertIn(shown, text)
+        self.assertAlmostEqual(tolerance(544, 514) / 2.4e-4, 1, delta=0.01)
 
     def test_ibdiag_effective_ber_alone_fires(self):
         # a real ibdiagnet effective BER of 2E-12 (above the 1e-12 objective) on a ConnectX-7 host
         # port, from a table with no error counts: the BER alone is enough, the count is shown
-        # unknown; the raw BER's verdict needs the FEC the table does not record
+        # unknown; the raw BER 4E-6 is under a tenth of the strongest FEC's limit, so its verdict
+        # needs the FEC the table does not record
         j = check("link-ib-cx7-ibdiag-eff-ber")
         phy = port(j, "mlx5_2")["phy"]
         self.assertEqual((phy["raw_ber"], phy["effective_ber"]), (4e-06, 2e-12))
