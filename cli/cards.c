@@ -361,7 +361,8 @@ static void it_tuning(struct card_ctx *x, const json_t *p, struct item_val *v)
 		vput(v, "rx ring unknown (%s)", why(rg ? rg : nd, rg ? "rx" : "rings"));
 	const json_t *cb = hwc_q_get(ch, "combined");
 	if (json_is_integer(cb))
-		vput(v, ", %lld channels", (long long)json_integer_value(cb));
+		vput(v, ", %lld %s", (long long)json_integer_value(cb),
+		     hwc_cli_noun((long long)json_integer_value(cb), "channel", "channels"));
 	const json_t *lro = hwc_q_get(hwc_q_get(nd, "features"), "lro");
 	if (json_is_boolean(lro))
 		vput(v, ", LRO %s", json_is_true(lro) ? "on" : "off");
@@ -580,7 +581,7 @@ static const struct card_item {
 	{"port_roce", "RoCE", true, it_roce,
 	 {"ROCE_PFC_OFF_LOSSLESS", "ROCE_PFC_UNUSED_PRIO", "ROCE_DSCP_NO_PFC", "ROCE_TOS_OUTSIDE_LOSSLESS",
 	  "ROCE_ECN_OFF", "ROCE_CNP_IN_LOSSLESS_CLASS", "ROCE_TRUST_MISMATCH", "ROCE_NO_V2_GID",
-	  "ROCE_PAUSE_STORM", "ROCE_LOSSLESS_DROPS"}},
+	  "ROCE_PAUSE_STORM", "ROCE_LOSSLESS_DROPS", "ROCE_PORTS_DIFFER"}},
 	{"port_tuning", "tuning", true, it_tuning,
 	 {"NET_RING_SMALL", "NET_CHANNELS_FEW", "NET_LRO_ON", "NET_TSO_OFF", "NET_GRO_OFF",
 	  "HOST_IRQ_FAR_NODE"}},

@@ -79,6 +79,12 @@ void hwc_wrap_print(FILE *out, int col, int indent, const char *text);
  * tools and remove temporary outputs before dying; a watchdog ends the run with exit_code (and
  * one line on stderr) HWC_WATCHDOG_GRACE_S seconds after --timeout (timeout_s), or after
  * HWC_WATCHDOG_DEFAULT_S without one, should a read block where no deadline reaches. */
+/* A count's noun: one when n is 1, else many ("1 file", "2 files", "1 directory"). */
+static inline const char *hwc_cli_noun(long long n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 #define HWC_WATCHDOG_GRACE_S 2u
 #define HWC_WATCHDOG_DEFAULT_S 3600u
 void hwc_cli_guard(unsigned timeout_s, int exit_code);

@@ -281,10 +281,11 @@ static void render_fw_config(FILE *out, const json_t *spread)
 	json_array_foreach(spread, i, g) {
 		fprintf(out, "  %s %s: ", hwc_q_string(g, "product"), hwc_q_string(g, "param"));
 		if (hwc_q_string(g, "majority"))
-			fprintf(out, "%s on %lld of %lld cards;", hwc_q_string(g, "majority"),
+			fprintf(out, "%s on %lld of %lld %s;", hwc_q_string(g, "majority"),
 				(long long)json_integer_value(hwc_q_get(g, "cards")) -
 					(long long)json_array_size(hwc_q_get(g, "minority")),
-				(long long)json_integer_value(hwc_q_get(g, "cards")));
+				(long long)json_integer_value(hwc_q_get(g, "cards")),
+				hwc_cli_noun((long long)json_integer_value(hwc_q_get(g, "cards")), "card", "cards"));
 		else
 			fputs("a tie, no majority;", out);
 		json_array_foreach(hwc_q_get(g, "minority"), k, e)

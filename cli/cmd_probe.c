@@ -185,8 +185,8 @@ static void render_tcp(const json_t *r)
 {
 	const json_t *busy = hwc_q_get(r, "cpu_busy"), *pb = hwc_q_get(r, "peer_cpu_busy");
 	const json_t *re = hwc_q_get(r, "retransmits");
-	printf("  %lld streams, %.0f MB in %.2f s (%s), ",
-	       (long long)json_integer_value(hwc_q_get(r, "streams")),
+	long long ns = (long long)json_integer_value(hwc_q_get(r, "streams"));
+	printf("  %lld %s, %.0f MB in %.2f s (%s), ", ns, hwc_cli_noun(ns, "stream", "streams"),
 	       (double)json_integer_value(hwc_q_get(r, "bytes")) / 1e6,
 	       json_number_value(hwc_q_get(r, "duration_s")), hwc_json_str_or(r, "stopped", "?"));
 	if (json_is_number(busy))
@@ -194,7 +194,8 @@ static void render_tcp(const json_t *r)
 	if (json_is_number(pb))
 		printf("%.0f%% at the peer, ", json_number_value(pb) * 100);
 	if (json_is_integer(re))
-		printf("%lld retransmits, ", (long long)json_integer_value(re));
+		printf("%lld %s, ", (long long)json_integer_value(re),
+		       hwc_cli_noun((long long)json_integer_value(re), "retransmit", "retransmits"));
 	printf("%s\n", json_is_true(hwc_q_get(r, "data_ok")) ? "data verified" : "data NOT verified");
 	size_t i;
 	const json_t *s;
@@ -226,11 +227,12 @@ static void render_result(const json_t *r, bool verbose)
 			render_detail(r);
 	} else if (tcp) {
 		const json_t *b = hwc_q_get(r, "bytes");
-		printf("server tcp %s %s on %s: %lld bytes in %lld streams, %s (the client "
+		long long nb = json_is_integer(b) ? (long long)json_integer_value(b) : 0LL;
+		long long ns = (long long)json_integer_value(hwc_q_get(r, "streams"));
+		printf("server tcp %s %s on %s: %lld %s in %lld %s, %s (the client "
 		       "measures the rate)\n", hwc_json_str_or(r, "direction", "?"),
-		       peer ? peer : "?", hwc_json_str_or(r, "netdev", "?"),
-		       json_is_integer(b) ? (long long)json_integer_value(b) : 0LL,
-		       (long long)json_integer_value(hwc_q_get(r, "streams")), data);
+		       peer ? peer : "?", hwc_json_str_or(r, "netdev", "?"), nb, hwc_cli_noun(nb, "byte", "bytes"),
+		       ns, hwc_cli_noun(ns, "stream", "streams"), data);
 	} else if (json_is_number(hwc_q_get(r, "gbps"))) {
 		printf("%s\n", hwc_json_str_or(r, "finding", "?"));
 		printf("  %lld x %lld B in %.2f s (%s), %.0f messages/s, %s\n",
@@ -247,7 +249,8 @@ static void render_result(const json_t *r, bool verbose)
 		printf("%s %s on %s from %s: %s", hwc_json_str_or(r, "mode", "?"),
 		       hwc_json_str_or(r, "op", "?"), dev ? dev : "?", peer ? peer : "?", data);
 		if (json_is_integer(m))
-			printf(", %lld messages received", (long long)json_integer_value(m));
+			printf(", %lld %s received", (long long)json_integer_value(m),
+			       hwc_cli_noun((long long)json_integer_value(m), "message", "messages"));
 		printf(" (the client measures the rate)\n");
 	}
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "cli/diff_int.h"
 #include "core/json.h"
 #include "core/query.h"
@@ -96,9 +97,9 @@ static bool outlier_fixed(const struct card *b, const struct card *a, const char
 	hwc_diff_fmt_value(v, sizeof(v), am);
 	const char *grp = hwc_q_string(a->adapter, "psid") ? hwc_q_string(a->adapter, "psid")
 						       : hwc_q_string(a->adapter, "product");
-	snprintf(why, sz, "the card was the outlier: now %s like %zu of the %zu other %s cards of this "
+	snprintf(why, sz, "the card was the outlier: now %s like %zu of the %zu other %s %s of this "
 			  "host, so this is the consistency fix, not a regression",
-		 v, an, ap, grp ? grp : "identical");
+		 v, an, ap, grp ? grp : "identical", hwc_cli_noun((long long)ap, "card", "cards"));
 	return true;
 }
 
@@ -177,11 +178,12 @@ void hwc_diff_fw_config(struct ctx *x, const struct card *b, const struct card *
 		if (bany)
 			hwc_diff_add(x, "fw_config", "fw_config", NULL, NULL, "unknown",
 				     "firmware configuration was readable, now it is not");
-		else if (aany && b->adapter) /* null -> set */
+		else if (aany && b->adapter) { /* null -> set */
+			size_t np = json_object_size(ac) - (hwc_q_get(ac, HWC_JSON_UNAVAILABLE) ? 1u : 0u);
 			hwc_diff_add(x, "fw_config", "fw_config", NULL, NULL, "change",
 				     "firmware configuration was not readable in the baseline, now it "
-				     "is (%zu parameters): nothing to compare it with",
-				     json_object_size(ac) - (hwc_q_get(ac, HWC_JSON_UNAVAILABLE) ? 1u : 0u));
+				     "is (%zu %s): nothing to compare it with", np, hwc_cli_noun((long long)np, "parameter", "parameters"));
+		}
 		return;
 	}
 	const char *name;

@@ -73,16 +73,18 @@ int hwc_cmd_snapshot(struct hwc_cli *c)
 		goto done;
 	}
 	hwc_render_errors(f);
-	fprintf(stderr, "hwcheck: wrote %s (%zu files, %zu links, %zu directories)", c->output,
-		t.files, t.links, t.dirs);
+	fprintf(stderr, "hwcheck: wrote %s (%zu %s, %zu %s, %zu %s)", c->output, t.files,
+		hwc_cli_noun((long long)t.files, "file", "files"), t.links, hwc_cli_noun((long long)t.links, "link", "links"),
+		t.dirs, hwc_cli_noun((long long)t.dirs, "directory", "directories"));
 	if (t.moved || t.left_out)
-		fprintf(stderr, "; %zu members below a link written where it points, %zu left out",
-			t.moved, t.left_out);
+		fprintf(stderr, "; %zu %s below a link written where it points, %zu left out", t.moved,
+			hwc_cli_noun((long long)t.moved, "member", "members"), t.left_out);
 	if (t.unreadable)
-		fprintf(stderr, "; %zu files could not be read (kept as such in " HWC_UNREADABLE_LIST ")",
-			t.unreadable);
+		fprintf(stderr, "; %zu %s could not be read (kept as such in " HWC_UNREADABLE_LIST ")",
+			t.unreadable, hwc_cli_noun((long long)t.unreadable, "file", "files"));
 	if (c->redact)
-		fprintf(stderr, "; %zu serial numbers, MACs, GUIDs and names redacted", t.redacted);
+		fprintf(stderr, "; %zu %s redacted (serial numbers, MACs, GUIDs and names)", t.redacted,
+			hwc_cli_noun((long long)t.redacted, "value", "values"));
 	fputc('\n', stderr);
 	rc = hwc_facts_known_count(facts) ? HWC_EXIT_OK : HWC_EXIT_NOTHING;
 done:

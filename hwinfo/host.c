@@ -48,7 +48,7 @@ static void read_dmesg(struct hwc_env *e, struct hwc_arena *a, struct hwc_dmesg_
 }
 
 /* proc/uptime: "350735.47 234388.90" (seconds since boot, idle seconds). */
-static void read_uptime(struct hwc_env *e, struct hwc_arena *a, struct hwc_fi64 *out)
+void hwc_host_read_uptime(struct hwc_env *e, struct hwc_arena *a, struct hwc_fi64 *out)
 {
 	struct hwc_fstr s = {0};
 	if (hwc_read_str(e, "proc/uptime", a, &s) < 0) {
@@ -117,7 +117,7 @@ int hwc_host_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_co
 	h->dmesg_m = dm_m;
 	if (dm_m.st != HWC_ST_OK && dm_m.st != HWC_ST_TRUNCATED)
 		h->dmesg_text = NULL;
-	read_uptime(e, a, &h->kernel.uptime_s);
+	hwc_host_read_uptime(e, a, &h->kernel.uptime_s);
 	hwc_host_collect_x2apic(e, a, h, &ci, &dm, &dm_m);
 	hwc_host_collect_iommu(e, a, h, dm_m.st == HWC_ST_OK ? &dm : NULL);
 	hwc_host_collect_power(e, a, h);

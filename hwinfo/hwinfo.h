@@ -226,6 +226,8 @@ void hwc_host_collect_x2apic(struct hwc_env *e, struct hwc_arena *a, struct hwc_
 void hwc_host_collect_iommu(struct hwc_env *e, struct hwc_arena *a, struct hwc_host_facts *h,
 			    const struct hwc_dmesg_host *dm);
 void hwc_host_collect_power(struct hwc_env *e, struct hwc_arena *a, struct hwc_host_facts *h);
+/* proc/uptime in whole seconds (host.kernel.uptime_s; --watch reads it again with its last sample). */
+void hwc_host_read_uptime(struct hwc_env *e, struct hwc_arena *a, struct hwc_fi64 *out);
 /* "none [integrity] confidentiality": the bracketed word of a sysfs choice file. */
 void hwc_host_read_bracketed(struct hwc_env *e, struct hwc_arena *a, const char *path,
 			     struct hwc_fstr *out);

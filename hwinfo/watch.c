@@ -59,6 +59,7 @@ struct sample {
 	struct hwc_fu64 (*ports)[HWC_MLX_NPORT_COUNTERS]; /* every adapter's ports, in order */
 	struct hwc_netdev_counters *nd;
 	struct hwc_fi64 *carrier;
+	struct hwc_fi64 uptime; /* proc/uptime with the counters: the since-boot window of the last */
 	struct timespec t0, t1; /* around its reads */
 };
 
@@ -115,6 +116,7 @@ static void take_sample(struct hwc_env *e, struct hwc_facts *f, unsigned n, stru
 		hwc_netdev_read_carrier(e, a, ifn, &link);
 		s->carrier[i] = link.carrier_changes;
 	}
+	hwc_host_read_uptime(e, a, &s->uptime);
 	clock_gettime(CLOCK_MONOTONIC, &s->t1);
 	hwc_env_set_sample(e, 0);
 }
@@ -197,8 +199,9 @@ static void all_deltas(struct hwc_facts *f, const struct sample *s1, const struc
 /* The since-boot figures become the last sample's: the main collection read them before sample
  * 1, so a window's delta could exceed its since-boot count ("0 since boot, +12 in the window").
  * Each counter sample 2 read replaces the main one (one it could not read keeps it), and the BER
- * since the counters' clear follows them. The uptime stays the main collection's: the rates per
- * hour err high by the window over the uptime. */
+ * since the counters' clear follows them. So does the uptime (host.kernel.uptime_s), read with
+ * sample 2's counters, so a rate per hour since boot divides them by their own window; a capture
+ * whose sample holds no proc/uptime (taken before it was read there) keeps the main one. */
 static void since_boot_of_last(struct hwc_facts *f, const struct sample *s2)
 {
 	size_t k = 0;
@@ -220,6 +223,8 @@ static void since_boot_of_last(struct hwc_facts *f, const struct sample *s2)
 			nd->link.carrier_changes = s2->carrier[i];
 		hwc_netdev_ber_since_clear(f->arena, nd);
 	}
+	if (f->host && hwc_ok(s2->uptime))
+		f->host->kernel.uptime_s = s2->uptime;
 }
 
 /* No window: every per-port window fact says why. */
@@ -304,6 +309,11 @@ int hwc_watch_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_c
 	HWC_SET(wf->requested_s, have > 0 ? (int64_t)w.requested_s : (int64_t)want);
 	if (have < 0)
 		hwc_facts_error(f, "watch", HWC_WATCH_WINDOW, "%s", why.detail ? why.detail : "unreadable");
+	if (!port_count(f) && !netdev_count(f)) { /* the window runs, but says it sampled nothing */
+		const char *opt = hwc_arena_printf(a, "--watch %lld", (long long)wf->requested_s.v);
+		hwc_facts_error(f, "watch", opt ? opt : "--watch",
+				"no ConnectX port or netdev on this host: the window sampled nothing");
+	}
 	if (have <= 0 && (replay || !wait_fits(e, a, want, &why))) {
 		fail_all(f, &why);
 		return 0;

@@ -615,10 +615,13 @@ void hwc_mlx_collect_peers(struct hwc_env *e, struct hwc_facts *f, struct hwc_ml
 		enum hwc_status st;
 		const char *why = not_eligible(a, p, &st);
 		if (why) {
-			struct hwc_fmeta m = {st, 0, why};
+			/* a restricted function: what is skipped here is the MADs, for the counters' reason */
+			bool restricted = st == HWC_ST_BLOCKED;
+			struct hwc_fmeta m = {st, 0, restricted ? hwc_arena_printf(a, "far end not queried (no smpquery or perfquery through this function): %s", why) : why};
+			struct hwc_fmeta mp = {st, 0, restricted ? hwc_arena_printf(a, "not queried (no smpquery through this function): %s", why) : why};
 			peer_fail(&p->peer, &m);
 			if (hwc_ok(p->link_layer) && strcmp(p->link_layer.v, "InfiniBand") == 0)
-				portinfo_fail(&p->portinfo, &m); /* an Ethernet port has no PortInfo: omitted */
+				portinfo_fail(&p->portinfo, &mp); /* an Ethernet port has no PortInfo: omitted */
 			continue;
 		}
 		const char *pn = hwc_arena_printf(a, "%lld", (long long)p->port);

@@ -96,6 +96,46 @@ static const char *root_fix(struct hwc_rule_ctx *c)
 	       "the machine.";
 }
 
+/* The Debian package of a tool the runner found not installed ("mstconfig: not installed"). */
+static const char *tool_package(struct hwc_arena *a, const char *detail)
+{
+	static const char *const pkg[][2] = {
+		{"mst", "mstflint"}, {"ethtool", "ethtool"}, {"lldpcli", "lldpd"}, {"smpquery", "infiniband-diags"},
+		{"perfquery", "infiniband-diags"}, {"ibnetdiscover", "infiniband-diags"}, {"dcb", "iproute2"},
+		{"dmesg", "util-linux"}, {"lspci", "pciutils"},
+	};
+	size_t n = detail ? strcspn(detail, ":") : 0;
+	for (size_t i = 0; n && i < sizeof(pkg) / sizeof(pkg[0]); i++)
+		if (!strncmp(detail, pkg[i][0], strlen(pkg[i][0])))
+			return hwc_arena_printf(a, "Install %.*s (`apt install %s`) and run hwcheck again.", (int)n, detail, pkg[i][1]);
+	return n ? hwc_arena_printf(a, "Install %.*s and run hwcheck again.", (int)n, detail) : NULL;
+}
+
+/* The fix for one cause, from its status and detail: each cause its own (a kernel log closed by
+ * dmesg_restrict wants root, not mstflint); NULL leaves the rule's text. */
+static const char *cause_fix(struct hwc_rule_ctx *c, const char *st, const char *detail, const char *rfix)
+{
+	if (!strcmp(st, "absent") && not_in_input(detail))
+		return "Judge the whole machine: run hwcheck on it, or capture it with `hwcheck snapshot -o host.tar` and read the untarred capture with --root.";
+	if (!strcmp(st, "needs_root") && rfix)
+		return rfix;
+	if (!strcmp(st, "needs_root") && detail && strstr(detail, "dmesg_restrict"))
+		return "The kernel log is closed to users other than root (kernel.dmesg_restrict = 1): run hwcheck as root (`sudo hwcheck`).";
+	if (!strcmp(st, "needs_root"))
+		return "Run hwcheck as root (`sudo hwcheck`).";
+	if (!strcmp(st, "absent") && not_in_capture(detail))
+		return "The capture has no recording of this tool: run hwcheck on the machine, or capture it again with `hwcheck snapshot` (which records every tool it runs, and a tool that is not installed as not installed).";
+	if (!strcmp(st, "absent"))
+		return tool_package(c->a, detail);
+	if (!strcmp(st, "blocked") && detail && strstr(detail, "--no-tools"))
+		return "This run was told not to start external tools (--no-tools): run hwcheck without it.";
+	if (!strcmp(st, "blocked"))
+		return "The kernel refuses this read even to root (kernel lockdown or a security module's policy): the facts stay unknown while the policy stands; the detail names the source.";
+	if (!strcmp(st, "timeout"))
+		return "The tool did not answer in time: give it longer (`--cmd-timeout SEC`), or find why it hangs (a busy or wedged device).";
+	return NULL;
+}
+
 static void eval_incomplete(struct hwc_rule_ctx *c)
 {
 	static const char *const sections[] = {"host", "pci", "mlx", "netdevs", "thermal", NULL};
@@ -118,8 +158,9 @@ static void eval_incomplete(struct hwc_rule_ctx *c)
 			struct hwc_finding *fd = hwc_rule_emit(c, "host", "%s: the firmware tools could not run (%s): firmware configuration and registers are unknown",
 							       sections[s], tst);
 			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.tools.status", sections[s]), tst, "ok");
-			if (fd && !strcmp(tst, "needs_root") && rfix)
-				fd->fix = rfix;
+			const char *fix = fd ? cause_fix(c, tst, skip, rfix) : NULL;
+			if (fix)
+				fd->fix = fix;
 		}
 		struct tally t[6] = {{0}};
 		int n = 0;
@@ -134,12 +175,9 @@ static void eval_incomplete(struct hwc_rule_ctx *c)
 							       t[i].n == 1 ? "" : "s", reason(t[i].status, t[i].n == 1, t[i].detail), t[i].example,
 							       t[i].detail ? ": " : "", t[i].detail ? t[i].detail : "");
 			hwc_evidence_add(fd, c->a, t[i].example, hwc_arena_printf(c->a, "unknown (%s)", t[i].status), "collected");
-			if (fd && not_in_input(t[i].detail))
-				fd->fix = "Judge the whole machine: run hwcheck on it, or capture it with `hwcheck snapshot -o host.tar` and read the untarred capture with --root.";
-			else if (fd && !strcmp(t[i].status, "needs_root") && rfix)
-				fd->fix = rfix;
-			else if (fd && not_in_capture(t[i].detail))
-				fd->fix = "The capture has no recording of this tool: run hwcheck on the machine, or capture it again with `hwcheck snapshot` (which records every tool it runs, and a tool that is not installed as not installed).";
+			const char *fix = fd ? cause_fix(c, t[i].status, t[i].detail, rfix) : NULL;
+			if (fix)
+				fd->fix = fix;
 		}
 	}
 }
@@ -149,8 +187,11 @@ const struct hwc_rule hwc_rules_collect[] = {
 	 "Some facts could not be collected (not root, a tool missing, kernel lockdown, a timeout). "
 	 "Rules that need them report `unknown` rather than pass; this finding says why, so a clean "
 	 "report from a half-read machine is never mistaken for a clean machine.",
-	 "Run hwcheck as root (`sudo hwcheck`), install mstflint (`apt install mstflint`), or read the "
-	 "finding's detail for the blocked source.",
+	 "Each finding's fix follows its cause: not root: `sudo hwcheck` (the kernel log too, where "
+	 "kernel.dmesg_restrict closes it); a tool not installed: install it (`apt install mstflint`, "
+	 "ethtool, infiniband-diags, lldpd); a capture without a tool's output: capture again; "
+	 "--no-tools: run without it; a timeout: `--cmd-timeout SEC`; kernel lockdown or a security "
+	 "policy: the detail names the blocked source.",
 	 eval_incomplete},
 	HWC_RULES_END,
 };

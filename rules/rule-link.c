@@ -264,8 +264,7 @@ static void flaps_ib(struct hwc_rule_ctx *c, double max, double hours)
 		hwc_wnd_read(c, &w, p, base, "counters_window.link_downed", "link_downed events");
 		const struct hwc_wboot b = {
 			.fires = n > max, .rate = hours > 0 ? n / hours : 0,
-			.msg = hwc_arena_printf(c->a, "the link went down %s time%s since boot (link_downed)",
-						count_text(c, n, (double)hwc_q_ib_counter_max("link_downed")), n == 1 ? "" : "s"),
+			.msg = hwc_arena_printf(c->a, "the link went down %s time%s since boot (link_downed)", count_text(c, n, (double)hwc_q_ib_counter_max("link_downed")), n == 1 ? "" : "s"),
 			.text = hwc_arena_printf(c->a, "link_downed %s since boot (%s)", count_text(c, n, (double)hwc_q_ib_counter_max("link_downed")), rate_short(c, n, hours)),
 		};
 		struct hwc_finding *fd = hwc_wnd_judge(c, &w, subj, 0, &b, &act);
@@ -291,6 +290,37 @@ static void eval_flaps(struct hwc_rule_ctx *c)
 
 static const char *const integrity_keys[] = {"local_link_integrity_errors", "excessive_buffer_overrun_errors",
 					   "link_error_recovery"};
+
+/* What each counter means and what to do about it, in integrity_keys' order (Linux
+ * Documentation/ABI/stable/sysfs-class-infiniband, from the IBA PortCounters attribute). */
+#define FIX_PHYSICAL "reseat or replace the cable or transceiver of the port, then check the switch port"
+static const char *const integrity_fix[][2] = {
+	{"local physical errors over the LocalPhyErrors threshold", FIX_PHYSICAL},
+	{"a receive buffer overran: a flow-control matter, most often the virtual lanes set up wrong by "
+	 "the subnet manager or by hand, rarely hardware or a very poor signal",
+	 "check the VL configuration of both ends (the subnet manager's VL and SL settings, VLCap and "
+	 "OperationalVLs in `smpquery portinfo`, any manual `ibportstate` change) and the peer port; the "
+	 "cable only if symbol errors come with it"},
+	{"link retrainings", FIX_PHYSICAL},
+};
+
+/* The finding's fix: each counter that counted, its cause and its own fix (one fix said once). */
+static void integrity_fix_text(struct hwc_rule_ctx *c, struct hwc_finding *fd, const double *n)
+{
+	const char *fix = "";
+	for (size_t x = 0; x < HWC_ARRAY_SIZE(integrity_keys); x++) {
+		if (n[x] <= 0)
+			continue;
+		bool said = false;
+		for (size_t k = 0; k < x; k++)
+			said |= n[k] > 0 && integrity_fix[k][1] == integrity_fix[x][1];
+		fix = hwc_arena_printf(c->a, "%s%s%s (%s)%s%s", fix, *fix ? "; " : "", integrity_keys[x], integrity_fix[x][0],
+				       said ? ": the same" : ": ", said ? "" : integrity_fix[x][1]);
+	}
+	if (*fix)
+		fd->fix = hwc_arena_printf(c->a, "%s. The counters on both ends: `mstlink -d <BDF> -c` here, `perfquery` "
+					   "at the peer.", fix);
+}
 
 /* The three counters' sum over the window, with the path of the first that moved: unknown when a
  * delta is and none of the known ones moved (a known increase is live whatever the others). */
@@ -348,6 +378,8 @@ static void eval_integrity(struct hwc_rule_ctx *c)
 			.text = hwc_arena_printf(c->a, "since boot: %s", *text ? text : "none"),
 		};
 		struct hwc_finding *fd = hwc_wnd_judge(c, &w, subj, 0, &b, NULL);
+		if (fd && (fd->severity == HWC_SEV_WARN || fd->severity == HWC_SEV_ERROR))
+			integrity_fix_text(c, fd, n);
 		for (size_t x = 0; fd && x < HWC_ARRAY_SIZE(integrity_keys); x++)
 			if (n[x] > 0)
 				hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.%s", base, integrity_keys[x]), fv_fmt_num(c->a, n[x]), "0");
@@ -1040,7 +1072,7 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "cleared since, so symbol_error above the rate is still this rule's. Such errors cost NCCL bandwidth "
 	 "and grow into flaps. Rates are since boot (the uptime)." WATCH_TEXT,
 	 "Reseat or replace the cable/transceiver of the port (then the switch port); check the module "
-	 "with `ethtool -m <netdev>` / `mstlink -d <BDF> -m -c` and watch the counter again.",
+	 "and the counters (`ethtool -m <netdev>` / `mstlink -d <BDF> -m -c`) and watch them again.",
 	 eval_symbol},
 	{"LINK_FLAPS", HWC_SEV_WARN, "link", "Link went down since boot",
 	 "link_down_events_phy (firmware), the netdev's carrier ups after the first, or IB link_downed "
@@ -1050,16 +1082,25 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "same PPCNT physical layer link_down_events, counted since its counters were last cleared). "
 	 "In the watch window: link_down_events_phy's delta, else carrier_changes' (netdevs[].link."
 	 "carrier_changes_window), or link_downed's: any is a live flap." WATCH_TEXT,
-	 "Check the cable, transceiver and switch port logs; `mstlink -d <BDF> -c` shows the link "
-	 "down counter and BER; replace the cable if it recurs.",
+	 "Check the cable, transceiver and switch port logs; replace the cable if it recurs (the "
+	 "port's link-down and error counters: `mstlink -d <BDF> -c`).",
 	 eval_flaps},
 	{"LINK_INTEGRITY_ERRORS", HWC_SEV_WARN, "link", "InfiniBand link integrity errors",
-	 "local_link_integrity_errors and excessive_buffer_overrun_errors break the lossless contract "
-	 "(a packet is dropped), link_error_recovery counts retrainings: any since boot is flagged "
-	 "(NVSentinel's link counter design treats the first two as fatal to a running job). The "
-	 "window judges the three deltas' sum." WATCH_TEXT,
-	 "Replace the cable or transceiver of the port and check the switch port; `mstlink -d <BDF> "
-	 "-c` and `perfquery` show the counters on both ends.",
+	 "Three IBA PortCounters, each its own cause (Linux Documentation/ABI/stable/"
+	 "sysfs-class-infiniband): local_link_integrity_errors counts the times the port's local "
+	 "physical errors passed the LocalPhyErrors threshold and link_error_recovery the link's "
+	 "retrainings, both physical-layer faults (cable, module, connector); "
+	 "excessive_buffer_overrun_errors counts input buffer overruns, which that text puts on a port "
+	 "misconfigured by the subnet manager or by hand first (virtual-lane buffers and credits: a "
+	 "flow-control matter, not a cable's), hardware or extremely poor signal integrity second. Any "
+	 "since boot is flagged (NVSentinel's link counter design treats the first two as fatal to a "
+	 "running job), and the finding's fix follows the counters that counted. The window judges "
+	 "the three deltas' sum." WATCH_TEXT,
+	 "Per counter: local_link_integrity_errors or link_error_recovery: " FIX_PHYSICAL "; "
+	 "excessive_buffer_overrun_errors: check the VL configuration of both ends (the subnet "
+	 "manager's VL and SL settings, VLCap and OperationalVLs in `smpquery portinfo`, any manual "
+	 "`ibportstate` change) and the peer port, the cable only if symbol errors come with it. The "
+	 "counters on both ends: `mstlink -d <BDF> -c` here, `perfquery` at the peer.",
 	 eval_integrity},
 	{"LINK_RAW_BER_HIGH", HWC_SEV_WARN, "link", "Pre-FEC BER close to the FEC's limit",
 	 "The raw physical BER against what the FEC in use can correct, from mstlink's Raw Physical BER, "
@@ -1099,8 +1140,8 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "time since the clear and the lane rate) is judged against the same limits, so the rule no "
 	 "longer needs rx_bits_phy; a window that saw no bit in error sees BERs of 3 / its bits and "
 	 "more." WATCH_TEXT,
-	 "Clean or replace the cable/transceiver (then the switch side); `mstlink -d <BDF> -c` "
-	 "shows the per-lane errors: one bad lane points at the cable or module.",
+	 "Clean or replace the cable/transceiver (then the switch side); one bad lane points at the "
+	 "cable or module (the per-lane errors: `mstlink -d <BDF> -c`).",
 	 eval_raw_ber},
 	{"LINK_EFFECTIVE_ERRORS", HWC_SEV_WARN, "link", "Errors left after FEC",
 	 "Effective (post-FEC) errors: any is flagged, and an effective BER above "
@@ -1138,7 +1179,7 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "mstlink's Troubleshooting Info: the firmware's own diagnosis of the port (anything but "
 	 "\"No issue was observed\", which older firmware ends with a period), e.g. bad signal "
 	 "integrity or a cable it does not support.",
-	 "Follow the recommendation; `mstlink -d <BDF> -m -c` shows the module and the counters.",
+	 "Follow the recommendation (the module and the counters: `mstlink -d <BDF> -m -c`).",
 	 eval_recommendation},
 	{"LINK_MODULE_DIAGNOSTICS", HWC_SEV_WARN, "link", "Transceiver reports Rx loss of signal on a port that is down",
 	 "mstlink's Module Info, Rx LOS per lane: the flags latch until read (SFF-8636 byte 3, CMIS 5.2 "
@@ -1150,8 +1191,8 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "Tx and Rx power against its own thresholds) are one wire fact whichever tool shows them: "
 	 "LINK_MODULE_THRESHOLDS and LINK_MODULE_RX_POWER_LOW judge them from ethtool -m or from "
 	 "mstlink -m alike (this rule used to judge mstlink's, so one reading had a rule id per tool).",
-	 "Check the far end's transmitter and the fibre (swap it), then this module; `mstlink -d "
-	 "<device> -m` shows the flags and the readings.",
+	 "Check the far end's transmitter and the fibre (swap it), then this module (its flags and "
+	 "readings: `mstlink -d <device> -m`).",
 	 eval_module},
 	{"MLX_KERNEL_EVENTS", HWC_SEV_ERROR, "mlx", "mlx5 faults in the kernel log since boot",
 	 "mlx5_core's own lines: insufficient slot power, port module errors (powered down, bad or "

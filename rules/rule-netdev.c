@@ -654,7 +654,7 @@ const struct hwc_rule hwc_rules_netdev[] = {
 	{"NET_PORT_RATE_LOW", HWC_SEV_WARN, "netdev", "Port rate below the profile's expectation",
 	 "The port trained below the rate the site expects for this product (wrong cable, a switch port "
 	 "speed setting, auto-negotiation to a lower rate).",
-	 "Check the cable and switch port; `mstlink -d <BDF> -p <port>` shows the negotiated and supported speeds.",
+	 "Check the cable and switch port (the negotiated and supported speeds: `mstlink -d <BDF> -p <port>`).",
 	 eval_port_rate},
 	HWC_RULES_END,
 };

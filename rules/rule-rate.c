@@ -317,10 +317,11 @@ static void ib_below_possible(struct hwc_rule_ctx *c, const json_t *ad, const js
 				 num_list(c, r.speeds[k], ""), NULL);
 	if (cg > 0)
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.supported_cable_speed", r.base), json_string_value(cab), NULL);
-	fd->fix = "InfiniBand: `smpquery -D portinfo 0 <port>` (and the peer's port, one hop out) shows "
-		  "LinkSpeedEnabled/Active and LinkWidthEnabled/Active of both ends; reseat or replace the "
-		  "cable (`mstlink -d <BDF> -m` shows the speeds it is rated for), then let the link retrain "
-		  "(`ibportstate` reset of the switch port).";
+	fd->fix = hwc_fix_subst(c->a, "InfiniBand: `smpquery -C <rdma dev> -P <port> -D portinfo 0 <port>` (and the peer's "
+				"port, one hop out) shows LinkSpeedEnabled/Active and LinkWidthEnabled/Active of both "
+				"ends; reseat or replace the cable (the speeds it is rated for: `mstlink -d <BDF> -m`), "
+				"then let the link retrain (`ibportstate` reset of the switch port).",
+				"<rdma dev>", hwc_q_string(p, "rdma_device"));
 	fv_far_end_port(c, fd, p, r.base, NULL);
 }
 
@@ -435,7 +436,8 @@ const struct hwc_rule hwc_rules_rate[] = {
 	 "faster than the link runs; unknown when either end's PortInfo cannot be read. " SOURCES,
 	 "`ethtool <netdev>`: compare Speed with the supported and partner-advertised modes; restore "
 	 "auto-negotiation (`ethtool -s <netdev> autoneg on`) or force the common best speed on both "
-	 "ends; `mstlink -d <BDF>` shows the port's enabled and the cable's supported speeds.",
+	 "ends (the port's enabled and supported speeds, and the cable's where mstlink reads them: "
+	 "`mstlink -d <BDF>`).",
 	 eval_below_possible},
 	{"LINK_RATE_LIMITED", HWC_SEV_WARN, "link", "Port rate limited by the module, the partner or the card",
 	 "The port runs below what its card supports, and one end explains it: a module or cable "

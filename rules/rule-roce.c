@@ -571,11 +571,11 @@ const char *hwc_roce_show_value(struct hwc_arena *a, const json_t *v)
 }
 
 #define MAX_SAME 64
-/* One key's value on every port (LAG members each), with where it sits. */
+/* One key's value on every port (LAG members each), with where it sits and whose it is. */
 struct key_vals {
 	const char *key;
 	const json_t *vals[MAX_SAME];
-	const char *base[MAX_SAME];
+	const char *base[MAX_SAME], *subj[MAX_SAME], *lag[MAX_SAME], *netdev[MAX_SAME];
 	size_t n;
 };
 
@@ -583,11 +583,32 @@ static void key_val(struct hwc_rule_ctx *c, const struct rp *r, void *ctx)
 {
 	struct key_vals *kv = ctx;
 	const char *why;
-	if (kv->n >= MAX_SAME)
+	size_t n = kv->n;
+	if (n >= MAX_SAME)
 		return;
-	kv->vals[kv->n] = NULL;
-	hwc_q_find(r->p, kv->key, &kv->vals[kv->n], &why, c->a); /* the facts' own value */
-	kv->base[kv->n++] = r->base;
+	kv->vals[n] = NULL;
+	hwc_q_find(r->p, kv->key, &kv->vals[n], &why, c->a); /* the facts' own value */
+	kv->base[n] = r->base;
+	kv->subj[n] = hwc_arena_strdup(c->a, r->subj); /* r's view is freed after the call */
+	kv->netdev[n] = hwc_arena_strdup(c->a, hwc_q_string(r->p, "netdev"));
+	kv->lag[n] = r->bond ? hwc_arena_printf(c->a, " (member of %s, the RoCE LAG of %s)", r->bond,
+						 hwc_q_string(r->p, "rdma_device")) : NULL;
+	kv->n++;
+}
+
+/* The finding is the port's that differs (its subject, so its card's RoCE line shows it), the
+ * value most ports hold beside its own. */
+static void differ_emit(struct hwc_rule_ctx *c, const struct key_vals *kv, size_t i, size_t best,
+			size_t best_n, size_t known)
+{
+	const char *want = hwc_roce_show_value(c->a, kv->vals[best]), *got = hwc_roce_show_value(c->a, kv->vals[i]);
+	struct hwc_finding *fd = hwc_rule_emit(c, kv->subj[i], "%s differs from the host's other RoCE ports on %s: %s, where %zu of %zu say %s%s",
+					       kv->subj[i], kv->key, got, best_n, known, want, kv->lag[i] ? kv->lag[i] : "");
+	if (!fd)
+		return;
+	if (fd->fix)
+		fd->fix = hwc_fix_subst(c->a, fd->fix, "<netdev>", kv->netdev[i] ? kv->netdev[i] : kv->subj[i]);
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.%s", kv->base[i], kv->key), got, want);
 }
 
 static void same_key(struct hwc_rule_ctx *c, const char *key)
@@ -605,12 +626,9 @@ static void same_key(struct hwc_rule_ctx *c, const char *key)
 	}
 	if (known < 2 || best_n == known)
 		return;
-	const char *want = hwc_roce_show_value(c->a, kv.vals[best]);
-	struct hwc_finding *fd = hwc_rule_emit(c, "host", "the host's RoCE ports disagree on %s (%zu of %zu say %s)", key, best_n, known, want);
 	for (size_t i = 0; i < n; i++)
 		if (kv.vals[i] && !json_equal((json_t *)kv.vals[i], (json_t *)kv.vals[best]))
-			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.%s", kv.base[i], key),
-					 hwc_roce_show_value(c->a, kv.vals[i]), want);
+			differ_emit(c, &kv, i, best, best_n, known);
 }
 
 static void eval_ports_differ(struct hwc_rule_ctx *c)
@@ -675,8 +693,8 @@ const struct hwc_rule hwc_rules_roce[] = {
 	 "Without a profile the chain is judged by agreement: every RoCE port of a host (and every "
 	 "host of a fabric, see `hwcheck merge`) should trust, map, pause and mark the same way; a port "
 	 "that differs is the one most likely misconfigured.",
-	 "Apply the same QoS settings (mlnx_qos / dcb, ecn/, default ToS) to every RoCE port, or state "
-	 "the fabric's choices in the profile's \"roce\" object.",
+	 "Give <netdev> the QoS settings of the host's other RoCE ports (mlnx_qos / dcb, ecn/, default "
+	 "ToS), or state the fabric's choices in the profile's \"roce\" object.",
 	 eval_ports_differ},
 	{"ROCE_PAUSE_STORM", HWC_SEV_ERROR, "roce", "Pause storm detected",
 	 "The port's pause-storm watchdog fired (tx_pause_storm_*_events): it kept pausing its peer "

@@ -40,6 +40,10 @@ void hwc_evidence_addf(struct hwc_finding *fd, struct hwc_arena *a, const char *
 /* s with every `key` ("<PORT>") replaced by val (arena); s itself when val is NULL or key absent.
  * For a finding's own values in its fix before rules.c fills the common placeholders. */
 const char *hwc_fix_subst(struct hwc_arena *a, const char *s, const char *key, const char *val);
+/* fix with each `mstlink -d ...` made runnable on the subject's card (rules/fix_mstlink.c): the
+ * port (-p N) where it is not 1; on a card mstlink refuses (ConnectX-3 and older) the
+ * perfquery/ibportstate/ethtool command that reads the same, and a note why. */
+const char *hwc_fix_mstlink(const json_t *facts, struct hwc_arena *a, const char *subject, const char *fix);
 /* The rule cannot decide for subject: fact (a path) is unknown because why. One per rule and
  * subject; later calls add evidence to the same finding. */
 void hwc_rule_unknown(struct hwc_rule_ctx *c, const char *subject, const char *fact,

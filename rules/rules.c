@@ -356,7 +356,7 @@ static void fill_fix(const json_t *facts, struct hwc_arena *a, struct hwc_findin
 				fix = subst(a, fix, "<netdev>", hwc_q_string(p, "netdev"));
 		}
 	}
-	f->fix = fix;
+	f->fix = hwc_fix_mstlink(facts, a, f->subject, fix);
 }
 
 static void today_utc(char *buf, size_t n)

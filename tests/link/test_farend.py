@@ -314,7 +314,11 @@ class FarEnd(unittest.TestCase):
         self.assertIn("the cable's rating was not read", rate[0]["message"])
         ev = {e["fact"]: (e["observed"], e["expected"]) for e in rate[0]["evidence"]}
         self.assertEqual(ev["mlx.adapters[0000:81:00.0].ports[mlx4_0/1].portinfo.speed_active_gbps"], ("2.5", "10"))
-        self.assertIn("smpquery -D portinfo", rate[0]["fix"])
+        # the card's own port addressed; mstlink refuses a ConnectX-3 (mstflint: "Device is not
+        # supported"), so no mstlink/mlxlink command is offered for it
+        self.assertIn("`smpquery -C mlx4_0 -P 1 -D portinfo 0 1`", rate[0]["fix"])
+        self.assertNotIn("mlxlink -d", rate[0]["fix"])
+        self.assertIn("mstlink does not support this card", rate[0]["fix"])
         line = [(c["value"], c["verdict"]) for card in j["cards"] for c in card["checks"] if c["item"] == "port_rate"]
         self.assertEqual(line, [("mlx4_0/1: 4X at 2.5 Gb/s a lane; enabled here 2.5, 5, 10 x 1X, 4X, at the peer "
                                  "2.5, 5, 10 x 1X, 4X", "warn")])

@@ -119,6 +119,14 @@ class Fixtures(unittest.TestCase):
         self.assertEqual(c["unavailable"]["symbol_error"]["status"], "blocked")
         self.assertIn("ACCESS_REG(0x805)", c["unavailable"]["symbol_error"]["detail"])
         self.assertEqual({s for _, s, _ in link_findings(j)}, {"unknown"})
+        # the far end says what it skipped (the MADs) and why (the counters' reason), not the
+        # counters' words alone
+        peer = port(j, "mlx5_4")["unavailable"]["peer"]
+        self.assertEqual(peer["status"], "blocked")
+        self.assertTrue(peer["detail"].startswith("far end not queried (no smpquery or perfquery through "
+                                                  "this function): restricted function: "), peer)
+        pi = port(j, "mlx5_4")["unavailable"]["portinfo"]["detail"]
+        self.assertTrue(pi.startswith("not queried (no smpquery through this function): restricted"), pi)
         # a snapshot holds what was read: no counter file of the restricted port
         with tempfile.TemporaryDirectory() as d:
             tar = os.path.join(d, "s.tar")

@@ -114,6 +114,25 @@ class Replay(unittest.TestCase):
         self.assertEqual(plain["facts"], asked["facts"])
         self.assertEqual(asked["facts"]["watch"]["requested_s"], 10)  # the captured run's
 
+    def test_uptime_is_the_last_samples(self):
+        # the since-boot counters are sample 2's, so is the uptime that turns them into rates:
+        # read with that sample (hwcheck/watch/2/files/proc/uptime), else the main collection's
+        with tempfile.TemporaryDirectory() as d:
+            root = os.path.join(d, "r")
+            shutil.copytree(hwctest.fixture(IB, "root"), root, symlinks=True)
+            os.makedirs(os.path.join(root, "proc"), exist_ok=True)
+            with open(os.path.join(root, "proc", "uptime"), "w") as f:
+                f.write("350735.47 234388.90\n")
+            self.assertEqual(facts(root)["facts"]["host"]["kernel"]["uptime_s"], 350735)
+            up2 = os.path.join(root, "hwcheck", "watch", "2", "files", "proc")
+            os.makedirs(up2)
+            with open(os.path.join(up2, "uptime"), "w") as f:
+                f.write("350746.12 234390.01\n")
+            self.assertEqual(facts(root)["facts"]["host"]["kernel"]["uptime_s"], 350746)
+            with open(os.path.join(up2, "uptime"), "w") as f:
+                f.write("soon\n")  # a broken sample's uptime: the main one stays
+            self.assertEqual(facts(root)["facts"]["host"]["kernel"]["uptime_s"], 350735)
+
     def test_round_trip_through_facts_file(self):
         j = facts(hwctest.fixture(ETH, "root"))
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
@@ -242,6 +261,19 @@ class Live(unittest.TestCase):
             self.assertIn("counters_window", n)
             self.assertIn("carrier_changes_window", n["link"])
 
+    def test_live_without_connectx_says_so(self):
+        # a host without ConnectX (the development machines): the window samples nothing, and the
+        # run says so on stderr (and in errors[]); the exit code stays the verdict's
+        cp, j = run_json("--json", "--watch", "1")
+        if j["facts"]["mlx"]["adapters"] or any(n.get("name") for n in j["facts"].get("netdevs") or []):
+            self.skipTest("this machine has ConnectX ports: its window samples them")
+        msg = "no ConnectX port or netdev on this host: the window sampled nothing"
+        self.assertIn({"source": "watch", "subject": "--watch 1", "message": msg}, j["errors"])
+        cp = run("--watch", "1", "--no-color")
+        self.assertIn(f"hwcheck: watch: --watch 1: {msg}\n", cp.stderr)
+        self.assertEqual(cp.returncode, 1, cp.stderr)  # MLX_NO_ADAPTER (warn) under --fail-on warn
+        self.assertEqual(run("--watch", "1", "--fail-on", "error").returncode, 0)
+
     def test_live_snapshot_replays_the_same(self):
         with tempfile.TemporaryDirectory() as d:
             tar = os.path.join(d, "s.tar")
@@ -250,6 +282,8 @@ class Live(unittest.TestCase):
                 t.extractall(os.path.join(d, "r"))
             with open(os.path.join(d, "r", "hwcheck", "watch", "window")) as f:
                 self.assertIn("samples=2", f.read())
+            # the uptime is read again with the last sample (the since-boot window of its counters)
+            self.assertTrue(os.path.exists(os.path.join(d, "r", "hwcheck", "watch", "2", "files", "proc", "uptime")))
             with open(os.path.join(d, "r", "hwcheck", "facts.json")) as f:
                 live = json.load(f)["facts"]
             t0 = time.monotonic()

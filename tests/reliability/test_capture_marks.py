@@ -118,6 +118,12 @@ class Marks(unittest.TestCase):
         self.assertIn("2 files could not be read (kept as such in hwcheck/unreadable)", cp.stderr)
         with open(os.path.join(d, "hwcheck", "unreadable")) as f:
             self.assertEqual(f.read(), f"13 unreadable proc/cpuinfo\n13 unreadable {aer}\n")
+        # one refused file: "1 file", not "1 files" (cli's hwc_cli_noun)
+        os.chmod(os.path.join(root, aer), 0o644)
+        one, _ = self.snapshot(root, "refused-one")
+        os.chmod(os.path.join(root, aer), 0)
+        self.assertIn("; 1 file could not be read (kept as such in hwcheck/unreadable)", one.stderr)
+        self.assertNotRegex(one.stderr, r"\b1 (files|links|directories|members|values)\b")
         self.assertEqual(os.path.getsize(os.path.join(d, "proc", "cpuinfo")), 0)
         live = json.loads(self.nobody_run("--root", root, "facts", "--json").stdout)["facts"]
         with open(os.path.join(d, "hwcheck", "facts.json")) as f:

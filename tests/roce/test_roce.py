@@ -153,13 +153,13 @@ EXPECT = {
     "roce-pause-storm": ([("ROCE_LOSSLESS_DROPS", "warn", "mce0"), ("ROCE_LOSSLESS_DROPS", "warn", "mce1"),
                           ("ROCE_PAUSE_STORM", "error", "mce0"), ("ROCE_PAUSE_STORM", "error", "mce1")],) * 2,
     "roce-ports-differ": (
-        [("ROCE_PORTS_DIFFER", "warn", "host")] * 2,
-        [("ROCE_PFC_OFF_LOSSLESS", "error", "mce1"), ("ROCE_PORTS_DIFFER", "warn", "host"),
-         ("ROCE_PORTS_DIFFER", "warn", "host"), ("ROCE_TRUST_MISMATCH", "warn", "mce1")]),
+        [("ROCE_PORTS_DIFFER", "warn", "mce1")] * 2,
+        [("ROCE_PFC_OFF_LOSSLESS", "error", "mce1"), ("ROCE_PORTS_DIFFER", "warn", "mce1"),
+         ("ROCE_PORTS_DIFFER", "warn", "mce1"), ("ROCE_TRUST_MISMATCH", "warn", "mce1")]),
     # RoCE LAG (mlx5_bond_0 over bond0 = eth01 + eth02): judged member by member
     LAG_OK: ([], []),
-    LAG_PFC_OFF: ([("ROCE_PORTS_DIFFER", "warn", "host")],
-                  [("ROCE_PFC_OFF_LOSSLESS", "error", "eth02"), ("ROCE_PORTS_DIFFER", "warn", "host")]),
+    LAG_PFC_OFF: ([("ROCE_PORTS_DIFFER", "warn", "eth02")],
+                  [("ROCE_PFC_OFF_LOSSLESS", "error", "eth02"), ("ROCE_PORTS_DIFFER", "warn", "eth02")]),
 }
 
 
@@ -263,6 +263,19 @@ class Lag(unittest.TestCase):
         (f,) = [x for x in roce_findings(LAG_PFC_OFF) if x["rule_id"] == "ROCE_PORTS_DIFFER"]
         ev = {e["fact"]: (e["observed"], e["expected"]) for e in f["evidence"]}
         self.assertEqual(ev, {"roce.ports[bond0].members[eth02].qos.pfc_enabled": ("none", "on 3")})
+
+    def test_port_line_agrees_with_ports_differ(self):
+        # the finding is the differing port's, so its card's RoCE line shows it; the ports that
+        # agree with the majority stay ok (was: every RoCE line ok beside a "host" warning)
+        for fx, want in ((LAG_PFC_OFF, {"bond0": ("warn", ["ROCE_PORTS_DIFFER"])}),
+                         ("roce-ports-differ", {"mce0": ("ok", []), "mce1": ("warn", ["ROCE_PORTS_DIFFER"])})):
+            with self.subTest(fx=fx):
+                _, j = run_json("--root", hwctest.fixture(fx, "root"), "--json")
+                got = {ck["subject"]: (ck["verdict"], ck["rules"]) for card in j["cards"]
+                       for ck in card["checks"] if ck["item"] == "port_roce"}
+                self.assertEqual(got, want)
+                text = run("--root", hwctest.fixture(fx, "root"), "--no-color", check=None).stdout
+                self.assertRegex(text, r"warn +RoCE +.*PFC off.*\s+\[ROCE_PORTS_DIFFER\]")
 
     def test_unknown_member_is_unknown(self):
         # net-cx4lx-roce-lag-down recorded no mlnx_qos: each member is unknown, never a pass

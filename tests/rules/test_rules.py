@@ -87,7 +87,7 @@ def apply_patch(facts, patch):
             parent, key = resolve(facts, op["unknown"])
             parent[key] = None
             parent.setdefault("unavailable", {})[key] = {"status": op["status"],
-                                                         "detail": "made unknown by the test case"}
+                                                         "detail": op.get("detail", "made unknown by the test case")}
         else:
             raise ValueError(f"bad patch op {op}")
 
@@ -132,6 +132,11 @@ class Cases(unittest.TestCase):
                                  if (f["severity"], f["subject"]) == (e["severity"], e["subject"])]
                         self.assertTrue(any(e["fix_contains"] in x for x in fixes),
                                         f"no fix containing {e['fix_contains']!r} in {fixes}")
+                    if "fix_lacks" in e:
+                        fixes = [f["fix"] or "" for f in mine
+                                 if (f["severity"], f["subject"]) == (e["severity"], e["subject"])]
+                        self.assertFalse(any(e["fix_lacks"] in x for x in fixes),
+                                         f"a fix containing {e['fix_lacks']!r} in {fixes}")
                 for f in mine:
                     self.assertTrue(f["evidence"], f"{f['rule_id']}: no evidence")
                     for e in f["evidence"]:
