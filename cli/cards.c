@@ -458,11 +458,15 @@ static void put_end(struct item_val *v, const char *label, const json_t *obj, co
 		vput(v, ", %s unknown", label);
 }
 
-/* "2.5, 5, 10" of a PortInfo list ("1X, 4X" with suffix "X"). */
+/* "2.5, 5, 10" of a PortInfo list ("1X, 4X" with suffix "X"); "unknown" when it was not read. */
 static void put_list(struct item_val *v, const json_t *l, const char *suffix)
 {
 	size_t i;
 	const json_t *e;
+	if (!json_is_array(l)) {
+		vput(v, "unknown");
+		return;
+	}
 	json_array_foreach(l, i, e) vput(v, "%s%g%s", i ? ", " : "", json_number_value(e), suffix);
 }
 

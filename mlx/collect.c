@@ -220,14 +220,15 @@ static int cmp_port(const void *x, const void *y)
 /* A RoCE port's MTUs are not in sysfs, but the kernel derives them from the netdev: mlx4_ib and
  * mlx5_ib report max_mtu IB_MTU_4096 and active_mtu = the largest IB MTU that fits
  * iboe_get_mtu(netdev mtu), i.e. the netdev MTU less 96 bytes of GRH, UDP, BTH, XRC, AtomicETH
- * and ICRC headers (include/rdma/ib_addr.h). An InfiniBand port's MTU is the subnet manager's:
- * only ibv_query_port knows it. */
+ * and ICRC headers (include/rdma/ib_addr.h). An InfiniBand port's MTUs are the subnet
+ * manager's, in its PortInfo: ib_mtu() takes them once the far end's round has read it. */
 static void roce_mtu(struct hwc_mlx_port *p)
 {
 	bool eth = hwc_ok(p->link_layer) && strcmp(p->link_layer.v, "Ethernet") == 0;
 	if (!eth || !hwc_ok(p->netdev_mtu)) {
 		const char *why = eth ? "RoCE port MTUs follow the netdev MTU, which is unknown"
-				      : "port MTUs come from ibv_query_port, which hwcheck does not call";
+				      : "the link layer is unknown: a RoCE port's MTUs follow its netdev, an InfiniBand "
+					"port's are in its PortInfo";
 		HWC_FAIL(p->active_mtu, HWC_ST_UNSUPPORTED, 0, why);
 		HWC_FAIL(p->max_mtu, HWC_ST_UNSUPPORTED, 0, why);
 		return;
@@ -241,6 +242,20 @@ static void roce_mtu(struct hwc_mlx_port *p)
 		HWC_SET(p->active_mtu, mtu);
 	else
 		HWC_FAIL(p->active_mtu, HWC_ST_INVALID, 0, "netdev MTU too small for any RoCE MTU");
+}
+
+/* An InfiniBand port's active and largest MTU are its PortInfo's NeighborMTU and MtuCap (the
+ * values ibv_query_port reports: mlx4_ib reads them from this PortInfo, ib_link_query_port),
+ * read by smpquery with the far end (mlx/ibpeer.c); not read, they say why. */
+static void ib_mtu(struct hwc_mlx_adapter *ad)
+{
+	for (size_t i = 0; i < ad->ports.n; i++) {
+		struct hwc_mlx_port *p = &ad->ports.items[i];
+		if (!hwc_ok(p->link_layer) || strcmp(p->link_layer.v, "InfiniBand") != 0)
+			continue;
+		p->active_mtu = p->portinfo.neighbor_mtu;
+		p->max_mtu = p->portinfo.mtu_cap;
+	}
 }
 
 static void fill_ports(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_adapter *ad)
@@ -1069,6 +1084,8 @@ int hwc_mlx_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_col
 	}
 	hwc_mlx_collect_phy(e, f, mf);
 	hwc_mlx_collect_peers(e, f, mf);
+	for (size_t i = 0; i < kept; i++)
+		ib_mtu(&mf->adapters.items[i]);
 	if (o && o->fw_image)
 		run_fw_image(e, a, mf, o->fw_image);
 	hwc_fmeta_set(&mf->m, HWC_ST_OK, 0, NULL);

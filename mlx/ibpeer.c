@@ -301,6 +301,25 @@ static void link_widths(const char *buf, size_t len, struct hwc_arena *a, struct
 	}
 }
 
+/* NeighborMTU and MtuCap: libibmad's mad_dump_mtu prints the IBA codes 1..5 as "256".."4096"
+ * and any other code as "?(N)" (infiniband-diags libibmad/dump.c, the same since OFED 1.x). A
+ * dump without the line (an older trimmed answer) leaves the field absent. */
+static void mtu_field(const char *buf, size_t len, const char *key, struct hwc_arena *a, struct hwc_fi64 *out)
+{
+	const char *v = hwc_mlx_ibdiag_value(buf, len, key, a);
+	uint64_t x = 0;
+	if (!v) {
+		HWC_FAIL(*out, HWC_ST_ABSENT, 0, hwc_arena_printf(a, "smpquery printed no %s", key));
+		return;
+	}
+	if (hwc_parse_u64(v, 10, &x) == 0 && x >= 256 && x <= 4096 && (x & (x - 1)) == 0) {
+		HWC_SET(*out, (int64_t)x);
+		return;
+	}
+	HWC_FAIL(*out, HWC_ST_INVALID, 0,
+		 hwc_arena_printf(a, "smpquery: %s '%s' is not an IBA MTU (256, 512, 1024, 2048 or 4096)", key, v));
+}
+
 int hwc_mlx_parse_portinfo_link(const char *buf, size_t len, struct hwc_arena *a, struct hwc_mlx_portinfo *out)
 {
 	size_t n;
@@ -308,11 +327,14 @@ int hwc_mlx_parse_portinfo_link(const char *buf, size_t len, struct hwc_arena *a
 		struct hwc_fmeta m = {HWC_ST_INVALID, 0, "smpquery portinfo printed no LinkSpeedActive or LinkWidthActive"};
 		out->m = out->speed_active_gbps.m = out->width_active.m = m;
 		out->speeds_enabled_gbps.m = out->widths_enabled.m = m;
+		out->neighbor_mtu.m = out->mtu_cap.m = m;
 		return -EINVAL;
 	}
 	active_speed(buf, len, a, out);
 	link_widths(buf, len, a, out);
 	enabled_speeds(buf, len, a, out);
+	mtu_field(buf, len, "NeighborMTU", a, &out->neighbor_mtu);
+	mtu_field(buf, len, "MtuCap", a, &out->mtu_cap);
 	hwc_fmeta_set(&out->m, HWC_ST_OK, 0, NULL);
 	return 0;
 }
@@ -462,6 +484,7 @@ static void portinfo_fail(struct hwc_mlx_portinfo *pi, const struct hwc_fmeta *w
 {
 	pi->m = pi->source.m = pi->speed_active_gbps.m = pi->width_active.m = *why;
 	pi->speeds_enabled_gbps.m = pi->widths_enabled.m = *why;
+	pi->neighbor_mtu.m = pi->mtu_cap.m = *why;
 }
 
 /* A PortInfo answer's link fields into pi (the query's failure: every field says it). */
@@ -659,6 +682,12 @@ static const struct hwc_jfield portinfo_f[] = {
 	{.key = "widths_enabled", .t = HWC_JT_I64V, .off = offsetof(struct hwc_mlx_portinfo, widths_enabled.items),
 	 .flags = HWC_JF_META, .meta = offsetof(struct hwc_mlx_portinfo, widths_enabled.m),
 	 .doc = "LinkWidthEnabled: the lane counts the port enables, ascending"},
+	HWC_JFD(struct hwc_mlx_portinfo, neighbor_mtu, HWC_JT_I64,
+		"NeighborMTU, bytes (256..4096): the MTU of this link, set by the subnet manager (opensm: the smaller "
+		"MtuCap of the link's two ports); what ibv_query_port reports as active_mtu (mlx4_ib reads it from "
+		"this PortInfo)"),
+	HWC_JFD(struct hwc_mlx_portinfo, mtu_cap, HWC_JT_I64,
+		"MtuCap, bytes (256..4096): the largest MTU the port supports; ibv_query_port's max_mtu"),
 };
 const struct hwc_jtable hwc_mlx_portinfo_table = HWC_JTABLE("mlx.adapters[].ports[].portinfo", portinfo_f, 0);
 const struct hwc_jtable hwc_mlx_peer_portinfo_table = HWC_JTABLE("mlx.adapters[].ports[].peer.portinfo", portinfo_f, 0);

@@ -219,7 +219,7 @@ void hwc_mlx_module_fail(struct hwc_mlx_module *mod, const struct hwc_fmeta *m);
 #define HWC_MLX_NPEER_COUNTERS 8
 extern const char *const hwc_mlx_peer_counter_names[HWC_MLX_NPEER_COUNTERS];
 /* A port's PortInfo link fields as smpquery prints them (libibmad's dump): the active lane rate
- * and width, and what the port enables. A GROUP: m is the query's status. */
+ * and width, what the port enables, and its MTUs. A GROUP: m is the query's status. */
 struct hwc_mlx_f64list {
 	struct hwc_fmeta m;
 	double *items;
@@ -237,6 +237,8 @@ struct hwc_mlx_portinfo {
 	struct hwc_fi64 width_active;          /* lanes: LinkWidthActive */
 	struct hwc_mlx_f64list speeds_enabled_gbps; /* LinkSpeedEnabled + Ext + Ext2, ascending */
 	struct hwc_mlx_i64list widths_enabled;      /* LinkWidthEnabled, lanes, ascending */
+	struct hwc_fi64 neighbor_mtu;          /* NeighborMTU, bytes: the link's MTU as the SM set it */
+	struct hwc_fi64 mtu_cap;               /* MtuCap, bytes: the largest MTU this port supports */
 };
 /* smpquery portinfo's link fields into out (its m ok when LinkSpeedActive and LinkWidthActive
  * were read). 0, or -EINVAL (not a PortInfo dump: every field says why). Pure. */

@@ -955,7 +955,21 @@ void hwc_mst_module_identities(struct hwc_rule_ctx *c, const char *needed_for, h
  * corpus' ConnectX-7 NDR DAC reads 1,0,1,1 on a link that then passed ib_send_bw traffic): no
  * meaning. On a port that is down they name the cause (no light or signal from the far end). On
  * an active link they are history that a healthy bring-up leaves too (the same capture), so they
- * say nothing there: flaps are LINK_FLAPS' job, from counters. */
+ * say nothing there: flaps are LINK_FLAPS' job, from counters. A port that shuts its own link
+ * (self_shut) reports them whatever the far end does: not judged either. */
+/* The PM FSM states (mstflint mlxlink's names) of a port that keeps its own link shut: disabled,
+ * closing, its PLL or receiver off, asleep. Its module reports Rx LOS whatever the far end sends
+ * (a real AOC on a port brought down by its own side: Rx LOS on every lane, see
+ * tests/link/REAL-DATA.md), so the flags say nothing of the far end there. */
+static bool self_shut(const char *st)
+{
+	static const char *const shut[] = {"Disable", "Close port", "Port PLL Down", "Sleep", "Rx disable"};
+	for (size_t i = 0; i < sizeof(shut) / sizeof(shut[0]); i++)
+		if (strcmp(st, shut[i]) == 0)
+			return true;
+	return false;
+}
+
 static void judge_los(struct hwc_rule_ctx *c, const char *subj, const char *base, const json_t *p,
 		      const json_t *mod)
 {
@@ -967,7 +981,7 @@ static void judge_los(struct hwc_rule_ctx *c, const char *subj, const char *base
 			lanes = hwc_arena_printf(c->a, "%s%s%zu", lanes, *lanes ? "," : "", i);
 	if (!*lanes || (ct && strstr(ct, "Passive copper")))
 		return;
-	if (!need_str(c, subj, p, base, "phy.state", &st) || strcmp(st, "Active") == 0)
+	if (!need_str(c, subj, p, base, "phy.state", &st) || strcmp(st, "Active") == 0 || self_shut(st))
 		return;
 	struct hwc_finding *fd = hwc_rule_emit_sev(c, HWC_SEV_WARN, subj, "the port is %s and its module reports Rx loss of signal on "
 						   "lane %s: no light or signal arrives from the far end (its transmitter, the fibre or cable, "
@@ -1184,7 +1198,10 @@ const struct hwc_rule hwc_rules_link[] = {
 	{"LINK_MODULE_DIAGNOSTICS", HWC_SEV_WARN, "link", "Transceiver reports Rx loss of signal on a port that is down",
 	 "mstlink's Module Info, Rx LOS per lane: the flags latch until read (SFF-8636 byte 3, CMIS 5.2 "
 	 "page 11h byte 147 'Latched Rx LOS Flag', clear on read): on a port that is not active a set "
-	 "flag names the cause (warn: no light or signal from the far end); on an active link it is "
+	 "flag names the cause (warn: no light or signal from the far end), unless the port shuts its "
+	 "own link (mstlink State Disable, Close port, Port PLL Down, Sleep, Rx disable: a real AOC "
+	 "reads Rx LOS on every lane once its own port is brought down, whatever the far end sends); "
+	 "on an active link it is "
 	 "history a normal bring-up leaves too, and is not judged (flaps are LINK_FLAPS'); a passive "
 	 "copper cable has no receiver, its flags are never judged (a real ConnectX-7 NDR DAC reads "
 	 "1,0,1,1 on a link that passes traffic). The module's readings (temperature, voltage, bias, "

@@ -149,18 +149,38 @@ static void judge_key(struct judge *j, const json_t *m, const char *key, bool lo
 			judge_one(j, key, hwc_arena_printf(c->a, "%s.%s[%zu]", j->base, key, i), json_number_value(x), &th, low_side);
 }
 
-/* The Rx power of lane i (0-based) is at or near its low alarm now: LINK_MODULE_RX_POWER_LOW
- * fires on it (rx_low_one's test), so a latched low Rx power flag of that lane only repeats it. */
-static bool rx_low_now(struct hwc_rule_ctx *c, const json_t *m, size_t i)
+/* A latched Rx-power low flag on a lane whose reading is low now (where LINK_MODULE_RX_POWER_LOW
+ * warns or errs): the present condition, that rule's finding (one wire, one finding). The same
+ * flag on a lane that reads well now is history: this rule's. */
+static bool rx_low_now(struct hwc_rule_ctx *c, const json_t *m, const char *flag, size_t lane)
 {
+	if (strncmp(flag, "rx power low ", 13) != 0)
+		return false;
+	const json_t *rx = hwc_q_get(m, "rx_power_mw"), *lo = hwc_q_at(m, "thresholds.rx_power_mw.low_alarm");
+	const json_t *x = json_is_array(rx) ? json_array_get(rx, lane) : lane == 0 ? rx : NULL;
 	double margin = hwc_profile_threshold(c->prof, HWC_T_LINK_MODULE_RX_MARGIN_DB);
-	const json_t *lo = hwc_q_at(m, "thresholds.rx_power_mw.low_alarm"), *v = json_array_get(hwc_q_get(m, "rx_power_mw"), i);
-	return json_is_number(lo) && json_number_value(lo) > 0 && json_is_number(v) && !hwc_q_lane_dark(m, i) &&
-	       json_number_value(v) < json_number_value(lo) * pow(10, margin / 10);
+	return json_is_number(x) && json_is_number(lo) && json_number_value(lo) > 0 &&
+	       json_number_value(x) < json_number_value(lo) * pow(10, margin / 10);
 }
 
-/* Alarm/warning flags the module latched since the last read (a dark lane's are its idleness;
- * a low Rx power flag of a lane whose reading LINK_MODULE_RX_POWER_LOW judges low is its). */
+/* A netdev the host switched off (IFF_UP clear): the port's transmitter goes off with it (the
+ * driver or the firmware asserts TX_DISABLE), so the laser's bias and Tx power read low by design,
+ * not as a fault (a real SFP+ on a port brought down: 0.394 mA and -16 dBm under their low alarms,
+ * see tests/link/REAL-DATA.md). Their low side is not judged there. */
+static bool tx_switched_off(struct hwc_rule_ctx *c, const char *name)
+{
+	bool up;
+	const char *why;
+	const json_t *nd = hwc_q_netdev(c->facts, name);
+	return nd && hwc_q_find_bool(nd, "admin_up", &up, &why, c->a) == 1 && !up;
+}
+
+static bool tx_low_flag(const char *f)
+{
+	return strncmp(f, "tx bias low ", 12) == 0 || strncmp(f, "tx power low ", 13) == 0;
+}
+
+/* Alarm/warning flags the module latched since the last read (a dark lane's are its idleness). */
 static void judge_flags(struct judge *j, const json_t *m)
 {
 	struct hwc_rule_ctx *c = j->c;
@@ -169,7 +189,8 @@ static void judge_flags(struct judge *j, const json_t *m)
 	json_array_foreach(hwc_q_get(m, "flags"), k, x) {
 		const char *f = json_string_value(x), *ln = f ? strstr(f, "(lane ") : NULL;
 		size_t lane = ln ? (size_t)strtoul(ln + 6, NULL, 10) - 1 : 0;
-		if (!f || (ln && hwc_q_lane_dark(m, lane)) || (!strncmp(f, "rx power low", 12) && rx_low_now(c, m, lane)))
+		if (!f || (ln && hwc_q_lane_dark(m, lane)) || rx_low_now(c, m, f, lane) ||
+		    (tx_low_flag(f) && tx_switched_off(c, j->name)))
 			continue;
 		if (!j->fd)
 			j->fd = hwc_rule_emit_sev(c, HWC_SEV_WARN, j->name, "transceiver: the module latched %s since the last read", f);
@@ -200,8 +221,9 @@ static void thresholds_one(struct hwc_rule_ctx *c, const char *name, const char 
 {
 	static const char *const keys[] = {"temperature_c", "voltage_v", "tx_bias_ma", "tx_power_mw", "rx_power_mw"};
 	struct judge j = {c, name, base, NULL};
+	bool off = tx_switched_off(c, name);
 	for (size_t k = 0; k < HWC_ARRAY_SIZE(keys); k++)
-		judge_key(&j, m, keys[k], strcmp(keys[k], "rx_power_mw") != 0);
+		judge_key(&j, m, keys[k], strcmp(keys[k], "rx_power_mw") != 0 && !(off && strncmp(keys[k], "tx_", 3) == 0));
 	judge_flags(&j, m);
 	needed_dark(c, name, base, m, "the lane's bias, Tx and Rx power against the module's thresholds");
 }
@@ -279,8 +301,7 @@ const struct hwc_rule hwc_rules_module[] = {
 	 "supply voltage, per-lane laser bias, Tx power and Rx power (high side) against the alarm and "
 	 "warning thresholds the module itself stores (SFF-8472 A2h bytes 0-39, SFF-8636 page 03h, CMIS "
 	 "page 02h). Past an alarm is an error, past a warning a warning; alarm/warning flags the "
-	 "module latched since the last read are a warning (a low Rx power flag of a lane whose reading "
-	 "LINK_MODULE_RX_POWER_LOW finds low is that rule's finding, not said twice). Passive copper, modules without "
+	 "module latched since the last read are a warning. Passive copper, modules without "
 	 "diagnostics, thresholds left at 0 and dark lanes (no bias, no light: an idle breakout lane, "
 	 "a down port) have nothing to judge; a dark lane the live link needs (ethtool's Lanes, else "
 	 "the fewest of the module's lanes that carry the speed: 100GBASE-SR4 needs all 4) is unknown, "
@@ -291,11 +312,14 @@ const struct hwc_rule hwc_rules_module[] = {
 	 "'Alarm high/low ... threshold'; no warning thresholds there): past it an error, within "
 	 "link_module_margin (default 0.1 of the range) of an edge a warning; Module Info not shown "
 	 "on a port without a netdev is unknown. One reading, one rule, whichever tool shows it. "
-	 "Low Rx power is LINK_MODULE_RX_POWER_LOW's.",
+	 "Low Rx power is LINK_MODULE_RX_POWER_LOW's, and so is a latched Rx-power low flag on a lane "
+	 "that reads low now (the same condition); on a lane that reads well now it is history, "
+	 "judged here. On a netdev the host switched off (admin down) the transmitter goes off with "
+	 "the port: bias and Tx power below their low thresholds (and those flags) are by design "
+	 "there, not judged; their high side still is.",
 	 "Hot module: check airflow and the fan policy. Bias or Tx power drifting: replace the module. "
-	 "Voltage: the host's 3.3 V to the cage. A latched low Rx power flag: the light dropped and "
-	 "came back: clean and check the fibre path and the far end's laser. `ethtool -m <netdev>` "
-	 "shows the readings and thresholds.",
+	 "Voltage: the host's 3.3 V to the cage. `ethtool -m <netdev>` shows the readings and "
+	 "thresholds.",
 	 eval_thresholds},
 	{"LINK_MODULE_RX_POWER_LOW", HWC_SEV_ERROR, "link", "Receive optical power at or near the module's low alarm",
 	 "Per lit lane, the received optical power against the module's own low-alarm threshold: below "

@@ -350,6 +350,57 @@ static bool port_active(const json_t *p)
 	return st && strcasestr(st, "active");
 }
 
+/* The far end's side of an InfiniBand link MTU: opensm sets each link's NeighborMTU to the
+ * smaller MtuCap of its two ports (osm_physp_calc_link_mtu), so a peer capped at the active MTU
+ * explains it and one that can do more does not. *pc: the peer's MtuCap, 0 unknown. */
+static const char *ib_mtu_peer(struct hwc_rule_ctx *c, const json_t *p, double am, double *pc)
+{
+	const char *why = NULL;
+	if (!hwc_q_find_num(p, "peer.portinfo.mtu_cap", pc, &why, c->a) || *pc <= 0) {
+		*pc = 0;
+		return hwc_arena_printf(c->a, "the far end's MtuCap was not read (%s); a far end that supports no more "
+					      "would explain it",
+					why ? why : "invalid");
+	}
+	if (*pc <= am)
+		return hwc_arena_printf(c->a, "the far end supports no more (its MtuCap is %s)", fv_fmt_num(c->a, *pc));
+	return hwc_arena_printf(c->a, "the far end supports %s too (its MtuCap): the link was set below both ends",
+				fv_fmt_num(c->a, *pc));
+}
+
+/* An active InfiniBand port whose link MTU (PortInfo NeighborMTU) is below its own MtuCap. */
+static void ib_mtu_small(struct hwc_rule_ctx *c, const json_t *p, const char *subj, const char *base)
+{
+	double am, mm, pc;
+	if (!need_num(c, subj, p, base, "portinfo.neighbor_mtu", &am) || !need_num(c, subj, p, base, "portinfo.mtu_cap", &mm))
+		return;
+	if (am >= mm || am >= 4096)
+		return;
+	const char *peer = ib_mtu_peer(c, p, am, &pc);
+	struct hwc_finding *fd = hwc_rule_emit(
+		c, subj, "InfiniBand link MTU (PortInfo NeighborMTU) is %s of the %s this port supports (MtuCap); the subnet manager sets it to the smaller MtuCap of the link's two ports: %s",
+		fv_fmt_num(c->a, am), fv_fmt_num(c->a, mm), peer);
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.portinfo.neighbor_mtu", base), fv_fmt_num(c->a, am), fv_fmt_num(c->a, mm));
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.portinfo.mtu_cap", base), fv_fmt_num(c->a, mm), NULL);
+	if (pc > 0)
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.peer.portinfo.mtu_cap", base), fv_fmt_num(c->a, pc), NULL);
+	double pp = 0;
+	const char *w = NULL;
+	const char *ask = hwc_q_find_num(p, "peer.port", &pp, &w, c->a)
+				  ? hwc_arena_printf(c->a, "`smpquery -D portinfo 0,<port> %g`", pp)
+				  : "`smpquery -D portinfo 0,<port> N`, N the far end's port (LocalPort of `smpquery -D nodeinfo 0,<port>`)";
+	if (fd)
+		fd->fix = hwc_arena_printf(
+			c->a,
+			"InfiniBand, not `ip link`: read the far end's MtuCap (%s) and bring the lower end to 4096 (the switch "
+			"port's or the peer HCA's MTU setting), then let the subnet manager resweep (opensm re-reads MtuCap on a "
+			"heavy sweep). Connections use the path MTU the SM hands out (the smallest link MTU on the route, which "
+			"its QoS policy may lower; opensm partitions.conf's `mtu=` sets the partition's IPoIB multicast groups), "
+			"which no host-side read shows.",
+			ask);
+	fv_far_end_port(c, fd, p, base, NULL);
+}
+
 static void eval_roce_mtu(struct hwc_rule_ctx *c)
 {
 	size_t i, k;
@@ -359,15 +410,18 @@ static void eval_roce_mtu(struct hwc_rule_ctx *c)
 			continue;
 		const char *subj = port_subject(c, p, ad);
 		const char *base = hwc_arena_printf(c->a, "%s.ports[%s]", fv_adapter_path(c, hwc_q_string(ad, "bdf")), subj);
+		const char *ll = hwc_q_string(p, "link_layer");
+		if (ll && !strcasecmp(ll, "InfiniBand")) {
+			ib_mtu_small(c, p, subj, base);
+			continue;
+		}
 		double am, mm;
 		if (!need_num(c, subj, p, base, "active_mtu", &am) || !need_num(c, subj, p, base, "max_mtu", &mm))
 			continue;
 		if (am >= mm || am >= 4096)
 			continue;
-		const char *ll = hwc_q_string(p, "link_layer");
-		bool ib = ll && !strcasecmp(ll, "InfiniBand");
-		struct hwc_finding *fd = hwc_rule_emit(c, subj, "active MTU is %s of a possible %s%s", fv_fmt_num(c->a, am), fv_fmt_num(c->a, mm),
-						       ib ? " (set by the subnet manager's partition)" : " (RoCE derives it from the netdev MTU)");
+		struct hwc_finding *fd = hwc_rule_emit(c, subj, "active MTU is %s of a possible %s (RoCE derives it from the netdev MTU)",
+						       fv_fmt_num(c->a, am), fv_fmt_num(c->a, mm));
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.active_mtu", base), fv_fmt_num(c->a, am), fv_fmt_num(c->a, mm));
 	}
 }
@@ -635,9 +689,21 @@ const struct hwc_rule hwc_rules_netdev[] = {
 	 eval_lro},
 	{"NET_ROCE_MTU_SMALL", HWC_SEV_WARN, "netdev", "RDMA active MTU below what the port supports",
 	 "RDMA messages are cut into active-MTU packets: 1024 instead of 4096 quadruples the packet "
-	 "rate for the same bandwidth. RoCE takes it from the netdev MTU (>= 4200 gives 4096).",
-	 "RoCE: `ip link set <netdev> mtu 4200` or larger (switch too). InfiniBand: raise the partition "
-	 "MTU in the subnet manager (e.g. `mtu=5` in opensm partitions.conf).",
+	 "rate for the same bandwidth. RoCE takes it from the netdev MTU (>= 4200 gives 4096). An "
+	 "InfiniBand port's link MTU is its PortInfo NeighborMTU, set by the subnet manager, against "
+	 "its MtuCap (IBA vol. 1 14.2.5.6; read with infiniband-diags `smpquery -D portinfo 0 <port>`, "
+	 "the values ibv_query_port reports as active_mtu and max_mtu); opensm sets a link's "
+	 "NeighborMTU to the smaller MtuCap of its two ports (osm_physp_calc_link_mtu), so the finding "
+	 "says whether the far end's MtuCap, when read, explains it. Unknown when the PortInfo was not "
+	 "read (not root, smpquery absent, not in the capture). Out of reach: the path MTU a "
+	 "connection uses is the SM's answer to a path query (the smallest link MTU on the route, "
+	 "which the SM's QoS policy may lower), and a partition's `mtu=` in opensm partitions.conf "
+	 "sets its IPoIB multicast groups (opensm doc/partition-config.txt); hwcheck reads only this "
+	 "port's link and does not judge the path.",
+	 "RoCE: `ip link set <netdev> mtu 4200` or larger (switch too). InfiniBand: the subnet manager "
+	 "sets each link's MTU to the smaller MtuCap of its two ports: bring the far end's MtuCap "
+	 "(`smpquery -D portinfo`) to 4096 and let the SM resweep; for IPoIB also the partition's "
+	 "`mtu=5` in opensm partitions.conf (its multicast groups' MTU).",
 	 eval_roce_mtu},
 	{"NET_PORT_DOWN", HWC_SEV_WARN, "netdev", "Port down",
 	 "A port of the card has no link. Whether it was switched off on purpose is decided from its "

@@ -259,6 +259,13 @@ struct ibport {
 	const json_t *speeds[2], *widths[2]; /* enabled: [0] this port, [1] the peer */
 };
 
+static void ib_subject(struct hwc_rule_ctx *c, const json_t *ad, const json_t *p, struct ibport *r)
+{
+	const json_t *pn = hwc_q_get(p, "port");
+	r->subj = hwc_arena_printf(c->a, "%s/%lld", hwc_q_string(p, "rdma_device"), json_is_integer(pn) ? (long long)json_integer_value(pn) : 1LL);
+	r->base = hwc_arena_printf(c->a, "%s.ports[%s]", fv_adapter_path(c, hwc_q_string(ad, "bdf")), r->subj);
+}
+
 /* 1 when every PortInfo fact the judgement needs is known; else its unknown finding, 0. */
 static int ib_read(struct hwc_rule_ctx *c, const json_t *p, struct ibport *r)
 {
@@ -285,10 +292,8 @@ static void ib_below_possible(struct hwc_rule_ctx *c, const json_t *ad, const js
 	const char *st = hwc_q_string(p, "state");
 	if (!st || strcmp(st, "ACTIVE") != 0)
 		return; /* no link: the port state rules speak */
-	const json_t *pn = hwc_q_get(p, "port");
 	struct ibport r = {0};
-	r.subj = hwc_arena_printf(c->a, "%s/%lld", hwc_q_string(p, "rdma_device"), json_is_integer(pn) ? (long long)json_integer_value(pn) : 1LL);
-	r.base = hwc_arena_printf(c->a, "%s.ports[%s]", fv_adapter_path(c, hwc_q_string(ad, "bdf")), r.subj);
+	ib_subject(c, ad, p, &r);
 	if (!ib_read(c, p, &r))
 		return;
 	double sp = best_common(r.speeds[0], r.speeds[1]), wd = best_common(r.widths[0], r.widths[1]);
@@ -325,6 +330,18 @@ static void ib_below_possible(struct hwc_rule_ctx *c, const json_t *ad, const js
 	fv_far_end_port(c, fd, p, r.base, NULL);
 }
 
+/* judge(c, adapter, port) for every InfiniBand port of every card. */
+static void each_ib_port(struct hwc_rule_ctx *c, void (*judge)(struct hwc_rule_ctx *, const json_t *, const json_t *))
+{
+	size_t i, j;
+	const json_t *ad, *ip;
+	json_array_foreach(hwc_q_adapters(c->facts), i, ad) json_array_foreach(hwc_q_ports(ad), j, ip) {
+		const char *ll = hwc_q_string(ip, "link_layer");
+		if (ll && strcmp(ll, "InfiniBand") == 0)
+			judge(c, ad, ip);
+	}
+}
+
 static void eval_below_possible(struct hwc_rule_ctx *c)
 {
 	size_t i;
@@ -350,13 +367,84 @@ static void eval_below_possible(struct hwc_rule_ctx *c)
 						       gb(c, p.speed), sides_text(c, &p));
 		add_sides(c, fd, &p);
 	}
-	size_t j;
-	const json_t *ad, *ip;
-	json_array_foreach(hwc_q_adapters(c->facts), i, ad) json_array_foreach(hwc_q_ports(ad), j, ip) {
-		const char *ll = hwc_q_string(ip, "link_layer");
-		if (ll && strcmp(ll, "InfiniBand") == 0)
-			ib_below_possible(c, ad, ip);
-	}
+	each_ib_port(c, ib_below_possible);
+}
+
+static double max_of(const json_t *l)
+{
+	double m = 0;
+	size_t i;
+	const json_t *v;
+	json_array_foreach(l, i, v) if (json_number_value(v) > m) m = json_number_value(v);
+	return m;
+}
+
+/* The IB ends that hold a link below this port's best (cs lanes of cw): the cable (mstlink's
+ * Supported Cable Speed, cg) and the peer (ps x pw, the best both enable), each when known
+ * (0: unknown). "the cable limits (...)"; NULL when no known end explains the rate. */
+static const char *ib_limiters(struct hwc_rule_ctx *c, const struct ibport *r, double cs, double cw, double cg,
+			       double ps, double pw)
+{
+	double smax = cs, wmax = cw;
+	if (ps > 0 && pw > 0)
+		smax = ps < smax ? ps : smax, wmax = pw < wmax ? pw : wmax;
+	if (cg > 0 && cg < smax)
+		smax = cg;
+	if (r->speed < smax || r->width < wmax)
+		return NULL; /* below what every known end allows: LINK_RATE_BELOW_POSSIBLE */
+	bool cable = cg > 0 && cg < cs && cg <= r->speed;
+	bool peer = ps > 0 && pw > 0 && ((ps < cs && ps <= r->speed) || (pw < cw && pw <= r->width));
+	const char *cab = cable ? hwc_arena_printf(c->a, "the cable is rated up to %s (mstlink Supported Cable Speed)", lane_name(cg)) : "";
+	const char *pr = peer ? hwc_arena_printf(c->a, "the peer enables up to %gX %s in common with this port", pw, lane_name(ps)) : "";
+	return hwc_arena_printf(c->a, "%s limit%s: %s%s%s", cable && peer ? "the cable and the peer" : cable ? "the cable" : "the peer",
+				cable && peer ? "" : "s", cab, cable && peer ? "; " : "", pr);
+}
+
+/* An active InfiniBand port below the best its own PortInfo enables, where the cable or the peer
+ * explains it: the end that limits, named. */
+static void ib_limited(struct hwc_rule_ctx *c, const json_t *ad, const json_t *p)
+{
+	const char *st = hwc_q_string(p, "state"), *need = "the best rate this port enables";
+	if (!st || strcmp(st, "ACTIVE") != 0)
+		return;
+	struct ibport r = {0};
+	ib_subject(c, ad, p, &r);
+	if (!need_num(c, r.subj, p, r.base, "portinfo.speed_active_gbps", &r.speed) ||
+	    !need_num(c, r.subj, p, r.base, "portinfo.width_active", &r.width) ||
+	    !need_val(c, r.subj, p, r.base, "portinfo.speeds_enabled_gbps", JSON_ARRAY, need, &r.speeds[0]) ||
+	    !need_val(c, r.subj, p, r.base, "portinfo.widths_enabled", JSON_ARRAY, need, &r.widths[0]))
+		return;
+	double cs = max_of(r.speeds[0]), cw = max_of(r.widths[0]);
+	if (r.speed >= cs && r.width >= cw)
+		return;
+	const json_t *ps = hwc_q_at(p, "peer.portinfo.speeds_enabled_gbps"), *pw = hwc_q_at(p, "peer.portinfo.widths_enabled");
+	const json_t *cab = hwc_q_at(p, "phy.supported_cable_speed");
+	double cg = json_is_string(cab) ? cable_lane_gbps(json_string_value(cab)) : 0;
+	bool peer = json_is_array(ps) && json_is_array(pw);
+	const char *lim = ib_limiters(c, &r, cs, cw, cg, peer ? best_common(r.speeds[0], ps) : 0, peer ? best_common(r.widths[0], pw) : 0);
+	if (!lim)
+		return;
+	const json_t *want = hwc_profile_product_get(c->prof, ad, "port_rate_gbps"), *rate = hwc_q_get(p, "rate_gbps");
+	bool below = json_is_number(want) && json_is_number(rate) && json_number_value(rate) < json_number_value(want);
+	struct hwc_finding *fd = hwc_rule_emit_sev(c, below ? c->sev : HWC_SEV_INFO, r.subj,
+						   "linked at %gX %s (%.10g Gb/s), below the %gX %s (%.10g Gb/s) this port enables: %s%s",
+						   r.width, lane_name(r.speed), r.speed * r.width, cw, lane_name(cs), cs * cw, lim,
+						   below ? hwc_arena_printf(c->a, "; the profile expects %g Gb/s", json_number_value(want)) : "");
+	hwc_evidence_addf(fd, c->a, hwc_arena_printf(c->a, "%s.portinfo.speed_active_gbps", r.base), hwc_arena_printf(c->a, "%.10g", cs),
+			  "%.10g", r.speed);
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.portinfo.width_active", r.base), fv_fmt_num(c->a, r.width), fv_fmt_num(c->a, cw));
+	if (cg > 0)
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.supported_cable_speed", r.base), json_string_value(cab), NULL);
+	if (peer)
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.peer.portinfo.speeds_enabled_gbps", r.base), num_list(c, ps, ""), NULL);
+	if (below)
+		hwc_evidence_add(fd, c->a, "profile.products[].port_rate_gbps", fv_fmt_num(c->a, json_number_value(want)), NULL);
+	if (fd)
+		fd->fix = "InfiniBand: replace the end that limits: a cable rated for the port's speed (`mlxlink -d <BDF> -m` "
+			  "shows the cable; mstlink's Supported Cable Speed lists what the firmware read from it), or enable "
+			  "the speed on the peer (the switch port's LinkSpeedEnabled, `smpquery -D portinfo` one hop out); "
+			  "then let the link retrain.";
+	fv_far_end_port(c, fd, p, r.base, NULL);
 }
 
 /* This port's own advertisement limits it: advertise the best rate the other known ends allow
@@ -408,6 +496,7 @@ static void eval_limited(struct hwc_rule_ctx *c)
 		if (p.s[E_ADVERT].mbps > 0 && p.s[E_ADVERT].mbps <= low) /* no part to replace: a setting */
 			fd->fix = advert_fix(c, &p);
 	}
+	each_ib_port(c, ib_limited);
 }
 
 #define SOURCES                                                                                    \
@@ -433,7 +522,8 @@ const struct hwc_rule hwc_rules_rate[] = {
 	 "speed fields, LinkWidthEnabled; IBA vol. 1 14.2.5.6, read with infiniband-diags `smpquery "
 	 "-D portinfo`), the check ibdiagnet makes ('Unexpected actual link speed ... therefore final "
 	 "speed should be'); silent where mstlink's Supported Cable Speed shows a cable rated no "
-	 "faster than the link runs; unknown when either end's PortInfo cannot be read. " SOURCES,
+	 "faster than the link runs (LINK_RATE_LIMITED names the cable); unknown when either end's "
+	 "PortInfo cannot be read. " SOURCES,
 	 "`ethtool <netdev>`: compare Speed with the supported and partner-advertised modes; restore "
 	 "auto-negotiation (`ethtool -s <netdev> autoneg on`) or force the common best speed on both "
 	 "ends (the port's enabled and supported speeds, and the cable's where mstlink reads them: "
@@ -447,7 +537,12 @@ const struct hwc_rule hwc_rules_rate[] = {
 	 "that limits. Info when only the card's best is missed; warn when the profile's rate is "
 	 "missed. A module whose EEPROM codes name less than the rate its live link runs (200G through "
 	 "a module that declares 100G) has an incomplete declared capability: unknown, never a limit "
-	 "nor a pass (LINK_RATE_BELOW_POSSIBLE then counts its side unknown). " SOURCES,
+	 "nor a pass (LINK_RATE_BELOW_POSSIBLE then counts its side unknown). An active InfiniBand "
+	 "port below the best lane rate or width its own PortInfo enables is judged the same way: the "
+	 "cable limits when mstlink's Supported Cable Speed stops at the rate the link runs, the peer "
+	 "when the best both ends enable (its PortInfo, one hop out) is that rate; unknown when the "
+	 "port's own PortInfo cannot be read; silent when no known end explains it "
+	 "(LINK_RATE_BELOW_POSSIBLE's case). " SOURCES,
 	 "Replace the end that limits: a module or cable rated for the card's rate, or raise the switch "
 	 "port's speed; `ethtool <netdev>` and `ethtool -m <netdev>` show both ends.",
 	 eval_limited},

@@ -199,7 +199,9 @@ def ib_rate(out):
              "(not quoted: ibdiagnet raised no width error, and 4X is active); the switch's "
              "NodeDescription `switch-0002c90300688830` (the capture names both nodes by GUID only); "
              "that the base root's host is the capture's card c0104. No `perfquery` recorded: the "
-             "peer's counters say 'not in this capture'. Expected: LINK_RATE_BELOW_POSSIBLE warns on "
+             "peer's counters say 'not in this capture'. No NeighborMTU or MtuCap line: ibdiagnet's "
+             "quoted lines carry no MTU, so none is put back and NET_ROCE_MTU_SMALL is unknown "
+             "('smpquery printed no NeighborMTU'). Expected: LINK_RATE_BELOW_POSSIBLE warns on "
              "mlx4_0/1, 4X SDR (10 Gb/s) below the 4X QDR (40 Gb/s) that both ends enable, naming "
              "the switch port 20 and that the cable's rating was not read; the base root's other "
              "verdicts unchanged.")

@@ -694,12 +694,19 @@ def fec_off_cx4():
     r.done("a ConnectX-4 25G lane run without FEC against an FPGA that has none")
 
 
+def dark_sfp_root(name, host, bdf, device, driver, netdev, dev_port, dump):
+    """A function whose netdev is down without carrier, holding the SFP of real-data/DUMP."""
+    r = Root(name)
+    r.function(bdf, device, driver=driver, netdevs=[netdev])
+    pci_netdev(r, host, bdf, netdev, {"dev_port": dev_port, "operstate": "down", "carrier": 0, "mtu": 1500})
+    with open(os.path.join(HERE, "real-data", dump), "rb") as f:
+        r.command(["ethtool", "-m", netdev, "hex", "on"], f.read())
+    return r
+
+
 def sfp_no_light():
-    r = Root("link-module-sfp-lr-no-light")
-    r.function("0000:3b:00.0", 0x1015, netdevs=["p1"])
-    pci_netdev(r, "pci0000:3a", "0000:3b:00.0", "p1", {"dev_port": 0, "operstate": "down", "carrier": 0, "mtu": 1500})
-    with open(os.path.join(HERE, "real-data", "sfp-transition-10g-lr-rebuilt.hex"), "rb") as f:
-        r.command(["ethtool", "-m", "p1", "hex", "on"], f.read())
+    r = dark_sfp_root("link-module-sfp-lr-no-light", "pci0000:3a", "0000:3b:00.0", 0x1015, "mlx5_core", "p1", 0,
+                      "sfp-transition-10g-lr-rebuilt.hex")
     r.source("`hwcheck/commands/ethtool -m p1 hex on/stdout`: the module of a public `ethtool -m "
              "enp3s0f0` (netdev list, Chris Preimesberger, 'ethtool option to force interpretation "
              "of diagnostics?', 2020-01-09, <CAM0+VB-Zwr2Z+s1SS_rqokWcku43dwbZcRRFHZRdZJLFpkxXdQ@mail.gmail.com>): "
@@ -709,13 +716,49 @@ def sfp_no_light():
              "published (tests/link/real-data/sfp-transition-10g-lr-netdev2020.ethtool); the 512 "
              "bytes are RECONSTRUCTED from it by tests/link/mk_sfp_rebuilt.py (SFF-8472 map), and "
              "ethtool itself, fed them through tests/oracle/ethtool_shim.c, prints every published "
-             "line again (test link_sfp_rebuilt_oracle). Expected: LINK_MODULE_RX_POWER_LOW error; "
-             "LINK_MODULE_THRESHOLDS silent (the latched Rx-power low alarm and warning are of "
-             "the lane RX_POWER_LOW finds dark: one finding, shown on the module line).")
+             "line again (test link_sfp_rebuilt_oracle). Expected: LINK_MODULE_RX_POWER_LOW error; the "
+             "latched Rx-power low alarm and warning are the same present condition (no "
+             "LINK_MODULE_THRESHOLDS finding).")
     r.source("RECONSTRUCTED: the host (the capture's port was an Intel ixgbe enp3s0f0; the module "
              "EEPROM does not depend on the host): a ConnectX-4 Lx function 0000:3b:00.0 "
              "(15b3:1015, SFP28 cage) and its netdev p1, down with no carrier (no light received).")
     r.done("a 10G-LR SFP+ whose receiver gets no light, past its own low alarm")
+
+
+def sfp_cx3pro_no_light():
+    r = dark_sfp_root("link-module-sfp-cx3pro-no-light", "pci0000:00", "0000:01:00.0", 0x1007, "mlx4_core", "eth2", 1,
+                      "sfp-cx3pro-rebuilt.hex")
+    r.source("`hwcheck/commands/ethtool -m eth2 hex on/stdout`, bytes 0x100-0x1ff (the A2h page: "
+             "thresholds, readings, flags): verbatim the `ethtool -m ... hex on offset 256` that a "
+             "ConnectX-3 Pro (mlx4) printed for an SFP whose receiver got no light (netdev, "
+             "Krzysztof Oledzki, 'Re: [mlx4] Mellanox ConnectX2 (MHQH29C aka 26428) and module "
+             "diagnostic support (ethtool -m) issues', 2024-09-05, "
+             "<7ba77c1e-9146-4a58-8f21-5ff5e1445a87@ans.pl>: 'To compare, this is what we get from "
+             "CX3 pro'; kept as tests/link/real-data/sfp-cx3pro-a2h-netdev2024.hex): Rx power "
+             "0x0001 = 0.0001 mW (-40 dBm) under its own 0.0315 mW low alarm, the Rx-power low "
+             "alarm (byte 113 0x40) and warning (byte 117 0x40) latched, laser lit (bias 7.660 "
+             "mA, Tx 0.5825 mW), 36.30 degC. The same thread's `ethtool -m eth2` of that module on "
+             "the CX3 Pro (2024-09-04, kept as tests/link/real-data/sfp-cx3pro-netdev2024.ethtool) "
+             "prints the same thresholds, flags and Rx power (its bias, Tx, temperature and "
+             "voltage were read at another moment); ethtool, fed these bytes through "
+             "tests/oracle/ethtool_shim.c, prints every one of those lines again (test "
+             "link_sfp_rebuilt_oracle). Expected: LINK_MODULE_RX_POWER_LOW error (the reading "
+             "under the alarm; the latched flags are the same condition: no "
+             "LINK_MODULE_THRESHOLDS finding, which judges the other readings: within the "
+             "thresholds).")
+    r.source("RECONSTRUCTED: bytes 0x000-0x0ff (the A0h page: identity), re-encoded by "
+             "tests/link/mk_sfp_rebuilt.py (cx3pro_a0) from the thread's decoding of this module's "
+             "identity on the ConnectX-2 (2024-08-31, kept as "
+             "tests/link/real-data/sfp-cx3pro-identity-netdev2024.ethtool: an IBM-Avago 10G Base-SR, "
+             "LC, 850 nm, rev G2.3; its OUI, part number, serial and date code redacted there, blank "
+             "here), byte 92 0x68 (the thread's `ethtool -m eth1 raw on offset 92 length 1`), byte "
+             "93 bit 7 ('Alarm/warning flags implemented : Yes'), bytes 240-255 zero (as read on "
+             "the CX3 Pro); ethtool prints every unredacted identity line again from them. The "
+             "host: a ConnectX-3 Pro function 0000:01:00.0 (15b3:1007, mlx4_core; the mail names "
+             "'a CX3 Pro NIC', not its part or address) and its netdev eth2 (the port the mail's "
+             "decoding names), down with no carrier (no light received; the mail shows no link "
+             "state).")
+    r.done("an SFP on a ConnectX-3 Pro whose receiver gets no light: the A2h bytes as published")
 
 
 # Dell KB 000286734 ('Mellanox ConnectX-6 Dx: High Corrected Bits on PAM4 NICs'): `ethtool -S
@@ -782,6 +825,7 @@ def build():
     ndr_dac_los()
     bad_signal_400g()
     sfp_no_light()
+    sfp_cx3pro_no_light()
     fec_off_cx4()
     modules()
     kernel_events()

@@ -240,6 +240,41 @@ static void test_portinfo_link(void)
 	CHECK(pi.speeds_enabled_gbps.items[1] == 10);
 }
 
+static void test_portinfo_mtu(void)
+{
+	struct hwc_mlx_portinfo pi;
+	/* the whole ibsim dump: NeighborMTU 2048 and MtuCap 2048, as mad_dump_mtu prints codes 4 */
+	CHECK_INT(portinfo_seed("smpquery-pi-switch-port1-lid0-ibsim.txt", &pi), 0);
+	CHECK_INT(pi.neighbor_mtu.m.st, HWC_ST_OK);
+	CHECK_INT(pi.neighbor_mtu.v, 2048);
+	CHECK_INT(pi.mtu_cap.v, 2048);
+	/* ibportstate prints the link lines only: no MTU, absent and saying so */
+	CHECK_INT(portinfo_seed("ibportstate-cx3-fdr-1x-initial-ltyinhust.txt", &pi), 0);
+	CHECK_INT(pi.neighbor_mtu.m.st, HWC_ST_ABSENT);
+	CHECK_STR(pi.mtu_cap.m.detail, "smpquery printed no MtuCap");
+	/* codes libibmad has no figure for ("?(6)"), figures no IBA MTU has, empty values: invalid */
+	const char *head = "LinkSpeedActive:....2.5 Gbps\nLinkWidthActive:....4X\n";
+	const char *bad[] = {"NeighborMTU:.....?(6)\nMtuCap:....?(0)\n", "NeighborMTU:.....4095\nMtuCap:....8192\n",
+			     "NeighborMTU:.....0\nMtuCap:....128\n", "NeighborMTU:.....\nMtuCap:....-4096\n",
+			     "NeighborMTU:.....2048 bytes\nMtuCap:....0x1000\n"};
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(bad); i++) {
+		char *t = hwc_arena_printf(A, "%s%s", head, bad[i]);
+		memset(&pi, 0, sizeof(pi));
+		CHECK_INT(hwc_mlx_parse_portinfo_link(t, strlen(t), A, &pi), 0);
+		CHECK(!hwc_ok(pi.neighbor_mtu) && !hwc_ok(pi.mtu_cap));
+		CHECK(pi.neighbor_mtu.m.detail != NULL && pi.mtu_cap.m.detail != NULL);
+	}
+	const char *good = "LinkSpeedActive:....2.5 Gbps\nLinkWidthActive:....4X\nNeighborMTU:.....256\nMtuCap:....4096\r\n";
+	memset(&pi, 0, sizeof(pi));
+	CHECK_INT(hwc_mlx_parse_portinfo_link(good, strlen(good), A, &pi), 0);
+	CHECK_INT(pi.neighbor_mtu.v, 256);
+	CHECK_INT(pi.mtu_cap.v, 4096);
+	/* not a PortInfo: the MTUs say why with the rest */
+	memset(&pi, 0, sizeof(pi));
+	CHECK_INT(hwc_mlx_parse_portinfo_link("MtuCap:....4096\n", 16, A, &pi), -22);
+	CHECK_INT(pi.mtu_cap.m.st, HWC_ST_INVALID);
+}
+
 static void test_perfquery(void)
 {
 	size_t len;
@@ -374,6 +409,7 @@ int main(void)
 	test_lldp_broken();
 	test_smpquery();
 	test_portinfo_link();
+	test_portinfo_mtu();
 	test_perfquery();
 	test_perfquery_ofed1();
 	test_perfquery_port_select();

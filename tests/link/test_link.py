@@ -28,12 +28,13 @@ def check_root(root):
 
 
 def link_findings(j):
-    # an InfiniBand port's rate against both ends needs their PortInfo (infiniband-diags), which
-    # these captures lack: that unknown is test_farend.py's, not the counters' business here
+    # an InfiniBand port's rate against both ends (and the end that limits it) needs their PortInfo
+    # (infiniband-diags), which these captures lack: those unknowns are test_farend.py's and the
+    # rule cases', not the counters' business here
     return sorted((f["rule_id"], f["severity"], f["subject"]) for f in j["findings"]
                   if f["rule_id"].startswith("LINK_")
-                  and not ((f["rule_id"], f["severity"]) == ("LINK_RATE_BELOW_POSSIBLE", "unknown")
-                           and "/" in f["subject"]))
+                  and not (f["rule_id"] in ("LINK_RATE_BELOW_POSSIBLE", "LINK_RATE_LIMITED")
+                           and f["severity"] == "unknown" and "/" in f["subject"]))
 
 
 def port(j, dev):
@@ -442,8 +443,26 @@ class Fixtures(unittest.TestCase):
         self.assertEqual((m["tx_bias_ma"], m["tx_power_mw"], m["rx_power_mw"]), ([32.066], [0.5547], [0.0001]))
         self.assertEqual(m["thresholds"]["rx_power_mw"]["low_alarm"], 0.049)
         self.assertEqual(m["flags"], ["rx power low alarm", "rx power low warning"])
+        # the latched Rx-power low flags are the reading's own condition: one finding (y14los)
         self.assertEqual([f for f in link_findings(j) if f[0].startswith("LINK_MODULE")],
-                         [("LINK_MODULE_RX_POWER_LOW", "error", "p1")])  # its latched flag: the same dark lane, said once
+                         [("LINK_MODULE_RX_POWER_LOW", "error", "p1")])
+
+    def test_module_no_light_cx3pro_real_a2h(self):
+        # real: the A2h page a ConnectX-3 Pro read from an SFP with no light (netdev 2024-09-05)
+        j = check("link-module-sfp-cx3pro-no-light")
+        m = j["facts"]["netdevs"][0]["link"]["module"]
+        self.assertEqual((m["spec"], m["ddm"], m["media"]), ("SFF-8472", True, "optical"))
+        self.assertEqual((m["tx_bias_ma"], m["tx_power_mw"], m["rx_power_mw"]), ([7.66], [0.5825], [0.0001]))
+        self.assertEqual(m["thresholds"]["rx_power_mw"]["low_alarm"], 0.0315)
+        self.assertEqual(m["thresholds"]["temperature_c"]["high_alarm"], 85.0)
+        self.assertEqual(m["flags"], ["rx power low alarm", "rx power low warning"])
+        self.assertEqual([f for f in link_findings(j) if f[0].startswith("LINK_MODULE")],
+                         [("LINK_MODULE_RX_POWER_LOW", "error", "eth2")])
+        f = {f["rule_id"]: f for f in j["findings"]}
+        self.assertIn("rx_power_mw[0] = 0.0001 mW (-40.00 dBm) is below its low alarm (0.0315 mW",
+                      f["LINK_MODULE_RX_POWER_LOW"]["message"])
+        # the other readings were judged against the module's thresholds (within them): no unknown
+        self.assertEqual([u for u in j["summary"]["unknown"] if u["rule"].startswith("LINK_MODULE")], [])
 
     def test_module_allowed_list(self):
         with tempfile.TemporaryDirectory() as d:

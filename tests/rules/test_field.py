@@ -82,6 +82,22 @@ class Roots(unittest.TestCase):
             self.assertIn("RECONSTRUCTED", text, name)
 
 
+class IbMtu(unittest.TestCase):
+    def test_ib_port_mtu_from_portinfo(self):
+        # the real ConnectX-6 HDR port's MTUs (ibv_devinfo -vv: active_mtu = max_mtu = 4096) as its
+        # PortInfo NeighborMTU/MtuCap: NET_ROCE_MTU_SMALL judges the InfiniBand port and passes
+        _, doc = check("field-ports-cx6-ib-disabled")
+        port = [p for ad in doc["facts"]["mlx"]["adapters"] for p in ad["ports"] if p["rdma_device"] == "mlx5_0"][0]
+        self.assertEqual((port["portinfo"]["neighbor_mtu"], port["portinfo"]["mtu_cap"]), (4096, 4096))
+        self.assertEqual((port["active_mtu"], port["max_mtu"]), (4096, 4096))
+        self.assertEqual(mine(doc, "NET_ROCE_MTU_SMALL"), [])
+        # the ConnectX-3 roots have no PortInfo recorded: unknown with the capture's reason, never a pass
+        _, doc = check("field-ports-cx3-ib-port2-down")
+        got = mine(doc, "NET_ROCE_MTU_SMALL")
+        self.assertEqual(pairs(got), [("unknown", "mlx4_0/1")])
+        self.assertIn("portinfo.neighbor_mtu is unknown (absent: smpquery: not in this capture)", got[0]["message"])
+
+
 class DownPorts(unittest.TestCase):
     def test_every_real_down_port_flagged(self):
         flagged = 0
