@@ -432,6 +432,15 @@ def ibdiag_ber():
                 "6E-14, far under the raw one, shows a FEC at work); LINK_EFFECTIVE_ERRORS unknown (no "
                 "error count; the effective BER 6E-14 is under 1e-12).",
                 "a ConnectX-7 host port whose real ibdiagnet raw BER is 4E-5, its FEC not recorded")
+    ibdiag_root("link-ib-cx7-ibdiag-raw-ber-3e5", "MDC-DH1W-A06-POD3-GPU-060 mlx5_6", "0000:29:00.0",
+                "The second-worst host port of the 4989 (the leaf's own receiver on that link, port 28 "
+                "of MDC-DH1W-G03-21U-POD3-RAIL6-IBLF-002, reads 1.00E-10: one direction).",
+                "3E-5 is past a tenth of RS(544,514)'s 2.4e-4, the strongest FEC a ConnectX runs, by "
+                "little (the bound is 2.4e-5), so it is close to the limit of whichever FEC runs: "
+                "LINK_RAW_BER_HIGH warn, the FEC shown absent (the effective BER 1E-15, far under the "
+                "raw one, shows a FEC at work); LINK_EFFECTIVE_ERRORS unknown (no error count; 1E-15 is "
+                "under 1e-12).",
+                "a ConnectX-7 host port whose real ibdiagnet raw BER is 3E-5, its FEC not recorded")
     ibdiag_root("link-ib-cx7-ibdiag-eff-ber", "MDC-DH1E-D24-POD1-GPU-081 mlx5_2", "0000:1a:00.0",
                 "The one host port of the 4989 whose effective BER is above 1e-12 (the leaf's own "
                 "receiver on that link reads an effective BER of 1.50E-254, its floor).",

@@ -332,6 +332,29 @@ class Fixtures(unittest.TestCase):
         self.assertIn("absent", ev["fec"]["observed"])
         self.assertEqual(ev["effective_ber"]["observed"], "6e-14")
 
+    def test_ibdiag_second_port_past_bound(self):
+        # the table's second-worst host port, raw 3E-5 (effective 1E-15), FEC not recorded: just
+        # past the 2.4e-5 bound (a tenth of RS(544,514)'s 2.4e-4), so it warns too; its neighbours
+        # at 1E-5 would stay unknown (rule case fec-unread-under-strongest.json)
+        j = check("link-ib-cx7-ibdiag-raw-ber-3e5")
+        phy = port(j, "mlx5_6")["phy"]
+        self.assertEqual((phy["raw_ber"], phy["effective_ber"]), (3e-05, 1e-15))
+        got = link_findings(j)
+        self.assertIn(("LINK_RAW_BER_HIGH", "warn", "mlx5_6/1"), got)
+        raw = next(f for f in j["findings"] if f["rule_id"] == "LINK_RAW_BER_HIGH")
+        self.assertIn("raw (pre-FEC) BER 3e-05 is close to the limit of any FEC", raw["message"])
+        # a site margin of 0.05 (bound 1.2e-5) still warns; under 0.2's 4.8e-5 the FEC decides,
+        # and it was not read: unknown, never a pass
+        for margin, want in ((0.05, "warn"), (0.2, "unknown")):
+            with tempfile.TemporaryDirectory() as d:
+                pf = os.path.join(d, "p.json")
+                with open(pf, "w") as f:
+                    json.dump({"schema": "hwcheck.profile", "schema_version": 1,
+                               "thresholds": {"link_raw_ber_margin": margin}}, f)
+                sev = {s for r, s, _ in link_findings(check("link-ib-cx7-ibdiag-raw-ber-3e5", "--profile", pf))
+                       if r == "LINK_RAW_BER_HIGH"}
+                self.assertEqual(sev, {want}, margin)
+
     def test_strongest_fec_bound(self):
         # LINK_RAW_BER_HIGH judges a FEC without a published limit (or one not read) against
         # RS(544,514)'s 2.4e-4, on the claim that no FEC of mlxlink's list corrects more. Check it
