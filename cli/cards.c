@@ -885,7 +885,10 @@ static void member_lines(struct card_ctx *x, const struct card_item *it, const j
 		json_decref(mp);
 		if (!mp || mv.skip)
 			continue;
-		vput(v, "%s%s", any ? "; " : "", mv.text);
+		/* each member's part names it ("eth01: ..."), also where the line's own text does not */
+		size_t nl = strlen(x->members[k]);
+		bool named = !strncmp(mv.text, x->members[k], nl) && mv.text[nl] == ':';
+		vput(v, "%s%s%s%s", any ? "; " : "", named ? "" : x->members[k], named ? "" : ": ", mv.text);
 		v->unknown |= mv.unknown;
 		v->unjudged |= mv.unjudged;
 		any = true;

@@ -167,6 +167,15 @@ class PortReport(unittest.TestCase):
         ls = port_lines(check("rate-cx3-56g-advertises-40g"))["eth2"]
         self.assertIn("no RDMA port state (is mlx4_ib loaded?)", line(ls, "port")[3])
 
+    def test_lag_far_end_names_each_member(self):
+        # real: the RoCE LAG bond0 of a ConnectX-4 Lx, no lldpcli recorded: each member's part of
+        # the far-end line names the member, as the other lines do (was the reason twice, unnamed)
+        j = check("net-cx4lx-roce-lag-down")
+        far = [c for card in j["cards"] for c in card["checks"] if c["item"] == "port_far_end"]
+        self.assertEqual(len(far), 1)
+        self.assertEqual(far[0]["value"] or far[0]["reason"],
+                         "eth01: lldpcli: not in this capture; eth02: lldpcli: not in this capture")
+
     def test_kernel_log_line(self):
         # real: the dmesg of a ConnectX-6 Dx that overheated (health syndrome 0x10, then fatal)
         j = check("link-kevents-cx6dx-health")
