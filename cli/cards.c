@@ -282,6 +282,15 @@ static void it_numa(struct card_ctx *x, const json_t *port, struct item_val *v)
 }
 
 /* A netdev no RDMA port names: what the netdev says; the port rules need the RDMA port. */
+/* The RDMA driver the card needs: mlx4_ib for ConnectX-2/-3, mlx5_ib from ConnectX-4 on. */
+static const char *ib_driver(const json_t *ad)
+{
+	const char *g = hwc_json_str_or(ad, "generation", NULL);
+	if (!g)
+		return "mlx5_ib or mlx4_ib";
+	return !strncmp(g, "ConnectX-2", 10) || !strncmp(g, "ConnectX-3", 10) ? "mlx4_ib" : "mlx5_ib";
+}
+
 static void it_netdev_port(struct card_ctx *x, const json_t *p, struct item_val *v)
 {
 	const char *name = hwc_json_str_or(p, "netdev", "?");
@@ -292,8 +301,16 @@ static void it_netdev_port(struct card_ctx *x, const json_t *p, struct item_val 
 		vput(v, ", %g Gb/s", (double)json_integer_value(sp) / 1000);
 	if (json_is_integer(mtu))
 		vput(v, ", MTU %lld", (long long)json_integer_value(mtu));
-	vput(v, "; no RDMA port state (is mlx5_ib loaded?)");
+	vput(v, "; no RDMA port state (is %s loaded?)", ib_driver(x->ad));
 	v->unknown = true;
+}
+
+/* The RDMA port has a physical link: not DOWN, its physical state LinkUp where known. Without
+ * one the kernel's rate is no link's (the card's best, or 10 Gb/s, 4X SDR, for a down IB port). */
+static bool has_link(const json_t *p)
+{
+	const char *st = hwc_json_str_or(p, "state", NULL), *ph = hwc_json_str_or(p, "phys_state", NULL);
+	return st && strcmp(st, "DOWN") != 0 && (!ph || strcmp(ph, "LinkUp") == 0);
 }
 
 static void it_port(struct card_ctx *x, const json_t *p, struct item_val *v)
@@ -309,8 +326,10 @@ static void it_port(struct card_ctx *x, const json_t *p, struct item_val *v)
 		vput(v, "state unknown (%s)", why(p, "state"));
 		return;
 	}
-	vput(v, "%s %s, %s", st, hwc_json_str_or(p, "phys_state", "?"), hwc_json_str_or(p, "link_layer", "?"));
-	if (json_is_number(r))
+	/* a field the capture lacks is said in words, never as "?" */
+	vput(v, "%s %s, %s", st, hwc_json_str_or(p, "phys_state", "physical state unknown"),
+	     hwc_json_str_or(p, "link_layer", "link layer unknown"));
+	if (json_is_number(r) && has_link(p))
 		vput(v, " %g Gb/s", json_number_value(r));
 	if (json_is_integer(mtu))
 		vput(v, ", MTU %lld", (long long)json_integer_value(mtu));
@@ -387,7 +406,11 @@ static void it_roce(struct card_ctx *x, const json_t *p, struct item_val *v)
 	}
 	const json_t *q = hwc_q_get(own, "qos"), *pfc = hwc_q_get(q, "pfc_enabled"), *e;
 	const char *trust = hwc_json_str_or(q, "trust", NULL);
-	vput(v, "%s: ", hwc_json_str_or(p, "netdev", hwc_json_str_or(r, "netdev", "?")));
+	const char *nd = hwc_json_str_or(p, "netdev", hwc_json_str_or(r, "netdev", NULL));
+	if (nd)
+		vput(v, "%s: ", nd);
+	else /* no netdev found for the RDMA port: name the port */
+		vput(v, "%s/%lld: ", hwc_json_str_or(p, "rdma_device", "?"), (long long)json_integer_value(hwc_q_get(p, "port")));
 	if (trust)
 		vput(v, "trust %s", trust);
 	else
@@ -487,8 +510,10 @@ static void it_rate(struct card_ctx *x, const json_t *p, struct item_val *v)
 		return;
 	}
 	const json_t *nd = hwc_q_netdev(x->facts, hwc_json_str_or(p, "netdev", NULL));
-	if (!nd) {
-		v->skip = true; /* no netdev and no PortInfo: nothing to show */
+	const char *op = hwc_json_str_or(nd, "operstate", NULL);
+	if (!nd || (json_is_string(hwc_q_get(p, "state")) && !has_link(p)) || (op && strcmp(op, "up") != 0) ||
+	    json_is_false(hwc_q_get(nd, "carrier"))) {
+		v->skip = true; /* no netdev and no PortInfo: nothing to show; no link: the port line says so */
 		return;
 	}
 	const json_t *lk = hwc_q_netdev_link(nd), *m = hwc_q_get(lk, "modes");
@@ -667,6 +692,21 @@ static const char *undecided_causes(const struct card_item *it, const struct car
 	return nc ? out : NULL;
 }
 
+/* A per-port line's subject: its netdev, else its RDMA device, with "/port" where that device
+ * has more ports on the card (mlx4), so that no two ports' lines share one subject. */
+static json_t *line_subject(const struct card_ctx *x, const json_t *port)
+{
+	const char *nd = hwc_json_str_or(port, "netdev", NULL), *rd = hwc_json_str_or(port, "rdma_device", NULL);
+	if (nd || !rd)
+		return json_string(nd ? nd : "?");
+	size_t i, same = 0;
+	const json_t *p;
+	json_array_foreach(hwc_q_ports(x->ad), i, p) same += !strcmp(hwc_json_str_or(p, "rdma_device", ""), rd);
+	if (same < 2)
+		return json_string(rd);
+	return json_sprintf("%s/%lld", rd, (long long)json_integer_value(hwc_q_get(port, "port")));
+}
+
 static json_t *check_json(const struct card_item *it, const struct card_ctx *x, const json_t *port,
 			  const struct fd_view *fv, const struct item_val *v)
 {
@@ -710,8 +750,7 @@ static json_t *check_json(const struct card_item *it, const struct card_ctx *x, 
 	}
 	json_t *o = json_pack("{s:s, s:s}", "item", it->key, "label", it->label);
 	if (port)
-		json_object_set_new(o, "subject", json_string(hwc_json_str_or(port, "netdev",
-						hwc_json_str_or(port, "rdma_device", "?"))));
+		json_object_set_new(o, "subject", line_subject(x, port));
 	json_object_set_new(o, "value", v->unknown ? json_null() : hwc_json_string(v->text));
 	json_object_set_new(o, "verdict", json_string(verdict));
 	json_object_set_new(o, "rules", ids);
@@ -846,7 +885,10 @@ static void member_lines(struct card_ctx *x, const struct card_item *it, const j
 		json_decref(mp);
 		if (!mp || mv.skip)
 			continue;
-		vput(v, "%s%s", any ? "; " : "", mv.text);
+		/* each member's part names it ("eth01: ..."), also where the line's own text does not */
+		size_t nl = strlen(x->members[k]);
+		bool named = !strncmp(mv.text, x->members[k], nl) && mv.text[nl] == ':';
+		vput(v, "%s%s%s%s", any ? "; " : "", named ? "" : x->members[k], named ? "" : ": ", mv.text);
 		v->unknown |= mv.unknown;
 		v->unjudged |= mv.unjudged;
 		any = true;
@@ -965,14 +1007,14 @@ static json_t *card_json(const json_t *facts, const struct cards_index *ix, cons
 		json_array_foreach(json_object_get(x.port_out, "members"), m, mo)
 			link_nulls(mo);
 	}
+	char noport[96];
+	snprintf(noport, sizeof(noport), "no RDMA port of this card: no port state (is %s loaded?)", ib_driver(ad));
 	if (json_array_size(ports) == 0)
 		json_array_append_new(
 			checks, json_pack("{s:s, s:s, s:o, s:s, s:[], s:[], s:s}", "item", "port", "label",
 					  "port", "value", json_null(), "verdict", "unknown", "rules",
 					  "undecided", "reason",
-					  json_is_array(hwc_q_ports(ad)) ? "no RDMA port of this card: no port state "
-									   "(is mlx5_ib loaded?)"
-									 : why(ad, "ports")));
+					  json_is_array(hwc_q_ports(ad)) ? noport : why(ad, "ports")));
 	json_decref(ports);
 	add_others(fv, checks);
 	json_object_set_new(card, "verdict", json_string(card_verdict(checks)));

@@ -57,6 +57,17 @@ static void fail_all(struct hwc_mlx_phy *p, const struct hwc_fmeta *m)
 	p->lanes_m = *m;
 }
 
+/* Every value absent, each naming the line mstlink did not print (versions and port types print
+ * different sets: "mstlink printed no 'Raw Physical BER' line" says which to look for). */
+static void absent_all(struct hwc_mlx_phy *p, struct hwc_arena *a)
+{
+	for (size_t i = 0; i < NKEYS; i++)
+		if (phy_f[i].src)
+			hwc_fmeta_set(meta_at(p, i), HWC_ST_ABSENT, 0,
+				      hwc_arena_printf(a, "mstlink printed no '%s' line", phy_f[i].src));
+	hwc_fmeta_set(&p->lanes_m, HWC_ST_ABSENT, 0, "mstlink printed no '" LANES_KEY "' line");
+}
+
 static const char *trim(const char *s, size_t n, size_t *out_n)
 {
 	while (n && (*s == ' ' || *s == '\t'))
@@ -178,8 +189,7 @@ static bool take_line(struct hwc_mlx_phy *p, const char *l, size_t n, struct hwc
 
 int hwc_mlx_parse_mlxlink(const char *buf, size_t len, struct hwc_arena *a, struct hwc_mlx_phy *out)
 {
-	struct hwc_fmeta absent = {HWC_ST_ABSENT, 0, "mstlink printed no such line"};
-	fail_all(out, &absent);
+	absent_all(out, a);
 	size_t pos = 0, found = 0;
 	const char *err = NULL;
 	size_t err_n = 0;

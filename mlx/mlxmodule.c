@@ -136,8 +136,9 @@ int hwc_mlx_parse_module(const char *buf, size_t len, struct hwc_arena *a, struc
 	const char *start = len ? memmem(buf, len, "Module Info", 11) : NULL;
 	if (!start)
 		return -ENOENT;
-	struct hwc_fmeta absent = {HWC_ST_ABSENT, 0, "mstlink's Module Info has no such line"};
-	hwc_mlx_module_fail(out, &absent);
+	for (size_t i = 0; i < NM; i++) /* each names the line it lacks */
+		hwc_fmeta_set(mmeta(out, i), HWC_ST_ABSENT, 0,
+			      hwc_arena_printf(a, "mstlink's Module Info has no '%s' line", mkeys[i].src));
 	size_t pos = (size_t)(start - buf);
 	while (pos < len) {
 		const char *l = buf + pos;

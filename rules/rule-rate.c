@@ -447,6 +447,20 @@ static void ib_limited(struct hwc_rule_ctx *c, const json_t *ad, const json_t *p
 	fv_far_end_port(c, fd, p, r.base, NULL);
 }
 
+/* This port's own advertisement limits it: advertise the best rate the other known ends allow
+ * (ethtool -s with speed and autoneg on advertises that speed's modes). */
+static const char *advert_fix(struct hwc_rule_ctx *c, const struct port *p)
+{
+	double best = 0;
+	for (int e = 0; e < E__N; e++)
+		if (e != E_ADVERT && p->s[e].mbps > 0 && (best == 0 || p->s[e].mbps < best))
+			best = p->s[e].mbps;
+	return hwc_arena_printf(c->a, "This port advertises less than its card supports: `ethtool <netdev>` shows "
+				"'Advertised link modes' narrower than 'Supported link modes'. Advertise %s again (`ethtool -s "
+				"<netdev> speed %.0f autoneg on`) and undo the setting that narrowed it (a NetworkManager or "
+				"udev .link file, a boot script).", gb(c, best), best);
+}
+
 static void eval_limited(struct hwc_rule_ctx *c)
 {
 	size_t i;
@@ -479,6 +493,8 @@ static void eval_limited(struct hwc_rule_ctx *c)
 		add_sides(c, fd, &p);
 		if (below_profile)
 			hwc_evidence_add(fd, c->a, "profile.products[].port_rate_gbps", fv_fmt_num(c->a, want / 1000), NULL);
+		if (p.s[E_ADVERT].mbps > 0 && p.s[E_ADVERT].mbps <= low) /* no part to replace: a setting */
+			fd->fix = advert_fix(c, &p);
 	}
 	each_ib_port(c, ib_limited);
 }

@@ -108,6 +108,9 @@ static void test_mlxlink(void)
 	CHECK_INT(p.raw_errors_per_lane.items[2], 7692183445LL);
 	CHECK_INT(p.fec.m.st, HWC_ST_ABSENT); /* the counters section alone */
 	CHECK_INT(p.supported_cable_speed.m.st, HWC_ST_ABSENT);
+	/* an absent value names the line mstlink did not print */
+	CHECK_STR(p.fec.m.detail, "mstlink printed no 'FEC' line");
+	CHECK_STR(p.supported_cable_speed.m.detail, "mstlink printed no 'Supported Cable Speed' line");
 	/* no counters section: the BER is absent, not zero; trailing spaces kept by the capture */
 	memset(&p, 0, sizeof(p));
 	t = seed("mlxlink-cx7-400g-trex1185.txt", &len);
@@ -184,6 +187,7 @@ static void test_module(void)
 	CHECK(m.rx_power_dbm.v[2] > 2.280 && m.rx_power_dbm.v[2] < 2.282);
 	CHECK(m.tx_power_dbm.lo < -8.50 && m.tx_power_dbm.lo > -8.51);
 	CHECK_INT(m.length_m.m.st, HWC_ST_ABSENT);
+	CHECK_STR(m.length_m.m.detail, "mstlink's Module Info has no 'Transfer Distance [m]' line");
 	/* a passive DAC: zeros with an empty range; the BlueField-3 copper cable: N/A */
 	memset(&m, 0, sizeof(m));
 	t = seed("mlxlink-cx7-ndr-show-module.txt", &len);

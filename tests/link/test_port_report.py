@@ -136,6 +136,46 @@ class PortReport(unittest.TestCase):
         self.assertEqual(j["cards"][0]["ports"][0]["far_end"],
                          {"name": "LEAF03", "port": "Ethernet184", "source": "lldp"})
 
+    def test_unknown_port_fields_in_words(self):
+        # real: the field capture of a dual-port ConnectX-3 (state and link layer only, no
+        # phys_state) and a ConnectX-4 Lx whose RDMA ports have no netdev found: an unknown field
+        # is said in words and the RoCE line names the RDMA port, never "?"
+        # the two ports of mlx4_0 are two subjects (one RDMA device, two ports)
+        ls = port_lines(check("field-ports-cx3-ib-port2-down"))
+        self.assertEqual(sorted(ls), ["mlx4_0/1", "mlx4_0/2"])
+        self.assertEqual(line(ls["mlx4_0/1"], "port")[1],
+                         "(no netdev) mlx4_0/1: ACTIVE physical state unknown, InfiniBand")
+        j = check("field-ports-cx4lx-eth-down")
+        roce = [c["value"] or c["reason"] for card in j["cards"] for c in card["checks"] if c["item"] == "port_roce"]
+        self.assertEqual(len(roce), 2)
+        for r in roce:
+            self.assertRegex(r, r"^mlx5_[01]/1: trust unknown")
+
+    def test_down_port_no_rate(self):
+        # real field captures: a down port's sysfs rate is no link's (mlx5 Ethernet: the card's
+        # 200 Gb/s; InfiniBand: 10 Gb/s, 4X SDR): the port line shows no rate and there is no
+        # link-rate line (the port line says there is no link)
+        ls = port_lines(check("field-ports-cx6-eth-down"))["enp1s0f0np0"]
+        self.assertEqual(line(ls, "port")[1], "enp1s0f0np0 mlx5_0/1: DOWN Disabled, Ethernet, MTU 9000, RDMA MTU 4096/4096")
+        self.assertNotIn("port_rate", [x[0] for x in ls])
+        ls = port_lines(check("field-ports-cx8-ib-disabled"))
+        self.assertEqual(line(ls["mlx5_0"], "port")[1], "(no netdev) mlx5_0/1: DOWN Disabled, InfiniBand")
+        self.assertRegex(line(ls["mlx5_2"], "port")[1], r"ACTIVE LinkUp, InfiniBand 100 Gb/s")
+
+    def test_netdev_port_names_its_driver(self):
+        # real: a ConnectX-3's eth2 without an RDMA device: the driver to load is mlx4_ib
+        ls = port_lines(check("rate-cx3-56g-advertises-40g"))["eth2"]
+        self.assertIn("no RDMA port state (is mlx4_ib loaded?)", line(ls, "port")[3])
+
+    def test_lag_far_end_names_each_member(self):
+        # real: the RoCE LAG bond0 of a ConnectX-4 Lx, no lldpcli recorded: each member's part of
+        # the far-end line names the member, as the other lines do (was the reason twice, unnamed)
+        j = check("net-cx4lx-roce-lag-down")
+        far = [c for card in j["cards"] for c in card["checks"] if c["item"] == "port_far_end"]
+        self.assertEqual(len(far), 1)
+        self.assertEqual(far[0]["value"] or far[0]["reason"],
+                         "eth01: lldpcli: not in this capture; eth02: lldpcli: not in this capture")
+
     def test_kernel_log_line(self):
         # real: the dmesg of a ConnectX-6 Dx that overheated (health syndrome 0x10, then fatal)
         j = check("link-kevents-cx6dx-health")

@@ -111,6 +111,18 @@ class FixTextsOnRealCaptures(unittest.TestCase):
         f = by_rule(findings_of_root(hwctest.fixture("link-ib-cx7-linkdowned", "root")), "LINK_FLAPS")
         self.assertEqual(len(f), 1, f)
         self.assertIn("`mstlink -d 0000:c1:00.0 -c`", f[0]["fix"])
+        # a fix a rule writes itself, too (the InfiniBand rate below what both ends enable)
+        f = by_rule(findings_of_root(hwctest.fixture("rate-ib-cx3-sdr-below-qdr", "root")), "LINK_RATE_BELOW_POSSIBLE")
+        self.assertEqual(len(f), 1, f)
+        self.assertNotIn("mlxlink -d", f[0]["fix"])
+
+    def test_a_narrowed_advertisement_is_a_setting_not_a_part(self):
+        # rate-cx3-56g-advertises-40g (real): card and partner 56G, the port advertises 40G only:
+        # nothing to replace; the fix advertises the rate again
+        f = by_rule(findings_of_root(hwctest.fixture("rate-cx3-56g-advertises-40g", "root")), "LINK_RATE_LIMITED")
+        self.assertEqual(len(f), 1, f)
+        self.assertIn("`ethtool -s eth2 speed 56000 autoneg on`", f[0]["fix"])
+        self.assertNotIn("Replace", f[0]["fix"])
 
 if __name__ == "__main__":
     if not RULES_EVAL:
