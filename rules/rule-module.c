@@ -156,6 +156,13 @@ static void judge_key(struct judge *j, const json_t *m, const char *key, bool lo
 			judge_one(j, key, hwc_arena_printf(c->a, "%s.%s[%zu]", j->base, key, i), json_number_value(x), &th, low_side);
 }
 
+/* LINK_MODULE_RX_POWER_LOW's warning bound: link_module_rx_margin_db above the module's low
+ * alarm lo (mW). */
+static double rx_warn_mw(struct hwc_rule_ctx *c, double lo)
+{
+	return lo * pow(10, hwc_profile_threshold(c->prof, HWC_T_LINK_MODULE_RX_MARGIN_DB) / 10);
+}
+
 /* A latched Rx-power low flag on a lane whose reading is low now (where LINK_MODULE_RX_POWER_LOW
  * warns or errs): the present condition, that rule's finding (one wire, one finding). The same
  * flag on a lane that reads well now is history: this rule's. */
@@ -165,9 +172,8 @@ static bool rx_low_now(struct hwc_rule_ctx *c, const json_t *m, const char *flag
 		return false;
 	const json_t *rx = hwc_q_get(m, "rx_power_mw"), *lo = hwc_q_at(m, "thresholds.rx_power_mw.low_alarm");
 	const json_t *x = json_is_array(rx) ? json_array_get(rx, lane) : lane == 0 ? rx : NULL;
-	double margin = hwc_profile_threshold(c->prof, HWC_T_LINK_MODULE_RX_MARGIN_DB);
 	return json_is_number(x) && json_is_number(lo) && json_number_value(lo) > 0 &&
-	       json_number_value(x) < json_number_value(lo) * pow(10, margin / 10);
+	       json_number_value(x) < rx_warn_mw(c, json_number_value(lo));
 }
 
 /* A netdev the host switched off (IFF_UP clear): the port's transmitter goes off with it (the
@@ -253,9 +259,9 @@ static void rx_low_one(struct hwc_rule_ctx *c, const char *name, const char *bas
 	    !hwc_q_find(m, "rx_power_mw", &rx, &(const char *){NULL}, c->a) || lo <= 0)
 		return;
 	struct judge j = {c, name, base, NULL};
-	struct thr t = {INFINITY, lo, INFINITY, lo * pow(10, margin / 10),
+	struct thr t = {INFINITY, lo, INFINITY, rx_warn_mw(c, lo),
 			hwc_arena_printf(c->a, "within %s dB of its low alarm", fv_fmt_num(c->a, margin)),
-			hwc_arena_printf(c->a, ">= %s, %s dB above the module's low alarm %s", fmt_val(c, "rx_power_mw", lo * pow(10, margin / 10)),
+			hwc_arena_printf(c->a, ">= %s, %s dB above the module's low alarm %s", fmt_val(c, "rx_power_mw", rx_warn_mw(c, lo)),
 					 fv_fmt_num(c->a, margin), fmt_val(c, "rx_power_mw", lo))};
 	size_t k;
 	const json_t *x;
