@@ -440,7 +440,7 @@ static void ib_limited(struct hwc_rule_ctx *c, const json_t *ad, const json_t *p
 	if (below)
 		hwc_evidence_add(fd, c->a, "profile.products[].port_rate_gbps", fv_fmt_num(c->a, json_number_value(want)), NULL);
 	if (fd)
-		fd->fix = "InfiniBand: replace the end that limits: a cable rated for the port's speed (`mlxlink -d <BDF> -m` "
+		fd->fix = "InfiniBand: replace the end that limits: a cable rated for the port's speed (`mstlink -d <BDF> -m` "
 			  "shows the cable; mstlink's Supported Cable Speed lists what the firmware read from it), or enable "
 			  "the speed on the peer (the switch port's LinkSpeedEnabled, `smpquery -D portinfo` one hop out); "
 			  "then let the link retrain.";
