@@ -470,6 +470,26 @@ static void put_list(struct item_val *v, const json_t *l, const char *suffix)
 	json_array_foreach(l, i, e) vput(v, "%s%g%s", i ? ", " : "", json_number_value(e), suffix);
 }
 
+/* mstlink's own speeds (the only source on an InfiniBand port without PortInfo, an Ethernet port
+ * without a netdev): "mstlink IB-HDR, enabled HDR,EDR,..., cable HDR,EDR,..." */
+static void put_mstlink_speeds(const json_t *p, struct item_val *v)
+{
+	const json_t *phy = hwc_q_get(p, "phy");
+	const char *keys[3][2] = {{"speed", "mstlink "}, {"enabled_link_speed", ", enabled "}, {"supported_cable_speed", ", cable "}};
+	for (int k = 0; k < 3; k++) {
+		const char *t = hwc_json_str_or(phy, keys[k][0], NULL), *open = t ? strrchr(t, '(') : NULL;
+		if (!t) {
+			v->unknown = true;
+			vput(v, "%sunknown (%s)", keys[k][1], why(phy, keys[k][0]));
+		} else if (open)
+			vput(v, "%s%.*s", keys[k][1], (int)strcspn(open + 1, ")"), open + 1);
+		else
+			vput(v, "%s%s", keys[k][1], t);
+		if (k == 0 && json_is_string(hwc_q_get(phy, "width")))
+			vput(v, " %s", json_string_value(hwc_q_get(phy, "width")));
+	}
+}
+
 /* An InfiniBand port: its PortInfo's active lane rate and width, and what each end enables. */
 static void it_rate_ib(const json_t *p, struct item_val *v)
 {
@@ -484,6 +504,10 @@ static void it_rate_ib(const json_t *p, struct item_val *v)
 	if (!json_is_number(sp) || !json_is_number(wd)) {
 		v->unknown = true;
 		vput(v, "PortInfo unknown (%s)", json_is_object(pi) ? why(pi, "speed_active_gbps") : why(p, "portinfo"));
+		if (json_is_string(hwc_q_at(p, "phy.speed"))) {
+			vput(v, "; ");
+			put_mstlink_speeds(p, v);
+		}
 		return;
 	}
 	vput(v, "%gX at %g Gb/s a lane; enabled here ", json_number_value(wd), json_number_value(sp));
@@ -510,7 +534,13 @@ static void it_rate(struct card_ctx *x, const json_t *p, struct item_val *v)
 		return;
 	}
 	const json_t *nd = hwc_q_netdev(x->facts, hwc_json_str_or(p, "netdev", NULL));
-	const char *op = hwc_json_str_or(nd, "operstate", NULL);
+	const char *op = hwc_json_str_or(nd, "operstate", NULL), *mst = hwc_json_str_or(hwc_q_get(p, "phy"), "state", NULL);
+	if (!nd && json_is_string(hwc_q_at(p, "phy.speed")) && has_link(p) && (!mst || strcmp(mst, "Active") == 0)) {
+		/* no netdev: mstlink's speeds are the only source (LINK_RATE_LIMITED judges them) */
+		vput(v, "%s/%lld (no netdev): ", hwc_json_str_or(p, "rdma_device", "?"), (long long)json_integer_value(hwc_q_get(p, "port")));
+		put_mstlink_speeds(p, v);
+		return;
+	}
 	if (!nd || (json_is_string(hwc_q_get(p, "state")) && !has_link(p)) || (op && strcmp(op, "up") != 0) ||
 	    json_is_false(hwc_q_get(nd, "carrier"))) {
 		v->skip = true; /* no netdev and no PortInfo: nothing to show; no link: the port line says so */

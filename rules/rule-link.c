@@ -404,6 +404,13 @@ static double fec_limit(const char *fec, const char **src)
 	return 0;
 }
 
+/* No FEC a ConnectX runs corrects more raw errors than RS(544,514) (the KP4 code, t = 15 of 544
+ * symbols): the RS codes of mlxlink's FEC names have fewer correctable symbols per codeword at
+ * the same or shorter length, Firecode corrects one 11-bit burst per 2112-bit block (IEEE 802.3
+ * clause 74, the (2112,2080) code ethtool calls BaseR; REAL-DATA.md,
+ * "LINK_RAW_BER_HIGH without a figure for the FEC"). */
+#define STRONGEST_FEC_LIMIT 2.4e-4
+
 /* mlxlink's name of an inactive FEC: then the PRM's phy_effective_errors counts every error bit
  * ("not corrected by FEC ... or that FEC is not active") and phy_raw_errors_laneN the same bits
  * (they are the corrected ones only "when FEC is enabled"): raw = effective, LINK_EFFECTIVE_ERRORS'. */
@@ -423,7 +430,7 @@ static double ethtool_fec_limit(const json_t *nd, const char *fec, const char **
 	double mbps = 0, lanes = 0;
 	*alt = 0;
 	/* Off/None: every raw error is an effective one (rx_pcs_symbol_err_phy), LINK_EFFECTIVE_ERRORS';
-	 * BaseR (Firecode), LLRS: no figure; judged by the effective errors only */
+	 * BaseR (Firecode), LLRS: no figure here; ber_limits_of judges them against the strongest FEC's */
 	if (strcmp(fec, "RS") != 0 || !json_is_number(hwc_q_get(nd, "speed_mbps")))
 		return 0;
 	mbps = json_number_value(hwc_q_get(nd, "speed_mbps"));
@@ -439,25 +446,45 @@ static double ethtool_fec_limit(const json_t *nd, const char *fec, const char **
 }
 
 /* The limits of a netdev's raw BER (ethtool_fec_limit x margin): lo fires, between lo and hi the
- * lanes decide which RS applies (unknown); 0 when there is no figure for its FEC. */
+ * lanes decide which RS applies (unknown). A FEC without a figure (BaseR, LLRS) or not read
+ * (fec NULL, fwhy why) is judged as on mstlink's side (raw_ber_bound): bound, lo = hi = margin x
+ * the strongest FEC's limit. 0 when the FEC is off: every raw error is an effective one. */
 struct ber_limits {
 	double lo, hi;
-	const char *src, *kind, *fec;
+	const char *src, *kind, *fec, *fwhy;
+	bool bound;
 };
 
-static int ber_limits_of(struct hwc_rule_ctx *c, const json_t *nd, const char *name, const char *base, double margin,
-			 struct ber_limits *l)
+static int ber_limits_of(struct hwc_rule_ctx *c, const json_t *nd, double margin, struct ber_limits *l)
 {
-	double alt;
-	if (!need_str(c, name, nd, base, "link.fec.active", &l->fec))
-		return 0;
-	double limit = ethtool_fec_limit(nd, l->fec, &l->src, &alt);
-	if (limit <= 0)
-		return 0; /* no figure for this FEC: judged by the effective errors only */
+	double alt = 0, limit = 0;
+	*l = (struct ber_limits){0};
+	if (!hwc_q_find_str(nd, "link.fec.active", &l->fec, &l->fwhy, c->a))
+		l->fec = NULL;
+	else if (strcmp(l->fec, "Off") == 0 || strcmp(l->fec, "None") == 0)
+		return 0; /* LINK_EFFECTIVE_ERRORS' (rx_pcs_symbol_err_phy) */
+	else
+		limit = ethtool_fec_limit(nd, l->fec, &l->src, &alt);
+	if (limit <= 0) {
+		l->bound = true;
+		l->lo = l->hi = STRONGEST_FEC_LIMIT * margin;
+		l->src = "the strongest FEC, RS(544,514) KP4: 2.4e-4";
+		l->kind = !l->fec ? "any FEC the port may run" : strcmp(l->fec, "BaseR") == 0 ? "BaseR (Firecode)" : l->fec;
+		return 1;
+	}
 	l->hi = limit * margin;
 	l->lo = (alt > 0 && alt < limit ? alt : limit) * margin;
 	l->kind = limit >= 2.4e-4 ? "RS(544,514)" : "RS(528,514)";
 	return 1;
+}
+
+/* "the limit of RS(544,514) (0.00024)", "the limit of LLRS (no figure for it; none corrects ...)" */
+static const char *ber_limit_text(struct hwc_rule_ctx *c, const struct ber_limits *l, double margin)
+{
+	if (!l->bound)
+		return hwc_arena_printf(c->a, "the limit of %s (%.3g)", l->kind, l->hi / margin);
+	return hwc_arena_printf(c->a, "the limit of %s (%s; none corrects more than RS(544,514), 2.4e-4)", l->kind,
+				l->fec ? "no figure for it" : "the FEC in use was not read");
 }
 
 /* A BER between the two RS limits while the lanes are unknown: which limit applies is unknown. */
@@ -495,20 +522,27 @@ static void raw_ber_netdev(struct hwc_rule_ctx *c, const json_t *nd, double marg
 		hwc_rule_unknown(c, name, unk, why, unk_for);
 		return;
 	}
-	if (!ber_limits_of(c, nd, name, base, margin, &l) || (kb && w.s == 0 && ber_lanes_unknown(c, name, base, &l, ber)) ||
+	if (!ber_limits_of(c, nd, margin, &l) || (kb && w.s == 0 && ber_lanes_unknown(c, name, base, &l, ber)) ||
 	    (w.s > 0 && !w.why && ber_lanes_unknown(c, name, base, &l, w.d / w.exposure)))
 		return;
+	if (!l.fec && corr <= 0 && w.s == 0)
+		return; /* FEC not read and nothing corrected: every raw error is left, LINK_EFFECTIVE_ERRORS' */
 	margin_limit = l.hi / margin;
 	bool lanes = kb && ber > l.lo && ber <= l.hi; /* over a watch whose window did not decide */
+	bool fec_unk = kb && l.bound && !l.fec && ber > 0 && ber <= l.lo; /* under the bound, the unread FEC decides */
 	if (lanes) {
 		unk = hwc_arena_printf(c->a, "%s.link.modes.lanes", base);
 		why = "unknown: RS(528,514) on 25G lanes or RS(544,514) on 50G lanes";
 		unk_for = "which RS FEC's limit applies";
+	} else if (fec_unk) {
+		unk = hwc_arena_printf(c->a, "%s.link.fec.active", base);
+		why = l.fwhy;
+		unk_for = hwc_arena_printf(c->a, "the limit of the FEC in use (raw BER %.3g is under a tenth of the strongest FEC's)", ber);
 	}
 	const struct hwc_wboot b = {
-		.fires = !kb || lanes ? -1 : ber > l.lo, .rate = kb ? ber : 0,
-		.msg = hwc_arena_printf(c->a, "raw (pre-FEC) BER %.3g is %s the limit of %s (%.3g)", ber, ber > margin_limit ? "past" : "close to",
-					l.kind, margin_limit),
+		.fires = !kb || lanes || fec_unk ? -1 : ber > l.lo, .rate = kb ? ber : 0,
+		.msg = hwc_arena_printf(c->a, "raw (pre-FEC) BER %.3g is %s %s", ber, ber > margin_limit ? "past" : "close to",
+					ber_limit_text(c, &l, margin)),
 		.text = kb ? hwc_arena_printf(c->a, "raw BER %.3g since the counters were cleared", ber)
 			   : hwc_arena_printf(c->a, "raw BER since the counters were cleared unknown (%s)", why),
 		.unk_fact = unk, .unk_why = why, .unk_for = unk_for,
@@ -517,12 +551,13 @@ static void raw_ber_netdev(struct hwc_rule_ctx *c, const json_t *nd, double marg
 	if (!fd)
 		return;
 	if (act == HWC_WA_LIVE)
-		fd->message = hwc_arena_printf(c->a, "raw (pre-FEC) BER %.3g over the %s s watch window is %s the limit of %s (%.3g)", w.d / w.exposure,
-					       fv_fmt_num(c->a, w.s), w.d / w.exposure > margin_limit ? "past" : "close to", l.kind, margin_limit);
+		fd->message = hwc_arena_printf(c->a, "raw (pre-FEC) BER %.3g over the %s s watch window is %s %s", w.d / w.exposure,
+					       fv_fmt_num(c->a, w.s), w.d / w.exposure > margin_limit ? "past" : "close to",
+					       ber_limit_text(c, &l, margin));
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.ber.raw_ber", base), kb ? hwc_arena_printf(c->a, "%.3g", ber) : why,
 			 hwc_arena_printf(c->a, "<= %.3g (%s x margin %s)", l.hi, l.src, fv_fmt_num(c->a, margin)));
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.rx_corrected_bits_phy", base), fv_fmt_num(c->a, corr), NULL);
-	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.fec.active", base), l.fec, NULL);
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.fec.active", base), l.fec ? l.fec : l.fwhy, NULL);
 	fv_far_end_netdev(c, fd, nd, base);
 }
 
@@ -567,12 +602,6 @@ static void effective_netdev(struct hwc_rule_ctx *c, const json_t *nd, double ma
 				 hwc_arena_printf(c->a, "%s (frames dropped)", fv_fmt_num(c->a, fr)), "0");
 	fv_far_end_netdev(c, fd, nd, base);
 }
-
-/* No FEC a ConnectX runs corrects more raw errors than RS(544,514) (the KP4 code, t = 15 of 544
- * symbols): the RS codes of mlxlink's FEC names have fewer correctable symbols per codeword at
- * the same or shorter length, Firecode corrects one 11-bit burst per 2112-bit block (REAL-DATA.md,
- * "LINK_RAW_BER_HIGH without a figure for the FEC"). */
-#define STRONGEST_FEC_LIMIT 2.4e-4
 
 /* A raw BER on a port whose FEC has no figure here (fec: its name) or was not read (fec NULL,
  * fwhy why): past margin x the strongest FEC's limit it is close to the limit of whichever FEC
@@ -1149,10 +1178,15 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "544; the RS codes' own (n,k) give fewer correctable symbols per codeword at the same or a "
 	 "shorter length, and under random errors each fails at a lower raw BER than KP4 at 2.4e-4: "
 	 "RS(528,514) 2.2e-5, RS(271,257) and RS(272,257+1) 4e-5, RS(277,257) 1.4e-4, RS(163,155) "
-	 "4.9e-6, per bit as often as KP4 at 2.4e-4; Firecode corrects one 11-bit burst per 2112-bit "
-	 "block; ZLF's code is not published and is assumed no stronger), so a raw BER above the margin "
+	 "4.9e-6, per bit as often as KP4 at 2.4e-4; Firecode, IEEE 802.3 clause 74's (2112,2080) "
+	 "code, corrects one burst of up to 11 bits per 2112-bit block, so under random errors any two "
+	 "errors more than 11 bits apart defeat it: it fails as often as KP4 at 2.4e-4 near 4e-10; ZLF's "
+	 "code is not published and is assumed no stronger), so a raw BER above the margin "
 	 "of RS(544,514)'s 2.4e-4 is close to the limit of whichever runs and warns; under it such a "
 	 "port is judged by the effective BER only (a named FEC: silent here; a FEC not read: unknown). "
+	 "ethtool's side is judged alike: BaseR (Firecode), LLRS (the low-latency RS(272,257+1)) and a "
+	 "FEC that ethtool --show-fec did not give against the same bound, and a FEC not read with not "
+	 "one corrected bit leaves its errors to LINK_EFFECTIVE_ERRORS. "
 	 "Where the FEC was not read and the effective BER is as high as the raw one, nothing is "
 	 "corrected: LINK_EFFECTIVE_ERRORS' finding. Without mstlink and without ethtool's corrected bits the rule cannot see the BER "
 	 "and says nothing (LINK_SYMBOL_ERRORS still sees post-FEC loss in ethtool's counters). "

@@ -383,7 +383,7 @@ static double max_of(const json_t *l)
  * Supported Cable Speed, cg) and the peer (ps x pw, the best both enable), each when known
  * (0: unknown). "the cable limits (...)"; NULL when no known end explains the rate. */
 static const char *ib_limiters(struct hwc_rule_ctx *c, const struct ibport *r, double cs, double cw, double cg,
-			       double ps, double pw)
+			       double ps, double pw, bool *cable_out, bool *peer_out)
 {
 	double smax = cs, wmax = cw;
 	if (ps > 0 && pw > 0)
@@ -394,10 +394,125 @@ static const char *ib_limiters(struct hwc_rule_ctx *c, const struct ibport *r, d
 		return NULL; /* below what every known end allows: LINK_RATE_BELOW_POSSIBLE */
 	bool cable = cg > 0 && cg < cs && cg <= r->speed;
 	bool peer = ps > 0 && pw > 0 && ((ps < cs && ps <= r->speed) || (pw < cw && pw <= r->width));
+	*cable_out = cable, *peer_out = peer;
 	const char *cab = cable ? hwc_arena_printf(c->a, "the cable is rated up to %s (mstlink Supported Cable Speed)", lane_name(cg)) : "";
 	const char *pr = peer ? hwc_arena_printf(c->a, "the peer enables up to %gX %s in common with this port", pw, lane_name(ps)) : "";
 	return hwc_arena_printf(c->a, "%s limit%s: %s%s%s", cable && peer ? "the cable and the peer" : cable ? "the cable" : "the peer",
 				cable && peer ? "" : "s", cab, cable && peer ? "; " : "", pr);
+}
+
+/* The fix of an InfiniBand port held below its best (lane rate best, Gb/s) by the cable, the peer
+ * or both: the part to change at the end that limits, and how to check it. */
+static const char *ib_limited_fix(struct hwc_rule_ctx *c, bool cable, bool peer, double best)
+{
+	const char *cab = hwc_arena_printf(c->a, "replace the cable with one rated for %s (`mstlink -d <BDF> -m` shows the "
+					   "cable and, as Supported Cable Speed, the speeds the firmware read from it)", lane_name(best));
+	const char *pr = "enable the speed and width at the peer: the switch port's (or the peer HCA's) LinkSpeedEnabled and "
+			 "LinkWidthEnabled, shown by `smpquery -D portinfo` one hop out and set by the subnet manager or `ibportstate`";
+	return hwc_arena_printf(c->a, "InfiniBand: %s%s%s; then let the link retrain (`ibportstate` reset of the switch port).",
+				cable ? cab : "", cable && peer ? "; and " : "", peer ? pr : "");
+}
+
+/* ---------------------------------------------- mstlink's speeds, where they are the only source */
+
+/* The rate of one of mstlink's speed texts: an InfiniBand lane rate by name ("IB-HDR", "0xf1
+ * (NDR,HDR,...)": the best named), an Ethernet port rate in Gb/s ("400G", "100GbE", "0x... (400G_4X,
+ * ...)": the best); 0 when it names none. */
+static double mst_gbps(const char *t, bool ib)
+{
+	if (!t)
+		return 0;
+	if (!ib)
+		return hwc_q_speed_list_gbps(t);
+	if (strncmp(t, "IB-", 3) == 0)
+		t += 3;
+	return cable_lane_gbps(t);
+}
+
+static const char *mst_rate_name(struct hwc_rule_ctx *c, double g, bool ib)
+{
+	return ib ? lane_name(g) : gb(c, g * 1000);
+}
+
+/* A port whose only rate source is mstlink (an InfiniBand port without PortInfo, an Ethernet
+ * port without a netdev): its Speed against the best of its Enabled Link Speed, the cable
+ * (Supported Cable Speed) as the end that may limit. miss: the other source's path, mwhy why it is
+ * missing. On InfiniBand the lane rate only: the enabled widths are PortInfo's. */
+static void mst_limited(struct hwc_rule_ctx *c, const json_t *ad, const json_t *p, bool ib, const char *miss, const char *mwhy)
+{
+	struct ibport r = {0};
+	ib_subject(c, ad, p, &r);
+	const char *st = hwc_q_string(hwc_q_get(p, "phy"), "state"), *sp, *en;
+	if (st && strcmp(st, "Active") != 0)
+		return; /* no link: the port state rules speak */
+	if (!need_str(c, r.subj, p, r.base, "phy.speed", &sp) || !need_str(c, r.subj, p, r.base, "phy.enabled_link_speed", &en))
+		return;
+	double act = mst_gbps(sp, ib), best = mst_gbps(en, ib);
+	if (act <= 0 || best <= 0) {
+		hwc_rule_unknown(c, r.subj, hwc_arena_printf(c->a, "%s.phy.%s", r.base, act <= 0 ? "speed" : "enabled_link_speed"),
+				 hwc_arena_printf(c->a, "invalid: %s names no %s speed", act <= 0 ? sp : en, ib ? "InfiniBand" : "Ethernet"),
+				 "the best rate this port enables");
+		return;
+	}
+	const json_t *want = hwc_profile_product_get(c->prof, ad, "port_rate_gbps"), *rate = hwc_q_get(p, "rate_gbps");
+	double now = ib ? (json_is_number(rate) ? json_number_value(rate) : 0) : act;
+	bool below = json_is_number(want) && now > 0 && now < json_number_value(want);
+	const char *by = hwc_arena_printf(c->a, "mstlink Speed %s, Enabled Link Speed %s", sp, en);
+	if (act >= best) {
+		if (ib) /* the lane rate is at its best; whether the width is needs LinkWidthEnabled */
+			hwc_rule_unknown(c, r.subj, miss, mwhy,
+					 hwc_arena_printf(c->a, "whether the width is this port's best (its lane rate, %s, is the best it "
+							    "enables: %s; the enabled widths are PortInfo's)", lane_name(act), by));
+		else if (below) {
+			struct hwc_finding *fd = hwc_rule_emit(c, r.subj, "linked at %s, the best this port enables (%s): below the %g Gb/s the "
+							   "profile expects; the card's enabled speeds limit", gb(c, act * 1000), by,
+							   json_number_value(want));
+			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.enabled_link_speed", r.base), en, NULL);
+			hwc_evidence_add(fd, c->a, "profile.products[].port_rate_gbps", fv_fmt_num(c->a, json_number_value(want)), NULL);
+		}
+		return;
+	}
+	const char *cab = hwc_q_string(hwc_q_get(p, "phy"), "supported_cable_speed"), *cwhy = NULL;
+	double cg = mst_gbps(cab, ib);
+	if (cg <= 0 || cg > act) {
+		if (cg <= 0 && !hwc_q_find_str(p, "phy.supported_cable_speed", &cab, &cwhy, c->a))
+			hwc_rule_unknown(c, r.subj, hwc_arena_printf(c->a, "%s.phy.supported_cable_speed", r.base), cwhy,
+					 hwc_arena_printf(c->a, "whether the cable limits the link at %s (%s)", mst_rate_name(c, act, ib), by));
+		else
+			hwc_rule_unknown(c, r.subj, miss, mwhy,
+					 hwc_arena_printf(c->a, "whether the %s limits the link at %s, below the %s this port enables (%s; the "
+							    "cable is rated for more: %s)", ib ? "peer" : "partner", mst_rate_name(c, act, ib),
+							    mst_rate_name(c, best, ib), by, cab ? cab : "no speed named"));
+		return;
+	}
+	struct hwc_finding *fd = hwc_rule_emit_sev(
+		c, below ? c->sev : HWC_SEV_INFO, r.subj, "linked at %s%s, below the %s this port enables: the cable limits: rated up to %s "
+		"(mstlink Supported Cable Speed; %s, the only source: %s)%s",
+		mst_rate_name(c, act, ib), ib ? " a lane" : "", mst_rate_name(c, best, ib), mst_rate_name(c, cg, ib), by,
+		ib ? "no PortInfo" : "no netdev",
+		below ? hwc_arena_printf(c->a, "; the profile expects %g Gb/s", json_number_value(want)) : "");
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.speed", r.base), sp, mst_rate_name(c, best, ib));
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.enabled_link_speed", r.base), en, NULL);
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.supported_cable_speed", r.base), cab, NULL);
+	if (below)
+		hwc_evidence_add(fd, c->a, "profile.products[].port_rate_gbps", fv_fmt_num(c->a, json_number_value(want)), NULL);
+	fd->fix = ib ? ib_limited_fix(c, true, false, best)
+		     : hwc_arena_printf(c->a, "Replace the cable or module with one rated for %s (`mstlink -d <BDF> -m` shows it and, as "
+					"Supported Cable Speed, the speeds the firmware read from it); then let the link retrain.",
+					gb(c, best * 1000));
+	fv_far_end_port(c, fd, p, r.base, NULL);
+}
+
+/* (b) Ethernet ports that mstlink reads and no netdev shows: mstlink is the only source. */
+static void eth_no_netdev(struct hwc_rule_ctx *c, const json_t *ad, const json_t *p)
+{
+	const char *nd = hwc_q_string(p, "netdev"), *st = hwc_q_string(p, "state");
+	if ((nd && hwc_q_netdev(c->facts, nd)) || !json_is_string(hwc_q_at(p, "phy.source")) || (st && strcmp(st, "ACTIVE") != 0))
+		return; /* a netdev (judged from ethtool), no mstlink, or no link (the port state rules speak) */
+	struct ibport r = {0};
+	ib_subject(c, ad, p, &r);
+	mst_limited(c, ad, p, false, hwc_arena_printf(c->a, "%s.netdev", r.base),
+		    nd ? hwc_arena_printf(c->a, "absent: netdev %s not in the capture", nd) : "absent: no netdev for this port");
 }
 
 /* An active InfiniBand port below the best its own PortInfo enables, where the cable or the peer
@@ -409,6 +524,11 @@ static void ib_limited(struct hwc_rule_ctx *c, const json_t *ad, const json_t *p
 		return;
 	struct ibport r = {0};
 	ib_subject(c, ad, p, &r);
+	const char *pwhy = NULL;
+	if (!hwc_q_find_num(p, "portinfo.speed_active_gbps", &r.speed, &pwhy, c->a) && json_is_string(hwc_q_at(p, "phy.source"))) {
+		mst_limited(c, ad, p, true, hwc_arena_printf(c->a, "%s.portinfo", r.base), pwhy); /* mstlink: the only source */
+		return;
+	}
 	if (!need_num(c, r.subj, p, r.base, "portinfo.speed_active_gbps", &r.speed) ||
 	    !need_num(c, r.subj, p, r.base, "portinfo.width_active", &r.width) ||
 	    !need_val(c, r.subj, p, r.base, "portinfo.speeds_enabled_gbps", JSON_ARRAY, need, &r.speeds[0]) ||
@@ -421,7 +541,9 @@ static void ib_limited(struct hwc_rule_ctx *c, const json_t *ad, const json_t *p
 	const json_t *cab = hwc_q_at(p, "phy.supported_cable_speed");
 	double cg = json_is_string(cab) ? cable_lane_gbps(json_string_value(cab)) : 0;
 	bool peer = json_is_array(ps) && json_is_array(pw);
-	const char *lim = ib_limiters(c, &r, cs, cw, cg, peer ? best_common(r.speeds[0], ps) : 0, peer ? best_common(r.widths[0], pw) : 0);
+	bool by_cable = false, by_peer = false;
+	const char *lim = ib_limiters(c, &r, cs, cw, cg, peer ? best_common(r.speeds[0], ps) : 0, peer ? best_common(r.widths[0], pw) : 0,
+				      &by_cable, &by_peer);
 	if (!lim)
 		return;
 	const json_t *want = hwc_profile_product_get(c->prof, ad, "port_rate_gbps"), *rate = hwc_q_get(p, "rate_gbps");
@@ -440,10 +562,7 @@ static void ib_limited(struct hwc_rule_ctx *c, const json_t *ad, const json_t *p
 	if (below)
 		hwc_evidence_add(fd, c->a, "profile.products[].port_rate_gbps", fv_fmt_num(c->a, json_number_value(want)), NULL);
 	if (fd)
-		fd->fix = "InfiniBand: replace the end that limits: a cable rated for the port's speed (`mstlink -d <BDF> -m` "
-			  "shows the cable; mstlink's Supported Cable Speed lists what the firmware read from it), or enable "
-			  "the speed on the peer (the switch port's LinkSpeedEnabled, `smpquery -D portinfo` one hop out); "
-			  "then let the link retrain.";
+		fd->fix = ib_limited_fix(c, by_cable, by_peer, cs);
 	fv_far_end_port(c, fd, p, r.base, NULL);
 }
 
@@ -497,6 +616,13 @@ static void eval_limited(struct hwc_rule_ctx *c)
 			fd->fix = advert_fix(c, &p);
 	}
 	each_ib_port(c, ib_limited);
+	size_t j;
+	const json_t *ad, *ep;
+	json_array_foreach(hwc_q_adapters(c->facts), i, ad) json_array_foreach(hwc_q_ports(ad), j, ep) {
+		const char *ll = hwc_q_string(ep, "link_layer");
+		if (ll && strcmp(ll, "Ethernet") == 0)
+			eth_no_netdev(c, ad, ep);
+	}
 }
 
 #define SOURCES                                                                                    \
@@ -542,7 +668,16 @@ const struct hwc_rule hwc_rules_rate[] = {
 	 "cable limits when mstlink's Supported Cable Speed stops at the rate the link runs, the peer "
 	 "when the best both ends enable (its PortInfo, one hop out) is that rate; unknown when the "
 	 "port's own PortInfo cannot be read; silent when no known end explains it "
-	 "(LINK_RATE_BELOW_POSSIBLE's case). " SOURCES,
+	 "(LINK_RATE_BELOW_POSSIBLE's case). Where mstlink is the only source (an InfiniBand port "
+	 "whose PortInfo was not read, an Ethernet port without a netdev), its Speed is judged against "
+	 "the best of its Enabled Link Speed (the firmware's enabled speeds, PTYS): below it, the cable "
+	 "limits when its Supported Cable Speed stops at the rate the link runs (the finding says "
+	 "mstlink is the only source); unknown when the cable is rated for more (the peer's enabled "
+	 "speeds or the partner's advertisement would say, and they were not read) or its rating was "
+	 "not read. On InfiniBand mstlink gives the lane rate only: a lane rate at its best leaves the "
+	 "width unknown (LinkWidthEnabled is PortInfo's). The fix names the end that limits: the cable "
+	 "(replace it with one rated for the port's speed, `mstlink -d <BDF> -m`) or the peer (its "
+	 "enabled speeds). " SOURCES,
 	 "Replace the end that limits: a module or cable rated for the card's rate, or raise the switch "
 	 "port's speed; `ethtool <netdev>` and `ethtool -m <netdev>` show both ends.",
 	 eval_limited},

@@ -390,6 +390,24 @@ class Fixtures(unittest.TestCase):
                 self.assertIn(shown, text)
         self.assertAlmostEqual(tolerance(544, 514) / 2.4e-4, 1, delta=0.01)
 
+        # Firecode (ethtool's BaseR, mlxlink's Firecode FEC): IEEE 802.3 clause 74's (2112,2080)
+        # code corrects one burst of up to 11 bits per block; under independent bit errors a block
+        # fails with two errors or more, unless they lie within one 11-bit span (more than two in
+        # one span: negligible here). It fails, per data bit, as often as KP4 at 2.4e-4 near
+        # 4e-10, far under RS(544,514): LINK_RAW_BER_HIGH's strongest-FEC bound holds for it too
+        def firecode_fail_per_bit(p, n=2112, k=2080, burst=11):
+            none, one = (1 - p) ** n, n * p * (1 - p) ** (n - 1)
+            two_in_burst = n * (burst - 1) * p ** 2 * (1 - p) ** (n - 2)
+            return (1 - none - one - two_in_burst) / k
+
+        lo, hi = 1e-15, 1e-2
+        for _ in range(200):
+            mid = (lo * hi) ** 0.5
+            lo, hi = (lo, mid) if firecode_fail_per_bit(mid) > ref else (mid, hi)
+        self.assertLess(lo, 2.4e-5)
+        self.assertAlmostEqual(lo / 4e-10, 1, delta=0.06)
+        self.assertIn("fails as often as KP4 at 2.4e-4 near 4e-10", text)
+
     def test_ibdiag_effective_ber_alone_fires(self):
         # a real ibdiagnet effective BER of 2E-12 (above the 1e-12 objective) on a ConnectX-7 host
         # port, from a table with no error counts: the BER alone is enough, the count is shown

@@ -104,6 +104,59 @@ class Rate(unittest.TestCase):
         cp = hwctest.run("--root", hwctest.fixture("rate-cx7-200g-dac-100g-mstlink", "root"))
         self.assertIn("aerial00: 100G, card 200G, module 100G (mstlink), partner unknown", cp.stdout)
 
+    def test_mstlink_only_ethernet_port_judged(self):
+        # the real DR4 OSFP capture's ConnectX-7 port has no netdev: mstlink's Speed 400G against its
+        # Enabled Link Speed (up to 400G_4X/400G_8X), the cable 400G_4X: at its best, judged silent,
+        # and the report shows the speeds it judged (this port had no link-rate line before)
+        fx = "link-mstlink-cx7-400g-dr4-osfp"
+        j = check(fx)
+        p = j["facts"]["mlx"]["adapters"][0]["ports"][0]
+        self.assertIsNone(p["netdev"])
+        self.assertEqual((p["phy"]["speed"], p["phy"]["supported_cable_speed"]), ("400G", "0x00012800 (400G_4X,200G_2X,100G_1X)"))
+        self.assertEqual(rate_findings(j), [])
+        cp = hwctest.run("--root", hwctest.fixture(fx, "root"))
+        line = " ".join(cp.stdout.split())
+        self.assertIn("ok link rate mlx5_0/1 (no netdev): mstlink 400G 4x, enabled 400G_4X,400G_8X,", line)
+        # looked at, not skipped: a profile that expects 800 Gb/s of this card gets a warning
+        # naming the enabled speeds; and the same facts with the link at 200G on a cable that
+        # stops at 200G (the capture's values changed here, not captured) name the cable
+        with tempfile.TemporaryDirectory() as d:
+            pf = os.path.join(d, "p.json")
+            with open(pf, "w") as f:
+                json.dump({"schema": "hwcheck.profile", "schema_version": 1,
+                           "products": [{"match": {"generation": "ConnectX-7"}, "port_rate_gbps": 800}]}, f)
+            k = check(fx, "--profile", pf)
+            self.assertEqual(rate_findings(k), [("LINK_RATE_LIMITED", "warn", "mlx5_0/1")])
+            self.assertIn("linked at 400G, the best this port enables", finding(k, "LINK_RATE_LIMITED")["message"])
+            p["phy"]["speed"] = "200G"
+            p["phy"]["supported_cable_speed"] = "0x00003000 (200G_2X,200G_4X)"
+            ff = os.path.join(d, "f.json")
+            with open(ff, "w") as f:
+                json.dump(j, f)
+            cp, k = run_json("--facts", ff, "--json")
+        self.assertEqual(rate_findings(k), [("LINK_RATE_LIMITED", "info", "mlx5_0/1")])
+        f = finding(k, "LINK_RATE_LIMITED")
+        self.assertIn("linked at 200G, below the 400G this port enables: the cable limits: rated up to 200G", f["message"])
+        self.assertIn("the only source: no netdev", f["message"])
+        self.assertIn("`mstlink -d 0000:c1:00.0 -m`", f["fix"])
+
+    def test_mstlink_only_ib_lane_rate_judged(self):
+        # the real 8-port HDR capture: no PortInfo (smpquery not in it), mstlink Speed IB-HDR, enabled
+        # up to HDR, cable up to HDR: the lane rate is judged at its best from mstlink; the width
+        # (2x of a 4x port) needs PortInfo's LinkWidthEnabled, so each port stays unknown, saying so
+        fx = "link-ib-cx6-hdr-plr-8port"
+        j = check(fx)
+        got = rate_findings(j)
+        self.assertEqual(len(got), 16)
+        self.assertEqual({(r, s) for r, s, _ in got}, {("LINK_RATE_LIMITED", "unknown"), ("LINK_RATE_BELOW_POSSIBLE", "unknown")})
+        f = next(f for f in j["findings"] if f["rule_id"] == "LINK_RATE_LIMITED" and f["subject"] == "mlx5_0/1")
+        self.assertTrue(f["evidence"][0]["fact"].endswith("ports[mlx5_0/1].portinfo"))
+        self.assertIn("its lane rate, HDR, is the best it enables: mstlink Speed IB-HDR", f["evidence"][0]["expected"])
+        cp = hwctest.run("--root", hwctest.fixture(fx, "root"))
+        line = " ".join(cp.stdout.split())
+        self.assertIn("PortInfo unknown (smpquery: not in this capture); mstlink IB-HDR 2x, enabled HDR,EDR,FDR,QDR,SDR, "
+                      "cable HDR,EDR,FDR,FDR10,QDR,DDR,SDR", line)
+
     def test_unknown_sides_named(self):
         j = check("rate-cx5-100g-no-module")
         self.assertEqual(rate_findings(j), [("LINK_RATE_BELOW_POSSIBLE", "unknown", "p1")])
