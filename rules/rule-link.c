@@ -528,19 +528,23 @@ static void raw_ber_netdev(struct hwc_rule_ctx *c, const json_t *nd, double marg
 	if (!l.fec && corr <= 0 && w.s == 0)
 		return; /* FEC not read and nothing corrected: every raw error is left, LINK_EFFECTIVE_ERRORS' */
 	margin_limit = l.hi / margin;
+	double wber = w.s > 0 && !w.why && w.exposure > 0 ? w.d / w.exposure : 0;
+	if (l.bound && !l.fec && !(kb && ber > l.lo) && wber <= l.lo && ((kb && ber > 0) || wber > 0)) {
+		/* raw errors under the strongest FEC's bound, since the clear and in any window: the
+		 * limit of the FEC in use decides, and it was not read */
+		hwc_rule_unknown(c, name, hwc_arena_printf(c->a, "%s.link.fec.active", base), l.fwhy,
+				 hwc_arena_printf(c->a, "the limit of the FEC in use (raw BER %.3g is under a tenth of the strongest FEC's)",
+						  kb && ber > 0 ? ber : wber));
+		return;
+	}
 	bool lanes = kb && ber > l.lo && ber <= l.hi; /* over a watch whose window did not decide */
-	bool fec_unk = kb && l.bound && !l.fec && ber > 0 && ber <= l.lo; /* under the bound, the unread FEC decides */
 	if (lanes) {
 		unk = hwc_arena_printf(c->a, "%s.link.modes.lanes", base);
 		why = "unknown: RS(528,514) on 25G lanes or RS(544,514) on 50G lanes";
 		unk_for = "which RS FEC's limit applies";
-	} else if (fec_unk) {
-		unk = hwc_arena_printf(c->a, "%s.link.fec.active", base);
-		why = l.fwhy;
-		unk_for = hwc_arena_printf(c->a, "the limit of the FEC in use (raw BER %.3g is under a tenth of the strongest FEC's)", ber);
 	}
 	const struct hwc_wboot b = {
-		.fires = !kb || lanes || fec_unk ? -1 : ber > l.lo, .rate = kb ? ber : 0,
+		.fires = !kb || lanes ? -1 : ber > l.lo, .rate = kb ? ber : 0,
 		.msg = hwc_arena_printf(c->a, "raw (pre-FEC) BER %.3g is %s %s", ber, ber > margin_limit ? "past" : "close to",
 					ber_limit_text(c, &l, margin)),
 		.text = kb ? hwc_arena_printf(c->a, "raw BER %.3g since the counters were cleared", ber)

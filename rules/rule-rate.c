@@ -525,7 +525,7 @@ static void ib_limited(struct hwc_rule_ctx *c, const json_t *ad, const json_t *p
 	struct ibport r = {0};
 	ib_subject(c, ad, p, &r);
 	const char *pwhy = NULL;
-	if (!hwc_q_find_num(p, "portinfo.speed_active_gbps", &r.speed, &pwhy, c->a) && json_is_string(hwc_q_at(p, "phy.source"))) {
+	if (!hwc_q_find_num(p, "portinfo.speed_active_gbps", &r.speed, &pwhy, c->a) && json_is_string(hwc_q_at(p, "phy.speed"))) {
 		mst_limited(c, ad, p, true, hwc_arena_printf(c->a, "%s.portinfo", r.base), pwhy); /* mstlink: the only source */
 		return;
 	}
