@@ -770,6 +770,42 @@ def sfp_cx3pro_no_light():
     r.done("an SFP on a ConnectX-3 Pro whose receiver gets no light: the A2h bytes as published")
 
 
+def sfp_jdsu_bias_high():
+    r = Root("link-module-sfp-jdsu-bias-high")
+    r.function("0000:3b:00.0", 0x1015, netdevs=["p1"])
+    pci_netdev(r, "pci0000:3a", "0000:3b:00.0", "p1",
+               {"dev_port": 0, "operstate": "up", "carrier": 1, "speed": 1000, "mtu": 1500})
+    with open(os.path.join(HERE, "real-data", "sfp-jdsu-plrxpl-rebuilt.hex"), "rb") as f:
+        r.command(["ethtool", "-m", "p1", "hex", "on"], f.read())
+    r.source("`hwcheck/commands/ethtool -m p1 hex on/stdout`: the module of the sample `ethtool -m "
+             "swp3` in NVIDIA's Cumulus Linux documentation, 'Monitoring Interfaces and Transceivers "
+             "Using ethtool' (GitHub CumulusNetworks/docs, content/cumulus-linux-37/Monitoring-and-"
+             "Troubleshooting/Troubleshooting-Network-Interfaces/Monitoring-Interfaces-and-"
+             "Transceivers-Using-ethtool.md, commit 48af702; the same sample is in the page's Cumulus "
+             "RMP 3.2.1 and later Cumulus Linux versions; the text calls it 'a 1000BASE-SX "
+             "short-range optical module, manufactured by JDSU, part number PLRXPL-VI-S24-22'): its "
+             "laser bias reads 21.348 mA against its own high alarm of 10.000 mA (high warning 9.000 "
+             "mA) while the laser emits 0.3186 mW (-4.97 dBm, inside its 0.1-0.8 mW alarm range) and "
+             "the receiver gets 0.3195 mW (-4.96 dBm): a link carrying light both ways, 41.70 degC, "
+             "3.2947 V. Every alarm and warning flag line reads Off: the module's own flag logic "
+             "did not raise the bias alarm its own thresholds call for (a flag that disagrees with "
+             "the reading; the reading and the thresholds are what LINK_MODULE_THRESHOLDS judges). "
+             "Only ethtool's decoding was published (tests/link/real-data/"
+             "sfp-jdsu-plrxpl-cumulus-docs.ethtool, verbatim); the 512 bytes are RECONSTRUCTED from "
+             "it by tests/link/mk_sfp_rebuilt.py (jdsu_a0, jdsu_a2; SFF-8472 map), and ethtool itself, "
+             "fed them through tests/oracle/ethtool_shim.c, prints every published line again (the "
+             "8 transceiver codes that ethtool printed as the start of the 9 today's prints; test "
+             "link_sfp_rebuilt_oracle). What that ethtool did not print is 0 or blank (Option "
+             "values, BR margins, Vendor SN, Date code). Expected: LINK_MODULE_THRESHOLDS error "
+             "(tx_bias_ma[0] = 21.348 above its high alarm 10); no LINK_MODULE_RX_POWER_LOW "
+             "(-4.96 dBm is 15 dB above the -20 dBm low alarm).")
+    r.source("RECONSTRUCTED: the host (the capture's port was swp3 of a Cumulus Linux switch; the "
+             "module EEPROM does not depend on the host): a ConnectX-4 Lx function 0000:3b:00.0 "
+             "(15b3:1015, SFP28 cage, which runs 1 GbE) and its netdev p1, up with carrier at 1000 "
+             "Mb/s (the module carries light both ways; the speed is the module's 1000BASE-SX).")
+    r.done("a 1000BASE-SX SFP whose laser bias is twice its own high alarm, on a lit link")
+
+
 # Dell KB 000286734 ('Mellanox ConnectX-6 Dx: High Corrected Bits on PAM4 NICs'): `ethtool -S
 # enp139s0f1np1 | grep -E "correc|rx_err"` of a ConnectX-6 Dx 100G PAM4 port, called normal there
 # (pre-FEC BER objective 2.4E-04 with RS544, 1E-12 after it)
@@ -835,6 +871,7 @@ def build():
     bad_signal_400g()
     sfp_no_light()
     sfp_cx3pro_no_light()
+    sfp_jdsu_bias_high()
     fec_off_cx4()
     modules()
     kernel_events()
