@@ -862,8 +862,51 @@ def ethtool_ber():
     r.done("two ConnectX-6 Dx PAM4 ports whose ethtool -S reports rx_bits_phy: one past the RS(544,514) limit")
 
 
+# AMD PG332 (ERNIC LogiCORE IP Product Guide, v4.0), page 'HW Debug Counters for Mellanox RNIC'
+# (docs.amd.com/r/4.0-English/pg332-ernic/HW-Debug-Counters-for-Mellanox-RNIC): "Sample 1" of
+# two snippets of the ethtool.log file of the Mellanox RNIC (mlx5_0) an ERNIC design was tested
+# against, verbatim in real-data/pg332-ernic-mlx5-ethtool-sample1.txt. The guide: "Any non-zero
+# value in these two counters [link failures, CRC] points towards an unstable link".
+PG332_SAMPLE1 = os.path.join(HERE, "real-data", "pg332-ernic-mlx5-ethtool-sample1.txt")
+
+
+def ernic_linkdown():
+    r = Root("link-flaps-mlx5-ernic-linkdown4")
+    r.function("0000:3b:00.0", 0x1017, netdevs=["p1"])
+    pci_netdev(r, "pci0000:3a", "0000:3b:00.0", "p1",
+               {"dev_port": 0, "operstate": "up", "carrier": 1, "speed": 100000, "mtu": 1500})
+    with open(PG332_SAMPLE1) as f:
+        lines = [ln for ln in f.read().splitlines() if ln]
+    r.command(["ethtool", "-S", "p1"],
+              ("NIC statistics:\n" + "".join(f"     {ln}\n" for ln in lines)).encode())
+    r.source("`hwcheck/commands/ethtool -S p1/stdout`: the 14 counter lines of 'Sample 1', verbatim "
+             "(tests/link/real-data/pg332-ernic-mlx5-ethtool-sample1.txt), one of 'Two snippets from "
+             "the ethtool.log file' of the Mellanox RNIC (its RDMA device mlx5_0) that AMD's ERNIC "
+             "was debugged against: AMD PG332, ERNIC LogiCORE IP Product Guide v4.0, page 'HW Debug "
+             "Counters for Mellanox RNIC' (docs.amd.com/r/4.0-English/pg332-ernic/"
+             "HW-Debug-Counters-for-Mellanox-RNIC), which says to check that file 'for any link "
+             "failures or CRC failures. Any non-zero value in these two counters points towards an "
+             "unstable link'. `link_down_events_phy: 4`: the port's physical layer link_down_events "
+             "(PPCNT), which this mlx5 reported among its software counters, in the order of "
+             "Linux 4.9-4.10's sw_stats_desc (rx_cqe_compress_pkts, link_down_events_phy, then the "
+             "Q counter rx_out_of_buffer and the vport counters): the snippet's order, so a real "
+             "mlx5 `ethtool -S`, of a kernel or MLNX_OFED of that age. The rest of that answer was "
+             "not published (absent here, not invented). Expected: LINK_FLAPS warn (4 link-downs, "
+             "above link_flaps_max 0; no uptime: no rate).")
+    r.source("RECONSTRUCTED: ethtool's layout around the published lines (the 'NIC statistics:' "
+             "header and the five-space indentation the guide's page drops); the host: the guide "
+             "names 'Mellanox RNIC' and mlx5_0, not the card, its address or its netdev, so a "
+             "ConnectX-5 function 0000:3b:00.0 (15b3:1017, mlx5_core) and its netdev p1 (up, "
+             "carrier 1, 100000 Mb/s: ERNIC is a 100G design; MTU 1500) hold it; no RDMA device, "
+             "uptime or other tool is recorded. What the flaps were is not published: on a test "
+             "bench they may be the FPGA peer's reloads, not a cable; the counter says the link "
+             "went down 4 times, which is what LINK_FLAPS reports.")
+    r.done("an mlx5 RoCE port that an ERNIC bench saw go down 4 times (AMD PG332's ethtool.log)")
+
+
 def build():
     dr4_osfp_400g()
+    ernic_linkdown()
     ethtool_ber()
     hdr_plr_8port()
     ibdiag_ber()
