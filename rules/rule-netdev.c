@@ -698,7 +698,7 @@ const struct hwc_rule hwc_rules_netdev[] = {
 	{"NET_LRO_ON", HWC_SEV_WARN, "netdev", "LRO enabled",
 	 "Large receive offload merges segments in a way that breaks forwarding, bridging and "
 	 "some captures; hardware GRO gives the gain without the breakage.",
-	 "`ethtool -K <netdev> lro off` (use `rx-gro-hw on` instead).",
+	 "`ethtool -K <netdev> lro off` (and `ethtool -K <netdev> rx-gro-hw on` instead, where the card has it).",
 	 eval_lro},
 	{"NET_ROCE_MTU_SMALL", HWC_SEV_WARN, "netdev", "RDMA active MTU below what the port supports",
 	 "RDMA messages are cut into active-MTU packets: 1024 instead of 4096 quadruples the packet "
