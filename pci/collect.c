@@ -224,10 +224,11 @@ static void read_sysfs_dev(struct hwc_env *e, struct hwc_facts *f, struct hwc_ar
 	} else {
 		const char *err = NULL;
 		if (hwc_pci_decode_config(cfg, len, a, d, &err) < 0) {
-			const char *det = hwc_arena_printf(a, "/%s/config: %s", dd.dir.path, err);
+			const char *file = hwc_arena_printf(a, "/%s/config", dd.dir.path);
+			const char *det = hwc_arena_printf(a, "%s: %s", file, err);
 			HWC_FAIL(d->vendor_id, HWC_ST_INVALID, 0, det);
 			HWC_FAIL(d->config_bytes, HWC_ST_INVALID, 0, det);
-			hwc_facts_error(f, "pci", det, "%s", err);
+			hwc_facts_error(f, "pci", file, "%s", err); /* the file, then why: once each */
 		}
 	}
 	/* VFs answer 0xffff for their ids in config space; the kernel knows them. */
