@@ -442,6 +442,20 @@ static void port_admin_down(struct hwc_rule_ctx *c, const char *subj, const char
 
 /* The fix of a down port: what to look at depends on what the port is (placeholders <BDF> and
  * <port> are the card's and the port's, filled in by rules.c). */
+/* Evidence of a fact that may be unknown: its value, else "unknown (why)", never a bare null. */
+static const char *ev_str(struct hwc_rule_ctx *c, const json_t *o, const char *key)
+{
+	const char *v = NULL, *why = NULL;
+	if (o && hwc_q_find_str(o, key, &v, &why, c->a))
+		return v;
+	return hwc_arena_printf(c->a, "unknown (%s)", why ? why : "not collected");
+}
+
+static const char *ev_bool(struct hwc_rule_ctx *c, int known, bool v, const char *why)
+{
+	return known ? (v ? "true" : "false") : hwc_arena_printf(c->a, "unknown (%s)", why ? why : "not collected");
+}
+
 static const char *port_fix(struct hwc_rule_ctx *c, bool ib, const char *ndn)
 {
 	const char *unused = "; a port meant to stay unused goes under `unused_ports` in the site profile (docs/profile.md).";
@@ -482,7 +496,7 @@ static const char *bond_members_text(struct hwc_rule_ctx *c, struct hwc_finding 
 		int kc = hwc_q_find_bool(o, "carrier", &car, &why, c->a);
 		const char *st = ku && !up ? "administratively down" : !kc ? "carrier unknown" : car ? "carrier" : "no carrier";
 		txt = txt ? hwc_arena_printf(c->a, "%s, %s %s", txt, n, st) : hwc_arena_printf(c->a, "%s %s", n, st);
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.carrier", fv_netdev_path(c, n)), kc ? (car ? "true" : "false") : NULL, "true");
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.carrier", fv_netdev_path(c, n)), ev_bool(c, kc, car, why), "true");
 	}
 	return txt ? txt : "none collected";
 }
@@ -511,8 +525,8 @@ static void lag_port_down(struct hwc_rule_ctx *c, const char *subj, const char *
 		fd = hwc_rule_emit(c, subj, "port is %s (physical state %s) although its bond %s (RoCE LAG) is up with carrier", st, phys, bond);
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.state", base), st, "ACTIVE");
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phys_state", base), phys, "LinkUp");
-	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.admin_up", bp), ku ? (up ? "true" : "false") : NULL, "true");
-	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.carrier", bp), kc ? (car ? "true" : "false") : NULL, "true");
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.admin_up", bp), ev_bool(c, ku, up, why), "true");
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.carrier", bp), ev_bool(c, kc, car, cwhy), "true");
 	const char *members = bond_members_text(c, fd, bond);
 	if (!fd)
 		return;
@@ -563,13 +577,12 @@ static void port_down_one(struct hwc_rule_ctx *c, const json_t *p, const char *s
 				   kc ? "present" : "unknown");
 	fd->fix = port_fix(c, ib, ndn);
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.state", base), st, "ACTIVE");
-	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phys_state", base), ps, "LinkUp");
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phys_state", base), ev_str(c, p, "phys_state"), "LinkUp");
 	if (nd) {
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.admin_up", fv_netdev_path(c, ndn)), ku ? "true" : NULL, "true");
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.carrier", fv_netdev_path(c, ndn)),
-				 kc ? (carrier ? "true" : "false") : NULL, "true");
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.admin_up", fv_netdev_path(c, ndn)), ev_bool(c, ku, up, why), "true");
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.carrier", fv_netdev_path(c, ndn)), ev_bool(c, kc, carrier, cwhy), "true");
 	} else if (!ib) {
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.netdev", base), ndn, "a netdev in facts.netdevs");
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.netdev", base), ev_str(c, p, "netdev"), "a netdev in facts.netdevs");
 	}
 }
 
@@ -740,7 +753,7 @@ const struct hwc_rule hwc_rules_netdev[] = {
 	{"NET_LRO_ON", HWC_SEV_WARN, "netdev", "LRO enabled",
 	 "Large receive offload merges segments in a way that breaks forwarding, bridging and "
 	 "some captures; hardware GRO gives the gain without the breakage.",
-	 "`ethtool -K <netdev> lro off` (use `rx-gro-hw on` instead).",
+	 "`ethtool -K <netdev> lro off` (and `ethtool -K <netdev> rx-gro-hw on` instead, where the card has it).",
 	 eval_lro},
 	{"NET_ROCE_MTU_SMALL", HWC_SEV_WARN, "netdev", "RDMA active MTU below what the port supports",
 	 "RDMA messages are cut into active-MTU packets: 1024 instead of 4096 quadruples the packet "
