@@ -144,8 +144,9 @@ static const char *cause_fix(struct hwc_rule_ctx *c, const char *st, const char 
 		return "Nothing to change on this host: hwcheck leaves a restricted function's InfiniBand counters and "
 		       "subnet queries unread on purpose (an internal port of a DGX/GB200-class system: each read makes "
 		       "the firmware fail a register access that the kernel logs; the detail names the evidence), so "
-		       "these facts stay unknown. Judge that link from its far end: the switch port's error "
-		       "counters, on the switch or with `perfquery <switch LID> <port>` through another port of the fabric.";
+		       "these facts stay unknown. Judge that link from its far end: read the error counters of the "
+		       "switch port it is cabled to, on the switch itself or with infiniband-diags' perfquery from "
+		       "another host of the fabric.";
 	if (!strcmp(st, "blocked"))
 		return "The kernel refuses this read even to root (kernel lockdown or a security module's policy): the facts stay unknown while the policy stands; the detail names the source.";
 	if (!strcmp(st, "timeout"))
