@@ -609,11 +609,66 @@ static void ports_unknown(struct hwc_rule_ctx *c, const json_t *ad)
 	}
 }
 
+/* A card with no RDMA port (mlx5_ib or mlx4_ib not loaded, an Ethernet-only host): its netdevs
+ * are its ports, and a netdev without carrier is a port without link all the same. The kernel
+ * answers /sys/class/net/<dev>/carrier only while the netdev is up (EINVAL when it is down), so a
+ * carrier read as 0 is a netdev that is up without link; operstate "up" needs carrier. */
+static void netdev_ports_down(struct hwc_rule_ctx *c, const json_t *ad)
+{
+	const json_t *nds[32];
+	if (!json_is_array(hwc_q_get(ad, "ports")) || json_array_size(hwc_q_get(ad, "ports")) > 0)
+		return;
+	for (size_t n = hwc_q_adapter_netdevs(c->facts, ad, nds, 32), k = 0; k < n; k++) {
+		const char *name = hwc_q_string(nds[k], "name");
+		const char *base = fv_netdev_path(c, name);
+		json_t *pseudo = json_pack("{s:s?}", "netdev", name);
+		bool unused = hwc_profile_port_unused(c->prof, c->facts, ad, pseudo) != NULL;
+		json_decref(pseudo);
+		if (!name || unused)
+			continue;
+		bool up = false, carrier = false;
+		const char *why = NULL, *cwhy = NULL, *op = hwc_q_string(nds[k], "operstate");
+		int ku = hwc_q_find_bool(nds[k], "admin_up", &up, &why, c->a);
+		int kc = hwc_q_find_bool(nds[k], "carrier", &carrier, &cwhy, c->a);
+		const char *drv = hwc_q_string(ad, "generation");
+		const char *ib = drv && (!strncmp(drv, "ConnectX-2", 10) || !strncmp(drv, "ConnectX-3", 10)) ? "mlx4_ib" : "mlx5_ib";
+		struct hwc_finding *fd;
+		if (ku && !up) {
+			fd = hwc_rule_emit_sev(c, HWC_SEV_INFO, name, "netdev %s is administratively down (IFF_UP clear; the card has no RDMA port: is %s loaded?); "
+					       "list it under the profile's unused_ports if it is meant to stay unused", name, ib);
+			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.admin_up", base), "false", "true");
+			if (fd)
+				fd->fix = hwc_arena_printf(c->a, "If the port should carry traffic: `ip link set %s up` (persisted in the network configuration); "
+							   "if it is meant to stay unused, list it under `unused_ports` in the site profile (docs/profile.md).", name);
+			continue;
+		}
+		if ((kc && carrier) || (!kc && op && !strcmp(op, "up")))
+			continue; /* a link */
+		if (!kc) {
+			hwc_rule_unknown(c, name, hwc_arena_printf(c->a, "%s.carrier", base),
+					 hwc_arena_printf(c->a, "%s (operstate %s; the card has no RDMA port whose state would say: is %s loaded?)",
+							  cwhy, op ? op : "unknown", ib),
+					 NULL);
+			continue;
+		}
+		fd = hwc_rule_emit(c, name, "netdev %s is up without carrier: no link (cable, transceiver or switch port); the card has no RDMA port (is %s loaded?), "
+				   "so its netdev is the port", name, ib);
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.carrier", base), "false", "true");
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.operstate", base), op, "up");
+		const char *fb = hwc_q_string(nds[k], "bdf");
+		if (fd)
+			fd->fix = hwc_arena_printf(c->a, "Check the cable, transceiver and switch port: `ethtool %s` (Link detected), `ethtool -m %s` (the module's Rx power)%s%s%s; "
+						   "a port meant to stay unused goes under `unused_ports` in the site profile (docs/profile.md).",
+						   name, name, fb ? ", `mstlink -d " : "", fb ? fb : "", fb ? "`" : "");
+	}
+}
+
 static void eval_port_down(struct hwc_rule_ctx *c)
 {
 	size_t i, k;
 	const json_t *ad, *p;
 	json_array_foreach(hwc_q_adapters(c->facts), i, ad) ports_unknown(c, ad);
+	json_array_foreach(hwc_q_adapters(c->facts), i, ad) netdev_ports_down(c, ad);
 	json_array_foreach(hwc_q_adapters(c->facts), i, ad) json_array_foreach(hwc_q_get(ad, "ports"), k, p) {
 		const char *subj = port_subject(c, p, ad);
 		const char *base = hwc_arena_printf(c->a, "%s.ports[%s]", fv_adapter_path(c, hwc_q_string(ad, "bdf")), subj);
@@ -725,7 +780,10 @@ const struct hwc_rule hwc_rules_netdev[] = {
 	 "up without carrier, or unknown, and every down InfiniBand port, is a warning; a port whose "
 	 "netdev is administratively down (IFF_UP clear) is info. A RoCE LAG port's netdev is the bond "
 	 "(mlx5_bond_N): its bond's admin state and carrier (netdevs[].bond of the members) decide, and "
-	 "the finding names the bond and each member's carrier. Ports the profile lists under "
+	 "the finding names the bond and each member's carrier. A card with no RDMA port (mlx5_ib or "
+	 "mlx4_ib not loaded) is judged by its netdevs: one up without carrier is a warning (the "
+	 "kernel answers carrier only for a netdev that is up), one set down is info, one whose "
+	 "carrier was not read and whose operstate is not up is unknown. Ports the profile lists under "
 	 "unused_ports (by netdev, PCI function or RDMA device and port) are not reported.",
 	 "Check the cable, transceiver and switch port: `mstlink -d <BDF> -p <port>` or `ethtool <netdev>`; "
 	 "a port meant to stay unused goes under `unused_ports` in the site profile (docs/profile.md).",
