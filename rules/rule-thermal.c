@@ -218,12 +218,14 @@ const struct hwc_rule hwc_rules_thermal[] = {
 	 "high-temperature health event (the hwmon tempN_crit of mlx5, 105 degC on ConnectX-5 when not "
 	 "reported); next come throttling and a thermal shutdown.",
 	 "Check the airflow over the card (fan speed profile, blanking panels, cable bundles); "
-	 "`sensors` or `mstmget_temp -d <BDF>` to watch it.",
+	 "`sensors` (the mlx5 hwmon) or `mstreg -d <BDF> --reg_name MTMP --get --indexes sensor_index=0x0,slot_index=0x0` "
+	 "(Debian 12's mstflint 4.21; newer mstflint also has `mstmget_temp -d <BDF>`) to watch it.",
 	 eval_near_warning},
 	{"THERMAL_CARD_OVER_LIMIT", HWC_SEV_WARN, "thermal", "Card temperature above the profile's limit",
 	 "The card runs hotter than the site's limit (card_temp_limit_c): still below its own warning "
 	 "threshold, but with little headroom for a warm day or a failed fan.",
-	 "Raise the chassis fan profile or improve airflow over the slot; `sensors` or `mstmget_temp -d <BDF>` to watch it.",
+	 "Raise the chassis fan profile or improve airflow over the slot; `sensors` (the mlx5 hwmon) or `mstreg -d <BDF> --reg_name MTMP --get --indexes sensor_index=0x0,slot_index=0x0` "
+	 "(Debian 12's mstflint 4.21; newer mstflint also has `mstmget_temp -d <BDF>`) to watch it.",
 	 eval_over_limit},
 	{"THERMAL_HOST_HOT", HWC_SEV_WARN, "thermal", "CPU or chipset hot",
 	 "A CPU package or chipset sensor is at or above its max, within the margin of its critical "
