@@ -612,7 +612,8 @@ static void ports_unknown(struct hwc_rule_ctx *c, const json_t *ad)
 /* A card with no RDMA port (mlx5_ib or mlx4_ib not loaded, an Ethernet-only host): its netdevs
  * are its ports, and a netdev without carrier is a port without link all the same. The kernel
  * answers /sys/class/net/<dev>/carrier only while the netdev is up (EINVAL when it is down), so a
- * carrier read as 0 is a netdev that is up without link; operstate "up" needs carrier. */
+ * carrier read as 0 is a netdev that is up without link; operstate "up" needs carrier, and a
+ * speed the driver reports needs a link. */
 static void netdev_ports_down(struct hwc_rule_ctx *c, const json_t *ad)
 {
 	const json_t *nds[32];
@@ -642,8 +643,11 @@ static void netdev_ports_down(struct hwc_rule_ctx *c, const json_t *ad)
 							   "if it is meant to stay unused, list it under `unused_ports` in the site profile (docs/profile.md).", name);
 			continue;
 		}
-		if ((kc && carrier) || (!kc && op && !strcmp(op, "up")))
-			continue; /* a link */
+		double mbps = 0;
+		const char *swhy;
+		bool speed = hwc_q_find_num(nds[k], "speed_mbps", &mbps, &swhy, c->a) && mbps > 0;
+		if ((kc && carrier) || (!kc && ((op && !strcmp(op, "up")) || speed)))
+			continue; /* a link: mlx5 and mlx4 report a speed only with one (else -1) */
 		if (!kc) {
 			hwc_rule_unknown(c, name, hwc_arena_printf(c->a, "%s.carrier", base),
 					 hwc_arena_printf(c->a, "%s (operstate %s; the card has no RDMA port whose state would say: is %s loaded?)",
@@ -783,8 +787,9 @@ const struct hwc_rule hwc_rules_netdev[] = {
 	 "the finding names the bond and each member's carrier. A card with no RDMA port (mlx5_ib or "
 	 "mlx4_ib not loaded) is judged by its netdevs: one up without carrier is a warning (the "
 	 "kernel answers carrier only for a netdev that is up), one set down is info, one whose "
-	 "carrier was not read and whose operstate is not up is unknown. Ports the profile lists under "
-	 "unused_ports (by netdev, PCI function or RDMA device and port) are not reported.",
+	 "carrier was not read, whose operstate is not up and that reports no speed is unknown. "
+	 "Ports the profile lists under unused_ports (by netdev, PCI function or RDMA device and "
+	 "port) are not reported.",
 	 "Check the cable, transceiver and switch port: `mstlink -d <BDF> -p <port>` or `ethtool <netdev>`; "
 	 "a port meant to stay unused goes under `unused_ports` in the site profile (docs/profile.md).",
 	 eval_port_down},
