@@ -177,6 +177,9 @@ struct hwc_mlx_phy {
 	struct hwc_ff64 symbol_ber;
 	struct hwc_fmeta lanes_m;
 	HWC_VEC(uint64_t) raw_errors_per_lane;
+	/* not a fact: the first line of the "Errors" section mstlink prints last when a section
+	 * failed (and it exits 1), NULL when none; the parser reads no value after that title */
+	const char *errors;
 };
 
 /* A module diagnostic as mstlink prints it: "54 [-5..75]", "8.380,8.380,8.380,8.380 [2..15]":
