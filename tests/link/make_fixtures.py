@@ -770,6 +770,42 @@ def sfp_cx3pro_no_light():
     r.done("an SFP on a ConnectX-3 Pro whose receiver gets no light: the A2h bytes as published")
 
 
+def sfp_jdsu_bias_high():
+    r = Root("link-module-sfp-jdsu-bias-high")
+    r.function("0000:3b:00.0", 0x1015, netdevs=["p1"])
+    pci_netdev(r, "pci0000:3a", "0000:3b:00.0", "p1",
+               {"dev_port": 0, "operstate": "up", "carrier": 1, "speed": 1000, "mtu": 1500})
+    with open(os.path.join(HERE, "real-data", "sfp-jdsu-plrxpl-rebuilt.hex"), "rb") as f:
+        r.command(["ethtool", "-m", "p1", "hex", "on"], f.read())
+    r.source("`hwcheck/commands/ethtool -m p1 hex on/stdout`: the module of the sample `ethtool -m "
+             "swp3` in NVIDIA's Cumulus Linux documentation, 'Monitoring Interfaces and Transceivers "
+             "Using ethtool' (GitHub CumulusNetworks/docs, content/cumulus-linux-37/Monitoring-and-"
+             "Troubleshooting/Troubleshooting-Network-Interfaces/Monitoring-Interfaces-and-"
+             "Transceivers-Using-ethtool.md, commit 48af702; the same sample is in the page's Cumulus "
+             "RMP 3.2.1 and later Cumulus Linux versions; the text calls it 'a 1000BASE-SX "
+             "short-range optical module, manufactured by JDSU, part number PLRXPL-VI-S24-22'): its "
+             "laser bias reads 21.348 mA against its own high alarm of 10.000 mA (high warning 9.000 "
+             "mA) while the laser emits 0.3186 mW (-4.97 dBm, inside its 0.1-0.8 mW alarm range) and "
+             "the receiver gets 0.3195 mW (-4.96 dBm): a link carrying light both ways, 41.70 degC, "
+             "3.2947 V. Every alarm and warning flag line reads Off: the module's own flag logic "
+             "did not raise the bias alarm its own thresholds call for (a flag that disagrees with "
+             "the reading; the reading and the thresholds are what LINK_MODULE_THRESHOLDS judges). "
+             "Only ethtool's decoding was published (tests/link/real-data/"
+             "sfp-jdsu-plrxpl-cumulus-docs.ethtool, verbatim); the 512 bytes are RECONSTRUCTED from "
+             "it by tests/link/mk_sfp_rebuilt.py (jdsu_a0, jdsu_a2; SFF-8472 map), and ethtool itself, "
+             "fed them through tests/oracle/ethtool_shim.c, prints every published line again (the "
+             "8 transceiver codes that ethtool printed as the start of the 9 today's prints; test "
+             "link_sfp_rebuilt_oracle). What that ethtool did not print is 0 or blank (Option "
+             "values, BR margins, Vendor SN, Date code). Expected: LINK_MODULE_THRESHOLDS error "
+             "(tx_bias_ma[0] = 21.348 above its high alarm 10); no LINK_MODULE_RX_POWER_LOW "
+             "(-4.96 dBm is 15 dB above the -20 dBm low alarm).")
+    r.source("RECONSTRUCTED: the host (the capture's port was swp3 of a Cumulus Linux switch; the "
+             "module EEPROM does not depend on the host): a ConnectX-4 Lx function 0000:3b:00.0 "
+             "(15b3:1015, SFP28 cage, which runs 1 GbE) and its netdev p1, up with carrier at 1000 "
+             "Mb/s (the module carries light both ways; the speed is the module's 1000BASE-SX).")
+    r.done("a 1000BASE-SX SFP whose laser bias is twice its own high alarm, on a lit link")
+
+
 # Dell KB 000286734 ('Mellanox ConnectX-6 Dx: High Corrected Bits on PAM4 NICs'): `ethtool -S
 # enp139s0f1np1 | grep -E "correc|rx_err"` of a ConnectX-6 Dx 100G PAM4 port, called normal there
 # (pre-FEC BER objective 2.4E-04 with RS544, 1E-12 after it)
@@ -826,8 +862,51 @@ def ethtool_ber():
     r.done("two ConnectX-6 Dx PAM4 ports whose ethtool -S reports rx_bits_phy: one past the RS(544,514) limit")
 
 
+# AMD PG332 (ERNIC LogiCORE IP Product Guide, v4.0), page 'HW Debug Counters for Mellanox RNIC'
+# (docs.amd.com/r/4.0-English/pg332-ernic/HW-Debug-Counters-for-Mellanox-RNIC): "Sample 1" of
+# two snippets of the ethtool.log file of the Mellanox RNIC (mlx5_0) an ERNIC design was tested
+# against, verbatim in real-data/pg332-ernic-mlx5-ethtool-sample1.txt. The guide: "Any non-zero
+# value in these two counters [link failures, CRC] points towards an unstable link".
+PG332_SAMPLE1 = os.path.join(HERE, "real-data", "pg332-ernic-mlx5-ethtool-sample1.txt")
+
+
+def ernic_linkdown():
+    r = Root("link-flaps-mlx5-ernic-linkdown4")
+    r.function("0000:3b:00.0", 0x1017, netdevs=["p1"])
+    pci_netdev(r, "pci0000:3a", "0000:3b:00.0", "p1",
+               {"dev_port": 0, "operstate": "up", "carrier": 1, "speed": 100000, "mtu": 1500})
+    with open(PG332_SAMPLE1) as f:
+        lines = [ln for ln in f.read().splitlines() if ln]
+    r.command(["ethtool", "-S", "p1"],
+              ("NIC statistics:\n" + "".join(f"     {ln}\n" for ln in lines)).encode())
+    r.source("`hwcheck/commands/ethtool -S p1/stdout`: the 14 counter lines of 'Sample 1', verbatim "
+             "(tests/link/real-data/pg332-ernic-mlx5-ethtool-sample1.txt), one of 'Two snippets from "
+             "the ethtool.log file' of the Mellanox RNIC (its RDMA device mlx5_0) that AMD's ERNIC "
+             "was debugged against: AMD PG332, ERNIC LogiCORE IP Product Guide v4.0, page 'HW Debug "
+             "Counters for Mellanox RNIC' (docs.amd.com/r/4.0-English/pg332-ernic/"
+             "HW-Debug-Counters-for-Mellanox-RNIC), which says to check that file 'for any link "
+             "failures or CRC failures. Any non-zero value in these two counters points towards an "
+             "unstable link'. `link_down_events_phy: 4`: the port's physical layer link_down_events "
+             "(PPCNT), which this mlx5 reported among its software counters, in the order of "
+             "Linux 4.9-4.10's sw_stats_desc (rx_cqe_compress_pkts, link_down_events_phy, then the "
+             "Q counter rx_out_of_buffer and the vport counters): the snippet's order, so a real "
+             "mlx5 `ethtool -S`, of a kernel or MLNX_OFED of that age. The rest of that answer was "
+             "not published (absent here, not invented). Expected: LINK_FLAPS warn (4 link-downs, "
+             "above link_flaps_max 0; no uptime: no rate).")
+    r.source("RECONSTRUCTED: ethtool's layout around the published lines (the 'NIC statistics:' "
+             "header and the five-space indentation the guide's page drops); the host: the guide "
+             "names 'Mellanox RNIC' and mlx5_0, not the card, its address or its netdev, so a "
+             "ConnectX-5 function 0000:3b:00.0 (15b3:1017, mlx5_core) and its netdev p1 (up, "
+             "carrier 1, 100000 Mb/s: ERNIC is a 100G design; MTU 1500) hold it; no RDMA device, "
+             "uptime or other tool is recorded. What the flaps were is not published: on a test "
+             "bench they may be the FPGA peer's reloads, not a cable; the counter says the link "
+             "went down 4 times, which is what LINK_FLAPS reports.")
+    r.done("an mlx5 RoCE port that an ERNIC bench saw go down 4 times (AMD PG332's ethtool.log)")
+
+
 def build():
     dr4_osfp_400g()
+    ernic_linkdown()
     ethtool_ber()
     hdr_plr_8port()
     ibdiag_ber()
@@ -835,6 +914,7 @@ def build():
     bad_signal_400g()
     sfp_no_light()
     sfp_cx3pro_no_light()
+    sfp_jdsu_bias_high()
     fec_off_cx4()
     modules()
     kernel_events()

@@ -487,6 +487,24 @@ class Fixtures(unittest.TestCase):
         # the other readings were judged against the module's thresholds (within them): no unknown
         self.assertEqual([u for u in j["summary"]["unknown"] if u["rule"].startswith("LINK_MODULE")], [])
 
+    def test_module_bias_past_own_alarm_real_quoted(self):
+        # real-quoted (y15mod): a JDSU 1000BASE-SX SFP of NVIDIA's Cumulus ethtool page, bias
+        # 21.348 mA against its own 10 mA high alarm while the link carries light both ways
+        j = check("link-module-sfp-jdsu-bias-high")
+        m = j["facts"]["netdevs"][0]["link"]["module"]
+        self.assertEqual((m["spec"], m["vendor"], m["part_number"], m["media"], m["ddm"]),
+                         ("SFF-8472", "JDSU", "PLRXPL-VI-S24-22", "optical", True))
+        self.assertEqual((m["tx_bias_ma"], m["tx_power_mw"], m["rx_power_mw"]), ([21.348], [0.3186], [0.3195]))
+        self.assertEqual(m["thresholds"]["tx_bias_ma"]["high_alarm"], 10.0)
+        self.assertEqual(m["flags"], [])  # every published flag line is Off: the module raised none
+        self.assertEqual([f for f in link_findings(j) if f[0].startswith("LINK_MODULE")],
+                         [("LINK_MODULE_THRESHOLDS", "error", "p1")])
+        f = {f["rule_id"]: f for f in j["findings"]}["LINK_MODULE_THRESHOLDS"]
+        self.assertIn("tx_bias_ma[0] = 21.348 is above its high alarm (10)", f["message"])
+        self.assertEqual([e["fact"] for e in f["evidence"]], ["netdevs[p1].link.module.tx_bias_ma[0]"])
+        # every other reading was judged (inside its thresholds): no unknown about the module
+        self.assertEqual([u for u in j["summary"]["unknown"] if u["rule"].startswith("LINK_MODULE")], [])
+
     def test_module_allowed_list(self):
         with tempfile.TemporaryDirectory() as d:
             prof = os.path.join(d, "p.json")
