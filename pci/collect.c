@@ -205,8 +205,8 @@ static void read_sysfs_dev(struct hwc_env *e, struct hwc_facts *f, struct hwc_ar
 	int rc = hwc_env_dir_open(e, dpath, a, &dd.dir);
 	if (rc < 0) {
 		hwc_env_fail(e, &d->vendor_id.m, a, dpath, rc);
-		d->upstream.m = d->config_bytes.m = d->vendor_id.m;
-		hwc_pci_parts_fail(d, &d->vendor_id.m);
+		d->upstream.m = d->config_bytes.m = d->path_bottleneck.m = d->vendor_id.m;
+		hwc_pci_caps_fail(d, d->vendor_id.m.st, d->vendor_id.m.detail);
 		hwc_facts_error(f, "pci", dpath, "%s", d->vendor_id.m.detail);
 		return;
 	}
@@ -217,14 +217,18 @@ static void read_sysfs_dev(struct hwc_env *e, struct hwc_facts *f, struct hwc_ar
 	    d->config_bytes.m.st != HWC_ST_TRUNCATED) {
 		hwc_fmeta_set(&d->vendor_id.m, d->config_bytes.m.st, d->config_bytes.m.err,
 			      d->config_bytes.m.detail);
-		hwc_pci_parts_fail(d, &d->config_bytes.m);
+		/* the link, payload sizes, slot power and the path above say why, not "not collected" */
+		hwc_pci_caps_fail(d, d->config_bytes.m.st, d->config_bytes.m.detail);
+		hwc_fmeta_set(&d->path_bottleneck.m, d->config_bytes.m.st, d->config_bytes.m.err,
+			      d->config_bytes.m.detail);
 	} else {
 		const char *err = NULL;
 		if (hwc_pci_decode_config(cfg, len, a, d, &err) < 0) {
-			const char *det = hwc_arena_printf(a, "/%s/config: %s", dd.dir.path, err);
+			const char *file = hwc_arena_printf(a, "/%s/config", dd.dir.path);
+			const char *det = hwc_arena_printf(a, "%s: %s", file, err);
 			HWC_FAIL(d->vendor_id, HWC_ST_INVALID, 0, det);
 			HWC_FAIL(d->config_bytes, HWC_ST_INVALID, 0, det);
-			hwc_facts_error(f, "pci", det, "%s", err);
+			hwc_facts_error(f, "pci", file, "%s", err); /* the file, then why: once each */
 		}
 	}
 	/* VFs answer 0xffff for their ids in config space; the kernel knows them. */

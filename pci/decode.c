@@ -140,7 +140,7 @@ static void power_limit(struct hwc_ff64 *f, unsigned value, unsigned scale)
 }
 
 /* Mark every fact that comes from a capability with one status. */
-static void caps_fail(struct hwc_pci_device *d, enum hwc_status st, const char *why)
+void hwc_pci_caps_fail(struct hwc_pci_device *d, enum hwc_status st, const char *why)
 {
 	struct hwc_fmeta *m[] = {
 		&d->port_type.m, &d->link.m, &d->max_payload_bytes.m,
@@ -399,7 +399,7 @@ static int walk(struct pci_access *acc, unsigned char *cache, size_t len, struct
 		*exp_off = (unsigned)exp->addr;
 		decode_pcie(pd, exp->addr, len, a, d);
 	} else {
-		caps_fail(d, HWC_ST_UNSUPPORTED, "no PCI Express capability");
+		hwc_pci_caps_fail(d, HWC_ST_UNSUPPORTED, "no PCI Express capability");
 		HWC_SET(d->port_type, "pci");
 	}
 	pci_free_dev(pd);
@@ -491,7 +491,7 @@ int hwc_pci_decode_config(const unsigned char *buf, size_t len, struct hwc_arena
 				"the bus?)"
 			      : "vendor id 0000";
 		/* nothing may be derived from those bytes: every capability fact says why */
-		caps_fail(d, HWC_ST_UNREADABLE, *err);
+		hwc_pci_caps_fail(d, HWC_ST_UNREADABLE, *err);
 		return -EINVAL;
 	}
 	HWC_SET(d->config_bytes, (int64_t)len);
@@ -522,12 +522,12 @@ int hwc_pci_decode_config(const unsigned char *buf, size_t len, struct hwc_arena
 	}
 	if (!(le16(buf, PCI_STATUS) & PCI_STATUS_CAP_LIST)) {
 		HWC_SET(d->port_type, "pci");
-		caps_fail(d, HWC_ST_UNSUPPORTED, "no capability list: conventional PCI");
+		hwc_pci_caps_fail(d, HWC_ST_UNSUPPORTED, "no capability list: conventional PCI");
 		HWC_SET(d->port_type, "pci");
 		return 0;
 	}
 	if (len <= 64) {
-		caps_fail(d, HWC_ST_NEEDS_ROOT, "config space beyond 64 bytes needs root");
+		hwc_pci_caps_fail(d, HWC_ST_NEEDS_ROOT, "config space beyond 64 bytes needs root");
 		return 0;
 	}
 
@@ -535,14 +535,14 @@ int hwc_pci_decode_config(const unsigned char *buf, size_t len, struct hwc_arena
 	 * Express capability, instead of calling the device conventional PCI. */
 	const char *loop = cap_chain_loop(buf, len, a);
 	if (loop) {
-		caps_fail(d, HWC_ST_INVALID, loop);
+		hwc_pci_caps_fail(d, HWC_ST_INVALID, loop);
 		return 0;
 	}
 
 	struct pci_access *acc = decoder();
 	if (!acc) {
 		*err = hwc_arena_printf(a, "libpci: %s", g_msg);
-		caps_fail(d, HWC_ST_UNREADABLE, *err);
+		hwc_pci_caps_fail(d, HWC_ST_UNREADABLE, *err);
 		return -EIO;
 	}
 	/* libpci keeps the pointer (non-const) for the walk: a copy that lives through it. */
@@ -551,7 +551,7 @@ int hwc_pci_decode_config(const unsigned char *buf, size_t len, struct hwc_arena
 	unsigned exp = 0;
 	if (walk(acc, cache, len, a, d, &exp) < 0) {
 		*err = hwc_arena_printf(a, "libpci: %s", g_msg);
-		caps_fail(d, HWC_ST_INVALID, *err);
+		hwc_pci_caps_fail(d, HWC_ST_INVALID, *err);
 		return -EIO;
 	}
 	/* the parts (HWC_PCI_DEVICE_PARTS), from the caller's bytes; not for a VF (ids ffff) */

@@ -240,6 +240,9 @@ int hwc_pci_decode_config(const unsigned char *buf, size_t len, struct hwc_arena
 /* Every device part (HWC_PCI_DEVICE_PARTS) of d not known, for one reason: its config space was
  * not read, or holds no capability. */
 void hwc_pci_parts_fail(struct hwc_pci_device *d, const struct hwc_fmeta *why);
+/* Every fact of d that comes from a capability (link, payload sizes, slot power, ...) and every
+ * part not known, for one reason (st, why): the bytes hold no capability, or were not read. */
+void hwc_pci_caps_fail(struct hwc_pci_device *d, enum hwc_status st, const char *why);
 
 /* GT/s of a LnkSta/LnkCap/LnkCtl2 speed code (1..6 = Gen1..Gen6), 0 for any other code. */
 double hwc_pci_speed_code_gts(int code);

@@ -158,6 +158,33 @@ static bool client_peer_gone(struct client *cl, char *err, size_t errlen)
 	return false;
 }
 
+/* Says why event t (with its status) is not the one awaited, want. */
+static void event_err(enum rdma_cm_event_type t, int status, enum rdma_cm_event_type want,
+		      const char *peer, unsigned port, char *err, size_t errlen)
+{
+	switch (t) {
+	case RDMA_CM_EVENT_REJECTED:
+		snprintf(err, errlen, "%s:%u rejected the connection (no 'hwcheck probe --server' "
+			 "listening there?)", peer, port);
+		break;
+	case RDMA_CM_EVENT_UNREACHABLE:
+		snprintf(err, errlen, "%s:%u is unreachable over RDMA (%s)", peer, port,
+			 strerror(status < 0 ? -status : status));
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+		snprintf(err, errlen, "no RDMA device routes to %s (%s)", peer,
+			 strerror(status < 0 ? -status : status));
+		break;
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+		snprintf(err, errlen, "no RDMA route to %s (%s)", peer,
+			 strerror(status < 0 ? -status : status));
+		break;
+	default:
+		snprintf(err, errlen, "%s:%u: %s instead of %s (status %d)", peer, port,
+			 cm_event_name(t), cm_event_name(want), status);
+	}
+}
+
 static int expect(struct rdma_event_channel *ec, enum rdma_cm_event_type want, double timeout_s,
 		  const char *peer, unsigned port, struct welcome *w, char *err, size_t errlen)
 {
@@ -180,28 +207,62 @@ static int expect(struct rdma_event_channel *ec, enum rdma_cm_event_type want, d
 	rdma_ack_cm_event(ev);
 	if (t == want)
 		return 0;
-	switch (t) {
-	case RDMA_CM_EVENT_REJECTED:
-		snprintf(err, errlen, "%s:%u rejected the connection (no 'hwcheck probe --server' "
-			 "listening there?)", peer, port);
-		break;
-	case RDMA_CM_EVENT_UNREACHABLE:
-		snprintf(err, errlen, "%s:%u is unreachable over RDMA (%s)", peer, port,
-			 strerror(status < 0 ? -status : status));
-		break;
-	case RDMA_CM_EVENT_ADDR_ERROR:
-		snprintf(err, errlen, "no RDMA device routes to %s (%s)", peer,
-			 strerror(status < 0 ? -status : status));
-		break;
-	case RDMA_CM_EVENT_ROUTE_ERROR:
-		snprintf(err, errlen, "no RDMA route to %s (%s)", peer,
-			 strerror(status < 0 ? -status : status));
-		break;
-	default:
-		snprintf(err, errlen, "%s:%u: %s instead of %s (status %d)", peer, port,
-			 cm_event_name(t), cm_event_name(want), status);
-	}
+	event_err(t, status, want, peer, port, err, errlen);
 	return -EIO;
+}
+
+/* The peer's address resolved to a port and a neighbour (its MAC), asked in steps of at most
+ * RESOLVE_STEP_MS within --timeout. The kernel sends the ARP or neighbour solicitation from
+ * inside rdma_resolve_addr and only then queues the request that the neighbour's update event
+ * wakes (linux drivers/infiniband/core/addr.c: rdma_resolve_ip calls addr_resolve, whose
+ * dst_fetch_ha calls neigh_event_send, before queue_req; netevent_callback wakes only queued
+ * requests). An answer that lands in between (on another CPU, or while the caller is
+ * descheduled) wakes nobody, and the request sleeps to its own timeout although the neighbour is
+ * known. Likewise a neighbour that failed (no answer to its solicitations) is asked again only
+ * at that timeout. So a step that times out is asked again while --timeout lasts: each re-ask
+ * looks the neighbour up afresh and, where it has failed, solicits it again. A missed answer
+ * costs one step, not the whole --timeout; the kernel's own resolution for RoCE address handles
+ * uses 1000 ms (rdma_addr_find_l2_eth_by_grh). */
+#define RESOLVE_STEP_MS 1000u
+
+static int resolve_addr(struct rdma_event_channel *ec, struct rdma_cm_id *id,
+			const struct hwc_probe_opts *o, const struct addrinfo *ai,
+			const struct addrinfo *src, char *err, size_t errlen)
+{
+	double until = pr_now() + o->timeout_s;
+	for (;;) {
+		double left = until - pr_now();
+		unsigned ms = left * 1000.0 > RESOLVE_STEP_MS ? RESOLVE_STEP_MS
+			      : left > 0.001 ? (unsigned)(left * 1000.0) : 1u;
+		if (rdma_resolve_addr(id, src ? src->ai_addr : NULL, ai->ai_addr, ms)) {
+			snprintf(err, errlen, "rdma_resolve_addr %s: %s", o->peer, strerror(errno));
+			return -EIO;
+		}
+		/* the kernel ends each step itself; a second more is its grace */
+		struct rdma_cm_event *ev;
+		int rc = next_event(ec, (left > ms / 1000.0 ? left : ms / 1000.0) + 1.0, &ev);
+		if (rc == -ETIMEDOUT)
+			break;
+		if (rc < 0) {
+			snprintf(err, errlen, "rdma_get_cm_event: %s", strerror(-rc));
+			return rc;
+		}
+		enum rdma_cm_event_type t = ev->event;
+		int status = ev->status;
+		rdma_ack_cm_event(ev);
+		if (t == RDMA_CM_EVENT_ADDR_RESOLVED)
+			return 0;
+		bool step_over = t == RDMA_CM_EVENT_ADDR_ERROR && (status == -ETIMEDOUT || status == ETIMEDOUT);
+		if (!step_over) {
+			event_err(t, status, RDMA_CM_EVENT_ADDR_RESOLVED, o->peer, o->cm_port, err, errlen);
+			return -EIO;
+		}
+		if (pr_now() >= until)
+			break;
+	}
+	snprintf(err, errlen, "%s:%u did not answer within %.0f s (waiting for %s)", o->peer,
+		 o->cm_port, o->timeout_s, cm_event_name(RDMA_CM_EVENT_ADDR_RESOLVED));
+	return -ETIMEDOUT;
 }
 
 /* Connects the QPs of one op; fills q[] with the server's buffers. */
@@ -226,12 +287,7 @@ static int client_connect(struct client *cl, const struct hwc_probe_opts *o, uns
 			snprintf(err, errlen, "rdma_create_id: %s", strerror(errno));
 			return -EIO;
 		}
-		if (rdma_resolve_addr(c->id, src ? src->ai_addr : NULL, ai->ai_addr, tmo)) {
-			snprintf(err, errlen, "rdma_resolve_addr %s: %s", o->peer, strerror(errno));
-			return -EIO;
-		}
-		if (expect(cl->ec, RDMA_CM_EVENT_ADDR_RESOLVED, o->timeout_s, o->peer, o->cm_port,
-			   NULL, err, errlen) < 0)
+		if (resolve_addr(cl->ec, c->id, o, ai, src, err, errlen) < 0)
 			return -EIO;
 		uint8_t at = ACK_TIMEOUT;
 		rdma_set_option(c->id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &at, sizeof(at));

@@ -8,9 +8,17 @@
 
 struct tally {
 	const char *status;
+	bool restricted; /* "blocked" by hwcheck itself on a restricted function, not by the kernel */
 	size_t n;
 	const char *example, *detail;
 };
+
+/* A fact hwcheck did not read on purpose: a restricted function (mlx/port_counters.c), whose
+ * InfiniBand counters and MADs make the firmware fail register accesses that the kernel logs. */
+static bool restricted_fn(const char *detail)
+{
+	return detail && strstr(detail, "restricted function");
+}
 
 static const char *const watched[] = {"needs_root", "blocked", "timeout", "unreadable", NULL};
 
@@ -28,7 +36,8 @@ static void scan(const json_t *v, const char *path, struct tally *t, struct hwc_
 				continue;
 			for (int i = 0; t[i].status; i++) {
 				/* a missing tool shows up as "absent" on the tool's own facts */
-				bool match = !strcmp(st, t[i].status) && (tools || strcmp(st, "absent") != 0);
+				bool match = !strcmp(st, t[i].status) && (tools || strcmp(st, "absent") != 0) &&
+					     restricted_fn(det) == t[i].restricted;
 				if (!match)
 					continue;
 				if (!t[i].n++) {
@@ -75,6 +84,8 @@ static const char *reason(const char *st, bool one, const char *detail)
 			   : "are missing because a tool's output is not in this capture";
 	if (!strcmp(st, "needs_root"))
 		return one ? "needs root" : "need root";
+	if (!strcmp(st, "blocked") && restricted_fn(detail))
+		return one ? "is not read on purpose (a restricted function)" : "are not read on purpose (a restricted function)";
 	if (!strcmp(st, "blocked"))
 		return one ? "is blocked (kernel lockdown or a security policy)" : "are blocked (kernel lockdown or a security policy)";
 	if (!strcmp(st, "timeout"))
@@ -129,6 +140,13 @@ static const char *cause_fix(struct hwc_rule_ctx *c, const char *st, const char 
 		return tool_package(c->a, detail);
 	if (!strcmp(st, "blocked") && detail && strstr(detail, "--no-tools"))
 		return "This run was told not to start external tools (--no-tools): run hwcheck without it.";
+	if (!strcmp(st, "blocked") && restricted_fn(detail))
+		return "Nothing to change on this host: hwcheck leaves a restricted function's InfiniBand counters and "
+		       "subnet queries unread on purpose (an internal port of a DGX/GB200-class system: each read makes "
+		       "the firmware fail a register access that the kernel logs; the detail names the evidence), so "
+		       "these facts stay unknown. Judge that link from its far end: read the error counters of the "
+		       "switch port it is cabled to, on the switch itself or with infiniband-diags' perfquery from "
+		       "another host of the fabric.";
 	if (!strcmp(st, "blocked"))
 		return "The kernel refuses this read even to root (kernel lockdown or a security module's policy): the facts stay unknown while the policy stands; the detail names the source.";
 	if (!strcmp(st, "timeout"))
@@ -162,10 +180,12 @@ static void eval_incomplete(struct hwc_rule_ctx *c)
 			if (fix)
 				fd->fix = fix;
 		}
-		struct tally t[6] = {{0}};
+		struct tally t[7] = {{0}};
 		int n = 0;
 		for (; watched[n]; n++)
 			t[n].status = watched[n];
+		t[n].status = "blocked"; /* a restricted function's, apart from the kernel's refusals */
+		t[n++].restricted = true;
 		t[n++].status = "absent"; /* only counted under tools */
 		scan(sec, sections[s], t, c->a, false, skip);
 		for (int i = 0; i < n; i++) {

@@ -353,9 +353,9 @@ const struct hwc_rule hwc_rules_host[] = {
 	{"HOST_IRQ_FAR_NODE", HWC_SEV_WARN, "host", "Card interrupts served on a far NUMA node",
 	 "Interrupt vectors of the card are affined to CPUs outside its NUMA node (common with AMD "
 	 "NPS2/NPS4 layouts or irqbalance), so every packet crosses the socket interconnect.",
-	 "Pin the vectors to local CPUs: `set_irq_affinity_cpulist.sh <cpulist> <netdev>` (MLNX tools) "
-	 "or write `<cpulist>` to /proc/irq/N/smp_affinity_list for each of its vectors (the N listed in "
-	 "/sys/class/net/<netdev>/device/msi_irqs); stop irqbalance or give it a policy.",
+	 "Pin the vectors to local CPUs: for each vector N listed in /sys/class/net/<netdev>/device/msi_irqs, "
+	 "`echo <cpulist> > /proc/irq/N/smp_affinity_list` (or MLNX tools' `set_irq_affinity_cpulist.sh "
+	 "<cpulist> <netdev>`); stop irqbalance or give it a policy.",
 	 eval_irq_far},
 	{"HOST_NUMA_NODE_MISSING", HWC_SEV_WARN, "host", "Card on NUMA node -1",
 	 "The firmware's ACPI tables do not say which node the card's root port belongs to; on a "

@@ -594,13 +594,13 @@ const struct hwc_rule hwc_rules_mlx[] = {
 	{"MLX_FW_MISMATCH", HWC_SEV_WARN, "mlx", "Firmware versions differ between identical cards",
 	 "Identical cards (same PSID) in one host running different firmware behave differently and "
 	 "make problems hard to reproduce.",
-	 "Update every card of the PSID to the same version: `mlxfwmanager -u -d <BDF>`, or burn that version's "
-	 "image file with `mstflint -d <BDF> -i` (image) `burn`.",
+	 "Update every card of the PSID to the same version: burn that version's image file with "
+	 "`mstflint -d <BDF> -i` (image) `burn` (MFT's mlxfwmanager -u -d <BDF> fetches and burns it in one step).",
 	 eval_fw_mismatch},
 	{"MLX_FW_NOT_ALLOWED", HWC_SEV_WARN, "mlx", "Firmware not in the profile's allowed list",
 	 "The site profile lists the firmware versions qualified for this product.",
-	 "Install a qualified version (`mlxfwmanager -u -d <BDF>`, or burn its image file with "
-	 "`mstflint -d <BDF> -i` (image) `burn`), or add it to the profile.",
+	 "Install a qualified version (burn its image file with `mstflint -d <BDF> -i` (image) `burn`; "
+	 "MFT's mlxfwmanager -u -d <BDF> fetches and burns it in one step), or add it to the profile.",
 	 eval_fw_allowed},
 	HWC_RULES_END,
 };

@@ -442,6 +442,20 @@ static void port_admin_down(struct hwc_rule_ctx *c, const char *subj, const char
 
 /* The fix of a down port: what to look at depends on what the port is (placeholders <BDF> and
  * <port> are the card's and the port's, filled in by rules.c). */
+/* Evidence of a fact that may be unknown: its value, else "unknown (why)", never a bare null. */
+static const char *ev_str(struct hwc_rule_ctx *c, const json_t *o, const char *key)
+{
+	const char *v = NULL, *why = NULL;
+	if (o && hwc_q_find_str(o, key, &v, &why, c->a))
+		return v;
+	return hwc_arena_printf(c->a, "unknown (%s)", why ? why : "not collected");
+}
+
+static const char *ev_bool(struct hwc_rule_ctx *c, int known, bool v, const char *why)
+{
+	return known ? (v ? "true" : "false") : hwc_arena_printf(c->a, "unknown (%s)", why ? why : "not collected");
+}
+
 static const char *port_fix(struct hwc_rule_ctx *c, bool ib, const char *ndn)
 {
 	const char *unused = "; a port meant to stay unused goes under `unused_ports` in the site profile (docs/profile.md).";
@@ -482,7 +496,7 @@ static const char *bond_members_text(struct hwc_rule_ctx *c, struct hwc_finding 
 		int kc = hwc_q_find_bool(o, "carrier", &car, &why, c->a);
 		const char *st = ku && !up ? "administratively down" : !kc ? "carrier unknown" : car ? "carrier" : "no carrier";
 		txt = txt ? hwc_arena_printf(c->a, "%s, %s %s", txt, n, st) : hwc_arena_printf(c->a, "%s %s", n, st);
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.carrier", fv_netdev_path(c, n)), kc ? (car ? "true" : "false") : NULL, "true");
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.carrier", fv_netdev_path(c, n)), ev_bool(c, kc, car, why), "true");
 	}
 	return txt ? txt : "none collected";
 }
@@ -511,8 +525,8 @@ static void lag_port_down(struct hwc_rule_ctx *c, const char *subj, const char *
 		fd = hwc_rule_emit(c, subj, "port is %s (physical state %s) although its bond %s (RoCE LAG) is up with carrier", st, phys, bond);
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.state", base), st, "ACTIVE");
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phys_state", base), phys, "LinkUp");
-	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.admin_up", bp), ku ? (up ? "true" : "false") : NULL, "true");
-	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.carrier", bp), kc ? (car ? "true" : "false") : NULL, "true");
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.admin_up", bp), ev_bool(c, ku, up, why), "true");
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.carrier", bp), ev_bool(c, kc, car, cwhy), "true");
 	const char *members = bond_members_text(c, fd, bond);
 	if (!fd)
 		return;
@@ -563,13 +577,12 @@ static void port_down_one(struct hwc_rule_ctx *c, const json_t *p, const char *s
 				   kc ? "present" : "unknown");
 	fd->fix = port_fix(c, ib, ndn);
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.state", base), st, "ACTIVE");
-	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phys_state", base), ps, "LinkUp");
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phys_state", base), ev_str(c, p, "phys_state"), "LinkUp");
 	if (nd) {
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.admin_up", fv_netdev_path(c, ndn)), ku ? "true" : NULL, "true");
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.carrier", fv_netdev_path(c, ndn)),
-				 kc ? (carrier ? "true" : "false") : NULL, "true");
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.admin_up", fv_netdev_path(c, ndn)), ev_bool(c, ku, up, why), "true");
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.carrier", fv_netdev_path(c, ndn)), ev_bool(c, kc, carrier, cwhy), "true");
 	} else if (!ib) {
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.netdev", base), ndn, "a netdev in facts.netdevs");
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.netdev", base), ev_str(c, p, "netdev"), "a netdev in facts.netdevs");
 	}
 }
 
@@ -596,11 +609,66 @@ static void ports_unknown(struct hwc_rule_ctx *c, const json_t *ad)
 	}
 }
 
+/* A card with no RDMA port (mlx5_ib or mlx4_ib not loaded, an Ethernet-only host): its netdevs
+ * are its ports, and a netdev without carrier is a port without link all the same. The kernel
+ * answers /sys/class/net/<dev>/carrier only while the netdev is up (EINVAL when it is down), so a
+ * carrier read as 0 is a netdev that is up without link; operstate "up" needs carrier. */
+static void netdev_ports_down(struct hwc_rule_ctx *c, const json_t *ad)
+{
+	const json_t *nds[32];
+	if (!json_is_array(hwc_q_get(ad, "ports")) || json_array_size(hwc_q_get(ad, "ports")) > 0)
+		return;
+	for (size_t n = hwc_q_adapter_netdevs(c->facts, ad, nds, 32), k = 0; k < n; k++) {
+		const char *name = hwc_q_string(nds[k], "name");
+		const char *base = fv_netdev_path(c, name);
+		json_t *pseudo = json_pack("{s:s?}", "netdev", name);
+		bool unused = hwc_profile_port_unused(c->prof, c->facts, ad, pseudo) != NULL;
+		json_decref(pseudo);
+		if (!name || unused)
+			continue;
+		bool up = false, carrier = false;
+		const char *why = NULL, *cwhy = NULL, *op = hwc_q_string(nds[k], "operstate");
+		int ku = hwc_q_find_bool(nds[k], "admin_up", &up, &why, c->a);
+		int kc = hwc_q_find_bool(nds[k], "carrier", &carrier, &cwhy, c->a);
+		const char *drv = hwc_q_string(ad, "generation");
+		const char *ib = drv && (!strncmp(drv, "ConnectX-2", 10) || !strncmp(drv, "ConnectX-3", 10)) ? "mlx4_ib" : "mlx5_ib";
+		struct hwc_finding *fd;
+		if (ku && !up) {
+			fd = hwc_rule_emit_sev(c, HWC_SEV_INFO, name, "netdev %s is administratively down (IFF_UP clear; the card has no RDMA port: is %s loaded?); "
+					       "list it under the profile's unused_ports if it is meant to stay unused", name, ib);
+			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.admin_up", base), "false", "true");
+			if (fd)
+				fd->fix = hwc_arena_printf(c->a, "If the port should carry traffic: `ip link set %s up` (persisted in the network configuration); "
+							   "if it is meant to stay unused, list it under `unused_ports` in the site profile (docs/profile.md).", name);
+			continue;
+		}
+		if ((kc && carrier) || (!kc && op && !strcmp(op, "up")))
+			continue; /* a link */
+		if (!kc) {
+			hwc_rule_unknown(c, name, hwc_arena_printf(c->a, "%s.carrier", base),
+					 hwc_arena_printf(c->a, "%s (operstate %s; the card has no RDMA port whose state would say: is %s loaded?)",
+							  cwhy, op ? op : "unknown", ib),
+					 NULL);
+			continue;
+		}
+		fd = hwc_rule_emit(c, name, "netdev %s is up without carrier: no link (cable, transceiver or switch port); the card has no RDMA port (is %s loaded?), "
+				   "so its netdev is the port", name, ib);
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.carrier", base), "false", "true");
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.operstate", base), op, "up");
+		const char *fb = hwc_q_string(nds[k], "bdf");
+		if (fd)
+			fd->fix = hwc_arena_printf(c->a, "Check the cable, transceiver and switch port: `ethtool %s` (Link detected), `ethtool -m %s` (the module's Rx power)%s%s%s; "
+						   "a port meant to stay unused goes under `unused_ports` in the site profile (docs/profile.md).",
+						   name, name, fb ? ", `mstlink -d " : "", fb ? fb : "", fb ? "`" : "");
+	}
+}
+
 static void eval_port_down(struct hwc_rule_ctx *c)
 {
 	size_t i, k;
 	const json_t *ad, *p;
 	json_array_foreach(hwc_q_adapters(c->facts), i, ad) ports_unknown(c, ad);
+	json_array_foreach(hwc_q_adapters(c->facts), i, ad) netdev_ports_down(c, ad);
 	json_array_foreach(hwc_q_adapters(c->facts), i, ad) json_array_foreach(hwc_q_get(ad, "ports"), k, p) {
 		const char *subj = port_subject(c, p, ad);
 		const char *base = hwc_arena_printf(c->a, "%s.ports[%s]", fv_adapter_path(c, hwc_q_string(ad, "bdf")), subj);
@@ -685,7 +753,7 @@ const struct hwc_rule hwc_rules_netdev[] = {
 	{"NET_LRO_ON", HWC_SEV_WARN, "netdev", "LRO enabled",
 	 "Large receive offload merges segments in a way that breaks forwarding, bridging and "
 	 "some captures; hardware GRO gives the gain without the breakage.",
-	 "`ethtool -K <netdev> lro off` (use `rx-gro-hw on` instead).",
+	 "`ethtool -K <netdev> lro off` (and `ethtool -K <netdev> rx-gro-hw on` instead, where the card has it).",
 	 eval_lro},
 	{"NET_ROCE_MTU_SMALL", HWC_SEV_WARN, "netdev", "RDMA active MTU below what the port supports",
 	 "RDMA messages are cut into active-MTU packets: 1024 instead of 4096 quadruples the packet "
@@ -712,7 +780,10 @@ const struct hwc_rule hwc_rules_netdev[] = {
 	 "up without carrier, or unknown, and every down InfiniBand port, is a warning; a port whose "
 	 "netdev is administratively down (IFF_UP clear) is info. A RoCE LAG port's netdev is the bond "
 	 "(mlx5_bond_N): its bond's admin state and carrier (netdevs[].bond of the members) decide, and "
-	 "the finding names the bond and each member's carrier. Ports the profile lists under "
+	 "the finding names the bond and each member's carrier. A card with no RDMA port (mlx5_ib or "
+	 "mlx4_ib not loaded) is judged by its netdevs: one up without carrier is a warning (the "
+	 "kernel answers carrier only for a netdev that is up), one set down is info, one whose "
+	 "carrier was not read and whose operstate is not up is unknown. Ports the profile lists under "
 	 "unused_ports (by netdev, PCI function or RDMA device and port) are not reported.",
 	 "Check the cable, transceiver and switch port: `mstlink -d <BDF> -p <port>` or `ethtool <netdev>`; "
 	 "a port meant to stay unused goes under `unused_ports` in the site profile (docs/profile.md).",

@@ -705,8 +705,9 @@ const struct hwc_rule hwc_rules_roce[] = {
 	{"ROCE_LOSSLESS_DROPS", HWC_SEV_WARN, "roce", "Packets dropped on a lossless priority",
 	 "A priority with PFC should never drop: rx_prioN_discards there means the port buffer overran "
 	 "before the pause took effect (headroom too small for the cable length, or PFC off at the peer).",
-	 "Check the switch's PFC on the same priority and the port's buffer/headroom (`mlnx_qos -i "
-	 "<netdev>` buffer sizes, cable length); then clear counters and watch.",
+	 "Check the switch's PFC on the same priority and the port's buffer/headroom (buffer sizes: "
+	 "`dcb buffer show dev <netdev>`, or `mlnx_qos -i <netdev>` with MLNX_OFED; the cable length); "
+	 "then clear counters and watch.",
 	 eval_drops},
 	HWC_RULES_END,
 };

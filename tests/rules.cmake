@@ -9,3 +9,5 @@ hwc_py_test(rules_scenarios rules/test_scenarios.py --rules-eval $<TARGET_FILE:r
 hwc_py_test(rules_fix_texts rules/test_fix_texts.py --rules-eval $<TARGET_FILE:rules_eval>)
 hwc_py_test(rules_field rules/test_field.py)
 hwc_py_test(facts_contract rules/test_facts_contract.py)
+# the house conventions on every finding of every fixture root (fix texts, evidence, unknowns)
+hwc_py_test(rules_conventions rules/test_conventions.py)

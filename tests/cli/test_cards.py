@@ -153,6 +153,21 @@ class CardsJson(unittest.TestCase):
         self.assertEqual(k["reason"], "absent: mstconfig: not in this capture (PCIE_FW_LINK_RESTRICTED); "
                                       "needs_root: config space beyond 64 bytes needs root (PCIE_LANE_ERRORS)")
 
+    def test_pcie_unknown_names_the_missing_config(self):
+        # field-ports-cx3-ib-port2-down (real ibstat of a ConnectX-3) holds no config space: the
+        # PCIe lines say that file is missing, as PCIE_LANE_ERRORS did, not "not collected"
+        _, j = run_json("--root", root("field-ports-cx3-ib-port2-down"), "--json")
+        c = card(j, "0000:81:00.0")
+        missing = "/sys/bus/pci/devices/0000:81:00.0/config: No such file or directory"
+        for item in ("pcie_link", "pcie_path", "pcie_config", "slot_power"):
+            k = check(c, item)
+            self.assertEqual(k["verdict"], "unknown", item)
+            self.assertIn(missing, k["reason"], item)
+            self.assertNotIn("not collected", k["reason"], item)
+        why = {u["rule"]: u["reason"] for u in j["summary"]["unknown"] if u["subject"] == "0000:81:00.0"}
+        for rule in ("PCIE_LINK_DOWNGRADED", "PCIE_PATH_BOTTLENECK", "PCIE_SLOT_POWER_LOW"):
+            self.assertIn(missing, why[rule], rule)
+
     def test_rate_unknown_says_why(self):
         # ethtool was not in this capture: the link rate line gives the facts' reason for the
         # missing link modes (netdevs[].link.unavailable.modes), not "not collected"

@@ -97,9 +97,11 @@ class PortReport(unittest.TestCase):
         rd = j["cards"][0]["ports"][0]["module"]["readings"]
         self.assertEqual(rd["rx_power"]["against"], "below its low alarm -13.1")
         self.assertEqual(rd["temperature"]["unit"], "degC")
-        # the port has no RDMA device (mlx5_ib not loaded): its netdev is the port, unknown state
-        self.assertEqual(line(ls, "port")[2], "unknown")
-        self.assertIn("no RDMA device", line(ls, "port")[3])
+        # the port has no RDMA device (mlx5_ib not loaded): its netdev is the port, up without
+        # carrier, which NET_PORT_DOWN judges (it was neither judged nor said unknown)
+        self.assertEqual(line(ls, "port")[2], "warn")
+        self.assertIn("p1 is up without carrier", line(ls, "port")[3])
+        self.assertIn("no RDMA port (is mlx5_ib loaded?)", line(ls, "port")[3])
 
     def test_dark_module_lanes(self):
         # real: the mlxsw QSFP28 dump (100GBASE-SR4) reads 0 bias, Tx and Rx power on all 4 lanes

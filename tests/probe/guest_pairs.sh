@@ -6,13 +6,18 @@
 # init_net), through IPv6 link-local addresses scoped to the client's port; then TCP with the
 # server's two NICs moved into their own namespace, one IPv4 subnet per pair.
 HW=$1  # guest_lib.sh is prepended by vm_probe.py
+# No duplicate address detection: the NICs exist from boot, and "all"/"default" do not reach an
+# existing interface (the kernel skips DAD only when both "all" and the interface's own
+# accept_dad are 0, addrconf_dad_begin), so each interface's own setting goes too
 sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
 for n in eth0 eth1 eth2 eth3; do
+  sysctl -qw "net.ipv6.conf.$n.accept_dad=0"
   ip link set "$n" up
   rdma link add "rxe_$n" type rxe netdev "$n"
 done
 S2=fe80::5054:ff:fe00:103 S3=fe80::5054:ff:fe00:104   # eth2's and eth3's link-local addresses
-ip addr add fe80::2:2/64 dev eth2                      # eth2 a second time (the failure case)
+ip addr add fe80::2:2/64 dev eth2 nodad                # eth2 a second time (the failure case)
+wait_no_tentative
 PAIRS="$S2%eth0,$S3%eth1"
 # Little in flight (4 x 16 KiB per QP): rxe over virtio-net under TCG loses packets when the
 # receive ring overflows, and Debian 6.1's rxe mishandles the retransmitted RDMA WRITEs ("remote

@@ -114,6 +114,11 @@ class Fixtures(unittest.TestCase):
             self.assertIsNotNone(st, key)
             self.assertEqual(st["status"], "unreadable", (key, st))
             self.assertIn("all ones", st["detail"], (key, st))
+        # the error names the file once and says why once (it said the reason twice)
+        err = [e for e in doc["errors"] if e["source"] == "pci"]
+        self.assertEqual([e["subject"] for e in err],
+                         ["/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/config"])
+        self.assertEqual(err[0]["message"].count("all ones"), 1, err)
 
     def test_config_64_bytes(self):
         doc = self.report("broken-pci-config64")
