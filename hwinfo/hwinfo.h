@@ -185,6 +185,8 @@ struct hwc_dmesg_host {
 	const char *capable_line;
 	const char *x2apic_line;
 	const char *routing;     /* last "Switched APIC routing to" target */
+	const char *routing_line; /* that line */
+	bool routing_known;      /* the target is a driver whose mode hwcheck knows (it decided x2apic) */
 	int intr_remap;          /* 1 on, 0 off, -1 not said */
 	const char *intr_remap_line;
 	const char *iommu_default;   /* "Translated" / "Passthrough" */

@@ -73,6 +73,29 @@ static void capable(struct hwc_arena *a, const char *l, size_t n, int v, struct 
 	o->capable_line = hwc_arena_strndup(a, l, n);
 }
 
+/* The mode of an APIC driver the kernel names in "Switched APIC routing to[:] NAME[.]": 1 x2APIC,
+ * 0 xAPIC, -1 a name hwcheck does not map (a driver it does not know, or a garbled line). The
+ * names are the drivers' .name as the kernel prints it (pr_info("Switched APIC routing to: %s\n",
+ * driver->name) in apic_install_driver(), arch/x86/kernel/apic/init.c since 6.6; before,
+ * "Switched APIC routing to %s.\n" in probe_64.c/probe_32.c): "physical x2apic"
+ * (x2apic_phys.c) and "cluster x2apic" (x2apic_cluster.c) drive the APIC through its x2APIC
+ * MSRs; "flat" and "physical flat" (apic_flat_64.c), "default" (probe_32.c) and "bigsmp"
+ * (bigsmp_32.c) through the xAPIC MMIO page. The others ("UV large system", "NumaConnect
+ * system", "noop", "Xen PV"...) are not mapped: whether they run x2APIC mode depends on the
+ * platform and the kernel version. */
+static int routing_mode(const char *r, size_t rn)
+{
+	static const struct {
+		const char *name;
+		int x2apic;
+	} drivers[] = {{"physical x2apic", 1}, {"cluster x2apic", 1}, {"flat", 0},
+		       {"physical flat", 0},   {"default", 0},         {"bigsmp", 0}};
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(drivers); i++)
+		if (rn == strlen(drivers[i].name) && memcmp(r, drivers[i].name, rn) == 0)
+			return drivers[i].x2apic;
+	return -1;
+}
+
 static void dmesg_line(const char *l, size_t n, struct hwc_arena *a, struct hwc_dmesg_host *o)
 {
 	size_t rn;
@@ -92,17 +115,22 @@ static void dmesg_line(const char *l, size_t n, struct hwc_arena *a, struct hwc_
 		while (rn && r[rn - 1] == '.')
 			rn--;
 		if (rn) {
+			int mode = routing_mode(r, rn);
 			o->routing = hwc_arena_strndup(a, r, rn);
-			o->x2apic = has(r, rn, "x2apic") ? 1 : 0;
-			o->x2apic_line = hwc_arena_strndup(a, l, n);
-			if (o->x2apic == 1)
+			o->routing_line = hwc_arena_strndup(a, l, n);
+			o->routing_known = mode >= 0;
+			if (mode >= 0) {
+				o->x2apic = mode;
+				o->x2apic_line = o->routing_line;
+			}
+			if (mode == 1)
 				capable(a, l, n, 1, o);
 		}
 		return;
 	}
 	if (has(l, n, "x2apic: enabled by BIOS") || (n == 14 && memcmp(l, "x2apic enabled", 14) == 0) ||
 	    (n == 14 && memcmp(l, "Enabled x2apic", 14) == 0)) {
-		if (!o->routing) { /* a routing line, when there is one, is the final word */
+		if (!o->routing_known) { /* a routing line, when understood, is the final word */
 			o->x2apic = 1;
 			o->x2apic_line = hwc_arena_strndup(a, l, n);
 		}
@@ -112,7 +140,7 @@ static void dmesg_line(const char *l, size_t n, struct hwc_arena *a, struct hwc_
 	if (has(l, n, "x2apic is disabled because BIOS sets x2apic opt out bit") ||
 	    has(l, n, "IRQ remapping doesn't support X2APIC mode") ||
 	    has(l, n, "x2apic: not supported by CPU") || has(l, n, "x2apic disabled")) {
-		if (!o->routing) {
+		if (!o->routing_known) {
 			o->x2apic = 0;
 			o->x2apic_line = hwc_arena_strndup(a, l, n);
 		}
@@ -373,7 +401,11 @@ static void decide_enabled(struct hwc_arena *a, struct hwc_host_facts *h, const 
 		HWC_SET(x->evidence, "proc/cpuinfo: no x2apic flag (the kernel cannot use x2APIC mode)");
 	} else {
 		enum hwc_status st = dm_m->st == HWC_ST_NEEDS_ROOT ? HWC_ST_NEEDS_ROOT : HWC_ST_ABSENT;
-		if (dm_m->st == HWC_ST_OK)
+		if (dm_m->st == HWC_ST_OK && dm->routing && !dm->routing_known)
+			tried = hwc_arena_printf(a, "the kernel log's APIC routing '%s' is not a driver "
+						 "whose mode hwcheck knows (\"%s\")", dm->routing,
+						 dm->routing_line);
+		else if (dm_m->st == HWC_ST_OK)
 			tried = "the kernel log says nothing about x2APIC (wrapped, or an old kernel)";
 		else
 			tried = hwc_arena_printf(a, "kernel log unavailable (%s%s%s)",

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "core/json.h"
@@ -441,30 +442,36 @@ struct job {
 #define MAD_TRIES 3
 #define MAD_MAX 2
 
-/* argv with " -t MAD_MS" after its first five words (tool -C CA -P PORT), arena. */
-static const char *const *mkargv(struct hwc_arena *a, const char *const *v, size_t n)
+/* argv with " -t MAD_MS" after its first five words (tool -C CA -P PORT), or after all of them
+ * when it has fewer; NULL-terminated, arena. */
+const char *const *hwc_mlx_mad_argv(struct hwc_arena *a, const char *const *v, size_t n)
 {
 	const char **out = hwc_arena_calloc(a, n + 3, sizeof(*out));
 	if (!out)
 		return NULL;
-	memcpy(out, v, 5 * sizeof(*out));
-	out[5] = "-t";
-	out[6] = MAD_MS;
-	memcpy(out + 7, v + 5, (n - 5) * sizeof(*out));
+	size_t head = n < 5 ? n : 5;
+	if (head)
+		memcpy(out, v, head * sizeof(*out));
+	out[head] = "-t";
+	out[head + 1] = MAD_MS;
+	if (n > head)
+		memcpy(out + head + 2, v + head, (n - head) * sizeof(*out));
 	return out;
 }
 
-/* The argv hwcheck ran before -t (mkargv's without it): older captures hold the answer there. */
+/* The argv hwcheck ran before -t (hwc_mlx_mad_argv's without its "-t MAD_MS"): older captures hold the
+ * answer there. NULL when argv has no such pair. */
 static const char *const *alias_of(struct hwc_arena *a, const char *const *argv)
 {
-	size_t n = 0;
-	while (argv[n])
-		n++;
-	const char **out = n > 7 ? hwc_arena_calloc(a, n - 1, sizeof(*out)) : NULL;
+	size_t n = 0, t = SIZE_MAX;
+	for (; argv[n]; n++)
+		if (t == SIZE_MAX && argv[n + 1] && !strcmp(argv[n], "-t") && !strcmp(argv[n + 1], MAD_MS))
+			t = n;
+	const char **out = t != SIZE_MAX ? hwc_arena_calloc(a, n - 1, sizeof(*out)) : NULL;
 	if (!out)
 		return NULL;
-	memcpy(out, argv, 5 * sizeof(*out));
-	memcpy(out + 5, argv + 7, (n - 7) * sizeof(*out));
+	memcpy(out, argv, t * sizeof(*out));
+	memcpy(out + t, argv + t + 2, (n - t - 2) * sizeof(*out));
 	return out;
 }
 
@@ -507,12 +514,25 @@ static void not_run(struct peer_run *r, const struct hwc_cmd *c, struct hwc_cmd_
 	res->out = res->err = "";
 }
 
-/* One round: its commands for all jobs at once; then take() per job. */
+/* A replayed answer that is no answer: the capture has no recording of the command. */
+static bool not_recorded(const struct hwc_cmd_result *g)
+{
+	return g->m.st == HWC_ST_ABSENT && g->m.detail &&
+	       (strstr(g->m.detail, ": not in this capture") || strstr(g->m.detail, ": not run (not in "));
+}
+
+/* One round: its commands for all jobs at once; then take() per job. The shared time bounds what
+ * this run waits for; a replay waits for nothing, and answers in the captured run's terms (as the
+ * runner replays a recorded timeout, never in this run's limits): a round the recorded times
+ * leave no time for still takes the answers the capture holds (a capture made before -t 200,
+ * whose tools took longer, has them), and says "not run" only for what it lacks, which a run of
+ * this hwcheck would not have asked. */
 static void run_round(struct peer_run *r, const struct job *jobs, size_t n, size_t per, argv_fn fn,
 		      take_fn take)
 {
 	struct hwc_arena *a = r->a;
 	unsigned left = r->budget_ms - r->spent_ms;
+	bool replay = hwc_env_mode(r->e) == HWC_RUN_REPLAY;
 	struct hwc_cmd *cmds = round_cmds(a, jobs, n, per, fn, left);
 	struct hwc_cmd *run = hwc_arena_calloc(a, per * n, sizeof(*run));
 	struct hwc_cmd_result *res = hwc_arena_calloc(a, per * n, sizeof(*res));
@@ -522,7 +542,7 @@ static void run_round(struct peer_run *r, const struct job *jobs, size_t n, size
 		return;
 	size_t m = 0;
 	for (size_t i = 0; i < per * n; i++)
-		if (cmds[i].argv && left) {
+		if (cmds[i].argv && (left || replay)) {
 			alias[m] = alias_of(a, cmds[i].argv);
 			run[m++] = cmds[i];
 		}
@@ -533,7 +553,11 @@ static void run_round(struct peer_run *r, const struct job *jobs, size_t n, size
 		if (!cmds[i].argv)
 			continue;
 		if (!left) {
-			not_run(r, &cmds[i], &res[i]);
+			const struct hwc_cmd_result *g = replay ? &got[k++] : NULL;
+			if (g && !not_recorded(g))
+				res[i] = *g;
+			else
+				not_run(r, &cmds[i], &res[i]);
 			continue;
 		}
 		res[i] = got[k++];
@@ -557,10 +581,10 @@ static const char *const *node_argv(struct hwc_arena *a, const struct job *j, si
 {
 	if (k == 2) {
 		const char *v[] = {"smpquery", "-C", j->ca, "-P", j->port, "-D", "portinfo", "0", j->port};
-		return mkargv(a, v, 9);
+		return hwc_mlx_mad_argv(a, v, 9);
 	}
 	const char *v[] = {"smpquery", "-C", j->ca, "-P", j->port, "-D", k ? "nodeinfo" : "nodedesc", j->path};
-	return mkargv(a, v, 8);
+	return hwc_mlx_mad_argv(a, v, 8);
 }
 
 static void portinfo_fail(struct hwc_mlx_portinfo *pi, const struct hwc_fmeta *why)
@@ -631,7 +655,7 @@ static const char *const *peer_argv(struct hwc_arena *a, const struct job *j, si
 		return NULL;
 	const char *v[] = {"smpquery", "-C", j->ca, "-P", j->port, "-D", "portinfo", j->path,
 			   hwc_arena_printf(a, "%lld", sw && !k ? 0LL : (long long)pr->port.v)};
-	return mkargv(a, v, 9);
+	return hwc_mlx_mad_argv(a, v, 9);
 }
 
 static void take_peer(struct hwc_arena *a, struct hwc_mlx_port *p, const struct hwc_cmd_result *res,
@@ -658,7 +682,7 @@ static const char *const *perf_argv(struct hwc_arena *a, const struct job *j, si
 	const struct hwc_mlx_peer *pr = &j->p->peer;
 	const char *v[] = {"perfquery", "-C", j->ca, "-P", j->port, hwc_arena_printf(a, "%lld", (long long)pr->lid.v),
 			   hwc_arena_printf(a, "%lld", (long long)pr->port.v)};
-	return mkargv(a, v, 7);
+	return hwc_mlx_mad_argv(a, v, 7);
 }
 
 /* Round 3: the peer port's PortCounters. */

@@ -177,6 +177,9 @@ struct hwc_mlx_phy {
 	struct hwc_ff64 symbol_ber;
 	struct hwc_fmeta lanes_m;
 	HWC_VEC(uint64_t) raw_errors_per_lane;
+	/* not a fact: the first line of the "Errors" section mstlink prints last when a section
+	 * failed (and it exits 1), NULL when none; the parser reads no value after that title */
+	const char *errors;
 };
 
 /* A module diagnostic as mstlink prints it: "54 [-5..75]", "8.380,8.380,8.380,8.380 [2..15]":
@@ -429,6 +432,9 @@ bool hwc_mlx_tool_busy(const struct hwc_cmd_result *r);
  * while the cards' mstflint tools run; then every round (collect), all ports at once per round,
  * all rounds within one --cmd-timeout. */
 void hwc_mlx_start_peers(struct hwc_env *e, struct hwc_facts *f, struct hwc_mlx_facts *mf);
+/* v (n words) with infiniband-diags' per-MAD timeout "-t 200" after its first five words
+ * (tool -C CA -P PORT), or after all of them when fewer; NULL-terminated, arena; NULL on ENOMEM. */
+const char *const *hwc_mlx_mad_argv(struct hwc_arena *a, const char *const *v, size_t n);
 void hwc_mlx_collect_peers(struct hwc_env *e, struct hwc_facts *f, struct hwc_mlx_facts *mf);
 /* The field tables of a port's phy and module objects (core/json.h). */
 struct hwc_jtable;

@@ -187,19 +187,48 @@ static bool take_line(struct hwc_mlx_phy *p, const char *l, size_t n, struct hwc
 	return false;
 }
 
+/* A line of dashes (a section title's underline). */
+static bool dashes(const char *t, size_t n)
+{
+	size_t i = 0;
+	while (i < n && t[i] == '-')
+		i++;
+	return n && i == n;
+}
+
+/* mlxlink prints the sections it could read, each only once all of its registers were read
+ * (printOutput() at the end of each section's try block, e.g. MlxlinkCommander::showBer() and
+ * showModuleInfo() in mlxlink/modules/mlxlink_commander.cpp), and a failed section adds a line
+ * to _allUnhandledErrors instead, which MlxlinkUi::run() prints last under the title "Errors"
+ * before it returns 1 (mlxlink/modules/mlxlink_ui.cpp; printErrorsSection in
+ * printutil/mlxlink_record.cpp; mstflint b9d9e84). No value is read after that title; its
+ * first line is kept in out->errors. */
 int hwc_mlx_parse_mlxlink(const char *buf, size_t len, struct hwc_arena *a, struct hwc_mlx_phy *out)
 {
 	absent_all(out, a);
+	out->errors = NULL;
 	size_t pos = 0, found = 0;
 	const char *err = NULL;
 	size_t err_n = 0;
+	bool in_errors = false;
 	while (pos < len) {
 		const char *l = buf + pos;
 		const char *nl = memchr(l, '\n', len - pos);
 		size_t n = nl ? (size_t)(nl - l) : len - pos;
 		pos += n + 1;
-		size_t tn;
+		size_t tn, cn;
 		const char *t = trim(l, n, &tn);
+		const char *c = uncolour(t, tn, &cn, a);
+		c = trim(c, cn, &cn);
+		if (cn == 6 && memcmp(c, "Errors", 6) == 0) {
+			in_errors = true;
+			continue;
+		}
+		if (in_errors) {
+			if (!out->errors && cn && !dashes(c, cn))
+				out->errors = hwc_arena_strndup(a, c, cn > 200 ? 200 : cn);
+			continue;
+		}
 		if (tn >= 3 && strncmp(t, "-E-", 3) == 0 && !err) {
 			err = t;
 			err_n = tn;
@@ -226,6 +255,40 @@ static void phy_fail(struct hwc_mlx_port *port, const struct hwc_fmeta *m)
 	hwc_mlx_module_fail(&port->module, m);
 }
 
+/* The first "-E-" line of a tool's stderr, NULL when none. */
+static const char *first_error(const char *buf, size_t len, struct hwc_arena *a)
+{
+	for (size_t pos = 0; buf && pos < len;) {
+		const char *l = buf + pos;
+		const char *nl = memchr(l, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - l) : len - pos, tn;
+		pos += n + 1;
+		const char *t = trim(l, n, &tn);
+		if (tn >= 3 && strncmp(t, "-E-", 3) == 0)
+			return hwc_arena_strndup(a, t, tn > 200 ? 200 : tn);
+	}
+	return NULL;
+}
+
+/* Every value mstlink did not print, with why: the run failed (status and its own words). */
+static void absent_failed(struct hwc_mlx_port *port, const char *why)
+{
+	struct hwc_mlx_phy *p = &port->phy;
+	for (size_t i = 0; i < NKEYS; i++)
+		if (phy_f[i].src && meta_at(p, i)->st == HWC_ST_ABSENT)
+			hwc_fmeta_set(meta_at(p, i), HWC_ST_UNREADABLE, 0, why);
+	if (p->lanes_m.st == HWC_ST_ABSENT)
+		hwc_fmeta_set(&p->lanes_m, HWC_ST_UNREADABLE, 0, why);
+}
+
+/* mstlink's exit status (mstflint b9d9e84): 0 once every section asked for was printed (a
+ * "Warning: ..." line does not change it, MlxlinkRecord::printWar); 1 when a section failed
+ * (listed under "Errors" after the sections that were printed, MlxlinkUi::run() in
+ * mlxlink/modules/mlxlink_ui.cpp) or when an exception left the run ("-E- ..." on stderr,
+ * main() in mlxlink/mlxlink_main.cpp, after whatever was already printed). So on exit 1 the
+ * sections printed are whole and are read; every value not printed is unreadable with mstlink's
+ * own words. A failed run that says nothing of why (not mstlink's own way to fail: a wrapper, a
+ * crash) is not read at all. */
 static void phy_apply(struct hwc_arena *a, struct hwc_mlx_port *port, const struct hwc_cmd_result *r,
 		      const char *cmd)
 {
@@ -237,19 +300,49 @@ static void phy_apply(struct hwc_arena *a, struct hwc_mlx_port *port, const stru
 	HWC_SET(p->source, cmd);
 	hwc_mlx_parse_module(r->out ? r->out : "", r->out ? r->out_len : 0, a, &port->module);
 	int rc = hwc_mlx_parse_mlxlink(r->out ? r->out : "", r->out ? r->out_len : 0, a, p);
+	const char *said = p->errors ? p->errors : first_error(r->err, r->err_len, a);
 	if (rc < 0 && r->err_len) /* mstflint tools print their -E- on stderr */
 		rc = hwc_mlx_parse_mlxlink(r->err, r->err_len, a, p);
-	if (rc < 0 && (r->signal || r->exit_code)) {
-		struct hwc_fmeta m;
-		hwc_fmeta_set(&m, HWC_ST_UNREADABLE, 0,
-			      hwc_arena_printf(a, "%s exited %d%s", cmd, r->exit_code,
-					       r->signal ? " (killed)" : ""));
-		phy_fail(port, &m);
+	if (!r->signal && !r->exit_code)
+		return;
+	const char *why;
+	if (r->signal)
+		why = hwc_arena_printf(a, "%s exited %d (killed)", cmd, r->exit_code);
+	else if (said)
+		why = hwc_arena_printf(a, "%s exited %d: %s", cmd, r->exit_code, said);
+	else
+		why = hwc_arena_printf(a, "%s exited %d%s", cmd, r->exit_code,
+				       rc == 0 ? " without an error report: its output is not used" : "");
+	if (rc == 0 && said && !r->signal) {
+		absent_failed(port, why);
+		return;
 	}
+	struct hwc_fmeta m;
+	hwc_fmeta_set(&m, HWC_ST_UNREADABLE, 0, why);
+	phy_fail(port, &m);
 }
 
-/* Which port is asked: mlx5 has one port per PCI function, so `-d BDF` names it; a VF or the
- * second port of a multi-port function (mlx4) is not asked, with the reason. */
+/* Whether mstflint's mstlink refuses the function (its PCI device id): it answers "-E- Device is
+ * not supported" (exit 1) for what dev_mgt calls 4th generation, ConnectX-3 and ConnectX-3 Pro
+ * (MlxlinkUi::run, mlxlink/modules/mlxlink_ui.cpp: !MlxRegLib::isDeviceSupported(), which is
+ * !dm_is_4th_gen(), mlxreg/mlxreg_lib/mlxreg_lib.cpp; dm_is_4th_gen in
+ * dev_mgt/tools_dev_types.c; mstflint b9d9e84), and its device table has no ConnectX or
+ * ConnectX-2 (15b3:6xxx: dm_get_device_id fails, "-E- Failed to read device ID"). The same set
+ * as rules/fix_mstlink.c's, which names what reads the port instead. */
+static bool mstlink_refuses(const struct hwc_mlx_function *fn)
+{
+	if (!hwc_ok(fn->device_id))
+		return false;
+	char *end;
+	unsigned long v = strtoul(fn->device_id.v, &end, 16);
+	if (end == fn->device_id.v || *end)
+		return false;
+	return v == 0x1003 || v == 0x1004 || v == 0x1007 || (v & 0xf000) == 0x6000;
+}
+
+/* Which port is asked: mlx5 has one port per PCI function, so `-d BDF` names it; a VF, the
+ * second port of a multi-port function (mlx4) or a card mstlink refuses is not asked, with the
+ * reason. */
 static const char *phy_target(struct hwc_arena *a, const struct hwc_mlx_adapter *ad,
 			      const struct hwc_mlx_port *p, struct hwc_fmeta *why)
 {
@@ -260,6 +353,19 @@ static const char *phy_target(struct hwc_arena *a, const struct hwc_mlx_adapter 
 	}
 	if (fn->is_vf) {
 		hwc_fmeta_set(why, HWC_ST_UNSUPPORTED, 0, "a virtual function: mstlink needs the PF");
+		return NULL;
+	}
+	if (mstlink_refuses(fn)) {
+		const char *ll = hwc_ok(p->link_layer) ? p->link_layer.v : "";
+		const char *instead = !strcmp(ll, "InfiniBand") ? "perfquery and ibportstate read its port"
+				      : !strcmp(ll, "Ethernet") ? "ethtool and ethtool -S read its port"
+								: "perfquery/ibportstate (InfiniBand) or ethtool (Ethernet) read its port";
+		hwc_fmeta_set(why, HWC_ST_UNSUPPORTED, 0,
+			      hwc_arena_printf(a, "mstlink does not support this card (%s, 15b3:%s): "
+						  "mstflint's mlxlink takes Connect-IB and later, not "
+						  "ConnectX-3 or older; %s",
+					       hwc_ok(ad->product) ? ad->product.v : "ConnectX-2 or older",
+					       fn->device_id.v, instead));
 		return NULL;
 	}
 	if (p->port != 1) {

@@ -12,7 +12,8 @@
 /* mstflint (mlxlink_ui.cpp) answers "Device is not supported" for what dev_mgt calls 4th
  * generation, ConnectX-3 and ConnectX-3 Pro (dm_is_4th_gen; their VF 1004 likewise), and its
  * device table (dev_mgt/tools_dev_types.c) does not know the older ConnectX/ConnectX-2 ids
- * (15b3:6xxx, "Can't find device id"): Connect-IB and later only. */
+ * (15b3:6xxx, "Can't find device id"): Connect-IB and later only. The collector does not run
+ * mstlink on the same set (mlx/mlxlink.c mstlink_refuses). */
 static bool mstlink_refuses(const json_t *ad)
 {
 	const char *id = hwc_q_string(ad, "device_id");

@@ -40,8 +40,14 @@ static void eval_no_adapter(struct hwc_rule_ctx *c)
 		hwc_rule_unknown(c, "host", "mlx.adapters", why, "whether a ConnectX adapter is present");
 		return;
 	}
-	struct hwc_finding *fd = hwc_rule_emit(c, "host", "no ConnectX adapter was found on this machine");
+	/* where the facts were read (host.read_from): a --root capture is not this machine */
+	const char *from = hwc_q_string(hwc_q_get(c->facts, "host"), "read_from");
+	const char *where = !from ? "" : !strcmp(from, "capture") ? " in this capture (--root)"
+				  : !strcmp(from, "live") ? " on this machine" : "";
+	struct hwc_finding *fd = hwc_rule_emit(c, "host", "no ConnectX adapter was found%s", where);
 	hwc_evidence_add(fd, c->a, "mlx.adapters", "[]", "at least one adapter");
+	if (from)
+		hwc_evidence_add(fd, c->a, "host.read_from", from, NULL);
 }
 
 static void eval_expectations(struct hwc_rule_ctx *c)

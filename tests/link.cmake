@@ -15,6 +15,9 @@ hwc_py_test(link_farend link/test_farend.py)
 hwc_py_test(link_farend_time link/test_farend_time.py)
 # Dark lanes of a module mstlink reads (no ethtool -m: InfiniBand), judged as ethtool -m's.
 hwc_py_test(link_mstlink_dark link/test_mstlink_dark.py)
+# mstlink's exit status (sections printed on exit 1 read, the rest unknown in its own words; a
+# failure without a report not read) and the cards it refuses (ConnectX-3 and older: not asked).
+hwc_py_test(link_mstlink_exit link/test_mstlink_exit.py)
 # ethtool IF (negotiated vs possible) on real captures and broken text; module rates.
 hwc_unit_test(test_ethtool_link link/test_ethtool_link.c)
 target_compile_definitions(test_ethtool_link PRIVATE HWC_SEEDS="${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus"

@@ -13,6 +13,9 @@
  * (corpus/mlxlink/), mlxlink-cx7-spark-100g-dac-aerial (`mlxlink -d 0000:01:00.0` on a DGX Spark
  * ConnectX-7 with a 100G DAC, NVIDIA Aerial cuBB docs 'Installing Tools on NVIDIA DGX Spark
  * System'); dmesg-mlx5-cx6dx-health (corpus/dmesg/mlx5-cx6dx_fw22.99_temp_warn_...);
+ * mlxlink-pcie-errors-section-skyao (corpus/mlxlink/cx6-ocp3_mlxlink-pcie-e_gen1-x4-..._skyao:
+ * `mlxlink --port_type PCIE -e` on a ConnectX-6 at Gen1, one section printed, then the "Errors"
+ * section mlxlink prints when a section failed and it exits 1);
  * mlxlink-error is a synthetic one-line -E- message. */
 #include <stdint.h>
 #include <stdlib.h>

@@ -95,6 +95,10 @@ class LiveVm(unittest.TestCase):
                 self.assertEqual(cp.returncode, 1, cp.stderr)
                 self.assertEqual(sorted(f["rule_id"] for f in rep["findings"]), ids, want)
                 self.assertEqual(sorted(u["rule"] for u in rep["summary"]["unknown"]), unk)
+                # a --root is a capture, not the machine hwcheck runs on: the finding says so
+                na = [f for f in rep["findings"] if f["rule_id"] == "MLX_NO_ADAPTER"]
+                self.assertEqual([f["message"] for f in na],
+                                 ["no ConnectX adapter was found in this capture (--root)"])
 
 
 class Scenarios(unittest.TestCase):
@@ -174,6 +178,35 @@ class Scenarios(unittest.TestCase):
                 cp, j = run_json("--root", os.path.join(d, "root"), "check", "--json")
                 f = [f for f in j["findings"] if f["rule_id"] == "HOST_X2APIC_OFF"]
                 self.assertEqual([x["severity"] for x in f], ["unknown"])
+
+    def test_x2apic_routing_word_not_known_is_unknown_not_off(self):
+        # amd-x2apic-off's kernel log ends the APIC story with "Switched APIC routing to: physical
+        # flat" (xAPIC): off, and HOST_X2APIC_OFF warns. Only the kernel's own driver names decide
+        # (hwinfo/x2apic.c routing_mode): a garbled word, or a driver whose mode hwcheck does not
+        # map, leaves the mode unknown with the line quoted, never a confident "off" (or "on")
+        path = "hwcheck/commands/dmesg/stdout"
+        for word in ("physical flxt", "physical x2apicc", "UV large system", ""):
+            with self.subTest(word), tempfile.TemporaryDirectory() as d:
+                root = edited_copy(d, "amd-x2apic-off", path,
+                                   lambda t: t.replace("routing to: physical flat", "routing to: " + word))
+                _, h = host_facts(root)
+                x = h["x2apic"]
+                self.assertIsNone(x["enabled"])
+                why = unavailable(x, "enabled")["detail"]
+                if word:
+                    self.assertEqual(x["routing"], word)
+                    self.assertIn(f"the kernel log's APIC routing '{word}' is not a driver whose mode "
+                                  "hwcheck knows", why)
+                    self.assertIn(f"Switched APIC routing to: {word}", why)
+                else:  # "routing to: " and nothing: no routing said at all
+                    self.assertIn("the kernel log says nothing about x2APIC", why)
+                _, j = run_json("--root", root, "check", "--json")
+                f = [f for f in j["findings"] if f["rule_id"] == "HOST_X2APIC_OFF"]
+                self.assertEqual([x["severity"] for x in f], ["unknown"])
+        # the real word still decides
+        _, j = run_json("--root", fixture_root("amd-x2apic-off"), "check", "--json")
+        f = [f for f in j["findings"] if f["rule_id"] == "HOST_X2APIC_OFF"]
+        self.assertEqual([x["severity"] for x in f], ["warn"])
 
     def test_genoa_x2apic_off_nps1(self):
         _, h = host_facts(fixture_root("host-hw-genoa-2socket-x2apic-off"))

@@ -152,6 +152,22 @@ static void test_dmesg(struct hwc_arena *a)
 	CHECK_INT(d.x2apic, 0); /* the routing line is the final word */
 	CHECK_STR(d.routing, "physical flat");
 	CHECK_INT(d.x2apic_capable, 1); /* "x2apic enabled" was said: the CPU can */
+	/* only the kernel's driver names decide; anything else is said and decides nothing, so a
+	 * later line still can */
+	off = "APIC: Switched APIC routing to: physical x2apix\n";
+	CHECK_INT(hwc_host_parse_dmesg(off, strlen(off), a, &d), 0);
+	CHECK_INT(d.x2apic, -1);
+	CHECK_STR(d.routing, "physical x2apix");
+	CHECK_STR(d.routing_line, "APIC: Switched APIC routing to: physical x2apix");
+	CHECK(!d.routing_known);
+	off = "Switched APIC routing to UV large system.\nx2apic enabled\n";
+	CHECK_INT(hwc_host_parse_dmesg(off, strlen(off), a, &d), 0);
+	CHECK_INT(d.x2apic, 1);
+	CHECK_STR(d.x2apic_line, "x2apic enabled");
+	off = "APIC: Switched APIC routing to: flat\n";
+	CHECK_INT(hwc_host_parse_dmesg(off, strlen(off), a, &d), 0);
+	CHECK_INT(d.x2apic, 0);
+	CHECK(d.routing_known);
 	off = "[  +0.000700] x2apic: enabled by BIOS, switching to x2apic ops";
 	CHECK_INT(hwc_host_parse_dmesg(off, strlen(off), a, &d), 0);
 	CHECK_INT(d.x2apic, 1);

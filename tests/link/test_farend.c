@@ -401,9 +401,32 @@ static void test_ibdiag_words(void)
 	CHECK_STR(hwc_mlx_ibdiag_words(A, NULL), "no message");
 }
 
+/* The per-MAD timeout goes after "tool -C CA -P PORT", and an argv of fewer words gets it at its
+ * end (mlx/ibpeer.c used to copy five words whatever the count). */
+static void test_mad_argv(void)
+{
+	const char *const full[] = {"smpquery", "-C", "mlx5_0", "-P", "1", "-D", "nodedesc", "0,1"};
+	const char *const *v = hwc_mlx_mad_argv(A, full, 8);
+	const char *const want[] = {"smpquery", "-C", "mlx5_0", "-P", "1", "-t", "200", "-D", "nodedesc", "0,1"};
+	for (size_t i = 0; i < 10; i++)
+		CHECK_STR(v[i], want[i]);
+	CHECK(v[10] == NULL);
+	const char *const few[] = {"perfquery", "-C", "mlx5_0"};
+	for (size_t n = 0; n <= 5; n++) {
+		const char *const five[] = {"perfquery", "-C", "mlx5_0", "-P", "1"};
+		v = hwc_mlx_mad_argv(A, n <= 3 ? few : five, n);
+		for (size_t i = 0; i < n; i++)
+			CHECK_STR(v[i], (n <= 3 ? few : five)[i]);
+		CHECK_STR(v[n], "-t");
+		CHECK_STR(v[n + 1], "200");
+		CHECK(v[n + 2] == NULL);
+	}
+}
+
 int main(void)
 {
 	A = hwc_arena_new();
+	test_mad_argv();
 	test_lldp_json();
 	test_lldp_json0();
 	test_lldp_broken();

@@ -87,8 +87,10 @@ class Replay(unittest.TestCase):
         self.assertEqual((peer["counters"]["source"], peer["counters"]["symbol_error"]), (PERF, 7))
 
     def test_rounds_share_one_cmd_timeout(self):
-        # this port's own PortInfo (round 1) was killed at the captured run's 10 s: the rounds
-        # after it had no time left, and say so instead of costing 10 s each
+        # this port's own PortInfo (round 1) was killed at the captured run's 10 s: by the recorded
+        # times the rounds after it had no time left. A replay waits for nothing: what the capture
+        # holds of them still answers (the peer's LID), and only what it lacks says why it was not
+        # asked, instead of "not in this capture"
         with tempfile.TemporaryDirectory() as d:
             root = root_copy(d)
             record(root, OLD + "portinfo 0 1", result="timeout=1\nelapsed_ms=10000\n")
@@ -98,12 +100,36 @@ class Replay(unittest.TestCase):
                          ("timeout", OLD + "portinfo 0 1: killed after 10000 ms without finishing (recorded)"))
         peer = p["peer"]
         self.assertEqual(peer["node_description"], "SwitchIB Mellanox Technologies")  # round 1 answered
-        spent = ("timeout", NEW + "portinfo 0,1 0: " + SPENT.format(ms=10000))
-        self.assertEqual(why(peer, "lid"), spent)
-        self.assertEqual(why(peer["counters"], "symbol_error"), spent)
-        self.assertEqual(why(peer, "portinfo"), ("timeout", NEW + "portinfo 0,1 25: " + SPENT.format(ms=10000)))
+        self.assertEqual((peer["lid"], peer["port"]), (29, 25))  # round 2: in the capture
+        spent = "timeout", NEW + "portinfo 0,1 25: " + SPENT.format(ms=10000)
+        self.assertEqual(why(peer, "portinfo"), spent)  # round 2: not in the capture
+        self.assertEqual(why(peer["counters"], "symbol_error"),
+                         ("timeout", PERF + ": " + SPENT.format(ms=10000)))
         # judged as the capture without the far end's later answers is (it lacks this PortInfo too)
         self.assertEqual(j["summary"]["verdict"], check_root(hwctest.fixture(FX, "root"))["summary"]["verdict"])
+
+    def test_old_capture_slower_than_the_budget_keeps_its_answers(self):
+        # a capture made before -t 200, whose tools took their default MAD timeouts: 6 s per round
+        # by its recorded times, 18 s for three rounds against the 10 s --cmd-timeout. The rounds
+        # a live run of this hwcheck bounds (each MAD at -t 200) are not cut on replay: the
+        # capture's answers are all used (round 3 used to say "not run" here)
+        with tempfile.TemporaryDirectory() as d:
+            root = root_copy(d)
+            cmds = os.path.join(root, "hwcheck", "commands")
+            for k in os.listdir(cmds):
+                if k.startswith("smpquery"):
+                    write(os.path.join(cmds, k, "result"), "exit=0\nelapsed_ms=6000\n")
+            record(root, OLD + "portinfo 0,1 25", read(os.path.join(cmds, OLD + "portinfo 0,1 0", "stdout")),
+                   result="exit=0\nelapsed_ms=6000\n")
+            record(root, PERF.replace(" -t 200", ""),
+                   "# Port counters: Lid 29 port 25 (CapMask: 0x5A00)\n"
+                   "PortSelect:......................25\nSymbolErrorCounter:..............7\n",
+                   result="exit=0\nelapsed_ms=6000\n")
+            j = check_root(root)
+        peer = port(j, "mlx5_0")["peer"]
+        self.assertEqual(peer["lid"], 29)
+        self.assertEqual((peer["counters"]["source"], peer["counters"]["symbol_error"]),
+                         (PERF.replace(" -t 200", ""), 7))
 
 
 class Live(unittest.TestCase):

@@ -146,6 +146,30 @@ static void test_mlxlink(void)
 	CHECK(p.raw_ber.v > 2.9e-12 && p.raw_ber.v < 3.1e-12);
 	CHECK_INT(p.raw_errors_per_lane.n, 4);
 	CHECK_INT(p.raw_errors_per_lane.items[3], 9108);
+	/* a section failed: mlxlink prints the sections it read, then "Errors" and a line per failed
+	 * section (real: the PCIe eye of a Gen1 link); no value is read after that title. Then the
+	 * BF3 capture with its counters section failed the same way (RECONSTRUCTED: the Errors
+	 * section in the real one's layout, a value line after it that must not be read) */
+	memset(&p, 0, sizeof(p));
+	t = seed("mlxlink-pcie-errors-section-skyao.txt", &len);
+	CHECK_INT(hwc_mlx_parse_mlxlink(t, len, A, &p), -22); /* no port key: only PCIe lines */
+	CHECK_STR(p.errors, "Showing Eye via SLRG raised the following exception: Eye information "
+			    "available for Gen3 and above");
+	t = seed("mlxlink-bf3-100g-m-c-sigcomm26.txt", &len);
+	const char *cut = strstr(t, "Physical Counters and BER Info");
+	CHECK(cut != NULL);
+	const char *failed = hwc_arena_printf(
+		A, "%.*s\n\x1b[31m\nErrors\n------\nShowing BER via PPCNT raised the following exception: "
+		   "ME_REG_ACCESS_BAD_PARAM\nRaw Physical BER : 1E-3\n\x1b[0m", (int)(cut ? cut - t : 0), t);
+	memset(&p, 0, sizeof(p));
+	CHECK_INT(hwc_mlx_parse_mlxlink(failed, strlen(failed), A, &p), 0);
+	CHECK_STR(p.fec.v, "Standard RS-FEC - RS(528,514)");
+	CHECK_INT(p.raw_ber.m.st, HWC_ST_ABSENT);
+	CHECK_STR(p.errors, "Showing BER via PPCNT raised the following exception: ME_REG_ACCESS_BAD_PARAM");
+	/* a whole report has no errors */
+	memset(&p, 0, sizeof(p));
+	CHECK_INT(hwc_mlx_parse_mlxlink(t, len, A, &p), 0);
+	CHECK(p.errors == NULL);
 	/* broken Symbol lines */
 	const char *sym = "Symbol Errors : -3\nSymbol BER : E-\n";
 	memset(&p, 0, sizeof(p));

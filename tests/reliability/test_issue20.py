@@ -234,10 +234,25 @@ class FaithfulSnapshots(unittest.TestCase):
         self.assertEqual(dict(stored["facts"], host=dict(stored["facts"]["host"], read_from="capture")),
                          b["facts"])
         # the findings on the stored facts are the findings of the replay (but for where a
-        # needs_root fix sends the reader: this run, or a new capture)
+        # needs_root fix sends the reader: this run, or a new capture; and where MLX_NO_ADAPTER
+        # looked: "on this machine", "in this capture (--root)", with host.read_from as evidence)
         cp = run("check", "--json", "--facts", os.path.join(d, "hwcheck", "facts.json"))
-        strip = lambda fs: [dict(f, fix=None) if f["rule_id"] == "COLLECT_INCOMPLETE" else f for f in fs]  # noqa: E731
-        self.assertEqual(strip(json.loads(cp.stdout)["findings"]), strip(b["findings"]))
+        live = json.loads(cp.stdout)["findings"]
+
+        def strip(fs):
+            out = []
+            for f in fs:
+                if f["rule_id"] == "COLLECT_INCOMPLETE":
+                    f = dict(f, fix=None)
+                elif f["rule_id"] == "MLX_NO_ADAPTER":
+                    f = dict(f, message=None, evidence=[e for e in f["evidence"] if e["fact"] != "host.read_from"])
+                out.append(f)
+            return out
+        self.assertEqual(strip(live), strip(b["findings"]))
+        for fs, where in ((live, "on this machine"), (b["findings"], "in this capture (--root)")):
+            for f in fs:
+                if f["rule_id"] == "MLX_NO_ADAPTER" and f["severity"] == "warn":
+                    self.assertEqual(f["message"], "no ConnectX adapter was found " + where)
 
     def test_msi_irqs_kept_irq_far_numa_still_warns(self):
         _, d = snapshot_dir(self.tmp, hwctest.fixture("irq-far-numa", "root"), "irq")
