@@ -124,7 +124,7 @@ class Violations:
         self.rule_ids = rule_ids
         self.severities = severities
 
-    def text_breaches(self, where, text, allow_this_machine=False):
+    def text_breaches(self, where, text):
         out = []
         if "(null)" in text:
             out.append(f"{where}: '(null)' in {text!r}")
@@ -132,7 +132,7 @@ class Violations:
             out.append(f"{where}: a printf directive left in {text!r}")
         if NAN.search(text):
             out.append(f"{where}: NaN or infinity in {text!r}")
-        if THIS_MACHINE.search(text) and not allow_this_machine:
+        if THIS_MACHINE.search(text):
             out.append(f"{where}: says 'this machine' under --root: {text!r}")
         return out
 
@@ -196,16 +196,13 @@ class Violations:
                 out.append(f"{w}: an unknown with no reason in summary.unknown")
         elif not f.get("fix"):
             out.append(f"{w}: a {sev} finding without a fix")
-        # MLX_NO_ADAPTER's "on this machine" under --root is y15coll's fix (issue 14 session 15):
-        # skipped by name until that merges, then this exception goes
-        this_machine_ok = rid == "MLX_NO_ADAPTER"
         for k in ("title", "message", "fix"):
             if f.get(k):
-                out += self.text_breaches(f"{w} {k}", f[k], this_machine_ok)
+                out += self.text_breaches(f"{w} {k}", f[k])
         for e in ev:
             for k in ("observed", "expected"):
                 if e.get(k):
-                    out += self.text_breaches(f"{w} evidence {k}", e[k], this_machine_ok)
+                    out += self.text_breaches(f"{w} evidence {k}", e[k])
         if f.get("fix"):
             out += self.fix_breaches(w, f["fix"])
         return out
