@@ -25,16 +25,6 @@ wait_cm() {
   echo "wait_cm: no rdma_cm id in '$1' after 20 s" >&2
   return 1
 }
-# wait_neigh ADDR DEV STATE: until the neighbour entry of ADDR on DEV is in STATE (20 s at most)
-wait_neigh() {
-  local i
-  for i in $(seq 1 100); do
-    ip -6 neigh show "$1" dev "$2" 2>/dev/null | grep -qw "$3" && return 0
-    sleep 0.2
-  done
-  echo "wait_neigh: $1 on $2 not $3 after 20 s: $(ip -6 neigh show "$1" dev "$2")" >&2
-  return 1
-}
 # wait_no_tentative: until no IPv6 address is tentative (duplicate address detection done), 20 s
 # at most: an address in DAD neither sources nor answers neighbour solicitations
 wait_no_tentative() {
