@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/json.h"
+#include "pci/pci.h"
 #include "core/runner.h"
 #include "core/util.h"
 
@@ -331,13 +332,7 @@ static void phy_apply(struct hwc_arena *a, struct hwc_mlx_port *port, const stru
  * as rules/fix_mstlink.c's, which names what reads the port instead. */
 static bool mstlink_refuses(const struct hwc_mlx_function *fn)
 {
-	if (!hwc_ok(fn->device_id))
-		return false;
-	char *end;
-	unsigned long v = strtoul(fn->device_id.v, &end, 16);
-	if (end == fn->device_id.v || *end)
-		return false;
-	return v == 0x1003 || v == 0x1004 || v == 0x1007 || (v & 0xf000) == 0x6000;
+	return hwc_ok(fn->device_id) && hwc_pci_mlx_before_connectib(fn->device_id.v);
 }
 
 /* Which port is asked: mlx5 has one port per PCI function, so `-d BDF` names it; a VF, the

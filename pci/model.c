@@ -181,3 +181,14 @@ int hwc_pci_parse_vpd(const unsigned char *buf, size_t len, struct hwc_arena *a,
 		HWC_FAIL(d->vpd.serial_number, HWC_ST_ABSENT, 0, none);
 	return 0;
 }
+
+bool hwc_pci_mlx_before_connectib(const char *device_id)
+{
+	if (!device_id)
+		return false;
+	char *end;
+	unsigned long v = strtoul(device_id, &end, 16);
+	if (end == device_id || *end)
+		return false;
+	return v == 0x1003 || v == 0x1004 || v == 0x1007 || (v & 0xf000) == 0x6000;
+}

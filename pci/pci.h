@@ -256,6 +256,11 @@ double hwc_pci_link_gbps(double speed_gts, int64_t width);
  * (framing, sequence, 4-DW header, LCRC), in flit mode (64 GT/s) 236/256 x MPS/(MPS+16). */
 double hwc_pci_tlp_efficiency(double speed_gts, int mps_bytes);
 
+/* Whether a Mellanox PCI device id (hex text, "1007") is of ConnectX-3 (Pro, and its VF) or older
+ * (ConnectX, ConnectX-2: 6xxx), which mstflint's mstlink refuses (mlx/mlxlink.c, rules/fix_mstlink.c);
+ * false for an id that is not hex. */
+bool hwc_pci_mlx_before_connectib(const char *device_id);
+
 /* One hop of a path: the link as the device at that hop sees it (LnkSta). */
 struct hwc_pci_hop {
 	const char *bdf;

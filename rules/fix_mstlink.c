@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/json.h"
+#include "pci/pci.h"
 #include "rules/rules-int.h"
 
 /* mstflint (mlxlink_ui.cpp) answers "Device is not supported" for what dev_mgt calls 4th
@@ -16,14 +17,7 @@
  * mstlink on the same set (mlx/mlxlink.c mstlink_refuses). */
 static bool mstlink_refuses(const json_t *ad)
 {
-	const char *id = hwc_q_string(ad, "device_id");
-	if (!id)
-		return false;
-	char *end;
-	unsigned long v = strtoul(id, &end, 16);
-	if (end == id || *end)
-		return false;
-	return v == 0x1003 || v == 0x1004 || v == 0x1007 || (v & 0xf000) == 0x6000;
+	return hwc_pci_mlx_before_connectib(hwc_q_string(ad, "device_id"));
 }
 
 /* The adapter's port the subject names ("mlx4_0/2" or a netdev), NULL when none. */
