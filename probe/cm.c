@@ -212,17 +212,19 @@ static int expect(struct rdma_event_channel *ec, enum rdma_cm_event_type want, d
 }
 
 /* The peer's address resolved to a port and a neighbour (its MAC), asked in steps of at most
- * RESOLVE_STEP_MS within --timeout. The kernel sends the ARP or neighbour solicitation from
- * inside rdma_resolve_addr and only then queues the request that the neighbour's update event
- * wakes (linux drivers/infiniband/core/addr.c: rdma_resolve_ip calls addr_resolve, whose
- * dst_fetch_ha calls neigh_event_send, before queue_req; netevent_callback wakes only queued
- * requests). An answer that lands in between (on another CPU, or while the caller is
- * descheduled) wakes nobody, and the request sleeps to its own timeout although the neighbour is
- * known. Likewise a neighbour that failed (no answer to its solicitations) is asked again only
- * at that timeout. So a step that times out is asked again while --timeout lasts: each re-ask
- * looks the neighbour up afresh and, where it has failed, solicits it again. A missed answer
- * costs one step, not the whole --timeout; the kernel's own resolution for RoCE address handles
- * uses 1000 ms (rdma_addr_find_l2_eth_by_grh). */
+ * RESOLVE_STEP_MS within the set-up timeout (o->timeout_s, 10 s). The kernel sends the ARP or
+ * neighbour solicitation from inside rdma_resolve_addr and only then queues the request that the
+ * neighbour's update event wakes (linux drivers/infiniband/core/addr.c: rdma_resolve_ip calls
+ * addr_resolve, whose dst_fetch_ha calls neigh_event_send, before queue_req; netevent_callback
+ * wakes only queued requests). An answer that lands in between (on another CPU, or while the
+ * caller is descheduled) wakes nobody, and the request sleeps to its own timeout although the
+ * neighbour is known. Likewise a neighbour that failed (no answer to its solicitations) is asked
+ * again only at that timeout. So a step that times out is asked again while the set-up timeout
+ * lasts: each re-ask looks the neighbour up afresh and, where it has failed, solicits it again
+ * (dst_fetch_ha: any entry not NUD_VALID, FAILED included, is sent neigh_event_send and the
+ * request queued with -ENODATA, so a re-ask is never refused at once). A missed answer costs one
+ * step, not the whole timeout; the kernel's own resolution for RoCE address handles uses
+ * 1000 ms (rdma_addr_find_l2_eth_by_grh). vm_probe_twohost's late_neighbour shows it. */
 #define RESOLVE_STEP_MS 1000u
 
 static int resolve_addr(struct rdma_event_channel *ec, struct rdma_cm_id *id,

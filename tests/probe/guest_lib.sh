@@ -25,6 +25,35 @@ wait_cm() {
   echo "wait_cm: no rdma_cm id in '$1' after 20 s" >&2
   return 1
 }
+# stamp: the time as `ip -ts monitor` prints it, [YYYY-MM-DDTHH:MM:SS.usec]
+stamp() {
+  local t=$EPOCHREALTIME
+  printf '[%(%Y-%m-%dT%H:%M:%S)T.%s]' "${t%.*}" "${t#*.}"
+}
+# ns_out DEV: neighbour solicitations DEV has sent since it was created
+ns_out() {
+  awk '$1 == "Icmp6OutNeighborSolicits" {print $2}' "/proc/net/dev_snmp6/$1"
+}
+# wait_neigh_failed ADDR DEV NS0: until DEV's neighbour entry of ADDR has failed (20 s at most),
+# NS0 being ns_out DEV before ADDR was first asked. Failed shows as the state FAILED, or as more
+# solicitations than DEV's mcast_solicit since NS0 (a failed entry is solicited again, and leaves
+# FAILED, as soon as it is asked again: a client that asks in steps keeps it FAILED for less than
+# a step, and polling alone can miss that). Prints what it saw, stamped.
+wait_neigh_failed() {
+  local i st n max
+  max=$(sysctl -n "net.ipv6.neigh.$2.mcast_solicit")
+  for i in $(seq 1 100); do
+    st=$(ip -6 neigh show "$1" dev "$2" 2>/dev/null)
+    n=$(( $(ns_out "$2") - $3 ))
+    if [[ $st == *FAILED* ]] || [ "$n" -gt "$max" ]; then
+      echo "$(stamp) $1 on $2 failed: '$st', $n solicitations (mcast_solicit $max)"
+      return 0
+    fi
+    sleep 0.2
+  done
+  echo "wait_neigh_failed: $1 on $2 not failed after 20 s: '$st', $n solicitations (mcast_solicit $max)"
+  return 1
+}
 # wait_no_tentative: until no IPv6 address is tentative (duplicate address detection done), 20 s
 # at most: an address in DAD neither sources nor answers neighbour solicitations
 wait_no_tentative() {

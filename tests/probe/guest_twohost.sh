@@ -14,6 +14,34 @@ ip link set veth0 mtu 9000 up
 ip link set veth1 mtu 9000 up
 rdma link add rxes type rxe netdev veth0
 rdma link add rxec type rxe netdev veth1
+# A peer whose neighbour entry failed, then answers (probe/cm.c resolve_addr): the client asks
+# for fe80::2:3 before any interface has it; its one solicitation (mcast_solicit 1 on veth1: the
+# entry fails after 1 s, not 3) goes unanswered and the entry is FAILED, which the kernel solicits
+# again only when the address is asked again; then veth0 gets the address. One 10 s request
+# sleeps to its end with nobody asking (only a neighbour turning valid wakes it, linux
+# drivers/infiniband/core/addr.c netevent_callback); the client's 1 s steps ask again and find it.
+# The first case, so that no other neighbour entry exists whose update would wake that request.
+: > /tmp/empty
+sysctl -qw net.ipv6.neigh.veth1.mcast_solicit=1
+timeout 120 $HW probe --json --server > /tmp/server.out 2> /tmp/server.err & sp=$!
+wait_cm "state LISTEN"
+ns0=$(ns_out veth1)
+ip -ts monitor neigh dev veth1 > /tmp/neigh.log 2>&1 & mp=$!  # the entry's states, timed
+timeout 120 $HW probe --json --client 'fe80::2:3%veth1' --probe-op write --probe-duration 0.3 > /tmp/c.out 2> /tmp/c.err & cp=$!
+echo "$(stamp) client started" > /tmp/w.out
+wait_neigh_failed fe80::2:3 veth1 "$ns0" >> /tmp/w.out; wr=$?
+ip addr add fe80::2:3/64 dev veth0 nodad
+echo "$(stamp) fe80::2:3 added on veth0" >> /tmp/w.out
+wait $cp; cr=$?
+echo "$(stamp) client exited $cr" >> /tmp/w.out
+kill $mp; wait $mp 2>/dev/null; cat /tmp/neigh.log >> /tmp/w.out
+[ $cr = 0 ] || kill $sp  # else it waits 60 s for a client that gave up
+emit late_neighbour_wait $wr /tmp/w.out /tmp/empty
+emit late_neighbour $cr /tmp/c.out /tmp/c.err
+wait $sp; emit late_neighbour_server $? /tmp/server.out /tmp/server.err
+ip addr del fe80::2:3/64 dev veth0
+sysctl -qw net.ipv6.neigh.veth1.mcast_solicit=3
+# the cases of a peer that answers
 timeout 120 $HW probe --json --server > /tmp/server.out 2> /tmp/server.err & sp=$!
 wait_cm "state LISTEN"
 run_case port_in_use $HW probe --json --server
@@ -22,7 +50,7 @@ run_case client $HW probe --json --client "$SRV" --probe-duration 0.5
 tx1=$(cat /sys/class/net/veth1/statistics/tx_bytes)
 run_case rxe_counters rdma statistic show  # retries, RNR NAKs: printed by vm_probe.py
 wait $sp; emit server $? /tmp/server.out /tmp/server.err
-echo $((tx1 - tx0)) > /tmp/tx; : > /tmp/empty; emit veth1_tx_bytes 0 /tmp/tx /tmp/empty
+echo $((tx1 - tx0)) > /tmp/tx; emit veth1_tx_bytes 0 /tmp/tx /tmp/empty
 # several QPs (one rdma_cm connection each), small messages (CQ moderation)
 timeout 120 $HW probe --json --server > /tmp/server.out 2> /tmp/server.err & sp=$!
 wait_cm "state LISTEN"

@@ -177,6 +177,24 @@ def loopback(cases, src):
 
 def twohost(cases, src):
     rxe_counters(cases, "twohost")
+    # the neighbour failed, then answered: found by a later 1 s step within the client's 10 s (each
+    # step asks again, and so solicits a failed neighbour again); one 10 s request sleeps past it
+    c = cases.get("late_neighbour_wait")
+    check(c is not None and c["rc"] == 0, f"late_neighbour_wait: the client's neighbour entry failed "
+          f"before the address appeared: {c and c['stdout']}")
+    print("late_neighbour:", "; ".join((c and c["stdout"] or "").splitlines()))
+    c, p = doc_of(cases, "late_neighbour", src)
+    rs = p.get("results", [])
+    check(c and c["rc"] == 0 and len(rs) == 1 and rs[0].get("status") == "ok",
+          f"late_neighbour: resolved once the address answered, exit 0: {c and c['rc']} "
+          f"{rs and rs[0].get('reason')}")
+    if rs and rs[0].get("status") == "ok":
+        measured_ok(rs[0], "late_neighbour")
+        check(rs[0].get("data_ok") is True, "late_neighbour: data_ok")
+    c, p = doc_of(cases, "late_neighbour_server", src)
+    check(c and c["rc"] == 0 and len(p.get("results", [])) == 1,
+          f"late_neighbour_server: served the run, then ended by itself: {c and c['rc']} {p.get('reason')}")
+
     c, p = doc_of(cases, "client", src)
     check(c and c["rc"] == 0, f"client: exit 0, got {c and c['rc']}: {c and c['stderr'][-1500:]}")
     rs = p.get("results", [])
