@@ -185,6 +185,30 @@ class Rate(unittest.TestCase):
         self.assertIn("PortInfo unknown (smpquery: not in this capture); mstlink IB-HDR 2x, enabled HDR,EDR,FDR,QDR,SDR, "
                       "cable HDR,EDR,FDR,FDR10,QDR,DDR,SDR", line)
 
+    def test_ib_rate_line_says_what_is_unknown(self):
+        # field-ports-cx6-ib-disabled's active port: PortInfo has the active rate and width but no
+        # LinkSpeedEnabled/LinkWidthEnabled, and no peer: the line says so in words (it said
+        # "enabled here unknown x unknown")
+        cp = hwctest.run("--root", hwctest.fixture("field-ports-cx6-ib-disabled", "root"), "--json")
+        j = json.loads(cp.stdout)
+        line = [(c["verdict"], c["reason"]) for card in j["cards"] for c in card["checks"] if c["item"] == "port_rate"]
+        self.assertEqual(line, [("unknown", "mlx5_0/1: 4X at 53.125 Gb/s a lane; the speeds and widths this port enables "
+                                 "unknown (smpquery printed no LinkSpeedEnabled; smpquery printed no LinkWidthEnabled); "
+                                 "what the peer enables unknown (smpquery: not in this capture)")])
+        # one list known, the other not: the known one shown, the other named with why
+        with tempfile.TemporaryDirectory() as d:
+            pi = j["facts"]["mlx"]["adapters"][0]["ports"][0]["portinfo"]
+            pi["speeds_enabled_gbps"] = [2.5, 10, 25.78125, 53.125]
+            del pi["unavailable"]["speeds_enabled_gbps"]
+            ff = os.path.join(d, "f.json")
+            with open(ff, "w") as f:
+                json.dump(j, f)
+            cp, k = run_json("--facts", ff, "--json")
+        line = [(c["verdict"], c["reason"]) for card in k["cards"] for c in card["checks"] if c["item"] == "port_rate"]
+        self.assertEqual(line, [("unknown", "mlx5_0/1: 4X at 53.125 Gb/s a lane; enabled here 2.5, 10, 25.78125, 53.125 "
+                                 "Gb/s lanes, the widths this port enables unknown (smpquery printed no LinkWidthEnabled); "
+                                 "what the peer enables unknown (smpquery: not in this capture)")])
+
     def test_unknown_sides_named(self):
         j = check("rate-cx5-100g-no-module")
         self.assertEqual(rate_findings(j), [("LINK_RATE_BELOW_POSSIBLE", "unknown", "p1")])
