@@ -411,6 +411,53 @@ static double fec_limit(const char *fec, const char **src)
  * "LINK_RAW_BER_HIGH without a figure for the FEC"). */
 #define STRONGEST_FEC_LIMIT 2.4e-4
 
+/* The strongest FEC's bound, for a raw BER whose FEC has no figure here (kind: its name as shown)
+ * or was not read (kind NULL): one judgement and one wording for mstlink's side (raw_ber_bound)
+ * and ethtool's (ber_limits_of). Above margin x STRONGEST_FEC_LIMIT the raw BER is close to the
+ * limit of whichever FEC runs (past it above the limit itself); under it only the FEC in use could
+ * say more, and without its name that is unknown (bound_unknown_for). */
+struct fec_bound {
+	double bound; /* margin x STRONGEST_FEC_LIMIT: above it the rule fires */
+	const char *kind; /* the FEC's name, or what stands for it when it was not read */
+	bool named;
+};
+
+static struct fec_bound strongest_bound(const char *kind, double margin)
+{
+	return (struct fec_bound){STRONGEST_FEC_LIMIT * margin, kind ? kind : "any FEC the port may run", kind != NULL};
+}
+
+static bool bound_fires(const struct fec_bound *b, double ber)
+{
+	return ber > b->bound;
+}
+
+/* "past" the FEC's limit itself, "close to" it (past the margin only) */
+static const char *ber_how_far(double ber, double limit)
+{
+	return ber > limit ? "past" : "close to";
+}
+
+/* "the limit of LLRS (no figure for it; none corrects more than RS(544,514), 2.4e-4)" */
+static const char *bound_limit_text(struct hwc_rule_ctx *c, const struct fec_bound *b)
+{
+	return hwc_arena_printf(c->a, "the limit of %s (%s; none corrects more than RS(544,514), 2.4e-4)", b->kind,
+				b->named ? "no figure for it" : "the FEC in use was not read");
+}
+
+/* The evidence's expectation: "<= 2.4e-05 (the strongest FEC, RS(544,514) KP4: 2.4e-4 x margin 0.1)" */
+static const char *bound_expect(struct hwc_rule_ctx *c, const struct fec_bound *b, double margin)
+{
+	return hwc_arena_printf(c->a, "<= %.3g (the strongest FEC, RS(544,514) KP4: 2.4e-4 x margin %s)", b->bound,
+				fv_fmt_num(c->a, margin));
+}
+
+/* What an unknown under the bound with the FEC not read is needed for. */
+static const char *bound_unknown_for(struct hwc_rule_ctx *c, double ber)
+{
+	return hwc_arena_printf(c->a, "the limit of the FEC in use (raw BER %.3g is under a tenth of the strongest FEC's)", ber);
+}
+
 /* mlxlink's name of an inactive FEC: then the PRM's phy_effective_errors counts every error bit
  * ("not corrected by FEC ... or that FEC is not active") and phy_raw_errors_laneN the same bits
  * (they are the corrected ones only "when FEC is enabled"): raw = effective, LINK_EFFECTIVE_ERRORS'. */
@@ -453,6 +500,7 @@ struct ber_limits {
 	double lo, hi;
 	const char *src, *kind, *fec, *fwhy;
 	bool bound;
+	struct fec_bound sb; /* when bound */
 };
 
 static int ber_limits_of(struct hwc_rule_ctx *c, const json_t *nd, double margin, struct ber_limits *l)
@@ -467,9 +515,9 @@ static int ber_limits_of(struct hwc_rule_ctx *c, const json_t *nd, double margin
 		limit = ethtool_fec_limit(nd, l->fec, &l->src, &alt);
 	if (limit <= 0) {
 		l->bound = true;
-		l->lo = l->hi = STRONGEST_FEC_LIMIT * margin;
-		l->src = "the strongest FEC, RS(544,514) KP4: 2.4e-4";
-		l->kind = !l->fec ? "any FEC the port may run" : strcmp(l->fec, "BaseR") == 0 ? "BaseR (Firecode)" : l->fec;
+		l->sb = strongest_bound(!l->fec ? NULL : strcmp(l->fec, "BaseR") == 0 ? "BaseR (Firecode)" : l->fec, margin);
+		l->lo = l->hi = l->sb.bound;
+		l->kind = l->sb.kind;
 		return 1;
 	}
 	l->hi = limit * margin;
@@ -483,8 +531,7 @@ static const char *ber_limit_text(struct hwc_rule_ctx *c, const struct ber_limit
 {
 	if (!l->bound)
 		return hwc_arena_printf(c->a, "the limit of %s (%.3g)", l->kind, l->hi / margin);
-	return hwc_arena_printf(c->a, "the limit of %s (%s; none corrects more than RS(544,514), 2.4e-4)", l->kind,
-				l->fec ? "no figure for it" : "the FEC in use was not read");
+	return bound_limit_text(c, &l->sb);
 }
 
 /* A BER between the two RS limits while the lanes are unknown: which limit applies is unknown. */
@@ -529,12 +576,11 @@ static void raw_ber_netdev(struct hwc_rule_ctx *c, const json_t *nd, double marg
 		return; /* FEC not read and nothing corrected: every raw error is left, LINK_EFFECTIVE_ERRORS' */
 	margin_limit = l.hi / margin;
 	double wber = w.s > 0 && !w.why && w.exposure > 0 ? w.d / w.exposure : 0;
-	if (l.bound && !l.fec && !(kb && ber > l.lo) && wber <= l.lo && ((kb && ber > 0) || wber > 0)) {
+	if (l.bound && !l.fec && !(kb && bound_fires(&l.sb, ber)) && !bound_fires(&l.sb, wber) && ((kb && ber > 0) || wber > 0)) {
 		/* raw errors under the strongest FEC's bound, since the clear and in any window: the
 		 * limit of the FEC in use decides, and it was not read */
 		hwc_rule_unknown(c, name, hwc_arena_printf(c->a, "%s.link.fec.active", base), l.fwhy,
-				 hwc_arena_printf(c->a, "the limit of the FEC in use (raw BER %.3g is under a tenth of the strongest FEC's)",
-						  kb && ber > 0 ? ber : wber));
+				 bound_unknown_for(c, kb && ber > 0 ? ber : wber));
 		return;
 	}
 	bool lanes = kb && ber > l.lo && ber <= l.hi; /* over a watch whose window did not decide */
@@ -545,7 +591,7 @@ static void raw_ber_netdev(struct hwc_rule_ctx *c, const json_t *nd, double marg
 	}
 	const struct hwc_wboot b = {
 		.fires = !kb || lanes ? -1 : ber > l.lo, .rate = kb ? ber : 0,
-		.msg = hwc_arena_printf(c->a, "raw (pre-FEC) BER %.3g is %s %s", ber, ber > margin_limit ? "past" : "close to",
+		.msg = hwc_arena_printf(c->a, "raw (pre-FEC) BER %.3g is %s %s", ber, ber_how_far(ber, margin_limit),
 					ber_limit_text(c, &l, margin)),
 		.text = kb ? hwc_arena_printf(c->a, "raw BER %.3g since the counters were cleared", ber)
 			   : hwc_arena_printf(c->a, "raw BER since the counters were cleared unknown (%s)", why),
@@ -556,10 +602,11 @@ static void raw_ber_netdev(struct hwc_rule_ctx *c, const json_t *nd, double marg
 		return;
 	if (act == HWC_WA_LIVE)
 		fd->message = hwc_arena_printf(c->a, "raw (pre-FEC) BER %.3g over the %s s watch window is %s %s", w.d / w.exposure,
-					       fv_fmt_num(c->a, w.s), w.d / w.exposure > margin_limit ? "past" : "close to",
+					       fv_fmt_num(c->a, w.s), ber_how_far(w.d / w.exposure, margin_limit),
 					       ber_limit_text(c, &l, margin));
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.ber.raw_ber", base), kb ? hwc_arena_printf(c->a, "%.3g", ber) : why,
-			 hwc_arena_printf(c->a, "<= %.3g (%s x margin %s)", l.hi, l.src, fv_fmt_num(c->a, margin)));
+			 l.bound ? bound_expect(c, &l.sb, margin)
+				 : hwc_arena_printf(c->a, "<= %.3g (%s x margin %s)", l.hi, l.src, fv_fmt_num(c->a, margin)));
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.rx_corrected_bits_phy", base), fv_fmt_num(c->a, corr), NULL);
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.fec.active", base), l.fec ? l.fec : l.fwhy, NULL);
 	fv_far_end_netdev(c, fd, nd, base);
@@ -615,22 +662,21 @@ static void effective_netdev(struct hwc_rule_ctx *c, const json_t *nd, double ma
 static void raw_ber_bound(struct hwc_rule_ctx *c, const json_t *p, const char *subj, const char *base,
 			  const char *fec, const char *fwhy, double ber, double margin)
 {
-	double eff = 0, bound = STRONGEST_FEC_LIMIT * margin;
+	double eff = 0;
 	const char *ewhy;
+	const struct fec_bound sb = strongest_bound(fec, margin);
 	int ke = hwc_q_find_num(p, "phy.effective_ber", &eff, &ewhy, c->a);
-	if (ber <= bound) {
+	if (!bound_fires(&sb, ber)) {
 		if (!fec)
-			hwc_rule_unknown(c, subj, hwc_arena_printf(c->a, "%s.phy.fec", base), fwhy,
-					 hwc_arena_printf(c->a, "the limit of the FEC in use (raw BER %.3g is under a tenth of the strongest FEC's)", ber));
+			hwc_rule_unknown(c, subj, hwc_arena_printf(c->a, "%s.phy.fec", base), fwhy, bound_unknown_for(c, ber));
 		return;
 	}
 	if (!fec && ke && eff >= ber)
 		return; /* nothing corrected: every raw error is left, LINK_EFFECTIVE_ERRORS' */
-	struct hwc_finding *fd = hwc_rule_emit(c, subj, "raw (pre-FEC) BER %.3g is %s the limit of %s (%s; none corrects more than RS(544,514), 2.4e-4)",
-					       ber, ber > STRONGEST_FEC_LIMIT ? "past" : "close to", fec ? fec : "any FEC the port may run",
-					       fec ? "no figure for it" : "the FEC in use was not read");
+	struct hwc_finding *fd = hwc_rule_emit(c, subj, "raw (pre-FEC) BER %.3g is %s %s", ber, ber_how_far(ber, STRONGEST_FEC_LIMIT),
+					       bound_limit_text(c, &sb));
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.raw_ber", base), hwc_arena_printf(c->a, "%.3g", ber),
-			 hwc_arena_printf(c->a, "<= %.3g (the strongest FEC, RS(544,514) KP4: 2.4e-4, x margin %s)", bound, fv_fmt_num(c->a, margin)));
+			 bound_expect(c, &sb, margin));
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.fec", base), fec ? fec : fwhy, NULL);
 	if (ke)
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.effective_ber", base), hwc_arena_printf(c->a, "%.3g", eff), NULL);
@@ -660,7 +706,7 @@ static void eval_raw_ber(struct hwc_rule_ctx *c)
 		if (ber <= limit * margin)
 			continue;
 		struct hwc_finding *fd = hwc_rule_emit(c, subj, "raw (pre-FEC) BER %.3g is %s the limit of %s (%.3g)", ber,
-						       ber > limit ? "past" : "close to", fec, limit);
+						       ber_how_far(ber, limit), fec, limit);
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.raw_ber", base), hwc_arena_printf(c->a, "%.3g", ber),
 				 hwc_arena_printf(c->a, "<= %.3g (%s x margin %s)", limit * margin, src, fv_fmt_num(c->a, margin)));
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.fec", base), fec, NULL);
