@@ -70,6 +70,18 @@ static const char *count_text(struct hwc_rule_ctx *c, double v, double max)
 			: fv_fmt_num(c->a, v);
 }
 
+/* An evidence row judged against a bound: the row that broke it carries the expectation; one that
+ * met it is context beside the rows that failed, and says so instead ("1.67e-14 (meets <= 1e-12)"),
+ * so that no passing row reads as a failing one. */
+static void evidence_judged(struct hwc_rule_ctx *c, struct hwc_finding *fd, const char *fact, const char *observed,
+			    const char *expected, bool failed)
+{
+	if (failed)
+		hwc_evidence_add(fd, c->a, fact, observed, expected);
+	else
+		hwc_evidence_add(fd, c->a, fact, hwc_arena_printf(c->a, "%s (meets %s)", observed, expected), NULL);
+}
+
 static bool ib_effective_fires(struct hwc_rule_ctx *c, const json_t *p);
 
 /* The mstlink port of the netdev name that answered key ("phy.raw_ber"), NULL when none did:
@@ -640,14 +652,18 @@ static void effective_netdev(struct hwc_rule_ctx *c, const json_t *nd, double ma
 	struct hwc_finding *fd = hwc_wnd_judge(c, &w, name, 0, &b, NULL);
 	if (!fd)
 		return;
-	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.rx_pcs_symbol_err_phy", base), fv_fmt_num(c->a, n), "0");
-	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.ber.effective_ber", base),
-			 has_ber ? hwc_arena_printf(c->a, "%.3g", ber) : why, hwc_arena_printf(c->a, "<= %.3g", max));
+	const char *bmax = hwc_arena_printf(c->a, "<= %.3g", max);
+	evidence_judged(c, fd, hwc_arena_printf(c->a, "%s.counters.rx_pcs_symbol_err_phy", base), fv_fmt_num(c->a, n), "0", n > 0);
+	if (has_ber)
+		evidence_judged(c, fd, hwc_arena_printf(c->a, "%s.link.ber.effective_ber", base), hwc_arena_printf(c->a, "%.3g", ber), bmax,
+				ber > max);
+	else
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.ber.effective_ber", base), why, bmax);
 	if (w.s > 0 && hwc_q_find_num(nd, "link.ber_window.effective_ber", &wber, &why, c->a))
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.ber_window.effective_ber", base), hwc_arena_printf(c->a, "%.3g", wber),
-				 hwc_arena_printf(c->a, "<= %.3g", max));
+		evidence_judged(c, fd, hwc_arena_printf(c->a, "%s.link.ber_window.effective_ber", base), hwc_arena_printf(c->a, "%.3g", wber),
+				bmax, wber > max);
 	if (has_ub)
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.fec.uncorrectable_blocks", base), fv_fmt_num(c->a, ub), "0");
+		evidence_judged(c, fd, hwc_arena_printf(c->a, "%s.link.fec.uncorrectable_blocks", base), fv_fmt_num(c->a, ub), "0", ub > 0);
 	if (has_fr && fr > 0)
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.rx_symbol_err_phy", base),
 				 hwc_arena_printf(c->a, "%s (frames dropped)", fv_fmt_num(c->a, fr)), "0");
@@ -779,16 +795,20 @@ static void effective_mstlink(struct hwc_rule_ctx *c, const json_t *ad, const js
 	struct hwc_finding *fd = hwc_rule_emit(c, subj, "%s errors left after FEC (effective BER %s) since the counters were cleared%s",
 					       cnt, e.kb || e.raw_ber > ber ? hwc_arena_printf(c->a, "%.3g", e.raw_ber > ber ? e.raw_ber : ber) : "unknown",
 					       e.nofec ? " (no FEC: every raw error is one)" : "");
-	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.effective_errors", base),
-			 e.kn ? fv_fmt_num(c->a, n) : e.wn, "0");
-	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.effective_ber", base),
-			 e.kb ? hwc_arena_printf(c->a, "%.3g", ber) : e.wb,
-			 hwc_arena_printf(c->a, "<= %.3g", max));
+	const char *bmax = hwc_arena_printf(c->a, "<= %.3g", max);
+	if (e.kn)
+		evidence_judged(c, fd, hwc_arena_printf(c->a, "%s.phy.effective_errors", base), fv_fmt_num(c->a, n), "0", n > 0);
+	else
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.effective_errors", base), e.wn, "0");
+	if (e.kb)
+		evidence_judged(c, fd, hwc_arena_printf(c->a, "%s.phy.effective_ber", base), hwc_arena_printf(c->a, "%.3g", ber), bmax, ber > max);
+	else
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.effective_ber", base), e.wb, bmax);
 	if (raw) {
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.raw_errors_per_lane", base),
-				 hwc_arena_printf(c->a, "%s in all", fv_fmt_num(c->a, e.raw_n)), "0");
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.raw_ber", base), hwc_arena_printf(c->a, "%.3g", e.raw_ber),
-				 hwc_arena_printf(c->a, "<= %.3g", max));
+		evidence_judged(c, fd, hwc_arena_printf(c->a, "%s.phy.raw_errors_per_lane", base),
+				hwc_arena_printf(c->a, "%s in all", fv_fmt_num(c->a, e.raw_n)), "0", e.raw_n > 0);
+		evidence_judged(c, fd, hwc_arena_printf(c->a, "%s.phy.raw_ber", base), hwc_arena_printf(c->a, "%.3g", e.raw_ber), bmax,
+				e.raw_ber > max);
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.fec", base), hwc_q_string(hwc_q_get(p, "phy"), "fec"), NULL);
 	}
 	if (fd && is_ib(p) && hwc_q_find_num(p, "counters.symbol_error", &sym, &why, c->a) && sym > 0) {

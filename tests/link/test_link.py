@@ -178,6 +178,15 @@ class Fixtures(unittest.TestCase):
         r = next(f for f in j["findings"] if f["rule_id"] == "LINK_RAW_BER_HIGH")
         self.assertIn("past the limit of RS(544,514)", r["message"])
         self.assertFalse([f for f in j["findings"] if f["rule_id"] == "LINK_SYMBOL_ERRORS"])
+        # LINK_EFFECTIVE_ERRORS' rows that failed carry their expectation; the effective BER
+        # 1.67e-14 meets the 1e-12 objective: shown as context, never as a failed row
+        e = next(f for f in j["findings"] if f["rule_id"] == "LINK_EFFECTIVE_ERRORS")
+        ev = {x["fact"]: x for x in e["evidence"]}
+        self.assertEqual((ev["netdevs[p1].counters.rx_pcs_symbol_err_phy"]["observed"],
+                          ev["netdevs[p1].counters.rx_pcs_symbol_err_phy"].get("expected")), ("12", "0"))
+        self.assertEqual((ev["netdevs[p1].link.ber.effective_ber"]["observed"],
+                          ev["netdevs[p1].link.ber.effective_ber"].get("expected")), ("1.67e-14 (meets <= 1e-12)", None))
+        self.assertEqual(ev["netdevs[p1].link.fec.uncorrectable_blocks"].get("expected"), "0")
         # the port's link line shows ethtool's BER where mstlink gave none
         cp = run("--root", hwctest.fixture("link-ethtool-ber-pam4", "root"), "--no-color")
         self.assertRegex(cp.stdout, r"warn +FEC, BER +p1: FEC RS .*raw BER\s+5\.0e-04, effective BER\s+1\.7e-14 \(ethtool -S\)")
