@@ -18,12 +18,19 @@ static double uptime_h(struct hwc_rule_ctx *c, const char **why)
 	return s / 3600.0;
 }
 
+/* A rate as the card report prints it ("2731/h", hwc_fmt_per_hour). */
+static const char *per_hour(struct hwc_rule_ctx *c, double r)
+{
+	char buf[48];
+	return hwc_arena_strdup(c->a, hwc_fmt_per_hour(buf, sizeof(buf), r));
+}
+
 /* "5000/h over 1 h" (the count since boot as a rate, for the watch window's findings). */
 static const char *rate_short(struct hwc_rule_ctx *c, double n, double hours)
 {
 	if (hours <= 0)
 		return "no uptime: rate unknown";
-	return hwc_arena_printf(c->a, "%s/h over %s h", fv_fmt_num(c->a, n / hours), fv_fmt_num(c->a, (double)(long long)(hours * 10) / 10));
+	return hwc_arena_printf(c->a, "%s over %s h", per_hour(c, n / hours), fv_fmt_num(c->a, (double)(long long)(hours * 10) / 10));
 }
 
 static const char *rate_text(struct hwc_rule_ctx *c, double n, double hours)
@@ -150,8 +157,8 @@ static void symbol_ib(struct hwc_rule_ctx *c, double hours, const char *upwhy)
 		hwc_wnd_read(c, &w, p, base, "counters_window.symbol_error", "symbol errors");
 		const struct hwc_wboot b = {
 			.fires = n <= 0 ? 0 : hours <= 0 ? -1 : n / hours > limit, .rate = hours > 0 ? n / hours : 0,
-			.msg = hwc_arena_printf(c->a, "%s symbol errors since boot: %s, above %s/h", count_text(c, n, (double)hwc_q_ib_counter_max("symbol_error")),
-						rate_text(c, n, hours), fv_fmt_num(c->a, limit)),
+			.msg = hwc_arena_printf(c->a, "%s symbol errors since boot: %s, above %s", count_text(c, n, (double)hwc_q_ib_counter_max("symbol_error")),
+						rate_text(c, n, hours), per_hour(c, limit)),
 			.text = hwc_arena_printf(c->a, "%s since boot (%s)", count_text(c, n, (double)hwc_q_ib_counter_max("symbol_error")), rate_short(c, n, hours)),
 			.unk_fact = "host.kernel.uptime_s", .unk_why = upwhy, .unk_for = "the symbol error rate",
 		};
@@ -159,7 +166,7 @@ static void symbol_ib(struct hwc_rule_ctx *c, double hours, const char *upwhy)
 		if (!fd)
 			continue;
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.symbol_error", base), fv_fmt_num(c->a, n),
-				 hwc_arena_printf(c->a, "<= %s/h", fv_fmt_num(c->a, limit)));
+				 hwc_arena_printf(c->a, "<= %s", per_hour(c, limit)));
 		hwc_evidence_add(fd, c->a, "host.kernel.uptime_s", hours > 0 ? fv_fmt_num(c->a, hours * 3600) : upwhy, NULL);
 		fv_far_end_port(c, fd, p, base, "symbol_error");
 		if (fd && !hwc_q_string(p, "netdev")) /* an InfiniBand port has no netdev for ethtool -m */

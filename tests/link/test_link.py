@@ -83,6 +83,12 @@ class Fixtures(unittest.TestCase):
         ev = {e["fact"]: e["observed"] for e in sym[0]["evidence"]}
         self.assertEqual(ev["host.kernel.uptime_s"], "86400")
         self.assertEqual(ev["mlx.adapters[0000:04:00.0].ports[mlx4_0/1].counters.symbol_error"], "65535")
+        # one formatting for rates: the finding says 2731/h (65535 / 24 h) as the card's line does,
+        # not "2730.625/h" beside it
+        self.assertIn("2731/h over 24 h since boot", sym[0]["message"])
+        cp = run("--root", hwctest.fixture("link-ib-cx2-cable-pulled-uptime", "root"), "--no-color")
+        self.assertIn("2731/h", cp.stdout)
+        self.assertNotIn("2730.625", cp.stdout)
 
     def test_cx2_ring_since_boot(self):
         # the real sysfs counters of a ConnectX-2 on an aarch64 board (a 10 s sampler's output):
