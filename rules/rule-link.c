@@ -182,15 +182,28 @@ static void eval_symbol(struct hwc_rule_ctx *c)
 	symbol_ib(c, hours, upwhy);
 }
 
-/* The window of a netdev's flaps: the firmware's link-down events, else (unknown, or quiet while
- * the carrier changed) its carrier changes. */
-static void flaps_window(struct hwc_rule_ctx *c, struct hwc_wnd *w, const json_t *nd, const char *base)
+/* What the two witnesses of a netdev's flaps count. link_down_events_phy is PPCNT's physical layer
+ * link_down_events: "Counts local unintentional drops" (the PRM's phys_layer_cntrs field, as
+ * mstflint's tools_layouts/adb/prm/hca/ext/register_access_table.adb has it; Linux's mlx5
+ * counters.rst: "the number of times where the link operative state changed to down"): a host's
+ * own `ip link set down` is an intended one. The carrier counts every netif_carrier_off/on of
+ * the driver: mlx5e_close (ip link set down/up), and mlx5e_switch_priv_channels around an MTU,
+ * channel or ring change (ethtool -L/-G) with the link up all along. So the PHY counter is the
+ * witness where it is read; the carrier's count only without it, and then it says so. */
+#define CARRIER_INCLUDES "it counts host-side restarts too (ip link set down/up, an MTU, channel or ring change); " \
+	"no link_down_events_phy here to tell them apart"
+
+/* The window of a netdev's flaps: the firmware's link-down events, else (unknown) its carrier
+ * changes; true when the carrier's. */
+static bool flaps_window(struct hwc_rule_ctx *c, struct hwc_wnd *w, const json_t *nd, const char *base)
 {
 	struct hwc_wnd cc;
 	hwc_wnd_read(c, w, nd, base, "counters_window.link_down_events_phy", "link-down events");
 	hwc_wnd_read(c, &cc, nd, base, "link.carrier_changes_window", "carrier changes");
-	if ((w->why && !cc.why) || (!w->why && w->d <= 0 && !cc.why && cc.d > 0))
-		*w = cc;
+	if (!w->why || cc.why)
+		return false;
+	*w = cc;
+	return true;
 }
 
 /* Flaps of a netdev: link-down events the firmware counted, else carrier ups after the first. */
@@ -214,28 +227,34 @@ static void flaps_netdevs(struct hwc_rule_ctx *c, double max, double hours)
 					 "whether the link went down since boot");
 			continue;
 		}
-		double rec = k2 && ups > 1 ? ups - 1 : 0;
-		double flaps = k1 && phy > rec ? phy : rec;
+		double flaps = k1 ? phy : ups > 1 ? ups - 1 : 0;
 		struct hwc_wnd w;
 		enum hwc_wact act;
-		flaps_window(c, &w, nd, base);
+		bool wcarrier = flaps_window(c, &w, nd, base);
+		const char *pl = flaps == 1 ? "" : "s";
 		const struct hwc_wboot b = {
 			.fires = flaps > max, .rate = hours > 0 ? flaps / hours : 0,
-			.msg = hwc_arena_printf(c->a, "the link went down %s time%s since boot", fv_fmt_num(c->a, flaps), flaps == 1 ? "" : "s"),
-			.text = hwc_arena_printf(c->a, "%s link-down%s since boot (%s)", fv_fmt_num(c->a, flaps), flaps == 1 ? "" : "s",
+			.msg = k1 ? hwc_arena_printf(c->a, "the link went down %s time%s since boot", fv_fmt_num(c->a, flaps), pl)
+				  : hwc_arena_printf(c->a, "the carrier went down %s time%s since boot (carrier_up_count after the first; %s)",
+						     fv_fmt_num(c->a, flaps), pl, CARRIER_INCLUDES),
+			.text = hwc_arena_printf(c->a, "%s %s%s since boot (%s)", fv_fmt_num(c->a, flaps), k1 ? "link-down" : "carrier drop", pl,
 						 rate_short(c, flaps, hours)),
 		};
 		struct hwc_finding *fd = hwc_wnd_judge(c, &w, name, 0, &b, &act);
 		if (!fd)
 			continue;
 		if (act == HWC_WA_LIVE)
-			fd->message = hwc_arena_printf(c->a, "the link flapped during the watch: %s", fd->message);
+			fd->message = wcarrier ? hwc_arena_printf(c->a, "the carrier flapped during the watch: %s (%s)", fd->message, CARRIER_INCLUDES)
+					       : hwc_arena_printf(c->a, "the link flapped during the watch: %s", fd->message);
 		const char *want = hwc_arena_printf(c->a, "<= %s", fv_fmt_num(c->a, max));
 		if (k1)
-			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.link_down_events_phy", base), fv_fmt_num(c->a, phy), want);
-		if (k2)
-			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.carrier_up_count", base), fv_fmt_num(c->a, ups),
-					 hwc_arena_printf(c->a, "<= %s (the first up is the boot)", fv_fmt_num(c->a, max + 1)));
+			evidence_judged(c, fd, hwc_arena_printf(c->a, "%s.counters.link_down_events_phy", base), fv_fmt_num(c->a, phy), want, phy > max);
+		if (k2 && k1) /* context: the PHY counter decides */
+			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.carrier_up_count", base),
+					 hwc_arena_printf(c->a, "%s (context: counts host-side restarts too)", fv_fmt_num(c->a, ups)), NULL);
+		else if (k2)
+			evidence_judged(c, fd, hwc_arena_printf(c->a, "%s.link.carrier_up_count", base), fv_fmt_num(c->a, ups),
+					hwc_arena_printf(c->a, "<= %s (the first up is the boot)", fv_fmt_num(c->a, max + 1)), ups - 1 > max);
 		fv_far_end_netdev(c, fd, nd, base);
 	}
 }
@@ -1206,9 +1225,15 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "and the counters (`ethtool -m <netdev>` / `mstlink -d <BDF> -m -c`) and watch them again.",
 	 eval_symbol},
 	{"LINK_FLAPS", HWC_SEV_WARN, "link", "Link went down since boot",
-	 "link_down_events_phy (firmware), the netdev's carrier ups after the first, or IB link_downed "
-	 "above link_flaps_max (default 0): every flap tears down RDMA connections and stalls "
-	 "collective jobs. An administrator's own ip link down/up counts too. Where none of these is "
+	 "link_down_events_phy (firmware), else the netdev's carrier ups after the first, or IB "
+	 "link_downed above link_flaps_max (default 0): every flap tears down RDMA connections and "
+	 "stalls collective jobs. link_down_events_phy is PPCNT's physical layer link_down_events, "
+	 "which counts the port's unintended drops only (the PRM field's text in mstflint's register "
+	 "layouts): where it is read it decides, and the carrier count is shown beside it. The "
+	 "carrier also drops and returns for host-side restarts: mlx5 turns it off and on for ip "
+	 "link set down/up and around an MTU, channel or ring change with the link up all along "
+	 "(mlx5e_close, mlx5e_switch_priv_channels); where only the carrier is known the finding "
+	 "says so. Where none of these is "
 	 "known for a port (no netdev counters, no link_downed), mstlink's Link Down Counter (the "
 	 "same PPCNT physical layer link_down_events, counted since its counters were last cleared). "
 	 "In the watch window: link_down_events_phy's delta, else carrier_changes' (netdevs[].link."
