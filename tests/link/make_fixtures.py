@@ -264,6 +264,41 @@ def cx4_forum():
              "Ethernet), no firmware version, no netdev.")
     r.done("a ConnectX-4 100G port whose older firmware says 'No issue was observed.' with a period")
 
+
+# bluebanquise/bluebanquise, documentation/resources/mellanox.rst (commit ea66a18, 2025-11-13,
+# author oxedions, 'Doc - Add mellanox resources page'): the answer of `sudo mlxlink -d mlx5_0 -p 1`
+# on the ConnectX-5 VPI (mt4119, MCX555A-ECA, firmware 16.35.4506, MFT 4.30.1-113) whose mlxconfig
+# query the same page shows with LINK_TYPE_P1 IB(1): an InfiniBand port Active at 4X SDR whose
+# Enabled Link Speed and Supported Cable Speed are both 0x00000001 (SDR), Status Opcode 25, Group
+# Opcode PHY FW, 'Recommendation : Cable speed not enabled'. The page's mlxcables answer for
+# mt4119_pciconf0_cable_0 is a Mellanox QSFP28 passive copper cable (40GBASE-CR4, 25GBASE-CR CA-25G-N
+# or 50GBASE-CR2 compliance codes, 2 m, no diagnostics). Kept verbatim (the rst indentation removed)
+# in tests/fuzz/corpus/link/mlxlink-cx5-ib-sdr-cable-speed-bluebanquise.txt.
+def cx5_ib_sdr_cable_speed():
+    r = mstlink_root("link-mstlink-cx5-ib-sdr-cable-speed", "0000:5e:00.0", 0x1017, "16.35.4506", None,
+                     "10 Gb/sec (4X SDR)", "InfiniBand", "mlxlink-cx5-ib-sdr-cable-speed-bluebanquise.txt",
+                     cls="0x020700")
+    r.source("`hwcheck/commands/mstlink -d 0000:5e:00.0 -m -c/stdout`: verbatim answer (the rst code "
+             "block's four-space indentation removed, nothing else) of `sudo mlxlink -d mlx5_0 -p 1` in "
+             "bluebanquise/bluebanquise `documentation/resources/mellanox.rst` (commit ea66a18d9d5b, "
+             "2025-11-13, author oxedions; https://github.com/bluebanquise/bluebanquise): a ConnectX-5 "
+             "VPI (the page's mlxconfig query of /dev/mst/mt4119_pciconf0: MCX555A-ECA, EDR IB and "
+             "100GbE, LINK_TYPE_P1 IB(1); Tool Information: firmware 16.35.4506, mft 4.30.1-113), port "
+             "Active/LinkUp at IB-SDR 4x, No FEC, Enabled Link Speed and Supported Cable Speed both "
+             "0x00000001 (SDR), Status Opcode 25, Group Opcode PHY FW, 'Recommendation : Cable speed not "
+             "enabled'. The same page's `mlxcables` answer (mt4119_pciconf0_cable_0) is a Mellanox QSFP28 "
+             "passive copper cable whose compliance codes are Ethernet only (40GBASE-CR4, 25GBASE-CR "
+             "CA-25G-N or 50GBASE-CR2), 2 m, no diagnostics: not recorded here (hwcheck does not run "
+             "mlxcables); also tests/fuzz/corpus/link/mlxlink-cx5-ib-sdr-cable-speed-bluebanquise.txt. "
+             "Expected: LINK_TOOL_RECOMMENDATION warn (the firmware's own diagnosis of this port).")
+    r.source("RECONSTRUCTED: the argv (the capture ran `-d mlx5_0 -p 1`: no Module Info and no "
+             "counters, so the module and counter rules say unknown), BDF 0000:5e:00.0 and device "
+             "0x1017 (the page's `lspci` of a ConnectX-5 MT27800 at 5e:00.0 on host 'mgmt', which the "
+             "page does not say is the same card), class 0x020700, fw_ver (the capture's Tool "
+             "Information), port 1 state/rate/link_layer as mlxlink reports them (Active, LinkUp, "
+             "4X SDR, InfiniBand: LINK_TYPE_P1 IB), no counters files, no netdev, no board_id.")
+    r.done("a ConnectX-5 EDR port at 4X SDR whose firmware says 'Cable speed not enabled'")
+
 # An operator's notes on Cumulus Linux switches (2026-03-25, 'Cumulus, NVUE, MLAG', item 6: "Random
 # packet loss on a 400G link"): the lines of `mlxlink -d /dev/mst/mt53104_pci_cr0 -p <port>
 # --show_counters` they quote, verbatim (their spacing). Recommendation: Bad signal integrity.
@@ -920,6 +955,7 @@ def build():
     kernel_events()
     bf3_mlxlink()
     cx4_forum()
+    cx5_ib_sdr_cable_speed()
     gpud943()
     cx2_cable_pulled("link-ib-cx2-cable-pulled", None)
     cx2_cable_pulled("link-ib-cx2-cable-pulled-uptime", 86400)

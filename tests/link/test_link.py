@@ -303,6 +303,29 @@ class Fixtures(unittest.TestCase):
         self.assertEqual(link_findings(j), [("LINK_MODULE_RX_POWER_LOW", "unknown", "mlx5_0/1"),
                                             ("LINK_MODULE_THRESHOLDS", "unknown", "mlx5_0/1")])
 
+    def test_cx5_ib_cable_speed_not_enabled_real(self):
+        # a real ConnectX-5 EDR port at 4X SDR whose firmware diagnoses 'Cable speed not enabled'
+        # (bluebanquise's mlxlink answer): LINK_TOOL_RECOMMENDATION warns on the firmware's words;
+        # the counters and the module were not in the capture (unknown, never a pass), and the
+        # rate rules, without PortInfo, stay unknown (filtered out by link_findings)
+        j = check("link-mstlink-cx5-ib-sdr-cable-speed")
+        phy = port(j, "mlx5_0")["phy"]
+        self.assertEqual((phy["recommendation"], phy["status_opcode"], phy["speed"], phy["fec"]),
+                         ("Cable speed not enabled", 25, "IB-SDR", "No FEC"))
+        self.assertEqual((phy["enabled_link_speed"], phy["supported_cable_speed"]),
+                         ("0x00000001 (SDR)", "0x00000001 (SDR)"))
+        got = link_findings(j)
+        self.assertIn(("LINK_TOOL_RECOMMENDATION", "warn", "mlx5_0/1"), got)
+        for rule, sev, _ in got:
+            self.assertIn(sev, ("warn", "unknown"), rule)
+            if rule != "LINK_TOOL_RECOMMENDATION":
+                self.assertEqual(sev, "unknown", rule)
+        f = next(f for f in j["findings"] if f["rule_id"] == "LINK_TOOL_RECOMMENDATION")
+        self.assertIn("Cable speed not enabled", f["message"])
+        rate = [f for f in j["findings"] if f["rule_id"] in ("LINK_RATE_BELOW_POSSIBLE", "LINK_RATE_LIMITED")]
+        self.assertTrue(rate)
+        self.assertTrue(all(f["severity"] == "unknown" for f in rate), rate)
+
     def test_hdr_plr_real_ber_silent(self):
         # eight real ConnectX-6 HDR 2x ports (RS-FEC (544,514) + PLR): raw BER 4E-9..1E-7, nothing
         # left after FEC or PLR; the BER rules judge them and stay silent, the Symbol lines are read
