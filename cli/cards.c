@@ -19,6 +19,7 @@
 #include "core/query.h"
 #include "core/util.h"
 #include "cli/cards_int.h"
+#include "pci/pci.h"
 
 #define vput hwc_cards_vput
 #define why hwc_cards_why
@@ -285,10 +286,8 @@ static void it_numa(struct card_ctx *x, const json_t *port, struct item_val *v)
 /* The RDMA driver the card needs: mlx4_ib for ConnectX-2/-3, mlx5_ib from ConnectX-4 on. */
 static const char *ib_driver(const json_t *ad)
 {
-	const char *g = hwc_json_str_or(ad, "generation", NULL);
-	if (!g)
-		return "mlx5_ib or mlx4_ib";
-	return !strncmp(g, "ConnectX-2", 10) || !strncmp(g, "ConnectX-3", 10) ? "mlx4_ib" : "mlx5_ib";
+	const char *drv = hwc_pci_mlx_rdma_driver(hwc_json_str_or(ad, "generation", NULL));
+	return drv ? drv : "mlx5_ib or mlx4_ib";
 }
 
 static void it_netdev_port(struct card_ctx *x, const json_t *p, struct item_val *v)

@@ -318,6 +318,7 @@ static int replay(struct hwc_env *e, struct hwc_arena *a, const char *const *arg
 	const char *cmd = hwc_argv_str(a, argv);
 	if (!hwc_env_is_dir(e, dir)) {
 		/* no recording: the capture does not say whether the tool is installed */
+		r->not_recorded = true;
 		const char *only = hwc_env_only_input(e);
 		hwc_fmeta_set(&r->m, HWC_ST_ABSENT, 0,
 			      only ? hwc_arena_printf(a, "%s: not run (not in %s)", cmd, only)

@@ -25,6 +25,10 @@ struct hwc_cmd_result {
 	size_t err_len;
 	unsigned elapsed_ms;
 	bool aliased;    /* replay: the older argv's recording answered (hwc_run_many_as) */
+	/* replay: the capture holds no recording of the command (m.st absent, "mstconfig: not in
+	 * this capture", or "... not run (not in the --pci-dump file)"): no answer at all, which a
+	 * caller tells from a recorded one by this, never by the detail's words */
+	bool not_recorded;
 };
 
 struct hwc_cmd {

@@ -92,7 +92,7 @@ int hwc_host_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_co
 		return -ENOMEM;
 	hwc_read_str(e, "proc/sys/kernel/hostname", a, &h->hostname);
 	/* a capture's needs_root is fixed by capturing again as root, not by this run's user */
-	h->read_from = hwc_env_is_live(e) ? "live" : "capture";
+	h->read_from = hwc_env_only_input(e) ? "pci-dump" : hwc_env_is_live(e) ? "live" : "capture";
 	hwc_read_str(e, "proc/sys/kernel/osrelease", a, &h->kernel.release);
 	hwc_read_str(e, "proc/cmdline", a, &h->kernel.cmdline);
 	hwc_host_read_bracketed(e, a, "sys/kernel/security/lockdown", &h->kernel.lockdown);
@@ -231,9 +231,10 @@ static const struct hwc_jfield host_f[] = {
 #undef PART_F
 	STR(hwc_host_facts, hostname),
 	HWC_JFD(struct hwc_host_facts, read_from, HWC_JT_PSTR,
-		"where the facts were read: live (this machine, root /) or capture (a captured or "
-		"hand-built root given with --root, its tools replayed from hwcheck/commands); left out "
-		"by hwcheck before this key"),
+		"where the facts were read: live (this machine, root /), capture (a captured or "
+		"hand-built root given with --root, its tools replayed from hwcheck/commands) or "
+		"pci-dump (an lspci dump given with --pci-dump and no --root: nothing else was read); "
+		"left out by hwcheck before this key"),
 };
 const struct hwc_jtable hwc_host_table = HWC_JTABLE("host", host_f, 0);
 

@@ -101,6 +101,11 @@ static void fill_function(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx
 	/* A VF passed to a virtual machine has no physfn link: its device id still says VF. */
 	const struct hwc_mlx_ident *ident = hwc_ok(id) ? hwc_mlx_ident_find((uint16_t)id.v) : NULL;
 	fn->is_vf = hwc_ok(fn->physfn) || (ident && ident->vf);
+	fn->revision = -1;
+	struct hwc_fu64 rev = {0};
+	if (ident && ident->by_revision &&
+	    hwc_read_hex(e, hwc_arena_printf(a, "%s/revision", base), a, &rev) == 0 && rev.v <= 0xff)
+		fn->revision = (int64_t)rev.v;
 	if (!hwc_ok(fn->physfn))
 		HWC_FAIL(fn->physfn, HWC_ST_ABSENT, 0,
 			 fn->is_vf ? "a VF whose PF is not visible here (virtual machine)"
@@ -154,8 +159,10 @@ static void fill_identity(struct hwc_mlx_adapter *ad, struct hwc_arena *a)
 		HWC_FAIL(ad->port_rate_max_gbps, HWC_ST_UNSUPPORTED, 0, why);
 		return;
 	}
-	HWC_SET(ad->product, id->product);
-	HWC_SET(ad->generation, id->generation);
+	const char *product, *generation;
+	hwc_mlx_ident_name(id, f0->revision, a, &product, &generation);
+	HWC_SET(ad->product, product);
+	HWC_SET(ad->generation, generation);
 	if (id->pcie_gts > 0) {
 		HWC_SET(ad->pcie_max_speed_gts, id->pcie_gts);
 		HWC_SET(ad->pcie_max_width, id->pcie_width);
@@ -982,7 +989,8 @@ static int functions_from_dump(const struct hwc_facts *f, struct hwc_arena *a,
 		if (!hwc_ok(d->vendor_id) || strtoul(d->vendor_id.v, NULL, 16) != MLX_VENDOR)
 			continue;
 		struct hwc_mlx_function fn = {.bdf = d->bdf.v, .device_id = d->device_id,
-					      .class_code = d->class_code};
+					      .class_code = d->class_code,
+					      .revision = hwc_ok(d->revision) ? d->revision.v : -1};
 		const struct hwc_mlx_ident *ident =
 			hwc_ok(d->device_id) ? hwc_mlx_ident_find((uint16_t)strtoul(d->device_id.v, NULL, 16))
 					     : NULL;

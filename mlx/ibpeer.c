@@ -514,13 +514,6 @@ static void not_run(struct peer_run *r, const struct hwc_cmd *c, struct hwc_cmd_
 	res->out = res->err = "";
 }
 
-/* A replayed answer that is no answer: the capture has no recording of the command. */
-static bool not_recorded(const struct hwc_cmd_result *g)
-{
-	return g->m.st == HWC_ST_ABSENT && g->m.detail &&
-	       (strstr(g->m.detail, ": not in this capture") || strstr(g->m.detail, ": not run (not in "));
-}
-
 /* One round: its commands for all jobs at once; then take() per job. The shared time bounds what
  * this run waits for; a replay waits for nothing, and answers in the captured run's terms (as the
  * runner replays a recorded timeout, never in this run's limits): a round the recorded times
@@ -554,7 +547,7 @@ static void run_round(struct peer_run *r, const struct job *jobs, size_t n, size
 			continue;
 		if (!left) {
 			const struct hwc_cmd_result *g = replay ? &got[k++] : NULL;
-			if (g && !not_recorded(g))
+			if (g && !g->not_recorded) /* a replayed answer that is no answer */
 				res[i] = *g;
 			else
 				not_run(r, &cmds[i], &res[i]);

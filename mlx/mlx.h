@@ -21,11 +21,17 @@ struct hwc_mlx_ident {
 	double pcie_gts;  /* what the product's PCIe interface can do; 0 = not a data path function */
 	int pcie_width;
 	double port_gbps; /* highest port rate of the product (one port) */
+	bool by_revision; /* ConnectX or ConnectX-2: the PCI revision decides (hwc_mlx_ident_name) */
 };
 
 /* NULL for an id the table does not know (the function is still reported, by vendor). */
 const struct hwc_mlx_ident *hwc_mlx_ident_find(uint16_t device_id);
 const struct hwc_mlx_ident *hwc_mlx_ident_table(size_t *n);
+/* The product and generation of an id at a PCI revision (< 0: not read). Ids ConnectX and
+ * ConnectX-2 share are named by the revision: 0xa0 ConnectX, 0xb0 ConnectX-2, else both names
+ * ("ConnectX or ConnectX-2"); every other id by the table alone. */
+void hwc_mlx_ident_name(const struct hwc_mlx_ident *id, int64_t revision, struct hwc_arena *a,
+			const char **product, const char **generation);
 
 /* ---- parsers (mlx/parse.c): pure functions over the bytes a tool printed --------------------- */
 
@@ -149,6 +155,7 @@ struct hwc_mlx_function {
 	struct hwc_fstr device_id, class_code, driver, physfn;
 	bool is_vf;
 	struct hwc_mlx_strv netdevs, rdma_devices, hwmon;
+	int64_t revision; /* the PCI revision, read only where it names the product; -1 not read */
 };
 
 /* The error counters of an RDMA port (mlx/port_counters.c): IBA PortCounters under counters/

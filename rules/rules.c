@@ -40,14 +40,21 @@ static void eval_no_adapter(struct hwc_rule_ctx *c)
 		hwc_rule_unknown(c, "host", "mlx.adapters", why, "whether a ConnectX adapter is present");
 		return;
 	}
-	/* where the facts were read (host.read_from): a --root capture is not this machine */
+	/* where the facts were read (host.read_from, pci.source): a --root capture or a --pci-dump
+	 * file is not this machine */
 	const char *from = hwc_q_string(hwc_q_get(c->facts, "host"), "read_from");
-	const char *where = !from ? "" : !strcmp(from, "capture") ? " in this capture (--root)"
+	const char *src = hwc_q_string(hwc_q_get(c->facts, "pci"), "source");
+	bool dump = src && !strcmp(src, "dump");
+	const char *where = !from ? "" : !strcmp(from, "pci-dump") ? " in this PCI dump (--pci-dump)"
+				  : !strcmp(from, "capture") ? (dump ? " in this capture (--root) and PCI dump (--pci-dump)"
+								      : " in this capture (--root)")
 				  : !strcmp(from, "live") ? " on this machine" : "";
 	struct hwc_finding *fd = hwc_rule_emit(c, "host", "no ConnectX adapter was found%s", where);
 	hwc_evidence_add(fd, c->a, "mlx.adapters", "[]", "at least one adapter");
 	if (from)
 		hwc_evidence_add(fd, c->a, "host.read_from", from, NULL);
+	if (dump)
+		hwc_evidence_add(fd, c->a, "pci.source", src, NULL);
 }
 
 static void eval_expectations(struct hwc_rule_ctx *c)

@@ -137,7 +137,8 @@ def netdata2620():
 
 def cx2_cable_pulled(name, uptime):
     r = Root(name)
-    r.function("0000:04:00.0", 0x673c, cls="0x0c0600", driver="mlx4_core", rdma=["mlx4_0"])
+    r.function("0000:04:00.0", 0x673c, cls="0x0c0600", driver="mlx4_core", rdma=["mlx4_0"],
+               revision=0xb0)
     for port, data in CX2_PULLED.items():
         ib_port(r, "mlx4_0", {**CX2_PULLED_ERRORS, **data}, state="1: DOWN", phys="2: Polling",
                 rate="40 Gb/sec (4X QDR)", port=port)
@@ -154,10 +155,12 @@ def cx2_cable_pulled(name, uptime):
              "the cable was reconnected and the links came back the symbol count read 0 again "
              "and the link-downed count stayed 1.")
     r.source("RECONSTRUCTED: BDF 0000:04:00.0, PCI id 15b3:673c (MT26428 from the capture's "
-             "/dev/mst/mt26428_pciconf0; hwcheck's product table has no ConnectX-2, so the "
-             "product is `unsupported`), class, driver mlx4_core, port state DOWN/Polling (the "
+             "/dev/mst/mt26428_pciconf0), class, driver mlx4_core, port state DOWN/Polling (the "
              "cable was out; the capture prints no state), rate 40 Gb/sec (4X QDR, the author's "
              "notes on the same loopback: QDR link layer), no fw_ver/board_id, no hw_counters/.")
+    r.source("RECONSTRUCTED: the PCI revision 0xb0 (`revision`), ConnectX-2's (mstflint's dev_mgt "
+             "table before its 8e08c36: ConnectX2 is hw revision 0xb0, ConnectX shares the PCI ids at "
+             "0xa0), since the author names the card a ConnectX-2: hwcheck names it ConnectX-2 from it.")
     if uptime is None:
         r.source("No `proc/uptime` (the capture has none): the symbol error rate cannot be had, "
                  "so LINK_SYMBOL_ERRORS must say `unknown` on both ports, never pass; LINK_FLAPS "
@@ -175,7 +178,8 @@ def cx2_cable_pulled(name, uptime):
 
 def cx2_ring_window():
     r = Root("link-ib-cx2-ring-window")
-    r.function("0000:01:00.0", 0x673c, cls="0x0c0600", driver="mlx4_core", rdma=["mlx4_0"])
+    r.function("0000:01:00.0", 0x673c, cls="0x0c0600", driver="mlx4_core", rdma=["mlx4_0"],
+               revision=0xb0)
     for port, counters in CX2_RING.items():
         now = {**{k: 0 for k in CX2_RING_ZERO}, **{k: v for k, (v, _) in counters.items()}}
         ib_port(r, "mlx4_0", now, rate="40 Gb/sec (4X QDR)", port=port)
@@ -192,12 +196,15 @@ def cx2_ring_window():
              "commit). The 10 s deltas it printed (port_rcv_data +524621677 on port 1, ...) are "
              "kept in tests/link/make_fixtures.py (CX2_RING) for a `--watch` capture.")
     r.source("RECONSTRUCTED: BDF 0000:01:00.0, PCI id 15b3:673c (a ConnectX-2 VPI QDR, "
-             "MT26428: the notes name the card, not its id; not in hwcheck's product table), "
+             "MT26428: the notes name the card, not its id), "
              "class, driver mlx4_core, port state ACTIVE/LinkUp (the notes' RDMA tests ran over "
              "these ports), rate 40 Gb/sec (4X QDR), no `proc/uptime`, no hw_counters/ (the "
              "tool printed none non-zero for this run). Expected: LINK_FLAPS warn on mlx4_0/1 "
              "and mlx4_0/2 (link_downed since boot), LINK_SYMBOL_ERRORS and "
              "LINK_INTEGRITY_ERRORS silent (0).")
+    r.source("RECONSTRUCTED: the PCI revision 0xb0 (`revision`), ConnectX-2's (mstflint's dev_mgt "
+             "table before its 8e08c36: ConnectX2 is hw revision 0xb0, ConnectX shares the PCI ids at "
+             "0xa0), since the author names the card a ConnectX-2: hwcheck names it ConnectX-2 from it.")
     r.done("ConnectX-2 ports of an aarch64 board: links went down since boot, none in the 10 s sample")
 
 

@@ -166,7 +166,8 @@ def eth_pam4():
 
 def ib_cx2_ring():
     r = Root("watch-ib-cx2-ring")
-    r.function("0000:01:00.0", 0x673c, cls="0x0c0600", driver="mlx4_core", rdma=["mlx4_0"])
+    r.function("0000:01:00.0", 0x673c, cls="0x0c0600", driver="mlx4_core", rdma=["mlx4_0"],
+               revision=0xb0)
     for port, counters in mf.CX2_RING.items():
         later = {**{k: 0 for k in mf.CX2_RING_ZERO}, **{k: v for k, (v, _) in counters.items()}}
         before = {k: v - counters[k][1] if k in counters else v for k, v in later.items()}
@@ -192,6 +193,9 @@ def ib_cx2_ring():
              "Expected: counters_window link_downed 0 and symbol_error 0 on both ports (the links "
              "went down before the window, 1 and 2 times since boot, not in it), every error "
              "counter's delta 0.")
+    r.source("RECONSTRUCTED: the PCI revision 0xb0 (`revision`), ConnectX-2's (mstflint's dev_mgt "
+             "table before its 8e08c36: ConnectX2 is hw revision 0xb0, ConnectX shares the PCI ids at "
+             "0xa0), since the author names the card a ConnectX-2: hwcheck names it ConnectX-2 from it.")
     r.done("ConnectX-2 ports read twice ten seconds apart (real): flaps since boot, none in the window")
 
 

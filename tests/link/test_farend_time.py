@@ -44,14 +44,18 @@ def why(obj, key):
 
 
 # A fake smpquery/perfquery for --exec-tools runs: logs its argv, answers from the fixture's
-# recordings (by the argv without -t, as they were captured), hangs where HANG matches.
+# recordings (by the argv without -t, as they were captured), hangs where HANG matches. Shell
+# builtins but the final cat: a loaded machine starts few processes for it, so the tools that
+# must answer do so well inside the run's --cmd-timeout, and the one that must hang sleeps far
+# past it.
 FAKE = """#!/bin/sh
-printf '%s\\n' "$(basename "$0") $*" >> '{log}'
-key=$(printf '%s' "$(basename "$0") $*" | sed 's/ -t 200 / /')
+key="${{0##*/}} $*"
+printf '%s\\n' "$key" >> '{log}'
+case "$key" in *" -t 200 "*) key="${{key%% -t 200 *}} ${{key#* -t 200 }}";; esac
 case "$key" in {hang}) exec sleep 600;; esac
 rec='{cmds}'/"$key"
 [ -d "$rec" ] || {{ echo "ibwarn: [1] mad_rpc: _do_madrpc failed; dport (no recording)" >&2; exit 255; }}
-cat "$rec/stdout"
+exec cat "$rec/stdout"
 """
 
 
@@ -136,21 +140,23 @@ class Live(unittest.TestCase):
     """--exec-tools on the fixture root with fake infiniband-diags (HWCHECK_TOOL_PATH)."""
 
     def test_hung_smpquery_costs_one_timeout(self):
-        # every PortInfo query hangs: round 1's (this port's own) is killed at --cmd-timeout 1;
+        # every PortInfo query hangs: round 1's (this port's own) is killed at --cmd-timeout 8;
         # round 2 (the peer's LID and its switch port, both PortInfo) is then not run, where it
-        # used to wait a second --cmd-timeout
+        # used to wait a second --cmd-timeout. 8 s, not 1: round 1's other queries must answer
+        # inside it, which a machine at load 20 did not always do in 1 s (they answer at once
+        # otherwise); the hung one sleeps 600 s, so it is the timeout that ends it
         with tempfile.TemporaryDirectory() as d:
             root = root_copy(d, commands=False)
             bin_, log = fake_tools(d, "*portinfo*|perfquery*")
-            cp, j = run_json("--root", root, "--exec-tools", "--cmd-timeout", "1", "facts", "--json",
-                             env={"HWCHECK_TOOL_PATH": bin_}, timeout=120)
+            cp, j = run_json("--root", root, "--exec-tools", "--cmd-timeout", "8", "facts", "--json",
+                             env={"HWCHECK_TOOL_PATH": bin_}, timeout=300)
             ran = read(log).splitlines()
         self.assertEqual(cp.returncode, 0, cp.stderr)
         p = port(j, "mlx5_0")
-        self.assertEqual(why(p, "portinfo"), ("timeout", NEW + "portinfo 0 1: killed after 1000 ms without finishing"))
+        self.assertEqual(why(p, "portinfo"), ("timeout", NEW + "portinfo 0 1: killed after 8000 ms without finishing"))
         peer = p["peer"]
         self.assertEqual((peer["node_description"], peer["port"]), ("SwitchIB Mellanox Technologies", 25))
-        self.assertEqual(why(peer, "lid"), ("timeout", NEW + "portinfo 0,1 0: " + SPENT.format(ms=1000)))
+        self.assertEqual(why(peer, "lid"), ("timeout", NEW + "portinfo 0,1 0: " + SPENT.format(ms=8000)))
         self.assertEqual(why(peer["counters"], "symbol_error"), why(peer, "lid"))
         # what ran: round 1 only, every tool with -t 200
         self.assertEqual(sorted(ran), sorted([NEW + "nodedesc 0,1", NEW + "nodeinfo 0,1", NEW + "portinfo 0 1"]))

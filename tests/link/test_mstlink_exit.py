@@ -136,7 +136,8 @@ class RefusedCards(unittest.TestCase):
         for p in j["facts"]["mlx"]["adapters"][0]["ports"]:
             st, detail = why(p["phy"], "source")
             self.assertEqual(st, "unsupported")
-            self.assertEqual(detail, "mstlink does not support this card (ConnectX-2 or older, 15b3:673c): "
+            # the product as the identity table names it (ConnectX-2 at PCI revision 0xb0)
+            self.assertEqual(detail, "mstlink does not support this card (ConnectX-2, 15b3:673c): "
                              "mstflint's mlxlink takes Connect-IB and later, not ConnectX-3 or older; "
                              "perfquery and ibportstate read its port")
             self.assertEqual(why(p["module"], "identifier"), (st, detail))

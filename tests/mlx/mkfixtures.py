@@ -48,11 +48,13 @@ class Root:
         open(os.path.join(d, ".hwcheck-keep"), "w").close()
 
     def function(self, bdf, device, cls="0x020000", driver="mlx5_core", netdevs=(), rdma=(),
-                 physfn=None, hwmon=()):
+                 physfn=None, hwmon=(), revision=None):
         base = f"sys/bus/pci/devices/{bdf}"
         self.write(f"{base}/vendor", "0x15b3\n")
         self.write(f"{base}/device", f"0x{device:04x}\n")
         self.write(f"{base}/class", f"{cls}\n")
+        if revision is not None:
+            self.write(f"{base}/revision", f"0x{revision:02x}\n")
         if driver:
             self.link(f"{base}/driver", f"../../../bus/pci/drivers/{driver}")
         if physfn:
@@ -210,7 +212,7 @@ def multi_card():
     start = text.index(b"Image type:")
     r.command(flint("0000:0c:00.0"), text[start:])
     # ConnectX-2 EN: an id hwcheck's table does not know, and mstconfig refuses it
-    r.function("0000:06:00.0", 0x6750, driver="mlx4_core")
+    r.function("0000:06:00.0", 0x6750, driver="mlx4_core", revision=0xb0)
     r.command(mstconfig("0000:06:00.0"), b"-E- Unsupported device\n", exit=3)
     # ConnectX-6 Dx on an AMD host: flint query and mget_temp 88
     r.function("0000:41:00.0", 0x101D)
@@ -235,11 +237,13 @@ def multi_card():
              "`Image type:` on (FW 2.42.5044, PSID HP_1370110017, FS2). Two captures of two HP ConnectX-3 "
              "Pro hosts joined on one card. Reconstructed: the BDF (0c:00.0 is the issue's), netdevs "
              "ens4/ens4d1 and mlx4_0 without sysfs attributes (none captured).")
-    r.source("0000:06:00.0 ConnectX-2 EN (15b3:6750, not in hwcheck's table: reported as unknown by "
-             "vendor): mstconfig `-E- Unsupported device` from "
+    r.source("0000:06:00.0 ConnectX-2 EN (15b3:6750): mstconfig `-E- Unsupported device` from "
              "`mlxconfig/ERR_connectx2_mstconfig-e-q_unsupported-device_mstflint-issue4_FRAGMENT.txt` "
              "(the issue ran `mstconfig -e -d 06:00.0 q`; the device id 6750 is reconstructed from the "
-             "corpus ConnectX-2 dmesg fragment `dmesg/connectx2-15b3-6750_...`).")
+             "corpus ConnectX-2 dmesg fragment `dmesg/connectx2-15b3-6750_...`). RECONSTRUCTED: the PCI "
+             "revision 0xb0, ConnectX-2's (mstflint's dev_mgt table before 8e08c36: ConnectX2 is hw "
+             "revision 0xb0; ConnectX shares the id at 0xa0), since the issue names the card ConnectX-2: "
+             "hwcheck names it ConnectX-2 EN from it.")
     r.source("0000:41:00.0/.1 ConnectX-6 Dx (15b3:101d) on the AMD-107 host: `mstflint q` = the first "
              "(CX6 Dx, 22.27.1016, PSID MT_0000000359) query of "
              "`mlxconfig/cx6dx-22.27.1016_and_cx5-16.26.4012_flint-q_notes-cn.txt` up to its "

@@ -134,9 +134,10 @@ class KnownFacts(unittest.TestCase):
         self.assertEqual([a["bdf"] for a in m["adapters"]],
                          ["0000:06:00.0", "0000:0c:00.0", "0000:41:00.0"])
         self.assertEqual(m["tools"]["mstflint_version"], "4.29.0")
-        cx2 = adapter(doc, "0000:06:00.0")  # unknown id: still reported
+        cx2 = adapter(doc, "0000:06:00.0")  # named from its id and PCI revision (0xb0)
         self.assertEqual(cx2["device_id"], "6750")
-        self.assertEqual(status(cx2, "product"), "unsupported")
+        self.assertEqual((cx2["product"], cx2["generation"]), ("ConnectX-2 EN", "ConnectX-2"))
+        self.assertEqual((cx2["pcie_max"], cx2["port_rate_max_gbps"]), ({"speed_gts": 5, "width": 8}, 10))
         self.assertEqual(status(cx2, "fw_config"), "unsupported")
         cx3 = adapter(doc, "0000:0c:00.0")
         self.assertEqual(cx3["fw_config"]["LINK_TYPE_P1"]["next_boot"], "VPI")

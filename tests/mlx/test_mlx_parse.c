@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "mlx/mlx.h"
+#include "pci/pci.h"
 #include "test.h"
 
 static struct hwc_arena *A;
@@ -507,7 +508,47 @@ static void test_ident(void)
 	CHECK(id && strcmp(id->generation, "BlueField-3") == 0);
 	id = hwc_mlx_ident_find(0x101c);
 	CHECK(id && id->vf);
-	CHECK(hwc_mlx_ident_find(0x6750) == NULL); /* ConnectX-2: reported by vendor only */
+	/* ConnectX and ConnectX-2 share the mlx4 "Hermon" ids: the PCI revision names the card
+	 * (0xb0 ConnectX-2, 0xa0 ConnectX), else both names; the figures are the id's */
+	id = hwc_mlx_ident_find(0x673c);
+	CHECK(id && id->by_revision && id->pcie_gts == 5 && id->pcie_width == 8 && id->port_gbps == 40);
+	const char *prod = NULL, *gen = NULL;
+	if (id) {
+		hwc_mlx_ident_name(id, 0xb0, A, &prod, &gen);
+		CHECK_STR(prod, "ConnectX-2");
+		CHECK_STR(gen, "ConnectX-2");
+		hwc_mlx_ident_name(id, 0xa0, A, &prod, &gen);
+		CHECK_STR(prod, "ConnectX");
+		CHECK_STR(gen, "ConnectX");
+		hwc_mlx_ident_name(id, -1, A, &prod, &gen);
+		CHECK_STR(prod, "ConnectX or ConnectX-2");
+		CHECK_STR(gen, "ConnectX or ConnectX-2");
+	}
+	id = hwc_mlx_ident_find(0x6750);
+	CHECK(id && id->pcie_gts == 5 && id->port_gbps == 10);
+	if (id) {
+		hwc_mlx_ident_name(id, 0xb0, A, &prod, &gen);
+		CHECK_STR(prod, "ConnectX-2 EN");
+		CHECK_STR(gen, "ConnectX-2");
+	}
+	id = hwc_mlx_ident_find(0x1002);
+	CHECK(id && id->vf && !id->by_revision && strcmp(id->product, "ConnectX-2 VF") == 0);
+	id = hwc_mlx_ident_find(0x1017); /* every other id: the table's name, whatever the revision */
+	CHECK(id != NULL);
+	if (id) {
+		hwc_mlx_ident_name(id, 0xb0, A, &prod, &gen);
+		CHECK_STR(prod, "ConnectX-5");
+	}
+	/* the RDMA driver of a generation: mlx4_ib up to ConnectX-3 */
+	CHECK_STR(hwc_pci_mlx_rdma_driver("ConnectX-2"), "mlx4_ib");
+	CHECK_STR(hwc_pci_mlx_rdma_driver("ConnectX"), "mlx4_ib");
+	CHECK_STR(hwc_pci_mlx_rdma_driver("ConnectX or ConnectX-2"), "mlx4_ib");
+	CHECK_STR(hwc_pci_mlx_rdma_driver("ConnectX-3"), "mlx4_ib");
+	CHECK_STR(hwc_pci_mlx_rdma_driver("ConnectX-4"), "mlx5_ib");
+	CHECK_STR(hwc_pci_mlx_rdma_driver("ConnectX-6 Dx or later"), "mlx5_ib");
+	CHECK_STR(hwc_pci_mlx_rdma_driver("Connect-IB"), "mlx5_ib");
+	CHECK_STR(hwc_pci_mlx_rdma_driver("BlueField-2"), "mlx5_ib");
+	CHECK(hwc_pci_mlx_rdma_driver(NULL) == NULL);
 	size_t n;
 	const struct hwc_mlx_ident *t = hwc_mlx_ident_table(&n);
 	int dups = 0;

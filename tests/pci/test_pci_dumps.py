@@ -137,6 +137,25 @@ class DumpAlone(unittest.TestCase):
         self.assertIn("an lspci dump holds config space only", json.dumps(pd))
 
 
+    def test_no_adapter_names_the_dump_not_this_machine(self):
+        # MLX_NO_ADAPTER says what was read: the dump (not "this machine", not "--root")
+        j = self.check(hwctest.fixture("pci-dumps", "pciutils", "tree-asus-p6t6.txt"))
+        self.assertEqual(j["facts"]["host"]["read_from"], "pci-dump")
+        na = [f for f in j["findings"] if f["rule_id"] == "MLX_NO_ADAPTER"]
+        self.assertEqual([f["message"] for f in na], ["no ConnectX adapter was found in this PCI dump (--pci-dump)"])
+        self.assertIn(("host.read_from", "pci-dump"), [(e["fact"], e["observed"]) for e in na[0]["evidence"]])
+
+    def test_no_adapter_with_root_names_both(self):
+        # a dump beside a --root: the capture's sysfs and the dump were read
+        cp, j = run_json("--root", hwctest.fixture("vm-q35-rails", "root"), "--pci-dump",
+                         hwctest.fixture("pci-dumps", "pciutils", "tree-asus-p6t6.txt"), "check", "--json")
+        self.assertIn(cp.returncode, (0, 1), cp.stderr)
+        self.assertEqual(j["facts"]["host"]["read_from"], "capture")
+        na = [f for f in j["findings"] if f["rule_id"] == "MLX_NO_ADAPTER"]
+        self.assertEqual([f["message"] for f in na],
+                         ["no ConnectX adapter was found in this capture (--root) and PCI dump (--pci-dump)"])
+
+
 class BadDumps(unittest.TestCase):
     def test_malformed_dump_is_an_error_not_an_exit(self):
         with tempfile.TemporaryDirectory() as t:

@@ -155,6 +155,12 @@ static void test_runner(struct hwc_env *live, struct hwc_env *rep, struct hwc_ar
 	CHECK_INT(hwc_run(rep, a, mn, 1000, &r), -ENOENT);
 	CHECK_INT(r.m.st, HWC_ST_ABSENT);
 	CHECK_STR(r.m.detail, "mstreg: not in this capture");
+	CHECK(r.not_recorded); /* the runner's own status for it, not the words */
+	/* a recorded answer, a failure included, is not "not recorded" */
+	CHECK_INT(hwc_run(rep, a, mh, 1000, &r), -ETIMEDOUT);
+	CHECK(!r.not_recorded);
+	CHECK_INT(hwc_run(rep, a, mc, 1000, &r), -ECHILD);
+	CHECK(!r.not_recorded);
 	const char *sl[] = {"tool", "a/b", "%", NULL};
 	CHECK_STR(hwc_run_record_dir(a, sl), "hwcheck/commands/tool a%2Fb %25");
 }
@@ -188,6 +194,7 @@ static void test_replay_not_run(struct hwc_env *rep, struct hwc_arena *a)
 		CHECK_INT(r.m.st, cases[i].st);
 		CHECK_INT(r.m.err, cases[i].err);
 		CHECK_STR(r.m.detail, cases[i].detail);
+		CHECK(!r.not_recorded); /* recorded: its result says why it never ran */
 	}
 	/* the same exit with output is the tool's own answer */
 	const char *ne[] = {"mstreg", "said", NULL};
