@@ -466,7 +466,7 @@ static void put_list(struct item_val *v, const json_t *l, const char *suffix)
 		vput(v, "unknown");
 		return;
 	}
-	json_array_foreach(l, i, e) vput(v, "%s%g%s", i ? ", " : "", json_number_value(e), suffix);
+	json_array_foreach(l, i, e) vput(v, "%s%.10g%s", i ? ", " : "", json_number_value(e), suffix); /* 25.78125, not 25.7812 */
 }
 
 /* mstlink's own speeds (the only source on an InfiniBand port without PortInfo, an Ethernet port
@@ -489,6 +489,32 @@ static void put_mstlink_speeds(const json_t *p, struct item_val *v)
 	}
 }
 
+/* What one end enables, for the "link rate" line: "enabled here 2.5, 5, 10 x 1X, 4X"; what is not
+ * known is said in words, with why ("the speeds and widths the peer enables unknown (...)"), never
+ * "unknown x unknown". lead: "enabled here " or "at the peer "; whom: "this port" or "the peer". */
+static void put_enabled(struct item_val *v, const json_t *pi, const char *lead, const char *whom)
+{
+	const json_t *sp = hwc_q_get(pi, "speeds_enabled_gbps"), *wd = hwc_q_get(pi, "widths_enabled");
+	if (json_is_array(sp) && json_is_array(wd)) {
+		vput(v, "%s", lead);
+		put_list(v, sp, "");
+		vput(v, " x ");
+		put_list(v, wd, "X");
+		return;
+	}
+	v->unknown = true;
+	if (json_is_array(sp) || json_is_array(wd)) { /* one of the two */
+		vput(v, "%s", lead);
+		put_list(v, json_is_array(sp) ? sp : wd, json_is_array(sp) ? "" : "X");
+		vput(v, "%s", json_is_array(sp) ? " Gb/s lanes" : "");
+		vput(v, ", the %s %s enables unknown (%s)", json_is_array(sp) ? "widths" : "lane rates", whom,
+		     why(pi, json_is_array(sp) ? "widths_enabled" : "speeds_enabled_gbps"));
+		return;
+	}
+	const char *ws = why(pi, "speeds_enabled_gbps"), *ww = why(pi, "widths_enabled");
+	vput(v, "the speeds and widths %s enables unknown (%s%s%s)", whom, ws, strcmp(ws, ww) ? "; " : "", strcmp(ws, ww) ? ww : "");
+}
+
 /* An InfiniBand port: its PortInfo's active lane rate and width, and what each end enables. */
 static void it_rate_ib(const json_t *p, struct item_val *v)
 {
@@ -509,19 +535,15 @@ static void it_rate_ib(const json_t *p, struct item_val *v)
 		}
 		return;
 	}
-	vput(v, "%gX at %g Gb/s a lane; enabled here ", json_number_value(wd), json_number_value(sp));
-	put_list(v, hwc_q_get(pi, "speeds_enabled_gbps"), "");
-	vput(v, " x ");
-	put_list(v, hwc_q_get(pi, "widths_enabled"), "X");
+	vput(v, "%gX at %.10g Gb/s a lane; ", json_number_value(wd), json_number_value(sp));
+	put_enabled(v, pi, "enabled here ", "this port");
 	if (!json_is_object(peer)) {
 		v->unknown = true;
-		vput(v, ", at the peer unknown (%s)", json_is_object(hwc_q_get(p, "peer")) ? why(hwc_q_get(p, "peer"), "portinfo") : why(p, "peer"));
+		vput(v, "; what the peer enables unknown (%s)", json_is_object(hwc_q_get(p, "peer")) ? why(hwc_q_get(p, "peer"), "portinfo") : why(p, "peer"));
 		return;
 	}
-	vput(v, ", at the peer ");
-	put_list(v, hwc_q_get(peer, "speeds_enabled_gbps"), "");
-	vput(v, " x ");
-	put_list(v, hwc_q_get(peer, "widths_enabled"), "X");
+	vput(v, ", ");
+	put_enabled(v, peer, "at the peer ", "the peer");
 }
 
 /* Negotiated vs possible (ethtool IF, the module's codes): the speed and what each end allows. */

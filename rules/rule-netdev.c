@@ -457,9 +457,18 @@ static const char *ev_bool(struct hwc_rule_ctx *c, int known, bool v, const char
 	return known ? (v ? "true" : "false") : hwc_arena_printf(c->a, "unknown (%s)", why ? why : "not collected");
 }
 
-static const char *port_fix(struct hwc_rule_ctx *c, bool ib, const char *ndn)
+static const char *port_fix(struct hwc_rule_ctx *c, bool ib, const char *phys, const char *rdma, const char *ndn)
 {
 	const char *unused = "; a port meant to stay unused goes under `unused_ports` in the site profile (docs/profile.md).";
+	if (ib && phys && !strcmp(phys, "Disabled")) /* switched off: no cable wakes it (IBA PortPhysicalState 3) */
+		return hwc_arena_printf(c->a, "The port was switched off, a cable will not bring it up: find who disabled it, the subnet manager "
+					"(a port it disabled or isolated: its configuration and log) or a command on this host "
+					"(`ibportstate ... disable`, mstlink's --port_state DN); enable it from this host with "
+					"`ibportstate -C %s -P <port> -D 0 <port> enable` and watch it go to Polling, then LinkUp "
+					"(`ibstat %s <port>`); if it stays Disabled, `mstlink -d <BDF> -p <port> -m` and the kernel log's 'Port module "
+					"event' lines show whether the firmware refused the module; if it reaches Polling but no further, check the cable, "
+					"transceiver and switch port%s",
+					rdma ? rdma : "<rdma dev>", rdma ? rdma : "<rdma dev>", unused);
 	if (ib)
 		return hwc_arena_printf(c->a, "Check the cable or transceiver, the switch port and the subnet manager: `mstlink -d <BDF> -p <port>`, `ibstat`%s", unused);
 	if (!ndn)
@@ -564,7 +573,10 @@ static void port_down_one(struct hwc_rule_ctx *c, const json_t *p, const char *s
 		return;
 	}
 	struct hwc_finding *fd;
-	if (ib)
+	if (ib && !strcmp(phys, "Disabled"))
+		fd = hwc_rule_emit(c, subj, "InfiniBand port is %s (physical state Disabled): the port is switched off, not waiting for a cable or a "
+				   "peer (it leaves Disabled only when enabled again: by the subnet manager, a command such as ibportstate, or a reset of the port)", st);
+	else if (ib)
 		fd = hwc_rule_emit(c, subj, "InfiniBand port is %s (physical state %s): no link to a switch or subnet manager", st, phys);
 	else if (!nd)
 		fd = hwc_rule_emit(c, subj, "port is %s (physical state %s) and its netdev is unknown%s%s: nothing shows it was switched off on purpose",
@@ -576,7 +588,7 @@ static void port_down_one(struct hwc_rule_ctx *c, const json_t *p, const char *s
 	else
 		fd = hwc_rule_emit(c, subj, "port is %s (physical state %s) although netdev %s is up (carrier %s)", st, phys, ndn,
 				   kc ? "present" : "unknown");
-	fd->fix = port_fix(c, ib, ndn);
+	fd->fix = port_fix(c, ib, phys, hwc_q_string(p, "rdma_device"), ndn);
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.state", base), st, "ACTIVE");
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phys_state", base), ev_str(c, p, "phys_state"), "LinkUp");
 	if (nd) {
@@ -791,7 +803,11 @@ const struct hwc_rule hwc_rules_netdev[] = {
 	 "kernel answers carrier only for a netdev that is up), one set down is info, one whose "
 	 "carrier was not read, whose operstate is not up and that reports no speed is unknown. "
 	 "Ports the profile lists under unused_ports (by netdev, PCI function or RDMA device and "
-	 "port) are not reported.",
+	 "port) are not reported. An InfiniBand port whose physical state is Disabled was switched "
+	 "off (IBA PortPhysicalState 3: the subnet manager, `ibportstate ... disable` or mstlink's "
+	 "port_state DN; it leaves Disabled only when enabled again), so its fix is to find who "
+	 "disabled it and enable it, not the cable; Polling (enabled, no peer or no light) keeps the "
+	 "cable, transceiver and switch port.",
 	 "Check the cable, transceiver and switch port: `mstlink -d <BDF> -p <port>` or `ethtool <netdev>`; "
 	 "a port meant to stay unused goes under `unused_ports` in the site profile (docs/profile.md).",
 	 eval_port_down},

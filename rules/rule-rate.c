@@ -218,19 +218,35 @@ static const char *lane_name(double g)
 	return "?";
 }
 
-/* The best lane rate of mstlink's Supported Cable Speed names ("0x3f (EDR,FDR,...)"); 0 unknown. */
-static double cable_lane_gbps(const char *list)
+static bool list_has(const json_t *l, double g)
+{
+	size_t i;
+	const json_t *v;
+	json_array_foreach(l, i, v) if (json_number_value(v) == g) return true;
+	return false;
+}
+
+/* The best lane rate that mstlink's speed names ("0x3f (EDR,FDR,...)") name and, when among is a
+ * list (a PortInfo's LinkSpeedEnabled, Gb/s), that it holds too; 0 when none. */
+static double lane_best_in(const char *list, const json_t *among)
 {
 	const char *t = list ? strrchr(list, '(') : NULL;
 	double best = 0;
 	for (t = t ? t + 1 : list; t && *t && *t != ')';) {
 		size_t n = strcspn(t, ",)");
 		for (size_t i = 0; i < sizeof(ib_lanes) / sizeof(ib_lanes[0]); i++)
-			if (strlen(ib_lanes[i].name) == n && strncmp(t, ib_lanes[i].name, n) == 0 && ib_lanes[i].gbps > best)
+			if (strlen(ib_lanes[i].name) == n && strncmp(t, ib_lanes[i].name, n) == 0 && ib_lanes[i].gbps > best &&
+			    (!among || list_has(among, ib_lanes[i].gbps)))
 				best = ib_lanes[i].gbps;
 		t += n + (t[n] == ',');
 	}
 	return best;
+}
+
+/* The best lane rate of mstlink's Supported Cable Speed names ("0x3f (EDR,FDR,...)"); 0 unknown. */
+static double cable_lane_gbps(const char *list)
+{
+	return lane_best_in(list, NULL);
 }
 
 /* The largest number both lists hold (0: none in common). */
@@ -284,6 +300,19 @@ static int ib_read(struct hwc_rule_ctx *c, const json_t *p, struct ibport *r)
 	return 1;
 }
 
+static void mst_below_possible(struct hwc_rule_ctx *c, const json_t *ad, const json_t *p, bool ib, const char *miss,
+			       const char *mwhy);
+
+/* The fix of an InfiniBand port below what both ends enable: compare both ends, then the cable. */
+static const char *ib_below_fix(struct hwc_rule_ctx *c, const json_t *p)
+{
+	return hwc_fix_subst(c->a, "InfiniBand: `smpquery -C <rdma dev> -P <port> -D portinfo 0 <port>` (and the peer's "
+			     "port, one hop out) shows LinkSpeedEnabled/Active and LinkWidthEnabled/Active of both "
+			     "ends; reseat or replace the cable (the speeds it is rated for: `mstlink -d <BDF> -m`), "
+			     "then let the link retrain (`ibportstate` reset of the switch port).",
+			     "<rdma dev>", hwc_q_string(p, "rdma_device"));
+}
+
 /* An active InfiniBand port against the best speed and width that both its PortInfo and its
  * peer port's enable (ibdiagnet's "Unexpected actual link speed ... therefore final speed should
  * be"): the link trains to the best that both ends enable, unless the cable cannot carry it. */
@@ -294,6 +323,12 @@ static void ib_below_possible(struct hwc_rule_ctx *c, const json_t *ad, const js
 		return; /* no link: the port state rules speak */
 	struct ibport r = {0};
 	ib_subject(c, ad, p, &r);
+	const char *pwhy = NULL;
+	double v;
+	if (!hwc_q_find_num(p, "portinfo.speed_active_gbps", &v, &pwhy, c->a) && json_is_string(hwc_q_at(p, "phy.speed"))) {
+		mst_below_possible(c, ad, p, true, hwc_arena_printf(c->a, "%s.portinfo", r.base), pwhy); /* mstlink: the only source */
+		return;
+	}
 	if (!ib_read(c, p, &r))
 		return;
 	double sp = best_common(r.speeds[0], r.speeds[1]), wd = best_common(r.widths[0], r.widths[1]);
@@ -322,11 +357,7 @@ static void ib_below_possible(struct hwc_rule_ctx *c, const json_t *ad, const js
 				 num_list(c, r.speeds[k], ""), NULL);
 	if (cg > 0)
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.supported_cable_speed", r.base), json_string_value(cab), NULL);
-	fd->fix = hwc_fix_subst(c->a, "InfiniBand: `smpquery -C <rdma dev> -P <port> -D portinfo 0 <port>` (and the peer's "
-				"port, one hop out) shows LinkSpeedEnabled/Active and LinkWidthEnabled/Active of both "
-				"ends; reseat or replace the cable (the speeds it is rated for: `mstlink -d <BDF> -m`), "
-				"then let the link retrain (`ibportstate` reset of the switch port).",
-				"<rdma dev>", hwc_q_string(p, "rdma_device"));
+	fd->fix = ib_below_fix(c, p);
 	fv_far_end_port(c, fd, p, r.base, NULL);
 }
 
@@ -340,34 +371,6 @@ static void each_ib_port(struct hwc_rule_ctx *c, void (*judge)(struct hwc_rule_c
 		if (ll && strcmp(ll, "InfiniBand") == 0)
 			judge(c, ad, ip);
 	}
-}
-
-static void eval_below_possible(struct hwc_rule_ctx *c)
-{
-	size_t i;
-	const json_t *nd;
-	json_array_foreach(hwc_q_netdevs(c->facts), i, nd) {
-		struct port p = {0};
-		if (!port_read(c, nd, &p) || no_card_side(&p))
-			continue;
-		double low = lowest(&p);
-		if (p.s[E_CARD].mbps > 0 && p.speed >= p.s[E_CARD].mbps)
-			continue; /* at the card's best: nothing could be faster */
-		if (low > 0 && p.speed >= low)
-			continue; /* an end limits it: LINK_RATE_LIMITED */
-		bool all = p.s[E_CARD].mbps > 0 && p.s[E_MODULE].mbps > 0 && p.s[E_PARTNER].mbps > 0;
-		if (!all) {
-			for (int e = 0; e < E__N; e++)
-				if (e != E_ADVERT && p.s[e].mbps <= 0)
-					hwc_rule_unknown(c, p.name, p.s[e].path, p.s[e].why,
-							 hwc_arena_printf(c->a, "whether the %s limits the link at %s", p.s[e].label, gb(c, p.speed)));
-			continue;
-		}
-		struct hwc_finding *fd = hwc_rule_emit(c, p.name, "linked at %s, below what every end supports: %s",
-						       gb(c, p.speed), sides_text(c, &p));
-		add_sides(c, fd, &p);
-	}
-	each_ib_port(c, ib_below_possible);
 }
 
 static double max_of(const json_t *l)
@@ -438,22 +441,34 @@ static const char *mst_rate_name(struct hwc_rule_ctx *c, double g, bool ib)
  * port without a netdev): its Speed against the best of its Enabled Link Speed, the cable
  * (Supported Cable Speed) as the end that may limit. miss: the other source's path, mwhy why it is
  * missing. On InfiniBand the lane rate only: the enabled widths are PortInfo's. */
+/* mstlink's Speed (act) and the best of its Enabled Link Speed (best) of a port with a link: 1 when
+ * both are known; else 0, with an unknown finding where one is missing or names no speed. */
+static int mst_read(struct hwc_rule_ctx *c, const json_t *p, bool ib, const struct ibport *r, const char **sp, const char **en,
+		    double *act, double *best)
+{
+	const char *st = hwc_q_string(hwc_q_get(p, "phy"), "state");
+	if (st && strcmp(st, "Active") != 0)
+		return 0; /* no link: the port state rules speak */
+	if (!need_str(c, r->subj, p, r->base, "phy.speed", sp) || !need_str(c, r->subj, p, r->base, "phy.enabled_link_speed", en))
+		return 0;
+	*act = mst_gbps(*sp, ib), *best = mst_gbps(*en, ib);
+	if (*act <= 0 || *best <= 0) {
+		hwc_rule_unknown(c, r->subj, hwc_arena_printf(c->a, "%s.phy.%s", r->base, *act <= 0 ? "speed" : "enabled_link_speed"),
+				 hwc_arena_printf(c->a, "invalid: %s names no %s speed", *act <= 0 ? *sp : *en, ib ? "InfiniBand" : "Ethernet"),
+				 "the best rate this port enables");
+		return 0;
+	}
+	return 1;
+}
+
 static void mst_limited(struct hwc_rule_ctx *c, const json_t *ad, const json_t *p, bool ib, const char *miss, const char *mwhy)
 {
 	struct ibport r = {0};
 	ib_subject(c, ad, p, &r);
-	const char *st = hwc_q_string(hwc_q_get(p, "phy"), "state"), *sp, *en;
-	if (st && strcmp(st, "Active") != 0)
-		return; /* no link: the port state rules speak */
-	if (!need_str(c, r.subj, p, r.base, "phy.speed", &sp) || !need_str(c, r.subj, p, r.base, "phy.enabled_link_speed", &en))
+	const char *sp, *en;
+	double act, best;
+	if (!mst_read(c, p, ib, &r, &sp, &en, &act, &best))
 		return;
-	double act = mst_gbps(sp, ib), best = mst_gbps(en, ib);
-	if (act <= 0 || best <= 0) {
-		hwc_rule_unknown(c, r.subj, hwc_arena_printf(c->a, "%s.phy.%s", r.base, act <= 0 ? "speed" : "enabled_link_speed"),
-				 hwc_arena_printf(c->a, "invalid: %s names no %s speed", act <= 0 ? sp : en, ib ? "InfiniBand" : "Ethernet"),
-				 "the best rate this port enables");
-		return;
-	}
 	const json_t *want = hwc_profile_product_get(c->prof, ad, "port_rate_gbps"), *rate = hwc_q_get(p, "rate_gbps");
 	double now = ib ? (json_is_number(rate) ? json_number_value(rate) : 0) : act;
 	bool below = json_is_number(want) && now > 0 && now < json_number_value(want);
@@ -503,17 +518,119 @@ static void mst_limited(struct hwc_rule_ctx *c, const json_t *ad, const json_t *
 	fv_far_end_port(c, fd, p, r.base, NULL);
 }
 
-/* (b) Ethernet ports that mstlink reads and no netdev shows: mstlink is the only source. */
-static void eth_no_netdev(struct hwc_rule_ctx *c, const json_t *ad, const json_t *p)
+typedef void mst_judge(struct hwc_rule_ctx *c, const json_t *ad, const json_t *p, bool ib, const char *miss, const char *mwhy);
+
+/* judge(c, adapter, port, false, ...) for the Ethernet ports that mstlink reads and no netdev
+ * shows: mstlink is the only source. */
+static void each_eth_port(struct hwc_rule_ctx *c, mst_judge *judge)
 {
-	const char *nd = hwc_q_string(p, "netdev"), *st = hwc_q_string(p, "state");
-	if ((nd && hwc_q_netdev(c->facts, nd)) || !json_is_string(hwc_q_at(p, "phy.source")) || (st && strcmp(st, "ACTIVE") != 0))
-		return; /* a netdev (judged from ethtool), no mstlink, or no link (the port state rules speak) */
+	size_t i, j;
+	const json_t *ad, *p;
+	json_array_foreach(hwc_q_adapters(c->facts), i, ad) json_array_foreach(hwc_q_ports(ad), j, p) {
+		const char *ll = hwc_q_string(p, "link_layer"), *nd = hwc_q_string(p, "netdev"), *st = hwc_q_string(p, "state");
+		if (!ll || strcmp(ll, "Ethernet") != 0 || (nd && hwc_q_netdev(c->facts, nd)) || !json_is_string(hwc_q_at(p, "phy.source")) ||
+		    (st && strcmp(st, "ACTIVE") != 0))
+			continue; /* a netdev (judged from ethtool), no mstlink, or no link (the port state rules speak) */
+		struct ibport r = {0};
+		ib_subject(c, ad, p, &r);
+		judge(c, ad, p, false, hwc_arena_printf(c->a, "%s.netdev", r.base),
+		      nd ? hwc_arena_printf(c->a, "absent: netdev %s not in the capture", nd) : "absent: no netdev for this port");
+	}
+}
+
+/* LINK_RATE_BELOW_POSSIBLE where mstlink is the only rate source (an InfiniBand port whose
+ * PortInfo was not read, an Ethernet port without a netdev): its Speed against the best that its
+ * Enabled Link Speed and the far end both enable. The far end is the peer's PortInfo (LinkSpeedEnabled,
+ * one hop out) where it was read; an Ethernet partner's advertisement is ethtool's, which needs a
+ * netdev. Silent at the best this port enables (Ethernet) and where the cable's rating stops at
+ * the rate the link runs (LINK_RATE_LIMITED names the cable); on InfiniBand a lane rate at its
+ * best leaves the width unknown (LinkWidthEnabled is PortInfo's). */
+static void mst_below_possible(struct hwc_rule_ctx *c, const json_t *ad, const json_t *p, bool ib, const char *miss,
+			       const char *mwhy)
+{
 	struct ibport r = {0};
 	ib_subject(c, ad, p, &r);
-	mst_limited(c, ad, p, false, hwc_arena_printf(c->a, "%s.netdev", r.base),
-		    nd ? hwc_arena_printf(c->a, "absent: netdev %s not in the capture", nd) : "absent: no netdev for this port");
+	const char *sp, *en, *pwhy = NULL;
+	double act, best;
+	if (!mst_read(c, p, ib, &r, &sp, &en, &act, &best))
+		return;
+	const char *by = hwc_arena_printf(c->a, "mstlink Speed %s, Enabled Link Speed %s", sp, en);
+	const char *ppath = hwc_arena_printf(c->a, "%s.peer.portinfo.speeds_enabled_gbps", r.base);
+	const json_t *ps = NULL;
+	if (ib && !hwc_q_find(p, "peer.portinfo.speeds_enabled_gbps", &ps, &pwhy, c->a))
+		ps = NULL;
+	double both = json_is_array(ps) ? lane_best_in(en, ps) : 0; /* the best lane both ends enable */
+	if (json_is_array(ps) && both <= 0) {
+		hwc_rule_unknown(c, r.subj, ppath, "the two ends enable no speed in common", "the best rate the link could train to");
+		return;
+	}
+	if (act >= (both > 0 ? both : best)) {
+		const json_t *w = hwc_q_at(p, "phy.width");
+		if (ib) /* the lane rate is the best both ends (or this port) enable; whether the width is needs LinkWidthEnabled */
+			hwc_rule_unknown(c, r.subj, miss, mwhy,
+					 hwc_arena_printf(c->a, "whether the width%s%s%s is the best both ends enable (its lane rate, %s, is the "
+							    "best %s: %s; the enabled widths are PortInfo's)",
+							    json_is_string(w) ? " (" : "", json_is_string(w) ? json_string_value(w) : "",
+							    json_is_string(w) ? ")" : "", lane_name(act), both > 0 ? "both ends enable" : "this port enables", by));
+		return; /* Ethernet: at the best this port enables, nothing could be faster */
+	}
+	const char *cab = hwc_q_string(hwc_q_get(p, "phy"), "supported_cable_speed");
+	double cg = mst_gbps(cab, ib);
+	if (cg > 0 && cg <= act)
+		return; /* the cable is rated no faster than the link runs: LINK_RATE_LIMITED names it */
+	const char *ctext = cg > 0 ? hwc_arena_printf(c->a, "the cable (mstlink) is rated up to %s", mst_rate_name(c, cg, ib))
+				   : "the cable's rating was not read (no mstlink Supported Cable Speed): a cable rated lower would explain it";
+	if (both <= 0) {
+		hwc_rule_unknown(c, r.subj, ib ? ppath : miss, ib ? (pwhy ? pwhy : "absent") : mwhy,
+				 hwc_arena_printf(c->a, "whether the link at %s%s, below the %s this port enables (%s), is below what "
+						    "both ends enable: the %s %s; %s", mst_rate_name(c, act, ib), ib ? " a lane" : "",
+						    mst_rate_name(c, best, ib), by, ib ? "peer's" : "partner's",
+						    ib ? "LinkSpeedEnabled (its PortInfo, one hop out) was not read"
+						       : "advertisement is ethtool's, and no netdev shows this port",
+						    ctext));
+		return;
+	}
+	struct hwc_finding *fd = hwc_rule_emit(c, r.subj, "linked at %s a lane, below the %s that both ends enable (this port: %s; the peer's "
+					       "PortInfo: %s Gb/s lanes; mstlink the only source for this port: no PortInfo): %s",
+					       lane_name(act), lane_name(both), by, num_list(c, ps, ""), ctext);
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.speed", r.base), sp, lane_name(both));
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.enabled_link_speed", r.base), en, NULL);
+	hwc_evidence_add(fd, c->a, ppath, num_list(c, ps, ""), NULL);
+	if (cg > 0)
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.supported_cable_speed", r.base), cab, NULL);
+	fd->fix = ib_below_fix(c, p);
+	fv_far_end_port(c, fd, p, r.base, NULL);
 }
+
+static void eval_below_possible(struct hwc_rule_ctx *c)
+{
+	size_t i;
+	const json_t *nd;
+	json_array_foreach(hwc_q_netdevs(c->facts), i, nd) {
+		struct port p = {0};
+		if (!port_read(c, nd, &p) || no_card_side(&p))
+			continue;
+		double low = lowest(&p);
+		if (p.s[E_CARD].mbps > 0 && p.speed >= p.s[E_CARD].mbps)
+			continue; /* at the card's best: nothing could be faster */
+		if (low > 0 && p.speed >= low)
+			continue; /* an end limits it: LINK_RATE_LIMITED */
+		bool all = p.s[E_CARD].mbps > 0 && p.s[E_MODULE].mbps > 0 && p.s[E_PARTNER].mbps > 0;
+		if (!all) {
+			for (int e = 0; e < E__N; e++)
+				if (e != E_ADVERT && p.s[e].mbps <= 0)
+					hwc_rule_unknown(c, p.name, p.s[e].path, p.s[e].why,
+							 hwc_arena_printf(c->a, "whether the %s limits the link at %s", p.s[e].label, gb(c, p.speed)));
+			continue;
+		}
+		struct hwc_finding *fd = hwc_rule_emit(c, p.name, "linked at %s, below what every end supports: %s",
+						       gb(c, p.speed), sides_text(c, &p));
+		add_sides(c, fd, &p);
+	}
+	each_ib_port(c, ib_below_possible);
+	each_eth_port(c, mst_below_possible);
+}
+
 
 /* An active InfiniBand port below the best its own PortInfo enables, where the cable or the peer
  * explains it: the end that limits, named. */
@@ -616,13 +733,7 @@ static void eval_limited(struct hwc_rule_ctx *c)
 			fd->fix = advert_fix(c, &p);
 	}
 	each_ib_port(c, ib_limited);
-	size_t j;
-	const json_t *ad, *ep;
-	json_array_foreach(hwc_q_adapters(c->facts), i, ad) json_array_foreach(hwc_q_ports(ad), j, ep) {
-		const char *ll = hwc_q_string(ep, "link_layer");
-		if (ll && strcmp(ll, "Ethernet") == 0)
-			eth_no_netdev(c, ad, ep);
-	}
+	each_eth_port(c, mst_limited);
 }
 
 #define SOURCES                                                                                    \
@@ -649,7 +760,14 @@ const struct hwc_rule hwc_rules_rate[] = {
 	 "-D portinfo`), the check ibdiagnet makes ('Unexpected actual link speed ... therefore final "
 	 "speed should be'); silent where mstlink's Supported Cable Speed shows a cable rated no "
 	 "faster than the link runs (LINK_RATE_LIMITED names the cable); unknown when either end's "
-	 "PortInfo cannot be read. " SOURCES,
+	 "PortInfo cannot be read. Where mstlink is the only source for the port (an InfiniBand port "
+	 "whose PortInfo was not read, an Ethernet port without a netdev), its Speed is judged against "
+	 "the best that its Enabled Link Speed and the far end both enable: the peer's PortInfo "
+	 "(LinkSpeedEnabled) where it was read, else unknown naming the peer or, on Ethernet, the "
+	 "partner's advertisement (ethtool's, which needs a netdev); silent at the best this port "
+	 "enables (Ethernet) or where the cable's Supported Cable Speed stops at the rate the link "
+	 "runs; on InfiniBand a lane rate at its best leaves the width unknown (LinkWidthEnabled is "
+	 "PortInfo's). " SOURCES,
 	 "`ethtool <netdev>`: compare Speed with the supported and partner-advertised modes; restore "
 	 "auto-negotiation (`ethtool -s <netdev> autoneg on`) or force the common best speed on both "
 	 "ends (the port's enabled and supported speeds, and the cable's where mstlink reads them: "

@@ -139,6 +139,29 @@ class Rate(unittest.TestCase):
         self.assertIn("linked at 200G, below the 400G this port enables: the cable limits: rated up to 200G", f["message"])
         self.assertIn("the only source: no netdev", f["message"])
         self.assertIn("`mstlink -d 0000:c1:00.0 -m`", f["fix"])
+        # LINK_RATE_BELOW_POSSIBLE judges the same mstlink facts: silent above (the cable explains
+        # 200G); at 200G on a cable rated 400G the partner would say, and without a netdev its
+        # advertisement is not read: unknown naming the missing netdev (it was silent: not judged)
+        p["phy"]["supported_cable_speed"] = "0x00012800 (400G_4X,200G_2X,100G_1X)"
+        with tempfile.TemporaryDirectory() as d:
+            ff = os.path.join(d, "f.json")
+            with open(ff, "w") as f:
+                json.dump(j, f)
+            cp, k = run_json("--facts", ff, "--json")
+        self.assertEqual(rate_findings(k), [("LINK_RATE_BELOW_POSSIBLE", "unknown", "mlx5_0/1"),
+                                            ("LINK_RATE_LIMITED", "unknown", "mlx5_0/1")])
+        ev = finding(k, "LINK_RATE_BELOW_POSSIBLE")["evidence"][0]
+        self.assertTrue(ev["fact"].endswith("ports[mlx5_0/1].netdev"), ev)
+        self.assertIn("the partner's advertisement is ethtool's, and no netdev shows this port", ev["expected"])
+
+    def test_mstlink_only_port_without_enabled_speeds(self):
+        # the real-quoted 400G bad-signal capture printed no 'Enabled Link Speed' line: both rate
+        # rules say so (LINK_RATE_BELOW_POSSIBLE was silent on this mstlink-only port)
+        j = check("link-mstlink-400g-bad-signal")
+        self.assertEqual(rate_findings(j), [("LINK_RATE_BELOW_POSSIBLE", "unknown", "mlx5_0/1"),
+                                            ("LINK_RATE_LIMITED", "unknown", "mlx5_0/1")])
+        self.assertIn("phy.enabled_link_speed is unknown (absent: mstlink printed no 'Enabled Link Speed' line)",
+                      finding(j, "LINK_RATE_BELOW_POSSIBLE")["message"])
 
     def test_mstlink_only_ib_lane_rate_judged(self):
         # the real 8-port HDR capture: no PortInfo (smpquery not in it), mstlink Speed IB-HDR, enabled
@@ -152,10 +175,39 @@ class Rate(unittest.TestCase):
         f = next(f for f in j["findings"] if f["rule_id"] == "LINK_RATE_LIMITED" and f["subject"] == "mlx5_0/1")
         self.assertTrue(f["evidence"][0]["fact"].endswith("ports[mlx5_0/1].portinfo"))
         self.assertIn("its lane rate, HDR, is the best it enables: mstlink Speed IB-HDR", f["evidence"][0]["expected"])
+        # LINK_RATE_BELOW_POSSIBLE judges the same mstlink facts and names what is missing: the width
+        b = next(f for f in j["findings"] if f["rule_id"] == "LINK_RATE_BELOW_POSSIBLE" and f["subject"] == "mlx5_0/1")
+        self.assertTrue(b["evidence"][0]["fact"].endswith("ports[mlx5_0/1].portinfo"), b["evidence"])
+        self.assertIn("whether the width (2x) is the best both ends enable (its lane rate, HDR, is the best this port enables",
+                      b["evidence"][0]["expected"])
         cp = hwctest.run("--root", hwctest.fixture(fx, "root"))
         line = " ".join(cp.stdout.split())
         self.assertIn("PortInfo unknown (smpquery: not in this capture); mstlink IB-HDR 2x, enabled HDR,EDR,FDR,QDR,SDR, "
                       "cable HDR,EDR,FDR,FDR10,QDR,DDR,SDR", line)
+
+    def test_ib_rate_line_says_what_is_unknown(self):
+        # field-ports-cx6-ib-disabled's active port: PortInfo has the active rate and width but no
+        # LinkSpeedEnabled/LinkWidthEnabled, and no peer: the line says so in words (it said
+        # "enabled here unknown x unknown")
+        cp = hwctest.run("--root", hwctest.fixture("field-ports-cx6-ib-disabled", "root"), "--json")
+        j = json.loads(cp.stdout)
+        line = [(c["verdict"], c["reason"]) for card in j["cards"] for c in card["checks"] if c["item"] == "port_rate"]
+        self.assertEqual(line, [("unknown", "mlx5_0/1: 4X at 53.125 Gb/s a lane; the speeds and widths this port enables "
+                                 "unknown (smpquery printed no LinkSpeedEnabled; smpquery printed no LinkWidthEnabled); "
+                                 "what the peer enables unknown (smpquery: not in this capture)")])
+        # one list known, the other not: the known one shown, the other named with why
+        with tempfile.TemporaryDirectory() as d:
+            pi = j["facts"]["mlx"]["adapters"][0]["ports"][0]["portinfo"]
+            pi["speeds_enabled_gbps"] = [2.5, 10, 25.78125, 53.125]
+            del pi["unavailable"]["speeds_enabled_gbps"]
+            ff = os.path.join(d, "f.json")
+            with open(ff, "w") as f:
+                json.dump(j, f)
+            cp, k = run_json("--facts", ff, "--json")
+        line = [(c["verdict"], c["reason"]) for card in k["cards"] for c in card["checks"] if c["item"] == "port_rate"]
+        self.assertEqual(line, [("unknown", "mlx5_0/1: 4X at 53.125 Gb/s a lane; enabled here 2.5, 10, 25.78125, 53.125 "
+                                 "Gb/s lanes, the widths this port enables unknown (smpquery printed no LinkWidthEnabled); "
+                                 "what the peer enables unknown (smpquery: not in this capture)")])
 
     def test_unknown_sides_named(self):
         j = check("rate-cx5-100g-no-module")
