@@ -12,6 +12,7 @@
 #include "cli/cards_int.h"
 #include "core/json.h"
 #include "core/query.h"
+#include "rules/rules.h"
 
 #define vput hwc_cards_vput
 #define why hwc_cards_why
@@ -64,10 +65,11 @@ static json_t *out_obj(struct card_ctx *x, const char *key)
 	return o;
 }
 
-/* A rate per hour: "2731/h", "16.1/h", "0.0417/h", "3.5e-03/h". */
+/* A rate per hour, as the rules print it (hwc_fmt_per_hour). */
 static void put_rate(struct item_val *v, double per_hour)
 {
-	vput(v, per_hour >= 100 ? "%.0f/h" : per_hour >= 0.01 ? "%.3g/h" : "%.1e/h", per_hour);
+	char buf[48];
+	vput(v, "%s", hwc_fmt_per_hour(buf, sizeof(buf), per_hour));
 }
 
 /* Why a window delta is missing, in a word or two: the detail names the counter and both samples. */

@@ -7,6 +7,7 @@
  * Confidence Levels for Error-Probability Estimates", 2000). A count since boot that is high while
  * the window is clean is history (info) only when the window would have seen its rate. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "rules/rules-int.h"
@@ -95,11 +96,21 @@ enum hwc_wact hwc_wnd_decide(const struct hwc_rule_ctx *c, const struct hwc_wnd 
 	return boot == 0 ? HWC_WA_SHORT : HWC_WA_BOOT;
 }
 
+const char *hwc_fmt_per_hour(char *buf, size_t bufsz, double per_hour)
+{
+	if (per_hour == 0)
+		snprintf(buf, bufsz, "0/h");
+	else
+		snprintf(buf, bufsz, per_hour >= 100 ? "%.0f/h" : per_hour >= 0.01 ? "%.3g/h" : "%.1e/h", per_hour);
+	return buf;
+}
+
 static const char *rate_fmt(struct hwc_rule_ctx *c, const struct hwc_wnd *w, double r)
 {
+	char buf[48];
 	if (w->ber)
 		return hwc_arena_printf(c->a, "BER %.3g", r);
-	return r >= 100 ? hwc_arena_printf(c->a, "%.0f/h", r) : hwc_arena_printf(c->a, "%.3g/h", r);
+	return hwc_arena_strdup(c->a, hwc_fmt_per_hour(buf, sizeof(buf), r));
 }
 
 /* "12 symbol errors in the 10 s watch window (4320/h)", "1 symbol error ...": what's first plural. */

@@ -18,12 +18,19 @@ static double uptime_h(struct hwc_rule_ctx *c, const char **why)
 	return s / 3600.0;
 }
 
+/* A rate as the card report prints it ("2731/h", hwc_fmt_per_hour). */
+static const char *per_hour(struct hwc_rule_ctx *c, double r)
+{
+	char buf[48];
+	return hwc_arena_strdup(c->a, hwc_fmt_per_hour(buf, sizeof(buf), r));
+}
+
 /* "5000/h over 1 h" (the count since boot as a rate, for the watch window's findings). */
 static const char *rate_short(struct hwc_rule_ctx *c, double n, double hours)
 {
 	if (hours <= 0)
 		return "no uptime: rate unknown";
-	return hwc_arena_printf(c->a, "%s/h over %s h", fv_fmt_num(c->a, n / hours), fv_fmt_num(c->a, (double)(long long)(hours * 10) / 10));
+	return hwc_arena_printf(c->a, "%s over %s h", per_hour(c, n / hours), fv_fmt_num(c->a, (double)(long long)(hours * 10) / 10));
 }
 
 static const char *rate_text(struct hwc_rule_ctx *c, double n, double hours)
@@ -68,6 +75,18 @@ static const char *count_text(struct hwc_rule_ctx *c, double v, double max)
 {
 	return max > 0 && v >= max ? hwc_arena_printf(c->a, "%s (saturated: at least)", fv_fmt_num(c->a, v))
 			: fv_fmt_num(c->a, v);
+}
+
+/* An evidence row judged against a bound: the row that broke it carries the expectation; one that
+ * met it is context beside the rows that failed, and says so instead ("1.67e-14 (meets <= 1e-12)"),
+ * so that no passing row reads as a failing one. */
+static void evidence_judged(struct hwc_rule_ctx *c, struct hwc_finding *fd, const char *fact, const char *observed,
+			    const char *expected, bool failed)
+{
+	if (failed)
+		hwc_evidence_add(fd, c->a, fact, observed, expected);
+	else
+		hwc_evidence_add(fd, c->a, fact, hwc_arena_printf(c->a, "%s (meets %s)", observed, expected), NULL);
 }
 
 static bool ib_effective_fires(struct hwc_rule_ctx *c, const json_t *p);
@@ -138,8 +157,8 @@ static void symbol_ib(struct hwc_rule_ctx *c, double hours, const char *upwhy)
 		hwc_wnd_read(c, &w, p, base, "counters_window.symbol_error", "symbol errors");
 		const struct hwc_wboot b = {
 			.fires = n <= 0 ? 0 : hours <= 0 ? -1 : n / hours > limit, .rate = hours > 0 ? n / hours : 0,
-			.msg = hwc_arena_printf(c->a, "%s symbol errors since boot: %s, above %s/h", count_text(c, n, (double)hwc_q_ib_counter_max("symbol_error")),
-						rate_text(c, n, hours), fv_fmt_num(c->a, limit)),
+			.msg = hwc_arena_printf(c->a, "%s symbol errors since boot: %s, above %s", count_text(c, n, (double)hwc_q_ib_counter_max("symbol_error")),
+						rate_text(c, n, hours), per_hour(c, limit)),
 			.text = hwc_arena_printf(c->a, "%s since boot (%s)", count_text(c, n, (double)hwc_q_ib_counter_max("symbol_error")), rate_short(c, n, hours)),
 			.unk_fact = "host.kernel.uptime_s", .unk_why = upwhy, .unk_for = "the symbol error rate",
 		};
@@ -147,7 +166,7 @@ static void symbol_ib(struct hwc_rule_ctx *c, double hours, const char *upwhy)
 		if (!fd)
 			continue;
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.symbol_error", base), fv_fmt_num(c->a, n),
-				 hwc_arena_printf(c->a, "<= %s/h", fv_fmt_num(c->a, limit)));
+				 hwc_arena_printf(c->a, "<= %s", per_hour(c, limit)));
 		hwc_evidence_add(fd, c->a, "host.kernel.uptime_s", hours > 0 ? fv_fmt_num(c->a, hours * 3600) : upwhy, NULL);
 		fv_far_end_port(c, fd, p, base, "symbol_error");
 		if (fd && !hwc_q_string(p, "netdev")) /* an InfiniBand port has no netdev for ethtool -m */
@@ -163,15 +182,28 @@ static void eval_symbol(struct hwc_rule_ctx *c)
 	symbol_ib(c, hours, upwhy);
 }
 
-/* The window of a netdev's flaps: the firmware's link-down events, else (unknown, or quiet while
- * the carrier changed) its carrier changes. */
-static void flaps_window(struct hwc_rule_ctx *c, struct hwc_wnd *w, const json_t *nd, const char *base)
+/* What the two witnesses of a netdev's flaps count. link_down_events_phy is PPCNT's physical layer
+ * link_down_events: "Counts local unintentional drops" (the PRM's phys_layer_cntrs field, as
+ * mstflint's tools_layouts/adb/prm/hca/ext/register_access_table.adb has it; Linux's mlx5
+ * counters.rst: "the number of times where the link operative state changed to down"): a host's
+ * own `ip link set down` is an intended one. The carrier counts every netif_carrier_off/on of
+ * the driver: mlx5e_close (ip link set down/up), and mlx5e_switch_priv_channels around an MTU,
+ * channel or ring change (ethtool -L/-G) with the link up all along. So the PHY counter is the
+ * witness where it is read; the carrier's count only without it, and then it says so. */
+#define CARRIER_INCLUDES "it counts host-side restarts too (ip link set down/up, an MTU, channel or ring change); " \
+	"no link_down_events_phy here to tell them apart"
+
+/* The window of a netdev's flaps: the firmware's link-down events, else (unknown) its carrier
+ * changes; true when the carrier's. */
+static bool flaps_window(struct hwc_rule_ctx *c, struct hwc_wnd *w, const json_t *nd, const char *base)
 {
 	struct hwc_wnd cc;
 	hwc_wnd_read(c, w, nd, base, "counters_window.link_down_events_phy", "link-down events");
 	hwc_wnd_read(c, &cc, nd, base, "link.carrier_changes_window", "carrier changes");
-	if ((w->why && !cc.why) || (!w->why && w->d <= 0 && !cc.why && cc.d > 0))
-		*w = cc;
+	if (!w->why || cc.why)
+		return false;
+	*w = cc;
+	return true;
 }
 
 /* Flaps of a netdev: link-down events the firmware counted, else carrier ups after the first. */
@@ -195,28 +227,34 @@ static void flaps_netdevs(struct hwc_rule_ctx *c, double max, double hours)
 					 "whether the link went down since boot");
 			continue;
 		}
-		double rec = k2 && ups > 1 ? ups - 1 : 0;
-		double flaps = k1 && phy > rec ? phy : rec;
+		double flaps = k1 ? phy : ups > 1 ? ups - 1 : 0;
 		struct hwc_wnd w;
 		enum hwc_wact act;
-		flaps_window(c, &w, nd, base);
+		bool wcarrier = flaps_window(c, &w, nd, base);
+		const char *pl = flaps == 1 ? "" : "s";
 		const struct hwc_wboot b = {
 			.fires = flaps > max, .rate = hours > 0 ? flaps / hours : 0,
-			.msg = hwc_arena_printf(c->a, "the link went down %s time%s since boot", fv_fmt_num(c->a, flaps), flaps == 1 ? "" : "s"),
-			.text = hwc_arena_printf(c->a, "%s link-down%s since boot (%s)", fv_fmt_num(c->a, flaps), flaps == 1 ? "" : "s",
+			.msg = k1 ? hwc_arena_printf(c->a, "the link went down %s time%s since boot", fv_fmt_num(c->a, flaps), pl)
+				  : hwc_arena_printf(c->a, "the carrier went down %s time%s since boot (carrier_up_count after the first; %s)",
+						     fv_fmt_num(c->a, flaps), pl, CARRIER_INCLUDES),
+			.text = hwc_arena_printf(c->a, "%s %s%s since boot (%s)", fv_fmt_num(c->a, flaps), k1 ? "link-down" : "carrier drop", pl,
 						 rate_short(c, flaps, hours)),
 		};
 		struct hwc_finding *fd = hwc_wnd_judge(c, &w, name, 0, &b, &act);
 		if (!fd)
 			continue;
 		if (act == HWC_WA_LIVE)
-			fd->message = hwc_arena_printf(c->a, "the link flapped during the watch: %s", fd->message);
+			fd->message = wcarrier ? hwc_arena_printf(c->a, "the carrier flapped during the watch: %s (%s)", fd->message, CARRIER_INCLUDES)
+					       : hwc_arena_printf(c->a, "the link flapped during the watch: %s", fd->message);
 		const char *want = hwc_arena_printf(c->a, "<= %s", fv_fmt_num(c->a, max));
 		if (k1)
-			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.link_down_events_phy", base), fv_fmt_num(c->a, phy), want);
-		if (k2)
-			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.carrier_up_count", base), fv_fmt_num(c->a, ups),
-					 hwc_arena_printf(c->a, "<= %s (the first up is the boot)", fv_fmt_num(c->a, max + 1)));
+			evidence_judged(c, fd, hwc_arena_printf(c->a, "%s.counters.link_down_events_phy", base), fv_fmt_num(c->a, phy), want, phy > max);
+		if (k2 && k1) /* context: the PHY counter decides */
+			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.carrier_up_count", base),
+					 hwc_arena_printf(c->a, "%s (context: counts host-side restarts too)", fv_fmt_num(c->a, ups)), NULL);
+		else if (k2)
+			evidence_judged(c, fd, hwc_arena_printf(c->a, "%s.link.carrier_up_count", base), fv_fmt_num(c->a, ups),
+					hwc_arena_printf(c->a, "<= %s (the first up is the boot)", fv_fmt_num(c->a, max + 1)), ups - 1 > max);
 		fv_far_end_netdev(c, fd, nd, base);
 	}
 }
@@ -411,6 +449,53 @@ static double fec_limit(const char *fec, const char **src)
  * "LINK_RAW_BER_HIGH without a figure for the FEC"). */
 #define STRONGEST_FEC_LIMIT 2.4e-4
 
+/* The strongest FEC's bound, for a raw BER whose FEC has no figure here (kind: its name as shown)
+ * or was not read (kind NULL): one judgement and one wording for mstlink's side (raw_ber_bound)
+ * and ethtool's (ber_limits_of). Above margin x STRONGEST_FEC_LIMIT the raw BER is close to the
+ * limit of whichever FEC runs (past it above the limit itself); under it only the FEC in use could
+ * say more, and without its name that is unknown (bound_unknown_for). */
+struct fec_bound {
+	double bound; /* margin x STRONGEST_FEC_LIMIT: above it the rule fires */
+	const char *kind; /* the FEC's name, or what stands for it when it was not read */
+	bool named;
+};
+
+static struct fec_bound strongest_bound(const char *kind, double margin)
+{
+	return (struct fec_bound){STRONGEST_FEC_LIMIT * margin, kind ? kind : "any FEC the port may run", kind != NULL};
+}
+
+static bool bound_fires(const struct fec_bound *b, double ber)
+{
+	return ber > b->bound;
+}
+
+/* "past" the FEC's limit itself, "close to" it (past the margin only) */
+static const char *ber_how_far(double ber, double limit)
+{
+	return ber > limit ? "past" : "close to";
+}
+
+/* "the limit of LLRS (no figure for it; none corrects more than RS(544,514), 2.4e-4)" */
+static const char *bound_limit_text(struct hwc_rule_ctx *c, const struct fec_bound *b)
+{
+	return hwc_arena_printf(c->a, "the limit of %s (%s; none corrects more than RS(544,514), 2.4e-4)", b->kind,
+				b->named ? "no figure for it" : "the FEC in use was not read");
+}
+
+/* The evidence's expectation: "<= 2.4e-05 (the strongest FEC, RS(544,514) KP4: 2.4e-4 x margin 0.1)" */
+static const char *bound_expect(struct hwc_rule_ctx *c, const struct fec_bound *b, double margin)
+{
+	return hwc_arena_printf(c->a, "<= %.3g (the strongest FEC, RS(544,514) KP4: 2.4e-4 x margin %s)", b->bound,
+				fv_fmt_num(c->a, margin));
+}
+
+/* What an unknown under the bound with the FEC not read is needed for. */
+static const char *bound_unknown_for(struct hwc_rule_ctx *c, double ber)
+{
+	return hwc_arena_printf(c->a, "the limit of the FEC in use (raw BER %.3g is under a tenth of the strongest FEC's)", ber);
+}
+
 /* mlxlink's name of an inactive FEC: then the PRM's phy_effective_errors counts every error bit
  * ("not corrected by FEC ... or that FEC is not active") and phy_raw_errors_laneN the same bits
  * (they are the corrected ones only "when FEC is enabled"): raw = effective, LINK_EFFECTIVE_ERRORS'. */
@@ -453,6 +538,7 @@ struct ber_limits {
 	double lo, hi;
 	const char *src, *kind, *fec, *fwhy;
 	bool bound;
+	struct fec_bound sb; /* when bound */
 };
 
 static int ber_limits_of(struct hwc_rule_ctx *c, const json_t *nd, double margin, struct ber_limits *l)
@@ -467,9 +553,9 @@ static int ber_limits_of(struct hwc_rule_ctx *c, const json_t *nd, double margin
 		limit = ethtool_fec_limit(nd, l->fec, &l->src, &alt);
 	if (limit <= 0) {
 		l->bound = true;
-		l->lo = l->hi = STRONGEST_FEC_LIMIT * margin;
-		l->src = "the strongest FEC, RS(544,514) KP4: 2.4e-4";
-		l->kind = !l->fec ? "any FEC the port may run" : strcmp(l->fec, "BaseR") == 0 ? "BaseR (Firecode)" : l->fec;
+		l->sb = strongest_bound(!l->fec ? NULL : strcmp(l->fec, "BaseR") == 0 ? "BaseR (Firecode)" : l->fec, margin);
+		l->lo = l->hi = l->sb.bound;
+		l->kind = l->sb.kind;
 		return 1;
 	}
 	l->hi = limit * margin;
@@ -483,8 +569,7 @@ static const char *ber_limit_text(struct hwc_rule_ctx *c, const struct ber_limit
 {
 	if (!l->bound)
 		return hwc_arena_printf(c->a, "the limit of %s (%.3g)", l->kind, l->hi / margin);
-	return hwc_arena_printf(c->a, "the limit of %s (%s; none corrects more than RS(544,514), 2.4e-4)", l->kind,
-				l->fec ? "no figure for it" : "the FEC in use was not read");
+	return bound_limit_text(c, &l->sb);
 }
 
 /* A BER between the two RS limits while the lanes are unknown: which limit applies is unknown. */
@@ -529,12 +614,11 @@ static void raw_ber_netdev(struct hwc_rule_ctx *c, const json_t *nd, double marg
 		return; /* FEC not read and nothing corrected: every raw error is left, LINK_EFFECTIVE_ERRORS' */
 	margin_limit = l.hi / margin;
 	double wber = w.s > 0 && !w.why && w.exposure > 0 ? w.d / w.exposure : 0;
-	if (l.bound && !l.fec && !(kb && ber > l.lo) && wber <= l.lo && ((kb && ber > 0) || wber > 0)) {
+	if (l.bound && !l.fec && !(kb && bound_fires(&l.sb, ber)) && !bound_fires(&l.sb, wber) && ((kb && ber > 0) || wber > 0)) {
 		/* raw errors under the strongest FEC's bound, since the clear and in any window: the
 		 * limit of the FEC in use decides, and it was not read */
 		hwc_rule_unknown(c, name, hwc_arena_printf(c->a, "%s.link.fec.active", base), l.fwhy,
-				 hwc_arena_printf(c->a, "the limit of the FEC in use (raw BER %.3g is under a tenth of the strongest FEC's)",
-						  kb && ber > 0 ? ber : wber));
+				 bound_unknown_for(c, kb && ber > 0 ? ber : wber));
 		return;
 	}
 	bool lanes = kb && ber > l.lo && ber <= l.hi; /* over a watch whose window did not decide */
@@ -545,7 +629,7 @@ static void raw_ber_netdev(struct hwc_rule_ctx *c, const json_t *nd, double marg
 	}
 	const struct hwc_wboot b = {
 		.fires = !kb || lanes ? -1 : ber > l.lo, .rate = kb ? ber : 0,
-		.msg = hwc_arena_printf(c->a, "raw (pre-FEC) BER %.3g is %s %s", ber, ber > margin_limit ? "past" : "close to",
+		.msg = hwc_arena_printf(c->a, "raw (pre-FEC) BER %.3g is %s %s", ber, ber_how_far(ber, margin_limit),
 					ber_limit_text(c, &l, margin)),
 		.text = kb ? hwc_arena_printf(c->a, "raw BER %.3g since the counters were cleared", ber)
 			   : hwc_arena_printf(c->a, "raw BER since the counters were cleared unknown (%s)", why),
@@ -556,10 +640,11 @@ static void raw_ber_netdev(struct hwc_rule_ctx *c, const json_t *nd, double marg
 		return;
 	if (act == HWC_WA_LIVE)
 		fd->message = hwc_arena_printf(c->a, "raw (pre-FEC) BER %.3g over the %s s watch window is %s %s", w.d / w.exposure,
-					       fv_fmt_num(c->a, w.s), w.d / w.exposure > margin_limit ? "past" : "close to",
+					       fv_fmt_num(c->a, w.s), ber_how_far(w.d / w.exposure, margin_limit),
 					       ber_limit_text(c, &l, margin));
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.ber.raw_ber", base), kb ? hwc_arena_printf(c->a, "%.3g", ber) : why,
-			 hwc_arena_printf(c->a, "<= %.3g (%s x margin %s)", l.hi, l.src, fv_fmt_num(c->a, margin)));
+			 l.bound ? bound_expect(c, &l.sb, margin)
+				 : hwc_arena_printf(c->a, "<= %.3g (%s x margin %s)", l.hi, l.src, fv_fmt_num(c->a, margin)));
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.rx_corrected_bits_phy", base), fv_fmt_num(c->a, corr), NULL);
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.fec.active", base), l.fec ? l.fec : l.fwhy, NULL);
 	fv_far_end_netdev(c, fd, nd, base);
@@ -593,14 +678,18 @@ static void effective_netdev(struct hwc_rule_ctx *c, const json_t *nd, double ma
 	struct hwc_finding *fd = hwc_wnd_judge(c, &w, name, 0, &b, NULL);
 	if (!fd)
 		return;
-	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.rx_pcs_symbol_err_phy", base), fv_fmt_num(c->a, n), "0");
-	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.ber.effective_ber", base),
-			 has_ber ? hwc_arena_printf(c->a, "%.3g", ber) : why, hwc_arena_printf(c->a, "<= %.3g", max));
+	const char *bmax = hwc_arena_printf(c->a, "<= %.3g", max);
+	evidence_judged(c, fd, hwc_arena_printf(c->a, "%s.counters.rx_pcs_symbol_err_phy", base), fv_fmt_num(c->a, n), "0", n > 0);
+	if (has_ber)
+		evidence_judged(c, fd, hwc_arena_printf(c->a, "%s.link.ber.effective_ber", base), hwc_arena_printf(c->a, "%.3g", ber), bmax,
+				ber > max);
+	else
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.ber.effective_ber", base), why, bmax);
 	if (w.s > 0 && hwc_q_find_num(nd, "link.ber_window.effective_ber", &wber, &why, c->a))
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.ber_window.effective_ber", base), hwc_arena_printf(c->a, "%.3g", wber),
-				 hwc_arena_printf(c->a, "<= %.3g", max));
+		evidence_judged(c, fd, hwc_arena_printf(c->a, "%s.link.ber_window.effective_ber", base), hwc_arena_printf(c->a, "%.3g", wber),
+				bmax, wber > max);
 	if (has_ub)
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.fec.uncorrectable_blocks", base), fv_fmt_num(c->a, ub), "0");
+		evidence_judged(c, fd, hwc_arena_printf(c->a, "%s.link.fec.uncorrectable_blocks", base), fv_fmt_num(c->a, ub), "0", ub > 0);
 	if (has_fr && fr > 0)
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.rx_symbol_err_phy", base),
 				 hwc_arena_printf(c->a, "%s (frames dropped)", fv_fmt_num(c->a, fr)), "0");
@@ -615,22 +704,21 @@ static void effective_netdev(struct hwc_rule_ctx *c, const json_t *nd, double ma
 static void raw_ber_bound(struct hwc_rule_ctx *c, const json_t *p, const char *subj, const char *base,
 			  const char *fec, const char *fwhy, double ber, double margin)
 {
-	double eff = 0, bound = STRONGEST_FEC_LIMIT * margin;
+	double eff = 0;
 	const char *ewhy;
+	const struct fec_bound sb = strongest_bound(fec, margin);
 	int ke = hwc_q_find_num(p, "phy.effective_ber", &eff, &ewhy, c->a);
-	if (ber <= bound) {
+	if (!bound_fires(&sb, ber)) {
 		if (!fec)
-			hwc_rule_unknown(c, subj, hwc_arena_printf(c->a, "%s.phy.fec", base), fwhy,
-					 hwc_arena_printf(c->a, "the limit of the FEC in use (raw BER %.3g is under a tenth of the strongest FEC's)", ber));
+			hwc_rule_unknown(c, subj, hwc_arena_printf(c->a, "%s.phy.fec", base), fwhy, bound_unknown_for(c, ber));
 		return;
 	}
 	if (!fec && ke && eff >= ber)
 		return; /* nothing corrected: every raw error is left, LINK_EFFECTIVE_ERRORS' */
-	struct hwc_finding *fd = hwc_rule_emit(c, subj, "raw (pre-FEC) BER %.3g is %s the limit of %s (%s; none corrects more than RS(544,514), 2.4e-4)",
-					       ber, ber > STRONGEST_FEC_LIMIT ? "past" : "close to", fec ? fec : "any FEC the port may run",
-					       fec ? "no figure for it" : "the FEC in use was not read");
+	struct hwc_finding *fd = hwc_rule_emit(c, subj, "raw (pre-FEC) BER %.3g is %s %s", ber, ber_how_far(ber, STRONGEST_FEC_LIMIT),
+					       bound_limit_text(c, &sb));
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.raw_ber", base), hwc_arena_printf(c->a, "%.3g", ber),
-			 hwc_arena_printf(c->a, "<= %.3g (the strongest FEC, RS(544,514) KP4: 2.4e-4, x margin %s)", bound, fv_fmt_num(c->a, margin)));
+			 bound_expect(c, &sb, margin));
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.fec", base), fec ? fec : fwhy, NULL);
 	if (ke)
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.effective_ber", base), hwc_arena_printf(c->a, "%.3g", eff), NULL);
@@ -660,7 +748,7 @@ static void eval_raw_ber(struct hwc_rule_ctx *c)
 		if (ber <= limit * margin)
 			continue;
 		struct hwc_finding *fd = hwc_rule_emit(c, subj, "raw (pre-FEC) BER %.3g is %s the limit of %s (%.3g)", ber,
-						       ber > limit ? "past" : "close to", fec, limit);
+						       ber_how_far(ber, limit), fec, limit);
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.raw_ber", base), hwc_arena_printf(c->a, "%.3g", ber),
 				 hwc_arena_printf(c->a, "<= %.3g (%s x margin %s)", limit * margin, src, fv_fmt_num(c->a, margin)));
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.fec", base), fec, NULL);
@@ -733,16 +821,20 @@ static void effective_mstlink(struct hwc_rule_ctx *c, const json_t *ad, const js
 	struct hwc_finding *fd = hwc_rule_emit(c, subj, "%s errors left after FEC (effective BER %s) since the counters were cleared%s",
 					       cnt, e.kb || e.raw_ber > ber ? hwc_arena_printf(c->a, "%.3g", e.raw_ber > ber ? e.raw_ber : ber) : "unknown",
 					       e.nofec ? " (no FEC: every raw error is one)" : "");
-	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.effective_errors", base),
-			 e.kn ? fv_fmt_num(c->a, n) : e.wn, "0");
-	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.effective_ber", base),
-			 e.kb ? hwc_arena_printf(c->a, "%.3g", ber) : e.wb,
-			 hwc_arena_printf(c->a, "<= %.3g", max));
+	const char *bmax = hwc_arena_printf(c->a, "<= %.3g", max);
+	if (e.kn)
+		evidence_judged(c, fd, hwc_arena_printf(c->a, "%s.phy.effective_errors", base), fv_fmt_num(c->a, n), "0", n > 0);
+	else
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.effective_errors", base), e.wn, "0");
+	if (e.kb)
+		evidence_judged(c, fd, hwc_arena_printf(c->a, "%s.phy.effective_ber", base), hwc_arena_printf(c->a, "%.3g", ber), bmax, ber > max);
+	else
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.effective_ber", base), e.wb, bmax);
 	if (raw) {
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.raw_errors_per_lane", base),
-				 hwc_arena_printf(c->a, "%s in all", fv_fmt_num(c->a, e.raw_n)), "0");
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.raw_ber", base), hwc_arena_printf(c->a, "%.3g", e.raw_ber),
-				 hwc_arena_printf(c->a, "<= %.3g", max));
+		evidence_judged(c, fd, hwc_arena_printf(c->a, "%s.phy.raw_errors_per_lane", base),
+				hwc_arena_printf(c->a, "%s in all", fv_fmt_num(c->a, e.raw_n)), "0", e.raw_n > 0);
+		evidence_judged(c, fd, hwc_arena_printf(c->a, "%s.phy.raw_ber", base), hwc_arena_printf(c->a, "%.3g", e.raw_ber), bmax,
+				e.raw_ber > max);
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.fec", base), hwc_q_string(hwc_q_get(p, "phy"), "fec"), NULL);
 	}
 	if (fd && is_ib(p) && hwc_q_find_num(p, "counters.symbol_error", &sym, &why, c->a) && sym > 0) {
@@ -1133,9 +1225,15 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "and the counters (`ethtool -m <netdev>` / `mstlink -d <BDF> -m -c`) and watch them again.",
 	 eval_symbol},
 	{"LINK_FLAPS", HWC_SEV_WARN, "link", "Link went down since boot",
-	 "link_down_events_phy (firmware), the netdev's carrier ups after the first, or IB link_downed "
-	 "above link_flaps_max (default 0): every flap tears down RDMA connections and stalls "
-	 "collective jobs. An administrator's own ip link down/up counts too. Where none of these is "
+	 "link_down_events_phy (firmware), else the netdev's carrier ups after the first, or IB "
+	 "link_downed above link_flaps_max (default 0): every flap tears down RDMA connections and "
+	 "stalls collective jobs. link_down_events_phy is PPCNT's physical layer link_down_events, "
+	 "which counts the port's unintended drops only (the PRM field's text in mstflint's register "
+	 "layouts): where it is read it decides, and the carrier count is shown beside it. The "
+	 "carrier also drops and returns for host-side restarts: mlx5 turns it off and on for ip "
+	 "link set down/up and around an MTU, channel or ring change with the link up all along "
+	 "(mlx5e_close, mlx5e_switch_priv_channels); where only the carrier is known the finding "
+	 "says so. Where none of these is "
 	 "known for a port (no netdev counters, no link_downed), mstlink's Link Down Counter (the "
 	 "same PPCNT physical layer link_down_events, counted since its counters were last cleared). "
 	 "In the watch window: link_down_events_phy's delta, else carrier_changes' (netdevs[].link."

@@ -111,6 +111,9 @@ json_t *hwc_fwc_vote(json_t *tally, const char *text, json_t *where);
 const json_t *hwc_fwc_top(const json_t *tally, bool *tie);
 /* A parameter's value as its tally text: the string, the integer, True/False. */
 void hwc_fwc_value_text(const json_t *v, char *buf, size_t bufsz);
+/* A rate per hour as the rules and the card report both print it: "2731/h", "16.1/h",
+ * "0.0417/h", "3.5e-03/h", "0/h". Returns buf. */
+const char *hwc_fmt_per_hour(char *buf, size_t bufsz, double per_hour);
 
 json_t *hwc_findings_to_json(const struct hwc_findings *f);
 /* Worst severity among findings that are not waived; -1 when none. */

@@ -83,6 +83,12 @@ class Fixtures(unittest.TestCase):
         ev = {e["fact"]: e["observed"] for e in sym[0]["evidence"]}
         self.assertEqual(ev["host.kernel.uptime_s"], "86400")
         self.assertEqual(ev["mlx.adapters[0000:04:00.0].ports[mlx4_0/1].counters.symbol_error"], "65535")
+        # one formatting for rates: the finding says 2731/h (65535 / 24 h) as the card's line does,
+        # not "2730.625/h" beside it
+        self.assertIn("2731/h over 24 h since boot", sym[0]["message"])
+        cp = run("--root", hwctest.fixture("link-ib-cx2-cable-pulled-uptime", "root"), "--no-color")
+        self.assertIn("2731/h", cp.stdout)
+        self.assertNotIn("2730.625", cp.stdout)
 
     def test_cx2_ring_since_boot(self):
         # the real sysfs counters of a ConnectX-2 on an aarch64 board (a 10 s sampler's output):
@@ -178,6 +184,15 @@ class Fixtures(unittest.TestCase):
         r = next(f for f in j["findings"] if f["rule_id"] == "LINK_RAW_BER_HIGH")
         self.assertIn("past the limit of RS(544,514)", r["message"])
         self.assertFalse([f for f in j["findings"] if f["rule_id"] == "LINK_SYMBOL_ERRORS"])
+        # LINK_EFFECTIVE_ERRORS' rows that failed carry their expectation; the effective BER
+        # 1.67e-14 meets the 1e-12 objective: shown as context, never as a failed row
+        e = next(f for f in j["findings"] if f["rule_id"] == "LINK_EFFECTIVE_ERRORS")
+        ev = {x["fact"]: x for x in e["evidence"]}
+        self.assertEqual((ev["netdevs[p1].counters.rx_pcs_symbol_err_phy"]["observed"],
+                          ev["netdevs[p1].counters.rx_pcs_symbol_err_phy"].get("expected")), ("12", "0"))
+        self.assertEqual((ev["netdevs[p1].link.ber.effective_ber"]["observed"],
+                          ev["netdevs[p1].link.ber.effective_ber"].get("expected")), ("1.67e-14 (meets <= 1e-12)", None))
+        self.assertEqual(ev["netdevs[p1].link.fec.uncorrectable_blocks"].get("expected"), "0")
         # the port's link line shows ethtool's BER where mstlink gave none
         cp = run("--root", hwctest.fixture("link-ethtool-ber-pam4", "root"), "--no-color")
         self.assertRegex(cp.stdout, r"warn +FEC, BER +p1: FEC RS .*raw BER\s+5\.0e-04, effective BER\s+1\.7e-14 \(ethtool -S\)")

@@ -169,7 +169,8 @@ def flaps():
     case(r, "carrier-fires", "Ethernet: no link_down_events_phy window, carrier_changes +2 in the window: a live flap",
          [watch(10.0), uptime(86400)] + nd_counters({}, {"link_down_events_phy": ("absent", "not in the second sample")})
          + [{"set": f"{ND}.link.carrier_changes_window", "value": 2}],
-         [warn("ens1f0np0", "the link flapped during the watch: 2 carrier changes in the 10 s watch window")])
+         [warn("ens1f0np0", "the carrier flapped during the watch: 2 carrier changes in the 10 s watch window (720/h): live "
+                           "(0 link-downs since boot (0/h over 24 h)) (it counts host-side restarts too")])
     case(r, "quiet", "Ethernet: no flap since boot, none in the window: fine",
          [watch(10.0), uptime(86400)] + nd_counters({}, {}) + [{"set": f"{ND}.link.carrier_changes_window", "value": 0}], [])
     case(r, "null-delta", "Ethernet: both window deltas null: unknown",
