@@ -460,14 +460,17 @@ static const char *ev_bool(struct hwc_rule_ctx *c, int known, bool v, const char
 static const char *port_fix(struct hwc_rule_ctx *c, bool ib, const char *phys, const char *rdma, const char *ndn)
 {
 	const char *unused = "; a port meant to stay unused goes under `unused_ports` in the site profile (docs/profile.md).";
-	if (ib && phys && !strcmp(phys, "Disabled")) /* switched off: no cable wakes it (IBA PortPhysicalState 3) */
-		return hwc_arena_printf(c->a, "The port was switched off, a cable will not bring it up: find who disabled it, the subnet manager "
-					"(a port it disabled or isolated: its configuration and log) or a command on this host "
-					"(`ibportstate ... disable`, mstlink's --port_state DN); enable it from this host with "
+	/* Disabled (IBA PortPhysicalState 3) is the state of a port switched off, but field captures show
+	 * it on ConnectX ports nobody is known to have disabled (an unused second port, seven ports at a
+	 * server's bring-up): the module is looked at first, then who disabled the port. */
+	if (ib && phys && !strcmp(phys, "Disabled"))
+		return hwc_arena_printf(c->a, "First see whether the card sees a module: `mstlink -d <BDF> -p <port> -m` and the kernel log's "
+					"'Port module event' lines (no module: seat the cable or transceiver; a module the firmware refused: "
+					"one the card supports). With a module seen and accepted, the port was switched off: find who disabled "
+					"it, the subnet manager (a port it disabled or isolated: its configuration and log) or a command on this "
+					"host (`ibportstate ... disable`, mstlink's --port_state DN); enable it from this host with "
 					"`ibportstate -C %s -P <port> -D 0 <port> enable` and watch it go to Polling, then LinkUp "
-					"(`ibstat %s <port>`); if it stays Disabled, `mstlink -d <BDF> -p <port> -m` and the kernel log's 'Port module "
-					"event' lines show whether the firmware refused the module; if it reaches Polling but no further, check the cable, "
-					"transceiver and switch port%s",
+					"(`ibstat %s <port>`); if it reaches Polling but no further, check the cable, transceiver and switch port%s",
 					rdma ? rdma : "<rdma dev>", rdma ? rdma : "<rdma dev>", unused);
 	if (ib)
 		return hwc_arena_printf(c->a, "Check the cable or transceiver, the switch port and the subnet manager: `mstlink -d <BDF> -p <port>`, `ibstat`%s", unused);
@@ -574,8 +577,9 @@ static void port_down_one(struct hwc_rule_ctx *c, const json_t *p, const char *s
 	}
 	struct hwc_finding *fd;
 	if (ib && !strcmp(phys, "Disabled"))
-		fd = hwc_rule_emit(c, subj, "InfiniBand port is %s (physical state Disabled): the port is switched off, not waiting for a cable or a "
-				   "peer (it leaves Disabled only when enabled again: by the subnet manager, a command such as ibportstate, or a reset of the port)", st);
+		fd = hwc_rule_emit(c, subj, "InfiniBand port is %s (physical state Disabled): either the port was switched off (the subnet manager, "
+				   "ibportstate, mstlink's port_state) or the card sees no module it accepts (field captures show Disabled on "
+				   "ConnectX ports nobody is known to have disabled)", st);
 	else if (ib)
 		fd = hwc_rule_emit(c, subj, "InfiniBand port is %s (physical state %s): no link to a switch or subnet manager", st, phys);
 	else if (!nd)
@@ -803,11 +807,14 @@ const struct hwc_rule hwc_rules_netdev[] = {
 	 "kernel answers carrier only for a netdev that is up), one set down is info, one whose "
 	 "carrier was not read, whose operstate is not up and that reports no speed is unknown. "
 	 "Ports the profile lists under unused_ports (by netdev, PCI function or RDMA device and "
-	 "port) are not reported. An InfiniBand port whose physical state is Disabled was switched "
-	 "off (IBA PortPhysicalState 3: the subnet manager, `ibportstate ... disable` or mstlink's "
-	 "port_state DN; it leaves Disabled only when enabled again), so its fix is to find who "
-	 "disabled it and enable it, not the cable; Polling (enabled, no peer or no light) keeps the "
-	 "cable, transceiver and switch port.",
+	 "port) are not reported. An InfiniBand port whose physical state is Disabled is, by the IBA "
+	 "(PortPhysicalState 3), a port switched off (the subnet manager, `ibportstate ... disable` or "
+	 "mstlink's port_state DN), but real captures show Disabled on ConnectX ports nobody is known to "
+	 "have disabled (the unused second port of a ConnectX-6, seven ConnectX-8 ports at a server's "
+	 "bring-up), where no module or a refused one is the likelier cause; the evidence does not "
+	 "settle which, so its fix looks at the module first (`mstlink -m`, the kernel's 'Port module "
+	 "event' lines), then at who disabled the port and how to enable it. Polling (enabled, no peer "
+	 "or no light) keeps the cable, transceiver and switch port.",
 	 "Check the cable, transceiver and switch port: `mstlink -d <BDF> -p <port>` or `ethtool <netdev>`; "
 	 "a port meant to stay unused goes under `unused_ports` in the site profile (docs/profile.md).",
 	 eval_port_down},

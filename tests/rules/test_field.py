@@ -122,14 +122,17 @@ class DownPorts(unittest.TestCase):
             self.assertTrue(any(x.endswith(".carrier") for x in facts), facts)
 
     def test_ib_disabled_fix_enables_the_port(self):
-        # IB PhysState Disabled is a port switched off (the SM, ibportstate, mstlink's port_state),
-        # not a missing cable: the fix says how to enable it; Polling (the ConnectX-3's port 2) keeps
-        # the cable (both were told "check the cable")
+        # IB PhysState Disabled is a port switched off (the SM, ibportstate, mstlink's port_state) or,
+        # as these very captures suggest (ports nobody is known to have disabled), one without an
+        # accepted module: the fix looks at the module first, then says how to enable the port;
+        # Polling (the ConnectX-3's port 2) keeps the cable (both were told "check the cable")
         for name, dev in (("field-ports-cx6-ib-disabled", "mlx5_1"), ("field-ports-cx8-ib-disabled", "mlx5_0")):
             with self.subTest(root=name):
                 _, doc = check(name)
                 f = next(f for f in mine(doc, PORT_RULE) if f["subject"] == f"{dev}/1")
-                self.assertIn("the port is switched off, not waiting for a cable or a peer", f["message"])
+                self.assertIn("either the port was switched off", f["message"])
+                self.assertIn("or the card sees no module it accepts", f["message"])
+                self.assertTrue(f["fix"].startswith("First see whether the card sees a module: `mstlink -d "), f["fix"])
                 self.assertIn(f"`ibportstate -C {dev} -P 1 -D 0 1 enable`", f["fix"])
                 self.assertNotIn("Check the cable", f["fix"])
         _, doc = check("field-ports-cx3x2-ib-port2-down")
