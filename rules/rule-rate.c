@@ -437,10 +437,6 @@ static const char *mst_rate_name(struct hwc_rule_ctx *c, double g, bool ib)
 	return ib ? lane_name(g) : gb(c, g * 1000);
 }
 
-/* A port whose only rate source is mstlink (an InfiniBand port without PortInfo, an Ethernet
- * port without a netdev): its Speed against the best of its Enabled Link Speed, the cable
- * (Supported Cable Speed) as the end that may limit. miss: the other source's path, mwhy why it is
- * missing. On InfiniBand the lane rate only: the enabled widths are PortInfo's. */
 /* mstlink's Speed (act) and the best of its Enabled Link Speed (best) of a port with a link: 1 when
  * both are known; else 0, with an unknown finding where one is missing or names no speed. */
 static int mst_read(struct hwc_rule_ctx *c, const json_t *p, bool ib, const struct ibport *r, const char **sp, const char **en,
@@ -461,6 +457,10 @@ static int mst_read(struct hwc_rule_ctx *c, const json_t *p, bool ib, const stru
 	return 1;
 }
 
+/* A port whose only rate source is mstlink (an InfiniBand port without PortInfo, an Ethernet
+ * port without a netdev): its Speed against the best of its Enabled Link Speed, the cable
+ * (Supported Cable Speed) as the end that may limit. miss: the other source's path, mwhy why it is
+ * missing. On InfiniBand the lane rate only: the enabled widths are PortInfo's. */
 static void mst_limited(struct hwc_rule_ctx *c, const json_t *ad, const json_t *p, bool ib, const char *miss, const char *mwhy)
 {
 	struct ibport r = {0};
@@ -630,7 +630,6 @@ static void eval_below_possible(struct hwc_rule_ctx *c)
 	each_ib_port(c, ib_below_possible);
 	each_eth_port(c, mst_below_possible);
 }
-
 
 /* An active InfiniBand port below the best its own PortInfo enables, where the cable or the peer
  * explains it: the end that limits, named. */
