@@ -399,6 +399,11 @@ struct hwc_netdev_modes {
 	struct hwc_fi64 speed_mbps, lanes; /* Speed: absent when "Unknown!" (no link) */
 	struct hwc_fstr duplex, port;
 	struct hwc_fbool autoneg, link_detected;
+	/* Why there is no link, in the kernel's words: what ethtool prints in brackets after
+	 * "Link detected: no" (netlink LINKSTATE ext_state and ext_substate, Linux >= 5.10; ethtool's
+	 * names, or the number where that ethtool knows no name), verbatim. Absent with a link;
+	 * unsupported when a down link has none (an older kernel or ethtool, or the driver gave none). */
+	struct hwc_fstr link_ext_state, link_ext_substate;
 };
 extern const struct hwc_jtable hwc_netdev_modes_table;
 /* Parses `ethtool IF` into out (out->m and out->source are left to the caller). 0, or -EINVAL

@@ -479,6 +479,85 @@ static const char *port_fix(struct hwc_rule_ctx *c, bool ib, const char *phys, c
 	return hwc_arena_printf(c->a, "Check the cable, transceiver and switch port: `mstlink -d <BDF> -p <port>` or `ethtool %s`%s", ndn, unused);
 }
 
+/* The kernel's reason a netdev has no link: the extended state and substate ethtool prints after
+ * "Link detected: no" (netlink LINKSTATE ext_state/ext_substate, Linux >= 5.10; the names are
+ * ethtool's, netlink/settings.c, for the kernel's enum ethtool_link_ext_state and its substates,
+ * include/uapi/linux/ethtool.h). mlx5 maps the firmware's troubleshooting status (PDDI) onto them
+ * (mlx5e_link_ext_state_opcode_map, en_ethtool.c: opcodes 16, 20, 29, 1025, 1029 "Cable issue,
+ * Unsupported cable"; 1024 "No cable"; 1030 "Overheat"; 1032 "Power budget exceeded"). What to do
+ * for each; a reason this table does not know is still printed, as ethtool gave it. */
+static const char *ext_fix(struct hwc_rule_ctx *c, const char *st, const char *sub, const char *ndn)
+{
+#define S(x) (!strcmp(st, x))
+#define SUB(x) (sub && !strcmp(sub, x))
+	if (S("No cable"))
+		return "the card sees no cable or module in the cage: seat the cable or transceiver, here and at the far end.";
+	if (S("Cable issue") && SUB("Unsupported cable"))
+		return hwc_arena_printf(c->a, "the card refused the cable or module: read what it is with `ethtool -m %s` (type, vendor, "
+					"OUI, part number) and use one the card supports at the speed set (`ethtool %s`: Advertised "
+					"link modes; the card's firmware release notes list the cables and modules it was validated "
+					"with); a module of another type or vendor may be refused outright.", ndn, ndn);
+	if (S("Cable issue"))
+		return hwc_arena_printf(c->a, "the card found a fault with the cable: reseat it or try another (`ethtool -m %s` reads the module).", ndn);
+	if (S("EEPROM issue"))
+		return hwc_arena_printf(c->a, "the card could not read or parse the module's EEPROM: reseat or replace the module "
+					"(`ethtool -m %s` shows whether it answers).", ndn);
+	if (S("Autoneg") && (SUB("No partner detected") || SUB("No partner detected during force mode")))
+		return hwc_arena_printf(c->a, "nothing answered at the far end: check that the switch port is up and cabled, and that both "
+					"ends agree on auto-negotiation and speed (`ethtool %s`, the switch port's configuration).", ndn);
+	if (S("Autoneg"))
+		return hwc_arena_printf(c->a, "auto-negotiation did not complete: both ends need auto-negotiation on (or both off at one "
+					"speed) with a speed and FEC in common (`ethtool %s`, `ethtool --show-fec %s`, the switch port's "
+					"configuration).", ndn, ndn);
+	if (S("Link training failure"))
+		return hwc_arena_printf(c->a, "link training failed: check the cable (its type and length for the speed) and that both ends "
+					"run the same speed and FEC (`ethtool %s`, `ethtool --show-fec %s`); try another cable.", ndn, ndn);
+	if (S("Logical mismatch"))
+		return hwc_arena_printf(c->a, "the two ends disagree on the coding or the FEC (the PCS or FEC did not lock): set the same FEC "
+					"and speed on both ends (`ethtool --show-fec %s`, `ethtool --set-fec %s encoding auto`, the switch "
+					"port's FEC).", ndn, ndn);
+	if (S("Bad signal integrity") && SUB("Unsupported rate"))
+		return hwc_arena_printf(c->a, "the speed set is not one the module or the far end supports: set one both support, or "
+					"auto-negotiation (`ethtool %s`, `ethtool -m %s`).", ndn, ndn);
+	if (S("Bad signal integrity"))
+		return hwc_arena_printf(c->a, "the signal is too poor to hold a link: clean and reseat the optics or replace the cable, and "
+					"read the module's Rx power (`ethtool -m %s`).", ndn);
+	if (S("Calibration failure"))
+		return hwc_arena_printf(c->a, "the PHY failed its calibration: set the netdev down and up (`ip link set %s down`, then up) "
+					"and, if it stays down, reseat the module.", ndn);
+	if (S("Power budget exceeded"))
+		return hwc_arena_printf(c->a, "the card cannot power the module: use one of a power class the card supports (`ethtool -m "
+					"%s`: the Extended identifier's power class).", ndn);
+	if (S("Overheat"))
+		return hwc_arena_printf(c->a, "the module is too hot: check the airflow over the card and the module's temperature against "
+					"its own thresholds (`ethtool -m %s`).", ndn);
+	if (S("Module"))
+		return hwc_arena_printf(c->a, "the module is not ready (a CMIS module not in its ModuleReady state): reseat it and read it "
+					"(`ethtool -m %s`).", ndn);
+	return "hwcheck has no advice for this reason (a number is a state this ethtool has no name for: the kernel's "
+	       "include/uapi/linux/ethtool.h names it).";
+#undef S
+#undef SUB
+}
+
+/* A down netdev's finding gains the kernel's reason, when ethtool printed one: in the message
+ * (verbatim), in the evidence, and as the first step of the fix. */
+static void ext_reason(struct hwc_rule_ctx *c, struct hwc_finding *fd, const json_t *nd, const char *ndn)
+{
+	const char *st, *sub, *why;
+	if (!fd || !nd || !ndn || !hwc_q_find_str(nd, "link.modes.link_ext_state", &st, &why, c->a))
+		return;
+	if (!hwc_q_find_str(nd, "link.modes.link_ext_substate", &sub, &why, c->a))
+		sub = NULL;
+	const char *reason = sub ? hwc_arena_printf(c->a, "%s, %s", st, sub) : st;
+	const char *base = hwc_arena_printf(c->a, "%s.link.modes", fv_netdev_path(c, ndn));
+	fd->message = hwc_arena_printf(c->a, "%s; the kernel's reason: %s (ethtool's link_ext_state)", fd->message, reason);
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link_ext_state", base), st, "none (a link)");
+	if (sub)
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link_ext_substate", base), sub, "none (a link)");
+	fd->fix = hwc_arena_printf(c->a, "The kernel says why (%s): %s Then: %s", reason, ext_fix(c, st, sub, ndn), fd->fix ? fd->fix : "");
+}
+
 /* The first collected netdev whose bond is `bond`. A RoCE LAG port's netdev is the bond
  * (mlx5_bond_N), which facts.netdevs (ConnectX netdevs) does not list; each ConnectX member
  * carries its bond's own state in netdevs[].bond. */
@@ -598,6 +677,7 @@ static void port_down_one(struct hwc_rule_ctx *c, const json_t *p, const char *s
 	if (nd) {
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.admin_up", fv_netdev_path(c, ndn)), ev_bool(c, ku, up, why), "true");
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.carrier", fv_netdev_path(c, ndn)), ev_bool(c, kc, carrier, cwhy), "true");
+		ext_reason(c, fd, nd, ndn);
 	} else if (!ib) {
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.netdev", base), ev_str(c, p, "netdev"), "a netdev in facts.netdevs");
 	}
@@ -682,6 +762,7 @@ static void netdev_ports_down(struct hwc_rule_ctx *c, const json_t *ad)
 			fd->fix = hwc_arena_printf(c->a, "Check the cable, transceiver and switch port: `ethtool %s` (Link detected), `ethtool -m %s` (the module's Rx power)%s%s%s; "
 						   "a port meant to stay unused goes under `unused_ports` in the site profile (docs/profile.md).",
 						   name, name, fb ? ", `mstlink -d " : "", fb ? fb : "", fb ? "`" : "");
+		ext_reason(c, fd, nds[k], name);
 	}
 }
 
@@ -814,8 +895,21 @@ const struct hwc_rule hwc_rules_netdev[] = {
 	 "bring-up), where no module or a refused one is the likelier cause; the evidence does not "
 	 "settle which, so its fix looks at the module first (`mstlink -m`, the kernel's 'Port module "
 	 "event' lines), then at who disabled the port and how to enable it. Polling (enabled, no peer "
-	 "or no light) keeps the cable, transceiver and switch port.",
-	 "Check the cable, transceiver and switch port: `mstlink -d <BDF> -p <port>` or `ethtool <netdev>`; "
+	 "or no light) keeps the cable, transceiver and switch port. Where `ethtool <netdev>` printed the "
+	 "kernel's reason after 'Link detected: no' (the link's extended state and substate, netlink "
+	 "LINKSTATE ext_state/ext_substate, Linux >= 5.10, names in include/uapi/linux/ethtool.h and "
+	 "ethtool's netlink/settings.c; mlx5 maps its firmware's troubleshooting status onto them, "
+	 "mlx5e_link_ext_state_opcode_map), the finding names it verbatim and its fix starts with what "
+	 "that reason asks for: 'Cable issue, Unsupported cable', the card refused the module (a ConnectX-4 "
+	 "with a third-party 100G-CWDM4 optic forced to 40G, robinchrist/100G-CWDM4-docs); 'No cable'; "
+	 "'Autoneg' ('No partner detected': nothing answers at the far end); 'Link training failure'; "
+	 "'Logical mismatch' (PCS or FEC lock: the ends disagree on FEC); 'Bad signal integrity'; "
+	 "'EEPROM issue'; 'Calibration failure'; 'Power budget exceeded'; 'Overheat'; 'Module'. A reason "
+	 "hwcheck has no advice for (a number where ethtool is older than the kernel) is printed as given.",
+	 "Where the kernel gave its reason (`ethtool <netdev>`: 'Link detected: no (...)'), first what that "
+	 "reason asks for (an unsupported cable: one the card supports at the speed set; no cable: seat one; "
+	 "autoneg, link training or a FEC mismatch: the far end's speed, auto-negotiation and FEC). Then "
+	 "check the cable, transceiver and switch port: `mstlink -d <BDF> -p <port>` or `ethtool <netdev>`; "
 	 "a port meant to stay unused goes under `unused_ports` in the site profile (docs/profile.md).",
 	 eval_port_down},
 	{"NET_PORT_RATE_LOW", HWC_SEV_WARN, "netdev", "Port rate below the profile's expectation",

@@ -67,6 +67,78 @@ static void test_captures(void)
 	CHECK_INT(m.advertised_max_mbps.m.st, HWC_ST_UNSUPPORTED);
 	CHECK_INT(m.supported_max_mbps.v, 200000);
 	CHECK_INT(m.supported.v.n, 18);
+	CHECK_INT(m.link_ext_state.m.st, HWC_ST_ABSENT); /* no Link detected line */
+	/* robinchrist/100G-CWDM4-docs README @ 5db7e7f: a ConnectX-4 CX416A port that refused a
+	 * Finisar FTLC1152RGPL6-FB forced to 40G: the kernel's reason in brackets (it used to make
+	 * link_detected invalid), and the same port after the module's OUI was reprogrammed */
+	CHECK_INT(parse("cx416a-unsupported-cable-robinchrist.txt", &m), 0);
+	CHECK(m.link_detected.m.st == HWC_ST_OK && !m.link_detected.v);
+	CHECK(m.link_ext_state.m.st == HWC_ST_OK && m.link_ext_substate.m.st == HWC_ST_OK);
+	CHECK_STR(m.link_ext_state.v, "Cable issue");
+	CHECK_STR(m.link_ext_substate.v, "Unsupported cable");
+	CHECK_INT(m.speed_mbps.m.st, HWC_ST_ABSENT);
+	CHECK_INT(m.advertised_max_mbps.v, 40000);
+	CHECK_INT(m.supported_max_mbps.v, 100000);
+	CHECK_INT(parse("cx416a-cwdm4-40g-robinchrist.txt", &m), 0);
+	CHECK(m.link_detected.m.st == HWC_ST_OK && m.link_detected.v);
+	CHECK_INT(m.link_ext_state.m.st, HWC_ST_ABSENT);
+	CHECK(strstr(m.link_ext_state.m.detail, "link detected") != NULL);
+	CHECK_INT(m.speed_mbps.v, 40000);
+}
+
+/* The bracket after "Link detected: no" in each form ethtool prints (netlink/settings.c,
+ * linkstate_reply_cb): a state alone, a state and a substate, numbers where ethtool has no
+ * name (kept verbatim), none at all (an older kernel), and broken forms. */
+static void ext_state(const char *line, struct hwc_netdev_modes *m)
+{
+	char *t = hwc_arena_printf(A, "Settings for p0:\n\tSpeed: Unknown!\n\t%s\n", line);
+	memset(m, 0, sizeof(*m));
+	CHECK_INT(hwc_ethtool_parse_link(t, strlen(t), "ethtool p0", A, m), 0);
+}
+
+static void test_ext_state(void)
+{
+	struct hwc_netdev_modes m;
+	ext_state("Link detected: no (No cable)", &m);
+	CHECK(m.link_detected.m.st == HWC_ST_OK && !m.link_detected.v);
+	CHECK_STR(m.link_ext_state.v, "No cable");
+	CHECK_INT(m.link_ext_substate.m.st, HWC_ST_ABSENT);
+	CHECK(strstr(m.link_ext_substate.m.detail, "no substate after 'No cable'") != NULL);
+	ext_state("Link detected: no (Autoneg, No partner detected)", &m);
+	CHECK_STR(m.link_ext_state.v, "Autoneg");
+	CHECK_STR(m.link_ext_substate.v, "No partner detected");
+	/* an ethtool older than the kernel prints the numbers: verbatim, never dropped */
+	ext_state("Link detected: no (12, 7)", &m);
+	CHECK_STR(m.link_ext_state.v, "12");
+	CHECK_STR(m.link_ext_substate.v, "7");
+	ext_state("Link detected: no (Module, 3)", &m);
+	CHECK_STR(m.link_ext_state.v, "Module");
+	CHECK_STR(m.link_ext_substate.v, "3");
+	/* no bracket on a down link: unsupported, with why */
+	ext_state("Link detected: no", &m);
+	CHECK(m.link_detected.m.st == HWC_ST_OK && !m.link_detected.v);
+	CHECK_INT(m.link_ext_state.m.st, HWC_ST_UNSUPPORTED);
+	CHECK_INT(m.link_ext_substate.m.st, HWC_ST_UNSUPPORTED);
+	CHECK(strstr(m.link_ext_state.m.detail, "5.10") != NULL);
+	/* broken: no ')', an empty reason, an empty substate, a bracket after 'maybe' */
+	ext_state("Link detected: no (Cable issue, Unsupported cable", &m);
+	CHECK(m.link_detected.m.st == HWC_ST_OK && !m.link_detected.v);
+	CHECK_INT(m.link_ext_state.m.st, HWC_ST_INVALID);
+	CHECK(strstr(m.link_ext_state.m.detail, "no ')'") != NULL);
+	CHECK_INT(m.link_ext_substate.m.st, HWC_ST_INVALID);
+	ext_state("Link detected: no ( )", &m);
+	CHECK_INT(m.link_ext_state.m.st, HWC_ST_INVALID);
+	ext_state("Link detected: no (Cable issue, )", &m);
+	CHECK_STR(m.link_ext_state.v, "Cable issue");
+	CHECK_INT(m.link_ext_substate.m.st, HWC_ST_INVALID);
+	ext_state("Link detected: maybe (Overheat)", &m);
+	CHECK_INT(m.link_detected.m.st, HWC_ST_INVALID);
+	CHECK_INT(m.link_ext_state.m.st, HWC_ST_INVALID);
+	ext_state("Link detected: (Overheat)", &m);
+	CHECK_INT(m.link_detected.m.st, HWC_ST_INVALID);
+	ext_state("Link detected: yes (Overheat)", &m);
+	CHECK(m.link_detected.m.st == HWC_ST_OK && m.link_detected.v);
+	CHECK_INT(m.link_ext_state.m.st, HWC_ST_ABSENT);
 }
 
 static void test_broken(void)
@@ -148,6 +220,7 @@ int main(void)
 	A = hwc_arena_new();
 	test_captures();
 	test_broken();
+	test_ext_state();
 	test_module_rate();
 	hwc_arena_free(A);
 	TEST_MAIN_END();
