@@ -23,6 +23,8 @@ hwc_unit_test(test_ethtool_link link/test_ethtool_link.c)
 target_compile_definitions(test_ethtool_link PRIVATE HWC_SEEDS="${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus"
   HWC_FIXTURES="${CMAKE_CURRENT_SOURCE_DIR}/fixtures")
 hwc_py_test(link_rate link/test_rate.py)
+# The kernel's reason a link is down (ethtool's link_ext_state) on a real ConnectX-4 capture.
+hwc_py_test(link_ext link/test_link_ext.py)
 # tests/link/REAL-DATA.md: the fixture (real or RECONSTRUCTED) that fires each issue-14 rule.
 hwc_py_test(link_real_data link/test_real_data.py)
 # ethtool -m as the oracle of the module rate table (the shim of tests/oracle.cmake).

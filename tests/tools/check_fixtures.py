@@ -24,6 +24,7 @@ GENERATORS = [
     ("roce/mkfixtures.py", []),
     ("link/make_fixtures.py", []),
     ("link/make_rate_fixtures.py", []),
+    ("link/make_ext_fixtures.py", []),
     ("rules/scenarios/make_roots.py", []),
     ("rules/mkfield.py", []),
     ("pci/hosts.py", ["fixtures"]),
