@@ -490,10 +490,12 @@ static const char *bound_expect(struct hwc_rule_ctx *c, const struct fec_bound *
 				fv_fmt_num(c->a, margin));
 }
 
-/* What an unknown under the bound with the FEC not read is needed for. */
-static const char *bound_unknown_for(struct hwc_rule_ctx *c, double ber)
+/* What an unknown under the bound with the FEC not read is needed for, in the profile's margin:
+ * "(raw BER 1e-05 is under 2.4e-05, link_raw_ber_margin 0.1 x the strongest FEC's 2.4e-4)". */
+static const char *bound_unknown_for(struct hwc_rule_ctx *c, double ber, double margin)
 {
-	return hwc_arena_printf(c->a, "the limit of the FEC in use (raw BER %.3g is under a tenth of the strongest FEC's)", ber);
+	return hwc_arena_printf(c->a, "the limit of the FEC in use (raw BER %.3g is under %.3g, link_raw_ber_margin %s x the strongest "
+				"FEC's 2.4e-4)", ber, STRONGEST_FEC_LIMIT * margin, fv_fmt_num(c->a, margin));
 }
 
 /* mlxlink's name of an inactive FEC: then the PRM's phy_effective_errors counts every error bit
@@ -618,7 +620,7 @@ static void raw_ber_netdev(struct hwc_rule_ctx *c, const json_t *nd, double marg
 		/* raw errors under the strongest FEC's bound, since the clear and in any window: the
 		 * limit of the FEC in use decides, and it was not read */
 		hwc_rule_unknown(c, name, hwc_arena_printf(c->a, "%s.link.fec.active", base), l.fwhy,
-				 bound_unknown_for(c, kb && ber > 0 ? ber : wber));
+				 bound_unknown_for(c, kb && ber > 0 ? ber : wber, margin));
 		return;
 	}
 	bool lanes = kb && ber > l.lo && ber <= l.hi; /* over a watch whose window did not decide */
@@ -710,7 +712,7 @@ static void raw_ber_bound(struct hwc_rule_ctx *c, const json_t *p, const char *s
 	int ke = hwc_q_find_num(p, "phy.effective_ber", &eff, &ewhy, c->a);
 	if (!bound_fires(&sb, ber)) {
 		if (!fec)
-			hwc_rule_unknown(c, subj, hwc_arena_printf(c->a, "%s.phy.fec", base), fwhy, bound_unknown_for(c, ber));
+			hwc_rule_unknown(c, subj, hwc_arena_printf(c->a, "%s.phy.fec", base), fwhy, bound_unknown_for(c, ber, margin));
 		return;
 	}
 	if (!fec && ke && eff >= ber)
