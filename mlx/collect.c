@@ -103,7 +103,7 @@ static void fill_function(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx
 	fn->is_vf = hwc_ok(fn->physfn) || (ident && ident->vf);
 	fn->revision = -1;
 	struct hwc_fu64 rev = {0};
-	if (ident && ident->by_revision &&
+	if (ident && (ident->flags & HWC_MLX_ID_BY_REVISION) &&
 	    hwc_read_hex(e, hwc_arena_printf(a, "%s/revision", base), a, &rev) == 0 && rev.v <= 0xff)
 		fn->revision = (int64_t)rev.v;
 	if (!hwc_ok(fn->physfn))
@@ -760,7 +760,7 @@ static size_t step_len(const struct tool_batch *b, size_t j)
 
 /* The steps wanted(NULL) asks for (first) or the others, for every card that may be asked. */
 static void batch_steps(struct hwc_env *e, struct hwc_arena *a, struct tool_batch *b,
-			struct hwc_mlx_facts *mf, const bool *vf_only, bool conditional)
+			struct hwc_mlx_facts *mf, const bool *skip, bool conditional)
 {
 	for (size_t s = 0; s < HWC_ARRAY_SIZE(tool_steps); s++) {
 		const struct tool_step *st = &tool_steps[s];
@@ -769,7 +769,7 @@ static void batch_steps(struct hwc_env *e, struct hwc_arena *a, struct tool_batc
 		unsigned t = st->slow_ms ? hwc_env_cmd_timeout_at_least_ms(e, st->slow_ms) : 0;
 		for (size_t i = 0; i < mf->adapters.n; i++) {
 			struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
-			if (!vf_only[i] && (!st->wanted || st->wanted(ad)))
+			if (!skip[i] && (!st->wanted || st->wanted(ad)))
 				batch_add(b, step_argv(a, st, ad->bdf), ad, st, t);
 		}
 	}
@@ -789,7 +789,7 @@ static void batch_phy(struct hwc_arena *a, struct tool_batch *b, struct hwc_mlx_
  * port's mstlink, taken step by step; a busy one re-run alone once every tool started has ended
  * (mstlink's waited for, not taken); then applied in tool_steps' order. */
 static void run_first_tools(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_facts *mf,
-			    const bool *vf_only)
+			    const bool *skip)
 {
 	size_t nports;
 	const struct hwc_mlx_port_ref *ports = hwc_mlx_all_ports(a, mf, &nports);
@@ -797,7 +797,7 @@ static void run_first_tools(struct hwc_env *e, struct hwc_arena *a, struct hwc_m
 	if (!batch_init(a, &b, mf->adapters.n * HWC_ARRAY_SIZE(tool_steps)) ||
 	    !batch_init(a, &phy, nports))
 		return;
-	batch_steps(e, a, &b, mf, vf_only, false);
+	batch_steps(e, a, &b, mf, skip, false);
 	if (!mf->tools_serial) {
 		batch_phy(a, &phy, mf, ports, nports);
 		hwc_run_start(e, a, b.n, b.cmds);
@@ -820,12 +820,12 @@ static void run_first_tools(struct hwc_env *e, struct hwc_arena *a, struct hwc_m
 
 /* The tools that wait for an answer (mstmget_temp where MTMP gave no temperature). */
 static void run_later_tools(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_facts *mf,
-			    const bool *vf_only)
+			    const bool *skip)
 {
 	struct tool_batch b;
 	if (!batch_init(a, &b, mf->adapters.n * HWC_ARRAY_SIZE(tool_steps)))
 		return;
-	batch_steps(e, a, &b, mf, vf_only, true);
+	batch_steps(e, a, &b, mf, skip, true);
 	for (size_t j = 0, k; j < b.n; j += k) {
 		k = step_len(&b, j);
 		hwc_mlx_run_tools(e, a, mf, k, b.cmds + j, b.res + j, b.ads + j);
@@ -846,6 +846,38 @@ static void run_version(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_f
 		mf->tools.mstflint_version.m = why;
 }
 
+/* Whether the card's mstflint tools are not to be started, and *why: mstflint tools reach the
+ * firmware through the PF's vendor-specific capability, so a card seen only through VFs (a
+ * virtual machine) cannot be asked; mstflint 4.21 and later know no ConnectX or ConnectX-2 (its
+ * 8e08c36 of 2022, "deprecation of legacy devices", took them out of dev_mgt's device table,
+ * mstfwreset's and mlxreg's lists: the tools answer "-E- Unsupported device" or cannot identify
+ * the device), the same set mstlink is not run on (mlx/mlxlink.c). */
+static bool tools_refused(struct hwc_arena *a, const struct hwc_mlx_adapter *ad, struct hwc_fmeta *why)
+{
+	bool vf_only = true;
+	for (size_t j = 0; j < ad->function_map.n; j++)
+		vf_only = vf_only && ad->function_map.items[j].is_vf;
+	if (vf_only) {
+		hwc_fmeta_set(why, HWC_ST_UNSUPPORTED, 0,
+			      "only virtual functions are visible: mstflint tools need the physical function");
+		return true;
+	}
+	uint64_t v;
+	const struct hwc_mlx_ident *id = hwc_ok(ad->device_id) && hwc_parse_u64(ad->device_id.v, 16, &v) == 0
+						 ? hwc_mlx_ident_find((uint16_t)v)
+						 : NULL;
+	if (id && (id->flags & HWC_MLX_ID_NO_MSTFLINT)) {
+		hwc_fmeta_set(why, HWC_ST_UNSUPPORTED, 0,
+			      hwc_arena_printf(a, "not run: mstflint dropped ConnectX and ConnectX-2 in 4.21 (2022, "
+						  "its commit 8e08c36 \"deprecation of legacy devices\"), so its tools "
+						  "do not know this card (%s, 15b3:%s)",
+					       hwc_ok(ad->product) ? ad->product.v : "ConnectX or ConnectX-2",
+					       ad->device_id.v));
+		return true;
+	}
+	return false;
+}
+
 static void run_tools(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_facts *mf)
 {
 	tools_gate(e, a, mf);
@@ -859,27 +891,21 @@ static void run_tools(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_fac
 	if (!n)
 		return; /* nothing to ask about: no tool is started */
 	run_version(e, a, mf);
-	/* mstflint tools reach the firmware through the PF's vendor-specific capability: a card
-	 * seen only through VFs (a virtual machine) cannot be asked. */
-	bool *vf_only = hwc_arena_calloc(a, n, sizeof(*vf_only));
-	if (!vf_only)
+	bool *skip = hwc_arena_calloc(a, n, sizeof(*skip));
+	if (!skip)
 		return;
-	const struct hwc_fmeta vf_why = {HWC_ST_UNSUPPORTED, 0,
-					 "only virtual functions are visible: mstflint tools need "
-					 "the physical function"};
 	for (size_t i = 0; i < n; i++) {
 		struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
-		vf_only[i] = true;
-		for (size_t j = 0; j < ad->function_map.n; j++)
-			vf_only[i] = vf_only[i] && ad->function_map.items[j].is_vf;
-		if (vf_only[i])
-			gate_all(ad, &vf_why);
+		struct hwc_fmeta why;
+		skip[i] = tools_refused(a, ad, &why);
+		if (skip[i])
+			gate_all(ad, &why);
 	}
-	run_first_tools(e, a, mf, vf_only);
-	run_later_tools(e, a, mf, vf_only);
+	run_first_tools(e, a, mf, skip);
+	run_later_tools(e, a, mf, skip);
 	for (size_t i = 0; i < n; i++) {
 		struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
-		if (vf_only[i])
+		if (skip[i])
 			continue;
 		if (hwc_ok(ad->cfg) && hwc_ok(ad->cfg.board_name))
 			ad->part_number = ad->cfg.board_name;

@@ -190,7 +190,8 @@ bool hwc_pci_mlx_before_connectib(const char *device_id)
 	unsigned long v = strtoul(device_id, &end, 16);
 	if (end == device_id || *end)
 		return false;
-	return v == 0x1003 || v == 0x1004 || v == 0x1007 || (v & 0xf000) == 0x6000;
+	/* ConnectX-3 (Pro) and their VF; the ConnectX/ConnectX-2 ids and the ConnectX-2 VF */
+	return v == 0x1003 || v == 0x1004 || v == 0x1007 || v == 0x1002 || (v & 0xf000) == 0x6000;
 }
 
 const char *hwc_pci_mlx_rdma_driver(const char *generation)

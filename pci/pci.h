@@ -257,7 +257,7 @@ double hwc_pci_link_gbps(double speed_gts, int64_t width);
 double hwc_pci_tlp_efficiency(double speed_gts, int mps_bytes);
 
 /* Whether a Mellanox PCI device id (hex text, "1007") is of ConnectX-3 (Pro, and its VF) or older
- * (ConnectX, ConnectX-2: 6xxx), which mstflint's mstlink refuses (mlx/mlxlink.c, rules/fix_mstlink.c);
+ * (ConnectX, ConnectX-2: 6xxx, and the ConnectX-2 VF 1002), which mstflint's mstlink refuses (mlx/mlxlink.c, rules/fix_mstlink.c);
  * false for an id that is not hex. */
 bool hwc_pci_mlx_before_connectib(const char *device_id);
 /* The RDMA driver of a ConnectX generation (mlx/ids.c's names): "mlx4_ib" for ConnectX,

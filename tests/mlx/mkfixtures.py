@@ -243,7 +243,9 @@ def multi_card():
              "corpus ConnectX-2 dmesg fragment `dmesg/connectx2-15b3-6750_...`). RECONSTRUCTED: the PCI "
              "revision 0xb0, ConnectX-2's (mstflint's dev_mgt table before 8e08c36: ConnectX2 is hw "
              "revision 0xb0; ConnectX shares the id at 0xa0), since the issue names the card ConnectX-2: "
-             "hwcheck names it ConnectX-2 EN from it.")
+             "hwcheck names it ConnectX-2 EN from it. hwcheck no longer runs any mstflint tool on "
+             "this card (mstflint dropped ConnectX and ConnectX-2 in 4.21, its 8e08c36): the recorded "
+             "mstconfig answer stays as the capture that shows the tool refusing it.")
     r.source("0000:41:00.0/.1 ConnectX-6 Dx (15b3:101d) on the AMD-107 host: `mstflint q` = the first "
              "(CX6 Dx, 22.27.1016, PSID MT_0000000359) query of "
              "`mlxconfig/cx6dx-22.27.1016_and_cx5-16.26.4012_flint-q_notes-cn.txt` up to its "

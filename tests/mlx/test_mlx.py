@@ -139,6 +139,12 @@ class KnownFacts(unittest.TestCase):
         self.assertEqual((cx2["product"], cx2["generation"]), ("ConnectX-2 EN", "ConnectX-2"))
         self.assertEqual((cx2["pcie_max"], cx2["port_rate_max_gbps"]), ({"speed_gts": 5, "width": 8}, 10))
         self.assertEqual(status(cx2, "fw_config"), "unsupported")
+        # no mstflint tool is run on it (mstflint >= 4.21 knows no ConnectX-2), each fact says why:
+        # mstflint q, mstreg and mstfwreset are not in the capture, and are not "missing" either
+        for k in ("fw_config", "fw_version_stored", "fw_reset"):
+            self.assertEqual(status(cx2, k), "unsupported", k)
+            self.assertIn("mstflint dropped ConnectX and ConnectX-2 in 4.21", cx2["unavailable"][k]["detail"])
+        self.assertEqual(status(cx2["registers"], "temp_mdegc"), "unsupported")
         cx3 = adapter(doc, "0000:0c:00.0")
         self.assertEqual(cx3["fw_config"]["LINK_TYPE_P1"]["next_boot"], "VPI")
         self.assertEqual(cx3["fw_config"]["NUM_OF_VFS"]["next_boot"], 16)

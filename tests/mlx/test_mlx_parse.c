@@ -511,7 +511,7 @@ static void test_ident(void)
 	/* ConnectX and ConnectX-2 share the mlx4 "Hermon" ids: the PCI revision names the card
 	 * (0xb0 ConnectX-2, 0xa0 ConnectX), else both names; the figures are the id's */
 	id = hwc_mlx_ident_find(0x673c);
-	CHECK(id && id->by_revision && id->pcie_gts == 5 && id->pcie_width == 8 && id->port_gbps == 40);
+	CHECK(id && (id->flags & HWC_MLX_ID_BY_REVISION) && id->pcie_gts == 5 && id->pcie_width == 8 && id->port_gbps == 40);
 	const char *prod = NULL, *gen = NULL;
 	if (id) {
 		hwc_mlx_ident_name(id, 0xb0, A, &prod, &gen);
@@ -532,13 +532,17 @@ static void test_ident(void)
 		CHECK_STR(gen, "ConnectX-2");
 	}
 	id = hwc_mlx_ident_find(0x1002);
-	CHECK(id && id->vf && !id->by_revision && strcmp(id->product, "ConnectX-2 VF") == 0);
+	CHECK(id && id->vf && !(id->flags & HWC_MLX_ID_BY_REVISION) && strcmp(id->product, "ConnectX-2 VF") == 0);
 	id = hwc_mlx_ident_find(0x1017); /* every other id: the table's name, whatever the revision */
 	CHECK(id != NULL);
 	if (id) {
 		hwc_mlx_ident_name(id, 0xb0, A, &prod, &gen);
 		CHECK_STR(prod, "ConnectX-5");
 	}
+	/* mstlink refuses ConnectX-3 and older, the ConnectX-2 VF included */
+	CHECK(hwc_pci_mlx_before_connectib("1002"));
+	CHECK(hwc_pci_mlx_before_connectib("6750") && hwc_pci_mlx_before_connectib("1007"));
+	CHECK(!hwc_pci_mlx_before_connectib("1011") && !hwc_pci_mlx_before_connectib("a2d6"));
 	/* the RDMA driver of a generation: mlx4_ib up to ConnectX-3 */
 	CHECK_STR(hwc_pci_mlx_rdma_driver("ConnectX-2"), "mlx4_ib");
 	CHECK_STR(hwc_pci_mlx_rdma_driver("ConnectX"), "mlx4_ib");
