@@ -154,6 +154,7 @@ static void fill_identity(struct hwc_mlx_adapter *ad, struct hwc_arena *a)
 					  : "the PCI device id could not be read";
 		HWC_FAIL(ad->product, HWC_ST_UNSUPPORTED, 0, why);
 		HWC_FAIL(ad->generation, HWC_ST_UNSUPPORTED, 0, why);
+		HWC_FAIL(ad->kernel_driver, HWC_ST_UNSUPPORTED, 0, why);
 		HWC_FAIL(ad->pcie_max_speed_gts, HWC_ST_UNSUPPORTED, 0, why);
 		HWC_FAIL(ad->pcie_max_width, HWC_ST_UNSUPPORTED, 0, why);
 		HWC_FAIL(ad->port_rate_max_gbps, HWC_ST_UNSUPPORTED, 0, why);
@@ -163,6 +164,12 @@ static void fill_identity(struct hwc_mlx_adapter *ad, struct hwc_arena *a)
 	hwc_mlx_ident_name(id, f0->revision, a, &product, &generation);
 	HWC_SET(ad->product, product);
 	HWC_SET(ad->generation, generation);
+	if (id->driver)
+		HWC_SET(ad->kernel_driver, id->driver);
+	else
+		HWC_FAIL(ad->kernel_driver, HWC_ST_UNSUPPORTED, 0,
+			 hwc_arena_printf(a, "15b3:%s is in neither the mlx4 nor the mlx5 driver's PCI id table",
+					  f0->device_id.v));
 	if (id->pcie_gts > 0) {
 		HWC_SET(ad->pcie_max_speed_gts, id->pcie_gts);
 		HWC_SET(ad->pcie_max_width, id->pcie_width);

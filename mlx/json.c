@@ -261,6 +261,11 @@ static const struct hwc_jfield adapter_f[] = {
 		 hwc_mlx_function_table),
 	S("product", product),
 	S("generation", generation),
+	HWC_JFD(struct hwc_mlx_adapter, kernel_driver, HWC_JT_STR,
+		"the kernel driver of the product, from hwcheck's identity table (the driver whose PCI id "
+		"table lists the device id): `mlx4_core` (ConnectX to ConnectX-3 Pro: RDMA by mlx4_ib) or "
+		"`mlx5_core` (Connect-IB and later, BlueField's NIC: RDMA by mlx5_ib); function_map[].driver "
+		"is the one bound"),
 	{.key = "pcie_max", .t = HWC_JT_OBJ, .off = 0, .sub = &pcie_max_t},
 	HWC_JF(struct hwc_mlx_adapter, port_rate_max_gbps, HWC_JT_F64),
 	S("fw_version", fw_version),

@@ -137,6 +137,10 @@ class KnownFacts(unittest.TestCase):
         cx2 = adapter(doc, "0000:06:00.0")  # named from its id and PCI revision (0xb0)
         self.assertEqual(cx2["device_id"], "6750")
         self.assertEqual((cx2["product"], cx2["generation"]), ("ConnectX-2 EN", "ConnectX-2"))
+        # the kernel driver from the identity table (the kernel's mlx4/mlx5 PCI id tables)
+        self.assertEqual(cx2["kernel_driver"], "mlx4_core")
+        self.assertEqual(adapter(doc, "0000:0c:00.0")["kernel_driver"], "mlx4_core")
+        self.assertEqual(adapter(doc, "0000:41:00.0")["kernel_driver"], "mlx5_core")
         self.assertEqual((cx2["pcie_max"], cx2["port_rate_max_gbps"]), ({"speed_gts": 5, "width": 8}, 10))
         self.assertEqual(status(cx2, "fw_config"), "unsupported")
         # no mstflint tool is run on it (mstflint >= 4.21 knows no ConnectX-2), each fact says why:
