@@ -155,6 +155,7 @@ static void fill_identity(struct hwc_mlx_adapter *ad, struct hwc_arena *a)
 		HWC_FAIL(ad->product, HWC_ST_UNSUPPORTED, 0, why);
 		HWC_FAIL(ad->generation, HWC_ST_UNSUPPORTED, 0, why);
 		HWC_FAIL(ad->kernel_driver, HWC_ST_UNSUPPORTED, 0, why);
+		HWC_FAIL(ad->flash_recovery, HWC_ST_UNSUPPORTED, 0, why);
 		HWC_FAIL(ad->pcie_max_speed_gts, HWC_ST_UNSUPPORTED, 0, why);
 		HWC_FAIL(ad->pcie_max_width, HWC_ST_UNSUPPORTED, 0, why);
 		HWC_FAIL(ad->port_rate_max_gbps, HWC_ST_UNSUPPORTED, 0, why);
@@ -164,18 +165,22 @@ static void fill_identity(struct hwc_mlx_adapter *ad, struct hwc_arena *a)
 	hwc_mlx_ident_name(id, f0->revision, a, &product, &generation);
 	HWC_SET(ad->product, product);
 	HWC_SET(ad->generation, generation);
+	HWC_SET(ad->flash_recovery, (id->flags & HWC_MLX_ID_FLASH_RECOVERY) != 0);
 	if (id->driver)
 		HWC_SET(ad->kernel_driver, id->driver);
 	else
 		HWC_FAIL(ad->kernel_driver, HWC_ST_UNSUPPORTED, 0,
-			 hwc_arena_printf(a, "15b3:%s is in neither the mlx4 nor the mlx5 driver's PCI id table",
-					  f0->device_id.v));
+			 hwc_arena_printf(a, "15b3:%s is in neither the mlx4 nor the mlx5 driver's PCI id table%s",
+					  f0->device_id.v,
+					  (id->flags & HWC_MLX_ID_FLASH_RECOVERY) ? " (a flash recovery id)" : ""));
 	if (id->pcie_gts > 0) {
 		HWC_SET(ad->pcie_max_speed_gts, id->pcie_gts);
 		HWC_SET(ad->pcie_max_width, id->pcie_width);
 		HWC_SET(ad->port_rate_max_gbps, id->port_gbps);
 	} else {
-		const char *why = "hwcheck's table has no PCIe or port figures for this function";
+		const char *why = (id->flags & HWC_MLX_ID_FLASH_RECOVERY)
+					  ? "a flash recovery function: hwcheck's table gives it no PCIe or port figures"
+					  : "hwcheck's table has no PCIe or port figures for this function";
 		HWC_FAIL(ad->pcie_max_speed_gts, HWC_ST_UNSUPPORTED, 0, why);
 		HWC_FAIL(ad->pcie_max_width, HWC_ST_UNSUPPORTED, 0, why);
 		HWC_FAIL(ad->port_rate_max_gbps, HWC_ST_UNSUPPORTED, 0, why);
@@ -345,7 +350,9 @@ static void fill_ports(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_ad
 static void fill_fw_sysfs(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_adapter *ad)
 {
 	if (ad->rdma_devices.n == 0) {
-		const char *why = "no RDMA device (mlx5_ib/mlx4_ib not loaded?)";
+		const char *why = hwc_ok(ad->flash_recovery) && ad->flash_recovery.v
+					  ? "the card is in flash recovery: no firmware runs, no driver binds it"
+					  : "no RDMA device (mlx5_ib/mlx4_ib not loaded?)";
 		HWC_FAIL(ad->fw_version, HWC_ST_ABSENT, 0, why);
 		HWC_FAIL(ad->psid, HWC_ST_ABSENT, 0, why);
 		return;
@@ -858,7 +865,8 @@ static void run_version(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_f
  * virtual machine) cannot be asked; mstflint 4.21 and later know no ConnectX or ConnectX-2 (its
  * 8e08c36 of 2022, "deprecation of legacy devices", took them out of dev_mgt's device table,
  * mstfwreset's and mlxreg's lists: the tools answer "-E- Unsupported device" or cannot identify
- * the device), the same set mstlink is not run on (mlx/mlxlink.c). */
+ * the device), the same set mstlink is not run on (mlx/mlxlink.c); a card in flash recovery runs
+ * no firmware to answer them (burning it is the operator's step, MLX_FLASH_RECOVERY). */
 static bool tools_refused(struct hwc_arena *a, const struct hwc_mlx_adapter *ad, struct hwc_fmeta *why)
 {
 	bool vf_only = true;
@@ -873,6 +881,13 @@ static bool tools_refused(struct hwc_arena *a, const struct hwc_mlx_adapter *ad,
 	const struct hwc_mlx_ident *id = hwc_ok(ad->device_id) && hwc_parse_u64(ad->device_id.v, 16, &v) == 0
 						 ? hwc_mlx_ident_find((uint16_t)v)
 						 : NULL;
+	if (hwc_ok(ad->flash_recovery) && ad->flash_recovery.v) {
+		hwc_fmeta_set(why, HWC_ST_UNSUPPORTED, 0,
+			      hwc_arena_printf(a, "not run: the card is in flash recovery (%s, 15b3:%s): no firmware "
+						  "runs to answer (MLX_FLASH_RECOVERY)",
+					       hwc_ok(ad->product) ? ad->product.v : "?", ad->device_id.v));
+		return true;
+	}
 	if (id && (id->flags & HWC_MLX_ID_NO_MSTFLINT)) {
 		hwc_fmeta_set(why, HWC_ST_UNSUPPORTED, 0,
 			      hwc_arena_printf(a, "not run: mstflint dropped ConnectX and ConnectX-2 in 4.21 (2022, "
@@ -897,17 +912,25 @@ static void run_tools(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_fac
 	size_t n = mf->adapters.n;
 	if (!n)
 		return; /* nothing to ask about: no tool is started */
-	run_version(e, a, mf);
 	bool *skip = hwc_arena_calloc(a, n, sizeof(*skip));
 	if (!skip)
 		return;
+	size_t asked = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
 		struct hwc_fmeta why;
 		skip[i] = tools_refused(a, ad, &why);
 		if (skip[i])
 			gate_all(ad, &why);
+		else
+			asked++;
 	}
+	if (!asked) { /* no card to ask: not even the tools' version is */
+		hwc_fmeta_set(&mf->tools.mstflint_version.m, HWC_ST_UNSUPPORTED, 0,
+			      "not asked: no card here can be asked by mstflint tools (each card says why)");
+		return;
+	}
+	run_version(e, a, mf);
 	run_first_tools(e, a, mf, skip);
 	run_later_tools(e, a, mf, skip);
 	for (size_t i = 0; i < n; i++) {

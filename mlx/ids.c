@@ -43,6 +43,38 @@ static const struct hwc_mlx_ident table[] = {
 	{0x6764, "ConnectX EN", "ConnectX", MLX4, false, 5, 8, 10, BY_REV | NO_MST},         /* MT26468, 10GigE, Virtualization+ */
 	{0x676e, "ConnectX EN", "ConnectX", MLX4, false, 5, 8, 40, BY_REV | NO_MST},         /* MT26478, 40GigE */
 	{0x6778, "ConnectX", "ConnectX", MLX4, false, 5, 8, 20, BY_REV | NO_MST},            /* MT26488, IB DDR / 10GigE, Virtualization+ */
+	/* Flash recovery ("livefish"): the card enumerates with its chip's hardware device id when
+	 * its firmware does not run (a failed burn, a corrupt or blank flash, the flash-present pins
+	 * jumpered): mstflint's dm_is_livefish_mode() (dev_mgt/tools_dev_types.c, b9d9e84) takes a
+	 * PCI id equal to the hw_dev_id of its device table as livefish (for ConnectX-3 and
+	 * ConnectX-3 Pro: hw_dev_id + 1); the "Secure" ids are the secure-boot parts' recovery ids.
+	 * Names from pci.ids (2023.04.10). No driver binds them (no data path, no figures). */
+	{0x0191, "ConnectX or ConnectX-2 (flash recovery)", "ConnectX or ConnectX-2", NODRV, false, 0, 0, 0, RECOVERY | NO_MST}, /* MT25408 [ConnectX IB Flash Recovery] */
+	{0x01f6, "ConnectX-3 (flash recovery)", "ConnectX-3", NODRV, false, 0, 0, 0, RECOVERY},          /* MT27500 Family [ConnectX-3 Flash Recovery] */
+	{0x01f8, "ConnectX-3 Pro (flash recovery)", "ConnectX-3", NODRV, false, 0, 0, 0, RECOVERY},      /* MT27520 Family [ConnectX-3 Pro Flash Recovery] */
+	{0x01ff, "Connect-IB (flash recovery)", "Connect-IB", NODRV, false, 0, 0, 0, RECOVERY},          /* MT27600 Family [Connect-IB Flash Recovery] */
+	{0x0209, "ConnectX-4 (flash recovery)", "ConnectX-4", NODRV, false, 0, 0, 0, RECOVERY},          /* MT27700 Family [ConnectX-4 Flash Recovery] */
+	{0x020b, "ConnectX-4 Lx (flash recovery)", "ConnectX-4", NODRV, false, 0, 0, 0, RECOVERY},       /* MT27710 Family [ConnectX-4 Lx Flash Recovery] */
+	{0x020d, "ConnectX-5 (flash recovery)", "ConnectX-5", NODRV, false, 0, 0, 0, RECOVERY},          /* MT28800 Family [ConnectX-5 Flash Recovery] */
+	{0x020f, "ConnectX-6 (flash recovery)", "ConnectX-6", NODRV, false, 0, 0, 0, RECOVERY},          /* MT28908A0 Family [ConnectX-6 Flash Recovery] */
+	{0x0210, "ConnectX-6 (secure flash recovery)", "ConnectX-6", NODRV, false, 0, 0, 0, RECOVERY},   /* MT28908A0 Family [ConnectX-6 Secure Flash Recovery] */
+	{0x0211, "BlueField (flash recovery)", "BlueField-1", NODRV, false, 0, 0, 0, RECOVERY},          /* MT416842 Family [BlueField SoC Flash Recovery] */
+	{0x0212, "ConnectX-6 Dx (flash recovery)", "ConnectX-6", NODRV, false, 0, 0, 0, RECOVERY},       /* MT2892 Family [ConnectX-6 Dx Flash Recovery] */
+	{0x0213, "ConnectX-6 Dx (secure flash recovery)", "ConnectX-6", NODRV, false, 0, 0, 0, RECOVERY}, /* MT2892 Family [ConnectX-6 Dx Secure Flash Recovery] */
+	{0x0214, "BlueField-2 (flash recovery)", "BlueField-2", NODRV, false, 0, 0, 0, RECOVERY},        /* MT42822 Family [BlueField-2 SoC Flash Recovery] */
+	{0x0215, "BlueField-2 (secure flash recovery)", "BlueField-2", NODRV, false, 0, 0, 0, RECOVERY}, /* MT42822 Family [BlueField-2 Secure Flash Recovery] */
+	{0x0216, "ConnectX-6 Lx (flash recovery)", "ConnectX-6", NODRV, false, 0, 0, 0, RECOVERY},       /* MT2894 Family [ConnectX-6 Lx Flash Recovery] */
+	{0x0217, "ConnectX-6 Lx (secure flash recovery)", "ConnectX-6", NODRV, false, 0, 0, 0, RECOVERY}, /* MT2894 Family [ConnectX-6 Lx Secure Flash Recovery] */
+	{0x0218, "ConnectX-7 (flash recovery)", "ConnectX-7", NODRV, false, 0, 0, 0, RECOVERY},          /* MT2910 Family [ConnectX-7 Flash Recovery] */
+	{0x0219, "ConnectX-7 (secure flash recovery)", "ConnectX-7", NODRV, false, 0, 0, 0, RECOVERY},   /* MT2910 Family [ConnectX-7 Secure Flash Recovery] */
+	{0x021a, "BlueField-3 Lx (flash recovery)", "BlueField-3", NODRV, false, 0, 0, 0, RECOVERY},     /* MT43162 Family [BlueField-3 Lx SoC Flash Recovery] */
+	{0x021b, "BlueField-3 Lx (secure flash recovery)", "BlueField-3", NODRV, false, 0, 0, 0, RECOVERY}, /* MT43162 Family [BlueField-3 Lx Secure Flash Recovery] */
+	{0x021c, "BlueField-3 (flash recovery)", "BlueField-3", NODRV, false, 0, 0, 0, RECOVERY},        /* MT43244 Family [BlueField-3 SoC Flash Recovery] */
+	{0x021d, "BlueField-3 (secure flash recovery)", "BlueField-3", NODRV, false, 0, 0, 0, RECOVERY}, /* MT43244 Family [BlueField-3 Secure Flash Recovery] */
+	{0x021e, "ConnectX-8 (flash recovery)", "ConnectX-8", NODRV, false, 0, 0, 0, RECOVERY},          /* CX8 Family [ConnectX-8 Flash Recovery] */
+	{0x021f, "ConnectX-8 (secure flash recovery)", "ConnectX-8", NODRV, false, 0, 0, 0, RECOVERY},   /* CX8 Family [ConnectX-8 Secure Flash Recovery] */
+	{0x0220, "BlueField-4 (flash recovery)", "BlueField-4", NODRV, false, 0, 0, 0, RECOVERY},        /* BF4 Family Flash Recovery [BlueField-4 SoC Flash Recovery] */
+	{0x0221, "BlueField-4 (secure flash recovery)", "BlueField-4", NODRV, false, 0, 0, 0, RECOVERY}, /* BF4 Family Secure Flash Recovery [BlueField-4 Secure Flash Recovery] */
 	{0x1002, "ConnectX-2 VF", "ConnectX-2", MLX4, true, 0, 0, 0, NO_MST},      /* MT25400 Family [ConnectX-2 Virtual Function] */
 	{0x1003, "ConnectX-3", "ConnectX-3", MLX4, false, 8, 8, 56, 0},             /* MT27500, FDR / 40-56GbE */
 	{0x1004, "ConnectX-3 VF", "ConnectX-3", MLX4, true, 8, 8, 56, 0},           /* MT27500/MT27520 VF (CX3 and CX3 Pro) */

@@ -360,6 +360,7 @@ struct hwc_mlx_adapter {
 	HWC_VEC(struct hwc_mlx_function) function_map;
 	struct hwc_fstr device_id, product, generation;
 	struct hwc_fstr kernel_driver; /* mlx4_core / mlx5_core, from the identity table */
+	struct hwc_fbool flash_recovery; /* enumerates with its flash recovery id: no firmware runs */
 	struct hwc_ff64 pcie_max_speed_gts;
 	struct hwc_fi64 pcie_max_width;
 	struct hwc_ff64 port_rate_max_gbps;

@@ -342,6 +342,22 @@ def bf2_functions():
     r.done("BlueField-2: four functions of one card")
 
 
+def cx5_flash_recovery():
+    r = Root("mlx-cx5-flash-recovery")
+    # the card alone, as its flash recovery function: no driver binds it, no netdev, no RDMA device
+    r.function("0000:01:00.0", 0x020D, cls="0x058000", driver=None)
+    r.source("real-quoted: the `lspci -vnn` line of a ConnectX-5 (Innova-2 Flex, MNV303212A-ADLT) in flash "
+             "recovery, `Memory controller [0580]: Mellanox Technologies MT28800 Family [ConnectX-5 Flash "
+             "Recovery] [15b3:020d]`, and its address 01:00.0 (`mstflint --device 01:00.0 ...`), from "
+             "mwrnd/innova2_flex_xcku15p_notes README.md (section on forcing recovery mode; the card of "
+             "its issue #2 arrived that way, 2023-04-26).")
+    r.source("RECONSTRUCTED from that line: domain 0000, the sysfs layout, class 0x058000 (0580 with "
+             "programming interface 00), no driver bound (neither mlx5_core's nor mlx4_core's PCI id "
+             "table lists 020d), no net/ or infiniband/ directory, no PCI revision, no config space. No "
+             "tool is recorded: hwcheck runs no mstflint tool on a card in flash recovery.")
+    r.done("ConnectX-5 in flash recovery (15b3:020d): MLX_FLASH_RECOVERY")
+
+
 def main():
     global CORPUS
     p = argparse.ArgumentParser()
@@ -357,6 +373,7 @@ def main():
     cx3pro_segfault()
     cx5ex_vf_ethtool()
     bf2_functions()
+    cx5_flash_recovery()
 
 
 if __name__ == "__main__":

@@ -163,6 +163,28 @@ class KnownFacts(unittest.TestCase):
         # the Mellanox bridge is not an adapter
         self.assertNotIn("0000:40:00.0", [a["bdf"] for a in m["adapters"]])
 
+    def test_flash_recovery(self):
+        # a ConnectX-5 that enumerates with its flash recovery id 020d (real lspci line,
+        # mwrnd/innova2_flex_xcku15p_notes): named as such, no driver, no mstflint tool asked
+        a = adapter(mlx_facts("mlx-cx5-flash-recovery"), "0000:01:00.0")
+        self.assertEqual((a["product"], a["generation"]), ("ConnectX-5 (flash recovery)", "ConnectX-5"))
+        self.assertIs(a["flash_recovery"], True)
+        self.assertEqual(status(a, "kernel_driver"), "unsupported")
+        for k in ("fw_config", "fw_version_stored", "fw_reset"):
+            self.assertEqual(status(a, k), "unsupported", k)
+            self.assertIn("the card is in flash recovery", a["unavailable"][k]["detail"])
+        self.assertIs(adapter(mlx_facts("mlx-multi-card"), "0000:41:00.0")["flash_recovery"], False)
+        cp, j = run_json("--root", hwctest.fixture("mlx-cx5-flash-recovery", "root"), "check", "--json")
+        self.assertEqual(cp.returncode, 1, cp.stderr)
+        hwctest.validate(j)
+        fr = findings_of(j, "MLX_FLASH_RECOVERY")
+        self.assertEqual([(f["severity"], f["subject"]) for f in fr], [("error", "0000:01:00.0")])
+        self.assertIn("15b3:020d", fr[0]["message"])
+        # no finding blames a tool that was never meant to run
+        for f in findings_of(j, "COLLECT_INCOMPLETE"):
+            self.assertNotIn("mstconfig", f["message"])
+            self.assertNotIn("mstflint", f["message"])
+
     def test_ports_from_sysfs(self):
         a = adapter(mlx_facts("mlx-cx6-ports"), "0000:01:00.0")
         p = a["ports"][0]
