@@ -193,6 +193,20 @@ static void eval_symbol(struct hwc_rule_ctx *c)
 #define CARRIER_INCLUDES "it counts host-side restarts too (ip link set down/up, an MTU, channel or ring change); " \
 	"no link_down_events_phy here to tell them apart"
 
+/* The fix where only the carrier's count judged (no link_down_events_phy): the drops may be the
+ * host's own, so those come first. mlx5_core logs "<netdev>: Link down" only from
+ * mlx5e_update_carrier, when the port reports its link down (linux drivers/net/ethernet/mellanox/
+ * mlx5/core/en_main.c); mlx5e_close_locked (ip link set down) and mlx5e_switch_priv_channels (an
+ * MTU, channel or ring change) drop the carrier without a line, and the open logs "Link up". */
+#define CARRIER_FIX                                                                                \
+	"First rule out the host's own restarts, which the carrier count includes: the kernel log "  \
+	"around the drops (`journalctl -k | grep <netdev>`: mlx5_core logs '<netdev>: Link down' "   \
+	"only when the port reported its link down; `ip link set <netdev> down`/`up`, an MTU change " \
+	"and `ethtool -L`/`-G` on <netdev> drop the carrier without that line) and what changed the " \
+	"netdev's configuration then (a network manager, a container runtime, tuning scripts). "     \
+	"The port's own drops: `mstlink -d <BDF> -c` (Link Down Counter). Where the port itself went " \
+	"down: check the cable, transceiver and switch port logs; replace the cable if it recurs."
+
 /* The window of a netdev's flaps: the firmware's link-down events, else (unknown) its carrier
  * changes; true when the carrier's. */
 static bool flaps_window(struct hwc_rule_ctx *c, struct hwc_wnd *w, const json_t *nd, const char *base)
@@ -255,6 +269,8 @@ static void flaps_netdevs(struct hwc_rule_ctx *c, double max, double hours)
 		else if (k2)
 			evidence_judged(c, fd, hwc_arena_printf(c->a, "%s.link.carrier_up_count", base), fv_fmt_num(c->a, ups),
 					hwc_arena_printf(c->a, "<= %s (the first up is the boot)", fv_fmt_num(c->a, max + 1)), ups - 1 > max);
+		if (!k1 || (act == HWC_WA_LIVE && wcarrier))
+			fd->fix = CARRIER_FIX; /* the carrier judged: the host's own restarts first */
 		fv_far_end_netdev(c, fd, nd, base);
 	}
 }
@@ -490,10 +506,12 @@ static const char *bound_expect(struct hwc_rule_ctx *c, const struct fec_bound *
 				fv_fmt_num(c->a, margin));
 }
 
-/* What an unknown under the bound with the FEC not read is needed for. */
-static const char *bound_unknown_for(struct hwc_rule_ctx *c, double ber)
+/* What an unknown under the bound with the FEC not read is needed for, in the profile's margin:
+ * "(raw BER 1e-05 is under 2.4e-05, link_raw_ber_margin 0.1 x the strongest FEC's 2.4e-4)". */
+static const char *bound_unknown_for(struct hwc_rule_ctx *c, double ber, double margin)
 {
-	return hwc_arena_printf(c->a, "the limit of the FEC in use (raw BER %.3g is under a tenth of the strongest FEC's)", ber);
+	return hwc_arena_printf(c->a, "the limit of the FEC in use (raw BER %.3g is under %.3g, link_raw_ber_margin %s x the strongest "
+				"FEC's 2.4e-4)", ber, STRONGEST_FEC_LIMIT * margin, fv_fmt_num(c->a, margin));
 }
 
 /* mlxlink's name of an inactive FEC: then the PRM's phy_effective_errors counts every error bit
@@ -618,7 +636,7 @@ static void raw_ber_netdev(struct hwc_rule_ctx *c, const json_t *nd, double marg
 		/* raw errors under the strongest FEC's bound, since the clear and in any window: the
 		 * limit of the FEC in use decides, and it was not read */
 		hwc_rule_unknown(c, name, hwc_arena_printf(c->a, "%s.link.fec.active", base), l.fwhy,
-				 bound_unknown_for(c, kb && ber > 0 ? ber : wber));
+				 bound_unknown_for(c, kb && ber > 0 ? ber : wber, margin));
 		return;
 	}
 	bool lanes = kb && ber > l.lo && ber <= l.hi; /* over a watch whose window did not decide */
@@ -710,7 +728,7 @@ static void raw_ber_bound(struct hwc_rule_ctx *c, const json_t *p, const char *s
 	int ke = hwc_q_find_num(p, "phy.effective_ber", &eff, &ewhy, c->a);
 	if (!bound_fires(&sb, ber)) {
 		if (!fec)
-			hwc_rule_unknown(c, subj, hwc_arena_printf(c->a, "%s.phy.fec", base), fwhy, bound_unknown_for(c, ber));
+			hwc_rule_unknown(c, subj, hwc_arena_printf(c->a, "%s.phy.fec", base), fwhy, bound_unknown_for(c, ber, margin));
 		return;
 	}
 	if (!fec && ke && eff >= ber)
@@ -1233,7 +1251,9 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "carrier also drops and returns for host-side restarts: mlx5 turns it off and on for ip "
 	 "link set down/up and around an MTU, channel or ring change with the link up all along "
 	 "(mlx5e_close, mlx5e_switch_priv_channels); where only the carrier is known the finding "
-	 "says so. Where none of these is "
+	 "says so, and its fix first rules out the host's own restarts (the kernel log: mlx5_core logs "
+	 "the netdev's 'Link down' only when the port reported its link down, mlx5e_update_carrier; ip "
+	 "link set down/up, MTU, channel and ring changes drop the carrier without it), then the cable. Where none of these is "
 	 "known for a port (no netdev counters, no link_downed), mstlink's Link Down Counter (the "
 	 "same PPCNT physical layer link_down_events, counted since its counters were last cleared). "
 	 "In the watch window: link_down_events_phy's delta, else carrier_changes' (netdevs[].link."

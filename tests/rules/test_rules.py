@@ -132,6 +132,12 @@ class Cases(unittest.TestCase):
                                  if (f["severity"], f["subject"]) == (e["severity"], e["subject"])]
                         self.assertTrue(any(e["fix_contains"] in x for x in fixes),
                                         f"no fix containing {e['fix_contains']!r} in {fixes}")
+                    if "evidence_contains" in e:  # a fact, observed or expected text of one evidence row
+                        rows = [" | ".join(str(r.get(k) or "") for k in ("fact", "observed", "expected"))
+                                for f in mine if (f["severity"], f["subject"]) == (e["severity"], e["subject"])
+                                for r in f["evidence"]]
+                        self.assertTrue(any(e["evidence_contains"] in r for r in rows),
+                                        f"no evidence containing {e['evidence_contains']!r} in {rows}")
                     if "fix_lacks" in e:
                         fixes = [f["fix"] or "" for f in mine
                                  if (f["severity"], f["subject"]) == (e["severity"], e["subject"])]
