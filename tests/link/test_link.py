@@ -557,8 +557,12 @@ class Fixtures(unittest.TestCase):
         self.assertEqual([f for f in link_findings(j) if f[0].startswith("LINK_MODULE")],
                          [("LINK_MODULE_THRESHOLDS", "error", "p1")])
         f = {f["rule_id"]: f for f in j["findings"]}["LINK_MODULE_THRESHOLDS"]
-        self.assertIn("tx_bias_ma[0] = 21.348 is above its high alarm (10)", f["message"])
-        self.assertEqual([e["fact"] for e in f["evidence"]], ["netdevs[p1].link.module.tx_bias_ma[0]"])
+        self.assertIn("tx_bias_ma[0] = 21.348 is above its high alarm (10); the module's own tx bias high alarm flag "
+                      "is off: the reading and the flag disagree", f["message"])
+        # the module implements its flags (A0h byte 93 bit 7; ethtool: 'Alarm/warning flags implemented : Yes')
+        self.assertEqual([(e["fact"], e["observed"], e["expected"]) for e in f["evidence"]][1:],
+                         [("netdevs[p1].link.module.flags", "tx bias high alarm: off", "on (the reading is above its high alarm)")])
+        self.assertEqual([e["fact"] for e in f["evidence"]][:1], ["netdevs[p1].link.module.tx_bias_ma[0]"])
         # every other reading was judged (inside its thresholds): no unknown about the module
         self.assertEqual([u for u in j["summary"]["unknown"] if u["rule"].startswith("LINK_MODULE")], [])
 
