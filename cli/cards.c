@@ -516,7 +516,7 @@ static void put_enabled(struct item_val *v, const json_t *pi, const char *lead, 
 }
 
 /* An InfiniBand port: its PortInfo's active lane rate and width, and what each end enables. */
-static void it_rate_ib(const json_t *p, struct item_val *v)
+static void it_rate_ib(const json_t *ad, const json_t *p, struct item_val *v)
 {
 	const json_t *pi = hwc_q_get(p, "portinfo"), *peer = hwc_q_get(hwc_q_get(p, "peer"), "portinfo");
 	const char *st = hwc_json_str_or(p, "state", NULL);
@@ -532,6 +532,11 @@ static void it_rate_ib(const json_t *p, struct item_val *v)
 		if (json_is_string(hwc_q_at(p, "phy.speed"))) {
 			vput(v, "; ");
 			put_mstlink_speeds(p, v);
+			/* mstlink's enabled speeds are already narrowed: the card's side is the line's floor */
+			const json_t *fl = hwc_q_get(ad, "ib_lane_floor_gbps");
+			if (json_is_number(fl))
+				vput(v, ", card %.10g Gb/s lanes at least (every InfiniBand %s board)", json_number_value(fl),
+				     hwc_json_str_or(ad, "generation", "?"));
 		}
 		return;
 	}
@@ -551,7 +556,7 @@ static void it_rate(struct card_ctx *x, const json_t *p, struct item_val *v)
 {
 	const char *ll = hwc_json_str_or(p, "link_layer", NULL);
 	if (ll && strcmp(ll, "InfiniBand") == 0) {
-		it_rate_ib(p, v);
+		it_rate_ib(x->ad, p, v);
 		return;
 	}
 	const json_t *nd = hwc_q_netdev(x->facts, hwc_json_str_or(p, "netdev", NULL));

@@ -157,6 +157,7 @@ static void fill_identity(struct hwc_mlx_adapter *ad, struct hwc_arena *a)
 		HWC_FAIL(ad->pcie_max_speed_gts, HWC_ST_UNSUPPORTED, 0, why);
 		HWC_FAIL(ad->pcie_max_width, HWC_ST_UNSUPPORTED, 0, why);
 		HWC_FAIL(ad->port_rate_max_gbps, HWC_ST_UNSUPPORTED, 0, why);
+		HWC_FAIL(ad->ib_lane_floor_gbps, HWC_ST_UNSUPPORTED, 0, why);
 		return;
 	}
 	const char *product, *generation;
@@ -173,6 +174,12 @@ static void fill_identity(struct hwc_mlx_adapter *ad, struct hwc_arena *a)
 		HWC_FAIL(ad->pcie_max_width, HWC_ST_UNSUPPORTED, 0, why);
 		HWC_FAIL(ad->port_rate_max_gbps, HWC_ST_UNSUPPORTED, 0, why);
 	}
+	double ibf = hwc_mlx_ident_ib_lane_floor(id->device_id);
+	if (ibf > 0)
+		HWC_SET(ad->ib_lane_floor_gbps, ibf);
+	else
+		HWC_FAIL(ad->ib_lane_floor_gbps, HWC_ST_UNSUPPORTED, 0,
+			 hwc_arena_printf(a, "hwcheck's table has no InfiniBand lane rate that every %s board supports", generation));
 }
 
 /* The owner function of an RDMA device, for its netdevs. */

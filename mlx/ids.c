@@ -76,6 +76,39 @@ static const struct hwc_mlx_ident table[] = {
 	{0xc2d6, "BlueField-4 SoC management", "BlueField-4", false, 0, 0, 0, false}, /* BF4 Family */
 };
 
+/* The best InfiniBand lane rate that every InfiniBand-capable board of a product line supports,
+ * Gb/s (the IBA lane rates: FDR 14.0625, EDR 25.78125): a floor for what a board of the line can
+ * do on an InfiniBand port, where port_gbps above is the line's ceiling (a ConnectX-5 board may be
+ * 25GbE only, but one with an InfiniBand port runs EDR lanes). Only lines whose every
+ * InfiniBand board was read in the vendor's ordering tables are listed; a VF carries its PF's. */
+static const struct {
+	uint16_t device_id;
+	double gbps;
+} ib_lane_floor[] = {
+	/* ConnectX-4: the FDR boards MCX453A/454A/455A/456A-FCAT "InfiniBand: SDR/DDR/QDR/FDR", the EDR
+	 * boards MCX455A/456A-ECAT "SDR/DDR/QDR/FDR/EDR" (NVIDIA ConnectX-4 InfiniBand/Ethernet Adapter
+	 * Cards User Manual, Introduction, docs.nvidia.com/networking/display/ConnectX4IB) */
+	{0x1013, 14.0625},
+	{0x1014, 14.0625},
+	/* ConnectX-5 and ConnectX-5 Ex: every InfiniBand board "SDR/DDR/QDR/FDR/EDR": the PCIe cards
+	 * (MCX555A-ECAT, MCX556A-ECAT, MCX556A-EDAT), OCP 2.0 (MCX545A/B/M-ECAN, MCX546A-EDAN,
+	 * docs.nvidia.com/networking/display/ConnectX5VPIOCP2), Socket Direct (MCX556M-ECAT-S25/S35A,
+	 * .../display/cx5vpisd); the OCP 3.0 and MCX546A-BCAN/CDAN boards are Ethernet only
+	 * (.../display/ConnectX5ENOCP3, .../display/connectx5enocp2) */
+	{0x1017, 25.78125},
+	{0x1018, 25.78125},
+	{0x1019, 25.78125},
+	{0x101a, 25.78125},
+};
+
+double hwc_mlx_ident_ib_lane_floor(uint16_t device_id)
+{
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(ib_lane_floor); i++)
+		if (ib_lane_floor[i].device_id == device_id)
+			return ib_lane_floor[i].gbps;
+	return 0;
+}
+
 const struct hwc_mlx_ident *hwc_mlx_ident_find(uint16_t device_id)
 {
 	for (size_t i = 0; i < HWC_ARRAY_SIZE(table); i++)

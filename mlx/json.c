@@ -263,6 +263,10 @@ static const struct hwc_jfield adapter_f[] = {
 	S("generation", generation),
 	{.key = "pcie_max", .t = HWC_JT_OBJ, .off = 0, .sub = &pcie_max_t},
 	HWC_JF(struct hwc_mlx_adapter, port_rate_max_gbps, HWC_JT_F64),
+	HWC_JFD(struct hwc_mlx_adapter, ib_lane_floor_gbps, HWC_JT_F64,
+		"the best InfiniBand lane rate that every InfiniBand-capable board of the product line supports, "
+		"Gb/s (14.0625 FDR, 25.78125 EDR; hwcheck's identity table, from the vendor's user manuals): what "
+		"an InfiniBand port of this card can do at least, where port_rate_max_gbps is the line's best"),
 	S("fw_version", fw_version),
 	S("fw_version_source", fw_version_source),
 	S("fw_version_stored", fw_version_stored),

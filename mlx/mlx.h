@@ -27,6 +27,9 @@ struct hwc_mlx_ident {
 /* NULL for an id the table does not know (the function is still reported, by vendor). */
 const struct hwc_mlx_ident *hwc_mlx_ident_find(uint16_t device_id);
 const struct hwc_mlx_ident *hwc_mlx_ident_table(size_t *n);
+/* The best InfiniBand lane rate (Gb/s) every InfiniBand-capable board of the id's product line
+ * supports (mlx/ids.c cites the source of each); 0 where hwcheck's table has no such figure. */
+double hwc_mlx_ident_ib_lane_floor(uint16_t device_id);
 /* The product and generation of an id at a PCI revision (< 0: not read). Ids ConnectX and
  * ConnectX-2 share are named by the revision: 0xa0 ConnectX, 0xb0 ConnectX-2, else both names
  * ("ConnectX or ConnectX-2"); every other id by the table alone. */
@@ -353,6 +356,7 @@ struct hwc_mlx_adapter {
 	struct hwc_ff64 pcie_max_speed_gts;
 	struct hwc_fi64 pcie_max_width;
 	struct hwc_ff64 port_rate_max_gbps;
+	struct hwc_ff64 ib_lane_floor_gbps; /* hwc_mlx_ident_ib_lane_floor */
 	struct hwc_fstr fw_version, fw_version_source, fw_version_stored, psid, part_number;
 	struct hwc_fstr serial_number;
 	struct hwc_fbool fw_pending_reset;

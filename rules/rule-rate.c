@@ -457,6 +457,54 @@ static int mst_read(struct hwc_rule_ctx *c, const json_t *p, bool ib, const stru
 	return 1;
 }
 
+/* An InfiniBand port whose lane rate is the best mstlink's Enabled Link Speed names, against the
+ * card: on InfiniBand that list is PDDR's core_to_phy_link_proto_enabled, the speeds the firmware
+ * handed the PHY, already narrowed (to SDR on a cable whose EEPROM names no InfiniBand speed), so it
+ * is no measure of the card. The card's is ib_lane_floor_gbps, the best lane rate every InfiniBand
+ * board of its line supports (an identity-table figure, never this board's read capability). Below
+ * it, the cable limits when its Supported Cable Speed stops at the running rate: a finding, info,
+ * warn below the profile's rate; a cable rated for more leaves who narrowed the enabled speeds
+ * unknown (the peer's or this port's LinkSpeedEnabled, PortInfo's). 1 when judged here. */
+static int mst_ib_below_card(struct hwc_rule_ctx *c, const json_t *ad, const json_t *p, const struct ibport *r, const char *sp,
+			     const char *en, double act, const json_t *want, bool below, const char *miss, const char *mwhy)
+{
+	double fl = 0;
+	const char *fwhy = NULL, *gen = hwc_q_string(ad, "generation");
+	if (!hwc_q_find_num(ad, "ib_lane_floor_gbps", &fl, &fwhy, c->a) || fl <= act)
+		return 0;
+	const char *cab = hwc_q_string(hwc_q_get(p, "phy"), "supported_cable_speed");
+	double cg = mst_gbps(cab, true);
+	const json_t *w = hwc_q_at(p, "phy.width"), *rate = hwc_q_get(p, "rate_gbps");
+	const char *at = hwc_arena_printf(c->a, "%s%s%s%s", json_is_string(w) ? json_string_value(w) : "", json_is_string(w) ? " " : "",
+					  lane_name(act), json_is_number(rate) ? hwc_arena_printf(c->a, " (%g Gb/s)", json_number_value(rate)) : "");
+	const char *card = hwc_arena_printf(c->a, "the %s lanes that every InfiniBand %s board supports (hwcheck's identity table: the "
+					    "line's floor, not this board's own capability)", lane_name(fl), gen ? gen : "board of this line");
+	if (cg <= 0 || cg > act) {
+		hwc_rule_unknown(c, r->subj, miss, mwhy,
+				 hwc_arena_printf(c->a, "what holds the link at %s below %s: the firmware enables %s only (mstlink Enabled "
+						    "Link Speed %s) and the cable is rated for more (%s): the peer's or this port's "
+						    "LinkSpeedEnabled would say", at, card, lane_name(act), en,
+						    cab ? cab : "its Supported Cable Speed names no speed"));
+		return 1;
+	}
+	struct hwc_finding *fd = hwc_rule_emit_sev(
+		c, below ? c->sev : HWC_SEV_INFO, r->subj, "linked at %s, below %s: the cable limits: rated up to %s (mstlink Supported "
+		"Cable Speed %s), and the firmware enables %s only (Enabled Link Speed %s; mstlink the only source: no PortInfo)%s",
+		at, card, lane_name(cg), cab, lane_name(act), en,
+		below ? hwc_arena_printf(c->a, "; the profile expects %g Gb/s", json_number_value(want)) : "");
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.speed", r->base), sp, lane_name(fl));
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.ib_lane_floor_gbps", fv_adapter_path(c, hwc_q_string(ad, "bdf"))),
+			 hwc_arena_printf(c->a, "%.10g", fl), NULL);
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.supported_cable_speed", r->base), cab, NULL);
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.enabled_link_speed", r->base), en, NULL);
+	if (below)
+		hwc_evidence_add(fd, c->a, "profile.products[].port_rate_gbps", fv_fmt_num(c->a, json_number_value(want)), NULL);
+	if (fd)
+		fd->fix = ib_limited_fix(c, true, false, fl);
+	fv_far_end_port(c, fd, p, r->base, NULL);
+	return 1;
+}
+
 /* A port whose only rate source is mstlink (an InfiniBand port without PortInfo, an Ethernet
  * port without a netdev): its Speed against the best of its Enabled Link Speed, the cable
  * (Supported Cable Speed) as the end that may limit. miss: the other source's path, mwhy why it is
@@ -474,6 +522,8 @@ static void mst_limited(struct hwc_rule_ctx *c, const json_t *ad, const json_t *
 	bool below = json_is_number(want) && now > 0 && now < json_number_value(want);
 	const char *by = hwc_arena_printf(c->a, "mstlink Speed %s, Enabled Link Speed %s", sp, en);
 	if (act >= best) {
+		if (ib && mst_ib_below_card(c, ad, p, &r, sp, en, act, want, below, miss, mwhy))
+			return;
 		if (ib) /* the lane rate is at its best; whether the width is needs LinkWidthEnabled */
 			hwc_rule_unknown(c, r.subj, miss, mwhy,
 					 hwc_arena_printf(c->a, "whether the width is this port's best (its lane rate, %s, is the best it "
@@ -766,7 +816,8 @@ const struct hwc_rule hwc_rules_rate[] = {
 	 "partner's advertisement (ethtool's, which needs a netdev); silent at the best this port "
 	 "enables (Ethernet) or where the cable's Supported Cable Speed stops at the rate the link "
 	 "runs; on InfiniBand a lane rate at its best leaves the width unknown (LinkWidthEnabled is "
-	 "PortInfo's). " SOURCES,
+	 "PortInfo's), and one below the card's line floor (ib_lane_floor_gbps) on a cable rated no "
+	 "faster is LINK_RATE_LIMITED's (the cable limits). " SOURCES,
 	 "`ethtool <netdev>`: compare Speed with the supported and partner-advertised modes; restore "
 	 "auto-negotiation (`ethtool -s <netdev> autoneg on`) or force the common best speed on both "
 	 "ends (the port's enabled and supported speeds, and the cable's where mstlink reads them: "
@@ -792,7 +843,17 @@ const struct hwc_rule hwc_rules_rate[] = {
 	 "mstlink is the only source); unknown when the cable is rated for more (the peer's enabled "
 	 "speeds or the partner's advertisement would say, and they were not read) or its rating was "
 	 "not read. On InfiniBand mstlink gives the lane rate only: a lane rate at its best leaves the "
-	 "width unknown (LinkWidthEnabled is PortInfo's). The fix names the end that limits: the cable "
+	 "width unknown (LinkWidthEnabled is PortInfo's). There its Enabled Link Speed is the speeds the "
+	 "firmware handed the PHY (PDDR core_to_phy_link_proto_enabled), already narrowed to what the "
+	 "link can use (SDR only on a cable whose EEPROM names no InfiniBand speed), so a lane rate at "
+	 "its best is also judged against the card: ib_lane_floor_gbps, the best lane rate every "
+	 "InfiniBand board of the product line supports (the identity table's figure from the vendor's "
+	 "user manuals: ConnectX-4 FDR, ConnectX-5 EDR; a floor for the line, not this board's own "
+	 "capability, which nothing hwcheck reads gives without PortInfo). Below it, the cable limits "
+	 "when its Supported Cable Speed stops at the rate the link runs (info, warn below the "
+	 "profile's rate; the real ConnectX-5 at 4X SDR on an Ethernet-coded copper cable); unknown "
+	 "when the cable is rated for more (who narrowed the enabled speeds is the peer's or this "
+	 "port's LinkSpeedEnabled, PortInfo's). The fix names the end that limits: the cable "
 	 "(replace it with one rated for the port's speed, `mstlink -d <BDF> -m`) or the peer (its "
 	 "enabled speeds). " SOURCES,
 	 "Replace the end that limits: a module or cable rated for the card's rate, or raise the switch "

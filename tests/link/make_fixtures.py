@@ -297,11 +297,15 @@ def cx5_ib_sdr_cable_speed():
              "passive copper cable whose compliance codes are Ethernet only (40GBASE-CR4, 25GBASE-CR "
              "CA-25G-N or 50GBASE-CR2), 2 m, no diagnostics: not recorded here (hwcheck does not run "
              "mlxcables); also tests/fuzz/corpus/link/mlxlink-cx5-ib-sdr-cable-speed-bluebanquise.txt. "
-             "Expected: LINK_TOOL_RECOMMENDATION warn (the firmware's own diagnosis of this port).")
+             "Expected: LINK_TOOL_RECOMMENDATION warn (the firmware's own diagnosis of this port); "
+             "LINK_RATE_LIMITED info (4X SDR below the EDR lanes every InfiniBand ConnectX-5 board "
+             "supports, the cable's Supported Cable Speed SDR only: the cable limits).")
     r.source("RECONSTRUCTED: the argv (the capture ran `-d mlx5_0 -p 1`: no Module Info and no "
              "counters, so the module and counter rules say unknown), BDF 0000:5e:00.0 and device "
              "0x1017 (the page's `lspci` of a ConnectX-5 MT27800 at 5e:00.0 on host 'mgmt', which the "
-             "page does not say is the same card), class 0x020700, fw_ver (the capture's Tool "
+             "page does not say is the same card; the id itself is the capture's: the page's mlxconfig "
+             "query names the device mt4119_pciconf0, 4119 = 0x1017, MCX555A-ECA), class 0x020700, "
+             "fw_ver (the capture's Tool "
              "Information), port 1 state/rate/link_layer as mlxlink reports them (Active, LinkUp, "
              "4X SDR, InfiniBand: LINK_TYPE_P1 IB), no counters files, no netdev, no board_id.")
     r.done("a ConnectX-5 EDR port at 4X SDR whose firmware says 'Cable speed not enabled'")

@@ -25,6 +25,24 @@ def rate_findings(j):
                   if f["rule_id"].startswith("LINK_RATE_"))
 
 
+def judge_facts(j):
+    # the rules on a facts document (the capture's facts, changed by a test)
+    with tempfile.TemporaryDirectory() as d:
+        ff = os.path.join(d, "f.json")
+        with open(ff, "w") as fh:
+            json.dump(j, fh)
+        return run_json("--facts", ff, "--json")[1]
+
+
+def check_with_products(fx, products):
+    # the fixture judged against a site profile of these products[] entries
+    with tempfile.TemporaryDirectory() as d:
+        pf = os.path.join(d, "p.json")
+        with open(pf, "w") as fh:
+            json.dump({"schema": "hwcheck.profile", "schema_version": 1, "products": products}, fh)
+        return check(fx, "--profile", pf)
+
+
 def finding(j, rule):
     return next(f for f in j["findings"] if f["rule_id"] == rule)
 
@@ -184,6 +202,54 @@ class Rate(unittest.TestCase):
         line = " ".join(cp.stdout.split())
         self.assertIn("PortInfo unknown (smpquery: not in this capture); mstlink IB-HDR 2x, enabled HDR,EDR,FDR,QDR,SDR, "
                       "cable HDR,EDR,FDR,FDR10,QDR,DDR,SDR", line)
+
+    def test_cx5_ib_sdr_cable_limits_real(self):
+        # the real ConnectX-5 at 4X SDR (bluebanquise's mlxlink): Enabled Link Speed and Supported
+        # Cable Speed both SDR, no PortInfo. Both rate rules said unknown ("portinfo is unknown");
+        # now the card's side is the identity table's floor (every InfiniBand ConnectX-5 board runs
+        # EDR lanes) and the cable, rated SDR only, limits: info, naming the cable and the figure
+        fx = "link-mstlink-cx5-ib-sdr-cable-speed"
+        j = check(fx)
+        ad = j["facts"]["mlx"]["adapters"][0]
+        self.assertEqual(ad["ib_lane_floor_gbps"], 25.78125)
+        self.assertEqual(rate_findings(j), [("LINK_RATE_BELOW_POSSIBLE", "unknown", "mlx5_0/1"),
+                                            ("LINK_RATE_LIMITED", "info", "mlx5_0/1")])
+        f = finding(j, "LINK_RATE_LIMITED")
+        self.assertEqual(f["message"], "linked at 4x SDR (10 Gb/s), below the EDR lanes that every InfiniBand ConnectX-5 "
+                         "board supports (hwcheck's identity table: the line's floor, not this board's own capability): "
+                         "the cable limits: rated up to SDR (mstlink Supported Cable Speed 0x00000001 (SDR)), and the "
+                         "firmware enables SDR only (Enabled Link Speed 0x00000001 (SDR); mstlink the only source: no PortInfo)")
+        ev = {e["fact"]: e["observed"] for e in f["evidence"]}
+        self.assertEqual(ev["mlx.adapters[0000:5e:00.0].ib_lane_floor_gbps"], "25.78125")
+        self.assertEqual(ev["mlx.adapters[0000:5e:00.0].ports[mlx5_0/1].phy.supported_cable_speed"], "0x00000001 (SDR)")
+        self.assertIn("replace the cable with one rated for EDR (`mstlink -d 0000:5e:00.0 -m`", f["fix"])
+        # the width is still PortInfo's: LINK_RATE_BELOW_POSSIBLE says so
+        self.assertIn("whether the width (4x) is the best both ends enable",
+                      finding(j, "LINK_RATE_BELOW_POSSIBLE")["evidence"][0]["expected"])
+        # a profile that expects 100 Gb/s of a ConnectX-5 makes it a warning
+        k = check_with_products(fx, [{"match": {"generation": "ConnectX-5"}, "port_rate_gbps": 100}])
+        self.assertEqual(rate_findings(k), [("LINK_RATE_BELOW_POSSIBLE", "unknown", "mlx5_0/1"),
+                                            ("LINK_RATE_LIMITED", "warn", "mlx5_0/1")])
+        self.assertIn("; the profile expects 100 Gb/s", finding(k, "LINK_RATE_LIMITED")["message"])
+        # a cable rated for more (the capture's values changed here): who narrowed the enabled speeds
+        # is PortInfo's: unknown, saying so; the card report's line shows the card's floor
+        p = j["facts"]["mlx"]["adapters"][0]["ports"][0]
+        p["phy"]["supported_cable_speed"] = "0x0000003f (EDR,FDR,FDR10,QDR,DDR,SDR)"
+        k = judge_facts(j)
+        self.assertEqual(rate_findings(k), [("LINK_RATE_BELOW_POSSIBLE", "unknown", "mlx5_0/1"),
+                                            ("LINK_RATE_LIMITED", "unknown", "mlx5_0/1")])
+        self.assertIn("the firmware enables SDR only (mstlink Enabled Link Speed 0x00000001 (SDR)) and the cable is rated "
+                      "for more", finding(k, "LINK_RATE_LIMITED")["evidence"][0]["expected"])
+        line = [c["reason"] for card in k["cards"] for c in card["checks"] if c["item"] == "port_rate"]
+        self.assertEqual(line, ["mlx5_0/1: PortInfo unknown (smpquery: not in this capture); mstlink IB-SDR 4x, enabled SDR, "
+                                "cable EDR,FDR,FDR10,QDR,DDR,SDR, card 25.78125 Gb/s lanes at least (every InfiniBand "
+                                "ConnectX-5 board)"])
+        # without the figure (a line the table gives none for, or facts from before it): unknown, as before
+        p["phy"]["supported_cable_speed"] = "0x00000001 (SDR)"
+        j["facts"]["mlx"]["adapters"][0]["ib_lane_floor_gbps"] = None
+        k = judge_facts(j)
+        self.assertEqual(rate_findings(k), [("LINK_RATE_BELOW_POSSIBLE", "unknown", "mlx5_0/1"),
+                                            ("LINK_RATE_LIMITED", "unknown", "mlx5_0/1")])
 
     def test_ib_rate_line_says_what_is_unknown(self):
         # field-ports-cx6-ib-disabled's active port: PortInfo has the active rate and width but no
