@@ -283,10 +283,11 @@ static void it_numa(struct card_ctx *x, const json_t *port, struct item_val *v)
 }
 
 /* A netdev no RDMA port names: what the netdev says; the port rules need the RDMA port. */
-/* The RDMA driver the card needs: mlx4_ib for ConnectX-2/-3, mlx5_ib from ConnectX-4 on. */
+/* The RDMA driver the card needs (its kernel_driver: mlx4_ib for ConnectX to ConnectX-3 Pro,
+ * mlx5_ib from Connect-IB on); both names where the facts do not say. */
 static const char *ib_driver(const json_t *ad)
 {
-	const char *drv = hwc_pci_mlx_rdma_driver(hwc_json_str_or(ad, "generation", NULL));
+	const char *drv = hwc_pci_mlx_rdma_driver(hwc_json_str_or(ad, "kernel_driver", NULL));
 	return drv ? drv : "mlx5_ib or mlx4_ib";
 }
 

@@ -103,7 +103,7 @@ static void fill_function(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx
 	fn->is_vf = hwc_ok(fn->physfn) || (ident && ident->vf);
 	fn->revision = -1;
 	struct hwc_fu64 rev = {0};
-	if (ident && ident->by_revision &&
+	if (ident && (ident->flags & HWC_MLX_ID_BY_REVISION) &&
 	    hwc_read_hex(e, hwc_arena_printf(a, "%s/revision", base), a, &rev) == 0 && rev.v <= 0xff)
 		fn->revision = (int64_t)rev.v;
 	if (!hwc_ok(fn->physfn))
@@ -154,6 +154,8 @@ static void fill_identity(struct hwc_mlx_adapter *ad, struct hwc_arena *a)
 					  : "the PCI device id could not be read";
 		HWC_FAIL(ad->product, HWC_ST_UNSUPPORTED, 0, why);
 		HWC_FAIL(ad->generation, HWC_ST_UNSUPPORTED, 0, why);
+		HWC_FAIL(ad->kernel_driver, HWC_ST_UNSUPPORTED, 0, why);
+		HWC_FAIL(ad->flash_recovery, HWC_ST_UNSUPPORTED, 0, why);
 		HWC_FAIL(ad->pcie_max_speed_gts, HWC_ST_UNSUPPORTED, 0, why);
 		HWC_FAIL(ad->pcie_max_width, HWC_ST_UNSUPPORTED, 0, why);
 		HWC_FAIL(ad->port_rate_max_gbps, HWC_ST_UNSUPPORTED, 0, why);
@@ -164,12 +166,22 @@ static void fill_identity(struct hwc_mlx_adapter *ad, struct hwc_arena *a)
 	hwc_mlx_ident_name(id, f0->revision, a, &product, &generation);
 	HWC_SET(ad->product, product);
 	HWC_SET(ad->generation, generation);
+	HWC_SET(ad->flash_recovery, (id->flags & HWC_MLX_ID_FLASH_RECOVERY) != 0);
+	if (id->driver)
+		HWC_SET(ad->kernel_driver, id->driver);
+	else
+		HWC_FAIL(ad->kernel_driver, HWC_ST_UNSUPPORTED, 0,
+			 hwc_arena_printf(a, "15b3:%s is in neither the mlx4 nor the mlx5 driver's PCI id table%s",
+					  f0->device_id.v,
+					  (id->flags & HWC_MLX_ID_FLASH_RECOVERY) ? " (a flash recovery id)" : ""));
 	if (id->pcie_gts > 0) {
 		HWC_SET(ad->pcie_max_speed_gts, id->pcie_gts);
 		HWC_SET(ad->pcie_max_width, id->pcie_width);
 		HWC_SET(ad->port_rate_max_gbps, id->port_gbps);
 	} else {
-		const char *why = "hwcheck's table has no PCIe or port figures for this function";
+		const char *why = (id->flags & HWC_MLX_ID_FLASH_RECOVERY)
+					  ? "a flash recovery function: hwcheck's table gives it no PCIe or port figures"
+					  : "hwcheck's table has no PCIe or port figures for this function";
 		HWC_FAIL(ad->pcie_max_speed_gts, HWC_ST_UNSUPPORTED, 0, why);
 		HWC_FAIL(ad->pcie_max_width, HWC_ST_UNSUPPORTED, 0, why);
 		HWC_FAIL(ad->port_rate_max_gbps, HWC_ST_UNSUPPORTED, 0, why);
@@ -345,7 +357,9 @@ static void fill_ports(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_ad
 static void fill_fw_sysfs(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_adapter *ad)
 {
 	if (ad->rdma_devices.n == 0) {
-		const char *why = "no RDMA device (mlx5_ib/mlx4_ib not loaded?)";
+		const char *why = hwc_ok(ad->flash_recovery) && ad->flash_recovery.v
+					  ? "the card is in flash recovery: no firmware runs, no driver binds it"
+					  : "no RDMA device (mlx5_ib/mlx4_ib not loaded?)";
 		HWC_FAIL(ad->fw_version, HWC_ST_ABSENT, 0, why);
 		HWC_FAIL(ad->psid, HWC_ST_ABSENT, 0, why);
 		return;
@@ -767,7 +781,7 @@ static size_t step_len(const struct tool_batch *b, size_t j)
 
 /* The steps wanted(NULL) asks for (first) or the others, for every card that may be asked. */
 static void batch_steps(struct hwc_env *e, struct hwc_arena *a, struct tool_batch *b,
-			struct hwc_mlx_facts *mf, const bool *vf_only, bool conditional)
+			struct hwc_mlx_facts *mf, const bool *skip, bool conditional)
 {
 	for (size_t s = 0; s < HWC_ARRAY_SIZE(tool_steps); s++) {
 		const struct tool_step *st = &tool_steps[s];
@@ -776,7 +790,7 @@ static void batch_steps(struct hwc_env *e, struct hwc_arena *a, struct tool_batc
 		unsigned t = st->slow_ms ? hwc_env_cmd_timeout_at_least_ms(e, st->slow_ms) : 0;
 		for (size_t i = 0; i < mf->adapters.n; i++) {
 			struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
-			if (!vf_only[i] && (!st->wanted || st->wanted(ad)))
+			if (!skip[i] && (!st->wanted || st->wanted(ad)))
 				batch_add(b, step_argv(a, st, ad->bdf), ad, st, t);
 		}
 	}
@@ -796,7 +810,7 @@ static void batch_phy(struct hwc_arena *a, struct tool_batch *b, struct hwc_mlx_
  * port's mstlink, taken step by step; a busy one re-run alone once every tool started has ended
  * (mstlink's waited for, not taken); then applied in tool_steps' order. */
 static void run_first_tools(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_facts *mf,
-			    const bool *vf_only)
+			    const bool *skip)
 {
 	size_t nports;
 	const struct hwc_mlx_port_ref *ports = hwc_mlx_all_ports(a, mf, &nports);
@@ -804,7 +818,7 @@ static void run_first_tools(struct hwc_env *e, struct hwc_arena *a, struct hwc_m
 	if (!batch_init(a, &b, mf->adapters.n * HWC_ARRAY_SIZE(tool_steps)) ||
 	    !batch_init(a, &phy, nports))
 		return;
-	batch_steps(e, a, &b, mf, vf_only, false);
+	batch_steps(e, a, &b, mf, skip, false);
 	if (!mf->tools_serial) {
 		batch_phy(a, &phy, mf, ports, nports);
 		hwc_run_start(e, a, b.n, b.cmds);
@@ -827,12 +841,12 @@ static void run_first_tools(struct hwc_env *e, struct hwc_arena *a, struct hwc_m
 
 /* The tools that wait for an answer (mstmget_temp where MTMP gave no temperature). */
 static void run_later_tools(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_facts *mf,
-			    const bool *vf_only)
+			    const bool *skip)
 {
 	struct tool_batch b;
 	if (!batch_init(a, &b, mf->adapters.n * HWC_ARRAY_SIZE(tool_steps)))
 		return;
-	batch_steps(e, a, &b, mf, vf_only, true);
+	batch_steps(e, a, &b, mf, skip, true);
 	for (size_t j = 0, k; j < b.n; j += k) {
 		k = step_len(&b, j);
 		hwc_mlx_run_tools(e, a, mf, k, b.cmds + j, b.res + j, b.ads + j);
@@ -853,6 +867,46 @@ static void run_version(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_f
 		mf->tools.mstflint_version.m = why;
 }
 
+/* Whether the card's mstflint tools are not to be started, and *why: mstflint tools reach the
+ * firmware through the PF's vendor-specific capability, so a card seen only through VFs (a
+ * virtual machine) cannot be asked; mstflint 4.21 and later know no ConnectX or ConnectX-2 (its
+ * 8e08c36 of 2022, "deprecation of legacy devices", took them out of dev_mgt's device table,
+ * mstfwreset's and mlxreg's lists: the tools answer "-E- Unsupported device" or cannot identify
+ * the device), the same set mstlink is not run on (mlx/mlxlink.c); a card in flash recovery runs
+ * no firmware to answer them (burning it is the operator's step, MLX_FLASH_RECOVERY). */
+static bool tools_refused(struct hwc_arena *a, const struct hwc_mlx_adapter *ad, struct hwc_fmeta *why)
+{
+	bool vf_only = true;
+	for (size_t j = 0; j < ad->function_map.n; j++)
+		vf_only = vf_only && ad->function_map.items[j].is_vf;
+	if (vf_only) {
+		hwc_fmeta_set(why, HWC_ST_UNSUPPORTED, 0,
+			      "only virtual functions are visible: mstflint tools need the physical function");
+		return true;
+	}
+	uint64_t v;
+	const struct hwc_mlx_ident *id = hwc_ok(ad->device_id) && hwc_parse_u64(ad->device_id.v, 16, &v) == 0
+						 ? hwc_mlx_ident_find((uint16_t)v)
+						 : NULL;
+	if (hwc_ok(ad->flash_recovery) && ad->flash_recovery.v) {
+		hwc_fmeta_set(why, HWC_ST_UNSUPPORTED, 0,
+			      hwc_arena_printf(a, "not run: the card is in flash recovery (%s, 15b3:%s): no firmware "
+						  "runs to answer (MLX_FLASH_RECOVERY)",
+					       hwc_ok(ad->product) ? ad->product.v : "?", ad->device_id.v));
+		return true;
+	}
+	if (id && (id->flags & HWC_MLX_ID_NO_MSTFLINT)) {
+		hwc_fmeta_set(why, HWC_ST_UNSUPPORTED, 0,
+			      hwc_arena_printf(a, "not run: mstflint dropped ConnectX and ConnectX-2 in 4.21 (2022, "
+						  "its commit 8e08c36 \"deprecation of legacy devices\"), so its tools "
+						  "do not know this card (%s, 15b3:%s)",
+					       hwc_ok(ad->product) ? ad->product.v : "ConnectX or ConnectX-2",
+					       ad->device_id.v));
+		return true;
+	}
+	return false;
+}
+
 static void run_tools(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_facts *mf)
 {
 	tools_gate(e, a, mf);
@@ -865,28 +919,30 @@ static void run_tools(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_fac
 	size_t n = mf->adapters.n;
 	if (!n)
 		return; /* nothing to ask about: no tool is started */
-	run_version(e, a, mf);
-	/* mstflint tools reach the firmware through the PF's vendor-specific capability: a card
-	 * seen only through VFs (a virtual machine) cannot be asked. */
-	bool *vf_only = hwc_arena_calloc(a, n, sizeof(*vf_only));
-	if (!vf_only)
+	bool *skip = hwc_arena_calloc(a, n, sizeof(*skip));
+	if (!skip)
 		return;
-	const struct hwc_fmeta vf_why = {HWC_ST_UNSUPPORTED, 0,
-					 "only virtual functions are visible: mstflint tools need "
-					 "the physical function"};
+	size_t asked = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
-		vf_only[i] = true;
-		for (size_t j = 0; j < ad->function_map.n; j++)
-			vf_only[i] = vf_only[i] && ad->function_map.items[j].is_vf;
-		if (vf_only[i])
-			gate_all(ad, &vf_why);
+		struct hwc_fmeta why;
+		skip[i] = tools_refused(a, ad, &why);
+		if (skip[i])
+			gate_all(ad, &why);
+		else
+			asked++;
 	}
-	run_first_tools(e, a, mf, vf_only);
-	run_later_tools(e, a, mf, vf_only);
+	if (!asked) { /* no card to ask: not even the tools' version is */
+		hwc_fmeta_set(&mf->tools.mstflint_version.m, HWC_ST_UNSUPPORTED, 0,
+			      "not asked: no card here can be asked by mstflint tools (each card says why)");
+		return;
+	}
+	run_version(e, a, mf);
+	run_first_tools(e, a, mf, skip);
+	run_later_tools(e, a, mf, skip);
 	for (size_t i = 0; i < n; i++) {
 		struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
-		if (vf_only[i])
+		if (skip[i])
 			continue;
 		if (hwc_ok(ad->cfg) && hwc_ok(ad->cfg.board_name))
 			ad->part_number = ad->cfg.board_name;

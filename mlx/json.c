@@ -261,6 +261,14 @@ static const struct hwc_jfield adapter_f[] = {
 		 hwc_mlx_function_table),
 	S("product", product),
 	S("generation", generation),
+	HWC_JFD(struct hwc_mlx_adapter, kernel_driver, HWC_JT_STR,
+		"the kernel driver of the product, from hwcheck's identity table (the driver whose PCI id "
+		"table lists the device id): `mlx4_core` (ConnectX to ConnectX-3 Pro: RDMA by mlx4_ib) or "
+		"`mlx5_core` (Connect-IB and later, BlueField's NIC: RDMA by mlx5_ib); function_map[].driver "
+		"is the one bound"),
+	HWC_JFD(struct hwc_mlx_adapter, flash_recovery, HWC_JT_BOOL,
+		"the card enumerates with its flash recovery (\"livefish\") device id (pci.ids' \"... Flash "
+		"Recovery\" ids, mstflint's dm_is_livefish_mode): its firmware does not run"),
 	{.key = "pcie_max", .t = HWC_JT_OBJ, .off = 0, .sub = &pcie_max_t},
 	HWC_JF(struct hwc_mlx_adapter, port_rate_max_gbps, HWC_JT_F64),
 	HWC_JFD(struct hwc_mlx_adapter, ib_lane_floor_gbps, HWC_JT_F64,

@@ -13,15 +13,24 @@
 
 /* ---- identity table (mlx/ids.c) -------------------------------------------------------------- */
 
+/* flags of an identity row */
+enum {
+	HWC_MLX_ID_BY_REVISION = 1,    /* ConnectX or ConnectX-2: the PCI revision decides (hwc_mlx_ident_name) */
+	HWC_MLX_ID_NO_MSTFLINT = 2,    /* mstflint >= 4.21 knows no such device (ConnectX, ConnectX-2) */
+	HWC_MLX_ID_FLASH_RECOVERY = 4, /* the card's flash recovery ("livefish") id: no firmware runs */
+};
+
 struct hwc_mlx_ident {
 	uint16_t device_id;
 	const char *product;    /* "ConnectX-6 Dx", "ConnectX-6 Dx VF" */
 	const char *generation; /* "ConnectX-6", "BlueField-2" */
+	const char *driver;     /* the kernel driver whose PCI id table holds the id: "mlx4_core",
+				 * "mlx5_core"; NULL: neither */
 	bool vf;
 	double pcie_gts;  /* what the product's PCIe interface can do; 0 = not a data path function */
 	int pcie_width;
 	double port_gbps; /* highest port rate of the product (one port) */
-	bool by_revision; /* ConnectX or ConnectX-2: the PCI revision decides (hwc_mlx_ident_name) */
+	unsigned flags;   /* HWC_MLX_ID_* */
 };
 
 /* NULL for an id the table does not know (the function is still reported, by vendor). */
@@ -353,6 +362,8 @@ struct hwc_mlx_adapter {
 	struct hwc_mlx_strv functions;
 	HWC_VEC(struct hwc_mlx_function) function_map;
 	struct hwc_fstr device_id, product, generation;
+	struct hwc_fstr kernel_driver; /* mlx4_core / mlx5_core, from the identity table */
+	struct hwc_fbool flash_recovery; /* enumerates with its flash recovery id: no firmware runs */
 	struct hwc_ff64 pcie_max_speed_gts;
 	struct hwc_fi64 pcie_max_width;
 	struct hwc_ff64 port_rate_max_gbps;

@@ -190,18 +190,17 @@ bool hwc_pci_mlx_before_connectib(const char *device_id)
 	unsigned long v = strtoul(device_id, &end, 16);
 	if (end == device_id || *end)
 		return false;
-	return v == 0x1003 || v == 0x1004 || v == 0x1007 || (v & 0xf000) == 0x6000;
+	/* ConnectX-3 (Pro) and their VF; the ConnectX/ConnectX-2 ids and the ConnectX-2 VF */
+	return v == 0x1003 || v == 0x1004 || v == 0x1007 || v == 0x1002 || (v & 0xf000) == 0x6000;
 }
 
-const char *hwc_pci_mlx_rdma_driver(const char *generation)
+const char *hwc_pci_mlx_rdma_driver(const char *kernel_driver)
 {
-	if (!generation)
+	if (!kernel_driver)
 		return NULL;
-	const char *g = generation;
-	if (strncmp(g, "ConnectX", 8) != 0)
+	if (!strcmp(kernel_driver, "mlx4_core"))
+		return "mlx4_ib";
+	if (!strcmp(kernel_driver, "mlx5_core"))
 		return "mlx5_ib";
-	g += 8;
-	bool mlx4 = *g == 0 || *g == ' ' ||
-		    ((!strncmp(g, "-2", 2) || !strncmp(g, "-3", 2)) && !(g[2] >= '0' && g[2] <= '9'));
-	return mlx4 ? "mlx4_ib" : "mlx5_ib";
+	return NULL;
 }

@@ -257,13 +257,13 @@ double hwc_pci_link_gbps(double speed_gts, int64_t width);
 double hwc_pci_tlp_efficiency(double speed_gts, int mps_bytes);
 
 /* Whether a Mellanox PCI device id (hex text, "1007") is of ConnectX-3 (Pro, and its VF) or older
- * (ConnectX, ConnectX-2: 6xxx), which mstflint's mstlink refuses (mlx/mlxlink.c, rules/fix_mstlink.c);
+ * (ConnectX, ConnectX-2: 6xxx, and the ConnectX-2 VF 1002), which mstflint's mstlink refuses (mlx/mlxlink.c, rules/fix_mstlink.c);
  * false for an id that is not hex. */
 bool hwc_pci_mlx_before_connectib(const char *device_id);
-/* The RDMA driver of a ConnectX generation (mlx/ids.c's names): "mlx4_ib" for ConnectX,
- * ConnectX-2 and ConnectX-3 ("ConnectX or ConnectX-2" included), "mlx5_ib" for the rest; NULL
- * for NULL (rules/rule-netdev.c, cli/cards.c). */
-const char *hwc_pci_mlx_rdma_driver(const char *generation);
+/* The RDMA driver of a ConnectX card's kernel driver (facts.mlx.adapters[].kernel_driver, from the
+ * identity table): "mlx4_ib" for mlx4_core, "mlx5_ib" for mlx5_core, NULL for anything else or
+ * NULL (rules/rule-netdev.c, cli/cards.c). */
+const char *hwc_pci_mlx_rdma_driver(const char *kernel_driver);
 
 /* One hop of a path: the link as the device at that hop sees it (LnkSta). */
 struct hwc_pci_hop {

@@ -540,7 +540,47 @@ static void eval_fw_allowed(struct hwc_rule_ctx *c)
 	}
 }
 
+/* A card that enumerates with its flash recovery id (facts.mlx.adapters[].flash_recovery, from
+ * the identity table): its firmware does not run. */
+static void eval_flash_recovery(struct hwc_rule_ctx *c)
+{
+	size_t i;
+	const json_t *ad;
+	json_array_foreach(hwc_q_adapters(c->facts), i, ad) {
+		const char *bdf = bdf_of(ad);
+		bool rec;
+		if (!need_bool(c, bdf, ad, fv_adapter_path(c, bdf), "flash_recovery", &rec) || !rec)
+			continue;
+		const char *prod = hwc_q_string(ad, "product"), *id = hwc_q_string(ad, "device_id");
+		struct hwc_finding *fd = hwc_rule_emit(c, bdf, "the card is in flash recovery (%s, PCI id 15b3:%s): its firmware "
+						       "does not run, so it carries no traffic and nothing of it that the firmware "
+						       "reports can be checked",
+						       prod ? prod : "product unknown", id ? id : "unknown");
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.flash_recovery", fv_adapter_path(c, bdf)), "true", "false");
+		if (id)
+			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.device_id", fv_adapter_path(c, bdf)), id,
+					 "the product's own id");
+	}
+}
+
 const struct hwc_rule hwc_rules_mlx[] = {
+	{"MLX_FLASH_RECOVERY", HWC_SEV_ERROR, "mlx", "Card in flash recovery: no firmware runs",
+	 "A ConnectX or BlueField whose firmware does not start (a failed or interrupted burn, a corrupt "
+	 "or blank flash, or the board's flash-present pins jumpered on purpose) enumerates with its "
+	 "chip's flash recovery (\"livefish\") PCI id instead of the product's: pci.ids names them "
+	 "\"... Flash Recovery\" (15b3:020d is \"MT28800 Family [ConnectX-5 Flash Recovery]\", a "
+	 "\"Memory controller\"), and mstflint takes a PCI id equal to the chip's hardware id as livefish "
+	 "(dm_is_livefish_mode, dev_mgt/tools_dev_types.c). No driver binds it: the card has no netdev, "
+	 "no RDMA device and no port, and no firmware tool can answer (hwcheck runs none on it). NVIDIA's "
+	 "MFT manual (\"Booting HCA Device in Livefish Mode\") gives the remedy: re-burn the flash.",
+	 "Burn the firmware image made for this board, then power-cycle: read what the flash still holds "
+	 "(`mstflint -d <BDF> q`: the PSID, where it survived; else the board's label or OPN), get that "
+	 "PSID's image from NVIDIA or the card's vendor, and `mstflint -d <BDF> -i <image.bin> burn` (a "
+	 "blank flash needs `-nofs`, and the board's GUIDs and MACs, or `--use_image_ps "
+	 "--ignore_dev_data` as public recoveries did); remove a recovery jumper if one is fitted; then "
+	 "power the host off and on (a warm reboot keeps the card in recovery). A card that comes back in "
+	 "flash recovery after a good burn has a faulty flash: replace it.",
+	 eval_flash_recovery},
 	{"MLX_WR_ORDERING_PER_MKEY", HWC_SEV_ERROR, "mlx", "PCI_WR_ORDERING not what the host's role needs",
 	 "PCI_WR_ORDERING=per_mkey(0), the firmware default, makes the card use PCIe Relaxed Ordering only "
 	 "for memory keys registered with IBV_ACCESS_RELAXED_ORDERING; force_relax(1) uses it for every "

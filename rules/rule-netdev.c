@@ -648,9 +648,9 @@ static void netdev_ports_down(struct hwc_rule_ctx *c, const json_t *ad)
 		const char *why = NULL, *cwhy = NULL, *op = hwc_q_string(nds[k], "operstate");
 		int ku = hwc_q_find_bool(nds[k], "admin_up", &up, &why, c->a);
 		int kc = hwc_q_find_bool(nds[k], "carrier", &carrier, &cwhy, c->a);
-		const char *ib = hwc_pci_mlx_rdma_driver(hwc_q_string(ad, "generation"));
+		const char *ib = hwc_pci_mlx_rdma_driver(hwc_q_string(ad, "kernel_driver"));
 		if (!ib)
-			ib = "mlx5_ib";
+			ib = "mlx5_ib or mlx4_ib";
 		struct hwc_finding *fd;
 		if (ku && !up) {
 			fd = hwc_rule_emit_sev(c, HWC_SEV_INFO, name, "netdev %s is administratively down (IFF_UP clear; the card has no RDMA port: is %s loaded?); "

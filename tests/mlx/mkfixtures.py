@@ -243,7 +243,9 @@ def multi_card():
              "corpus ConnectX-2 dmesg fragment `dmesg/connectx2-15b3-6750_...`). RECONSTRUCTED: the PCI "
              "revision 0xb0, ConnectX-2's (mstflint's dev_mgt table before 8e08c36: ConnectX2 is hw "
              "revision 0xb0; ConnectX shares the id at 0xa0), since the issue names the card ConnectX-2: "
-             "hwcheck names it ConnectX-2 EN from it.")
+             "hwcheck names it ConnectX-2 EN from it. hwcheck no longer runs any mstflint tool on "
+             "this card (mstflint dropped ConnectX and ConnectX-2 in 4.21, its 8e08c36): the recorded "
+             "mstconfig answer stays as the capture that shows the tool refusing it.")
     r.source("0000:41:00.0/.1 ConnectX-6 Dx (15b3:101d) on the AMD-107 host: `mstflint q` = the first "
              "(CX6 Dx, 22.27.1016, PSID MT_0000000359) query of "
              "`mlxconfig/cx6dx-22.27.1016_and_cx5-16.26.4012_flint-q_notes-cn.txt` up to its "
@@ -340,6 +342,22 @@ def bf2_functions():
     r.done("BlueField-2: four functions of one card")
 
 
+def cx5_flash_recovery():
+    r = Root("mlx-cx5-flash-recovery")
+    # the card alone, as its flash recovery function: no driver binds it, no netdev, no RDMA device
+    r.function("0000:01:00.0", 0x020D, cls="0x058000", driver=None)
+    r.source("real-quoted: the `lspci -vnn` line of a ConnectX-5 (Innova-2 Flex, MNV303212A-ADLT) in flash "
+             "recovery, `Memory controller [0580]: Mellanox Technologies MT28800 Family [ConnectX-5 Flash "
+             "Recovery] [15b3:020d]`, and its address 01:00.0 (`mstflint --device 01:00.0 ...`), from "
+             "mwrnd/innova2_flex_xcku15p_notes README.md (section on forcing recovery mode; the card of "
+             "its issue #2 arrived that way, 2023-04-26).")
+    r.source("RECONSTRUCTED from that line: domain 0000, the sysfs layout, class 0x058000 (0580 with "
+             "programming interface 00), no driver bound (neither mlx5_core's nor mlx4_core's PCI id "
+             "table lists 020d), no net/ or infiniband/ directory, no PCI revision, no config space. No "
+             "tool is recorded: hwcheck runs no mstflint tool on a card in flash recovery.")
+    r.done("ConnectX-5 in flash recovery (15b3:020d): MLX_FLASH_RECOVERY")
+
+
 def main():
     global CORPUS
     p = argparse.ArgumentParser()
@@ -355,6 +373,7 @@ def main():
     cx3pro_segfault()
     cx5ex_vf_ethtool()
     bf2_functions()
+    cx5_flash_recovery()
 
 
 if __name__ == "__main__":

@@ -137,8 +137,18 @@ class KnownFacts(unittest.TestCase):
         cx2 = adapter(doc, "0000:06:00.0")  # named from its id and PCI revision (0xb0)
         self.assertEqual(cx2["device_id"], "6750")
         self.assertEqual((cx2["product"], cx2["generation"]), ("ConnectX-2 EN", "ConnectX-2"))
+        # the kernel driver from the identity table (the kernel's mlx4/mlx5 PCI id tables)
+        self.assertEqual(cx2["kernel_driver"], "mlx4_core")
+        self.assertEqual(adapter(doc, "0000:0c:00.0")["kernel_driver"], "mlx4_core")
+        self.assertEqual(adapter(doc, "0000:41:00.0")["kernel_driver"], "mlx5_core")
         self.assertEqual((cx2["pcie_max"], cx2["port_rate_max_gbps"]), ({"speed_gts": 5, "width": 8}, 10))
         self.assertEqual(status(cx2, "fw_config"), "unsupported")
+        # no mstflint tool is run on it (mstflint >= 4.21 knows no ConnectX-2), each fact says why:
+        # mstflint q, mstreg and mstfwreset are not in the capture, and are not "missing" either
+        for k in ("fw_config", "fw_version_stored", "fw_reset"):
+            self.assertEqual(status(cx2, k), "unsupported", k)
+            self.assertIn("mstflint dropped ConnectX and ConnectX-2 in 4.21", cx2["unavailable"][k]["detail"])
+        self.assertEqual(status(cx2["registers"], "temp_mdegc"), "unsupported")
         cx3 = adapter(doc, "0000:0c:00.0")
         self.assertEqual(cx3["fw_config"]["LINK_TYPE_P1"]["next_boot"], "VPI")
         self.assertEqual(cx3["fw_config"]["NUM_OF_VFS"]["next_boot"], 16)
@@ -152,6 +162,28 @@ class KnownFacts(unittest.TestCase):
         self.assertEqual(dx["registers"]["temp_source"], "mstmget_temp")
         # the Mellanox bridge is not an adapter
         self.assertNotIn("0000:40:00.0", [a["bdf"] for a in m["adapters"]])
+
+    def test_flash_recovery(self):
+        # a ConnectX-5 that enumerates with its flash recovery id 020d (real lspci line,
+        # mwrnd/innova2_flex_xcku15p_notes): named as such, no driver, no mstflint tool asked
+        a = adapter(mlx_facts("mlx-cx5-flash-recovery"), "0000:01:00.0")
+        self.assertEqual((a["product"], a["generation"]), ("ConnectX-5 (flash recovery)", "ConnectX-5"))
+        self.assertIs(a["flash_recovery"], True)
+        self.assertEqual(status(a, "kernel_driver"), "unsupported")
+        for k in ("fw_config", "fw_version_stored", "fw_reset"):
+            self.assertEqual(status(a, k), "unsupported", k)
+            self.assertIn("the card is in flash recovery", a["unavailable"][k]["detail"])
+        self.assertIs(adapter(mlx_facts("mlx-multi-card"), "0000:41:00.0")["flash_recovery"], False)
+        cp, j = run_json("--root", hwctest.fixture("mlx-cx5-flash-recovery", "root"), "check", "--json")
+        self.assertEqual(cp.returncode, 1, cp.stderr)
+        hwctest.validate(j)
+        fr = findings_of(j, "MLX_FLASH_RECOVERY")
+        self.assertEqual([(f["severity"], f["subject"]) for f in fr], [("error", "0000:01:00.0")])
+        self.assertIn("15b3:020d", fr[0]["message"])
+        # no finding blames a tool that was never meant to run
+        for f in findings_of(j, "COLLECT_INCOMPLETE"):
+            self.assertNotIn("mstconfig", f["message"])
+            self.assertNotIn("mstflint", f["message"])
 
     def test_ports_from_sysfs(self):
         a = adapter(mlx_facts("mlx-cx6-ports"), "0000:01:00.0")

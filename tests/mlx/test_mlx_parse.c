@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "mlx/mlx.h"
 #include "pci/pci.h"
 #include "test.h"
@@ -511,7 +512,7 @@ static void test_ident(void)
 	/* ConnectX and ConnectX-2 share the mlx4 "Hermon" ids: the PCI revision names the card
 	 * (0xb0 ConnectX-2, 0xa0 ConnectX), else both names; the figures are the id's */
 	id = hwc_mlx_ident_find(0x673c);
-	CHECK(id && id->by_revision && id->pcie_gts == 5 && id->pcie_width == 8 && id->port_gbps == 40);
+	CHECK(id && (id->flags & HWC_MLX_ID_BY_REVISION) && id->pcie_gts == 5 && id->pcie_width == 8 && id->port_gbps == 40);
 	const char *prod = NULL, *gen = NULL;
 	if (id) {
 		hwc_mlx_ident_name(id, 0xb0, A, &prod, &gen);
@@ -532,22 +533,33 @@ static void test_ident(void)
 		CHECK_STR(gen, "ConnectX-2");
 	}
 	id = hwc_mlx_ident_find(0x1002);
-	CHECK(id && id->vf && !id->by_revision && strcmp(id->product, "ConnectX-2 VF") == 0);
+	CHECK(id && id->vf && !(id->flags & HWC_MLX_ID_BY_REVISION) && strcmp(id->product, "ConnectX-2 VF") == 0);
 	id = hwc_mlx_ident_find(0x1017); /* every other id: the table's name, whatever the revision */
 	CHECK(id != NULL);
 	if (id) {
 		hwc_mlx_ident_name(id, 0xb0, A, &prod, &gen);
 		CHECK_STR(prod, "ConnectX-5");
 	}
-	/* the RDMA driver of a generation: mlx4_ib up to ConnectX-3 */
-	CHECK_STR(hwc_pci_mlx_rdma_driver("ConnectX-2"), "mlx4_ib");
-	CHECK_STR(hwc_pci_mlx_rdma_driver("ConnectX"), "mlx4_ib");
-	CHECK_STR(hwc_pci_mlx_rdma_driver("ConnectX or ConnectX-2"), "mlx4_ib");
-	CHECK_STR(hwc_pci_mlx_rdma_driver("ConnectX-3"), "mlx4_ib");
-	CHECK_STR(hwc_pci_mlx_rdma_driver("ConnectX-4"), "mlx5_ib");
-	CHECK_STR(hwc_pci_mlx_rdma_driver("ConnectX-6 Dx or later"), "mlx5_ib");
-	CHECK_STR(hwc_pci_mlx_rdma_driver("Connect-IB"), "mlx5_ib");
-	CHECK_STR(hwc_pci_mlx_rdma_driver("BlueField-2"), "mlx5_ib");
+	/* mstlink refuses ConnectX-3 and older, the ConnectX-2 VF included */
+	CHECK(hwc_pci_mlx_before_connectib("1002"));
+	CHECK(hwc_pci_mlx_before_connectib("6750") && hwc_pci_mlx_before_connectib("1007"));
+	CHECK(!hwc_pci_mlx_before_connectib("1011") && !hwc_pci_mlx_before_connectib("a2d6"));
+	/* the driver column: the kernel's mlx4 and mlx5 PCI id tables; its RDMA driver */
+	static const struct {
+		uint16_t id;
+		const char *drv;
+	} drivers[] = {{0x6750, "mlx4_core"}, {0x673c, "mlx4_core"}, {0x1002, "mlx4_core"},
+		       {0x1003, "mlx4_core"}, {0x1007, "mlx4_core"}, {0x1011, "mlx5_core"},
+		       {0x1013, "mlx5_core"}, {0x101e, "mlx5_core"}, {0x1023, "mlx5_core"},
+		       {0xa2d6, "mlx5_core"}, {0xa2dc, "mlx5_core"}, {0xa2d5, NULL}, {0xc2d3, NULL}};
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(drivers); i++) {
+		id = hwc_mlx_ident_find(drivers[i].id);
+		CHECK(id && ((!id->driver && !drivers[i].drv) ||
+			     (id->driver && drivers[i].drv && !strcmp(id->driver, drivers[i].drv))));
+	}
+	CHECK_STR(hwc_pci_mlx_rdma_driver("mlx4_core"), "mlx4_ib");
+	CHECK_STR(hwc_pci_mlx_rdma_driver("mlx5_core"), "mlx5_ib");
+	CHECK(hwc_pci_mlx_rdma_driver("vfio-pci") == NULL);
 	CHECK(hwc_pci_mlx_rdma_driver(NULL) == NULL);
 	size_t n;
 	const struct hwc_mlx_ident *t = hwc_mlx_ident_table(&n);

@@ -104,7 +104,9 @@ def adapter(bdf, functions, device_id, product, generation, pcie_max, rate_max, 
             rdma, ports, fw_config, temp_mdegc, power_status="sufficient", pci_power_w=None,
             serial="MT0000X00000", events=()):
     return {"bdf": bdf, "functions": functions, "device_id": device_id, "product": product,
-            "generation": generation, "pcie_max": pcie_max, "port_rate_max_gbps": rate_max,
+            "generation": generation, "kernel_driver": "mlx5_core",  # every scenario card is mlx5
+            "flash_recovery": False,
+            "pcie_max": pcie_max, "port_rate_max_gbps": rate_max,
             "fw_version": fw, "fw_version_stored": fw, "fw_pending_reset": False, "psid": psid,
             "serial_number": serial, "netdevs": netdevs, "rdma_devices": rdma, "ports": ports,
             "fw_config": fw_config, "kernel_events": list(events),
