@@ -131,7 +131,9 @@ static size_t put_ctrs(struct item_val *v, const struct span *s, const struct ct
 	return shown;
 }
 
-/* "; per hour since boot (26.5 h), window 10 s" after the counters that counted something. */
+/* "; rates per hour over the 26.5 h uptime (at least: ...), window 10 s" after the counters that
+ * counted something: they count since boot or the last counter clear, so over the uptime the
+ * rates are lower bounds. */
 static void put_span(struct item_val *v, const struct span *s, bool any)
 {
 	if (s->no_window)
@@ -139,7 +141,7 @@ static void put_span(struct item_val *v, const struct span *s, bool any)
 	if (!any && s->window_s <= 0)
 		return;
 	if (any && s->hours > 0)
-		vput(v, "; rates per hour since boot (%.1f h)", s->hours);
+		vput(v, "; rates per hour over the %.1f h uptime (at least: counted since boot or the last clear)", s->hours);
 	else if (any)
 		vput(v, "; rate unknown (no uptime)");
 	if (s->window_s > 0)
@@ -336,9 +338,9 @@ static void put_ber_counts(struct item_val *v, const json_t *c, const json_t *be
 	const json_t *cb = hwc_q_get(c, "rx_corrected_bits_phy"), *lost = hwc_q_get(c, "rx_pcs_symbol_err_phy");
 	const char *no = ber ? why(ber, "raw_ber") : phy ? why(phy, "raw_ber") : "not collected";
 	if (json_is_number(cb) && json_is_number(lost) && json_number_value(cb) == 0 && json_number_value(lost) == 0)
-		vput(v, ", BER 0 (no bit corrected or lost since boot)");
+		vput(v, ", BER 0 (no bit corrected or lost since boot or the last counter clear)");
 	else if (json_is_number(cb))
-		vput(v, ", %.0f bits corrected since boot, BER unknown (%s)", json_number_value(cb), no);
+		vput(v, ", %.0f bits corrected since boot or the last counter clear, BER unknown (%s)", json_number_value(cb), no);
 	else
 		vput(v, ", BER unknown (%s)", no);
 }

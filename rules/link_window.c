@@ -165,12 +165,12 @@ static void short_text(struct hwc_rule_ctx *c, struct hwc_wnd_short *ws)
 {
 	const struct hwc_wnd *w = ws->w;
 	struct hwc_finding *fd = &c->out->items[ws->at];
-	fd->fix = hwc_arena_printf(c->a, "None needed: since boot %s fine. To judge the rate over a window too, watch for %s s or "
-				   "more (`hwcheck --watch %s`).", ws->n > 1 ? "each port is" : "the port is",
+	fd->fix = hwc_arena_printf(c->a, "None needed: since boot or the last counter clear %s fine. To judge the rate over a window "
+				   "too, watch for %s s or more (`hwcheck --watch %s`).", ws->n > 1 ? "each port is" : "the port is",
 				   fv_fmt_num(c->a, ws->need_s), fv_fmt_num(c->a, ws->need_s));
 	fd->message = hwc_arena_printf(
 		c->a, "no %s in the %s s watch window on %s%s%s, too short to judge %s (at %s %% confidence it sees %s and more; %s s would): "
-		      "judged since boot, where %s fine",
+		      "judged since boot or the last counter clear, where %s fine",
 		w->what, fv_fmt_num(c->a, w->s), ws->n > 1 ? hwc_arena_printf(c->a, "%zu ports (", ws->n) : "", ws->ports, ws->n > 1 ? ")" : "",
 		rate_fmt(c, w, ws->limit), fv_fmt_num(c->a, 100 * hwc_profile_threshold(c->prof, HWC_T_LINK_WATCH_CONFIDENCE)),
 		rate_fmt(c, w, ws->sees), fv_fmt_num(c->a, ws->need_s), ws->n > 1 ? "each is" : "it is");
@@ -240,7 +240,10 @@ void hwc_wnd_note(struct hwc_rule_ctx *c, struct hwc_finding *fd, const struct h
 	else /* a BOOT verdict in a run that watched: the window saw nothing (else it would decide) */
 		fd->message = hwc_arena_printf(c->a, "%s; no %s in the %s s watch window, too short to see %s (it sees %s and more): they may go on",
 					       fd->message, w->what, fv_fmt_num(c->a, w->s),
-					       boot_rate > 0 ? hwc_arena_printf(c->a, "the rate since boot (%s)", rate_fmt(c, w, boot_rate)) : "the rate since boot",
+					       boot_rate > 0 ? hwc_arena_printf(c->a, w->ber ? "the BER since the counters were cleared (%s)"
+										     : "the rate since boot or the last counter clear (at least %s)",
+										rate_fmt(c, w, boot_rate))
+							     : w->ber ? "the BER since the counters were cleared" : "the rate since boot or the last counter clear",
 					       rate_fmt(c, w, wnd_sees(c, w)));
 	wnd_evidence(c, fd, w, limit);
 }

@@ -1,11 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* The physical link (issue 14): symbol errors, flaps and link-integrity errors, judged from the
- * netdev's PHY counters (Ethernet/RoCE) and the IB port counters (InfiniBand), since boot. */
+ * netdev's PHY counters (Ethernet/RoCE) and the IB port counters (InfiniBand), since boot or their
+ * last clear. */
 #include <string.h>
 
 #include "rules/rules-int.h"
 
-/* Counters since boot become rates with the uptime; 0 with *why when unknown. */
+/* What the counters count since: ethtool's PPCNT *_phy counters and the IB PortCounters start at
+ * the port's last counter clear (perfquery -R, a firmware reset), the netdev's carrier counts at
+ * its creation (a driver reload), any of which may come after boot. The uptime is the longest
+ * window they can have, so a count over it is the lowest rate they can mean: "at least". */
+#define SINCE "since boot or the last counter clear"
+
+/* The uptime in hours, the divisor of the counts' rates; 0 with *why when unknown. */
 static double uptime_h(struct hwc_rule_ctx *c, const char **why)
 {
 	double s = 0;
@@ -25,19 +32,30 @@ static const char *per_hour(struct hwc_rule_ctx *c, double r)
 	return hwc_arena_strdup(c->a, hwc_fmt_per_hour(buf, sizeof(buf), r));
 }
 
-/* "5000/h over 1 h" (the count since boot as a rate, for the watch window's findings). */
+/* "at least 5000/h over the 1 h uptime": the count over the uptime, a lower bound of its rate (SINCE). */
 static const char *rate_short(struct hwc_rule_ctx *c, double n, double hours)
 {
 	if (hours <= 0)
 		return "no uptime: rate unknown";
-	return hwc_arena_printf(c->a, "%s over %s h", per_hour(c, n / hours), fv_fmt_num(c->a, (double)(long long)(hours * 10) / 10));
+	return hwc_arena_printf(c->a, "at least %s over the %s h uptime", per_hour(c, n / hours),
+				fv_fmt_num(c->a, (double)(long long)(hours * 10) / 10));
 }
 
 static const char *rate_text(struct hwc_rule_ctx *c, double n, double hours)
 {
 	if (hours <= 0)
 		return "rate unknown (no uptime)";
-	return hwc_arena_printf(c->a, "%s since boot", rate_short(c, n, hours));
+	return rate_short(c, n, hours);
+}
+
+/* The uptime's evidence row: what the rate was divided by, and why that makes it a lower bound. */
+static void uptime_evidence(struct hwc_rule_ctx *c, struct hwc_finding *fd, double hours, const char *upwhy)
+{
+	hwc_evidence_add(fd, c->a, "host.kernel.uptime_s",
+			 hours > 0 ? hwc_arena_printf(c->a, "%s (the rate's divisor: the counters may have been cleared since boot, "
+						       "so the rate is at least the count over it)", fv_fmt_num(c->a, hours * 3600))
+				   : upwhy,
+			 NULL);
 }
 
 /* The RDMA ports of every adapter whose link layer is InfiniBand (RoCE ports are judged by
@@ -124,15 +142,15 @@ static void symbol_netdevs(struct hwc_rule_ctx *c, double hours, const char *upw
 		/* rx_symbol_err_phy counts what FEC could not correct: frames were lost; any is flagged */
 		const struct hwc_wboot b = {
 			.fires = n > 0, .rate = hours > 0 ? n / hours : 0,
-			.msg = hwc_arena_printf(c->a, "%s symbol errors the FEC could not correct since boot (%s): frames were lost on the wire",
+			.msg = hwc_arena_printf(c->a, "%s symbol errors the FEC could not correct " SINCE " (%s): frames were lost on the wire",
 						fv_fmt_num(c->a, n), rate_text(c, n, hours)),
-			.text = hwc_arena_printf(c->a, "%s since boot (%s)", fv_fmt_num(c->a, n), rate_short(c, n, hours)),
+			.text = hwc_arena_printf(c->a, "%s " SINCE " (%s)", fv_fmt_num(c->a, n), rate_short(c, n, hours)),
 		};
 		struct hwc_finding *fd = hwc_wnd_judge(c, &w, name, 0, &b, NULL);
 		if (!fd)
 			continue;
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.rx_symbol_err_phy", base), fv_fmt_num(c->a, n), "0");
-		hwc_evidence_add(fd, c->a, "host.kernel.uptime_s", hours > 0 ? fv_fmt_num(c->a, hours * 3600) : upwhy, NULL);
+		uptime_evidence(c, fd, hours, upwhy);
 		double cb;
 		const char *why;
 		if (hwc_q_find_num(nd, "counters.rx_corrected_bits_phy", &cb, &why, c->a))
@@ -157,9 +175,9 @@ static void symbol_ib(struct hwc_rule_ctx *c, double hours, const char *upwhy)
 		hwc_wnd_read(c, &w, p, base, "counters_window.symbol_error", "symbol errors");
 		const struct hwc_wboot b = {
 			.fires = n <= 0 ? 0 : hours <= 0 ? -1 : n / hours > limit, .rate = hours > 0 ? n / hours : 0,
-			.msg = hwc_arena_printf(c->a, "%s symbol errors since boot: %s, above %s", count_text(c, n, (double)hwc_q_ib_counter_max("symbol_error")),
+			.msg = hwc_arena_printf(c->a, "%s symbol errors " SINCE ": %s, above %s", count_text(c, n, (double)hwc_q_ib_counter_max("symbol_error")),
 						rate_text(c, n, hours), per_hour(c, limit)),
-			.text = hwc_arena_printf(c->a, "%s since boot (%s)", count_text(c, n, (double)hwc_q_ib_counter_max("symbol_error")), rate_short(c, n, hours)),
+			.text = hwc_arena_printf(c->a, "%s " SINCE " (%s)", count_text(c, n, (double)hwc_q_ib_counter_max("symbol_error")), rate_short(c, n, hours)),
 			.unk_fact = "host.kernel.uptime_s", .unk_why = upwhy, .unk_for = "the symbol error rate",
 		};
 		struct hwc_finding *fd = hwc_wnd_judge(c, &w, subj, limit, &b, NULL);
@@ -167,7 +185,7 @@ static void symbol_ib(struct hwc_rule_ctx *c, double hours, const char *upwhy)
 			continue;
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.symbol_error", base), fv_fmt_num(c->a, n),
 				 hwc_arena_printf(c->a, "<= %s", per_hour(c, limit)));
-		hwc_evidence_add(fd, c->a, "host.kernel.uptime_s", hours > 0 ? fv_fmt_num(c->a, hours * 3600) : upwhy, NULL);
+		uptime_evidence(c, fd, hours, upwhy);
 		fv_far_end_port(c, fd, p, base, "symbol_error");
 		if (fd && !hwc_q_string(p, "netdev")) /* an InfiniBand port has no netdev for ethtool -m */
 			fd->fix = hwc_fix_subst(c->a, fd->fix, "`ethtool -m <netdev>` / ", "");
@@ -236,9 +254,9 @@ static void flaps_netdevs(struct hwc_rule_ctx *c, double max, double hours)
 			if (mstlink_port_of(c, name, "phy.link_down_counter"))
 				continue; /* judged from mstlink's Link Down Counter (flaps_mstlink) */
 			hwc_rule_unknown(c, name, hwc_arena_printf(c->a, "%s.counters.link_down_events_phy", base), w1,
-					 "whether the link went down since boot");
+					 "whether the link went down " SINCE);
 			hwc_rule_unknown(c, name, hwc_arena_printf(c->a, "%s.link.carrier_up_count", base), w2,
-					 "whether the link went down since boot");
+					 "whether the link went down " SINCE);
 			continue;
 		}
 		double flaps = k1 ? phy : ups > 1 ? ups - 1 : 0;
@@ -248,10 +266,11 @@ static void flaps_netdevs(struct hwc_rule_ctx *c, double max, double hours)
 		const char *pl = flaps == 1 ? "" : "s";
 		const struct hwc_wboot b = {
 			.fires = flaps > max, .rate = hours > 0 ? flaps / hours : 0,
-			.msg = k1 ? hwc_arena_printf(c->a, "the link went down %s time%s since boot", fv_fmt_num(c->a, flaps), pl)
-				  : hwc_arena_printf(c->a, "the carrier went down %s time%s since boot (carrier_up_count after the first; %s)",
+			.msg = k1 ? hwc_arena_printf(c->a, "the link went down %s time%s " SINCE, fv_fmt_num(c->a, flaps), pl)
+				  : hwc_arena_printf(c->a, "the carrier went down %s time%s since boot or the driver's last load (carrier_up_count after the first; %s)",
 						     fv_fmt_num(c->a, flaps), pl, CARRIER_INCLUDES),
-			.text = hwc_arena_printf(c->a, "%s %s%s since boot (%s)", fv_fmt_num(c->a, flaps), k1 ? "link-down" : "carrier drop", pl,
+			.text = hwc_arena_printf(c->a, "%s %s%s %s (%s)", fv_fmt_num(c->a, flaps), k1 ? "link-down" : "carrier drop", pl,
+						 k1 ? SINCE : "since boot or the driver's last load",
 						 rate_short(c, flaps, hours)),
 		};
 		struct hwc_finding *fd = hwc_wnd_judge(c, &w, name, 0, &b, &act);
@@ -268,7 +287,7 @@ static void flaps_netdevs(struct hwc_rule_ctx *c, double max, double hours)
 					 hwc_arena_printf(c->a, "%s (context: counts host-side restarts too)", fv_fmt_num(c->a, ups)), NULL);
 		else if (k2)
 			evidence_judged(c, fd, hwc_arena_printf(c->a, "%s.link.carrier_up_count", base), fv_fmt_num(c->a, ups),
-					hwc_arena_printf(c->a, "<= %s (the first up is the boot)", fv_fmt_num(c->a, max + 1)), ups - 1 > max);
+					hwc_arena_printf(c->a, "<= %s (the first up is the driver's bring-up)", fv_fmt_num(c->a, max + 1)), ups - 1 > max);
 		if (!k1 || (act == HWC_WA_LIVE && wcarrier))
 			fd->fix = CARRIER_FIX; /* the carrier judged: the host's own restarts first */
 		fv_far_end_netdev(c, fd, nd, base);
@@ -318,8 +337,8 @@ static void flaps_ib(struct hwc_rule_ctx *c, double max, double hours)
 		hwc_wnd_read(c, &w, p, base, "counters_window.link_downed", "link_downed events");
 		const struct hwc_wboot b = {
 			.fires = n > max, .rate = hours > 0 ? n / hours : 0,
-			.msg = hwc_arena_printf(c->a, "the link went down %s time%s since boot (link_downed)", count_text(c, n, (double)hwc_q_ib_counter_max("link_downed")), n == 1 ? "" : "s"),
-			.text = hwc_arena_printf(c->a, "link_downed %s since boot (%s)", count_text(c, n, (double)hwc_q_ib_counter_max("link_downed")), rate_short(c, n, hours)),
+			.msg = hwc_arena_printf(c->a, "the link went down %s time%s " SINCE " (link_downed)", count_text(c, n, (double)hwc_q_ib_counter_max("link_downed")), n == 1 ? "" : "s"),
+			.text = hwc_arena_printf(c->a, "link_downed %s " SINCE " (%s)", count_text(c, n, (double)hwc_q_ib_counter_max("link_downed")), rate_short(c, n, hours)),
 		};
 		struct hwc_finding *fd = hwc_wnd_judge(c, &w, subj, 0, &b, &act);
 		if (!fd)
@@ -427,9 +446,9 @@ static void eval_integrity(struct hwc_rule_ctx *c)
 		integrity_window(c, &w, p, base);
 		const struct hwc_wboot b = {
 			.fires = sum > 0 ? 1 : known ? 0 : -1, .rate = hours > 0 ? sum / hours : 0,
-			.msg = first ? hwc_arena_printf(c->a, "link integrity errors since boot: %s %s", first,
+			.msg = first ? hwc_arena_printf(c->a, "link integrity errors " SINCE ": %s %s", first,
 							count_text(c, n[fi], (double)hwc_q_ib_counter_max(integrity_keys[fi]))) : "",
-			.text = hwc_arena_printf(c->a, "since boot: %s", *text ? text : "none"),
+			.text = hwc_arena_printf(c->a, SINCE ": %s", *text ? text : "none"),
 		};
 		struct hwc_finding *fd = hwc_wnd_judge(c, &w, subj, 0, &b, NULL);
 		if (fd && (fd->severity == HWC_SEV_WARN || fd->severity == HWC_SEV_ERROR))
@@ -856,7 +875,7 @@ static void effective_mstlink(struct hwc_rule_ctx *c, const json_t *ad, const js
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phy.fec", base), hwc_q_string(hwc_q_get(p, "phy"), "fec"), NULL);
 	}
 	if (fd && is_ib(p) && hwc_q_find_num(p, "counters.symbol_error", &sym, &why, c->a) && sym > 0) {
-		fd->message = hwc_arena_printf(c->a, "%s; the port's symbol_error counts %s since boot", fd->message,
+		fd->message = hwc_arena_printf(c->a, "%s; the port's symbol_error counts %s " SINCE, fd->message,
 					       count_text(c, sym, (double)hwc_q_ib_counter_max("symbol_error")));
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.symbol_error", base), count_text(c, sym, (double)hwc_q_ib_counter_max("symbol_error")), "0");
 	}
@@ -1206,6 +1225,14 @@ static void eval_kernel_events(struct hwc_rule_ctx *c)
 	}
 }
 
+/* What "since boot" means for the counters these rules read (SINCE), in each one's explanation. */
+#define COUNTS_SINCE                                                                               \
+	"Counts are since boot or the port's last counter clear, which may be later: ethtool's PPCNT " \
+	"counters (*_phy) and the IB PortCounters restart at a clear (perfquery -R, a firmware "      \
+	"reset), the netdev's carrier counts at a driver reload. A rate divides the count by the "    \
+	"uptime (host.kernel.uptime_s), the longest window it can have, so it is a lower bound "      \
+	"(\"at least\"); --watch SEC measures one over a known window."
+
 /* How the rate rules judge a `--watch SEC` run (link_window.c), in each one's explanation. */
 #define WATCH_TEXT                                                                                 \
 	" With --watch SEC the counter's delta over the watch window (facts.watch.window_s) decides: " \
@@ -1213,9 +1240,9 @@ static void eval_kernel_events(struct hwc_rule_ctx *c)
 	"that saw none rules out only the rates it would have seen at link_watch_confidence "         \
 	"(default 95 %: -ln(0.05) = 3 errors over the window, the zero-error bound of a BER test, "    \
 	"Maxim, J. Redd 2000): a 10 s window sees 1078/h and more. Too short for the limit on ports "   \
-	"that are fine since boot, it says so once per run (one info, subject host, naming the ports "  \
-	"and the window that would do; each port's window is its evidence) and since boot decides. "   \
-	"A count since boot that fires "                                                               \
+	"that are fine since boot (or the last counter clear), it says so once per run (one info, "    \
+	"subject host, naming the ports and the window that would do; each port's window is its "      \
+	"evidence) and the count since boot decides. A count since boot that fires "                   \
 	"while the window would have seen its rate and saw none is history (info), not a warning; "    \
 	"when the window is too short to see the rate since boot, the since-boot warning stands and "  \
 	"says so. A null delta (a counter cleared or saturated between the samples, a failed sample) " \
@@ -1235,14 +1262,14 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "this rule stays silent: both count the errors the receiver's correction left (NVIDIA's "
 	 "ibdiagnet manual: on HDR/NDR the symbol errors, on EDR the effective errors, are the errors "
 	 "the application sees after correction), in different units (IBA PortCounters "
-	 "SymbolErrorCounter events, 16 bits, since boot; PPCNT phy_effective_errors bits, since "
+	 "SymbolErrorCounter events, 16 bits, since boot or the last clear; PPCNT phy_effective_errors bits, since "
 	 "mstlink's counters were cleared); where mstlink shows none, its window may have been "
 	 "cleared since, so symbol_error above the rate is still this rule's. Such errors cost NCCL bandwidth "
-	 "and grow into flaps. Rates are since boot (the uptime)." WATCH_TEXT,
+	 "and grow into flaps. " COUNTS_SINCE WATCH_TEXT,
 	 "Reseat or replace the cable/transceiver of the port (then the switch port); check the module "
 	 "and the counters (`ethtool -m <netdev>` / `mstlink -d <BDF> -m -c`) and watch them again.",
 	 eval_symbol},
-	{"LINK_FLAPS", HWC_SEV_WARN, "link", "Link went down since boot",
+	{"LINK_FLAPS", HWC_SEV_WARN, "link", "Link went down since boot or the last counter clear",
 	 "link_down_events_phy (firmware), else the netdev's carrier ups after the first, or IB "
 	 "link_downed above link_flaps_max (default 0): every flap tears down RDMA connections and "
 	 "stalls collective jobs. link_down_events_phy is PPCNT's physical layer link_down_events, "
@@ -1257,7 +1284,7 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "known for a port (no netdev counters, no link_downed), mstlink's Link Down Counter (the "
 	 "same PPCNT physical layer link_down_events, counted since its counters were last cleared). "
 	 "In the watch window: link_down_events_phy's delta, else carrier_changes' (netdevs[].link."
-	 "carrier_changes_window), or link_downed's: any is a live flap." WATCH_TEXT,
+	 "carrier_changes_window), or link_downed's: any is a live flap. " COUNTS_SINCE WATCH_TEXT,
 	 "Check the cable, transceiver and switch port logs; replace the cable if it recurs (the "
 	 "port's link-down and error counters: `mstlink -d <BDF> -c`).",
 	 eval_flaps},
@@ -1269,9 +1296,9 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "excessive_buffer_overrun_errors counts input buffer overruns, which that text puts on a port "
 	 "misconfigured by the subnet manager or by hand first (virtual-lane buffers and credits: a "
 	 "flow-control matter, not a cable's), hardware or extremely poor signal integrity second. Any "
-	 "since boot is flagged (NVSentinel's link counter design treats the first two as fatal to a "
+	 "since boot or the last counter clear is flagged (NVSentinel's link counter design treats the first two as fatal to a "
 	 "running job), and the finding's fix follows the counters that counted. The window judges "
-	 "the three deltas' sum." WATCH_TEXT,
+	 "the three deltas' sum. " COUNTS_SINCE WATCH_TEXT,
 	 "Per counter: local_link_integrity_errors or link_error_recovery: " FIX_PHYSICAL "; "
 	 "excessive_buffer_overrun_errors: check the VL configuration of both ends (the subnet "
 	 "manager's VL and SL settings, VLCap and OperationalVLs in `smpquery portinfo`, any manual "

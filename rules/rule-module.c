@@ -102,11 +102,49 @@ static bool get_thr(const json_t *t, struct thr *o)
 struct judge {
 	struct hwc_rule_ctx *c;
 	const char *name, *base;
+	const json_t *m; /* the module: its flags */
 	struct hwc_finding *fd;
 };
 
-/* One reading against its thresholds; low_side false leaves the low side to another rule. */
-static void judge_one(struct judge *j, const char *key, const char *path, double v, const struct thr *t, bool low_side)
+/* The names the decoder gives the flags of a reading (hwinfo/module_eeprom.c, add_flag). */
+static const char *flag_name(const char *key)
+{
+	static const char *const k[][2] = {{"temperature_c", "temperature"}, {"voltage_v", "voltage"}, {"tx_bias_ma", "tx bias"},
+					   {"tx_power_mw", "tx power"}, {"rx_power_mw", "rx power"}};
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(k); i++)
+		if (strcmp(key, k[i][0]) == 0)
+			return k[i][1];
+	return NULL;
+}
+
+/* The module's own flag for a reading judged past one of its thresholds (kind: "high alarm"...),
+ * where the module implements its alarm and warning flags (SFF-8472: A0h byte 93 bit 7,
+ * 'Alarm/warning flags implemented', the flags at A2h bytes 112-117; SFF-8636 and CMIS always
+ * have them): *name ("tx bias high alarm") and whether it is on; false where the flags are not
+ * implemented or not read, and then nothing is said of them. lane -1 for a reading of the whole
+ * module; a lane's flag carries " (lane N)" except on an SFP (one lane, no suffix). */
+static bool module_flag(struct judge *j, const char *key, long lane, const char *kind, const char **name, bool *on_out)
+{
+	const json_t *fl = hwc_q_get(j->m, "flags"), *x;
+	const char *what = flag_name(key);
+	if (!json_is_array(fl) || !what)
+		return false;
+	const char *flag = hwc_arena_printf(j->c->a, "%s %s", what, kind);
+	const char *laned = lane >= 0 ? hwc_arena_printf(j->c->a, "%s (lane %ld)", flag, lane + 1) : flag;
+	size_t i;
+	bool on = false;
+	json_array_foreach(fl, i, x) {
+		const char *f = json_string_value(x);
+		on |= f && (strcmp(f, laned) == 0 || (lane <= 0 && strcmp(f, flag) == 0));
+	}
+	*name = flag;
+	*on_out = on;
+	return true;
+}
+
+/* One reading (lane: its index, -1 for the whole module's) against its thresholds; low_side false
+ * leaves the low side to another rule. */
+static void judge_one(struct judge *j, const char *key, const char *path, long lane, double v, const struct thr *t, bool low_side)
 {
 	struct hwc_rule_ctx *c = j->c;
 	const char *what = NULL;
@@ -117,8 +155,13 @@ static void judge_one(struct judge *j, const char *key, const char *path, double
 		what = v > t->hw ? "above its high warning" : t->lw_what ? t->lw_what : "below its low warning";
 	if (!what)
 		return;
-	const char *msg = hwc_arena_printf(c->a, "%s = %s is %s (%s)", path + strlen(j->base) + 1, fmt_val(c, key, v), what,
-					   fmt_val(c, key, sev == c->sev ? (v > t->ha ? t->ha : t->la) : (v > t->hw ? t->hw : t->lw)));
+	/* the module's own flag for it, where the thresholds are the module's (not RX_POWER_LOW's margin) */
+	const char *flag = NULL;
+	bool on = false, has_flag = !t->expect && module_flag(j, key, lane, strstr(what, "its ") + 4, &flag, &on);
+	const char *msg = hwc_arena_printf(c->a, "%s = %s is %s (%s)%s", path + strlen(j->base) + 1, fmt_val(c, key, v), what,
+					   fmt_val(c, key, sev == c->sev ? (v > t->ha ? t->ha : t->la) : (v > t->hw ? t->hw : t->lw)),
+					   !has_flag ? "" : hwc_arena_printf(c->a, "; the module's own %s flag is %s", flag,
+									    on ? "on" : "off: the reading and the flag disagree"));
 	if (!j->fd) {
 		j->fd = hwc_rule_emit_sev(c, sev, j->name, "transceiver: %s", msg);
 	} else if (sev == c->sev && j->fd->severity != c->sev) {
@@ -128,6 +171,9 @@ static void judge_one(struct judge *j, const char *key, const char *path, double
 	hwc_evidence_add(j->fd, c->a, path, fmt_val(c, key, v), t->expect ? t->expect :
 			 hwc_arena_printf(c->a, "within [%s..%s] (warning [%s..%s]), the module's own thresholds", fmt_val(c, key, t->la),
 					  fmt_val(c, key, t->ha), fmt_val(c, key, t->lw), fmt_val(c, key, t->hw)));
+	if (has_flag)
+		hwc_evidence_add(j->fd, c->a, hwc_arena_printf(c->a, "%s.flags", j->base), hwc_arena_printf(c->a, "%s: %s", flag, on ? "on" : "off"),
+				 hwc_arena_printf(c->a, "on (the reading is %s)", what));
 }
 
 /* Each reading of key (a number or one per lane) against the module's thresholds for it. */
@@ -146,14 +192,14 @@ static void judge_key(struct judge *j, const json_t *m, const char *key, bool lo
 	if (!get_thr(t, &th) || !v)
 		return; /* no thresholds set, or a monitor the module lacks */
 	if (json_is_number(v)) {
-		judge_one(j, key, hwc_arena_printf(c->a, "%s.%s", j->base, key), json_number_value(v), &th, low_side);
+		judge_one(j, key, hwc_arena_printf(c->a, "%s.%s", j->base, key), -1, json_number_value(v), &th, low_side);
 		return;
 	}
 	size_t i;
 	const json_t *x;
 	json_array_foreach(v, i, x)
 		if (json_is_number(x) && !hwc_q_lane_dark(m, i))
-			judge_one(j, key, hwc_arena_printf(c->a, "%s.%s[%zu]", j->base, key, i), json_number_value(x), &th, low_side);
+			judge_one(j, key, hwc_arena_printf(c->a, "%s.%s[%zu]", j->base, key, i), (long)i, json_number_value(x), &th, low_side);
 }
 
 /* LINK_MODULE_RX_POWER_LOW's warning bound: link_module_rx_margin_db above the module's low
@@ -233,7 +279,7 @@ static void each_module(struct hwc_rule_ctx *c, const char *needed_for, bool dom
 static void thresholds_one(struct hwc_rule_ctx *c, const char *name, const char *base, const json_t *m)
 {
 	static const char *const keys[] = {"temperature_c", "voltage_v", "tx_bias_ma", "tx_power_mw", "rx_power_mw"};
-	struct judge j = {c, name, base, NULL};
+	struct judge j = {c, name, base, m, NULL};
 	bool off = tx_switched_off(c, name);
 	for (size_t k = 0; k < HWC_ARRAY_SIZE(keys); k++)
 		judge_key(&j, m, keys[k], strcmp(keys[k], "rx_power_mw") != 0 && !(off && strncmp(keys[k], "tx_", 3) == 0));
@@ -258,7 +304,7 @@ static void rx_low_one(struct hwc_rule_ctx *c, const char *name, const char *bas
 	if (!need_num(c, name, m, base, "thresholds.rx_power_mw.low_alarm", &lo) ||
 	    !hwc_q_find(m, "rx_power_mw", &rx, &(const char *){NULL}, c->a) || lo <= 0)
 		return;
-	struct judge j = {c, name, base, NULL};
+	struct judge j = {c, name, base, m, NULL};
 	struct thr t = {INFINITY, lo, INFINITY, rx_warn_mw(c, lo),
 			hwc_arena_printf(c->a, "within %s dB of its low alarm", fv_fmt_num(c->a, margin)),
 			hwc_arena_printf(c->a, ">= %s, %s dB above the module's low alarm %s", fmt_val(c, "rx_power_mw", rx_warn_mw(c, lo)),
@@ -267,7 +313,7 @@ static void rx_low_one(struct hwc_rule_ctx *c, const char *name, const char *bas
 	const json_t *x;
 	json_array_foreach(rx, k, x)
 		if (json_is_number(x) && !hwc_q_lane_dark(m, k))
-			judge_one(&j, "rx_power_mw", hwc_arena_printf(c->a, "%s.rx_power_mw[%zu]", base, k), json_number_value(x), &t, true);
+			judge_one(&j, "rx_power_mw", hwc_arena_printf(c->a, "%s.rx_power_mw[%zu]", base, k), (long)k, json_number_value(x), &t, true);
 }
 
 static void eval_rx_low(struct hwc_rule_ctx *c)
@@ -313,8 +359,12 @@ const struct hwc_rule hwc_rules_module[] = {
 	 "hwcheck's decoding of the module EEPROM (ethtool -m; SFF-8472, SFF-8636, CMIS): temperature, "
 	 "supply voltage, per-lane laser bias, Tx power and Rx power (high side) against the alarm and "
 	 "warning thresholds the module itself stores (SFF-8472 A2h bytes 0-39, SFF-8636 page 03h, CMIS "
-	 "page 02h). Past an alarm is an error, past a warning a warning; alarm/warning flags the "
-	 "module latched since the last read are a warning. Passive copper, modules without "
+	 "page 02h). Past an alarm is an error, past a warning a warning. Where the module implements "
+	 "its alarm and warning flags (SFF-8472: A0h byte 93 bit 7, the flags at A2h bytes 112-117; "
+	 "SFF-8636 and CMIS always), such a finding says whether the module's own flag for that "
+	 "threshold is on, or off (the reading and the flag disagree: the module's flag logic did not "
+	 "raise what its own thresholds call for); where it does not, nothing is said of flags. "
+	 "Alarm/warning flags the module latched since the last read are a warning. Passive copper, modules without "
 	 "diagnostics, thresholds left at 0 and dark lanes (no bias, no light: an idle breakout lane, "
 	 "a down port) have nothing to judge; a dark lane the live link needs (ethtool's Lanes, else "
 	 "the fewest of the module's lanes that carry the speed: 100GBASE-SR4 needs all 4) is unknown, "

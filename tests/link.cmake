@@ -37,6 +37,12 @@ add_test(NAME link_sfp_rebuilt_oracle COMMAND ${HWC_PYTHON} ${CMAKE_CURRENT_SOUR
   --check --shim $<TARGET_FILE:hwc_ethtool_shim>)
 set_tests_properties(link_sfp_rebuilt_oracle PROPERTIES ENVIRONMENT "LC_ALL=C;PYTHONDONTWRITEBYTECODE=1"
   SKIP_RETURN_CODE 77 LABELS unit)
+# ethtool -m as the oracle of the SFF-8472 alarm/warning flags (implemented or not, each On/Off) that
+# LINK_MODULE_THRESHOLDS sets beside a reading past the module's thresholds.
+add_test(NAME link_module_flags_oracle COMMAND ${HWC_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/oracle/test_module_flags_oracle.py
+  --shim $<TARGET_FILE:hwc_ethtool_shim> --hwcheck $<TARGET_FILE:hwcheck>)
+set_tests_properties(link_module_flags_oracle PROPERTIES ENVIRONMENT "LC_ALL=C;PYTHONDONTWRITEBYTECODE=1"
+  SKIP_RETURN_CODE 77 LABELS unit)
 # Issue 14's "Done when": the per-port lines of the report on real fixtures, and their rates since
 # boot and over a --watch window (cards_dump judges a facts file untouched).
 add_executable(cards_dump cli/cards_dump.c tools/dump_doc.c)

@@ -78,14 +78,15 @@ class Fixtures(unittest.TestCase):
         sym = [f for f in j["findings"] if f["rule_id"] == "LINK_SYMBOL_ERRORS"]
         self.assertEqual(sorted((f["severity"], f["subject"]) for f in sym),
                          [("warn", "mlx4_0/1"), ("warn", "mlx4_0/2")])
-        self.assertIn("65535 (saturated: at least) symbol errors since boot", sym[0]["message"])
+        self.assertIn("65535 (saturated: at least) symbol errors since boot or the last counter clear", sym[0]["message"])
         self.assertIn("above 120/h", sym[0]["message"])
         ev = {e["fact"]: e["observed"] for e in sym[0]["evidence"]}
-        self.assertEqual(ev["host.kernel.uptime_s"], "86400")
+        self.assertEqual(ev["host.kernel.uptime_s"], "86400 (the rate's divisor: the counters may have been cleared since boot, "
+                         "so the rate is at least the count over it)")
         self.assertEqual(ev["mlx.adapters[0000:04:00.0].ports[mlx4_0/1].counters.symbol_error"], "65535")
         # one formatting for rates: the finding says 2731/h (65535 / 24 h) as the card's line does,
         # not "2730.625/h" beside it
-        self.assertIn("2731/h over 24 h since boot", sym[0]["message"])
+        self.assertIn("at least 2731/h over the 24 h uptime", sym[0]["message"])
         cp = run("--root", hwctest.fixture("link-ib-cx2-cable-pulled-uptime", "root"), "--no-color")
         self.assertIn("2731/h", cp.stdout)
         self.assertNotIn("2730.625", cp.stdout)
@@ -556,8 +557,12 @@ class Fixtures(unittest.TestCase):
         self.assertEqual([f for f in link_findings(j) if f[0].startswith("LINK_MODULE")],
                          [("LINK_MODULE_THRESHOLDS", "error", "p1")])
         f = {f["rule_id"]: f for f in j["findings"]}["LINK_MODULE_THRESHOLDS"]
-        self.assertIn("tx_bias_ma[0] = 21.348 is above its high alarm (10)", f["message"])
-        self.assertEqual([e["fact"] for e in f["evidence"]], ["netdevs[p1].link.module.tx_bias_ma[0]"])
+        self.assertIn("tx_bias_ma[0] = 21.348 is above its high alarm (10); the module's own tx bias high alarm flag "
+                      "is off: the reading and the flag disagree", f["message"])
+        # the module implements its flags (A0h byte 93 bit 7; ethtool: 'Alarm/warning flags implemented : Yes')
+        self.assertEqual([(e["fact"], e["observed"], e["expected"]) for e in f["evidence"]][1:],
+                         [("netdevs[p1].link.module.flags", "tx bias high alarm: off", "on (the reading is above its high alarm)")])
+        self.assertEqual([e["fact"] for e in f["evidence"]][:1], ["netdevs[p1].link.module.tx_bias_ma[0]"])
         # every other reading was judged (inside its thresholds): no unknown about the module
         self.assertEqual([u for u in j["summary"]["unknown"] if u["rule"].startswith("LINK_MODULE")], [])
 

@@ -260,8 +260,8 @@ class PortReport(unittest.TestCase):
         text, cards = self.watched("link-farend-lldp-symbol", 86400, 10.0, patch)
         self.assertRegex(text, r"link errors +p1: symbol errors 386 \(16\.1/h; \+3 in the window\), "
                                r"post-FEC bit errors 386 \(16\.1/h; \+0 in the window\), CRC errors 386 "
-                               r"\(16\.1/h; window unknown: cleared in the window\); rates per hour since "
-                               r"boot \(24\.0 h\), 10.0 s watch window")
+                               r"\(16\.1/h; window unknown: cleared in the window\); rates per hour over the 24\.0 h uptime "
+                               r"\(at least: counted since boot or the last clear\), 10.0 s watch window")
         self.assertRegex(text, r"FEC, BER +p1: .*in the 10.0 s window raw BER 2\.5e-07, effective BER 3\.0e-12")
         port = cards[0]["ports"][0]
         self.assertEqual(port["errors"]["rx_symbol_err_phy"], {"count": 386, "per_hour": 386 / 24, "window": 3})
@@ -276,7 +276,7 @@ class PortReport(unittest.TestCase):
                                                                    "detail": "saturated at 255"}}
         text, _ = self.watched("link-farend-ib-linkdowned", 7200, 30.5, patch)
         self.assertRegex(text, r"flaps +link downed 255 \(saturated; 128/h; window unknown: saturated\), "
-                               r"recoveries 0; rates per hour since boot \(2\.0 h\), 30\.5 s watch window")
+                               r"recoveries 0; rates per hour over the 2\.0 h uptime \(at least: counted since boot or the last clear\), 30\.5 s watch window")
 
     def test_ib_counter_widths(self):
         # each IBA PortCounter saturates at its own width (core/query's hwc_q_ib_counter_max):
@@ -309,7 +309,7 @@ class PortReport(unittest.TestCase):
                                               "samples": {"status": "absent", "detail": "no watch samples in this capture"}}}
         text, _ = self.watched("link-farend-lldp-symbol", 3600, 0, patch)
         self.assertRegex(text, r"link errors +p1: symbol errors 386 \(386/h\), .*; watch window unknown \(no "
-                               r"watch samples in this capture\); rates per hour since boot \(1\.0 h\)")
+                               r"watch samples in this capture\); rates per hour over the 1\.0 h uptime \(at least: counted since boot or the last clear\)")
 
     def test_no_watch_no_window(self):
         text, cards = self.watched("link-farend-lldp-symbol", 3600, 0, lambda f: None)

@@ -47,7 +47,7 @@ class Captures(unittest.TestCase):
         got = self.check("watch-ib-cx7-saturated", {
             ("LINK_SYMBOL_ERRORS", "mlx5_1/1"): ("warn", "12 symbol errors in the 10 s watch window (4320/h), above 120/h: live"),
             ("LINK_INTEGRITY_ERRORS", "mlx5_1/1"): ("warn", "1 link integrity error in the 10 s watch window (360/h): live"),
-            ("LINK_FLAPS", "mlx5_1/1"): ("warn", "the link went down 255 (saturated: at least) times since boot (link_downed); "
+            ("LINK_FLAPS", "mlx5_1/1"): ("warn", "the link went down 255 (saturated: at least) times since boot or the last counter clear (link_downed); "
                                                  "the watch window: unknown (unsupported: link_downed was at its maximum 255"),
         })
         ev = {e["fact"]: e["observed"] for e in got[("LINK_SYMBOL_ERRORS", "mlx5_1/1")]["evidence"]}
@@ -71,9 +71,9 @@ class Captures(unittest.TestCase):
     def test_real_samples_flaps_before_the_window(self):
         # real: link_downed 1 and 2 since boot, unchanged over the real 10 s sample
         self.check("watch-ib-cx2-ring", {
-            ("LINK_FLAPS", "mlx4_0/1"): ("warn", "the link went down 1 time since boot (link_downed); no link_downed events in the "
-                                                 "10 s watch window, too short to see the rate since boot"),
-            ("LINK_FLAPS", "mlx4_0/2"): ("warn", "the link went down 2 times since boot"),
+            ("LINK_FLAPS", "mlx4_0/1"): ("warn", "the link went down 1 time since boot or the last counter clear (link_downed); no link_downed events in the "
+                                                 "10 s watch window, too short to see the rate since boot or the last counter clear"),
+            ("LINK_FLAPS", "mlx4_0/2"): ("warn", "the link went down 2 times since boot or the last counter clear"),
             # one info for the run, not one per port: it names both ports and the window that would do
             ("LINK_SYMBOL_ERRORS", "host"): ("info", "no symbol errors in the 10 s watch window on 2 ports (mlx4_0/1, mlx4_0/2), too "
                                                      "short to judge 120/h (at 95 % confidence it sees 1078/h and more; 90 s would)"),
@@ -90,7 +90,7 @@ class Captures(unittest.TestCase):
         ev = {e["fact"]: (e["observed"], e["expected"]) for e in short[0]["evidence"]}
         for p in ("mlx4_0/1", "mlx4_0/2"):
             self.assertEqual(ev[f"mlx.adapters[0000:01:00.0].ports[{p}].counters_window.symbol_error"],
-                             ("0 in 10 s (sees 1078/h and more); 0 since boot (no uptime: rate unknown)", "<= 120/h"))
+                             ("0 in 10 s (sees 1078/h and more); 0 since boot or the last counter clear (no uptime: rate unknown)", "<= 120/h"))
         self.assertEqual(ev["watch.window_s"][0], "10")
         ports = [p for card in j["cards"] for p in card["ports"]]
         self.assertEqual([p["errors"]["symbol_error"] for p in ports], [{"count": 0, "per_hour": None, "window": 0}] * 2)

@@ -302,9 +302,9 @@ class EveryFinding(unittest.TestCase):
 
 class Checker(unittest.TestCase):
     """Each convention, planted in a copy of a real finding, is caught."""
-    GOOD = {"rule_id": "LINK_FLAPS", "severity": "warn", "title": "Link went down since boot",
+    GOOD = {"rule_id": "LINK_FLAPS", "severity": "warn", "title": "Link went down since boot or the last counter clear",
             "subject": "mlx5_1/1", "card": "0000:c1:00.0",
-            "message": "the link went down 255 times since boot (link_downed)",
+            "message": "the link went down 255 times since boot or the last counter clear (link_downed)",
             "evidence": [{"fact": "mlx.adapters[0000:c1:00.0].ports[mlx5_1/1].counters.link_downed",
                           "observed": "255", "expected": "<= 0"}],
             "fix": "Check the cable (the port's counters: `mstlink -d 0000:c1:00.0 -c`).",

@@ -138,6 +138,11 @@ class Cases(unittest.TestCase):
                                 for r in f["evidence"]]
                         self.assertTrue(any(e["evidence_contains"] in r for r in rows),
                                         f"no evidence containing {e['evidence_contains']!r} in {rows}")
+                    if "message_lacks" in e:
+                        msgs = [f["message"] for f in mine
+                                if (f["severity"], f["subject"]) == (e["severity"], e["subject"])]
+                        self.assertFalse(any(e["message_lacks"] in m for m in msgs),
+                                         f"a message containing {e['message_lacks']!r} in {msgs}")
                     if "fix_lacks" in e:
                         fixes = [f["fix"] or "" for f in mine
                                  if (f["severity"], f["subject"]) == (e["severity"], e["subject"])]
