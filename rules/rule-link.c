@@ -1190,6 +1190,18 @@ static bool event_counts(const json_t *ev)
 	return !(strcmp(kind, "command_error") == 0 && msg && strstr(msg, "ACCESS_REG(0x805)"));
 }
 
+/* Where the kernel log read begins (host.kernel.log_start_s), the window of its events. */
+static void klog_evidence(struct hwc_rule_ctx *c, struct hwc_finding *fd, bool from_boot)
+{
+	double s;
+	const char *why = NULL;
+	if (hwc_q_find_num(c->facts, "host.kernel.log_start_s", &s, &why, c->a))
+		hwc_evidence_add(fd, c->a, "host.kernel.log_start_s", fv_fmt_num(c->a, s),
+				 from_boot ? NULL : "0 (the log holds the boot's first lines)");
+	else
+		hwc_evidence_add(fd, c->a, "host.kernel.log_start_s", hwc_arena_printf(c->a, "unknown (%s)", why), NULL);
+}
+
 static void eval_kernel_events(struct hwc_rule_ctx *c)
 {
 	size_t i;
@@ -1200,6 +1212,8 @@ static void eval_kernel_events(struct hwc_rule_ctx *c)
 		const json_t *v;
 		if (!need_val(c, bdf, ad, base, "kernel_events", JSON_ARRAY, "whether the kernel logged mlx5 faults since boot", &v))
 			continue;
+		bool from_boot;
+		const char *since = hwc_q_klog_window(c->facts, c->a, &from_boot);
 		struct hwc_finding *fd = NULL;
 		const char *seen = "";
 		size_t k;
@@ -1211,9 +1225,10 @@ static void eval_kernel_events(struct hwc_rule_ctx *c)
 			if (!event_counts(ev) || strstr(seen, kind))
 				continue; /* one line of evidence per kind: the first */
 			seen = hwc_arena_printf(c->a, "%s%s%s", seen, *seen ? ", " : "", kind);
-			if (!fd)
-				fd = hwc_rule_emit_sev(c, fatal ? HWC_SEV_ERROR : HWC_SEV_WARN, bdf,
-						       "the kernel logged mlx5 faults since boot");
+			if (!fd) {
+				fd = hwc_rule_emit_sev(c, fatal ? HWC_SEV_ERROR : HWC_SEV_WARN, bdf, "the kernel logged mlx5 faults %s", since);
+				klog_evidence(c, fd, from_boot);
+			}
 			const json_t *t = hwc_q_get(ev, "time_s");
 			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.kernel_events[%zu]", base, k),
 					 hwc_arena_printf(c->a, "%s at %s s: %s", kind, json_is_number(t) ? fv_fmt_num(c->a, json_number_value(t)) : "?",
@@ -1221,7 +1236,7 @@ static void eval_kernel_events(struct hwc_rule_ctx *c)
 					 "no fault");
 		}
 		if (fd)
-			fd->message = hwc_arena_printf(c->a, "the kernel logged mlx5 faults since boot: %s", seen);
+			fd->message = hwc_arena_printf(c->a, "the kernel logged mlx5 faults %s: %s", since, seen);
 	}
 }
 
@@ -1405,7 +1420,7 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "Check the far end's transmitter and the fibre (swap it), then this module (its flags and "
 	 "readings: `mstlink -d <device> -m`).",
 	 eval_module},
-	{"MLX_KERNEL_EVENTS", HWC_SEV_ERROR, "mlx", "mlx5 faults in the kernel log since boot",
+	{"MLX_KERNEL_EVENTS", HWC_SEV_ERROR, "mlx", "mlx5 faults in the kernel log",
 	 "mlx5_core's own lines: insufficient slot power, port module errors (powered down, bad or "
 	 "shorted cable, bus stuck), high temperature, health syndromes (poll_health, synd 0x..), a "
 	 "recovery that failed, failed firmware commands. An event since boot stands even when the "
@@ -1413,7 +1428,13 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "flow aborted, PCI reads still not working', the device in its error state: it no longer "
 	 "answers until a reset or a reboot). Not counted: cable unplugged, and ACCESS_REG(0x805) failures that "
 	 "counter readers cause on restricted PFs. Needs the kernel log (root on Debian: "
-	 "kernel.dmesg_restrict).",
+	 "kernel.dmesg_restrict). The log is a ring buffer (log_buf_len): on a host up long enough, "
+	 "or after `dmesg -C`, it no longer begins with the boot. Where its first record is the "
+	 "boot's (the kernel's banner 'Linux version', or a record at 0 s) the finding, and the card "
+	 "report's 'no mlx5 event', say since boot; otherwise they say the window read: from its first "
+	 "record's time ('since 1234 s after boot'), or, where that line carries no timestamp, that "
+	 "whether it reaches back to boot is unknown (host.kernel.log_start_s, its evidence row). "
+	 "`journalctl -k -b` keeps the whole boot where journald stores the kernel's lines.",
 	 "Read the lines in `dmesg | grep mlx5_core`: power -> a slot that grants the card's power; "
 	 "temperature -> airflow; health/fatal -> firmware update or a support case with the syndrome.",
 	 eval_kernel_events},
