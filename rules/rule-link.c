@@ -2,6 +2,7 @@
 /* The physical link (issue 14): symbol errors, flaps and link-integrity errors, judged from the
  * netdev's PHY counters (Ethernet/RoCE) and the IB port counters (InfiniBand), since boot or their
  * last clear. */
+#include <math.h>
 #include <string.h>
 
 #include "rules/rules-int.h"
@@ -159,6 +160,37 @@ static void symbol_netdevs(struct hwc_rule_ctx *c, double hours, const char *upw
 	}
 }
 
+/* "25 min", "1.5 h": how long ago a counter clear must have been for a count to mean a rate
+ * above its limit. */
+static const char *ago(struct hwc_rule_ctx *c, double hours)
+{
+	if (hours < 1)
+		return hwc_arena_printf(c->a, "%s min", fv_fmt_num(c->a, ceil(hours * 60)));
+	return hwc_arena_printf(c->a, "%s h", fv_fmt_num(c->a, (double)(long long)(hours * 10) / 10));
+}
+
+/* Symbol errors whose count over the uptime is within the limit, in a run that did not watch. The
+ * count is since boot or the port's last counter clear: over the uptime it is within the limit;
+ * over a shorter window (a clear since boot) it is not proven to be. It is above the limit
+ * exactly when the clear was less than n / limit hours ago. Not an OK (that would claim a rate
+ * nothing measured), not a warning (the common case: nobody cleared them): an info that states the
+ * assumption and the window a watch needs to measure the rate. */
+static struct hwc_finding *symbol_unproven(struct hwc_rule_ctx *c, const char *subj, double n, double hours, double limit)
+{
+	if (hours <= 0 || limit <= 0)
+		return NULL;
+	double need = ceil(-log(1 - hwc_profile_threshold(c->prof, HWC_T_LINK_WATCH_CONFIDENCE)) * 3600 / limit);
+	struct hwc_finding *fd = hwc_rule_emit_sev(
+		c, HWC_SEV_INFO, subj,
+		"%s symbol error%s " SINCE ": %s, within %s if nothing cleared the counters since boot, above it if they "
+		"were cleared in the last %s (hwcheck reads no time of their last clear)",
+		fv_fmt_num(c->a, n), n == 1 ? "" : "s", rate_short(c, n, hours), per_hour(c, limit), ago(c, n / limit));
+	fd->fix = hwc_arena_printf(c->a, "None needed where nothing cleared the port's counters since boot (perfquery -R, "
+				   "ibdiagnet --pc, mlxlink --pc, a firmware reset). To measure the rate over a known window: "
+				   "`hwcheck --watch %s` (or longer).", fv_fmt_num(c->a, need));
+	return fd;
+}
+
 static void symbol_ib(struct hwc_rule_ctx *c, double hours, const char *upwhy)
 {
 	double limit = hwc_profile_threshold(c->prof, HWC_T_LINK_SYMBOL_ERRORS_PER_HOUR);
@@ -180,7 +212,10 @@ static void symbol_ib(struct hwc_rule_ctx *c, double hours, const char *upwhy)
 			.text = hwc_arena_printf(c->a, "%s " SINCE " (%s)", count_text(c, n, (double)hwc_q_ib_counter_max("symbol_error")), rate_short(c, n, hours)),
 			.unk_fact = "host.kernel.uptime_s", .unk_why = upwhy, .unk_for = "the symbol error rate",
 		};
-		struct hwc_finding *fd = hwc_wnd_judge(c, &w, subj, limit, &b, NULL);
+		enum hwc_wact act;
+		struct hwc_finding *fd = hwc_wnd_judge(c, &w, subj, limit, &b, &act);
+		if (!fd && act == HWC_WA_BOOT && w.s == 0 && b.fires == 0 && n > 0)
+			fd = symbol_unproven(c, subj, n, hours, limit);
 		if (!fd)
 			continue;
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.symbol_error", base), fv_fmt_num(c->a, n),
@@ -1280,7 +1315,17 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "SymbolErrorCounter events, 16 bits, since boot or the last clear; PPCNT phy_effective_errors bits, since "
 	 "mstlink's counters were cleared); where mstlink shows none, its window may have been "
 	 "cleared since, so symbol_error above the rate is still this rule's. Such errors cost NCCL bandwidth "
-	 "and grow into flaps. " COUNTS_SINCE WATCH_TEXT,
+	 "and grow into flaps. " COUNTS_SINCE WATCH_TEXT " A count whose rate over the uptime is within "
+	 "the limit proves nothing about the rate if the counters were cleared since boot: over the "
+	 "shorter window since that clear it is above the limit exactly when the clear was less than "
+	 "count / limit hours ago. So in a run that did not watch, such a port is not OK but an info "
+	 "that states the assumption (within the limit if nothing cleared the counters since boot), "
+	 "that bound, and the --watch length that measures the rate (-ln(1 - link_watch_confidence) x "
+	 "3600 / limit s: 90 s at the defaults); a count of 0 is 0 over any window, OK. mlx5_ib answers "
+	 "the IB PortCounters from the firmware's PPCNT register (drivers/infiniband/hw/mlx5/mad.c, "
+	 "process_pma_cmd), keeping no count of its own, so no driver or netdev load time bounds them "
+	 "better than the uptime; what clears them (perfquery -R, ibdiagnet --pc, mlxlink --pc, a "
+	 "firmware reset) leaves no time hwcheck reads.",
 	 "Reseat or replace the cable/transceiver of the port (then the switch port); check the module "
 	 "and the counters (`ethtool -m <netdev>` / `mstlink -d <BDF> -m -c`) and watch them again.",
 	 eval_symbol},
