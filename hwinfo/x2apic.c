@@ -444,9 +444,9 @@ static void decide_enabled(struct hwc_arena *a, struct hwc_host_facts *h, const 
 						 "whose mode hwcheck knows (\"%s\")", dm->routing,
 						 dm->routing_line);
 		else if (dm_m->st == HWC_ST_OK && dm->log_start_s > 0)
-			tried = hwc_arena_printf(a, "the kernel log begins %.6g s after boot (the ring buffer wrapped or "
-						 "was cleared): the boot's lines, which say the mode, are not in it",
-						 dm->log_start_s);
+			tried = hwc_arena_printf(a, "the kernel log says nothing about x2APIC: it begins %.6g s after boot "
+						 "(the ring buffer wrapped or was cleared), so the boot's lines, which say the "
+						 "mode, are not in it", dm->log_start_s);
 		else if (dm_m->st == HWC_ST_OK)
 			tried = dm->log_start_s == 0 ? "the kernel log, which begins with the boot, says nothing about x2APIC (an old kernel)"
 						     : "the kernel log says nothing about x2APIC (it may have wrapped: its first line carries "
