@@ -544,9 +544,12 @@ static void put_eth_readings(struct item_val *v, const struct card_ctx *x, const
 	const json_t *fl = hwc_q_get(m, "flags");
 	size_t i, n = json_array_size(fl);
 	const json_t *f;
+	/* SFF-8636 and CMIS latch their flags (since the last read); SFF-8472's are live status */
+	const char *spec = hwc_json_str_or(m, "spec", "");
 	json_array_foreach(fl, i, f) {
 		if (i < 2)
-			vput(v, "%s%s", i ? ", " : "; latched: ", json_is_string(f) ? json_string_value(f) : "?");
+			vput(v, "%s%s", i ? ", " : strcmp(spec, "SFF-8472") == 0 ? "; flags on now: " : "; latched: ",
+			     json_is_string(f) ? json_string_value(f) : "?");
 	}
 	if (n > 2)
 		vput(v, " and %zu more", n - 2);

@@ -93,7 +93,8 @@ class PortReport(unittest.TestCase):
         self.assertEqual(mod[2], "error")
         self.assertRegex(mod[1], r"^p1: SFP Transition TN-SFP-10G-LR, optical, 10000 m, "
                                  r"temperature 41\.1 degC \(warning 0\.\.70\), .*"
-                                 r"Rx -40 dBm \(below its low alarm -13\.1\); latched: rx power low alarm")
+                                 r"Rx -40 dBm \(below its low alarm -13\.1\); flags on now: rx power low alarm")
+        # an SFP's flags (SFF-8472 A2h 112-117) are live status, not latched: the line says 'on now'
         rd = j["cards"][0]["ports"][0]["module"]["readings"]
         self.assertEqual(rd["rx_power"]["against"], "below its low alarm -13.1")
         self.assertEqual(rd["temperature"]["unit"], "degC")
