@@ -140,8 +140,8 @@ const json_t *hwc_q_irq_locality(const json_t *nd)
  * bytes 34-57, CMIS page 11h; a module with no light reads 0 or 1 step, which ethtool prints as
  * '0.0001 mW / -40.00 dBm': a real Finisar QSFP28 whose laser the card switched off reads 1 step
  * of Tx and Rx power with 0 mA of bias, tests/link/REAL-DATA.md, robinchrist), mstlink's Module
- * Info in mA and dBm, which it prints as -40 for no light at all (under 1 uW, the firmware's unit:
- * mlxlink's getPower, mlxlink_utils.cpp, -40 for 0 uW): the same -40 dBm either way. */
+ * Info in mA and dBm, which it prints as -40 for no light at all (the firmware reports 0 uW, its
+ * unit: mlxlink's getPower, mlxlink_utils.cpp): -40 dBm is also what one 0.1 uW step is. */
 static const struct {
 	const char *key;
 	double dark_max;
