@@ -189,6 +189,8 @@ static void fill_identity(struct hwc_mlx_adapter *ad, struct hwc_arena *a)
 	double ibf = hwc_mlx_ident_ib_lane_floor(id->device_id);
 	if (ibf > 0)
 		HWC_SET(ad->ib_lane_floor_gbps, ibf);
+	else if (id->pcie_gts <= 0) /* not the line's data path: its figures are not this function's */
+		HWC_FAIL(ad->ib_lane_floor_gbps, HWC_ST_UNSUPPORTED, 0, ad->port_rate_max_gbps.m.detail);
 	else
 		HWC_FAIL(ad->ib_lane_floor_gbps, HWC_ST_UNSUPPORTED, 0,
 			 hwc_arena_printf(a, "hwcheck's table has no InfiniBand lane rate that every %s board supports", generation));
