@@ -980,16 +980,17 @@ static bool tool_refuses(struct hwc_arena *a, const struct hwc_mlx_facts *mf,
 	return false;
 }
 
-/* Marks each card's steps its tool refuses (skip[card * steps + step]) and says why in the facts
- * the step would fill. MTMP's refusal is not said in the temperature: mstmget_temp is asked where
+/* Marks the steps each card's tool refuses (skip[card * steps + step]; a card not asked at all,
+ * asked[card] false, keeps the reason tools_refused gave) and says why in the facts the step
+ * would fill. MTMP's refusal is not said in the temperature: mstmget_temp is asked where
  * MTMP gave none, and its answer, or its own refusal, speaks for it. */
-static void refuse_steps(struct hwc_arena *a, struct hwc_mlx_facts *mf, bool *skip)
+static void refuse_steps(struct hwc_arena *a, struct hwc_mlx_facts *mf, const bool *asked, bool *skip)
 {
 	enum { NS = HWC_ARRAY_SIZE(tool_steps) };
 	struct hwc_fmeta why;
 	for (size_t i = 0; i < mf->adapters.n; i++) {
 		struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
-		for (size_t s = 0; s < NS; s++) {
+		for (size_t s = 0; asked[i] && s < NS; s++) {
 			const struct tool_step *st = &tool_steps[s];
 			if (!tool_refuses(a, mf, ad, st->tool, &why))
 				continue;
@@ -1016,9 +1017,10 @@ static void run_tools(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_fac
 	if (!n)
 		return; /* nothing to ask about: no tool is started */
 	bool *skip = hwc_arena_calloc(a, n * NS, sizeof(*skip));
-	if (!skip)
+	bool *asked = hwc_arena_calloc(a, n, sizeof(*asked));
+	if (!skip || !asked)
 		return;
-	size_t asked = 0;
+	size_t n_asked = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
 		struct hwc_fmeta why;
@@ -1027,16 +1029,17 @@ static void run_tools(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_fac
 			for (size_t s = 0; s < NS; s++)
 				skip[i * NS + s] = true;
 		} else {
-			asked++;
+			asked[i] = true;
+			n_asked++;
 		}
 	}
-	if (!asked) { /* no card to ask: not even the tools' version is */
+	if (!n_asked) { /* no card to ask: not even the tools' version is */
 		hwc_fmeta_set(&mf->tools.mstflint_version.m, HWC_ST_UNSUPPORTED, 0,
 			      "not asked: no card here can be asked by mstflint tools (each card says why)");
 		return;
 	}
 	run_version(e, a, mf); /* first: which tool takes an older card depends on it */
-	refuse_steps(a, mf, skip);
+	refuse_steps(a, mf, asked, skip);
 	run_first_tools(e, a, mf, skip);
 	run_later_tools(e, a, mf, skip);
 	for (size_t i = 0; i < n; i++) {

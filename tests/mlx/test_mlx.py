@@ -292,6 +292,27 @@ class KnownFacts(unittest.TestCase):
         self.assertEqual(status(ads[0], "fw_config"), "unsupported")
         self.assertEqual(adapter(doc, "c941:00:02.0")["product"], "ConnectX-4 Lx VF")
 
+    def test_vf_only_connectx3_keeps_the_vf_reason(self):
+        # a ConnectX-3 VF whose PF is not visible, next to cards that are asked: no tool is asked
+        # of it because only the VF is visible; the per-tool refusals of ConnectX-3 (mstreg,
+        # mstfwreset) do not replace that reason
+        with tempfile.TemporaryDirectory() as t:
+            root = os.path.join(t, "root")
+            shutil.copytree(hwctest.fixture("mlx-multi-card", "root"), root, symlinks=True)
+            devs = os.path.join(root, "sys", "bus", "pci", "devices")
+            shutil.copytree(os.path.join(devs, "0000:06:00.0"), os.path.join(devs, "0000:07:00.0"), symlinks=True)
+            os.remove(os.path.join(devs, "0000:07:00.0", "revision"))
+            with open(os.path.join(devs, "0000:07:00.0", "device"), "w") as f:
+                f.write("0x1004\n")
+            cp, doc = run_json("--root", root, "facts", "--json")
+        self.assertEqual(cp.returncode, 0, cp.stderr)
+        a = adapter(doc, "0000:07:00.0")
+        self.assertEqual(a["product"], "ConnectX-3 VF")
+        vf = "only virtual functions are visible: mstflint tools need the physical function"
+        for k in ("fw_config", "fw_reset"):
+            self.assertEqual(a["unavailable"][k]["detail"], vf, k)
+        self.assertEqual(a["registers"]["unavailable"]["power_status"]["detail"], vf)
+
     def test_device_filter_and_no_tools(self):
         doc = mlx_facts("mlx-multi-card", "-d", "0000:41:00.0")
         self.assertEqual([a["bdf"] for a in doc["facts"]["mlx"]["adapters"]], ["0000:41:00.0"])
