@@ -949,3 +949,18 @@ uint64_t hwc_q_ib_counter_max(const char *name)
 			return w[i].max;
 	return 0;
 }
+
+const char *hwc_q_klog_window(const json_t *facts, struct hwc_arena *a, bool *from_boot)
+{
+	double s = -1;
+	const char *why = NULL;
+	bool known = hwc_q_find_num(facts, "host.kernel.log_start_s", &s, &why, a) && s >= 0;
+	if (from_boot)
+		*from_boot = known && s == 0;
+	if (known && s == 0)
+		return "since boot";
+	if (known)
+		return hwc_arena_printf(a, "since %s s after boot (where the kernel log begins: it wrapped or was cleared, "
+					"older lines are not in it)", hwc_arena_printf(a, s >= 100 ? "%.0f" : "%.3g", s));
+	return "in the kernel log read (whether it reaches back to boot is unknown)";
+}
