@@ -1164,7 +1164,12 @@ void hwc_mst_module_identities(struct hwc_rule_ctx *c, const char *needed_for, h
  * meaning. On a port that is down they name the cause (no light or signal from the far end). On
  * an active link they are history that a healthy bring-up leaves too (the same capture), so they
  * say nothing there: flaps are LINK_FLAPS' job, from counters. A port that shuts its own link
- * (self_shut) reports them whatever the far end does: not judged either. */
+ * (self_shut) reports them whatever the far end does: not judged either. Nor a port whose card
+ * refused the module (the kernel's 'Cable issue, Unsupported cable'): the cause is named
+ * (NET_PORT_DOWN), and the far end may be dark for the same reason (a real ConnectX-4 port that
+ * refused its Finisar 100G-CWDM4 received no light, and 0.9 mW on every lane once the author
+ * had reprogrammed 'the transceivers' and the card took them: robinchrist in
+ * tests/link/REAL-DATA.md), so the flags send no one to the fibre. */
 /* The PM FSM states (mstflint mlxlink's names) of a port that keeps its own link shut: disabled,
  * closing, its PLL or receiver off, asleep. Its module reports Rx LOS whatever the far end sends
  * (a real AOC on a port brought down by its own side: Rx LOS on every lane, see
@@ -1189,6 +1194,8 @@ static void judge_los(struct hwc_rule_ctx *c, const char *subj, const char *base
 			lanes = hwc_arena_printf(c->a, "%s%s%zu", lanes, *lanes ? "," : "", i);
 	if (!*lanes || (ct && strstr(ct, "Passive copper")))
 		return;
+	if (hwc_q_netdev_module_refused(hwc_q_port_netdev(c->facts, p)))
+		return; /* the card refused the module: NET_PORT_DOWN's finding, whatever light arrives */
 	if (!need_str(c, subj, p, base, "phy.state", &st) || strcmp(st, "Active") == 0 || self_shut(st))
 		return;
 	struct hwc_finding *fd = hwc_rule_emit_sev(c, HWC_SEV_WARN, subj, "the port is %s and its module reports Rx loss of signal on "
@@ -1454,7 +1461,10 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "page 11h byte 147 'Latched Rx LOS Flag', clear on read): on a port that is not active a set "
 	 "flag names the cause (warn: no light or signal from the far end), unless the port shuts its "
 	 "own link (mstlink State Disable, Close port, Port PLL Down, Sleep, Rx disable: a real AOC "
-	 "reads Rx LOS on every lane once its own port is brought down, whatever the far end sends); "
+	 "reads Rx LOS on every lane once its own port is brought down, whatever the far end sends) "
+	 "or its card refused the module (the kernel's 'Cable issue, Unsupported cable', NET_PORT_DOWN's "
+	 "finding: the far end may be dark for the same reason, as a real ConnectX-4 port that refused "
+	 "a Finisar 100G-CWDM4 received no light until the modules were reprogrammed and accepted); "
 	 "on an active link it is "
 	 "history a normal bring-up leaves too, and is not judged (flaps are LINK_FLAPS'); a passive "
 	 "copper cable has no receiver, its flags are never judged (a real ConnectX-7 NDR DAC reads "

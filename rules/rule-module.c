@@ -225,13 +225,15 @@ static bool rx_low_now(struct hwc_rule_ctx *c, const json_t *m, const char *flag
 /* A netdev the host switched off (IFF_UP clear): the port's transmitter goes off with it (the
  * driver or the firmware asserts TX_DISABLE), so the laser's bias and Tx power read low by design,
  * not as a fault (a real SFP+ on a port brought down: 0.394 mA and -16 dBm under their low alarms,
- * see tests/link/REAL-DATA.md). Their low side is not judged there. */
+ * see tests/link/REAL-DATA.md). Their low side is not judged there. So on a netdev whose card
+ * refused the module (hwc_q_netdev_module_refused): the card keeps its laser off, and
+ * NET_PORT_DOWN names the refusal. */
 static bool tx_switched_off(struct hwc_rule_ctx *c, const char *name)
 {
 	bool up;
 	const char *why;
 	const json_t *nd = hwc_q_netdev(c->facts, name);
-	return nd && hwc_q_find_bool(nd, "admin_up", &up, &why, c->a) == 1 && !up;
+	return nd && ((hwc_q_find_bool(nd, "admin_up", &up, &why, c->a) == 1 && !up) || hwc_q_netdev_module_refused(nd));
 }
 
 static bool tx_low_flag(const char *f)
@@ -435,8 +437,9 @@ const struct hwc_rule hwc_rules_module[] = {
 	 "whose reading is within is the module's flag and its reading disagreeing (its flag logic, "
 	 "or a value at the edge that moved between the two), a warning that says so, never history. "
 	 "Passive copper, modules without "
-	 "diagnostics, thresholds left at 0 and dark lanes (no bias, no light: an idle breakout lane, "
-	 "a down port) have nothing to judge; a dark lane the live link needs (ethtool's Lanes, else "
+	 "diagnostics, thresholds left at 0 and dark lanes (no bias, no light: 0 mA and at most one "
+	 "0.1 uW step of Tx and Rx power, which ethtool prints as 0.0001 mW / -40.00 dBm; an idle "
+	 "breakout lane, a down port) have nothing to judge; a dark lane the live link needs (ethtool's Lanes, else "
 	 "the fewest of the module's lanes that carry the speed: 100GBASE-SR4 needs all 4) is unknown, "
 	 "its readings not measurements (a lane that carries a link has bias and light), and so has a VF (no module behind it) or a facts file older than "
 	 "module decoding. Where hwcheck did not decode a port's module EEPROM (an InfiniBand port "
@@ -451,7 +454,10 @@ const struct hwc_rule hwc_rules_module[] = {
 	 "that reads low now (the same condition); on a lane that reads well now it is judged here "
 	 "(latched: history; live: a disagreement). On a netdev the host switched off (admin down) the transmitter goes off with "
 	 "the port: bias and Tx power below their low thresholds (and those flags) are by design "
-	 "there, not judged; their high side still is.",
+	 "there, not judged; their high side still is. The same on a netdev whose card refused the "
+	 "module (the kernel's reason 'Cable issue, Unsupported cable', NET_PORT_DOWN's finding): the "
+	 "card keeps that module's laser off (a real ConnectX-4 that refused a Finisar 100G-CWDM4 "
+	 "QSFP28: 0 mA of bias on every lane).",
 	 "Hot module: check airflow and the fan policy. Bias or Tx power drifting: replace the module. "
 	 "Voltage: the host's 3.3 V to the cage. `ethtool -m <netdev>` shows the readings and "
 	 "thresholds.",
@@ -463,7 +469,7 @@ const struct hwc_rule hwc_rules_module[] = {
 	 "budget is nearly spent (warning): a dirty or damaged connector, a bent or too long fibre, or a "
 	 "weak far-end laser. Where hwcheck did not decode the port's module EEPROM, mstlink -m's Rx "
 	 "Power Current [dBm] against the low end of its range (the module's low alarm), with the "
-	 "same margin in dB. A dark lane (no bias, no light) is not judged; one the live link needs "
+	 "same margin in dB. A dark lane (no bias, no light: as in LINK_MODULE_THRESHOLDS) is not judged; one the live link needs "
 	 "is unknown, as in LINK_MODULE_THRESHOLDS.",
 	 "Clean both fibre ends and the module's receptacle, check the patch path and its length, then "
 	 "the far end's Tx power; `ethtool -m <netdev>` shows the Rx power per lane.",
