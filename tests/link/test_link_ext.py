@@ -4,6 +4,7 @@
 # (tests/link/make_ext_fixtures.py: a ConnectX-4 that refused a third-party 100G-CWDM4 optic, and
 # the same port linked once the optic carried Mellanox's OUI): the facts, NET_PORT_DOWN naming the
 # reason and its fix, nothing on the linked port, schema and replay.
+import json
 import os
 import subprocess
 import sys
@@ -57,6 +58,22 @@ class LinkExt(unittest.TestCase):
         self.assertIn("link detected", m["unavailable"]["link_ext_state"]["detail"])
         self.assertEqual(m["speed_mbps"], 40000)
         self.assertEqual(port_down(j), [])
+
+    def test_rate_line_names_reason(self):
+        # the card report's link rate line of a port without link gives the kernel's reason, shown
+        # and not judged (no rate to judge); it was left out before
+        j = check("link-ext-cx4-unsupported-cable")
+        ls = [c for card in j["cards"] for c in card["checks"] if c["item"] == "port_rate"]
+        self.assertEqual([(c["subject"], c["verdict"], c["value"]) for c in ls], [("ens16f1np1", "not_judged", None)])
+        self.assertEqual(ls[0]["reason"], "ens16f1np1 has no link; the kernel's reason: Cable issue, Unsupported cable "
+                                          "(ethtool's link_ext_state)")
+        cp = hwctest.run("--root", hwctest.fixture("link-ext-cx4-unsupported-cable", "root"))
+        self.assertRegex(cp.stdout, r"link rate +unknown \(ens16f1np1 has no link; the kernel's reason: Cable issue,")
+        # the linked port: its rate, no reason
+        j = check("link-ext-cx4-cwdm4-40g")
+        ls = [c for card in j["cards"] for c in card["checks"] if c["item"] == "port_rate"]
+        self.assertEqual(len(ls), 1)
+        self.assertNotIn("the kernel's reason", json.dumps(ls))
 
     def test_text_report_names_reason(self):
         cp = hwctest.run("--root", hwctest.fixture("link-ext-cx4-unsupported-cable", "root"))
