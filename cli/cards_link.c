@@ -712,19 +712,24 @@ void hwc_cards_it_far_end(struct card_ctx *x, const json_t *p, struct item_val *
 
 /* ---- the kernel's own words ---------------------------------------------------------------- */
 
-/* The card's mlx5 events in the kernel log since boot: how many of each kind, and the last one
- * with its time (the rule MLX_KERNEL_EVENTS judges them). */
+/* The card's mlx5 events in the kernel log read (since boot where it begins with the boot: its
+ * window, hwc_q_klog_window): how many of each kind, and the last one with its time (the rule
+ * MLX_KERNEL_EVENTS judges them). */
 void hwc_cards_it_kernel_log(struct card_ctx *x, const json_t *p, struct item_val *v)
 {
 	(void)p;
 	const json_t *ev = hwc_q_get(x->ad, "kernel_events"), *e, *last = NULL;
 	if (!json_is_array(ev))
 		return hwc_cards_unknown(v, x->ad, "kernel_events");
-	if (!json_array_size(ev)) {
-		vput(v, "no mlx5 event since boot");
+	struct hwc_arena *a = hwc_arena_new();
+	const char *since = a ? hwc_q_klog_window(x->facts, a, NULL) : "in the kernel log read";
+	if (!json_array_size(ev))
+		vput(v, "no mlx5 event %s", since);
+	else
+		vput(v, "%zu mlx5 event%s %s:", json_array_size(ev), json_array_size(ev) == 1 ? "" : "s", since);
+	hwc_arena_free(a);
+	if (!json_array_size(ev))
 		return;
-	}
-	vput(v, "%zu mlx5 event%s since boot:", json_array_size(ev), json_array_size(ev) == 1 ? "" : "s");
 	/* kinds in the order they first appear, each with its count */
 	size_t i, j, kinds = 0;
 	json_array_foreach(ev, i, e) {

@@ -136,12 +136,16 @@ const json_t *hwc_q_irq_locality(const json_t *nd)
 }
 
 /* A lane's bias and power as each source names them, and the most a dark lane reads: ethtool -m's
- * decoding in mA and mW (0), mstlink's Module Info in mA and dBm, which it prints as -40 for no
- * light at all (0 uW: mlxlink's getPower, mlxlink_utils.cpp). */
+ * decoding in mA (0) and mW (0.0001: one step of the EEPROM's 0.1 uW unit, SFF-8472 A2h, SFF-8636
+ * bytes 34-57, CMIS page 11h; a module with no light reads 0 or 1 step, which ethtool prints as
+ * '0.0001 mW / -40.00 dBm': a real Finisar QSFP28 whose laser the card switched off reads 1 step
+ * of Tx and Rx power with 0 mA of bias, tests/link/REAL-DATA.md, robinchrist), mstlink's Module
+ * Info in mA and dBm, which it prints as -40 for no light at all (the firmware reports 0 uW, its
+ * unit: mlxlink's getPower, mlxlink_utils.cpp): -40 dBm is also what one 0.1 uW step is. */
 static const struct {
 	const char *key;
 	double dark_max;
-} lane_keys[] = {{"tx_bias_ma", 0}, {"tx_power_mw", 0}, {"rx_power_mw", 0},
+} lane_keys[] = {{"tx_bias_ma", 0}, {"tx_power_mw", 0.0001}, {"rx_power_mw", 0.0001},
 		 {"bias_ma", 0}, {"tx_power_dbm", -40}, {"rx_power_dbm", -40}};
 
 size_t hwc_q_module_nlanes(const json_t *m)
@@ -159,11 +163,18 @@ bool hwc_q_lane_dark(const json_t *m, size_t i)
 	bool any = false;
 	for (size_t k = 0; k < sizeof(lane_keys) / sizeof(lane_keys[0]); k++) {
 		const json_t *x = json_array_get(hwc_q_get(m, lane_keys[k].key), i);
-		if (json_is_number(x) && json_number_value(x) > lane_keys[k].dark_max)
-			return false;
+		if (json_is_number(x) && json_number_value(x) > lane_keys[k].dark_max + 1e-9)
+			return false; /* 1e-9: 0.0001 read back from a facts file is still one step */
 		any = any || json_is_number(x);
 	}
 	return any;
+}
+
+bool hwc_q_netdev_module_refused(const json_t *nd)
+{
+	const char *st = json_string_value(hwc_q_at(nd, "link.modes.link_ext_state"));
+	const char *sub = json_string_value(hwc_q_at(nd, "link.modes.link_ext_substate"));
+	return st && sub && strcmp(st, "Cable issue") == 0 && strcmp(sub, "Unsupported cable") == 0;
 }
 
 /* Another netdev's module with this one's vendor and serial number: a breakout's shared module. */
@@ -948,4 +959,19 @@ uint64_t hwc_q_ib_counter_max(const char *name)
 		if (!strcmp(w[i].name, name))
 			return w[i].max;
 	return 0;
+}
+
+const char *hwc_q_klog_window(const json_t *facts, struct hwc_arena *a, bool *from_boot)
+{
+	double s = -1;
+	const char *why = NULL;
+	bool known = hwc_q_find_num(facts, "host.kernel.log_start_s", &s, &why, a) && s >= 0;
+	if (from_boot)
+		*from_boot = known && s == 0;
+	if (known && s == 0)
+		return "since boot";
+	if (known)
+		return hwc_arena_printf(a, "since %s s after boot (where the kernel log begins: it wrapped or was cleared, "
+					"older lines are not in it)", hwc_arena_printf(a, s >= 100 ? "%.0f" : "%.3g", s));
+	return "in the kernel log read (whether it reaches back to boot is unknown)";
 }

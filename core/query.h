@@ -114,7 +114,7 @@ const json_t *hwc_q_irq_locality(const json_t *nd);
  * (operstate, else carrier), when every lane may be dark. `shared`: another netdev reads the same
  * module (vendor and serial: a breakout), so which lanes are its own is not known, only how many. */
 struct hwc_q_lanes {
-	unsigned needed, lit; /* lanes the link needs; lanes with a non-zero bias, Tx or Rx power */
+	unsigned needed, lit; /* lanes the link needs; lanes not dark (hwc_q_lane_dark) */
 	double speed_gbps;
 	const char *basis; /* where needed comes from: "ethtool's Lanes" ... */
 	bool shared;
@@ -125,11 +125,17 @@ void hwc_q_module_lanes(const json_t *facts, const json_t *nd, const json_t *m, 
  * ACTIVE or LinkUp or mstlink says Active, and needs the lanes of mstlink's Width ("4x"), else of
  * the port's active_width ("4X"), else 1; never shared. */
 void hwc_q_port_module_lanes(const json_t *facts, const json_t *port, const json_t *m, struct hwc_q_lanes *o);
-/* Lane i (0-based) of module m reads no bias, no Tx and no Rx power (0 in each it reports, at
- * least one; mstlink's dBm: -40 or less, how it prints no light): dark, as a breakout's idle lane
+/* Lane i (0-based) of module m reads no bias, no Tx and no Rx power (0 mA of bias, at most one
+ * 0.1 uW step of power, in each it reports, at least one; mstlink's dBm: -40 or less, how it prints
+ * no light): dark, as a breakout's idle lane
  * or a down port's lanes are. Either source's keys (ethtool -m: tx_bias_ma, tx_power_mw,
  * rx_power_mw; mstlink: bias_ma, tx_power_dbm, rx_power_dbm). */
 bool hwc_q_lane_dark(const json_t *m, size_t i);
+/* The kernel says the card refused netdev nd's cable or module: ethtool's link_ext_state 'Cable
+ * issue' with the substate 'Unsupported cable' (mlx5 maps its firmware's troubleshooting status
+ * onto it); such a card keeps the module's laser off (a real ConnectX-4 that refused a Finisar
+ * 100G-CWDM4 QSFP28: 0 mA of bias on every lane, tests/link/REAL-DATA.md, robinchrist). */
+bool hwc_q_netdev_module_refused(const json_t *nd);
 /* The lanes module m reports readings for (the longest of those per-lane arrays). */
 size_t hwc_q_module_nlanes(const json_t *m);
 /* Lane i is dark although the live link needs it (l of hwc_q_module_lanes): its readings are not
@@ -173,6 +179,13 @@ const json_t *hwc_q_fw_effective(const json_t *param);
  * bits, link_downed 8, local_link_integrity_errors 4...), where it stops; 0 for a counter of no
  * such width (hw_counters, any other name). */
 uint64_t hwc_q_ib_counter_max(const char *name);
+
+/* What the kernel log read covers (host.kernel.log_start_s), for a text that would say "since
+ * boot": "since boot" where it begins with the boot; "since 1234 s after boot (where the kernel
+ * log begins: ...)" where its start is gone (the ring wrapped or was cleared); "in the kernel
+ * log read (whether it reaches back to boot is unknown)" otherwise (the fact's status says
+ * why). *from_boot (or NULL) gets whether it is the first. */
+const char *hwc_q_klog_window(const json_t *facts, struct hwc_arena *a, bool *from_boot);
 
 /* ------------------------------------------------------------ walking path expressions */
 

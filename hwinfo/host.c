@@ -118,6 +118,14 @@ int hwc_host_collect(struct hwc_env *e, struct hwc_facts *f, const struct hwc_co
 	if (dm_m.st != HWC_ST_OK && dm_m.st != HWC_ST_TRUNCATED)
 		h->dmesg_text = NULL;
 	hwc_host_read_uptime(e, a, &h->kernel.uptime_s);
+	if (dm_m.st != HWC_ST_OK && dm_m.st != HWC_ST_TRUNCATED)
+		h->kernel.log_start_s.m = dm_m; /* a cut log (the cap) still has its start */
+	else if (dm.log_start_s >= 0)
+		HWC_SET(h->kernel.log_start_s, dm.log_start_s);
+	else
+		HWC_FAIL(h->kernel.log_start_s, HWC_ST_ABSENT, 0,
+			 dm.first_line ? hwc_arena_printf(a, "the kernel log's first line carries no time since boot: '%s'", dm.first_line)
+				       : "the kernel log is empty");
 	hwc_host_collect_x2apic(e, a, h, &ci, &dm, &dm_m);
 	hwc_host_collect_iommu(e, a, h, dm_m.st == HWC_ST_OK ? &dm : NULL);
 	hwc_host_collect_power(e, a, h);
@@ -213,6 +221,11 @@ static const struct hwc_jfield kernel_f[] = {
 	STR(hwc_host_kernel, cmdline),
 	STR(hwc_host_kernel, lockdown),
 	I64(hwc_host_kernel, uptime_s),
+	HWC_JFD(struct hwc_host_kernel, log_start_s, HWC_JT_F64,
+		"where the kernel log (dmesg) begins, in seconds after boot: 0 when its first record is the "
+		"boot's (the kernel's banner 'Linux version', or a record at 0 s), else its first record's "
+		"time: the ring buffer wrapped or was cleared, and what the kernel logged before that is "
+		"not in it (absent: its first line carries no [seconds] timestamp)"),
 };
 static const struct hwc_jtable cpu_t = HWC_JTABLE("host.cpu", cpu_f, 0);
 static const struct hwc_jtable numa_t = HWC_JTABLE("host.numa", numa_f, 0);

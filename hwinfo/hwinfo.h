@@ -15,6 +15,7 @@ struct hwc_host_kernel {
 	struct hwc_fstr cmdline;  /* proc/cmdline */
 	struct hwc_fstr lockdown; /* the bracketed word of sys/kernel/security/lockdown */
 	struct hwc_fi64 uptime_s; /* proc/uptime, whole seconds: the window of since-boot counters */
+	struct hwc_ff64 log_start_s; /* the kernel log's first record, seconds after boot (0: the boot's) */
 };
 
 struct hwc_host_cpu {
@@ -191,6 +192,11 @@ struct hwc_dmesg_host {
 	const char *intr_remap_line;
 	const char *iommu_default;   /* "Translated" / "Passthrough" */
 	const char *iommu_tlb;       /* "lazy" / "strict" */
+	/* Where the log begins: 0 when its first record is the boot's (the kernel's banner 'Linux
+	 * version', or a record at 0 s), else that record's seconds after boot (the ring wrapped or
+	 * was cleared); -1 when the first line carries no timestamp (first_line says which). */
+	double log_start_s;
+	const char *first_line;
 };
 int hwc_host_parse_dmesg(const char *buf, size_t len, struct hwc_arena *a, struct hwc_dmesg_host *out);
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Our own decoder of a transceiver's EEPROM (issue 14): SFF-8472 (SFP), SFF-8636 (QSFP+/QSFP28)
  * and CMIS 4/5 (QSFP-DD, OSFP, QSFP112): identity, diagnostics (DDM) and the module's own alarm
- * and warning thresholds and latched flags. Pure: bytes in, facts out. The byte offsets and units
+ * and warning thresholds and flags (latched in SFF-8636 and CMIS, live in SFF-8472). Pure: bytes in, facts out. The byte offsets and units
  * are those of the specifications (SFF-8472 rev 12.4 tables 4-1, 9-5, 9-11; SFF-8636 rev 2.10a
  * tables 6-2..6-9, 6-14, 6-22; CMIS 5.2 tables 8-6..8-10, 8-26, 8-44, 8-62..8-77; SFF-8024 rev 4.11
  * tables 4-1 and 4-3); `ethtool -m` decodes the same bytes and is the oracle of the tests. */

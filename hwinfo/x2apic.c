@@ -3,6 +3,7 @@
 #include "hwinfo/hwinfo.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/util.h"
@@ -169,15 +170,52 @@ static void dmesg_line(const char *l, size_t n, struct hwc_arena *a, struct hwc_
 		o->iommu_tlb = first_word(r, rn, a);
 }
 
+/* Where the log begins, from its first line (raw: its "<level>" and "[seconds]" still on). The
+ * kernel's first record is its banner, 'Linux version ...' (start_kernel's linux_banner), at 0 s:
+ * a log that begins there, or at 0 s (arm64 prints 'Booting Linux on physical CPU' first), holds
+ * the boot; one whose first record is later lost its start (the ring buffer wrapped, or `dmesg -C`
+ * cleared it), and is a window from that record on. */
+static void log_start(const char *raw, size_t n, struct hwc_arena *a, struct hwc_dmesg_host *o)
+{
+	size_t rest = n;
+	const char *l = strip_prefix(raw, &rest), *t = raw;
+	o->first_line = hwc_arena_strndup(a, raw, n > 120 ? 120 : n);
+	o->log_start_s = -1;
+	if (rest >= 14 && memcmp(l, "Linux version ", 14) == 0) {
+		o->log_start_s = 0;
+		return;
+	}
+	if (n >= 3 && *t == '<') { /* dmesg -r's "<6>" */
+		const char *gt = memchr(t, '>', n < 6 ? n : 6);
+		t = gt ? gt + 1 : t;
+	}
+	size_t m = n - (size_t)(t - raw);
+	const char *c = m && *t == '[' ? memchr(t, ']', m) : NULL;
+	char tmp[32];
+	size_t k = c ? (size_t)(c - t - 1) : 0;
+	if (!k || k >= sizeof(tmp))
+		return; /* no "[seconds]" in front: dmesg -T, journalctl's format, printk.time=0 */
+	memcpy(tmp, t + 1, k);
+	tmp[k] = 0;
+	const char *d = tmp + strspn(tmp, " ");
+	char *end;
+	double v = *d >= '0' && *d <= '9' ? strtod(d, &end) : -1; /* not dmesg -d's "[  +0.000700]" */
+	if (v >= 0 && *end == 0 && v < 1e12)
+		o->log_start_s = v;
+}
+
 int hwc_host_parse_dmesg(const char *buf, size_t len, struct hwc_arena *a, struct hwc_dmesg_host *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->x2apic = out->intr_remap = out->x2apic_capable = -1;
+	out->log_start_s = -1;
 	for (size_t i = 0; i < len;) {
 		size_t e = i;
 		while (e < len && buf[e] != '\n')
 			e++;
 		size_t n = e - i;
+		if (!out->first_line && n)
+			log_start(buf + i, n, a, out);
 		const char *l = strip_prefix(buf + i, &n);
 		dmesg_line(l, n, a, out);
 		i = e + 1;
@@ -405,8 +443,14 @@ static void decide_enabled(struct hwc_arena *a, struct hwc_host_facts *h, const 
 			tried = hwc_arena_printf(a, "the kernel log's APIC routing '%s' is not a driver "
 						 "whose mode hwcheck knows (\"%s\")", dm->routing,
 						 dm->routing_line);
+		else if (dm_m->st == HWC_ST_OK && dm->log_start_s > 0)
+			tried = hwc_arena_printf(a, "the kernel log says nothing about x2APIC: it begins %.6g s after boot "
+						 "(the ring buffer wrapped or was cleared), so the boot's lines, which say the "
+						 "mode, are not in it", dm->log_start_s);
 		else if (dm_m->st == HWC_ST_OK)
-			tried = "the kernel log says nothing about x2APIC (wrapped, or an old kernel)";
+			tried = dm->log_start_s == 0 ? "the kernel log, which begins with the boot, says nothing about x2APIC (an old kernel)"
+						     : "the kernel log says nothing about x2APIC (it may have wrapped: its first line carries "
+						       "no timestamp; or an old kernel)";
 		else
 			tried = hwc_arena_printf(a, "kernel log unavailable (%s%s%s)",
 						 hwc_status_name(dm_m->st), dm_m->detail ? ": " : "",

@@ -165,15 +165,18 @@ static void short_text(struct hwc_rule_ctx *c, struct hwc_wnd_short *ws)
 {
 	const struct hwc_wnd *w = ws->w;
 	struct hwc_finding *fd = &c->out->items[ws->at];
-	fd->fix = hwc_arena_printf(c->a, "None needed: since boot or the last counter clear %s fine. To judge the rate over a window "
-				   "too, watch for %s s or more (`hwcheck --watch %s`).", ws->n > 1 ? "each port is" : "the port is",
+	/* a rate since boot is the count over the uptime, a lower bound (the counters may have been
+	 * cleared since): within the limit only if nothing cleared them; a BER is over its own bits */
+	const char *cond = w->ber ? "" : " (over the uptime: if nothing cleared the counters since boot)";
+	fd->fix = hwc_arena_printf(c->a, "None needed: since boot or the last counter clear %s fine%s. To judge the rate over a window "
+				   "too, watch for %s s or more (`hwcheck --watch %s`).", ws->n > 1 ? "each port is" : "the port is", cond,
 				   fv_fmt_num(c->a, ws->need_s), fv_fmt_num(c->a, ws->need_s));
 	fd->message = hwc_arena_printf(
 		c->a, "no %s in the %s s watch window on %s%s%s, too short to judge %s (at %s %% confidence it sees %s and more; %s s would): "
-		      "judged since boot or the last counter clear, where %s fine",
+		      "judged since boot or the last counter clear, where %s fine%s",
 		w->what, fv_fmt_num(c->a, w->s), ws->n > 1 ? hwc_arena_printf(c->a, "%zu ports (", ws->n) : "", ws->ports, ws->n > 1 ? ")" : "",
 		rate_fmt(c, w, ws->limit), fv_fmt_num(c->a, 100 * hwc_profile_threshold(c->prof, HWC_T_LINK_WATCH_CONFIDENCE)),
-		rate_fmt(c, w, ws->sees), fv_fmt_num(c->a, ws->need_s), ws->n > 1 ? "each is" : "it is");
+		rate_fmt(c, w, ws->sees), fv_fmt_num(c->a, ws->need_s), ws->n > 1 ? "each is" : "it is", cond);
 }
 
 static void short_add(struct hwc_rule_ctx *c, const struct hwc_wnd *w, const char *subj, double limit, const char *boot_text)

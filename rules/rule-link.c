@@ -2,6 +2,7 @@
 /* The physical link (issue 14): symbol errors, flaps and link-integrity errors, judged from the
  * netdev's PHY counters (Ethernet/RoCE) and the IB port counters (InfiniBand), since boot or their
  * last clear. */
+#include <math.h>
 #include <string.h>
 
 #include "rules/rules-int.h"
@@ -159,6 +160,37 @@ static void symbol_netdevs(struct hwc_rule_ctx *c, double hours, const char *upw
 	}
 }
 
+/* "25 min", "1.5 h": how long ago a counter clear must have been for a count to mean a rate
+ * above its limit. */
+static const char *ago(struct hwc_rule_ctx *c, double hours)
+{
+	if (hours < 1)
+		return hwc_arena_printf(c->a, "%s min", fv_fmt_num(c->a, ceil(hours * 60)));
+	return hwc_arena_printf(c->a, "%s h", fv_fmt_num(c->a, (double)(long long)(hours * 10) / 10));
+}
+
+/* Symbol errors whose count over the uptime is within the limit, in a run that did not watch. The
+ * count is since boot or the port's last counter clear: over the uptime it is within the limit;
+ * over a shorter window (a clear since boot) it is not proven to be. It is above the limit
+ * exactly when the clear was less than n / limit hours ago. Not an OK (that would claim a rate
+ * nothing measured), not a warning (the common case: nobody cleared them): an info that states the
+ * assumption and the window a watch needs to measure the rate. */
+static struct hwc_finding *symbol_unproven(struct hwc_rule_ctx *c, const char *subj, double n, double hours, double limit)
+{
+	if (hours <= 0 || limit <= 0)
+		return NULL;
+	double need = ceil(-log(1 - hwc_profile_threshold(c->prof, HWC_T_LINK_WATCH_CONFIDENCE)) * 3600 / limit);
+	struct hwc_finding *fd = hwc_rule_emit_sev(
+		c, HWC_SEV_INFO, subj,
+		"%s symbol error%s " SINCE ": %s, within %s if nothing cleared the counters since boot, above it if they "
+		"were cleared in the last %s (hwcheck reads no time of their last clear)",
+		fv_fmt_num(c->a, n), n == 1 ? "" : "s", rate_short(c, n, hours), per_hour(c, limit), ago(c, n / limit));
+	fd->fix = hwc_arena_printf(c->a, "None needed where nothing cleared the port's counters since boot (perfquery -R, "
+				   "ibdiagnet --pc, mlxlink --pc, a firmware reset). To measure the rate over a known window: "
+				   "`hwcheck --watch %s` (or longer).", fv_fmt_num(c->a, need));
+	return fd;
+}
+
 static void symbol_ib(struct hwc_rule_ctx *c, double hours, const char *upwhy)
 {
 	double limit = hwc_profile_threshold(c->prof, HWC_T_LINK_SYMBOL_ERRORS_PER_HOUR);
@@ -180,7 +212,10 @@ static void symbol_ib(struct hwc_rule_ctx *c, double hours, const char *upwhy)
 			.text = hwc_arena_printf(c->a, "%s " SINCE " (%s)", count_text(c, n, (double)hwc_q_ib_counter_max("symbol_error")), rate_short(c, n, hours)),
 			.unk_fact = "host.kernel.uptime_s", .unk_why = upwhy, .unk_for = "the symbol error rate",
 		};
-		struct hwc_finding *fd = hwc_wnd_judge(c, &w, subj, limit, &b, NULL);
+		enum hwc_wact act;
+		struct hwc_finding *fd = hwc_wnd_judge(c, &w, subj, limit, &b, &act);
+		if (!fd && act == HWC_WA_BOOT && w.s == 0 && b.fires == 0 && n > 0)
+			fd = symbol_unproven(c, subj, n, hours, limit);
 		if (!fd)
 			continue;
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.counters.symbol_error", base), fv_fmt_num(c->a, n),
@@ -1129,7 +1164,12 @@ void hwc_mst_module_identities(struct hwc_rule_ctx *c, const char *needed_for, h
  * meaning. On a port that is down they name the cause (no light or signal from the far end). On
  * an active link they are history that a healthy bring-up leaves too (the same capture), so they
  * say nothing there: flaps are LINK_FLAPS' job, from counters. A port that shuts its own link
- * (self_shut) reports them whatever the far end does: not judged either. */
+ * (self_shut) reports them whatever the far end does: not judged either. Nor a port whose card
+ * refused the module (the kernel's 'Cable issue, Unsupported cable'): the cause is named
+ * (NET_PORT_DOWN), and the far end may be dark for the same reason (a real ConnectX-4 port that
+ * refused its Finisar 100G-CWDM4 received no light, and 0.9 mW on every lane once the author
+ * had reprogrammed 'the transceivers' and the card took them: robinchrist in
+ * tests/link/REAL-DATA.md), so the flags send no one to the fibre. */
 /* The PM FSM states (mstflint mlxlink's names) of a port that keeps its own link shut: disabled,
  * closing, its PLL or receiver off, asleep. Its module reports Rx LOS whatever the far end sends
  * (a real AOC on a port brought down by its own side: Rx LOS on every lane, see
@@ -1154,6 +1194,8 @@ static void judge_los(struct hwc_rule_ctx *c, const char *subj, const char *base
 			lanes = hwc_arena_printf(c->a, "%s%s%zu", lanes, *lanes ? "," : "", i);
 	if (!*lanes || (ct && strstr(ct, "Passive copper")))
 		return;
+	if (hwc_q_netdev_module_refused(hwc_q_port_netdev(c->facts, p)))
+		return; /* the card refused the module: NET_PORT_DOWN's finding, whatever light arrives */
 	if (!need_str(c, subj, p, base, "phy.state", &st) || strcmp(st, "Active") == 0 || self_shut(st))
 		return;
 	struct hwc_finding *fd = hwc_rule_emit_sev(c, HWC_SEV_WARN, subj, "the port is %s and its module reports Rx loss of signal on "
@@ -1190,6 +1232,18 @@ static bool event_counts(const json_t *ev)
 	return !(strcmp(kind, "command_error") == 0 && msg && strstr(msg, "ACCESS_REG(0x805)"));
 }
 
+/* Where the kernel log read begins (host.kernel.log_start_s), the window of its events. */
+static void klog_evidence(struct hwc_rule_ctx *c, struct hwc_finding *fd, bool from_boot)
+{
+	double s;
+	const char *why = NULL;
+	if (hwc_q_find_num(c->facts, "host.kernel.log_start_s", &s, &why, c->a))
+		hwc_evidence_add(fd, c->a, "host.kernel.log_start_s", fv_fmt_num(c->a, s),
+				 from_boot ? NULL : "0 (the log holds the boot's first lines)");
+	else
+		hwc_evidence_add(fd, c->a, "host.kernel.log_start_s", hwc_arena_printf(c->a, "unknown (%s)", why), NULL);
+}
+
 static void eval_kernel_events(struct hwc_rule_ctx *c)
 {
 	size_t i;
@@ -1200,6 +1254,8 @@ static void eval_kernel_events(struct hwc_rule_ctx *c)
 		const json_t *v;
 		if (!need_val(c, bdf, ad, base, "kernel_events", JSON_ARRAY, "whether the kernel logged mlx5 faults since boot", &v))
 			continue;
+		bool from_boot;
+		const char *since = hwc_q_klog_window(c->facts, c->a, &from_boot);
 		struct hwc_finding *fd = NULL;
 		const char *seen = "";
 		size_t k;
@@ -1211,9 +1267,10 @@ static void eval_kernel_events(struct hwc_rule_ctx *c)
 			if (!event_counts(ev) || strstr(seen, kind))
 				continue; /* one line of evidence per kind: the first */
 			seen = hwc_arena_printf(c->a, "%s%s%s", seen, *seen ? ", " : "", kind);
-			if (!fd)
-				fd = hwc_rule_emit_sev(c, fatal ? HWC_SEV_ERROR : HWC_SEV_WARN, bdf,
-						       "the kernel logged mlx5 faults since boot");
+			if (!fd) {
+				fd = hwc_rule_emit_sev(c, fatal ? HWC_SEV_ERROR : HWC_SEV_WARN, bdf, "the kernel logged mlx5 faults %s", since);
+				klog_evidence(c, fd, from_boot);
+			}
 			const json_t *t = hwc_q_get(ev, "time_s");
 			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.kernel_events[%zu]", base, k),
 					 hwc_arena_printf(c->a, "%s at %s s: %s", kind, json_is_number(t) ? fv_fmt_num(c->a, json_number_value(t)) : "?",
@@ -1221,7 +1278,7 @@ static void eval_kernel_events(struct hwc_rule_ctx *c)
 					 "no fault");
 		}
 		if (fd)
-			fd->message = hwc_arena_printf(c->a, "the kernel logged mlx5 faults since boot: %s", seen);
+			fd->message = hwc_arena_printf(c->a, "the kernel logged mlx5 faults %s: %s", since, seen);
 	}
 }
 
@@ -1265,7 +1322,17 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "SymbolErrorCounter events, 16 bits, since boot or the last clear; PPCNT phy_effective_errors bits, since "
 	 "mstlink's counters were cleared); where mstlink shows none, its window may have been "
 	 "cleared since, so symbol_error above the rate is still this rule's. Such errors cost NCCL bandwidth "
-	 "and grow into flaps. " COUNTS_SINCE WATCH_TEXT,
+	 "and grow into flaps. " COUNTS_SINCE WATCH_TEXT " A count whose rate over the uptime is within "
+	 "the limit proves nothing about the rate if the counters were cleared since boot: over the "
+	 "shorter window since that clear it is above the limit exactly when the clear was less than "
+	 "count / limit hours ago. So in a run that did not watch, such a port is not OK but an info "
+	 "that states the assumption (within the limit if nothing cleared the counters since boot), "
+	 "that bound, and the --watch length that measures the rate (-ln(1 - link_watch_confidence) x "
+	 "3600 / limit s: 90 s at the defaults); a count of 0 is 0 over any window, OK. mlx5_ib answers "
+	 "the IB PortCounters from the firmware's PPCNT register (drivers/infiniband/hw/mlx5/mad.c, "
+	 "process_pma_cmd), keeping no count of its own, so no driver or netdev load time bounds them "
+	 "better than the uptime; what clears them (perfquery -R, ibdiagnet --pc, mlxlink --pc, a "
+	 "firmware reset) leaves no time hwcheck reads.",
 	 "Reseat or replace the cable/transceiver of the port (then the switch port); check the module "
 	 "and the counters (`ethtool -m <netdev>` / `mstlink -d <BDF> -m -c`) and watch them again.",
 	 eval_symbol},
@@ -1394,7 +1461,10 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "page 11h byte 147 'Latched Rx LOS Flag', clear on read): on a port that is not active a set "
 	 "flag names the cause (warn: no light or signal from the far end), unless the port shuts its "
 	 "own link (mstlink State Disable, Close port, Port PLL Down, Sleep, Rx disable: a real AOC "
-	 "reads Rx LOS on every lane once its own port is brought down, whatever the far end sends); "
+	 "reads Rx LOS on every lane once its own port is brought down, whatever the far end sends) "
+	 "or its card refused the module (the kernel's 'Cable issue, Unsupported cable', NET_PORT_DOWN's "
+	 "finding: the far end may be dark for the same reason, as a real ConnectX-4 port that refused "
+	 "a Finisar 100G-CWDM4 received no light until the modules were reprogrammed and accepted); "
 	 "on an active link it is "
 	 "history a normal bring-up leaves too, and is not judged (flaps are LINK_FLAPS'); a passive "
 	 "copper cable has no receiver, its flags are never judged (a real ConnectX-7 NDR DAC reads "
@@ -1405,7 +1475,7 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "Check the far end's transmitter and the fibre (swap it), then this module (its flags and "
 	 "readings: `mstlink -d <device> -m`).",
 	 eval_module},
-	{"MLX_KERNEL_EVENTS", HWC_SEV_ERROR, "mlx", "mlx5 faults in the kernel log since boot",
+	{"MLX_KERNEL_EVENTS", HWC_SEV_ERROR, "mlx", "mlx5 faults in the kernel log",
 	 "mlx5_core's own lines: insufficient slot power, port module errors (powered down, bad or "
 	 "shorted cable, bus stuck), high temperature, health syndromes (poll_health, synd 0x..), a "
 	 "recovery that failed, failed firmware commands. An event since boot stands even when the "
@@ -1413,7 +1483,13 @@ const struct hwc_rule hwc_rules_link[] = {
 	 "flow aborted, PCI reads still not working', the device in its error state: it no longer "
 	 "answers until a reset or a reboot). Not counted: cable unplugged, and ACCESS_REG(0x805) failures that "
 	 "counter readers cause on restricted PFs. Needs the kernel log (root on Debian: "
-	 "kernel.dmesg_restrict).",
+	 "kernel.dmesg_restrict). The log is a ring buffer (log_buf_len): on a host up long enough, "
+	 "or after `dmesg -C`, it no longer begins with the boot. Where its first record is the "
+	 "boot's (the kernel's banner 'Linux version', or a record at 0 s) the finding, and the card "
+	 "report's 'no mlx5 event', say since boot; otherwise they say the window read: from its first "
+	 "record's time ('since 1234 s after boot'), or, where that line carries no timestamp, that "
+	 "whether it reaches back to boot is unknown (host.kernel.log_start_s, its evidence row). "
+	 "`journalctl -k -b` keeps the whole boot where journald stores the kernel's lines.",
 	 "Read the lines in `dmesg | grep mlx5_core`: power -> a slot that grants the card's power; "
 	 "temperature -> airflow; health/fatal -> firmware update or a support case with the syndrome.",
 	 eval_kernel_events},

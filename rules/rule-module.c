@@ -209,9 +209,9 @@ static double rx_warn_mw(struct hwc_rule_ctx *c, double lo)
 	return lo * pow(10, hwc_profile_threshold(c->prof, HWC_T_LINK_MODULE_RX_MARGIN_DB) / 10);
 }
 
-/* A latched Rx-power low flag on a lane whose reading is low now (where LINK_MODULE_RX_POWER_LOW
- * warns or errs): the present condition, that rule's finding (one wire, one finding). The same
- * flag on a lane that reads well now is history: this rule's. */
+/* An Rx-power low flag on a lane whose reading is low now (where LINK_MODULE_RX_POWER_LOW warns
+ * or errs): the present condition, that rule's finding (one wire, one finding). The same flag on a
+ * lane that reads well now is this rule's (judge_flags). */
 static bool rx_low_now(struct hwc_rule_ctx *c, const json_t *m, const char *flag, size_t lane)
 {
 	if (strncmp(flag, "rx power low ", 13) != 0)
@@ -225,13 +225,15 @@ static bool rx_low_now(struct hwc_rule_ctx *c, const json_t *m, const char *flag
 /* A netdev the host switched off (IFF_UP clear): the port's transmitter goes off with it (the
  * driver or the firmware asserts TX_DISABLE), so the laser's bias and Tx power read low by design,
  * not as a fault (a real SFP+ on a port brought down: 0.394 mA and -16 dBm under their low alarms,
- * see tests/link/REAL-DATA.md). Their low side is not judged there. */
+ * see tests/link/REAL-DATA.md). Their low side is not judged there. So on a netdev whose card
+ * refused the module (hwc_q_netdev_module_refused): the card keeps its laser off, and
+ * NET_PORT_DOWN names the refusal. */
 static bool tx_switched_off(struct hwc_rule_ctx *c, const char *name)
 {
 	bool up;
 	const char *why;
 	const json_t *nd = hwc_q_netdev(c->facts, name);
-	return nd && hwc_q_find_bool(nd, "admin_up", &up, &why, c->a) == 1 && !up;
+	return nd && ((hwc_q_find_bool(nd, "admin_up", &up, &why, c->a) == 1 && !up) || hwc_q_netdev_module_refused(nd));
 }
 
 static bool tx_low_flag(const char *f)
@@ -239,21 +241,82 @@ static bool tx_low_flag(const char *f)
 	return strncmp(f, "tx bias low ", 12) == 0 || strncmp(f, "tx power low ", 13) == 0;
 }
 
-/* Alarm/warning flags the module latched since the last read (a dark lane's are its idleness). */
+/* Whether the module's flags are live status rather than latched. SFF-8636 (bytes 4-12) and CMIS
+ * (pages 00h/11h, RO/COR) latch theirs: set by the event, cleared when the host reads them, so a
+ * flag is an excursion since the last read. SFF-8472 defines A2h bytes 112-117 as status bits
+ * "set when" a value is past its threshold, with no latch and no clear on read (its table 9-12);
+ * the SFP controllers that implement the map keep them as the last measurement's state (Maxim
+ * DS1876, A2h 70h-71h ALARM3/ALARM2: "Last measurement was above threshold setting", cleared by
+ * the next measurement within it). */
+static bool flags_live(const json_t *m)
+{
+	const char *spec = hwc_q_string(m, "spec");
+	return spec && strcmp(spec, "SFF-8472") == 0;
+}
+
+/* A live flag (SFF-8472) against the module's reading of the same value from the same read: the
+ * reading's key, its value and the threshold the flag names; false when one is not there. */
+static bool live_reading(struct hwc_rule_ctx *c, const json_t *m, const char *f, const char **key, double *v,
+			 double *thr, bool *high)
+{
+	static const char *const keys[] = {"temperature_c", "voltage_v", "tx_bias_ma", "tx_power_mw", "rx_power_mw"};
+	for (size_t i = 0; i < HWC_ARRAY_SIZE(keys); i++) {
+		const char *what = flag_name(keys[i]);
+		size_t n = strlen(what);
+		if (strncmp(f, what, n) != 0 || f[n] != ' ')
+			continue;
+		const char *kind = f + n + 1; /* "high alarm" */
+		const json_t *x = hwc_q_get(m, keys[i]);
+		x = json_is_array(x) ? json_array_get(x, 0) : x; /* an SFP's one lane */
+		const json_t *t = hwc_q_at(m, hwc_arena_printf(c->a, "thresholds.%s.%s", keys[i],
+							       strncmp(kind, "high", 4) == 0 ? (strstr(kind, "alarm") ? "high_alarm" : "high_warning")
+											 : (strstr(kind, "alarm") ? "low_alarm" : "low_warning")));
+		if (!json_is_number(x) || !json_is_number(t))
+			return false;
+		*key = keys[i], *v = json_number_value(x), *thr = json_number_value(t), *high = strncmp(kind, "high", 4) == 0;
+		return true;
+	}
+	return false;
+}
+
+/* A flag of the module that is set (a dark lane's are its idleness). Latched (SFF-8636, CMIS):
+ * an excursion since the last read, a warning. Live (SFF-8472): the module says the value is
+ * past that threshold now; where its reading is past it too, judge_one's finding has said so
+ * (the flag on, as evidence); where its reading is within, the flag and the reading disagree,
+ * a warning that says so. */
 static void judge_flags(struct judge *j, const json_t *m)
 {
 	struct hwc_rule_ctx *c = j->c;
 	size_t k;
 	const json_t *x;
+	bool live = flags_live(m);
 	json_array_foreach(hwc_q_get(m, "flags"), k, x) {
 		const char *f = json_string_value(x), *ln = f ? strstr(f, "(lane ") : NULL;
 		size_t lane = ln ? (size_t)strtoul(ln + 6, NULL, 10) - 1 : 0;
 		if (!f || (ln && hwc_q_lane_dark(m, lane)) || rx_low_now(c, m, f, lane) ||
 		    (tx_low_flag(f) && tx_switched_off(c, j->name)))
 			continue;
-		if (!j->fd)
+		const char *key = NULL, *path = hwc_arena_printf(c->a, "%s.flags[%zu]", j->base, k);
+		double v = 0, thr = 0;
+		bool high = false, read = live && live_reading(c, m, f, &key, &v, &thr, &high);
+		if (read && (high ? v > thr : v < thr)) {
+			if (j->fd) /* judge_one's finding for this reading: the flag agrees */
+				hwc_evidence_add(j->fd, c->a, path, f, NULL);
+			continue;
+		}
+		if (!j->fd && !live)
 			j->fd = hwc_rule_emit_sev(c, HWC_SEV_WARN, j->name, "transceiver: the module latched %s since the last read", f);
-		hwc_evidence_add(j->fd, c->a, hwc_arena_printf(c->a, "%s.flags[%zu]", j->base, k), f, "no flag set");
+		else if (!j->fd)
+			j->fd = hwc_rule_emit_sev(c, HWC_SEV_WARN, j->name,
+						  "transceiver: the module's %s flag is on, %s: SFF-8472 flags are live status "
+						  "(not latched), so the module's flag and its reading disagree", f,
+						  read ? hwc_arena_printf(c->a, "yet its reading %s is within that threshold (%s)", fmt_val(c, key, v),
+									  fmt_val(c, key, thr))
+						       : "and the module gives no reading and threshold to compare");
+		hwc_evidence_add(j->fd, c->a, path, f, live ? "off while the reading is within the threshold (SFF-8472: live status)" : "no flag set");
+		if (read)
+			hwc_evidence_add(j->fd, c->a, hwc_arena_printf(c->a, "%s.%s", j->base, key), fmt_val(c, key, v),
+					 hwc_arena_printf(c->a, "%s %s, as the module's flag says", high ? "above" : "below", fmt_val(c, key, thr)));
 	}
 }
 
@@ -364,9 +427,19 @@ const struct hwc_rule hwc_rules_module[] = {
 	 "SFF-8636 and CMIS always), such a finding says whether the module's own flag for that "
 	 "threshold is on, or off (the reading and the flag disagree: the module's flag logic did not "
 	 "raise what its own thresholds call for); where it does not, nothing is said of flags. "
-	 "Alarm/warning flags the module latched since the last read are a warning. Passive copper, modules without "
-	 "diagnostics, thresholds left at 0 and dark lanes (no bias, no light: an idle breakout lane, "
-	 "a down port) have nothing to judge; a dark lane the live link needs (ethtool's Lanes, else "
+	 "A flag that is set otherwise depends on the standard. SFF-8636 and CMIS latch their flags "
+	 "(set by the event, cleared when read): a flag whose reading is fine now is an excursion "
+	 "since the last read, a warning. SFF-8472's (A2h bytes 112-117) are live status, the "
+	 "module's last measurement against its thresholds, with no latch and no clear on read "
+	 "(SFF-8472 table 9-12 'set when ...'; SFP controllers keep them so: Maxim DS1876, A2h "
+	 "70h-71h, 'Last measurement was above threshold setting'): a flag whose reading, from the "
+	 "same read, is past the threshold is that reading's finding (the flag on, as evidence); one "
+	 "whose reading is within is the module's flag and its reading disagreeing (its flag logic, "
+	 "or a value at the edge that moved between the two), a warning that says so, never history. "
+	 "Passive copper, modules without "
+	 "diagnostics, thresholds left at 0 and dark lanes (no bias, no light: 0 mA and at most one "
+	 "0.1 uW step of Tx and Rx power, which ethtool prints as 0.0001 mW / -40.00 dBm; an idle "
+	 "breakout lane, a down port) have nothing to judge; a dark lane the live link needs (ethtool's Lanes, else "
 	 "the fewest of the module's lanes that carry the speed: 100GBASE-SR4 needs all 4) is unknown, "
 	 "its readings not measurements (a lane that carries a link has bias and light), and so has a VF (no module behind it) or a facts file older than "
 	 "module decoding. Where hwcheck did not decode a port's module EEPROM (an InfiniBand port "
@@ -377,11 +450,14 @@ const struct hwc_rule hwc_rules_module[] = {
 	 "Tx and Rx -40 dBm, how mlxlink prints no light) are judged as above, the lanes a live link "
 	 "needs taken from mstlink's Width on a port without a netdev; Module Info not shown "
 	 "on a port without a netdev is unknown. One reading, one rule, whichever tool shows it. "
-	 "Low Rx power is LINK_MODULE_RX_POWER_LOW's, and so is a latched Rx-power low flag on a lane "
-	 "that reads low now (the same condition); on a lane that reads well now it is history, "
-	 "judged here. On a netdev the host switched off (admin down) the transmitter goes off with "
+	 "Low Rx power is LINK_MODULE_RX_POWER_LOW's, and so is an Rx-power low flag on a lane "
+	 "that reads low now (the same condition); on a lane that reads well now it is judged here "
+	 "(latched: history; live: a disagreement). On a netdev the host switched off (admin down) the transmitter goes off with "
 	 "the port: bias and Tx power below their low thresholds (and those flags) are by design "
-	 "there, not judged; their high side still is.",
+	 "there, not judged; their high side still is. The same on a netdev whose card refused the "
+	 "module (the kernel's reason 'Cable issue, Unsupported cable', NET_PORT_DOWN's finding): the "
+	 "card keeps that module's laser off (a real ConnectX-4 that refused a Finisar 100G-CWDM4 "
+	 "QSFP28: 0 mA of bias on every lane).",
 	 "Hot module: check airflow and the fan policy. Bias or Tx power drifting: replace the module. "
 	 "Voltage: the host's 3.3 V to the cage. `ethtool -m <netdev>` shows the readings and "
 	 "thresholds.",
@@ -393,7 +469,7 @@ const struct hwc_rule hwc_rules_module[] = {
 	 "budget is nearly spent (warning): a dirty or damaged connector, a bent or too long fibre, or a "
 	 "weak far-end laser. Where hwcheck did not decode the port's module EEPROM, mstlink -m's Rx "
 	 "Power Current [dBm] against the low end of its range (the module's low alarm), with the "
-	 "same margin in dB. A dark lane (no bias, no light) is not judged; one the live link needs "
+	 "same margin in dB. A dark lane (no bias, no light: as in LINK_MODULE_THRESHOLDS) is not judged; one the live link needs "
 	 "is unknown, as in LINK_MODULE_THRESHOLDS.",
 	 "Clean both fibre ends and the module's receptacle, check the patch path and its length, then "
 	 "the far end's Tx power; `ethtool -m <netdev>` shows the Rx power per lane.",

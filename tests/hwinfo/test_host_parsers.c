@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The host parsers on real captures (corpus files and the host-hw-* fixtures) and on edge cases. */
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,6 +188,49 @@ static void test_dmesg(struct hwc_arena *a)
 	CHECK_INT(d.x2apic_capable, -1);
 }
 
+/* Where the kernel log begins (host.kernel.log_start_s): 0 when it holds the boot, the first
+ * record's seconds when its start is gone, -1 when its first line has no timestamp. */
+static double log_start_of(struct hwc_arena *a, const char *file, const char *text)
+{
+	size_t len = text ? strlen(text) : 0;
+	char *b = file ? slurp(file, &len) : NULL;
+	struct hwc_dmesg_host d;
+	CHECK(!file || b != NULL);
+	CHECK_INT(hwc_host_parse_dmesg(b ? b : text ? text : "", b || text ? len : 0, a, &d), 0);
+	free(b);
+	CHECK(d.log_start_s == -1 || d.first_line != NULL);
+	return d.log_start_s;
+}
+
+static void test_log_start(struct hwc_arena *a)
+{
+	/* real full boot logs: the banner first, or (CentOS 7) a first record at 0 s */
+	CHECK(log_start_of(a, CORPUS_DMESG "boot_x2apic-IR-cluster_intel-h370m-pro4_k6.8_linux-pci-2024.txt", NULL) == 0);
+	CHECK(log_start_of(a, CORPUS_DMESG "boot_x2apic-old-format_nutanix-ahv-vm_centos7-3.10_linux-pci-2022.txt", NULL) == 0);
+	/* a real dmesg excerpt as its poster showed it (a Proxmox host, corpus INDEX.md): its first
+	 * record at 3852.066855 s, a window from there, not since boot */
+	CHECK(fabs(log_start_of(a, CORPUS_DMESG "vfio-cx3pro_hiding-ecap-0x19_genirq-flags-mismatch-irq16_pve_skyao.txt", NULL) -
+		   3852.066855) < 1e-9);
+	/* journalctl's format (a real capture) and a shell prompt carry no time since boot */
+	CHECK(log_start_of(a, CORPUS_DMESG "mlx5-cx5_fw16.35.2000_slot-power-27W_supermicro-x10dri_linux-rdma-2023.txt", NULL) == -1);
+	CHECK(log_start_of(a, NULL, "[root@server ~]# dmesg\n[ 5.0] x\n") == -1);
+	/* the banner decides whatever its prefix; dmesg -r's level prefix is skipped */
+	CHECK(log_start_of(a, NULL, "<5>[    0.000000] Linux version 6.1.0\n") == 0);
+	CHECK(log_start_of(a, NULL, "Linux version 6.1.0 (no timestamps)\n[ 9.0] x\n") == 0);
+	CHECK(fabs(log_start_of(a, NULL, "<6>[12345.500000] mlx5_core 0000:21:00.0: x\n") - 12345.5) < 1e-9);
+	/* broken or other formats: dmesg -d's deltas, dmesg -T's dates, junk, an empty log */
+	CHECK(log_start_of(a, NULL, "[  +0.000700] x2apic: enabled by BIOS\n") == -1);
+	CHECK(log_start_of(a, NULL, "[Thu Dec  3 05:00:00 2026] mlx5_core\n") == -1);
+	CHECK(log_start_of(a, NULL, "[12.5x] a\n") == -1);
+	CHECK(log_start_of(a, NULL, "[-3.0] a\n") == -1);
+	CHECK(log_start_of(a, NULL, "[nan] a\n") == -1);
+	CHECK(log_start_of(a, NULL, "[1e999] a\n") == -1);
+	CHECK(log_start_of(a, NULL, "[] a\n") == -1);
+	CHECK(log_start_of(a, NULL, "[") == -1);
+	CHECK(log_start_of(a, NULL, "") == -1);
+	CHECK(log_start_of(a, NULL, "\n\n[ 7.25] after blank lines\n") == 7.25);
+}
+
 static void put32(unsigned char *p, uint32_t v)
 {
 	p[0] = v & 0xff;
@@ -306,6 +350,7 @@ int main(void)
 	struct hwc_arena *a = hwc_arena_new();
 	test_cpuinfo(a);
 	test_dmesg(a);
+	test_log_start(a);
 	test_madt_dmar();
 	test_interrupts();
 	test_group_type(a);

@@ -161,6 +161,85 @@ def cx3pro_eeprom():
     return bytes(cx3pro_a0() + a2h)
 
 
+# A QSFP28 (y18sff): the Finisar FTLC1152RGPL6-FB 100G-CWDM4 of robinchrist/100G-CWDM4-docs
+# (README.md @ 5db7e7f, 'Running 100GBase-CWDM4 at 40G with Mellanox NICs') in port ens16f1np1 of a
+# ConnectX-4 CX416A-CCAT (firmware 12.28.2302) forced to 40G. Two whole `ethtool -m ens16f1np1`
+# decodings were published, kept verbatim in real-data/: while the card refused the module ('the
+# Mellanox card does actively disables the laser': every lane bias 0, Tx and Rx 0.0001 mW, the low
+# flags On, a Tx-power high alarm latched on lane 4) and at 40G once the module's vendor OUI read
+# Mellanox's 00:02:c9. The module's upper page 00h was published as bytes too
+# (programmings/Finisar_FTLC1152RGPL6-FB.bin, as programmed before the OUI change, kept as
+# real-data/qsfp28-finisar-ftlc1152rgpl6-page00h-robinchrist.bin): used verbatim; ethtool's decoding
+# of it agrees with every published identity line of the first decoding. For the second, bytes
+# 165-167 (the OUI) read 00:02:c9 and byte 191 (CC_BASE) is recomputed, the author's change ('We
+# have changed the Vendor OUI ..., nothing more! (Okay, and of course the checksum...)').
+# RECONSTRUCTED: the lower page (SFF-8636 rev 2.10a table 6-2..6-9: revision compliance byte 1,
+# the latched flags at bytes 6-14, the monitors at 22-57 in 1/256 degC, 100 uV, 2 uA and 0.1 uW,
+# power control byte 93) and page 03h's thresholds (bytes 128-135, 144-151, 176-199), re-encoded
+# from the published lines; the bytes no published line fixes are 0: byte 2 (paged memory, data
+# ready), bytes 3-5 (the Rx/Tx LOS, fault and CDR LOL flags: the ethtool that printed these does
+# not show them), byte 86 (Tx disable), every vendor-specific byte, pages 01h and 02h.
+QSFP_PAGE00 = "qsfp28-finisar-ftlc1152rgpl6-page00h-robinchrist.bin"
+# page 03h thresholds in ethtool's print order (high alarm, low alarm, high warning, low warning),
+# at their page 03h offsets: temperature 1/256 degC, Vcc 100 uV, Rx power 0.1 uW, bias 2 uA,
+# Tx power 0.1 uW
+FINISAR_THRESHOLDS = [
+    (128, [60 * 256, 10 * 256, 55 * 256, 15 * 256]),
+    (144, [36300, 29700, 34650, 31350]),
+    (176, [22387, 251, 17783, 631]),
+    (184, [27500, 12500, 25000, 15000]),
+    (192, [35481, 1585, 17783, 3981]),
+]
+
+
+def qsfp28(page00, temp, vcc, rx, bias, tx, flags):
+    """The 640 bytes of `ethtool -m IF hex on` for an SFF-8636 module (lower page, upper page 00h,
+    the upper halves of pages 01h, 02h and 03h): PAGE00 verbatim, the monitors TEMP (1/256 degC),
+    VCC (100 uV), RX, BIAS, TX (4 lanes each), FLAGS {lower-page byte: value}."""
+    b = bytearray(640)
+    b[0], b[1] = 0x11, 0x07                     # QSFP28; SFF-8636 Rev 2.5/2.6/2.7
+    for off, v in flags.items():
+        b[off] = v
+    u16(b, 22, temp)
+    u16(b, 26, vcc)
+    for k in range(4):
+        u16(b, 34 + 2 * k, rx[k])
+        u16(b, 42 + 2 * k, bias[k])
+        u16(b, 50 + 2 * k, tx[k])
+    b[93] = 0x01                                # Power override On, Power set Off, high power class off
+    assert len(page00) == 128, "the published upper page 00h is 128 bytes"
+    b[128:256] = page00
+    for off, vals in FINISAR_THRESHOLDS:
+        for k, v in enumerate(vals):
+            u16(b, 384 + off + 2 * k, v)        # page 03h's upper half at 512
+    return bytes(b)
+
+
+def finisar_page00(oui=None):
+    with open(os.path.join(DATA, QSFP_PAGE00), "rb") as f:
+        p = bytearray(f.read())
+    assert sum(p[0:63]) & 0xFF == p[63] and sum(p[64:95]) & 0xFF == p[95], "the published checksums hold"
+    if oui:
+        p[37:40] = bytes(oui)
+        p[63] = sum(p[0:63]) & 0xFF
+    return p
+
+
+def finisar_refused():
+    """Every lane dark: bias 0, Tx and Rx power 1 (0.0001 mW, ethtool's '-40.00 dBm'; 0 would
+    print '-inf'); latched: Rx power, bias and Tx power low alarm and warning on every lane (bytes
+    9-14, 0x55 each), and lane 4's Tx power high alarm and warning (byte 14 bits 3 and 1)."""
+    return qsfp28(finisar_page00(), 8832, 32706, [1] * 4, [0] * 4, [1] * 4,  # 34.50 degC, 3.2706 V
+                  {9: 0x55, 10: 0x55, 11: 0x55, 12: 0x55, 13: 0x55, 14: 0x5F})
+
+
+def finisar_40g():
+    """Every lane lit and every flag Off; the temperature word 8643 (33.7617 degC) is the one that
+    prints both published figures, 33.76 degrees C and 92.77 degrees F."""
+    return qsfp28(finisar_page00([0x00, 0x02, 0xC9]), 8643, 32505,
+                  [9969, 9100, 9101, 9713], [21034, 18963, 19435, 18984], [10778, 10394, 9198, 11533], {})
+
+
 # name: (bytes, the committed dump, the published decodings, published lines not compared[,
 # published lines whose value ethtool now prints longer: the published one must be its start])
 MODULES = {
@@ -173,7 +252,15 @@ MODULES = {
     # that ethtool printed 8 transceiver codes; ethtool >= 4.x prints byte 36 as a ninth (0 here)
     "jdsu": (lambda: bytes(jdsu_a0() + jdsu_a2()), "sfp-jdsu-plrxpl-rebuilt.hex",
              ("sfp-jdsu-plrxpl-cumulus-docs.ethtool",), (), ("Transceiver codes",)),
+    "finisar-refused": (finisar_refused, "qsfp28-finisar-cwdm4-refused-rebuilt.hex",
+                        ("qsfp28-finisar-cwdm4-refused-robinchrist.ethtool",), ()),
+    "finisar-40g": (finisar_40g, "qsfp28-finisar-cwdm4-40g-rebuilt.hex",
+                    ("qsfp28-finisar-cwdm4-40g-robinchrist.ethtool",), ()),
 }
+
+
+# published decodings that are whole (the QSFP28's two): ethtool must print them line for line
+EXACT = ("qsfp28-finisar-cwdm4-refused-robinchrist.ethtool", "qsfp28-finisar-cwdm4-40g-robinchrist.ethtool")
 
 
 def hex_text(data):
@@ -197,14 +284,29 @@ def lines(t):
     return out
 
 
+def decoded_lines(t):
+    """The 'key : value' lines of a decoding, blanks squeezed, in order."""
+    return [" ".join(line.split()) for line in t.splitlines() if " : " in line]
+
+
 def oracle(shim, data, published, skip, prefix=()):
     """Problems found when ethtool decodes the bytes: each published line must come back (for
-    the keys in PREFIX, as the start of the printed value)."""
+    the keys in PREFIX, as the start of the printed value); for a module in EXACT, the whole
+    published decoding, line for line and in its order, and nothing else."""
     bad = []
     rc, out, _ = ethtool(shim, data)
     if rc != 0:
         return [f"ethtool -m exits {rc}"]
     got = lines(out)
+    for name in published if any(name in EXACT for name in published) else ():
+        with open(os.path.join(DATA, name)) as f:
+            pub = decoded_lines(f.read())
+        mine = decoded_lines(out)
+        if pub != mine:
+            diff = next((i for i, (a, b) in enumerate(zip(pub, mine)) if a != b), min(len(pub), len(mine)))
+            bad.append(f"{name}: ethtool's decoding differs from line {diff + 1} "
+                       f"(published {pub[diff:diff + 1]}, ethtool {mine[diff:diff + 1]}; "
+                       f"{len(pub)} published lines, {len(mine)} printed)")
     for name in published:
         with open(os.path.join(DATA, name)) as f:
             pub = lines(f.read())
