@@ -615,7 +615,7 @@ static const struct card_item {
 } items[] = {
 	{"firmware", "firmware", false, it_firmware,
 	 {"MLX_FW_MISMATCH", "MLX_FW_NOT_ALLOWED", "MLX_FW_RESET_PENDING", "MLX_FW_IMAGE_PSID",
-	  "MLX_FW_IMAGE_OLDER", "MLX_FW_IMAGE_NOT_ALLOWED"}},
+	  "MLX_FW_IMAGE_OLDER", "MLX_FW_IMAGE_NOT_ALLOWED", "MLX_FLASH_RECOVERY"}},
 	{"pcie_link", "PCIe link", false, it_pcie_link,
 	 {"PCIE_LINK_DOWNGRADED", "PCIE_LINK_SLOT_LIMITED", "PCIE_LINK_BELOW_PROFILE",
 	  "PCIE_FW_LINK_RESTRICTED", "PCIE_LANE_ERRORS"}},
@@ -1040,6 +1040,27 @@ static void link_nulls(json_t *port)
 	}
 }
 
+
+/* The port line of a card with no port: why there is none (a card in flash recovery has no
+ * running firmware, so no driver and no port; else the RDMA driver is not loaded, or the ports
+ * could not be read), with the port rules' findings of the card (NET_PORT_DOWN's unknown). */
+static json_t *no_port_line(struct card_ctx *x, const json_t *ad, const struct fd_view *fv)
+{
+	const struct card_item *it = NULL;
+	for (size_t k = 0; k < HWC_ARRAY_SIZE(items) && !it; k++)
+		if (items[k].fn == it_port)
+			it = &items[k];
+	struct item_val v = {.unknown = true};
+	if (json_is_true(hwc_q_get(ad, "flash_recovery")))
+		vput(&v, "no port: the card is in flash recovery, its firmware does not run, so no driver "
+			 "binds it (MLX_FLASH_RECOVERY)");
+	else if (json_is_array(hwc_q_ports(ad)))
+		vput(&v, "no RDMA port of this card: no port state (is %s loaded?)", ib_driver(ad));
+	else
+		vput(&v, "%s", why(ad, "ports"));
+	return check_json(it, x, NULL, fv, &v);
+}
+
 static json_t *card_json(const json_t *facts, const struct cards_index *ix, const json_t *ad,
 			 const struct fd_view *fv, const struct hwc_profile *prof)
 {
@@ -1073,14 +1094,8 @@ static json_t *card_json(const json_t *facts, const struct cards_index *ix, cons
 		json_array_foreach(json_object_get(x.port_out, "members"), m, mo)
 			link_nulls(mo);
 	}
-	char noport[96];
-	snprintf(noport, sizeof(noport), "no RDMA port of this card: no port state (is %s loaded?)", ib_driver(ad));
 	if (json_array_size(ports) == 0)
-		json_array_append_new(
-			checks, json_pack("{s:s, s:s, s:o, s:s, s:[], s:[], s:s}", "item", "port", "label",
-					  "port", "value", json_null(), "verdict", "unknown", "rules",
-					  "undecided", "reason",
-					  json_is_array(hwc_q_ports(ad)) ? noport : why(ad, "ports")));
+		json_array_append_new(checks, no_port_line(&x, ad, fv));
 	json_decref(ports);
 	add_others(fv, checks);
 	json_object_set_new(card, "verdict", json_string(card_verdict(checks)));

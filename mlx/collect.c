@@ -189,6 +189,8 @@ static void fill_identity(struct hwc_mlx_adapter *ad, struct hwc_arena *a)
 	double ibf = hwc_mlx_ident_ib_lane_floor(id->device_id);
 	if (ibf > 0)
 		HWC_SET(ad->ib_lane_floor_gbps, ibf);
+	else if (id->pcie_gts <= 0) /* not the line's data path: its figures are not this function's */
+		HWC_FAIL(ad->ib_lane_floor_gbps, HWC_ST_UNSUPPORTED, 0, ad->port_rate_max_gbps.m.detail);
 	else
 		HWC_FAIL(ad->ib_lane_floor_gbps, HWC_ST_UNSUPPORTED, 0,
 			 hwc_arena_printf(a, "hwcheck's table has no InfiniBand lane rate that every %s board supports", generation));
@@ -790,7 +792,7 @@ static void batch_steps(struct hwc_env *e, struct hwc_arena *a, struct tool_batc
 		unsigned t = st->slow_ms ? hwc_env_cmd_timeout_at_least_ms(e, st->slow_ms) : 0;
 		for (size_t i = 0; i < mf->adapters.n; i++) {
 			struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
-			if (!skip[i] && (!st->wanted || st->wanted(ad)))
+			if (!skip[i * HWC_ARRAY_SIZE(tool_steps) + s] && (!st->wanted || st->wanted(ad)))
 				batch_add(b, step_argv(a, st, ad->bdf), ad, st, t);
 		}
 	}
@@ -867,13 +869,11 @@ static void run_version(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_f
 		mf->tools.mstflint_version.m = why;
 }
 
-/* Whether the card's mstflint tools are not to be started, and *why: mstflint tools reach the
+/* Whether no mstflint tool is to be started on the card, and *why: mstflint tools reach the
  * firmware through the PF's vendor-specific capability, so a card seen only through VFs (a
- * virtual machine) cannot be asked; mstflint 4.21 and later know no ConnectX or ConnectX-2 (its
- * 8e08c36 of 2022, "deprecation of legacy devices", took them out of dev_mgt's device table,
- * mstfwreset's and mlxreg's lists: the tools answer "-E- Unsupported device" or cannot identify
- * the device), the same set mstlink is not run on (mlx/mlxlink.c); a card in flash recovery runs
- * no firmware to answer them (burning it is the operator's step, MLX_FLASH_RECOVERY). */
+ * virtual machine) cannot be asked; a card in flash recovery runs no firmware to answer them
+ * (burning it is the operator's step, MLX_FLASH_RECOVERY). Which tool takes which older card is
+ * tool_refusals'. */
 static bool tools_refused(struct hwc_arena *a, const struct hwc_mlx_adapter *ad, struct hwc_fmeta *why)
 {
 	bool vf_only = true;
@@ -884,10 +884,6 @@ static bool tools_refused(struct hwc_arena *a, const struct hwc_mlx_adapter *ad,
 			      "only virtual functions are visible: mstflint tools need the physical function");
 		return true;
 	}
-	uint64_t v;
-	const struct hwc_mlx_ident *id = hwc_ok(ad->device_id) && hwc_parse_u64(ad->device_id.v, 16, &v) == 0
-						 ? hwc_mlx_ident_find((uint16_t)v)
-						 : NULL;
 	if (hwc_ok(ad->flash_recovery) && ad->flash_recovery.v) {
 		hwc_fmeta_set(why, HWC_ST_UNSUPPORTED, 0,
 			      hwc_arena_printf(a, "not run: the card is in flash recovery (%s, 15b3:%s): no firmware "
@@ -895,16 +891,116 @@ static bool tools_refused(struct hwc_arena *a, const struct hwc_mlx_adapter *ad,
 					       hwc_ok(ad->product) ? ad->product.v : "?", ad->device_id.v));
 		return true;
 	}
-	if (id && (id->flags & HWC_MLX_ID_NO_MSTFLINT)) {
+	return false;
+}
+
+/* The mstflint tools that refuse the older cards (mstflint's git history, fetched at b9d9e84):
+ * on an identity row with flag `card`, `tool` takes the card only with an mstflint older than
+ * `before` (major * 100 + minor; 0: no version takes it). The installed version is `mstconfig
+ * -v`'s; where it is unknown, the newest mstflint's behaviour is assumed (every release since
+ * 2023 refuses all of these) and the reason says so.
+ * - ConnectX and ConnectX-2: 4.21 took them out of dev_mgt's device table (8e08c36 of 2022,
+ *   "deprecation of legacy devices"; `git describe --contains`: v4.21.0-1); mstflint and mstconfig
+ *   knew them before (dev_mgt listed ConnectX2, hw_dev_id 0x190, and dm_is_4th_gen included it).
+ *   mlxreg (mstreg) refused DeviceConnectX2 from its port to mstflint (e425ca09 of 2019,
+ *   MlxRegLib::isDeviceSupported); mstfwreset has taken Connect-IB and later only since it came
+ *   (ecebccc5, v4.8: SUPP_DEVICES); mstmget_temp came in 4.31 (8eda5f08 of 2024), after the drop.
+ * - ConnectX-3 and ConnectX-3 Pro (GEN4): mlxreg refuses dm_is_4th_gen() devices ("-E- Device is
+ *   not supported", mlxreg_ui.cpp run(), since e425ca09); mstfwreset's SUPP_DEVICES never listed
+ *   ConnectX3/ConnectX3Pro ("Unsupported Device"); mstconfig dropped its FourthGenCommander in 4.26
+ *   (52eb6c0e of 2023, "remove support for 4th gen devices": Commander::create throws "Unsupported
+ *   device"; mstflint issue #590: 4.26 refuses a ConnectX-3 that 4.25 reads). mstflint's query
+ *   and mstmget_temp still take them (b9d9e84). */
+enum { MST_ANY = 0 };
+static const struct tool_refusal {
+	unsigned card;	    /* HWC_MLX_ID_* */
+	const char *tool;   /* tool_steps' */
+	unsigned before;    /* the first mstflint version that refuses; MST_ANY: all do */
+	const char *why;
+} tool_refusals[] = {
+	{HWC_MLX_ID_NO_MSTFLINT, "mstconfig", 421, "mstflint dropped ConnectX and ConnectX-2 in 4.21 (2022, its commit "
+						      "8e08c36 \"deprecation of legacy devices\")"},
+	{HWC_MLX_ID_NO_MSTFLINT, "mstflint", 421, "mstflint dropped ConnectX and ConnectX-2 in 4.21 (2022, its commit "
+						     "8e08c36 \"deprecation of legacy devices\")"},
+	{HWC_MLX_ID_NO_MSTFLINT, "mstreg", MST_ANY, "mstreg (mlxreg) refuses ConnectX-2 and older in every mstflint "
+						     "(isDeviceSupported since it came in 2019; mstflint dropped ConnectX "
+						     "and ConnectX-2 in 4.21)"},
+	{HWC_MLX_ID_NO_MSTFLINT, "mstfwreset", MST_ANY, "mstfwreset takes Connect-IB and later only, in every mstflint "
+							 "(its SUPP_DEVICES)"},
+	{HWC_MLX_ID_NO_MSTFLINT, "mstmget_temp", MST_ANY, "no mstflint tool reads its temperature: mstreg (MTMP) refuses "
+							   "ConnectX-2 and older, and mstmget_temp came in 4.31 (2024), "
+							   "after mstflint dropped ConnectX and ConnectX-2 in 4.21"},
+	{HWC_MLX_ID_GEN4, "mstconfig", 426, "mstconfig refuses ConnectX-3 and ConnectX-3 Pro since mstflint 4.26 (2023, "
+					     "its commit 52eb6c0e \"remove support for 4th gen devices\": \"-E- "
+					     "Unsupported device\")"},
+	{HWC_MLX_ID_GEN4, "mstreg", MST_ANY, "mstreg (mlxreg) refuses ConnectX-3 and ConnectX-3 Pro in every mstflint "
+					      "(\"-E- Device is not supported\": its isDeviceSupported, dm_is_4th_gen)"},
+	{HWC_MLX_ID_GEN4, "mstfwreset", MST_ANY, "mstfwreset takes Connect-IB and later only, in every mstflint "
+						  "(its SUPP_DEVICES)"},
+};
+
+/* "4.30.0" -> 430; 0 where the version is not known. */
+static unsigned mst_version(const struct hwc_mlx_facts *mf)
+{
+	unsigned maj, min;
+	if (!hwc_ok(mf->tools.mstflint_version) ||
+	    sscanf(mf->tools.mstflint_version.v, "%u.%u", &maj, &min) != 2 || maj > 99 || min > 99)
+		return 0;
+	return maj * 100 + min;
+}
+
+/* Whether `tool` refuses the card with the mstflint installed (tool_refusals), and *why. */
+static bool tool_refuses(struct hwc_arena *a, const struct hwc_mlx_facts *mf,
+			 const struct hwc_mlx_adapter *ad, const char *tool, struct hwc_fmeta *why)
+{
+	uint64_t v;
+	const struct hwc_mlx_ident *id = hwc_ok(ad->device_id) && hwc_parse_u64(ad->device_id.v, 16, &v) == 0
+						 ? hwc_mlx_ident_find((uint16_t)v)
+						 : NULL;
+	unsigned ver = mst_version(mf);
+	for (size_t i = 0; id && i < HWC_ARRAY_SIZE(tool_refusals); i++) {
+		const struct tool_refusal *r = &tool_refusals[i];
+		if (!(id->flags & r->card) || strcmp(r->tool, tool) != 0)
+			continue;
+		if (r->before != MST_ANY && ver && ver < r->before)
+			return false; /* an older mstflint that still takes the card */
+		const char *card = hwc_arena_printf(a, "%s, 15b3:%s",
+						    hwc_ok(ad->product) ? ad->product.v : id->product, ad->device_id.v);
+		const char *inst = r->before == MST_ANY ? ""
+				   : ver ? hwc_arena_printf(a, "; mstflint %s is installed", mf->tools.mstflint_version.v)
+					 : hwc_arena_printf(a, "; the installed mstflint's version is unknown (%s): "
+							       "a newer one is assumed",
+							    mf->tools.mstflint_version.m.detail
+								? mf->tools.mstflint_version.m.detail
+								: hwc_status_name(mf->tools.mstflint_version.m.st));
 		hwc_fmeta_set(why, HWC_ST_UNSUPPORTED, 0,
-			      hwc_arena_printf(a, "not run: mstflint dropped ConnectX and ConnectX-2 in 4.21 (2022, "
-						  "its commit 8e08c36 \"deprecation of legacy devices\"), so its tools "
-						  "do not know this card (%s, 15b3:%s)",
-					       hwc_ok(ad->product) ? ad->product.v : "ConnectX or ConnectX-2",
-					       ad->device_id.v));
+			      hwc_arena_printf(a, "%s not run on this card (%s): %s%s", tool, card, r->why, inst));
 		return true;
 	}
 	return false;
+}
+
+/* Marks the steps each card's tool refuses (skip[card * steps + step]; a card not asked at all,
+ * asked[card] false, keeps the reason tools_refused gave) and says why in the facts the step
+ * would fill. MTMP's refusal is not said in the temperature: mstmget_temp is asked where
+ * MTMP gave none, and its answer, or its own refusal, speaks for it. */
+static void refuse_steps(struct hwc_arena *a, struct hwc_mlx_facts *mf, const bool *asked, bool *skip)
+{
+	enum { NS = HWC_ARRAY_SIZE(tool_steps) };
+	struct hwc_fmeta why;
+	for (size_t i = 0; i < mf->adapters.n; i++) {
+		struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
+		for (size_t s = 0; asked[i] && s < NS; s++) {
+			const struct tool_step *st = &tool_steps[s];
+			if (!tool_refuses(a, mf, ad, st->tool, &why))
+				continue;
+			skip[i * NS + s] = true;
+			if (st->apply == apply_mtmp)
+				continue;
+			struct hwc_cmd_result r = {.m = why};
+			st->apply(a, ad, &r, step_argv(a, st, ad->bdf));
+		}
+	}
 }
 
 static void run_tools(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_facts *mf)
@@ -916,34 +1012,40 @@ static void run_tools(struct hwc_env *e, struct hwc_arena *a, struct hwc_mlx_fac
 			gate_all(&mf->adapters.items[i], &mf->tools.access);
 		return;
 	}
+	enum { NS = HWC_ARRAY_SIZE(tool_steps) };
 	size_t n = mf->adapters.n;
 	if (!n)
 		return; /* nothing to ask about: no tool is started */
-	bool *skip = hwc_arena_calloc(a, n, sizeof(*skip));
-	if (!skip)
+	bool *skip = hwc_arena_calloc(a, n * NS, sizeof(*skip));
+	bool *asked = hwc_arena_calloc(a, n, sizeof(*asked));
+	if (!skip || !asked)
 		return;
-	size_t asked = 0;
+	size_t n_asked = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
 		struct hwc_fmeta why;
-		skip[i] = tools_refused(a, ad, &why);
-		if (skip[i])
+		if (tools_refused(a, ad, &why)) {
 			gate_all(ad, &why);
-		else
-			asked++;
+			for (size_t s = 0; s < NS; s++)
+				skip[i * NS + s] = true;
+		} else {
+			asked[i] = true;
+			n_asked++;
+		}
 	}
-	if (!asked) { /* no card to ask: not even the tools' version is */
+	if (!n_asked) { /* no card to ask: not even the tools' version is */
 		hwc_fmeta_set(&mf->tools.mstflint_version.m, HWC_ST_UNSUPPORTED, 0,
 			      "not asked: no card here can be asked by mstflint tools (each card says why)");
 		return;
 	}
-	run_version(e, a, mf);
+	run_version(e, a, mf); /* first: which tool takes an older card depends on it */
+	refuse_steps(a, mf, asked, skip);
 	run_first_tools(e, a, mf, skip);
 	run_later_tools(e, a, mf, skip);
 	for (size_t i = 0; i < n; i++) {
 		struct hwc_mlx_adapter *ad = &mf->adapters.items[i];
-		if (skip[i])
-			continue;
+		if (ad->part_number.m.st != HWC_ST_UNSET)
+			continue; /* said by the gate */
 		if (hwc_ok(ad->cfg) && hwc_ok(ad->cfg.board_name))
 			ad->part_number = ad->cfg.board_name;
 		else if (hwc_ok(ad->cfg))

@@ -14,14 +14,16 @@
  * driver whose PCI id table lists the id (drivers/net/ethernet/mellanox/mlx4/main.c mlx4_pci_table,
  * mlx5/core/main.c mlx5_core_pci_table, Linux 6.x): NULL where neither does (the BlueField Arm-side
  * and management functions). NO_MST: mstflint 4.21 and later know no such device (ConnectX and
- * ConnectX-2: its 8e08c36 of 2022, "deprecation of legacy devices"): no mstflint tool is run on it
- * (mlx/collect.c tools_refused). */
+ * ConnectX-2: its 8e08c36 of 2022, "deprecation of legacy devices"); GEN4: what mstflint's dev_mgt
+ * calls 4th generation (dm_is_4th_gen: ConnectX-3, ConnectX-3 Pro, every function of the chip);
+ * which tool takes which, by the installed mstflint's version: mlx/collect.c tool_refusals. */
 #define MLX4 "mlx4_core"
 #define MLX5 "mlx5_core"
 #define NODRV NULL
 #define BY_REV HWC_MLX_ID_BY_REVISION
 #define NO_MST HWC_MLX_ID_NO_MSTFLINT
 #define RECOVERY HWC_MLX_ID_FLASH_RECOVERY
+#define GEN4 HWC_MLX_ID_GEN4
 
 static const struct hwc_mlx_ident table[] = {
 	/* The mlx4 "Hermon" ids (MT25408 family, the kernel's and rdma-core's mlx4 tables): ConnectX
@@ -76,9 +78,9 @@ static const struct hwc_mlx_ident table[] = {
 	{0x0220, "BlueField-4 (flash recovery)", "BlueField-4", NODRV, false, 0, 0, 0, RECOVERY},        /* BF4 Family Flash Recovery [BlueField-4 SoC Flash Recovery] */
 	{0x0221, "BlueField-4 (secure flash recovery)", "BlueField-4", NODRV, false, 0, 0, 0, RECOVERY}, /* BF4 Family Secure Flash Recovery [BlueField-4 Secure Flash Recovery] */
 	{0x1002, "ConnectX-2 VF", "ConnectX-2", MLX4, true, 0, 0, 0, NO_MST},      /* MT25400 Family [ConnectX-2 Virtual Function] */
-	{0x1003, "ConnectX-3", "ConnectX-3", MLX4, false, 8, 8, 56, 0},             /* MT27500, FDR / 40-56GbE */
-	{0x1004, "ConnectX-3 VF", "ConnectX-3", MLX4, true, 8, 8, 56, 0},           /* MT27500/MT27520 VF (CX3 and CX3 Pro) */
-	{0x1007, "ConnectX-3 Pro", "ConnectX-3", MLX4, false, 8, 8, 56, 0},         /* MT27520 */
+	{0x1003, "ConnectX-3", "ConnectX-3", MLX4, false, 8, 8, 56, GEN4},             /* MT27500, FDR / 40-56GbE */
+	{0x1004, "ConnectX-3 VF", "ConnectX-3", MLX4, true, 8, 8, 56, GEN4},           /* MT27500/MT27520 VF (CX3 and CX3 Pro) */
+	{0x1007, "ConnectX-3 Pro", "ConnectX-3", MLX4, false, 8, 8, 56, GEN4},         /* MT27520 */
 	{0x1011, "Connect-IB", "Connect-IB", MLX5, false, 8, 16, 56, 0},            /* MT27600, FDR IB only */
 	{0x1012, "Connect-IB VF", "Connect-IB", MLX5, true, 8, 16, 56, 0},          /* MT27600 VF */
 	{0x1013, "ConnectX-4", "ConnectX-4", MLX5, false, 8, 16, 100, 0},           /* MT27700, EDR / 100GbE */

@@ -18,6 +18,8 @@ enum {
 	HWC_MLX_ID_BY_REVISION = 1,    /* ConnectX or ConnectX-2: the PCI revision decides (hwc_mlx_ident_name) */
 	HWC_MLX_ID_NO_MSTFLINT = 2,    /* mstflint >= 4.21 knows no such device (ConnectX, ConnectX-2) */
 	HWC_MLX_ID_FLASH_RECOVERY = 4, /* the card's flash recovery ("livefish") id: no firmware runs */
+	HWC_MLX_ID_GEN4 = 8,           /* mstflint's "4th generation" (ConnectX-3, ConnectX-3 Pro): some of its
+					* tools refuse it (mlx/collect.c tool_refusals) */
 };
 
 struct hwc_mlx_ident {

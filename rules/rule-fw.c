@@ -47,6 +47,12 @@ const char *hwc_fw_reset_advice(struct hwc_arena *a, const json_t *ad, const cha
 	const json_t *r = hwc_q_fw_reset(ad);
 	const char *bf = is_bluefield(ad) ? " A BlueField in DPU mode keeps its firmware across a host "
 					    "reboot: power-cycle the host." : "";
+	const json_t *un = hwc_q_unavailable(ad, "fw_reset");
+	if (!r && un && !strcmp(hwc_q_string(un, "status") ? hwc_q_string(un, "status") : "", "unsupported"))
+		return hwc_arena_printf(a, "mstfwreset cannot tell which reset this card needs (%s). A cold "
+					   "boot (power off) always applies; a warm reboot does not on every "
+					   "card and host.%s",
+					hwc_q_string(un, "detail") ? hwc_q_string(un, "detail") : "not run", bf);
 	if (!r)
 		return hwc_arena_printf(a, "`mstfwreset -d %s query` tells which reset this card and "
 					   "host support (it was not read). A cold boot (power off) "

@@ -726,7 +726,7 @@ static void port_down_one(struct hwc_rule_ctx *c, const json_t *p, const char *s
 
 /* A card with no port known while a physical function's driver is unknown (an lspci dump given
  * alone, a function no driver is bound to): whether its ports are up cannot be said, and an
- * empty list must not read as "no port is down". */
+ * empty list must not read as "no port is down". A card in flash recovery has no port to say of. */
 static void ports_unknown(struct hwc_rule_ctx *c, const json_t *ad)
 {
 	const char *bdf = hwc_q_string(ad, "bdf");
@@ -734,6 +734,13 @@ static void ports_unknown(struct hwc_rule_ctx *c, const json_t *ad)
 	const json_t *fn;
 	if (!bdf || json_array_size(hwc_q_get(ad, "ports")) > 0)
 		return;
+	if (json_is_true(hwc_q_get(ad, "flash_recovery"))) {
+		hwc_rule_unknown(c, bdf, hwc_arena_printf(c->a, "%s.ports", fv_adapter_path(c, bdf)),
+				 "the card is in flash recovery: its firmware does not run, so no driver binds "
+				 "it and it has no port (MLX_FLASH_RECOVERY says what to do)",
+				 NULL);
+		return;
+	}
 	json_array_foreach(hwc_q_function_map(ad), i, fn) {
 		const char *drv, *why;
 		if (json_is_true(hwc_q_get(fn, "is_vf")) || hwc_q_find_str(fn, "driver", &drv, &why, c->a))

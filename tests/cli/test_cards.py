@@ -206,6 +206,24 @@ class CardsJson(unittest.TestCase):
             self.assertEqual({k["verdict"] for k in others}, {"warn"})
             self.assertEqual(c["verdict"], "warn")
 
+    def test_flash_recovery_card(self):
+        # a card in flash recovery: MLX_FLASH_RECOVERY judges its firmware line (it was an "other"
+        # line), and the port line says why it has no port (it asked "mlx5_ib or mlx4_ib
+        # loaded?"), with NET_PORT_DOWN's unknown on it (also an "other" line before)
+        _, j = run_json("--root", root("mlx-cx5-flash-recovery"), "--json")
+        c = card(j, "0000:01:00.0")
+        self.assertEqual([k for k in c["checks"] if k["item"] == "other"], [])
+        fw = check(c, "firmware")
+        self.assertEqual((fw["verdict"], fw["rules"]), ("error", ["MLX_FLASH_RECOVERY"]))
+        port = check(c, "port")
+        self.assertEqual(port["verdict"], "unknown")
+        self.assertEqual(port["undecided"], ["NET_PORT_DOWN"])
+        self.assertIn("the card is in flash recovery", port["reason"])
+        self.assertNotIn("loaded?", port["reason"])
+        f = [f for f in j["findings"] if f["rule_id"] == "NET_PORT_DOWN" and f["card"] == "0000:01:00.0"]
+        self.assertEqual(len(f), 1)
+        self.assertIn("ports is unknown (the card is in flash recovery", f[0]["message"])
+
 
 class CardsText(unittest.TestCase):
     def test_healthy_host_prints_every_card(self):

@@ -117,8 +117,10 @@ exit 1
 
 class RefusedCards(unittest.TestCase):
     def test_connectx2_is_not_asked(self):
-        # a live run (--exec-tools, fake mstflint tools that log their argv): no mstflint tool is
-        # asked (mstflint dropped ConnectX-2 in 4.21), and the port says why and what reads it instead
+        # a live run (--exec-tools, fake mstflint tools that log their argv): only the version is
+        # asked (an mstflint before 4.21 still takes ConnectX-2); this one answers none, so the
+        # newest behaviour is assumed: no tool asks the card, and the port says why and what reads
+        # it instead
         with tempfile.TemporaryDirectory() as d:
             root = os.path.join(d, "root")
             shutil.copytree(hwctest.fixture("link-ib-cx2-cable-pulled", "root"), root, symlinks=True,
@@ -131,10 +133,11 @@ class RefusedCards(unittest.TestCase):
                              env={"HWCHECK_TOOL_PATH": bin_}, timeout=120)
             ran = read(log).splitlines() if os.path.exists(log) else []
         self.assertEqual(cp.returncode, 0, cp.stderr)
-        self.assertEqual(ran, [])
+        self.assertEqual(ran, ["mstconfig -v"])
         ad = j["facts"]["mlx"]["adapters"][0]
         self.assertEqual(why(ad, "fw_config")[0], "unsupported")
         self.assertIn("mstflint dropped ConnectX and ConnectX-2 in 4.21", why(ad, "fw_config")[1])
+        self.assertIn("the installed mstflint's version is unknown", why(ad, "fw_config")[1])
         for p in j["facts"]["mlx"]["adapters"][0]["ports"]:
             st, detail = why(p["phy"], "source")
             self.assertEqual(st, "unsupported")

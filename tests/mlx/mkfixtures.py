@@ -224,7 +224,7 @@ def multi_card():
     r.command(flint("0000:41:00.0"), first)
     mt = corpus("temperature/cx6dx_mget_temp_88C_notes-cn.txt")
     r.command(["mstmget_temp", "-d", "0000:41:00.0"], mt[mt.index(b"\n") + 1:])
-    r.command(["mstconfig", "-v"], version_text("4.29.0"))
+    r.command(["mstconfig", "-v"], version_text("4.25.0"))
     r.command_timeout(["mstreg", "-d", "0000:41:00.0", "--reg_name", "MPEIN", "--get", "--indexes",
                        "node=0x0,pcie_index=0x0,depth=0x0"])
     # a Mellanox PCIe bridge (inside a card) is not an adapter
@@ -243,9 +243,10 @@ def multi_card():
              "corpus ConnectX-2 dmesg fragment `dmesg/connectx2-15b3-6750_...`). RECONSTRUCTED: the PCI "
              "revision 0xb0, ConnectX-2's (mstflint's dev_mgt table before 8e08c36: ConnectX2 is hw "
              "revision 0xb0; ConnectX shares the id at 0xa0), since the issue names the card ConnectX-2: "
-             "hwcheck names it ConnectX-2 EN from it. hwcheck no longer runs any mstflint tool on "
-             "this card (mstflint dropped ConnectX and ConnectX-2 in 4.21, its 8e08c36): the recorded "
-             "mstconfig answer stays as the capture that shows the tool refusing it.")
+             "hwcheck names it ConnectX-2 EN from it. hwcheck runs no mstflint tool on this card "
+             "with an mstflint of 4.21 or later (mstflint dropped ConnectX and ConnectX-2 in 4.21, its "
+             "8e08c36): the recorded mstconfig answer stays as the capture that shows the tool refusing "
+             "it, and an older mstflint is asked (tests/mlx/test_mlx.py test_version_decides).")
     r.source("0000:41:00.0/.1 ConnectX-6 Dx (15b3:101d) on the AMD-107 host: `mstflint q` = the first "
              "(CX6 Dx, 22.27.1016, PSID MT_0000000359) query of "
              "`mlxconfig/cx6dx-22.27.1016_and_cx5-16.26.4012_flint-q_notes-cn.txt` up to its "
@@ -253,8 +254,12 @@ def multi_card():
              "`temperature/cx6dx_mget_temp_88C_notes-cn.txt` (MFT's mget_temp on the same host; "
              "mstflint's mstmget_temp prints the same single integer). mstreg was not captured: MTMP "
              "replays as not in this capture and the temperature comes from mstmget_temp.")
-    r.source("`mstconfig -v`: reconstructed 4.21 wording with version 4.29.0 (the version issue #1157 "
-             "ran). 0000:40:00.0 is a reconstructed Mellanox ConnectX-6 PCIe bridge (15b3:1976, class "
+    r.source("`mstconfig -v`: reconstructed 4.21 wording with version 4.25.0, the last mstflint whose "
+             "mstconfig takes a ConnectX-3 Pro (4.26's 52eb6c0e removed it; mstflint issue #590), so that "
+             "hwcheck asks mstconfig of the ConnectX-3 Pro and the recorded answer is one this version "
+             "gives (the fixture had 4.29.0, the version issue #1157 ran, until mstconfig's refusal of "
+             "ConnectX-3 from 4.26 on was known to hwcheck). Not consistent either: mstmget_temp came in "
+             "mstflint 4.31 (8eda5f08), so no single mstflint answers every recording here. 0000:40:00.0 is a reconstructed Mellanox ConnectX-6 PCIe bridge (15b3:1976, class "
              "0604, name from pci.ids) and 0000:00:01.0 an Intel root port: neither is an adapter.")
     r.source("Synthetic: the MPEIN query of 0000:41:00.0 is recorded as timed out (`timeout=1`), to "
              "show a tool that did not answer in time; no capture of MPEIN exists in the corpus.")

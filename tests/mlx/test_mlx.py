@@ -4,6 +4,7 @@
 import glob
 import json
 import os
+import shutil
 import sys
 import tempfile
 import unittest
@@ -133,7 +134,7 @@ class KnownFacts(unittest.TestCase):
         m = doc["facts"]["mlx"]
         self.assertEqual([a["bdf"] for a in m["adapters"]],
                          ["0000:06:00.0", "0000:0c:00.0", "0000:41:00.0"])
-        self.assertEqual(m["tools"]["mstflint_version"], "4.29.0")
+        self.assertEqual(m["tools"]["mstflint_version"], "4.25.0")
         cx2 = adapter(doc, "0000:06:00.0")  # named from its id and PCI revision (0xb0)
         self.assertEqual(cx2["device_id"], "6750")
         self.assertEqual((cx2["product"], cx2["generation"]), ("ConnectX-2 EN", "ConnectX-2"))
@@ -145,10 +146,14 @@ class KnownFacts(unittest.TestCase):
         self.assertEqual(status(cx2, "fw_config"), "unsupported")
         # no mstflint tool is run on it (mstflint >= 4.21 knows no ConnectX-2), each fact says why:
         # mstflint q, mstreg and mstfwreset are not in the capture, and are not "missing" either
-        for k in ("fw_config", "fw_version_stored", "fw_reset"):
+        for k in ("fw_config", "fw_version_stored"):
             self.assertEqual(status(cx2, k), "unsupported", k)
             self.assertIn("mstflint dropped ConnectX and ConnectX-2 in 4.21", cx2["unavailable"][k]["detail"])
+            self.assertIn("mstflint 4.25.0 is installed", cx2["unavailable"][k]["detail"])
+        self.assertEqual(status(cx2, "fw_reset"), "unsupported")
+        self.assertIn("mstfwreset takes Connect-IB and later only", cx2["unavailable"]["fw_reset"]["detail"])
         self.assertEqual(status(cx2["registers"], "temp_mdegc"), "unsupported")
+        self.assertIn("mstmget_temp came in 4.31", cx2["registers"]["unavailable"]["temp_mdegc"]["detail"])
         cx3 = adapter(doc, "0000:0c:00.0")
         self.assertEqual(cx3["fw_config"]["LINK_TYPE_P1"]["next_boot"], "VPI")
         self.assertEqual(cx3["fw_config"]["NUM_OF_VFS"]["next_boot"], 16)
@@ -162,6 +167,61 @@ class KnownFacts(unittest.TestCase):
         self.assertEqual(dx["registers"]["temp_source"], "mstmget_temp")
         # the Mellanox bridge is not an adapter
         self.assertNotIn("0000:40:00.0", [a["bdf"] for a in m["adapters"]])
+
+    def test_connectx3_refused_tools(self):
+        # mstreg and mstfwreset refuse ConnectX-3 (Pro) in every mstflint, mstconfig from 4.26 on:
+        # they are not asked, and each fact they fill says why (was "not in this capture")
+        a = adapter(mlx_facts("mlx-cx3pro-flint-segfault"), "0000:0c:00.0")
+        why = a["unavailable"]
+        self.assertEqual(status(a, "fw_config"), "unsupported")
+        self.assertIn("mstconfig refuses ConnectX-3 and ConnectX-3 Pro since mstflint 4.26", why["fw_config"]["detail"])
+        self.assertIn("mstflint 4.30.0 is installed", why["fw_config"]["detail"])
+        self.assertEqual(why["part_number"], why["fw_config"])
+        self.assertEqual(status(a, "fw_reset"), "unsupported")
+        self.assertIn("mstfwreset not run on this card (ConnectX-3 Pro, 15b3:1007)", why["fw_reset"]["detail"])
+        reg = a["registers"]
+        for k in ("power_status", "pci_power_w"):
+            self.assertEqual(status(reg, k), "unsupported", k)
+            self.assertIn("mstreg (mlxreg) refuses ConnectX-3 and ConnectX-3 Pro", reg["unavailable"][k]["detail"])
+        # the temperature is mstmget_temp's to say (it takes ConnectX-3), not MTMP's refusal
+        self.assertEqual(reg["unavailable"]["temp_mdegc"]["detail"], "mstmget_temp: not in this capture")
+        # mstflint q is still asked (it takes ConnectX-3): its recorded crash is the fact
+        self.assertEqual(why["fw_version_stored"]["status"], "unreadable")
+
+    def test_version_decides(self):
+        # the installed mstflint's version decides the version-bound refusals: mlx-multi-card
+        # replayed with other `mstconfig -v` answers
+        def with_version(text):
+            with tempfile.TemporaryDirectory() as t:
+                root = os.path.join(t, "root")
+                shutil.copytree(hwctest.fixture("mlx-multi-card", "root"), root, symlinks=True)
+                with open(os.path.join(root, "hwcheck", "commands", "mstconfig -v", "stdout"), "w") as f:
+                    f.write(text)
+                cp, j = run_json("--root", root, "facts", "--json")
+            self.assertEqual(cp.returncode, 0, cp.stderr)
+            return j
+        # 4.20: mstflint and mstconfig still know ConnectX-2, so both are asked; mstconfig's
+        # recorded refusal is the fact, and mstflint q is not in the capture
+        j = with_version("mstconfig, mstflint 4.20.0, Git SHA Hash: N/A\n")
+        cx2 = adapter(j, "0000:06:00.0")
+        self.assertIn("Unsupported device", cx2["unavailable"]["fw_config"]["detail"])
+        self.assertNotIn("not run", cx2["unavailable"]["fw_config"]["detail"])
+        self.assertEqual(cx2["unavailable"]["fw_version_stored"]["detail"], "mstflint: not in this capture")
+        self.assertIn("mstfwreset takes Connect-IB and later only", cx2["unavailable"]["fw_reset"]["detail"])
+        # 4.29: mstconfig refuses the ConnectX-3 Pro, whose recording is then not asked
+        j = with_version("mstconfig, mstflint 4.29.0, Git SHA Hash: N/A\n")
+        cx3 = adapter(j, "0000:0c:00.0")
+        self.assertEqual(status(cx3, "fw_config"), "unsupported")
+        self.assertIn("since mstflint 4.26", cx3["unavailable"]["fw_config"]["detail"])
+        self.assertIn("mstflint 4.29.0 is installed", cx3["unavailable"]["fw_config"]["detail"])
+        self.assertEqual(cx3["fw_version_stored"], "2.42.5044")
+        # unknown: the newest mstflint's behaviour is assumed, and the reason says so
+        j = with_version("garbage\n")
+        cx3 = adapter(j, "0000:0c:00.0")
+        self.assertIn("the installed mstflint's version is unknown (no 'mstflint N.N.N' in the version "
+                      "output): a newer one is assumed", cx3["unavailable"]["fw_config"]["detail"])
+        cx2 = adapter(j, "0000:06:00.0")
+        self.assertIn("mstflint dropped ConnectX and ConnectX-2 in 4.21", cx2["unavailable"]["fw_version_stored"]["detail"])
 
     def test_flash_recovery(self):
         # a ConnectX-5 that enumerates with its flash recovery id 020d (real lspci line,
@@ -231,6 +291,27 @@ class KnownFacts(unittest.TestCase):
         self.assertEqual(status(ads[0]["function_map"][0], "physfn"), "absent")
         self.assertEqual(status(ads[0], "fw_config"), "unsupported")
         self.assertEqual(adapter(doc, "c941:00:02.0")["product"], "ConnectX-4 Lx VF")
+
+    def test_vf_only_connectx3_keeps_the_vf_reason(self):
+        # a ConnectX-3 VF whose PF is not visible, next to cards that are asked: no tool is asked
+        # of it because only the VF is visible; the per-tool refusals of ConnectX-3 (mstreg,
+        # mstfwreset) do not replace that reason
+        with tempfile.TemporaryDirectory() as t:
+            root = os.path.join(t, "root")
+            shutil.copytree(hwctest.fixture("mlx-multi-card", "root"), root, symlinks=True)
+            devs = os.path.join(root, "sys", "bus", "pci", "devices")
+            shutil.copytree(os.path.join(devs, "0000:06:00.0"), os.path.join(devs, "0000:07:00.0"), symlinks=True)
+            os.remove(os.path.join(devs, "0000:07:00.0", "revision"))
+            with open(os.path.join(devs, "0000:07:00.0", "device"), "w") as f:
+                f.write("0x1004\n")
+            cp, doc = run_json("--root", root, "facts", "--json")
+        self.assertEqual(cp.returncode, 0, cp.stderr)
+        a = adapter(doc, "0000:07:00.0")
+        self.assertEqual(a["product"], "ConnectX-3 VF")
+        vf = "only virtual functions are visible: mstflint tools need the physical function"
+        for k in ("fw_config", "fw_reset"):
+            self.assertEqual(a["unavailable"][k]["detail"], vf, k)
+        self.assertEqual(a["registers"]["unavailable"]["power_status"]["detail"], vf)
 
     def test_device_filter_and_no_tools(self):
         doc = mlx_facts("mlx-multi-card", "-d", "0000:41:00.0")
