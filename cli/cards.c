@@ -568,12 +568,21 @@ static void it_rate(struct card_ctx *x, const json_t *p, struct item_val *v)
 		put_mstlink_speeds(p, v);
 		return;
 	}
+	const json_t *lk = hwc_q_netdev_link(nd), *m = hwc_q_get(lk, "modes");
 	if (!nd || (json_is_string(hwc_q_get(p, "state")) && !has_link(p)) || (op && strcmp(op, "up") != 0) ||
-	    json_is_false(hwc_q_get(nd, "carrier"))) {
-		v->skip = true; /* no netdev and no PortInfo: nothing to show; no link: the port line says so */
+	    json_is_false(hwc_q_get(nd, "carrier")) || json_is_false(hwc_q_get(m, "link_detected"))) {
+		/* no netdev and no PortInfo: nothing to show; no link (ethtool's 'Link detected: no' is
+		 * netif_running() && carrier: no link either way): the port line says so, and where the
+		 * kernel said why (ethtool's link_ext_state), this line gives it: no rate to judge */
+		const char *st = hwc_json_str_or(m, "link_ext_state", NULL), *sub = hwc_json_str_or(m, "link_ext_substate", NULL);
+		v->skip = !nd || !st;
+		if (!v->skip) {
+			v->unknown = v->unjudged = true;
+			vput(v, "%s has no link; the kernel's reason: %s%s%s (ethtool's link_ext_state)",
+			     hwc_json_str_or(nd, "name", "?"), st, sub ? ", " : "", sub ? sub : "");
+		}
 		return;
 	}
-	const json_t *lk = hwc_q_netdev_link(nd), *m = hwc_q_get(lk, "modes");
 	const json_t *sp = hwc_q_get(m, "speed_mbps");
 	vput(v, "%s: ", hwc_json_str_or(nd, "name", "?"));
 	if (!json_is_number(sp)) {

@@ -500,8 +500,11 @@ static const char *ext_fix(struct hwc_rule_ctx *c, const char *st, const char *s
 	if (S("Cable issue"))
 		return hwc_arena_printf(c->a, "the card found a fault with the cable: reseat it or try another (`ethtool -m %s` reads the module).", ndn);
 	if (S("EEPROM issue"))
-		return hwc_arena_printf(c->a, "the card could not read or parse the module's EEPROM: reseat or replace the module "
-					"(`ethtool -m %s` shows whether it answers).", ndn);
+		return hwc_arena_printf(c->a, "the card could not read or parse the module's EEPROM: reseat the module and read it "
+					"(`ethtool -m %s`: an I/O error is the card's read failing). If the same module reads and "
+					"links in another card, the refusal is this card's (a ConnectX-4 Lx on firmware 14.32.1908 and "
+					"14.32.1912 refused so a DAC that linked between two HP-OEM ConnectX-4 Lx): try a module its "
+					"firmware release notes list before replacing this one.", ndn);
 	if (S("Autoneg") && (SUB("No partner detected") || SUB("No partner detected during force mode")))
 		return hwc_arena_printf(c->a, "nothing answered at the far end: check that the switch port is up and cabled, and that both "
 					"ends agree on auto-negotiation and speed (`ethtool %s`, the switch port's configuration).", ndn);
@@ -511,7 +514,11 @@ static const char *ext_fix(struct hwc_rule_ctx *c, const char *st, const char *s
 					"configuration).", ndn, ndn);
 	if (S("Link training failure"))
 		return hwc_arena_printf(c->a, "link training failed: check the cable (its type and length for the speed) and that both ends "
-					"run the same speed and FEC (`ethtool %s`, `ethtool --show-fec %s`); try another cable.", ndn, ndn);
+					"run the same speed, auto-negotiation and FEC (`ethtool %s`, `ethtool --show-fec %s`; a far end "
+					"that does not train at the card's speed, such as a 10G SFP+ switch port facing a 25G card, "
+					"may need the card's speed set by hand: `ethtool -s %s speed 10000 autoneg off`); try another "
+					"cable.",
+					ndn, ndn, ndn);
 	if (S("Logical mismatch"))
 		return hwc_arena_printf(c->a, "the two ends disagree on the coding or the FEC (the PCS or FEC did not lock): set the same FEC "
 					"and speed on both ends (`ethtool --show-fec %s`, `ethtool --set-fec %s encoding auto`, the switch "
@@ -556,6 +563,38 @@ static void ext_reason(struct hwc_rule_ctx *c, struct hwc_finding *fd, const jso
 	if (sub)
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link_ext_substate", base), sub, "none (a link)");
 	fd->fix = hwc_arena_printf(c->a, "The kernel says why (%s): %s Then: %s", reason, ext_fix(c, st, sub, ndn), fd->fix ? fd->fix : "");
+}
+
+/* The netdev's carrier: sysfs `carrier`, else, on a netdev that is up, ethtool's "Link detected".
+ * ETHTOOL_GLINK and netlink LINKSTATE both answer netif_running() && get_link() (the kernel's
+ * __ethtool_get_link, net/ethtool/common.c), and mlx5e and mlx4_en set get_link to
+ * ethtool_op_get_link, netif_carrier_ok(): with IFF_UP set (the netdev is running) "no" is no
+ * carrier and "yes" a carrier. On a netdev whose IFF_UP is unknown "no" may be a netdev set down,
+ * so it is not used. Returns 1 where known; *eth is set when ethtool's word decided. */
+static int netdev_carrier(struct hwc_rule_ctx *c, const json_t *nd, int ku, bool up, bool *carrier,
+			  const char **cwhy, bool *eth)
+{
+	*eth = false;
+	if (hwc_q_find_bool(nd, "carrier", carrier, cwhy, c->a))
+		return 1;
+	const char *w;
+	if (!ku || !up || !hwc_q_find_bool(nd, "link.modes.link_detected", carrier, &w, c->a))
+		return 0;
+	*eth = true;
+	return 1;
+}
+
+/* The evidence of a carrier read from sysfs, or (eth) of ethtool's "Link detected" that stood in
+ * for it, with the sysfs read's reason kept. */
+static void carrier_evidence(struct hwc_rule_ctx *c, struct hwc_finding *fd, const char *ndn, int kc,
+			     bool carrier, const char *cwhy, bool eth)
+{
+	const char *path = fv_netdev_path(c, ndn);
+	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.carrier", path), ev_bool(c, eth ? 0 : kc, carrier, cwhy), "true");
+	if (eth)
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.link.modes.link_detected", path),
+				 hwc_arena_printf(c->a, "%s (ethtool: the netdev is up, so this is its carrier)", carrier ? "true" : "false"),
+				 "true");
 }
 
 /* The first collected netdev whose bond is `bond`. A RoCE LAG port's netdev is the bond
@@ -643,7 +682,8 @@ static void port_down_one(struct hwc_rule_ctx *c, const json_t *p, const char *s
 	bool up = false, carrier = false;
 	const char *why = "not_collected: no netdev in facts.netdevs", *cwhy = NULL;
 	int ku = nd ? hwc_q_find_bool(nd, "admin_up", &up, &why, c->a) : 0;
-	int kc = nd ? hwc_q_find_bool(nd, "carrier", &carrier, &cwhy, c->a) : 0;
+	bool eth = false;
+	int kc = nd ? netdev_carrier(c, nd, ku, up, &carrier, &cwhy, &eth) : 0;
 	if (ku && !up) {
 		port_admin_down(c, subj, base, st, ndn);
 		return;
@@ -667,7 +707,8 @@ static void port_down_one(struct hwc_rule_ctx *c, const json_t *p, const char *s
 	else if (!ku)
 		fd = hwc_rule_emit(c, subj, "port is %s (physical state %s); whether netdev %s was set down is unknown (%s)", st, phys, ndn, why);
 	else if (kc && !carrier)
-		fd = hwc_rule_emit(c, subj, "port is %s (physical state %s) although netdev %s is up: no carrier (cable, transceiver or switch port)", st, phys, ndn);
+		fd = hwc_rule_emit(c, subj, "port is %s (physical state %s) although netdev %s is up: no carrier%s (cable, transceiver or switch port)", st, phys, ndn,
+				   eth ? " (ethtool: 'Link detected: no'; the sysfs carrier was not read)" : "");
 	else
 		fd = hwc_rule_emit(c, subj, "port is %s (physical state %s) although netdev %s is up (carrier %s)", st, phys, ndn,
 				   kc ? "present" : "unknown");
@@ -676,7 +717,7 @@ static void port_down_one(struct hwc_rule_ctx *c, const json_t *p, const char *s
 	hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.phys_state", base), ev_str(c, p, "phys_state"), "LinkUp");
 	if (nd) {
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.admin_up", fv_netdev_path(c, ndn)), ev_bool(c, ku, up, why), "true");
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.carrier", fv_netdev_path(c, ndn)), ev_bool(c, kc, carrier, cwhy), "true");
+		carrier_evidence(c, fd, ndn, kc, carrier, cwhy, eth);
 		ext_reason(c, fd, nd, ndn);
 	} else if (!ib) {
 		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.netdev", base), ev_str(c, p, "netdev"), "a netdev in facts.netdevs");
@@ -734,7 +775,8 @@ static void netdev_ports_down(struct hwc_rule_ctx *c, const json_t *ad)
 		bool up = false, carrier = false;
 		const char *why = NULL, *cwhy = NULL, *op = hwc_q_string(nds[k], "operstate");
 		int ku = hwc_q_find_bool(nds[k], "admin_up", &up, &why, c->a);
-		int kc = hwc_q_find_bool(nds[k], "carrier", &carrier, &cwhy, c->a);
+		bool eth = false;
+		int kc = netdev_carrier(c, nds[k], ku, up, &carrier, &cwhy, &eth);
 		const char *ib = hwc_pci_mlx_rdma_driver(hwc_q_string(ad, "kernel_driver"));
 		if (!ib)
 			ib = "mlx5_ib or mlx4_ib";
@@ -760,10 +802,10 @@ static void netdev_ports_down(struct hwc_rule_ctx *c, const json_t *ad)
 					 NULL);
 			continue;
 		}
-		fd = hwc_rule_emit(c, name, "netdev %s is up without carrier: no link (cable, transceiver or switch port); the card has no RDMA port (is %s loaded?), "
-				   "so its netdev is the port", name, ib);
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.carrier", base), "false", "true");
-		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.operstate", base), op, "up");
+		fd = hwc_rule_emit(c, name, "netdev %s is up without carrier%s: no link (cable, transceiver or switch port); the card has no RDMA port (is %s loaded?), "
+				   "so its netdev is the port", name, eth ? " (ethtool: 'Link detected: no'; the sysfs carrier was not read)" : "", ib);
+		carrier_evidence(c, fd, name, kc, carrier, cwhy, eth);
+		hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.operstate", base), ev_str(c, nds[k], "operstate"), "up");
 		const char *fb = hwc_q_string(nds[k], "bdf");
 		if (fd)
 			fd->fix = hwc_arena_printf(c->a, "Check the cable, transceiver and switch port: `ethtool %s` (Link detected), `ethtool -m %s` (the module's Rx power)%s%s%s; "
@@ -894,6 +936,10 @@ const struct hwc_rule hwc_rules_netdev[] = {
 	 "mlx4_ib not loaded) is judged by its netdevs: one up without carrier is a warning (the "
 	 "kernel answers carrier only for a netdev that is up), one set down is info, one whose "
 	 "carrier was not read, whose operstate is not up and that reports no speed is unknown. "
+	 "Where sysfs gave no carrier, ethtool's 'Link detected' stands in for it on a netdev that is up: "
+	 "the kernel answers it as netif_running() && get_link() (__ethtool_get_link, net/ethtool/common.c), "
+	 "and mlx5e and mlx4_en use ethtool_op_get_link (netif_carrier_ok), so on a running netdev 'no' is no "
+	 "carrier; on one whose IFF_UP is unknown 'no' may be a netdev set down, and it is not used. "
 	 "Ports the profile lists under unused_ports (by netdev, PCI function or RDMA device and "
 	 "port) are not reported. An InfiniBand port whose physical state is Disabled is, by the IBA "
 	 "(PortPhysicalState 3), a port switched off (the subnet manager, `ibportstate ... disable` or "
@@ -909,9 +955,13 @@ const struct hwc_rule hwc_rules_netdev[] = {
 	 "mlx5e_link_ext_state_opcode_map), the finding names it verbatim and its fix starts with what "
 	 "that reason asks for: 'Cable issue, Unsupported cable', the card refused the module (a ConnectX-4 "
 	 "with a third-party 100G-CWDM4 optic forced to 40G, robinchrist/100G-CWDM4-docs); 'No cable'; "
-	 "'Autoneg' ('No partner detected': nothing answers at the far end); 'Link training failure'; "
+	 "'Autoneg' ('No partner detected': nothing answers at the far end); 'Link training failure' (a "
+	 "ConnectX-4 Lx 25G port on a DAC to a 10G SFP+ switch port: 'Remote side is not ready yet', linked "
+	 "at 10G after a firmware update and a speed set by hand, a blog note on Proxmox VE 9.2); "
 	 "'Logical mismatch' (PCS or FEC lock: the ends disagree on FEC); 'Bad signal integrity'; "
-	 "'EEPROM issue'; 'Calibration failure'; 'Power budget exceeded'; 'Overheat'; 'Module'. A reason "
+	 "'EEPROM issue' (not always the module's fault: a ConnectX-4 Lx MCX4421A refused a DAC that linked "
+	 "between two HP-OEM ConnectX-4 Lx, before and after a firmware update, an investigation note of "
+	 "2026-06-15; the fix says both); 'Calibration failure'; 'Power budget exceeded'; 'Overheat'; 'Module'. A reason "
 	 "hwcheck has no advice for (a number where ethtool is older than the kernel) is printed as given.",
 	 "Where the kernel gave its reason (`ethtool <netdev>`: 'Link detected: no (...)'), first what that "
 	 "reason asks for (an unsupported cable: one the card supports at the speed set; no cable: seat one; "

@@ -110,5 +110,114 @@ def build():
          module="qsfp28-finisar-cwdm4-40g-rebuilt.hex")
 
 
+# A second capture, another reason: the blog note "Upgrading Mellanox ConnectX-4 Lx Firmware on
+# Proxmox VE 9.2" (greenhuang.com, its images on s3.greenhuang.com; found through the code index
+# by `Link detected: no (Link training`, owning repository not recorded, as for its mstflint
+# queries in tests/mlx/data/SOURCE.md; firmware 14.32.1912 of 21.1.2026 is the newest thing it
+# names): a ConnectX-4 Lx MCX4111A-ACUT (MT27710, PCI device 0000:01:00.0, mlx5_core, PSID
+# MT_0000000267, firmware 14.32.1900) in an HP EliteDesk 800 G6, its 25G SFP28 port on a DAC to a
+# 10G SFP+ switch port. The two `ethtool nic_pve02_stor` blocks, copied verbatim from 'Settings
+# for' to 'Link detected' (indentation as published): before (no link, the kernel's reason 'Link
+# training failure, Remote side is not ready yet') and after the firmware update, a reboot and
+# `ethtool -s nic_pve02_stor speed 10000 duplex full autoneg off` (a 10G link).
+LT_REFUSED = "cx4lx-link-training-pve-blog.txt"
+LT_LINKED = "cx4lx-10g-linked-pve-blog.txt"
+LT_FLINT = os.path.join(HERE, "..", "mlx", "data", "cx4lx-mcx4111a_mstflint-d-q_14.32.1900_pve-blog.txt")
+LT_NOTE = ("the blog note 'Upgrading Mellanox ConnectX-4 Lx Firmware on Proxmox VE 9.2' (greenhuang.com; found "
+           "through the code index by `Link detected: no (Link training`; owning repository not recorded)")
+LT_BDF = "0000:01:00.0"
+LT_NETDEV = "nic_pve02_stor"
+LT_HOST = (f"RECONSTRUCTED: the PCI function {LT_BDF} (15b3:1015, ConnectX-4 Lx, mlx5_core: the note's 'PCI device: "
+           f"0000:01:00.0', 'Device ID: MT27710', 'Driver: mlx5_core') and its netdev's dev_port 0 (a one-port "
+           "MCX4111A) and flags 0x1003 (IFF_UP: the note's storage interface carries 192.168.100.25/24, and "
+           "the firmware's 'Link training failure' is a port it was bringing up; the note sets it down only "
+           "later, to flash); no carrier, operstate or speed file (the note shows no sysfs, so ethtool's "
+           "'Link detected' is the only word on the link), no RDMA device (the note shows none), no "
+           "module EEPROM (the note prints no `ethtool -m`), no other tool recorded.")
+
+
+def cx4lx_root(name, title, text, flint, notes, bdf=LT_BDF, netdev=LT_NETDEV, host=LT_HOST):
+    r = mf.Root(name)
+    r.BUILT_BY = ("Built by `tests/link/make_ext_fixtures.py` from the public capture quoted there "
+                  "(provenance of each piece below).")
+    r.function(bdf, 0x1015, netdevs=[netdev])
+    mf.pci_netdev(r, "pci0000:00", bdf, netdev, {"dev_port": 0, "flags": "0x1003"})
+    r.command(["ethtool", netdev], text)
+    if flint:
+        with open(LT_FLINT, "rb") as f:
+            r.command(["mstflint", "-d", bdf, "q"], f.read())
+    for n in notes:
+        r.source(n)
+    r.source(host)
+    r.done(title)
+
+
+# A third: a markdown investigation note "l <-> l2 DAC link failure — investigation closed,
+# swap-out planned" (observed 2026-06-15; found through the code index by `Link detected: no
+# (EEPROM`, owning repository not recorded): four ConnectX-4 Lx (15b3:1015, mlx5_core) hosts; on
+# l2 (an MCX4421A-ACA_Bx, PSID MT_2470111034, firmware 14.32.1908, then 14.32.1912 with the same
+# result) a DAC pair that linked at 25G between two HP-OEM ConnectX-4 Lx cards (PSID
+# HP_2420110034) stayed down. The note quotes four lines of `ethtool` ("relevant excerpt") and
+# names the netdev (enp35s0f0np0) and the card (`mstflint -d 23:00.0 q`).
+EE_FRAGMENT = "cx4lx-eeprom-issue-l2-note_FRAGMENT.txt"
+EE_BDF = "0000:23:00.0"
+EE_NETDEV = "enp35s0f0np0"
+EE_NOTE = ("the investigation note 'l <-> l2 DAC link failure — investigation closed, swap-out planned' (observed "
+           "2026-06-15; found through the code index by `Link detected: no (EEPROM`; owning repository not recorded)")
+EE_HOST = (f"RECONSTRUCTED: the PCI function {EE_BDF} (15b3:1015, ConnectX-4 Lx, mlx5_core: the note's 'PCI ID "
+           f"15b3:1015, driver mlx5_core' and `mstflint -d 23:00.0 q`, bus 0x23 = 35 as the name {EE_NETDEV} says) and "
+           "its netdev's dev_port 0 and flags 0x1003 (IFF_UP: the author was bringing the link up on the DAC that "
+           "linked elsewhere; the note shows no sysfs); no carrier, operstate or speed file, no RDMA device, no "
+           "module EEPROM (the note's `ethtool -m` failed: 'netlink error: mlx5_core: Query module eeprom by page "
+           "failed, read 0 bytes, err -5, status 3', an error of the netlink page read that hwcheck's recorded "
+           "`ethtool -m` commands cannot be said to have given), no mstflint output (the note gives its PSID and "
+           "firmware, not its text), no other tool recorded.")
+
+
+def build_eeprom():
+    cx4lx_root("link-ext-cx4lx-eeprom-issue",
+               "a ConnectX-4 Lx whose firmware would not read a DAC that linked in other ConnectX-4 Lx cards: 'Link detected: no (EEPROM issue)'",
+               f"Settings for {EE_NETDEV}:\n".encode() + seed(EE_FRAGMENT), False,
+               [f"`hwcheck/commands/ethtool {EE_NETDEV}/stdout`: the note's four `ethtool` lines ('relevant excerpt') "
+                f"verbatim (also tests/fuzz/corpus/ethtool_link/{EE_FRAGMENT}), of {EE_NOTE}: 'Port: Other', 'Speed: "
+                "Unknown!', 'Auto-negotiation: on', 'Link detected: no (EEPROM issue)'. FRAGMENT: the first line, "
+                f"'Settings for {EE_NETDEV}:', is RECONSTRUCTED (hwcheck's parser needs ethtool's header; the note "
+                "cut it with every other line). Expected: NET_PORT_DOWN warn naming the kernel's reason 'EEPROM "
+                "issue', its fix saying that a module which reads and links in another card points at this card's "
+                "refusal (the note: the same DAC linked at 25G between two HP-OEM ConnectX-4 Lx, PSID HP_2420110034, "
+                "and l2's firmware update from 14.32.1908 to 14.32.1912 changed nothing)."],
+               bdf=EE_BDF, netdev=EE_NETDEV, host=EE_HOST)
+
+
+def build_cx4lx():
+    cx4lx_root("link-ext-cx4lx-link-training",
+               "a ConnectX-4 Lx 25G port on a DAC to a 10G switch port: 'Link detected: no (Link training failure, Remote side is not ready yet)'",
+               seed(LT_REFUSED), True,
+               [f"`hwcheck/commands/ethtool {LT_NETDEV}/stdout`: the first `ethtool {LT_NETDEV}` block of {LT_NOTE}, verbatim "
+                f"(also tests/fuzz/corpus/ethtool_link/{LT_REFUSED}): advertised 1G/10G/25G with autoneg, Speed: Unknown!, "
+                "'Link detected: no (Link training failure, Remote side is not ready yet)'. Expected: NET_PORT_DOWN warn "
+                "(ethtool's 'Link detected: no' stands in for the carrier sysfs does not give, the netdev being up) naming "
+                "the kernel's reason, its fix starting with link training (cable, speed and FEC of both ends); the card "
+                "report's link rate line gives the reason, not judged.",
+                f"`hwcheck/commands/mstflint -d {LT_BDF} q/stdout`: the note's `mstflint -d 01:00.0 q`, verbatim "
+                "(tests/mlx/data/cx4lx-mcx4111a_mstflint-d-q_14.32.1900_pve-blog.txt, see tests/mlx/data/SOURCE.md): "
+                "firmware 14.32.1900, PSID MT_0000000267, before the update."])
+    cx4lx_root("link-ext-cx4lx-10g-linked",
+               "the same ConnectX-4 Lx port at 10G after the firmware update and a forced 10000 Mb/s: 'Link detected: yes', no reason",
+               seed(LT_LINKED), False,
+               [f"`hwcheck/commands/ethtool {LT_NETDEV}/stdout`: the last `ethtool {LT_NETDEV}` block of {LT_NOTE}, verbatim "
+                f"(also tests/fuzz/corpus/ethtool_link/{LT_LINKED}): after firmware 14.32.1912, a reboot and `ethtool -s "
+                f"{LT_NETDEV} speed 10000 duplex full autoneg off`, Speed: 10000Mb/s, 'Link detected: yes' (the note "
+                "then pings the switch side). Expected: no NET_PORT_DOWN (ethtool's 'yes' is the carrier of a netdev "
+                "that is up); the extended state absent (a link). No mstflint query of the card after the update was "
+                "published: none is recorded."])
+
+
+def build_all():
+    build()
+    build_cx4lx()
+    build_eeprom()
+
+
 if __name__ == "__main__":
-    mf.main(build, "tests/link/make_ext_fixtures.py")
+    mf.main(build_all, "tests/link/make_ext_fixtures.py")

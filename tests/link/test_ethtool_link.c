@@ -84,6 +84,18 @@ static void test_captures(void)
 	CHECK_INT(m.link_ext_state.m.st, HWC_ST_ABSENT);
 	CHECK(strstr(m.link_ext_state.m.detail, "link detected") != NULL);
 	CHECK_INT(m.speed_mbps.v, 40000);
+	/* a blog note on Proxmox VE 9.2 (tests/link/make_ext_fixtures.py): a ConnectX-4 Lx 25G port
+	 * on a DAC to a 10G switch port, then at 10G after a firmware update and a forced speed */
+	CHECK_INT(parse("cx4lx-link-training-pve-blog.txt", &m), 0);
+	CHECK(m.link_detected.m.st == HWC_ST_OK && !m.link_detected.v);
+	CHECK_STR(m.link_ext_state.v, "Link training failure");
+	CHECK_STR(m.link_ext_substate.v, "Remote side is not ready yet");
+	CHECK_INT(m.advertised_max_mbps.v, 25000);
+	CHECK_INT(parse("cx4lx-10g-linked-pve-blog.txt", &m), 0);
+	CHECK(m.link_detected.m.st == HWC_ST_OK && m.link_detected.v);
+	CHECK_INT(m.link_ext_state.m.st, HWC_ST_ABSENT);
+	CHECK_INT(m.speed_mbps.v, 10000);
+	CHECK_INT(m.lanes.v, 1);
 }
 
 /* The bracket after "Link detected: no" in each form ethtool prints (netlink/settings.c,
