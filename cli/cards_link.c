@@ -725,7 +725,7 @@ void hwc_cards_it_kernel_log(struct card_ctx *x, const json_t *p, struct item_va
 	if (!json_is_array(ev))
 		return hwc_cards_unknown(v, x->ad, "kernel_events");
 	struct hwc_arena *a = hwc_arena_new();
-	const char *since = a ? hwc_q_klog_window(x->facts, a, NULL) : "in the kernel log read";
+	const char *since = a ? hwc_q_klog_window(x->facts, a) : "in the kernel log read";
 	if (!json_array_size(ev))
 		vput(v, "no mlx5 event %s", since);
 	else

@@ -961,13 +961,11 @@ uint64_t hwc_q_ib_counter_max(const char *name)
 	return 0;
 }
 
-const char *hwc_q_klog_window(const json_t *facts, struct hwc_arena *a, bool *from_boot)
+const char *hwc_q_klog_window(const json_t *facts, struct hwc_arena *a)
 {
 	double s = -1;
 	const char *why = NULL;
 	bool known = hwc_q_find_num(facts, "host.kernel.log_start_s", &s, &why, a) && s >= 0;
-	if (from_boot)
-		*from_boot = known && s == 0;
 	if (known && s == 0)
 		return "since boot";
 	if (known)

@@ -184,8 +184,8 @@ uint64_t hwc_q_ib_counter_max(const char *name);
  * boot": "since boot" where it begins with the boot; "since 1234 s after boot (where the kernel
  * log begins: ...)" where its start is gone (the ring wrapped or was cleared); "in the kernel
  * log read (whether it reaches back to boot is unknown)" otherwise (the fact's status says
- * why). *from_boot (or NULL) gets whether it is the first. */
-const char *hwc_q_klog_window(const json_t *facts, struct hwc_arena *a, bool *from_boot);
+ * why). */
+const char *hwc_q_klog_window(const json_t *facts, struct hwc_arena *a);
 
 /* ------------------------------------------------------------ walking path expressions */
 

@@ -74,6 +74,12 @@ static double wnd_sees(const struct hwc_rule_ctx *c, const struct hwc_wnd *w)
 	return -log(1 - cl) / w->exposure;
 }
 
+double hwc_wnd_need_s(const struct hwc_rule_ctx *c, double limit_per_h)
+{
+	const struct hwc_wnd one_hour = {.exposure = 1};
+	return ceil(3600 * wnd_sees(c, &one_hour) / limit_per_h);
+}
+
 static double wnd_rate(const struct hwc_wnd *w)
 {
 	return w->d / w->exposure;

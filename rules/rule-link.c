@@ -179,7 +179,7 @@ static struct hwc_finding *symbol_unproven(struct hwc_rule_ctx *c, const char *s
 {
 	if (hours <= 0 || limit <= 0)
 		return NULL;
-	double need = ceil(-log(1 - hwc_profile_threshold(c->prof, HWC_T_LINK_WATCH_CONFIDENCE)) * 3600 / limit);
+	double need = hwc_wnd_need_s(c, limit);
 	struct hwc_finding *fd = hwc_rule_emit_sev(
 		c, HWC_SEV_INFO, subj,
 		"%s symbol error%s " SINCE ": %s, within %s if nothing cleared the counters since boot, above it if they "
@@ -1232,14 +1232,15 @@ static bool event_counts(const json_t *ev)
 	return !(strcmp(kind, "command_error") == 0 && msg && strstr(msg, "ACCESS_REG(0x805)"));
 }
 
-/* Where the kernel log read begins (host.kernel.log_start_s), the window of its events. */
-static void klog_evidence(struct hwc_rule_ctx *c, struct hwc_finding *fd, bool from_boot)
+/* Where the kernel log read begins (host.kernel.log_start_s), the window of its events: 0 is the
+ * boot's (hwc_q_klog_window's "since boot"). */
+static void klog_evidence(struct hwc_rule_ctx *c, struct hwc_finding *fd)
 {
 	double s;
 	const char *why = NULL;
 	if (hwc_q_find_num(c->facts, "host.kernel.log_start_s", &s, &why, c->a))
 		hwc_evidence_add(fd, c->a, "host.kernel.log_start_s", fv_fmt_num(c->a, s),
-				 from_boot ? NULL : "0 (the log holds the boot's first lines)");
+				 s == 0 ? NULL : "0 (the log holds the boot's first lines)");
 	else
 		hwc_evidence_add(fd, c->a, "host.kernel.log_start_s", hwc_arena_printf(c->a, "unknown (%s)", why), NULL);
 }
@@ -1254,8 +1255,7 @@ static void eval_kernel_events(struct hwc_rule_ctx *c)
 		const json_t *v;
 		if (!need_val(c, bdf, ad, base, "kernel_events", JSON_ARRAY, "whether the kernel logged mlx5 faults since boot", &v))
 			continue;
-		bool from_boot;
-		const char *since = hwc_q_klog_window(c->facts, c->a, &from_boot);
+		const char *since = hwc_q_klog_window(c->facts, c->a);
 		struct hwc_finding *fd = NULL;
 		const char *seen = "";
 		size_t k;
@@ -1269,7 +1269,7 @@ static void eval_kernel_events(struct hwc_rule_ctx *c)
 			seen = hwc_arena_printf(c->a, "%s%s%s", seen, *seen ? ", " : "", kind);
 			if (!fd) {
 				fd = hwc_rule_emit_sev(c, fatal ? HWC_SEV_ERROR : HWC_SEV_WARN, bdf, "the kernel logged mlx5 faults %s", since);
-				klog_evidence(c, fd, from_boot);
+				klog_evidence(c, fd);
 			}
 			const json_t *t = hwc_q_get(ev, "time_s");
 			hwc_evidence_add(fd, c->a, hwc_arena_printf(c->a, "%s.kernel_events[%zu]", base, k),

@@ -118,6 +118,9 @@ struct hwc_finding *hwc_wnd_emit(struct hwc_rule_ctx *c, const struct hwc_wnd *w
  * evidence. Nothing without a watch. */
 void hwc_wnd_note(struct hwc_rule_ctx *c, struct hwc_finding *fd, const struct hwc_wnd *w, double limit,
 		  double boot_rate);
+/* The watch, in whole seconds, whose window, seeing no error, rules out a rate of limit_per_h
+ * errors per hour at the profile's link_watch_confidence (what short_add asks of a count window). */
+double hwc_wnd_need_s(const struct hwc_rule_ctx *c, double limit_per_h);
 /* What since boot says of one counter, for hwc_wnd_judge. */
 struct hwc_wboot {
 	int fires;         /* 1 the since-boot verdict fires, 0 it does not, -1 unknown */
